@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Checks that the Debian packages a task needs are installed. As root it installs the missing ones;
+# otherwise it prints the exact apt-get line and exits 1.
+# Usage: ci/deps.sh GROUP...   groups: host cross qemu test demo all
+set -u
+pkgs_host="gcc make libc6-dev pkg-config zlib1g-dev libdw-dev libelf-dev"
+pkgs_test="clang libclang-rt-14-dev valgrind golang-go socat"
+pkgs_cross="gcc-aarch64-linux-gnu gcc-arm-none-eabi gcc-mips64el-linux-gnuabi64 gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-mips64el-cross libc6-dev-riscv64-cross"
+pkgs_qemu="qemu-user qemu-system-arm qemu-system-mips qemu-system-x86 qemu-system-misc"
+pkgs_demo="gcc-aarch64-linux-gnu qemu-system-arm golang-go"
+
+want=""
+for g in "$@"; do
+  case "$g" in
+    host) want="$want $pkgs_host" ;;
+    test) want="$want $pkgs_host $pkgs_test $pkgs_cross $pkgs_qemu" ;;
+    cross) want="$want $pkgs_cross" ;;
+    qemu) want="$want $pkgs_qemu" ;;
+    demo) want="$want $pkgs_host $pkgs_demo" ;;
+    all) want="$want $pkgs_host $pkgs_test $pkgs_cross $pkgs_qemu" ;;
+    list) echo "$pkgs_host $pkgs_test $pkgs_cross $pkgs_qemu"; exit 0 ;;
+    *) echo "ci/deps.sh: unknown group '$g'" >&2; exit 2 ;;
+  esac
+done
+
+missing=""
+for p in $want; do
+  case " $missing " in *" $p "*) continue ;; esac
+  status=$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)
+  [ "$status" = "install ok installed" ] || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+line="apt-get install -y --no-install-recommends$missing"
+if [ "$(id -u)" = 0 ]; then
+  echo "msamp: installing Debian packages:$missing" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >&2 && apt-get install -y -qq --no-install-recommends $missing >&2 && exit 0
+  echo "msamp: package installation failed" >&2
+  exit 1
+fi
+echo "msamp: missing Debian packages. Install them with:" >&2
+echo "  sudo apt-get update && sudo $line" >&2
+exit 1

@@ -1,0 +1,125 @@
+/*
+ * Host-side decoder of the msamp wire format v1 (docs/WIRE_FORMAT.md): deframes a byte stream
+ * (COBS, CRC-32, resync), parses records and hands each to a callback with its time resolved.
+ * Never trusts the stream: memory is bounded whatever it declares, every length is checked, and
+ * damage is counted in msamp_dec_stats, never fatal. Not thread-safe per decoder.
+ */
+#ifndef MSAMP_DECODE_H
+#define MSAMP_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "msamp_wire.h"
+
+#define MSAMP_DEC_MAX_DEPTH 256
+#define MSAMP_DEC_MAX_BUILD_ID 64
+
+/* Pseudo record types the decoder reports besides the wire types. */
+enum msamp_dec_event {
+    /* A good frame starts: u.frame.seq; u.frame.lost = frames missed before it by the seq gap. A
+     * frame with seq 0 whose first record is a SESSION with resend_seq 0 (a device reset) is never
+     * a gap. A gap makes the clock unknown, as a LOSS does. */
+    MSAMP_DEC_FRAME = -1,
+    MSAMP_DEC_LOSS = -2,  /* bytes were discarded (bad CRC, bad COBS, too long, cut off) */
+    MSAMP_DEC_UNKNOWN = -3 /* a record of a type this decoder does not know: skipped */
+};
+
+struct msamp_record {
+    int type;            /* enum msamp_wire_type or enum msamp_dec_event */
+    uint64_t ts;         /* absolute device time of the record in ticks (0 until known) */
+    int ts_valid;        /* 0 while the clock is unknown (after a loss, before a TIME/SNAP_BEGIN) */
+    union {
+        /* offset: stream position of the frame's first encoded byte (bytes fed before it);
+         * enc_len: its encoded length without the 0x00 delimiter. */
+        struct { uint8_t seq; uint32_t lost; uint64_t offset; uint32_t enc_len; } frame;
+        struct { uint64_t bytes; } loss;
+        struct {
+            uint8_t version, flags, arch, ptr_size;
+            uint32_t session_id;
+            uint64_t resend_seq, tick_hz, interval, live_capacity, stack_capacity, max_depth;
+            uint8_t build_id_len;
+            uint8_t build_id[MSAMP_DEC_MAX_BUILD_ID];
+        } session;
+        struct { uint64_t id; uint32_t depth; const uint64_t *frames; } stack;
+        struct { uint64_t slot1, size, stack_id, addr; int has_addr; } alloc;
+        struct { uint64_t slot; } free;
+        struct { uint64_t slot, size, stack_id, birth, addr; int has_addr; } live;
+        struct { uint64_t pass; } snap_begin;
+        struct { uint64_t pass, count; } snap_end;
+        struct {
+            uint64_t ring_records, ring_bytes, live_full, stack_full, reentrant, truncated;
+        } drops;
+        struct { uint64_t interval; } interval;
+        struct { uint64_t old_slot, new_slot1, size, stack_id, addr; int has_addr; } realloc;
+        struct { const uint8_t *text; size_t len; } mark;
+        struct {
+            uint64_t start, limit, offset;
+            uint8_t build_id_len;
+            uint8_t build_id[MSAMP_DEC_MAX_BUILD_ID];
+            const uint8_t *path; /* not NUL-terminated */
+            size_t path_len;
+        } mapping;
+        struct { uint64_t type; const uint8_t *payload; size_t len; } unknown;
+    } u;
+    uint64_t dt; /* the record's dt field as sent (ALLOC, FREE, INTERVAL, REALLOC), else 0 */
+};
+
+struct msamp_dec_stats {
+    uint64_t bytes_in;          /* bytes fed */
+    uint64_t frames_ok;         /* frames that passed COBS and CRC */
+    uint64_t frames_bad;        /* frames dropped: CRC, COBS or length errors */
+    uint64_t frames_lost;       /* frames missing according to seq gaps */
+    uint64_t bytes_discarded;   /* bytes not in any good frame (before sync, in bad frames) */
+    uint64_t records;           /* records delivered */
+    uint64_t records_malformed; /* records skipped because a required field was missing */
+    uint64_t records_unknown;   /* records of unknown types */
+};
+
+typedef void (*msamp_record_fn)(void *arg, const struct msamp_record *rec);
+
+struct msamp_dec;
+
+/* A new decoder; NULL when out of memory. The callback sees every record and event in order;
+ * pointers inside a record are valid only during the call. */
+struct msamp_dec *msamp_dec_new(msamp_record_fn fn, void *arg);
+void msamp_dec_free(struct msamp_dec *d);
+
+/* Feed bytes as they arrive, in any chunking. */
+void msamp_dec_feed(struct msamp_dec *d, const uint8_t *data, size_t len);
+
+/* End of input: an unfinished frame is counted as discarded. */
+void msamp_dec_finish(struct msamp_dec *d);
+
+const struct msamp_dec_stats *msamp_dec_stats(const struct msamp_dec *d);
+
+/* Prints one record as one line of msamp-dump's listing format, the format of tests/vectors/ *.txt.
+ * Events: MSAMP_DEC_FRAME prints "frame seq=N" (preceded by the comment line "# lost frames=N"
+ * after a seq gap), MSAMP_DEC_LOSS the comment line "# loss bytes=N", MSAMP_DEC_UNKNOWN
+ * "UNKNOWN type=N len=N" (len of the payload after the type). */
+void msamp_record_print(FILE *out, const struct msamp_record *rec);
+
+/* Options of msamp_record_print_opt. */
+#define MSAMP_PRINT_TIME 0x1u /* append " @ts=N" (" @ts=?" while the clock is unknown) to records */
+void msamp_record_print_opt(FILE *out, const struct msamp_record *rec, unsigned opts);
+
+/* Prints the counters as "name=value" lines, each prefixed by `prefix`. */
+void msamp_dec_stats_print(FILE *out, const char *prefix, const struct msamp_dec_stats *st);
+
+/* Nonzero when the counters show damage: bad, lost or discarded frames, or malformed records. */
+int msamp_dec_stats_damaged(const struct msamp_dec_stats *st);
+
+/* CRC-32/IEEE of the wire format. Start with crc = 0; pass the result to continue over more data.
+ * msamp_crc32(0, "123456789", 9) == 0xCBF43926. */
+uint32_t msamp_crc32(uint32_t crc, const void *data, size_t len);
+
+/* COBS-decodes one frame's bytes (without its 0x00 delimiter) into out[cap]. Returns the decoded
+ * length, or -1 when the input holds a 0x00, a group runs past the end, or the output would exceed
+ * cap. */
+long msamp_cobs_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap);
+
+/* Name of an architecture code ("aarch64", ...) or "unknown". */
+const char *msamp_arch_name(unsigned arch);
+
+#endif

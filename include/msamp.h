@@ -1,0 +1,150 @@
+/*
+ * msamp: sampling heap profiler for firmware and constrained C programs. Public API.
+ *
+ * The library samples allocations made through the wrapped allocator (link with
+ * -Wl,--wrap=malloc,--wrap=free,... see README) as a Poisson process over bytes, records each
+ * sampled allocation's call stack, tracks sampled blocks until they are freed, and sends compact
+ * records (docs/WIRE_FORMAT.md) through the port's transport. It never allocates memory itself.
+ *
+ * Calling rules: msamp_init() once, before or after the first allocation (allocations before init
+ * are not sampled). All other functions may be called from any context after init, including
+ * interrupt handlers, except where noted. Errors are negative MSAMP_ERR_* codes; 0 is success.
+ */
+#ifndef MSAMP_H
+#define MSAMP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msamp_config.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define MSAMP_VERSION_MAJOR 0
+#define MSAMP_VERSION_MINOR 1
+
+enum msamp_error {
+    MSAMP_OK = 0,
+    MSAMP_ERR_INVAL = -1,  /* bad argument */
+    MSAMP_ERR_STATE = -2,  /* not initialised, or initialised twice */
+    MSAMP_ERR_BUSY = -3,   /* no room in the ring right now: call msamp_poll() and retry */
+    MSAMP_ERR_IO = -4      /* the transport failed */
+};
+
+/* Run-time configuration, owned by the caller and read only during msamp_init(). All-zero means
+ * the defaults named on each field. */
+struct msamp_config {
+    /* Mean sampling interval in bytes (MSAMP_CFG_DEFAULT_INTERVAL). 1 records every allocation. */
+    uint32_t interval;
+    /* Period of the identity and live-stack re-send in ms (MSAMP_CFG_RESEND_MS). */
+    uint32_t resend_ms;
+    /* Seed of the sampling random number generator; 0 derives one from the port's clock. A fixed
+     * seed makes a run's sampling decisions repeatable. */
+    uint64_t seed;
+    /* Start disabled: no sampling until msamp_enable(). */
+    uint8_t start_disabled;
+};
+
+/* Counters since init. Every sample that lost information is counted in exactly one field. */
+struct msamp_stats {
+    uint32_t samples;        /* allocations sampled */
+    uint32_t frees;          /* frees of sampled allocations */
+    uint32_t ring_records;   /* records dropped because the ring was full */
+    uint32_t ring_bytes;     /* bytes of those records */
+    uint32_t live_full;      /* samples not tracked as live: their bucket was full */
+    uint32_t stack_full;     /* samples whose stack did not fit the stack table (sent as id 0) */
+    uint32_t reentrant;      /* allocations skipped because msamp was already running there */
+    uint32_t truncated;      /* stacks cut at MSAMP_CFG_MAX_DEPTH */
+    uint32_t live_used;      /* live-table entries in use now */
+    uint32_t live_capacity;
+    uint32_t stacks_used;    /* stack-table entries in use now */
+    uint32_t stack_capacity;
+    uint32_t frames_used;    /* frame-pool entries in use now */
+    uint32_t frame_capacity;
+    uint32_t ring_used;      /* bytes waiting in the ring now */
+    uint32_t ring_size;
+    uint32_t interval;       /* current sampling interval */
+    uint8_t enabled;
+};
+
+/* Initialise the library and queue the session header. cfg may be NULL (all defaults).
+ * MSAMP_ERR_STATE if already initialised, MSAMP_ERR_INVAL for an invalid field. Not reentrant:
+ * call from one context. */
+int msamp_init(const struct msamp_config *cfg);
+
+/* Start or stop sampling. Takes effect in each context at its next allocation. */
+int msamp_enable(void);
+int msamp_disable(void);
+
+/* Change the mean sampling interval (bytes, >= 1). An INTERVAL record tells the host, so samples
+ * before and after the change are each weighted with their own interval. MSAMP_ERR_BUSY when the
+ * ring has no room for that record: poll and retry. */
+int msamp_set_interval(uint32_t interval);
+
+/* Ask for a snapshot pass: every live sampled allocation (and its stack) is re-sent over the next
+ * msamp_poll() calls, bracketed by SNAP_BEGIN/SNAP_END, as the periodic re-send does. */
+int msamp_snapshot(void);
+
+/* Write an application marker (up to 64 bytes of text) into the stream, e.g. "phase 2 start".
+ * MSAMP_ERR_BUSY when the ring is full. */
+int msamp_mark(const char *text, size_t len);
+
+/* The drain step: send due re-sends and move whole frames from the ring to the port's transport.
+ * Returns the number of bytes handed to the transport (>= 0) or MSAMP_ERR_IO. Never blocks longer
+ * than the transport's write does. Call it from the main loop, an idle hook or a writer thread;
+ * calls must not overlap one another (one drainer at a time). */
+int msamp_poll(void);
+
+/* Drain everything queued so far (loops msamp_poll() until the ring is empty or the transport
+ * refuses bytes). For exit paths and fatal-error handlers. Returns as msamp_poll(). */
+int msamp_flush(void);
+
+/* Copy the counters. MSAMP_ERR_INVAL for NULL. */
+int msamp_get_stats(struct msamp_stats *out);
+
+/*
+ * Profiling another allocator pair (FreeRTOS pvPortMalloc/vPortFree, a pool allocator):
+ * call these around it, or let MSAMP_WRAP_ALLOCATOR generate the wrappers.
+ * msamp_on_alloc(p, size): p was just returned for a request of size bytes (NULL is ignored).
+ *   The recorded stack starts at msamp_on_alloc's caller.
+ * msamp_on_alloc_from(p, size, frame): the same, with the stack starting at the caller of the
+ *   function whose __builtin_frame_address(0) is frame (for wrappers of your own).
+ * msamp_on_free(p): p is about to be freed (NULL is ignored).
+ * msamp_on_realloc(old, p, size): old was just resized into p (p NULL with size 0: freed).
+ */
+void msamp_on_alloc(void *p, size_t size);
+void msamp_on_alloc_from(void *p, size_t size, const void *frame);
+void msamp_on_free(void *p);
+void msamp_on_realloc(void *old, void *p, size_t size);
+
+/*
+ * MSAMP_WRAP_ALLOCATOR(alloc_fn, free_fn) defines __wrap_<alloc_fn> and __wrap_<free_fn> around an
+ * allocator whose functions are  void *alloc_fn(size_t)  and  void free_fn(void *).  Link with
+ * -Wl,--wrap=alloc_fn,--wrap=free_fn. Example, in one .c file of the firmware:
+ *     #include "msamp.h"
+ *     MSAMP_WRAP_ALLOCATOR(pvPortMalloc, vPortFree)
+ */
+#define MSAMP_WRAP_ALLOCATOR(alloc_fn, free_fn)                                                   \
+    void *__real_##alloc_fn(size_t size);                                                          \
+    void __real_##free_fn(void *p);                                                                \
+    void *__wrap_##alloc_fn(size_t size);                                                          \
+    void __wrap_##free_fn(void *p);                                                                \
+    void *__wrap_##alloc_fn(size_t size)                                                           \
+    {                                                                                              \
+        void *p = __real_##alloc_fn(size);                                                         \
+        msamp_on_alloc_from(p, size, __builtin_frame_address(0));                                  \
+        return p;                                                                                  \
+    }                                                                                              \
+    void __wrap_##free_fn(void *p)                                                                 \
+    {                                                                                              \
+        msamp_on_free(p);                                                                          \
+        __real_##free_fn(p);                                                                       \
+    }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,98 @@
+/*
+ * Compile-time knobs of the msamp library. Each has a default here; a build overrides any of them
+ * with -DNAME=value or, for many at once, -DMSAMP_CONFIG_FILE='"my_msamp_config.h"', a header
+ * read first. 0/1 knobs are tested with #if, so build with -Werror=undef.
+ * Architecture facts live in the port (msamp_port.h), not here.
+ */
+#ifndef MSAMP_CONFIG_H
+#define MSAMP_CONFIG_H
+
+#ifdef MSAMP_CONFIG_FILE
+#include MSAMP_CONFIG_FILE
+#endif
+
+/* Sampled allocations tracked at once (the live table). Power of two, >= MSAMP_CFG_LIVE_WAYS.
+ * RAM: one entry per slot (pointer + 12 bytes). When the bucket of a new sample is full, the sample
+ * is still reported as allocated but not tracked as live, and stats.live_full counts it. */
+#ifndef MSAMP_CFG_LIVE_CAPACITY
+#define MSAMP_CFG_LIVE_CAPACITY 256
+#endif
+
+/* Entries per live-table bucket: a free of an unsampled pointer reads one bucket, no more. */
+#ifndef MSAMP_CFG_LIVE_WAYS
+#define MSAMP_CFG_LIVE_WAYS 4
+#endif
+
+/* Distinct call stacks kept (ids 1..CAPACITY-1; id 0 means "unknown"). Stacks are interned for the
+ * whole run; once the table is full, new stacks are reported as id 0 and stats.stack_full counts
+ * them. */
+#ifndef MSAMP_CFG_STACK_CAPACITY
+#define MSAMP_CFG_STACK_CAPACITY 128
+#endif
+
+/* Frames stored for all interned stacks together (one pointer each). */
+#ifndef MSAMP_CFG_FRAME_POOL
+#define MSAMP_CFG_FRAME_POOL 2048
+#endif
+
+/* Deepest stack recorded; deeper stacks are cut (stats.truncated counts them). */
+#ifndef MSAMP_CFG_MAX_DEPTH
+#define MSAMP_CFG_MAX_DEPTH 32
+#endif
+
+/* Bytes in the record ring between the allocation path and the transport. Power of two. */
+#ifndef MSAMP_CFG_RING_SIZE
+#define MSAMP_CFG_RING_SIZE 2048
+#endif
+
+/* Default mean sampling interval in bytes when msamp_config.interval is 0. 1 records every
+ * allocation. */
+#ifndef MSAMP_CFG_DEFAULT_INTERVAL
+#define MSAMP_CFG_DEFAULT_INTERVAL 4096
+#endif
+
+/* Timestamps on the wire are the port's ticks scaled down to at most this rate (Hz). */
+#ifndef MSAMP_CFG_TIME_HZ
+#define MSAMP_CFG_TIME_HZ 10000
+#endif
+
+/* Default period of the identity/live-stack re-send in milliseconds (msamp_config.resend_ms = 0).
+ * Bounds how long a late-joining reader waits for a complete in-use profile. */
+#ifndef MSAMP_CFG_RESEND_MS
+#define MSAMP_CFG_RESEND_MS 1000
+#endif
+
+/* Live entries examined per msamp_poll() call during a snapshot pass (bounds poll's run time). */
+#ifndef MSAMP_CFG_SNAPSHOT_BATCH
+#define MSAMP_CFG_SNAPSHOT_BATCH 16
+#endif
+
+/* 1: ALLOC, LIVE and REALLOC records carry the block's address (about 3 more bytes each). */
+#ifndef MSAMP_CFG_SEND_ADDRESSES
+#define MSAMP_CFG_SEND_ADDRESSES 0
+#endif
+
+/* Per-context sampler states (threads of execution that may allocate concurrently: on bare metal,
+ * thread mode plus each interrupt level that allocates; hosted, threads beyond this still sample
+ * but miss run-time interval changes until their next sample). */
+#ifndef MSAMP_CFG_MAX_CONTEXTS
+#define MSAMP_CFG_MAX_CONTEXTS 4
+#endif
+
+/* Allocations of at least this many bytes are refused (the wrapper returns NULL with ENOMEM where
+ * errno exists) and reported as a sample with their stack. 0 disables the guard. */
+#ifndef MSAMP_CFG_GIANT_BYTES
+#define MSAMP_CFG_GIANT_BYTES 0
+#endif
+
+/* 1: build the wrappers for newlib's reentrant entry points (_malloc_r and friends). */
+#ifndef MSAMP_CFG_WRAP_NEWLIB
+#define MSAMP_CFG_WRAP_NEWLIB 1
+#endif
+
+/* Assertion hook for internal invariants; compiled out by default. */
+#ifndef MSAMP_CFG_ASSERT
+#define MSAMP_CFG_ASSERT(x) ((void)0)
+#endif
+
+#endif

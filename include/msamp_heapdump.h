@@ -1,0 +1,61 @@
+/*
+ * The in-RAM tables of msamp, version 1: a layout a host can read from a RAM dump or crash dump
+ * (symbol `msamp_heapdump`, section .bss.msamp) to rebuild the in-use profile without the device's
+ * help, as Fuchsia's heapdump does.
+ *
+ * Reading rules:
+ * - The block is valid only when `magic` == MSAMP_HEAPDUMP_MAGIC; it is written last at init.
+ * - All fields are in the device's byte order; uintptr_t is `ptr_size` bytes. The arrays follow
+ *   the header in the order declared, each naturally aligned, sized by the header's capacities.
+ * - Live slot i is in use when live_addr[i] != 0. The address is stored last when a slot is filled
+ *   and is the only store when it is emptied, so a dump taken at any instant never shows a slot
+ *   half-written: an in-use slot's size, stack and birth belong to its address.
+ * - Stack id i (1..stack_capacity-1) is defined when stacks[i].depth != 0 (depth is stored last);
+ *   its frames are frames[first .. first+depth), return addresses, innermost first. Id 0 means
+ *   "unknown". Stacks are never removed.
+ * - Each in-use slot stands for 1 / (1 - exp(-size/interval)) allocations of its stack's site
+ *   (interval 1: exactly one).
+ */
+#ifndef MSAMP_HEAPDUMP_H
+#define MSAMP_HEAPDUMP_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "msamp_config.h"
+
+#define MSAMP_HEAPDUMP_MAGIC 0x4448534du /* "MSHD" in a little-endian dump */
+#define MSAMP_HEAPDUMP_VERSION 1u
+
+struct msamp_stack_entry_v1 {
+    uint32_t hash;  /* hash of the frames */
+    uint32_t first; /* index of the first frame in frames[] */
+    uint16_t depth; /* 0: entry unused */
+    uint16_t pass;  /* snapshot pass in which the definition was last sent (0: never) */
+};
+
+struct msamp_heapdump_v1 {
+    _Atomic uint32_t magic;
+    uint16_t version;
+    uint16_t ptr_size;
+    uint32_t live_capacity;
+    uint32_t live_ways;
+    uint32_t stack_capacity;
+    uint32_t frame_capacity;
+    uint32_t max_depth;
+    uint32_t session_id;
+    uint32_t interval;  /* current sampling interval, bytes */
+    uint32_t tick_hz;   /* rate of live_birth */
+    uint32_t live_used;
+    uint32_t stacks_used;
+    uint32_t frames_used;
+    uint32_t reserved;
+    _Atomic uintptr_t live_addr[MSAMP_CFG_LIVE_CAPACITY]; /* 0: slot free */
+    uintptr_t live_size[MSAMP_CFG_LIVE_CAPACITY];
+    uint32_t live_stack[MSAMP_CFG_LIVE_CAPACITY];
+    uint32_t live_birth[MSAMP_CFG_LIVE_CAPACITY]; /* low 32 bits of the time, tick_hz */
+    struct msamp_stack_entry_v1 stacks[MSAMP_CFG_STACK_CAPACITY];
+    uintptr_t frames[MSAMP_CFG_FRAME_POOL];
+};
+
+#endif

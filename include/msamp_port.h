@@ -1,0 +1,93 @@
+/*
+ * The port contract: what an architecture port, a transport and a board supply to the msamp core.
+ * Required functions are plain prototypes (a missing one fails at link time); optional ones have
+ * weak defaults in the core. port/template/ holds a stub of each, to copy and fill in.
+ *
+ * Who calls what, from where:
+ *   msamp_port_context, msamp_port_walk, msamp_port_lock/unlock: from the allocation path, in any
+ *     context that allocates (thread, interrupt). They must not allocate and must not block for
+ *     long: lock/unlock bracket a few hundred instructions.
+ *   msamp_port_time: from the allocation path and from msamp_poll().
+ *   msamp_transport_write: only from msamp_poll()/msamp_flush(), never from the allocation path.
+ */
+#ifndef MSAMP_PORT_H
+#define MSAMP_PORT_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Sampler state of one context (a thread, or an interrupt level on bare metal). The port owns the
+ * storage (a per-thread variable, or one per interrupt level) and zero-initialises it; the core
+ * owns the fields. A zero context is valid: its first allocation takes the slow path, which
+ * registers it and draws its first gap. */
+struct msamp_context {
+    _Atomic uintptr_t countdown; /* bytes until the next sample (or until the next check while
+                                    disabled); other contexts may store 0 to force a re-check */
+    uint64_t rng;                /* random state */
+    uint32_t index;              /* 1 + position in the core's context registry, 0 if none */
+    uint32_t gen;                /* the core's configuration generation this context follows */
+    uint32_t reentrant;          /* allocations skipped because busy was set */
+    uint8_t busy;                /* set while the core runs in this context (reentrancy guard) */
+};
+
+/* The context of the caller. Must be cheap: it runs on every allocation. Never NULL. */
+struct msamp_context *msamp_port_context(void);
+
+/* Called with each return address found, innermost first; return nonzero to go on, 0 to stop. */
+typedef int (*msamp_frame_fn)(void *arg, uintptr_t pc);
+
+/* Walk the call stack above `frame`, the value __builtin_frame_address(0) had in a msamp wrapper:
+ * the first pc reported is the return address into the wrapper's caller, then its caller's, and so
+ * on. Every load is checked before it is made (aligned, inside the current stack, strictly
+ * increasing towards the stack base, depth capped by the caller's fn); the walk stops quietly at
+ * anything it cannot prove, and never faults. */
+void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg);
+
+/* A short critical section that excludes every other context that may enter the core: an IRQ mask
+ * on single-core bare metal, a lock when hosted. Must be safe to take from an interrupt handler
+ * while thread mode is outside the core. Not recursive: the core never nests it. */
+typedef uintptr_t msamp_port_lock_t;
+msamp_port_lock_t msamp_port_lock(void);
+void msamp_port_unlock(msamp_port_lock_t token);
+
+/* A monotonic tick counter and its rate in Hz (rate fixed after init, > 0). */
+uint64_t msamp_port_time(void);
+uint64_t msamp_port_time_hz(void);
+
+/* Hand bytes to the transport. Returns how many were taken (0..len; fewer means "busy, retry
+ * later", and the core keeps the rest) or a negative value on a failure the transport cannot
+ * recover from. May block as long as the transport needs (a UART waiting for FIFO room). */
+int msamp_transport_write(const uint8_t *data, size_t len);
+
+/* Optional (weak defaults in the core). */
+
+/* The firmware's GNU build-id: sets *id and returns its length, or returns 0 when unknown. */
+size_t msamp_port_build_id(const uint8_t **id);
+/* Some bits of entropy for the session id and the default seed (default: the time). */
+uint64_t msamp_port_entropy(void);
+/* Loaded images whose addresses differ from their ELF's (hosted PIE programs): fills up to max
+ * entries and returns how many. Sent as MAPPING records with each SESSION. Default: none. */
+struct msamp_mapping {
+    uintptr_t start, limit, offset;
+    const uint8_t *build_id;
+    size_t build_id_len;
+    const char *path;
+};
+size_t msamp_port_mappings(struct msamp_mapping *out, size_t max);
+/* Called when the giant-allocation guard refuses a request (hosted: sets errno to ENOMEM). */
+void msamp_port_refused(size_t size);
+
+/* For ports: the core's context registry. msamp_context_detach() releases a context's slot (call
+ * it when a thread exits); the core attaches contexts itself on their first allocation. */
+void msamp_context_detach(struct msamp_context *ctx);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,93 @@
+/*
+ * msamp wire format, version 1: the constants shared by the device encoder and the host decoder.
+ * The normative description is docs/WIRE_FORMAT.md; this header is its machine-readable half.
+ *
+ * Layers, outermost first:
+ *   stream  = frame*                       a reader may join at any byte and resync at the next 0x00
+ *   frame   = COBS(body) 0x00              body = seq:u8 record* crc:u32le
+ *   record  = hdr:u8 [len:varint] payload  type = hdr & 0x0F, L = hdr >> 4;
+ *                                          L < 15: payload is L bytes; L == 15: a varint length follows
+ * crc is CRC-32 (IEEE 802.3: reflected, poly 0xEDB88320, init and final xor 0xFFFFFFFF) over seq and
+ * the records. A record never spans two frames. Integers are unsigned LEB128 varints unless said
+ * otherwise; "svarint" is zigzag then LEB128; fixed-size fields are little-endian on every device.
+ * A payload may be longer than the fields a reader knows: readers ignore trailing bytes, which is how
+ * later versions add fields. Unknown record types are skipped by their length.
+ */
+#ifndef MSAMP_WIRE_H
+#define MSAMP_WIRE_H
+
+#define MSAMP_WIRE_VERSION 1u
+
+/* Largest frame body (seq + records + crc, before COBS) a decoder must accept. Devices send less. */
+#define MSAMP_WIRE_MAX_BODY 4096u
+/* Largest COBS-encoded frame: body + one code byte per 254 bytes + 1. */
+#define MSAMP_WIRE_MAX_ENCODED (MSAMP_WIRE_MAX_BODY + MSAMP_WIRE_MAX_BODY / 254u + 2u)
+#define MSAMP_WIRE_CRC_SIZE 4u
+#define MSAMP_WIRE_LEN_INLINE_MAX 14u
+#define MSAMP_WIRE_LEN_EXTENDED 15u
+#define MSAMP_WIRE_MAX_VARINT 10u
+
+/* Record types. Fields are listed in order; [x] marks an optional trailing field. */
+enum msamp_wire_type {
+    MSAMP_REC_INVALID = 0,
+    /* version:u8 flags:u8 session_id:u32le resend_seq arch:u8 ptr_size:u8 tick_hz interval
+     * live_capacity stack_capacity max_depth build_id_len:u8 build_id[build_id_len]
+     * resend_seq is 0 in the first header after reset and counts up with each periodic re-send;
+     * a header whose session_id differs, or whose resend_seq is 0, starts a new session. */
+    MSAMP_REC_SESSION = 1,
+    /* stack_id depth frame0 (svarint delta)*(depth-1): frame0 is an absolute address, each later
+     * frame the difference to the one before. Frames are return addresses as the unwinder found
+     * them, innermost first (the allocator's caller); the host moves each back into its call
+     * instruction before symbolizing. Stack id 0 is never defined: it means "stack unknown". */
+    MSAMP_REC_STACK = 2,
+    /* slot1 size stack_id dt [addr]: a sampled allocation. slot1 = live-table slot + 1, or 0 when
+     * the live table had no room (the allocation counts as allocated, never as in use). */
+    MSAMP_REC_ALLOC = 3,
+    /* slot dt: the sampled allocation in that slot was freed. */
+    MSAMP_REC_FREE = 4,
+    /* slot size stack_id birth [addr]: a live sampled allocation, re-sent during a snapshot pass.
+     * birth is an absolute timestamp. Not an allocation event. */
+    MSAMP_REC_LIVE = 5,
+    /* pass ts: a snapshot pass starts at absolute time ts. */
+    MSAMP_REC_SNAP_BEGIN = 6,
+    /* pass count: the pass ended; count LIVE records were sent in it. Every allocation that was live
+     * at SNAP_BEGIN and still is at SNAP_END appeared in a LIVE or ALLOC record in between. */
+    MSAMP_REC_SNAP_END = 7,
+    /* ring_records ring_bytes live_full stack_full reentrant truncated: cumulative device counters
+     * of samples that lost information (see msamp_stats). */
+    MSAMP_REC_DROPS = 8,
+    /* interval dt: sampling interval in bytes for the samples that follow. */
+    MSAMP_REC_INTERVAL = 9,
+    /* ts: absolute timestamp; following dt fields are relative to it. */
+    MSAMP_REC_TIME = 10,
+    /* old_slot new_slot1 size stack_id dt [addr]: a realloc of a sampled block whose result was
+     * sampled too: the old block is freed and the new one continues its lifetime. */
+    MSAMP_REC_REALLOC = 11,
+    /* text bytes: an application marker (msamp_mark). */
+    MSAMP_REC_MARK = 12,
+    /* start limit offset build_id_len:u8 build_id path_len path: a loaded image (hosted programs).
+     * Addresses in [start, limit) belong to the ELF file `path`, mapped from file offset `offset`.
+     * Sent with each SESSION. Without any MAPPING, addresses are the ELF's own (bare metal). */
+    MSAMP_REC_MAPPING = 13,
+    /* Type 15 means the first payload varint holds the real type (>= 16). */
+    MSAMP_REC_EXTENDED = 15
+};
+
+/* SESSION flags. */
+#define MSAMP_SESSION_FLAG_BIG_ENDIAN 0x01u
+#define MSAMP_SESSION_FLAG_ADDRESSES 0x02u /* ALLOC/LIVE/REALLOC carry [addr] */
+
+/* Architectures in SESSION.arch. */
+enum msamp_wire_arch {
+    MSAMP_ARCH_UNKNOWN = 0,
+    MSAMP_ARCH_X86_64 = 1,
+    MSAMP_ARCH_AARCH64 = 2,
+    MSAMP_ARCH_ARM = 3,
+    MSAMP_ARCH_ARM_THUMB = 4,
+    MSAMP_ARCH_MIPS64 = 5,
+    MSAMP_ARCH_RISCV64 = 6,
+    MSAMP_ARCH_RISCV32 = 7,
+    MSAMP_ARCH_X86 = 8
+};
+
+#endif

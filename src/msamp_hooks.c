@@ -1,0 +1,26 @@
+/* Hooks for allocators other than malloc (msamp.h): the same fast paths as the wrappers. */
+#include "msamp_internal.h"
+
+void msamp_on_alloc(void *p, size_t size)
+{
+    msamp_note_alloc(p, size, __builtin_frame_address(0));
+}
+
+void msamp_on_alloc_from(void *p, size_t size, const void *frame)
+{
+    msamp_note_alloc(p, size, frame);
+}
+
+void msamp_on_free(void *p)
+{
+    msamp_note_free(p);
+}
+
+void msamp_on_realloc(void *old, void *p, size_t size)
+{
+    if (p == NULL && size != 0)
+        return; /* failed: the old block is untouched */
+    /* Called after the fact: old's slot, if any, still names it, as the address is not reused
+     * before the realloc returns to this caller. */
+    msamp_note_realloc(old, msamp_is_sampled(old), p, size, __builtin_frame_address(0));
+}

@@ -1,0 +1,17 @@
+/* Wrapper of _calloc_r: link with -Wl,--wrap=_calloc_r. One wrapper per file, so that a static link
+ * pulls only the wrappers a program uses and never needs a __real_ function it lacks. */
+#include "msamp_wrap.h"
+
+void *__real__calloc_r(void *reent, size_t n, size_t size);
+void *__wrap__calloc_r(void *reent, size_t n, size_t size);
+
+void *__wrap__calloc_r(void *reent, size_t n, size_t size)
+{
+    size_t total;
+    if (__builtin_mul_overflow(n, size, &total))
+        return __real__calloc_r(reent, n, size);
+    MSAMP_REFUSE_GIANT(total, NULL);
+    void *p = __real__calloc_r(reent, n, size);
+    msamp_note_alloc(p, total, MSAMP_FRAME());
+    return p;
+}

@@ -1,0 +1,14 @@
+/* Wrapper of memalign: link with -Wl,--wrap=memalign. One wrapper per file, so that a static link
+ * pulls only the wrappers a program uses and never needs a __real_ function it lacks. */
+#include "msamp_wrap.h"
+
+void *__real_memalign(size_t align, size_t size);
+void *__wrap_memalign(size_t align, size_t size);
+
+void *__wrap_memalign(size_t align, size_t size)
+{
+    MSAMP_REFUSE_GIANT(size, NULL);
+    void *p = __real_memalign(align, size);
+    msamp_note_alloc(p, size, MSAMP_FRAME());
+    return p;
+}

@@ -1,0 +1,17 @@
+/* Wrapper of realloc: link with -Wl,--wrap=realloc. One wrapper per file, so that a static link
+ * pulls only the wrappers a program uses and never needs a __real_ function it lacks. */
+#include "msamp_wrap.h"
+
+void *__real_realloc(void *p, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+
+void *__wrap_realloc(void *old, size_t size)
+{
+    MSAMP_REFUSE_GIANT(size, NULL);
+    int old_sampled = msamp_is_sampled(old);
+    void *p = __real_realloc(old, size);
+    if (p == NULL && size != 0)
+        return p; /* failed: the old block is untouched */
+    msamp_note_realloc(old, old_sampled, p, size, MSAMP_FRAME());
+    return p;
+}
