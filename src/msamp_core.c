@@ -38,6 +38,12 @@
 #define MAX_MARK 64u
 #define CHUNK 32u
 
+#if MSAMP_CFG_SEND_ADDRESSES
+#define SENT_ADDRESS(p) (p)
+#else
+#define SENT_ADDRESS(p) ((void)(p), (const uintptr_t *)NULL)
+#endif
+
 enum snap_state { SNAP_IDLE, SNAP_SCAN };
 
 struct msamp_heapdump_v1 msamp_heapdump __attribute__((section(".bss.msamp")));
@@ -119,6 +125,7 @@ struct group {
 
 static void group_add(struct group *gr, const uint8_t *rec, size_t size)
 {
+    MSAMP_CFG_ASSERT(gr->n < 4u);
     gr->rec[gr->n] = rec;
     gr->size[gr->n] = size;
     gr->n++;
@@ -149,11 +156,8 @@ static uint64_t time_delta(struct group *gr, struct msamp_rec *r, uint8_t *buf, 
 {
     if (ts >= g.last_ts && ts - g.last_ts < DT_LIMIT)
         return ts - g.last_ts;
-    size_t size;
-    msamp_rec_begin(r, buf);
-    msamp_rec_varint(r, ts);
-    const uint8_t *rec = msamp_rec_end(r, MSAMP_REC_TIME, &size);
-    group_add(gr, rec, size);
+    const uint8_t *rec = msamp_enc_varints(r, buf, MSAMP_REC_TIME, &ts, 1);
+    group_add(gr, rec, r->size);
     return 0;
 }
 
@@ -161,15 +165,8 @@ static void add_stack(struct group *gr, struct msamp_rec *r, uint8_t *buf, uint3
 {
     const uintptr_t *pcs;
     uint32_t depth = msamp_stacks_get(&msamp_heapdump, id, &pcs);
-    size_t size;
-    msamp_rec_begin(r, buf);
-    msamp_rec_varint(r, id);
-    msamp_rec_varint(r, depth);
-    msamp_rec_varint(r, (uint64_t)pcs[0]);
-    for (uint32_t i = 1; i < depth; i++)
-        msamp_rec_svarint(r, (int64_t)(intptr_t)(pcs[i] - pcs[i - 1]));
-    const uint8_t *rec = msamp_rec_end(r, MSAMP_REC_STACK, &size);
-    group_add(gr, rec, size);
+    const uint8_t *rec = msamp_enc_stack(r, buf, id, pcs, depth);
+    group_add(gr, rec, r->size);
 }
 
 /* Whether a stack must be (re)sent before a record that uses it: once per snapshot pass. */
@@ -262,13 +259,9 @@ static int collect(void *arg, uintptr_t pc)
 static void add_free(struct group *gr, struct msamp_rec *r, uint8_t *tbuf, uint8_t *buf,
                      uint32_t slot, uint64_t ts)
 {
-    size_t size;
     uint64_t dt = time_delta(gr, r, tbuf, ts);
-    msamp_rec_begin(r, buf);
-    msamp_rec_varint(r, slot);
-    msamp_rec_varint(r, dt);
-    const uint8_t *rec = msamp_rec_end(r, MSAMP_REC_FREE, &size);
-    group_add(gr, rec, size);
+    const uint8_t *rec = msamp_enc_free(r, buf, slot, dt);
+    group_add(gr, rec, r->size);
 }
 
 /* Removes a slot whose block is gone, telling the host. Caller holds the lock. */
@@ -295,7 +288,6 @@ static void record_sample(uintptr_t p, uintptr_t size, const void *frame, uintpt
     uint8_t sbuf[3 + MSAMP_MAX_RECORD], tbuf[3 + MSAMP_REC_SMALL], abuf[3 + MSAMP_REC_SMALL];
     struct msamp_rec r;
     struct group gr = {0};
-    size_t size_rec;
 
     msamp_port_lock_t key = msamp_port_lock();
     uint64_t ts = now();
@@ -319,19 +311,9 @@ static void record_sample(uintptr_t p, uintptr_t size, const void *frame, uintpt
     if (send_stack)
         add_stack(&gr, &r, sbuf, id);
     uint64_t dt = time_delta(&gr, &r, tbuf, ts);
-    msamp_rec_begin(&r, abuf);
-    if (old_slot >= 0)
-        msamp_rec_varint(&r, (uint64_t)old_slot);
-    msamp_rec_varint(&r, slot >= 0 ? (uint64_t)slot + 1u : 0u);
-    msamp_rec_varint(&r, size);
-    msamp_rec_varint(&r, id);
-    msamp_rec_varint(&r, dt);
-#if MSAMP_CFG_SEND_ADDRESSES
-    msamp_rec_varint(&r, p);
-#endif
-    const uint8_t *rec =
-        msamp_rec_end(&r, old_slot >= 0 ? MSAMP_REC_REALLOC : MSAMP_REC_ALLOC, &size_rec);
-    group_add(&gr, rec, size_rec);
+    const uint8_t *rec = msamp_enc_alloc(&r, abuf, old_slot, slot >= 0 ? (uint64_t)slot + 1u : 0u,
+                                         size, id, dt, SENT_ADDRESS(&p));
+    group_add(&gr, rec, r.size);
 
     if (group_put(&gr) == 0) {
         g.last_ts = ts;
@@ -401,32 +383,22 @@ void msamp_realloc_slow(struct msamp_context *c, void *old, void *p, size_t size
 
 static void add_session(struct group *gr, struct msamp_rec *r, uint8_t *buf, uint32_t seq)
 {
-    const uint8_t *id = NULL;
-    size_t id_len = msamp_port_build_id(&id);
-    if (id == NULL || id_len > 64u)
-        id_len = 0;
-    uint8_t sid[4] = {(uint8_t)g.session_id, (uint8_t)(g.session_id >> 8),
-                      (uint8_t)(g.session_id >> 16), (uint8_t)(g.session_id >> 24)};
-    uint8_t flags = (uint8_t)(SESSION_ENDIAN |
-                              (MSAMP_CFG_SEND_ADDRESSES ? MSAMP_SESSION_FLAG_ADDRESSES : 0u));
-    uint8_t fixed[2] = {(uint8_t)MSAMP_WIRE_VERSION, flags};
-    uint8_t arch[2] = {(uint8_t)ARCH, (uint8_t)sizeof(uintptr_t)};
-    uint8_t idlen = (uint8_t)id_len;
-    size_t size;
-    msamp_rec_begin(r, buf);
-    msamp_rec_bytes(r, fixed, 2);
-    msamp_rec_bytes(r, sid, 4);
-    msamp_rec_varint(r, seq);
-    msamp_rec_bytes(r, arch, 2);
-    msamp_rec_varint(r, g.tick_hz);
-    msamp_rec_varint(r, atomic_load_explicit(&g.interval, memory_order_relaxed));
-    msamp_rec_varint(r, MSAMP_CFG_LIVE_CAPACITY);
-    msamp_rec_varint(r, MSAMP_CFG_STACK_CAPACITY);
-    msamp_rec_varint(r, MSAMP_CFG_MAX_DEPTH);
-    msamp_rec_bytes(r, &idlen, 1);
-    msamp_rec_bytes(r, id, id_len);
-    const uint8_t *rec = msamp_rec_end(r, MSAMP_REC_SESSION, &size);
-    group_add(gr, rec, size);
+    struct msamp_session_fields f = {0};
+    size_t id_len = msamp_port_build_id(&f.build_id);
+    f.build_id_len = (uint8_t)(f.build_id != NULL && id_len <= 64u ? id_len : 0);
+    f.flags = (uint8_t)(SESSION_ENDIAN |
+                        (MSAMP_CFG_SEND_ADDRESSES ? MSAMP_SESSION_FLAG_ADDRESSES : 0u));
+    f.arch = (uint8_t)ARCH;
+    f.ptr_size = (uint8_t)sizeof(uintptr_t);
+    f.session_id = g.session_id;
+    f.resend_seq = seq;
+    f.tick_hz = g.tick_hz;
+    f.interval = atomic_load_explicit(&g.interval, memory_order_relaxed);
+    f.live_capacity = MSAMP_CFG_LIVE_CAPACITY;
+    f.stack_capacity = MSAMP_CFG_STACK_CAPACITY;
+    f.max_depth = MSAMP_CFG_MAX_DEPTH;
+    const uint8_t *rec = msamp_enc_session(r, buf, &f);
+    group_add(gr, rec, r->size);
 }
 
 static void add_drops(struct group *gr, struct msamp_rec *r, uint8_t *buf, uint32_t *now_drops)
@@ -441,12 +413,11 @@ static void add_drops(struct group *gr, struct msamp_rec *r, uint8_t *buf, uint3
     now_drops[3] = g.stack_full;
     now_drops[4] = reentrant;
     now_drops[5] = g.truncated;
-    size_t size;
-    msamp_rec_begin(r, buf);
+    uint64_t v[6];
     for (unsigned i = 0; i < 6; i++)
-        msamp_rec_varint(r, now_drops[i]);
-    const uint8_t *rec = msamp_rec_end(r, MSAMP_REC_DROPS, &size);
-    group_add(gr, rec, size);
+        v[i] = now_drops[i];
+    const uint8_t *rec = msamp_enc_varints(r, buf, MSAMP_REC_DROPS, v, 6);
+    group_add(gr, rec, r->size);
 }
 
 static void commit_drops(const uint32_t *now_drops)
@@ -462,32 +433,11 @@ static size_t put_mappings(void)
     size_t n = msamp_port_mappings(maps, MAX_MAPPINGS);
     uint8_t buf[3 + MSAMP_MAX_RECORD];
     for (size_t i = 0; i < n && i < MAX_MAPPINGS; i++) {
-        const struct msamp_mapping *m = &maps[i];
-        size_t id_len = m->build_id != NULL && m->build_id_len <= 64u ? m->build_id_len : 0;
-        size_t path_len = 0;
-        while (m->path != NULL && m->path[path_len] != '\0')
-            path_len++;
-        /* Keep the end of a long path (the file name) within the record's room. */
-        size_t room = MSAMP_MAX_RECORD - 3u * MSAMP_WIRE_MAX_VARINT - 2u - id_len - 8u;
-        const char *path = m->path;
-        if (path_len > room) {
-            path += path_len - room;
-            path_len = room;
-        }
         struct msamp_rec r;
         struct group gr = {0};
-        uint8_t idlen = (uint8_t)id_len;
-        size_t size;
-        msamp_rec_begin(&r, buf);
-        msamp_rec_varint(&r, m->start);
-        msamp_rec_varint(&r, m->limit);
-        msamp_rec_varint(&r, m->offset);
-        msamp_rec_bytes(&r, &idlen, 1);
-        msamp_rec_bytes(&r, m->build_id, id_len);
-        msamp_rec_varint(&r, path_len);
-        msamp_rec_bytes(&r, path, path_len);
-        const uint8_t *rec = msamp_rec_end(&r, MSAMP_REC_MAPPING, &size);
-        group_add(&gr, rec, size);
+        size_t room = MSAMP_MAX_RECORD - 4u * MSAMP_WIRE_MAX_VARINT - 1u - 64u;
+        const uint8_t *rec = msamp_enc_mapping(&r, buf, &maps[i], room);
+        group_add(&gr, rec, r.size);
         (void)group_put(&gr);
     }
     return n;
@@ -502,14 +452,11 @@ static int begin_pass(uint64_t ts)
     struct group session = {0}, rest = {0};
     uint32_t drops[6];
     uint16_t pass = (uint16_t)(g.pass == 0xFFFFu ? 1u : g.pass + 1u);
-    size_t size;
     add_session(&session, &r, sbuf, g.resend_seq);
     add_drops(&rest, &r, dbuf, drops);
-    msamp_rec_begin(&r, bbuf);
-    msamp_rec_varint(&r, pass);
-    msamp_rec_varint(&r, ts);
-    const uint8_t *rec = msamp_rec_end(&r, MSAMP_REC_SNAP_BEGIN, &size);
-    group_add(&rest, rec, size);
+    uint64_t v[2] = {pass, ts};
+    const uint8_t *rec = msamp_enc_varints(&r, bbuf, MSAMP_REC_SNAP_BEGIN, v, 2);
+    group_add(&rest, rec, r.size);
     if (session.total + rest.total + g.mappings * MSAMP_MAX_RECORD > msamp_ring_free(&g.ring))
         return -1;
     (void)group_put(&session);
@@ -542,21 +489,13 @@ static void scan_pass(void)
         }
         struct msamp_rec r;
         struct group gr = {0};
-        size_t size;
         uint32_t id = msamp_heapdump.live_stack[i];
         int send_stack = stack_unsent(id);
         if (send_stack)
             add_stack(&gr, &r, sbuf, id);
-        msamp_rec_begin(&r, lbuf);
-        msamp_rec_varint(&r, i);
-        msamp_rec_varint(&r, msamp_heapdump.live_size[i]);
-        msamp_rec_varint(&r, id);
-        msamp_rec_varint(&r, msamp_heapdump.live_birth[i]);
-#if MSAMP_CFG_SEND_ADDRESSES
-        msamp_rec_varint(&r, addr);
-#endif
-        const uint8_t *rec = msamp_rec_end(&r, MSAMP_REC_LIVE, &size);
-        group_add(&gr, rec, size);
+        const uint8_t *rec = msamp_enc_live(&r, lbuf, i, msamp_heapdump.live_size[i], id,
+                                            msamp_heapdump.live_birth[i], SENT_ADDRESS(&addr));
+        group_add(&gr, rec, r.size);
         if (!group_fits(&gr))
             return; /* resume at this entry on the next poll */
         (void)group_put(&gr);
@@ -571,12 +510,9 @@ static void scan_pass(void)
     uint8_t ebuf[3 + MSAMP_REC_SMALL];
     struct msamp_rec r;
     struct group gr = {0};
-    size_t size;
-    msamp_rec_begin(&r, ebuf);
-    msamp_rec_varint(&r, g.pass);
-    msamp_rec_varint(&r, g.snap_count);
-    const uint8_t *rec = msamp_rec_end(&r, MSAMP_REC_SNAP_END, &size);
-    group_add(&gr, rec, size);
+    uint64_t v[2] = {g.pass, g.snap_count};
+    const uint8_t *rec = msamp_enc_varints(&r, ebuf, MSAMP_REC_SNAP_END, v, 2);
+    group_add(&gr, rec, r.size);
     if (group_fits(&gr)) {
         (void)group_put(&gr);
         g.snap_state = SNAP_IDLE;
@@ -630,13 +566,9 @@ static size_t build_frame(void)
     }
     if (off == 0)
         return 0;
-    g.body[0] = g.frame_seq++;
     msamp_ring_peek(&g.ring, 0, &g.body[1], off);
     msamp_ring_consume(&g.ring, off);
-    uint32_t crc = msamp_crc32_update(0, g.body, 1u + off);
-    for (unsigned i = 0; i < 4; i++)
-        g.body[1u + off + i] = (uint8_t)(crc >> (8 * i));
-    return 1u + off + MSAMP_WIRE_CRC_SIZE;
+    return msamp_frame_seal(g.body, g.frame_seq++, off);
 }
 
 /* Sends frames while the transport takes bytes, at most about one ring's worth per call. */
@@ -724,15 +656,12 @@ int msamp_init(const struct msamp_config *cfg)
     uint8_t sbuf[3 + MSAMP_MAX_RECORD], tbuf[3 + MSAMP_REC_SMALL];
     struct msamp_rec r;
     struct group gr = {0};
-    size_t size;
     add_session(&gr, &r, sbuf, 0);
     (void)group_put(&gr);
     g.mappings = (uint32_t)put_mappings();
     gr = (struct group){0};
-    msamp_rec_begin(&r, tbuf);
-    msamp_rec_varint(&r, ts);
-    const uint8_t *rec = msamp_rec_end(&r, MSAMP_REC_TIME, &size);
-    group_add(&gr, rec, size);
+    const uint8_t *rec = msamp_enc_varints(&r, tbuf, MSAMP_REC_TIME, &ts, 1);
+    group_add(&gr, rec, r.size);
     (void)group_put(&gr);
     g.last_ts = ts;
     g.resend_seq = 1;
@@ -776,16 +705,12 @@ int msamp_set_interval(uint32_t interval)
     uint8_t tbuf[3 + MSAMP_REC_SMALL], ibuf[3 + MSAMP_REC_SMALL];
     struct msamp_rec r;
     struct group gr = {0};
-    size_t size;
     int rc = MSAMP_OK;
     msamp_port_lock_t key = msamp_port_lock();
     uint64_t ts = now();
-    uint64_t dt = time_delta(&gr, &r, tbuf, ts);
-    msamp_rec_begin(&r, ibuf);
-    msamp_rec_varint(&r, interval);
-    msamp_rec_varint(&r, dt);
-    const uint8_t *rec = msamp_rec_end(&r, MSAMP_REC_INTERVAL, &size);
-    group_add(&gr, rec, size);
+    uint64_t v[2] = {interval, time_delta(&gr, &r, tbuf, ts)};
+    const uint8_t *rec = msamp_enc_varints(&r, ibuf, MSAMP_REC_INTERVAL, v, 2);
+    group_add(&gr, rec, r.size);
     if (!group_fits(&gr)) {
         rc = MSAMP_ERR_BUSY;
     } else {
@@ -818,11 +743,8 @@ int msamp_mark(const char *text, size_t len)
     uint8_t buf[3 + MAX_MARK + 4];
     struct msamp_rec r;
     struct group gr = {0};
-    size_t size;
-    msamp_rec_begin(&r, buf);
-    msamp_rec_bytes(&r, text, len);
-    const uint8_t *rec = msamp_rec_end(&r, MSAMP_REC_MARK, &size);
-    group_add(&gr, rec, size);
+    const uint8_t *rec = msamp_enc_mark(&r, buf, text, len);
+    group_add(&gr, rec, r.size);
     msamp_port_lock_t key = msamp_port_lock();
     int rc = group_fits(&gr) ? MSAMP_OK : MSAMP_ERR_BUSY;
     if (rc == MSAMP_OK)

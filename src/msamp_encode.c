@@ -60,12 +60,12 @@ void msamp_rec_bytes(struct msamp_rec *r, const void *p, size_t n)
     r->len += n;
 }
 
-const uint8_t *msamp_rec_end(struct msamp_rec *r, unsigned type, size_t *size)
+const uint8_t *msamp_rec_end(struct msamp_rec *r, unsigned type)
 {
     MSAMP_CFG_ASSERT(r->len <= MSAMP_MAX_RECORD - 3u);
     if (r->len <= MSAMP_WIRE_LEN_INLINE_MAX) {
         r->b[2] = (uint8_t)(type | (unsigned)(r->len << 4));
-        *size = 1 + r->len;
+        r->size = 1 + r->len;
         return &r->b[2];
     }
     /* The largest record is below 16384 bytes: its length takes at most two varint bytes. */
@@ -75,7 +75,7 @@ const uint8_t *msamp_rec_end(struct msamp_rec *r, unsigned type, size_t *size)
     r->b[start] = (uint8_t)(type | (MSAMP_WIRE_LEN_EXTENDED << 4));
     for (size_t i = 0; i < ln; i++)
         r->b[start + 1 + i] = len[i];
-    *size = 1 + ln + r->len;
+    r->size = 1 + ln + r->len;
     return &r->b[start];
 }
 

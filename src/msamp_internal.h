@@ -78,14 +78,43 @@ uint32_t msamp_crc32_update(uint32_t crc, const uint8_t *p, size_t n); /* crc st
 #define MSAMP_REC_SMALL 64u
 struct msamp_rec {
     uint8_t *b;
-    size_t len; /* payload bytes so far */
+    size_t len;  /* payload bytes so far */
+    size_t size; /* total record size, set by msamp_rec_end */
 };
 void msamp_rec_begin(struct msamp_rec *r, uint8_t *buf);
 void msamp_rec_varint(struct msamp_rec *r, uint64_t v);
 void msamp_rec_svarint(struct msamp_rec *r, int64_t v);
 void msamp_rec_bytes(struct msamp_rec *r, const void *p, size_t n);
-/* Places the header for `type`; returns the start of the record and its total size in *size. */
-const uint8_t *msamp_rec_end(struct msamp_rec *r, unsigned type, size_t *size);
+/* Places the header for `type`; returns the start of the record and sets r->size. */
+const uint8_t *msamp_rec_end(struct msamp_rec *r, unsigned type);
+
+/* ---- record encoders (msamp_records.c): one per type ---- */
+struct msamp_session_fields {
+    uint8_t flags, arch, ptr_size, build_id_len;
+    uint32_t session_id, resend_seq, tick_hz, interval, live_capacity, stack_capacity, max_depth;
+    const uint8_t *build_id;
+};
+const uint8_t *msamp_enc_session(struct msamp_rec *r, uint8_t *buf,
+                                 const struct msamp_session_fields *f);
+const uint8_t *msamp_enc_stack(struct msamp_rec *r, uint8_t *buf, uint32_t id,
+                               const uintptr_t *pcs, uint32_t depth);
+/* ALLOC, or REALLOC when old_slot >= 0; addr NULL when addresses are not sent. */
+const uint8_t *msamp_enc_alloc(struct msamp_rec *r, uint8_t *buf, int64_t old_slot,
+                               uint64_t slot1, uint64_t size, uint32_t stack, uint64_t dt,
+                               const uintptr_t *addr);
+const uint8_t *msamp_enc_free(struct msamp_rec *r, uint8_t *buf, uint32_t slot, uint64_t dt);
+const uint8_t *msamp_enc_live(struct msamp_rec *r, uint8_t *buf, uint32_t slot, uint64_t size,
+                              uint32_t stack, uint32_t birth, const uintptr_t *addr);
+/* SNAP_BEGIN, SNAP_END, DROPS, INTERVAL, TIME: their fields are n varints. */
+const uint8_t *msamp_enc_varints(struct msamp_rec *r, uint8_t *buf, unsigned type,
+                                 const uint64_t *v, unsigned n);
+const uint8_t *msamp_enc_mark(struct msamp_rec *r, uint8_t *buf, const void *text, size_t len);
+/* The path is cut to its last path_room bytes. */
+const uint8_t *msamp_enc_mapping(struct msamp_rec *r, uint8_t *buf, const struct msamp_mapping *m,
+                                 size_t path_room);
+/* Completes a frame body whose records are at body + 1: writes seq and the CRC, returns the
+ * body's length. */
+size_t msamp_frame_seal(uint8_t *body, uint8_t seq, size_t records_len);
 
 /* Streaming COBS over one frame body, resumable when the transport takes fewer bytes. */
 struct msamp_cobs {

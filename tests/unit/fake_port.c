@@ -1,0 +1,86 @@
+#include "fake_port.h"
+
+#include <stdlib.h>
+
+uint64_t fake_time = 1000;
+uint64_t fake_hz = 10000;
+uintptr_t fake_stack[300] = {0x1000, 0x2000, 0x3000};
+unsigned fake_depth = 3;
+unsigned fake_ctx;
+struct msamp_context fake_contexts[4];
+int fake_lock_depth;
+int fake_lock_errors;
+int fake_transport_stalled;
+size_t fake_transport_max;
+uint8_t fake_out[1 << 22];
+size_t fake_out_len;
+const uint8_t *fake_build_id;
+size_t fake_build_id_len;
+
+struct msamp_context *msamp_port_context(void)
+{
+    return &fake_contexts[fake_ctx];
+}
+
+void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
+{
+    (void)frame;
+    for (unsigned i = 0; i < fake_depth; i++)
+        if (!fn(arg, fake_stack[i]))
+            return;
+}
+
+msamp_port_lock_t msamp_port_lock(void)
+{
+    if (fake_lock_depth != 0)
+        fake_lock_errors++;
+    fake_lock_depth++;
+    return 0x5a;
+}
+
+void msamp_port_unlock(msamp_port_lock_t token)
+{
+    if (fake_lock_depth != 1 || token != 0x5a)
+        fake_lock_errors++;
+    fake_lock_depth--;
+}
+
+uint64_t msamp_port_time(void)
+{
+    return fake_time;
+}
+
+uint64_t msamp_port_time_hz(void)
+{
+    return fake_hz;
+}
+
+size_t msamp_port_build_id(const uint8_t **id)
+{
+    *id = fake_build_id;
+    return fake_build_id_len;
+}
+
+int msamp_transport_write(const uint8_t *data, size_t len)
+{
+    if (fake_transport_stalled)
+        return 0;
+    if (fake_transport_max != 0 && len > fake_transport_max)
+        len = fake_transport_max;
+    if (len > sizeof fake_out - fake_out_len)
+        return -1;
+    for (size_t i = 0; i < len; i++)
+        fake_out[fake_out_len + i] = data[i];
+    fake_out_len += len;
+    return (int)len;
+}
+
+/* The "real" allocator behind the wrappers in the tests: the C library's. */
+void *__real_malloc(size_t size);
+void __real_free(void *p);
+void *__real_calloc(size_t n, size_t size);
+void *__real_realloc(void *p, size_t size);
+void *__real_malloc(size_t size) { return malloc(size); }
+void __real_free(void *p) { free(p); }
+void *__real_calloc(size_t n, size_t size) { return calloc(n, size); }
+void *__real_realloc(void *p, size_t size) { return realloc(p, size); }

@@ -1,0 +1,346 @@
+/* The core end to end on the fake port: wrappers -> sampler -> tables -> ring -> framer ->
+ * transport, decoded by the host decoder. Covers sampling at interval 1, free/realloc/calloc,
+ * stacks sent once per pass, ring overflow with exact drop counts, snapshot passes that make a
+ * late-joining reader's live set complete, interval changes, disable/enable, reentrancy, partial
+ * transport writes, and lock balance. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "fake_port.h"
+#include "msamp.h"
+#include "msamp_decode.h"
+#include "msamp_internal.h"
+
+void *__wrap_malloc(size_t size);
+void __wrap_free(void *p);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+
+#define MAXREC 100000
+struct rec {
+    int type;
+    uint64_t a, b, c, d, ts;
+    uint32_t depth;
+    uint64_t frames[8];
+};
+static struct rec recs[MAXREC];
+static int nrec;
+static struct msamp_dec_stats dstats;
+
+static void on_record(void *arg, const struct msamp_record *r)
+{
+    (void)arg;
+    if (r->type < 0 || nrec >= MAXREC)
+        return;
+    struct rec *x = &recs[nrec++];
+    memset(x, 0, sizeof *x);
+    x->type = r->type;
+    x->ts = r->ts;
+    switch (r->type) {
+    case MSAMP_REC_SESSION:
+        x->a = r->u.session.resend_seq;
+        x->b = r->u.session.interval;
+        x->c = r->u.session.ptr_size;
+        x->d = r->u.session.build_id_len;
+        break;
+    case MSAMP_REC_STACK:
+        x->a = r->u.stack.id;
+        x->depth = r->u.stack.depth;
+        for (uint32_t i = 0; i < r->u.stack.depth && i < 8; i++)
+            x->frames[i] = r->u.stack.frames[i];
+        break;
+    case MSAMP_REC_ALLOC:
+        x->a = r->u.alloc.slot1;
+        x->b = r->u.alloc.size;
+        x->c = r->u.alloc.stack_id;
+        break;
+    case MSAMP_REC_FREE:
+        x->a = r->u.free.slot;
+        break;
+    case MSAMP_REC_REALLOC:
+        x->a = r->u.realloc.old_slot;
+        x->b = r->u.realloc.new_slot1;
+        x->c = r->u.realloc.size;
+        x->d = r->u.realloc.stack_id;
+        break;
+    case MSAMP_REC_LIVE:
+        x->a = r->u.live.slot;
+        x->b = r->u.live.size;
+        x->c = r->u.live.stack_id;
+        break;
+    case MSAMP_REC_SNAP_END:
+        x->a = r->u.snap_end.pass;
+        x->b = r->u.snap_end.count;
+        break;
+    case MSAMP_REC_DROPS:
+        x->a = r->u.drops.ring_records;
+        x->b = r->u.drops.ring_bytes;
+        x->c = r->u.drops.reentrant;
+        break;
+    case MSAMP_REC_INTERVAL:
+        x->a = r->u.interval.interval;
+        break;
+    case MSAMP_REC_MARK:
+        x->a = r->u.mark.len;
+        break;
+    default:
+        break;
+    }
+}
+
+/* Decodes fake_out[from..] into recs. */
+static void decode_from(size_t from)
+{
+    nrec = 0;
+    struct msamp_dec *d = msamp_dec_new(on_record, NULL);
+    msamp_dec_feed(d, fake_out + from, fake_out_len - from);
+    msamp_dec_finish(d);
+    dstats = *msamp_dec_stats(d);
+    msamp_dec_free(d);
+}
+
+static int count(int type)
+{
+    int n = 0;
+    for (int i = 0; i < nrec; i++)
+        n += recs[i].type == type;
+    return n;
+}
+
+static const struct rec *find(int type, int nth)
+{
+    for (int i = 0; i < nrec; i++)
+        if (recs[i].type == type && nth-- == 0)
+            return &recs[i];
+    return NULL;
+}
+
+static void drain_all(void)
+{
+    CHECK(msamp_flush() >= 0);
+    CHECK_EQ(msamp_get_stats(&(struct msamp_stats){0}), 0);
+}
+
+static void test_basic_events(void)
+{
+    struct msamp_config cfg = {.interval = 1, .resend_ms = 100000, .seed = 42};
+    static const uint8_t bid[4] = {0xde, 0xad, 0xbe, 0xef};
+    fake_build_id = bid;
+    fake_build_id_len = 4;
+    CHECK_EQ(msamp_init(&cfg), 0);
+    CHECK_EQ(msamp_init(&cfg), MSAMP_ERR_STATE);
+
+    fake_stack[0] = 0x401000;
+    fake_stack[1] = 0x402000;
+    fake_stack[2] = 0x400f00;
+    fake_depth = 3;
+    fake_time += 5;
+    void *a = __wrap_malloc(100);
+    fake_time += 7;
+    void *b = __wrap_calloc(10, 30);
+    fake_stack[0] = 0x401100;
+    void *c = __wrap_realloc(a, 1000);
+    __wrap_free(b);
+    __wrap_free(NULL);
+    void *n = __wrap_realloc(NULL, 10); /* as malloc */
+    void *z = __wrap_realloc(n, 0);     /* glibc frees and returns NULL */
+    if (z != NULL)
+        __wrap_free(z);
+    drain_all();
+    decode_from(0);
+
+    CHECK_EQ(dstats.frames_bad, 0);
+    CHECK_EQ(dstats.bytes_discarded, 0);
+    CHECK(nrec > 0 && recs[0].type == MSAMP_REC_SESSION);
+    CHECK_EQ(recs[0].a, 0);                 /* resend_seq 0: the boot header */
+    CHECK_EQ(recs[0].b, 1);                 /* interval */
+    CHECK_EQ(recs[0].c, sizeof(uintptr_t)); /* pointer size */
+    CHECK_EQ(recs[0].d, 4);                 /* build-id length */
+    CHECK_EQ(count(MSAMP_REC_ALLOC), 3);    /* malloc, calloc, realloc(NULL) */
+    CHECK_EQ(count(MSAMP_REC_REALLOC), 1);
+    CHECK_EQ(count(MSAMP_REC_FREE), z == NULL ? 2 : 2);
+    CHECK_EQ(count(MSAMP_REC_STACK), 2);    /* two distinct stacks, each sent once */
+    const struct rec *s = find(MSAMP_REC_STACK, 0);
+    CHECK(s && s->depth == 3 && s->frames[0] == 0x401000 && s->frames[2] == 0x400f00);
+    const struct rec *al = find(MSAMP_REC_ALLOC, 0);
+    CHECK(al && al->b == 100 && al->c == s->a && al->a != 0);
+    CHECK(al && al->ts == 1005);
+    const struct rec *ca = find(MSAMP_REC_ALLOC, 1);
+    CHECK(ca && ca->b == 300 && ca->ts == 1012);
+    const struct rec *re = find(MSAMP_REC_REALLOC, 0);
+    CHECK(re && al && re->a == al->a - 1 && re->c == 1000 && re->d != s->a);
+    const struct rec *fr = find(MSAMP_REC_FREE, 0);
+    CHECK(fr && ca && fr->a == ca->a - 1);
+
+    struct msamp_stats st;
+    CHECK_EQ(msamp_get_stats(&st), 0);
+    CHECK_EQ(st.samples, 4);
+    CHECK_EQ(st.live_used, 1); /* c */
+    CHECK_EQ(st.ring_records, 0);
+    __wrap_free(c);
+    CHECK_EQ(msamp_get_stats(&st), 0);
+    CHECK_EQ(st.live_used, 0);
+    CHECK_EQ(msamp_get_stats(NULL), MSAMP_ERR_INVAL);
+}
+
+static void test_overflow_and_snapshot(void)
+{
+    /* Stall the transport: records pile up, then drop; the live table stays exact. */
+    fake_transport_stalled = 1;
+    struct msamp_stats before, after;
+    msamp_get_stats(&before);
+    enum { N = 3000 };
+    static void *keep[N];
+    for (int i = 0; i < N; i++) {
+        fake_stack[0] = 0x500000 + (uintptr_t)(i % 5) * 16;
+        keep[i] = __wrap_malloc(16 + (size_t)(i % 7));
+    }
+    for (int i = 0; i < N; i += 2)
+        __wrap_free(keep[i]);
+    msamp_get_stats(&after);
+    CHECK(after.ring_records > before.ring_records);
+    CHECK(after.ring_used > MSAMP_CFG_RING_SIZE - 64);
+    /* Every allocation was sampled (interval 1): each kept block is tracked or was refused by
+     * a full bucket, and each refusal was counted. */
+    uint32_t tracked = 0;
+    for (int i = 1; i < N; i += 2)
+        tracked += (uint32_t)msamp_is_sampled(keep[i]);
+    CHECK_EQ(after.live_used, tracked);
+    CHECK_EQ(after.samples - before.samples, (uint32_t)N);
+    CHECK(after.live_full - before.live_full >= (uint32_t)N - MSAMP_CFG_LIVE_CAPACITY);
+    size_t mark = fake_out_len;
+    fake_transport_stalled = 0;
+    fake_transport_max = 3; /* partial writes from here on */
+    CHECK_EQ(msamp_snapshot(), 0);
+    for (int i = 0; i < 2000; i++)
+        msamp_poll();
+    drain_all();
+    fake_transport_max = 0;
+    decode_from(mark);
+    CHECK_EQ(dstats.frames_bad, 0);
+    /* The last DROPS record carries exactly the device's counters. */
+    const struct rec *dr = NULL;
+    for (int i = 0; i < nrec; i++)
+        if (recs[i].type == MSAMP_REC_DROPS)
+            dr = &recs[i];
+    msamp_get_stats(&after);
+    CHECK(dr != NULL);
+    if (dr) {
+        CHECK_EQ(dr->a, after.ring_records);
+        CHECK_EQ(dr->b, after.ring_bytes);
+    }
+    /* The snapshot lists every live sampled block exactly once. */
+    const struct rec *end = find(MSAMP_REC_SNAP_END, 0);
+    CHECK(end != NULL);
+    if (end)
+        CHECK_EQ(end->b, after.live_used);
+    CHECK_EQ(count(MSAMP_REC_LIVE), (int)after.live_used);
+    unsigned long long bytes = 0;
+    for (int i = 0; i < nrec; i++)
+        if (recs[i].type == MSAMP_REC_LIVE)
+            bytes += recs[i].b;
+    unsigned long long truth = 0;
+    for (int i = 1; i < N; i += 2)
+        if (msamp_is_sampled(keep[i]))
+            truth += 16 + (size_t)(i % 7);
+    CHECK_EQ(bytes, truth);
+    /* Each live stack defined within the pass, before its first LIVE use. */
+    for (int i = 0; i < nrec; i++) {
+        if (recs[i].type != MSAMP_REC_LIVE)
+            continue;
+        int defined = 0;
+        for (int k = 0; k < i; k++)
+            defined |= recs[k].type == MSAMP_REC_STACK && recs[k].a == recs[i].c;
+        CHECK(defined);
+    }
+    for (int i = 1; i < N; i += 2)
+        __wrap_free(keep[i]);
+    msamp_get_stats(&after);
+    CHECK_EQ(after.live_used, 0);
+    drain_all();
+}
+
+static void test_late_join(void)
+{
+    /* A reader that joins mid-stream (mid-frame, even) sees a complete live set after a pass. */
+    void *k[20];
+    for (int i = 0; i < 20; i++)
+        k[i] = __wrap_malloc(64);
+    drain_all();
+    size_t join = fake_out_len - 7; /* inside the last frame */
+    fake_time += 1000000;           /* past the re-send period */
+    msamp_poll();
+    drain_all();
+    decode_from(join);
+    CHECK(dstats.bytes_discarded > 0);
+    CHECK(count(MSAMP_REC_SESSION) >= 1);
+    const struct rec *ss = find(MSAMP_REC_SESSION, 0);
+    CHECK(ss && ss->a != 0); /* a re-send, not a boot header */
+    CHECK_EQ(count(MSAMP_REC_LIVE), 20);
+    CHECK(count(MSAMP_REC_STACK) >= 1);
+    for (int i = 0; i < 20; i++)
+        __wrap_free(k[i]);
+    drain_all();
+}
+
+static void test_controls(void)
+{
+    size_t mark = fake_out_len;
+    CHECK_EQ(msamp_set_interval(0), MSAMP_ERR_INVAL);
+    CHECK_EQ(msamp_set_interval(1u << 30), 0);
+    /* With a 1 GiB interval, small allocations are (almost surely) not sampled. */
+    struct msamp_stats a, b;
+    msamp_get_stats(&a);
+    for (int i = 0; i < 1000; i++)
+        __wrap_free(__wrap_malloc(32));
+    msamp_get_stats(&b);
+    CHECK_EQ(b.samples, a.samples);
+    CHECK_EQ(msamp_set_interval(1), 0);
+    CHECK_EQ(msamp_disable(), 0);
+    for (int i = 0; i < 100; i++)
+        __wrap_free(__wrap_malloc(32));
+    msamp_get_stats(&a);
+    CHECK_EQ(a.samples, b.samples);
+    CHECK_EQ(a.enabled, 0);
+    CHECK_EQ(msamp_enable(), 0);
+    __wrap_free(__wrap_malloc(32));
+    msamp_get_stats(&b);
+    CHECK_EQ(b.samples, a.samples + 1);
+    CHECK_EQ(msamp_mark("phase 2", 7), 0);
+    CHECK_EQ(msamp_mark(NULL, 1), MSAMP_ERR_INVAL);
+    drain_all();
+    decode_from(mark);
+    CHECK_EQ(count(MSAMP_REC_INTERVAL), 2);
+    CHECK(find(MSAMP_REC_INTERVAL, 0) && find(MSAMP_REC_INTERVAL, 0)->a == (1u << 30));
+    CHECK_EQ(count(MSAMP_REC_MARK), 1);
+
+    /* Reentrancy: an allocation in a context already inside msamp is skipped and counted. */
+    msamp_get_stats(&a);
+    fake_contexts[0].busy = 1;
+    void *p = __wrap_malloc(8);
+    fake_contexts[0].busy = 0;
+    msamp_get_stats(&b);
+    CHECK_EQ(b.reentrant, a.reentrant + 1);
+    CHECK_EQ(b.samples, a.samples);
+    __wrap_free(p);
+    /* Another context (an "interrupt") samples independently. */
+    fake_ctx = 1;
+    void *q = __wrap_malloc(8);
+    fake_ctx = 0;
+    msamp_get_stats(&a);
+    CHECK_EQ(a.samples, b.samples + 1);
+    __wrap_free(q);
+    drain_all();
+    CHECK_EQ(fake_lock_errors, 0);
+    CHECK_EQ(fake_lock_depth, 0);
+}
+
+int main(void)
+{
+    test_basic_events();
+    test_overflow_and_snapshot();
+    test_late_join();
+    test_controls();
+    return check_report("unit-core");
+}

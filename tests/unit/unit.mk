@@ -1,0 +1,56 @@
+# Unit tests of the core, built for the host with AddressSanitizer and UBSan, on the fake port.
+# UNIT_CC / UNIT_RUN let tests/cross build and run the same tests for other architectures.
+
+UNIT_CC ?= $(CC)
+UNIT_SAN ?= $(SAN_FLAGS)
+UNIT_RUN ?=
+UNIT_OUT ?= $(BUILD)/unit
+UNIT_CFLAGS = -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
+	$(UNIT_SAN) -Iinclude -Isrc -Itests/unit $(HOSTDEC_INC)
+UNIT_DEPS := $(MSAMP_CORE_HDRS) tests/unit/check.h tests/unit/fake_port.h
+# Small tables where a test fills them.
+UNIT_SMALL := -DMSAMP_CFG_LIVE_CAPACITY=32 -DMSAMP_CFG_STACK_CAPACITY=16 \
+	-DMSAMP_CFG_FRAME_POOL=256 -DMSAMP_CFG_RING_SIZE=1024
+UNIT_WRAPS := src/wrap/wrap_malloc.c src/wrap/wrap_free.c src/wrap/wrap_calloc.c \
+	src/wrap/wrap_realloc.c
+VECTORS := $(sort $(wildcard tests/vectors/*.txt))
+
+$(UNIT_OUT)/test_sampler: tests/unit/test_sampler.c src/msamp_sampler.c $(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) $(filter %.c,$^) -lm -o $@
+
+$(UNIT_OUT)/test_encode: tests/unit/test_encode.c src/msamp_encode.c src/msamp_records.c \
+		src/msamp_sampler.c $(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) $(filter %.c,$^) -o $@
+
+$(UNIT_OUT)/test_tables: tests/unit/test_tables.c src/msamp_live.c src/msamp_stacks.c $(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_SMALL) $(filter %.c,$^) -o $@
+
+$(UNIT_OUT)/test_ring: tests/unit/test_ring.c src/msamp_ring.c src/msamp_encode.c \
+		src/msamp_records.c $(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_SMALL) $(filter %.c,$^) -o $@
+
+$(UNIT_OUT)/test_core: tests/unit/test_core.c tests/unit/fake_port.c $(filter-out src/wrap/%,$(MSAMP_CORE_SRCS)) \
+		$(UNIT_WRAPS) $(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) $(filter %.c,$^) -o $@
+
+$(UNIT_OUT)/test_vectors: tests/unit/test_vectors.c src/msamp_encode.c src/msamp_records.c $(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_MAX_DEPTH=256 -DMSAMP_CFG_RING_SIZE=65536 \
+		$(filter %.c,$^) -o $@
+
+UNIT_TESTS := sampler encode tables ring core vectors
+TESTS += $(addprefix unit-,$(UNIT_TESTS))
+
+test-unit-vectors: $(UNIT_OUT)/test_vectors
+	$(UNIT_RUN) $< $(VECTORS)
+
+test-unit-%: $(UNIT_OUT)/test_%
+	$(UNIT_RUN) $<
+
+vectors-regen: $(UNIT_OUT)/test_vectors ## Rewrite tests/vectors/*.bin from the .txt listings
+	$< --regen $(VECTORS)
