@@ -1,0 +1,62 @@
+/*
+ * Template port: copy this file to port/<arch>/, fill in each function, and delete the #error.
+ * Each stub says what the core expects; include/msamp_port.h is the contract.
+ */
+#include "msamp_port.h"
+
+#error "port/template is a checklist to copy, not a port to build"
+
+/* 1. One sampler context per thing that can allocate concurrently: per thread when hosted; on bare
+ *    metal one for thread mode and one per interrupt priority level that allocates. Zeroed. */
+static struct msamp_context contexts[2];
+
+struct msamp_context *msamp_port_context(void)
+{
+    /* Return &contexts[1] when running in an interrupt handler (read the CPU's mode/IPSR/...). */
+    return &contexts[0];
+}
+
+/* 2. The frame walk. Start from the wrapper's frame record (frame), report each return address
+ *    through fn until fn returns 0 or the chain ends. Check every load before making it: aligned,
+ *    within this context's stack bounds, each next frame strictly above the previous one. Stop at
+ *    a zero or implausible return address. Never fault. */
+void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
+{
+    (void)frame;
+    (void)fn;
+    (void)arg;
+}
+
+/* 3. A critical section excluding every other context that enters the core (IRQ mask on a single
+ *    core, a spinlock with IRQs masked on SMP, a mutex when hosted). Works before msamp_init(). */
+msamp_port_lock_t msamp_port_lock(void)
+{
+    return 0;
+}
+
+void msamp_port_unlock(msamp_port_lock_t token)
+{
+    (void)token;
+}
+
+/* 4. A monotonic clock and its rate (Hz, nonzero). */
+uint64_t msamp_port_time(void)
+{
+    return 0;
+}
+
+uint64_t msamp_port_time_hz(void)
+{
+    return 1;
+}
+
+/* 5. A transport (usually its own unit in port/transport/): take up to len bytes, return how many
+ *    were taken, 0 when busy, negative on a permanent failure. Called only from msamp_poll(). */
+int msamp_transport_write(const uint8_t *data, size_t len)
+{
+    (void)data;
+    return (int)len;
+}
+
+/* Optional, weak in the core: msamp_port_build_id(), msamp_port_entropy(),
+ * msamp_port_mappings(), msamp_port_refused(). */
