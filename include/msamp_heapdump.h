@@ -5,8 +5,10 @@
  *
  * Reading rules:
  * - The block is valid only when `magic` == MSAMP_HEAPDUMP_MAGIC; it is written last at init.
- * - All fields are in the device's byte order; uintptr_t is `ptr_size` bytes. The arrays follow
- *   the header in the order declared, each naturally aligned, sized by the header's capacities.
+ * - All fields are in the device's byte order; uintptr_t is `ptr_size` bytes. The header (magic
+ *   to reserved) is 56 bytes; the arrays follow it in the order declared, each naturally aligned
+ *   (pointer arrays to ptr_size, the others to 4), sized by the header's capacities. A stack entry
+ *   is 12 bytes: hash, first, depth, pass.
  * - Live slot i is in use when live_addr[i] != 0. The address is stored last when a slot is filled
  *   and is the only store when it is emptied, so a dump taken at any instant never shows a slot
  *   half-written: an in-use slot's size, stack and birth belong to its address.
@@ -57,5 +59,10 @@ struct msamp_heapdump_v1 {
     struct msamp_stack_entry_v1 stacks[MSAMP_CFG_STACK_CAPACITY];
     uintptr_t frames[MSAMP_CFG_FRAME_POOL];
 };
+
+_Static_assert(sizeof(struct msamp_stack_entry_v1) == 12, "stack entry layout");
+_Static_assert(__builtin_offsetof(struct msamp_heapdump_v1, live_addr) ==
+                   (56 + sizeof(uintptr_t) - 1) / sizeof(uintptr_t) * sizeof(uintptr_t),
+               "heapdump header layout");
 
 #endif

@@ -46,7 +46,8 @@ enum msamp_wire_type {
     /* slot dt: the sampled allocation in that slot was freed. */
     MSAMP_REC_FREE = 4,
     /* slot size stack_id birth [addr]: a live sampled allocation, re-sent during a snapshot pass.
-     * birth is an absolute timestamp. Not an allocation event. */
+     * birth is the low 32 bits of the absolute time of the allocation: the reader takes the latest
+     * time not after the current one with those low bits. Not an allocation event. */
     MSAMP_REC_LIVE = 5,
     /* pass ts: a snapshot pass starts at absolute time ts. */
     MSAMP_REC_SNAP_BEGIN = 6,

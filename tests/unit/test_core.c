@@ -336,9 +336,109 @@ static void test_controls(void)
     CHECK_EQ(fake_lock_depth, 0);
 }
 
+/* Reads a RAM dump of the tables by the rules in msamp_heapdump.h alone (little-endian, 8-byte
+ * pointers here): header, then each array naturally aligned in declaration order. Returns the
+ * number of live slots and their total size, checking each slot's stack is defined. */
+static uint32_t rd32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint64_t rdptr(const uint8_t *p, unsigned ps)
+{
+    return ps == 8 ? rd32(p) | (uint64_t)rd32(p + 4) << 32 : rd32(p);
+}
+static size_t align(size_t x, size_t a) { return (x + a - 1) / a * a; }
+
+static int parse_dump(const uint8_t *m, size_t n, uint64_t *bytes, uint32_t *live)
+{
+    *bytes = 0;
+    *live = 0;
+    if (n < 64 || rd32(m) != MSAMP_HEAPDUMP_MAGIC || (m[4] | m[5] << 8) != 1)
+        return -1;
+    unsigned ps = (unsigned)(m[6] | m[7] << 8);
+    uint32_t lc = rd32(m + 8), sc = rd32(m + 16), fc = rd32(m + 20);
+    size_t off = align(56, ps); /* the header is 56 bytes */
+    size_t o_addr = off, o_size = o_addr + lc * ps, o_stack = o_size + lc * ps;
+    size_t o_birth = o_stack + lc * 4, o_stacks = align(o_birth + lc * 4, 4);
+    size_t o_frames = align(o_stacks + sc * 12, ps);
+    if (o_frames + fc * ps > n)
+        return -1;
+    for (uint32_t i = 0; i < lc; i++) {
+        if (rdptr(m + o_addr + i * ps, ps) == 0)
+            continue;
+        uint32_t id = rd32(m + o_stack + i * 4);
+        const uint8_t *e = m + o_stacks + id * 12;
+        unsigned depth = (unsigned)(e[8] | e[9] << 8);
+        if (id != 0 && (depth == 0 || rd32(e + 4) + depth > fc))
+            return -1;
+        *bytes += rdptr(m + o_size + i * ps, ps);
+        (*live)++;
+    }
+    return 0;
+}
+
+static void test_ram_dump(void)
+{
+    void *k[10];
+    uint64_t truth = 0;
+    for (int i = 0; i < 10; i++) {
+        k[i] = __wrap_malloc(100 + (size_t)i);
+        truth += msamp_is_sampled(k[i]) ? 100u + (unsigned)i : 0u;
+    }
+    static uint8_t copy[sizeof msamp_heapdump];
+    memcpy(copy, &msamp_heapdump, sizeof copy);
+    uint64_t bytes;
+    uint32_t live;
+    CHECK_EQ(parse_dump(copy, sizeof copy, &bytes, &live), 0);
+    struct msamp_stats st;
+    msamp_get_stats(&st);
+    CHECK_EQ(live, st.live_used);
+    CHECK_EQ(bytes, truth);
+    CHECK(live >= 10);
+    for (int i = 0; i < 10; i++)
+        __wrap_free(k[i]);
+    drain_all();
+}
+
+/* A pool allocator profiled through MSAMP_WRAP_ALLOCATOR (the test calls the wrappers directly,
+ * as -Wl,--wrap=pool_alloc,--wrap=pool_free would make the program do). */
+static unsigned char pool[16][64];
+static int pool_used[16];
+void *__real_pool_alloc(size_t size);
+void __real_pool_free(void *p);
+void *__real_pool_alloc(size_t size)
+{
+    for (int i = 0; i < 16; i++)
+        if (!pool_used[i] && size <= 64) {
+            pool_used[i] = 1;
+            return pool[i];
+        }
+    return NULL;
+}
+void __real_pool_free(void *p)
+{
+    pool_used[((unsigned char(*)[64])p) - pool] = 0;
+}
+MSAMP_WRAP_ALLOCATOR(pool_alloc, pool_free)
+
+static void test_other_allocator(void)
+{
+    struct msamp_stats a, b;
+    msamp_get_stats(&a);
+    void *p = __wrap_pool_alloc(48);
+    msamp_get_stats(&b);
+    CHECK(p != NULL);
+    CHECK_EQ(b.samples, a.samples + 1);
+    CHECK_EQ(b.live_used, a.live_used + 1);
+    CHECK(__wrap_pool_alloc(100) == NULL); /* a failed allocation is passed through, not sampled */
+    __wrap_pool_free(p);
+    msamp_get_stats(&b);
+    CHECK_EQ(b.live_used, a.live_used);
+    CHECK_EQ(b.frees, a.frees + 1);
+}
+
 int main(void)
 {
     test_basic_events();
+    test_ram_dump();
+    test_other_allocator();
     test_overflow_and_snapshot();
     test_late_join();
     test_controls();

@@ -9,8 +9,7 @@ UNIT_CFLAGS = -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fno-omit-fram
 	$(UNIT_SAN) -Iinclude -Isrc -Itests/unit $(HOSTDEC_INC)
 UNIT_DEPS := $(MSAMP_CORE_HDRS) tests/unit/check.h tests/unit/fake_port.h
 # Small tables where a test fills them.
-UNIT_SMALL := -DMSAMP_CFG_LIVE_CAPACITY=32 -DMSAMP_CFG_STACK_CAPACITY=16 \
-	-DMSAMP_CFG_FRAME_POOL=256 -DMSAMP_CFG_RING_SIZE=1024
+UNIT_SMALL := -DMSAMP_CONFIG_FILE='"small_config.h"'
 UNIT_WRAPS := src/wrap/wrap_malloc.c src/wrap/wrap_free.c src/wrap/wrap_calloc.c \
 	src/wrap/wrap_realloc.c
 VECTORS := $(sort $(wildcard tests/vectors/*.txt))
