@@ -20,7 +20,7 @@
 
 /* Entries per live-table bucket: a free of an unsampled pointer reads one bucket, no more. */
 #ifndef MSAMP_CFG_LIVE_WAYS
-#define MSAMP_CFG_LIVE_WAYS 4
+#define MSAMP_CFG_LIVE_WAYS 8
 #endif
 
 /* Distinct call stacks kept (ids 1..CAPACITY-1; id 0 means "unknown"). Stacks are interned for the
@@ -83,11 +83,6 @@
  * errno exists) and reported as a sample with their stack. 0 disables the guard. */
 #ifndef MSAMP_CFG_GIANT_BYTES
 #define MSAMP_CFG_GIANT_BYTES 0
-#endif
-
-/* 1: build the wrappers for newlib's reentrant entry points (_malloc_r and friends). */
-#ifndef MSAMP_CFG_WRAP_NEWLIB
-#define MSAMP_CFG_WRAP_NEWLIB 1
 #endif
 
 /* Assertion hook for internal invariants; compiled out by default. */

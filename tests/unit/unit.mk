@@ -53,3 +53,13 @@ test-unit-%: $(UNIT_OUT)/test_%
 
 vectors-regen: $(UNIT_OUT)/test_vectors ## Rewrite tests/vectors/*.bin from the .txt listings
 	$< --regen $(VECTORS)
+
+# How the live table's ways trade refusals against the free path's one-bucket probe.
+$(UNIT_OUT)/bench_live_%: tests/unit/bench_live.c src/msamp_live.c src/msamp_sampler.c $(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Iinclude -Isrc -DMSAMP_CFG_LIVE_WAYS=$* $(filter %.c,$^) -o $@
+
+BENCHES += live-ways
+bench-live-ways: $(UNIT_OUT)/bench_live_4 $(UNIT_OUT)/bench_live_8
+	@$(UNIT_OUT)/bench_live_4
+	@$(UNIT_OUT)/bench_live_8
