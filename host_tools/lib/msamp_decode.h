@@ -3,6 +3,22 @@
  * (COBS, CRC-32, resync), parses records and hands each to a callback with its time resolved.
  * Never trusts the stream: memory is bounded whatever it declares, every length is checked, and
  * damage is counted in msamp_dec_stats, never fatal. Not thread-safe per decoder.
+ *
+ * Decoding rules where the spec leaves a choice:
+ * - Every run of bytes up to a 0x00 is tried as a frame, the first one too, so a stream captured
+ *   from its very first byte loses nothing; a failing first run (a late join) counts as discarded
+ *   bytes but not as a bad frame. Empty runs (0x00 0x00) are line filler, not damage.
+ * - Time: ALLOC, FREE, INTERVAL and REALLOC add their dt to the clock; TIME and SNAP_BEGIN set it.
+ *   The clock is unknown (ts_valid 0, ts 0) at the start, after a LOSS, a seq gap or a malformed
+ *   timed record, and from a SESSION that starts a new session (resend_seq 0 or another
+ *   session_id), until the next TIME or SNAP_BEGIN.
+ * - STACK frames wrap modulo 2^(8*ptr_size) of the latest SESSION (8 before any). SESSION with
+ *   ptr_size outside 1..8 or build_id_len > 64, STACK with id 0 or depth outside 1..256, and an
+ *   extended type below 16 are malformed.
+ * - The optional [addr] is read when the latest SESSION has MSAMP_SESSION_FLAG_ADDRESSES, or,
+ *   before any SESSION, when bytes remain in the payload.
+ * - A record whose length runs past its frame, or of type 0, ends the frame's parsing: one
+ *   malformed record is counted and the clock becomes unknown.
  */
 #ifndef MSAMP_DECODE_H
 #define MSAMP_DECODE_H
@@ -22,7 +38,7 @@ enum msamp_dec_event {
      * frame with seq 0 whose first record is a SESSION with resend_seq 0 (a device reset) is never
      * a gap. A gap makes the clock unknown, as a LOSS does. */
     MSAMP_DEC_FRAME = -1,
-    MSAMP_DEC_LOSS = -2,  /* bytes were discarded (bad CRC, bad COBS, too long, cut off) */
+    MSAMP_DEC_LOSS = -2,  /* u.loss.bytes were discarded (bad CRC, bad COBS, too long, cut off) */
     MSAMP_DEC_UNKNOWN = -3 /* a record of a type this decoder does not know: skipped */
 };
 

@@ -35,7 +35,7 @@ $(UNIT_OUT)/test_ring: tests/unit/test_ring.c src/msamp_ring.c src/msamp_encode.
 $(UNIT_OUT)/test_core: tests/unit/test_core.c tests/unit/fake_port.c $(filter-out src/wrap/%,$(MSAMP_CORE_SRCS)) \
 		$(UNIT_WRAPS) $(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
 	@mkdir -p $(@D)
-	$(UNIT_CC) $(UNIT_CFLAGS) $(filter %.c,$^) -o $@
+	$(UNIT_CC) $(UNIT_CFLAGS) $(filter %.c,$^) -lz -o $@
 
 $(UNIT_OUT)/test_vectors: tests/unit/test_vectors.c src/msamp_encode.c src/msamp_records.c $(UNIT_DEPS)
 	@mkdir -p $(@D)

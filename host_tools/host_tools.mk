@@ -1,0 +1,30 @@
+# Host tools: the wire-format decoder library (build/host/libmsampdec.a) and msamp-dump.
+# Other fragments link the decoder with $(HOSTDEC_INC) and $(HOSTDEC_LIB) -lz (its CRC is zlib's),
+# and add their tools
+# to TOOLS (`make tools` builds them all).
+
+HOSTDEC_INC := -Ihost_tools/lib -Iinclude
+HOSTDEC_LIB := $(BUILD)/host/libmsampdec.a
+HOSTDEC_SRCS := host_tools/lib/msamp_decode.c host_tools/lib/msamp_cobs_crc.c host_tools/lib/msamp_listing.c
+HOSTDEC_HDRS := host_tools/lib/msamp_decode.h include/msamp_wire.h
+HOSTDEC_OBJS := $(patsubst host_tools/lib/%.c,$(BUILD)/host/%.o,$(HOSTDEC_SRCS))
+
+TOOLS += host_tools/msamp-dump
+ALL_TARGETS += tools
+TEST_PREREQS += tools
+CLEAN_FILES += host_tools/msamp-dump
+
+.PHONY: tools
+tools: $(TOOLS) ## Build the host tools (msamp-dump, drain, ...)
+
+$(BUILD)/host/%.o: host_tools/lib/%.c $(HOSTDEC_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(HOSTDEC_INC) -c $< -o $@
+
+$(HOSTDEC_LIB): $(HOSTDEC_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+host_tools/msamp-dump: host_tools/src/msamp-dump.c $(HOSTDEC_LIB) $(HOSTDEC_HDRS)
+	$(CC) $(HOST_CFLAGS) $(HOSTDEC_INC) $< $(HOSTDEC_LIB) -lz -o $@

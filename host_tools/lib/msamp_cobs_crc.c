@@ -1,0 +1,41 @@
+/* The two checks of wire-format framing: CRC-32/IEEE and COBS decoding of one frame. */
+#include <string.h>
+#include <zlib.h>
+
+#include "msamp_decode.h"
+
+/* zlib's CRC-32 is the same CRC (IEEE 802.3, reflected) and several times faster than a small
+ * table: the decoder's throughput hangs on it. */
+uint32_t msamp_crc32(uint32_t crc, const void *data, size_t len)
+{
+    const uint8_t *p = data;
+    while (len > 0) {
+        uInt n = len > 0x40000000u ? 0x40000000u : (uInt)len;
+        crc = (uint32_t)crc32(crc, p, n);
+        p += n;
+        len -= n;
+    }
+    return crc;
+}
+
+long msamp_cobs_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
+{
+    size_t i = 0, o = 0;
+    while (i < len) {
+        unsigned code = in[i++];
+        if (code == 0 || code - 1u > len - i)
+            return -1;
+        size_t n = code - 1u;
+        if (n > cap - o || memchr(in + i, 0, n) != NULL)
+            return -1;
+        memcpy(out + o, in + i, n);
+        o += n;
+        i += n;
+        if (code != 0xFF && i < len) {
+            if (o == cap)
+                return -1;
+            out[o++] = 0;
+        }
+    }
+    return (long)o;
+}

@@ -1,0 +1,520 @@
+/* Host decoder of the msamp wire format v1. See msamp_decode.h and docs/WIRE_FORMAT.md. */
+#include "msamp_decode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BODY_MIN (1u + MSAMP_WIRE_CRC_SIZE) /* seq + crc */
+
+struct msamp_dec {
+    msamp_record_fn fn;
+    void *arg;
+    struct msamp_dec_stats st;
+
+    /* The frame being received (encoded, up to its 0x00), and its decoded body. */
+    uint8_t enc[MSAMP_WIRE_MAX_ENCODED];
+    uint8_t body[MSAMP_WIRE_MAX_BODY];
+    size_t body_len;
+    uint64_t chunk_bytes; /* encoded bytes of the frame so far; beyond enc[] it is too long */
+    uint64_t chunk_start; /* stream offset of its first byte */
+    int synced;           /* a 0x00 has been seen: the next byte starts a frame */
+
+    int have_seq;
+    uint8_t last_seq;
+
+    int have_session;
+    uint32_t session_id;
+    uint8_t ptr_size;
+    uint8_t flags;
+
+    uint64_t now; /* the clock: absolute time of the last timed record */
+    int now_valid;
+
+    uint64_t frames[MSAMP_DEC_MAX_DEPTH];
+};
+
+struct msamp_dec *msamp_dec_new(msamp_record_fn fn, void *arg)
+{
+    struct msamp_dec *d = calloc(1, sizeof(*d));
+    if (d == NULL)
+        return NULL;
+    d->fn = fn;
+    d->arg = arg;
+    d->ptr_size = 8;
+    return d;
+}
+
+void msamp_dec_free(struct msamp_dec *d)
+{
+    free(d);
+}
+
+const struct msamp_dec_stats *msamp_dec_stats(const struct msamp_dec *d)
+{
+    return &d->st;
+}
+
+int msamp_dec_stats_damaged(const struct msamp_dec_stats *st)
+{
+    return st->frames_bad != 0 || st->frames_lost != 0 || st->bytes_discarded != 0 ||
+           st->records_malformed != 0;
+}
+
+/* Field readers: every read is checked, and an error sticks until the record is dropped. */
+
+struct rd {
+    const uint8_t *p, *end;
+    int err;
+};
+
+static size_t rd_left(const struct rd *r)
+{
+    return (size_t)(r->end - r->p);
+}
+
+static uint8_t rd_u8(struct rd *r)
+{
+    if (r->err || r->p == r->end) {
+        r->err = 1;
+        return 0;
+    }
+    return *r->p++;
+}
+
+static uint32_t rd_u32le(struct rd *r)
+{
+    if (r->err || rd_left(r) < 4) {
+        r->err = 1;
+        return 0;
+    }
+    uint32_t v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
+                 (uint32_t)r->p[3] << 24;
+    r->p += 4;
+    return v;
+}
+
+/* Unsigned LEB128: at most 10 bytes, and the 10th may only hold bit 63. */
+static uint64_t rd_varint_long(struct rd *r)
+{
+    uint64_t v = 0;
+    if (r->err)
+        return 0;
+    for (unsigned i = 0; i < MSAMP_WIRE_MAX_VARINT; i++) {
+        if (r->p == r->end)
+            break;
+        uint8_t b = *r->p++;
+        if (i == MSAMP_WIRE_MAX_VARINT - 1 && b > 1)
+            break;
+        v |= (uint64_t)(b & 0x7Fu) << (7 * i);
+        if (!(b & 0x80u))
+            return v;
+    }
+    r->err = 1;
+    return 0;
+}
+
+/* Most fields are one byte: that case inline, the rest out of line. */
+static inline uint64_t rd_varint(struct rd *r)
+{
+    if (r->p < r->end && *r->p < 0x80u && !r->err)
+        return *r->p++;
+    return rd_varint_long(r);
+}
+
+static uint64_t rd_svarint(struct rd *r)
+{
+    uint64_t z = rd_varint(r);
+    return (z >> 1) ^ (0 - (z & 1u));
+}
+
+static const uint8_t *rd_bytes(struct rd *r, uint64_t n)
+{
+    if (r->err || n > rd_left(r)) {
+        r->err = 1;
+        return NULL;
+    }
+    const uint8_t *p = r->p;
+    r->p += n;
+    return p;
+}
+
+static void emit(struct msamp_dec *d, struct msamp_record *rec)
+{
+    rec->ts = d->now_valid ? d->now : 0;
+    rec->ts_valid = d->now_valid;
+    if (rec->type >= 0 || rec->type == MSAMP_DEC_UNKNOWN)
+        d->st.records++;
+    if (d->fn)
+        d->fn(d->arg, rec);
+}
+
+static void clock_lost(struct msamp_dec *d)
+{
+    d->now_valid = 0;
+    d->now = 0;
+}
+
+static void clock_set(struct msamp_dec *d, uint64_t ts)
+{
+    d->now = ts;
+    d->now_valid = 1;
+}
+
+static void clock_add(struct msamp_dec *d, uint64_t dt)
+{
+    if (d->now_valid)
+        d->now += dt;
+}
+
+static int has_dt(int type)
+{
+    return type == MSAMP_REC_ALLOC || type == MSAMP_REC_FREE || type == MSAMP_REC_INTERVAL ||
+           type == MSAMP_REC_REALLOC;
+}
+
+/* The optional [addr] is read when the session says addresses are sent, or, before any SESSION,
+ * whenever bytes remain (a v1 payload holds nothing else there). */
+static int want_addr(const struct msamp_dec *d, const struct rd *r)
+{
+    if (rd_left(r) == 0)
+        return 0;
+    return !d->have_session || (d->flags & MSAMP_SESSION_FLAG_ADDRESSES);
+}
+
+static uint64_t ptr_mask(const struct msamp_dec *d)
+{
+    return d->ptr_size >= 8 ? UINT64_MAX : ((uint64_t)1 << (8u * d->ptr_size)) - 1u;
+}
+
+static int parse_session(struct msamp_dec *d, struct rd *r, struct msamp_record *rec)
+{
+    rec->u.session.version = rd_u8(r);
+    rec->u.session.flags = rd_u8(r);
+    rec->u.session.session_id = rd_u32le(r);
+    rec->u.session.resend_seq = rd_varint(r);
+    rec->u.session.arch = rd_u8(r);
+    rec->u.session.ptr_size = rd_u8(r);
+    rec->u.session.tick_hz = rd_varint(r);
+    rec->u.session.interval = rd_varint(r);
+    rec->u.session.live_capacity = rd_varint(r);
+    rec->u.session.stack_capacity = rd_varint(r);
+    rec->u.session.max_depth = rd_varint(r);
+    rec->u.session.build_id_len = rd_u8(r);
+    if (r->err || rec->u.session.build_id_len > MSAMP_DEC_MAX_BUILD_ID ||
+        rec->u.session.ptr_size == 0 || rec->u.session.ptr_size > 8)
+        return -1;
+    const uint8_t *bid = rd_bytes(r, rec->u.session.build_id_len);
+    if (bid == NULL)
+        return -1;
+    memcpy(rec->u.session.build_id, bid, rec->u.session.build_id_len);
+
+    /* A reset (resend_seq 0) or another device restarts the clock; a re-send keeps it. */
+    if (rec->u.session.resend_seq == 0 ||
+        (d->have_session && d->session_id != rec->u.session.session_id))
+        clock_lost(d);
+    d->have_session = 1;
+    d->session_id = rec->u.session.session_id;
+    d->ptr_size = rec->u.session.ptr_size;
+    d->flags = rec->u.session.flags;
+    return 0;
+}
+
+static int parse_stack(struct msamp_dec *d, struct rd *r, struct msamp_record *rec)
+{
+    uint64_t id = rd_varint(r);
+    uint64_t depth = rd_varint(r);
+    if (r->err || id == 0 || depth == 0 || depth > MSAMP_DEC_MAX_DEPTH)
+        return -1;
+    uint64_t mask = ptr_mask(d);
+    uint64_t f = rd_varint(r) & mask;
+    d->frames[0] = f;
+    for (uint64_t i = 1; i < depth; i++) {
+        f = (f + rd_svarint(r)) & mask;
+        d->frames[i] = f;
+    }
+    if (r->err)
+        return -1;
+    rec->u.stack.id = id;
+    rec->u.stack.depth = (uint32_t)depth;
+    rec->u.stack.frames = d->frames;
+    return 0;
+}
+
+static int parse_mapping(struct rd *r, struct msamp_record *rec)
+{
+    rec->u.mapping.start = rd_varint(r);
+    rec->u.mapping.limit = rd_varint(r);
+    rec->u.mapping.offset = rd_varint(r);
+    rec->u.mapping.build_id_len = rd_u8(r);
+    if (r->err || rec->u.mapping.build_id_len > MSAMP_DEC_MAX_BUILD_ID)
+        return -1;
+    const uint8_t *bid = rd_bytes(r, rec->u.mapping.build_id_len);
+    uint64_t path_len = rd_varint(r);
+    const uint8_t *path = rd_bytes(r, path_len);
+    if (r->err)
+        return -1;
+    memcpy(rec->u.mapping.build_id, bid, rec->u.mapping.build_id_len);
+    rec->u.mapping.path = path;
+    rec->u.mapping.path_len = (size_t)path_len;
+    return 0;
+}
+
+/* Fills rec from one payload; returns -1 when a required field is missing or invalid. */
+static int parse_payload(struct msamp_dec *d, struct rd *r, struct msamp_record *rec)
+{
+    switch (rec->type) {
+    case MSAMP_REC_SESSION:
+        return parse_session(d, r, rec);
+    case MSAMP_REC_STACK:
+        return parse_stack(d, r, rec);
+    case MSAMP_REC_ALLOC:
+        rec->u.alloc.slot1 = rd_varint(r);
+        rec->u.alloc.size = rd_varint(r);
+        rec->u.alloc.stack_id = rd_varint(r);
+        rec->dt = rd_varint(r);
+        if (!r->err && want_addr(d, r)) {
+            rec->u.alloc.addr = rd_varint(r);
+            rec->u.alloc.has_addr = 1;
+        }
+        break;
+    case MSAMP_REC_FREE:
+        rec->u.free.slot = rd_varint(r);
+        rec->dt = rd_varint(r);
+        break;
+    case MSAMP_REC_LIVE:
+        rec->u.live.slot = rd_varint(r);
+        rec->u.live.size = rd_varint(r);
+        rec->u.live.stack_id = rd_varint(r);
+        rec->u.live.birth = rd_varint(r);
+        if (!r->err && want_addr(d, r)) {
+            rec->u.live.addr = rd_varint(r);
+            rec->u.live.has_addr = 1;
+        }
+        break;
+    case MSAMP_REC_SNAP_BEGIN:
+        rec->u.snap_begin.pass = rd_varint(r);
+        {
+            uint64_t ts = rd_varint(r);
+            if (!r->err)
+                clock_set(d, ts);
+        }
+        break;
+    case MSAMP_REC_SNAP_END:
+        rec->u.snap_end.pass = rd_varint(r);
+        rec->u.snap_end.count = rd_varint(r);
+        break;
+    case MSAMP_REC_DROPS:
+        rec->u.drops.ring_records = rd_varint(r);
+        rec->u.drops.ring_bytes = rd_varint(r);
+        rec->u.drops.live_full = rd_varint(r);
+        rec->u.drops.stack_full = rd_varint(r);
+        rec->u.drops.reentrant = rd_varint(r);
+        rec->u.drops.truncated = rd_varint(r);
+        break;
+    case MSAMP_REC_INTERVAL:
+        rec->u.interval.interval = rd_varint(r);
+        rec->dt = rd_varint(r);
+        break;
+    case MSAMP_REC_TIME: {
+        uint64_t ts = rd_varint(r);
+        if (!r->err)
+            clock_set(d, ts);
+        break;
+    }
+    case MSAMP_REC_REALLOC:
+        rec->u.realloc.old_slot = rd_varint(r);
+        rec->u.realloc.new_slot1 = rd_varint(r);
+        rec->u.realloc.size = rd_varint(r);
+        rec->u.realloc.stack_id = rd_varint(r);
+        rec->dt = rd_varint(r);
+        if (!r->err && want_addr(d, r)) {
+            rec->u.realloc.addr = rd_varint(r);
+            rec->u.realloc.has_addr = 1;
+        }
+        break;
+    case MSAMP_REC_MARK:
+        rec->u.mark.text = r->p;
+        rec->u.mark.len = rd_left(r);
+        break;
+    case MSAMP_REC_MAPPING:
+        return parse_mapping(r, rec);
+    case MSAMP_REC_EXTENDED: {
+        uint64_t t = rd_varint(r);
+        if (r->err || t < 16)
+            return -1;
+        rec->type = MSAMP_DEC_UNKNOWN;
+        rec->u.unknown.type = t;
+        rec->u.unknown.payload = r->p;
+        rec->u.unknown.len = rd_left(r);
+        break;
+    }
+    default:
+        rec->u.unknown.type = (uint64_t)rec->type;
+        rec->type = MSAMP_DEC_UNKNOWN;
+        rec->u.unknown.payload = r->p;
+        rec->u.unknown.len = rd_left(r);
+        break;
+    }
+    if (r->err)
+        return -1;
+    if (has_dt(rec->type))
+        clock_add(d, rec->dt);
+    return 0;
+}
+
+static void parse_records(struct msamp_dec *d, const uint8_t *p, const uint8_t *end)
+{
+    while (p < end) {
+        struct rd r = { p, end, 0 };
+        uint8_t hdr = rd_u8(&r);
+        int type = hdr & 0x0F;
+        uint64_t len = hdr >> 4;
+        if (len == MSAMP_WIRE_LEN_EXTENDED)
+            len = rd_varint(&r);
+        if (r.err || len > rd_left(&r) || type == MSAMP_REC_INVALID) {
+            /* The rest of the frame cannot be delimited: its records, and any dt in them, are
+             * lost. */
+            d->st.records_malformed++;
+            clock_lost(d);
+            return;
+        }
+        struct rd payload = { r.p, r.p + len, 0 };
+        p = r.p + len;
+
+        struct msamp_record rec;
+        memset(&rec, 0, sizeof(rec));
+        rec.type = type;
+        if (parse_payload(d, &payload, &rec) < 0) {
+            d->st.records_malformed++;
+            if (has_dt(type) || type == MSAMP_REC_TIME || type == MSAMP_REC_SNAP_BEGIN)
+                clock_lost(d);
+            continue;
+        }
+        if (rec.type == MSAMP_DEC_UNKNOWN)
+            d->st.records_unknown++;
+        emit(d, &rec);
+    }
+}
+
+/* A device reset restarts seq at 0 with a fresh SESSION (resend_seq 0) first in the frame. */
+static int frame_starts_session(const uint8_t *p, const uint8_t *end)
+{
+    struct rd r = { p, end, 0 };
+    uint8_t hdr = rd_u8(&r);
+    uint64_t len = hdr >> 4;
+    if ((hdr & 0x0F) != MSAMP_REC_SESSION)
+        return 0;
+    if (len == MSAMP_WIRE_LEN_EXTENDED)
+        len = rd_varint(&r);
+    if (r.err || len > rd_left(&r))
+        return 0;
+    struct rd s = { r.p, r.p + len, 0 };
+    (void)rd_u8(&s);
+    (void)rd_u8(&s);
+    (void)rd_u32le(&s);
+    uint64_t resend = rd_varint(&s);
+    return !s.err && resend == 0;
+}
+
+static void frame_good(struct msamp_dec *d)
+{
+    const uint8_t *rec_start = d->body + 1;
+    const uint8_t *rec_end = d->body + d->body_len - MSAMP_WIRE_CRC_SIZE;
+    uint8_t seq = d->body[0];
+    uint32_t lost = 0;
+    if (d->have_seq && !(seq == 0 && frame_starts_session(rec_start, rec_end)))
+        lost = (uint8_t)(seq - d->last_seq - 1u);
+    d->have_seq = 1;
+    d->last_seq = seq;
+    d->st.frames_ok++;
+    d->st.frames_lost += lost;
+    if (lost)
+        clock_lost(d);
+
+    struct msamp_record rec;
+    memset(&rec, 0, sizeof(rec));
+    rec.type = MSAMP_DEC_FRAME;
+    rec.u.frame.seq = seq;
+    rec.u.frame.lost = lost;
+    rec.u.frame.offset = d->chunk_start;
+    rec.u.frame.enc_len = (uint32_t)d->chunk_bytes;
+    emit(d, &rec);
+    parse_records(d, rec_start, rec_end);
+}
+
+static void discard(struct msamp_dec *d, uint64_t bytes)
+{
+    d->st.bytes_discarded += bytes;
+    clock_lost(d);
+    struct msamp_record rec;
+    memset(&rec, 0, sizeof(rec));
+    rec.type = MSAMP_DEC_LOSS;
+    rec.u.loss.bytes = bytes;
+    emit(d, &rec);
+}
+
+static int frame_valid(struct msamp_dec *d)
+{
+    if (d->chunk_bytes > sizeof(d->enc))
+        return 0;
+    long n_body = msamp_cobs_decode(d->enc, (size_t)d->chunk_bytes, d->body, sizeof(d->body));
+    if (n_body < (long)BODY_MIN)
+        return 0;
+    d->body_len = (size_t)n_body;
+    size_t n = d->body_len - MSAMP_WIRE_CRC_SIZE;
+    const uint8_t *c = d->body + n;
+    uint32_t crc = (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 |
+                   (uint32_t)c[3] << 24;
+    return msamp_crc32(0, d->body, n) == crc;
+}
+
+
+/* A 0x00 ended the frame. Empty frames (runs of 0x00) are line filler, not damage. Before the
+ * first 0x00, the bytes may be the tail of a frame sent before the reader attached: dropping them
+ * is counted as discarded bytes, not as a bad frame. */
+static void chunk_end(struct msamp_dec *d)
+{
+    if (d->chunk_bytes != 0) {
+        if (frame_valid(d)) {
+            frame_good(d);
+        } else {
+            if (d->synced)
+                d->st.frames_bad++;
+            discard(d, d->chunk_bytes + 1);
+        }
+    }
+    d->synced = 1;
+    d->chunk_bytes = 0;
+}
+
+void msamp_dec_feed(struct msamp_dec *d, const uint8_t *data, size_t len)
+{
+    const uint8_t *p = data, *end = data + len;
+    while (p < end) {
+        const uint8_t *zero = memchr(p, 0, (size_t)(end - p));
+        size_t run = (size_t)((zero ? zero : end) - p);
+        if (run != 0) {
+            if (d->chunk_bytes == 0)
+                d->chunk_start = d->st.bytes_in;
+            if (d->chunk_bytes < sizeof(d->enc)) {
+                size_t room = sizeof(d->enc) - (size_t)d->chunk_bytes;
+                memcpy(d->enc + d->chunk_bytes, p, run < room ? run : room);
+            }
+            d->chunk_bytes += run;
+            d->st.bytes_in += run;
+            p += run;
+        }
+        if (zero != NULL) {
+            d->st.bytes_in++;
+            p++;
+            chunk_end(d);
+        }
+    }
+}
+
+void msamp_dec_finish(struct msamp_dec *d)
+{
+    if (d->chunk_bytes != 0)
+        discard(d, d->chunk_bytes);
+    d->chunk_bytes = 0;
+}

@@ -1,0 +1,825 @@
+/* Unit tests of the host decoder (host_tools/lib/msamp_decode.c), built with ASan and UBSan.
+ * Streams are built by hand (wire_build.c) from the spec, and the decoder's listing is compared
+ * with the expected text. Prints "decoder-unit: N checks, N failed"; exits 1 on any failure. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "msamp_decode.h"
+#include "wire_build.h"
+
+static int checks, failures;
+
+#define CHECK(cond)                                                                    \
+    do {                                                                               \
+        checks++;                                                                      \
+        if (!(cond)) {                                                                 \
+            failures++;                                                                \
+            fprintf(stderr, "%s:%d: %s: check failed: %s\n", __FILE__, __LINE__, __func__, \
+                    #cond);                                                            \
+        }                                                                              \
+    } while (0)
+
+#define CHECK_EQ_U(a, b)                                                                   \
+    do {                                                                                   \
+        uint64_t a_ = (a), b_ = (b);                                                       \
+        checks++;                                                                          \
+        if (a_ != b_) {                                                                    \
+            failures++;                                                                    \
+            fprintf(stderr, "%s:%d: %s: %s == %" PRIu64 ", expected %" PRIu64 "\n",        \
+                    __FILE__, __LINE__, __func__, #a, a_, b_);                             \
+        }                                                                                  \
+    } while (0)
+
+static void check_text(const char *fn, int line, const char *got, const char *want)
+{
+    checks++;
+    if (strcmp(got, want) != 0) {
+        failures++;
+        fprintf(stderr, "%s:%d: %s: listing differs\n--- got:\n%s--- expected:\n%s---\n", __FILE__,
+                line, fn, got, want);
+    }
+}
+#define CHECK_TEXT(got, want) check_text(__func__, __LINE__, got, want)
+
+/* ---- decoding helpers ---- */
+
+struct sink {
+    FILE *out;
+    unsigned opts;
+};
+
+static void on_rec(void *arg, const struct msamp_record *rec)
+{
+    struct sink *s = arg;
+    msamp_record_print_opt(s->out, rec, s->opts);
+}
+
+/* Decodes data fed in pieces of `chunk` bytes (0: all at once); returns the listing (malloc'd)
+ * and the counters in *st. */
+static char *decode(const uint8_t *data, size_t len, size_t chunk, unsigned opts,
+                    struct msamp_dec_stats *st)
+{
+    char *text = NULL;
+    size_t text_len = 0;
+    struct sink s = { open_memstream(&text, &text_len), opts };
+    struct msamp_dec *d = msamp_dec_new(on_rec, &s);
+    if (s.out == NULL || d == NULL) {
+        fprintf(stderr, "out of memory\n");
+        exit(2);
+    }
+    if (chunk == 0) {
+        msamp_dec_feed(d, data, len);
+    } else {
+        for (size_t i = 0; i < len; i += chunk)
+            msamp_dec_feed(d, data + i, len - i < chunk ? len - i : chunk);
+    }
+    msamp_dec_finish(d);
+    if (st)
+        *st = *msamp_dec_stats(d);
+    msamp_dec_free(d);
+    fclose(s.out);
+    return text;
+}
+
+static void check_decode(const char *fn, int line, const struct buf *stream, unsigned opts,
+                         const char *want)
+{
+    char *got = decode(stream->p, stream->len, 0, opts, NULL);
+    check_text(fn, line, got, want);
+    free(got);
+}
+#define CHECK_DECODE(stream, opts, want) check_decode(__func__, __LINE__, stream, opts, want)
+
+/* Appends a record whose payload is n varints. */
+static void rec_v(struct buf *recs, unsigned type, int n, ...)
+{
+    struct buf b = { 0 };
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++)
+        buf_varint(&b, va_arg(ap, uint64_t));
+    va_end(ap);
+    rec_put(recs, type, &b);
+    buf_free(&b);
+}
+
+#define U(x) ((uint64_t)(x))
+
+static void session_payload(struct buf *b, uint8_t flags, uint32_t id, uint64_t resend,
+                            uint8_t ptr_size, size_t bid_len)
+{
+    buf_u8(b, 1);
+    buf_u8(b, flags);
+    buf_u32le(b, id);
+    buf_varint(b, resend);
+    buf_u8(b, MSAMP_ARCH_AARCH64);
+    buf_u8(b, ptr_size);
+    buf_varint(b, 10000);
+    buf_varint(b, 4096);
+    buf_varint(b, 256);
+    buf_varint(b, 128);
+    buf_varint(b, 32);
+    buf_u8(b, (uint8_t)bid_len);
+    for (size_t i = 0; i < bid_len; i++)
+        buf_u8(b, (uint8_t)(0x0a + i * 0x11));
+}
+
+static void rec_session(struct buf *recs, uint8_t flags, uint32_t id, uint64_t resend,
+                        uint8_t ptr_size)
+{
+    struct buf b = { 0 };
+    session_payload(&b, flags, id, resend, ptr_size, 3);
+    rec_put(recs, MSAMP_REC_SESSION, &b);
+    buf_free(&b);
+}
+
+static void put_frame(struct buf *stream, uint8_t seq, struct buf *recs)
+{
+    frame_put(stream, seq, recs->p, recs->len);
+    buf_free(recs);
+}
+
+/* ---- CRC and COBS ---- */
+
+static void test_crc(void)
+{
+    CHECK_EQ_U(msamp_crc32(0, "123456789", 9), 0xCBF43926u);
+    CHECK_EQ_U(msamp_crc32(0, "", 0), 0);
+    CHECK_EQ_U(msamp_crc32(msamp_crc32(0, "1234", 4), "56789", 5), 0xCBF43926u);
+    CHECK_EQ_U(msamp_crc32(0, "a", 1), 0xE8B7BE43u);
+}
+
+static void cobs_roundtrip(const uint8_t *in, size_t len)
+{
+    struct buf enc = { 0 };
+    cobs_encode(&enc, in, len);
+    CHECK(memchr(enc.p, 0, enc.len) == NULL);
+    CHECK(enc.len <= len + len / 254 + 1);
+    uint8_t *out = malloc(len + 1);
+    long n = msamp_cobs_decode(enc.p, enc.len, out, len + 1);
+    CHECK_EQ_U((uint64_t)n, len);
+    CHECK(n >= 0 && memcmp(out, in, (size_t)n) == 0);
+    /* An output buffer one byte short is refused, never overrun. */
+    if (len > 0)
+        CHECK(msamp_cobs_decode(enc.p, enc.len, out, len - 1) == -1);
+    free(out);
+    buf_free(&enc);
+}
+
+static void test_cobs(void)
+{
+    static const uint8_t known_in[] = { 0x11, 0x22, 0x00, 0x33 };
+    static const uint8_t known_enc[] = { 0x03, 0x11, 0x22, 0x02, 0x33 };
+    struct buf enc = { 0 };
+    cobs_encode(&enc, known_in, sizeof(known_in));
+    CHECK(enc.len == sizeof(known_enc) && memcmp(enc.p, known_enc, enc.len) == 0);
+    buf_free(&enc);
+
+    uint8_t data[1200];
+    size_t lens[] = { 0, 1, 2, 253, 254, 255, 256, 507, 508, 509, 510, 1000, 1200 };
+    for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+        size_t n = lens[k];
+        for (size_t i = 0; i < n; i++) /* no zeros: runs of exactly 254/255/... bytes */
+            data[i] = (uint8_t)(1 + i % 255);
+        cobs_roundtrip(data, n);
+        for (size_t i = 0; i < n; i++) /* all zeros */
+            data[i] = 0;
+        cobs_roundtrip(data, n);
+        uint32_t x = 12345u + (uint32_t)n;
+        for (size_t i = 0; i < n; i++) { /* random, some zeros */
+            x = x * 1103515245u + 12345u;
+            data[i] = (uint8_t)(x >> 24) % 7 == 0 ? 0 : (uint8_t)(x >> 16);
+        }
+        cobs_roundtrip(data, n);
+        if (n > 0) { /* a zero right after a full block, and at the end */
+            for (size_t i = 0; i < n; i++)
+                data[i] = 0xAB;
+            if (n > 254)
+                data[254] = 0;
+            data[n - 1] = 0;
+            cobs_roundtrip(data, n);
+        }
+    }
+
+    /* A full block followed by an explicit empty block is the other legal ending. */
+    uint8_t full[256], out[300];
+    full[0] = 0xFF;
+    for (int i = 1; i <= 254; i++)
+        full[i] = 0x5A;
+    full[255] = 0x01;
+    CHECK(msamp_cobs_decode(full, 255, out, sizeof(out)) == 254);
+    CHECK(msamp_cobs_decode(full, 256, out, sizeof(out)) == 254);
+
+    static const uint8_t overrun[] = { 0x05, 0x11, 0x22 };
+    static const uint8_t has_zero[] = { 0x03, 0x11, 0x00 };
+    CHECK(msamp_cobs_decode(overrun, sizeof(overrun), out, sizeof(out)) == -1);
+    CHECK(msamp_cobs_decode(has_zero, sizeof(has_zero), out, sizeof(out)) == -1);
+    CHECK(msamp_cobs_decode(out, 0, out, 0) == 0);
+    /* A last group one byte short, in a buffer of exactly its size (ASan sees any overread). */
+    uint8_t *short_group = malloc(3);
+    memcpy(short_group, "\x04\x11\x22", 3);
+    CHECK(msamp_cobs_decode(short_group, 3, out, sizeof(out)) == -1);
+    short_group[0] = 0x03;
+    CHECK(msamp_cobs_decode(short_group, 3, out, sizeof(out)) == 2);
+    free(short_group);
+}
+
+/* ---- records ---- */
+
+static void test_all_records(void)
+{
+    struct buf s = { 0 }, r = { 0 }, p = { 0 };
+    rec_session(&r, 0, 0x12345678u, 0, 8);
+    rec_v(&r, MSAMP_REC_TIME, 1, U(1000));
+    buf_varint(&p, 1);
+    buf_varint(&p, 3);
+    buf_varint(&p, 0x400123);
+    buf_svarint(&p, 0x400456 - 0x400123);
+    buf_svarint(&p, -0x333);
+    rec_put(&r, MSAMP_REC_STACK, &p);
+    buf_free(&p);
+    rec_v(&r, MSAMP_REC_ALLOC, 4, U(1), U(100), U(1), U(5));
+    rec_v(&r, MSAMP_REC_FREE, 2, U(0), U(7));
+    put_frame(&s, 0, &r);
+
+    rec_v(&r, MSAMP_REC_LIVE, 4, U(0), U(100), U(1), U(123));
+    rec_v(&r, MSAMP_REC_SNAP_BEGIN, 2, U(1), U(2000));
+    rec_v(&r, MSAMP_REC_SNAP_END, 2, U(1), U(3));
+    rec_v(&r, MSAMP_REC_DROPS, 6, U(1), U(2), U(3), U(4), U(5), U(6));
+    rec_v(&r, MSAMP_REC_INTERVAL, 2, U(1024), U(2));
+    rec_v(&r, MSAMP_REC_REALLOC, 5, U(0), U(2), U(200), U(1), U(3));
+    buf_put(&p, "ph\"a\\se\n2", 9);
+    rec_put(&r, MSAMP_REC_MARK, &p);
+    buf_free(&p);
+    buf_varint(&p, 0x555555554000u);
+    buf_varint(&p, 0x555555556000u);
+    buf_varint(&p, 0x1000);
+    buf_u8(&p, 2);
+    buf_u8(&p, 0x0a);
+    buf_u8(&p, 0x1b);
+    buf_varint(&p, 12);
+    buf_put(&p, "/usr/bin/app", 12);
+    rec_put(&r, MSAMP_REC_MAPPING, &p);
+    buf_free(&p);
+    put_frame(&s, 1, &r);
+
+    CHECK_DECODE(&s, 0,
+                 "frame seq=0\n"
+                 "SESSION version=1 flags=0x00 session_id=0x12345678 resend_seq=0 arch=aarch64 "
+                 "ptr_size=8 tick_hz=10000 interval=4096 live_capacity=256 stack_capacity=128 "
+                 "max_depth=32 build_id=0a1b2c\n"
+                 "TIME ts=1000\n"
+                 "STACK id=1 depth=3 frames=0x400123,0x400456,0x400123\n"
+                 "ALLOC slot1=1 size=100 stack=1 dt=5\n"
+                 "FREE slot=0 dt=7\n"
+                 "frame seq=1\n"
+                 "LIVE slot=0 size=100 stack=1 birth=123\n"
+                 "SNAP_BEGIN pass=1 ts=2000\n"
+                 "SNAP_END pass=1 count=3\n"
+                 "DROPS ring_records=1 ring_bytes=2 live_full=3 stack_full=4 reentrant=5 "
+                 "truncated=6\n"
+                 "INTERVAL interval=1024 dt=2\n"
+                 "REALLOC old_slot=0 new_slot1=2 size=200 stack=1 dt=3\n"
+                 "MARK text=\"ph\\x22a\\x5cse\\x0a2\"\n"
+                 "MAPPING start=0x555555554000 limit=0x555555556000 offset=0x1000 build_id=0a1b "
+                 "path=\"/usr/bin/app\"\n");
+    CHECK_DECODE(&s, MSAMP_PRINT_TIME,
+                 "frame seq=0\n"
+                 "SESSION version=1 flags=0x00 session_id=0x12345678 resend_seq=0 arch=aarch64 "
+                 "ptr_size=8 tick_hz=10000 interval=4096 live_capacity=256 stack_capacity=128 "
+                 "max_depth=32 build_id=0a1b2c @ts=?\n"
+                 "TIME ts=1000 @ts=1000\n"
+                 "STACK id=1 depth=3 frames=0x400123,0x400456,0x400123 @ts=1000\n"
+                 "ALLOC slot1=1 size=100 stack=1 dt=5 @ts=1005\n"
+                 "FREE slot=0 dt=7 @ts=1012\n"
+                 "frame seq=1\n"
+                 "LIVE slot=0 size=100 stack=1 birth=123 @ts=1012\n"
+                 "SNAP_BEGIN pass=1 ts=2000 @ts=2000\n"
+                 "SNAP_END pass=1 count=3 @ts=2000\n"
+                 "DROPS ring_records=1 ring_bytes=2 live_full=3 stack_full=4 reentrant=5 "
+                 "truncated=6 @ts=2000\n"
+                 "INTERVAL interval=1024 dt=2 @ts=2002\n"
+                 "REALLOC old_slot=0 new_slot1=2 size=200 stack=1 dt=3 @ts=2005\n"
+                 "MARK text=\"ph\\x22a\\x5cse\\x0a2\" @ts=2005\n"
+                 "MAPPING start=0x555555554000 limit=0x555555556000 offset=0x1000 build_id=0a1b "
+                 "path=\"/usr/bin/app\" @ts=2005\n");
+
+    struct msamp_dec_stats st;
+    free(decode(s.p, s.len, 0, 0, &st));
+    CHECK_EQ_U(st.frames_ok, 2);
+    CHECK_EQ_U(st.records, 13);
+    CHECK_EQ_U(st.bytes_in, s.len);
+    CHECK(!msamp_dec_stats_damaged(&st));
+    buf_free(&s);
+}
+
+/* Addresses appear when the session flags say so; a long payload uses the varint length. */
+static void test_addresses_and_long_records(void)
+{
+    struct buf s = { 0 }, r = { 0 }, p = { 0 };
+    rec_session(&r, MSAMP_SESSION_FLAG_ADDRESSES | MSAMP_SESSION_FLAG_BIG_ENDIAN, 0xdeadbeefu, 4,
+                4);
+    rec_v(&r, MSAMP_REC_ALLOC, 5, U(2), U(64), U(1), U(0), U(0x40001000));
+    rec_v(&r, MSAMP_REC_LIVE, 5, U(1), U(64), U(1), U(9), U(0x40002000));
+    rec_v(&r, MSAMP_REC_REALLOC, 6, U(1), U(3), U(65), U(1), U(1), U(0x40003000));
+    rec_v(&r, MSAMP_REC_ALLOC, 4, U(4), U(64), U(1), U(0)); /* flag set, address left out */
+    buf_put(&p, "a marker longer than fourteen bytes", 35);
+    rec_put(&r, MSAMP_REC_MARK, &p);
+    buf_free(&p);
+    put_frame(&s, 7, &r);
+    CHECK_DECODE(&s, 0,
+                 "frame seq=7\n"
+                 "SESSION version=1 flags=0x03 session_id=0xdeadbeef resend_seq=4 arch=aarch64 "
+                 "ptr_size=4 tick_hz=10000 interval=4096 live_capacity=256 stack_capacity=128 "
+                 "max_depth=32 build_id=0a1b2c\n"
+                 "ALLOC slot1=2 size=64 stack=1 dt=0 addr=0x40001000\n"
+                 "LIVE slot=1 size=64 stack=1 birth=9 addr=0x40002000\n"
+                 "REALLOC old_slot=1 new_slot1=3 size=65 stack=1 dt=1 addr=0x40003000\n"
+                 "ALLOC slot1=4 size=64 stack=1 dt=0\n"
+                 "MARK text=\"a marker longer than fourteen bytes\"\n");
+    buf_free(&s);
+}
+
+/* Unknown trailing fields are ignored; unknown types (14, and 15 with a type >= 16) skipped. */
+static void test_forward_compat(void)
+{
+    struct buf s = { 0 }, r = { 0 }, p = { 0 };
+    session_payload(&p, 0, 1, 1, 8, 0);
+    buf_varint(&p, 777); /* a field of a later version */
+    rec_put(&r, MSAMP_REC_SESSION, &p);
+    buf_free(&p);
+    rec_v(&r, MSAMP_REC_ALLOC, 6, U(1), U(8), U(2), U(3), U(0x1234), U(99));
+    rec_v(&r, MSAMP_REC_FREE, 3, U(0), U(1), U(55));
+    rec_v(&r, MSAMP_REC_TIME, 2, U(50), U(1));
+    rec_v(&r, 14, 3, U(1), U(2), U(3));
+    rec_v(&r, MSAMP_REC_EXTENDED, 3, U(20), U(300), U(1));
+    rec_v(&r, MSAMP_REC_EXTENDED, 1, U(1000000));
+    buf_put(&p, "\x0f", 1); /* an extended type below 16 is malformed */
+    buf_put(&p, "0123456789abcdef", 16);
+    rec_put(&r, MSAMP_REC_EXTENDED, &p);
+    buf_free(&p);
+    rec_v(&r, MSAMP_REC_SNAP_END, 3, U(2), U(0), U(5));
+    put_frame(&s, 0, &r);
+    CHECK_DECODE(&s, MSAMP_PRINT_TIME,
+                 "frame seq=0\n"
+                 "SESSION version=1 flags=0x00 session_id=0x00000001 resend_seq=1 arch=aarch64 "
+                 "ptr_size=8 tick_hz=10000 interval=4096 live_capacity=256 stack_capacity=128 "
+                 "max_depth=32 build_id= @ts=?\n"
+                 "ALLOC slot1=1 size=8 stack=2 dt=3 @ts=?\n"
+                 "FREE slot=0 dt=1 @ts=?\n"
+                 "TIME ts=50 @ts=50\n"
+                 "UNKNOWN type=14 len=3 @ts=50\n"
+                 "UNKNOWN type=20 len=3 @ts=50\n"
+                 "UNKNOWN type=1000000 len=0 @ts=50\n"
+                 "SNAP_END pass=2 count=0 @ts=50\n");
+    struct msamp_dec_stats st;
+    free(decode(s.p, s.len, 0, 0, &st));
+    CHECK_EQ_U(st.records_unknown, 3);
+    CHECK_EQ_U(st.records_malformed, 1);
+    buf_free(&s);
+}
+
+static void test_stack_wrap(void)
+{
+    struct buf s = { 0 }, r = { 0 }, p = { 0 };
+    /* Before any SESSION frames wrap modulo 2^64. */
+    buf_varint(&p, 1);
+    buf_varint(&p, 3);
+    buf_varint(&p, UINT64_C(0xffffffffffffff00));
+    buf_svarint(&p, 0x200);
+    buf_svarint(&p, -0x300);
+    rec_put(&r, MSAMP_REC_STACK, &p);
+    buf_free(&p);
+    rec_session(&r, 0, 9, 0, 4);
+    /* 32-bit: wrap modulo 2^32 both ways; frame0 is reduced too. */
+    buf_varint(&p, 2);
+    buf_varint(&p, 4);
+    buf_varint(&p, 0xfffffff0u);
+    buf_svarint(&p, 0x20);
+    buf_svarint(&p, -0x20);
+    buf_svarint(&p, INT64_C(-0x100000000));
+    rec_put(&r, MSAMP_REC_STACK, &p);
+    buf_free(&p);
+    buf_varint(&p, 3);
+    buf_varint(&p, 2);
+    buf_varint(&p, UINT64_C(0x1800000010));
+    buf_svarint(&p, -0x20);
+    rec_put(&r, MSAMP_REC_STACK, &p);
+    buf_free(&p);
+    put_frame(&s, 0, &r);
+    CHECK_DECODE(&s, 0,
+                 "frame seq=0\n"
+                 "STACK id=1 depth=3 frames=0xffffffffffffff00,0x100,0xfffffffffffffe00\n"
+                 "SESSION version=1 flags=0x00 session_id=0x00000009 resend_seq=0 arch=aarch64 "
+                 "ptr_size=4 tick_hz=10000 interval=4096 live_capacity=256 stack_capacity=128 "
+                 "max_depth=32 build_id=0a1b2c\n"
+                 "STACK id=2 depth=4 frames=0xfffffff0,0x10,0xfffffff0,0xfffffff0\n"
+                 "STACK id=3 depth=2 frames=0x10,0xfffffff0\n");
+    buf_free(&s);
+}
+
+static void test_stack_limits(void)
+{
+    struct buf s = { 0 }, r = { 0 }, p = { 0 };
+    for (int depth = 255; depth <= 257; depth++) {
+        buf_varint(&p, (uint64_t)depth);
+        buf_varint(&p, (uint64_t)depth);
+        buf_varint(&p, 0x1000);
+        for (int i = 1; i < depth; i++)
+            buf_svarint(&p, 4);
+        rec_put(&r, MSAMP_REC_STACK, &p);
+        buf_free(&p);
+    }
+    rec_v(&r, MSAMP_REC_STACK, 3, U(0), U(1), U(0x10)); /* id 0 is never defined */
+    rec_v(&r, MSAMP_REC_STACK, 2, U(5), U(0));          /* depth 0 */
+    rec_v(&r, MSAMP_REC_STACK, 4, U(5), U(3), U(1), U(2)); /* a frame missing */
+    put_frame(&s, 0, &r);
+    struct msamp_dec_stats st;
+    char *text = decode(s.p, s.len, 0, 0, &st);
+    CHECK(strstr(text, "STACK id=255 depth=255 frames=0x1000,0x1004,") != NULL);
+    CHECK(strstr(text, ",0x13f8\nSTACK id=256 depth=256 frames=0x1000,") != NULL);
+    CHECK(strstr(text, ",0x13fc\n") != NULL);
+    CHECK(strstr(text, "id=257") == NULL);
+    CHECK(strstr(text, "id=0") == NULL);
+    CHECK(strstr(text, "id=5") == NULL);
+    CHECK_EQ_U(st.records, 2);
+    CHECK_EQ_U(st.records_malformed, 4);
+    CHECK_EQ_U(st.frames_ok, 1);
+    free(text);
+    buf_free(&s);
+}
+
+/* ---- varints ---- */
+
+static void test_varints(void)
+{
+    struct buf s = { 0 }, r = { 0 }, p = { 0 };
+    rec_v(&r, MSAMP_REC_TIME, 1, UINT64_MAX); /* 10 bytes, the last 0x01 */
+    static const uint8_t eleven[] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80,
+                                      0x80, 0x80, 0x80, 0x80, 0x00 };
+    buf_put(&p, eleven, sizeof(eleven));
+    rec_put(&r, MSAMP_REC_TIME, &p);
+    buf_free(&p);
+    static const uint8_t overflow[] = { 0xff, 0xff, 0xff, 0xff, 0xff,
+                                        0xff, 0xff, 0xff, 0xff, 0x02 };
+    buf_put(&p, overflow, sizeof(overflow));
+    rec_put(&r, MSAMP_REC_TIME, &p);
+    buf_free(&p);
+    static const uint8_t bit63[] = { 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01 };
+    buf_put(&p, bit63, sizeof(bit63));
+    rec_put(&r, MSAMP_REC_TIME, &p);
+    buf_free(&p);
+    static const uint8_t padded[] = { 0x85, 0x80, 0x00 }; /* non-minimal but valid: 5 */
+    buf_put(&p, padded, sizeof(padded));
+    rec_put(&r, MSAMP_REC_TIME, &p);
+    buf_free(&p);
+    static const uint8_t cut[] = { 0x01, 0x85 }; /* FREE whose dt varint is cut by the length */
+    buf_put(&p, cut, sizeof(cut));
+    rec_put(&r, MSAMP_REC_FREE, &p);
+    buf_free(&p);
+    rec_v(&r, MSAMP_REC_SNAP_END, 1, U(1)); /* count missing */
+    rec_v(&r, MSAMP_REC_TIME, 1, U(77));
+    put_frame(&s, 0, &r);
+    struct msamp_dec_stats st;
+    char *text = decode(s.p, s.len, 0, MSAMP_PRINT_TIME, &st);
+    CHECK_TEXT(text, "frame seq=0\n"
+                     "TIME ts=18446744073709551615 @ts=18446744073709551615\n"
+                     "TIME ts=9223372036854775808 @ts=9223372036854775808\n"
+                     "TIME ts=5 @ts=5\n"
+                     "TIME ts=77 @ts=77\n");
+    CHECK_EQ_U(st.records_malformed, 4);
+    CHECK(msamp_dec_stats_damaged(&st));
+    free(text);
+    buf_free(&s);
+
+    /* A record length that is itself a bad varint, or longer than the frame, ends the frame. */
+    static const uint8_t bad_len[] = { 0xF3, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
+                                       0xff, 0xff, 0xff, 0xff, 0x01 };
+    rec_v(&r, MSAMP_REC_TIME, 1, U(1));
+    buf_put(&r, bad_len, sizeof(bad_len));
+    rec_v(&r, MSAMP_REC_TIME, 1, U(2));
+    put_frame(&s, 0, &r);
+    rec_v(&r, MSAMP_REC_TIME, 1, U(3));
+    buf_u8(&r, 0xF3);
+    buf_varint(&r, 1000);
+    buf_u8(&r, 0x11);
+    put_frame(&s, 1, &r);
+    rec_v(&r, MSAMP_REC_TIME, 1, U(4));
+    buf_u8(&r, 0x00); /* type 0: the frame is corrupt from here */
+    rec_v(&r, MSAMP_REC_TIME, 1, U(5));
+    put_frame(&s, 2, &r);
+    text = decode(s.p, s.len, 0, 0, &st);
+    CHECK_TEXT(text, "frame seq=0\nTIME ts=1\nframe seq=1\nTIME ts=3\nframe seq=2\nTIME ts=4\n");
+    CHECK_EQ_U(st.records_malformed, 3);
+    CHECK_EQ_U(st.frames_ok, 3);
+    free(text);
+    buf_free(&s);
+}
+
+static void test_session_limits(void)
+{
+    struct buf s = { 0 }, r = { 0 }, p = { 0 };
+    session_payload(&p, 0, 1, 0, 8, 64);
+    rec_put(&r, MSAMP_REC_SESSION, &p);
+    buf_free(&p);
+    session_payload(&p, 0, 1, 0, 8, 65);
+    rec_put(&r, MSAMP_REC_SESSION, &p);
+    buf_free(&p);
+    session_payload(&p, 0, 1, 0, 16, 0); /* no 16-byte pointers in v1 */
+    rec_put(&r, MSAMP_REC_SESSION, &p);
+    buf_free(&p);
+    session_payload(&p, 0, 1, 0, 8, 4);
+    p.len -= 1; /* build-id cut short */
+    rec_put(&r, MSAMP_REC_SESSION, &p);
+    buf_free(&p);
+    buf_varint(&p, 1);
+    buf_varint(&p, 2);
+    buf_varint(&p, 0);
+    buf_u8(&p, 0);
+    buf_varint(&p, 5); /* path longer than the payload */
+    buf_put(&p, "abc", 3);
+    rec_put(&r, MSAMP_REC_MAPPING, &p);
+    buf_free(&p);
+    put_frame(&s, 0, &r);
+    struct msamp_dec_stats st;
+    char *text = decode(s.p, s.len, 0, 0, &st);
+    char want[2 * 64 + 16] = "build_id=";
+    for (int i = 0; i < 64; i++)
+        snprintf(want + 9 + 2 * i, 3, "%02x", (uint8_t)(0x0a + i * 0x11));
+    strcat(want, "\n");
+    CHECK(strstr(text, want) != NULL);
+    CHECK_EQ_U(st.records, 1);
+    CHECK_EQ_U(st.records_malformed, 4);
+    free(text);
+    buf_free(&s);
+}
+
+/* ---- framing ---- */
+
+static struct buf sample_stream(int frames)
+{
+    struct buf s = { 0 }, r = { 0 }, p = { 0 };
+    for (int f = 0; f < frames; f++) {
+        if (f == 0)
+            rec_session(&r, 0, 0xabcdef01u, 0, 8);
+        rec_v(&r, MSAMP_REC_TIME, 1, U(1000 * f));
+        buf_varint(&p, (uint64_t)f + 1);
+        buf_varint(&p, 40);
+        buf_varint(&p, 0x400000 + (uint64_t)f * 0x1000);
+        for (int i = 1; i < 40; i++)
+            buf_svarint(&p, (i & 1) ? -(int64_t)(i * 97) : i * 1031);
+        rec_put(&r, MSAMP_REC_STACK, &p);
+        buf_free(&p);
+        for (int i = 0; i < f % 5 + 1; i++)
+            rec_v(&r, MSAMP_REC_ALLOC, 4, U(i + 1), U(16 + i), U(f + 1), U(i));
+        rec_v(&r, MSAMP_REC_FREE, 2, U(f % 3), U(2));
+        put_frame(&s, (uint8_t)f, &r);
+    }
+    return s;
+}
+
+static void test_chunking(void)
+{
+    struct buf s = sample_stream(12);
+    struct msamp_dec_stats whole, st;
+    char *want = decode(s.p, s.len, 0, MSAMP_PRINT_TIME, &whole);
+    size_t chunks[] = { 1, 2, 3, 7, 64, 255, 4096 };
+    for (size_t k = 0; k < sizeof(chunks) / sizeof(chunks[0]); k++) {
+        char *got = decode(s.p, s.len, chunks[k], MSAMP_PRINT_TIME, &st);
+        CHECK_TEXT(got, want);
+        CHECK(memcmp(&st, &whole, sizeof(st)) == 0);
+        free(got);
+    }
+    CHECK_EQ_U(whole.frames_ok, 12);
+    CHECK(!msamp_dec_stats_damaged(&whole));
+    free(want);
+    buf_free(&s);
+}
+
+struct offsets {
+    uint64_t off[64];
+    uint32_t len[64];
+    int n;
+};
+
+static void on_frame_offset(void *arg, const struct msamp_record *rec)
+{
+    struct offsets *o = arg;
+    if (rec->type == MSAMP_DEC_FRAME && o->n < 64) {
+        o->off[o->n] = rec->u.frame.offset;
+        o->len[o->n++] = rec->u.frame.enc_len;
+    }
+}
+
+static void test_frame_offsets(void)
+{
+    struct buf s = sample_stream(3);
+    struct offsets o = { .n = 0 };
+    struct msamp_dec *d = msamp_dec_new(on_frame_offset, &o);
+    static const uint8_t lead[] = { 0, 0, 0 };
+    msamp_dec_feed(d, lead, sizeof(lead));
+    for (size_t i = 0; i < s.len; i++)
+        msamp_dec_feed(d, s.p + i, 1);
+    msamp_dec_finish(d);
+    CHECK_EQ_U(o.n, 3);
+    CHECK_EQ_U(o.off[0], 3);
+    size_t end0 = 3 + o.len[0];
+    CHECK(s.p[end0 - 3] == 0 && s.p[end0 - 4] != 0);
+    CHECK_EQ_U(o.off[1], end0 + 1);
+    CHECK_EQ_U(o.off[2], o.off[1] + o.len[1] + 1);
+    CHECK_EQ_U(o.off[2] + o.len[2] + 1, s.len + 3);
+    CHECK(!msamp_dec_stats_damaged(msamp_dec_stats(d)));
+    msamp_dec_free(d);
+    buf_free(&s);
+}
+
+static void test_resync(void)
+{
+    struct buf s = { 0 }, r = { 0 };
+    static const uint8_t garbage[] = { 0x13, 0x37, 0xfe, 0x02, 0x99 };
+    buf_put(&s, garbage, sizeof(garbage)); /* the tail of a frame sent before we attached */
+    buf_u8(&s, 0);
+    rec_v(&r, MSAMP_REC_TIME, 1, U(10));
+    put_frame(&s, 40, &r);
+    buf_put(&s, garbage, sizeof(garbage)); /* noise between frames */
+    buf_u8(&s, 0);
+    buf_put(&s, "\0\0\0", 3);              /* filler between frames is not damage */
+    rec_v(&r, MSAMP_REC_FREE, 2, U(1), U(5));
+    put_frame(&s, 41, &r);
+    struct msamp_dec_stats st;
+    char *text = decode(s.p, s.len, 0, MSAMP_PRINT_TIME, &st);
+    CHECK_TEXT(text, "# loss bytes=6\n"
+                     "frame seq=40\n"
+                     "TIME ts=10 @ts=10\n"
+                     "# loss bytes=6\n"
+                     "frame seq=41\n"
+                     "FREE slot=1 dt=5 @ts=?\n");
+    CHECK_EQ_U(st.bytes_discarded, 12);
+    CHECK_EQ_U(st.frames_bad, 1); /* bytes before the first 0x00 are not a bad frame */
+    CHECK_EQ_U(st.frames_ok, 2);
+    CHECK_EQ_U(st.frames_lost, 0);
+    free(text);
+    buf_free(&s);
+
+    /* A bad CRC drops the frame whole; the next one decodes. */
+    rec_v(&r, MSAMP_REC_TIME, 1, U(1));
+    put_frame(&s, 0, &r);
+    size_t cut = s.len;
+    rec_v(&r, MSAMP_REC_TIME, 1, U(2));
+    put_frame(&s, 1, &r);
+    s.p[cut + 2] ^= 0x40;
+    rec_v(&r, MSAMP_REC_TIME, 1, U(3));
+    put_frame(&s, 2, &r);
+    text = decode(s.p, s.len, 0, 0, &st);
+    CHECK_TEXT(text, "frame seq=0\nTIME ts=1\n# loss bytes=9\n# lost frames=1\nframe seq=2\n"
+                     "TIME ts=3\n");
+    CHECK_EQ_U(st.frames_bad, 1);
+    CHECK_EQ_U(st.frames_lost, 1);
+    free(text);
+    buf_free(&s);
+
+    /* Too short for seq + crc, and a COBS group running past the end. */
+    static const uint8_t shorty[] = { 0x03, 0x01, 0x02, 0x00, 0x09, 0x01, 0x02, 0x00 };
+    free(decode(shorty, sizeof(shorty), 0, 0, &st));
+    CHECK_EQ_U(st.frames_ok, 0);
+    CHECK_EQ_U(st.frames_bad, 1);
+    CHECK_EQ_U(st.bytes_discarded, 8);
+}
+
+static void test_seq(void)
+{
+    struct buf s = { 0 }, r = { 0 };
+    static const uint8_t seqs[] = { 250, 251, 255, 0, 1, 1, 3 };
+    for (size_t i = 0; i < sizeof(seqs); i++)
+        put_frame(&s, seqs[i], &r);
+    struct msamp_dec_stats st;
+    char *text = decode(s.p, s.len, 0, 0, &st);
+    CHECK_TEXT(text, "frame seq=250\nframe seq=251\n# lost frames=3\nframe seq=255\nframe seq=0\n"
+                     "frame seq=1\n# lost frames=255\nframe seq=1\n# lost frames=1\n"
+                     "frame seq=3\n");
+    CHECK_EQ_U(st.frames_lost, 259);
+    free(text);
+    buf_free(&s);
+
+    /* A gap makes the clock unknown until the next absolute time. */
+    rec_v(&r, MSAMP_REC_TIME, 1, U(500));
+    put_frame(&s, 3, &r);
+    rec_v(&r, MSAMP_REC_FREE, 2, U(1), U(4));
+    put_frame(&s, 5, &r);
+    rec_v(&r, MSAMP_REC_SNAP_BEGIN, 2, U(1), U(600));
+    rec_v(&r, MSAMP_REC_FREE, 2, U(1), U(4));
+    put_frame(&s, 6, &r);
+    text = decode(s.p, s.len, 0, MSAMP_PRINT_TIME, &st);
+    CHECK_TEXT(text, "frame seq=3\nTIME ts=500 @ts=500\n# lost frames=1\nframe seq=5\n"
+                     "FREE slot=1 dt=4 @ts=?\nframe seq=6\nSNAP_BEGIN pass=1 ts=600 @ts=600\n"
+                     "FREE slot=1 dt=4 @ts=604\n");
+    free(text);
+    buf_free(&s);
+
+    /* A device reset: seq restarts at 0 with SESSION resend_seq 0 first; not a gap. The clock
+     * restarts too. A re-send (resend_seq > 0) of the same session keeps it. */
+    rec_v(&r, MSAMP_REC_TIME, 1, U(100));
+    put_frame(&s, 8, &r);
+    rec_session(&r, 0, 5, 3, 8);
+    rec_v(&r, MSAMP_REC_FREE, 2, U(1), U(1));
+    put_frame(&s, 9, &r);
+    rec_session(&r, 0, 5, 0, 8);
+    rec_v(&r, MSAMP_REC_FREE, 2, U(1), U(1));
+    put_frame(&s, 0, &r);
+    rec_v(&r, MSAMP_REC_TIME, 1, U(7));
+    put_frame(&s, 1, &r);
+    rec_session(&r, 0, 6, 4, 8); /* another device, mid-session */
+    put_frame(&s, 2, &r);
+    rec_session(&r, 0, 6, 5, 8); /* its re-send, at a seq of 0: a gap, no reset */
+    put_frame(&s, 0, &r);
+    text = decode(s.p, s.len, 0, MSAMP_PRINT_TIME, &st);
+    CHECK_TEXT(text,
+               "frame seq=8\nTIME ts=100 @ts=100\n"
+               "frame seq=9\nSESSION version=1 flags=0x00 session_id=0x00000005 resend_seq=3 "
+               "arch=aarch64 ptr_size=8 tick_hz=10000 interval=4096 live_capacity=256 "
+               "stack_capacity=128 max_depth=32 build_id=0a1b2c @ts=100\n"
+               "FREE slot=1 dt=1 @ts=101\n"
+               "frame seq=0\nSESSION version=1 flags=0x00 session_id=0x00000005 resend_seq=0 "
+               "arch=aarch64 ptr_size=8 tick_hz=10000 interval=4096 live_capacity=256 "
+               "stack_capacity=128 max_depth=32 build_id=0a1b2c @ts=?\n"
+               "FREE slot=1 dt=1 @ts=?\n"
+               "frame seq=1\nTIME ts=7 @ts=7\n"
+               "frame seq=2\nSESSION version=1 flags=0x00 session_id=0x00000006 resend_seq=4 "
+               "arch=aarch64 ptr_size=8 tick_hz=10000 interval=4096 live_capacity=256 "
+               "stack_capacity=128 max_depth=32 build_id=0a1b2c @ts=?\n"
+               "# lost frames=253\nframe seq=0\nSESSION version=1 flags=0x00 "
+               "session_id=0x00000006 resend_seq=5 arch=aarch64 ptr_size=8 tick_hz=10000 "
+               "interval=4096 live_capacity=256 stack_capacity=128 max_depth=32 "
+               "build_id=0a1b2c @ts=?\n");
+    CHECK_EQ_U(st.frames_lost, 253);
+    free(text);
+    buf_free(&s);
+}
+
+static void test_truncated_and_oversized(void)
+{
+    struct buf s = sample_stream(2);
+    struct msamp_dec_stats st;
+    char *text = decode(s.p, s.len - 7, 0, 0, &st);
+    CHECK_EQ_U(st.frames_ok, 1);
+    CHECK(st.bytes_discarded > 0);
+    CHECK_EQ_U(st.frames_bad, 0);
+    CHECK(strstr(text, "# loss bytes=") != NULL);
+    CHECK(strstr(text, "frame seq=1") == NULL);
+    free(text);
+    buf_free(&s);
+
+    /* Bodies of exactly MSAMP_WIRE_MAX_BODY bytes pass, one byte more is dropped. */
+    for (size_t body = MSAMP_WIRE_MAX_BODY; body <= MSAMP_WIRE_MAX_BODY + 1; body++) {
+        struct buf r = { 0 }, p = { 0 };
+        size_t payload = body - 1 - 4 - 1 - 2; /* seq, crc, hdr, 2-byte length */
+        for (size_t i = 0; i < payload; i++)
+            buf_u8(&p, (uint8_t)('a' + i % 26));
+        rec_put(&r, MSAMP_REC_MARK, &p);
+        buf_free(&p);
+        put_frame(&s, 0, &r);
+        put_frame(&s, 1, &r);
+        text = decode(s.p, s.len, 0, 0, &st);
+        if (body == MSAMP_WIRE_MAX_BODY) {
+            CHECK_EQ_U(st.frames_ok, 2);
+            CHECK(!msamp_dec_stats_damaged(&st));
+        } else {
+            CHECK_EQ_U(st.frames_ok, 1);
+            CHECK(st.bytes_discarded > MSAMP_WIRE_MAX_BODY);
+            CHECK(strncmp(text, "# loss bytes=", 13) == 0);
+        }
+        free(text);
+        buf_free(&s);
+    }
+
+    /* A megabyte without a 0x00 uses bounded memory and is discarded at the end. */
+    uint8_t *noise = malloc(1u << 20);
+    memset(noise, 0x41, 1u << 20);
+    free(decode(noise, 1u << 20, 0, 0, &st));
+    CHECK_EQ_U(st.bytes_discarded, 1u << 20);
+    CHECK_EQ_U(st.frames_ok, 0);
+    free(noise);
+}
+
+int main(void)
+{
+    test_crc();
+    test_cobs();
+    test_all_records();
+    test_addresses_and_long_records();
+    test_forward_compat();
+    test_stack_wrap();
+    test_stack_limits();
+    test_varints();
+    test_session_limits();
+    test_chunking();
+    test_frame_offsets();
+    test_resync();
+    test_seq();
+    test_truncated_and_oversized();
+    printf("decoder-unit: %d checks, %d failed\n", checks, failures);
+    return failures ? 1 : 0;
+}

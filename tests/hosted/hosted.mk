@@ -1,0 +1,83 @@
+# Tests of the hosted Linux port (port/hosted): end to end through pkg-config, application
+# behaviour, threads under ThreadSanitizer, unwinder safety, environment handling and fork.
+# The programs and the stream checker live in tests/hosted/; outputs go to build/tests/hosted/.
+
+HT := $(BUILD)/tests/hosted
+HT_PC = PKG_CONFIG_PATH=$(BUILD)/$(1) pkg-config --cflags --libs msamp
+# Test programs: no builtin malloc (gcc would delete unused pairs), no tail calls (a site's frame
+# would vanish from its own stack).
+HT_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -fno-builtin-malloc \
+	-fno-optimize-sibling-calls -fno-omit-frame-pointer
+
+# A ThreadSanitizer build of the library that also sends block addresses (for the exact live-set
+# comparison); clang, since TSan needs PIE and its runtime.
+$(eval $(call msamp_hosted_variant,hosted-tsan,clang,-fsanitize=thread -DMSAMP_CFG_SEND_ADDRESSES=1,ar,nm,-fsanitize=thread))
+
+$(HT)/msamp_check: tests/hosted/msamp_check.c $(HOSTDEC_LIB) $(HOSTDEC_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $(SAN_FLAGS) $(HOSTDEC_INC) $< $(HOSTDEC_LIB) -ldw -lelf -lz -lm -o $@
+
+$(HT)/e2e_app: tests/hosted/e2e_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) $< $$($(call HT_PC,hosted)) -o $@
+
+$(HT)/e2e_app_static: tests/hosted/e2e_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) -static $< $$($(call HT_PC,hosted)) -o $@
+
+$(HT)/e2e_app_clang: tests/hosted/e2e_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	clang $(HT_CFLAGS) $< $$($(call HT_PC,hosted)) -o $@
+
+$(HT)/behave_plain: tests/hosted/behave_app.c
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) $< -o $@
+
+$(HT)/behave_msamp: tests/hosted/behave_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) $< $$($(call HT_PC,hosted)) -o $@
+
+$(HT)/threads_tsan: tests/hosted/threads_app.c $(BUILD)/hosted-tsan/libmsamp.a $(BUILD)/hosted-tsan/msamp.pc
+	@mkdir -p $(@D)
+	clang $(HT_CFLAGS) -fsanitize=thread -Iinclude $< $$($(call HT_PC,hosted-tsan)) -o $@
+
+$(HT)/nofp_lib.o: tests/hosted/nofp_lib.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -fomit-frame-pointer -Wall -Wextra -Werror -c $< -o $@
+
+$(HT)/unwind_app: tests/hosted/unwind_app.c $(HT)/nofp_lib.o $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) -static $< $(HT)/nofp_lib.o $$($(call HT_PC,hosted)) -o $@
+
+TESTS += hosted-e2e hosted-e2e-static hosted-e2e-clang hosted-behaviour hosted-threads-tsan \
+	hosted-unwind hosted-env hosted-fork
+
+test-hosted-e2e: $(HT)/e2e_app $(HT)/msamp_check ## Hosted end to end: known sites, stacks and estimates within 4.5 sd
+	tests/hosted/e2e.sh $(HT)/e2e_app $(HT)/msamp_check $(HT)/e2e
+
+test-hosted-e2e-static: $(HT)/e2e_app_static $(HT)/msamp_check ## The same, linked statically (glibc's allocations wrapped too)
+	tests/hosted/e2e.sh $(HT)/e2e_app_static $(HT)/msamp_check $(HT)/e2e-static
+
+test-hosted-e2e-clang: $(HT)/e2e_app_clang $(HT)/msamp_check ## The same, the program built with clang
+	@tests/need.sh clang
+	tests/hosted/e2e.sh $(HT)/e2e_app_clang $(HT)/msamp_check $(HT)/e2e-clang
+
+test-hosted-behaviour: $(HT)/behave_plain $(HT)/behave_msamp $(HT)/msamp_check ## Allocator results, errno and alignment identical with and without msamp
+	tests/hosted/behave.sh $(HT)
+
+test-hosted-threads-tsan: $(HT)/threads_tsan $(HT)/msamp_check ## 8 threads under ThreadSanitizer; the live set is exact
+	@tests/need.sh clang
+	tests/hosted/threads.sh $(HT)/threads_tsan $(HT)/msamp_check $(HT)/threads
+
+test-hosted-unwind: $(HT)/unwind_app $(HT)/msamp_check ## The walker survives frames without frame pointers and hostile ones
+	tests/hosted/unwind.sh $(HT)/unwind_app $(HT)/msamp_check $(HT)/unwind
+
+test-hosted-env: $(HT)/e2e_app $(HT)/msamp_check ## MSAMP_OUTPUT patterns, MSAMP_DISABLE, bad settings, tcp: output
+	tests/hosted/env.sh $(HT)/e2e_app $(HT)/msamp_check $(HT)/env
+
+test-hosted-fork: $(HT)/fork_app $(HT)/behave_msamp $(HT)/msamp_check ## A forked child stops profiling and never writes into the parent's stream
+	tests/hosted/fork.sh $(HT)
+
+$(HT)/fork_app: tests/hosted/fork_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) $< $$($(call HT_PC,hosted)) -o $@
