@@ -9,10 +9,10 @@
 
 static uint32_t bucket_of(uintptr_t p)
 {
-    uint64_t v = (uint64_t)p;
-    uint32_t h = (uint32_t)(v >> 3) ^ (uint32_t)(v >> 32);
-    h *= 0x9E3779B1u;
-    return (h >> 16) & (BUCKETS - 1u);
+    /* Fibonacci hashing: the top bits of the product depend on every address bit, so blocks at
+     * page or power-of-two strides spread as well as packed ones. */
+    uint32_t top = (uint32_t)(((uint64_t)p * 0x9E3779B97F4A7C15ull) >> 32);
+    return (uint32_t)(((uint64_t)top * BUCKETS) >> 32);
 }
 
 void msamp_live_reset(struct msamp_heapdump_v1 *d)

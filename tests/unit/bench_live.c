@@ -1,24 +1,26 @@
 /* How often the live table refuses a sample at a given load, with addresses from a first-fit heap
- * (16-byte granules, sizes 16..1024). Built once per MSAMP_CFG_LIVE_WAYS; prints one line. */
+ * (16-byte granules, sizes 16..1024) and from page-aligned blocks (glibc's mmap'ed chunks: 4 KiB
+ * granules + 16). Built once per MSAMP_CFG_LIVE_WAYS; prints one line per pattern. */
 #include <stdio.h>
 
 #include "msamp_internal.h"
 
 struct msamp_heapdump_v1 msamp_heapdump;
 
-int main(void)
+static void pattern(uintptr_t base, uintptr_t granule, unsigned spread, const char *name)
 {
     uint64_t rng = msamp_rng_seed(1);
     const unsigned loads[] = {25, 50, 75};
-    printf("live table %u slots, %u ways:", MSAMP_CFG_LIVE_CAPACITY, MSAMP_CFG_LIVE_WAYS);
+    printf("live table %u slots, %u ways, %-12s", MSAMP_CFG_LIVE_CAPACITY, MSAMP_CFG_LIVE_WAYS,
+           name);
     for (unsigned l = 0; l < 3; l++) {
         unsigned blocks = MSAMP_CFG_LIVE_CAPACITY * loads[l] / 100;
         unsigned long tries = 0, refused = 0;
         for (int trial = 0; trial < 2000; trial++) {
             msamp_live_reset(&msamp_heapdump);
-            uintptr_t a = 0x40100000;
+            uintptr_t a = base;
             for (unsigned k = 0; k < blocks; k++) {
-                a += 16u * (1u + (uintptr_t)(msamp_rng_next(&rng) % 64));
+                a += granule * (1u + (uintptr_t)(msamp_rng_next(&rng) % spread));
                 int32_t s = msamp_live_free_slot(&msamp_heapdump, a);
                 tries++;
                 if (s < 0)
@@ -30,5 +32,11 @@ int main(void)
         printf("  %u%% load: %.2f%% refused", loads[l], 100.0 * (double)refused / (double)tries);
     }
     printf("\n");
+}
+
+int main(void)
+{
+    pattern(0x40100000u, 16, 64, "first-fit:");
+    pattern((uintptr_t)0x7f0000000010ull, 4096, 16, "page-strided:");
     return 0;
 }

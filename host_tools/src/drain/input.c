@@ -1,0 +1,212 @@
+#include "input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <time.h>
+#include <unistd.h>
+
+static const struct {
+    long rate;
+    speed_t code;
+} bauds[] = {
+    {1200, B1200},       {2400, B2400},       {4800, B4800},       {9600, B9600},
+    {19200, B19200},     {38400, B38400},     {57600, B57600},     {115200, B115200},
+    {230400, B230400},   {460800, B460800},   {500000, B500000},   {576000, B576000},
+    {921600, B921600},   {1000000, B1000000}, {1152000, B1152000}, {1500000, B1500000},
+    {2000000, B2000000}, {2500000, B2500000}, {3000000, B3000000}, {3500000, B3500000},
+    {4000000, B4000000},
+};
+
+static int baud_code(long baud, speed_t *code)
+{
+    for (size_t i = 0; i < sizeof(bauds) / sizeof(bauds[0]); i++) {
+        if (bauds[i].rate == baud) {
+            *code = bauds[i].code;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+int input_baud_ok(long baud)
+{
+    speed_t c;
+    return baud_code(baud, &c) == 0;
+}
+
+static int open_tcp(struct input *in, const char *spec, char *err, size_t errlen)
+{
+    const char *hp = spec + 4;
+    const char *colon = strrchr(hp, ':');
+    if (!colon || colon == hp || !colon[1]) {
+        snprintf(err, errlen, "%s: expected tcp:HOST:PORT", spec);
+        return -1;
+    }
+    char host[256];
+    size_t hl = (size_t)(colon - hp);
+    if (hl >= sizeof(host)) {
+        snprintf(err, errlen, "%s: host name too long", spec);
+        return -1;
+    }
+    memcpy(host, hp, hl);
+    host[hl] = 0;
+    if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {
+        memmove(host, host + 1, hl - 2);
+        host[hl - 2] = 0;
+    }
+    struct addrinfo hints = {0}, *res = NULL;
+    hints.ai_socktype = SOCK_STREAM;
+    int gai = getaddrinfo(host, colon + 1, &hints, &res);
+    if (gai != 0) {
+        snprintf(err, errlen, "%s: %s", spec, gai_strerror(gai));
+        return -1;
+    }
+    int fd = -1, e = 0;
+    for (struct addrinfo *a = res; a; a = a->ai_next) {
+        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+        if (fd < 0) {
+            e = errno;
+            continue;
+        }
+        if (connect(fd, a->ai_addr, a->ai_addrlen) == 0)
+            break;
+        e = errno;
+        close(fd);
+        fd = -1;
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: %s", spec, strerror(e));
+        return -1;
+    }
+    in->fd = fd;
+    return 0;
+}
+
+static int setup_tty(struct input *in, const char *path, long baud, char *err, size_t errlen)
+{
+    if (flock(in->fd, LOCK_EX | LOCK_NB) != 0) {
+        snprintf(err, errlen, "%s: device busy (another program has it open)", path);
+        return -1;
+    }
+    struct termios t;
+    speed_t code;
+    if (baud_code(baud, &code) != 0) {
+        snprintf(err, errlen, "unsupported baud rate %ld", baud);
+        return -1;
+    }
+    if (tcgetattr(in->fd, &t) != 0) {
+        snprintf(err, errlen, "%s: tcgetattr: %s", path, strerror(errno));
+        return -1;
+    }
+    cfmakeraw(&t);
+    t.c_cflag |= CLOCAL | CREAD;
+    t.c_cc[VMIN] = 1;
+    t.c_cc[VTIME] = 0;
+    if (cfsetispeed(&t, code) != 0 || cfsetospeed(&t, code) != 0 ||
+        tcsetattr(in->fd, TCSANOW, &t) != 0) {
+        snprintf(err, errlen, "%s: cannot set raw mode at %ld baud: %s", path, baud,
+                 strerror(errno));
+        return -1;
+    }
+    ioctl(in->fd, TIOCEXCL);
+    return 0;
+}
+
+int input_open(struct input *in, const char *spec, long baud, int follow, char *err,
+               size_t errlen)
+{
+    memset(in, 0, sizeof(*in));
+    in->fd = -1;
+    snprintf(in->desc, sizeof(in->desc), "%s", spec);
+    if (strcmp(spec, "-") == 0) {
+        in->fd = 0;
+        snprintf(in->desc, sizeof(in->desc), "stdin");
+        return 0;
+    }
+    if (strncmp(spec, "tcp:", 4) == 0)
+        return open_tcp(in, spec, err, errlen);
+    struct stat st;
+    if (stat(spec, &st) != 0) {
+        snprintf(err, errlen, "%s: %s", spec, strerror(errno));
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        snprintf(err, errlen, "%s: is a directory", spec);
+        return -1;
+    }
+    if (S_ISCHR(st.st_mode)) {
+        in->fd = open(spec, O_RDWR | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+        if (in->fd < 0) {
+            snprintf(err, errlen, "%s: %s%s", spec, strerror(errno),
+                     errno == EBUSY ? " (device busy)" : "");
+            return -1;
+        }
+        if (isatty(in->fd)) {
+            in->is_tty = 1;
+            if (setup_tty(in, spec, baud, err, errlen) != 0) {
+                close(in->fd);
+                in->fd = -1;
+                return -1;
+            }
+        }
+        return 0;
+    }
+    in->fd = open(spec, O_RDONLY | O_CLOEXEC | (S_ISFIFO(st.st_mode) ? O_NONBLOCK : 0));
+    if (in->fd < 0) {
+        snprintf(err, errlen, "%s: %s", spec, strerror(errno));
+        return -1;
+    }
+    in->is_file = S_ISREG(st.st_mode);
+    in->follow = follow && in->is_file;
+    return 0;
+}
+
+ssize_t input_read(struct input *in, void *buf, size_t len, int timeout_ms, char *err,
+                   size_t errlen)
+{
+    if (!in->is_file) {
+        struct pollfd pfd = {in->fd, POLLIN, 0};
+        int r = poll(&pfd, 1, timeout_ms);
+        if (r < 0)
+            return errno == EINTR ? 0 : (snprintf(err, errlen, "%s: poll: %s", in->desc,
+                                                  strerror(errno)),
+                                         -2);
+        if (r == 0)
+            return 0;
+    }
+    ssize_t n = read(in->fd, buf, len);
+    if (n > 0)
+        return n;
+    if (n == 0) {
+        if (!in->follow)
+            return -1;
+        /* A followed file has no more bytes yet: wait a little, like tail -f. */
+        struct timespec ts = {0, (long)(timeout_ms < 50 ? timeout_ms : 50) * 1000000L};
+        nanosleep(&ts, NULL);
+        return 0;
+    }
+    if (errno == EINTR || errno == EAGAIN)
+        return 0;
+    if (errno == EIO && in->is_tty)
+        return -1; /* the other end hung up */
+    snprintf(err, errlen, "%s: read: %s", in->desc, strerror(errno));
+    return -2;
+}
+
+void input_close(struct input *in)
+{
+    if (in->fd > 0)
+        close(in->fd);
+    in->fd = -1;
+}

@@ -1,0 +1,807 @@
+#include "prof.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+void prof_init(struct prof *p)
+{
+    memset(p, 0, sizeof(*p));
+    prof_str(p, "", 0);
+}
+
+void prof_free(struct prof *p)
+{
+    for (size_t i = 0; i < p->nstr; i++)
+        free(p->str[i]);
+    free(p->str);
+    free(p->strlen);
+    iset_free(&p->strset);
+    free(p->vt);
+    free(p->sample);
+    free(p->locpool);
+    free(p->valpool);
+    free(p->labelpool);
+    iset_free(&p->sampleset);
+    free(p->mapping);
+    free(p->location);
+    iset_free(&p->locset);
+    free(p->linepool);
+    free(p->function);
+    iset_free(&p->funcset);
+    free(p->comment);
+    memset(p, 0, sizeof(*p));
+}
+
+struct strkey {
+    const struct prof *p;
+    const char *s;
+    size_t len;
+};
+
+static int str_eq(const void *ctx, uint32_t i)
+{
+    const struct strkey *k = ctx;
+    return k->p->strlen[i] == k->len && memcmp(k->p->str[i], k->s, k->len) == 0;
+}
+
+int64_t prof_str(struct prof *p, const char *s, size_t len)
+{
+    struct strkey k = {p, s, len};
+    uint64_t h = hash_bytes(s, len, 1);
+    uint32_t i = iset_find(&p->strset, h, str_eq, &k);
+    if (i != UINT32_MAX)
+        return i;
+    GROW(p->str, p->capstr, p->nstr + 1);
+    GROW(p->strlen, p->capstrlen, p->nstr + 1);
+    p->str[p->nstr] = xstrndup(s, len);
+    p->strlen[p->nstr] = (uint32_t)len;
+    iset_add(&p->strset, h, (uint32_t)p->nstr);
+    return (int64_t)p->nstr++;
+}
+
+int64_t prof_cstr(struct prof *p, const char *s)
+{
+    return prof_str(p, s, strlen(s));
+}
+
+void prof_add_type(struct prof *p, const char *type, const char *unit)
+{
+    GROW(p->vt, p->capvt, p->nvt + 1);
+    p->vt[p->nvt].type = prof_cstr(p, type);
+    p->vt[p->nvt].unit = prof_cstr(p, unit);
+    p->nvt++;
+}
+
+void prof_comment(struct prof *p, const char *s)
+{
+    GROW(p->comment, p->capcomment, p->ncomment + 1);
+    p->comment[p->ncomment++] = prof_cstr(p, s);
+}
+
+uint64_t prof_add_mapping(struct prof *p, const struct prof_mapping *m)
+{
+    GROW(p->mapping, p->capmapping, p->nmapping + 1);
+    p->mapping[p->nmapping++] = *m;
+    return p->nmapping;
+}
+
+struct funckey {
+    const struct prof *p;
+    const struct prof_function *f;
+};
+
+static int func_eq(const void *ctx, uint32_t i)
+{
+    const struct funckey *k = ctx;
+    return memcmp(&k->p->function[i], k->f, sizeof(*k->f)) == 0;
+}
+
+uint64_t prof_add_function(struct prof *p, const struct prof_function *f)
+{
+    struct funckey k = {p, f};
+    uint64_t h = hash_bytes(f, sizeof(*f), 2);
+    uint32_t i = iset_find(&p->funcset, h, func_eq, &k);
+    if (i != UINT32_MAX)
+        return (uint64_t)i + 1;
+    GROW(p->function, p->capfunction, p->nfunction + 1);
+    p->function[p->nfunction] = *f;
+    iset_add(&p->funcset, h, (uint32_t)p->nfunction);
+    return ++p->nfunction;
+}
+
+struct lockey {
+    const struct prof *p;
+    uint64_t mapping_id, address;
+    const struct prof_line *lines;
+    uint32_t nline;
+};
+
+static int loc_eq(const void *ctx, uint32_t i)
+{
+    const struct lockey *k = ctx;
+    const struct prof_location *l = &k->p->location[i];
+    return l->mapping_id == k->mapping_id && l->address == k->address && l->nline == k->nline &&
+           (k->nline == 0 ||
+            memcmp(&k->p->linepool[l->line_off], k->lines, k->nline * sizeof(*k->lines)) == 0);
+}
+
+uint64_t prof_add_location(struct prof *p, uint64_t mapping_id, uint64_t address,
+                           const struct prof_line *lines, uint32_t nline, int intern)
+{
+    struct lockey k = {p, mapping_id, address, lines, nline};
+    uint64_t h = 0;
+    if (intern) {
+        h = hash_u64(mapping_id * 31 + address) ^
+            (nline ? hash_bytes(lines, nline * sizeof(*lines), 3) : 0);
+        uint32_t i = iset_find(&p->locset, h, loc_eq, &k);
+        if (i != UINT32_MAX)
+            return (uint64_t)i + 1;
+    }
+    GROW(p->location, p->caplocation, p->nlocation + 1);
+    GROW(p->linepool, p->caplinepool, p->nlinepool + nline);
+    struct prof_location *l = &p->location[p->nlocation];
+    memset(l, 0, sizeof(*l));
+    l->mapping_id = mapping_id;
+    l->address = address;
+    l->line_off = (uint32_t)p->nlinepool;
+    l->nline = nline;
+    if (nline)
+        memcpy(&p->linepool[p->nlinepool], lines, nline * sizeof(*lines));
+    p->nlinepool += nline;
+    if (intern)
+        iset_add(&p->locset, h, (uint32_t)p->nlocation);
+    return ++p->nlocation;
+}
+
+struct samplekey {
+    const struct prof *p;
+    const uint64_t *locs;
+    uint32_t nloc;
+    const struct prof_label *labels;
+    uint32_t nlabel;
+};
+
+static int sample_eq(const void *ctx, uint32_t i)
+{
+    const struct samplekey *k = ctx;
+    const struct prof_sample *s = &k->p->sample[i];
+    return s->nloc == k->nloc && s->nlabel == k->nlabel &&
+           (k->nloc == 0 ||
+            memcmp(&k->p->locpool[s->loc_off], k->locs, k->nloc * sizeof(*k->locs)) == 0) &&
+           (k->nlabel == 0 || memcmp(&k->p->labelpool[s->label_off], k->labels,
+                                     k->nlabel * sizeof(*k->labels)) == 0);
+}
+
+uint32_t prof_add_sample(struct prof *p, const uint64_t *locs, uint32_t nloc, const int64_t *vals,
+                         const struct prof_label *labels, uint32_t nlabel, int intern)
+{
+    struct samplekey k = {p, locs, nloc, labels, nlabel};
+    uint64_t h = 0;
+    if (intern) {
+        h = (nloc ? hash_bytes(locs, nloc * sizeof(*locs), 4) : 4) ^
+            (nlabel ? hash_bytes(labels, nlabel * sizeof(*labels), 5) : 0);
+        uint32_t i = iset_find(&p->sampleset, h, sample_eq, &k);
+        if (i != UINT32_MAX) {
+            int64_t *v = &p->valpool[p->sample[i].val_off];
+            /* Saturating: merged values of hostile or huge profiles must not overflow. */
+            for (size_t j = 0; j < p->nvt; j++)
+                if (__builtin_add_overflow(v[j], vals[j], &v[j]))
+                    v[j] = vals[j] < 0 ? INT64_MIN : INT64_MAX;
+            return i;
+        }
+    }
+    GROW(p->sample, p->capsample, p->nsample + 1);
+    GROW(p->locpool, p->caplocpool, p->nlocpool + nloc);
+    GROW(p->valpool, p->capvalpool, p->nvalpool + p->nvt);
+    GROW(p->labelpool, p->caplabelpool, p->nlabelpool + nlabel);
+    struct prof_sample *s = &p->sample[p->nsample];
+    s->loc_off = (uint32_t)p->nlocpool;
+    s->nloc = nloc;
+    s->val_off = (uint32_t)p->nvalpool;
+    s->label_off = (uint32_t)p->nlabelpool;
+    s->nlabel = nlabel;
+    if (nloc)
+        memcpy(&p->locpool[p->nlocpool], locs, nloc * sizeof(*locs));
+    if (p->nvt)
+        memcpy(&p->valpool[p->nvalpool], vals, p->nvt * sizeof(*vals));
+    if (nlabel)
+        memcpy(&p->labelpool[p->nlabelpool], labels, nlabel * sizeof(*labels));
+    p->nlocpool += nloc;
+    p->nvalpool += p->nvt;
+    p->nlabelpool += nlabel;
+    if (intern)
+        iset_add(&p->sampleset, h, (uint32_t)p->nsample);
+    return (uint32_t)p->nsample++;
+}
+
+void prof_reserve(struct prof *p, size_t samples, size_t sample_locs, size_t locations)
+{
+    GROW(p->sample, p->capsample, p->nsample + samples);
+    GROW(p->locpool, p->caplocpool, p->nlocpool + sample_locs);
+    GROW(p->valpool, p->capvalpool, p->nvalpool + samples * p->nvt);
+    GROW(p->location, p->caplocation, p->nlocation + locations);
+}
+
+/* ---- protobuf encoding ---- */
+
+static void put_key(struct buf *b, unsigned field, unsigned wt)
+{
+    buf_varint(b, (uint64_t)field << 3 | wt);
+}
+
+static void put_int(struct buf *b, unsigned field, uint64_t v)
+{
+    if (v == 0)
+        return;
+    put_key(b, field, 0);
+    buf_varint(b, v);
+}
+
+static void put_bytes(struct buf *b, unsigned field, const void *data, size_t len)
+{
+    put_key(b, field, 2);
+    buf_varint(b, len);
+    buf_put(b, data, len);
+}
+
+static void put_packed(struct buf *b, struct buf *tmp, unsigned field, const uint64_t *v,
+                       size_t n, size_t stride)
+{
+    if (n == 0)
+        return;
+    tmp->len = 0;
+    for (size_t i = 0; i < n; i++)
+        buf_varint(tmp, v[i * stride]);
+    put_bytes(b, field, tmp->p, tmp->len);
+}
+
+static void put_vt(struct buf *b, struct buf *tmp, unsigned field, const struct prof_vt *vt)
+{
+    tmp->len = 0;
+    put_int(tmp, 1, (uint64_t)vt->type);
+    put_int(tmp, 2, (uint64_t)vt->unit);
+    put_bytes(b, field, tmp->p, tmp->len);
+}
+
+void prof_encode(const struct prof *p, struct buf *out)
+{
+    struct buf m = {0}, t = {0};
+    for (size_t i = 0; i < p->nvt; i++)
+        put_vt(out, &t, 1, &p->vt[i]);
+    for (size_t i = 0; i < p->nsample; i++) {
+        const struct prof_sample *s = &p->sample[i];
+        m.len = 0;
+        put_packed(&m, &t, 1, &p->locpool[s->loc_off], s->nloc, 1);
+        put_packed(&m, &t, 2, (const uint64_t *)&p->valpool[s->val_off], p->nvt, 1);
+        for (uint32_t j = 0; j < s->nlabel; j++) {
+            const struct prof_label *l = &p->labelpool[s->label_off + j];
+            t.len = 0;
+            put_int(&t, 1, (uint64_t)l->key);
+            put_int(&t, 2, (uint64_t)l->str);
+            put_int(&t, 3, (uint64_t)l->num);
+            put_int(&t, 4, (uint64_t)l->num_unit);
+            put_bytes(&m, 3, t.p, t.len);
+        }
+        put_bytes(out, 2, m.p, m.len);
+    }
+    for (size_t i = 0; i < p->nmapping; i++) {
+        const struct prof_mapping *mp = &p->mapping[i];
+        m.len = 0;
+        put_int(&m, 1, i + 1);
+        put_int(&m, 2, mp->start);
+        put_int(&m, 3, mp->limit);
+        put_int(&m, 4, mp->offset);
+        put_int(&m, 5, (uint64_t)mp->filename);
+        put_int(&m, 6, (uint64_t)mp->build_id);
+        put_int(&m, 7, mp->has_functions);
+        put_int(&m, 8, mp->has_filenames);
+        put_int(&m, 9, mp->has_line_numbers);
+        put_int(&m, 10, mp->has_inline_frames);
+        put_bytes(out, 3, m.p, m.len);
+    }
+    for (size_t i = 0; i < p->nlocation; i++) {
+        const struct prof_location *l = &p->location[i];
+        m.len = 0;
+        put_int(&m, 1, i + 1);
+        put_int(&m, 2, l->mapping_id);
+        put_int(&m, 3, l->address);
+        for (uint32_t j = 0; j < l->nline; j++) {
+            const struct prof_line *ln = &p->linepool[l->line_off + j];
+            t.len = 0;
+            put_int(&t, 1, ln->function_id);
+            put_int(&t, 2, (uint64_t)ln->line);
+            put_int(&t, 3, (uint64_t)ln->column);
+            put_bytes(&m, 4, t.p, t.len);
+        }
+        put_int(&m, 5, l->is_folded);
+        put_bytes(out, 4, m.p, m.len);
+    }
+    for (size_t i = 0; i < p->nfunction; i++) {
+        const struct prof_function *f = &p->function[i];
+        m.len = 0;
+        put_int(&m, 1, i + 1);
+        put_int(&m, 2, (uint64_t)f->name);
+        put_int(&m, 3, (uint64_t)f->system_name);
+        put_int(&m, 4, (uint64_t)f->filename);
+        put_int(&m, 5, (uint64_t)f->start_line);
+        put_bytes(out, 5, m.p, m.len);
+    }
+    for (size_t i = 0; i < p->nstr; i++)
+        put_bytes(out, 6, p->str[i], p->strlen[i]);
+    put_int(out, 7, (uint64_t)p->drop_frames);
+    put_int(out, 8, (uint64_t)p->keep_frames);
+    put_int(out, 9, (uint64_t)p->time_nanos);
+    put_int(out, 10, (uint64_t)p->duration_nanos);
+    if (p->period_type.type || p->period_type.unit)
+        put_vt(out, &t, 11, &p->period_type);
+    put_int(out, 12, (uint64_t)p->period);
+    put_packed(out, &t, 13, (const uint64_t *)p->comment, p->ncomment, 1);
+    put_int(out, 14, (uint64_t)p->default_sample_type);
+    buf_free(&m);
+    buf_free(&t);
+}
+
+/* ---- protobuf decoding ---- */
+
+struct rd {
+    const uint8_t *p, *end;
+};
+
+static int rd_varint(struct rd *r, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (unsigned shift = 0; shift < 70; shift += 7) {
+        if (r->p >= r->end)
+            return -1;
+        uint8_t c = *r->p++;
+        x |= (uint64_t)(c & 0x7f) << shift;
+        if (!(c & 0x80)) {
+            *v = x;
+            return 0;
+        }
+    }
+    return -1;
+}
+
+/* One field: its number, wire type, integer value (types 0, 1, 5) or bytes (type 2). */
+struct field {
+    unsigned num, wt;
+    uint64_t v;
+    struct rd sub;
+};
+
+static int rd_field(struct rd *r, struct field *f)
+{
+    uint64_t key;
+    if (rd_varint(r, &key) || key >> 3 == 0 || key >> 3 > UINT32_MAX)
+        return -1;
+    f->num = (unsigned)(key >> 3);
+    f->wt = key & 7;
+    switch (f->wt) {
+    case 0:
+        return rd_varint(r, &f->v);
+    case 1:
+    case 5: {
+        size_t n = f->wt == 1 ? 8 : 4;
+        if ((size_t)(r->end - r->p) < n)
+            return -1;
+        f->v = 0;
+        for (size_t i = 0; i < n; i++)
+            f->v |= (uint64_t)r->p[i] << (8 * i);
+        r->p += n;
+        return 0;
+    }
+    case 2: {
+        uint64_t len;
+        if (rd_varint(r, &len) || len > (uint64_t)(r->end - r->p))
+            return -1;
+        f->sub.p = r->p;
+        f->sub.end = r->p + len;
+        r->p += len;
+        return 0;
+    }
+    default:
+        return -1;
+    }
+}
+
+/* Appends the values of a repeated scalar field (packed or not) to a u64 array. */
+static int rd_repeated(const struct field *f, uint64_t **arr, size_t *n, size_t *cap)
+{
+    if (f->wt == 0) {
+        GROW(*arr, *cap, *n + 1);
+        (*arr)[(*n)++] = f->v;
+        return 0;
+    }
+    if (f->wt != 2)
+        return -1;
+    struct rd r = f->sub;
+    while (r.p < r.end) {
+        uint64_t v;
+        if (rd_varint(&r, &v))
+            return -1;
+        GROW(*arr, *cap, *n + 1);
+        (*arr)[(*n)++] = v;
+    }
+    return 0;
+}
+
+struct dec {
+    struct prof *p;
+    int64_t *strmap;
+    size_t nstrmap;
+    struct umap funcid, mapid, locid;
+    char *err;
+    size_t errlen;
+};
+
+static int fail(struct dec *d, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(d->err, d->errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int map_str(struct dec *d, uint64_t i, int64_t *out)
+{
+    if (i >= d->nstrmap)
+        return fail(d, "string index %llu out of range (%zu strings)", (unsigned long long)i,
+                    d->nstrmap);
+    *out = d->strmap[i];
+    return 0;
+}
+
+static int dec_vt(struct dec *d, struct rd r, struct prof_vt *vt)
+{
+    struct field f;
+    uint64_t type = 0, unit = 0;
+    while (r.p < r.end) {
+        if (rd_field(&r, &f))
+            return fail(d, "malformed ValueType");
+        if (f.num == 1 && f.wt == 0)
+            type = f.v;
+        else if (f.num == 2 && f.wt == 0)
+            unit = f.v;
+    }
+    return map_str(d, type, &vt->type) || map_str(d, unit, &vt->unit) ? -1 : 0;
+}
+
+static int dec_function(struct dec *d, struct rd r)
+{
+    struct field f;
+    uint64_t id = 0, name = 0, sys = 0, file = 0, start = 0;
+    while (r.p < r.end) {
+        if (rd_field(&r, &f) || (f.num <= 5 && f.wt != 0))
+            return fail(d, "malformed Function");
+        switch (f.num) {
+        case 1: id = f.v; break;
+        case 2: name = f.v; break;
+        case 3: sys = f.v; break;
+        case 4: file = f.v; break;
+        case 5: start = f.v; break;
+        default: break;
+        }
+    }
+    struct prof_function fn = {0, 0, 0, (int64_t)start};
+    if (map_str(d, name, &fn.name) || map_str(d, sys, &fn.system_name) ||
+        map_str(d, file, &fn.filename))
+        return -1;
+    if (id == 0 || umap_get(&d->funcid, id) != UINT32_MAX)
+        return fail(d, "bad or duplicate function id %llu", (unsigned long long)id);
+    umap_put(&d->funcid, id, (uint32_t)(prof_add_function(d->p, &fn) - 1));
+    return 0;
+}
+
+static int dec_mapping(struct dec *d, struct rd r)
+{
+    struct field f;
+    uint64_t id = 0, v[11] = {0};
+    while (r.p < r.end) {
+        if (rd_field(&r, &f) || (f.num <= 10 && f.wt != 0))
+            return fail(d, "malformed Mapping");
+        if (f.num == 1)
+            id = f.v;
+        else if (f.num <= 10)
+            v[f.num] = f.v;
+    }
+    struct prof_mapping m = {.start = v[2], .limit = v[3], .offset = v[4],
+                             .has_functions = v[7] != 0, .has_filenames = v[8] != 0,
+                             .has_line_numbers = v[9] != 0, .has_inline_frames = v[10] != 0};
+    if (map_str(d, v[5], &m.filename) || map_str(d, v[6], &m.build_id))
+        return -1;
+    if (id == 0 || umap_get(&d->mapid, id) != UINT32_MAX)
+        return fail(d, "bad or duplicate mapping id %llu", (unsigned long long)id);
+    umap_put(&d->mapid, id, (uint32_t)(prof_add_mapping(d->p, &m) - 1));
+    return 0;
+}
+
+static int dec_location(struct dec *d, struct rd r, struct prof_line **lines, size_t *cap)
+{
+    struct field f, g;
+    uint64_t id = 0, mapping = 0, addr = 0;
+    size_t n = 0;
+    while (r.p < r.end) {
+        if (rd_field(&r, &f))
+            return fail(d, "malformed Location");
+        if (f.num == 4 && f.wt == 2) {
+            struct prof_line ln = {0, 0, 0};
+            uint64_t fid = 0;
+            while (f.sub.p < f.sub.end) {
+                if (rd_field(&f.sub, &g) || (g.num <= 3 && g.wt != 0))
+                    return fail(d, "malformed Line");
+                if (g.num == 1)
+                    fid = g.v;
+                else if (g.num == 2)
+                    ln.line = (int64_t)g.v;
+                else if (g.num == 3)
+                    ln.column = (int64_t)g.v;
+            }
+            uint32_t fi = umap_get(&d->funcid, fid);
+            if (fid == 0 || fi == UINT32_MAX)
+                return fail(d, "line refers to unknown function %llu", (unsigned long long)fid);
+            ln.function_id = (uint64_t)fi + 1;
+            GROW(*lines, *cap, n + 1);
+            (*lines)[n++] = ln;
+        } else if (f.num == 1 && f.wt == 0) {
+            id = f.v;
+        } else if (f.num == 2 && f.wt == 0) {
+            mapping = f.v;
+        } else if (f.num == 3 && f.wt == 0) {
+            addr = f.v;
+        } else if (f.num <= 5 && f.wt != 0) {
+            return fail(d, "malformed Location");
+        }
+    }
+    uint64_t mid = 0;
+    if (mapping) {
+        uint32_t mi = umap_get(&d->mapid, mapping);
+        if (mi == UINT32_MAX)
+            return fail(d, "location refers to unknown mapping %llu",
+                        (unsigned long long)mapping);
+        mid = (uint64_t)mi + 1;
+    }
+    if (id == 0 || umap_get(&d->locid, id) != UINT32_MAX)
+        return fail(d, "bad or duplicate location id %llu", (unsigned long long)id);
+    if (n > UINT32_MAX)
+        return fail(d, "too many lines");
+    umap_put(&d->locid, id, (uint32_t)(prof_add_location(d->p, mid, addr, *lines, (uint32_t)n, 1) - 1));
+    return 0;
+}
+
+struct sample_scratch {
+    uint64_t *locs, *vals;
+    size_t nlocs, caplocs, nvals, capvals;
+    struct prof_label *labels;
+    size_t nlabels, caplabels;
+};
+
+static int dec_sample(struct dec *d, struct rd r, struct sample_scratch *s)
+{
+    struct field f, g;
+    s->nlocs = s->nvals = s->nlabels = 0;
+    while (r.p < r.end) {
+        if (rd_field(&r, &f))
+            return fail(d, "malformed Sample");
+        if (f.num == 1) {
+            if (rd_repeated(&f, &s->locs, &s->nlocs, &s->caplocs))
+                return fail(d, "malformed Sample.location_id");
+        } else if (f.num == 2) {
+            if (rd_repeated(&f, &s->vals, &s->nvals, &s->capvals))
+                return fail(d, "malformed Sample.value");
+        } else if (f.num == 3 && f.wt == 2) {
+            uint64_t v[5] = {0};
+            while (f.sub.p < f.sub.end) {
+                if (rd_field(&f.sub, &g) || (g.num <= 4 && g.wt != 0))
+                    return fail(d, "malformed Label");
+                if (g.num <= 4)
+                    v[g.num] = g.v;
+            }
+            struct prof_label l = {0, 0, (int64_t)v[3], 0};
+            if (map_str(d, v[1], &l.key) || map_str(d, v[2], &l.str) ||
+                map_str(d, v[4], &l.num_unit))
+                return -1;
+            GROW(s->labels, s->caplabels, s->nlabels + 1);
+            s->labels[s->nlabels++] = l;
+        }
+    }
+    if (s->nvals != d->p->nvt)
+        return fail(d, "sample has %zu values, profile has %zu sample types", s->nvals, d->p->nvt);
+    for (size_t i = 0; i < s->nlocs; i++) {
+        uint32_t li = umap_get(&d->locid, s->locs[i]);
+        if (li == UINT32_MAX)
+            return fail(d, "sample refers to unknown location %llu",
+                        (unsigned long long)s->locs[i]);
+        s->locs[i] = (uint64_t)li + 1;
+    }
+    if (s->nlocs > UINT32_MAX || s->nlabels > UINT32_MAX)
+        return fail(d, "sample too large");
+    prof_add_sample(d->p, s->locs, (uint32_t)s->nlocs, (const int64_t *)s->vals, s->labels,
+                    (uint32_t)s->nlabels, 1);
+    return 0;
+}
+
+int prof_decode(struct prof *p, const uint8_t *data, size_t len, char *err, size_t errlen)
+{
+    struct dec d = {.p = p, .err = err, .errlen = errlen};
+    struct field f;
+    struct rd r;
+    int rc = -1;
+    struct prof_line *lines = NULL;
+    size_t caplines = 0, capstrmap = 0;
+    struct sample_scratch s = {0};
+    uint64_t *comments = NULL;
+    size_t ncomments = 0, capcomments = 0;
+
+    /* Pass 1: the string table, which every other message refers to. */
+    for (r = (struct rd){data, data + len}; r.p < r.end;) {
+        if (rd_field(&r, &f)) {
+            fail(&d, "not a profile (malformed protobuf)");
+            goto out;
+        }
+        if (f.num == 6) {
+            if (f.wt != 2) {
+                fail(&d, "malformed string_table");
+                goto out;
+            }
+            GROW(d.strmap, capstrmap, d.nstrmap + 1);
+            d.strmap[d.nstrmap++] = prof_str(p, (const char *)f.sub.p, (size_t)(f.sub.end - f.sub.p));
+        }
+    }
+    if (d.nstrmap == 0 || p->strlen[d.strmap[0]] != 0) {
+        fail(&d, "not a profile (string_table[0] must be empty)");
+        goto out;
+    }
+    /* Pass 2, in dependency order: types, functions, mappings, locations, samples, scalars. */
+    for (int pass = 0; pass < 5; pass++) {
+        for (r = (struct rd){data, data + len}; r.p < r.end;) {
+            rd_field(&r, &f);
+            int e = 0;
+            if (pass == 0 && f.num == 1 && f.wt == 2) {
+                struct prof_vt vt;
+                e = dec_vt(&d, f.sub, &vt);
+                if (!e) {
+                    GROW(p->vt, p->capvt, p->nvt + 1);
+                    p->vt[p->nvt++] = vt;
+                }
+            } else if (pass == 0 && f.num == 11 && f.wt == 2) {
+                e = dec_vt(&d, f.sub, &p->period_type);
+            } else if (pass == 0 && f.num == 13) {
+                e = rd_repeated(&f, &comments, &ncomments, &capcomments)
+                        ? fail(&d, "malformed comment")
+                        : 0;
+            } else if (pass == 0 && f.num >= 7 && f.num <= 14 && f.num != 11 && f.num != 13) {
+                if (f.wt != 0) {
+                    e = fail(&d, "malformed field %u", f.num);
+                } else if (f.num == 14) {
+                    e = map_str(&d, f.v, &p->default_sample_type);
+                } else {
+                    int64_t *dst[] = {&p->drop_frames, &p->keep_frames, &p->time_nanos,
+                                      &p->duration_nanos, NULL, &p->period};
+                    if (f.num == 7 || f.num == 8) {
+                        e = map_str(&d, f.v, dst[f.num - 7]);
+                    } else {
+                        *dst[f.num - 7] = (int64_t)f.v;
+                    }
+                }
+            } else if (pass == 1 && f.num == 5 && f.wt == 2) {
+                e = dec_function(&d, f.sub);
+            } else if (pass == 2 && f.num == 3 && f.wt == 2) {
+                e = dec_mapping(&d, f.sub);
+            } else if (pass == 3 && f.num == 4 && f.wt == 2) {
+                e = dec_location(&d, f.sub, &lines, &caplines);
+            } else if (pass == 4 && f.num == 2 && f.wt == 2) {
+                e = dec_sample(&d, f.sub, &s);
+            } else if (f.num >= 1 && f.num <= 5 && f.wt != 2) {
+                e = fail(&d, "malformed field %u", f.num);
+            }
+            if (e)
+                goto out;
+        }
+    }
+    for (size_t i = 0; i < ncomments; i++) {
+        int64_t c = 0;
+        if (map_str(&d, comments[i], &c))
+            goto out;
+        GROW(p->comment, p->capcomment, p->ncomment + 1);
+        p->comment[p->ncomment++] = c;
+    }
+    rc = 0;
+out:
+    free(d.strmap);
+    umap_free(&d.funcid);
+    umap_free(&d.mapid);
+    umap_free(&d.locid);
+    free(lines);
+    free(s.locs);
+    free(s.vals);
+    free(s.labels);
+    free(comments);
+    return rc;
+}
+
+int prof_write_file(const struct prof *p, const char *path)
+{
+    struct buf b = {0};
+    prof_encode(p, &b);
+    size_t n = strlen(path);
+    char *tmp = xmalloc(n + 16);
+    snprintf(tmp, n + 16, "%s.tmp%ld", path, (long)getpid());
+    /* Level 1 like Go's runtime/pprof: profiles are written often, read rarely. */
+    gzFile gz = gzopen(tmp, "wb1");
+    int rc = -1;
+    if (gz) {
+        size_t off = 0;
+        rc = 0;
+        while (off < b.len) {
+            unsigned chunk = b.len - off > (1u << 30) ? 1u << 30 : (unsigned)(b.len - off);
+            if (gzwrite(gz, b.p + off, chunk) != (int)chunk) {
+                rc = -1;
+                break;
+            }
+            off += chunk;
+        }
+        if (gzclose(gz) != Z_OK)
+            rc = -1;
+        if (rc == 0 && rename(tmp, path) != 0)
+            rc = -1;
+        if (rc != 0) {
+            int e = errno ? errno : EIO;
+            unlink(tmp);
+            errno = e;
+        }
+    }
+    free(tmp);
+    buf_free(&b);
+    return rc;
+}
+
+/* Largest profile read by merge (uncompressed): bounds memory whatever a file claims. */
+#define PROF_MAX_FILE (1024u * 1024u * 1024u)
+
+int prof_read_file(struct prof *p, const char *path, char *err, size_t errlen)
+{
+    gzFile gz = gzopen(path, "rb");
+    if (!gz) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno ? errno : ENOMEM));
+        return -1;
+    }
+    struct buf b = {0};
+    int rc = 0;
+    for (;;) {
+        GROW(b.p, b.cap, b.len + 65536);
+        int n = gzread(gz, b.p + b.len, 65536);
+        if (n < 0) {
+            int zerr;
+            snprintf(err, errlen, "%s: %s", path, gzerror(gz, &zerr));
+            rc = -1;
+            break;
+        }
+        if (n == 0)
+            break;
+        b.len += (size_t)n;
+        if (b.len > PROF_MAX_FILE) {
+            snprintf(err, errlen, "%s: larger than %u bytes uncompressed", path, PROF_MAX_FILE);
+            rc = -1;
+            break;
+        }
+    }
+    gzclose(gz);
+    if (rc == 0) {
+        char e[256];
+        prof_init(p);
+        if (prof_decode(p, b.p, b.len, e, sizeof(e)) != 0) {
+            snprintf(err, errlen, "%s: %s", path, e);
+            prof_free(p);
+            rc = -1;
+        }
+    }
+    buf_free(&b);
+    return rc;
+}

@@ -1,0 +1,116 @@
+/*
+ * An in-memory pprof profile (perftools.profiles.Profile, profile.proto) with its protobuf
+ * encoder and decoder and gzip file I/O. Ids of mappings, locations and functions are always
+ * index + 1 here; the decoder renumbers whatever ids a file uses. Strings, functions, mappings and
+ * locations are interned through the prof_* add functions, so equal ones share one entry.
+ * The protobuf wire code is hand-written: the schema is small and fixed, encoding streams into one
+ * buffer with no per-message allocations (fast for 10^6 samples), and the decoder checks every
+ * length against the buffer, which a generated parser would do too but with a build-time codegen
+ * step and another package.
+ */
+#ifndef DRAIN_PROF_H
+#define DRAIN_PROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util.h"
+
+struct prof_vt {
+    int64_t type, unit; /* string indexes */
+};
+struct prof_label {
+    int64_t key, str, num, num_unit;
+};
+struct prof_sample {
+    uint32_t loc_off, nloc;       /* in prof.locpool: location ids, leaf first */
+    uint32_t val_off;             /* in prof.valpool: nvt values */
+    uint32_t label_off, nlabel;   /* in prof.labelpool */
+};
+struct prof_mapping {
+    uint64_t start, limit, offset;
+    int64_t filename, build_id;
+    uint8_t has_functions, has_filenames, has_line_numbers, has_inline_frames;
+};
+struct prof_line {
+    uint64_t function_id;
+    int64_t line, column;
+};
+struct prof_location {
+    uint64_t mapping_id, address;
+    uint32_t line_off, nline; /* in prof.linepool, innermost first */
+    uint8_t is_folded;
+};
+struct prof_function {
+    int64_t name, system_name, filename, start_line;
+};
+
+struct prof {
+    char **str;
+    uint32_t *strlen;
+    size_t nstr, capstr, capstrlen;
+    struct iset strset;
+
+    struct prof_vt *vt;
+    size_t nvt, capvt;
+    struct prof_sample *sample;
+    size_t nsample, capsample;
+    uint64_t *locpool;
+    size_t nlocpool, caplocpool;
+    int64_t *valpool;
+    size_t nvalpool, capvalpool;
+    struct prof_label *labelpool;
+    size_t nlabelpool, caplabelpool;
+    struct iset sampleset;
+
+    struct prof_mapping *mapping;
+    size_t nmapping, capmapping;
+    struct prof_location *location;
+    size_t nlocation, caplocation;
+    struct iset locset;
+    struct prof_line *linepool;
+    size_t nlinepool, caplinepool;
+    struct prof_function *function;
+    size_t nfunction, capfunction;
+    struct iset funcset;
+
+    int64_t *comment;
+    size_t ncomment, capcomment;
+    int64_t drop_frames, keep_frames;
+    int64_t time_nanos, duration_nanos;
+    struct prof_vt period_type;
+    int64_t period;
+    int64_t default_sample_type;
+};
+
+void prof_init(struct prof *p); /* string 0 is "" */
+void prof_free(struct prof *p);
+
+int64_t prof_str(struct prof *p, const char *s, size_t len);
+int64_t prof_cstr(struct prof *p, const char *s);
+void prof_add_type(struct prof *p, const char *type, const char *unit);
+void prof_comment(struct prof *p, const char *s);
+uint64_t prof_add_mapping(struct prof *p, const struct prof_mapping *m); /* id; not interned */
+uint64_t prof_add_function(struct prof *p, const struct prof_function *f); /* interned */
+/* Interned on (mapping, address, lines): returns the location id. With intern 0 the caller
+ * guarantees the location is new (it keeps its own cache): it is appended and not indexed. */
+uint64_t prof_add_location(struct prof *p, uint64_t mapping_id, uint64_t address,
+                           const struct prof_line *lines, uint32_t nline, int intern);
+/* Adds values to the sample with these locations and labels, merged into an equal one added with
+ * intern 1; with intern 0 it is appended (pprof allows equal samples). Returns its index. */
+uint32_t prof_add_sample(struct prof *p, const uint64_t *locs, uint32_t nloc, const int64_t *vals,
+                         const struct prof_label *labels, uint32_t nlabel, int intern);
+/* Reserves room for this many more samples (with their locations) and locations. */
+void prof_reserve(struct prof *p, size_t samples, size_t sample_locs, size_t locations);
+
+/* Serializes to protobuf bytes. */
+void prof_encode(const struct prof *p, struct buf *out);
+/* Parses protobuf bytes; on error returns -1 with a message in err (size errlen). */
+int prof_decode(struct prof *p, const uint8_t *data, size_t len, char *err, size_t errlen);
+
+/* Writes gzip-compressed to path (through a temporary file renamed into place). 0 or -1 (errno). */
+int prof_write_file(const struct prof *p, const char *path);
+/* Reads a gzip-compressed (or plain) profile. 0, or -1 with a message in err. */
+int prof_read_file(struct prof *p, const char *path, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,488 @@
+#include "profile.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+uint64_t return_adjust(unsigned arch)
+{
+    switch (arch) {
+    case MSAMP_ARCH_AARCH64:
+    case MSAMP_ARCH_ARM:
+        return 4;
+    case MSAMP_ARCH_ARM_THUMB:
+    case MSAMP_ARCH_RISCV64:
+    case MSAMP_ARCH_RISCV32:
+        return 2;
+    case MSAMP_ARCH_MIPS64:
+        return 8; /* jal and its delay slot */
+    default:
+        return 1;
+    }
+}
+
+static void hex(char *out, const uint8_t *b, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        sprintf(out + 2 * i, "%02x", b[i]);
+    out[2 * n] = 0;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* One pprof mapping per MAPPING record, or one absolute mapping for bare metal. */
+struct mapinfo {
+    uint64_t start, limit, offset;
+    const uint8_t *build_id;
+    size_t build_id_len;
+    const char *path;
+    struct sym_elf *elf;
+    struct umap cache; /* address -> location index */
+};
+
+static int bid_equal(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+    return an > 0 && an == bn && memcmp(a, b, an) == 0;
+}
+
+static int assign_elves(struct mapinfo *m, size_t nm, int bare, const struct elf_set *es,
+                        char *err, size_t errlen)
+{
+    for (size_t e = 0; e < es->n; e++) {
+        size_t blen;
+        const uint8_t *bid = sym_build_id(es->elf[e], &blen);
+        int used = 0;
+        for (size_t i = 0; i < nm; i++) {
+            if (m[i].elf)
+                continue;
+            int match = bid_equal(bid, blen, m[i].build_id, m[i].build_id_len);
+            /* A stream without build-ids can only be matched by name (hosted) or trusted (bare). */
+            if (!match && m[i].build_id_len == 0)
+                match = bare || strcmp(base_name(m[i].path), base_name(sym_path(es->elf[e]))) == 0;
+            if (match) {
+                m[i].elf = es->elf[e];
+                used = 1;
+            }
+        }
+        if (used)
+            continue;
+        char want[2 * MSAMP_DEC_MAX_BUILD_ID + 1] = "", have[2 * 64 + 1];
+        hex(have, bid, blen);
+        size_t pick = 0;
+        for (size_t i = 0; i < nm; i++) {
+            if (!bare && strcmp(base_name(m[i].path), base_name(sym_path(es->elf[e]))) == 0) {
+                pick = i;
+                break;
+            }
+        }
+        if (nm)
+            hex(want, m[pick].build_id, m[pick].build_id_len);
+        if (!es->force || nm == 0 || m[pick].elf) {
+            snprintf(err, errlen,
+                     "%s: build-id %s does not match the stream's %s%s (use --force to symbolize "
+                     "anyway)",
+                     sym_path(es->elf[e]), blen ? have : "(none)", nm ? want : "(no mappings)",
+                     bare ? "" : " or any other mapping");
+            if (es->force)
+                continue;
+            return -1;
+        }
+        fprintf(stderr, "drain: warning: %s: build-id %s differs from the stream's %s; --force: "
+                        "symbolizing anyway\n",
+                sym_path(es->elf[e]), blen ? have : "(none)", want);
+        m[pick].elf = es->elf[e];
+    }
+    return 0;
+}
+
+static const char *sample_type_names[V_COUNT][2] = {
+    {"inuse_objects", "count"}, {"inuse_space", "bytes"}, {"alloc_objects", "count"},
+    {"alloc_space", "bytes"},   {"freed_objects", "count"}, {"freed_space", "bytes"},
+};
+
+static uint64_t unknown_location(struct prof *p)
+{
+    struct prof_function f = {prof_cstr(p, "[unknown stack]"), prof_cstr(p, "[unknown stack]"), 0, 0};
+    struct prof_line ln = {prof_add_function(p, &f), 0, 0};
+    return prof_add_location(p, 0, 0, &ln, 1, 1);
+}
+
+static uint64_t frame_location(struct prof *p, struct mapinfo *maps, size_t nmaps, int bare,
+                               uint64_t addr)
+{
+    size_t mi = SIZE_MAX;
+    if (bare) {
+        mi = 0;
+    } else {
+        for (size_t i = 0; i < nmaps; i++) {
+            if (addr >= maps[i].start && addr < maps[i].limit) {
+                mi = i;
+                break;
+            }
+        }
+    }
+    struct umap *cache = mi == SIZE_MAX ? NULL : &maps[mi].cache;
+    if (cache) {
+        uint32_t li = umap_get(cache, addr);
+        if (li != UINT32_MAX)
+            return (uint64_t)li + 1;
+    }
+    struct prof_line lines[SYM_MAX_INLINE];
+    int nl = 0;
+    if (cache && maps[mi].elf) {
+        struct sym_frame fr[SYM_MAX_INLINE];
+        uint64_t vaddr = bare ? addr
+                              : sym_runtime_to_vaddr(maps[mi].elf, addr, maps[mi].start,
+                                                     maps[mi].offset);
+        nl = sym_lookup(maps[mi].elf, vaddr, fr, SYM_MAX_INLINE);
+        for (int i = 0; i < nl; i++) {
+            struct prof_function f = {prof_cstr(p, fr[i].name), prof_cstr(p, fr[i].system_name),
+                                      fr[i].file ? prof_cstr(p, fr[i].file) : 0,
+                                      fr[i].start_line};
+            lines[i] = (struct prof_line){prof_add_function(p, &f), fr[i].line, 0};
+        }
+    }
+    uint64_t id = prof_add_location(p, mi == SIZE_MAX ? 0 : mi + 1, addr, lines, (uint32_t)nl,
+                                    cache == NULL);
+    if (cache)
+        umap_put(cache, addr, (uint32_t)(id - 1));
+    return id;
+}
+
+static void add_comments(struct prof *p, const struct session *s, const char *kind,
+                         const struct msamp_dec_stats *d)
+{
+    char line[512], bid[2 * MSAMP_DEC_MAX_BUILD_ID + 1];
+    const struct session_counts *n = &s->n;
+    snprintf(line, sizeof(line), "msamp drain %s, wire format v%u, %s profile of session %d",
+             DRAIN_VERSION, s->version ? s->version : MSAMP_WIRE_VERSION, kind, s->index);
+    prof_comment(p, line);
+    if (s->have_header) {
+        hex(bid, s->build_id, s->build_id_len);
+        snprintf(line, sizeof(line),
+                 "device: arch=%s ptr_size=%u session_id=0x%08x tick_hz=%llu build_id=%s "
+                 "live_capacity=%llu stack_capacity=%llu max_depth=%llu",
+                 msamp_arch_name(s->arch), s->ptr_size, s->session_id,
+                 (unsigned long long)s->tick_hz, s->build_id_len ? bid : "(none)",
+                 (unsigned long long)s->live_capacity, (unsigned long long)s->stack_capacity,
+                 (unsigned long long)s->max_depth);
+    } else {
+        snprintf(line, sizeof(line), "device: no session header received (joined mid-stream)");
+    }
+    prof_comment(p, line);
+    snprintf(line, sizeof(line), "sampling interval: %llu bytes (first %llu, %llu changes)",
+             (unsigned long long)s->interval, (unsigned long long)s->first_interval,
+             (unsigned long long)n->interval_changes);
+    prof_comment(p, line);
+    if (s->have_drops) {
+        snprintf(line, sizeof(line),
+                 "device drops: ring_records=%llu ring_bytes=%llu live_full=%llu stack_full=%llu "
+                 "reentrant=%llu truncated=%llu",
+                 (unsigned long long)s->drops[0], (unsigned long long)s->drops[1],
+                 (unsigned long long)s->drops[2], (unsigned long long)s->drops[3],
+                 (unsigned long long)s->drops[4], (unsigned long long)s->drops[5]);
+    } else {
+        snprintf(line, sizeof(line), "device drops: not reported");
+    }
+    prof_comment(p, line);
+    if (d) {
+        snprintf(line, sizeof(line),
+                 "stream losses: frames_bad=%llu frames_lost=%llu bytes_discarded=%llu "
+                 "records_malformed=%llu records_unknown=%llu",
+                 (unsigned long long)(d->frames_bad - s->dec_start.frames_bad),
+                 (unsigned long long)(d->frames_lost - s->dec_start.frames_lost),
+                 (unsigned long long)(d->bytes_discarded - s->dec_start.bytes_discarded),
+                 (unsigned long long)(d->records_malformed - s->dec_start.records_malformed),
+                 (unsigned long long)(d->records_unknown - s->dec_start.records_unknown));
+        prof_comment(p, line);
+    }
+    snprintf(line, sizeof(line),
+             "reader: samples=%llu frees=%llu reallocs=%llu lost_frees=%llu unknown_frees=%llu "
+             "late_live=%llu bad_slots=%llu unknown_stack=%llu stack_overflow=%llu "
+             "stack_conflicts=%llu unweighted=%llu snapshots_ok=%llu snapshots_skipped=%llu",
+             (unsigned long long)n->samples, (unsigned long long)n->frees,
+             (unsigned long long)n->reallocs, (unsigned long long)n->lost_frees,
+             (unsigned long long)n->unknown_frees, (unsigned long long)n->late_live,
+             (unsigned long long)n->bad_slots, (unsigned long long)n->unknown_stack,
+             (unsigned long long)n->stack_overflow, (unsigned long long)n->stack_conflicts,
+             (unsigned long long)n->unweighted, (unsigned long long)n->snapshots_ok,
+             (unsigned long long)n->snapshots_skipped);
+    prof_comment(p, line);
+    for (size_t i = 0; i < s->nmarks; i++) {
+        snprintf(line, sizeof(line), "mark: %s", s->marks[i]);
+        prof_comment(p, line);
+    }
+}
+
+static int64_t round_val(double v)
+{
+    if (!(v > 0))
+        return 0;
+    if (v > 9.0e18)
+        return INT64_MAX;
+    return (int64_t)llround(v);
+}
+
+/* The pprof mappings of a session (one absolute mapping for bare metal), ELFs not yet assigned. */
+static struct mapinfo *session_maps(const struct session *s, size_t *nmaps)
+{
+    int bare = s->nmaps == 0;
+    *nmaps = bare ? 1 : s->nmaps;
+    struct mapinfo *maps = xcalloc(*nmaps, sizeof(*maps));
+    if (bare) {
+        maps[0] = (struct mapinfo){0, UINT64_MAX, 0, s->build_id, s->build_id_len, "firmware",
+                                   NULL, {0}};
+    } else {
+        for (size_t i = 0; i < *nmaps; i++)
+            maps[i] = (struct mapinfo){s->maps[i].start, s->maps[i].limit, s->maps[i].offset,
+                                       s->maps[i].build_id, s->maps[i].build_id_len,
+                                       s->maps[i].path, NULL, {0}};
+    }
+    return maps;
+}
+
+int check_elves(const struct session *s, const struct elf_set *elves, char *err, size_t errlen)
+{
+    size_t nmaps;
+    struct mapinfo *maps = session_maps(s, &nmaps);
+    int rc = assign_elves(maps, nmaps, s->nmaps == 0, elves, err, errlen);
+    free(maps);
+    return rc;
+}
+
+int build_profile(const struct session *cs, const struct elf_set *elves, const char *kind,
+                  const struct msamp_dec_stats *dec_now, struct built *out, char *err,
+                  size_t errlen)
+{
+    struct session *s = (struct session *)cs; /* counters of unknown stacks are updated */
+    memset(out, 0, sizeof(*out));
+    struct prof *p = &out->prof;
+    prof_init(p);
+    for (int i = 0; i < V_COUNT; i++)
+        prof_add_type(p, sample_type_names[i][0], sample_type_names[i][1]);
+    p->default_sample_type = prof_cstr(p, "inuse_space");
+    p->period_type = (struct prof_vt){prof_cstr(p, "space"), prof_cstr(p, "bytes")};
+    p->period = (int64_t)(s->interval ? s->interval : 1);
+    p->time_nanos = (int64_t)s->host_start.tv_sec * 1000000000 + s->host_start.tv_nsec;
+    if (s->ts_known && s->tick_hz) {
+        double ns = s->last_ts > s->first_ts
+                        ? (double)(s->last_ts - s->first_ts) * 1e9 / (double)s->tick_hz
+                        : 0.0;
+        p->duration_nanos = ns < 9.0e18 ? (int64_t)ns : INT64_MAX;
+    } else {
+        struct timespec now;
+        clock_gettime(CLOCK_REALTIME, &now);
+        p->duration_nanos = (int64_t)(now.tv_sec - s->host_start.tv_sec) * 1000000000 +
+                            (now.tv_nsec - s->host_start.tv_nsec);
+    }
+
+    int bare = s->nmaps == 0;
+    size_t nmaps;
+    struct mapinfo *maps = session_maps(s, &nmaps);
+    int rc = assign_elves(maps, nmaps, bare, elves, err, errlen);
+    if (rc != 0)
+        goto out;
+    for (size_t i = 0; i < nmaps; i++) {
+        char bid[2 * MSAMP_DEC_MAX_BUILD_ID + 1];
+        hex(bid, maps[i].build_id, maps[i].build_id_len);
+        const char *file = bare && maps[i].elf ? sym_path(maps[i].elf) : maps[i].path;
+        int sym = maps[i].elf != NULL;
+        struct prof_mapping m = {maps[i].start, maps[i].limit, maps[i].offset,
+                                 prof_cstr(p, file), prof_cstr(p, bid), (uint8_t)sym,
+                                 (uint8_t)sym, (uint8_t)sym, (uint8_t)sym};
+        prof_add_mapping(p, &m);
+    }
+
+    /* In-use totals per site from the live slots. */
+    double *inuse = xcalloc(2 * (s->nsites + 1), sizeof(double));
+    uint64_t *inuse_cnt = xcalloc(s->nsites + 1, sizeof(uint64_t));
+    for (size_t i = 0; i < s->nslots; i++) {
+        const struct slot *sl = &s->slots[i];
+        if (!sl->live)
+            continue;
+        inuse[2 * sl->site] += sl->w;
+        inuse[2 * sl->site + 1] += sl->w * (double)sl->size;
+        inuse_cnt[sl->site]++;
+    }
+    prof_reserve(p, s->nsites, s->nframes + s->nsites, s->nframes + 1);
+    uint64_t adj = return_adjust(s->arch);
+    uint64_t mask = s->ptr_size == 4 ? 0xffffffffu : UINT64_MAX;
+    uint64_t locs[MSAMP_DEC_MAX_DEPTH];
+    s->n.unknown_stack = 0;
+    for (size_t i = 0; i < s->nsites; i++) {
+        const struct site *st = &s->sites[i];
+        int64_t v[V_COUNT] = {round_val(inuse[2 * i]), round_val(inuse[2 * i + 1]),
+                              round_val(st->alloc_n), round_val(st->alloc_b),
+                              round_val(st->free_n), round_val(st->free_b)};
+        if (!inuse_cnt[i] && !st->alloc_samples && !st->free_samples)
+            continue;
+        uint32_t depth = 0, nloc = 0;
+        const uint64_t *fr = session_stack(s, st->stack_id, &depth);
+        for (uint32_t k = 0; fr && k < depth; k++) {
+            uint64_t a = fr[k] & mask;
+            if (s->arch == MSAMP_ARCH_ARM_THUMB)
+                a &= ~(uint64_t)1;
+            if (a >= adj)
+                a -= adj;
+            locs[nloc++] = frame_location(p, maps, nmaps, bare, a);
+        }
+        int unknown = nloc == 0;
+        if (unknown) {
+            locs[nloc++] = unknown_location(p);
+            s->n.unknown_stack += st->alloc_samples;
+        }
+        /* Distinct stack ids are distinct stacks (the device interns them): only the samples
+         * of unknown stacks need merging. */
+        uint32_t si = prof_add_sample(p, locs, nloc, v, NULL, 0, unknown);
+        GROW(out->inuse_samples, out->cap_inuse, si + 1);
+        GROW(out->alloc_samples, out->cap_alloc, si + 1);
+        if (si + 1 == p->nsample) {
+            out->inuse_samples[si] = 0;
+            out->alloc_samples[si] = 0;
+        }
+        out->inuse_samples[si] += inuse_cnt[i];
+        out->alloc_samples[si] += st->alloc_samples;
+    }
+    free(inuse);
+    free(inuse_cnt);
+    add_comments(p, s, kind, dec_now);
+out:
+    for (size_t i = 0; i < nmaps; i++)
+        umap_free(&maps[i].cache);
+    free(maps);
+    if (rc != 0)
+        built_free(out);
+    return rc;
+}
+
+void built_free(struct built *b)
+{
+    prof_free(&b->prof);
+    free(b->inuse_samples);
+    free(b->alloc_samples);
+    memset(b, 0, sizeof(*b));
+}
+
+/* Appends a location's frames to out: "func file:line" for the first frame of the site, then
+ * "func" for the inlined callers and outer frames, or the address when unsymbolized. */
+static size_t site_frames(const struct prof *p, uint64_t loc_id, int first, char *out, size_t n,
+                          size_t len, int *frames)
+{
+    const struct prof_location *l = &p->location[loc_id - 1];
+    if (l->nline == 0 && len < n) {
+        len += (size_t)snprintf(out + len, n - len, "%s0x%llx", first ? "" : " < ",
+                                (unsigned long long)l->address);
+        (*frames)++;
+    }
+    for (uint32_t j = 0; j < l->nline && len < n; j++) {
+        const struct prof_line *ln = &p->linepool[l->line_off + j];
+        const struct prof_function *f = &p->function[ln->function_id - 1];
+        const char *sep = first && j == 0 ? "" : " < ";
+        if (first && j == 0 && f->filename)
+            len += (size_t)snprintf(out + len, n - len, "%s%s %s:%lld", sep, p->str[f->name],
+                                    base_name(p->str[f->filename]), (long long)ln->line);
+        else
+            len += (size_t)snprintf(out + len, n - len, "%s%s%s", sep, p->str[f->name],
+                                    j + 1 < l->nline ? " (inline)" : "");
+        (*frames)++;
+    }
+    return len;
+}
+
+static const struct built *sort_b;
+static int sort_v;
+
+static int by_value(const void *a, const void *b)
+{
+    const struct prof *p = &sort_b->prof;
+    int64_t x = p->valpool[p->sample[*(const uint32_t *)a].val_off + sort_v];
+    int64_t y = p->valpool[p->sample[*(const uint32_t *)b].val_off + sort_v];
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, const char *title)
+{
+    const struct prof *p = &b->prof;
+    uint32_t *order = xmalloc((p->nsample + 1) * sizeof(*order));
+    for (size_t i = 0; i < p->nsample; i++)
+        order[i] = (uint32_t)i;
+    sort_b = b;
+    sort_v = v_bytes;
+    qsort(order, p->nsample, sizeof(*order), by_value);
+    fprintf(f, "%s\n", title);
+    fprintf(f, "  %14s %10s %8s  %s\n", "bytes", "objects", "samples", "site (innermost first)");
+    const uint64_t *cnt = v_bytes == V_INUSE_B ? b->inuse_samples : b->alloc_samples;
+    size_t shown = 0;
+    for (size_t i = 0; i < p->nsample && shown < n; i++) {
+        const struct prof_sample *s = &p->sample[order[i]];
+        const int64_t *v = &p->valpool[s->val_off];
+        if (v[v_bytes] == 0)
+            break;
+        char site[1024] = "";
+        size_t len = 0;
+        int frames = 0;
+        for (uint32_t k = 0; k < s->nloc && frames < 5 && len < sizeof(site) - 1; k++)
+            len = site_frames(p, p->locpool[s->loc_off + k], k == 0, site, sizeof(site), len,
+                              &frames);
+        fprintf(f, "  %14lld %10lld %8llu  %s\n", (long long)v[v_bytes],
+                (long long)v[v_bytes - 1], (unsigned long long)cnt[order[i]], site);
+        shown++;
+    }
+    if (shown == 0)
+        fprintf(f, "  (none)\n");
+    free(order);
+}
+
+void report_top(FILE *f, const struct session *s, const struct built *b, size_t n, int final)
+{
+    char title[256];
+    fprintf(f, "session %d (id 0x%08x, %s, interval %llu bytes): estimates; samples = sampled "
+               "allocations behind each\n",
+            s->index, s->session_id, msamp_arch_name(s->arch), (unsigned long long)s->interval);
+    snprintf(title, sizeof(title), "top %zu sites by in-use bytes%s:", n,
+             final ? " (live at end: suspected leaks)" : "");
+    top_table(f, b, n, V_INUSE_B, title);
+    snprintf(title, sizeof(title), "top %zu sites by allocated bytes:", n);
+    top_table(f, b, n, V_ALLOC_B, title);
+}
+
+int report_folded(const struct built *b, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    const struct prof *p = &b->prof;
+    for (size_t i = 0; i < p->nsample; i++) {
+        const struct prof_sample *s = &p->sample[i];
+        int64_t v = p->valpool[s->val_off + V_INUSE_B];
+        if (v <= 0)
+            continue;
+        /* Root first: locations outermost last in pprof, lines innermost first within one. */
+        int first = 1;
+        for (uint32_t k = s->nloc; k-- > 0;) {
+            const struct prof_location *l = &p->location[p->locpool[s->loc_off + k] - 1];
+            if (l->nline == 0) {
+                fprintf(f, "%s0x%llx", first ? "" : ";", (unsigned long long)l->address);
+                first = 0;
+            }
+            for (uint32_t j = l->nline; j-- > 0;) {
+                const struct prof_line *ln = &p->linepool[l->line_off + j];
+                const char *name = p->str[p->function[ln->function_id - 1].name];
+                fputs(first ? "" : ";", f);
+                for (const char *c = name; *c; c++)
+                    fputc(*c == ';' || *c == ' ' ? '_' : *c, f);
+                first = 0;
+            }
+        }
+        fprintf(f, " %lld\n", (long long)v);
+    }
+    int rc = ferror(f) ? -1 : 0;
+    if (fclose(f) != 0)
+        rc = -1;
+    return rc;
+}

@@ -1,0 +1,51 @@
+/*
+ * Turns a session into a pprof profile (six sample types, symbolized locations, mappings with
+ * build-ids, comments) and prints the text reports (top sites, folded stacks) from it.
+ */
+#ifndef DRAIN_PROFILE_H
+#define DRAIN_PROFILE_H
+
+#include <stdio.h>
+
+#include "prof.h"
+#include "session.h"
+#include "symbolize.h"
+
+#define DRAIN_VERSION "0.1"
+
+/* Value order in every sample. */
+enum { V_INUSE_N, V_INUSE_B, V_ALLOC_N, V_ALLOC_B, V_FREE_N, V_FREE_B, V_COUNT };
+
+struct elf_set {
+    struct sym_elf **elf;
+    size_t n;
+    int force;
+};
+
+struct built {
+    struct prof prof;
+    /* Per prof sample: sampled allocations behind the in-use and the allocated estimates. */
+    uint64_t *inuse_samples, *alloc_samples;
+    size_t cap_inuse, cap_alloc;
+};
+
+/* Builds the profile of s. kind is "final" or "partial N". Returns 0, or -1 with a message in err
+ * (an ELF whose build-id matches no mapping of the stream, unless elves->force). */
+int build_profile(const struct session *s, const struct elf_set *elves, const char *kind,
+                  const struct msamp_dec_stats *dec_now, struct built *out, char *err,
+                  size_t errlen);
+void built_free(struct built *b);
+
+/* The ELF check of build_profile alone: 0, or -1 with the message (an ELF matches no mapping). */
+int check_elves(const struct session *s, const struct elf_set *elves, char *err, size_t errlen);
+
+/* Top n sites by in-use bytes and by allocated bytes. final: the in-use list is what was live at
+ * the end (suspected leaks). */
+void report_top(FILE *f, const struct session *s, const struct built *b, size_t n, int final);
+/* Folded stacks (root first, ';'-separated, then in-use bytes) for flame-graph tools. */
+int report_folded(const struct built *b, const char *path);
+
+/* Bytes to subtract from a return address to land in its call instruction, by SESSION.arch. */
+uint64_t return_adjust(unsigned arch);
+
+#endif

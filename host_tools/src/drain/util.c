@@ -1,0 +1,226 @@
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void drain_oom(void)
+{
+    fputs("drain: out of memory\n", stderr);
+    exit(3);
+}
+
+void *xmalloc(size_t n)
+{
+    void *p = malloc(n ? n : 1);
+    if (!p)
+        drain_oom();
+    return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p)
+        drain_oom();
+    return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+    p = realloc(p, n ? n : 1);
+    if (!p)
+        drain_oom();
+    return p;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+    char *d = xmalloc(n + 1);
+    memcpy(d, s, n);
+    d[n] = 0;
+    return d;
+}
+
+void grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return;
+    size_t c = *cap ? *cap : 16;
+    while (c < need) {
+        if (c > SIZE_MAX / 2 / elem)
+            drain_oom();
+        c *= 2;
+    }
+    *p = xrealloc(*p, c * elem);
+    *cap = c;
+}
+
+void buf_put(struct buf *b, const void *data, size_t n)
+{
+    GROW(b->p, b->cap, b->len + n);
+    if (n)
+        memcpy(b->p + b->len, data, n);
+    b->len += n;
+}
+
+void buf_varint(struct buf *b, uint64_t v)
+{
+    GROW(b->p, b->cap, b->len + 10);
+    while (v >= 0x80) {
+        b->p[b->len++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    b->p[b->len++] = (uint8_t)v;
+}
+
+void buf_free(struct buf *b)
+{
+    free(b->p);
+    b->p = NULL;
+    b->len = b->cap = 0;
+}
+
+uint64_t hash_u64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
+
+uint64_t hash_bytes(const void *data, size_t n, uint64_t seed)
+{
+    /* FNV-1a over 8-byte words, finished with a mixer: fast enough for drain's keys. */
+    const uint8_t *p = data;
+    uint64_t h = 0xcbf29ce484222325ull ^ seed;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+        p += 8;
+        n -= 8;
+    }
+    while (n--) {
+        h = (h ^ *p++) * 0x100000001b3ull;
+    }
+    return hash_u64(h);
+}
+
+static void iset_rehash(struct iset *s)
+{
+    size_t ncap = s->cap ? s->cap * 2 : 64;
+    struct iset_entry *ne = xmalloc(ncap * sizeof(*ne));
+    for (size_t i = 0; i < ncap; i++)
+        ne[i].idx = UINT32_MAX;
+    for (size_t i = 0; i < s->cap; i++) {
+        if (s->e[i].idx == UINT32_MAX)
+            continue;
+        size_t j = s->e[i].hash & (ncap - 1);
+        while (ne[j].idx != UINT32_MAX)
+            j = (j + 1) & (ncap - 1);
+        ne[j] = s->e[i];
+    }
+    free(s->e);
+    s->e = ne;
+    s->cap = ncap;
+}
+
+uint32_t iset_find(const struct iset *s, uint64_t h, iset_eq_fn eq, const void *ctx)
+{
+    if (!s->cap)
+        return UINT32_MAX;
+    for (size_t j = h & (s->cap - 1);; j = (j + 1) & (s->cap - 1)) {
+        if (s->e[j].idx == UINT32_MAX)
+            return UINT32_MAX;
+        if (s->e[j].hash == h && eq(ctx, s->e[j].idx))
+            return s->e[j].idx;
+    }
+}
+
+void iset_add(struct iset *s, uint64_t h, uint32_t index)
+{
+    if ((s->count + 1) * 2 > s->cap)
+        iset_rehash(s);
+    size_t j = h & (s->cap - 1);
+    while (s->e[j].idx != UINT32_MAX)
+        j = (j + 1) & (s->cap - 1);
+    s->e[j].idx = index;
+    s->e[j].hash = h;
+    s->count++;
+}
+
+void iset_free(struct iset *s)
+{
+    free(s->e);
+    memset(s, 0, sizeof(*s));
+}
+
+static void umap_rehash(struct umap *m)
+{
+    size_t ncap = m->cap ? m->cap * 2 : 64;
+    struct umap_entry *ne = xmalloc(ncap * sizeof(*ne));
+    for (size_t i = 0; i < ncap; i++)
+        ne[i].val = UINT32_MAX;
+    for (size_t i = 0; i < m->cap; i++) {
+        if (m->e[i].val == UINT32_MAX)
+            continue;
+        size_t j = hash_u64(m->e[i].key) & (ncap - 1);
+        while (ne[j].val != UINT32_MAX)
+            j = (j + 1) & (ncap - 1);
+        ne[j] = m->e[i];
+    }
+    free(m->e);
+    m->e = ne;
+    m->cap = ncap;
+}
+
+uint32_t umap_get(const struct umap *m, uint64_t key)
+{
+    if (key < UMAP_DENSE)
+        return key < m->ndense ? m->dense[key] : UINT32_MAX;
+    if (!m->cap)
+        return UINT32_MAX;
+    for (size_t j = hash_u64(key) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
+        if (m->e[j].val == UINT32_MAX)
+            return UINT32_MAX;
+        if (m->e[j].key == key)
+            return m->e[j].val;
+    }
+}
+
+void umap_put(struct umap *m, uint64_t key, uint32_t val)
+{
+    if (key < UMAP_DENSE) {
+        if (key >= m->ndense) {
+            size_t n = m->ndense ? m->ndense : 64;
+            while (n <= key)
+                n *= 2;
+            m->dense = xrealloc(m->dense, n * sizeof(*m->dense));
+            memset(m->dense + m->ndense, 0xff, (n - m->ndense) * sizeof(*m->dense));
+            m->ndense = n;
+        }
+        if (m->dense[key] == UINT32_MAX)
+            m->count++;
+        m->dense[key] = val;
+        return;
+    }
+    if ((m->count + 1) * 2 > m->cap)
+        umap_rehash(m);
+    size_t j = hash_u64(key) & (m->cap - 1);
+    while (m->e[j].val != UINT32_MAX && m->e[j].key != key)
+        j = (j + 1) & (m->cap - 1);
+    if (m->e[j].val == UINT32_MAX)
+        m->count++;
+    m->e[j].key = key;
+    m->e[j].val = val;
+}
+
+void umap_free(struct umap *m)
+{
+    free(m->dense);
+    free(m->e);
+    memset(m, 0, sizeof(*m));
+}

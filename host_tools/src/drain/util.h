@@ -1,0 +1,68 @@
+/*
+ * Small containers for drain: a growable byte buffer, a growable array, and an open-addressing
+ * index set (hash -> element index) whose equality test is the caller's. Out of memory is fatal
+ * (drain_oom prints and exits): drain's own caps keep sizes bounded, so OOM means the host is out.
+ */
+#ifndef DRAIN_UTIL_H
+#define DRAIN_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void drain_oom(void);
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrndup(const char *s, size_t n);
+
+/* Grows *p (elements of size elem) so that it holds at least need elements; *cap is updated. */
+void grow(void **p, size_t *cap, size_t need, size_t elem);
+#define GROW(p, cap, need) grow((void **)&(p), &(cap), (need), sizeof(*(p)))
+
+struct buf {
+    uint8_t *p;
+    size_t len, cap;
+};
+void buf_put(struct buf *b, const void *data, size_t n);
+void buf_varint(struct buf *b, uint64_t v);
+void buf_free(struct buf *b);
+
+uint64_t hash_bytes(const void *data, size_t n, uint64_t seed);
+uint64_t hash_u64(uint64_t x);
+
+/* An index set: maps a hash to element indexes; eq(ctx, index) tells whether the element at index
+ * is the one being looked up. Empty buckets hold UINT32_MAX. */
+struct iset_entry {
+    uint64_t hash;
+    uint32_t idx;
+};
+struct iset {
+    struct iset_entry *e;
+    size_t cap, count;
+};
+typedef int (*iset_eq_fn)(const void *ctx, uint32_t index);
+/* Index of the element equal under eq, or UINT32_MAX. */
+uint32_t iset_find(const struct iset *s, uint64_t h, iset_eq_fn eq, const void *ctx);
+/* Adds index under hash h (the caller checked it is absent). */
+void iset_add(struct iset *s, uint64_t h, uint32_t index);
+void iset_free(struct iset *s);
+
+/* A u64 -> u32 map (for ids). Keys below UMAP_DENSE index a plain array (device ids are small
+ * and dense); larger keys go to a hash table. */
+#define UMAP_DENSE (1u << 22)
+struct umap_entry {
+    uint64_t key;
+    uint32_t val;
+};
+struct umap {
+    uint32_t *dense;
+    size_t ndense;
+    struct umap_entry *e;
+    size_t cap, count;
+};
+/* Value stored for key, or UINT32_MAX. */
+uint32_t umap_get(const struct umap *m, uint64_t key);
+void umap_put(struct umap *m, uint64_t key, uint32_t val);
+void umap_free(struct umap *m);
+
+#endif

@@ -1,0 +1,88 @@
+# Tests and benchmark of host_tools/drain (see docs/DRAIN.md). Helpers are built into
+# $(BUILD)/drain/: an ASan+UBSan build of drain, the unit tests, a stream generator with known
+# truth (gen), a stream damager (mangle), programs that record real stacks (symprog, PIE and not)
+# and a program linked against the hosted library (hosted_app).
+
+DRAIN_T := $(BUILD)/drain
+DRAIN_T_DEC := $(wildcard host_tools/lib/*.c)
+DRAIN_T_SRCS = $(filter-out host_tools/src/drain/drain.c,$(DRAIN_SRCS))
+DRAIN_T_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror $(SAN_FLAGS)
+DRAIN_T_GEN_DEPS := tests/drain/streamgen.h tests/drain/simdev.h include/msamp_wire.h
+DRAIN_T_PROG_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
+	-fno-optimize-sibling-calls -Iinclude
+DRAIN_T_ENV = DRAIN=$(DRAIN_T)/drain-asan DRAIN_REL=host_tools/drain T=$(DRAIN_T) \
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
+
+TESTS += drain-unit drain-cli drain-model drain-symbolize drain-hosted drain-damage drain-inputs \
+	drain-merge
+BENCHES += drain
+
+$(DRAIN_T)/drain-asan: $(DRAIN_SRCS) $(DRAIN_HDRS) $(DRAIN_T_DEC)
+	@mkdir -p $(@D)
+	$(CC) $(DRAIN_T_CFLAGS) $(DRAIN_INC) $(DRAIN_SRCS) $(DRAIN_T_DEC) $(DRAIN_LIBS) -o $@
+
+$(DRAIN_T)/test_drain: tests/drain/test_drain.c $(DRAIN_SRCS) $(DRAIN_HDRS) $(DRAIN_T_DEC)
+	@mkdir -p $(@D)
+	$(CC) $(DRAIN_T_CFLAGS) $(DRAIN_INC) $< $(DRAIN_T_SRCS) $(DRAIN_T_DEC) $(DRAIN_LIBS) -o $@
+
+$(DRAIN_T)/gen: tests/drain/gen.c $(DRAIN_T_GEN_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) -Iinclude $< -lm -o $@
+
+$(DRAIN_T)/mangle: tests/drain/mangle.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $< -o $@
+
+$(DRAIN_T)/symprog: tests/drain/symprog.c $(DRAIN_T_GEN_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(DRAIN_T_PROG_CFLAGS) $< -lm -o $@
+
+$(DRAIN_T)/symprog-nopie: tests/drain/symprog.c $(DRAIN_T_GEN_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(DRAIN_T_PROG_CFLAGS) -fno-pie -no-pie $< -lm -o $@
+
+$(DRAIN_T)/hosted_app: tests/drain/hosted_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags msamp) $< \
+	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --libs msamp) -o $@
+
+DRAIN_T_TOOLS := host_tools/drain $(DRAIN_T)/drain-asan $(DRAIN_T)/gen $(DRAIN_T)/mangle
+DRAIN_T_HELPERS := $(DRAIN_T_TOOLS) $(DRAIN_T)/test_drain $(DRAIN_T)/symprog \
+	$(DRAIN_T)/symprog-nopie $(DRAIN_T)/hosted_app
+.PHONY: drain-test-tools
+drain-test-tools: $(DRAIN_T_HELPERS) ## Build drain's test helpers (sanitized drain, generators)
+TEST_PREREQS += drain-test-tools
+
+test-drain-unit: $(DRAIN_T)/test_drain ## drain: unit tests of the pprof model and session model (ASan+UBSan)
+	$(DRAIN_T)/test_drain
+
+test-drain-cli: $(DRAIN_T_TOOLS) $(DRAIN_T)/symprog ## drain: bad command lines, inputs and ELF files give clear errors
+	$(DRAIN_T_ENV) tests/drain/t_cli.sh
+
+test-drain-model: $(DRAIN_T_TOOLS) ## drain: profiles of generated streams match their truth (go tool pprof)
+	@tests/need.sh go
+	$(DRAIN_T_ENV) tests/drain/t_model.sh
+
+test-drain-symbolize: $(DRAIN_T_TOOLS) $(DRAIN_T)/symprog $(DRAIN_T)/symprog-nopie ## drain: --elf symbolization (PIE, bare, inline, build-id)
+	@tests/need.sh go addr2line readelf
+	$(DRAIN_T_ENV) tests/drain/t_symbolize.sh
+
+test-drain-hosted: $(DRAIN_T_TOOLS) $(DRAIN_T)/hosted_app ## drain: hosted end-to-end read by go tool pprof
+	@tests/need.sh go
+	$(DRAIN_T_ENV) tests/drain/t_hosted.sh
+
+test-drain-damage: $(DRAIN_T_TOOLS) ## drain: damaged streams end to end (ASan+UBSan)
+	@tests/need.sh go
+	$(DRAIN_T_ENV) tests/drain/t_damage.sh
+
+test-drain-inputs: $(DRAIN_T_TOOLS) ## drain: pty at 921600 baud, TCP on 127.0.0.1, --follow, stdin, SIGINT
+	@tests/need.sh go socat stty
+	$(DRAIN_T_ENV) tests/drain/t_inputs.sh
+
+test-drain-merge: $(DRAIN_T_TOOLS) ## drain: merge of profiles
+	@tests/need.sh go
+	$(DRAIN_T_ENV) tests/drain/t_merge.sh
+
+bench-drain: host_tools/drain $(DRAIN_T)/gen ## drain: decode throughput, profile write time, peak memory
+	T=$(DRAIN_T) tests/drain/bench.sh

@@ -1,0 +1,141 @@
+/*
+ * Writes a synthetic msamp stream with known truth for drain's tests.
+ * usage: gen [options] OUT.bin TRUTH.txt
+ *   --interval R (4096)  --seed S (1)  --allocs N (200000)  --sites K (12)  --sessions N (1)
+ *   --snap-every N (20000 allocations; 0: none)  --lose-free-every N (0)  --max-body B (512)
+ *   --unknown-stacks (every 7th site uses stack id 0)  --interval-change R2 (at half time)
+ *   --unique-stacks: every allocation has a stack of its own and is untracked (slot1 0): a stream
+ *   of N distinct pprof samples, for the benchmark (no truth).
+ * Site i (1-based) has a 3-frame stack with leaf return address 0x400000 + 0x100 * i (aarch64,
+ * so drain lists it at that address - 4), allocates 16 << (i % 8) bytes per call; sites with
+ * i % 3 == 0 never free, i % 3 == 1 free at once, i % 3 == 2 free 50 calls later.
+ * TRUTH lines (last session): "site I LEAF_ADDR alloc_objects alloc_bytes inuse_objects
+ * inuse_bytes" with exact (unsampled) numbers.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simdev.h"
+
+int main(int argc, char **argv)
+{
+    uint64_t interval = 4096, seed = 1, allocs = 200000, snap_every = 20000, interval2 = 0;
+    unsigned sites = 12, sessions = 1, lose = 0, max_body = 512, unknown = 0, unique = 0;
+    int i = 1;
+    for (; i + 1 < argc && strncmp(argv[i], "--", 2) == 0; i++) {
+        if (strcmp(argv[i], "--unknown-stacks") == 0) {
+            unknown = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--unique-stacks") == 0) {
+            unique = 1;
+            continue;
+        }
+        if (i + 2 >= argc)
+            break;
+        unsigned long long v = strtoull(argv[i + 1], NULL, 0);
+        const char *o = argv[i++];
+        if (!strcmp(o, "--interval")) interval = v;
+        else if (!strcmp(o, "--seed")) seed = v;
+        else if (!strcmp(o, "--allocs")) allocs = v;
+        else if (!strcmp(o, "--sites")) sites = (unsigned)v;
+        else if (!strcmp(o, "--sessions")) sessions = (unsigned)v;
+        else if (!strcmp(o, "--snap-every")) snap_every = v;
+        else if (!strcmp(o, "--lose-free-every")) lose = (unsigned)v;
+        else if (!strcmp(o, "--max-body")) max_body = (unsigned)v;
+        else if (!strcmp(o, "--interval-change")) interval2 = v;
+        else {
+            fprintf(stderr, "gen: unknown option %s\n", o);
+            return 2;
+        }
+    }
+    if (argc - i != 2 || sites == 0 || sites > 1000 || max_body < 64 || max_body > 4096) {
+        fprintf(stderr, "usage: gen [options] OUT.bin TRUTH.txt\n");
+        return 2;
+    }
+    FILE *out = fopen(argv[i], "wb"), *truth = fopen(argv[i + 1], "w");
+    if (!out || !truth) {
+        perror("gen");
+        return 1;
+    }
+    static struct simdev d;
+    sg_init(&d.g, out, max_body);
+    d.arch = MSAMP_ARCH_AARCH64;
+    d.ptr = 8;
+    d.bidlen = 20;
+    for (int k = 0; k < 20; k++)
+        d.bid[k] = (uint8_t)(0xa0 + k);
+    d.lose_free_every = lose;
+    uint64_t *an = calloc(sites + 1, 8), *ab = calloc(sites + 1, 8), *in = calloc(sites + 1, 8),
+             *ib = calloc(sites + 1, 8);
+    uint64_t pending[64] = {0};
+    for (unsigned s = 0; s < sessions; s++) {
+        memset(an, 0, (sites + 1) * 8);
+        memset(ab, 0, (sites + 1) * 8);
+        memset(in, 0, (sites + 1) * 8);
+        memset(ib, 0, (sites + 1) * 8);
+        memset(pending, 0, sizeof(pending));
+        sim_boot(&d, 0x5eed0000u + (uint32_t)(seed - 1) * 0x100u + s, seed + s, interval);
+        sg_mark(&d.g, "gen start");
+        for (uint64_t n = 0; n < allocs; n++) {
+            if (interval2 && n == allocs / 2) {
+                d.interval = interval2;
+                d.countdown = interval2 > 1 ? sim_gap(&d) : 0;
+                uint64_t dt;
+                sim_dt(&d, &dt);
+                SG(&d.g, MSAMP_REC_INTERVAL, interval2, dt);
+            }
+            unsigned site = (unsigned)(n % sites) + 1;
+            uint64_t size = 16u << (site % 8), addr = 0x10000000 + n * 16;
+            if (unique) {
+                uint64_t ufr[4] = {0x400000 + 4 * n, 0x500000 + 4 * (n % 1000), 0x600000 + n % 7,
+                                   0x700000};
+                uint64_t dt;
+                sg_stack(&d.g, n + 1, ufr, 4);
+                sim_dt(&d, &dt);
+                SG(&d.g, MSAMP_REC_ALLOC, 0, size, n + 1, dt);
+                continue;
+            }
+            uint64_t fr[3] = {0x400000 + 0x100 * site, 0x500000 + 0x10 * (site % 3), 0x600000};
+            int sampled = sim_alloc(&d, addr, size, fr, unknown && site % 7 == 0 ? 0 : 3);
+            (void)sampled;
+            an[site]++;
+            ab[site] += size;
+            if (site % 3 == 0) {
+                in[site]++;
+                ib[site] += size;
+            } else if (site % 3 == 1) {
+                sim_free(&d, addr);
+            } else {
+                uint64_t *p = &pending[n % 50];
+                if (*p)
+                    sim_free(&d, *p);
+                *p = addr;
+            }
+            if (snap_every && n % snap_every == snap_every - 1)
+                sim_snapshot(&d);
+            if (n % 1000 == 0)
+                sg_flush(&d.g);
+        }
+        /* Allocations still pending a free are live at the end. */
+        for (unsigned k = 0; k < 50; k++) {
+            if (!pending[k])
+                continue;
+            uint64_t n = (pending[k] - 0x10000000) / 16;
+            unsigned site = (unsigned)(n % sites) + 1;
+            in[site]++;
+            ib[site] += 16u << (site % 8);
+        }
+        if (snap_every)
+            sim_snapshot(&d);
+        sg_flush(&d.g);
+    }
+    for (unsigned s = 1; s <= sites; s++)
+        fprintf(truth, "site %u 0x%x %llu %llu %llu %llu\n", s, 0x400000 + 0x100 * s,
+                (unsigned long long)an[s], (unsigned long long)ab[s], (unsigned long long)in[s],
+                (unsigned long long)ib[s]);
+    fclose(out);
+    fclose(truth);
+    return 0;
+}

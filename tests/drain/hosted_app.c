@@ -1,0 +1,108 @@
+/*
+ * drain's hosted end-to-end program: linked against build/hosted/libmsamp.a (the real library,
+ * wrapping malloc/free/realloc), it allocates from known functions, one of them always inlined,
+ * one growing blocks with realloc, and writes
+ * the truth per leaf function: "site NAME - alloc_objects alloc_bytes inuse_objects inuse_bytes"
+ * (check_truth.sh's format keyed by function name). Held blocks stay live until exit.
+ * usage: hosted_app TRUTH.txt   (run with MSAMP_OUTPUT=stream.bin MSAMP_INTERVAL=R)
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#if defined(__clang__)
+#define NOINLINE __attribute__((noinline))
+#else
+#define NOINLINE __attribute__((noinline, noclone))
+#endif
+
+static volatile uintptr_t sink;
+static void *held[40000];
+static unsigned nheld;
+
+static struct {
+    const char *name;
+    unsigned long an, ab, in, ib;
+} truth[8];
+
+static void note(int site, const char *name, size_t size, int live)
+{
+    truth[site].name = name;
+    truth[site].an++;
+    truth[site].ab += size;
+    truth[site].in += (unsigned long)live;
+    truth[site].ib += live ? size : 0;
+}
+
+static inline __attribute__((always_inline)) void *inline_node(size_t n)
+{
+    void *p = malloc(n);
+    sink = (uintptr_t)p;
+    return p;
+}
+
+NOINLINE static void make_list(int count)
+{
+    for (int i = 0; i < count; i++) {
+        held[nheld++] = inline_node(192);
+        note(0, "inline_node", 192, 1);
+    }
+}
+
+NOINLINE static void churn_buffers(int count)
+{
+    for (int i = 0; i < count; i++) {
+        void *p = malloc(3000);
+        sink = (uintptr_t)p;
+        note(1, "churn_buffers", 3000, 0);
+        free(p);
+    }
+}
+
+NOINLINE static void load_table(int count)
+{
+    for (int i = 0; i < count; i++) {
+        held[nheld++] = malloc(40000);
+        sink = (uintptr_t)held[nheld - 1];
+        note(2, "load_table", 40000, 1);
+    }
+}
+
+NOINLINE static void *start_buffer(void)
+{
+    void *p = malloc(1000);
+    sink = (uintptr_t)p;
+    note(3, "start_buffer", 1000, 0);
+    return p;
+}
+
+/* realloc moves each block into a bigger one that stays live: one long-lived allocation. */
+NOINLINE static void grow_buffers(int count)
+{
+    for (int i = 0; i < count; i++) {
+        void *p = realloc(start_buffer(), 50000);
+        sink = (uintptr_t)p;
+        held[nheld++] = p;
+        note(4, "grow_buffers", 50000, 1);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: hosted_app TRUTH.txt\n");
+        return 2;
+    }
+    make_list(30000);
+    churn_buffers(20000);
+    load_table(300);
+    grow_buffers(200);
+    FILE *f = fopen(argv[1], "w");
+    if (!f)
+        return 1;
+    for (int i = 0; i < 5; i++)
+        fprintf(f, "site %s - %lu %lu %lu %lu\n", truth[i].name, truth[i].an, truth[i].ab,
+                truth[i].in, truth[i].ib);
+    fclose(f);
+    return 0;
+}
