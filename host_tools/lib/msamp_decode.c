@@ -96,18 +96,37 @@ static uint32_t rd_u32le(struct rd *r)
 /* Unsigned LEB128: at most 10 bytes, and the 10th may only hold bit 63. */
 static uint64_t rd_varint_long(struct rd *r)
 {
-    uint64_t v = 0;
     if (r->err)
         return 0;
-    for (unsigned i = 0; i < MSAMP_WIRE_MAX_VARINT; i++) {
-        if (r->p == r->end)
-            break;
-        uint8_t b = *r->p++;
+    const uint8_t *p = r->p;
+    size_t left = (size_t)(r->end - p);
+    uint64_t v = 0;
+    if (left >= MSAMP_WIRE_MAX_VARINT) {
+        /* Ten bytes are there: no bounds check per byte. */
+        for (unsigned i = 0; i < MSAMP_WIRE_MAX_VARINT - 1; i++) {
+            uint64_t b = p[i];
+            v |= (b & 0x7Fu) << (7 * i);
+            if (b < 0x80u) {
+                r->p = p + i + 1;
+                return v;
+            }
+        }
+        if (p[9] <= 1u) {
+            r->p = p + 10;
+            return v | (uint64_t)p[9] << 63;
+        }
+        r->err = 1;
+        return 0;
+    }
+    for (unsigned i = 0; i < left; i++) {
+        uint64_t b = p[i];
         if (i == MSAMP_WIRE_MAX_VARINT - 1 && b > 1)
             break;
-        v |= (uint64_t)(b & 0x7Fu) << (7 * i);
-        if (!(b & 0x80u))
+        v |= (b & 0x7Fu) << (7 * i);
+        if (b < 0x80u) {
+            r->p = p + i + 1;
             return v;
+        }
     }
     r->err = 1;
     return 0;
@@ -206,6 +225,7 @@ static int parse_session(struct msamp_dec *d, struct rd *r, struct msamp_record 
     const uint8_t *bid = rd_bytes(r, rec->u.session.build_id_len);
     if (bid == NULL)
         return -1;
+    memset(rec->u.session.build_id, 0, sizeof(rec->u.session.build_id));
     memcpy(rec->u.session.build_id, bid, rec->u.session.build_id_len);
 
     /* A reset (resend_seq 0) or another device restarts the clock; a re-send keeps it. */
@@ -253,6 +273,7 @@ static int parse_mapping(struct rd *r, struct msamp_record *rec)
     const uint8_t *path = rd_bytes(r, path_len);
     if (r->err)
         return -1;
+    memset(rec->u.mapping.build_id, 0, sizeof(rec->u.mapping.build_id));
     memcpy(rec->u.mapping.build_id, bid, rec->u.mapping.build_id_len);
     rec->u.mapping.path = path;
     rec->u.mapping.path_len = (size_t)path_len;
@@ -381,9 +402,15 @@ static void parse_records(struct msamp_dec *d, const uint8_t *p, const uint8_t *
         struct rd payload = { r.p, r.p + len, 0 };
         p = r.p + len;
 
+        /* Zero only what the per-record parsers do not set: the small members of the union
+         * (the optional fields' flags among them) and dt. SESSION and MAPPING set all theirs. */
         struct msamp_record rec;
-        memset(&rec, 0, sizeof(rec));
+        memset(&rec.u, 0, sizeof(rec.u.realloc) > sizeof(rec.u.live) ? sizeof(rec.u.realloc)
+                                                                      : sizeof(rec.u.live));
         rec.type = type;
+        rec.dt = 0;
+        rec.ts = 0;
+        rec.ts_valid = 0;
         if (parse_payload(d, &payload, &rec) < 0) {
             d->st.records_malformed++;
             if (has_dt(type) || type == MSAMP_REC_TIME || type == MSAMP_REC_SNAP_BEGIN)
