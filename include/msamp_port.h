@@ -81,6 +81,12 @@ struct msamp_mapping {
 size_t msamp_port_mappings(struct msamp_mapping *out, size_t max);
 /* Called when the giant-allocation guard refuses a request (hosted: sets errno to ENOMEM). */
 void msamp_port_refused(size_t size);
+/* Called at the end of each sampled allocation (and sampled free) path, outside the core's lock
+ * but inside the caller's reentrancy guard, with the ring's fill: a port without a drainer thread
+ * may call msamp_poll() from here when the ring fills up (hosted MSAMP_FLUSH=inline); an
+ * allocation made meanwhile in that context (a signal handler's) is turned away by the guard.
+ * Default: nothing. */
+void msamp_port_ring_notify(uint32_t used, uint32_t size);
 
 /* For ports: the core's context registry. msamp_context_detach() releases a context's slot (call
  * it when a thread exits); the core attaches contexts itself on their first allocation. */

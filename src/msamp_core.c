@@ -101,6 +101,12 @@ MSAMP_WEAK void msamp_port_refused(size_t size)
     (void)size;
 }
 
+MSAMP_WEAK void msamp_port_ring_notify(uint32_t used, uint32_t size)
+{
+    (void)used;
+    (void)size;
+}
+
 MSAMP_WEAK size_t msamp_port_mappings(struct msamp_mapping *out, size_t max)
 {
     (void)out;
@@ -340,6 +346,7 @@ void msamp_alloc_slow(struct msamp_context *c, void *p, size_t size, const void 
     c->busy = 1;
     if (decide(c, size) && p != NULL)
         record_sample((uintptr_t)p, size, frame, 0);
+    msamp_port_ring_notify(msamp_ring_used(&g.ring), MSAMP_CFG_RING_SIZE);
     c->busy = 0;
 }
 
@@ -355,6 +362,7 @@ void msamp_free_slow(struct msamp_context *c, void *p)
     if (slot >= 0)
         release_slot((uint32_t)slot, now());
     msamp_port_unlock(key);
+    msamp_port_ring_notify(msamp_ring_used(&g.ring), MSAMP_CFG_RING_SIZE);
     c->busy = 0;
 }
 
@@ -376,6 +384,7 @@ void msamp_realloc_slow(struct msamp_context *c, void *old, void *p, size_t size
             release_slot((uint32_t)old_slot, now());
         msamp_port_unlock(key);
     }
+    msamp_port_ring_notify(msamp_ring_used(&g.ring), MSAMP_CFG_RING_SIZE);
     c->busy = 0;
 }
 

@@ -72,12 +72,20 @@ test-hosted-threads-tsan: $(HT)/threads_tsan $(HT)/msamp_check ## 8 threads unde
 test-hosted-unwind: $(HT)/unwind_app $(HT)/msamp_check ## The walker survives frames without frame pointers and hostile ones
 	tests/hosted/unwind.sh $(HT)/unwind_app $(HT)/msamp_check $(HT)/unwind
 
-test-hosted-env: $(HT)/e2e_app $(HT)/msamp_check ## MSAMP_OUTPUT patterns, MSAMP_DISABLE, bad settings, tcp: output
+test-hosted-env: $(HT)/e2e_app $(HT)/msamp_check host_tools/msamp-dump ## MSAMP_OUTPUT patterns, MSAMP_DISABLE, bad settings, tcp: output
 	tests/hosted/env.sh $(HT)/e2e_app $(HT)/msamp_check $(HT)/env
 
-test-hosted-fork: $(HT)/fork_app $(HT)/behave_msamp $(HT)/msamp_check ## A forked child stops profiling and never writes into the parent's stream
+test-hosted-fork: $(HT)/fork_app $(HT)/behave_msamp $(HT)/msamp_check host_tools/msamp-dump ## A forked child stops profiling and never writes into the parent's stream
 	tests/hosted/fork.sh $(HT)
 
 $(HT)/fork_app: tests/hosted/fork_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
 	@mkdir -p $(@D)
 	$(CC) $(HT_CFLAGS) $< $$($(call HT_PC,hosted)) -o $@
+
+$(HT)/signal_app: tests/hosted/signal_app.c tests/hosted/signal_pool.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) -Iinclude $(filter %.c,$^) -Wl,--wrap=pool_alloc,--wrap=pool_free $$($(call HT_PC,hosted)) -o $@
+
+TESTS += hosted-signal
+test-hosted-signal: $(HT)/signal_app $(HT)/msamp_check ## Allocations from a signal handler while its thread is inside msamp: no deadlock
+	tests/hosted/signal.sh $(HT)/signal_app $(HT)/msamp_check $(HT)/signal

@@ -145,13 +145,15 @@ static void fill_function(struct sym_frame *f, Dwarf_Die *die)
         f->start_line = dl;
 }
 
-/* The compile unit holding a; without .debug_aranges (clang's default) libdw 0.188 finds none,
- * so walk the units and ask each for its ranges. */
+/* The compile unit holding a. libdw 0.188 answers from .debug_aranges, which clang emits only for
+ * assembly units: it then finds no unit, or returns an assembly unit that does not hold a. So
+ * check its answer, and otherwise walk the units and ask each for its ranges. */
 static Dwarf_Die *find_cu(struct sym_elf *e, Dwarf_Addr a, Dwarf_Addr *bias, Dwarf_Die *store)
 {
     Dwarf_Die *cu = dwfl_module_addrdie(e->mod, a, bias);
-    if (cu)
+    if (cu && dwarf_haspc(cu, a - *bias) > 0)
         return cu;
+    cu = NULL;
     while ((cu = dwfl_module_nextcu(e->mod, cu, bias)) != NULL) {
         if (dwarf_haspc(cu, a - *bias) > 0) {
             *store = *cu;
@@ -159,6 +161,28 @@ static Dwarf_Die *find_cu(struct sym_elf *e, Dwarf_Addr a, Dwarf_Addr *bias, Dwa
         }
     }
     return NULL;
+}
+
+/* ARM and AArch64 mapping symbols ($a, $t, $x, $d and $x.N) mark code and data, not functions:
+ * the name of code without debug information is the nearest other symbol at or below it. */
+static const char *nearest_real_symbol(struct sym_elf *e, Dwarf_Addr a)
+{
+    int count = dwfl_module_getsymtab(e->mod);
+    const char *best = NULL;
+    GElf_Addr best_addr = 0;
+    for (int i = 1; i < count; i++) {
+        GElf_Sym sym;
+        GElf_Addr addr;
+        const char *name = dwfl_module_getsym_info(e->mod, i, &sym, &addr, NULL, NULL, NULL);
+        if (!name || name[0] == '$' || name[0] == '\0' || addr > a || addr < best_addr)
+            continue;
+        int type = GELF_ST_TYPE(sym.st_info);
+        if (type != STT_FUNC && type != STT_NOTYPE)
+            continue;
+        best = name;
+        best_addr = addr;
+    }
+    return best;
 }
 
 int sym_lookup(struct sym_elf *e, uint64_t vaddr, struct sym_frame *out, int max)
@@ -224,6 +248,8 @@ int sym_lookup(struct sym_elf *e, uint64_t vaddr, struct sym_frame *out, int max
         GElf_Off off;
         GElf_Sym sym;
         const char *name = dwfl_module_addrinfo(e->mod, a, &off, &sym, NULL, NULL, NULL);
+        if (name && name[0] == '$')
+            name = nearest_real_symbol(e, a);
         if (!name)
             return 0;
         out[0] = (struct sym_frame){name, name, file, line, 0};

@@ -1,0 +1,40 @@
+/*
+ * The board API: what a board's board.c supplies to firmware running on it (the demo, the board
+ * tests). Not part of the msamp library: a firmware project has its own board support and links
+ * msamp without this header. See boards/README.md.
+ */
+#ifndef BOARD_API_H
+#define BOARD_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Bring up what the board needs before main() work: exception vectors, interrupt controller,
+ * console. Called once from main(), with interrupts masked. */
+void board_init(void);
+
+/* Write text for a human or a test script, kept off msamp's binary stream (semihosting console on
+ * boards that have it, otherwise the UART). */
+void board_console(const char *text);
+
+/* Write raw bytes to the board's UART, waiting for FIFO room. */
+void board_uart_write(const uint8_t *data, size_t len);
+
+/* End the run: QEMU exits with `status` (0..255). Never returns. */
+_Noreturn void board_exit(int status);
+
+/* Mask interrupts and return the previous mask; restore it. Nestable. For the firmware's own heap
+ * and data shared with interrupt handlers. */
+uintptr_t board_irq_save(void);
+void board_irq_restore(uintptr_t saved);
+
+/* Call fn in interrupt context every period_us microseconds, and unmask interrupts. Returns 0, or
+ * a negative value when the board has no timer interrupt. board_timer_stop() masks it again. */
+int board_timer_start(uint32_t period_us, void (*fn)(void));
+void board_timer_stop(void);
+
+/* A free-running tick counter and its rate in Hz. */
+uint64_t board_ticks(void);
+uint64_t board_tick_hz(void);
+
+#endif

@@ -1,0 +1,144 @@
+# Generic board rules, driven by boards/$(BOARD)/board.mk (see boards/README.md): the library for
+# the board, the demo firmware, QEMU runs, `make demo` and `make size`.
+ifneq ($(wildcard boards/$(BOARD)/board.mk),)
+include boards/$(BOARD)/board.mk
+
+# A board.mk may set BOARD_VARIANT (e.g. -thumb, -clang) to keep builds of one board apart.
+BOARD_DEPS ?= host cross qemu test
+BOARD_DIR := $(BUILD)/$(BOARD)$(BOARD_VARIANT)
+# BOARD_COMPILER=clang builds every target file with clang for BOARD_CLANG_TARGET and links with
+# lld; libgcc still comes from the cross gcc (for the few helpers the compilers call).
+BOARD_COMPILER ?= gcc
+# The libgcc multilib of the board's CPU flags (Thumb-only cores need the Thumb one).
+BOARD_LIBGCC := $(shell $(BOARD_CROSS)gcc $(BOARD_CFLAGS) -print-libgcc-file-name 2>/dev/null)
+ifeq ($(BOARD_COMPILER),clang)
+BOARD_CC := clang --target=$(BOARD_CLANG_TARGET)
+BOARD_LD_SELECT := -fuse-ld=lld
+BOARD_NOLOOPCALLS :=
+BOARD_NOPIE :=
+else
+BOARD_CC := $(BOARD_CROSS)gcc
+BOARD_LD_SELECT :=
+BOARD_NOLOOPCALLS := -fno-tree-loop-distribute-patterns
+BOARD_NOPIE := -no-pie
+endif
+BOARD_AR := $(BOARD_CROSS)ar
+BOARD_SIZE := $(BOARD_CROSS)size
+BOARD_TRANSPORT_OK := $(filter $(TRANSPORT),$(BOARD_TRANSPORTS))
+
+# The library through the firmware-integration fragment, as a firmware project would take it.
+MSAMP_ARCH := $(BOARD_ARCH)
+MSAMP_TRANSPORT := none
+MSAMP_PORT_SRCS := $(BOARD_PORT_SRCS)
+include port/msamp.mk
+
+# Flags for all target code of a board. The library must not depend on the board's heap or libc.
+BOARD_TARGET_CFLAGS := $(TARGET_WARN) -ffreestanding -nostdlib -fno-pie -O2 -g \
+	-fno-asynchronous-unwind-tables -fno-unwind-tables $(BOARD_CFLAGS) $(MSAMP_CFLAGS) -Iboards
+BOARD_LINK_FLAGS := $(BOARD_LD_SELECT) -nostdlib -static $(BOARD_NOPIE) -T $(BOARD_LDSCRIPT) $(BOARD_LDFLAGS) $(MSAMP_LDFLAGS)
+
+obj_of = $(patsubst %.S,$(1)/%.o,$(patsubst %.c,$(1)/%.o,$(2)))
+BOARD_LIB_OBJS := $(call obj_of,$(BOARD_DIR)/obj,$(MSAMP_LIB_SRCS))
+BOARD_LIB := $(BOARD_DIR)/libmsamp.a
+BOARD_OBJS := $(call obj_of,$(BOARD_DIR)/obj,$(BOARD_SRCS))
+DEMO_SRCS := boards/demo/demo_heap.c boards/demo/mini_libc.c
+DEMO_OBJS := $(call obj_of,$(BOARD_DIR)/obj,$(DEMO_SRCS))
+TARGET_HDRS := $(wildcard include/*.h src/*.h port/$(BOARD_ARCH)/*.h port/transport/*.h boards/*.h boards/demo/*.h)
+
+# Demo variants: demo.c built with DEMO_DEFS_<variant>.
+DEMO_VARIANTS := demo demo-stall demo-long
+DEMO_DEFS_demo :=
+DEMO_DEFS_demo-stall := -DDEMO_STALL_FROM=500 -DDEMO_STALL_TO=2500
+DEMO_DEFS_demo-long := -DDEMO_MIN_MS=1500 -DDEMO_INTERVAL=1024
+
+$(BOARD_DIR)/obj/%.o: %.c $(TARGET_HDRS)
+	@mkdir -p $(@D)
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(OBJ_DEFS) -c $< -o $@
+
+$(BOARD_DIR)/obj/%.o: %.S
+	@mkdir -p $(@D)
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) -c $< -o $@
+
+$(BOARD_DIR)/obj/boards/demo/mini_libc.o: OBJ_DEFS := $(BOARD_NOLOOPCALLS)
+
+$(BOARD_LIB): $(BOARD_LIB_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@
+	$(BOARD_AR) rcs $@ $^
+
+# The demo links the library built with its own configuration header, as a firmware project
+# would (MSAMP_CONFIG_FILE): a live table sized for its heap.
+DEMO_LIB := $(BOARD_DIR)/demo-lib/libmsamp.a
+DEMO_LIB_OBJS := $(call obj_of,$(BOARD_DIR)/demo-lib,$(MSAMP_LIB_SRCS))
+DEMO_MSAMP_DEFS := -DMSAMP_CONFIG_FILE='"demo_msamp_config.h"' -Iboards/demo
+$(BOARD_DIR)/demo-lib/%.o: %.c $(TARGET_HDRS)
+	@mkdir -p $(@D)
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(DEMO_MSAMP_DEFS) -c $< -o $@
+$(DEMO_LIB): $(DEMO_LIB_OBJS)
+	rm -f $@
+	$(BOARD_AR) rcs $@ $^
+
+# One small library per transport: libmsamp_<transport>.a.
+define board_transport
+BOARD_TOBJS_$(1) := $$(call obj_of,$(BOARD_DIR)/obj-$(1),$(BOARD_TRANSPORT_SRCS_$(1)))
+$(BOARD_DIR)/obj-$(1)/%.o: %.c $(TARGET_HDRS) boards/$(BOARD)/board.mk
+	@mkdir -p $$(@D)
+	$$(BOARD_CC) $$(BOARD_TARGET_CFLAGS) $(BOARD_TRANSPORT_DEFS_$(1)) -c $$< -o $$@
+$(BOARD_DIR)/libmsamp_$(1).a: $$(BOARD_TOBJS_$(1))
+	rm -f $$@
+	$$(BOARD_AR) rcs $$@ $$^
+endef
+define board_demo
+$(BOARD_DIR)/$(1)/$(2).o: boards/demo/demo.c $(TARGET_HDRS) boards/boards.mk
+	@mkdir -p $$(@D)
+	$$(BOARD_CC) $$(BOARD_TARGET_CFLAGS) $(DEMO_MSAMP_DEFS) $(DEMO_DEFS_$(2)) -c $$< -o $$@
+$(BOARD_DIR)/$(1)/$(2).elf: $(BOARD_DIR)/$(1)/$(2).o $(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_$(1).a $(DEMO_LIB) $(BOARD_LDSCRIPT)
+	$$(BOARD_CC) $$(BOARD_TARGET_CFLAGS) $$(BOARD_LINK_FLAGS) -o $$@ $(BOARD_DIR)/$(1)/$(2).o \
+		$(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_$(1).a $(DEMO_LIB) $(BOARD_LIBGCC)
+endef
+$(foreach t,$(BOARD_TRANSPORTS),$(eval $(call board_transport,$(t))))
+$(foreach t,$(BOARD_TRANSPORTS),$(foreach v,$(DEMO_VARIANTS),$(eval $(call board_demo,$(t),$(v)))))
+
+BOARD_ENV := BOARD_QEMU="$(BOARD_QEMU)" BOARD_QEMU_TIMEOUT=$(BOARD_QEMU_TIMEOUT)
+DEMO_ELF := $(BOARD_DIR)/$(TRANSPORT)/demo.elf
+DRAIN ?= host_tools/drain
+
+.PHONY: lib firmware run demo size board-check
+board-check:
+	@[ -n "$(BOARD_TRANSPORT_OK)" ] || { echo "board $(BOARD) has no transport '$(TRANSPORT)' (it has: $(BOARD_TRANSPORTS))" >&2; exit 2; }
+
+lib: $(BOARD_LIB) ## Build build/BOARD/libmsamp.a (core, port, wrappers) as a firmware project links it
+	@echo "$(BOARD_LIB)"
+
+firmware: board-check $(DEMO_ELF) ## Build the demo firmware for BOARD and TRANSPORT
+
+run: board-check $(DEMO_ELF) ## Run the demo firmware under QEMU (stream in build/BOARD/TRANSPORT/run/stream.bin)
+	@$(BOARD_ENV) boards/qemu_run.sh $(DEMO_ELF) $(TRANSPORT) $(BOARD_DIR)/$(TRANSPORT)/run
+	@echo "stream: $(BOARD_DIR)/$(TRANSPORT)/run/stream.bin ($$(stat -c %s $(BOARD_DIR)/$(TRANSPORT)/run/stream.bin) bytes)"
+
+demo: ## From a fresh Debian 12: build, run the demo under QEMU, drain to out/demo.pb.gz, show top sites
+	@ci/deps.sh $(BOARD_DEPS)
+	@$(MAKE) --no-print-directory -s board-check $(DRAIN) $(DEMO_ELF)
+	@$(BOARD_ENV) DRAIN=$(DRAIN) boards/demo/run_demo.sh $(DEMO_ELF) $(TRANSPORT) $(BOARD_DIR)/$(TRANSPORT)/demo-run out/demo.pb.gz
+
+# Smallest useful configuration: a few dozen live samples and stacks, a 512-byte ring.
+SIZE_SMALL_DEFS := -DMSAMP_CFG_LIVE_CAPACITY=32 -DMSAMP_CFG_STACK_CAPACITY=16 \
+	-DMSAMP_CFG_FRAME_POOL=192 -DMSAMP_CFG_MAX_DEPTH=12 -DMSAMP_CFG_RING_SIZE=512 \
+	-DMSAMP_CFG_MAX_CONTEXTS=2
+# What a firmware links: core, port and the wrappers of MSAMP_WRAP_FUNCS (not the transport).
+SIZE_SRCS := $(filter-out $(MSAMP_TRANSPORT_SRCS),$(MSAMP_SRCS))
+size: $(call obj_of,$(BOARD_DIR)/obj,$(SIZE_SRCS)) ## Print the library's text/data/bss for BOARD, default and smallest configuration
+	@$(MAKE) --no-print-directory -s BUILD=$(BUILD)/size-small OBJ_DEFS="$(SIZE_SMALL_DEFS)" \
+		$(call obj_of,$(BUILD)/size-small/$(BOARD)$(BOARD_VARIANT)/obj,$(SIZE_SRCS))
+	@echo "msamp on $(BOARD) ($(BOARD_CC) -O2; core, port, wrappers of $(MSAMP_WRAP_FUNCS)), bytes:"
+	@printf '  %-46s %7s %7s %7s\n' configuration text data bss
+	@$(BOARD_SIZE) -t $(call obj_of,$(BOARD_DIR)/obj,$(SIZE_SRCS)) | \
+		awk 'END { printf "  %-46s %7d %7d %7d\n", "default (include/msamp_config.h)", $$1, $$2, $$3 }'
+	@$(BOARD_SIZE) -t $(call obj_of,$(BUILD)/size-small/$(BOARD)$(BOARD_VARIANT)/obj,$(SIZE_SRCS)) | \
+		awk 'END { printf "  %-46s %7d %7d %7d\n", "small (live 32, stacks 16, depth 12, ring 512)", $$1, $$2, $$3 }'
+
+else
+.PHONY: lib firmware run demo size
+lib firmware run demo size:
+	@echo "no board '$(BOARD)': boards are $(notdir $(patsubst %/board.mk,%,$(wildcard boards/*/board.mk)))" >&2; exit 2
+endif

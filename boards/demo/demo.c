@@ -1,0 +1,371 @@
+/*
+ * The msamp demo firmware: a workload with allocation sites whose truth it counts itself, run on
+ * any board of boards/. Sites (each a function that calls the allocator directly):
+ *   cache_insert      a long-lived cache of CACHE_ENTRIES blocks, one entry replaced now and then
+ *   leak_record       a slow leak: a small block every LEAK_EVERY iterations, never freed
+ *   churn_scratch     temporary buffers of assorted sizes, freed at once
+ *   grow_buffer       a buffer grown by realloc from 64 bytes to 4 KiB, then freed
+ *   deep_alloc        at the end of a chain of ten calls; the last DEEP_KEEP blocks stay live
+ *   isr_make_packet   in the timer interrupt: a packet kept until ISR_KEEP ticks later
+ * At exit it prints (on the board console, off the binary stream) one line per site and size with
+ * the exact number of allocations and of blocks still live, msamp's counters, and "done".
+ * Build-time knobs: DEMO_ITERATIONS, DEMO_INTERVAL (msamp's mean sampling interval), DEMO_RESEND_MS,
+ * DEMO_TIMER_US, DEMO_MIN_MS (run at least this long), and DEMO_STALL_FROM/DEMO_STALL_TO:
+ * iterations during which the demo stops calling msamp_poll(), as a drain that takes no bytes
+ * would make a flow-controlled link do.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "board_api.h"
+#include "demo.h"
+#include "msamp.h"
+#include "msamp_transport.h"
+
+#ifndef DEMO_ITERATIONS
+#define DEMO_ITERATIONS 4000
+#endif
+#ifndef DEMO_INTERVAL
+#define DEMO_INTERVAL 256
+#endif
+#ifndef DEMO_RESEND_MS
+#define DEMO_RESEND_MS 20
+#endif
+#ifndef DEMO_TIMER_US
+#define DEMO_TIMER_US 200
+#endif
+/* Keep iterating past DEMO_ITERATIONS until this much time has passed (0: no minimum). */
+#ifndef DEMO_MIN_MS
+#define DEMO_MIN_MS 0
+#endif
+#ifndef DEMO_STALL_FROM
+#define DEMO_STALL_FROM 0
+#endif
+#ifndef DEMO_STALL_TO
+#define DEMO_STALL_TO 0
+#endif
+#ifndef DEMO_SEED
+#define DEMO_SEED 12345
+#endif
+
+#define CACHE_ENTRIES 64
+#define CACHE_EVICT_EVERY 100
+#define LEAK_EVERY 12
+#define LEAK_SIZE 48
+#define GROW_EVERY 64
+#define GROW_FROM 64
+#define GROW_TO 4096
+#define DEEP_EVERY 4
+#define DEEP_KEEP 32
+#define DEEP_SIZE 160
+#define ISR_KEEP 8
+#define ISR_SIZE 80
+#define MAX_SIZES 8
+
+/* ---- truth: exact counts per site and size ---- */
+enum site { CACHE, LEAK, CHURN, GROW, DEEP, ISR, SITES };
+static const char *const site_names[SITES] = {
+    "cache_insert", "leak_record", "churn_scratch", "grow_buffer", "deep_alloc", "isr_make_packet",
+};
+struct size_truth {
+    uint32_t size, allocs, live;
+};
+/* Each site is updated by one context only (ISR by the interrupt, the rest by the main loop). */
+static struct size_truth truth[SITES][MAX_SIZES];
+
+static struct size_truth *truth_of(enum site s, size_t size)
+{
+    for (unsigned i = 0; i < MAX_SIZES; i++) {
+        struct size_truth *t = &truth[s][i];
+        if (t->size == size)
+            return t;
+        if (t->size == 0) {
+            t->size = (uint32_t)size;
+            return t;
+        }
+    }
+    demo_fail("too many sizes at one site");
+}
+
+static void truth_alloc(enum site s, size_t size)
+{
+    struct size_truth *t = truth_of(s, size);
+    t->allocs++;
+    t->live++;
+}
+
+static void truth_free(enum site s, size_t size)
+{
+    truth_of(s, size)->live--;
+}
+
+static volatile uint8_t sink;
+
+static void *checked(void *p)
+{
+    if (p == NULL)
+        demo_fail("out of heap");
+    sink = *(volatile uint8_t *)p;
+    return p;
+}
+
+/* Touch a block so the compiler keeps the allocation. */
+static void touch(void *p, size_t n)
+{
+    volatile uint8_t *b = p;
+    b[0] = (uint8_t)n;
+    b[n - 1] = (uint8_t)(n >> 8);
+}
+
+/* ---- the sites ---- */
+static void *cache[CACHE_ENTRIES];
+
+static size_t cache_size(unsigned i)
+{
+    return 192u + (i % 4u) * 64u;
+}
+
+__attribute__((noinline)) static void cache_insert(unsigned i)
+{
+    size_t n = cache_size(i);
+    cache[i] = checked(malloc(n));
+    touch(cache[i], n);
+    truth_alloc(CACHE, n);
+}
+
+static void cache_evict(unsigned i)
+{
+    free(cache[i]);
+    truth_free(CACHE, cache_size(i));
+    cache[i] = NULL;
+}
+
+__attribute__((noinline)) static void leak_record(uint32_t it)
+{
+    uint32_t *p = checked(malloc(LEAK_SIZE));
+    p[0] = it;
+    truth_alloc(LEAK, LEAK_SIZE);
+}
+
+static const uint16_t churn_sizes[] = {24, 40, 96, 200, 520, 1100};
+static uint32_t churn_state = 1;
+
+__attribute__((noinline)) static void churn_scratch(void)
+{
+    churn_state = churn_state * 1103515245u + 12345u;
+    size_t n = churn_sizes[(churn_state >> 16) % (sizeof churn_sizes / sizeof churn_sizes[0])];
+    void *p = checked(malloc(n));
+    touch(p, n);
+    truth_alloc(CHURN, n);
+    free(p);
+    truth_free(CHURN, n);
+}
+
+/* realloc's result counts as an allocation of the new size; the old block as freed. */
+__attribute__((noinline)) static void grow_buffer(void)
+{
+    uint8_t *buf = NULL;
+    size_t have = 0;
+    for (size_t n = GROW_FROM; n <= GROW_TO; n *= 2) {
+        uint8_t *next = checked(realloc(buf, n));
+        touch(next, n);
+        if (buf != NULL)
+            truth_free(GROW, have);
+        truth_alloc(GROW, n);
+        buf = next;
+        have = n;
+    }
+    free(buf);
+    truth_free(GROW, have);
+}
+
+static void *deep_blocks[DEEP_KEEP];
+static unsigned deep_next;
+static volatile uint32_t depth_sink;
+
+__attribute__((noinline)) static void deep_alloc(void)
+{
+    unsigned i = deep_next++ % DEEP_KEEP;
+    if (deep_blocks[i] != NULL) {
+        free(deep_blocks[i]);
+        truth_free(DEEP, DEEP_SIZE);
+    }
+    deep_blocks[i] = checked(malloc(DEEP_SIZE));
+    touch(deep_blocks[i], DEEP_SIZE);
+    truth_alloc(DEEP, DEEP_SIZE);
+}
+
+/* A chain of distinct calls (no recursion); the store after each call keeps it a real call. */
+#define DEEP_LINK(name, callee)                                                                    \
+    __attribute__((noinline)) static void name(uint32_t v)                                         \
+    {                                                                                              \
+        callee(v + 1);                                                                             \
+        depth_sink = v;                                                                            \
+    }
+__attribute__((noinline)) static void deep_9(uint32_t v)
+{
+    deep_alloc();
+    depth_sink = v;
+}
+DEEP_LINK(deep_8, deep_9)
+DEEP_LINK(deep_7, deep_8)
+DEEP_LINK(deep_6, deep_7)
+DEEP_LINK(deep_5, deep_6)
+DEEP_LINK(deep_4, deep_5)
+DEEP_LINK(deep_3, deep_4)
+DEEP_LINK(deep_2, deep_3)
+DEEP_LINK(deep_1, deep_2)
+
+static void *isr_packets[ISR_KEEP];
+static volatile uint32_t isr_ticks;
+
+__attribute__((noinline)) static void isr_make_packet(void)
+{
+    unsigned i = isr_ticks % ISR_KEEP;
+    if (isr_packets[i] != NULL) {
+        free(isr_packets[i]);
+        truth_free(ISR, ISR_SIZE);
+    }
+    isr_packets[i] = checked(malloc(ISR_SIZE));
+    touch(isr_packets[i], ISR_SIZE);
+    truth_alloc(ISR, ISR_SIZE);
+}
+
+/* The timer interrupt handler. */
+__attribute__((noinline)) static void demo_timer_isr(void)
+{
+    isr_make_packet();
+    isr_ticks = isr_ticks + 1;
+}
+
+/* ---- reporting ---- */
+_Noreturn void demo_fail(const char *why)
+{
+    struct demo_line l;
+    line_start(&l, "msamp-demo FAIL: ");
+    line_str(&l, why);
+    line_emit(&l);
+    board_exit(1);
+}
+
+void line_start(struct demo_line *l, const char *text)
+{
+    l->len = 0;
+    line_str(l, text);
+}
+
+void line_str(struct demo_line *l, const char *text)
+{
+    while (*text != '\0' && l->len < sizeof l->buf - 2)
+        l->buf[l->len++] = *text++;
+}
+
+void line_u64(struct demo_line *l, const char *key, uint64_t v)
+{
+    char digits[21];
+    unsigned n = 0;
+    do {
+        digits[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v != 0);
+    line_str(l, " ");
+    line_str(l, key);
+    line_str(l, "=");
+    while (n > 0 && l->len < sizeof l->buf - 2)
+        l->buf[l->len++] = digits[--n];
+}
+
+void line_emit(struct demo_line *l)
+{
+    l->buf[l->len++] = '\n';
+    l->buf[l->len] = '\0';
+    board_console(l->buf);
+}
+
+static void report(uint64_t ticks, uint32_t iterations)
+{
+    struct demo_line l;
+    line_start(&l, "msamp-demo run transport=");
+    line_str(&l, msamp_transport_name());
+    line_u64(&l, "interval", DEMO_INTERVAL);
+    line_u64(&l, "iterations", iterations);
+    line_u64(&l, "isr_ticks", isr_ticks);
+    line_u64(&l, "us", ticks * 1000000u / board_tick_hz());
+    line_u64(&l, "heap_in_use", demo_heap_in_use());
+    line_emit(&l);
+    for (unsigned s = 0; s < SITES; s++) {
+        for (unsigned i = 0; i < MAX_SIZES && truth[s][i].size != 0; i++) {
+            line_start(&l, "msamp-demo truth site=");
+            line_str(&l, site_names[s]);
+            line_u64(&l, "size", truth[s][i].size);
+            line_u64(&l, "allocs", truth[s][i].allocs);
+            line_u64(&l, "live", truth[s][i].live);
+            line_emit(&l);
+        }
+    }
+    struct msamp_stats st;
+    if (msamp_get_stats(&st) != 0)
+        demo_fail("msamp_get_stats");
+    line_start(&l, "msamp-demo stats");
+    line_u64(&l, "samples", st.samples);
+    line_u64(&l, "frees", st.frees);
+    line_u64(&l, "ring_records", st.ring_records);
+    line_u64(&l, "ring_bytes", st.ring_bytes);
+    line_u64(&l, "live_full", st.live_full);
+    line_u64(&l, "stack_full", st.stack_full);
+    line_u64(&l, "reentrant", st.reentrant);
+    line_u64(&l, "truncated", st.truncated);
+    line_u64(&l, "live_used", st.live_used);
+    line_u64(&l, "stacks_used", st.stacks_used);
+    line_emit(&l);
+}
+
+static int stalled(uint32_t it)
+{
+    static const uint32_t from = DEMO_STALL_FROM, to = DEMO_STALL_TO;
+    return it >= from && it < to;
+}
+
+int main(void)
+{
+    board_init();
+    if (msamp_transport_init() != 0)
+        demo_fail("transport init");
+    struct msamp_config cfg = {.interval = DEMO_INTERVAL, .resend_ms = DEMO_RESEND_MS, .seed = DEMO_SEED};
+    if (msamp_init(&cfg) != 0)
+        demo_fail("msamp_init");
+
+    uint64_t start = board_ticks();
+    for (unsigned i = 0; i < CACHE_ENTRIES; i++)
+        cache_insert(i);
+    if (board_timer_start(DEMO_TIMER_US, demo_timer_isr) != 0)
+        board_console("msamp-demo note: no timer interrupt on this board: no isr_make_packet site\n");
+
+    uint64_t min_ticks = board_tick_hz() / 1000u * DEMO_MIN_MS;
+    uint32_t it;
+    for (it = 0; it < DEMO_ITERATIONS || board_ticks() - start < min_ticks; it++) {
+        churn_scratch();
+        churn_scratch();
+        if (it % DEEP_EVERY == 0)
+            deep_1(it);
+        if (it % LEAK_EVERY == 0)
+            leak_record(it);
+        if (it % GROW_EVERY == 0)
+            grow_buffer();
+        if (it % CACHE_EVICT_EVERY == 0) {
+            unsigned i = (it / CACHE_EVICT_EVERY) % CACHE_ENTRIES;
+            cache_evict(i);
+            cache_insert(i);
+        }
+        if (!stalled(it) && msamp_poll() < 0)
+            demo_fail("msamp_poll");
+    }
+    board_timer_stop();
+    uint64_t ticks = board_ticks() - start;
+
+    if (msamp_flush() < 0 || msamp_transport_flush() != 0)
+        demo_fail("flush");
+    report(ticks, it);
+    board_console("msamp-demo done\n");
+    return 0;
+}

@@ -1,0 +1,29 @@
+/* Shared declarations of the demo firmware (boards/demo/). */
+#ifndef DEMO_H
+#define DEMO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void *malloc(size_t n);
+void free(void *p);
+void *calloc(size_t n, size_t m);
+void *realloc(void *p, size_t n);
+
+/* Bytes of the heap in blocks handed out now (headers and rounding included). */
+size_t demo_heap_in_use(void);
+
+/* Print "msamp-demo FAIL: why" and exit with status 1. */
+_Noreturn void demo_fail(const char *why);
+
+/* A line of console text built piece by piece (no printf in freestanding code). */
+struct demo_line {
+    char buf[256];
+    size_t len;
+};
+void line_start(struct demo_line *l, const char *text);
+void line_str(struct demo_line *l, const char *text);
+void line_u64(struct demo_line *l, const char *key, uint64_t v);
+void line_emit(struct demo_line *l);
+
+#endif

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# Usage: boards/demo/run_demo.sh ELF TRANSPORT OUTDIR PROFILE [TOP]
+# Runs the demo firmware under QEMU ($BOARD_QEMU, at most $BOARD_QEMU_TIMEOUT s) and drains its
+# stream into PROFILE (gzip pprof) with $DRAIN (default host_tools/drain), printing the top TOP
+# sites (default 8) by in-use and by allocated bytes and the pprof command to open the profile.
+#   uart:         the UART goes straight into drain through a FIFO (QEMU -serial file:FIFO);
+#                 a copy is kept in OUTDIR/stream.bin.
+#   semihosting:  the firmware writes OUTDIR/stream.bin on the host; drain reads it afterwards.
+# QEMU's stdout and stderr, where the board console goes (the demo's truth table and counters,
+# via semihosting on boards that have it), are kept in OUTDIR/console.txt.
+# Exits nonzero if QEMU, the firmware or drain fails.
+set -u
+[ $# -ge 4 ] || { echo "usage: $0 ELF TRANSPORT OUTDIR PROFILE [TOP]" >&2; exit 2; }
+elf=$(realpath "$1"); transport=$2; out=$3; profile=$4; top=${5:-8}
+drain=$(realpath "${DRAIN:-host_tools/drain}")
+[ -x "$drain" ] || { echo "$0: drain not built: $drain" >&2; exit 2; }
+[ -n "${BOARD_QEMU:-}" ] || { echo "$0: BOARD_QEMU is not set" >&2; exit 2; }
+mkdir -p "$out" "$(dirname "$profile")"
+profile=$(realpath "$profile")
+rm -f "$out/stream.bin" "$out/console.txt" "$profile"
+limit=${BOARD_QEMU_TIMEOUT:-60}
+cd "$out" || exit 2
+
+# shellcheck disable=SC2086  # BOARD_QEMU is a command line
+case "$transport" in
+  uart)
+    # The UART goes into a FIFO that tee copies to stream.bin and drain reads live; QEMU's own
+    # stdout and stderr (the board console) go to console.txt.
+    rm -f uart.fifo && mkfifo uart.fifo || exit 2
+    timeout "$limit" tee stream.bin <uart.fifo |
+      timeout "$limit" "$drain" -q -e "$elf" -o "$profile" -t "$top" - >drain.txt 2>drain.err &
+    reader=$!
+    timeout "$limit" $BOARD_QEMU -serial file:uart.fifo -kernel "$elf" </dev/null >console.txt 2>&1
+    qemu=$?
+    [ "$qemu" = 0 ] || { exec 3<>uart.fifo; exec 3>&-; } # unblock tee if QEMU never opened the FIFO
+    wait "$reader"
+    dr=$?
+    rm -f uart.fifo
+    ;;
+  semihosting)
+    timeout "$limit" $BOARD_QEMU -serial null -kernel "$elf" </dev/null >console.txt 2>&1
+    qemu=$?
+    dr=1
+    echo "no stream file written" >drain.err
+    [ -f stream.bin ] && { timeout "$limit" "$drain" -q -e "$elf" -o "$profile" -t "$top" stream.bin >drain.txt 2>drain.err; dr=$?; }
+    ;;
+  *) echo "$0: unknown transport '$transport'" >&2; exit 2 ;;
+esac
+
+grep -v '^msamp-demo truth' console.txt
+if [ "$qemu" != 0 ]; then
+  echo "demo: the firmware failed (QEMU exit status $qemu; 124 = timeout after $limit s)" >&2
+  exit 1
+fi
+if [ "$dr" != 0 ]; then
+  echo "demo: drain failed (exit status $dr):" >&2
+  cat drain.err >&2
+  exit 1
+fi
+cat drain.txt
+echo "stream: $(stat -c %s stream.bin) bytes over $transport; profile: $profile"
+echo "open it with:  go tool pprof -http=127.0.0.1:8080 $profile"
+echo "           or: go tool pprof -top -sample_index=alloc_space $profile"

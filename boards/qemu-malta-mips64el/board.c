@@ -1,0 +1,162 @@
+/* qemu-malta-mips64(el) board API: CP0 Count/Compare timer interrupt (on the line IntCtl.IPTI
+ * names), 16550 UART, UHI semihosting
+ * console and exit. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "board_api.h"
+#include "msamp_mips64.h"
+#include "msamp_port.h"
+#include "msamp_semihost.h"
+
+void board_irq_handler(uint32_t cause, uintptr_t epc);
+int main(void);
+
+#define UART_BASE 0xffffffffb80003f8u
+#define UART_LSR 5u
+#define LSR_THRE (1u << 5)
+#define ST_IE 0x1u
+#define CAUSE_TI (1u << 30) /* release 2: the timer interrupt is pending */
+#define CAUSE_EXC(c) (((c) >> 2) & 31u)
+
+static void (*timer_fn)(void);
+static uint32_t timer_period;
+
+static uint32_t cp0_status(void)
+{
+    uint32_t s;
+    __asm__ volatile("mfc0 %0, $12" : "=r"(s));
+    return s;
+}
+
+static void cp0_set_status(uint32_t s)
+{
+    __asm__ volatile("mtc0 %0, $12\n\tehb" : : "r"(s) : "memory");
+}
+
+static uint32_t cp0_count(void)
+{
+    uint32_t c;
+    __asm__ volatile("mfc0 %0, $9" : "=r"(c));
+    return c;
+}
+
+/* The interrupt line the timer shares (IntCtl.IPTI), as a Status.IM / Cause.IP bit. */
+static uint32_t timer_ip(void)
+{
+    uint32_t intctl;
+    __asm__ volatile("mfc0 %0, $12, 1" : "=r"(intctl));
+    return 1u << (8u + ((intctl >> 29) & 7u));
+}
+
+static void cp0_set_compare(uint32_t c)
+{
+    __asm__ volatile("mtc0 %0, $11\n\tehb" : : "r"(c) : "memory");
+}
+
+/* Sets Compare one period ahead of Count, again if Count is already past it (QEMU's Count runs
+ * in real time, and translating code can take longer than a period): Count meets Compare only
+ * once per 2^32 counts, so a missed Compare would silence the timer for a minute. */
+static void timer_arm(void)
+{
+    for (;;) {
+        uint32_t next = cp0_count() + timer_period;
+        cp0_set_compare(next);
+        if ((int32_t)(next - cp0_count()) > 0)
+            return;
+    }
+}
+
+void board_init(void)
+{
+    cp0_set_status(cp0_status() & ~(ST_IE | 0xff00u));
+}
+
+void board_console(const char *text)
+{
+    msamp_semihost_console(text);
+}
+
+void board_uart_write(const uint8_t *data, size_t len)
+{
+    volatile uint8_t *uart = (volatile uint8_t *)UART_BASE;
+    for (size_t i = 0; i < len; i++) {
+        while ((uart[UART_LSR] & LSR_THRE) == 0) {
+        }
+        uart[0] = data[i];
+    }
+}
+
+_Noreturn void board_exit(int status)
+{
+    msamp_semihost_exit(status & 0xff);
+    for (;;)
+        __asm__ volatile("wait");
+}
+
+static void put_hex(char *out, uint64_t v)
+{
+    for (int i = 15; i >= 0; i--) {
+        out[i] = "0123456789abcdef"[v & 15u];
+        v >>= 4;
+    }
+}
+
+static _Noreturn void fault(uint32_t cause, uintptr_t epc)
+{
+    char line[] = "board: unexpected exception cause=0x0000000000000000 epc=0x0000000000000000\n";
+    put_hex(line + 36, cause);
+    put_hex(line + 59, epc);
+    board_console(line);
+    board_exit(99);
+}
+
+uintptr_t board_irq_save(void)
+{
+    return msamp_port_lock();
+}
+
+void board_irq_restore(uintptr_t saved)
+{
+    msamp_port_unlock(saved);
+}
+
+uint64_t board_ticks(void)
+{
+    return msamp_port_time();
+}
+
+uint64_t board_tick_hz(void)
+{
+    return msamp_port_time_hz();
+}
+
+int board_timer_start(uint32_t period_us, void (*fn)(void))
+{
+    if (fn == NULL || period_us == 0)
+        return -1;
+    timer_fn = fn;
+    uint64_t period = (uint64_t)MSAMP_MIPS64_COUNT_HZ * period_us / 1000000u;
+    timer_period = period > 0 && period < 0x7fffffffu ? (uint32_t)period : 1u;
+    timer_arm();
+    cp0_set_status(cp0_status() | timer_ip() | ST_IE);
+    return 0;
+}
+
+void board_timer_stop(void)
+{
+    cp0_set_status(cp0_status() & ~(timer_ip() | ST_IE));
+    timer_fn = NULL;
+}
+
+/* Called from irq_entry (start.S) for every exception, Status.EXL set. */
+void board_irq_handler(uint32_t cause, uintptr_t epc)
+{
+    if (CAUSE_EXC(cause) != 0 || (cause & CAUSE_TI) == 0)
+        fault(cause, epc);
+    timer_arm(); /* also acknowledges the interrupt */
+    if (timer_fn != NULL)
+        timer_fn();
+    /* No tail call: the handler's frame stays on interrupt stacks. */
+    __asm__ volatile("" : : : "memory");
+}

@@ -1,0 +1,71 @@
+/* qemu-mps2-an385 start-up (Cortex-M3): vector table, reset, the interrupt entry. */
+	.syntax unified
+	.thumb
+
+	.section .vectors, "a"
+	.balign 4
+	.word __stack_hi
+	.word reset_handler
+	.rept 13                       /* NMI .. PendSV */
+	.word fault_entry
+	.endr
+	.word fault_entry              /* SysTick: unused (msamp reads it without interrupts) */
+	.rept 32                       /* external interrupts 0..31 */
+	.word irq_entry
+	.endr
+
+	.text
+/* Zeroes .bss and calls main with r7 = r11 = lr = 0: frame walks end at main's caller. */
+	.global reset_handler
+	.type reset_handler, %function
+	.thumb_func
+reset_handler:
+	.fnstart
+	.cantunwind
+	ldr r0, =__bss_start
+	ldr r1, =__bss_end
+	movs r2, #0
+1:	cmp r0, r1
+	bhs 2f
+	str r2, [r0], #4
+	b 1b
+2:	movs r7, #0
+	mov r11, r7
+	mov lr, r7
+	bl main
+	bl board_exit
+	.fnend
+	.size reset_handler, . - reset_handler
+
+/* Every external interrupt: an empty frame record {0, 0} (frame walks of the handler's stacks stop
+ * here, wherever it struck; the exidx walker stops at .cantunwind), then board_irq_handler. */
+	.global irq_entry
+	.type irq_entry, %function
+	.thumb_func
+irq_entry:
+	.fnstart
+	.cantunwind
+	push {r7, lr}
+	movs r0, #0
+	push {r0}
+	push {r0}
+	mov r7, sp
+	bl board_irq_handler
+	add sp, sp, #8
+	pop {r7, pc}
+	.fnend
+	.size irq_entry, . - irq_entry
+
+	.global fault_entry
+	.type fault_entry, %function
+	.thumb_func
+fault_entry:
+	.fnstart
+	.cantunwind
+	mrs r0, ipsr
+	ldr r1, [sp, #24]              /* the stacked pc */
+	bl board_fault
+	.fnend
+	.size fault_entry, . - fault_entry
+	.ltorg
+	.section .note.GNU-stack,"",%progbits

@@ -1,0 +1,124 @@
+/* qemu-virt-riscv64 board API: CLINT machine timer interrupt, 16550 UART, semihosting console and
+ * exit. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "board_api.h"
+#include "msamp_port.h"
+#include "msamp_riscv64.h"
+#include "msamp_semihost.h"
+
+void board_irq_handler(uint64_t mcause, uint64_t mepc);
+int main(void);
+
+#define UART_BASE 0x10000000u
+#define UART_LSR 5u
+#define LSR_THRE (1u << 5)
+#define CLINT_MTIMECMP 0x2004000u
+#define CLINT_MTIME 0x200bff8u
+#define MIE_MTIE (1u << 7)
+#define MCAUSE_INTERRUPT (1ull << 63)
+#define IRQ_M_TIMER 7u
+
+static void (*timer_fn)(void);
+static uint64_t timer_period;
+
+static volatile uint64_t *mmio64(uintptr_t addr)
+{
+    return (volatile uint64_t *)addr;
+}
+
+void board_init(void)
+{
+    __asm__ volatile("csrci mstatus, 8" : : : "memory");
+}
+
+void board_console(const char *text)
+{
+    msamp_semihost_console(text);
+}
+
+void board_uart_write(const uint8_t *data, size_t len)
+{
+    volatile uint8_t *uart = (volatile uint8_t *)UART_BASE;
+    for (size_t i = 0; i < len; i++) {
+        while ((uart[UART_LSR] & LSR_THRE) == 0) {
+        }
+        uart[0] = data[i];
+    }
+}
+
+_Noreturn void board_exit(int status)
+{
+    msamp_semihost_exit(status & 0xff);
+    for (;;)
+        __asm__ volatile("wfi");
+}
+
+static void put_hex(char *out, uint64_t v)
+{
+    for (int i = 15; i >= 0; i--) {
+        out[i] = "0123456789abcdef"[v & 15u];
+        v >>= 4;
+    }
+}
+
+static _Noreturn void fault(uint64_t mcause, uint64_t mepc)
+{
+    char line[] = "board: unexpected trap mcause=0x0000000000000000 mepc=0x0000000000000000\n";
+    put_hex(line + 32, mcause);
+    put_hex(line + 56, mepc);
+    board_console(line);
+    board_exit(99);
+}
+
+uintptr_t board_irq_save(void)
+{
+    return msamp_port_lock();
+}
+
+void board_irq_restore(uintptr_t saved)
+{
+    msamp_port_unlock(saved);
+}
+
+uint64_t board_ticks(void)
+{
+    return msamp_port_time();
+}
+
+uint64_t board_tick_hz(void)
+{
+    return msamp_port_time_hz();
+}
+
+int board_timer_start(uint32_t period_us, void (*fn)(void))
+{
+    if (fn == NULL || period_us == 0)
+        return -1;
+    timer_fn = fn;
+    timer_period = (uint64_t)MSAMP_RISCV64_TIME_HZ * period_us / 1000000u;
+    if (timer_period == 0)
+        timer_period = 1;
+    *mmio64(CLINT_MTIMECMP) = *mmio64(CLINT_MTIME) + timer_period;
+    __asm__ volatile("csrs mie, %0\n\tcsrsi mstatus, 8" : : "r"(MIE_MTIE) : "memory");
+    return 0;
+}
+
+void board_timer_stop(void)
+{
+    __asm__ volatile("csrci mstatus, 8\n\tcsrc mie, %0" : : "r"(MIE_MTIE) : "memory");
+    timer_fn = NULL;
+}
+
+/* Called from irq_entry (start.S) for every trap, mstatus.MIE clear. */
+void board_irq_handler(uint64_t mcause, uint64_t mepc)
+{
+    if (mcause != (MCAUSE_INTERRUPT | IRQ_M_TIMER))
+        fault(mcause, mepc);
+    msamp_riscv64_trap_enter();
+    *mmio64(CLINT_MTIMECMP) = *mmio64(CLINT_MTIME) + timer_period;
+    if (timer_fn != NULL)
+        timer_fn();
+    msamp_riscv64_trap_exit();
+}

@@ -1,0 +1,97 @@
+/*
+ * The 32-bit ARM bare-metal port of msamp (Cortex-A in ARM or Thumb state, Cortex-M): what a
+ * board supplies to it and may call. See port/arm/README.md for which unwinder to use when.
+ *
+ *   contexts   Cortex-M: thread mode and handler mode (IPSR != 0) have their own sampler state.
+ *              Cortex-A: the processor mode picks it (USR/SYS, IRQ, FIQ, any other).
+ *   walker     chosen at compile time (MSAMP_ARM_UNWINDER):
+ *              - frame chain, for clang (ARM and Thumb: fp -> {previous fp, lr}, fp = r11 or r7)
+ *                and gcc in ARM state (fp points at the saved lr, previous fp at fp - 4);
+ *              - .ARM.exidx tables (EHABI compact model), for gcc in Thumb state, which keeps no
+ *                frame chain: build everything with -funwind-tables.
+ *              Every load is checked: aligned, inside [__msamp_stack_lo, __msamp_stack_hi),
+ *              strictly increasing; the Thumb bit is stripped; Cortex-M EXC_RETURN values
+ *              (0xFxxxxxxx) and a zero return address end the walk.
+ *   lock       Cortex-M: PRIMASK; Cortex-A: CPSR I and F bits.
+ *   time       Cortex-A: the generic timer's virtual count at CNTFRQ Hz. Cortex-M: SysTick (the
+ *              port starts it: 24 bits on the processor clock, MSAMP_ARM_CPU_HZ), extended to 64
+ *              bits in software: read the time (msamp_poll() does) at least once per wrap.
+ *   build-id   the GNU build-id note between __msamp_build_id_start and __msamp_build_id_end.
+ * The linker script defines those symbols, and for the exidx walker keeps .ARM.exidx between
+ * __exidx_start and __exidx_end and code between __msamp_text_lo and __msamp_text_hi.
+ */
+#ifndef MSAMP_ARM_H
+#define MSAMP_ARM_H
+
+#include <stdint.h>
+
+#include "msamp_port.h"
+
+#define MSAMP_ARM_UNWIND_FRAME 1
+#define MSAMP_ARM_UNWIND_EXIDX 2
+
+/* Which unwinder msamp_port_walk() uses. Default: exidx for gcc in Thumb state, else frames. */
+#ifndef MSAMP_ARM_UNWINDER
+#if defined(__thumb__) && !defined(__clang__)
+#define MSAMP_ARM_UNWINDER MSAMP_ARM_UNWIND_EXIDX
+#else
+#define MSAMP_ARM_UNWINDER MSAMP_ARM_UNWIND_FRAME
+#endif
+#endif
+
+/* Frame record layouts: where the saved lr and previous fp sit relative to fp. */
+#define MSAMP_ARM_FRAME_AAPCS 1 /* clang, ARM and Thumb: {previous fp, lr} at fp */
+#define MSAMP_ARM_FRAME_GCC 2   /* gcc ARM state: lr at fp, previous fp at fp - 4 */
+#define MSAMP_ARM_FRAME_APCS 3  /* gcc -mapcs-frame: lr at fp - 4, previous fp at fp - 12 */
+
+#ifndef MSAMP_ARM_FRAME_LAYOUT
+#if defined(__clang__)
+#define MSAMP_ARM_FRAME_LAYOUT MSAMP_ARM_FRAME_AAPCS
+#else
+#define MSAMP_ARM_FRAME_LAYOUT MSAMP_ARM_FRAME_GCC
+#endif
+#endif
+
+/* Hard cap on frames read by one walk, whatever the callback says. */
+#ifndef MSAMP_ARM_WALK_MAX
+#define MSAMP_ARM_WALK_MAX 256
+#endif
+
+/* Cortex-M core clock in Hz (the rate of DWT CYCCNT and of SysTick on the processor clock). */
+#ifndef MSAMP_ARM_CPU_HZ
+#define MSAMP_ARM_CPU_HZ 25000000u
+#endif
+
+/* What a walk may read. Stack loads must lie in [stack_lo, stack_hi); return addresses must lie in
+ * [text_lo, text_hi) (both 0: not checked). The exidx walker also reads the index table
+ * [exidx_lo, exidx_hi) and extab words in [text_lo, exidx_hi). */
+struct msamp_arm_bounds {
+    uintptr_t stack_lo, stack_hi;
+    uintptr_t text_lo, text_hi;
+    uintptr_t exidx_lo, exidx_hi;
+};
+
+/* Frame-chain walk from fp with the compiled layout: reports each saved lr (Thumb bit cleared)
+ * until fn returns 0 or a check fails. Returns the number of pcs reported. */
+unsigned msamp_arm_walk_frames(uintptr_t fp, const struct msamp_arm_bounds *b, msamp_frame_fn fn,
+                               void *arg);
+
+/* Register state for the exidx walker: r[0..15], r[13] = sp, r[15] = pc (a return address). */
+struct msamp_arm_regs {
+    uint32_t r[16];
+};
+
+/* One unwind step by the exidx entry covering r[15]: on success updates regs to the caller's
+ * state (sp strictly higher) and returns 1; returns 0 when it cannot prove the step. */
+int msamp_arm_exidx_step(struct msamp_arm_regs *regs, const struct msamp_arm_bounds *b);
+
+/* Unwinds from regs; the first function whose frame [sp, CFA) holds `frame` (the wrapper's frame
+ * address) is the wrapper: reports the pc of each caller from there on, until fn returns 0 or a
+ * step fails. Returns the count. */
+unsigned msamp_arm_exidx_walk(struct msamp_arm_regs *regs, uintptr_t frame,
+                              const struct msamp_arm_bounds *b, msamp_frame_fn fn, void *arg);
+
+/* Fills r4-r11, sp, lr and pc (= lr: the return address into the caller) of its caller. */
+void msamp_arm_capture(struct msamp_arm_regs *regs);
+
+#endif

@@ -1,0 +1,195 @@
+/* The 32-bit ARM bare-metal port: contexts, walker choice, PRIMASK/CPSR lock, timer, semihosting
+ * trap. Cortex-M or Cortex-A from the compiler's target profile. */
+#include <stdint.h>
+
+#include "msamp_arm.h"
+#include "msamp_port.h"
+#include "msamp_semihost.h"
+
+#if defined(__ARM_ARCH_PROFILE)
+#if __ARM_ARCH_PROFILE == 'M'
+#define CORTEX_M 1
+#endif
+#endif
+#ifndef CORTEX_M
+#define CORTEX_M 0
+#endif
+
+extern const char __msamp_stack_lo[], __msamp_stack_hi[];
+/* Optional: without them return addresses are not checked against the code's bounds. */
+extern const char __msamp_text_lo[] __attribute__((weak));
+extern const char __msamp_text_hi[] __attribute__((weak));
+
+static void bounds(struct msamp_arm_bounds *b)
+{
+    b->stack_lo = (uintptr_t)__msamp_stack_lo;
+    b->stack_hi = (uintptr_t)__msamp_stack_hi;
+    b->text_lo = (uintptr_t)__msamp_text_lo;
+    b->text_hi = (uintptr_t)__msamp_text_hi;
+    b->exidx_lo = 0;
+    b->exidx_hi = 0;
+}
+
+#if MSAMP_ARM_UNWINDER == MSAMP_ARM_UNWIND_EXIDX
+extern const char __exidx_start[], __exidx_end[];
+
+/* Unwinds from this function's own state: the tables describe code positions, and the wrapper's
+ * frame address alone does not say where in the wrapper the call was. */
+void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
+{
+    struct msamp_arm_bounds b;
+    struct msamp_arm_regs regs;
+
+    bounds(&b);
+    /* r0-r3 and r12 are not preserved across calls: unknown, and no opcode of ours needs them. */
+    regs.r[0] = regs.r[1] = regs.r[2] = regs.r[3] = regs.r[12] = 0;
+    b.exidx_lo = (uintptr_t)__exidx_start;
+    b.exidx_hi = (uintptr_t)__exidx_end;
+    msamp_arm_capture(&regs);
+    msamp_arm_exidx_walk(&regs, (uintptr_t)frame, &b, fn, arg);
+}
+#elif MSAMP_ARM_UNWINDER == MSAMP_ARM_UNWIND_FRAME
+void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
+{
+    struct msamp_arm_bounds b;
+
+    bounds(&b);
+    /* The wrapper's frame lies above this function's: one below is dead stack. */
+    if ((uintptr_t)frame < (uintptr_t)__builtin_frame_address(0))
+        return;
+    msamp_arm_walk_frames((uintptr_t)frame, &b, fn, arg);
+}
+#else
+#error "MSAMP_ARM_UNWINDER: MSAMP_ARM_UNWIND_FRAME or MSAMP_ARM_UNWIND_EXIDX"
+#endif
+
+#if CORTEX_M
+static struct msamp_context contexts[2];
+
+/* Thread mode, or any exception handler (IPSR holds the active exception number). */
+struct msamp_context *msamp_port_context(void)
+{
+    uint32_t ipsr;
+    __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
+    return &contexts[(ipsr & 0x1ffu) != 0];
+}
+
+msamp_port_lock_t msamp_port_lock(void)
+{
+    uint32_t primask;
+    __asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask) : : "memory");
+    return primask;
+}
+
+void msamp_port_unlock(msamp_port_lock_t token)
+{
+    __asm__ volatile("msr primask, %0" : : "r"((uint32_t)token) : "memory");
+}
+
+#define SYST_CSR (*(volatile uint32_t *)0xe000e010u)
+#define SYST_RVR (*(volatile uint32_t *)0xe000e014u)
+#define SYST_CVR (*(volatile uint32_t *)0xe000e018u)
+#define SYST_MAX 0xffffffu
+
+/* SysTick counts down 24 bits (0.67 s at 25 MHz) and wraps; each read under the lock notices a
+ * wrap since the previous one, so the time stays monotonic as long as something (msamp_poll(), an
+ * allocation) reads it at least once per wrap period. No interrupt is needed. */
+static uint32_t systick_last, systick_wraps;
+
+uint64_t msamp_port_time(void)
+{
+    msamp_port_lock_t key = msamp_port_lock();
+    if ((SYST_CSR & 1u) == 0) {
+        SYST_RVR = SYST_MAX;
+        SYST_CVR = 0;
+        SYST_CSR = 5u; /* processor clock, enabled, no interrupt */
+        systick_last = SYST_MAX;
+    }
+    uint32_t left = SYST_CVR & SYST_MAX;
+    if (left > systick_last)
+        systick_wraps++;
+    systick_last = left;
+    uint64_t t = (uint64_t)systick_wraps << 24 | (SYST_MAX - left);
+    msamp_port_unlock(key);
+    return t;
+}
+
+uint64_t msamp_port_time_hz(void)
+{
+    return MSAMP_ARM_CPU_HZ;
+}
+
+/* M-profile semihosting: bkpt 0xab, r0 = operation, r1 = parameter block. */
+uintptr_t msamp_semihost_call(uintptr_t op, uintptr_t arg)
+{
+    register uintptr_t r0 __asm__("r0") = op;
+    register uintptr_t r1 __asm__("r1") = arg;
+    __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
+    return r0;
+}
+#else
+/* Thread (USR, SYS, SVC), IRQ, FIQ, any other exception mode. */
+static struct msamp_context contexts[4];
+
+struct msamp_context *msamp_port_context(void)
+{
+    uint32_t cpsr;
+    __asm__ volatile("mrs %0, cpsr" : "=r"(cpsr));
+    switch (cpsr & 0x1fu) {
+    case 0x10u: /* USR */
+    case 0x13u: /* SVC */
+    case 0x1fu: /* SYS */
+        return &contexts[0];
+    case 0x12u:
+        return &contexts[1];
+    case 0x11u:
+        return &contexts[2];
+    default:
+        return &contexts[3];
+    }
+}
+
+msamp_port_lock_t msamp_port_lock(void)
+{
+    uint32_t cpsr;
+    __asm__ volatile("mrs %0, cpsr\n\tcpsid if" : "=r"(cpsr) : : "memory");
+    return cpsr;
+}
+
+void msamp_port_unlock(msamp_port_lock_t token)
+{
+    __asm__ volatile("msr cpsr_c, %0" : : "r"((uint32_t)token) : "memory");
+}
+
+uint64_t msamp_port_time(void)
+{
+    uint64_t t;
+    __asm__ volatile("isb\n\tmrrc p15, 1, %Q0, %R0, c14" : "=r"(t) : : "memory");
+    return t;
+}
+
+uint64_t msamp_port_time_hz(void)
+{
+    uint32_t hz;
+    __asm__ volatile("mrc p15, 0, %0, c14, c0, 0" : "=r"(hz));
+    return hz != 0 ? hz : 1;
+}
+
+/* A-profile semihosting: svc 0x123456 in ARM state, svc 0xab in Thumb state. */
+uintptr_t msamp_semihost_call(uintptr_t op, uintptr_t arg)
+{
+    register uintptr_t r0 __asm__("r0") = op;
+    register uintptr_t r1 __asm__("r1") = arg;
+#if defined(__thumb__)
+    __asm__ volatile("svc 0xab" : "+r"(r0) : "r"(r1) : "memory", "lr");
+#else
+    __asm__ volatile("svc 0x123456" : "+r"(r0) : "r"(r1) : "memory", "lr");
+#endif
+    return r0;
+}
+#endif
+
+uint64_t msamp_port_entropy(void)
+{
+    return msamp_port_time();
+}

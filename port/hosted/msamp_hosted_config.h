@@ -1,0 +1,38 @@
+/*
+ * Build-time knobs of the hosted Linux library (build/hosted/libmsamp.a): larger tables than the
+ * firmware defaults, since a Linux process has memory to spare and many threads. Selected with
+ * -DMSAMP_CONFIG_FILE='"msamp_hosted_config.h"' by port/hosted/hosted.mk; any knob can still be
+ * overridden with -D on the command line.
+ */
+#ifndef MSAMP_HOSTED_CONFIG_H
+#define MSAMP_HOSTED_CONFIG_H
+
+#ifndef MSAMP_CFG_LIVE_CAPACITY
+#define MSAMP_CFG_LIVE_CAPACITY 4096
+#endif
+#ifndef MSAMP_CFG_STACK_CAPACITY
+#define MSAMP_CFG_STACK_CAPACITY 4096
+#endif
+#ifndef MSAMP_CFG_FRAME_POOL
+#define MSAMP_CFG_FRAME_POOL 65536
+#endif
+#ifndef MSAMP_CFG_MAX_DEPTH
+#define MSAMP_CFG_MAX_DEPTH 64
+#endif
+#ifndef MSAMP_CFG_RING_SIZE
+#define MSAMP_CFG_RING_SIZE (256 * 1024)
+#endif
+#ifndef MSAMP_CFG_MAX_CONTEXTS
+#define MSAMP_CFG_MAX_CONTEXTS 256
+#endif
+/* 512 KiB, as Go and jemalloc: about 1% of the allocation rate's cost in an allocation-heavy
+ * program (docs/HOSTED.md has the measured numbers). MSAMP_INTERVAL overrides it at run time. */
+#ifndef MSAMP_CFG_DEFAULT_INTERVAL
+#define MSAMP_CFG_DEFAULT_INTERVAL 524288
+#endif
+/* glibc has no newlib _malloc_r entry points. */
+#ifndef MSAMP_CFG_WRAP_NEWLIB
+#define MSAMP_CFG_WRAP_NEWLIB 0
+#endif
+
+#endif

@@ -1,0 +1,29 @@
+/*
+ * Transports: where msamp_poll() sends the stream. Each transport is one .c file that implements
+ * msamp_transport_write() (msamp_port.h) and the two functions below; a firmware links exactly
+ * one. Configuration is by -D at build time (named in each file).
+ *
+ *   pl011.c        PL011 UART (Arm virt boards, many Cortex-A SoCs). MSAMP_PL011_BASE.
+ *   semihosting.c  a file on the debug host through ARM semihosting, written in chunks of
+ *                  MSAMP_SEMIHOST_CHUNK bytes. MSAMP_SEMIHOST_PATH (default "msamp.bin").
+ *   uart16550.c    16550 UART (PC COM ports, MIPS Malta, RISC-V virt). MSAMP_16550_BASE,
+ *                  MSAMP_16550_STRIDE, MSAMP_16550_PORT_IO (x86 I/O ports).
+ *   cmsdk_uart.c   Arm CMSDK APB UART (MPS2, many Cortex-M SoCs). MSAMP_CMSDK_UART_BASE.
+ *   uhi.c          not a transport: msamp_semihost.h's file and console operations over MIPS UHI,
+ *                  for semihosting.c on MIPS.
+ */
+#ifndef MSAMP_TRANSPORT_H
+#define MSAMP_TRANSPORT_H
+
+/* Prepare the transport (open the file, enable the UART). Call before msamp_init(). 0 or
+ * negative on failure (then msamp_transport_write() fails too). */
+int msamp_transport_init(void);
+
+/* Push out bytes the transport holds in its own buffer (for exit paths: after msamp_flush()).
+ * 0 or negative on failure. */
+int msamp_transport_flush(void);
+
+/* Short name of the transport ("uart", "semihosting"). */
+const char *msamp_transport_name(void);
+
+#endif

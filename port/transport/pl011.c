@@ -1,0 +1,68 @@
+/* PL011 UART transport: msamp's stream on the UART's TX line, one byte per FIFO slot. */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "msamp_port.h"
+#include "msamp_transport.h"
+
+#ifndef MSAMP_PL011_BASE
+#error "define MSAMP_PL011_BASE, the UART's base address"
+#endif
+/* When both are set, msamp_transport_init() programs the baud rate (otherwise the boot code or
+ * the debugger left the UART configured, as QEMU does). */
+#ifndef MSAMP_PL011_CLOCK_HZ
+#define MSAMP_PL011_CLOCK_HZ 0
+#endif
+#ifndef MSAMP_PL011_BAUD
+#define MSAMP_PL011_BAUD 0
+#endif
+
+#define UART_DR 0x00u
+#define UART_FR 0x18u
+#define UART_IBRD 0x24u
+#define UART_FBRD 0x28u
+#define UART_LCRH 0x2cu
+#define UART_CR 0x30u
+#define FR_TXFF (1u << 5)
+#define LCRH_WLEN8_FEN (3u << 5 | 1u << 4)
+#define CR_UARTEN_TXE (1u << 0 | 1u << 8)
+
+static volatile uint32_t *reg(uintptr_t offset)
+{
+    return (volatile uint32_t *)((uintptr_t)(MSAMP_PL011_BASE) + offset);
+}
+
+int msamp_transport_init(void)
+{
+#if MSAMP_PL011_CLOCK_HZ > 0 && MSAMP_PL011_BAUD > 0
+    /* Divisor in 1/64ths: clock / (16 * baud), rounded. */
+    uint32_t div64 = (uint32_t)((4ull * MSAMP_PL011_CLOCK_HZ + MSAMP_PL011_BAUD / 2) / MSAMP_PL011_BAUD);
+    *reg(UART_CR) = 0;
+    *reg(UART_IBRD) = div64 >> 6;
+    *reg(UART_FBRD) = div64 & 63u;
+    *reg(UART_LCRH) = LCRH_WLEN8_FEN;
+#endif
+    *reg(UART_CR) = *reg(UART_CR) | CR_UARTEN_TXE;
+    return 0;
+}
+
+/* Called only from msamp_poll()/msamp_flush(): waits for FIFO room, as the contract allows. */
+int msamp_transport_write(const uint8_t *data, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        while ((*reg(UART_FR) & FR_TXFF) != 0) {
+        }
+        *reg(UART_DR) = data[i];
+    }
+    return len > (size_t)INT32_MAX ? INT32_MAX : (int)len;
+}
+
+int msamp_transport_flush(void)
+{
+    return 0;
+}
+
+const char *msamp_transport_name(void)
+{
+    return "uart";
+}

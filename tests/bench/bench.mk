@@ -1,0 +1,30 @@
+# Benchmarks of the hosted port (`make bench`, not part of `make test`): instructions and wall
+# time against an unwrapped build and a bare counting --wrap measured in the same run, the cost of
+# a sampled allocation, and bytes on the wire. docs/HOSTED.md records the numbers.
+
+BENCH_OUT := $(BUILD)/bench
+BENCH_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -fno-builtin-malloc \
+	-fno-omit-frame-pointer
+BENCH_WRAPS := -Wl,--wrap=malloc,--wrap=free,--wrap=calloc,--wrap=realloc
+
+$(BENCH_OUT)/alloc_none: tests/bench/bench_alloc.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) $< -o $@
+
+$(BENCH_OUT)/alloc_bare: tests/bench/bench_alloc.c tests/bench/bare_wrap.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) $^ $(BENCH_WRAPS) -o $@
+
+$(BENCH_OUT)/alloc_msamp: tests/bench/bench_alloc.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) $< $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags --libs msamp) -o $@
+
+$(BENCH_OUT)/sampled: tests/bench/bench_sampled.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_CFLAGS) -fno-optimize-sibling-calls $< \
+		$$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags --libs msamp) -o $@
+
+BENCHES += hosted
+bench-hosted: $(addprefix $(BENCH_OUT)/,alloc_none alloc_bare alloc_msamp sampled) $(BUILD)/tests/hosted/msamp_check ## Hosted overhead: instructions, wall time, sampled cost, wire bytes
+	@tests/need.sh valgrind
+	tests/bench/bench.sh $(BENCH_OUT) $(BUILD)/tests/hosted/msamp_check

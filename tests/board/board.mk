@@ -1,0 +1,74 @@
+# Board tests: the port self-test and the demo end to end under QEMU, for BOARD (default
+# qemu-virt-aarch64). Another board joins `make test` by being listed in BOARD_TESTED: it gets a
+# test board-<board> running its self-test and its end-to-end UART test.
+BOARD_TESTED := qemu-virt-aarch64
+
+ifneq ($(wildcard boards/$(BOARD)/board.mk),)
+SELFTEST_ELF := $(BOARD_DIR)/selftest.elf
+$(BOARD_DIR)/obj/tests/board/port_selftest.o: OBJ_DEFS := $(BOARD_SELFTEST_DEFS)
+$(SELFTEST_ELF): $(BOARD_DIR)/obj/tests/board/port_selftest.o $(BOARD_OBJS) $(BOARD_DIR)/obj/boards/demo/mini_libc.o \
+		$(call obj_of,$(BOARD_DIR)/obj,$(MSAMP_PORT_SRCS)) $(BOARD_LDSCRIPT)
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LD_SELECT) -nostdlib -static $(BOARD_NOPIE) -T $(BOARD_LDSCRIPT) -Wl,--build-id \
+		-o $@ $(filter %.o,$^) $(BOARD_LIBGCC)
+endif
+
+TESTS += board-selftest
+test-board-selftest: ## Port self-test on the board under QEMU: walker (real and forged frames), contexts, lock, clock, build-id
+	@tests/need.sh $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU)) $(BOARD_CROSS)readelf
+	@$(MAKE) --no-print-directory -s $(SELFTEST_ELF)
+	@$(BOARD_ENV) BOARD_CROSS=$(BOARD_CROSS) tests/board/selftest.sh $(SELFTEST_ELF) $(BOARD_DIR)/selftest-run
+
+BOARD_E2E_NEEDS := $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU)) go
+# BOARD_DRAIN_BUILT=1: host_tools/drain is already built (sub-makes with another BUILD).
+board_e2e = @tests/need.sh $(BOARD_E2E_NEEDS) && \
+	$(MAKE) --no-print-directory -s $(if $(BOARD_DRAIN_BUILT),,host_tools/drain) \
+		$(foreach v,$(DEMO_VARIANTS),$(BOARD_DIR)/$(2)/$(v).elf) && \
+	$(BOARD_ENV) tests/board/e2e.sh $(1) $(2) $(BOARD_DIR)
+
+TESTS += board-e2e-uart board-e2e-semihosting board-stall board-late-join
+test-board-e2e-uart: ## Demo over the UART: pprof symbols, estimates within bound, leak live, ISR stacks, drops
+	$(call board_e2e,full,uart)
+test-board-e2e-semihosting: ## The same over semihosting
+	$(call board_e2e,full,semihosting)
+test-board-stall: ## Stalled drain: the firmware never blocks, drain's drops equal the firmware's counters
+	$(call board_e2e,stall,uart)
+test-board-late-join: ## Drain joins mid-stream: the in-use profile is complete after the next re-send
+	$(call board_e2e,late,uart)
+
+# Firmware integration: the demo built by a project's own Makefile through port/msamp.mk, and by
+# its own CMake build through port/msamp.cmake, then run and checked like the demo.
+TESTS += board-integration-make board-integration-cmake
+test-board-integration-make: ## Demo built through port/msamp.mk by a standalone Makefile, run and checked
+	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 go
+	@$(MAKE) --no-print-directory -s host_tools/drain
+	@rm -rf $(BUILD)/fw-make && $(MAKE) --no-print-directory -s -f tests/board/fw_make/Makefile OUT=$(BUILD)/fw-make
+	@$(BOARD_ENV) boards/demo/run_demo.sh $(BUILD)/fw-make/demo.elf uart $(BUILD)/fw-make/run $(BUILD)/fw-make/run/demo.pb.gz >/dev/null
+	@tests/board/check_demo.sh $(BUILD)/fw-make/run/demo.pb.gz $(BUILD)/fw-make/run/console.txt
+test-board-integration-cmake: ## Demo built through port/msamp.cmake by a standalone CMake project, run and checked
+	@tests/need.sh cmake aarch64-linux-gnu-gcc qemu-system-aarch64 go
+	@$(MAKE) --no-print-directory -s host_tools/drain
+	@rm -rf $(BUILD)/fw-cmake && cmake -S tests/board/fw_cmake -B $(BUILD)/fw-cmake \
+		-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/tests/board/fw_cmake/aarch64-none.cmake >/dev/null && \
+		cmake --build $(BUILD)/fw-cmake -j2 >/dev/null
+	@$(BOARD_ENV) boards/demo/run_demo.sh $(BUILD)/fw-cmake/demo.elf uart $(BUILD)/fw-cmake/run $(BUILD)/fw-cmake/run/demo.pb.gz >/dev/null
+	@tests/board/check_demo.sh $(BUILD)/fw-cmake/run/demo.pb.gz $(BUILD)/fw-cmake/run/console.txt
+
+# The same board, port and demo built with clang (and lld): other frame layouts, DWARF 5.
+TESTS += board-clang
+test-board-clang: ## Port self-test and the UART end-to-end test with everything built by clang + lld
+	@tests/need.sh clang ld.lld $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU)) go
+	@$(MAKE) --no-print-directory -s host_tools/drain
+	@$(MAKE) --no-print-directory -s BUILD=$(BUILD)/clang BOARD_COMPILER=clang test-board-selftest
+	@$(MAKE) --no-print-directory -s BUILD=$(BUILD)/clang BOARD_COMPILER=clang BOARD_DRAIN_BUILT=1 test-board-e2e-uart
+
+define board_other_test
+TESTS += board-$(1)
+test-board-$(1): ## Self-test and end-to-end UART test of the board $(1)
+	@$$(MAKE) --no-print-directory -s BOARD=$(1) test-board-selftest test-board-e2e-uart
+endef
+$(foreach b,$(filter-out qemu-virt-aarch64,$(BOARD_TESTED)),$(eval $(call board_other_test,$(b))))
+
+TESTS += board-late-join-tcp
+test-board-late-join-tcp: ## Drain connects over TCP a second after the firmware started: in-use complete and within bound
+	@tests/need.sh ss
+	$(call board_e2e,tcp-late,uart)

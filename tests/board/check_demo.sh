@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Usage: tests/board/check_demo.sh PROFILE CONSOLE [CHECK...]
+# Checks a demo profile with `go tool pprof` against the truth the firmware printed in CONSOLE.
+# CHECKs (default: all but "drops-nonzero"):
+#   symbols   every demo site appears by name with its file:line (demo.c:N)
+#   accuracy  each site's estimated allocated and in-use bytes are within the bound of the truth
+#   accuracy-inuse  the same for in-use bytes only (for a drain that joined late)
+#   leak      the leak site is live at the end
+#   isr       the interrupt's allocations are attributed to the interrupt handler's stack only
+#   drops     the device drops in the profile's comments equal the firmware's own counters
+#   drops-nonzero  ... and the ring did drop records
+#
+# The accuracy bound. An allocation of s bytes is sampled with probability p = 1 - exp(-s/R) and
+# then counted s/p bytes, so the estimate of a site is unbiased with variance
+#   sum over its allocations of s^2 (1 - p) / p
+# (the live allocations only, for in-use bytes). Each site must be within 4 standard deviations
+# of its truth (two-sided, about 1 in 16000 per check for a normal sum), plus 0.5% and 16 bytes
+# for the rounding of per-sample weights.
+set -u
+profile=$1; console=$2; shift 2
+checks=${*:-symbols accuracy leak isr drops}
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+[ -s "$profile" ] || { echo "FAIL: no profile $profile"; exit 1; }
+grep -q '^msamp-demo done' "$console" || { echo "FAIL: the firmware did not finish:"; cat "$console"; exit 1; }
+pprof() { go tool pprof "$@" "$profile" 2>/dev/null; }
+sites="cache_insert leak_record churn_scratch grow_buffer deep_alloc isr_make_packet"
+if grep -q '^msamp-demo note: no timer interrupt' "$console"; then
+  echo "note: the board has no timer interrupt: no interrupt site to check"
+  sites=${sites% isr_make_packet}
+  checks=$(echo "$checks" | sed 's/\bisr\b//')
+fi
+interval=$(sed -n 's/^msamp-demo run .* interval=\([0-9]*\).*/\1/p' "$console")
+[ -n "$interval" ] || { echo "FAIL: no run line in $console"; exit 1; }
+
+# flat bytes per function for one sample type: "name bytes" lines
+flat() {
+  pprof -sample_index="$1" -top -unit=B -nodefraction=0 -nodecount=100000 |
+    awk '/flat%/ { go = 1; next } go && NF >= 6 { v = $1; sub(/B$/, "", v); print $6, v + 0 }'
+}
+
+for c in $checks; do
+  case "$c" in
+  symbols)
+    lines=$(pprof -sample_index=alloc_space -top -lines -nodefraction=0 -nodecount=100000)
+    for s in $sites; do
+      echo "$lines" | grep -Eq " $s [^ ]*demo\.c:[0-9]+\$" || bad "site $s not symbolized with file:line"
+    done
+    [ $fail = 0 ] && echo "ok: every site symbolized with demo.c:LINE ($sites)"
+    ;;
+  accuracy|accuracy-inuse)
+    flat alloc_space >alloc.tmp.$$; flat inuse_space >inuse.tmp.$$
+    awk -v R="$interval" -v sites="$sites" -v only_inuse=$([ "$c" = accuracy-inuse ] && echo 1 || echo 0) '
+      FILENAME ~ /^alloc/ { est_a[$1] += $2; next }
+      FILENAME ~ /^inuse/ { est_i[$1] += $2; next }
+      /^msamp-demo truth/ {
+        for (i = 3; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+        s = f["site"]; n = f["size"]; p = 1 - exp(-n / R); w = n * n * (1 - p) / p
+        tru_a[s] += n * f["allocs"]; var_a[s] += f["allocs"] * w
+        tru_i[s] += n * f["live"];   var_i[s] += f["live"] * w
+      }
+      END {
+        bad = 0
+        printf "%-16s %-9s %10s %10s %10s %8s\n", "site", "bytes", "truth", "estimate", "bound", "sigmas"
+        n = split(sites, list, " ")
+        for (k = 1; k <= n; k++) {
+          s = list[k]
+          for (t = only_inuse; t < 2; t++) {
+            tr = t ? tru_i[s] : tru_a[s]; va = t ? var_i[s] : var_a[s]; es = t ? est_i[s] : est_a[s]
+            sd = sqrt(va); bound = 4 * sd + 0.005 * tr + 16; d = es - tr
+            sig = sd > 0 ? d / sd : 0
+            ok = (d <= bound && -d <= bound)
+            printf "%-16s %-9s %10d %10d %10d %8.2f %s\n", s, t ? "in-use" : "allocated", tr, es, bound, sig, ok ? "ok" : "OUT OF BOUND"
+            if (!ok) bad = 1
+          }
+          if (tru_a[s] == 0) { print "no truth for site " s; bad = 1 }
+        }
+        exit bad
+      }' alloc.tmp.$$ inuse.tmp.$$ "$console" || bad "an estimate is out of its bound"
+    rm -f alloc.tmp.$$ inuse.tmp.$$
+    ;;
+  leak)
+    v=$(flat inuse_space | awk '$1 == "leak_record" { s += $2 } END { print s + 0 }')
+    [ "$v" -gt 0 ] && echo "ok: leak_record live at the end ($v bytes in use)" || bad "leak_record is not live at the end"
+    ;;
+  isr)
+    pprof -traces -sample_index=alloc_space | awk '
+      /^-+\+/ { if (n) check(); n = 0; delete fn; next }
+      /^ / && NF >= 1 { fn[++n] = $NF }
+      function check(   i, isr, irq, mainf, handler) {
+        for (i = 1; i <= n; i++) {
+          if (fn[i] == "isr_make_packet") isr = 1
+          if (fn[i] == "demo_timer_isr") handler = 1
+          if (fn[i] == "board_irq_handler" || fn[i] == "irq_entry") irq++
+          if (fn[i] == "main") mainf = 1
+        }
+        if (isr) { isr_traces++; if (!handler || irq < 2 || mainf) wrong++ }
+        else if (handler || irq) wrong++
+      }
+      END {
+        if (n) check()
+        printf "interrupt stacks: %d, misattributed: %d\n", isr_traces, wrong
+        exit !(isr_traces > 0 && wrong == 0)
+      }' || bad "interrupt allocations not attributed to the interrupt handler stack"
+    ;;
+  drops|drops-nonzero)
+    dev=$(pprof -comments | sed -n 's/^device drops: //p')
+    fw=$(sed -n 's/^msamp-demo stats //p' "$console")
+    for k in ring_records ring_bytes live_full stack_full reentrant truncated; do
+      a=$(echo "$dev" | tr ' ' '\n' | sed -n "s/^$k=//p"); b=$(echo "$fw" | tr ' ' '\n' | sed -n "s/^$k=//p")
+      [ -n "$a" ] && [ "$a" = "$b" ] || bad "drops: $k is '$a' in the profile, '$b' on the firmware"
+    done
+    echo "device drops in the profile: $dev"
+    echo "firmware counters:           $fw"
+    if [ "$c" = drops-nonzero ]; then
+      r=$(echo "$fw" | tr ' ' '\n' | sed -n 's/^ring_records=//p')
+      [ "${r:-0}" -gt 0 ] || bad "the ring never overflowed: the stall did not stall"
+    fi
+    ;;
+  *) bad "unknown check $c" ;;
+  esac
+done
+[ $fail = 0 ] && echo "all checks passed: $checks"
+exit $fail

@@ -1,0 +1,10 @@
+# Toolchain file of the CMake integration test: bare-metal AArch64 with Debian's cross gcc.
+set(CMAKE_SYSTEM_NAME Generic)
+set(CMAKE_SYSTEM_PROCESSOR aarch64)
+set(CMAKE_C_COMPILER aarch64-linux-gnu-gcc)
+set(CMAKE_ASM_COMPILER aarch64-linux-gnu-gcc)
+set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
+set(CMAKE_C_STANDARD 11)
+set(CMAKE_C_FLAGS_INIT "-O2 -g -ffreestanding -fno-pie -mcpu=cortex-a53 -mstrict-align -mgeneral-regs-only -mno-outline-atomics -fno-asynchronous-unwind-tables")
+set(CMAKE_ASM_FLAGS_INIT "-mcpu=cortex-a53")
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-nostdlib -static -no-pie")

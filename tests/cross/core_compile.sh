@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Usage: tests/cross/core_compile.sh OUTDIR SOURCES...   (TARGET_WARN in the environment)
+# Compiles the core (freestanding C11, warnings as errors) for every architecture msamp targets,
+# with gcc and with clang, and prints each build's largest stack frame (gcc -fstack-usage). A
+# missing compiler fails under CI=true and skips otherwise (tests/need.sh).
+set -u
+out=$1
+shift
+srcs=("$@")
+common="-ffreestanding -fno-omit-frame-pointer -O2 $TARGET_WARN -Iinclude -Isrc"
+builds=(
+  "gcc-x86_64|gcc|"
+  "gcc-aarch64|aarch64-linux-gnu-gcc|-mstrict-align"
+  "gcc-cortex-m3|arm-none-eabi-gcc|-mcpu=cortex-m3 -mthumb"
+  "gcc-cortex-a15|arm-none-eabi-gcc|-mcpu=cortex-a15 -marm -mno-unaligned-access"
+  "gcc-mips64el|mips64el-linux-gnuabi64-gcc|-mno-abicalls -fno-pic -G0"
+  "gcc-mips64-be|mips64el-linux-gnuabi64-gcc|-EB -mno-abicalls -fno-pic -G0"
+  "gcc-riscv64|riscv64-linux-gnu-gcc|-mcmodel=medany"
+  "clang-x86_64|clang|--target=x86_64-unknown-linux-gnu"
+  "clang-aarch64|clang|--target=aarch64-none-elf -mstrict-align"
+  "clang-cortex-m3|clang|--target=thumbv7m-none-eabi -mcpu=cortex-m3"
+  "clang-cortex-a15|clang|--target=armv7a-none-eabi -mcpu=cortex-a15 -marm -mno-unaligned-access"
+  "clang-mips64el|clang|--target=mips64el-linux-gnuabi64 -mno-abicalls -fno-pic"
+  "clang-riscv64|clang|--target=riscv64-unknown-elf -march=rv64gc -mcmodel=medany"
+)
+compilers=$(for b in "${builds[@]}"; do IFS='|' read -r _ cc _ <<< "$b"; echo "$cc"; done | sort -u)
+tests/need.sh $compilers || exit $?
+failed=0
+for b in "${builds[@]}"; do
+  IFS='|' read -r name cc flags <<< "$b"
+  dir=$out/$name
+  mkdir -p "$dir"
+  rm -f "$dir"/*.o "$dir"/*.su
+  ok=1
+  for s in "${srcs[@]}"; do
+    o=$dir/$(basename "${s%.c}").o
+    su=""
+    case $name in gcc-*) su="-fstack-usage" ;; esac
+    # shellcheck disable=SC2086
+    if ! $cc $common $flags $su -c "$s" -o "$o"; then ok=0; fi
+  done
+  if [ $ok = 1 ]; then
+    frame=""
+    if ls "$dir"/*.su > /dev/null 2>&1; then
+      frame=$(sort -t$'\t' -k2 -n "$dir"/*.su | tail -1 | awk -F'\t' '{ n = split($1, a, ":"); printf "largest frame %s B (%s)", $2, a[n] }')
+    fi
+    printf 'ok    %-18s %d files %s\n' "$name" "${#srcs[@]}" "$frame"
+  else
+    printf 'FAIL  %-18s\n' "$name"
+    failed=1
+  fi
+done
+exit $failed

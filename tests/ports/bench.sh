@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Usage: BOARD_QEMU="..." tests/ports/bench.sh BENCH_ELF LABEL
+# Runs tests/ports/bench_fw.c's firmware under QEMU with one instruction per translation block and
+# QEMU's execution trace, and counts the instructions executed between bench_begin and bench_end
+# in each of its three regions (walk, sampled, unsampled). Prints one row: the means per region and
+# the frames the walk found. The counts include a few instructions of marker calls.
+set -u
+elf=$1; label=$2
+[ -n "${BOARD_QEMU:-}" ] || { echo "$0: BOARD_QEMU is not set" >&2; exit 2; }
+n=64
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+mkfifo "$dir/trace"
+# shellcheck disable=SC2086  # BOARD_QEMU is a command line
+timeout 300 $BOARD_QEMU -serial null -singlestep -d exec,nochain -D "$dir/trace" -kernel "$elf" \
+  >"$dir/console.txt" 2>&1 &
+qemu=$!
+awk -v n="$n" -v label="$label" '
+  /^Trace/ {
+    fn = $NF
+    if (fn == "bench_begin") { if (!inside) { inside = 1; region = int(seen / n); seen++ } next }
+    if (fn == "bench_end") { inside = 0; next }
+    if (inside) count[region]++
+  }
+  END {
+    if (seen != 3 * n) { printf "bench: %s: %d regions seen, %d expected\n", label, seen, 3 * n > "/dev/stderr"; exit 1 }
+    printf "  %-34s %8.0f %8s %10.0f %10.0f\n", label, count[0] / n, " - ", count[1] / n, count[2] / n
+  }' <"$dir/trace" >"$dir/row.txt"
+awk_status=$?
+wait "$qemu"
+status=$?
+if [ "$status" != 0 ] || [ "$awk_status" != 0 ] || ! grep -q "msamp-bench done" "$dir/console.txt"; then
+  echo "bench: $label failed (QEMU $status)" >&2; cat "$dir/console.txt" >&2; exit 1
+fi
+frames=$(sed -n 's/^msamp-bench frames=0*\([0-9][0-9]*\).*/\1/p' "$dir/console.txt")
+sed "s/ - / ${frames:-?} /" "$dir/row.txt"

@@ -1,0 +1,128 @@
+# Walker tests of the bare-metal ports (port/arm, port/mips64, port/riscv64, port/x86_64): for each
+# architecture and compiler mode, tests/ports/walk_test.c (the code walked) is built at -O0, -O2
+# and -Os, linked with the port built as the library is (-O2), and run as a static Linux user
+# program (qemu-user, or natively on x86-64). See walk_test.c for what it checks. One test per
+# configuration: ports-<config>.
+
+PT_DIR := $(BUILD)/ports
+PT_OPTS := O0 O2 Os
+PT_WARN := $(TARGET_WARN) -Werror=frame-address
+PT_COMMON := -ffreestanding -fno-omit-frame-pointer -g -Iinclude -Iport/transport -Itests/ports
+PT_LDFLAGS := -nostdlib -static -Wl,--defsym=__msamp_text_lo=__executable_start \
+	-Wl,--defsym=__msamp_text_hi=etext -Wl,-z,noexecstack
+
+PT_ARM_SRCS := port/arm/msamp_arm_frames.c port/arm/msamp_arm_exidx.c port/arm/msamp_arm_pr_stubs.c \
+	port/arm/msamp_port_arm.c port/arm/msamp_arm_capture.c tests/ports/start_arm.S
+PT_MIPS_SRCS := port/mips64/msamp_mips64_walk.c port/mips64/msamp_port_mips64.c \
+	port/mips64/msamp_mips64_capture.c tests/ports/start_mips64.S
+PT_RV_SRCS := port/riscv64/msamp_riscv64_frames.c port/riscv64/msamp_port_riscv64.c \
+	tests/ports/start_riscv64.S
+PT_X86_SRCS := port/x86_64/msamp_x86_64_frames.c port/x86_64/msamp_port_x86_64.c \
+	tests/ports/start_x86_64.S
+PT_MIPS_FLAGS := -mno-abicalls -fno-pic -G0 -march=mips64r2
+
+# name | compiler | flags | port folder | sources | link driver | runner
+PT_CONFIGS := arm-gcc arm-gcc-apcs arm-clang thumb-gcc thumb-clang m3-gcc m3-clang mips64el mips64 \
+	riscv64-gcc riscv64-clang x86_64-gcc x86_64-clang
+pt_cfg = $(eval PT_CC_$(1) := $(2))$(eval PT_FLAGS_$(1) := $(3))$(eval PT_ARCH_$(1) := $(4))$(eval \
+	PT_SRCS_$(1) := $(5))$(eval PT_LD_$(1) := $(6))$(eval PT_RUN_$(1) := $(7))
+$(call pt_cfg,arm-gcc,arm-none-eabi-gcc,-marm -mcpu=cortex-a15 -mfloat-abi=soft,arm,$(PT_ARM_SRCS),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,arm-gcc-apcs,arm-none-eabi-gcc,-marm -mcpu=cortex-a15 -mfloat-abi=soft -mapcs-frame -DMSAMP_ARM_FRAME_LAYOUT=MSAMP_ARM_FRAME_APCS,arm,$(PT_ARM_SRCS),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,arm-clang,clang --target=armv7a-none-eabi,-marm -mcpu=cortex-a15 -mfloat-abi=soft -fshort-enums,arm,$(PT_ARM_SRCS),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,thumb-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-a15 -mfloat-abi=soft -funwind-tables,arm,$(PT_ARM_SRCS),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,thumb-clang,clang --target=armv7a-none-eabi,-mthumb -mcpu=cortex-a15 -mfloat-abi=soft -fshort-enums,arm,$(PT_ARM_SRCS),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,m3-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-m3 -funwind-tables,arm,$(PT_ARM_SRCS),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,m3-clang,clang --target=thumbv7m-none-eabi,-mthumb -mcpu=cortex-m3 -mfloat-abi=soft -fshort-enums,arm,$(PT_ARM_SRCS),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,mips64el,mips64el-linux-gnuabi64-gcc,$(PT_MIPS_FLAGS) -EL,mips64,$(PT_MIPS_SRCS),mips64el-linux-gnuabi64-gcc -EL,qemu-mips64el)
+$(call pt_cfg,mips64,mips64el-linux-gnuabi64-gcc,$(PT_MIPS_FLAGS) -EB,mips64,$(PT_MIPS_SRCS),mips64el-linux-gnuabi64-gcc -EB,qemu-mips64)
+$(call pt_cfg,riscv64-gcc,riscv64-linux-gnu-gcc,-mcmodel=medany,riscv64,$(PT_RV_SRCS),riscv64-linux-gnu-gcc,qemu-riscv64)
+$(call pt_cfg,riscv64-clang,clang --target=riscv64-linux-gnu,-mcmodel=medany -mno-relax,riscv64,$(PT_RV_SRCS),riscv64-linux-gnu-gcc,qemu-riscv64)
+$(call pt_cfg,x86_64-gcc,gcc,-fno-pie -fcf-protection=none,x86_64,$(PT_X86_SRCS),gcc -no-pie,)
+$(call pt_cfg,x86_64-clang,clang,-fno-pie -fcf-protection=none,x86_64,$(PT_X86_SRCS),gcc -no-pie,)
+
+PT_HDRS := $(wildcard include/*.h port/arm/*.h port/mips64/*.h port/riscv64/*.h port/x86_64/*.h \
+	tests/ports/*.h)
+
+# $(1) config, $(2) optimisation level
+define pt_build
+PT_OBJS_$(1)_$(2) := $$(patsubst %,$(PT_DIR)/$(1)/$(2)/%.o,tests/ports/walk_test.c $$(PT_SRCS_$(1)))
+$(PT_DIR)/$(1)/$(2)/%.o: % $(PT_HDRS) tests/ports/ports.mk
+	@mkdir -p $$(@D)
+	$$(PT_CC_$(1)) $(PT_WARN) $(PT_COMMON) -Iport/$$(PT_ARCH_$(1)) $$(PT_FLAGS_$(1)) \
+		$$(if $$(filter tests/ports/%,$$<),-$(2),-O2) -DTEST_NAME='"$(1)-$(2)"' -c $$< -o $$@
+$(PT_DIR)/$(1)/walk_test-$(2): $$(PT_OBJS_$(1)_$(2))
+	$$(PT_LD_$(1)) $$(PT_FLAGS_$(1)) $(PT_LDFLAGS) -o $$@ $$^ -lgcc
+endef
+
+define pt_test
+$(foreach o,$(PT_OPTS),$(eval $(call pt_build,$(1),$(o))))
+TESTS += ports-$(1)
+test-ports-$(1): ## Walker test of one port configuration (see tests/ports/ports.mk), -O0/-O2/-Os
+	@tests/need.sh $(firstword $(PT_CC_$(1))) $(firstword $(PT_LD_$(1))) $(PT_RUN_$(1))
+	@$(MAKE) --no-print-directory -s $(foreach o,$(PT_OPTS),$(PT_DIR)/$(1)/walk_test-$(o))
+	@set -e; for o in $(PT_OPTS); do timeout 120 $(PT_RUN_$(1)) $(PT_DIR)/$(1)/walk_test-$$$$o; done
+endef
+$(foreach c,$(PT_CONFIGS),$(eval $(call pt_test,$(c))))
+
+.PHONY: test-ports
+test-ports: $(foreach c,$(PT_CONFIGS),test-ports-$(c)) ## All port walker tests
+
+# One size table across architectures (run by `make size-table`; see tests/ports/size_table.sh).
+SIZE_TABLE_SMALL := -DMSAMP_CFG_LIVE_CAPACITY=32 -DMSAMP_CFG_STACK_CAPACITY=16 \
+	-DMSAMP_CFG_FRAME_POOL=192 -DMSAMP_CFG_MAX_DEPTH=12 -DMSAMP_CFG_RING_SIZE=512 \
+	-DMSAMP_CFG_MAX_CONTEXTS=2
+.PHONY: size-table
+size-table: ## Library text/data/bss per architecture, default and small configuration, unwinder share
+	@MAKE="$(MAKE)" tests/ports/size_table.sh $(BUILD)/size-table "$(SIZE_TABLE_SMALL)"
+
+# End to end on the boards of these ports: the demo under QEMU, drained and checked like on
+# qemu-virt-aarch64 (symbolized sites, estimates within bound, leak, interrupt stacks, drops), over
+# the UART and over semihosting where the architecture has it; the other compiler or instruction
+# set of a board over the UART. Runs tests/board's e2e rules with BOARD= and the board's variables.
+# name | board | make variables | transports
+PT_BOARD_CONFIGS := mps2-an385 mps2-an385-clang virt-arm virt-arm-thumb virt-arm-thumb-clang \
+	malta-mips64el malta-mips64 virt-riscv64 microvm-x86_64
+pt_board = $(eval PTB_BOARD_$(1) := $(2))$(eval PTB_VARS_$(1) := $(3))$(eval PTB_T_$(1) := $(4))
+$(call pt_board,mps2-an385,qemu-mps2-an385,,uart semihosting)
+$(call pt_board,mps2-an385-clang,qemu-mps2-an385,BOARD_COMPILER=clang,uart)
+$(call pt_board,virt-arm,qemu-virt-arm,,uart semihosting)
+$(call pt_board,virt-arm-thumb,qemu-virt-arm,ARM_ISA=thumb,uart semihosting)
+$(call pt_board,virt-arm-thumb-clang,qemu-virt-arm,ARM_ISA=thumb BOARD_COMPILER=clang,uart)
+$(call pt_board,malta-mips64el,qemu-malta-mips64el,,uart semihosting)
+$(call pt_board,malta-mips64,qemu-malta-mips64,,uart semihosting)
+$(call pt_board,virt-riscv64,qemu-virt-riscv64,,uart semihosting)
+$(call pt_board,microvm-x86_64,qemu-microvm-x86_64,,uart)
+
+define pt_board_test
+TESTS += ports-board-$(1)
+test-ports-board-$(1):
+	@$(MAKE) --no-print-directory -s BOARD=$(PTB_BOARD_$(1)) $(PTB_VARS_$(1)) \
+		$(foreach t,$(PTB_T_$(1)),test-board-e2e-$(t))
+endef
+$(foreach c,$(PT_BOARD_CONFIGS),$(eval $(call pt_board_test,$(c))))
+
+# Instructions per walk and per sampled allocation on a board (tests/ports/bench_fw.c, counted by
+# tests/ports/bench.sh under QEMU): `make bench` runs bench-ports over the boards below.
+ifneq ($(wildcard boards/$(BOARD)/board.mk),)
+PT_BENCH_ELF := $(BOARD_DIR)/bench/bench_fw.elf
+$(BOARD_DIR)/bench/bench_fw.o: tests/ports/bench_fw.c $(TARGET_HDRS)
+	@mkdir -p $(@D)
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) -Iboards/demo -c $< -o $@
+$(PT_BENCH_ELF): $(BOARD_DIR)/bench/bench_fw.o $(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_LIB) \
+		$(BOARD_DIR)/libmsamp_uart.a $(BOARD_LDSCRIPT)
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LINK_FLAGS) -o $@ $(filter %.o,$^) \
+		$(BOARD_DIR)/libmsamp_uart.a $(BOARD_LIB) $(BOARD_LIBGCC)
+.PHONY: bench-ports-one
+bench-ports-one: $(PT_BENCH_ELF)
+	@BOARD_QEMU="$(BOARD_QEMU)" NM=$(if $(BOARD_CROSS),$(BOARD_CROSS)nm,nm) \
+		tests/ports/bench.sh $(PT_BENCH_ELF) "$(PT_BENCH_LABEL)"
+endif
+
+PT_BENCH_BOARDS := mps2-an385 mps2-an385-clang virt-arm virt-arm-thumb malta-mips64el virt-riscv64 \
+	microvm-x86_64
+BENCHES += ports
+bench-ports: ## Instructions per unwind and per sampled malloc+free on each port's board (QEMU)
+	@echo "msamp on the boards: instructions (QEMU, one per TB), a 6-deep chain, mean of each region"
+	@printf '  %-34s %8s %8s %10s %10s\n' board walk frames sampled unsampled
+	@set -e; $(foreach b,$(PT_BENCH_BOARDS),$(MAKE) --no-print-directory -s BOARD=$(PTB_BOARD_$(b)) \
+		$(PTB_VARS_$(b)) PT_BENCH_LABEL=$(b) bench-ports-one;)
