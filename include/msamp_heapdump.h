@@ -9,7 +9,7 @@
  *   to reserved) is 56 bytes; the arrays follow it in the order declared, each naturally aligned
  *   (pointer arrays to ptr_size, the others to 4), sized by the header's capacities. A stack entry
  *   is 12 bytes: hash, first, depth, pass.
- * - Live slot i is in use when live_addr[i] != 0. The address is stored last when a slot is filled
+ * - Live slot i is in use when live_addr[i] != 0. Slot i belongs to bucket i / live_ways. The address is stored last when a slot is filled
  *   and is the only store when it is emptied, so a dump taken at any instant never shows a slot
  *   half-written: an in-use slot's size, stack and birth belong to its address.
  * - Stack id i (1..stack_capacity-1) is defined when stacks[i].depth != 0 (depth is stored last);
@@ -56,6 +56,9 @@ struct msamp_heapdump_v1 {
     uintptr_t live_size[MSAMP_CFG_LIVE_CAPACITY];
     uint32_t live_stack[MSAMP_CFG_LIVE_CAPACITY];
     uint32_t live_birth[MSAMP_CFG_LIVE_CAPACITY]; /* low 32 bits of the time, tick_hz */
+    /* One 32-bit fingerprint mask per bucket (live_capacity / live_ways of them): derived data
+     * that lets a free of an unsampled block skip the bucket. A reader may ignore it. */
+    _Atomic uint32_t live_mask[MSAMP_CFG_LIVE_CAPACITY / MSAMP_CFG_LIVE_WAYS];
     struct msamp_stack_entry_v1 stacks[MSAMP_CFG_STACK_CAPACITY];
     uintptr_t frames[MSAMP_CFG_FRAME_POOL];
 };

@@ -35,7 +35,9 @@ struct msamp_context {
     uint8_t busy;                /* set while the core runs in this context (reentrancy guard) */
 };
 
-/* The context of the caller. Must be cheap: it runs on every allocation. Never NULL. */
+/* The context of the caller. Must be cheap: it runs on every allocation. Never NULL. A port
+ * whose lookup is a variable (a thread-local one when hosted) may also define
+ * MSAMP_PORT_CONTEXT() in its configuration file (MSAMP_CONFIG_FILE) to make it inline. */
 struct msamp_context *msamp_port_context(void);
 
 /* Called with each return address found, innermost first; return nonzero to go on, 0 to stop. */
@@ -79,6 +81,9 @@ struct msamp_mapping {
     const char *path;
 };
 size_t msamp_port_mappings(struct msamp_mapping *out, size_t max);
+/* Called once a context has been registered with the core (its first allocation, or the first
+ * after msamp_context_detach), outside the lock: hosted ports arm their thread-exit hook here. */
+void msamp_port_context_registered(struct msamp_context *ctx);
 /* Called when the giant-allocation guard refuses a request (hosted: sets errno to ENOMEM). */
 void msamp_port_refused(size_t size);
 /* Called at the end of each sampled allocation (and sampled free) path, outside the core's lock

@@ -107,6 +107,11 @@ MSAMP_WEAK void msamp_port_ring_notify(uint32_t used, uint32_t size)
     (void)size;
 }
 
+MSAMP_WEAK void msamp_port_context_registered(struct msamp_context *c)
+{
+    (void)c;
+}
+
 MSAMP_WEAK size_t msamp_port_mappings(struct msamp_mapping *out, size_t max)
 {
     (void)out;
@@ -205,6 +210,7 @@ static void register_context(struct msamp_context *c)
         }
     }
     msamp_port_unlock(key);
+    msamp_port_context_registered(c);
 }
 
 void msamp_context_detach(struct msamp_context *c)
@@ -352,6 +358,8 @@ void msamp_alloc_slow(struct msamp_context *c, void *p, size_t size, const void 
 
 void msamp_free_slow(struct msamp_context *c, void *p)
 {
+    if (msamp_live_find(&msamp_heapdump, (uintptr_t)p) < 0)
+        return; /* a fingerprint collision (or NULL): not a sampled block */
     if (c->busy) {
         c->reentrant++;
         return;

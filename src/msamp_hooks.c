@@ -1,6 +1,15 @@
 /* Hooks for allocators other than malloc (msamp.h): the same fast paths as the wrappers. */
 #include "msamp_internal.h"
 
+void msamp_note_realloc(void *old, int old_sampled, void *p, size_t size, const void *frame)
+{
+    if (old == NULL || !old_sampled) {
+        msamp_note_alloc(p, size, frame);
+        return;
+    }
+    msamp_realloc_slow(MSAMP_PORT_CONTEXT(), old, p, size, frame);
+}
+
 void msamp_on_alloc(void *p, size_t size)
 {
     msamp_note_alloc(p, size, __builtin_frame_address(0));
@@ -20,7 +29,7 @@ void msamp_on_realloc(void *old, void *p, size_t size)
 {
     if (p == NULL && size != 0)
         return; /* failed: the old block is untouched */
-    /* Called after the fact: old's slot, if any, still names it, as the address is not reused
-     * before the realloc returns to this caller. */
+    /* Called after the fact: old's slot, if any, still names it unless another context was
+     * handed the same address in between (then that context's block is taken for it). */
     msamp_note_realloc(old, msamp_is_sampled(old), p, size, __builtin_frame_address(0));
 }

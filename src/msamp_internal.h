@@ -21,6 +21,7 @@ _Static_assert(MSAMP_CFG_FRAME_POOL >= MSAMP_CFG_MAX_DEPTH, "frame pool below on
 _Static_assert(MSAMP_CFG_MAX_DEPTH >= 1 && MSAMP_CFG_MAX_DEPTH <= 256, "MSAMP_CFG_MAX_DEPTH: 1..256");
 _Static_assert(MSAMP_IS_POW2(MSAMP_CFG_RING_SIZE), "MSAMP_CFG_RING_SIZE: power of two");
 _Static_assert(MSAMP_CFG_MAX_CONTEXTS >= 1, "MSAMP_CFG_MAX_CONTEXTS: at least 1");
+_Static_assert(MSAMP_CFG_LIVE_WAYS <= 32, "MSAMP_CFG_LIVE_WAYS: at most 32");
 
 #if defined(__GNUC__)
 #define MSAMP_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -29,23 +30,6 @@ _Static_assert(MSAMP_CFG_MAX_CONTEXTS >= 1, "MSAMP_CFG_MAX_CONTEXTS: at least 1"
 #define MSAMP_WEAK __attribute__((weak))
 #else
 #error "msamp needs GCC or Clang (weak symbols, builtins)"
-
-static inline int msamp_is_sampled(void *p)
-{
-    return p != NULL && msamp_live_find(&msamp_heapdump, (uintptr_t)p) >= 0;
-}
-
-/* realloc's bookkeeping: old was probed (old_sampled) before the real realloc returned p. */
-static inline void msamp_note_realloc(void *old, int old_sampled, void *p, size_t size,
-                                      const void *frame)
-{
-    if (old == NULL || !old_sampled) {
-        msamp_note_alloc(p, size, frame);
-        return;
-    }
-    msamp_realloc_slow(msamp_port_context(), old, p, size, frame);
-}
-
 #endif
 
 /* ---- sampler (msamp_sampler.c) ---- */
@@ -156,8 +140,37 @@ uint32_t msamp_stacks_intern(struct msamp_heapdump_v1 *d, const uintptr_t *pcs, 
 uint32_t msamp_stacks_get(const struct msamp_heapdump_v1 *d, uint32_t id, const uintptr_t **pcs);
 
 /* ---- live table (msamp_live.c) ---- */
+#define MSAMP_LIVE_BUCKETS (MSAMP_CFG_LIVE_CAPACITY / MSAMP_CFG_LIVE_WAYS)
+
+/* Fibonacci hashing: the top bits of the product depend on every address bit, so blocks at page
+ * or power-of-two strides spread as well as packed ones. The top 32 bits pick the bucket, five
+ * lower ones the block's fingerprint bit in its bucket's mask. */
+static inline uint64_t msamp_live_hash(uintptr_t p)
+{
+    return (uint64_t)p * 0x9E3779B97F4A7C15ull;
+}
+
+static inline uint32_t msamp_live_bucket(uint64_t h)
+{
+    return (uint32_t)(((h >> 32) * MSAMP_LIVE_BUCKETS) >> 32);
+}
+
+static inline uint32_t msamp_live_bit(uint64_t h)
+{
+    return 1u << ((uint32_t)(h >> 24) & 31u);
+}
+
+/* Lock-free: 0 when p is certainly not in the table (the common case of every free: one load
+ * and a bit test); nonzero when it may be (then msamp_live_find decides). */
+static inline uint32_t msamp_live_maybe(const struct msamp_heapdump_v1 *d, uintptr_t p)
+{
+    uint64_t h = msamp_live_hash(p);
+    return atomic_load_explicit(&d->live_mask[msamp_live_bucket(h)], memory_order_relaxed) &
+           msamp_live_bit(h);
+}
+
 void msamp_live_reset(struct msamp_heapdump_v1 *d);
-/* Lock-free probe of p's bucket: its slot, or -1. One bucket read, for every free. */
+/* Lock-free probe of p's bucket: its slot, or -1. */
 int32_t msamp_live_find(const struct msamp_heapdump_v1 *d, uintptr_t p);
 /* Under the lock: a free slot of p's bucket, or -1 when the bucket is full. p must not be in the
  * table (remove a stale entry first). */
@@ -177,10 +190,16 @@ void msamp_realloc_slow(struct msamp_context *c, void *old, void *p, size_t size
 /* The dump block; its layout is msamp_heapdump.h. */
 extern struct msamp_heapdump_v1 msamp_heapdump;
 
+/* A port may make its context lookup inline (a thread-local variable) by defining
+ * MSAMP_PORT_CONTEXT() in its configuration file; otherwise the wrappers call the port. */
+#ifndef MSAMP_PORT_CONTEXT
+#define MSAMP_PORT_CONTEXT() msamp_port_context()
+#endif
+
 /* Fast path of every allocation: charge size to the context's countdown. Inline in the wrappers. */
 static inline void msamp_note_alloc(void *p, size_t size, const void *frame)
 {
-    struct msamp_context *c = msamp_port_context();
+    struct msamp_context *c = MSAMP_PORT_CONTEXT();
     uintptr_t cd = atomic_load_explicit(&c->countdown, memory_order_relaxed);
     if (MSAMP_LIKELY(size < cd)) {
         atomic_store_explicit(&c->countdown, cd - size, memory_order_relaxed);
@@ -189,27 +208,23 @@ static inline void msamp_note_alloc(void *p, size_t size, const void *frame)
     msamp_alloc_slow(c, p, size, frame);
 }
 
-/* Fast path of every free: one bucket probe; the slow path only for sampled blocks. */
+/* Fast path of every free: a fingerprint test; the slow path only for (probably) sampled blocks.
+ * free(NULL) needs no test of its own: the slow path finds nothing. */
 static inline void msamp_note_free(void *p)
 {
-    if (p != NULL && MSAMP_UNLIKELY(msamp_live_find(&msamp_heapdump, (uintptr_t)p) >= 0))
-        msamp_free_slow(msamp_port_context(), p);
+    if (MSAMP_UNLIKELY(msamp_live_maybe(&msamp_heapdump, (uintptr_t)p)))
+        msamp_free_slow(MSAMP_PORT_CONTEXT(), p);
 }
 
 static inline int msamp_is_sampled(void *p)
 {
-    return p != NULL && msamp_live_find(&msamp_heapdump, (uintptr_t)p) >= 0;
+    return p != NULL && msamp_live_maybe(&msamp_heapdump, (uintptr_t)p) &&
+           msamp_live_find(&msamp_heapdump, (uintptr_t)p) >= 0;
 }
 
-/* realloc's bookkeeping: old was probed (old_sampled) before the real realloc returned p. */
-static inline void msamp_note_realloc(void *old, int old_sampled, void *p, size_t size,
-                                      const void *frame)
-{
-    if (old == NULL || !old_sampled) {
-        msamp_note_alloc(p, size, frame);
-        return;
-    }
-    msamp_realloc_slow(msamp_port_context(), old, p, size, frame);
-}
+/* realloc's bookkeeping: old was probed (old_sampled) before the real realloc returned p. Out of
+ * line (msamp_hooks.c): realloc is rare next to malloc and free, and a wrapper with one call and
+ * one return is one that every port's unwinder reads (MIPS's scans its code). */
+void msamp_note_realloc(void *old, int old_sampled, void *p, size_t size, const void *frame);
 
 #endif

@@ -34,6 +34,7 @@
 #include "msamp.h"
 
 _Thread_local struct msamp_hosted_thread msamp_hosted_self __attribute__((tls_model("initial-exec")));
+_Thread_local struct msamp_context msamp_hosted_ctx __attribute__((tls_model("initial-exec")));
 
 enum flush_mode { FLUSH_THREAD, FLUSH_INLINE };
 
@@ -68,7 +69,7 @@ static void thread_exit(void *p)
 {
     struct msamp_hosted_thread *t = p;
 
-    msamp_context_detach(&t->ctx);
+    msamp_context_detach(&msamp_hosted_ctx);
     t->exit_armed = 0;
 }
 
@@ -81,13 +82,19 @@ static __attribute__((noinline)) void arm_thread_exit(struct msamp_hosted_thread
         pthread_setspecific(exit_key, t);
 }
 
+/* The wrappers read msamp_hosted_ctx inline (MSAMP_PORT_CONTEXT in msamp_hosted_config.h). */
 struct msamp_context *msamp_port_context(void)
+{
+    return &msamp_hosted_ctx;
+}
+
+/* The core registered this thread's context: detach it again at thread exit. */
+void msamp_port_context_registered(struct msamp_context *ctx)
 {
     struct msamp_hosted_thread *t = &msamp_hosted_self;
 
-    if (__builtin_expect(!t->exit_armed, 0))
+    if (ctx == &msamp_hosted_ctx && !t->exit_armed)
         arm_thread_exit(t);
-    return &t->ctx;
 }
 
 /* ---- lock ---- */

@@ -9,7 +9,6 @@
 /* Everything the port keeps per thread, in one initial-exec TLS block (no allocation, no lazy
  * TLS setup on the allocation path). */
 struct msamp_hosted_thread {
-    struct msamp_context ctx;
     uintptr_t stack_lo, stack_hi; /* the thread's stack, for the walker's bounds */
     uint8_t exit_armed;           /* the pthread key destructor will detach ctx */
     uint8_t bounds;               /* enum msamp_hosted_bounds */

@@ -31,8 +31,12 @@
 #define MSAMP_CFG_DEFAULT_INTERVAL 524288
 #endif
 /* glibc has no newlib _malloc_r entry points. */
-#ifndef MSAMP_CFG_WRAP_NEWLIB
-#define MSAMP_CFG_WRAP_NEWLIB 0
+
+/* Each thread's sampler context is a thread-local variable the wrappers read inline. */
+#if !defined(__cplusplus) && !defined(__ASSEMBLER__)
+struct msamp_context;
+extern _Thread_local struct msamp_context msamp_hosted_ctx __attribute__((tls_model("initial-exec")));
+#define MSAMP_PORT_CONTEXT() (&msamp_hosted_ctx)
 #endif
 
 #endif

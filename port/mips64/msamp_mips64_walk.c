@@ -102,9 +102,9 @@ static uint32_t writes(uint32_t w)
     case 0x1cu: /* special2 */
         return 1u << RD(w);
     case 0x1fu: /* special3 */
-        if (FUNCT(w) == 0x3bu)
-            return 1u << RT(w); /* rdhwr rt,hwr (thread pointer reads): rd is not a GPR */
-        break;
+        if (FUNCT(w) == 0x20u || FUNCT(w) == 0x24u)
+            return 1u << RD(w); /* bshfl, dbshfl (seb, seh, wsbh, dsbh, dshd) */
+        return 1u << RT(w);     /* ext, ins, dext*, dins*, rdhwr: rd is not a GPR */
     default:
         break;
     }
@@ -112,7 +112,11 @@ static uint32_t writes(uint32_t w)
         return 0; /* stores */
     if (OP(w) >= 0x38u)
         return 0; /* sc, swc1, sdc1, scd, sd, ... */
-    return 1u << RT(w) | 1u << RD(w);
+    if (OP(w) == 0x31u || OP(w) == 0x32u || OP(w) == 0x35u || OP(w) == 0x36u)
+        return 0; /* lwc1, lwc2, ldc1, ldc2: coprocessor registers */
+    /* I-type: loads and immediate arithmetic write rt only; the "rd" bits are the immediate's
+     * (reading them as a register made `lui v0,0xf3c6` look like a write of s8). */
+    return 1u << RT(w);
 }
 
 /* What the forward pass learns about the frame: offsets from the CFA (the caller's sp), in

@@ -353,10 +353,13 @@ static int parse_dump(const uint8_t *m, size_t n, uint64_t *bytes, uint32_t *liv
     if (n < 64 || rd32(m) != MSAMP_HEAPDUMP_MAGIC || (m[4] | m[5] << 8) != 1)
         return -1;
     unsigned ps = (unsigned)(m[6] | m[7] << 8);
-    uint32_t lc = rd32(m + 8), sc = rd32(m + 16), fc = rd32(m + 20);
+    uint32_t lc = rd32(m + 8), ways = rd32(m + 12), sc = rd32(m + 16), fc = rd32(m + 20);
+    if (ways == 0 || lc % ways != 0)
+        return -1;
     size_t off = align(56, ps); /* the header is 56 bytes */
     size_t o_addr = off, o_size = o_addr + lc * ps, o_stack = o_size + lc * ps;
-    size_t o_birth = o_stack + lc * 4, o_stacks = align(o_birth + lc * 4, 4);
+    size_t o_birth = o_stack + lc * 4, o_mask = o_birth + lc * 4;
+    size_t o_stacks = align(o_mask + lc / ways * 4, 4);
     size_t o_frames = align(o_stacks + sc * 12, ps);
     if (o_frames + fc * ps > n)
         return -1;
