@@ -4,7 +4,7 @@
 # Usage: ci/deps.sh GROUP...   groups: host cross qemu test demo all
 set -u
 pkgs_host="gcc make libc6-dev pkg-config zlib1g-dev libdw-dev libelf-dev"
-pkgs_test="clang libclang-rt-14-dev valgrind golang-go socat cmake lld"
+pkgs_test="clang libclang-rt-14-dev valgrind golang-go socat cmake lld iproute2"
 pkgs_cross="gcc-aarch64-linux-gnu gcc-arm-none-eabi gcc-mips64el-linux-gnuabi64 gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-mips64el-cross libc6-dev-riscv64-cross"
 pkgs_qemu="qemu-user qemu-system-arm qemu-system-mips qemu-system-x86 qemu-system-misc"
 pkgs_demo="gcc-aarch64-linux-gnu qemu-system-arm golang-go"
