@@ -369,7 +369,7 @@ void built_free(struct built *b)
 }
 
 /* Appends a location's frames to out: "func file:line" for the first frame of the site, then
- * "func" for the inlined callers and outer frames, or the address when unsymbolized. */
+ * "func:line" for the inlined callers and outer frames, or the address when unsymbolized. */
 static size_t site_frames(const struct prof *p, uint64_t loc_id, int first, char *out, size_t n,
                           size_t len, int *frames)
 {
@@ -386,6 +386,9 @@ static size_t site_frames(const struct prof *p, uint64_t loc_id, int first, char
         if (first && j == 0 && f->filename)
             len += (size_t)snprintf(out + len, n - len, "%s%s %s:%lld", sep, p->str[f->name],
                                     base_name(p->str[f->filename]), (long long)ln->line);
+        else if (ln->line > 0) /* the call's line tells two call sites in one caller apart */
+            len += (size_t)snprintf(out + len, n - len, "%s%s:%lld%s", sep, p->str[f->name],
+                                    (long long)ln->line, j + 1 < l->nline ? " (inline)" : "");
         else
             len += (size_t)snprintf(out + len, n - len, "%s%s%s", sep, p->str[f->name],
                                     j + 1 < l->nline ? " (inline)" : "");
