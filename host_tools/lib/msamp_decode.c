@@ -101,6 +101,19 @@ static uint64_t rd_varint_long(struct rd *r)
     const uint8_t *p = r->p;
     size_t left = (size_t)(r->end - p);
     uint64_t v = 0;
+    /* The inline path comes here with a first byte that has its continuation bit set: two- and
+     * three-byte values (sizes, slots, time steps) straight-line. */
+    if (left >= 3 && p[0] >= 0x80u) {
+        uint64_t lo = (uint64_t)(p[0] & 0x7Fu) | (uint64_t)(p[1] & 0x7Fu) << 7;
+        if (p[1] < 0x80u) {
+            r->p = p + 2;
+            return lo;
+        }
+        if (p[2] < 0x80u) {
+            r->p = p + 3;
+            return lo | (uint64_t)p[2] << 14;
+        }
+    }
     if (left >= MSAMP_WIRE_MAX_VARINT) {
         /* Ten bytes are there: no bounds check per byte. */
         for (unsigned i = 0; i < MSAMP_WIRE_MAX_VARINT - 1; i++) {
