@@ -37,4 +37,12 @@ void board_timer_stop(void);
 uint64_t board_ticks(void);
 uint64_t board_tick_hz(void);
 
+/* Writes the low `digits` hex digits of v, lowercase, without a terminator: for the fault
+ * messages boards print before any library is available. */
+static inline void board_put_hex(char *out, uint64_t v, unsigned digits)
+{
+    for (unsigned i = digits; i-- > 0; v >>= 4)
+        out[i] = "0123456789abcdef"[v & 15u];
+}
+
 #endif

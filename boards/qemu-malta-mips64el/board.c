@@ -94,19 +94,11 @@ _Noreturn void board_exit(int status)
         __asm__ volatile("wait");
 }
 
-static void put_hex(char *out, uint64_t v)
-{
-    for (int i = 15; i >= 0; i--) {
-        out[i] = "0123456789abcdef"[v & 15u];
-        v >>= 4;
-    }
-}
-
 static _Noreturn void fault(uint32_t cause, uintptr_t epc)
 {
     char line[] = "board: unexpected exception cause=0x0000000000000000 epc=0x0000000000000000\n";
-    put_hex(line + 36, cause);
-    put_hex(line + 59, epc);
+    board_put_hex(line + 36, cause, 16);
+    board_put_hex(line + 59, epc, 16);
     board_console(line);
     board_exit(99);
 }

@@ -169,18 +169,10 @@ _Noreturn void board_exit(int status)
         __asm__ volatile("hlt");
 }
 
-static void put_hex(char *out, uint64_t v)
-{
-    for (int i = 15; i >= 0; i--) {
-        out[i] = "0123456789abcdef"[v & 15u];
-        v >>= 4;
-    }
-}
-
 _Noreturn void board_fault(uint64_t rip)
 {
     char line[] = "board: unexpected exception at 0x0000000000000000\n";
-    put_hex(line + 33, rip);
+    board_put_hex(line + 33, rip, 16);
     board_console(line);
     board_exit(99);
 }

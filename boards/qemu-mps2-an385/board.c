@@ -61,19 +61,11 @@ _Noreturn void board_exit(int status)
         __asm__ volatile("wfi");
 }
 
-static void put_hex(char *out, uint32_t v)
-{
-    for (int i = 7; i >= 0; i--) {
-        out[i] = "0123456789abcdef"[v & 15u];
-        v >>= 4;
-    }
-}
-
 _Noreturn void board_fault(uint32_t exception, uint32_t pc)
 {
     char line[] = "board: unexpected exception 0x00000000 pc=0x00000000\n";
-    put_hex(line + 30, exception);
-    put_hex(line + 44, pc);
+    board_put_hex(line + 30, exception, 8);
+    board_put_hex(line + 44, pc, 8);
     board_console(line);
     board_exit(99);
 }

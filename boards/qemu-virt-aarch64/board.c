@@ -67,21 +67,13 @@ _Noreturn void board_exit(int status)
         __asm__ volatile("wfi");
 }
 
-static void put_hex(char *out, uintptr_t v)
-{
-    for (int i = 15; i >= 0; i--) {
-        out[i] = "0123456789abcdef"[v & 15u];
-        v >>= 4;
-    }
-}
-
 _Noreturn void board_fault(uintptr_t kind, uintptr_t esr, uintptr_t elr)
 {
     char line[] = "board: unexpected exception k=0x0000000000000000 esr=0x0000000000000000 "
                   "elr=0x0000000000000000\n";
-    put_hex(line + 32, kind);
-    put_hex(line + 55, esr);
-    put_hex(line + 78, elr);
+    board_put_hex(line + 32, kind, 16);
+    board_put_hex(line + 55, esr, 16);
+    board_put_hex(line + 78, elr, 16);
     board_console(line);
     board_exit(99);
 }

@@ -69,19 +69,11 @@ _Noreturn void board_exit(int status)
         __asm__ volatile("wfi");
 }
 
-static void put_hex(char *out, uint32_t v)
-{
-    for (int i = 7; i >= 0; i--) {
-        out[i] = "0123456789abcdef"[v & 15u];
-        v >>= 4;
-    }
-}
-
 _Noreturn void board_fault(uint32_t cpsr, uint32_t lr)
 {
     char line[] = "board: unexpected exception cpsr=0x00000000 lr=0x00000000\n";
-    put_hex(line + 35, cpsr);
-    put_hex(line + 49, lr);
+    board_put_hex(line + 35, cpsr, 8);
+    board_put_hex(line + 49, lr, 8);
     board_console(line);
     board_exit(99);
 }

@@ -55,19 +55,11 @@ _Noreturn void board_exit(int status)
         __asm__ volatile("wfi");
 }
 
-static void put_hex(char *out, uint64_t v)
-{
-    for (int i = 15; i >= 0; i--) {
-        out[i] = "0123456789abcdef"[v & 15u];
-        v >>= 4;
-    }
-}
-
 static _Noreturn void fault(uint64_t mcause, uint64_t mepc)
 {
     char line[] = "board: unexpected trap mcause=0x0000000000000000 mepc=0x0000000000000000\n";
-    put_hex(line + 32, mcause);
-    put_hex(line + 56, mepc);
+    board_put_hex(line + 32, mcause, 16);
+    board_put_hex(line + 56, mepc, 16);
     board_console(line);
     board_exit(99);
 }
