@@ -32,7 +32,7 @@ function(msamp_add_library name)
     file(GLOB core "${MSAMP_DIR}/src/*.c" "${MSAMP_DIR}/src/wrap/*.c")
     file(GLOB port "${MSAMP_DIR}/port/${M_ARCH}/*.c" "${MSAMP_DIR}/port/${M_ARCH}/*.S")
     if(NOT M_ARCH STREQUAL "hosted")
-        file(GLOB common "${MSAMP_DIR}/port/common/*.c")  # the build-id note reader
+        file(GLOB common "${MSAMP_DIR}/port/common/*.c")  # build-id reader, contexts by IRQ nesting
         list(APPEND port ${common})
     endif()
     set(transport "")
@@ -53,6 +53,7 @@ function(msamp_add_library name)
     add_library(${name} STATIC ${core} ${port} ${transport})
     target_include_directories(${name}
         PUBLIC "${MSAMP_DIR}/include" "${MSAMP_DIR}/port/${M_ARCH}" "${MSAMP_DIR}/port/transport"
+               "${MSAMP_DIR}/port/common"
         PRIVATE "${MSAMP_DIR}/src" ${M_INCLUDES})
     target_compile_definitions(${name} PRIVATE ${M_DEFINITIONS})
     target_compile_options(${name} PUBLIC -fno-omit-frame-pointer PRIVATE -ffreestanding)

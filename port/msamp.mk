@@ -40,7 +40,8 @@ $(error msamp.mk: no wrapper for: $(filter-out $(wildcard $(msamp_wraps)),$(msam
 endif
 
 msamp_core := $(sort $(wildcard $(msamp_p)src/*.c))
-# The port: its folder, plus port/common/ (the build-id note reader) on bare metal.
+# The port: its folder, plus port/common/ on bare metal (the build-id note reader, contexts by
+# interrupt nesting).
 MSAMP_PORT_SRCS ?= $(sort $(wildcard $(msamp_p)port/$(MSAMP_ARCH)/*.c $(msamp_p)port/$(MSAMP_ARCH)/*.S)) \
 	$(if $(filter hosted,$(MSAMP_ARCH)),,$(sort $(wildcard $(msamp_p)port/common/*.c)))
 ifeq ($(MSAMP_TRANSPORT),none)
@@ -58,7 +59,8 @@ MSAMP_SRCS := $(msamp_core) $(msamp_wraps) $(MSAMP_PORT_SRCS) $(MSAMP_TRANSPORT_
 # For a static library (libmsamp.a) instead: every wrapper, the link pulls only those it needs.
 MSAMP_LIB_SRCS := $(msamp_core) $(sort $(wildcard $(msamp_p)src/wrap/*.c)) $(MSAMP_PORT_SRCS)
 
-MSAMP_INCLUDES := -I$(msamp_p)include -I$(msamp_p)src -I$(msamp_p)port/$(MSAMP_ARCH) -I$(msamp_p)port/transport
+MSAMP_INCLUDES := -I$(msamp_p)include -I$(msamp_p)src -I$(msamp_p)port/$(MSAMP_ARCH) -I$(msamp_p)port/transport \
+	-I$(msamp_p)port/common
 MSAMP_CFLAGS := $(MSAMP_INCLUDES) -fno-omit-frame-pointer
 
 MSAMP_LDFLAGS := $(foreach f,$(MSAMP_WRAP_FUNCS),-Wl,--wrap=$(f)) -Wl,--build-id

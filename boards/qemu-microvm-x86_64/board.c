@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "board_api.h"
+#include "msamp_irq_contexts.h"
 #include "msamp_port.h"
 #include "msamp_x86_64.h"
 
@@ -219,9 +220,9 @@ void board_timer_stop(void)
 /* Called from irq_entry (start.S) for the timer, IF clear. */
 void board_irq_handler(void)
 {
-    msamp_x86_64_irq_enter();
+    msamp_irq_enter();
     if (timer_fn != NULL)
         timer_fn();
     outb(PIC1_CMD, 0x20); /* end of interrupt */
-    msamp_x86_64_irq_exit();
+    msamp_irq_exit();
 }

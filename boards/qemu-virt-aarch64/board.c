@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "board_api.h"
+#include "msamp_irq_contexts.h"
 #include "msamp_aarch64.h"
 #include "msamp_semihost.h"
 
@@ -136,7 +137,7 @@ void board_timer_stop(void)
 /* Called from irq_entry (start.S) with IRQs masked. */
 void board_irq_handler(void)
 {
-    msamp_aarch64_irq_enter();
+    msamp_irq_enter();
     uint32_t iar = *mmio32(GICC_BASE + GICC_IAR);
     uint32_t id = iar & 0x3ffu;
     if (id == VTIMER_PPI) {
@@ -146,5 +147,5 @@ void board_irq_handler(void)
     }
     if (id != SPURIOUS)
         *mmio32(GICC_BASE + GICC_EOIR) = iar;
-    msamp_aarch64_irq_exit();
+    msamp_irq_exit();
 }

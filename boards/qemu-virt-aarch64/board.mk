@@ -6,7 +6,7 @@ BOARD_LDFLAGS :=
 BOARD_LDSCRIPT := boards/qemu-virt-aarch64/link.ld
 BOARD_SRCS := boards/qemu-virt-aarch64/start.S boards/qemu-virt-aarch64/board.c \
 	port/transport/semihost.c
-BOARD_PORT_SRCS := port/aarch64/msamp_port_aarch64.c port/common/msamp_build_id.c
+BOARD_PORT_SRCS := port/aarch64/msamp_port_aarch64.c port/common/msamp_build_id.c port/common/msamp_irq_contexts.c
 BOARD_TRANSPORTS := uart semihosting
 BOARD_TRANSPORT_SRCS_uart := port/transport/pl011.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_PL011_BASE=0x09000000

@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "board_api.h"
+#include "msamp_irq_contexts.h"
 #include "msamp_port.h"
 #include "msamp_riscv64.h"
 #include "msamp_semihost.h"
@@ -108,9 +109,9 @@ void board_irq_handler(uint64_t mcause, uint64_t mepc)
 {
     if (mcause != (MCAUSE_INTERRUPT | IRQ_M_TIMER))
         fault(mcause, mepc);
-    msamp_riscv64_trap_enter();
+    msamp_irq_enter();
     *mmio64(CLINT_MTIMECMP) = *mmio64(CLINT_MTIME) + timer_period;
     if (timer_fn != NULL)
         timer_fn();
-    msamp_riscv64_trap_exit();
+    msamp_irq_exit();
 }

@@ -3,7 +3,7 @@
  *
  * Implements msamp_port.h for a single core running at EL1 (or EL2/EL3) without an OS:
  *   contexts   one sampler state for thread mode and one per interrupt nesting level; the board's
- *              IRQ entry calls msamp_aarch64_irq_enter()/exit() around its handler (a board that
+ *              IRQ entry calls msamp_irq_enter()/exit() (port/common/msamp_irq_contexts.h) around its handler (a board that
  *              does not is still correct: interrupt allocations then find the thread context busy
  *              or share it, and are counted as reentrant instead of sampled when they collide);
  *   walker     AArch64 frame records (x29 -> {previous x29, x30}), every load checked: 8-byte
@@ -26,20 +26,13 @@
 #include <stdint.h>
 
 /* Interrupt nesting levels with their own sampler state; deeper levels share the last one. */
-#ifndef MSAMP_AARCH64_IRQ_LEVELS
-#define MSAMP_AARCH64_IRQ_LEVELS 1
-#endif
 
 /* Hard cap on frame records read by one walk, whatever the callback says. */
 #ifndef MSAMP_AARCH64_WALK_MAX
 #define MSAMP_AARCH64_WALK_MAX 256
 #endif
 
-/* Call first thing in the IRQ handler, and msamp_aarch64_irq_exit() last, with IRQs masked. */
-void msamp_aarch64_irq_enter(void);
-void msamp_aarch64_irq_exit(void);
 
-/* Current interrupt nesting depth (0 in thread mode). */
-unsigned msamp_aarch64_irq_depth(void);
+
 
 #endif

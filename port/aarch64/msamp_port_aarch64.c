@@ -3,37 +3,16 @@
 #include <stdint.h>
 
 #include "msamp_aarch64.h"
+#include "msamp_irq_contexts.h"
 #include "msamp_port.h"
 #include "msamp_semihost.h"
 
 extern const char __msamp_stack_lo[], __msamp_stack_hi[];
 
-static struct msamp_context contexts[1 + MSAMP_AARCH64_IRQ_LEVELS];
-/* Written only with IRQs masked (in the IRQ entry and exit), read by the context it describes. */
-static volatile unsigned irq_depth;
-
-void msamp_aarch64_irq_enter(void)
-{
-    irq_depth = irq_depth + 1;
-}
-
-void msamp_aarch64_irq_exit(void)
-{
-    if (irq_depth > 0)
-        irq_depth = irq_depth - 1;
-}
-
-unsigned msamp_aarch64_irq_depth(void)
-{
-    return irq_depth;
-}
-
+/* Contexts by IRQ nesting: port/common/msamp_irq_contexts.c. */
 struct msamp_context *msamp_port_context(void)
 {
-    unsigned d = irq_depth;
-    if (d > MSAMP_AARCH64_IRQ_LEVELS)
-        d = MSAMP_AARCH64_IRQ_LEVELS;
-    return &contexts[d];
+    return msamp_irq_context();
 }
 
 void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)

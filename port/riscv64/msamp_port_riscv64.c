@@ -2,6 +2,7 @@
  * trap. */
 #include <stdint.h>
 
+#include "msamp_irq_contexts.h"
 #include "msamp_port.h"
 #include "msamp_riscv64.h"
 #include "msamp_semihost.h"
@@ -24,24 +25,10 @@ void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
     msamp_riscv64_walk_frames((uintptr_t)frame, &b, fn, arg);
 }
 
-static struct msamp_context contexts[2];
-/* Written only with MIE clear (in the trap entry and exit). */
-static volatile unsigned trap_depth;
-
-void msamp_riscv64_trap_enter(void)
-{
-    trap_depth = trap_depth + 1u;
-}
-
-void msamp_riscv64_trap_exit(void)
-{
-    if (trap_depth > 0)
-        trap_depth = trap_depth - 1u;
-}
-
+/* Contexts by trap nesting: port/common/msamp_irq_contexts.c. */
 struct msamp_context *msamp_port_context(void)
 {
-    return &contexts[trap_depth != 0];
+    return msamp_irq_context();
 }
 
 #define MSTATUS_MIE 0x8u

@@ -2,7 +2,7 @@
  * The RISC-V 64 bare-metal port of msamp (machine mode, one hart): what a board supplies to it.
  *
  *   contexts   one sampler state for normal execution and one for trap handlers: the board's
- *              trap entry calls msamp_riscv64_trap_enter()/exit() around its handler.
+ *              trap entry calls msamp_irq_enter()/exit() (port/common/msamp_irq_contexts.h) around its handler.
  *   walker     gcc and clang frames: fp (s0) is the CFA, ra at fp - 8, previous fp at fp - 16.
  *              Every load checked: 8-byte aligned, the record inside [__msamp_stack_lo,
  *              __msamp_stack_hi), strictly increasing, return addresses inside
@@ -37,8 +37,5 @@ struct msamp_riscv64_bounds {
 unsigned msamp_riscv64_walk_frames(uintptr_t fp, const struct msamp_riscv64_bounds *b,
                                    msamp_frame_fn fn, void *arg);
 
-/* Call first thing in the trap handler, and msamp_riscv64_trap_exit() last, with MIE clear. */
-void msamp_riscv64_trap_enter(void);
-void msamp_riscv64_trap_exit(void);
 
 #endif

@@ -1,6 +1,7 @@
 /* The x86-64 bare-metal port: contexts, rbp walk, RFLAGS.IF lock, TSC. */
 #include <stdint.h>
 
+#include "msamp_irq_contexts.h"
 #include "msamp_port.h"
 #include "msamp_x86_64.h"
 
@@ -22,24 +23,10 @@ void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
     msamp_x86_64_walk_frames((uintptr_t)frame, &b, fn, arg);
 }
 
-static struct msamp_context contexts[2];
-/* Written only with IF clear (in the interrupt entry and exit). */
-static volatile unsigned irq_depth;
-
-void msamp_x86_64_irq_enter(void)
-{
-    irq_depth = irq_depth + 1u;
-}
-
-void msamp_x86_64_irq_exit(void)
-{
-    if (irq_depth > 0)
-        irq_depth = irq_depth - 1u;
-}
-
+/* Contexts by interrupt nesting: port/common/msamp_irq_contexts.c. */
 struct msamp_context *msamp_port_context(void)
 {
-    return &contexts[irq_depth != 0];
+    return msamp_irq_context();
 }
 
 #define RFLAGS_IF 0x200u

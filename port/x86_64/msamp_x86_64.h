@@ -3,7 +3,7 @@
  * (Hosted x86-64 programs use port/hosted/.)
  *
  *   contexts   one sampler state for normal execution and one for interrupt handlers: the
- *              board's interrupt entry calls msamp_x86_64_irq_enter()/exit() around its handler.
+ *              board's interrupt entry calls msamp_irq_enter()/exit() (port/common/msamp_irq_contexts.h) around its handler.
  *   walker     rbp -> {previous rbp, return address}. Every load checked: 8-byte aligned, the
  *              record inside [__msamp_stack_lo, __msamp_stack_hi), strictly increasing, return
  *              addresses inside [__msamp_text_lo, __msamp_text_hi) when the link defines those.
@@ -41,8 +41,5 @@ unsigned msamp_x86_64_walk_frames(uintptr_t fp, const struct msamp_x86_64_bounds
 /* The TSC rate in Hz; call before msamp_init(). */
 void msamp_x86_64_set_tsc_hz(uint64_t hz);
 
-/* Call first thing in the interrupt handler, and msamp_x86_64_irq_exit() last, with IF clear. */
-void msamp_x86_64_irq_enter(void);
-void msamp_x86_64_irq_exit(void);
 
 #endif

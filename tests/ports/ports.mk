@@ -7,7 +7,7 @@
 PT_DIR := $(BUILD)/ports
 PT_OPTS := O0 O2 Os
 PT_WARN := $(TARGET_WARN) -Werror=frame-address
-PT_COMMON := -ffreestanding -fno-omit-frame-pointer -g -Iinclude -Iport/transport -Itests/ports
+PT_COMMON := -ffreestanding -fno-omit-frame-pointer -g -Iinclude -Iport/transport -Iport/common -Itests/ports
 PT_LDFLAGS := -nostdlib -static -Wl,--defsym=__msamp_text_lo=__executable_start \
 	-Wl,--defsym=__msamp_text_hi=etext -Wl,-z,noexecstack
 
@@ -15,9 +15,9 @@ PT_ARM_SRCS := port/arm/msamp_arm_frames.c port/arm/msamp_arm_exidx.c port/arm/m
 	port/arm/msamp_port_arm.c port/arm/msamp_arm_capture.c tests/ports/start_arm.S
 PT_MIPS_SRCS := port/mips64/msamp_mips64_walk.c port/mips64/msamp_port_mips64.c \
 	port/mips64/msamp_mips64_capture.c tests/ports/start_mips64.S
-PT_RV_SRCS := port/riscv64/msamp_riscv64_frames.c port/riscv64/msamp_port_riscv64.c \
+PT_RV_SRCS := port/riscv64/msamp_riscv64_frames.c port/riscv64/msamp_port_riscv64.c port/common/msamp_irq_contexts.c \
 	tests/ports/start_riscv64.S
-PT_X86_SRCS := port/x86_64/msamp_x86_64_frames.c port/x86_64/msamp_port_x86_64.c \
+PT_X86_SRCS := port/x86_64/msamp_x86_64_frames.c port/x86_64/msamp_port_x86_64.c port/common/msamp_irq_contexts.c \
 	tests/ports/start_x86_64.S
 PT_MIPS_FLAGS := -mno-abicalls -fno-pic -G0 -march=mips64r2
 

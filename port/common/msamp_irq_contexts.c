@@ -1,0 +1,27 @@
+#include "msamp_irq_contexts.h"
+
+static struct msamp_context contexts[1 + MSAMP_IRQ_LEVELS];
+/* Written only with interrupts masked (in the entry and exit), read by the context it describes. */
+static volatile unsigned depth;
+
+void msamp_irq_enter(void)
+{
+    depth = depth + 1u;
+}
+
+void msamp_irq_exit(void)
+{
+    if (depth > 0)
+        depth = depth - 1u;
+}
+
+unsigned msamp_irq_depth(void)
+{
+    return depth;
+}
+
+struct msamp_context *msamp_irq_context(void)
+{
+    unsigned d = depth;
+    return &contexts[d < MSAMP_IRQ_LEVELS ? d : MSAMP_IRQ_LEVELS];
+}
