@@ -23,6 +23,8 @@ void msamp_live_reset(struct msamp_heapdump_v1 *d)
 
 int32_t msamp_live_find(const struct msamp_heapdump_v1 *d, uintptr_t p)
 {
+    if (p == 0)
+        return -1; /* 0 marks an empty slot: free(NULL) must not find one */
     uint32_t base = bucket_of(p) * MSAMP_CFG_LIVE_WAYS;
     for (uint32_t w = 0; w < MSAMP_CFG_LIVE_WAYS; w++)
         if (atomic_load_explicit(&d->live_addr[base + w], memory_order_relaxed) == p)

@@ -437,9 +437,40 @@ static void test_other_allocator(void)
     CHECK_EQ(b.frees, a.frees + 1);
 }
 
+/* free(NULL) must never touch the table, even when NULL's fingerprint bit is set in bucket 0
+ * (empty slots hold address 0). Blocks are fabricated through msamp_on_alloc at addresses
+ * chosen to land in NULL's bucket with NULL's fingerprint bit. */
+static void test_free_null(void)
+{
+    uint64_t h0 = msamp_live_hash(0);
+    uintptr_t a = 0x100000;
+    int placed = 0;
+    uintptr_t placed_at[2];
+    for (; placed < 2 && a < (uintptr_t)0x100000000ull; a += 16) {
+        uint64_t h = msamp_live_hash(a);
+        if (msamp_live_bucket(h) == msamp_live_bucket(h0) && msamp_live_bit(h) == msamp_live_bit(h0))
+            placed_at[placed++] = a;
+    }
+    CHECK_EQ(placed, 2);
+    struct msamp_stats before, after;
+    msamp_on_alloc((void *)placed_at[0], 64); /* interval 1: sampled */
+    msamp_get_stats(&before);
+    CHECK(msamp_live_maybe(&msamp_heapdump, 0) != 0);
+    __wrap_free(NULL);
+    msamp_on_free(NULL);
+    msamp_get_stats(&after);
+    CHECK_EQ(after.live_used, before.live_used);
+    CHECK_EQ(after.frees, before.frees);
+    msamp_on_free((void *)placed_at[0]);
+    msamp_get_stats(&after);
+    CHECK_EQ(after.live_used, before.live_used - 1);
+    drain_all();
+}
+
 int main(void)
 {
     test_basic_events();
+    test_free_null();
     test_ram_dump();
     test_other_allocator();
     test_overflow_and_snapshot();
