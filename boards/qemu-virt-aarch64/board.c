@@ -3,6 +3,7 @@
 #include <stdint.h>
 
 #include "board_api.h"
+#include "common/qemu_virt.h"
 #include "msamp_irq_contexts.h"
 #include "msamp_aarch64.h"
 #include "msamp_semihost.h"
@@ -11,40 +12,14 @@ void board_irq_handler(void);
 _Noreturn void board_fault(uintptr_t kind, uintptr_t esr, uintptr_t elr);
 int main(void);
 
-#define UART_BASE 0x09000000u
-#define UART_FR_TXFF (1u << 5)
-#define GICD_BASE 0x08000000u
-#define GICC_BASE 0x08010000u
-#define GICD_CTLR 0x000u
-#define GICD_ISENABLER0 0x100u
-#define GICD_ICENABLER0 0x180u
-#define GICD_IPRIORITYR 0x400u
-#define GICC_CTLR 0x000u
-#define GICC_PMR 0x004u
-#define GICC_IAR 0x00cu
-#define GICC_EOIR 0x010u
-#define VTIMER_PPI 27u
-#define SPURIOUS 1023u
 
 static void (*timer_fn)(void);
 static uint64_t timer_period;
 
-static volatile uint32_t *mmio32(uintptr_t addr)
-{
-    return (volatile uint32_t *)addr;
-}
-
-static volatile uint8_t *mmio8(uintptr_t addr)
-{
-    return (volatile uint8_t *)addr;
-}
-
 void board_init(void)
 {
     __asm__ volatile("msr daifset, #3" : : : "memory");
-    *mmio32(GICD_BASE + GICD_CTLR) = 1;
-    *mmio32(GICC_BASE + GICC_PMR) = 0xf0;
-    *mmio32(GICC_BASE + GICC_CTLR) = 1;
+    virt_gic_init();
 }
 
 void board_console(const char *text)
@@ -54,11 +29,7 @@ void board_console(const char *text)
 
 void board_uart_write(const uint8_t *data, size_t len)
 {
-    for (size_t i = 0; i < len; i++) {
-        while ((*mmio32(UART_BASE + 0x18) & UART_FR_TXFF) != 0) {
-        }
-        *mmio32(UART_BASE) = data[i];
-    }
+    virt_pl011_write(data, len);
 }
 
 _Noreturn void board_exit(int status)
@@ -119,8 +90,7 @@ int board_timer_start(uint32_t period_us, void (*fn)(void))
     timer_period = board_tick_hz() * period_us / 1000000u;
     if (timer_period == 0)
         timer_period = 1;
-    *mmio8(GICD_BASE + GICD_IPRIORITYR + VTIMER_PPI) = 0xa0;
-    *mmio32(GICD_BASE + GICD_ISENABLER0) = 1u << VTIMER_PPI;
+    virt_gic_enable_ppi(VIRT_VTIMER_PPI, 0xa0);
     vtimer_arm(timer_period);
     __asm__ volatile("msr daifclr, #2" : : : "memory");
     return 0;
@@ -130,7 +100,7 @@ void board_timer_stop(void)
 {
     __asm__ volatile("msr daifset, #2" : : : "memory");
     __asm__ volatile("msr cntv_ctl_el0, %0\n\tisb" : : "r"((uint64_t)0) : "memory");
-    *mmio32(GICD_BASE + GICD_ICENABLER0) = 1u << VTIMER_PPI;
+    virt_gic_disable_ppi(VIRT_VTIMER_PPI);
     timer_fn = NULL;
 }
 
@@ -138,14 +108,12 @@ void board_timer_stop(void)
 void board_irq_handler(void)
 {
     msamp_irq_enter();
-    uint32_t iar = *mmio32(GICC_BASE + GICC_IAR);
-    uint32_t id = iar & 0x3ffu;
-    if (id == VTIMER_PPI) {
+    uint32_t iar = virt_gic_ack();
+    if ((iar & 0x3ffu) == VIRT_VTIMER_PPI) {
         vtimer_arm(timer_period);
         if (timer_fn != NULL)
             timer_fn();
     }
-    if (id != SPURIOUS)
-        *mmio32(GICC_BASE + GICC_EOIR) = iar;
+    virt_gic_end(iar);
     msamp_irq_exit();
 }

@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "board_api.h"
+#include "common/qemu_virt.h"
 #include "msamp_arm.h"
 #include "msamp_port.h"
 #include "msamp_semihost.h"
@@ -12,40 +13,14 @@ void board_irq_handler(void);
 _Noreturn void board_fault(uint32_t cpsr, uint32_t lr);
 int main(void);
 
-#define UART_BASE 0x09000000u
-#define UART_FR_TXFF (1u << 5)
-#define GICD_BASE 0x08000000u
-#define GICC_BASE 0x08010000u
-#define GICD_CTLR 0x000u
-#define GICD_ISENABLER0 0x100u
-#define GICD_ICENABLER0 0x180u
-#define GICD_IPRIORITYR 0x400u
-#define GICC_CTLR 0x000u
-#define GICC_PMR 0x004u
-#define GICC_IAR 0x00cu
-#define GICC_EOIR 0x010u
-#define VTIMER_PPI 27u
-#define SPURIOUS 1023u
 
 static void (*timer_fn)(void);
 static uint32_t timer_period;
 
-static volatile uint32_t *mmio32(uintptr_t addr)
-{
-    return (volatile uint32_t *)addr;
-}
-
-static volatile uint8_t *mmio8(uintptr_t addr)
-{
-    return (volatile uint8_t *)addr;
-}
-
 void board_init(void)
 {
     __asm__ volatile("cpsid if" : : : "memory");
-    *mmio32(GICD_BASE + GICD_CTLR) = 1;
-    *mmio32(GICC_BASE + GICC_PMR) = 0xf0;
-    *mmio32(GICC_BASE + GICC_CTLR) = 1;
+    virt_gic_init();
 }
 
 void board_console(const char *text)
@@ -55,11 +30,7 @@ void board_console(const char *text)
 
 void board_uart_write(const uint8_t *data, size_t len)
 {
-    for (size_t i = 0; i < len; i++) {
-        while ((*mmio32(UART_BASE + 0x18) & UART_FR_TXFF) != 0) {
-        }
-        *mmio32(UART_BASE) = data[i];
-    }
+    virt_pl011_write(data, len);
 }
 
 _Noreturn void board_exit(int status)
@@ -115,8 +86,7 @@ int board_timer_start(uint32_t period_us, void (*fn)(void))
     timer_fn = fn;
     uint64_t period = board_tick_hz() * period_us / 1000000u;
     timer_period = period > 0 && period < 0x7fffffffu ? (uint32_t)period : 1u;
-    *mmio8(GICD_BASE + GICD_IPRIORITYR + VTIMER_PPI) = 0xa0;
-    *mmio32(GICD_BASE + GICD_ISENABLER0) = 1u << VTIMER_PPI;
+    virt_gic_enable_ppi(VIRT_VTIMER_PPI, 0xa0);
     vtimer_arm(timer_period);
     __asm__ volatile("cpsie i" : : : "memory");
     return 0;
@@ -126,20 +96,18 @@ void board_timer_stop(void)
 {
     __asm__ volatile("cpsid i" : : : "memory");
     __asm__ volatile("mcr p15, 0, %0, c14, c3, 1\n\tisb" : : "r"(0u) : "memory");
-    *mmio32(GICD_BASE + GICD_ICENABLER0) = 1u << VTIMER_PPI;
+    virt_gic_disable_ppi(VIRT_VTIMER_PPI);
     timer_fn = NULL;
 }
 
 /* Called from irq_entry (start.S) in IRQ mode, IRQs masked. */
 void board_irq_handler(void)
 {
-    uint32_t iar = *mmio32(GICC_BASE + GICC_IAR);
-    uint32_t id = iar & 0x3ffu;
-    if (id == VTIMER_PPI) {
+    uint32_t iar = virt_gic_ack();
+    if ((iar & 0x3ffu) == VIRT_VTIMER_PPI) {
         vtimer_arm(timer_period);
         if (timer_fn != NULL)
             timer_fn();
     }
-    if (id != SPURIOUS)
-        *mmio32(GICC_BASE + GICC_EOIR) = iar;
+    virt_gic_end(iar);
 }
