@@ -127,7 +127,7 @@ SIZE_SMALL_DEFS := -DMSAMP_CFG_LIVE_CAPACITY=32 -DMSAMP_CFG_STACK_CAPACITY=16 \
 	-DMSAMP_CFG_MAX_CONTEXTS=2
 # What a firmware links: core, port and the wrappers of MSAMP_WRAP_FUNCS (not the transport).
 SIZE_SRCS := $(filter-out $(MSAMP_TRANSPORT_SRCS),$(MSAMP_SRCS))
-size: $(call obj_of,$(BOARD_DIR)/obj,$(SIZE_SRCS)) ## Print the library's text/data/bss for BOARD, default and smallest configuration
+size: $(call obj_of,$(BOARD_DIR)/obj,$(SIZE_SRCS)) ## text/data/bss for BOARD, then per architecture (default and smallest configuration)
 	@$(MAKE) --no-print-directory -s BUILD=$(BUILD)/size-small OBJ_DEFS="$(SIZE_SMALL_DEFS)" \
 		$(call obj_of,$(BUILD)/size-small/$(BOARD)$(BOARD_VARIANT)/obj,$(SIZE_SRCS))
 	@echo "msamp on $(BOARD) ($(BOARD_CC) -O2; core, port, wrappers of $(MSAMP_WRAP_FUNCS)), bytes:"
@@ -136,6 +136,8 @@ size: $(call obj_of,$(BOARD_DIR)/obj,$(SIZE_SRCS)) ## Print the library's text/d
 		awk 'END { printf "  %-46s %7d %7d %7d\n", "default (include/msamp_config.h)", $$1, $$2, $$3 }'
 	@$(BOARD_SIZE) -t $(call obj_of,$(BUILD)/size-small/$(BOARD)$(BOARD_VARIANT)/obj,$(SIZE_SRCS)) | \
 		awk 'END { printf "  %-46s %7d %7d %7d\n", "small (live 32, stacks 16, depth 12, ring 512)", $$1, $$2, $$3 }'
+	@echo
+	@$(MAKE) --no-print-directory -s size-table
 
 else
 .PHONY: lib firmware run demo size
