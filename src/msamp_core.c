@@ -304,8 +304,7 @@ static void record_sample(uintptr_t p, uintptr_t size, const void *frame, uintpt
     msamp_port_lock_t key = msamp_port_lock();
     uint64_t ts = now();
     int32_t old_slot = old != 0 ? msamp_live_find(&msamp_heapdump, old) : -1;
-    int is_new;
-    uint32_t id = msamp_stacks_intern(&msamp_heapdump, pcs, w.n, &is_new);
+    uint32_t id = msamp_stacks_intern(&msamp_heapdump, pcs, w.n);
     if (w.truncated)
         g.truncated++;
     if (id == 0 && w.n != 0)

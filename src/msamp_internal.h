@@ -26,7 +26,6 @@ _Static_assert(MSAMP_CFG_LIVE_WAYS <= 32, "MSAMP_CFG_LIVE_WAYS: at most 32");
 #if defined(__GNUC__)
 #define MSAMP_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MSAMP_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define MSAMP_NOINLINE __attribute__((noinline))
 #define MSAMP_WEAK __attribute__((weak))
 #else
 #error "msamp needs GCC or Clang (weak symbols, builtins)"
@@ -132,10 +131,8 @@ uint32_t msamp_ring_record_size(const struct msamp_ring *r, uint32_t off);
 
 /* ---- stack table (msamp_stacks.c), under the port lock ---- */
 void msamp_stacks_reset(struct msamp_heapdump_v1 *d);
-/* Interns pcs[0..n) and returns its id (1..), or 0 when the table or the frame pool is full.
- * *is_new is set when the stack was added now. */
-uint32_t msamp_stacks_intern(struct msamp_heapdump_v1 *d, const uintptr_t *pcs, uint32_t n,
-                             int *is_new);
+/* Interns pcs[0..n) and returns its id (1..), or 0 when the table or the frame pool is full. */
+uint32_t msamp_stacks_intern(struct msamp_heapdump_v1 *d, const uintptr_t *pcs, uint32_t n);
 /* Frames of stack id (1..); returns the depth. */
 uint32_t msamp_stacks_get(const struct msamp_heapdump_v1 *d, uint32_t id, const uintptr_t **pcs);
 

@@ -42,10 +42,8 @@ static int same_frames(const struct msamp_heapdump_v1 *d, const struct msamp_sta
     return 1;
 }
 
-uint32_t msamp_stacks_intern(struct msamp_heapdump_v1 *d, const uintptr_t *pcs, uint32_t n,
-                             int *is_new)
+uint32_t msamp_stacks_intern(struct msamp_heapdump_v1 *d, const uintptr_t *pcs, uint32_t n)
 {
-    *is_new = 0;
     if (n == 0)
         return 0;
     uint32_t h = hash_frames(pcs, n);
@@ -68,7 +66,6 @@ uint32_t msamp_stacks_intern(struct msamp_heapdump_v1 *d, const uintptr_t *pcs, 
             /* Depth last: a dump reader sees the entry only once it is complete. */
             atomic_signal_fence(memory_order_release);
             e->depth = (uint16_t)n;
-            *is_new = 1;
             return i;
         }
         if (e->hash == h && same_frames(d, e, pcs, n))

@@ -69,25 +69,26 @@ static void test_stacks(void)
     struct msamp_heapdump_v1 *d = &msamp_heapdump;
     msamp_stacks_reset(d);
     uintptr_t a[3] = {0x100, 0x200, 0x300}, b[3] = {0x100, 0x200, 0x301}, c[2] = {0x100, 0x200};
-    int is_new;
-    uint32_t ia = msamp_stacks_intern(d, a, 3, &is_new);
-    CHECK(ia != 0 && is_new);
-    CHECK_EQ(msamp_stacks_intern(d, a, 3, &is_new), ia);
-    CHECK(!is_new);
-    uint32_t ib = msamp_stacks_intern(d, b, 3, &is_new);
-    uint32_t ic = msamp_stacks_intern(d, c, 2, &is_new);
+    uint32_t ia = msamp_stacks_intern(d, a, 3);
+    CHECK(ia != 0);
+    CHECK_EQ(d->stacks_used, 1);
+    CHECK_EQ(msamp_stacks_intern(d, a, 3), ia); /* found again, not added */
+    CHECK_EQ(d->stacks_used, 1);
+    CHECK_EQ(d->frames_used, 3);
+    uint32_t ib = msamp_stacks_intern(d, b, 3);
+    uint32_t ic = msamp_stacks_intern(d, c, 2);
     CHECK(ib != 0 && ib != ia && ic != 0 && ic != ia && ic != ib);
     const uintptr_t *got;
     CHECK_EQ(msamp_stacks_get(d, ib, &got), 3);
     CHECK(got[2] == 0x301);
     CHECK_EQ(msamp_stacks_get(d, 0, &got), 0);
-    CHECK_EQ(msamp_stacks_intern(d, a, 0, &is_new), 0);
+    CHECK_EQ(msamp_stacks_intern(d, a, 0), 0);
     /* Fill the table: ids 1..capacity-1, then 0. */
     uint32_t used = d->stacks_used;
     unsigned made = 0, zero = 0;
     for (unsigned i = 0; i < 2 * MSAMP_CFG_STACK_CAPACITY; i++) {
         uintptr_t s[1] = {0x5000 + i};
-        uint32_t id = msamp_stacks_intern(d, s, 1, &is_new);
+        uint32_t id = msamp_stacks_intern(d, s, 1);
         if (id == 0)
             zero++;
         else
@@ -97,7 +98,7 @@ static void test_stacks(void)
     CHECK_EQ(made + used, MSAMP_CFG_STACK_CAPACITY - 1u);
     CHECK_EQ(d->stacks_used, MSAMP_CFG_STACK_CAPACITY - 1u);
     CHECK(zero > 0);
-    CHECK_EQ(msamp_stacks_intern(d, a, 3, &is_new), ia); /* old stacks still found when full */
+    CHECK_EQ(msamp_stacks_intern(d, a, 3), ia); /* old stacks still found when full */
     /* The frame pool runs out before the table: id 0. */
     msamp_stacks_reset(d);
     uintptr_t deep[MSAMP_CFG_MAX_DEPTH];
@@ -105,7 +106,7 @@ static void test_stacks(void)
     for (unsigned i = 0; i < 64; i++) {
         for (unsigned k = 0; k < MSAMP_CFG_MAX_DEPTH; k++)
             deep[k] = 0x9000 + i * 64 + k;
-        if (msamp_stacks_intern(d, deep, MSAMP_CFG_MAX_DEPTH, &is_new) != 0)
+        if (msamp_stacks_intern(d, deep, MSAMP_CFG_MAX_DEPTH) != 0)
             ok++;
     }
     CHECK_EQ(ok, MSAMP_CFG_FRAME_POOL / MSAMP_CFG_MAX_DEPTH);
