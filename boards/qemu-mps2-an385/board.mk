@@ -7,7 +7,7 @@ BOARD_VARIANT := $(if $(filter clang,$(BOARD_COMPILER)),-clang)
 BOARD_CFLAGS := -mthumb -mcpu=cortex-m3 -mfloat-abi=soft -Os $(if $(filter clang,$(BOARD_COMPILER)),-fshort-enums -gdwarf-4 -gdwarf-aranges,-funwind-tables)
 BOARD_LDFLAGS :=
 BOARD_LDSCRIPT := boards/qemu-mps2-an385/link.ld
-BOARD_SRCS := boards/qemu-mps2-an385/start.S boards/qemu-mps2-an385/board.c \
+BOARD_SRCS := boards/qemu-mps2-an385/start.S boards/qemu-mps2-an385/board.c boards/common/board_port.c \
 	boards/qemu-mps2-an385/aeabi_mem.c port/transport/semihost.c
 BOARD_PORT_SRCS := port/arm/msamp_port_arm.c port/arm/msamp_arm_frames.c port/arm/msamp_arm_exidx.c \
 	port/arm/msamp_arm_capture.c port/arm/msamp_arm_pr_stubs.c port/common/msamp_build_id.c

@@ -49,26 +49,6 @@ _Noreturn void board_fault(uint32_t cpsr, uint32_t lr)
     board_exit(99);
 }
 
-uintptr_t board_irq_save(void)
-{
-    return msamp_port_lock();
-}
-
-void board_irq_restore(uintptr_t saved)
-{
-    msamp_port_unlock(saved);
-}
-
-uint64_t board_ticks(void)
-{
-    return msamp_port_time();
-}
-
-uint64_t board_tick_hz(void)
-{
-    return msamp_port_time_hz();
-}
-
 static void vtimer_arm(uint32_t ticks)
 {
     __asm__ volatile("mcr p15, 0, %0, c14, c3, 0\n\t" /* CNTV_TVAL */

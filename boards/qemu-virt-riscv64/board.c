@@ -65,26 +65,6 @@ static _Noreturn void fault(uint64_t mcause, uint64_t mepc)
     board_exit(99);
 }
 
-uintptr_t board_irq_save(void)
-{
-    return msamp_port_lock();
-}
-
-void board_irq_restore(uintptr_t saved)
-{
-    msamp_port_unlock(saved);
-}
-
-uint64_t board_ticks(void)
-{
-    return msamp_port_time();
-}
-
-uint64_t board_tick_hz(void)
-{
-    return msamp_port_time_hz();
-}
-
 int board_timer_start(uint32_t period_us, void (*fn)(void))
 {
     if (fn == NULL || period_us == 0)
