@@ -50,32 +50,6 @@ _Noreturn void board_fault(uintptr_t kind, uintptr_t esr, uintptr_t elr)
     board_exit(99);
 }
 
-uintptr_t board_irq_save(void)
-{
-    uintptr_t daif;
-    __asm__ volatile("mrs %0, daif\n\tmsr daifset, #3" : "=r"(daif) : : "memory");
-    return daif;
-}
-
-void board_irq_restore(uintptr_t saved)
-{
-    __asm__ volatile("msr daif, %0" : : "r"(saved) : "memory");
-}
-
-uint64_t board_ticks(void)
-{
-    uint64_t t;
-    __asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(t) : : "memory");
-    return t;
-}
-
-uint64_t board_tick_hz(void)
-{
-    uint64_t hz;
-    __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(hz));
-    return hz;
-}
-
 static void vtimer_arm(uint64_t ticks)
 {
     __asm__ volatile("msr cntv_tval_el0, %0\n\tmsr cntv_ctl_el0, %1\n\tisb"
