@@ -66,10 +66,13 @@ uint64_t msamp_port_time_hz(void);
  * recover from. May block as long as the transport needs (a UART waiting for FIFO room). */
 int msamp_transport_write(const uint8_t *data, size_t len);
 
-/* Optional (weak defaults in the core). */
-
-/* The firmware's GNU build-id: sets *id and returns its length, or returns 0 when unknown. */
+/* The firmware's GNU build-id: sets *id and returns its length, or returns 0 when unknown. Required
+ * (no weak default: a weak one would keep a static link from pulling the port's reader out of
+ * libmsamp.a). Bare-metal ports use port/common/msamp_build_id.c. */
 size_t msamp_port_build_id(const uint8_t **id);
+
+/* Optional (weak defaults in the core, src/msamp_port_defaults.c). */
+
 /* Some bits of entropy for the session id and the default seed (default: the time). */
 uint64_t msamp_port_entropy(void);
 /* Loaded images whose addresses differ from their ELF's (hosted PIE programs): fills up to max

@@ -83,42 +83,6 @@ static struct {
     uint8_t body[MSAMP_FRAME_BODY];
 } g;
 
-/* ---- weak defaults of the optional port hooks ---- */
-
-MSAMP_WEAK size_t msamp_port_build_id(const uint8_t **id)
-{
-    (void)id;
-    return 0;
-}
-
-MSAMP_WEAK uint64_t msamp_port_entropy(void)
-{
-    return msamp_port_time();
-}
-
-MSAMP_WEAK void msamp_port_refused(size_t size)
-{
-    (void)size;
-}
-
-MSAMP_WEAK void msamp_port_ring_notify(uint32_t used, uint32_t size)
-{
-    (void)used;
-    (void)size;
-}
-
-MSAMP_WEAK void msamp_port_context_registered(struct msamp_context *c)
-{
-    (void)c;
-}
-
-MSAMP_WEAK size_t msamp_port_mappings(struct msamp_mapping *out, size_t max)
-{
-    (void)out;
-    (void)max;
-    return 0;
-}
-
 /* ---- helpers ---- */
 
 static uint64_t now(void)

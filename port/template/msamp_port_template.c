@@ -58,5 +58,14 @@ int msamp_transport_write(const uint8_t *data, size_t len)
     return (int)len;
 }
 
-/* Optional, weak in the core: msamp_port_build_id(), msamp_port_entropy(),
- * msamp_port_mappings(), msamp_port_refused(). */
+/* The firmware's GNU build-id, so that drain can tell a wrong ELF. Bare-metal ports link
+ * port/common/msamp_build_id.c (a note between __msamp_build_id_start and _end in the linker
+ * script) instead of this stub. */
+size_t msamp_port_build_id(const uint8_t **id)
+{
+    (void)id;
+    return 0;
+}
+
+/* Optional, weak in the core: msamp_port_entropy(), msamp_port_mappings(), msamp_port_refused(),
+ * msamp_port_ring_notify(), msamp_port_context_registered(). */

@@ -1,0 +1,32 @@
+/* Weak defaults of the port's optional hooks (msamp_port.h), shared by both profiles of the core.
+ * A port overrides any of them by defining it in an object the link pulls in anyway (the one with
+ * its lock or its clock): a strong definition alone in an archive member would lose to these. */
+#include "msamp_internal.h"
+
+MSAMP_WEAK uint64_t msamp_port_entropy(void)
+{
+    return msamp_port_time();
+}
+
+MSAMP_WEAK void msamp_port_refused(size_t size)
+{
+    (void)size;
+}
+
+MSAMP_WEAK void msamp_port_ring_notify(uint32_t used, uint32_t size)
+{
+    (void)used;
+    (void)size;
+}
+
+MSAMP_WEAK void msamp_port_context_registered(struct msamp_context *c)
+{
+    (void)c;
+}
+
+MSAMP_WEAK size_t msamp_port_mappings(struct msamp_mapping *out, size_t max)
+{
+    (void)out;
+    (void)max;
+    return 0;
+}
