@@ -3,8 +3,13 @@
 ifneq ($(wildcard boards/$(BOARD)/board.mk),)
 include boards/$(BOARD)/board.mk
 
-# A board.mk may set BOARD_VARIANT (e.g. -thumb, -clang) to keep builds of one board apart.
+# A board.mk may set BOARD_VARIANT (e.g. -thumb, -clang) to keep builds of one board apart, and
+# BOARD_PROFILE, the core's profile it builds by default (full, or tiny for small parts);
+# MSAMP_PROFILE=... builds the other one (in a folder of its own).
 BOARD_DEPS ?= host cross qemu test
+BOARD_PROFILE ?= full
+MSAMP_PROFILE ?= $(BOARD_PROFILE)
+BOARD_VARIANT := $(BOARD_VARIANT)$(if $(filter-out $(BOARD_PROFILE),$(MSAMP_PROFILE)),-$(MSAMP_PROFILE))
 BOARD_DIR := $(BUILD)/$(BOARD)$(BOARD_VARIANT)
 # BOARD_COMPILER=clang builds every target file with clang for BOARD_CLANG_TARGET and links with
 # lld; libgcc still comes from the cross gcc (for the few helpers the compilers call).

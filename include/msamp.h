@@ -30,7 +30,8 @@ enum msamp_error {
     MSAMP_ERR_INVAL = -1,  /* bad argument */
     MSAMP_ERR_STATE = -2,  /* not initialised, or initialised twice */
     MSAMP_ERR_BUSY = -3,   /* no room in the ring right now: call msamp_poll() and retry */
-    MSAMP_ERR_IO = -4      /* the transport failed */
+    MSAMP_ERR_IO = -4,     /* the transport failed */
+    MSAMP_ERR_UNSUPPORTED = -5 /* not in this build (the tiny profile has no snapshot passes) */
 };
 
 /* Run-time configuration, owned by the caller and read only during msamp_init(). All-zero means
@@ -84,7 +85,8 @@ int msamp_disable(void);
 int msamp_set_interval(uint32_t interval);
 
 /* Ask for a snapshot pass: every live sampled allocation (and its stack) is re-sent over the next
- * msamp_poll() calls, bracketed by SNAP_BEGIN/SNAP_END, as the periodic re-send does. */
+ * msamp_poll() calls, bracketed by SNAP_BEGIN/SNAP_END, as the periodic re-send does.
+ * MSAMP_ERR_UNSUPPORTED in the tiny profile (MSAMP_CFG_TINY). */
 int msamp_snapshot(void);
 
 /* Write an application marker (up to 64 bytes of text) into the stream, e.g. "phase 2 start".

@@ -11,6 +11,21 @@
 #include MSAMP_CONFIG_FILE
 #endif
 
+/* 1: the tiny profile of the core (src/tiny/, MSAMP_PROFILE=tiny in port/msamp.mk): the same API,
+ * wire format and wrappers in about a quarter of the code and RAM, for microcontrollers. Its
+ * tables hold only what the allocation path needs (a live slot is one address, a stack one 32-bit
+ * hash), so it has no snapshot passes (no late join: the reader must see the stream from boot),
+ * no RAM-dump table and no MAPPING records, and frames one event per frame. See docs/TINY.md. */
+#ifndef MSAMP_CFG_TINY
+#define MSAMP_CFG_TINY 0
+#endif
+
+/* 1: the sampler's generator and arithmetic are 32-bit (xorshift32*, u with 32 bits) instead of
+ * 64-bit: smaller and faster on 32-bit cores, the same distribution (tests/unit checks both). */
+#ifndef MSAMP_CFG_SAMPLER32
+#define MSAMP_CFG_SAMPLER32 MSAMP_CFG_TINY
+#endif
+
 /* Sampled allocations tracked at once (the live table). Power of two, >= MSAMP_CFG_LIVE_WAYS.
  * RAM: one entry per slot (pointer + 12 bytes). When the bucket of a new sample is full, the sample
  * is still reported as allocated but not tracked as live, and stats.live_full counts it. */

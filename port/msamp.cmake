@@ -6,7 +6,8 @@
 #       TRANSPORT pl011                   # a file of port/transport/ without .c, or none
 #       DEFINITIONS MSAMP_PL011_BASE=0x09000000 MSAMP_CONFIG_FILE="my_msamp_config.h"
 #       INCLUDES ${CMAKE_CURRENT_SOURCE_DIR}/config       # where MSAMP_CONFIG_FILE is
-#       WRAP malloc free calloc realloc)  # allocator functions to wrap (this is the default)
+#       WRAP malloc free calloc realloc   # allocator functions to wrap (this is the default)
+#       PROFILE full)                     # full (default) or tiny: the core's profile (docs/TINY.md)
 #   target_link_libraries(firmware.elf PRIVATE msamp)
 #
 # The static library holds the core, every wrapper, the port and the transport. Linking it gives
@@ -18,7 +19,7 @@ cmake_minimum_required(VERSION 3.13)
 get_filename_component(MSAMP_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 
 function(msamp_add_library name)
-    cmake_parse_arguments(M "" "ARCH;TRANSPORT" "DEFINITIONS;INCLUDES;WRAP" ${ARGN})
+    cmake_parse_arguments(M "" "ARCH;TRANSPORT;PROFILE" "DEFINITIONS;INCLUDES;WRAP" ${ARGN})
     if(NOT M_ARCH OR NOT IS_DIRECTORY "${MSAMP_DIR}/port/${M_ARCH}")
         message(FATAL_ERROR "msamp_add_library: ARCH must name a folder of ${MSAMP_DIR}/port")
     endif()
@@ -29,7 +30,18 @@ function(msamp_add_library name)
         set(M_WRAP malloc free calloc realloc)
     endif()
 
-    file(GLOB core "${MSAMP_DIR}/src/*.c" "${MSAMP_DIR}/src/wrap/*.c")
+    if(NOT M_PROFILE OR M_PROFILE STREQUAL "full")
+        file(GLOB core "${MSAMP_DIR}/src/*.c" "${MSAMP_DIR}/src/wrap/*.c")
+        set(profile_defs "")
+    elseif(M_PROFILE STREQUAL "tiny")
+        file(GLOB core "${MSAMP_DIR}/src/tiny/*.c" "${MSAMP_DIR}/src/wrap/*.c")
+        foreach(f msamp_sampler msamp_port_defaults msamp_hooks msamp_note_realloc)
+            list(APPEND core "${MSAMP_DIR}/src/${f}.c")
+        endforeach()
+        set(profile_defs MSAMP_CFG_TINY=1)
+    else()
+        message(FATAL_ERROR "msamp_add_library: PROFILE is full or tiny")
+    endif()
     file(GLOB port "${MSAMP_DIR}/port/${M_ARCH}/*.c" "${MSAMP_DIR}/port/${M_ARCH}/*.S")
     if(NOT M_ARCH STREQUAL "hosted")
         file(GLOB common "${MSAMP_DIR}/port/common/*.c")  # build-id reader, contexts by IRQ nesting
@@ -55,7 +67,7 @@ function(msamp_add_library name)
         PUBLIC "${MSAMP_DIR}/include" "${MSAMP_DIR}/port/${M_ARCH}" "${MSAMP_DIR}/port/transport"
                "${MSAMP_DIR}/port/common"
         PRIVATE "${MSAMP_DIR}/src" ${M_INCLUDES})
-    target_compile_definitions(${name} PRIVATE ${M_DEFINITIONS})
+    target_compile_definitions(${name} PRIVATE ${M_DEFINITIONS} ${profile_defs})
     target_compile_options(${name} PUBLIC -fno-omit-frame-pointer PRIVATE -ffreestanding)
     list(JOIN M_WRAP ",--wrap=" wraps)
     target_link_options(${name} INTERFACE "LINKER:--wrap=${wraps}" "LINKER:--build-id")

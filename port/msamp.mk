@@ -4,10 +4,11 @@
 #   MSAMP_TRANSPORT  a file of port/transport/ without .c (pl011, semihosting), or none when the
 #                    firmware defines msamp_transport_write() itself
 #   MSAMP_WRAP_FUNCS allocator functions to wrap (default: malloc free calloc realloc)
+#   MSAMP_PROFILE    full (default) or tiny: the core's profile (docs/TINY.md)
 # It defines (it never touches CFLAGS, LDFLAGS or rules of the including Makefile):
 #   MSAMP_SRCS       all msamp sources to compile: core, wrappers, port and transport
 #   MSAMP_LIB_SRCS   or, to archive into a libmsamp.a: core, every wrapper and the port
-#   MSAMP_CFLAGS     include paths and the flags msamp needs (frame pointers)
+#   MSAMP_CFLAGS     include paths and the flags msamp needs (frame pointers, the profile)
 #   MSAMP_LDFLAGS    the --wrap flags that route malloc & co. through msamp, and --build-id
 # Example:
 #   MSAMP_DIR := third_party/msamp
@@ -39,7 +40,18 @@ ifneq ($(filter-out $(wildcard $(msamp_wraps)),$(msamp_wraps)),)
 $(error msamp.mk: no wrapper for: $(filter-out $(wildcard $(msamp_wraps)),$(msamp_wraps)))
 endif
 
+# The core: src/ (full profile), or src/tiny/ with the sampler, hooks and weak defaults of src/.
+MSAMP_PROFILE ?= full
+ifeq ($(MSAMP_PROFILE),full)
 msamp_core := $(sort $(wildcard $(msamp_p)src/*.c))
+msamp_profile_flags :=
+else ifeq ($(MSAMP_PROFILE),tiny)
+msamp_core := $(msamp_p)src/tiny/msamp_tiny.c $(addprefix $(msamp_p)src/,msamp_sampler.c \
+	msamp_port_defaults.c msamp_hooks.c msamp_note_realloc.c)
+msamp_profile_flags := -DMSAMP_CFG_TINY=1
+else
+$(error msamp.mk: MSAMP_PROFILE is full or tiny, not '$(MSAMP_PROFILE)')
+endif
 # The port: its folder, plus port/common/ on bare metal (the build-id note reader, contexts by
 # interrupt nesting).
 MSAMP_PORT_SRCS ?= $(sort $(wildcard $(msamp_p)port/$(MSAMP_ARCH)/*.c $(msamp_p)port/$(MSAMP_ARCH)/*.S)) \
@@ -61,6 +73,6 @@ MSAMP_LIB_SRCS := $(msamp_core) $(sort $(wildcard $(msamp_p)src/wrap/*.c)) $(MSA
 
 MSAMP_INCLUDES := -I$(msamp_p)include -I$(msamp_p)src -I$(msamp_p)port/$(MSAMP_ARCH) -I$(msamp_p)port/transport \
 	-I$(msamp_p)port/common
-MSAMP_CFLAGS := $(MSAMP_INCLUDES) -fno-omit-frame-pointer
+MSAMP_CFLAGS := $(MSAMP_INCLUDES) -fno-omit-frame-pointer $(msamp_profile_flags)
 
 MSAMP_LDFLAGS := $(foreach f,$(MSAMP_WRAP_FUNCS),-Wl,--wrap=$(f)) -Wl,--build-id

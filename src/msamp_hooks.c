@@ -1,15 +1,6 @@
 /* Hooks for allocators other than malloc (msamp.h): the same fast paths as the wrappers. */
 #include "msamp_internal.h"
 
-void msamp_note_realloc(void *old, int old_sampled, void *p, size_t size, const void *frame)
-{
-    if (old == NULL || !old_sampled) {
-        msamp_note_alloc(p, size, frame);
-        return;
-    }
-    msamp_realloc_slow(MSAMP_PORT_CONTEXT(), old, p, size, frame);
-}
-
 void msamp_on_alloc(void *p, size_t size)
 {
     msamp_note_alloc(p, size, __builtin_frame_address(0));

@@ -17,7 +17,9 @@ _Static_assert(MSAMP_IS_POW2(MSAMP_CFG_LIVE_WAYS), "MSAMP_CFG_LIVE_WAYS: power o
 _Static_assert(MSAMP_CFG_LIVE_CAPACITY >= MSAMP_CFG_LIVE_WAYS, "live table smaller than a bucket");
 _Static_assert(MSAMP_IS_POW2(MSAMP_CFG_STACK_CAPACITY), "MSAMP_CFG_STACK_CAPACITY: power of two");
 _Static_assert(MSAMP_CFG_STACK_CAPACITY >= 2, "MSAMP_CFG_STACK_CAPACITY: at least 2");
+#if !MSAMP_CFG_TINY
 _Static_assert(MSAMP_CFG_FRAME_POOL >= MSAMP_CFG_MAX_DEPTH, "frame pool below one stack");
+#endif
 _Static_assert(MSAMP_CFG_MAX_DEPTH >= 1 && MSAMP_CFG_MAX_DEPTH <= 256, "MSAMP_CFG_MAX_DEPTH: 1..256");
 _Static_assert(MSAMP_IS_POW2(MSAMP_CFG_RING_SIZE), "MSAMP_CFG_RING_SIZE: power of two");
 _Static_assert(MSAMP_CFG_MAX_CONTEXTS >= 1, "MSAMP_CFG_MAX_CONTEXTS: at least 1");
@@ -36,7 +38,8 @@ _Static_assert(MSAMP_CFG_LIVE_WAYS <= 32, "MSAMP_CFG_LIVE_WAYS: at most 32");
 uint64_t msamp_rng_next(uint64_t *state);
 /* A seed mixed from any 64-bit value (never 0). */
 uint64_t msamp_rng_seed(uint64_t x);
-/* -ln(u) in 20-bit fixed point for u = (r | 1) / 2^64, without libm. */
+/* -ln(u) in 20-bit fixed point for u = (r | 1) / 2^64, without libm (with MSAMP_CFG_SAMPLER32:
+ * u = (low 32 bits of r | 1) / 2^32). */
 uint32_t msamp_neg_log_q20(uint64_t r);
 /* The next gap in bytes for mean interval R: floor(R * E) + 1 with E ~ Exp(1); always 1 for R = 1.
  * An allocation of s bytes reaches a gap g when s >= g, with probability 1 - exp(-s/R). */
@@ -48,8 +51,10 @@ uintptr_t msamp_draw_gap(uint64_t *state, uint32_t interval);
 #define MSAMP_MAX_RECORD (3u + 5u + 2u + MSAMP_CFG_MAX_DEPTH * (MSAMP_PTR_VARINT_MAX + 1u))
 /* Frame body: seq + records + crc. Large enough for the largest record, at least 128 bytes. */
 #define MSAMP_FRAME_BODY (MSAMP_MAX_RECORD + 5u > 128u ? MSAMP_MAX_RECORD + 5u : 128u)
+#if !MSAMP_CFG_TINY
 _Static_assert(MSAMP_FRAME_BODY <= MSAMP_WIRE_MAX_BODY, "frame body exceeds the wire maximum");
 _Static_assert(MSAMP_MAX_RECORD < MSAMP_CFG_RING_SIZE / 2, "ring too small for the largest record");
+#endif
 
 size_t msamp_put_varint(uint8_t *out, uint64_t v);
 size_t msamp_put_svarint(uint8_t *out, int64_t v);
@@ -205,18 +210,47 @@ static inline void msamp_note_alloc(void *p, size_t size, const void *frame)
     msamp_alloc_slow(c, p, size, frame);
 }
 
+/* Whether p may be a sampled block (0: certainly not), and its live slot (-1: not sampled). */
+#if MSAMP_CFG_TINY
+/* The tiny profile (src/tiny/msamp_tiny.c): the same fingerprint masks, one per bucket of
+ * MSAMP_CFG_LIVE_WAYS address-only slots, from a 32-bit Fibonacci hash. */
+extern _Atomic uint32_t msamp_tiny_mask[MSAMP_LIVE_BUCKETS];
+static inline uint32_t msamp_tiny_hash(uintptr_t p)
+{
+    return (uint32_t)((uint64_t)p ^ ((uint64_t)p >> 32)) * 0x9E3779B9u;
+}
+static inline uint32_t msamp_tiny_bucket(uint32_t h)
+{
+    return (uint32_t)(((uint64_t)h * MSAMP_LIVE_BUCKETS) >> 32);
+}
+static inline uint32_t msamp_tiny_bit(uint32_t h)
+{
+    return 1u << ((h >> 16) & 31u);
+}
+static inline uint32_t msamp_maybe_sampled(uintptr_t p)
+{
+    uint32_t h = msamp_tiny_hash(p);
+    return atomic_load_explicit(&msamp_tiny_mask[msamp_tiny_bucket(h)], memory_order_relaxed) &
+           msamp_tiny_bit(h);
+}
+int32_t msamp_tiny_find(uintptr_t p);
+#define msamp_find_sampled(p) msamp_tiny_find(p)
+#else
+#define msamp_maybe_sampled(p) msamp_live_maybe(&msamp_heapdump, (p))
+#define msamp_find_sampled(p) msamp_live_find(&msamp_heapdump, (p))
+#endif
+
 /* Fast path of every free: a fingerprint test; the slow path only for (probably) sampled blocks.
  * free(NULL) needs no test of its own: the slow path finds nothing. */
 static inline void msamp_note_free(void *p)
 {
-    if (MSAMP_UNLIKELY(msamp_live_maybe(&msamp_heapdump, (uintptr_t)p)))
+    if (MSAMP_UNLIKELY(msamp_maybe_sampled((uintptr_t)p)))
         msamp_free_slow(MSAMP_PORT_CONTEXT(), p);
 }
 
 static inline int msamp_is_sampled(void *p)
 {
-    return p != NULL && msamp_live_maybe(&msamp_heapdump, (uintptr_t)p) &&
-           msamp_live_find(&msamp_heapdump, (uintptr_t)p) >= 0;
+    return p != NULL && msamp_maybe_sampled((uintptr_t)p) && msamp_find_sampled((uintptr_t)p) >= 0;
 }
 
 /* realloc's bookkeeping: old was probed (old_sampled) before the real realloc returned p. Out of

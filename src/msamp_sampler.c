@@ -2,6 +2,38 @@
  * floating point, so Cortex-M parts without an FPU pay no soft-float code). */
 #include "msamp_internal.h"
 
+#if MSAMP_CFG_SAMPLER32
+/* 32-bit generator and arithmetic (the tiny profile's default): a few instructions on a Cortex-M
+ * where 64-bit multiplies and shifts cost a dozen. u has 32 bits: E is at most 22.2. */
+typedef uint32_t word;
+#define WORD_CLZ(x) (unsigned)__builtin_clz(x)
+#define WORD_BITS 32u
+
+uint64_t msamp_rng_seed(uint64_t x)
+{
+    /* murmur3's fmix32 over both halves. */
+    uint32_t h = (uint32_t)(x ^ (x >> 32));
+    h = (h ^ (h >> 16)) * 0x85EBCA6Bu;
+    h = (h ^ (h >> 13)) * 0xC2B2AE35u;
+    h ^= h >> 16;
+    return h != 0 ? h : 0x9E3779B9u;
+}
+
+uint64_t msamp_rng_next(uint64_t *state)
+{
+    /* xorshift32, scrambled by an odd multiplier (nonzero state, period 2^32 - 1). */
+    uint32_t x = (uint32_t)*state;
+    x ^= x << 13;
+    x ^= x >> 17;
+    x ^= x << 5;
+    *state = x;
+    return x * 0x9E3779BBu;
+}
+#else
+typedef uint64_t word;
+#define WORD_CLZ(x) (unsigned)__builtin_clzll(x)
+#define WORD_BITS 64u
+
 uint64_t msamp_rng_seed(uint64_t x)
 {
     /* splitmix64 finaliser: spreads any seed, including small counters, over all bits. */
@@ -22,19 +54,16 @@ uint64_t msamp_rng_next(uint64_t *state)
     *state = x;
     return x * 0x2545F4914F6CDD1Dull;
 }
-
-static unsigned clz64(uint64_t x)
-{
-    return (unsigned)__builtin_clzll(x);
-}
+#endif
 
 uint32_t msamp_neg_log_q20(uint64_t r)
 {
-    /* u = x / 2^64 with x = r | 1. Normalise x = m * 2^(63-lz), m in [1, 2) as Q31, so
-     * -log2(u) = (lz + 1) - log2(m). log2(m) bit by bit: square m; a square >= 2 is a 1 bit. */
-    uint64_t x = r | 1u;
-    unsigned lz = clz64(x);
-    uint32_t m = (uint32_t)((x << lz) >> 32); /* [2^31, 2^32) */
+    /* u = x / 2^W with x = r | 1 (W = 64, or 32: the low half of r). Normalise
+     * x = m * 2^(W-1-lz), m in [1, 2) as Q31, so -log2(u) = (lz + 1) - log2(m). log2(m) bit by
+     * bit: square m; a square >= 2 is a 1 bit. */
+    word x = (word)r | 1u;
+    unsigned lz = WORD_CLZ(x);
+    uint32_t m = (uint32_t)((x << lz) >> (WORD_BITS - 32u)); /* [2^31, 2^32) */
     uint32_t frac = 0;
     for (int i = 0; i < 20; i++) {
         uint64_t sq = ((uint64_t)m * m) >> 31; /* [2^31, 2^33) */

@@ -1,9 +1,11 @@
 # qemu-mps2-an385: QEMU's Arm MPS2 with a Cortex-M3 (AN385), bare metal, built with gcc (exidx
-# walker, -funwind-tables) or BOARD_COMPILER=clang (r7 frame chain).
+# walker, -funwind-tables) or BOARD_COMPILER=clang (r7 frame chain). The tiny profile of the core
+# by default (docs/TINY.md); MSAMP_PROFILE=full builds the full one.
 BOARD_ARCH := arm
 BOARD_CROSS := arm-none-eabi-
 BOARD_CLANG_TARGET := thumbv7m-none-eabi
 BOARD_VARIANT := $(if $(filter clang,$(BOARD_COMPILER)),-clang)
+BOARD_PROFILE := tiny
 BOARD_CFLAGS := -mthumb -mcpu=cortex-m3 -mfloat-abi=soft -Os $(if $(filter clang,$(BOARD_COMPILER)),-fshort-enums -gdwarf-4 -gdwarf-aranges,-funwind-tables)
 BOARD_LDFLAGS :=
 BOARD_LDSCRIPT := boards/qemu-mps2-an385/link.ld

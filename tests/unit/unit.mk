@@ -7,7 +7,7 @@ UNIT_RUN ?=
 UNIT_OUT ?= $(BUILD)/unit
 UNIT_CFLAGS = -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 	$(UNIT_SAN) -Iinclude -Isrc -Itests/unit $(HOSTDEC_INC)
-UNIT_DEPS := $(MSAMP_CORE_HDRS) tests/unit/check.h tests/unit/fake_port.h
+UNIT_DEPS := $(MSAMP_CORE_HDRS) tests/unit/check.h tests/unit/fake_port.h tests/unit/rec_log.h
 # Small tables where a test fills them.
 UNIT_SMALL := -DMSAMP_CONFIG_FILE='"small_config.h"'
 UNIT_WRAPS := src/wrap/wrap_malloc.c src/wrap/wrap_free.c src/wrap/wrap_calloc.c \
@@ -17,6 +17,20 @@ VECTORS := $(sort $(wildcard tests/vectors/*.txt))
 $(UNIT_OUT)/test_sampler: tests/unit/test_sampler.c src/msamp_sampler.c $(UNIT_DEPS)
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) $(filter %.c,$^) -lm -o $@
+
+# The same tests with the 32-bit generator of the tiny profile.
+$(UNIT_OUT)/test_sampler32: tests/unit/test_sampler.c src/msamp_sampler.c $(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_SAMPLER32=1 $(filter %.c,$^) -lm -o $@
+
+# The tiny profile end to end, in the smallest useful configuration.
+UNIT_TINY_SRCS := src/tiny/msamp_tiny.c src/msamp_sampler.c src/msamp_port_defaults.c \
+	src/msamp_hooks.c src/msamp_note_realloc.c
+$(UNIT_OUT)/test_tiny: tests/unit/test_tiny.c tests/unit/fake_port.c $(UNIT_TINY_SRCS) $(UNIT_WRAPS) \
+		$(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CONFIG_FILE='"msamp_config_small.h"' \
+		$(filter %.c,$^) -lz -lm -o $@
 
 $(UNIT_OUT)/test_encode: tests/unit/test_encode.c src/msamp_encode.c src/msamp_records.c \
 		src/msamp_sampler.c $(UNIT_DEPS)
@@ -42,7 +56,7 @@ $(UNIT_OUT)/test_vectors: tests/unit/test_vectors.c src/msamp_encode.c src/msamp
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_MAX_DEPTH=256 -DMSAMP_CFG_RING_SIZE=65536 \
 		$(filter %.c,$^) -o $@
 
-UNIT_TESTS := sampler encode tables ring core vectors
+UNIT_TESTS := sampler sampler32 encode tables ring core tiny vectors
 TESTS += $(addprefix unit-,$(UNIT_TESTS))
 
 test-unit-vectors: $(UNIT_OUT)/test_vectors
