@@ -108,7 +108,10 @@ BOARD_ENV := BOARD_QEMU="$(BOARD_QEMU)" BOARD_QEMU_TIMEOUT=$(BOARD_QEMU_TIMEOUT)
 DEMO_ELF := $(BOARD_DIR)/$(TRANSPORT)/demo.elf
 DRAIN ?= host_tools/drain
 
-.PHONY: lib firmware run demo size board-check
+.PHONY: lib firmware run demo size board-check board-dir
+board-dir:
+	@echo $(BOARD_DIR)
+
 board-check:
 	@[ -n "$(BOARD_TRANSPORT_OK)" ] || { echo "board $(BOARD) has no transport '$(TRANSPORT)' (it has: $(BOARD_TRANSPORTS))" >&2; exit 2; }
 
@@ -126,22 +129,10 @@ demo: ## From a fresh Debian 12: build, run the demo under QEMU, drain to out/de
 	@$(MAKE) --no-print-directory -s board-check $(DRAIN) $(DEMO_ELF)
 	@$(BOARD_ENV) DRAIN=$(DRAIN) boards/demo/run_demo.sh $(DEMO_ELF) $(TRANSPORT) $(BOARD_DIR)/$(TRANSPORT)/demo-run out/demo.pb.gz
 
-# Smallest useful configuration: a few dozen live samples and stacks, a 512-byte ring.
-SIZE_SMALL_DEFS := -DMSAMP_CFG_LIVE_CAPACITY=32 -DMSAMP_CFG_STACK_CAPACITY=16 \
-	-DMSAMP_CFG_FRAME_POOL=192 -DMSAMP_CFG_MAX_DEPTH=12 -DMSAMP_CFG_RING_SIZE=512 \
-	-DMSAMP_CFG_MAX_CONTEXTS=2
-# What a firmware links: core, port and the wrappers of MSAMP_WRAP_FUNCS (not the transport).
-SIZE_SRCS := $(filter-out $(MSAMP_TRANSPORT_SRCS),$(MSAMP_SRCS))
-size: $(call obj_of,$(BOARD_DIR)/obj,$(SIZE_SRCS)) ## text/data/bss for BOARD, then per architecture (default and smallest configuration)
-	@$(MAKE) --no-print-directory -s BUILD=$(BUILD)/size-small OBJ_DEFS="$(SIZE_SMALL_DEFS)" \
-		$(call obj_of,$(BUILD)/size-small/$(BOARD)$(BOARD_VARIANT)/obj,$(SIZE_SRCS))
-	@echo "msamp on $(BOARD) ($(BOARD_CC) -O2; core, port, wrappers of $(MSAMP_WRAP_FUNCS)), bytes:"
-	@printf '  %-46s %7s %7s %7s\n' configuration text data bss
-	@$(BOARD_SIZE) -t $(call obj_of,$(BOARD_DIR)/obj,$(SIZE_SRCS)) | \
-		awk 'END { printf "  %-46s %7d %7d %7d\n", "default (include/msamp_config.h)", $$1, $$2, $$3 }'
-	@$(BOARD_SIZE) -t $(call obj_of,$(BUILD)/size-small/$(BOARD)$(BOARD_VARIANT)/obj,$(SIZE_SRCS)) | \
-		awk 'END { printf "  %-46s %7d %7d %7d\n", "small (live 32, stacks 16, depth 12, ring 512)", $$1, $$2, $$3 }'
-	@echo
+# Smallest useful configuration (include/msamp_config_small.h): 32 live samples, 32 stacks of 16
+# frames, a 512-byte ring.
+SIZE_SMALL_DEFS := -include include/msamp_config_small.h
+size: ## text/data/bss of the library per architecture and profile, default and smallest configuration
 	@$(MAKE) --no-print-directory -s size-table
 
 else

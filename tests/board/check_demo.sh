@@ -9,6 +9,7 @@
 #   isr       the interrupt's allocations are attributed to the interrupt handler's stack only
 #   drops     the device drops in the profile's comments equal the firmware's own counters
 #   drops-nonzero  ... and the ring did drop records
+#   buildid   the stream carried the firmware's build-id (drain refuses an ELF that differs)
 #
 # The accuracy bound. An allocation of s bytes is sampled with probability p = 1 - exp(-s/R) and
 # then counted s/p bytes, so the estimate of a site is unbiased with variance
@@ -18,7 +19,7 @@
 # for the rounding of per-sample weights.
 set -u
 profile=$1; console=$2; shift 2
-checks=${*:-symbols accuracy leak isr drops}
+checks=${*:-symbols accuracy leak isr drops buildid}
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 [ -s "$profile" ] || { echo "FAIL: no profile $profile"; exit 1; }
@@ -41,6 +42,13 @@ flat() {
 
 for c in $checks; do
   case "$c" in
+  buildid)
+    bid=$(go tool pprof -comments "$profile" 2>/dev/null | sed -n 's/.*build_id=\([^ ]*\).*/\1/p' | head -1)
+    case "$bid" in
+      ''|'(none)') bad "the stream carried no build-id (device: build_id=${bid:-missing})" ;;
+      *) echo "ok: the stream carried the build-id $bid (drain matched it to the ELF)" ;;
+    esac
+    ;;
   symbols)
     lines=$(pprof -sample_index=alloc_space -top -lines -nodefraction=0 -nodecount=100000)
     for s in $sites; do

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Usage: tests/cross/core_compile.sh OUTDIR SOURCES...   (TARGET_WARN in the environment)
+# Usage: tests/cross/core_compile.sh OUTDIR SOURCES...   (TARGET_WARN, and CORE_DEFS if any, in the
+# environment)
 # Compiles the core (freestanding C11, warnings as errors) for every architecture msamp targets,
 # with gcc and with clang, and prints each build's largest stack frame (gcc -fstack-usage). A
 # missing compiler fails under CI=true and skips otherwise (tests/need.sh).
@@ -7,7 +8,7 @@ set -u
 out=$1
 shift
 srcs=("$@")
-common="-ffreestanding -fno-omit-frame-pointer -O2 $TARGET_WARN -Iinclude -Isrc"
+common="-ffreestanding -fno-omit-frame-pointer -O2 $TARGET_WARN ${CORE_DEFS:-} -Iinclude -Isrc"
 builds=(
   "gcc-x86_64|gcc|"
   "gcc-aarch64|aarch64-linux-gnu-gcc|-mstrict-align"

@@ -68,9 +68,7 @@ $(foreach c,$(PT_CONFIGS),$(eval $(call pt_test,$(c))))
 test-ports: $(foreach c,$(PT_CONFIGS),test-ports-$(c)) ## All port walker tests
 
 # One size table across architectures (run by `make size-table`; see tests/ports/size_table.sh).
-SIZE_TABLE_SMALL := -DMSAMP_CFG_LIVE_CAPACITY=32 -DMSAMP_CFG_STACK_CAPACITY=16 \
-	-DMSAMP_CFG_FRAME_POOL=192 -DMSAMP_CFG_MAX_DEPTH=12 -DMSAMP_CFG_RING_SIZE=512 \
-	-DMSAMP_CFG_MAX_CONTEXTS=2
+SIZE_TABLE_SMALL = $(SIZE_SMALL_DEFS)
 .PHONY: size-table
 size-table: ## Library text/data/bss per architecture, default and small configuration, unwinder share
 	@MAKE="$(MAKE)" tests/ports/size_table.sh $(BUILD)/size-table "$(SIZE_TABLE_SMALL)"
@@ -80,11 +78,13 @@ size-table: ## Library text/data/bss per architecture, default and small configu
 # the UART and over semihosting where the architecture has it; the other compiler or instruction
 # set of a board over the UART. Runs tests/board's e2e rules with BOARD= and the board's variables.
 # name | board | make variables | transports
-PT_BOARD_CONFIGS := mps2-an385 mps2-an385-clang virt-arm virt-arm-thumb virt-arm-thumb-clang \
+PT_BOARD_CONFIGS := mps2-an385 mps2-an385-clang mps2-an385-full virt-arm virt-arm-thumb virt-arm-thumb-clang \
 	malta-mips64el malta-mips64 virt-riscv64 microvm-x86_64
 pt_board = $(eval PTB_BOARD_$(1) := $(2))$(eval PTB_VARS_$(1) := $(3))$(eval PTB_T_$(1) := $(4))
 $(call pt_board,mps2-an385,qemu-mps2-an385,,uart semihosting)
 $(call pt_board,mps2-an385-clang,qemu-mps2-an385,BOARD_COMPILER=clang,uart)
+$(call pt_board,mps2-an385-full,qemu-mps2-an385,MSAMP_PROFILE=full,uart)
+$(call pt_board,mps2-an385-clang-full,qemu-mps2-an385,MSAMP_PROFILE=full BOARD_COMPILER=clang,uart)
 $(call pt_board,virt-arm,qemu-virt-arm,,uart semihosting)
 $(call pt_board,virt-arm-thumb,qemu-virt-arm,ARM_ISA=thumb,uart semihosting)
 $(call pt_board,virt-arm-thumb-clang,qemu-virt-arm,ARM_ISA=thumb BOARD_COMPILER=clang,uart)
@@ -118,7 +118,7 @@ bench-ports-one: $(PT_BENCH_ELF)
 		tests/ports/bench.sh $(PT_BENCH_ELF) "$(PT_BENCH_LABEL)"
 endif
 
-PT_BENCH_BOARDS := mps2-an385 mps2-an385-clang virt-arm virt-arm-thumb malta-mips64el virt-riscv64 \
+PT_BENCH_BOARDS := mps2-an385 mps2-an385-clang mps2-an385-full mps2-an385-clang-full virt-arm virt-arm-thumb malta-mips64el virt-riscv64 \
 	microvm-x86_64
 BENCHES += ports
 bench-ports: ## Instructions per unwind and per sampled malloc+free on each port's board (QEMU)

@@ -24,9 +24,7 @@ $(UNIT_OUT)/test_sampler32: tests/unit/test_sampler.c src/msamp_sampler.c $(UNIT
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_SAMPLER32=1 $(filter %.c,$^) -lm -o $@
 
 # The tiny profile end to end, in the smallest useful configuration.
-UNIT_TINY_SRCS := src/tiny/msamp_tiny.c src/msamp_sampler.c src/msamp_port_defaults.c \
-	src/msamp_hooks.c src/msamp_note_realloc.c
-$(UNIT_OUT)/test_tiny: tests/unit/test_tiny.c tests/unit/fake_port.c $(UNIT_TINY_SRCS) $(UNIT_WRAPS) \
+$(UNIT_OUT)/test_tiny: tests/unit/test_tiny.c tests/unit/fake_port.c $(MSAMP_TINY_CORE_SRCS) $(UNIT_WRAPS) \
 		$(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CONFIG_FILE='"msamp_config_small.h"' \
