@@ -1,6 +1,6 @@
 /* The smallest useful configuration, for parts with a few KiB of RAM: build the library with
  * -DMSAMP_CONFIG_FILE='"msamp_config_small.h"' (and the tiny profile, MSAMP_PROFILE=tiny, for
- * its RAM figure: about 0.9 KiB in all on a Cortex-M, `make size BOARD=qemu-mps2-an385`).
+ * its RAM figure: 952 bytes in all on a Cortex-M3, `make size`).
  * 32 sampled blocks live at once (enough for a leak hunt at an interval where a few dozen
  * allocations are live in the sample), 32 distinct stacks of up to 16 frames, and a 512-byte
  * ring (about 30 sampled events between two msamp_poll() calls). */

@@ -49,6 +49,9 @@ else ifeq ($(MSAMP_PROFILE),tiny)
 msamp_core := $(msamp_p)src/tiny/msamp_tiny.c $(addprefix $(msamp_p)src/,msamp_sampler.c \
 	msamp_port_defaults.c msamp_hooks.c msamp_note_realloc.c)
 msamp_profile_flags := -DMSAMP_CFG_TINY=1
+ifeq ($(MSAMP_ARCH),hosted)
+$(error msamp.mk: the tiny profile is for bare metal; hosted programs use MSAMP_PROFILE=full)
+endif
 else
 $(error msamp.mk: MSAMP_PROFILE is full or tiny, not '$(MSAMP_PROFILE)')
 endif
