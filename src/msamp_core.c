@@ -3,31 +3,8 @@
  * paths (msamp_internal.h) touch only the caller's context and one live-table bucket. */
 #include "msamp_internal.h"
 
-#if defined(__x86_64__)
-#define ARCH MSAMP_ARCH_X86_64
-#elif defined(__aarch64__)
-#define ARCH MSAMP_ARCH_AARCH64
-#elif defined(__arm__) && defined(__thumb__)
-#define ARCH MSAMP_ARCH_ARM_THUMB
-#elif defined(__arm__)
-#define ARCH MSAMP_ARCH_ARM
-#elif defined(__mips__) && defined(__mips64)
-#define ARCH MSAMP_ARCH_MIPS64
-#elif defined(__riscv) && __riscv_xlen == 64
-#define ARCH MSAMP_ARCH_RISCV64
-#elif defined(__riscv) && __riscv_xlen == 32
-#define ARCH MSAMP_ARCH_RISCV32
-#elif defined(__i386__)
-#define ARCH MSAMP_ARCH_X86
-#else
-#define ARCH MSAMP_ARCH_UNKNOWN
-#endif
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define SESSION_ENDIAN MSAMP_SESSION_FLAG_BIG_ENDIAN
-#else
-#define SESSION_ENDIAN 0u
-#endif
+#define ARCH MSAMP_ARCH_SELF
+#define SESSION_ENDIAN MSAMP_SESSION_ENDIAN
 
 /* Countdown while disabled: large, but finite so that a context that missed a broadcast still
  * re-checks now and then (every 2^30 bytes on 32-bit targets, 2^62 on 64-bit ones). */

@@ -33,6 +33,32 @@ _Static_assert(MSAMP_CFG_LIVE_WAYS <= 32, "MSAMP_CFG_LIVE_WAYS: at most 32");
 #error "msamp needs GCC or Clang (weak symbols, builtins)"
 #endif
 
+/* The SESSION record's arch code and endian flag for the target being compiled. */
+#if defined(__x86_64__)
+#define MSAMP_ARCH_SELF MSAMP_ARCH_X86_64
+#elif defined(__aarch64__)
+#define MSAMP_ARCH_SELF MSAMP_ARCH_AARCH64
+#elif defined(__arm__) && defined(__thumb__)
+#define MSAMP_ARCH_SELF MSAMP_ARCH_ARM_THUMB
+#elif defined(__arm__)
+#define MSAMP_ARCH_SELF MSAMP_ARCH_ARM
+#elif defined(__mips__) && defined(__mips64)
+#define MSAMP_ARCH_SELF MSAMP_ARCH_MIPS64
+#elif defined(__riscv) && __riscv_xlen == 64
+#define MSAMP_ARCH_SELF MSAMP_ARCH_RISCV64
+#elif defined(__riscv) && __riscv_xlen == 32
+#define MSAMP_ARCH_SELF MSAMP_ARCH_RISCV32
+#elif defined(__i386__)
+#define MSAMP_ARCH_SELF MSAMP_ARCH_X86
+#else
+#define MSAMP_ARCH_SELF MSAMP_ARCH_UNKNOWN
+#endif
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define MSAMP_SESSION_ENDIAN MSAMP_SESSION_FLAG_BIG_ENDIAN
+#else
+#define MSAMP_SESSION_ENDIAN 0u
+#endif
+
 /* ---- sampler (msamp_sampler.c) ---- */
 /* One step of the generator; state must be nonzero. */
 uint64_t msamp_rng_next(uint64_t *state);

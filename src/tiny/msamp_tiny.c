@@ -14,31 +14,8 @@
 #error "src/tiny/ is the tiny profile: build it with -DMSAMP_CFG_TINY=1 (MSAMP_PROFILE=tiny)"
 #endif
 
-#if defined(__x86_64__)
-#define ARCH MSAMP_ARCH_X86_64
-#elif defined(__aarch64__)
-#define ARCH MSAMP_ARCH_AARCH64
-#elif defined(__arm__) && defined(__thumb__)
-#define ARCH MSAMP_ARCH_ARM_THUMB
-#elif defined(__arm__)
-#define ARCH MSAMP_ARCH_ARM
-#elif defined(__mips__) && defined(__mips64)
-#define ARCH MSAMP_ARCH_MIPS64
-#elif defined(__riscv) && __riscv_xlen == 64
-#define ARCH MSAMP_ARCH_RISCV64
-#elif defined(__riscv) && __riscv_xlen == 32
-#define ARCH MSAMP_ARCH_RISCV32
-#elif defined(__i386__)
-#define ARCH MSAMP_ARCH_X86
-#else
-#define ARCH MSAMP_ARCH_UNKNOWN
-#endif
-
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define ENDIAN MSAMP_SESSION_FLAG_BIG_ENDIAN
-#else
-#define ENDIAN 0u
-#endif
+#define ARCH MSAMP_ARCH_SELF
+#define ENDIAN MSAMP_SESSION_ENDIAN
 
 #define LIVE_N MSAMP_CFG_LIVE_CAPACITY
 #define WAYS MSAMP_CFG_LIVE_WAYS
