@@ -1,5 +1,6 @@
 /* The records of a device stream, decoded by the host decoder into a flat log the core tests
- * (test_core.c, test_tiny.c) query. Include once, after msamp_decode.h and fake_port.h. */
+ * (test_core.c, test_tiny.c) query, and the event script both start with. Include once, after
+ * check.h, msamp_decode.h and fake_port.h. */
 #ifndef MSAMP_REC_LOG_H
 #define MSAMP_REC_LOG_H
 
@@ -102,6 +103,58 @@ static const struct rec *find(int type, int nth)
         if (recs[i].type == type && nth-- == 0)
             return &recs[i];
     return NULL;
+}
+
+void *__wrap_malloc(size_t size);
+void __wrap_free(void *p);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+
+/* The first events of both core tests, at interval 1 from the boot time 1000: malloc(100) at 1005
+ * and calloc(10, 30) at 1012 from one 3-frame stack, the malloc'd block realloc'd to 1000 bytes
+ * from a second stack, the calloc'd one freed, free(NULL). Returns the realloc'd block. */
+static void *basic_events(void)
+{
+    fake_stack[0] = 0x401000;
+    fake_stack[1] = 0x402000;
+    fake_stack[2] = 0x400f00;
+    fake_depth = 3;
+    fake_time += 5;
+    void *a = __wrap_malloc(100);
+    fake_time += 7;
+    void *b = __wrap_calloc(10, 30);
+    fake_stack[0] = 0x401100;
+    void *c = __wrap_realloc(a, 1000);
+    __wrap_free(b);
+    __wrap_free(NULL);
+    return c;
+}
+
+/* What the decoded stream of basic_events() shows in either profile: a clean boot SESSION
+ * (resend_seq 0, interval 1, the pointer size, a build-id of bid_len bytes), the first stack
+ * before its ALLOCs, both ALLOCs with their sizes and times, the REALLOC of the first block from
+ * the malloc's slot under the second stack, the FREE of the calloc's slot. */
+static void check_basic_events(size_t bid_len)
+{
+    CHECK_EQ(dstats.frames_bad, 0);
+    CHECK_EQ(dstats.bytes_discarded, 0);
+    CHECK(nrec > 0 && recs[0].type == MSAMP_REC_SESSION);
+    CHECK_EQ(recs[0].a, 0);                 /* resend_seq 0: the boot header */
+    CHECK_EQ(recs[0].b, 1);                 /* interval */
+    CHECK_EQ(recs[0].c, sizeof(uintptr_t)); /* pointer size */
+    CHECK_EQ(recs[0].d, bid_len);           /* build-id length */
+    CHECK_EQ(count(MSAMP_REC_STACK), 2);    /* two distinct stacks, each sent once */
+    const struct rec *s = find(MSAMP_REC_STACK, 0);
+    CHECK(s && s->depth == 3 && s->frames[0] == 0x401000 && s->frames[1] == 0x402000 &&
+          s->frames[2] == 0x400f00);
+    const struct rec *al = find(MSAMP_REC_ALLOC, 0);
+    CHECK(al && s && al->b == 100 && al->c == s->a && al->a != 0 && al->ts == 1005);
+    const struct rec *ca = find(MSAMP_REC_ALLOC, 1);
+    CHECK(ca && ca->b == 300 && ca->ts == 1012);
+    const struct rec *re = find(MSAMP_REC_REALLOC, 0);
+    CHECK(re && al && s && re->a == al->a - 1 && re->c == 1000 && re->d != s->a);
+    const struct rec *fr = find(MSAMP_REC_FREE, 0);
+    CHECK(fr && ca && fr->a == ca->a - 1);
 }
 
 #endif
