@@ -340,7 +340,7 @@ static void sample(uintptr_t p, uintptr_t size, const void *frame, uintptr_t old
         if (PTR_BITS > 32u)
             h = (h ^ (uint32_t)(v >> 32)) * 16777619u;
     }
-    for (uint32_t i = 1; n != 0 && i <= t.stacks_used; i++)
+    for (uint32_t i = 1; n != 0 && id == 0 && i <= t.stacks_used; i++)
         if (t.stack[i] == h)
             id = i;
     if (n != 0 && id == 0 && t.stacks_used + 1u < STACK_N) {
@@ -376,8 +376,10 @@ static void sample(uintptr_t p, uintptr_t size, const void *frame, uintptr_t old
     unsigned first = old_slot < 0;
     rec(&f, old_slot >= 0 ? MSAMP_REC_REALLOC : MSAMP_REC_ALLOC, &v[first],
         5u - first + (unsigned)MSAMP_CFG_SEND_ADDRESSES);
-    if (send(&f, 1) == 0 && fresh)
-        t.stack[t.stacks_used = id] = h;
+    if (send(&f, 1) == 0 && fresh) {
+        t.stack[id] = h; /* id is stacks_used + 1 */
+        t.stacks_used = id;
+    }
     /* Tracked even when the record was dropped: its FREE is then an unknown slot to the reader,
      * which it counts; not tracking it would lose nothing more. */
     if (slot >= 0) {
