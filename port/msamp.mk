@@ -46,7 +46,7 @@ ifeq ($(MSAMP_PROFILE),full)
 msamp_core := $(sort $(wildcard $(msamp_p)src/*.c))
 msamp_profile_flags :=
 else ifeq ($(MSAMP_PROFILE),tiny)
-msamp_core := $(msamp_p)src/tiny/msamp_tiny.c $(addprefix $(msamp_p)src/,msamp_sampler.c \
+msamp_core := $(sort $(wildcard $(msamp_p)src/tiny/*.c)) $(addprefix $(msamp_p)src/,msamp_sampler.c \
 	msamp_port_defaults.c msamp_hooks.c msamp_note_realloc.c)
 msamp_profile_flags := -DMSAMP_CFG_TINY=1
 ifeq ($(MSAMP_ARCH),hosted)

@@ -238,7 +238,7 @@ static inline void msamp_note_alloc(void *p, size_t size, const void *frame)
 
 /* Whether p may be a sampled block (0: certainly not), and its live slot (-1: not sampled). */
 #if MSAMP_CFG_TINY
-/* The tiny profile (src/tiny/msamp_tiny.c): the same fingerprint masks, one per bucket of
+/* The tiny profile (src/tiny/): the same fingerprint masks, one per bucket of
  * MSAMP_CFG_LIVE_WAYS address-only slots, from a 32-bit Fibonacci hash. */
 extern _Atomic uint32_t msamp_tiny_mask[MSAMP_LIVE_BUCKETS];
 static inline uint32_t msamp_tiny_hash(uintptr_t p)
