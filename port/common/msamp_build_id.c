@@ -5,30 +5,27 @@
 
 #include "msamp_port.h"
 
-extern const char __msamp_build_id_start[], __msamp_build_id_end[];
+/* Words: ELF notes are 4-byte aligned, and the section takes its notes' alignment. */
+extern const uint32_t __msamp_build_id_start[], __msamp_build_id_end[];
 
-/* Note words are in the target's byte order. */
-static uint32_t read_u32(const uint8_t *p)
-{
-    uint32_t v;
-    __builtin_memcpy(&v, p, sizeof v);
-    return v;
-}
+/* The note's name, "GNU\0", read as one word in the target's byte order (as the note's words). */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define GNU_NAME 0x474E5500u
+#else
+#define GNU_NAME 0x00554E47u
+#endif
+#define NT_GNU_BUILD_ID 3u
 
 /* An ELF note: namesz, descsz, type (u32 each), the name padded to 4 bytes, then the descriptor. */
 size_t msamp_port_build_id(const uint8_t **id)
 {
-    const uint8_t *p = (const uint8_t *)__msamp_build_id_start;
-    const uint8_t *end = (const uint8_t *)__msamp_build_id_end;
-
-    if (end < p || (size_t)(end - p) < 16)
+    uintptr_t lo = (uintptr_t)__msamp_build_id_start, hi = (uintptr_t)__msamp_build_id_end;
+    uintptr_t avail = hi - lo;
+    const uint32_t *h = __msamp_build_id_start; /* namesz, descsz, type, name */
+    if (hi < lo || avail < 16u)
         return 0;
-    size_t avail = (size_t)(end - p);
-    uint32_t namesz = read_u32(p), descsz = read_u32(p + 4), type = read_u32(p + 8);
-    if (type != 3 || namesz != 4 || descsz == 0 || descsz > 64 || 16u + descsz > avail)
+    if (h[0] != 4u || h[2] != NT_GNU_BUILD_ID || h[3] != GNU_NAME || h[1] > avail - 16u)
         return 0;
-    if (p[12] != 'G' || p[13] != 'N' || p[14] != 'U' || p[15] != 0)
-        return 0;
-    *id = p + 16;
-    return descsz;
+    *id = (const uint8_t *)(h + 4);
+    return h[1];
 }
