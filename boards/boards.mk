@@ -58,7 +58,10 @@ DEMO_DEFS_demo-long := -DDEMO_MIN_MS=1500 -DDEMO_INTERVAL=1024
 
 $(BOARD_DIR)/obj/%.o: %.c $(TARGET_HDRS)
 	@mkdir -p $(@D)
-	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(OBJ_DEFS) -c $< -o $@
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(OWN_CFLAGS) $(OBJ_DEFS) -c $< -o $@
+# msamp's own objects but the wrappers and hooks, as port/msamp.mk suggests (MSAMP_OWN_CFLAGS).
+msamp_own_objs = $(filter-out %/src/msamp_hooks.o,$(filter-out $(1)/src/wrap/%,$(2)))
+$(call msamp_own_objs,$(BOARD_DIR)/obj,$(BOARD_LIB_OBJS)): OWN_CFLAGS := $(MSAMP_OWN_CFLAGS)
 
 $(BOARD_DIR)/obj/%.o: %.S
 	@mkdir -p $(@D)
@@ -78,7 +81,8 @@ DEMO_LIB_OBJS := $(call obj_of,$(BOARD_DIR)/demo-lib,$(MSAMP_LIB_SRCS))
 DEMO_MSAMP_DEFS := -DMSAMP_CONFIG_FILE='"demo_msamp_config.h"' -Iboards/demo
 $(BOARD_DIR)/demo-lib/%.o: %.c $(TARGET_HDRS)
 	@mkdir -p $(@D)
-	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(DEMO_MSAMP_DEFS) -c $< -o $@
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(OWN_CFLAGS) $(DEMO_MSAMP_DEFS) -c $< -o $@
+$(call msamp_own_objs,$(BOARD_DIR)/demo-lib,$(DEMO_LIB_OBJS)): OWN_CFLAGS := $(MSAMP_OWN_CFLAGS)
 $(DEMO_LIB): $(DEMO_LIB_OBJS)
 	rm -f $@
 	$(BOARD_AR) rcs $@ $^
@@ -88,7 +92,7 @@ define board_transport
 BOARD_TOBJS_$(1) := $$(call obj_of,$(BOARD_DIR)/obj-$(1),$(BOARD_TRANSPORT_SRCS_$(1)))
 $(BOARD_DIR)/obj-$(1)/%.o: %.c $(TARGET_HDRS) boards/$(BOARD)/board.mk
 	@mkdir -p $$(@D)
-	$$(BOARD_CC) $$(BOARD_TARGET_CFLAGS) $(BOARD_TRANSPORT_DEFS_$(1)) -c $$< -o $$@
+	$$(BOARD_CC) $$(BOARD_TARGET_CFLAGS) $$(MSAMP_OWN_CFLAGS) $(BOARD_TRANSPORT_DEFS_$(1)) -c $$< -o $$@
 $(BOARD_DIR)/libmsamp_$(1).a: $$(BOARD_TOBJS_$(1))
 	rm -f $$@
 	$$(BOARD_AR) rcs $$@ $$^

@@ -11,7 +11,8 @@
 #   target_link_libraries(firmware.elf PRIVATE msamp)
 #
 # The static library holds the core, every wrapper, the port and the transport. Linking it gives
-# the firmware msamp's include paths, -fno-omit-frame-pointer, and the link options
+# the firmware msamp's include paths, -fno-omit-frame-pointer (msamp's own sources but the
+# wrappers and hooks are built without frame pointers), and the link options
 # -Wl,--wrap=FUNC for each WRAP function plus -Wl,--build-id. The project's toolchain file sets
 # the compiler and CPU flags; for the .S files of a port, enable ASM in project() or
 # enable_language(ASM) before calling msamp_add_library.
@@ -69,6 +70,12 @@ function(msamp_add_library name)
         PRIVATE "${MSAMP_DIR}/src" ${M_INCLUDES})
     target_compile_definitions(${name} PRIVATE ${M_DEFINITIONS} ${profile_defs})
     target_compile_options(${name} PUBLIC -fno-omit-frame-pointer PRIVATE -ffreestanding)
+    # msamp's sources but the wrappers and hooks need no frame pointers (port/msamp.mk says why).
+    if(NOT M_ARCH STREQUAL "hosted")
+        set(own ${core} ${port} ${transport})
+        list(FILTER own EXCLUDE REGEX "/src/wrap/|/msamp_hooks\\.c$")
+        set_source_files_properties(${own} PROPERTIES COMPILE_OPTIONS -fomit-frame-pointer)
+    endif()
     list(JOIN M_WRAP ",--wrap=" wraps)
     target_link_options(${name} INTERFACE "LINKER:--wrap=${wraps}" "LINKER:--build-id")
 endfunction()

@@ -9,6 +9,7 @@
 #   MSAMP_SRCS       all msamp sources to compile: core, wrappers, port and transport
 #   MSAMP_LIB_SRCS   or, to archive into a libmsamp.a: core, every wrapper and the port
 #   MSAMP_CFLAGS     include paths and the flags msamp needs (frame pointers, the profile)
+#   MSAMP_OWN_CFLAGS optional, for msamp's sources but the wrappers and hooks: no frame pointers
 #   MSAMP_LDFLAGS    the --wrap flags that route malloc & co. through msamp, and --build-id
 # Example:
 #   MSAMP_DIR := third_party/msamp
@@ -77,5 +78,10 @@ MSAMP_LIB_SRCS := $(msamp_core) $(sort $(wildcard $(msamp_p)src/wrap/*.c)) $(MSA
 MSAMP_INCLUDES := -I$(msamp_p)include -I$(msamp_p)src -I$(msamp_p)port/$(MSAMP_ARCH) -I$(msamp_p)port/transport \
 	-I$(msamp_p)port/common
 MSAMP_CFLAGS := $(MSAMP_INCLUDES) -fno-omit-frame-pointer $(msamp_profile_flags)
+# Optional, after MSAMP_CFLAGS, for msamp's sources other than the wrappers (src/wrap/) and
+# src/msamp_hooks.c: no frame pointers, smaller code. Every walk starts at the frame of a wrapper
+# or hook and goes up through your code, which keeps frame pointers; the wrappers and hooks keep
+# them too (clang lays out a frame record only with them on, even where the frame address is taken).
+MSAMP_OWN_CFLAGS := -fomit-frame-pointer
 
 MSAMP_LDFLAGS := $(foreach f,$(MSAMP_WRAP_FUNCS),-Wl,--wrap=$(f)) -Wl,--build-id
