@@ -133,6 +133,38 @@ demo: ## From a fresh Debian 12: build, run the demo under QEMU, drain to out/de
 	@$(MAKE) --no-print-directory -s board-check $(DRAIN) $(DEMO_ELF)
 	@$(BOARD_ENV) DRAIN=$(DRAIN) boards/demo/run_demo.sh $(DEMO_ELF) $(TRANSPORT) $(BOARD_DIR)/$(TRANSPORT)/demo-run out/demo.pb.gz
 
+# What msamp adds to a firmware: tests/ports/size_probe.c linked with msamp (the allocator wrapped,
+# the board's first transport, msamp_init and msamp_poll called) and without it; make size prints
+# the difference of the two images (size-probe: text data bss).
+PROBE_DIR := $(BOARD_DIR)/size-probe
+PROBE_TRANSPORT := $(firstword $(BOARD_TRANSPORTS))
+PROBE_LINK := $(BOARD_LD_SELECT) -nostdlib -static $(BOARD_NOPIE) -T tests/ports/size_probe.ld \
+	-Wl,--gc-sections -Wl,--build-id $(BOARD_LDFLAGS)
+$(PROBE_DIR)/with.o: tests/ports/size_probe.c $(TARGET_HDRS)
+	@mkdir -p $(@D)
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) -DWITH_MSAMP -c $< -o $@
+$(PROBE_DIR)/without.o: tests/ports/size_probe.c
+	@mkdir -p $(@D)
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) -c $< -o $@
+$(PROBE_DIR)/heap.o: tests/ports/size_probe_heap.c
+	@mkdir -p $(@D)
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) -c $< -o $@
+# The demo's memcpy & co., in an archive: linked only where msamp calls them, and then counted.
+$(PROBE_DIR)/libc.a: $(filter %/mini_libc.o,$(DEMO_OBJS)) $(filter %/aeabi_mem.o,$(BOARD_OBJS))
+	@mkdir -p $(@D)
+	rm -f $@
+	$(BOARD_AR) rcs $@ $^
+$(PROBE_DIR)/with.elf: $(PROBE_DIR)/with.o $(PROBE_DIR)/heap.o $(BOARD_LIB) \
+		$(BOARD_DIR)/libmsamp_$(PROBE_TRANSPORT).a $(PROBE_DIR)/libc.a tests/ports/size_probe.ld
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(PROBE_LINK) $(MSAMP_LDFLAGS) -o $@ $(filter %.o %.a,$^) \
+		$(BOARD_LIBGCC)
+$(PROBE_DIR)/without.elf: $(PROBE_DIR)/without.o $(PROBE_DIR)/heap.o $(PROBE_DIR)/libc.a \
+		tests/ports/size_probe.ld
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(PROBE_LINK) -o $@ $(filter %.o %.a,$^) $(BOARD_LIBGCC)
+.PHONY: size-probe
+size-probe: $(PROBE_DIR)/with.elf $(PROBE_DIR)/without.elf
+	@$(BOARD_SIZE) $^ | awk 'NR == 2 { t = $$1; d = $$2; b = $$3 } NR == 3 { print t - $$1, d - $$2, b - $$3 }'
+
 # Smallest useful configuration (include/msamp_config_small.h): 32 live samples, 32 stacks of 16
 # frames, a 512-byte ring.
 SIZE_SMALL_DEFS := -include include/msamp_config_small.h

@@ -33,8 +33,9 @@ arm_unwinders="msamp_arm_frames.o msamp_arm_exidx.o msamp_arm_capture.o msamp_ar
 # members ARCHIVE...: "text data bss name" of each member
 members() { size "$@" 2>/dev/null | awk 'NR > 1 && $1 ~ /^[0-9]+$/ { print $1, $2, $3, $6 }'; }
 
-printf '%-36s | %-22s | %-22s | %s\n' "msamp library, bytes" "default: text data bss" "small: text data bss" "unwinder text"
-printf '%s\n' "-------------------------------------+------------------------+------------------------+--------------"
+printf '%-36s | %-22s | %-22s | %-15s | %s\n' "msamp library, bytes" "default: text data bss" "small: text data bss" \
+  "firmware, small" "unwinder text"
+printf '%s\n' "-------------------------------------+------------------------+------------------------+-----------------+--------------"
 for c in "${configs[@]}"; do
   IFS='|' read -r board vars label unwinder <<<"$c"
   [ -f "boards/$board/board.mk" ] || continue
@@ -57,6 +58,15 @@ for c in "${configs[@]}"; do
         { t += $1; d += $2; b += $3; if (mine ~ " " $4 " ") u += $1 }
         END { printf "%d %d %d %d", t, d, b, u }')"
     row+=("$(printf '%7d %6d %7d' "$t" "$d" "$b")")
+    if [ "$cfg" = small ]; then
+      # shellcheck disable=SC2086
+      if ! fw=$($make -s --no-print-directory BOARD="$board" $vars BUILD="$dir" OBJ_DEFS="$defs" \
+          size-probe 2>"$dir.err"); then
+        echo "size_table: the size probe of $board $vars failed:" >&2; tail -5 "$dir.err" >&2; exit 1
+      fi
+      read -r ft fd fb <<<"$fw"
+      firmware=$(printf '%7d %7d' "$ft" "$((fd + fb))")
+    fi
     if [ "$cfg" = default ]; then
       if [ -n "$unwinder" ]; then
         share=$(awk -v u="$ut" -v t="$t" 'BEGIN { printf "%5d (%2.0f%%)", u, 100 * u / t }')
@@ -65,7 +75,11 @@ for c in "${configs[@]}"; do
       fi
     fi
   done
-  printf '%-36s | %-22s | %-22s | %s\n' "$label" "${row[0]}" "${row[1]}" "$share"
+  printf '%-36s | %-22s | %-22s | %-15s | %s\n' "$label" "${row[0]}" "${row[1]}" "$firmware" "$share"
 done
 echo "core (without the msamp_on_* hooks), wrappers of malloc free calloc realloc, port, UART transport;"
 echo "text includes .ARM.exidx/.ARM.extab where built with unwind tables; small: $small"
+echo "firmware, small: code (text) and RAM (data + bss) that msamp adds to a firmware that wraps"
+echo "malloc free calloc realloc and calls msamp_init and msamp_poll: tests/ports/size_probe.c linked"
+echo "with and without msamp (make BOARD=... size-probe); the linker merges unwind entries, and the"
+echo "control API (msamp_set_interval, msamp_get_stats...) is not linked; memset & co. are, where called"
