@@ -73,6 +73,14 @@ SIZE_TABLE_SMALL = $(SIZE_SMALL_DEFS)
 size-table: ## Library text/data/bss per architecture, default and small configuration, unwinder share
 	@MAKE="$(MAKE)" tests/ports/size_table.sh $(BUILD)/size-table "$(SIZE_TABLE_SMALL)"
 
+# The table itself, checked (tests/ports/check_size.sh): rows, the probe on every board, the tiny
+# profile's RAM bound, the control API left out of a firmware that does not call it.
+TESTS += ports-size
+test-ports-size:
+	@tests/need.sh arm-none-eabi-gcc clang ld.lld aarch64-linux-gnu-gcc mips64el-linux-gnuabi64-gcc \
+		riscv64-linux-gnu-gcc
+	@MAKE="$(MAKE)" tests/ports/check_size.sh $(BUILD)/test-size "$(SIZE_TABLE_SMALL)"
+
 # End to end on the boards of these ports: the demo under QEMU, drained and checked like on
 # qemu-virt-aarch64 (symbolized sites, estimates within bound, leak, interrupt stacks, drops), over
 # the UART and over semihosting where the architecture has it; the other compiler or instruction

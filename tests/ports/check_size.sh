@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Test of `make size` (tests/ports/size_table.sh): the table has a row of numbers for every
+# architecture and profile, the size probe linked on every board, the tiny profile's smallest
+# configuration stays within the 1 KiB of RAM it is for, and a firmware that never calls the
+# control API does not link it (src/tiny/msamp_tiny_ctl.c is a member of its own).
+set -u
+out=${1:?build dir}; small=${2:?small config defs}
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+table=$(tests/ports/size_table.sh "$out" "$small") || { echo "FAIL: size_table.sh failed"; exit 1; }
+echo "$table"
+rows=$(echo "$table" | awk -F'|' 'NF == 5 && $2 ~ /^ *[0-9]+ +[0-9]+ +[0-9]+ *$/ &&
+  $3 ~ /^ *[0-9]+ +[0-9]+ +[0-9]+ *$/ && $4 ~ /^ *[1-9][0-9]* +[0-9]+ *$/' | wc -l)
+[ "$rows" -eq 11 ] || bad "expected 11 rows of numbers, got $rows"
+
+tiny=$(echo "$table" | awk -F'|' '$1 ~ /tiny \(clang, frames\)/')
+[ -n "$tiny" ] || bad "no row for the tiny profile with clang"
+read -r _ sd sb <<<"$(echo "$tiny" | cut -d'|' -f3)"
+read -r _ fram <<<"$(echo "$tiny" | cut -d'|' -f4)"
+[ -n "${sb:-}" ] && [ $((sd + sb)) -le 1024 ] || bad "tiny, small config: library RAM $((sd + sb)) > 1024"
+[ -n "${fram:-}" ] && [ "$fram" -le 1024 ] || bad "tiny, small config: firmware RAM $fram > 1024"
+
+elf=$out/small/qemu-mps2-an385-clang/size-probe/with.elf
+syms=$(arm-none-eabi-nm "$elf" 2>/dev/null) || bad "no size probe $elf"
+for s in msamp_init msamp_poll __wrap_malloc __wrap_realloc msamp_arm_walk_frames msamp_transport_write; do
+  grep -q " T $s\$" <<<"$syms" || bad "the tiny size probe lacks $s"
+done
+for s in msamp_get_stats msamp_set_interval msamp_mark msamp_enable; do
+  grep -q " T $s\$" <<<"$syms" && bad "the tiny size probe links $s, which it never calls"
+done
+[ $fail -eq 0 ] && echo "ok: $rows rows; tiny small config RAM $((sd + sb)) (firmware $fram); control API not linked"
+exit $fail
