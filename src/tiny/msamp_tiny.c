@@ -15,8 +15,8 @@
 #define SMALL MSAMP_TINY_SMALL
 #define LIVE_N MSAMP_CFG_LIVE_CAPACITY
 #define WAYS MSAMP_CFG_LIVE_WAYS
-#define STACK_N MSAMP_TINY_STACK_N
-#define RING_MASK MSAMP_TINY_RING_MASK
+#define STACK_N MSAMP_CFG_STACK_CAPACITY
+#define RING_MASK (MSAMP_CFG_RING_SIZE - 1u)
 #define PTR_BITS (sizeof(uintptr_t) * 8u)
 /* As in the full core: finite while disabled, so a context that missed a broadcast re-checks. */
 #define DISABLED_COUNTDOWN ((uintptr_t)1 << (PTR_BITS - 2u))
@@ -125,6 +125,8 @@ SMALL uintptr_t msamp_tiny_stamp(void)
     uint64_t ts = msamp_port_time() >> T.shift;
     uint64_t d = ts - T.ts;
     if (ts < T.ts || d >= DT_LIMIT) {
+        /* A TIME record written here, not by msamp_tiny_rec(): its value is 64-bit, wider than
+         * uintptr_t on 32-bit targets. */
         emit(MSAMP_REC_TIME | put(ts, 1) << 4);
         put(ts, 0);
         T.records++;
@@ -258,7 +260,8 @@ static int decide(struct msamp_context *c, size_t size)
     return atomic_load_explicit(&T.enabled, memory_order_relaxed) && T.initialised;
 }
 
-/* Frames go to s[3..]: s[0..2] are left for the STACK record's id, depth and first frame. */
+/* The walk's frames, stored from pcs on (sample() leaves room before them for the STACK record's
+ * id and depth). */
 struct walk {
     uintptr_t *pcs;
     uint32_t n;

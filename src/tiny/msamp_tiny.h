@@ -14,9 +14,6 @@
  * functions into each caller, and code size is what this profile is for. */
 #define MSAMP_TINY_SMALL __attribute__((noinline))
 
-#define MSAMP_TINY_RING_MASK (MSAMP_CFG_RING_SIZE - 1u)
-#define MSAMP_TINY_STACK_N MSAMP_CFG_STACK_CAPACITY
-
 /* Loss counters, in the order of the DROPS record. */
 enum {
     MSAMP_TINY_RING_RECORDS,
@@ -46,7 +43,7 @@ struct msamp_tiny {
     uint64_t ts, last_ts; /* the frame's time base; the time of the last timed record published */
     struct msamp_context *ctx[MSAMP_CFG_MAX_CONTEXTS];
     _Atomic uintptr_t live[MSAMP_CFG_LIVE_CAPACITY]; /* sampled blocks by slot; 0: free */
-    uint32_t stack[MSAMP_TINY_STACK_N]; /* hash of stack id i's frames (ids 1..stacks_used) */
+    uint32_t stack[MSAMP_CFG_STACK_CAPACITY]; /* hash of stack id i's frames (ids 1..stacks_used) */
     uint8_t ring[MSAMP_CFG_RING_SIZE];
 };
 extern struct msamp_tiny msamp_tiny;

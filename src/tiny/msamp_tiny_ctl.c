@@ -94,7 +94,7 @@ int msamp_get_stats(struct msamp_stats *out)
         .live_used = T.live_used,
         .live_capacity = MSAMP_CFG_LIVE_CAPACITY,
         .stacks_used = T.stacks_used,
-        .stack_capacity = MSAMP_TINY_STACK_N - 1u,
+        .stack_capacity = MSAMP_CFG_STACK_CAPACITY - 1u,
         .ring_used = atomic_load_explicit(&T.head, memory_order_relaxed) -
                      atomic_load_explicit(&T.tail, memory_order_relaxed),
         .ring_size = MSAMP_CFG_RING_SIZE,
