@@ -26,6 +26,15 @@
 #define MSAMP_WIRE_LEN_INLINE_MAX 14u
 #define MSAMP_WIRE_LEN_EXTENDED 15u
 #define MSAMP_WIRE_MAX_VARINT 10u
+/* A record header: the type/length byte and, for a payload over 14 bytes, its length as a varint
+ * of at most two bytes (every record a device writes is under 16 KiB). */
+#define MSAMP_WIRE_MAX_REC_HEADER 3u
+/* Longest GNU build-id carried in SESSION and MAPPING (build_id_len is at most this). */
+#define MSAMP_WIRE_MAX_BUILD_ID 64u
+/* Longest MARK text a device sends (msamp_mark). */
+#define MSAMP_WIRE_MAX_MARK 64u
+/* Deepest STACK record (depth 1..this). */
+#define MSAMP_WIRE_MAX_DEPTH 256u
 
 /* Record types. Fields are listed in order; [x] marks an optional trailing field. */
 enum msamp_wire_type {
@@ -72,6 +81,18 @@ enum msamp_wire_type {
     MSAMP_REC_MAPPING = 13,
     /* Type 15 means the first payload varint holds the real type (>= 16). */
     MSAMP_REC_EXTENDED = 15
+};
+
+/* The DROPS record's fields, in order: cumulative device counters of samples that lost
+ * information (struct msamp_stats names them too). */
+enum msamp_wire_drop {
+    MSAMP_DROP_RING_RECORDS = 0, /* records dropped because the ring was full */
+    MSAMP_DROP_RING_BYTES = 1,   /* bytes of those records */
+    MSAMP_DROP_LIVE_FULL = 2,    /* samples not tracked as live: their bucket was full */
+    MSAMP_DROP_STACK_FULL = 3,   /* samples whose stack did not fit the stack table */
+    MSAMP_DROP_REENTRANT = 4,    /* allocations skipped because msamp was already running */
+    MSAMP_DROP_TRUNCATED = 5,    /* stacks cut at the device's maximum depth */
+    MSAMP_DROP_COUNT = 6
 };
 
 /* SESSION flags. */

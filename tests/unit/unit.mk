@@ -24,7 +24,7 @@ $(UNIT_OUT)/test_sampler32: tests/unit/test_sampler.c src/msamp_sampler.c $(UNIT
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_SAMPLER32=1 $(filter %.c,$^) -lm -o $@
 
 # The tiny profile end to end, in the smallest useful configuration.
-$(UNIT_OUT)/test_tiny: tests/unit/test_tiny.c tests/unit/fake_port.c $(MSAMP_TINY_CORE_SRCS) $(UNIT_WRAPS) \
+$(UNIT_OUT)/test_tiny: tests/unit/test_tiny.c tests/unit/fake_port.c $(msamp_src_tiny) $(UNIT_WRAPS) \
 		$(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CONFIG_FILE='"msamp_config_small.h"' \
@@ -44,7 +44,7 @@ $(UNIT_OUT)/test_ring: tests/unit/test_ring.c src/msamp_ring.c src/msamp_encode.
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_SMALL) $(filter %.c,$^) -o $@
 
-$(UNIT_OUT)/test_core: tests/unit/test_core.c tests/unit/fake_port.c $(filter-out src/wrap/%,$(MSAMP_CORE_SRCS)) \
+$(UNIT_OUT)/test_core: tests/unit/test_core.c tests/unit/fake_port.c $(msamp_src_full) \
 		$(UNIT_WRAPS) $(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) $(filter %.c,$^) -lz -o $@
