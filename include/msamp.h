@@ -31,7 +31,7 @@ enum msamp_error {
     MSAMP_ERR_STATE = -2,  /* not initialised, or initialised twice */
     MSAMP_ERR_BUSY = -3,   /* no room in the ring right now: call msamp_poll() and retry */
     MSAMP_ERR_IO = -4,     /* the transport failed */
-    MSAMP_ERR_UNSUPPORTED = -5 /* not in this build (the tiny profile has no snapshot passes) */
+    MSAMP_ERR_UNSUPPORTED = -5 /* not in this build (snapshots without MSAMP_CFG_SNAPSHOTS) */
 };
 
 /* Run-time configuration, owned by the caller and read only during msamp_init(). All-zero means
@@ -86,10 +86,11 @@ int msamp_set_interval(uint32_t interval);
 
 /* Ask for a snapshot pass: every live sampled allocation (and its stack) is re-sent over the next
  * msamp_poll() calls, bracketed by SNAP_BEGIN/SNAP_END, as the periodic re-send does.
- * MSAMP_ERR_UNSUPPORTED in the tiny profile (MSAMP_CFG_TINY). */
+ * MSAMP_ERR_UNSUPPORTED in a build without them (MSAMP_CFG_SNAPSHOTS 0, the tiny profile's
+ * default). */
 int msamp_snapshot(void);
 
-/* Write an application marker (up to 64 bytes of text) into the stream, e.g. "phase 2 start".
+/* Write an application marker (up to MSAMP_WIRE_MAX_MARK = 64 bytes of text) into the stream, e.g. "phase 2 start".
  * MSAMP_ERR_BUSY when the ring is full. */
 int msamp_mark(const char *text, size_t len);
 

@@ -11,19 +11,53 @@
 #include MSAMP_CONFIG_FILE
 #endif
 
-/* 1: the tiny profile of the core (src/tiny/, MSAMP_PROFILE=tiny in port/msamp.mk): the same API,
- * wire format and wrappers in about a quarter of the code and RAM, for microcontrollers. Its
- * tables hold only what the allocation path needs (a live slot is one address, a stack one 32-bit
- * hash), so it has no snapshot passes (no late join: the reader must see the stream from boot),
- * no RAM-dump table and no MAPPING records, and frames one event per frame. See docs/TINY.md. */
+/* 1: the tiny profile, a preset for microcontrollers with a few KiB of RAM (MSAMP_PROFILE=tiny in
+ * port/msamp.mk): it changes only the defaults of the knobs below that name it (compact tables
+ * without the RAM-dump block or snapshot passes, the 32-bit sampler, a table-free CRC, short
+ * frames). The same sources, API and wire format as every other build. See docs/TINY.md. */
 #ifndef MSAMP_CFG_TINY
 #define MSAMP_CFG_TINY 0
+#endif
+
+/* 1: the live and stack tables are the RAM-dump block `msamp_heapdump` (include/msamp_heapdump.h):
+ * a live slot holds address, size, stack id and birth, a stack its frames, so a host can rebuild
+ * the in-use profile from a RAM dump, and snapshot passes can re-send what is live. 0: compact
+ * tables for the smallest parts: a live slot is one address, a stack one 32-bit hash of its frames
+ * (two stacks with the same hash share an id: about 1 in 2^32 per pair). */
+#ifndef MSAMP_CFG_HEAPDUMP
+#define MSAMP_CFG_HEAPDUMP (!MSAMP_CFG_TINY)
+#endif
+
+/* 1: snapshot passes (msamp_snapshot()) and the periodic re-send of identity and live samples that
+ * lets a reader join mid-run (MSAMP_CFG_RESEND_MS). Needs MSAMP_CFG_HEAPDUMP. 0: the reader must
+ * follow the stream from boot, and msamp_snapshot() answers MSAMP_ERR_UNSUPPORTED. */
+#ifndef MSAMP_CFG_SNAPSHOTS
+#define MSAMP_CFG_SNAPSHOTS MSAMP_CFG_HEAPDUMP
+#endif
+
+/* 1: MAPPING records (the port's loaded images, msamp_port_mappings()) follow each SESSION: what
+ * hosted PIE programs need. Bare-metal firmware has none. */
+#ifndef MSAMP_CFG_MAPPINGS
+#define MSAMP_CFG_MAPPINGS (!MSAMP_CFG_TINY)
 #endif
 
 /* 1: the sampler's generator and arithmetic are 32-bit (xorshift32*, u with 32 bits) instead of
  * 64-bit: smaller and faster on 32-bit cores, the same distribution (tests/unit checks both). */
 #ifndef MSAMP_CFG_SAMPLER32
 #define MSAMP_CFG_SAMPLER32 MSAMP_CFG_TINY
+#endif
+
+/* 1: the frame CRC-32 uses a 64-byte table (two lookups per byte); 0: bit by bit, no table (8
+ * steps per byte, a few dozen bytes less code). */
+#ifndef MSAMP_CFG_CRC_TABLE
+#define MSAMP_CFG_CRC_TABLE (!MSAMP_CFG_TINY)
+#endif
+
+/* Records are batched into frames: a frame is closed when msamp_poll() runs or once its body
+ * holds this many bytes (the event that crosses it still goes in). Smaller frames lose less on a
+ * noisy line, larger ones cost fewer bytes of framing per event (about 6 per frame). */
+#ifndef MSAMP_CFG_FRAME_BYTES
+#define MSAMP_CFG_FRAME_BYTES (MSAMP_CFG_TINY ? 128 : 256)
 #endif
 
 /* Sampled allocations tracked at once (the live table). Power of two, >= MSAMP_CFG_LIVE_WAYS.
@@ -45,7 +79,7 @@
 #define MSAMP_CFG_STACK_CAPACITY 128
 #endif
 
-/* Frames stored for all interned stacks together (one pointer each). */
+/* Frames stored for all interned stacks together (one pointer each; MSAMP_CFG_HEAPDUMP only). */
 #ifndef MSAMP_CFG_FRAME_POOL
 #define MSAMP_CFG_FRAME_POOL 2048
 #endif
@@ -95,7 +129,7 @@
 #endif
 
 /* Allocations of at least this many bytes are refused (the wrapper returns NULL with ENOMEM where
- * errno exists) and reported as a sample with their stack. 0 disables the guard. */
+ * errno exists). 0 disables the guard. */
 #ifndef MSAMP_CFG_GIANT_BYTES
 #define MSAMP_CFG_GIANT_BYTES 0
 #endif

@@ -1,5 +1,6 @@
 /*
- * The in-RAM tables of msamp, version 1: a layout a host can read from a RAM dump or crash dump
+ * The in-RAM tables of msamp (MSAMP_CFG_HEAPDUMP: the default, but for the tiny profile), version
+ * 2: a layout a host can read from a RAM dump or crash dump
  * (symbol `msamp_heapdump`, section .bss.msamp) to rebuild the in-use profile without the device's
  * help, as Fuchsia's heapdump does.
  *
@@ -27,16 +28,17 @@
 #include "msamp_config.h"
 
 #define MSAMP_HEAPDUMP_MAGIC 0x4448534du /* "MSHD" in a little-endian dump */
-#define MSAMP_HEAPDUMP_VERSION 1u
+/* 2: version 1 without the per-bucket fingerprint masks (derived data, now kept apart). */
+#define MSAMP_HEAPDUMP_VERSION 2u
 
-struct msamp_stack_entry_v1 {
+struct msamp_stack_entry_v2 {
     uint32_t hash;  /* hash of the frames */
     uint32_t first; /* index of the first frame in frames[] */
     uint16_t depth; /* 0: entry unused */
     uint16_t pass;  /* snapshot pass in which the definition was last sent (0: never) */
 };
 
-struct msamp_heapdump_v1 {
+struct msamp_heapdump_v2 {
     _Atomic uint32_t magic;
     uint16_t version;
     uint16_t ptr_size;
@@ -56,15 +58,17 @@ struct msamp_heapdump_v1 {
     uintptr_t live_size[MSAMP_CFG_LIVE_CAPACITY];
     uint32_t live_stack[MSAMP_CFG_LIVE_CAPACITY];
     uint32_t live_birth[MSAMP_CFG_LIVE_CAPACITY]; /* low 32 bits of the time, tick_hz */
-    /* One 32-bit fingerprint mask per bucket (live_capacity / live_ways of them): derived data
-     * that lets a free of an unsampled block skip the bucket. A reader may ignore it. */
-    _Atomic uint32_t live_mask[MSAMP_CFG_LIVE_CAPACITY / MSAMP_CFG_LIVE_WAYS];
-    struct msamp_stack_entry_v1 stacks[MSAMP_CFG_STACK_CAPACITY];
+    struct msamp_stack_entry_v2 stacks[MSAMP_CFG_STACK_CAPACITY];
     uintptr_t frames[MSAMP_CFG_FRAME_POOL];
 };
 
-_Static_assert(sizeof(struct msamp_stack_entry_v1) == 12, "stack entry layout");
-_Static_assert(__builtin_offsetof(struct msamp_heapdump_v1, live_addr) ==
+#if MSAMP_CFG_HEAPDUMP
+/* The block itself (src/msamp_table_dump.c). */
+extern struct msamp_heapdump_v2 msamp_heapdump;
+#endif
+
+_Static_assert(sizeof(struct msamp_stack_entry_v2) == 12, "stack entry layout");
+_Static_assert(__builtin_offsetof(struct msamp_heapdump_v2, live_addr) ==
                    (56 + sizeof(uintptr_t) - 1) / sizeof(uintptr_t) * sizeof(uintptr_t),
                "heapdump header layout");
 

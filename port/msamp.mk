@@ -41,21 +41,14 @@ ifneq ($(filter-out $(wildcard $(msamp_wraps)),$(msamp_wraps)),)
 $(error msamp.mk: no wrapper for: $(filter-out $(wildcard $(msamp_wraps)),$(msamp_wraps)))
 endif
 
-# The core: src/ (full profile), or src/tiny/ with the sampler, hooks and weak defaults of src/.
+# The core: one list for every profile (src/sources.mk); the profile is a configuration preset.
 MSAMP_PROFILE ?= full
-ifeq ($(MSAMP_PROFILE),full)
-msamp_core := $(sort $(wildcard $(msamp_p)src/*.c))
-msamp_profile_flags :=
-else ifeq ($(MSAMP_PROFILE),tiny)
-msamp_core := $(sort $(wildcard $(msamp_p)src/tiny/*.c)) $(addprefix $(msamp_p)src/,msamp_sampler.c \
-	msamp_port_defaults.c msamp_hooks.c msamp_note_realloc.c)
-msamp_profile_flags := -DMSAMP_CFG_TINY=1
-ifeq ($(MSAMP_ARCH),hosted)
-$(error msamp.mk: the tiny profile is for bare metal; hosted programs use MSAMP_PROFILE=full)
-endif
-else
+ifeq ($(filter full tiny,$(MSAMP_PROFILE)),)
 $(error msamp.mk: MSAMP_PROFILE is full or tiny, not '$(MSAMP_PROFILE)')
 endif
+include $(msamp_p)src/sources.mk
+msamp_core := $(MSAMP_CORE_SRCS)
+msamp_profile_flags := $(MSAMP_PROFILE_CFLAGS)
 # The port: its folder, plus port/common/ on bare metal (the build-id note reader, contexts by
 # interrupt nesting).
 MSAMP_PORT_SRCS ?= $(sort $(wildcard $(msamp_p)port/$(MSAMP_ARCH)/*.c $(msamp_p)port/$(MSAMP_ARCH)/*.S)) \

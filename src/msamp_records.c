@@ -1,122 +1,87 @@
-/* One encoder per record type of wire format v1 (docs/WIRE_FORMAT.md). Each builds the record in
- * the caller's buffer and returns its start; r->size is its total size. */
+/* The layout of each record of wire format v1 (docs/WIRE_FORMAT.md, include/msamp_wire.h), written
+ * once for every build: each function writes a record's fields into a sink, which either counts
+ * them (to size the record's header) or writes them into the open frame. */
 #include "msamp_internal.h"
 
-const uint8_t *msamp_enc_session(struct msamp_rec *r, uint8_t *buf,
-                                 const struct msamp_session_fields *f)
+void msamp_layout_session(struct msamp_sink *s, const void *arg)
 {
-    uint32_t sid = f->session_id;
-    uint8_t fixed[6] = {(uint8_t)MSAMP_WIRE_VERSION, f->flags, (uint8_t)sid, (uint8_t)(sid >> 8),
-                        (uint8_t)(sid >> 16), (uint8_t)(sid >> 24)};
-    uint8_t arch[2] = {f->arch, f->ptr_size};
-    msamp_rec_begin(r, buf);
-    msamp_rec_bytes(r, fixed, 6);
-    msamp_rec_varint(r, f->resend_seq);
-    msamp_rec_bytes(r, arch, 2);
-    msamp_rec_varint(r, f->tick_hz);
-    msamp_rec_varint(r, f->interval);
-    msamp_rec_varint(r, f->live_capacity);
-    msamp_rec_varint(r, f->stack_capacity);
-    msamp_rec_varint(r, f->max_depth);
-    msamp_rec_bytes(r, &f->build_id_len, 1);
-    msamp_rec_bytes(r, f->build_id, f->build_id_len);
-    return msamp_rec_end(r, MSAMP_REC_SESSION);
+    const struct msamp_session_fields *f = arg;
+    msamp_sink_byte(s, MSAMP_WIRE_VERSION);
+    msamp_sink_byte(s, f->flags);
+    for (unsigned i = 0; i < 4u; i++)
+        msamp_sink_byte(s, f->session_id >> (8u * i)); /* u32le */
+    msamp_sink_varint(s, f->resend_seq);
+    msamp_sink_byte(s, f->arch);
+    msamp_sink_byte(s, f->ptr_size);
+    msamp_sink_varint(s, f->tick_hz);
+    msamp_sink_varint(s, f->interval);
+    msamp_sink_varint(s, f->live_capacity);
+    msamp_sink_varint(s, f->stack_capacity);
+    msamp_sink_varint(s, f->max_depth);
+    msamp_sink_byte(s, f->build_id_len);
+    msamp_sink_bytes(s, f->build_id, f->build_id_len);
 }
 
-const uint8_t *msamp_enc_stack(struct msamp_rec *r, uint8_t *buf, uint32_t id,
-                               const uintptr_t *pcs, uint32_t depth)
+/* id depth frame0, then each frame as the zigzag of its difference to the one before. */
+void msamp_layout_stack(struct msamp_sink *s, const void *arg)
 {
-    msamp_rec_begin(r, buf);
-    msamp_rec_varint(r, id);
-    msamp_rec_varint(r, depth);
-    msamp_rec_varint(r, (uint64_t)pcs[0]);
-    for (uint32_t i = 1; i < depth; i++)
-        msamp_rec_svarint(r, (int64_t)(intptr_t)(pcs[i] - pcs[i - 1]));
-    return msamp_rec_end(r, MSAMP_REC_STACK);
+    const struct msamp_stack_fields *f = arg;
+    msamp_sink_varint(s, f->id);
+    msamp_sink_varint(s, f->depth);
+    msamp_sink_varint(s, f->pcs[0]);
+    for (uint32_t i = 1; i < f->depth; i++) {
+        uintptr_t d = f->pcs[i] - f->pcs[i - 1u];
+        msamp_sink_varint(s, (d << 1) ^ (0u - (d >> (sizeof(uintptr_t) * 8u - 1u))));
+    }
 }
 
-const uint8_t *msamp_enc_alloc(struct msamp_rec *r, uint8_t *buf, int64_t old_slot,
-                               uint64_t slot1, uint64_t size, uint32_t stack, uint64_t dt,
-                               const uintptr_t *addr)
+void msamp_layout_varints(struct msamp_sink *s, const void *arg)
 {
-    msamp_rec_begin(r, buf);
-    if (old_slot >= 0)
-        msamp_rec_varint(r, (uint64_t)old_slot);
-    msamp_rec_varint(r, slot1);
-    msamp_rec_varint(r, size);
-    msamp_rec_varint(r, stack);
-    msamp_rec_varint(r, dt);
-    if (addr != NULL)
-        msamp_rec_varint(r, *addr);
-    return msamp_rec_end(r, old_slot >= 0 ? MSAMP_REC_REALLOC : MSAMP_REC_ALLOC);
+    const struct msamp_varints *f = arg;
+    for (uint32_t i = 0; i < f->n; i++)
+        msamp_sink_varint(s, f->v[i]);
 }
 
-const uint8_t *msamp_enc_free(struct msamp_rec *r, uint8_t *buf, uint32_t slot, uint64_t dt)
+/* Varints that may be 64-bit on every target (TIME, SNAP_BEGIN: absolute timestamps). */
+void msamp_layout_varints64(struct msamp_sink *s, const void *arg)
 {
-    msamp_rec_begin(r, buf);
-    msamp_rec_varint(r, slot);
-    msamp_rec_varint(r, dt);
-    return msamp_rec_end(r, MSAMP_REC_FREE);
+    const struct msamp_varints64 *f = arg;
+    for (uint32_t i = 0; i < f->n; i++)
+        msamp_sink_varint(s, f->v[i]);
 }
 
-const uint8_t *msamp_enc_live(struct msamp_rec *r, uint8_t *buf, uint32_t slot, uint64_t size,
-                              uint32_t stack, uint32_t birth, const uintptr_t *addr)
+void msamp_layout_bytes(struct msamp_sink *s, const void *arg)
 {
-    msamp_rec_begin(r, buf);
-    msamp_rec_varint(r, slot);
-    msamp_rec_varint(r, size);
-    msamp_rec_varint(r, stack);
-    msamp_rec_varint(r, birth);
-    if (addr != NULL)
-        msamp_rec_varint(r, *addr);
-    return msamp_rec_end(r, MSAMP_REC_LIVE);
+    const struct msamp_bytes *f = arg;
+    msamp_sink_bytes(s, f->p, f->n);
 }
 
-/* Records made of varints only: SNAP_BEGIN, SNAP_END, DROPS, INTERVAL, TIME. */
-const uint8_t *msamp_enc_varints(struct msamp_rec *r, uint8_t *buf, unsigned type,
-                                 const uint64_t *v, unsigned n)
+void msamp_layout_mapping(struct msamp_sink *s, const void *arg)
 {
-    msamp_rec_begin(r, buf);
-    for (unsigned i = 0; i < n; i++)
-        msamp_rec_varint(r, v[i]);
-    return msamp_rec_end(r, type);
-}
-
-const uint8_t *msamp_enc_mark(struct msamp_rec *r, uint8_t *buf, const void *text, size_t len)
-{
-    msamp_rec_begin(r, buf);
-    msamp_rec_bytes(r, text, len);
-    return msamp_rec_end(r, MSAMP_REC_MARK);
-}
-
-const uint8_t *msamp_enc_mapping(struct msamp_rec *r, uint8_t *buf, const struct msamp_mapping *m,
-                                 size_t path_room)
-{
-    uint8_t id_len = (uint8_t)(m->build_id != NULL && m->build_id_len <= 64u ? m->build_id_len : 0);
-    size_t path_len = 0;
+    const struct msamp_mapping *m = arg;
+    uint32_t id_len = m->build_id != NULL && m->build_id_len <= MSAMP_WIRE_MAX_BUILD_ID
+                          ? (uint32_t)m->build_id_len
+                          : 0;
+    uint32_t path_len = 0;
     while (m->path != NULL && m->path[path_len] != '\0')
         path_len++;
     const char *path = m->path;
-    if (path_len > path_room) { /* keep the end of a long path: the file name */
-        path += path_len - path_room;
-        path_len = path_room;
+    /* A long path keeps its end (the file name) and the record stays well inside a frame. */
+    if (path_len > MSAMP_MAPPING_PATH_MAX) {
+        path += path_len - MSAMP_MAPPING_PATH_MAX;
+        path_len = MSAMP_MAPPING_PATH_MAX;
     }
-    msamp_rec_begin(r, buf);
-    msamp_rec_varint(r, m->start);
-    msamp_rec_varint(r, m->limit);
-    msamp_rec_varint(r, m->offset);
-    msamp_rec_bytes(r, &id_len, 1);
-    msamp_rec_bytes(r, m->build_id, id_len);
-    msamp_rec_varint(r, path_len);
-    msamp_rec_bytes(r, path, path_len);
-    return msamp_rec_end(r, MSAMP_REC_MAPPING);
+    msamp_sink_varint(s, m->start);
+    msamp_sink_varint(s, m->limit);
+    msamp_sink_varint(s, m->offset);
+    msamp_sink_byte(s, id_len);
+    msamp_sink_bytes(s, m->build_id, id_len);
+    msamp_sink_varint(s, path_len);
+    msamp_sink_bytes(s, path, path_len);
 }
 
-size_t msamp_frame_seal(uint8_t *body, uint8_t seq, size_t records_len)
+void msamp_put_varints(unsigned type, const uintptr_t *v, uint32_t n)
 {
-    body[0] = seq;
-    uint32_t crc = msamp_crc32_update(0, body, 1u + records_len);
-    for (unsigned i = 0; i < 4; i++)
-        body[1u + records_len + i] = (uint8_t)(crc >> (8 * i));
-    return 1u + records_len + MSAMP_WIRE_CRC_SIZE;
+    struct msamp_varints f = {v, n};
+    msamp_event_record(type, msamp_layout_varints, &f);
 }

@@ -5,7 +5,7 @@
 
 HOSTED_PORT_SRCS := port/hosted/hosted.c port/hosted/hosted_walk.c port/hosted/hosted_maps.c
 # glibc has no newlib entry points (_malloc_r...): their wrappers would name missing __real_ ones.
-HOSTED_CORE_SRCS = $(msamp_src_full) $(filter-out %_r.c,$(MSAMP_WRAP_SRCS))
+HOSTED_CORE_SRCS = $(MSAMP_CORE_SRCS) $(filter-out %_r.c,$(MSAMP_WRAP_SRCS))
 HOSTED_HDRS = $(MSAMP_CORE_HDRS) $(wildcard port/hosted/*.h)
 HOSTED_CONFIG := -DMSAMP_CONFIG_FILE='"msamp_hosted_config.h"' -Iport/hosted
 # The core as every build of it (freestanding, frame pointers); the port uses libc and pthreads.

@@ -30,6 +30,8 @@ esac
 # late join
 size=$(stat -c %s "$out/stream.bin")
 cut=$((size * 55 / 100))
+# Inside a frame: step past a delimiter the cut would fall just after.
+while [ "$(od -A n -t x1 -j $((cut - 1)) -N 1 "$out/stream.bin" | tr -d ' ')" = 00 ]; do cut=$((cut + 1)); done
 tail -c +$((cut + 1)) "$out/stream.bin" >"$out/late.bin"
 "$drain" -q -e "$elf" -o "$out/late.pb.gz" "$out/late.bin" || { echo "FAIL: drain on the late stream"; exit 1; }
 inuse() {

@@ -7,12 +7,12 @@ CROSS_OUT := $(BUILD)/tests/cross
 
 TESTS += cross-core
 test-cross-core: ## The core compiles with -ffreestanding -Werror for x86-64, aarch64, Cortex-M3/A15, mips64 (el/be), riscv64, gcc and clang
-	TARGET_WARN="$(TARGET_WARN)" tests/cross/core_compile.sh $(CROSS_OUT)/core $(msamp_src_full) $(MSAMP_WRAP_SRCS)
+	TARGET_WARN="$(TARGET_WARN)" tests/cross/core_compile.sh $(CROSS_OUT)/core $(MSAMP_CORE_SRCS) $(MSAMP_WRAP_SRCS)
 
 TESTS += cross-core-tiny
 test-cross-core-tiny: ## The tiny profile of the core compiles the same way for every target
 	TARGET_WARN="$(TARGET_WARN)" CORE_DEFS=-DMSAMP_CFG_TINY=1 tests/cross/core_compile.sh \
-		$(CROSS_OUT)/core-tiny $(msamp_src_tiny) $(MSAMP_WRAP_SRCS)
+		$(CROSS_OUT)/core-tiny $(MSAMP_CORE_SRCS) $(MSAMP_WRAP_SRCS)
 
 TESTS += cross-hosted-port-clang
 test-cross-hosted-port-clang: ## The hosted port compiles with clang -Werror for x86-64, aarch64, riscv64 and mips64el Linux

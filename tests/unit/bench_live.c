@@ -5,8 +5,6 @@
 
 #include "msamp_internal.h"
 
-struct msamp_heapdump_v1 msamp_heapdump;
-
 static void pattern(uintptr_t base, uintptr_t granule, unsigned spread, const char *name)
 {
     uint64_t rng = msamp_rng_seed(1);
@@ -17,16 +15,16 @@ static void pattern(uintptr_t base, uintptr_t granule, unsigned spread, const ch
         unsigned blocks = MSAMP_CFG_LIVE_CAPACITY * loads[l] / 100;
         unsigned long tries = 0, refused = 0;
         for (int trial = 0; trial < 2000; trial++) {
-            msamp_live_reset(&msamp_heapdump);
+            msamp_table_reset();
             uintptr_t a = base;
             for (unsigned k = 0; k < blocks; k++) {
                 a += granule * (1u + (uintptr_t)(msamp_rng_next(&rng) % spread));
-                int32_t s = msamp_live_free_slot(&msamp_heapdump, a);
+                int32_t s = msamp_live_free_slot(a);
                 tries++;
                 if (s < 0)
                     refused++;
                 else
-                    msamp_live_set(&msamp_heapdump, (uint32_t)s, a, 16, 1, 0);
+                    msamp_live_set((uint32_t)s, a, 16, 1, 0);
             }
         }
         printf("  %u%% load: %.2f%% refused", loads[l], 100.0 * (double)refused / (double)tries);

@@ -218,7 +218,7 @@ static int parse_dump(const uint8_t *m, size_t n, uint64_t *bytes, uint32_t *liv
 {
     *bytes = 0;
     *live = 0;
-    if (n < 64 || rd32(m) != MSAMP_HEAPDUMP_MAGIC || (m[4] | m[5] << 8) != 1)
+    if (n < 64 || rd32(m) != MSAMP_HEAPDUMP_MAGIC || (m[4] | m[5] << 8) != MSAMP_HEAPDUMP_VERSION)
         return -1;
     unsigned ps = (unsigned)(m[6] | m[7] << 8);
     uint32_t lc = rd32(m + 8), ways = rd32(m + 12), sc = rd32(m + 16), fc = rd32(m + 20);
@@ -226,8 +226,8 @@ static int parse_dump(const uint8_t *m, size_t n, uint64_t *bytes, uint32_t *liv
         return -1;
     size_t off = align(56, ps); /* the header is 56 bytes */
     size_t o_addr = off, o_size = o_addr + lc * ps, o_stack = o_size + lc * ps;
-    size_t o_birth = o_stack + lc * 4, o_mask = o_birth + lc * 4;
-    size_t o_stacks = align(o_mask + lc / ways * 4, 4);
+    size_t o_birth = o_stack + lc * 4;
+    size_t o_stacks = align(o_birth + lc * 4, 4);
     size_t o_frames = align(o_stacks + sc * 12, ps);
     if (o_frames + fc * ps > n)
         return -1;
@@ -310,12 +310,12 @@ static void test_other_allocator(void)
  * chosen to land in NULL's bucket with NULL's fingerprint bit. */
 static void test_free_null(void)
 {
-    uint64_t h0 = msamp_live_hash(0);
+    uint32_t h0 = msamp_live_hash(0);
     uintptr_t a = 0x100000;
     int placed = 0;
     uintptr_t placed_at[2];
     for (; placed < 2 && a < (uintptr_t)0x100000000ull; a += 16) {
-        uint64_t h = msamp_live_hash(a);
+        uint32_t h = msamp_live_hash(a);
         if (msamp_live_bucket(h) == msamp_live_bucket(h0) && msamp_live_bit(h) == msamp_live_bit(h0))
             placed_at[placed++] = a;
     }
@@ -323,7 +323,7 @@ static void test_free_null(void)
     struct msamp_stats before, after;
     msamp_on_alloc((void *)placed_at[0], 64); /* interval 1: sampled */
     msamp_get_stats(&before);
-    CHECK(msamp_live_maybe(&msamp_heapdump, 0) != 0);
+    CHECK(msamp_live_maybe(0) != 0);
     __wrap_free(NULL);
     msamp_on_free(NULL);
     msamp_get_stats(&after);

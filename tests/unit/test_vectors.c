@@ -1,5 +1,6 @@
 /* Golden vectors, device side: each tests/vectors/NAME.txt listing is encoded with the device's
- * record encoders and framer, and must equal NAME.bin byte for byte. With --regen the .bin files
+ * record layouts and frame writer (each listed frame one event), and must equal NAME.bin byte for
+ * byte. With --regen the .bin files
  * are written instead (then check them by hand and with msamp-dump before committing).
  * Usage: test_vectors [--regen] FILE.txt... */
 #include <ctype.h>
@@ -12,28 +13,31 @@
 
 static uint8_t out[1 << 16];
 static size_t out_len;
-static uint8_t body[MSAMP_WIRE_MAX_BODY];
-static size_t body_len; /* records after the seq byte */
 static int in_frame;
-static uint8_t seq;
 
+/* The writer's port needs: the transport (into out) and the clock (unused: dt fields are given). */
+int msamp_transport_write(const uint8_t *data, size_t len)
+{
+    memcpy(out + out_len, data, len);
+    out_len += len;
+    return (int)len;
+}
+
+uint64_t msamp_now(void)
+{
+    return 0;
+}
+
+/* Ends the listing's frame: one event, closed and handed to the transport. */
 static void flush_frame(void)
 {
     if (!in_frame)
         return;
-    size_t len = msamp_frame_seal(body, seq, body_len);
-    struct msamp_cobs c;
-    msamp_cobs_start(&c, body, len);
-    size_t n;
-    while ((n = msamp_cobs_emit(&c, out + out_len, 7)) != 0)
-        out_len += n;
+    CHECK_EQ(msamp_event_end(0), 0);
+    msamp_writer_close();
+    while (msamp_ring_drain() > 0)
+        ;
     in_frame = 0;
-}
-
-static void add(const uint8_t *rec, size_t size)
-{
-    memcpy(body + 1 + body_len, rec, size);
-    body_len += size;
 }
 
 /* The value of key= on the line, as a number (0x... hex or decimal). */
@@ -110,6 +114,7 @@ static int encode_listing(const char *path)
     int lineno = 0;
     out_len = 0;
     in_frame = 0;
+    memset(&msamp_core, 0, sizeof msamp_core);
     while (fgets(line, sizeof line, f)) {
         lineno++;
         line[strcspn(line, "\n")] = '\0';
@@ -117,24 +122,29 @@ static int encode_listing(const char *path)
             continue;
         char type[32] = "";
         sscanf(line, "%31s", type);
-        uint8_t buf[3 + MSAMP_WIRE_MAX_BODY];
-        struct msamp_rec r;
-        const uint8_t *rec = NULL;
-        uint64_t v[6];
+        uintptr_t v[6];
+        uint64_t v64[2];
         uint64_t addr;
-        uintptr_t a;
         int has_addr = field(line, "addr", &addr);
-        a = (uintptr_t)addr;
+        unsigned rtype = MSAMP_REC_INVALID, nv = 0;
+        msamp_layout_fn layout = NULL;
+        const void *arg = NULL;
+        struct msamp_session_fields s = {0};
+        struct msamp_stack_fields st = {0};
+        struct msamp_varints64 f64 = {v64, 0};
+        struct msamp_bytes text = {NULL, 0};
+        struct msamp_mapping m = {0};
+        static uintptr_t pcs[256];
+        static uint8_t bid[64];
+        static char textb[256], pathb[512];
         if (strcmp(type, "frame") == 0) {
             flush_frame();
-            seq = (uint8_t)need(line, "seq", lineno);
-            body_len = 0;
+            msamp_core.seq = (uint8_t)need(line, "seq", lineno);
+            msamp_event_begin();
             in_frame = 1;
             continue;
         } else if (strcmp(type, "SESSION") == 0) {
-            static uint8_t bid[64];
-            struct msamp_session_fields s = {0};
-            s.flags = (uint8_t)need(line, "flags", lineno);
+            s.flags = (uint32_t)need(line, "flags", lineno);
             s.session_id = (uint32_t)need(line, "session_id", lineno);
             s.resend_seq = (uint32_t)need(line, "resend_seq", lineno);
             char arch[32] = "";
@@ -145,18 +155,17 @@ static int encode_listing(const char *path)
                                    "mips64", "riscv64", "riscv32", "x86"};
             for (unsigned i = 0; i < 9; i++)
                 if (strcmp(arch, names[i]) == 0)
-                    s.arch = (uint8_t)i;
-            s.ptr_size = (uint8_t)need(line, "ptr_size", lineno);
+                    s.arch = i;
+            s.ptr_size = (uint32_t)need(line, "ptr_size", lineno);
             s.tick_hz = (uint32_t)need(line, "tick_hz", lineno);
             s.interval = (uint32_t)need(line, "interval", lineno);
             s.live_capacity = (uint32_t)need(line, "live_capacity", lineno);
             s.stack_capacity = (uint32_t)need(line, "stack_capacity", lineno);
             s.max_depth = (uint32_t)need(line, "max_depth", lineno);
-            s.build_id_len = (uint8_t)hex_bytes(line, "build_id", bid, sizeof bid);
+            s.build_id_len = (uint32_t)hex_bytes(line, "build_id", bid, sizeof bid);
             s.build_id = bid;
-            rec = msamp_enc_session(&r, buf, &s);
+            rtype = MSAMP_REC_SESSION, layout = msamp_layout_session, arg = &s;
         } else if (strcmp(type, "STACK") == 0) {
-            uintptr_t pcs[256];
             uint32_t depth = (uint32_t)need(line, "depth", lineno), n = 0;
             const char *p = strstr(line, " frames=");
             p = p ? p + 8 : "";
@@ -168,51 +177,56 @@ static int encode_listing(const char *path)
                 p = end + 1;
             }
             CHECK_EQ(n, depth);
-            rec = msamp_enc_stack(&r, buf, (uint32_t)need(line, "id", lineno), pcs, n);
-        } else if (strcmp(type, "ALLOC") == 0) {
-            rec = msamp_enc_alloc(&r, buf, -1, need(line, "slot1", lineno), need(line, "size", lineno),
-                                  (uint32_t)need(line, "stack", lineno), need(line, "dt", lineno),
-                                  has_addr ? &a : NULL);
-        } else if (strcmp(type, "REALLOC") == 0) {
-            rec = msamp_enc_alloc(&r, buf, (int64_t)need(line, "old_slot", lineno),
-                                  need(line, "new_slot1", lineno), need(line, "size", lineno),
-                                  (uint32_t)need(line, "stack", lineno), need(line, "dt", lineno),
-                                  has_addr ? &a : NULL);
+            st = (struct msamp_stack_fields){(uint32_t)need(line, "id", lineno), n, pcs};
+            rtype = MSAMP_REC_STACK, layout = msamp_layout_stack, arg = &st;
+        } else if (strcmp(type, "ALLOC") == 0 || strcmp(type, "REALLOC") == 0) {
+            int re = type[0] == 'R';
+            if (re)
+                v[nv++] = (uintptr_t)need(line, "old_slot", lineno);
+            v[nv++] = (uintptr_t)need(line, re ? "new_slot1" : "slot1", lineno);
+            v[nv++] = (uintptr_t)need(line, "size", lineno);
+            v[nv++] = (uintptr_t)need(line, "stack", lineno);
+            v[nv++] = (uintptr_t)need(line, "dt", lineno);
+            if (has_addr)
+                v[nv++] = (uintptr_t)addr;
+            rtype = re ? MSAMP_REC_REALLOC : MSAMP_REC_ALLOC;
         } else if (strcmp(type, "FREE") == 0) {
-            rec = msamp_enc_free(&r, buf, (uint32_t)need(line, "slot", lineno), need(line, "dt", lineno));
+            v[nv++] = (uintptr_t)need(line, "slot", lineno);
+            v[nv++] = (uintptr_t)need(line, "dt", lineno);
+            rtype = MSAMP_REC_FREE;
         } else if (strcmp(type, "LIVE") == 0) {
-            rec = msamp_enc_live(&r, buf, (uint32_t)need(line, "slot", lineno), need(line, "size", lineno),
-                                 (uint32_t)need(line, "stack", lineno),
-                                 (uint32_t)need(line, "birth", lineno), has_addr ? &a : NULL);
+            v[nv++] = (uintptr_t)need(line, "slot", lineno);
+            v[nv++] = (uintptr_t)need(line, "size", lineno);
+            v[nv++] = (uintptr_t)need(line, "stack", lineno);
+            v[nv++] = (uintptr_t)need(line, "birth", lineno);
+            if (has_addr)
+                v[nv++] = (uintptr_t)addr;
+            rtype = MSAMP_REC_LIVE;
         } else if (strcmp(type, "SNAP_BEGIN") == 0) {
-            v[0] = need(line, "pass", lineno);
-            v[1] = need(line, "ts", lineno);
-            rec = msamp_enc_varints(&r, buf, MSAMP_REC_SNAP_BEGIN, v, 2);
+            v64[f64.n++] = need(line, "pass", lineno);
+            v64[f64.n++] = need(line, "ts", lineno);
+            rtype = MSAMP_REC_SNAP_BEGIN, layout = msamp_layout_varints64, arg = &f64;
         } else if (strcmp(type, "SNAP_END") == 0) {
-            v[0] = need(line, "pass", lineno);
-            v[1] = need(line, "count", lineno);
-            rec = msamp_enc_varints(&r, buf, MSAMP_REC_SNAP_END, v, 2);
+            v[nv++] = (uintptr_t)need(line, "pass", lineno);
+            v[nv++] = (uintptr_t)need(line, "count", lineno);
+            rtype = MSAMP_REC_SNAP_END;
         } else if (strcmp(type, "DROPS") == 0) {
-            const char *k[6] = {"ring_records", "ring_bytes", "live_full", "stack_full", "reentrant",
-                                "truncated"};
-            for (unsigned i = 0; i < 6; i++)
-                v[i] = need(line, k[i], lineno);
-            rec = msamp_enc_varints(&r, buf, MSAMP_REC_DROPS, v, 6);
+            const char *k[MSAMP_DROP_COUNT] = {"ring_records", "ring_bytes", "live_full",
+                                               "stack_full", "reentrant", "truncated"};
+            for (unsigned i = 0; i < MSAMP_DROP_COUNT; i++)
+                v[nv++] = (uintptr_t)need(line, k[i], lineno);
+            rtype = MSAMP_REC_DROPS;
         } else if (strcmp(type, "INTERVAL") == 0) {
-            v[0] = need(line, "interval", lineno);
-            v[1] = need(line, "dt", lineno);
-            rec = msamp_enc_varints(&r, buf, MSAMP_REC_INTERVAL, v, 2);
+            v[nv++] = (uintptr_t)need(line, "interval", lineno);
+            v[nv++] = (uintptr_t)need(line, "dt", lineno);
+            rtype = MSAMP_REC_INTERVAL;
         } else if (strcmp(type, "TIME") == 0) {
-            v[0] = need(line, "ts", lineno);
-            rec = msamp_enc_varints(&r, buf, MSAMP_REC_TIME, v, 1);
+            v64[f64.n++] = need(line, "ts", lineno);
+            rtype = MSAMP_REC_TIME, layout = msamp_layout_varints64, arg = &f64;
         } else if (strcmp(type, "MARK") == 0) {
-            char text[256];
-            size_t n = quoted(line, "text", text, sizeof text);
-            rec = msamp_enc_mark(&r, buf, text, n);
+            text = (struct msamp_bytes){textb, (uint32_t)quoted(line, "text", textb, sizeof textb)};
+            rtype = MSAMP_REC_MARK, layout = msamp_layout_bytes, arg = &text;
         } else if (strcmp(type, "MAPPING") == 0) {
-            static uint8_t bid[64];
-            static char pathb[512];
-            struct msamp_mapping m = {0};
             m.start = (uintptr_t)need(line, "start", lineno);
             m.limit = (uintptr_t)need(line, "limit", lineno);
             m.offset = (uintptr_t)need(line, "offset", lineno);
@@ -221,7 +235,7 @@ static int encode_listing(const char *path)
             size_t n = quoted(line, "path", pathb, sizeof pathb - 1);
             pathb[n] = '\0';
             m.path = pathb;
-            rec = msamp_enc_mapping(&r, buf, &m, sizeof pathb);
+            rtype = MSAMP_REC_MAPPING, layout = msamp_layout_mapping, arg = &m;
         } else {
             fprintf(stderr, "%s:%d: unknown line type %s\n", path, lineno, type);
             check_failures++;
@@ -232,7 +246,10 @@ static int encode_listing(const char *path)
             check_failures++;
             continue;
         }
-        add(rec, r.size);
+        if (layout != NULL)
+            msamp_event_record(rtype, layout, arg);
+        else
+            msamp_put_varints(rtype, v, nv);
     }
     flush_frame();
     fclose(f);

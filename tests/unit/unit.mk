@@ -24,37 +24,43 @@ $(UNIT_OUT)/test_sampler32: tests/unit/test_sampler.c src/msamp_sampler.c $(UNIT
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_SAMPLER32=1 $(filter %.c,$^) -lm -o $@
 
 # The tiny profile end to end, in the smallest useful configuration.
-$(UNIT_OUT)/test_tiny: tests/unit/test_tiny.c tests/unit/fake_port.c $(msamp_src_tiny) $(UNIT_WRAPS) \
+$(UNIT_OUT)/test_tiny: tests/unit/test_tiny.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) $(UNIT_WRAPS) \
 		$(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CONFIG_FILE='"msamp_config_small.h"' \
 		$(filter %.c,$^) -lz -lm -o $@
 
-$(UNIT_OUT)/test_encode: tests/unit/test_encode.c src/msamp_encode.c src/msamp_records.c \
+# The writer with its CRC table, and bit by bit.
+$(UNIT_OUT)/test_writer: tests/unit/test_writer.c src/msamp_writer.c src/msamp_records.c \
 		src/msamp_sampler.c $(UNIT_DEPS)
 	@mkdir -p $(@D)
-	$(UNIT_CC) $(UNIT_CFLAGS) $(filter %.c,$^) -o $@
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_RING_SIZE=4096 $(filter %.c,$^) -o $@
+$(UNIT_OUT)/test_writer_bitwise: tests/unit/test_writer.c src/msamp_writer.c src/msamp_records.c \
+		src/msamp_sampler.c $(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_RING_SIZE=4096 -DMSAMP_CFG_CRC_TABLE=0 $(filter %.c,$^) -o $@
 
-$(UNIT_OUT)/test_tables: tests/unit/test_tables.c src/msamp_live.c src/msamp_stacks.c $(UNIT_DEPS)
+# The table interface, on the RAM-dump tables and on the compact ones.
+$(UNIT_OUT)/test_tables: tests/unit/test_tables.c src/msamp_live.c src/msamp_table_dump.c \
+		src/msamp_table_compact.c $(UNIT_DEPS)
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_SMALL) $(filter %.c,$^) -o $@
-
-$(UNIT_OUT)/test_ring: tests/unit/test_ring.c src/msamp_ring.c src/msamp_encode.c \
-		src/msamp_records.c $(UNIT_DEPS)
+$(UNIT_OUT)/test_tables_compact: tests/unit/test_tables.c src/msamp_live.c src/msamp_table_dump.c \
+		src/msamp_table_compact.c $(UNIT_DEPS)
 	@mkdir -p $(@D)
-	$(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_SMALL) $(filter %.c,$^) -o $@
+	$(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_SMALL) -DMSAMP_CFG_HEAPDUMP=0 $(filter %.c,$^) -o $@
 
-$(UNIT_OUT)/test_core: tests/unit/test_core.c tests/unit/fake_port.c $(msamp_src_full) \
+$(UNIT_OUT)/test_core: tests/unit/test_core.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) \
 		$(UNIT_WRAPS) $(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) $(filter %.c,$^) -lz -o $@
 
-$(UNIT_OUT)/test_vectors: tests/unit/test_vectors.c src/msamp_encode.c src/msamp_records.c $(UNIT_DEPS)
+$(UNIT_OUT)/test_vectors: tests/unit/test_vectors.c src/msamp_writer.c src/msamp_records.c $(UNIT_DEPS)
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_MAX_DEPTH=256 -DMSAMP_CFG_RING_SIZE=65536 \
 		$(filter %.c,$^) -o $@
 
-UNIT_TESTS := sampler sampler32 encode tables ring core tiny vectors
+UNIT_TESTS := sampler sampler32 writer writer_bitwise tables tables_compact core tiny vectors
 TESTS += $(addprefix unit-,$(UNIT_TESTS))
 
 test-unit-vectors: $(UNIT_OUT)/test_vectors
@@ -67,7 +73,8 @@ vectors-regen: $(UNIT_OUT)/test_vectors ## Rewrite tests/vectors/*.bin from the 
 	$< --regen $(VECTORS)
 
 # How the live table's ways trade refusals against the free path's one-bucket probe.
-$(UNIT_OUT)/bench_live_%: tests/unit/bench_live.c src/msamp_live.c src/msamp_sampler.c $(UNIT_DEPS)
+$(UNIT_OUT)/bench_live_%: tests/unit/bench_live.c src/msamp_live.c src/msamp_table_dump.c \
+		src/msamp_sampler.c $(UNIT_DEPS)
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Iinclude -Isrc -DMSAMP_CFG_LIVE_WAYS=$* $(filter %.c,$^) -o $@
 

@@ -1,0 +1,82 @@
+/* msamp_init, msamp_poll and msamp_flush: what every firmware calls. The control API is in
+ * msamp_control.c, an archive member of its own. */
+#include "msamp_internal.h"
+
+#define G msamp_core
+
+int msamp_init(const struct msamp_config *cfg)
+{
+    static const struct msamp_config defaults;
+    if (cfg == NULL)
+        cfg = &defaults;
+    if (G.initialised)
+        return MSAMP_ERR_STATE;
+    uint64_t hz = msamp_port_time_hz();
+    if (hz == 0)
+        return MSAMP_ERR_INVAL;
+    uint32_t interval = cfg->interval != 0 ? cfg->interval : MSAMP_CFG_DEFAULT_INTERVAL;
+
+    msamp_port_lock_t key = msamp_port_lock();
+    msamp_table_reset();
+    while (hz > MSAMP_CFG_TIME_HZ) {
+        hz >>= 1;
+        G.shift++;
+    }
+    G.tick_hz = (uint32_t)hz;
+    uint64_t entropy = msamp_port_entropy();
+    G.seed = cfg->seed != 0 ? cfg->seed : msamp_rng_seed(entropy);
+    G.session_id = (uint32_t)msamp_rng_seed(entropy ^ G.seed ^ (uint64_t)(uintptr_t)&G);
+    atomic_store_explicit(&G.interval, interval, memory_order_relaxed);
+    G.pass = 1;
+    G.sent = UINT32_MAX; /* the first msamp_poll() sends the counters, zeros included */
+#if MSAMP_CFG_SNAPSHOTS
+    uint32_t resend_ms = cfg->resend_ms != 0 ? cfg->resend_ms : MSAMP_CFG_RESEND_MS;
+    G.resend_ticks = (uint64_t)G.tick_hz * resend_ms / 1000u;
+    if (G.resend_ticks == 0)
+        G.resend_ticks = 1;
+    G.resend_seq = 1;
+#endif
+
+    /* The boot header: SESSION with resend_seq 0, the mappings, the clock. */
+    msamp_put_identity(0);
+    msamp_event_begin();
+    G.w.ts = UINT64_MAX; /* an absolute TIME */
+    (void)msamp_event_stamp();
+    (void)msamp_event_end(0);
+#if MSAMP_CFG_SNAPSHOTS
+    G.next_resend = G.w.ts + G.resend_ticks;
+#endif
+    msamp_table_describe(G.session_id, interval, G.tick_hz);
+
+    atomic_store_explicit(&G.enabled, cfg->start_disabled ? 0 : 1, memory_order_relaxed);
+    G.initialised = 1;
+    msamp_broadcast();
+    msamp_port_unlock(key);
+    return MSAMP_OK;
+}
+
+int msamp_poll(void)
+{
+    if (!G.initialised)
+        return MSAMP_ERR_STATE;
+    msamp_port_lock_t key = msamp_port_lock();
+    msamp_report_duties();
+    msamp_writer_close();
+    msamp_port_unlock(key);
+    return msamp_ring_drain();
+}
+
+int msamp_flush(void)
+{
+    if (!G.initialised)
+        return MSAMP_ERR_STATE;
+    int total = 0;
+    for (;;) {
+        int n = msamp_poll();
+        if (n < 0)
+            return n;
+        total += n;
+        if (n == 0 || msamp_ring_empty())
+            return total; /* all sent, or the transport takes nothing now */
+    }
+}

@@ -1,0 +1,74 @@
+/* Sampler contexts and the sampling decision. Each context (a thread, an interrupt level) keeps
+ * its own countdown and generator, so the fast path touches nothing shared; the core keeps a
+ * registry of them to broadcast configuration changes. */
+#include "msamp_internal.h"
+
+#define G msamp_core
+/* Countdown while disabled: large, but finite so that a context that missed a broadcast still
+ * re-checks now and then (every 2^30 bytes on 32-bit targets, 2^62 on 64-bit ones). */
+#define DISABLED_COUNTDOWN ((uintptr_t)1 << (sizeof(uintptr_t) * 8u - 2u))
+/* The index of a context the full registry could not take: it samples, but misses broadcasts. */
+#define UNREGISTERED UINT32_MAX
+
+MSAMP_NOINLINE void msamp_broadcast(void)
+{
+    /* Under the lock, the only writer: no read-modify-write needed. */
+    atomic_store_explicit(&G.gen, atomic_load_explicit(&G.gen, memory_order_relaxed) + 1u,
+                          memory_order_relaxed);
+    for (uint32_t i = 0; i < MSAMP_CFG_MAX_CONTEXTS; i++)
+        if (G.ctx[i] != NULL)
+            atomic_store_explicit(&G.ctx[i]->countdown, 0, memory_order_relaxed);
+}
+
+MSAMP_NOINLINE uint32_t msamp_reentrant(void)
+{
+    uint32_t r = 0;
+    for (uint32_t i = 0; i < MSAMP_CFG_MAX_CONTEXTS; i++)
+        if (G.ctx[i] != NULL)
+            r += G.ctx[i]->reentrant;
+    return r;
+}
+
+/* First allocation here: join the registry (for broadcasts), seed the generator. */
+static void register_context(struct msamp_context *c)
+{
+    msamp_port_lock_t key = msamp_port_lock();
+    G.registrations++;
+    c->rng = msamp_rng_seed(G.seed ^ ((uint64_t)G.registrations * 0xD1B54A32D192ED03ull));
+    c->index = UNREGISTERED;
+    for (uint32_t i = 0; i < MSAMP_CFG_MAX_CONTEXTS; i++) {
+        if (G.ctx[i] == NULL) {
+            G.ctx[i] = c;
+            c->index = i + 1u;
+            break;
+        }
+    }
+    msamp_port_unlock(key);
+    msamp_port_context_registered(c);
+}
+
+static uintptr_t fresh_gap(struct msamp_context *c)
+{
+    if (!atomic_load_explicit(&G.enabled, memory_order_relaxed))
+        return DISABLED_COUNTDOWN;
+    return msamp_draw_gap(&c->rng, atomic_load_explicit(&G.interval, memory_order_relaxed));
+}
+
+int msamp_decide(struct msamp_context *c, size_t size)
+{
+    uint32_t gen = atomic_load_explicit(&G.gen, memory_order_relaxed);
+    if (c->index == 0)
+        register_context(c);
+    uintptr_t cd = atomic_load_explicit(&c->countdown, memory_order_relaxed);
+    if (c->gen != gen) {
+        /* The configuration changed (or this context is new): forget the old gap. */
+        c->gen = gen;
+        cd = fresh_gap(c);
+    }
+    if (size < cd) {
+        atomic_store_explicit(&c->countdown, cd - size, memory_order_relaxed);
+        return 0;
+    }
+    atomic_store_explicit(&c->countdown, fresh_gap(c), memory_order_relaxed);
+    return atomic_load_explicit(&G.enabled, memory_order_relaxed) && G.initialised;
+}

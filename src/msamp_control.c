@@ -1,0 +1,116 @@
+/* The control and statistics API (msamp.h), and msamp_context_detach for ports: an archive member
+ * of its own, linked only by a program that calls one of these. */
+#include "msamp_internal.h"
+
+#define G msamp_core
+
+void msamp_context_detach(struct msamp_context *c)
+{
+    msamp_port_lock_t key = msamp_port_lock();
+    for (uint32_t i = 0; i < MSAMP_CFG_MAX_CONTEXTS; i++)
+        if (G.ctx[i] == c)
+            G.ctx[i] = NULL;
+    c->index = 0;
+    msamp_port_unlock(key);
+}
+
+static int set_enabled(uint8_t on)
+{
+    if (!G.initialised)
+        return MSAMP_ERR_STATE;
+    msamp_port_lock_t key = msamp_port_lock();
+    atomic_store_explicit(&G.enabled, on, memory_order_relaxed);
+    msamp_broadcast();
+    msamp_port_unlock(key);
+    return MSAMP_OK;
+}
+
+int msamp_enable(void)
+{
+    return set_enabled(1);
+}
+
+int msamp_disable(void)
+{
+    return set_enabled(0);
+}
+
+int msamp_set_interval(uint32_t interval)
+{
+    if (interval == 0)
+        return MSAMP_ERR_INVAL;
+    if (!G.initialised)
+        return MSAMP_ERR_STATE;
+    msamp_port_lock_t key = msamp_port_lock();
+    msamp_event_begin();
+    uintptr_t v[2] = {interval, 0};
+    v[1] = msamp_event_stamp();
+    msamp_put_varints(MSAMP_REC_INTERVAL, v, 2);
+    int rc = MSAMP_ERR_BUSY;
+    if (msamp_event_end(0) == 0) {
+        atomic_store_explicit(&G.interval, interval, memory_order_relaxed);
+        msamp_table_describe(G.session_id, interval, G.tick_hz);
+        msamp_broadcast();
+        rc = MSAMP_OK;
+    }
+    msamp_port_unlock(key);
+    return rc;
+}
+
+int msamp_snapshot(void)
+{
+    if (!G.initialised)
+        return MSAMP_ERR_STATE;
+#if MSAMP_CFG_SNAPSHOTS
+    msamp_port_lock_t key = msamp_port_lock();
+    G.snap_requested = 1;
+    msamp_port_unlock(key);
+    return MSAMP_OK;
+#else
+    return MSAMP_ERR_UNSUPPORTED;
+#endif
+}
+
+int msamp_mark(const char *text, size_t len)
+{
+    if (text == NULL || len > MSAMP_WIRE_MAX_MARK)
+        return MSAMP_ERR_INVAL;
+    if (!G.initialised)
+        return MSAMP_ERR_STATE;
+    struct msamp_bytes f = {text, (uint32_t)len};
+    msamp_port_lock_t key = msamp_port_lock();
+    msamp_event_begin();
+    msamp_event_record(MSAMP_REC_MARK, msamp_layout_bytes, &f);
+    int rc = msamp_event_end(0) == 0 ? MSAMP_OK : MSAMP_ERR_BUSY;
+    msamp_port_unlock(key);
+    return rc;
+}
+
+int msamp_get_stats(struct msamp_stats *out)
+{
+    if (out == NULL)
+        return MSAMP_ERR_INVAL;
+    msamp_port_lock_t key = msamp_port_lock();
+    *out = (struct msamp_stats){
+        .samples = G.samples,
+        .frees = G.frees,
+        .ring_records = G.count[MSAMP_DROP_RING_RECORDS],
+        .ring_bytes = G.count[MSAMP_DROP_RING_BYTES],
+        .live_full = G.count[MSAMP_DROP_LIVE_FULL],
+        .stack_full = G.count[MSAMP_DROP_STACK_FULL],
+        .reentrant = msamp_reentrant(),
+        .truncated = G.count[MSAMP_DROP_TRUNCATED],
+        .live_used = msamp_live_used(),
+        .live_capacity = MSAMP_CFG_LIVE_CAPACITY,
+        .stacks_used = msamp_stacks_used(),
+        .stack_capacity = MSAMP_CFG_STACK_CAPACITY - 1u,
+        .frames_used = msamp_frames_used(),
+        .frame_capacity = MSAMP_CFG_HEAPDUMP ? MSAMP_CFG_FRAME_POOL : 0u,
+        .ring_used = msamp_ring_used(),
+        .ring_size = MSAMP_CFG_RING_SIZE,
+        .interval = atomic_load_explicit(&G.interval, memory_order_relaxed),
+        .enabled = atomic_load_explicit(&G.enabled, memory_order_relaxed),
+    };
+    msamp_port_unlock(key);
+    return MSAMP_OK;
+}

@@ -1,0 +1,149 @@
+/* The slow paths of the wrappers: a sampled allocation (walk, stack, live slot, records), the free
+ * of a sampled block, and realloc's bookkeeping. Each runs inside its context's reentrancy guard;
+ * shared state changes only under the port lock. */
+#include "msamp_internal.h"
+
+#define G msamp_core
+
+#if MSAMP_CFG_SEND_ADDRESSES
+#define ADDRESS_FIELDS 1u
+#else
+#define ADDRESS_FIELDS 0u
+#endif
+
+/* The walk's frames; n one past MSAMP_CFG_MAX_DEPTH means the stack was cut. */
+struct walk {
+    uintptr_t *pcs;
+    uint32_t n;
+};
+
+static int collect(void *arg, uintptr_t pc)
+{
+    struct walk *w = arg;
+    if (w->n == MSAMP_CFG_MAX_DEPTH) {
+        w->n++;
+        return 0;
+    }
+    w->pcs[w->n++] = pc;
+    return 1;
+}
+
+/* Writes a FREE of slot into the open event and empties the slot. */
+MSAMP_NOINLINE static void put_free(uint32_t slot)
+{
+    uintptr_t v[2] = {slot, 0};
+    v[1] = msamp_event_stamp();
+    msamp_put_varints(MSAMP_REC_FREE, v, 2);
+    msamp_live_clear(slot);
+    G.frees++;
+}
+
+/* Records a sampled allocation p of size bytes; a REALLOC that frees old when old is tracked. */
+static void sample(uintptr_t p, uintptr_t size, const void *frame, uintptr_t old)
+{
+    uintptr_t pcs[MSAMP_CFG_MAX_DEPTH];
+    struct walk w = {pcs, 0};
+    msamp_port_walk(frame, collect, &w);
+
+    msamp_port_lock_t key = msamp_port_lock();
+    msamp_event_begin();
+    uint32_t n = w.n;
+    if (n > MSAMP_CFG_MAX_DEPTH) {
+        n = MSAMP_CFG_MAX_DEPTH;
+        G.count[MSAMP_DROP_TRUNCATED]++;
+    }
+    uint32_t id = msamp_stack_intern(pcs, n);
+    if (id == 0 && n != 0)
+        G.count[MSAMP_DROP_STACK_FULL]++;
+    int32_t old_slot = old != 0 ? msamp_live_find(old) : -1;
+    int32_t stale = msamp_live_find(p);
+    if (stale >= 0 && stale != old_slot)
+        put_free((uint32_t)stale); /* its free was never seen: the address is reused */
+    if (old_slot >= 0) {
+        msamp_live_clear((uint32_t)old_slot);
+        G.frees++;
+    }
+    int32_t slot = msamp_live_free_slot(p);
+    if (slot < 0)
+        G.count[MSAMP_DROP_LIVE_FULL]++;
+
+    int send_stack = msamp_stack_unsent(id, G.pass);
+    if (send_stack) {
+        struct msamp_stack_fields f = {id, n, pcs};
+        msamp_event_record(MSAMP_REC_STACK, msamp_layout_stack, &f);
+    }
+    /* [old_slot] slot1 size stack dt [addr] */
+    uintptr_t v[6] = {(uintptr_t)old_slot, (uintptr_t)(slot + 1), size, id, 0, p};
+    v[4] = msamp_event_stamp();
+    unsigned first = old_slot < 0;
+    msamp_put_varints(old_slot >= 0 ? MSAMP_REC_REALLOC : MSAMP_REC_ALLOC, &v[first],
+                      5u - first + ADDRESS_FIELDS);
+    if (msamp_event_end(1) == 0 && send_stack)
+        msamp_stack_sent(id, G.pass);
+    /* Tracked even when the record was dropped: a snapshot pass reports it, or its FREE is an
+     * unknown slot to the reader, which counts it. */
+    if (slot >= 0)
+        msamp_live_set((uint32_t)slot, p, size, id, (uint32_t)G.w.ts);
+    G.samples++;
+    msamp_port_unlock(key);
+}
+
+/* Frees old's slot, if it still has one (another context may have reported it meanwhile). */
+static void release(void *old)
+{
+    msamp_port_lock_t key = msamp_port_lock();
+    int32_t slot = msamp_live_find((uintptr_t)old);
+    if (slot >= 0) {
+        msamp_event_begin();
+        put_free((uint32_t)slot);
+        (void)msamp_event_end(1);
+    }
+    msamp_port_unlock(key);
+}
+
+/* Leaves the slow path: the port may drain a filling ring from here (hosted MSAMP_FLUSH=inline). */
+static void leave(struct msamp_context *c)
+{
+    msamp_port_ring_notify(msamp_ring_pending(), MSAMP_CFG_RING_SIZE);
+    c->busy = 0;
+}
+
+void msamp_alloc_slow(struct msamp_context *c, void *p, size_t size, const void *frame)
+{
+    if (c->busy) {
+        c->reentrant++;
+        return;
+    }
+    c->busy = 1;
+    if (msamp_decide(c, size) && p != NULL)
+        sample((uintptr_t)p, size, frame, 0);
+    leave(c);
+}
+
+void msamp_free_slow(struct msamp_context *c, void *p)
+{
+    if (msamp_live_find((uintptr_t)p) < 0)
+        return; /* a fingerprint collision (or NULL): not a sampled block */
+    if (c->busy) {
+        c->reentrant++;
+        return;
+    }
+    c->busy = 1;
+    release(p);
+    leave(c);
+}
+
+void msamp_realloc_slow(struct msamp_context *c, void *old, void *p, size_t size,
+                        const void *frame)
+{
+    if (c->busy) {
+        c->reentrant++;
+        return;
+    }
+    c->busy = 1;
+    if (p != NULL && msamp_decide(c, size))
+        sample((uintptr_t)p, size, frame, (uintptr_t)old);
+    else
+        release(old);
+    leave(c);
+}

@@ -1,0 +1,97 @@
+/* The live table and the stack table: one interface, two implementations chosen by
+ * MSAMP_CFG_HEAPDUMP (msamp_table_dump.c: the RAM-dump block; msamp_table_compact.c: address-only
+ * slots and hashed stacks). Everything but the lock-free probes runs under the port lock. */
+#ifndef MSAMP_TABLE_H
+#define MSAMP_TABLE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "msamp_config.h"
+
+#define MSAMP_LIVE_BUCKETS (MSAMP_CFG_LIVE_CAPACITY / MSAMP_CFG_LIVE_WAYS)
+
+/* One 32-bit fingerprint mask per bucket of MSAMP_CFG_LIVE_WAYS slots: the bit of each block in
+ * the bucket is set, so the check every free makes (is this block sampled?) is one load and a bit
+ * test, and reads the bucket's addresses only when the bit is set. */
+extern _Atomic uint32_t msamp_live_mask[MSAMP_LIVE_BUCKETS];
+
+/* Fibonacci hashing: the top bits of the product depend on every address bit, so blocks at page
+ * or power-of-two strides spread as well as packed ones. Its top bits pick the bucket, bits 16..20
+ * the block's fingerprint bit in its bucket's mask. */
+static inline uint32_t msamp_live_hash(uintptr_t p)
+{
+#if UINTPTR_MAX > 0xFFFFFFFFu
+    return (uint32_t)(((uint64_t)p * 0x9E3779B97F4A7C15ull) >> 32);
+#else
+    return (uint32_t)p * 0x9E3779B9u;
+#endif
+}
+
+static inline uint32_t msamp_live_bucket(uint32_t h)
+{
+    return (uint32_t)(((uint64_t)h * MSAMP_LIVE_BUCKETS) >> 32);
+}
+
+static inline uint32_t msamp_live_bit(uint32_t h)
+{
+    return 1u << ((h >> 16) & 31u);
+}
+
+/* Lock-free: 0 when p is certainly not in the table (the common case of every free); nonzero when
+ * it may be (then msamp_live_find decides). */
+static inline uint32_t msamp_live_maybe(uintptr_t p)
+{
+    uint32_t h = msamp_live_hash(p);
+    return atomic_load_explicit(&msamp_live_mask[msamp_live_bucket(h)], memory_order_relaxed) &
+           msamp_live_bit(h);
+}
+
+/* The live slots' addresses (0: free), storage owned by the table implementation; slot i is in
+ * bucket i / MSAMP_CFG_LIVE_WAYS. msamp_live.c keeps them and the masks for both implementations. */
+extern _Atomic uintptr_t *const msamp_live_slots;
+/* Stores slot's address (0 empties it) with one store, then rebuilds its bucket's mask. */
+void msamp_live_publish(uint32_t slot, uintptr_t p);
+/* Empties every slot and mask. */
+void msamp_live_reset(void);
+
+/* Empties both tables (init). */
+void msamp_table_reset(void);
+/* Puts the session's parameters where a RAM-dump reader finds them and marks the block valid
+ * (init; again when the interval changes). Nothing to do for the compact tables. */
+void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_hz);
+
+/* Lock-free probe of p's bucket: its slot, or -1 (always -1 for p == 0, the empty slot's mark). */
+int32_t msamp_live_find(uintptr_t p);
+/* A free slot of p's bucket, or -1 when the bucket is full. p must not be in the table. */
+int32_t msamp_live_free_slot(uintptr_t p);
+/* Fills a slot; the address is published last, with one store. */
+void msamp_live_set(uint32_t slot, uintptr_t p, uintptr_t size, uint32_t stack, uint32_t birth);
+/* Empties a slot with one store. */
+void msamp_live_clear(uint32_t slot);
+uint32_t msamp_live_used(void);
+
+/* Interns frames pcs[0..n) and returns the stack's id (1..MSAMP_CFG_STACK_CAPACITY-1), or 0 when
+ * n is 0 or the table is full. */
+uint32_t msamp_stack_intern(const uintptr_t *pcs, uint32_t n);
+/* Whether stack id's definition must be sent before a record that uses it: never sent, or (with
+ * snapshot passes) not yet in pass `pass`. Never for id 0. */
+int msamp_stack_unsent(uint32_t id, uint32_t pass);
+/* Its definition went out in pass `pass`. */
+void msamp_stack_sent(uint32_t id, uint32_t pass);
+uint32_t msamp_stacks_used(void);
+/* Frames in use in the frame pool (0 for the compact tables). */
+uint32_t msamp_frames_used(void);
+
+#if MSAMP_CFG_HEAPDUMP
+/* What a snapshot pass reads back: slot's block (addr 0: the slot is free). */
+struct msamp_live_entry {
+    uintptr_t addr, size;
+    uint32_t stack, birth;
+};
+void msamp_live_get(uint32_t slot, struct msamp_live_entry *e);
+/* Frames of stack id; returns the depth (0: not defined). */
+uint32_t msamp_stack_frames(uint32_t id, const uintptr_t **pcs);
+#endif
+
+#endif
