@@ -13,8 +13,8 @@
 
 /* 1: the tiny profile, a preset for microcontrollers with a few KiB of RAM (MSAMP_PROFILE=tiny in
  * port/msamp.mk): it changes only the defaults of the knobs below that name it (compact tables
- * without the RAM-dump block or snapshot passes, the 32-bit sampler, a table-free CRC, short
- * frames). The same sources, API and wire format as every other build. See docs/TINY.md. */
+ * without the RAM-dump block or snapshot passes, the 32-bit sampler, smaller code before speed).
+ * The same sources, API and wire format as every other build. See docs/TINY.md. */
 #ifndef MSAMP_CFG_TINY
 #define MSAMP_CFG_TINY 0
 #endif
@@ -36,9 +36,9 @@
 #endif
 
 /* 1: MAPPING records (the port's loaded images, msamp_port_mappings()) follow each SESSION: what
- * hosted PIE programs need. Bare-metal firmware has none. */
+ * hosted PIE programs need (the hosted port's configuration turns it on). Bare metal has none. */
 #ifndef MSAMP_CFG_MAPPINGS
-#define MSAMP_CFG_MAPPINGS (!MSAMP_CFG_TINY)
+#define MSAMP_CFG_MAPPINGS 0
 #endif
 
 /* 1: the sampler's generator and arithmetic are 32-bit (xorshift32*, u with 32 bits) instead of
@@ -47,17 +47,24 @@
 #define MSAMP_CFG_SAMPLER32 MSAMP_CFG_TINY
 #endif
 
+/* 1: smaller code before speed where the core has the choice: the per-byte writer out of line,
+ * the CRC bit by bit. */
+#ifndef MSAMP_CFG_SMALL_CODE
+#define MSAMP_CFG_SMALL_CODE MSAMP_CFG_TINY
+#endif
+
 /* 1: the frame CRC-32 uses a 64-byte table (two lookups per byte); 0: bit by bit, no table (8
  * steps per byte, a few dozen bytes less code). */
 #ifndef MSAMP_CFG_CRC_TABLE
-#define MSAMP_CFG_CRC_TABLE (!MSAMP_CFG_TINY)
+#define MSAMP_CFG_CRC_TABLE (!MSAMP_CFG_SMALL_CODE)
 #endif
 
 /* Records are batched into frames: a frame is closed when msamp_poll() runs or once its body
  * holds this many bytes (the event that crosses it still goes in). Smaller frames lose less on a
- * noisy line, larger ones cost fewer bytes of framing per event (about 6 per frame). */
+ * noisy line, larger ones cost fewer bytes of framing per event (about 6 per frame). Default: a
+ * quarter of the ring, at most 256. */
 #ifndef MSAMP_CFG_FRAME_BYTES
-#define MSAMP_CFG_FRAME_BYTES (MSAMP_CFG_TINY ? 128 : 256)
+#define MSAMP_CFG_FRAME_BYTES (MSAMP_CFG_RING_SIZE / 4 < 256 ? MSAMP_CFG_RING_SIZE / 4 : 256)
 #endif
 
 /* Sampled allocations tracked at once (the live table). Power of two, >= MSAMP_CFG_LIVE_WAYS.

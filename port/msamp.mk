@@ -75,6 +75,6 @@ MSAMP_CFLAGS := $(MSAMP_INCLUDES) -fno-omit-frame-pointer $(msamp_profile_flags)
 # src/msamp_hooks.c: no frame pointers, smaller code. Every walk starts at the frame of a wrapper
 # or hook and goes up through your code, which keeps frame pointers; the wrappers and hooks keep
 # them too (clang lays out a frame record only with them on, even where the frame address is taken).
-MSAMP_OWN_CFLAGS := -fomit-frame-pointer
+MSAMP_OWN_CFLAGS := -fomit-frame-pointer -ffunction-sections -fdata-sections
 
 MSAMP_LDFLAGS := $(foreach f,$(MSAMP_WRAP_FUNCS),-Wl,--wrap=$(f)) -Wl,--build-id

@@ -22,31 +22,34 @@ int msamp_init(const struct msamp_config *cfg)
         hz >>= 1;
         G.shift++;
     }
-    G.tick_hz = (uint32_t)hz;
     uint64_t entropy = msamp_port_entropy();
     G.seed = cfg->seed != 0 ? cfg->seed : msamp_rng_seed(entropy);
-    G.session_id = (uint32_t)msamp_rng_seed(entropy ^ G.seed ^ (uint64_t)(uintptr_t)&G);
+    uint32_t session_id = (uint32_t)msamp_rng_seed(entropy ^ G.seed ^ (uint64_t)(uintptr_t)&G);
+#if MSAMP_CFG_HEAPDUMP
+    G.session_id = session_id;
+#endif
     atomic_store_explicit(&G.interval, interval, memory_order_relaxed);
-    G.pass = 1;
     G.sent = UINT32_MAX; /* the first msamp_poll() sends the counters, zeros included */
 #if MSAMP_CFG_SNAPSHOTS
     uint32_t resend_ms = cfg->resend_ms != 0 ? cfg->resend_ms : MSAMP_CFG_RESEND_MS;
-    G.resend_ticks = (uint64_t)G.tick_hz * resend_ms / 1000u;
+    G.resend_ticks = (uint64_t)hz * resend_ms / 1000u;
     if (G.resend_ticks == 0)
         G.resend_ticks = 1;
     G.resend_seq = 1;
+    G.pass = 1;
 #endif
 
     /* The boot header: SESSION with resend_seq 0, the mappings, the clock. */
-    msamp_put_identity(0);
-    msamp_event_begin();
+    msamp_put_identity(session_id, 0);
+    struct msamp_writer ev;
+    msamp_event_begin(&ev);
     G.w.ts = UINT64_MAX; /* an absolute TIME */
     (void)msamp_event_stamp();
-    (void)msamp_event_end(0);
+    (void)msamp_event_end(&ev, 0);
 #if MSAMP_CFG_SNAPSHOTS
     G.next_resend = G.w.ts + G.resend_ticks;
 #endif
-    msamp_table_describe(G.session_id, interval, G.tick_hz);
+    msamp_table_describe(session_id, interval, (uint32_t)hz);
 
     atomic_store_explicit(&G.enabled, cfg->start_disabled ? 0 : 1, memory_order_relaxed);
     G.initialised = 1;

@@ -33,8 +33,7 @@ MSAMP_NOINLINE uint32_t msamp_reentrant(void)
 static void register_context(struct msamp_context *c)
 {
     msamp_port_lock_t key = msamp_port_lock();
-    G.registrations++;
-    c->rng = msamp_rng_seed(G.seed ^ ((uint64_t)G.registrations * 0xD1B54A32D192ED03ull));
+    c->rng = msamp_rng_seed(G.seed + ++G.registrations);
     c->index = UNREGISTERED;
     for (uint32_t i = 0; i < MSAMP_CFG_MAX_CONTEXTS; i++) {
         if (G.ctx[i] == NULL) {

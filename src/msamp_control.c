@@ -41,15 +41,16 @@ int msamp_set_interval(uint32_t interval)
         return MSAMP_ERR_INVAL;
     if (!G.initialised)
         return MSAMP_ERR_STATE;
+    struct msamp_writer ev;
     msamp_port_lock_t key = msamp_port_lock();
-    msamp_event_begin();
-    uintptr_t v[2] = {interval, 0};
-    v[1] = msamp_event_stamp();
-    msamp_put_varints(MSAMP_REC_INTERVAL, v, 2);
+    msamp_event_begin(&ev);
+    msamp_rec_interval(interval, msamp_event_stamp());
     int rc = MSAMP_ERR_BUSY;
-    if (msamp_event_end(0) == 0) {
+    if (msamp_event_end(&ev, 0) == 0) {
         atomic_store_explicit(&G.interval, interval, memory_order_relaxed);
-        msamp_table_describe(G.session_id, interval, G.tick_hz);
+#if MSAMP_CFG_HEAPDUMP
+        msamp_table_describe(G.session_id, interval, msamp_tick_hz());
+#endif
         msamp_broadcast();
         rc = MSAMP_OK;
     }
@@ -78,10 +79,11 @@ int msamp_mark(const char *text, size_t len)
     if (!G.initialised)
         return MSAMP_ERR_STATE;
     struct msamp_bytes f = {text, (uint32_t)len};
+    struct msamp_writer ev;
     msamp_port_lock_t key = msamp_port_lock();
-    msamp_event_begin();
+    msamp_event_begin(&ev);
     msamp_event_record(MSAMP_REC_MARK, msamp_layout_bytes, &f);
-    int rc = msamp_event_end(0) == 0 ? MSAMP_OK : MSAMP_ERR_BUSY;
+    int rc = msamp_event_end(&ev, 0) == 0 ? MSAMP_OK : MSAMP_ERR_BUSY;
     msamp_port_unlock(key);
     return rc;
 }

@@ -32,6 +32,12 @@ _Static_assert(!MSAMP_CFG_SNAPSHOTS || MSAMP_CFG_HEAPDUMP, "MSAMP_CFG_SNAPSHOTS 
 /* Helpers called from several places stay out of line: at -Os compilers still copy small
  * functions into each caller, and on small parts code size matters more than a call. */
 #define MSAMP_NOINLINE __attribute__((noinline))
+/* A helper on the hot path of every byte written: inline, unless code size comes first. */
+#if MSAMP_CFG_SMALL_CODE
+#define MSAMP_HOT MSAMP_NOINLINE
+#else
+#define MSAMP_HOT __attribute__((always_inline)) inline
+#endif
 #else
 #error "msamp needs GCC or Clang (weak symbols, builtins)"
 #endif
@@ -81,11 +87,12 @@ uintptr_t msamp_draw_gap(uint64_t *state, uint32_t interval);
  * body reaches MSAMP_CFG_FRAME_BYTES. */
 struct msamp_writer {
     /* Ring index of the next byte (wh) and of the open COBS block's code byte, the tail when the
-     * event began, the block's code, the CRC so far, the body's bytes (seq included) and records,
-     * the time of the last timed record, whether a frame is open. */
-    uint32_t wh, code_at, wt, code, crc, n, records;
+     * event began, the CRC so far, the time of the last timed record, the body's bytes (seq
+     * included) and records, the open block's code, whether a frame is open. */
+    uint32_t wh, code_at, wt, crc;
     uint64_t ts;
-    uint32_t open;
+    uint16_t n, records;
+    uint8_t code, open;
 };
 
 /* A sink for a record's fields: sizing (counts bytes) or writing (into the open frame). */
@@ -100,17 +107,20 @@ void msamp_sink_bytes(struct msamp_sink *s, const void *p, uint32_t n);
  * record, once to write it. */
 typedef void (*msamp_layout_fn)(struct msamp_sink *s, const void *arg);
 
-/* Starts an event (opens a frame when none is open, closing one that is full first). */
-void msamp_event_begin(void);
+/* Starts an event (opens a frame when none is open, closing one that is full first); *mark keeps
+ * what msamp_event_end needs to take the event back. */
+void msamp_event_begin(struct msamp_writer *mark);
 /* Writes one record of the event: the header for its size, then its fields. */
 void msamp_event_record(unsigned type, msamp_layout_fn fn, const void *arg);
+/* The same for a record whose fields are n varints (the layout of the commonest records). */
+void msamp_event_varints(unsigned type, const uintptr_t *v, uint32_t n);
 /* The time now, as the dt of a timed record of the event; writes an absolute TIME record first
  * when dt would not fit two varint bytes. */
 uintptr_t msamp_event_stamp(void);
 /* Ends the event: 0 when it fits the ring (it is sent with its frame); -1 when it does not, and
  * then it is taken back whole, and counted as dropped if `lossy` (an event, not a report the
  * caller repeats later or a refusal the caller returns). */
-int msamp_event_end(int lossy);
+int msamp_event_end(const struct msamp_writer *mark, int lossy);
 /* Closes the open frame, if any, and publishes it to the consumer. */
 void msamp_writer_close(void);
 /* Under the lock: bytes of the ring in use, published or written in the open frame. */
@@ -133,10 +143,6 @@ struct msamp_stack_fields {
     uint32_t id, depth;
     const uintptr_t *pcs;
 };
-struct msamp_varints {
-    const uintptr_t *v;
-    uint32_t n;
-};
 struct msamp_varints64 {
     const uint64_t *v;
     uint32_t n;
@@ -147,14 +153,20 @@ struct msamp_bytes {
 };
 void msamp_layout_session(struct msamp_sink *s, const void *arg);
 void msamp_layout_stack(struct msamp_sink *s, const void *arg);
-void msamp_layout_varints(struct msamp_sink *s, const void *arg); /* a struct msamp_varints */
 void msamp_layout_varints64(struct msamp_sink *s, const void *arg); /* a struct msamp_varints64 */
 void msamp_layout_bytes(struct msamp_sink *s, const void *arg);   /* a struct msamp_bytes */
 void msamp_layout_mapping(struct msamp_sink *s, const void *arg); /* a struct msamp_mapping */
 /* A MAPPING's path keeps its last this many bytes (the file name). */
 #define MSAMP_MAPPING_PATH_MAX 192u
-/* A record whose fields are n varints (ALLOC, FREE, LIVE, DROPS, INTERVAL, SNAP_END...). */
-void msamp_put_varints(unsigned type, const uintptr_t *v, uint32_t n);
+/* Records whose fields are varints, in wire order. */
+/* ALLOC [old_slot < 0], or REALLOC of old_slot: slot1 size stack dt [addr]. */
+void msamp_rec_alloc(int32_t old_slot, uint32_t slot1, uintptr_t size, uint32_t stack, uintptr_t dt,
+                     uintptr_t addr);
+void msamp_rec_free(uint32_t slot, uintptr_t dt);
+void msamp_rec_live(uint32_t slot, uintptr_t size, uint32_t stack, uint32_t birth, uintptr_t addr);
+void msamp_rec_drops(const uint32_t *count); /* MSAMP_DROP_COUNT counters */
+void msamp_rec_interval(uint32_t interval, uintptr_t dt);
+void msamp_rec_snap_end(uint32_t pass, uint32_t count);
 
 /* The core's state, under the port lock but where noted. */
 struct msamp_core {
@@ -167,10 +179,13 @@ struct msamp_core {
     uint32_t count[MSAMP_DROP_COUNT]; /* loss counters (the reentrant one summed when sent) */
     uint32_t sent;                    /* their sum when last sent in a DROPS record */
     uint32_t samples, frees;
-    uint32_t session_id, tick_hz, registrations;
+    uint32_t registrations;
+#if MSAMP_CFG_HEAPDUMP
+    uint32_t session_id; /* for the dump block and the re-sent SESSION */
+#endif
     uint64_t seed;
-    uint32_t pass; /* snapshot pass (1 when the build has none) */
 #if MSAMP_CFG_SNAPSHOTS
+    uint32_t pass; /* the snapshot pass under way, or the last one */
     uint32_t resend_seq, cursor, snap_count, mappings;
     uint8_t scanning, snap_requested;
     uint64_t resend_ticks, next_resend;
@@ -179,6 +194,28 @@ struct msamp_core {
     uint8_t ring[MSAMP_CFG_RING_SIZE];
 };
 extern struct msamp_core msamp_core;
+
+/* The snapshot pass stack definitions are sent for (always 1 in a build without passes). */
+static inline uint32_t msamp_pass(void)
+{
+#if MSAMP_CFG_SNAPSHOTS
+    return msamp_core.pass;
+#else
+    return 1;
+#endif
+}
+
+/* The rate of wire ticks in Hz. */
+static inline uint32_t msamp_tick_hz(void)
+{
+    return (uint32_t)(msamp_port_time_hz() >> msamp_core.shift);
+}
+
+/* The time now in wire ticks. */
+static inline uint64_t msamp_now(void)
+{
+    return msamp_port_time() >> msamp_core.shift;
+}
 
 /* Contexts and the sampling decision (msamp_context.c). */
 /* 1 when an allocation of size bytes is sampled; updates the context's countdown either way. */
@@ -189,13 +226,11 @@ void msamp_broadcast(void);
 uint32_t msamp_reentrant(void);
 
 /* What the core reports on its own (msamp_report.c): identity, loss counters, snapshot passes. */
-/* SESSION (resend_seq) and the MAPPINGs: one event each. */
-void msamp_put_identity(uint32_t resend_seq);
+/* SESSION (session_id, resend_seq) and the MAPPINGs: one event each. */
+void msamp_put_identity(uint32_t session_id, uint32_t resend_seq);
 /* Under the lock, from msamp_poll(): due re-sends, the next part of a snapshot pass, a DROPS
  * record when a loss counter moved. */
 void msamp_report_duties(void);
-/* The time now in wire ticks. */
-uint64_t msamp_now(void);
 
 /* The slow paths the wrappers call (msamp_sample.c). */
 void msamp_alloc_slow(struct msamp_context *c, void *p, size_t size, const void *frame);

@@ -6,7 +6,12 @@
  * the lock-free probe never see a half-written slot. */
 #include "msamp_internal.h"
 
+/* The slots' storage: in the dump block, or an array of the compact tables' own. */
+#if MSAMP_CFG_HEAPDUMP
+#define L msamp_heapdump.live_addr
+#else
 #define L msamp_live_slots
+#endif
 
 _Atomic uint32_t msamp_live_mask[MSAMP_LIVE_BUCKETS];
 
@@ -41,11 +46,19 @@ int32_t msamp_live_free_slot(uintptr_t p)
 void msamp_live_publish(uint32_t slot, uintptr_t p)
 {
     atomic_store_explicit(&L[slot], p, memory_order_release);
-    uint32_t base = slot / MSAMP_CFG_LIVE_WAYS * MSAMP_CFG_LIVE_WAYS, mask = 0;
+    uint32_t b = slot / MSAMP_CFG_LIVE_WAYS;
+    if (p != 0) { /* one more block: its bit joins the mask */
+        uint32_t mask = atomic_load_explicit(&msamp_live_mask[b], memory_order_relaxed);
+        atomic_store_explicit(&msamp_live_mask[b], mask | msamp_live_bit(msamp_live_hash(p)),
+                              memory_order_relaxed);
+        return;
+    }
+    /* One block fewer: the bits of those left, since two may share one. */
+    uint32_t base = b * MSAMP_CFG_LIVE_WAYS, mask = 0;
     for (uint32_t w = 0; w < MSAMP_CFG_LIVE_WAYS; w++) {
         uintptr_t a = atomic_load_explicit(&L[base + w], memory_order_relaxed);
         if (a != 0)
             mask |= msamp_live_bit(msamp_live_hash(a));
     }
-    atomic_store_explicit(&msamp_live_mask[slot / MSAMP_CFG_LIVE_WAYS], mask, memory_order_relaxed);
+    atomic_store_explicit(&msamp_live_mask[b], mask, memory_order_relaxed);
 }

@@ -35,13 +35,6 @@ void msamp_layout_stack(struct msamp_sink *s, const void *arg)
     }
 }
 
-void msamp_layout_varints(struct msamp_sink *s, const void *arg)
-{
-    const struct msamp_varints *f = arg;
-    for (uint32_t i = 0; i < f->n; i++)
-        msamp_sink_varint(s, f->v[i]);
-}
-
 /* Varints that may be 64-bit on every target (TIME, SNAP_BEGIN: absolute timestamps). */
 void msamp_layout_varints64(struct msamp_sink *s, const void *arg)
 {
@@ -56,6 +49,7 @@ void msamp_layout_bytes(struct msamp_sink *s, const void *arg)
     msamp_sink_bytes(s, f->p, f->n);
 }
 
+#if MSAMP_CFG_MAPPINGS
 void msamp_layout_mapping(struct msamp_sink *s, const void *arg)
 {
     const struct msamp_mapping *m = arg;
@@ -79,9 +73,51 @@ void msamp_layout_mapping(struct msamp_sink *s, const void *arg)
     msamp_sink_varint(s, path_len);
     msamp_sink_bytes(s, path, path_len);
 }
+#endif
 
-void msamp_put_varints(unsigned type, const uintptr_t *v, uint32_t n)
+#if MSAMP_CFG_SEND_ADDRESSES
+#define ADDRESS 1u
+#else
+#define ADDRESS 0u
+#endif
+
+void msamp_rec_alloc(int32_t old_slot, uint32_t slot1, uintptr_t size, uint32_t stack, uintptr_t dt,
+                     uintptr_t addr)
 {
-    struct msamp_varints f = {v, n};
-    msamp_event_record(type, msamp_layout_varints, &f);
+    uintptr_t v[6] = {(uintptr_t)old_slot, slot1, size, stack, dt, addr};
+    unsigned first = old_slot < 0;
+    msamp_event_varints(first ? MSAMP_REC_ALLOC : MSAMP_REC_REALLOC, &v[first],
+                        5u - first + ADDRESS);
+}
+
+void msamp_rec_free(uint32_t slot, uintptr_t dt)
+{
+    uintptr_t v[2] = {slot, dt};
+    msamp_event_varints(MSAMP_REC_FREE, v, 2);
+}
+
+void msamp_rec_live(uint32_t slot, uintptr_t size, uint32_t stack, uint32_t birth, uintptr_t addr)
+{
+    uintptr_t v[5] = {slot, size, stack, birth, addr};
+    msamp_event_varints(MSAMP_REC_LIVE, v, 4u + ADDRESS);
+}
+
+void msamp_rec_drops(const uint32_t *count)
+{
+    uintptr_t v[MSAMP_DROP_COUNT];
+    for (unsigned i = 0; i < MSAMP_DROP_COUNT; i++)
+        v[i] = count[i];
+    msamp_event_varints(MSAMP_REC_DROPS, v, MSAMP_DROP_COUNT);
+}
+
+void msamp_rec_interval(uint32_t interval, uintptr_t dt)
+{
+    uintptr_t v[2] = {interval, dt};
+    msamp_event_varints(MSAMP_REC_INTERVAL, v, 2);
+}
+
+void msamp_rec_snap_end(uint32_t pass, uint32_t count)
+{
+    uintptr_t v[2] = {pass, count};
+    msamp_event_varints(MSAMP_REC_SNAP_END, v, 2);
 }

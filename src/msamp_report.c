@@ -9,45 +9,42 @@
 /* Loaded images sent with each SESSION, at most. */
 #define MAX_MAPPINGS 8u
 
-uint64_t msamp_now(void)
-{
-    return msamp_port_time() >> G.shift;
-}
-
 #if MSAMP_CFG_MAPPINGS
 /* One event per MAPPING; returns how many the port reported. */
 static uint32_t put_mappings(void)
 {
+    struct msamp_writer ev;
     struct msamp_mapping maps[MAX_MAPPINGS];
     size_t n = msamp_port_mappings(maps, MAX_MAPPINGS);
     for (size_t i = 0; i < n && i < MAX_MAPPINGS; i++) {
-        msamp_event_begin();
+        msamp_event_begin(&ev);
         msamp_event_record(MSAMP_REC_MAPPING, msamp_layout_mapping, &maps[i]);
-        (void)msamp_event_end(0);
+        (void)msamp_event_end(&ev, 0);
     }
     return (uint32_t)n;
 }
 #endif
 
-void msamp_put_identity(uint32_t resend_seq)
+void msamp_put_identity(uint32_t session_id, uint32_t resend_seq)
 {
+    struct msamp_writer ev;
     struct msamp_session_fields f;
     f.build_id_len = (uint32_t)msamp_port_build_id(&f.build_id);
     if (f.build_id_len > MSAMP_WIRE_MAX_BUILD_ID)
         f.build_id_len = 0;
     f.flags = MSAMP_SESSION_ENDIAN | (MSAMP_CFG_SEND_ADDRESSES ? MSAMP_SESSION_FLAG_ADDRESSES : 0u);
-    f.session_id = G.session_id;
+    f.session_id = session_id;
     f.resend_seq = resend_seq;
     f.arch = MSAMP_ARCH_SELF;
     f.ptr_size = sizeof(uintptr_t);
-    f.tick_hz = G.tick_hz;
+    f.tick_hz = msamp_tick_hz();
     f.interval = atomic_load_explicit(&G.interval, memory_order_relaxed);
     f.live_capacity = MSAMP_CFG_LIVE_CAPACITY;
     f.stack_capacity = MSAMP_CFG_STACK_CAPACITY;
     f.max_depth = MSAMP_CFG_MAX_DEPTH;
-    msamp_event_begin();
+    msamp_event_begin(&ev);
     msamp_event_record(MSAMP_REC_SESSION, msamp_layout_session, &f);
-    (void)msamp_event_end(0);
+    (void)msamp_event_end(&ev, 0);
 #if MSAMP_CFG_MAPPINGS
     uint32_t n = put_mappings();
 #if MSAMP_CFG_SNAPSHOTS
@@ -62,16 +59,16 @@ void msamp_put_identity(uint32_t resend_seq)
  * as a drop when it does not fit: the counters are sent again later. */
 static void report_drops(void)
 {
+    struct msamp_writer ev;
     G.count[MSAMP_DROP_REENTRANT] = msamp_reentrant();
-    uintptr_t v[MSAMP_DROP_COUNT];
     uint32_t sum = 0;
     for (unsigned i = 0; i < MSAMP_DROP_COUNT; i++)
-        sum += (uint32_t)(v[i] = G.count[i]);
+        sum += G.count[i];
     if (sum == G.sent)
         return;
-    msamp_event_begin();
-    msamp_put_varints(MSAMP_REC_DROPS, v, MSAMP_DROP_COUNT);
-    if (msamp_event_end(0) == 0)
+    msamp_event_begin(&ev);
+    msamp_rec_drops(G.count);
+    if (msamp_event_end(&ev, 0) == 0)
         G.sent = sum;
 }
 
@@ -83,16 +80,17 @@ static void report_drops(void)
 
 static void begin_pass(uint64_t ts)
 {
+    struct msamp_writer ev;
     G.pass = G.pass == 0xFFFFu ? 1u : G.pass + 1u;
-    msamp_put_identity(G.resend_seq++);
+    msamp_put_identity(G.session_id, G.resend_seq++);
     G.sent = UINT32_MAX; /* DROPS in every pass, changed or not */
     report_drops();
     uint64_t v[2] = {G.pass, ts};
     struct msamp_varints64 f = {v, 2};
-    msamp_event_begin();
+    msamp_event_begin(&ev);
     msamp_event_record(MSAMP_REC_SNAP_BEGIN, msamp_layout_varints64, &f);
     G.w.ts = ts; /* the reader's clock too: later dt fields count from here */
-    (void)msamp_event_end(0);
+    (void)msamp_event_end(&ev, 0);
     G.cursor = 0;
     G.snap_count = 0;
     G.scanning = 1;
@@ -102,6 +100,7 @@ static void begin_pass(uint64_t ts)
  * slots); ends the pass when the whole table has been seen. */
 static void scan_pass(void)
 {
+    struct msamp_writer ev;
     uint32_t looked = 0;
     for (uint32_t k = 0; k < MSAMP_CFG_SNAPSHOT_BATCH && G.cursor < MSAMP_CFG_LIVE_CAPACITY;) {
         if (++looked > 16u * MSAMP_CFG_SNAPSHOT_BATCH)
@@ -112,17 +111,15 @@ static void scan_pass(void)
             G.cursor++;
             continue;
         }
-        msamp_event_begin();
+        msamp_event_begin(&ev);
         int send_stack = msamp_stack_unsent(e.stack, G.pass);
         if (send_stack) {
             struct msamp_stack_fields f = {e.stack, 0, NULL};
             f.depth = msamp_stack_frames(e.stack, &f.pcs);
             msamp_event_record(MSAMP_REC_STACK, msamp_layout_stack, &f);
         }
-        /* slot size stack birth [addr] */
-        uintptr_t v[5] = {G.cursor, e.size, e.stack, e.birth, e.addr};
-        msamp_put_varints(MSAMP_REC_LIVE, v, 4u + (MSAMP_CFG_SEND_ADDRESSES ? 1u : 0u));
-        if (msamp_event_end(0) != 0)
+        msamp_rec_live(G.cursor, e.size, e.stack, e.birth, e.addr);
+        if (msamp_event_end(&ev, 0) != 0)
             return; /* resume at this entry on the next poll */
         if (send_stack)
             msamp_stack_sent(e.stack, G.pass);
@@ -132,10 +129,9 @@ static void scan_pass(void)
     }
     if (G.cursor < MSAMP_CFG_LIVE_CAPACITY)
         return;
-    uintptr_t v[2] = {G.pass, G.snap_count};
-    msamp_event_begin();
-    msamp_put_varints(MSAMP_REC_SNAP_END, v, 2);
-    if (msamp_event_end(0) == 0)
+    msamp_event_begin(&ev);
+    msamp_rec_snap_end(G.pass, G.snap_count);
+    if (msamp_event_end(&ev, 0) == 0)
         G.scanning = 0;
 }
 

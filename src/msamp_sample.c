@@ -5,12 +5,6 @@
 
 #define G msamp_core
 
-#if MSAMP_CFG_SEND_ADDRESSES
-#define ADDRESS_FIELDS 1u
-#else
-#define ADDRESS_FIELDS 0u
-#endif
-
 /* The walk's frames; n one past MSAMP_CFG_MAX_DEPTH means the stack was cut. */
 struct walk {
     uintptr_t *pcs;
@@ -31,9 +25,7 @@ static int collect(void *arg, uintptr_t pc)
 /* Writes a FREE of slot into the open event and empties the slot. */
 MSAMP_NOINLINE static void put_free(uint32_t slot)
 {
-    uintptr_t v[2] = {slot, 0};
-    v[1] = msamp_event_stamp();
-    msamp_put_varints(MSAMP_REC_FREE, v, 2);
+    msamp_rec_free(slot, msamp_event_stamp());
     msamp_live_clear(slot);
     G.frees++;
 }
@@ -43,10 +35,11 @@ static void sample(uintptr_t p, uintptr_t size, const void *frame, uintptr_t old
 {
     uintptr_t pcs[MSAMP_CFG_MAX_DEPTH];
     struct walk w = {pcs, 0};
+    struct msamp_writer ev;
     msamp_port_walk(frame, collect, &w);
 
     msamp_port_lock_t key = msamp_port_lock();
-    msamp_event_begin();
+    msamp_event_begin(&ev);
     uint32_t n = w.n;
     if (n > MSAMP_CFG_MAX_DEPTH) {
         n = MSAMP_CFG_MAX_DEPTH;
@@ -67,19 +60,14 @@ static void sample(uintptr_t p, uintptr_t size, const void *frame, uintptr_t old
     if (slot < 0)
         G.count[MSAMP_DROP_LIVE_FULL]++;
 
-    int send_stack = msamp_stack_unsent(id, G.pass);
+    int send_stack = msamp_stack_unsent(id, msamp_pass());
     if (send_stack) {
         struct msamp_stack_fields f = {id, n, pcs};
         msamp_event_record(MSAMP_REC_STACK, msamp_layout_stack, &f);
     }
-    /* [old_slot] slot1 size stack dt [addr] */
-    uintptr_t v[6] = {(uintptr_t)old_slot, (uintptr_t)(slot + 1), size, id, 0, p};
-    v[4] = msamp_event_stamp();
-    unsigned first = old_slot < 0;
-    msamp_put_varints(old_slot >= 0 ? MSAMP_REC_REALLOC : MSAMP_REC_ALLOC, &v[first],
-                      5u - first + ADDRESS_FIELDS);
-    if (msamp_event_end(1) == 0 && send_stack)
-        msamp_stack_sent(id, G.pass);
+    msamp_rec_alloc(old_slot, (uint32_t)(slot + 1), size, id, msamp_event_stamp(), p);
+    if (msamp_event_end(&ev, 1) == 0 && send_stack)
+        msamp_stack_sent(id, msamp_pass());
     /* Tracked even when the record was dropped: a snapshot pass reports it, or its FREE is an
      * unknown slot to the reader, which counts it. */
     if (slot >= 0)
@@ -94,9 +82,10 @@ static void release(void *old)
     msamp_port_lock_t key = msamp_port_lock();
     int32_t slot = msamp_live_find((uintptr_t)old);
     if (slot >= 0) {
-        msamp_event_begin();
+        struct msamp_writer ev;
+        msamp_event_begin(&ev);
         put_free((uint32_t)slot);
-        (void)msamp_event_end(1);
+        (void)msamp_event_end(&ev, 1);
     }
     msamp_port_unlock(key);
 }

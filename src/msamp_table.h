@@ -47,9 +47,12 @@ static inline uint32_t msamp_live_maybe(uintptr_t p)
            msamp_live_bit(h);
 }
 
-/* The live slots' addresses (0: free), storage owned by the table implementation; slot i is in
- * bucket i / MSAMP_CFG_LIVE_WAYS. msamp_live.c keeps them and the masks for both implementations. */
-extern _Atomic uintptr_t *const msamp_live_slots;
+/* The live slots' addresses (0: free), slot i in bucket i / MSAMP_CFG_LIVE_WAYS: the compact
+ * tables' own array, or msamp_heapdump.live_addr. msamp_live.c keeps them and the masks for both
+ * implementations. */
+#if !MSAMP_CFG_HEAPDUMP
+extern _Atomic uintptr_t msamp_live_slots[MSAMP_CFG_LIVE_CAPACITY];
+#endif
 /* Stores slot's address (0 empties it) with one store, then rebuilds its bucket's mask. */
 void msamp_live_publish(uint32_t slot, uintptr_t p);
 /* Empties every slot and mask. */
@@ -72,7 +75,8 @@ void msamp_live_clear(uint32_t slot);
 uint32_t msamp_live_used(void);
 
 /* Interns frames pcs[0..n) and returns the stack's id (1..MSAMP_CFG_STACK_CAPACITY-1), or 0 when
- * n is 0 or the table is full. */
+ * n is 0 or the table is full. A new stack's id is settled once msamp_stack_sent() says its
+ * definition went out (the compact tables hand the same id to the next new stack until then). */
 uint32_t msamp_stack_intern(const uintptr_t *pcs, uint32_t n);
 /* Whether stack id's definition must be sent before a record that uses it: never sent, or (with
  * snapshot passes) not yet in pass `pass`. Never for id 0. */

@@ -10,20 +10,17 @@
 #define PTR_BITS (sizeof(uintptr_t) * 8u)
 #define STACK_N MSAMP_CFG_STACK_CAPACITY
 
-static _Atomic uintptr_t slots[MSAMP_CFG_LIVE_CAPACITY];
-_Atomic uintptr_t *const msamp_live_slots = slots;
+_Atomic uintptr_t msamp_live_slots[MSAMP_CFG_LIVE_CAPACITY];
 
 static struct {
     uint32_t live_used, stacks_used;
-    uint32_t hash[STACK_N];                          /* of stack id i (1..stacks_used) */
-    uint32_t sent[(STACK_N + 31u) / 32u];            /* bit i: stack i's definition went out */
+    uint32_t offered;        /* the hash of the new stack last offered id stacks_used + 1 */
+    uint32_t hash[STACK_N];  /* of stack id i (1..stacks_used) */
 } t;
 
 void msamp_table_reset(void)
 {
     msamp_live_reset();
-    for (uint32_t i = 0; i < (STACK_N + 31u) / 32u; i++)
-        t.sent[i] = 0;
     t.live_used = 0;
     t.stacks_used = 0;
 }
@@ -72,20 +69,21 @@ uint32_t msamp_stack_intern(const uintptr_t *pcs, uint32_t n)
             return i;
     if (t.stacks_used + 1u >= STACK_N)
         return 0;
-    t.hash[++t.stacks_used] = h;
-    return t.stacks_used;
+    t.offered = h;
+    return t.stacks_used + 1u;
 }
 
 int msamp_stack_unsent(uint32_t id, uint32_t pass)
 {
     (void)pass;
-    return id != 0 && !(t.sent[id / 32u] >> (id % 32u) & 1u);
+    return id > t.stacks_used;
 }
 
 void msamp_stack_sent(uint32_t id, uint32_t pass)
 {
     (void)pass;
-    t.sent[id / 32u] |= 1u << (id % 32u);
+    t.hash[id] = t.offered; /* id is stacks_used + 1 */
+    t.stacks_used = id;
 }
 
 uint32_t msamp_stacks_used(void)

@@ -11,7 +11,6 @@ _Static_assert(MSAMP_CFG_FRAME_POOL >= MSAMP_CFG_MAX_DEPTH, "frame pool below on
 #define STACK_MASK (MSAMP_CFG_STACK_CAPACITY - 1u)
 
 struct msamp_heapdump_v2 msamp_heapdump __attribute__((section(".bss.msamp")));
-_Atomic uintptr_t *const msamp_live_slots = msamp_heapdump.live_addr;
 
 void msamp_table_reset(void)
 {

@@ -35,7 +35,6 @@ _Static_assert(BODY_MAX + BODY_MAX / 254u + 2u <= MSAMP_CFG_RING_SIZE,
                "MSAMP_CFG_RING_SIZE below one frame: raise it or lower MSAMP_CFG_FRAME_BYTES");
 
 struct msamp_core msamp_core;
-static struct msamp_writer saved; /* the writer when the event began */
 
 /* Stores a byte at ring index i unless it would land on bytes not yet consumed: an event that
  * does not fit is written in part, never published, and taken back. */
@@ -64,7 +63,7 @@ static const uint32_t crc_nibble[16] = {
 
 /* One byte of the frame body: into the CRC (IEEE, reflected), then COBS-encoded into the ring. A
  * block holds at most 254 non-zero bytes; one shorter than that stands for the zero that ends it. */
-MSAMP_NOINLINE static void emit(uint32_t b)
+MSAMP_HOT static void emit(uint32_t b)
 {
     b &= 0xFFu;
     uint32_t c = W.crc ^ b;
@@ -87,25 +86,47 @@ MSAMP_NOINLINE static void emit(uint32_t b)
     }
 }
 
+static uint32_t varint_size(uint64_t v)
+{
+    uint32_t n = 1;
+    for (; v >= 0x80u; v >>= 7)
+        n++;
+    return n;
+}
+
+MSAMP_HOT static void put_varint(uint64_t v)
+{
+    for (; v >= 0x80u; v >>= 7)
+        emit((uint32_t)v | 0x80u);
+    emit((uint32_t)v);
+}
+
+/* A sizing sink only counts; a writing one only writes (nobody reads its count). */
 void msamp_sink_byte(struct msamp_sink *s, uint32_t b)
 {
-    s->n++;
-    if (!s->sizing)
+    if (s->sizing)
+        s->n++;
+    else
         emit(b);
 }
 
 void msamp_sink_varint(struct msamp_sink *s, uint64_t v)
 {
-    for (; v >= 0x80u; v >>= 7)
-        msamp_sink_byte(s, (uint32_t)v | 0x80u);
-    msamp_sink_byte(s, (uint32_t)v);
+    if (s->sizing)
+        s->n += varint_size(v);
+    else
+        put_varint(v);
 }
 
 void msamp_sink_bytes(struct msamp_sink *s, const void *p, uint32_t n)
 {
     const uint8_t *b = p;
+    if (s->sizing) {
+        s->n += n;
+        return;
+    }
     for (uint32_t i = 0; i < n; i++)
-        msamp_sink_byte(s, b[i]);
+        emit(b[i]);
 }
 
 void msamp_writer_close(void)
@@ -122,14 +143,14 @@ void msamp_writer_close(void)
     atomic_store_explicit(&msamp_core.head, W.wh, memory_order_release);
 }
 
-void msamp_event_begin(void)
+void msamp_event_begin(struct msamp_writer *mark)
 {
     W.wt = atomic_load_explicit(&msamp_core.tail, memory_order_acquire);
     if (W.n >= MSAMP_CFG_FRAME_BYTES)
         msamp_writer_close();
     /* Before a frame is opened: one whose opening event does not fit is taken back with it (its
      * seq byte may not have reached the ring), so an open frame always has room to close. */
-    saved = W;
+    *mark = W;
     if (!W.open) {
         W.open = 1;
         W.code_at = W.wh++;
@@ -141,20 +162,35 @@ void msamp_event_begin(void)
     }
 }
 
+/* A record's header for a payload of len bytes. */
+static void header(unsigned type, uint32_t len)
+{
+    W.records++;
+    if (len <= MSAMP_WIRE_LEN_INLINE_MAX) {
+        emit(type | len << 4);
+    } else {
+        emit(type | MSAMP_WIRE_LEN_EXTENDED << 4);
+        put_varint(len);
+    }
+}
+
 void msamp_event_record(unsigned type, msamp_layout_fn fn, const void *arg)
 {
     struct msamp_sink s = {0, 1};
     fn(&s, arg);
-    uint32_t len = s.n;
+    header(type, s.n);
     s.sizing = 0;
-    if (len <= MSAMP_WIRE_LEN_INLINE_MAX) {
-        msamp_sink_byte(&s, type | len << 4);
-    } else {
-        msamp_sink_byte(&s, type | MSAMP_WIRE_LEN_EXTENDED << 4);
-        msamp_sink_varint(&s, len);
-    }
     fn(&s, arg);
-    W.records++;
+}
+
+void msamp_event_varints(unsigned type, const uintptr_t *v, uint32_t n)
+{
+    uint32_t len = 0;
+    for (uint32_t i = 0; i < n; i++)
+        len += varint_size(v[i]);
+    header(type, len);
+    for (uint32_t i = 0; i < n; i++)
+        put_varint(v[i]);
 }
 
 uintptr_t msamp_event_stamp(void)
@@ -170,16 +206,16 @@ uintptr_t msamp_event_stamp(void)
     return (uintptr_t)d;
 }
 
-int msamp_event_end(int lossy)
+int msamp_event_end(const struct msamp_writer *mark, int lossy)
 {
     if (W.wh - W.wt + CLOSE_RESERVE <= MSAMP_CFG_RING_SIZE)
         return 0;
     if (lossy) {
         /* The event's records and bytes (not the seq of a frame it opened). */
-        msamp_core.count[MSAMP_DROP_RING_RECORDS] += W.records - (saved.open ? saved.records : 0u);
-        msamp_core.count[MSAMP_DROP_RING_BYTES] += W.n - (saved.open ? saved.n : 1u);
+        msamp_core.count[MSAMP_DROP_RING_RECORDS] += W.records - (mark->open ? mark->records : 0u);
+        msamp_core.count[MSAMP_DROP_RING_BYTES] += W.n - (mark->open ? mark->n : 1u);
     }
-    W = saved;
+    W = *mark;
     return -1;
 }
 

@@ -30,6 +30,10 @@
 #ifndef MSAMP_CFG_DEFAULT_INTERVAL
 #define MSAMP_CFG_DEFAULT_INTERVAL 524288
 #endif
+/* PIE programs and shared libraries: MAPPING records say where each image was loaded. */
+#ifndef MSAMP_CFG_MAPPINGS
+#define MSAMP_CFG_MAPPINGS 1
+#endif
 /* glibc has no newlib _malloc_r entry points. */
 
 /* Each thread's sampler context is a thread-local variable the wrappers read inline. */

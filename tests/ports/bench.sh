@@ -2,8 +2,9 @@
 # Usage: BOARD_QEMU="..." tests/ports/bench.sh BENCH_ELF LABEL
 # Runs tests/ports/bench_fw.c's firmware under QEMU with one instruction per translation block and
 # QEMU's execution trace, and counts the instructions executed between bench_begin and bench_end
-# in each of its three regions (walk, sampled, unsampled). Prints one row: the means per region and
-# the frames the walk found. The counts include a few instructions of marker calls.
+# in each of its regions (walk, sampled, unsampled: n times each; drain: once, for the n sampled
+# pairs). Prints one row: the means per region (drain per sampled pair, and sampled + drain) and the
+# frames the walk found. The counts include a few instructions of marker calls.
 set -u
 elf=$1; label=$2
 [ -n "${BOARD_QEMU:-}" ] || { echo "$0: BOARD_QEMU is not set" >&2; exit 2; }
@@ -18,13 +19,17 @@ qemu=$!
 awk -v n="$n" -v label="$label" '
   /^Trace/ {
     fn = $NF
-    if (fn == "bench_begin") { if (!inside) { inside = 1; region = int(seen / n); seen++ } next }
+    if (fn == "bench_begin") {
+      if (!inside) { inside = 1; region = seen < 2 * n ? int(seen / n) : seen == 2 * n ? 3 : 2; seen++ }
+      next
+    }
     if (fn == "bench_end") { inside = 0; next }
     if (inside) count[region]++
   }
   END {
-    if (seen != 3 * n) { printf "bench: %s: %d regions seen, %d expected\n", label, seen, 3 * n > "/dev/stderr"; exit 1 }
-    printf "  %-34s %8.0f %8s %10.0f %10.0f\n", label, count[0] / n, " - ", count[1] / n, count[2] / n
+    if (seen != 3 * n + 1) { printf "bench: %s: %d regions seen, %d expected\n", label, seen, 3 * n + 1 > "/dev/stderr"; exit 1 }
+    printf "  %-34s %8.0f %8s %10.0f %10.0f %10.0f %10.0f\n", label, count[0] / n, " - ", count[1] / n,
+      count[3] / n, (count[1] + count[3]) / n, count[2] / n
   }' <"$dir/trace" >"$dir/row.txt"
 awk_status=$?
 wait "$qemu"

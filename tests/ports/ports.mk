@@ -131,6 +131,6 @@ PT_BENCH_BOARDS := mps2-an385 mps2-an385-clang mps2-an385-full mps2-an385-clang-
 BENCHES += ports
 bench-ports: ## Instructions per unwind and per sampled malloc+free on each port's board (QEMU)
 	@echo "msamp on the boards: instructions (QEMU, one per TB), a 6-deep chain, mean of each region"
-	@printf '  %-34s %8s %8s %10s %10s\n' board walk frames sampled unsampled
+	@printf '  %-34s %8s %8s %10s %10s %10s %10s\n' board walk frames sampled drain "smp+drain" unsampled
 	@set -e; $(foreach b,$(PT_BENCH_BOARDS),$(MAKE) --no-print-directory -s BOARD=$(PTB_BOARD_$(b)) \
 		$(PTB_VARS_$(b)) PT_BENCH_LABEL=$(b) bench-ports-one;)

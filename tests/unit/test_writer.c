@@ -13,6 +13,7 @@ static uint8_t out[1 << 20];
 static size_t out_len;
 static size_t transport_max; /* 0: any count */
 static uint64_t rng = 7;
+static struct msamp_writer ev;
 
 int msamp_transport_write(const uint8_t *data, size_t len)
 {
@@ -26,7 +27,7 @@ int msamp_transport_write(const uint8_t *data, size_t len)
     return (int)n;
 }
 
-uint64_t msamp_now(void)
+uint64_t msamp_port_time(void)
 {
     return 0;
 }
@@ -96,9 +97,8 @@ static void test_sink(void)
 static void test_records(void)
 {
     reset();
-    msamp_event_begin();
-    uintptr_t v[2] = {5, 7};
-    msamp_put_varints(MSAMP_REC_FREE, v, 2);
+    msamp_event_begin(&ev);
+    msamp_rec_free(5, 7);
     static uint8_t text[64];
     memset(text, 'x', sizeof text);
     struct msamp_bytes t14 = {text, 14}, t15 = {text, 15};
@@ -107,7 +107,7 @@ static void test_records(void)
     uintptr_t pcs[3] = {0x1000, 0x0ff0, 0x1010};
     struct msamp_stack_fields st = {3, 3, pcs};
     msamp_event_record(MSAMP_REC_STACK, msamp_layout_stack, &st);
-    CHECK_EQ(msamp_event_end(1), 0);
+    CHECK_EQ(msamp_event_end(&ev, 1), 0);
     msamp_writer_close();
     while (msamp_ring_drain() > 0)
         ;
@@ -142,9 +142,9 @@ static void test_cobs(void)
                                                                    : (uint8_t)((r & 3) ? r >> 8 : 0);
         }
         struct msamp_bytes m = {text, (uint32_t)len};
-        msamp_event_begin();
+        msamp_event_begin(&ev);
         msamp_event_record(MSAMP_REC_MARK, msamp_layout_bytes, &m);
-        CHECK_EQ(msamp_event_end(1), 0);
+        CHECK_EQ(msamp_event_end(&ev, 1), 0);
         msamp_writer_close();
         while (msamp_ring_drain() > 0)
             ;
@@ -170,11 +170,10 @@ static void test_ring(void)
     for (int round = 0; round < 3; round++) {
         uint32_t round_kept = 0;
         for (uint32_t i = 0; i < MSAMP_CFG_RING_SIZE; i++) {
-            uintptr_t v[2] = {i & 0x7F, (uintptr_t)round};
-            msamp_event_begin();
-            msamp_put_varints(MSAMP_REC_FREE, v, 2);
+            msamp_event_begin(&ev);
+            msamp_rec_free(i & 0x7F, (uintptr_t)round);
             uint32_t before = msamp_core.count[MSAMP_DROP_RING_RECORDS];
-            if (msamp_event_end(1) == 0) {
+            if (msamp_event_end(&ev, 1) == 0) {
                 round_kept++;
             } else {
                 refused++;
@@ -225,9 +224,9 @@ static void test_full_at_any_point(void)
         for (int phase = 0; phase < 3; phase++) {
             for (uint32_t i = 0; i < MSAMP_CFG_RING_SIZE / 8u; i++, made++) {
                 struct msamp_bytes m = {text, 1u + (k + i * 7u) % 60u};
-                msamp_event_begin();
+                msamp_event_begin(&ev);
                 msamp_event_record(MSAMP_REC_MARK, msamp_layout_bytes, &m);
-                fit += msamp_event_end(1) == 0;
+                fit += msamp_event_end(&ev, 1) == 0;
                 if (k & 1)
                     msamp_writer_close(); /* as msamp_poll() does: the next event opens a frame */
             }

@@ -55,22 +55,37 @@ $(UNIT_OUT)/test_core: tests/unit/test_core.c tests/unit/fake_port.c $(MSAMP_COR
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) $(filter %.c,$^) -lz -o $@
 
+# The same test in a small build that keeps the RAM-dump block and snapshot passes: the tiny
+# profile's knobs but MSAMP_CFG_HEAPDUMP, in its smallest useful configuration.
+$(UNIT_OUT)/test_core_small: tests/unit/test_core.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) \
+		$(UNIT_WRAPS) $(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CFG_HEAPDUMP=1 \
+		-DMSAMP_CONFIG_FILE='"msamp_config_small.h"' $(filter %.c,$^) -lz -o $@
+
+# The device's record layouts and writer against the golden vectors, without and with addresses.
 $(UNIT_OUT)/test_vectors: tests/unit/test_vectors.c src/msamp_writer.c src/msamp_records.c $(UNIT_DEPS)
 	@mkdir -p $(@D)
-	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_MAX_DEPTH=256 -DMSAMP_CFG_RING_SIZE=65536 \
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_MAX_DEPTH=256 -DMSAMP_CFG_RING_SIZE=65536 -DMSAMP_CFG_MAPPINGS=1 \
 		$(filter %.c,$^) -o $@
+$(UNIT_OUT)/test_vectors_addr: tests/unit/test_vectors.c src/msamp_writer.c src/msamp_records.c $(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_MAX_DEPTH=256 -DMSAMP_CFG_RING_SIZE=65536 -DMSAMP_CFG_MAPPINGS=1 \
+		-DMSAMP_CFG_SEND_ADDRESSES=1 $(filter %.c,$^) -o $@
 
-UNIT_TESTS := sampler sampler32 writer writer_bitwise tables tables_compact core tiny vectors
+UNIT_TESTS := sampler sampler32 writer writer_bitwise tables tables_compact core core_small tiny vectors
 TESTS += $(addprefix unit-,$(UNIT_TESTS))
 
-test-unit-vectors: $(UNIT_OUT)/test_vectors
-	$(UNIT_RUN) $< $(VECTORS)
+test-unit-vectors: $(UNIT_OUT)/test_vectors $(UNIT_OUT)/test_vectors_addr
+	$(UNIT_RUN) $(UNIT_OUT)/test_vectors $(VECTORS)
+	$(UNIT_RUN) $(UNIT_OUT)/test_vectors_addr $(VECTORS)
 
 test-unit-%: $(UNIT_OUT)/test_%
 	$(UNIT_RUN) $<
 
-vectors-regen: $(UNIT_OUT)/test_vectors ## Rewrite tests/vectors/*.bin from the .txt listings
-	$< --regen $(VECTORS)
+vectors-regen: $(UNIT_OUT)/test_vectors $(UNIT_OUT)/test_vectors_addr ## Rewrite tests/vectors/*.bin from the .txt listings
+	$(UNIT_OUT)/test_vectors --regen $(VECTORS)
+	$(UNIT_OUT)/test_vectors_addr --regen $(VECTORS)
 
 # How the live table's ways trade refusals against the free path's one-bucket probe.
 $(UNIT_OUT)/bench_live_%: tests/unit/bench_live.c src/msamp_live.c src/msamp_table_dump.c \
