@@ -14,7 +14,7 @@ BOARD_PORT_SRCS := port/x86_64/msamp_port_x86_64.c port/x86_64/msamp_x86_64_fram
 BOARD_TRANSPORTS := uart
 BOARD_TRANSPORT_SRCS_uart := port/transport/uart16550.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_16550_BASE=0x3f8 -DMSAMP_16550_PORT_IO=1
-BOARD_QEMU := qemu-system-x86_64 -M microvm -m 128M -display none -monitor none -no-reboot \
+BOARD_QEMU := qemu-system-x86_64 -M microvm -m 128M -display none -monitor none -nic none -no-reboot \
 	-debugcon stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04
 BOARD_QEMU_TIMEOUT := 60
 BOARD_PACKAGES := gcc qemu-system-x86

@@ -18,7 +18,7 @@ BOARD_TRANSPORT_SRCS_uart := port/transport/cmsdk_uart.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_CMSDK_UART_BASE=0x40004000
 BOARD_TRANSPORT_SRCS_semihosting := port/transport/semihosting.c
 BOARD_TRANSPORT_DEFS_semihosting := -DMSAMP_SEMIHOST_PATH='"stream.bin"'
-BOARD_QEMU := qemu-system-arm -M mps2-an385 -display none -monitor none \
+BOARD_QEMU := qemu-system-arm -M mps2-an385 -display none -monitor none -nic none \
 	-semihosting-config enable=on,target=native
 BOARD_QEMU_TIMEOUT := 60
 BOARD_PACKAGES := gcc-arm-none-eabi qemu-system-arm
