@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prof.h"
+#include "prof_codec.h"
+#include "prof_model.h"
 #include "profile.h"
 #include "session.h"
 

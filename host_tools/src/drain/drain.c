@@ -16,6 +16,7 @@
 #include "input.h"
 #include "merge.h"
 #include "msamp_decode.h"
+#include "prof_file.h"
 #include "profile.h"
 #include "session.h"
 #include "symbolize.h"

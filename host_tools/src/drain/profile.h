@@ -7,7 +7,7 @@
 
 #include <stdio.h>
 
-#include "prof.h"
+#include "prof_model.h"
 #include "session.h"
 #include "symbolize.h"
 
