@@ -61,6 +61,27 @@ const uint64_t *session_stack(const struct session *s, uint64_t id, uint32_t *de
     return &s->frames[s->stacks[i].off];
 }
 
+uint64_t session_device_drops(const struct session *s)
+{
+    return s->drops[0] + s->drops[2] + s->drops[3] + s->drops[4];
+}
+
+struct msamp_dec_stats session_stream_losses(const struct session *s,
+                                             const struct msamp_dec_stats *now)
+{
+    const struct msamp_dec_stats *b = &s->dec_start;
+    return (struct msamp_dec_stats){
+        .bytes_in = now->bytes_in - b->bytes_in,
+        .frames_ok = now->frames_ok - b->frames_ok,
+        .frames_bad = now->frames_bad - b->frames_bad,
+        .frames_lost = now->frames_lost - b->frames_lost,
+        .bytes_discarded = now->bytes_discarded - b->bytes_discarded,
+        .records = now->records - b->records,
+        .records_malformed = now->records_malformed - b->records_malformed,
+        .records_unknown = now->records_unknown - b->records_unknown,
+    };
+}
+
 /* The site of a stack id; beyond the cap, samples go to the site of id 0 ("unknown stack"). */
 static uint32_t site_of(struct session *s, uint64_t stack_id)
 {

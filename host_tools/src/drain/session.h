@@ -120,4 +120,11 @@ double session_weight(uint64_t size, uint64_t interval);
 /* A stack's frames, or NULL when undefined (id 0 or never received). */
 const uint64_t *session_stack(const struct session *s, uint64_t id, uint32_t *depth);
 
+/* Samples the device reported lost or not tracked: ring records, live table full, stack table full
+ * and reentrant allocations (not ring bytes, not truncated stacks, which are kept). */
+uint64_t session_device_drops(const struct session *s);
+/* The decoder's counters since the session began, given its counters now. */
+struct msamp_dec_stats session_stream_losses(const struct session *s,
+                                             const struct msamp_dec_stats *now);
+
 #endif
