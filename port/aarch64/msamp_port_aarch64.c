@@ -67,11 +67,6 @@ uint64_t msamp_port_time_hz(void)
     return hz != 0 ? hz : 1;
 }
 
-uint64_t msamp_port_entropy(void)
-{
-    return msamp_port_time();
-}
-
 /* AArch64 semihosting trap: w0 = operation, x1 = parameter block; result in x0. */
 uintptr_t msamp_semihost_call(uintptr_t op, uintptr_t arg)
 {

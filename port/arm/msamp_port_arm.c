@@ -188,8 +188,3 @@ uintptr_t msamp_semihost_call(uintptr_t op, uintptr_t arg)
     return r0;
 }
 #endif
-
-uint64_t msamp_port_entropy(void)
-{
-    return msamp_port_time();
-}

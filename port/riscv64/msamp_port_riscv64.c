@@ -58,11 +58,6 @@ uint64_t msamp_port_time_hz(void)
     return MSAMP_RISCV64_TIME_HZ;
 }
 
-uint64_t msamp_port_entropy(void)
-{
-    return msamp_port_time();
-}
-
 /* RISC-V semihosting: the ARM operations behind an ebreak framed by two marker instructions,
  * uncompressed and in one 16-byte aligned block so a debugger (or QEMU) recognises it. */
 uintptr_t msamp_semihost_call(uintptr_t op, uintptr_t arg)
