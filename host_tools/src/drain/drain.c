@@ -132,7 +132,7 @@ static int write_session(struct drain *d, int part)
             free(fp);
         }
         if (!d->o.quiet)
-            report_summary(stderr, s, msamp_dec_stats(d->dec), path);
+            report_summary(stderr, s, &b, msamp_dec_stats(d->dec), path);
     }
     free(path);
     built_free(&b);

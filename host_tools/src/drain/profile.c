@@ -149,7 +149,7 @@ static uint64_t frame_location(struct prof *p, struct mapinfo *maps, size_t nmap
 }
 
 static void add_comments(struct prof *p, const struct session *s, const char *kind,
-                         const struct msamp_dec_stats *d)
+                         const struct msamp_dec_stats *d, uint64_t unknown_stack)
 {
     char line[512], bid[2 * MSAMP_DEC_MAX_BUILD_ID + 1];
     const struct session_counts *n = &s->n;
@@ -201,7 +201,7 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
              (unsigned long long)n->samples, (unsigned long long)n->frees,
              (unsigned long long)n->reallocs, (unsigned long long)n->lost_frees,
              (unsigned long long)n->unknown_frees, (unsigned long long)n->late_live,
-             (unsigned long long)n->bad_slots, (unsigned long long)n->unknown_stack,
+             (unsigned long long)n->bad_slots, (unsigned long long)unknown_stack,
              (unsigned long long)n->stack_overflow, (unsigned long long)n->stack_conflicts,
              (unsigned long long)n->unweighted, (unsigned long long)n->snapshots_ok,
              (unsigned long long)n->snapshots_skipped);
@@ -248,11 +248,10 @@ int check_elves(const struct session *s, const struct elf_set *elves, char *err,
     return rc;
 }
 
-int build_profile(const struct session *cs, const struct elf_set *elves, const char *kind,
+int build_profile(const struct session *s, const struct elf_set *elves, const char *kind,
                   const struct msamp_dec_stats *dec_now, struct built *out, char *err,
                   size_t errlen)
 {
-    struct session *s = (struct session *)cs; /* counters of unknown stacks are updated */
     memset(out, 0, sizeof(*out));
     struct prof *p = &out->prof;
     prof_init(p);
@@ -306,7 +305,6 @@ int build_profile(const struct session *cs, const struct elf_set *elves, const c
     uint64_t adj = return_adjust(s->arch);
     uint64_t mask = s->ptr_size == 4 ? 0xffffffffu : UINT64_MAX;
     uint64_t locs[MSAMP_DEC_MAX_DEPTH];
-    s->n.unknown_stack = 0;
     for (size_t i = 0; i < s->nsites; i++) {
         const struct site *st = &s->sites[i];
         int64_t v[V_COUNT] = {round_val(inuse[2 * i]), round_val(inuse[2 * i + 1]),
@@ -327,7 +325,7 @@ int build_profile(const struct session *cs, const struct elf_set *elves, const c
         int unknown = nloc == 0;
         if (unknown) {
             locs[nloc++] = unknown_location(p);
-            s->n.unknown_stack += st->alloc_samples;
+            out->unknown_stack += st->alloc_samples;
         }
         /* Distinct stack ids are distinct stacks (the device interns them): only the samples
          * of unknown stacks need merging. */
@@ -343,7 +341,7 @@ int build_profile(const struct session *cs, const struct elf_set *elves, const c
     }
     free(inuse);
     free(inuse_cnt);
-    add_comments(p, s, kind, dec_now);
+    add_comments(p, s, kind, dec_now, out->unknown_stack);
 out:
     for (size_t i = 0; i < nmaps; i++)
         umap_free(&maps[i].cache);

@@ -30,6 +30,7 @@ struct built {
     /* Per prof sample: sampled allocations behind the in-use and the allocated estimates. */
     uint64_t *inuse_samples, *alloc_samples;
     size_t cap_inuse, cap_alloc;
+    uint64_t unknown_stack; /* sampled allocations whose stack is id 0 or was never received */
 };
 
 /* Builds the profile of s. kind is "final" or "partial N". Returns 0, or -1 with a message in err

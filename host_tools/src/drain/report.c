@@ -125,8 +125,8 @@ int report_folded(const struct built *b, const char *path)
     return rc;
 }
 
-void report_summary(FILE *f, const struct session *s, const struct msamp_dec_stats *dec_now,
-                    const char *path)
+void report_summary(FILE *f, const struct session *s, const struct built *b,
+                    const struct msamp_dec_stats *dec_now, const char *path)
 {
     struct msamp_dec_stats l = session_stream_losses(s, dec_now);
     fprintf(f,
@@ -138,5 +138,5 @@ void report_summary(FILE *f, const struct session *s, const struct msamp_dec_sta
             (unsigned long long)l.frames_lost, (unsigned long long)l.bytes_discarded,
             (unsigned long long)l.records_malformed,
             (unsigned long long)session_device_drops(s), (unsigned long long)s->n.lost_frees,
-            (unsigned long long)s->n.unknown_stack, path);
+            (unsigned long long)b->unknown_stack, path);
 }

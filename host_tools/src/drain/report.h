@@ -19,7 +19,7 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
 int report_folded(const struct built *b, const char *path);
 /* One line: the session's samples, stream losses, device drops and reader repairs, and the profile
  * written to path. dec_now: the decoder's counters now. */
-void report_summary(FILE *f, const struct session *s, const struct msamp_dec_stats *dec_now,
-                    const char *path);
+void report_summary(FILE *f, const struct session *s, const struct built *b,
+                    const struct msamp_dec_stats *dec_now, const char *path);
 
 #endif

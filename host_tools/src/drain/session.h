@@ -54,7 +54,6 @@ struct session_counts {
     uint64_t bad_slots;           /* slot index beyond the live capacity or drain's cap */
     uint64_t stack_overflow;      /* stacks or frames beyond drain's caps */
     uint64_t stack_conflicts;     /* a stack id redefined differently */
-    uint64_t unknown_stack;       /* samples whose stack is id 0 or never defined (at output) */
     uint64_t unweighted;          /* samples seen before the interval was known */
     uint64_t snapshots_ok, snapshots_skipped;
     uint64_t interval_changes;
