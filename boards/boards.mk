@@ -46,9 +46,9 @@ obj_of = $(patsubst %.S,$(1)/%.o,$(patsubst %.c,$(1)/%.o,$(2)))
 BOARD_LIB_OBJS := $(call obj_of,$(BOARD_DIR)/obj,$(MSAMP_LIB_SRCS))
 BOARD_LIB := $(BOARD_DIR)/libmsamp.a
 BOARD_OBJS := $(call obj_of,$(BOARD_DIR)/obj,$(BOARD_SRCS))
-DEMO_SRCS := boards/demo/demo_heap.c boards/demo/mini_libc.c
+DEMO_SRCS := boards/examples/demo/demo_heap.c boards/examples/demo/mini_libc.c
 DEMO_OBJS := $(call obj_of,$(BOARD_DIR)/obj,$(DEMO_SRCS))
-TARGET_HDRS := $(wildcard include/*.h src/*.h port/$(BOARD_ARCH)/*.h port/transport/*.h boards/*.h boards/demo/*.h)
+TARGET_HDRS := $(wildcard include/*.h src/*.h port/$(BOARD_ARCH)/*.h port/transport/*.h boards/*.h boards/examples/demo/*.h)
 
 # Demo variants: demo.c built with DEMO_DEFS_<variant>.
 DEMO_VARIANTS := demo demo-stall demo-long
@@ -67,7 +67,7 @@ $(BOARD_DIR)/obj/%.o: %.S
 	@mkdir -p $(@D)
 	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) -c $< -o $@
 
-$(BOARD_DIR)/obj/boards/demo/mini_libc.o: OBJ_DEFS := $(BOARD_NOLOOPCALLS)
+$(BOARD_DIR)/obj/boards/examples/demo/mini_libc.o: OBJ_DEFS := $(BOARD_NOLOOPCALLS)
 
 $(BOARD_LIB): $(BOARD_LIB_OBJS)
 	@mkdir -p $(@D)
@@ -78,7 +78,7 @@ $(BOARD_LIB): $(BOARD_LIB_OBJS)
 # would (MSAMP_CONFIG_FILE): a live table sized for its heap.
 DEMO_LIB := $(BOARD_DIR)/demo-lib/libmsamp.a
 DEMO_LIB_OBJS := $(call obj_of,$(BOARD_DIR)/demo-lib,$(MSAMP_LIB_SRCS))
-DEMO_MSAMP_DEFS := -DMSAMP_CONFIG_FILE='"demo_msamp_config.h"' -Iboards/demo
+DEMO_MSAMP_DEFS := -DMSAMP_CONFIG_FILE='"demo_msamp_config.h"' -Iboards/examples/demo
 $(BOARD_DIR)/demo-lib/%.o: %.c $(TARGET_HDRS)
 	@mkdir -p $(@D)
 	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(OWN_CFLAGS) $(DEMO_MSAMP_DEFS) -c $< -o $@
@@ -98,7 +98,7 @@ $(BOARD_DIR)/libmsamp_$(1).a: $$(BOARD_TOBJS_$(1))
 	$$(BOARD_AR) rcs $$@ $$^
 endef
 define board_demo
-$(BOARD_DIR)/$(1)/$(2).o: boards/demo/demo.c $(TARGET_HDRS) boards/boards.mk
+$(BOARD_DIR)/$(1)/$(2).o: boards/examples/demo/demo.c $(TARGET_HDRS) boards/boards.mk
 	@mkdir -p $$(@D)
 	$$(BOARD_CC) $$(BOARD_TARGET_CFLAGS) $(DEMO_MSAMP_DEFS) $(DEMO_DEFS_$(2)) -c $$< -o $$@
 $(BOARD_DIR)/$(1)/$(2).elf: $(BOARD_DIR)/$(1)/$(2).o $(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_$(1).a $(DEMO_LIB) $(BOARD_LDSCRIPT)
@@ -131,7 +131,7 @@ run: board-check $(DEMO_ELF) ## Run the demo firmware under QEMU (stream in buil
 demo: ## From a fresh Debian 12: build, run the demo under QEMU, drain to out/demo.pb.gz, show top sites
 	@ci/deps.sh $(BOARD_DEPS)
 	@$(MAKE) --no-print-directory -s board-check $(DRAIN) $(DEMO_ELF)
-	@$(BOARD_ENV) DRAIN=$(DRAIN) boards/demo/run_demo.sh $(DEMO_ELF) $(TRANSPORT) $(BOARD_DIR)/$(TRANSPORT)/demo-run out/demo.pb.gz
+	@$(BOARD_ENV) DRAIN=$(DRAIN) boards/examples/demo/run_demo.sh $(DEMO_ELF) $(TRANSPORT) $(BOARD_DIR)/$(TRANSPORT)/demo-run out/demo.pb.gz
 
 # What msamp adds to a firmware: tests/ports/size_probe.c linked with msamp (the allocator wrapped,
 # the board's first transport, msamp_init and msamp_poll called) and without it; make size prints

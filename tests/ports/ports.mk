@@ -115,7 +115,7 @@ ifneq ($(wildcard boards/$(BOARD)/board.mk),)
 PT_BENCH_ELF := $(BOARD_DIR)/bench/bench_fw.elf
 $(BOARD_DIR)/bench/bench_fw.o: tests/ports/bench_fw.c $(TARGET_HDRS)
 	@mkdir -p $(@D)
-	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) -Iboards/demo -c $< -o $@
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) -Iboards/examples/demo -c $< -o $@
 $(PT_BENCH_ELF): $(BOARD_DIR)/bench/bench_fw.o $(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_LIB) \
 		$(BOARD_DIR)/libmsamp_uart.a $(BOARD_LDSCRIPT)
 	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LINK_FLAGS) -o $@ $(filter %.o,$^) \
