@@ -1,6 +1,5 @@
 #include "profile.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +20,9 @@ uint64_t return_adjust(unsigned arch)
         return 1;
     }
 }
+
+/* A build-id as hex text: the stream's and an ELF's are at most MSAMP_WIRE_MAX_BUILD_ID bytes. */
+#define BID_HEX_SIZE (2 * MSAMP_WIRE_MAX_BUILD_ID + 1)
 
 static void hex(char *out, const uint8_t *b, size_t n)
 {
@@ -65,7 +67,7 @@ static int assign_elves(struct mapinfo *m, size_t nm, int bare, const struct elf
         }
         if (used)
             continue;
-        char want[2 * MSAMP_DEC_MAX_BUILD_ID + 1] = "", have[2 * 64 + 1];
+        char want[BID_HEX_SIZE] = "", have[BID_HEX_SIZE];
         hex(have, bid, blen);
         size_t pick = 0;
         for (size_t i = 0; i < nm; i++) {
@@ -148,10 +150,16 @@ static uint64_t frame_location(struct prof *p, struct mapinfo *maps, size_t nmap
     return id;
 }
 
+static const char *const drop_names[MSAMP_DROP_COUNT] = {
+    [MSAMP_DROP_RING_RECORDS] = "ring_records", [MSAMP_DROP_RING_BYTES] = "ring_bytes",
+    [MSAMP_DROP_LIVE_FULL] = "live_full",       [MSAMP_DROP_STACK_FULL] = "stack_full",
+    [MSAMP_DROP_REENTRANT] = "reentrant",       [MSAMP_DROP_TRUNCATED] = "truncated",
+};
+
 static void add_comments(struct prof *p, const struct session *s, const char *kind,
                          const struct msamp_dec_stats *d, uint64_t unknown_stack)
 {
-    char line[512], bid[2 * MSAMP_DEC_MAX_BUILD_ID + 1];
+    char line[512], bid[BID_HEX_SIZE];
     const struct session_counts *n = &s->n;
     snprintf(line, sizeof(line), "msamp drain %s, wire format v%u, %s profile of session %d",
              DRAIN_VERSION, s->version ? s->version : MSAMP_WIRE_VERSION, kind, s->index);
@@ -174,12 +182,10 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
              (unsigned long long)n->interval_changes);
     prof_comment(p, line);
     if (s->have_drops) {
-        snprintf(line, sizeof(line),
-                 "device drops: ring_records=%llu ring_bytes=%llu live_full=%llu stack_full=%llu "
-                 "reentrant=%llu truncated=%llu",
-                 (unsigned long long)s->drops[0], (unsigned long long)s->drops[1],
-                 (unsigned long long)s->drops[2], (unsigned long long)s->drops[3],
-                 (unsigned long long)s->drops[4], (unsigned long long)s->drops[5]);
+        size_t len = (size_t)snprintf(line, sizeof(line), "device drops:");
+        for (int i = 0; i < MSAMP_DROP_COUNT; i++)
+            len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%llu", drop_names[i],
+                                    (unsigned long long)s->drops[i]);
     } else {
         snprintf(line, sizeof(line), "device drops: not reported");
     }
@@ -280,7 +286,7 @@ int build_profile(const struct session *s, const struct elf_set *elves, const ch
     if (rc != 0)
         goto out;
     for (size_t i = 0; i < nmaps; i++) {
-        char bid[2 * MSAMP_DEC_MAX_BUILD_ID + 1];
+        char bid[BID_HEX_SIZE];
         hex(bid, maps[i].build_id, maps[i].build_id_len);
         const char *file = bare && maps[i].elf ? sym_path(maps[i].elf) : maps[i].path;
         int sym = maps[i].elf != NULL;

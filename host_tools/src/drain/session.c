@@ -63,7 +63,8 @@ const uint64_t *session_stack(const struct session *s, uint64_t id, uint32_t *de
 
 uint64_t session_device_drops(const struct session *s)
 {
-    return s->drops[0] + s->drops[2] + s->drops[3] + s->drops[4];
+    return s->drops[MSAMP_DROP_RING_RECORDS] + s->drops[MSAMP_DROP_LIVE_FULL] +
+           s->drops[MSAMP_DROP_STACK_FULL] + s->drops[MSAMP_DROP_REENTRANT];
 }
 
 struct msamp_dec_stats session_stream_losses(const struct session *s,
@@ -357,12 +358,12 @@ void session_record(struct session *s, const struct msamp_record *r)
         break;
     case MSAMP_REC_DROPS:
         s->have_drops = 1;
-        s->drops[0] = r->u.drops.ring_records;
-        s->drops[1] = r->u.drops.ring_bytes;
-        s->drops[2] = r->u.drops.live_full;
-        s->drops[3] = r->u.drops.stack_full;
-        s->drops[4] = r->u.drops.reentrant;
-        s->drops[5] = r->u.drops.truncated;
+        s->drops[MSAMP_DROP_RING_RECORDS] = r->u.drops.ring_records;
+        s->drops[MSAMP_DROP_RING_BYTES] = r->u.drops.ring_bytes;
+        s->drops[MSAMP_DROP_LIVE_FULL] = r->u.drops.live_full;
+        s->drops[MSAMP_DROP_STACK_FULL] = r->u.drops.stack_full;
+        s->drops[MSAMP_DROP_REENTRANT] = r->u.drops.reentrant;
+        s->drops[MSAMP_DROP_TRUNCATED] = r->u.drops.truncated;
         break;
     case MSAMP_REC_INTERVAL:
         if (r->u.interval.interval) {

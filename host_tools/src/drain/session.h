@@ -19,7 +19,8 @@
 #define DRAIN_MAX_FRAMES (1u << 24)   /* frames of all stacks of a session */
 #define DRAIN_MAX_MAPPINGS 256        /* MAPPING records per session */
 #define DRAIN_MAX_MARKS 64            /* MARK texts kept per session */
-#define DRAIN_MAX_MARK_LEN 128
+#define DRAIN_MAX_MARK_LEN 128        /* characters kept of a MARK text: a device's are whole */
+_Static_assert(DRAIN_MAX_MARK_LEN >= MSAMP_WIRE_MAX_MARK, "a device's MARK text is kept whole");
 
 struct slot {
     uint64_t size, birth;
@@ -93,7 +94,7 @@ struct session {
     uint64_t snap_pass, snap_lives;
 
     int have_drops;
-    uint64_t drops[6]; /* ring_records ring_bytes live_full stack_full reentrant truncated */
+    uint64_t drops[MSAMP_DROP_COUNT]; /* the latest DROPS record, by enum msamp_wire_drop */
 
     struct msamp_dec_stats dec_start; /* decoder counters when the session began */
 
