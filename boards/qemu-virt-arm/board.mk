@@ -11,9 +11,7 @@ BOARD_CFLAGS := -m$(ARM_ISA) -mcpu=cortex-a15 -mfloat-abi=soft -mno-unaligned-ac
 BOARD_LDFLAGS :=
 BOARD_LDSCRIPT := boards/qemu-virt-arm/link.ld
 BOARD_SRCS := boards/qemu-virt-arm/start.S boards/qemu-virt-arm/board.c boards/common/board_port.c \
-	boards/qemu-mps2-an385/aeabi_mem.c port/transport/semihost.c
-BOARD_PORT_SRCS := port/arm/msamp_port_arm.c port/arm/msamp_arm_frames.c port/arm/msamp_arm_exidx.c \
-	port/arm/msamp_arm_capture.c port/arm/msamp_arm_pr_stubs.c port/common/msamp_build_id.c
+	boards/qemu-mps2-an385/aeabi_mem.c
 BOARD_TRANSPORTS := uart semihosting
 BOARD_TRANSPORT_SRCS_uart := port/transport/pl011.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_PL011_BASE=0x09000000

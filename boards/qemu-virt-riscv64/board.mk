@@ -6,9 +6,7 @@ BOARD_CFLAGS := -march=rv64gc -mabi=lp64d -mcmodel=medany -mno-relax \
 	$(if $(filter clang,$(BOARD_COMPILER)),-gdwarf-4 -gdwarf-aranges)
 BOARD_LDFLAGS := -Wl,--no-relax
 BOARD_LDSCRIPT := boards/qemu-virt-riscv64/link.ld
-BOARD_SRCS := boards/qemu-virt-riscv64/start.S boards/qemu-virt-riscv64/board.c boards/common/board_port.c port/transport/semihost.c
-BOARD_PORT_SRCS := port/riscv64/msamp_port_riscv64.c port/riscv64/msamp_riscv64_frames.c \
-	port/common/msamp_build_id.c port/common/msamp_irq_contexts.c
+BOARD_SRCS := boards/qemu-virt-riscv64/start.S boards/qemu-virt-riscv64/board.c boards/common/board_port.c
 BOARD_TRANSPORTS := uart semihosting
 BOARD_TRANSPORT_SRCS_uart := port/transport/uart16550.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_16550_BASE=0x10000000
