@@ -17,9 +17,6 @@ void board_init(void);
  * boards that have it, otherwise the UART). */
 void board_console(const char *text);
 
-/* Write raw bytes to the board's UART, waiting for FIFO room. */
-void board_uart_write(const uint8_t *data, size_t len);
-
 /* End the run: QEMU exits with `status` (0..255). Never returns. */
 _Noreturn void board_exit(int status);
 

@@ -1,5 +1,7 @@
 # Generic board rules, driven by boards/$(BOARD)/board.mk (see boards/README.md): the library for
 # the board, the demo firmware, QEMU runs, `make demo` and `make size`.
+# The demo firmware, an example that runs on every board (docs/BOARDS.md).
+DEMO_DIR := boards/examples/demo
 ifneq ($(wildcard boards/$(BOARD)/board.mk),)
 include boards/$(BOARD)/board.mk
 
@@ -31,24 +33,38 @@ BOARD_AR := $(BOARD_CROSS)ar
 BOARD_SIZE := $(BOARD_CROSS)size
 BOARD_TRANSPORT_OK := $(filter $(TRANSPORT),$(BOARD_TRANSPORTS))
 
-# The library through the firmware-integration fragment, as a firmware project would take it.
+# The library through the firmware-integration fragment, as a firmware project takes it: the
+# port's sources (port/$(BOARD_ARCH)/port.mk), the core's, their flags. Transports are built per
+# board below (one library each), the semihosting helpers with the board: its console and exit.
 MSAMP_ARCH := $(BOARD_ARCH)
 MSAMP_TRANSPORT := none
-MSAMP_PORT_SRCS := $(BOARD_PORT_SRCS)
 include port/msamp.mk
+BOARD_SRCS += $(MSAMP_SEMIHOSTING_SRCS)
 
 # Flags for all target code of a board. The library must not depend on the board's heap or libc.
 BOARD_TARGET_CFLAGS := $(TARGET_WARN) -ffreestanding -nostdlib -fno-pie -O2 -g \
 	-fno-asynchronous-unwind-tables -fno-unwind-tables $(BOARD_CFLAGS) $(MSAMP_CFLAGS) -Iboards
 BOARD_LINK_FLAGS := $(BOARD_LD_SELECT) -nostdlib -static $(BOARD_NOPIE) -T $(BOARD_LDSCRIPT) $(BOARD_LDFLAGS) $(MSAMP_LDFLAGS)
+# Every compile of a board's target code: make keeps each object's header dependencies (.d).
+BOARD_COMPILE = $(BOARD_CC) $(BOARD_TARGET_CFLAGS) -MMD -MP
+
+# $(BOARD_FLAGS) holds every flag this build folder's objects are compiled and linked with; it is
+# rewritten only when one changes, and every object, library and image depends on it.
+BOARD_FLAGS := $(BOARD_DIR)/flags
+board_flags_text = $(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(MSAMP_OWN_CFLAGS) $(OBJ_DEFS) $(BOARD_NOLOOPCALLS) \
+	$(DEMO_MSAMP_DEFS) $(foreach t,$(BOARD_TRANSPORTS),$(BOARD_TRANSPORT_DEFS_$(t))) \
+	$(foreach v,$(DEMO_VARIANTS),$(DEMO_DEFS_$(v))) $(BOARD_SELFTEST_DEFS) $(BOARD_LINK_FLAGS) $(BOARD_LIBGCC)
+$(BOARD_FLAGS): board-flags-force
+	$(if $(subst |$(board_flags_text)|,,|$(file <$@)|),$(shell mkdir -p $(@D))$(file >$@,$(board_flags_text)))
+board-flags-force:
+-include $(shell find $(BOARD_DIR) -name '*.d' 2>/dev/null)
 
 obj_of = $(patsubst %.S,$(1)/%.o,$(patsubst %.c,$(1)/%.o,$(2)))
 BOARD_LIB_OBJS := $(call obj_of,$(BOARD_DIR)/obj,$(MSAMP_LIB_SRCS))
 BOARD_LIB := $(BOARD_DIR)/libmsamp.a
 BOARD_OBJS := $(call obj_of,$(BOARD_DIR)/obj,$(BOARD_SRCS))
-DEMO_SRCS := boards/demo/demo_heap.c boards/demo/mini_libc.c
+DEMO_SRCS := $(DEMO_DIR)/demo_heap.c $(DEMO_DIR)/mini_libc.c
 DEMO_OBJS := $(call obj_of,$(BOARD_DIR)/obj,$(DEMO_SRCS))
-TARGET_HDRS := $(wildcard include/*.h src/*.h port/$(BOARD_ARCH)/*.h port/transport/*.h boards/*.h boards/demo/*.h)
 
 # Demo variants: demo.c built with DEMO_DEFS_<variant>.
 DEMO_VARIANTS := demo demo-stall demo-long
@@ -56,18 +72,17 @@ DEMO_DEFS_demo :=
 DEMO_DEFS_demo-stall := -DDEMO_STALL_FROM=500 -DDEMO_STALL_TO=2500
 DEMO_DEFS_demo-long := -DDEMO_MIN_MS=1500 -DDEMO_INTERVAL=1024
 
-$(BOARD_DIR)/obj/%.o: %.c $(TARGET_HDRS)
+$(BOARD_DIR)/obj/%.o: %.c $(BOARD_FLAGS)
 	@mkdir -p $(@D)
-	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(OWN_CFLAGS) $(OBJ_DEFS) -c $< -o $@
+	$(BOARD_COMPILE) $(OWN_CFLAGS) $(OBJ_DEFS) -c $< -o $@
 # msamp's own objects but the wrappers and hooks, as port/msamp.mk suggests (MSAMP_OWN_CFLAGS).
-msamp_own_objs = $(filter-out %/src/msamp_hooks.o,$(filter-out $(1)/src/wrap/%,$(2)))
-$(call msamp_own_objs,$(BOARD_DIR)/obj,$(BOARD_LIB_OBJS)): OWN_CFLAGS := $(MSAMP_OWN_CFLAGS)
+$(call obj_of,$(BOARD_DIR)/obj,$(MSAMP_OWN_SRCS)): OWN_CFLAGS := $(MSAMP_OWN_CFLAGS)
 
-$(BOARD_DIR)/obj/%.o: %.S
+$(BOARD_DIR)/obj/%.o: %.S $(BOARD_FLAGS)
 	@mkdir -p $(@D)
-	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) -c $< -o $@
+	$(BOARD_COMPILE) -c $< -o $@
 
-$(BOARD_DIR)/obj/boards/demo/mini_libc.o: OBJ_DEFS := $(BOARD_NOLOOPCALLS)
+$(BOARD_DIR)/obj/$(DEMO_DIR)/mini_libc.o: OBJ_DEFS := $(BOARD_NOLOOPCALLS)
 
 $(BOARD_LIB): $(BOARD_LIB_OBJS)
 	@mkdir -p $(@D)
@@ -78,11 +93,11 @@ $(BOARD_LIB): $(BOARD_LIB_OBJS)
 # would (MSAMP_CONFIG_FILE): a live table sized for its heap.
 DEMO_LIB := $(BOARD_DIR)/demo-lib/libmsamp.a
 DEMO_LIB_OBJS := $(call obj_of,$(BOARD_DIR)/demo-lib,$(MSAMP_LIB_SRCS))
-DEMO_MSAMP_DEFS := -DMSAMP_CONFIG_FILE='"demo_msamp_config.h"' -Iboards/demo
-$(BOARD_DIR)/demo-lib/%.o: %.c $(TARGET_HDRS)
+DEMO_MSAMP_DEFS := -DMSAMP_CONFIG_FILE='"demo_msamp_config.h"' -I$(DEMO_DIR)
+$(BOARD_DIR)/demo-lib/%.o: %.c $(BOARD_FLAGS)
 	@mkdir -p $(@D)
-	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(OWN_CFLAGS) $(DEMO_MSAMP_DEFS) -c $< -o $@
-$(call msamp_own_objs,$(BOARD_DIR)/demo-lib,$(DEMO_LIB_OBJS)): OWN_CFLAGS := $(MSAMP_OWN_CFLAGS)
+	$(BOARD_COMPILE) $(OWN_CFLAGS) $(DEMO_MSAMP_DEFS) -c $< -o $@
+$(call obj_of,$(BOARD_DIR)/demo-lib,$(MSAMP_OWN_SRCS)): OWN_CFLAGS := $(MSAMP_OWN_CFLAGS)
 $(DEMO_LIB): $(DEMO_LIB_OBJS)
 	rm -f $@
 	$(BOARD_AR) rcs $@ $^
@@ -90,17 +105,17 @@ $(DEMO_LIB): $(DEMO_LIB_OBJS)
 # One small library per transport: libmsamp_<transport>.a.
 define board_transport
 BOARD_TOBJS_$(1) := $$(call obj_of,$(BOARD_DIR)/obj-$(1),$(BOARD_TRANSPORT_SRCS_$(1)))
-$(BOARD_DIR)/obj-$(1)/%.o: %.c $(TARGET_HDRS) boards/$(BOARD)/board.mk
+$(BOARD_DIR)/obj-$(1)/%.o: %.c $(BOARD_FLAGS)
 	@mkdir -p $$(@D)
-	$$(BOARD_CC) $$(BOARD_TARGET_CFLAGS) $$(MSAMP_OWN_CFLAGS) $(BOARD_TRANSPORT_DEFS_$(1)) -c $$< -o $$@
+	$$(BOARD_COMPILE) $$(MSAMP_OWN_CFLAGS) $(BOARD_TRANSPORT_DEFS_$(1)) -c $$< -o $$@
 $(BOARD_DIR)/libmsamp_$(1).a: $$(BOARD_TOBJS_$(1))
 	rm -f $$@
 	$$(BOARD_AR) rcs $$@ $$^
 endef
 define board_demo
-$(BOARD_DIR)/$(1)/$(2).o: boards/demo/demo.c $(TARGET_HDRS) boards/boards.mk
+$(BOARD_DIR)/$(1)/$(2).o: $(DEMO_DIR)/demo.c $(BOARD_FLAGS)
 	@mkdir -p $$(@D)
-	$$(BOARD_CC) $$(BOARD_TARGET_CFLAGS) $(DEMO_MSAMP_DEFS) $(DEMO_DEFS_$(2)) -c $$< -o $$@
+	$$(BOARD_COMPILE) $(DEMO_MSAMP_DEFS) $(DEMO_DEFS_$(2)) -c $$< -o $$@
 $(BOARD_DIR)/$(1)/$(2).elf: $(BOARD_DIR)/$(1)/$(2).o $(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_$(1).a $(DEMO_LIB) $(BOARD_LDSCRIPT)
 	$$(BOARD_CC) $$(BOARD_TARGET_CFLAGS) $$(BOARD_LINK_FLAGS) -o $$@ $(BOARD_DIR)/$(1)/$(2).o \
 		$(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_$(1).a $(DEMO_LIB) $(BOARD_LIBGCC)
@@ -112,7 +127,7 @@ BOARD_ENV := BOARD_QEMU="$(BOARD_QEMU)" BOARD_QEMU_TIMEOUT=$(BOARD_QEMU_TIMEOUT)
 DEMO_ELF := $(BOARD_DIR)/$(TRANSPORT)/demo.elf
 DRAIN ?= host_tools/drain
 
-.PHONY: lib firmware run demo size board-check board-dir
+.PHONY: lib firmware run demo size board-check board-dir board-flags-force
 board-dir:
 	@echo $(BOARD_DIR)
 
@@ -131,7 +146,7 @@ run: board-check $(DEMO_ELF) ## Run the demo firmware under QEMU (stream in buil
 demo: ## From a fresh Debian 12: build, run the demo under QEMU, drain to out/demo.pb.gz, show top sites
 	@ci/deps.sh $(BOARD_DEPS)
 	@$(MAKE) --no-print-directory -s board-check $(DRAIN) $(DEMO_ELF)
-	@$(BOARD_ENV) DRAIN=$(DRAIN) boards/demo/run_demo.sh $(DEMO_ELF) $(TRANSPORT) $(BOARD_DIR)/$(TRANSPORT)/demo-run out/demo.pb.gz
+	@$(BOARD_ENV) DRAIN=$(DRAIN) $(DEMO_DIR)/run_demo.sh $(DEMO_ELF) $(TRANSPORT) $(BOARD_DIR)/$(TRANSPORT)/demo-run out/demo.pb.gz
 
 # What msamp adds to a firmware: tests/ports/size_probe.c linked with msamp (the allocator wrapped,
 # the board's first transport, msamp_init and msamp_poll called) and without it; make size prints
@@ -140,15 +155,15 @@ PROBE_DIR := $(BOARD_DIR)/size-probe
 PROBE_TRANSPORT := $(firstword $(BOARD_TRANSPORTS))
 PROBE_LINK := $(BOARD_LD_SELECT) -nostdlib -static $(BOARD_NOPIE) -T tests/ports/size_probe.ld \
 	-Wl,--gc-sections -Wl,--build-id $(BOARD_LDFLAGS)
-$(PROBE_DIR)/with.o: tests/ports/size_probe.c $(TARGET_HDRS)
+$(PROBE_DIR)/with.o: tests/ports/size_probe.c $(BOARD_FLAGS)
 	@mkdir -p $(@D)
-	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) -DWITH_MSAMP -c $< -o $@
-$(PROBE_DIR)/without.o: tests/ports/size_probe.c
+	$(BOARD_COMPILE) -DWITH_MSAMP -c $< -o $@
+$(PROBE_DIR)/without.o: tests/ports/size_probe.c $(BOARD_FLAGS)
 	@mkdir -p $(@D)
-	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) -c $< -o $@
-$(PROBE_DIR)/heap.o: tests/ports/size_probe_heap.c
+	$(BOARD_COMPILE) -c $< -o $@
+$(PROBE_DIR)/heap.o: tests/ports/size_probe_heap.c $(BOARD_FLAGS)
 	@mkdir -p $(@D)
-	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) -c $< -o $@
+	$(BOARD_COMPILE) -c $< -o $@
 # The demo's memcpy & co., in an archive: linked only where msamp calls them, and then counted.
 $(PROBE_DIR)/libc.a: $(filter %/mini_libc.o,$(DEMO_OBJS)) $(filter %/aeabi_mem.o,$(BOARD_OBJS))
 	@mkdir -p $(@D)

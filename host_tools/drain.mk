@@ -1,7 +1,8 @@
 # drain (host_tools/drain): msamp stream -> symbolized pprof profiles, reports, merge.
 # Sources in host_tools/src/drain/; tests in tests/drain/drain_tests.mk. Needs zlib and libdw.
 # The decoder library path is spelled out: host_tools.mk (which defines HOSTDEC_LIB) is read after
-# this fragment, and prerequisites are expanded when a rule is read.
+# this fragment, and prerequisites are expanded when a rule is read (recipes, which use its
+# HOST_TOOLS_CFLAGS, only when run).
 
 DRAIN_SRCS := $(wildcard host_tools/src/drain/*.c)
 DRAIN_HDRS := $(wildcard host_tools/src/drain/*.h host_tools/lib/*.h) include/msamp_wire.h
@@ -13,4 +14,4 @@ TOOLS += host_tools/drain
 CLEAN_FILES += host_tools/drain
 
 host_tools/drain: $(DRAIN_SRCS) $(DRAIN_HDRS) $(DRAIN_DECLIB)
-	$(CC) $(HOST_CFLAGS) $(DRAIN_INC) $(DRAIN_SRCS) $(DRAIN_DECLIB) $(DRAIN_LIBS) -o $@
+	$(CC) $(HOST_TOOLS_CFLAGS) $(DRAIN_INC) $(DRAIN_SRCS) $(DRAIN_DECLIB) $(DRAIN_LIBS) -o $@

@@ -3,6 +3,8 @@
 # and add their tools
 # to TOOLS (`make tools` builds them all).
 
+# Host tools build with -Wcast-qual on top of HOST_CFLAGS: no const is ever cast away.
+HOST_TOOLS_CFLAGS = $(HOST_CFLAGS) -Wcast-qual
 HOSTDEC_INC := -Ihost_tools/lib -Iinclude
 HOSTDEC_LIB := $(BUILD)/host/libmsampdec.a
 HOSTDEC_SRCS := host_tools/lib/msamp_decode.c host_tools/lib/msamp_cobs_crc.c host_tools/lib/msamp_listing.c
@@ -19,7 +21,7 @@ tools: $(TOOLS) ## Build the host tools (msamp-dump, drain, ...)
 
 $(BUILD)/host/%.o: host_tools/lib/%.c $(HOSTDEC_HDRS)
 	@mkdir -p $(@D)
-	$(CC) $(HOST_CFLAGS) $(HOSTDEC_INC) -c $< -o $@
+	$(CC) $(HOST_TOOLS_CFLAGS) $(HOSTDEC_INC) -c $< -o $@
 
 $(HOSTDEC_LIB): $(HOSTDEC_OBJS)
 	@mkdir -p $(@D)
@@ -27,4 +29,4 @@ $(HOSTDEC_LIB): $(HOSTDEC_OBJS)
 	$(AR) rcs $@ $^
 
 host_tools/msamp-dump: host_tools/src/msamp-dump.c $(HOSTDEC_LIB) $(HOSTDEC_HDRS)
-	$(CC) $(HOST_CFLAGS) $(HOSTDEC_INC) $< $(HOSTDEC_LIB) -lz -o $@
+	$(CC) $(HOST_TOOLS_CFLAGS) $(HOSTDEC_INC) $< $(HOSTDEC_LIB) -lz -o $@

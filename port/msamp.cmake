@@ -13,69 +13,66 @@
 # The static library holds the core, every wrapper, the port and the transport. Linking it gives
 # the firmware msamp's include paths, -fno-omit-frame-pointer (msamp's own sources but the
 # wrappers and hooks are built without frame pointers), and the link options
-# -Wl,--wrap=FUNC for each WRAP function plus -Wl,--build-id. The project's toolchain file sets
-# the compiler and CPU flags; for the .S files of a port, enable ASM in project() or
-# enable_language(ASM) before calling msamp_add_library.
+# -Wl,--wrap=FUNC for each WRAP function plus -Wl,--build-id. msamp_add_library also sets
+# MSAMP_SEMIHOSTING_SOURCES in the caller's scope: the architecture's semihosting helpers
+# (port/semihosting/: console text, exit), for firmware that uses them itself. The project's
+# toolchain file sets the compiler and CPU flags; for the .S files of a port, enable ASM in
+# project() or enable_language(ASM) before calling msamp_add_library.
+#
+# The source lists are port/msamp.mk's, which this file asks for at configure time: the port's
+# (port/<arch>/port.mk), the core's (src/sources.mk). That needs GNU make on the build machine.
 cmake_minimum_required(VERSION 3.13)
 get_filename_component(MSAMP_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
+find_program(MSAMP_MAKE NAMES gmake make)
 
 function(msamp_add_library name)
     cmake_parse_arguments(M "" "ARCH;TRANSPORT;PROFILE" "DEFINITIONS;INCLUDES;WRAP" ${ARGN})
-    if(NOT M_ARCH OR NOT IS_DIRECTORY "${MSAMP_DIR}/port/${M_ARCH}")
-        message(FATAL_ERROR "msamp_add_library: ARCH must name a folder of ${MSAMP_DIR}/port")
-    endif()
     if(NOT M_TRANSPORT)
         set(M_TRANSPORT none)
     endif()
     if(NOT M_WRAP)
         set(M_WRAP malloc free calloc realloc)
     endif()
+    if(NOT M_PROFILE)
+        set(M_PROFILE full)
+    endif()
+    if(NOT MSAMP_MAKE)
+        message(FATAL_ERROR "msamp_add_library: GNU make is needed to read msamp's source lists")
+    endif()
 
-    if(NOT M_PROFILE OR M_PROFILE STREQUAL "full")
-        file(GLOB core "${MSAMP_DIR}/src/*.c" "${MSAMP_DIR}/src/wrap/*.c")
-        set(profile_defs "")
-    elseif(M_PROFILE STREQUAL "tiny")
-        file(GLOB core "${MSAMP_DIR}/src/tiny/*.c" "${MSAMP_DIR}/src/wrap/*.c")
-        foreach(f msamp_sampler msamp_port_defaults msamp_hooks msamp_note_realloc)
-            list(APPEND core "${MSAMP_DIR}/src/${f}.c")
-        endforeach()
-        set(profile_defs MSAMP_CFG_TINY=1)
-    else()
-        message(FATAL_ERROR "msamp_add_library: PROFILE is full or tiny")
+    # port/msamp.mk's variables, one "NAME=value" line each.
+    set(vars MSAMP_LIB_SRCS MSAMP_TRANSPORT_SRCS MSAMP_SEMIHOSTING_SRCS MSAMP_OWN_SRCS MSAMP_INCLUDES
+             MSAMP_PROFILE_CFLAGS MSAMP_OWN_CFLAGS)
+    list(JOIN vars " " var_names)
+    list(JOIN M_WRAP " " wrap_funcs)
+    execute_process(
+        COMMAND "${MSAMP_MAKE}" -s --no-print-directory -f "${MSAMP_DIR}/port/msamp.mk"
+                "MSAMP_DIR=${MSAMP_DIR}" "MSAMP_ARCH=${M_ARCH}" "MSAMP_TRANSPORT=${M_TRANSPORT}"
+                "MSAMP_PROFILE=${M_PROFILE}" "MSAMP_WRAP_FUNCS=${wrap_funcs}"
+                "--eval=msamp-lists: ; @:$(foreach v,${var_names},$(info $(v)=$($(v))))" msamp-lists
+        OUTPUT_VARIABLE lists ERROR_VARIABLE errors RESULT_VARIABLE status)
+    if(NOT status EQUAL 0)
+        message(FATAL_ERROR "msamp_add_library: ${errors}")
     endif()
-    file(GLOB port "${MSAMP_DIR}/port/${M_ARCH}/*.c" "${MSAMP_DIR}/port/${M_ARCH}/*.S")
-    if(NOT M_ARCH STREQUAL "hosted")
-        file(GLOB common "${MSAMP_DIR}/port/common/*.c")  # build-id reader, contexts by IRQ nesting
-        list(APPEND port ${common})
-    endif()
-    set(transport "")
-    if(M_TRANSPORT STREQUAL "semihosting")
-        set(transport "${MSAMP_DIR}/port/transport/semihosting.c" "${MSAMP_DIR}/port/transport/semihost.c")
-    elseif(NOT M_TRANSPORT STREQUAL "none")
-        set(transport "${MSAMP_DIR}/port/transport/${M_TRANSPORT}.c")
-        if(NOT EXISTS "${transport}")
-            message(FATAL_ERROR "msamp_add_library: unknown TRANSPORT ${M_TRANSPORT}")
-        endif()
-    endif()
-    foreach(f IN LISTS M_WRAP)
-        if(NOT EXISTS "${MSAMP_DIR}/src/wrap/wrap_${f}.c")
-            message(FATAL_ERROR "msamp_add_library: no wrapper for ${f}")
-        endif()
+    foreach(v IN LISTS vars)
+        string(REGEX MATCH "(^|\n)${v}=([^\n]*)" line "${lists}")
+        separate_arguments(${v} UNIX_COMMAND "${CMAKE_MATCH_2}")
     endforeach()
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${MSAMP_DIR}/port/msamp.mk"
+                 "${MSAMP_DIR}/src/sources.mk" "${MSAMP_DIR}/port/${M_ARCH}/port.mk")
 
-    add_library(${name} STATIC ${core} ${port} ${transport})
-    target_include_directories(${name}
-        PUBLIC "${MSAMP_DIR}/include" "${MSAMP_DIR}/port/${M_ARCH}" "${MSAMP_DIR}/port/transport"
-               "${MSAMP_DIR}/port/common"
-        PRIVATE "${MSAMP_DIR}/src" ${M_INCLUDES})
-    target_compile_definitions(${name} PRIVATE ${M_DEFINITIONS} ${profile_defs})
-    target_compile_options(${name} PUBLIC -fno-omit-frame-pointer PRIVATE -ffreestanding)
-    # msamp's sources but the wrappers and hooks need no frame pointers (port/msamp.mk says why).
+    add_library(${name} STATIC ${MSAMP_LIB_SRCS} ${MSAMP_TRANSPORT_SRCS})
+    list(TRANSFORM MSAMP_INCLUDES REPLACE "^-I" "")
+    target_include_directories(${name} PUBLIC ${MSAMP_INCLUDES} PRIVATE ${M_INCLUDES})
+    target_compile_definitions(${name} PRIVATE ${M_DEFINITIONS})
+    target_compile_options(${name} PUBLIC -fno-omit-frame-pointer PRIVATE -ffreestanding
+                           ${MSAMP_PROFILE_CFLAGS})
+    # msamp's sources but the wrappers and hooks need no frame pointers, and get a section per
+    # function (port/msamp.mk says why).
     if(NOT M_ARCH STREQUAL "hosted")
-        set(own ${core} ${port} ${transport})
-        list(FILTER own EXCLUDE REGEX "/src/wrap/|/msamp_hooks\\.c$")
-        set_source_files_properties(${own} PROPERTIES COMPILE_OPTIONS -fomit-frame-pointer)
+        set_source_files_properties(${MSAMP_OWN_SRCS} PROPERTIES COMPILE_OPTIONS "${MSAMP_OWN_CFLAGS}")
     endif()
     list(JOIN M_WRAP ",--wrap=" wraps)
     target_link_options(${name} INTERFACE "LINKER:--wrap=${wraps}" "LINKER:--build-id")
+    set(MSAMP_SEMIHOSTING_SOURCES ${MSAMP_SEMIHOSTING_SRCS} PARENT_SCOPE)
 endfunction()

@@ -1,15 +1,11 @@
 /* The devices QEMU's ARM "virt" machines share, AArch64 (qemu-virt-aarch64) and 32-bit ARM
- * (qemu-virt-arm): a GICv2 distributor and CPU interface, and a PL011 UART. Header only; each
+ * (qemu-virt-arm): a GICv2 distributor and CPU interface. Header only; each
  * virt board includes it and keeps its CPU-specific code (interrupt masks, timer registers). */
 #ifndef QEMU_VIRT_H
 #define QEMU_VIRT_H
 
-#include <stddef.h>
 #include <stdint.h>
 
-#define VIRT_UART_BASE 0x09000000u
-#define VIRT_UART_FR 0x18u
-#define VIRT_UART_FR_TXFF (1u << 5)
 #define VIRT_GICD_BASE 0x08000000u
 #define VIRT_GICC_BASE 0x08010000u
 #define VIRT_GICD_CTLR 0x000u
@@ -59,16 +55,6 @@ static inline void virt_gic_end(uint32_t iar)
 {
     if ((iar & 0x3ffu) != VIRT_SPURIOUS)
         *virt_mmio32(VIRT_GICC_BASE + VIRT_GICC_EOIR) = iar;
-}
-
-/* Polled PL011 output (QEMU needs no baud set-up). */
-static inline void virt_pl011_write(const uint8_t *data, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        while ((*virt_mmio32(VIRT_UART_BASE + VIRT_UART_FR) & VIRT_UART_FR_TXFF) != 0) {
-        }
-        *virt_mmio32(VIRT_UART_BASE) = data[i];
-    }
 }
 
 #endif

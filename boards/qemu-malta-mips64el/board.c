@@ -1,6 +1,5 @@
 /* qemu-malta-mips64(el) board API: CP0 Count/Compare timer interrupt (on the line IntCtl.IPTI
- * names), 16550 UART, UHI semihosting
- * console and exit. */
+ * names), UHI semihosting console and exit. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,9 +11,6 @@
 void board_irq_handler(uint32_t cause, uintptr_t epc);
 int main(void);
 
-#define UART_BASE 0xffffffffb80003f8u
-#define UART_LSR 5u
-#define LSR_THRE (1u << 5)
 #define ST_IE 0x1u
 #define CAUSE_TI (1u << 30) /* release 2: the timer interrupt is pending */
 #define CAUSE_EXC(c) (((c) >> 2) & 31u)
@@ -75,16 +71,6 @@ void board_init(void)
 void board_console(const char *text)
 {
     msamp_semihost_console(text);
-}
-
-void board_uart_write(const uint8_t *data, size_t len)
-{
-    volatile uint8_t *uart = (volatile uint8_t *)UART_BASE;
-    for (size_t i = 0; i < len; i++) {
-        while ((uart[UART_LSR] & LSR_THRE) == 0) {
-        }
-        uart[0] = data[i];
-    }
 }
 
 _Noreturn void board_exit(int status)

@@ -7,15 +7,13 @@ BOARD_CFLAGS := $(MALTA_ENDIAN) -march=mips64r2 -mabi=64 -mno-abicalls -fno-pic 
 	-mno-branch-likely
 BOARD_LDFLAGS := $(MALTA_ENDIAN)
 BOARD_LDSCRIPT := boards/qemu-malta-mips64el/link.ld
-BOARD_SRCS := boards/qemu-malta-mips64el/start.S boards/qemu-malta-mips64el/board.c boards/common/board_port.c port/transport/uhi.c
-BOARD_PORT_SRCS := port/mips64/msamp_port_mips64.c port/mips64/msamp_mips64_walk.c \
-	port/mips64/msamp_mips64_capture.c port/common/msamp_build_id.c
+BOARD_SRCS := boards/qemu-malta-mips64el/start.S boards/qemu-malta-mips64el/board.c boards/common/board_port.c
 BOARD_TRANSPORTS := uart semihosting
 BOARD_TRANSPORT_SRCS_uart := port/transport/uart16550.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_16550_BASE=0xffffffffb80003f8
 BOARD_TRANSPORT_SRCS_semihosting := port/transport/semihosting.c
 BOARD_TRANSPORT_DEFS_semihosting := -DMSAMP_SEMIHOST_PATH='"stream.bin"'
 BOARD_QEMU := qemu-system-mips64$(if $(filter -EB,$(MALTA_ENDIAN)),,el) -M malta -cpu MIPS64R2-generic \
-	-m 128M -display none -monitor none -semihosting-config enable=on,target=native
+	-m 128M -display none -monitor none -nic none -semihosting-config enable=on,target=native
 BOARD_QEMU_TIMEOUT := 60
 BOARD_PACKAGES := gcc-mips64el-linux-gnuabi64 qemu-system-mips

@@ -1,4 +1,4 @@
-/* qemu-microvm-x86_64 board API: 8259 PIC + 8254 PIT timer interrupt, COM1, the debug console
+/* qemu-microvm-x86_64 board API: 8259 PIC + 8254 PIT timer interrupt, the debug console
  * port 0xe9 for text, isa-debug-exit; the TSC rate measured against the PIT. */
 #include <stddef.h>
 #include <stdint.h>
@@ -15,7 +15,6 @@ void irq_entry(void);
 void fault_entry(void);
 int main(void);
 
-#define COM1 0x3f8u
 #define DEBUGCON 0xe9u
 #define DEBUG_EXIT 0xf4u
 #define PIC1_CMD 0x20u
@@ -143,15 +142,6 @@ void board_console(const char *text)
 {
     for (const char *s = text; *s != '\0'; s++)
         outb(DEBUGCON, (uint8_t)*s);
-}
-
-void board_uart_write(const uint8_t *data, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        while ((inb(COM1 + 5) & 0x20u) == 0) {
-        }
-        outb(COM1, data[i]);
-    }
 }
 
 /* Status 0: a reset, which -no-reboot turns into QEMU exiting with 0; any other status through

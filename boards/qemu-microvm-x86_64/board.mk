@@ -9,12 +9,10 @@ BOARD_CFLAGS := -m64 -mno-red-zone -mgeneral-regs-only -fno-stack-protector -fcf
 BOARD_LDFLAGS := -Wl,-z,max-page-size=4096 -Wl,-z,noexecstack
 BOARD_LDSCRIPT := boards/qemu-microvm-x86_64/link.ld
 BOARD_SRCS := boards/qemu-microvm-x86_64/start.S boards/qemu-microvm-x86_64/board.c boards/common/board_port.c
-BOARD_PORT_SRCS := port/x86_64/msamp_port_x86_64.c port/x86_64/msamp_x86_64_frames.c \
-	port/common/msamp_build_id.c port/common/msamp_irq_contexts.c
 BOARD_TRANSPORTS := uart
 BOARD_TRANSPORT_SRCS_uart := port/transport/uart16550.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_16550_BASE=0x3f8 -DMSAMP_16550_PORT_IO=1
-BOARD_QEMU := qemu-system-x86_64 -M microvm -m 128M -display none -monitor none -no-reboot \
+BOARD_QEMU := qemu-system-x86_64 -M microvm -m 128M -display none -monitor none -nic none -no-reboot \
 	-debugcon stdio -device isa-debug-exit,iobase=0xf4,iosize=0x04
 BOARD_QEMU_TIMEOUT := 60
 BOARD_PACKAGES := gcc qemu-system-x86

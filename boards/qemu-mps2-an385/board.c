@@ -1,4 +1,4 @@
-/* qemu-mps2-an385 board API: CMSDK TIMER0 interrupt, CMSDK UART0, semihosting console and exit,
+/* qemu-mps2-an385 board API: CMSDK TIMER0 interrupt, semihosting console and exit,
  * SysTick as the clock (msamp's). */
 #include <stddef.h>
 #include <stdint.h>
@@ -12,11 +12,6 @@ void board_irq_handler(void);
 _Noreturn void board_fault(uint32_t exception, uint32_t pc);
 int main(void);
 
-#define UART0_BASE 0x40004000u
-#define UART_DATA 0x00u
-#define UART_STATE 0x04u
-#define UART_CTRL 0x08u
-#define UART_BAUDDIV 0x10u
 #define TIMER0_BASE 0x40000000u
 #define TIMER_CTRL 0x00u
 #define TIMER_VALUE 0x04u
@@ -36,22 +31,11 @@ static volatile uint32_t *mmio32(uintptr_t addr)
 void board_init(void)
 {
     __asm__ volatile("cpsid i" : : : "memory");
-    *mmio32(UART0_BASE + UART_BAUDDIV) = 16;
-    *mmio32(UART0_BASE + UART_CTRL) = 1;
 }
 
 void board_console(const char *text)
 {
     msamp_semihost_console(text);
-}
-
-void board_uart_write(const uint8_t *data, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        while ((*mmio32(UART0_BASE + UART_STATE) & 1u) != 0) {
-        }
-        *mmio32(UART0_BASE + UART_DATA) = data[i];
-    }
 }
 
 _Noreturn void board_exit(int status)

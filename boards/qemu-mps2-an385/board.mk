@@ -10,15 +10,13 @@ BOARD_CFLAGS := -mthumb -mcpu=cortex-m3 -mfloat-abi=soft -Os $(if $(filter clang
 BOARD_LDFLAGS :=
 BOARD_LDSCRIPT := boards/qemu-mps2-an385/link.ld
 BOARD_SRCS := boards/qemu-mps2-an385/start.S boards/qemu-mps2-an385/board.c boards/common/board_port.c \
-	boards/qemu-mps2-an385/aeabi_mem.c port/transport/semihost.c
-BOARD_PORT_SRCS := port/arm/msamp_port_arm.c port/arm/msamp_arm_frames.c port/arm/msamp_arm_exidx.c \
-	port/arm/msamp_arm_capture.c port/arm/msamp_arm_pr_stubs.c port/common/msamp_build_id.c
+	boards/qemu-mps2-an385/aeabi_mem.c
 BOARD_TRANSPORTS := uart semihosting
 BOARD_TRANSPORT_SRCS_uart := port/transport/cmsdk_uart.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_CMSDK_UART_BASE=0x40004000
 BOARD_TRANSPORT_SRCS_semihosting := port/transport/semihosting.c
 BOARD_TRANSPORT_DEFS_semihosting := -DMSAMP_SEMIHOST_PATH='"stream.bin"'
-BOARD_QEMU := qemu-system-arm -M mps2-an385 -display none -monitor none \
+BOARD_QEMU := qemu-system-arm -M mps2-an385 -display none -monitor none -nic none \
 	-semihosting-config enable=on,target=native
 BOARD_QEMU_TIMEOUT := 60
 BOARD_PACKAGES := gcc-arm-none-eabi qemu-system-arm

@@ -1,4 +1,4 @@
-/* qemu-virt-aarch64 board API: GICv2 + virtual timer interrupt, PL011 console, semihosting exit. */
+/* qemu-virt-aarch64 board API: GICv2 + virtual timer interrupt, semihosting console and exit. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,7 +12,6 @@ void board_irq_handler(void);
 _Noreturn void board_fault(uintptr_t kind, uintptr_t esr, uintptr_t elr);
 int main(void);
 
-
 static void (*timer_fn)(void);
 static uint64_t timer_period;
 
@@ -25,11 +24,6 @@ void board_init(void)
 void board_console(const char *text)
 {
     msamp_semihost_console(text);
-}
-
-void board_uart_write(const uint8_t *data, size_t len)
-{
-    virt_pl011_write(data, len);
 }
 
 _Noreturn void board_exit(int status)

@@ -4,15 +4,13 @@ BOARD_CROSS := aarch64-linux-gnu-
 BOARD_CFLAGS := -mcpu=cortex-a53 -mstrict-align -mgeneral-regs-only -mno-outline-atomics
 BOARD_LDFLAGS :=
 BOARD_LDSCRIPT := boards/qemu-virt-aarch64/link.ld
-BOARD_SRCS := boards/qemu-virt-aarch64/start.S boards/qemu-virt-aarch64/board.c boards/common/board_port.c \
-	port/transport/semihost.c
-BOARD_PORT_SRCS := port/aarch64/msamp_port_aarch64.c port/common/msamp_build_id.c port/common/msamp_irq_contexts.c
+BOARD_SRCS := boards/qemu-virt-aarch64/start.S boards/qemu-virt-aarch64/board.c boards/common/board_port.c
 BOARD_TRANSPORTS := uart semihosting
 BOARD_TRANSPORT_SRCS_uart := port/transport/pl011.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_PL011_BASE=0x09000000
 BOARD_TRANSPORT_SRCS_semihosting := port/transport/semihosting.c
 BOARD_TRANSPORT_DEFS_semihosting := -DMSAMP_SEMIHOST_PATH='"stream.bin"'
-BOARD_QEMU := qemu-system-aarch64 -M virt -cpu cortex-a53 -m 128M -display none -monitor none \
+BOARD_QEMU := qemu-system-aarch64 -M virt -cpu cortex-a53 -m 128M -display none -monitor none -nic none \
 	-semihosting-config enable=on,target=native
 BOARD_QEMU_TIMEOUT := 60
 BOARD_DEPS := demo

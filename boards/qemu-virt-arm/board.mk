@@ -11,15 +11,13 @@ BOARD_CFLAGS := -m$(ARM_ISA) -mcpu=cortex-a15 -mfloat-abi=soft -mno-unaligned-ac
 BOARD_LDFLAGS :=
 BOARD_LDSCRIPT := boards/qemu-virt-arm/link.ld
 BOARD_SRCS := boards/qemu-virt-arm/start.S boards/qemu-virt-arm/board.c boards/common/board_port.c \
-	boards/qemu-mps2-an385/aeabi_mem.c port/transport/semihost.c
-BOARD_PORT_SRCS := port/arm/msamp_port_arm.c port/arm/msamp_arm_frames.c port/arm/msamp_arm_exidx.c \
-	port/arm/msamp_arm_capture.c port/arm/msamp_arm_pr_stubs.c port/common/msamp_build_id.c
+	boards/qemu-mps2-an385/aeabi_mem.c
 BOARD_TRANSPORTS := uart semihosting
 BOARD_TRANSPORT_SRCS_uart := port/transport/pl011.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_PL011_BASE=0x09000000
 BOARD_TRANSPORT_SRCS_semihosting := port/transport/semihosting.c
 BOARD_TRANSPORT_DEFS_semihosting := -DMSAMP_SEMIHOST_PATH='"stream.bin"'
-BOARD_QEMU := qemu-system-arm -M virt -cpu cortex-a15 -m 128M -display none -monitor none \
+BOARD_QEMU := qemu-system-arm -M virt -cpu cortex-a15 -m 128M -display none -monitor none -nic none \
 	-semihosting-config enable=on,target=native
 BOARD_QEMU_TIMEOUT := 60
 BOARD_PACKAGES := gcc-arm-none-eabi qemu-system-arm

@@ -1,5 +1,4 @@
-/* qemu-virt-riscv64 board API: CLINT machine timer interrupt, 16550 UART, semihosting console and
- * exit. */
+/* qemu-virt-riscv64 board API: CLINT machine timer interrupt, semihosting console and exit. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -12,9 +11,6 @@
 void board_irq_handler(uint64_t mcause, uint64_t mepc);
 int main(void);
 
-#define UART_BASE 0x10000000u
-#define UART_LSR 5u
-#define LSR_THRE (1u << 5)
 #define CLINT_MTIMECMP 0x2004000u
 #define CLINT_MTIME 0x200bff8u
 #define MIE_MTIE (1u << 7)
@@ -37,16 +33,6 @@ void board_init(void)
 void board_console(const char *text)
 {
     msamp_semihost_console(text);
-}
-
-void board_uart_write(const uint8_t *data, size_t len)
-{
-    volatile uint8_t *uart = (volatile uint8_t *)UART_BASE;
-    for (size_t i = 0; i < len; i++) {
-        while ((uart[UART_LSR] & LSR_THRE) == 0) {
-        }
-        uart[0] = data[i];
-    }
 }
 
 _Noreturn void board_exit(int status)

@@ -13,8 +13,8 @@
  *   timed record, and from a SESSION that starts a new session (resend_seq 0 or another
  *   session_id), until the next TIME or SNAP_BEGIN.
  * - STACK frames wrap modulo 2^(8*ptr_size) of the latest SESSION (8 before any). SESSION with
- *   ptr_size outside 1..8 or build_id_len > 64, STACK with id 0 or depth outside 1..256, and an
- *   extended type below 16 are malformed.
+ *   ptr_size outside 1..8 or build_id_len > MSAMP_WIRE_MAX_BUILD_ID, STACK with id 0 or depth
+ *   outside 1..MSAMP_WIRE_MAX_DEPTH, and an extended type below 16 are malformed.
  * - The optional [addr] is read when the latest SESSION has MSAMP_SESSION_FLAG_ADDRESSES, or,
  *   before any SESSION, when bytes remain in the payload.
  * - A record whose length runs past its frame, or of type 0, ends the frame's parsing: one
@@ -29,8 +29,9 @@
 
 #include "msamp_wire.h"
 
-#define MSAMP_DEC_MAX_DEPTH 256
-#define MSAMP_DEC_MAX_BUILD_ID 64
+/* The decoder's limits are the wire format's: deepest STACK, longest build-id. */
+#define MSAMP_DEC_MAX_DEPTH MSAMP_WIRE_MAX_DEPTH
+#define MSAMP_DEC_MAX_BUILD_ID MSAMP_WIRE_MAX_BUILD_ID
 
 /* Pseudo record types the decoder reports besides the wire types. */
 enum msamp_dec_event {

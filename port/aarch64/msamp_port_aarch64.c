@@ -1,11 +1,10 @@
-/* The AArch64 bare-metal port: contexts, frame walker, DAIF lock, generic timer, semihosting trap.
- * The build-id comes from port/common/msamp_build_id.c. */
+/* The AArch64 bare-metal port: contexts, frame walker, DAIF lock, generic timer. The build-id
+ * comes from port/common/msamp_build_id.c. */
 #include <stdint.h>
 
 #include "msamp_aarch64.h"
 #include "msamp_irq_contexts.h"
 #include "msamp_port.h"
-#include "msamp_semihost.h"
 
 extern const char __msamp_stack_lo[], __msamp_stack_hi[];
 
@@ -65,18 +64,4 @@ uint64_t msamp_port_time_hz(void)
     uint64_t hz;
     __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(hz));
     return hz != 0 ? hz : 1;
-}
-
-uint64_t msamp_port_entropy(void)
-{
-    return msamp_port_time();
-}
-
-/* AArch64 semihosting trap: w0 = operation, x1 = parameter block; result in x0. */
-uintptr_t msamp_semihost_call(uintptr_t op, uintptr_t arg)
-{
-    register uintptr_t x0 __asm__("x0") = op;
-    register uintptr_t x1 __asm__("x1") = arg;
-    __asm__ volatile("hlt #0xf000" : "+r"(x0) : "r"(x1) : "memory");
-    return x0;
 }

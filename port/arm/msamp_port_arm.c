@@ -1,10 +1,9 @@
-/* The 32-bit ARM bare-metal port: contexts, walker choice, PRIMASK/CPSR lock, timer, semihosting
- * trap. Cortex-M or Cortex-A from the compiler's target profile. */
+/* The 32-bit ARM bare-metal port: contexts, walker choice, PRIMASK/CPSR lock, timer. Cortex-M or
+ * Cortex-A from the compiler's target profile. */
 #include <stdint.h>
 
 #include "msamp_arm.h"
 #include "msamp_port.h"
-#include "msamp_semihost.h"
 
 #if defined(__ARM_ARCH_PROFILE)
 #if __ARM_ARCH_PROFILE == 'M'
@@ -118,15 +117,6 @@ uint64_t msamp_port_time_hz(void)
 {
     return MSAMP_ARM_CPU_HZ;
 }
-
-/* M-profile semihosting: bkpt 0xab, r0 = operation, r1 = parameter block. */
-uintptr_t msamp_semihost_call(uintptr_t op, uintptr_t arg)
-{
-    register uintptr_t r0 __asm__("r0") = op;
-    register uintptr_t r1 __asm__("r1") = arg;
-    __asm__ volatile("bkpt 0xab" : "+r"(r0) : "r"(r1) : "memory");
-    return r0;
-}
 #else
 /* Thread (USR, SYS, SVC), IRQ, FIQ, any other exception mode. */
 static struct msamp_context contexts[4];
@@ -174,22 +164,4 @@ uint64_t msamp_port_time_hz(void)
     __asm__ volatile("mrc p15, 0, %0, c14, c0, 0" : "=r"(hz));
     return hz != 0 ? hz : 1;
 }
-
-/* A-profile semihosting: svc 0x123456 in ARM state, svc 0xab in Thumb state. */
-uintptr_t msamp_semihost_call(uintptr_t op, uintptr_t arg)
-{
-    register uintptr_t r0 __asm__("r0") = op;
-    register uintptr_t r1 __asm__("r1") = arg;
-#if defined(__thumb__)
-    __asm__ volatile("svc 0xab" : "+r"(r0) : "r"(r1) : "memory", "lr");
-#else
-    __asm__ volatile("svc 0x123456" : "+r"(r0) : "r"(r1) : "memory", "lr");
 #endif
-    return r0;
-}
-#endif
-
-uint64_t msamp_port_entropy(void)
-{
-    return msamp_port_time();
-}

@@ -15,11 +15,6 @@ void msamp_irq_exit(void)
         depth = depth - 1u;
 }
 
-unsigned msamp_irq_depth(void)
-{
-    return depth;
-}
-
 struct msamp_context *msamp_irq_context(void)
 {
     unsigned d = depth;

@@ -13,8 +13,6 @@
 
 void msamp_irq_enter(void);
 void msamp_irq_exit(void);
-/* 0 in thread mode, else how many interrupt handlers are running. */
-unsigned msamp_irq_depth(void);
 /* The caller's context: what such a port's msamp_port_context() returns. */
 struct msamp_context *msamp_irq_context(void);
 

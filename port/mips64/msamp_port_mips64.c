@@ -90,8 +90,3 @@ uint64_t msamp_port_time_hz(void)
 {
     return MSAMP_MIPS64_COUNT_HZ;
 }
-
-uint64_t msamp_port_entropy(void)
-{
-    return msamp_port_time();
-}

@@ -1,11 +1,9 @@
-/* The RISC-V 64 bare-metal port: contexts, frame walk, mstatus.MIE lock, rdtime, semihosting
- * trap. */
+/* The RISC-V 64 bare-metal port: contexts, frame walk, mstatus.MIE lock, rdtime. */
 #include <stdint.h>
 
 #include "msamp_irq_contexts.h"
 #include "msamp_port.h"
 #include "msamp_riscv64.h"
-#include "msamp_semihost.h"
 
 extern const char __msamp_stack_lo[], __msamp_stack_hi[];
 extern const char __msamp_text_lo[] __attribute__((weak));
@@ -56,23 +54,4 @@ uint64_t msamp_port_time(void)
 uint64_t msamp_port_time_hz(void)
 {
     return MSAMP_RISCV64_TIME_HZ;
-}
-
-uint64_t msamp_port_entropy(void)
-{
-    return msamp_port_time();
-}
-
-/* RISC-V semihosting: the ARM operations behind an ebreak framed by two marker instructions,
- * uncompressed and in one 16-byte aligned block so a debugger (or QEMU) recognises it. */
-uintptr_t msamp_semihost_call(uintptr_t op, uintptr_t arg)
-{
-    register uintptr_t a0 __asm__("a0") = op;
-    register uintptr_t a1 __asm__("a1") = arg;
-    __asm__ volatile(".option push\n\t.option norvc\n\t.balign 16\n\t"
-                     "slli x0, x0, 0x1f\n\tebreak\n\tsrai x0, x0, 7\n\t.option pop"
-                     : "+r"(a0)
-                     : "r"(a1)
-                     : "memory");
-    return a0;
 }

@@ -9,8 +9,7 @@
  *   uart16550.c    16550 UART (PC COM ports, MIPS Malta, RISC-V virt). MSAMP_16550_BASE,
  *                  MSAMP_16550_STRIDE, MSAMP_16550_PORT_IO (x86 I/O ports).
  *   cmsdk_uart.c   Arm CMSDK APB UART (MPS2, many Cortex-M SoCs). MSAMP_CMSDK_UART_BASE.
- *   uhi.c          not a transport: msamp_semihost.h's file and console operations over MIPS UHI,
- *                  for semihosting.c on MIPS.
+ * semihosting.c runs over the architecture's semihosting helpers (port/semihosting/).
  */
 #ifndef MSAMP_TRANSPORT_H
 #define MSAMP_TRANSPORT_H

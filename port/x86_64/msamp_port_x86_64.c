@@ -63,8 +63,3 @@ uint64_t msamp_port_time_hz(void)
 {
     return tsc_hz;
 }
-
-uint64_t msamp_port_entropy(void)
-{
-    return msamp_port_time();
-}

@@ -6,7 +6,7 @@ BOARD_TESTED := qemu-virt-aarch64
 ifneq ($(wildcard boards/$(BOARD)/board.mk),)
 SELFTEST_ELF := $(BOARD_DIR)/selftest.elf
 $(BOARD_DIR)/obj/tests/board/port_selftest.o: OBJ_DEFS := $(BOARD_SELFTEST_DEFS)
-$(SELFTEST_ELF): $(BOARD_DIR)/obj/tests/board/port_selftest.o $(BOARD_OBJS) $(BOARD_DIR)/obj/boards/demo/mini_libc.o \
+$(SELFTEST_ELF): $(BOARD_DIR)/obj/tests/board/port_selftest.o $(BOARD_OBJS) $(BOARD_DIR)/obj/$(DEMO_DIR)/mini_libc.o \
 		$(call obj_of,$(BOARD_DIR)/obj,$(MSAMP_PORT_SRCS)) $(BOARD_LDSCRIPT)
 	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LD_SELECT) -nostdlib -static $(BOARD_NOPIE) -T $(BOARD_LDSCRIPT) -Wl,--build-id \
 		-o $@ $(filter %.o,$^) $(BOARD_LIBGCC)
@@ -42,7 +42,7 @@ test-board-integration-make: ## Demo built through port/msamp.mk by a standalone
 	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 go
 	@$(MAKE) --no-print-directory -s host_tools/drain
 	@rm -rf $(BUILD)/fw-make && $(MAKE) --no-print-directory -s -f tests/board/fw_make/Makefile OUT=$(BUILD)/fw-make
-	@$(BOARD_ENV) boards/demo/run_demo.sh $(BUILD)/fw-make/demo.elf uart $(BUILD)/fw-make/run $(BUILD)/fw-make/run/demo.pb.gz >/dev/null
+	@$(BOARD_ENV) $(DEMO_DIR)/run_demo.sh $(BUILD)/fw-make/demo.elf uart $(BUILD)/fw-make/run $(BUILD)/fw-make/run/demo.pb.gz >/dev/null
 	@tests/board/check_demo.sh $(BUILD)/fw-make/run/demo.pb.gz $(BUILD)/fw-make/run/console.txt
 test-board-integration-cmake: ## Demo built through port/msamp.cmake by a standalone CMake project, run and checked
 	@tests/need.sh cmake aarch64-linux-gnu-gcc qemu-system-aarch64 go
@@ -50,7 +50,7 @@ test-board-integration-cmake: ## Demo built through port/msamp.cmake by a standa
 	@rm -rf $(BUILD)/fw-cmake && cmake -S tests/board/fw_cmake -B $(BUILD)/fw-cmake \
 		-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/tests/board/fw_cmake/aarch64-none.cmake >/dev/null && \
 		cmake --build $(BUILD)/fw-cmake -j2 >/dev/null
-	@$(BOARD_ENV) boards/demo/run_demo.sh $(BUILD)/fw-cmake/demo.elf uart $(BUILD)/fw-cmake/run $(BUILD)/fw-cmake/run/demo.pb.gz >/dev/null
+	@$(BOARD_ENV) $(DEMO_DIR)/run_demo.sh $(BUILD)/fw-cmake/demo.elf uart $(BUILD)/fw-cmake/run $(BUILD)/fw-cmake/run/demo.pb.gz >/dev/null
 	@tests/board/check_demo.sh $(BUILD)/fw-cmake/run/demo.pb.gz $(BUILD)/fw-cmake/run/console.txt
 
 # The same board, port and demo built with clang (and lld): other frame layouts, DWARF 5.

@@ -21,7 +21,7 @@ case "$mode" in
 esac
 out=$dir/$transport/test-$mode
 [ "$mode" = tcp-late ] && exec "$here/tcp_late.sh" "$elf" "$out"
-boards/demo/run_demo.sh "$elf" "$transport" "$out" "$out/demo.pb.gz" 8 || exit 1
+boards/examples/demo/run_demo.sh "$elf" "$transport" "$out" "$out/demo.pb.gz" 8 || exit 1
 case "$mode" in
   full) exec "$here/check_demo.sh" "$out/demo.pb.gz" "$out/console.txt" ;;
   stall) exec "$here/check_demo.sh" "$out/demo.pb.gz" "$out/console.txt" symbols leak isr drops-nonzero ;;

@@ -2,7 +2,7 @@
 # The decoder is rebuilt here with $(SAN_FLAGS) so every test runs it under ASan and UBSan.
 
 DEC_TEST_DIR := $(BUILD)/host/san
-DEC_SAN_CFLAGS := $(HOST_CFLAGS) -O1 $(SAN_FLAGS) $(HOSTDEC_INC) -Itests/decoder
+DEC_SAN_CFLAGS := $(HOST_TOOLS_CFLAGS) -O1 $(SAN_FLAGS) $(HOSTDEC_INC) -Itests/decoder
 DEC_SAN_SRCS := $(HOSTDEC_SRCS) tests/decoder/wire_build.c
 DEC_TEST_HDRS := $(HOSTDEC_HDRS) tests/decoder/wire_build.h
 DEC_VECTORS = $(sort $(wildcard tests/vectors/*.bin))
@@ -48,7 +48,7 @@ test-decoder-robust: $(DEC_TEST_DIR)/test_robust
 DEC_FUZZ := $(BUILD)/host/fuzz/decoder_fuzz
 $(DEC_FUZZ): tests/decoder/fuzz_decoder.c $(DEC_SAN_SRCS) $(DEC_TEST_HDRS)
 	@mkdir -p $(@D)
-	clang -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror \
+	clang -std=c11 -D_GNU_SOURCE -g -O1 -Wall -Wextra -Werror -Wcast-qual \
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(HOSTDEC_INC) -Itests/decoder \
 	  $< $(DEC_SAN_SRCS) -lz -o $@
 

@@ -522,10 +522,10 @@ static void test_varints(void)
 static void test_session_limits(void)
 {
     struct buf s = { 0 }, r = { 0 }, p = { 0 };
-    session_payload(&p, 0, 1, 0, 8, 64);
+    session_payload(&p, 0, 1, 0, 8, MSAMP_WIRE_MAX_BUILD_ID);
     rec_put(&r, MSAMP_REC_SESSION, &p);
     buf_free(&p);
-    session_payload(&p, 0, 1, 0, 8, 65);
+    session_payload(&p, 0, 1, 0, 8, MSAMP_WIRE_MAX_BUILD_ID + 1);
     rec_put(&r, MSAMP_REC_SESSION, &p);
     buf_free(&p);
     session_payload(&p, 0, 1, 0, 16, 0); /* no 16-byte pointers in v1 */
@@ -546,8 +546,8 @@ static void test_session_limits(void)
     put_frame(&s, 0, &r);
     struct msamp_dec_stats st;
     char *text = decode(s.p, s.len, 0, 0, &st);
-    char want[2 * 64 + 16] = "build_id=";
-    for (int i = 0; i < 64; i++)
+    char want[2 * MSAMP_WIRE_MAX_BUILD_ID + 16] = "build_id=";
+    for (unsigned i = 0; i < MSAMP_WIRE_MAX_BUILD_ID; i++)
         snprintf(want + 9 + 2 * i, 3, "%02x", (uint8_t)(0x0a + i * 0x11));
     strcat(want, "\n");
     CHECK(strstr(text, want) != NULL);

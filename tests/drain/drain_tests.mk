@@ -6,7 +6,7 @@
 DRAIN_T := $(BUILD)/drain
 DRAIN_T_DEC := $(wildcard host_tools/lib/*.c)
 DRAIN_T_SRCS = $(filter-out host_tools/src/drain/drain.c,$(DRAIN_SRCS))
-DRAIN_T_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror $(SAN_FLAGS)
+DRAIN_T_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Wcast-qual $(SAN_FLAGS)
 DRAIN_T_GEN_DEPS := tests/drain/streamgen.h tests/drain/simdev.h include/msamp_wire.h
 DRAIN_T_PROG_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 	-fno-optimize-sibling-calls -Iinclude

@@ -9,7 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prof.h"
+#include "prof_codec.h"
+#include "prof_model.h"
 #include "profile.h"
 #include "session.h"
 
@@ -245,7 +246,7 @@ static void test_profile_roundtrip(void)
     CHECK(p->location[p->locpool[p->sample[0].loc_off] - 1].address == 0x1000);
     const int64_t *v = &p->valpool[p->sample[0].val_off];
     CHECK(v[V_INUSE_N] == 1 && v[V_INUSE_B] == 200 && v[V_ALLOC_B] == 300 && v[V_FREE_B] == 100);
-    CHECK(s->n.unknown_stack == 1);
+    CHECK(b.unknown_stack == 1);
 
     struct buf enc = {0};
     prof_encode(p, &enc);

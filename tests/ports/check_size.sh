@@ -2,7 +2,7 @@
 # Test of `make size` (tests/ports/size_table.sh): the table has a row of numbers for every
 # architecture and profile, the size probe linked on every board, the tiny profile's smallest
 # configuration stays within the 1 KiB of RAM it is for, and a firmware that never calls the
-# control API does not link it (src/tiny/msamp_tiny_ctl.c is a member of its own).
+# control API does not link it (src/msamp_control.c is a member of its own).
 set -u
 out=${1:?build dir}; small=${2:?small config defs}
 fail=0

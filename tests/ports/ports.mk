@@ -8,17 +8,12 @@ PT_DIR := $(BUILD)/ports
 PT_OPTS := O0 O2 Os
 PT_WARN := $(TARGET_WARN) -Werror=frame-address
 PT_COMMON := -ffreestanding -fno-omit-frame-pointer -g -Iinclude -Iport/transport -Iport/common -Itests/ports
+# The tests link the port as a board does (its port.mk list): build-id bounds of their own.
 PT_LDFLAGS := -nostdlib -static -Wl,--defsym=__msamp_text_lo=__executable_start \
-	-Wl,--defsym=__msamp_text_hi=etext -Wl,-z,noexecstack
+	-Wl,--defsym=__msamp_text_hi=etext -Wl,-z,noexecstack -Wl,--defsym=__msamp_build_id_start=__executable_start \
+	-Wl,--defsym=__msamp_build_id_end=__executable_start
 
-PT_ARM_SRCS := port/arm/msamp_arm_frames.c port/arm/msamp_arm_exidx.c port/arm/msamp_arm_pr_stubs.c \
-	port/arm/msamp_port_arm.c port/arm/msamp_arm_capture.c tests/ports/start_arm.S
-PT_MIPS_SRCS := port/mips64/msamp_mips64_walk.c port/mips64/msamp_port_mips64.c \
-	port/mips64/msamp_mips64_capture.c tests/ports/start_mips64.S
-PT_RV_SRCS := port/riscv64/msamp_riscv64_frames.c port/riscv64/msamp_port_riscv64.c port/common/msamp_irq_contexts.c \
-	tests/ports/start_riscv64.S
-PT_X86_SRCS := port/x86_64/msamp_x86_64_frames.c port/x86_64/msamp_port_x86_64.c port/common/msamp_irq_contexts.c \
-	tests/ports/start_x86_64.S
+pt_port = $(addprefix port/,$(msamp_port_$(1))) tests/ports/start_$(1).S
 PT_MIPS_FLAGS := -mno-abicalls -fno-pic -G0 -march=mips64r2
 
 # name | compiler | flags | port folder | sources | link driver | runner
@@ -26,33 +21,37 @@ PT_CONFIGS := arm-gcc arm-gcc-apcs arm-clang thumb-gcc thumb-clang m3-gcc m3-cla
 	riscv64-gcc riscv64-clang x86_64-gcc x86_64-clang
 pt_cfg = $(eval PT_CC_$(1) := $(2))$(eval PT_FLAGS_$(1) := $(3))$(eval PT_ARCH_$(1) := $(4))$(eval \
 	PT_SRCS_$(1) := $(5))$(eval PT_LD_$(1) := $(6))$(eval PT_RUN_$(1) := $(7))
-$(call pt_cfg,arm-gcc,arm-none-eabi-gcc,-marm -mcpu=cortex-a15 -mfloat-abi=soft,arm,$(PT_ARM_SRCS),arm-none-eabi-gcc,qemu-arm)
-$(call pt_cfg,arm-gcc-apcs,arm-none-eabi-gcc,-marm -mcpu=cortex-a15 -mfloat-abi=soft -mapcs-frame -DMSAMP_ARM_FRAME_LAYOUT=MSAMP_ARM_FRAME_APCS,arm,$(PT_ARM_SRCS),arm-none-eabi-gcc,qemu-arm)
-$(call pt_cfg,arm-clang,clang --target=armv7a-none-eabi,-marm -mcpu=cortex-a15 -mfloat-abi=soft -fshort-enums,arm,$(PT_ARM_SRCS),arm-none-eabi-gcc,qemu-arm)
-$(call pt_cfg,thumb-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-a15 -mfloat-abi=soft -funwind-tables,arm,$(PT_ARM_SRCS),arm-none-eabi-gcc,qemu-arm)
-$(call pt_cfg,thumb-clang,clang --target=armv7a-none-eabi,-mthumb -mcpu=cortex-a15 -mfloat-abi=soft -fshort-enums,arm,$(PT_ARM_SRCS),arm-none-eabi-gcc,qemu-arm)
-$(call pt_cfg,m3-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-m3 -funwind-tables,arm,$(PT_ARM_SRCS),arm-none-eabi-gcc,qemu-arm)
-$(call pt_cfg,m3-clang,clang --target=thumbv7m-none-eabi,-mthumb -mcpu=cortex-m3 -mfloat-abi=soft -fshort-enums,arm,$(PT_ARM_SRCS),arm-none-eabi-gcc,qemu-arm)
-$(call pt_cfg,mips64el,mips64el-linux-gnuabi64-gcc,$(PT_MIPS_FLAGS) -EL,mips64,$(PT_MIPS_SRCS),mips64el-linux-gnuabi64-gcc -EL,qemu-mips64el)
-$(call pt_cfg,mips64,mips64el-linux-gnuabi64-gcc,$(PT_MIPS_FLAGS) -EB,mips64,$(PT_MIPS_SRCS),mips64el-linux-gnuabi64-gcc -EB,qemu-mips64)
-$(call pt_cfg,riscv64-gcc,riscv64-linux-gnu-gcc,-mcmodel=medany,riscv64,$(PT_RV_SRCS),riscv64-linux-gnu-gcc,qemu-riscv64)
-$(call pt_cfg,riscv64-clang,clang --target=riscv64-linux-gnu,-mcmodel=medany -mno-relax,riscv64,$(PT_RV_SRCS),riscv64-linux-gnu-gcc,qemu-riscv64)
-$(call pt_cfg,x86_64-gcc,gcc,-fno-pie -fcf-protection=none,x86_64,$(PT_X86_SRCS),gcc -no-pie,)
-$(call pt_cfg,x86_64-clang,clang,-fno-pie -fcf-protection=none,x86_64,$(PT_X86_SRCS),gcc -no-pie,)
+$(call pt_cfg,arm-gcc,arm-none-eabi-gcc,-marm -mcpu=cortex-a15 -mfloat-abi=soft,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,arm-gcc-apcs,arm-none-eabi-gcc,-marm -mcpu=cortex-a15 -mfloat-abi=soft -mapcs-frame -DMSAMP_ARM_FRAME_LAYOUT=MSAMP_ARM_FRAME_APCS,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,arm-clang,clang --target=armv7a-none-eabi,-marm -mcpu=cortex-a15 -mfloat-abi=soft -fshort-enums,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,thumb-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-a15 -mfloat-abi=soft -funwind-tables,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,thumb-clang,clang --target=armv7a-none-eabi,-mthumb -mcpu=cortex-a15 -mfloat-abi=soft -fshort-enums,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,m3-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-m3 -funwind-tables,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,m3-clang,clang --target=thumbv7m-none-eabi,-mthumb -mcpu=cortex-m3 -mfloat-abi=soft -fshort-enums,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,mips64el,mips64el-linux-gnuabi64-gcc,$(PT_MIPS_FLAGS) -EL,mips64,$(call pt_port,mips64),mips64el-linux-gnuabi64-gcc -EL,qemu-mips64el)
+$(call pt_cfg,mips64,mips64el-linux-gnuabi64-gcc,$(PT_MIPS_FLAGS) -EB,mips64,$(call pt_port,mips64),mips64el-linux-gnuabi64-gcc -EB,qemu-mips64)
+$(call pt_cfg,riscv64-gcc,riscv64-linux-gnu-gcc,-mcmodel=medany,riscv64,$(call pt_port,riscv64),riscv64-linux-gnu-gcc,qemu-riscv64)
+$(call pt_cfg,riscv64-clang,clang --target=riscv64-linux-gnu,-mcmodel=medany -mno-relax,riscv64,$(call pt_port,riscv64),riscv64-linux-gnu-gcc,qemu-riscv64)
+$(call pt_cfg,x86_64-gcc,gcc,-fno-pie -fcf-protection=none,x86_64,$(call pt_port,x86_64),gcc -no-pie,)
+$(call pt_cfg,x86_64-clang,clang,-fno-pie -fcf-protection=none,x86_64,$(call pt_port,x86_64),gcc -no-pie,)
 
-PT_HDRS := $(wildcard include/*.h port/arm/*.h port/mips64/*.h port/riscv64/*.h port/x86_64/*.h \
-	tests/ports/*.h)
-
-# $(1) config, $(2) optimisation level
+# $(1) config, $(2) optimisation level. Objects keep their header dependencies (.d); each
+# configuration's flags file changes, and rebuilds its objects, only when a flag does.
+pt_flags_text = $(PT_CC_$(1)) $(PT_WARN) $(PT_COMMON) $(PT_FLAGS_$(1)) $(PT_LD_$(1)) $(PT_LDFLAGS)
 define pt_build
 PT_OBJS_$(1)_$(2) := $$(patsubst %,$(PT_DIR)/$(1)/$(2)/%.o,tests/ports/walk_test.c $$(PT_SRCS_$(1)))
-$(PT_DIR)/$(1)/$(2)/%.o: % $(PT_HDRS) tests/ports/ports.mk
+$(PT_DIR)/$(1)/$(2)/%.o: % $(PT_DIR)/$(1)/flags
 	@mkdir -p $$(@D)
-	$$(PT_CC_$(1)) $(PT_WARN) $(PT_COMMON) -Iport/$$(PT_ARCH_$(1)) $$(PT_FLAGS_$(1)) \
+	$$(PT_CC_$(1)) $(PT_WARN) $(PT_COMMON) -Iport/$$(PT_ARCH_$(1)) $$(PT_FLAGS_$(1)) -MMD -MP \
 		$$(if $$(filter tests/ports/%,$$<),-$(2),-O2) -DTEST_NAME='"$(1)-$(2)"' -c $$< -o $$@
 $(PT_DIR)/$(1)/walk_test-$(2): $$(PT_OBJS_$(1)_$(2))
 	$$(PT_LD_$(1)) $$(PT_FLAGS_$(1)) $(PT_LDFLAGS) -o $$@ $$^ -lgcc
+-include $$(PT_OBJS_$(1)_$(2):.o=.d)
 endef
+$(PT_DIR)/%/flags: pt-flags-force
+	$(if $(subst |$(call pt_flags_text,$*)|,,|$(file <$@)|),$(shell mkdir -p $(@D))$(file >$@,$(call pt_flags_text,$*)))
+.PHONY: pt-flags-force
+pt-flags-force:
 
 define pt_test
 $(foreach o,$(PT_OPTS),$(eval $(call pt_build,$(1),$(o))))
@@ -113,9 +112,9 @@ $(foreach c,$(PT_BOARD_CONFIGS),$(eval $(call pt_board_test,$(c))))
 # tests/ports/bench.sh under QEMU): `make bench` runs bench-ports over the boards below.
 ifneq ($(wildcard boards/$(BOARD)/board.mk),)
 PT_BENCH_ELF := $(BOARD_DIR)/bench/bench_fw.elf
-$(BOARD_DIR)/bench/bench_fw.o: tests/ports/bench_fw.c $(TARGET_HDRS)
+$(BOARD_DIR)/bench/bench_fw.o: tests/ports/bench_fw.c $(BOARD_FLAGS)
 	@mkdir -p $(@D)
-	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) -Iboards/demo -c $< -o $@
+	$(BOARD_COMPILE) -I$(DEMO_DIR) -c $< -o $@
 $(PT_BENCH_ELF): $(BOARD_DIR)/bench/bench_fw.o $(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_LIB) \
 		$(BOARD_DIR)/libmsamp_uart.a $(BOARD_LDSCRIPT)
 	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LINK_FLAGS) -o $@ $(filter %.o,$^) \

@@ -16,7 +16,9 @@
 #include "input.h"
 #include "merge.h"
 #include "msamp_decode.h"
+#include "prof_file.h"
 #include "profile.h"
+#include "report.h"
 #include "session.h"
 #include "symbolize.h"
 
@@ -90,30 +92,6 @@ static char *derived_name(const char *base, int session, int part)
     return out;
 }
 
-static uint64_t device_drops(const struct session *s)
-{
-    return s->drops[0] + s->drops[2] + s->drops[3] + s->drops[4];
-}
-
-static void summary(struct drain *d, const struct session *s, const char *path)
-{
-    if (d->o.quiet)
-        return;
-    const struct msamp_dec_stats *st = msamp_dec_stats(d->dec);
-    fprintf(stderr,
-            "drain: session %d (id 0x%08x, %s): %llu samples, %llu frees; stream losses: "
-            "%llu bad frames, %llu lost frames, %llu bytes discarded, %llu malformed records; "
-            "device drops %llu; reader: %llu lost frees, %llu unknown stacks; wrote %s\n",
-            s->index, s->session_id, msamp_arch_name(s->arch), (unsigned long long)s->n.samples,
-            (unsigned long long)s->n.frees,
-            (unsigned long long)(st->frames_bad - s->dec_start.frames_bad),
-            (unsigned long long)(st->frames_lost - s->dec_start.frames_lost),
-            (unsigned long long)(st->bytes_discarded - s->dec_start.bytes_discarded),
-            (unsigned long long)(st->records_malformed - s->dec_start.records_malformed),
-            (unsigned long long)device_drops(s), (unsigned long long)s->n.lost_frees,
-            (unsigned long long)s->n.unknown_stack, path);
-}
-
 static double now_s(void)
 {
     struct timespec ts;
@@ -153,7 +131,8 @@ static int write_session(struct drain *d, int part)
             }
             free(fp);
         }
-        summary(d, s, path);
+        if (!d->o.quiet)
+            report_summary(stderr, s, &b, msamp_dec_stats(d->dec), path);
     }
     free(path);
     built_free(&b);
@@ -204,7 +183,7 @@ static void status_line(struct drain *d, double rate)
     fprintf(stderr, "\rdrain: session %d  %llu samples  %.1f KB/s  drops %llu  crc errors %llu  "
                     "lost frames %llu   ",
             s->index, (unsigned long long)s->n.samples, rate / 1024.0,
-            (unsigned long long)device_drops(s), (unsigned long long)st->frames_bad,
+            (unsigned long long)session_device_drops(s), (unsigned long long)st->frames_bad,
             (unsigned long long)st->frames_lost);
 }
 

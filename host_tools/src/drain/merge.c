@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prof.h"
+#include "prof_file.h"
+#include "prof_model.h"
 #include "profile.h"
 
 static int64_t tr_str(struct prof *dst, const struct prof *src, int64_t i)
@@ -89,10 +90,8 @@ static void merge_one(struct prof *dst, const struct prof *src)
         size_t j = 0;
         while (j < dst->ncomment && dst->comment[j] != c)
             j++;
-        if (j == dst->ncomment) {
-            GROW(dst->comment, dst->capcomment, dst->ncomment + 1);
-            dst->comment[dst->ncomment++] = c;
-        }
+        if (j == dst->ncomment)
+            prof_append_comment(dst, c);
     }
     free(lines);
     free(locs);
@@ -124,11 +123,9 @@ int drain_merge(int argc, char **argv)
             return 1;
         }
         if (i == 2) {
-            for (size_t k = 0; k < in.nvt; k++) {
-                GROW(out.vt, out.capvt, out.nvt + 1);
-                out.vt[out.nvt++] = (struct prof_vt){tr_str(&out, &in, in.vt[k].type),
-                                                     tr_str(&out, &in, in.vt[k].unit)};
-            }
+            for (size_t k = 0; k < in.nvt; k++)
+                prof_append_vt(&out, (struct prof_vt){tr_str(&out, &in, in.vt[k].type),
+                                                      tr_str(&out, &in, in.vt[k].unit)});
             out.period_type = (struct prof_vt){tr_str(&out, &in, in.period_type.type),
                                                tr_str(&out, &in, in.period_type.unit)};
             out.period = in.period;

@@ -1,6 +1,5 @@
 #include "profile.h"
 
-#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,17 +21,14 @@ uint64_t return_adjust(unsigned arch)
     }
 }
 
+/* A build-id as hex text: the stream's and an ELF's are at most MSAMP_WIRE_MAX_BUILD_ID bytes. */
+#define BID_HEX_SIZE (2 * MSAMP_WIRE_MAX_BUILD_ID + 1)
+
 static void hex(char *out, const uint8_t *b, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         sprintf(out + 2 * i, "%02x", b[i]);
     out[2 * n] = 0;
-}
-
-static const char *base_name(const char *p)
-{
-    const char *s = strrchr(p, '/');
-    return s ? s + 1 : p;
 }
 
 /* One pprof mapping per MAPPING record, or one absolute mapping for bare metal. */
@@ -71,7 +67,7 @@ static int assign_elves(struct mapinfo *m, size_t nm, int bare, const struct elf
         }
         if (used)
             continue;
-        char want[2 * MSAMP_DEC_MAX_BUILD_ID + 1] = "", have[2 * 64 + 1];
+        char want[BID_HEX_SIZE] = "", have[BID_HEX_SIZE];
         hex(have, bid, blen);
         size_t pick = 0;
         for (size_t i = 0; i < nm; i++) {
@@ -154,10 +150,16 @@ static uint64_t frame_location(struct prof *p, struct mapinfo *maps, size_t nmap
     return id;
 }
 
+static const char *const drop_names[MSAMP_DROP_COUNT] = {
+    [MSAMP_DROP_RING_RECORDS] = "ring_records", [MSAMP_DROP_RING_BYTES] = "ring_bytes",
+    [MSAMP_DROP_LIVE_FULL] = "live_full",       [MSAMP_DROP_STACK_FULL] = "stack_full",
+    [MSAMP_DROP_REENTRANT] = "reentrant",       [MSAMP_DROP_TRUNCATED] = "truncated",
+};
+
 static void add_comments(struct prof *p, const struct session *s, const char *kind,
-                         const struct msamp_dec_stats *d)
+                         const struct msamp_dec_stats *d, uint64_t unknown_stack)
 {
-    char line[512], bid[2 * MSAMP_DEC_MAX_BUILD_ID + 1];
+    char line[512], bid[BID_HEX_SIZE];
     const struct session_counts *n = &s->n;
     snprintf(line, sizeof(line), "msamp drain %s, wire format v%u, %s profile of session %d",
              DRAIN_VERSION, s->version ? s->version : MSAMP_WIRE_VERSION, kind, s->index);
@@ -180,25 +182,22 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
              (unsigned long long)n->interval_changes);
     prof_comment(p, line);
     if (s->have_drops) {
-        snprintf(line, sizeof(line),
-                 "device drops: ring_records=%llu ring_bytes=%llu live_full=%llu stack_full=%llu "
-                 "reentrant=%llu truncated=%llu",
-                 (unsigned long long)s->drops[0], (unsigned long long)s->drops[1],
-                 (unsigned long long)s->drops[2], (unsigned long long)s->drops[3],
-                 (unsigned long long)s->drops[4], (unsigned long long)s->drops[5]);
+        size_t len = (size_t)snprintf(line, sizeof(line), "device drops:");
+        for (int i = 0; i < MSAMP_DROP_COUNT; i++)
+            len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%llu", drop_names[i],
+                                    (unsigned long long)s->drops[i]);
     } else {
         snprintf(line, sizeof(line), "device drops: not reported");
     }
     prof_comment(p, line);
     if (d) {
+        struct msamp_dec_stats l = session_stream_losses(s, d);
         snprintf(line, sizeof(line),
                  "stream losses: frames_bad=%llu frames_lost=%llu bytes_discarded=%llu "
                  "records_malformed=%llu records_unknown=%llu",
-                 (unsigned long long)(d->frames_bad - s->dec_start.frames_bad),
-                 (unsigned long long)(d->frames_lost - s->dec_start.frames_lost),
-                 (unsigned long long)(d->bytes_discarded - s->dec_start.bytes_discarded),
-                 (unsigned long long)(d->records_malformed - s->dec_start.records_malformed),
-                 (unsigned long long)(d->records_unknown - s->dec_start.records_unknown));
+                 (unsigned long long)l.frames_bad, (unsigned long long)l.frames_lost,
+                 (unsigned long long)l.bytes_discarded, (unsigned long long)l.records_malformed,
+                 (unsigned long long)l.records_unknown);
         prof_comment(p, line);
     }
     snprintf(line, sizeof(line),
@@ -208,7 +207,7 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
              (unsigned long long)n->samples, (unsigned long long)n->frees,
              (unsigned long long)n->reallocs, (unsigned long long)n->lost_frees,
              (unsigned long long)n->unknown_frees, (unsigned long long)n->late_live,
-             (unsigned long long)n->bad_slots, (unsigned long long)n->unknown_stack,
+             (unsigned long long)n->bad_slots, (unsigned long long)unknown_stack,
              (unsigned long long)n->stack_overflow, (unsigned long long)n->stack_conflicts,
              (unsigned long long)n->unweighted, (unsigned long long)n->snapshots_ok,
              (unsigned long long)n->snapshots_skipped);
@@ -255,11 +254,10 @@ int check_elves(const struct session *s, const struct elf_set *elves, char *err,
     return rc;
 }
 
-int build_profile(const struct session *cs, const struct elf_set *elves, const char *kind,
+int build_profile(const struct session *s, const struct elf_set *elves, const char *kind,
                   const struct msamp_dec_stats *dec_now, struct built *out, char *err,
                   size_t errlen)
 {
-    struct session *s = (struct session *)cs; /* counters of unknown stacks are updated */
     memset(out, 0, sizeof(*out));
     struct prof *p = &out->prof;
     prof_init(p);
@@ -288,7 +286,7 @@ int build_profile(const struct session *cs, const struct elf_set *elves, const c
     if (rc != 0)
         goto out;
     for (size_t i = 0; i < nmaps; i++) {
-        char bid[2 * MSAMP_DEC_MAX_BUILD_ID + 1];
+        char bid[BID_HEX_SIZE];
         hex(bid, maps[i].build_id, maps[i].build_id_len);
         const char *file = bare && maps[i].elf ? sym_path(maps[i].elf) : maps[i].path;
         int sym = maps[i].elf != NULL;
@@ -313,7 +311,6 @@ int build_profile(const struct session *cs, const struct elf_set *elves, const c
     uint64_t adj = return_adjust(s->arch);
     uint64_t mask = s->ptr_size == 4 ? 0xffffffffu : UINT64_MAX;
     uint64_t locs[MSAMP_DEC_MAX_DEPTH];
-    s->n.unknown_stack = 0;
     for (size_t i = 0; i < s->nsites; i++) {
         const struct site *st = &s->sites[i];
         int64_t v[V_COUNT] = {round_val(inuse[2 * i]), round_val(inuse[2 * i + 1]),
@@ -334,7 +331,7 @@ int build_profile(const struct session *cs, const struct elf_set *elves, const c
         int unknown = nloc == 0;
         if (unknown) {
             locs[nloc++] = unknown_location(p);
-            s->n.unknown_stack += st->alloc_samples;
+            out->unknown_stack += st->alloc_samples;
         }
         /* Distinct stack ids are distinct stacks (the device interns them): only the samples
          * of unknown stacks need merging. */
@@ -350,7 +347,7 @@ int build_profile(const struct session *cs, const struct elf_set *elves, const c
     }
     free(inuse);
     free(inuse_cnt);
-    add_comments(p, s, kind, dec_now);
+    add_comments(p, s, kind, dec_now, out->unknown_stack);
 out:
     for (size_t i = 0; i < nmaps; i++)
         umap_free(&maps[i].cache);
@@ -366,126 +363,4 @@ void built_free(struct built *b)
     free(b->inuse_samples);
     free(b->alloc_samples);
     memset(b, 0, sizeof(*b));
-}
-
-/* Appends a location's frames to out: "func file:line" for the first frame of the site, then
- * "func:line" for the inlined callers and outer frames, or the address when unsymbolized. */
-static size_t site_frames(const struct prof *p, uint64_t loc_id, int first, char *out, size_t n,
-                          size_t len, int *frames)
-{
-    const struct prof_location *l = &p->location[loc_id - 1];
-    if (l->nline == 0 && len < n) {
-        len += (size_t)snprintf(out + len, n - len, "%s0x%llx", first ? "" : " < ",
-                                (unsigned long long)l->address);
-        (*frames)++;
-    }
-    for (uint32_t j = 0; j < l->nline && len < n; j++) {
-        const struct prof_line *ln = &p->linepool[l->line_off + j];
-        const struct prof_function *f = &p->function[ln->function_id - 1];
-        const char *sep = first && j == 0 ? "" : " < ";
-        if (first && j == 0 && f->filename)
-            len += (size_t)snprintf(out + len, n - len, "%s%s %s:%lld", sep, p->str[f->name],
-                                    base_name(p->str[f->filename]), (long long)ln->line);
-        else if (ln->line > 0) /* the call's line tells two call sites in one caller apart */
-            len += (size_t)snprintf(out + len, n - len, "%s%s:%lld%s", sep, p->str[f->name],
-                                    (long long)ln->line, j + 1 < l->nline ? " (inline)" : "");
-        else
-            len += (size_t)snprintf(out + len, n - len, "%s%s%s", sep, p->str[f->name],
-                                    j + 1 < l->nline ? " (inline)" : "");
-        (*frames)++;
-    }
-    return len;
-}
-
-static const struct built *sort_b;
-static int sort_v;
-
-static int by_value(const void *a, const void *b)
-{
-    const struct prof *p = &sort_b->prof;
-    int64_t x = p->valpool[p->sample[*(const uint32_t *)a].val_off + sort_v];
-    int64_t y = p->valpool[p->sample[*(const uint32_t *)b].val_off + sort_v];
-    return x < y ? 1 : x > y ? -1 : 0;
-}
-
-static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, const char *title)
-{
-    const struct prof *p = &b->prof;
-    uint32_t *order = xmalloc((p->nsample + 1) * sizeof(*order));
-    for (size_t i = 0; i < p->nsample; i++)
-        order[i] = (uint32_t)i;
-    sort_b = b;
-    sort_v = v_bytes;
-    qsort(order, p->nsample, sizeof(*order), by_value);
-    fprintf(f, "%s\n", title);
-    fprintf(f, "  %14s %10s %8s  %s\n", "bytes", "objects", "samples", "site (innermost first)");
-    const uint64_t *cnt = v_bytes == V_INUSE_B ? b->inuse_samples : b->alloc_samples;
-    size_t shown = 0;
-    for (size_t i = 0; i < p->nsample && shown < n; i++) {
-        const struct prof_sample *s = &p->sample[order[i]];
-        const int64_t *v = &p->valpool[s->val_off];
-        if (v[v_bytes] == 0)
-            break;
-        char site[1024] = "";
-        size_t len = 0;
-        int frames = 0;
-        for (uint32_t k = 0; k < s->nloc && frames < 5 && len < sizeof(site) - 1; k++)
-            len = site_frames(p, p->locpool[s->loc_off + k], k == 0, site, sizeof(site), len,
-                              &frames);
-        fprintf(f, "  %14lld %10lld %8llu  %s\n", (long long)v[v_bytes],
-                (long long)v[v_bytes - 1], (unsigned long long)cnt[order[i]], site);
-        shown++;
-    }
-    if (shown == 0)
-        fprintf(f, "  (none)\n");
-    free(order);
-}
-
-void report_top(FILE *f, const struct session *s, const struct built *b, size_t n, int final)
-{
-    char title[256];
-    fprintf(f, "session %d (id 0x%08x, %s, interval %llu bytes): estimates; samples = sampled "
-               "allocations behind each\n",
-            s->index, s->session_id, msamp_arch_name(s->arch), (unsigned long long)s->interval);
-    snprintf(title, sizeof(title), "top %zu sites by in-use bytes%s:", n,
-             final ? " (live at end: suspected leaks)" : "");
-    top_table(f, b, n, V_INUSE_B, title);
-    snprintf(title, sizeof(title), "top %zu sites by allocated bytes:", n);
-    top_table(f, b, n, V_ALLOC_B, title);
-}
-
-int report_folded(const struct built *b, const char *path)
-{
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return -1;
-    const struct prof *p = &b->prof;
-    for (size_t i = 0; i < p->nsample; i++) {
-        const struct prof_sample *s = &p->sample[i];
-        int64_t v = p->valpool[s->val_off + V_INUSE_B];
-        if (v <= 0)
-            continue;
-        /* Root first: locations outermost last in pprof, lines innermost first within one. */
-        int first = 1;
-        for (uint32_t k = s->nloc; k-- > 0;) {
-            const struct prof_location *l = &p->location[p->locpool[s->loc_off + k] - 1];
-            if (l->nline == 0) {
-                fprintf(f, "%s0x%llx", first ? "" : ";", (unsigned long long)l->address);
-                first = 0;
-            }
-            for (uint32_t j = l->nline; j-- > 0;) {
-                const struct prof_line *ln = &p->linepool[l->line_off + j];
-                const char *name = p->str[p->function[ln->function_id - 1].name];
-                fputs(first ? "" : ";", f);
-                for (const char *c = name; *c; c++)
-                    fputc(*c == ';' || *c == ' ' ? '_' : *c, f);
-                first = 0;
-            }
-        }
-        fprintf(f, " %lld\n", (long long)v);
-    }
-    int rc = ferror(f) ? -1 : 0;
-    if (fclose(f) != 0)
-        rc = -1;
-    return rc;
 }

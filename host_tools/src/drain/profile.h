@@ -1,13 +1,16 @@
 /*
- * Turns a session into a pprof profile (six sample types, symbolized locations, mappings with
- * build-ids, comments) and prints the text reports (top sites, folded stacks) from it.
+ * The pprof builder: turns a session (session.h) into a pprof profile (prof_model.h) with six
+ * sample types, symbolized locations, mappings with build-ids and comments. The text reports made
+ * from a built profile are report.h's.
  */
 #ifndef DRAIN_PROFILE_H
 #define DRAIN_PROFILE_H
 
-#include <stdio.h>
+#include <stddef.h>
+#include <stdint.h>
 
-#include "prof.h"
+#include "msamp_decode.h"
+#include "prof_model.h"
 #include "session.h"
 #include "symbolize.h"
 
@@ -27,6 +30,7 @@ struct built {
     /* Per prof sample: sampled allocations behind the in-use and the allocated estimates. */
     uint64_t *inuse_samples, *alloc_samples;
     size_t cap_inuse, cap_alloc;
+    uint64_t unknown_stack; /* sampled allocations whose stack is id 0 or was never received */
 };
 
 /* Builds the profile of s. kind is "final" or "partial N". Returns 0, or -1 with a message in err
@@ -38,12 +42,6 @@ void built_free(struct built *b);
 
 /* The ELF check of build_profile alone: 0, or -1 with the message (an ELF matches no mapping). */
 int check_elves(const struct session *s, const struct elf_set *elves, char *err, size_t errlen);
-
-/* Top n sites by in-use bytes and by allocated bytes. final: the in-use list is what was live at
- * the end (suspected leaks). */
-void report_top(FILE *f, const struct session *s, const struct built *b, size_t n, int final);
-/* Folded stacks (root first, ';'-separated, then in-use bytes) for flame-graph tools. */
-int report_folded(const struct built *b, const char *path);
 
 /* Bytes to subtract from a return address to land in its call instruction, by SESSION.arch. */
 uint64_t return_adjust(unsigned arch);

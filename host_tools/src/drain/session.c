@@ -61,6 +61,28 @@ const uint64_t *session_stack(const struct session *s, uint64_t id, uint32_t *de
     return &s->frames[s->stacks[i].off];
 }
 
+uint64_t session_device_drops(const struct session *s)
+{
+    return s->drops[MSAMP_DROP_RING_RECORDS] + s->drops[MSAMP_DROP_LIVE_FULL] +
+           s->drops[MSAMP_DROP_STACK_FULL] + s->drops[MSAMP_DROP_REENTRANT];
+}
+
+struct msamp_dec_stats session_stream_losses(const struct session *s,
+                                             const struct msamp_dec_stats *now)
+{
+    const struct msamp_dec_stats *b = &s->dec_start;
+    return (struct msamp_dec_stats){
+        .bytes_in = now->bytes_in - b->bytes_in,
+        .frames_ok = now->frames_ok - b->frames_ok,
+        .frames_bad = now->frames_bad - b->frames_bad,
+        .frames_lost = now->frames_lost - b->frames_lost,
+        .bytes_discarded = now->bytes_discarded - b->bytes_discarded,
+        .records = now->records - b->records,
+        .records_malformed = now->records_malformed - b->records_malformed,
+        .records_unknown = now->records_unknown - b->records_unknown,
+    };
+}
+
 /* The site of a stack id; beyond the cap, samples go to the site of id 0 ("unknown stack"). */
 static uint32_t site_of(struct session *s, uint64_t stack_id)
 {
@@ -336,12 +358,12 @@ void session_record(struct session *s, const struct msamp_record *r)
         break;
     case MSAMP_REC_DROPS:
         s->have_drops = 1;
-        s->drops[0] = r->u.drops.ring_records;
-        s->drops[1] = r->u.drops.ring_bytes;
-        s->drops[2] = r->u.drops.live_full;
-        s->drops[3] = r->u.drops.stack_full;
-        s->drops[4] = r->u.drops.reentrant;
-        s->drops[5] = r->u.drops.truncated;
+        s->drops[MSAMP_DROP_RING_RECORDS] = r->u.drops.ring_records;
+        s->drops[MSAMP_DROP_RING_BYTES] = r->u.drops.ring_bytes;
+        s->drops[MSAMP_DROP_LIVE_FULL] = r->u.drops.live_full;
+        s->drops[MSAMP_DROP_STACK_FULL] = r->u.drops.stack_full;
+        s->drops[MSAMP_DROP_REENTRANT] = r->u.drops.reentrant;
+        s->drops[MSAMP_DROP_TRUNCATED] = r->u.drops.truncated;
         break;
     case MSAMP_REC_INTERVAL:
         if (r->u.interval.interval) {

@@ -19,7 +19,8 @@
 #define DRAIN_MAX_FRAMES (1u << 24)   /* frames of all stacks of a session */
 #define DRAIN_MAX_MAPPINGS 256        /* MAPPING records per session */
 #define DRAIN_MAX_MARKS 64            /* MARK texts kept per session */
-#define DRAIN_MAX_MARK_LEN 128
+#define DRAIN_MAX_MARK_LEN 128        /* characters kept of a MARK text: a device's are whole */
+_Static_assert(DRAIN_MAX_MARK_LEN >= MSAMP_WIRE_MAX_MARK, "a device's MARK text is kept whole");
 
 struct slot {
     uint64_t size, birth;
@@ -54,7 +55,6 @@ struct session_counts {
     uint64_t bad_slots;           /* slot index beyond the live capacity or drain's cap */
     uint64_t stack_overflow;      /* stacks or frames beyond drain's caps */
     uint64_t stack_conflicts;     /* a stack id redefined differently */
-    uint64_t unknown_stack;       /* samples whose stack is id 0 or never defined (at output) */
     uint64_t unweighted;          /* samples seen before the interval was known */
     uint64_t snapshots_ok, snapshots_skipped;
     uint64_t interval_changes;
@@ -94,7 +94,7 @@ struct session {
     uint64_t snap_pass, snap_lives;
 
     int have_drops;
-    uint64_t drops[6]; /* ring_records ring_bytes live_full stack_full reentrant truncated */
+    uint64_t drops[MSAMP_DROP_COUNT]; /* the latest DROPS record, by enum msamp_wire_drop */
 
     struct msamp_dec_stats dec_start; /* decoder counters when the session began */
 
@@ -119,5 +119,12 @@ double session_weight(uint64_t size, uint64_t interval);
 
 /* A stack's frames, or NULL when undefined (id 0 or never received). */
 const uint64_t *session_stack(const struct session *s, uint64_t id, uint32_t *depth);
+
+/* Samples the device reported lost or not tracked: ring records, live table full, stack table full
+ * and reentrant allocations (not ring bytes, not truncated stacks, which are kept). */
+uint64_t session_device_drops(const struct session *s);
+/* The decoder's counters since the session began, given its counters now. */
+struct msamp_dec_stats session_stream_losses(const struct session *s,
+                                             const struct msamp_dec_stats *now);
 
 #endif

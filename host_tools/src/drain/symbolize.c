@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "msamp_wire.h"
 #include "util.h"
 
 struct sym_elf {
@@ -19,7 +20,7 @@ struct sym_elf {
     Elf *elf;
     GElf_Addr bias;
     char *path;
-    uint8_t build_id[64];
+    uint8_t build_id[MSAMP_WIRE_MAX_BUILD_ID];
     size_t build_id_len;
 };
 

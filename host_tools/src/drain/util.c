@@ -224,3 +224,9 @@ void umap_free(struct umap *m)
     free(m->e);
     memset(m, 0, sizeof(*m));
 }
+
+const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}

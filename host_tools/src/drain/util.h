@@ -1,7 +1,8 @@
 /*
- * Small containers for drain: a growable byte buffer, a growable array, and an open-addressing
- * index set (hash -> element index) whose equality test is the caller's. Out of memory is fatal
- * (drain_oom prints and exits): drain's own caps keep sizes bounded, so OOM means the host is out.
+ * Small containers for drain: a growable byte buffer, a growable array, an open-addressing index
+ * set (hash -> element index) whose equality test is the caller's, an id map; and base_name. Out
+ * of memory is fatal (drain_oom prints and exits): drain's own caps keep sizes bounded, so OOM
+ * means the host is out.
  */
 #ifndef DRAIN_UTIL_H
 #define DRAIN_UTIL_H
@@ -64,5 +65,8 @@ struct umap {
 uint32_t umap_get(const struct umap *m, uint64_t key);
 void umap_put(struct umap *m, uint64_t key, uint32_t val);
 void umap_free(struct umap *m);
+
+/* The file name part of a path: what follows its last '/'. */
+const char *base_name(const char *path);
 
 #endif

@@ -62,7 +62,7 @@
 #define ISR_SIZE 80
 #define MAX_SIZES 8
 
-/* ---- truth: exact counts per site and size ---- */
+/* The truth: exact counts per site and size, for the checks to compare drain's estimates with. */
 enum site { CACHE, LEAK, CHURN, GROW, DEEP, ISR, SITES };
 static const char *const site_names[SITES] = {
     "cache_insert", "leak_record", "churn_scratch", "grow_buffer", "deep_alloc", "isr_make_packet",
@@ -117,7 +117,6 @@ static void touch(void *p, size_t n)
     b[n - 1] = (uint8_t)(n >> 8);
 }
 
-/* ---- the sites ---- */
 static void *cache[CACHE_ENTRIES];
 
 static size_t cache_size(unsigned i)
@@ -238,7 +237,6 @@ __attribute__((noinline)) static void demo_timer_isr(void)
     isr_ticks = isr_ticks + 1;
 }
 
-/* ---- reporting ---- */
 _Noreturn void demo_fail(const char *why)
 {
     struct demo_line l;

@@ -1,4 +1,4 @@
-/* ARM semihosting operations over the architecture's trap (msamp_semihost_call). */
+/* ARM semihosting operations over the architecture's trap (msamp_semihost_call, semihost_trap.c). */
 #include "msamp_semihost.h"
 
 enum {

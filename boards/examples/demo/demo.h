@@ -1,4 +1,4 @@
-/* Shared declarations of the demo firmware (boards/demo/). */
+/* Shared declarations of the demo firmware (boards/examples/demo/). */
 #ifndef DEMO_H
 #define DEMO_H
 

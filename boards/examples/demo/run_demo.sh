@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: boards/demo/run_demo.sh ELF TRANSPORT OUTDIR PROFILE [TOP]
+# Usage: boards/examples/demo/run_demo.sh ELF TRANSPORT OUTDIR PROFILE [TOP]
 # Runs the demo firmware under QEMU ($BOARD_QEMU, at most $BOARD_QEMU_TIMEOUT s) and drains its
 # stream into PROFILE (gzip pprof) with $DRAIN (default host_tools/drain), printing the top TOP
 # sites (default 8) by in-use and by allocated bytes and the pprof command to open the profile.

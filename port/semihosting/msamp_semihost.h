@@ -1,8 +1,13 @@
 /*
- * ARM semihosting (the same operations on AArch64, ARM, Cortex-M and RISC-V): host file I/O,
- * console text and exit, for boards run under QEMU with -semihosting-config enable=on,target=native
- * (files open relative to QEMU's working directory). Without semihosting enabled on the host the
- * trap stops or faults the core: use these only on such boards.
+ * Semihosting: host file I/O, console text and exit, for boards run under a debugger or under QEMU
+ * with -semihosting-config enable=on,target=native (files open relative to QEMU's working
+ * directory). Without semihosting enabled on the host the trap stops or faults the core: use these
+ * only on such boards. Two implementations of the same functions, one linked per firmware
+ * (port/<arch>/port.mk names it):
+ *   semihost.c + semihost_trap.c   ARM semihosting, on AArch64, ARM, Cortex-M and RISC-V
+ *   uhi.c                          MIPS UHI
+ * port/transport/semihosting.c, the transport that writes msamp's stream to a host file, runs on
+ * either.
  */
 #ifndef MSAMP_SEMIHOST_H
 #define MSAMP_SEMIHOST_H
@@ -10,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The architecture's trap (port/<arch>/: AArch64 `hlt #0xf000`, ARM `svc 0x123456`, ...):
+/* ARM semihosting's trap (semihost_trap.c: AArch64 `hlt #0xf000`, ARM `svc 0x123456`, ...):
  * performs operation `op` with parameter block `arg` and returns the host's result. */
 uintptr_t msamp_semihost_call(uintptr_t op, uintptr_t arg);
 

@@ -1,15 +1,12 @@
 /*
- * An in-memory pprof profile (perftools.profiles.Profile, profile.proto) with its protobuf
- * encoder and decoder and gzip file I/O. Ids of mappings, locations and functions are always
- * index + 1 here; the decoder renumbers whatever ids a file uses. Strings, functions, mappings and
- * locations are interned through the prof_* add functions, so equal ones share one entry.
- * The protobuf wire code is hand-written: the schema is small and fixed, encoding streams into one
- * buffer with no per-message allocations (fast for 10^6 samples), and the decoder checks every
- * length against the buffer, which a generated parser would do too but with a build-time codegen
- * step and another package.
+ * An in-memory pprof profile (perftools.profiles.Profile, profile.proto): its string table,
+ * sample types, samples, mappings, locations and functions. Ids of mappings, locations and
+ * functions are always index + 1 here. Strings, functions, mappings and locations are interned
+ * through the prof_* add functions, so equal ones share one entry. Encoding and decoding are
+ * prof_codec.h's, files prof_file.h's.
  */
-#ifndef DRAIN_PROF_H
-#define DRAIN_PROF_H
+#ifndef DRAIN_PROF_MODEL_H
+#define DRAIN_PROF_MODEL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -90,6 +87,9 @@ int64_t prof_str(struct prof *p, const char *s, size_t len);
 int64_t prof_cstr(struct prof *p, const char *s);
 void prof_add_type(struct prof *p, const char *type, const char *unit);
 void prof_comment(struct prof *p, const char *s);
+/* Append a sample type, or a comment, whose strings are already in the string table. */
+void prof_append_vt(struct prof *p, struct prof_vt vt);
+void prof_append_comment(struct prof *p, int64_t str);
 uint64_t prof_add_mapping(struct prof *p, const struct prof_mapping *m); /* id; not interned */
 uint64_t prof_add_function(struct prof *p, const struct prof_function *f); /* interned */
 /* Interned on (mapping, address, lines): returns the location id. With intern 0 the caller
@@ -102,15 +102,5 @@ uint32_t prof_add_sample(struct prof *p, const uint64_t *locs, uint32_t nloc, co
                          const struct prof_label *labels, uint32_t nlabel, int intern);
 /* Reserves room for this many more samples (with their locations) and locations. */
 void prof_reserve(struct prof *p, size_t samples, size_t sample_locs, size_t locations);
-
-/* Serializes to protobuf bytes. */
-void prof_encode(const struct prof *p, struct buf *out);
-/* Parses protobuf bytes; on error returns -1 with a message in err (size errlen). */
-int prof_decode(struct prof *p, const uint8_t *data, size_t len, char *err, size_t errlen);
-
-/* Writes gzip-compressed to path (through a temporary file renamed into place). 0 or -1 (errno). */
-int prof_write_file(const struct prof *p, const char *path);
-/* Reads a gzip-compressed (or plain) profile. 0, or -1 with a message in err. */
-int prof_read_file(struct prof *p, const char *path, char *err, size_t errlen);
 
 #endif

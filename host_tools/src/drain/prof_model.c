@@ -1,0 +1,232 @@
+#include "prof_model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void prof_init(struct prof *p)
+{
+    memset(p, 0, sizeof(*p));
+    prof_str(p, "", 0);
+}
+
+void prof_free(struct prof *p)
+{
+    for (size_t i = 0; i < p->nstr; i++)
+        free(p->str[i]);
+    free(p->str);
+    free(p->strlen);
+    iset_free(&p->strset);
+    free(p->vt);
+    free(p->sample);
+    free(p->locpool);
+    free(p->valpool);
+    free(p->labelpool);
+    iset_free(&p->sampleset);
+    free(p->mapping);
+    free(p->location);
+    iset_free(&p->locset);
+    free(p->linepool);
+    free(p->function);
+    iset_free(&p->funcset);
+    free(p->comment);
+    memset(p, 0, sizeof(*p));
+}
+
+struct strkey {
+    const struct prof *p;
+    const char *s;
+    size_t len;
+};
+
+static int str_eq(const void *ctx, uint32_t i)
+{
+    const struct strkey *k = ctx;
+    return k->p->strlen[i] == k->len && memcmp(k->p->str[i], k->s, k->len) == 0;
+}
+
+int64_t prof_str(struct prof *p, const char *s, size_t len)
+{
+    struct strkey k = {p, s, len};
+    uint64_t h = hash_bytes(s, len, 1);
+    uint32_t i = iset_find(&p->strset, h, str_eq, &k);
+    if (i != UINT32_MAX)
+        return i;
+    GROW(p->str, p->capstr, p->nstr + 1);
+    GROW(p->strlen, p->capstrlen, p->nstr + 1);
+    p->str[p->nstr] = xstrndup(s, len);
+    p->strlen[p->nstr] = (uint32_t)len;
+    iset_add(&p->strset, h, (uint32_t)p->nstr);
+    return (int64_t)p->nstr++;
+}
+
+int64_t prof_cstr(struct prof *p, const char *s)
+{
+    return prof_str(p, s, strlen(s));
+}
+
+void prof_append_vt(struct prof *p, struct prof_vt vt)
+{
+    GROW(p->vt, p->capvt, p->nvt + 1);
+    p->vt[p->nvt++] = vt;
+}
+
+void prof_append_comment(struct prof *p, int64_t str)
+{
+    GROW(p->comment, p->capcomment, p->ncomment + 1);
+    p->comment[p->ncomment++] = str;
+}
+
+void prof_add_type(struct prof *p, const char *type, const char *unit)
+{
+    int64_t t = prof_cstr(p, type);
+    prof_append_vt(p, (struct prof_vt){t, prof_cstr(p, unit)});
+}
+
+void prof_comment(struct prof *p, const char *s)
+{
+    prof_append_comment(p, prof_cstr(p, s));
+}
+
+uint64_t prof_add_mapping(struct prof *p, const struct prof_mapping *m)
+{
+    GROW(p->mapping, p->capmapping, p->nmapping + 1);
+    p->mapping[p->nmapping++] = *m;
+    return p->nmapping;
+}
+
+struct funckey {
+    const struct prof *p;
+    const struct prof_function *f;
+};
+
+static int func_eq(const void *ctx, uint32_t i)
+{
+    const struct funckey *k = ctx;
+    return memcmp(&k->p->function[i], k->f, sizeof(*k->f)) == 0;
+}
+
+uint64_t prof_add_function(struct prof *p, const struct prof_function *f)
+{
+    struct funckey k = {p, f};
+    uint64_t h = hash_bytes(f, sizeof(*f), 2);
+    uint32_t i = iset_find(&p->funcset, h, func_eq, &k);
+    if (i != UINT32_MAX)
+        return (uint64_t)i + 1;
+    GROW(p->function, p->capfunction, p->nfunction + 1);
+    p->function[p->nfunction] = *f;
+    iset_add(&p->funcset, h, (uint32_t)p->nfunction);
+    return ++p->nfunction;
+}
+
+struct lockey {
+    const struct prof *p;
+    uint64_t mapping_id, address;
+    const struct prof_line *lines;
+    uint32_t nline;
+};
+
+static int loc_eq(const void *ctx, uint32_t i)
+{
+    const struct lockey *k = ctx;
+    const struct prof_location *l = &k->p->location[i];
+    return l->mapping_id == k->mapping_id && l->address == k->address && l->nline == k->nline &&
+           (k->nline == 0 ||
+            memcmp(&k->p->linepool[l->line_off], k->lines, k->nline * sizeof(*k->lines)) == 0);
+}
+
+uint64_t prof_add_location(struct prof *p, uint64_t mapping_id, uint64_t address,
+                           const struct prof_line *lines, uint32_t nline, int intern)
+{
+    struct lockey k = {p, mapping_id, address, lines, nline};
+    uint64_t h = 0;
+    if (intern) {
+        h = hash_u64(mapping_id * 31 + address) ^
+            (nline ? hash_bytes(lines, nline * sizeof(*lines), 3) : 0);
+        uint32_t i = iset_find(&p->locset, h, loc_eq, &k);
+        if (i != UINT32_MAX)
+            return (uint64_t)i + 1;
+    }
+    GROW(p->location, p->caplocation, p->nlocation + 1);
+    GROW(p->linepool, p->caplinepool, p->nlinepool + nline);
+    struct prof_location *l = &p->location[p->nlocation];
+    memset(l, 0, sizeof(*l));
+    l->mapping_id = mapping_id;
+    l->address = address;
+    l->line_off = (uint32_t)p->nlinepool;
+    l->nline = nline;
+    if (nline)
+        memcpy(&p->linepool[p->nlinepool], lines, nline * sizeof(*lines));
+    p->nlinepool += nline;
+    if (intern)
+        iset_add(&p->locset, h, (uint32_t)p->nlocation);
+    return ++p->nlocation;
+}
+
+struct samplekey {
+    const struct prof *p;
+    const uint64_t *locs;
+    uint32_t nloc;
+    const struct prof_label *labels;
+    uint32_t nlabel;
+};
+
+static int sample_eq(const void *ctx, uint32_t i)
+{
+    const struct samplekey *k = ctx;
+    const struct prof_sample *s = &k->p->sample[i];
+    return s->nloc == k->nloc && s->nlabel == k->nlabel &&
+           (k->nloc == 0 ||
+            memcmp(&k->p->locpool[s->loc_off], k->locs, k->nloc * sizeof(*k->locs)) == 0) &&
+           (k->nlabel == 0 || memcmp(&k->p->labelpool[s->label_off], k->labels,
+                                     k->nlabel * sizeof(*k->labels)) == 0);
+}
+
+uint32_t prof_add_sample(struct prof *p, const uint64_t *locs, uint32_t nloc, const int64_t *vals,
+                         const struct prof_label *labels, uint32_t nlabel, int intern)
+{
+    struct samplekey k = {p, locs, nloc, labels, nlabel};
+    uint64_t h = 0;
+    if (intern) {
+        h = (nloc ? hash_bytes(locs, nloc * sizeof(*locs), 4) : 4) ^
+            (nlabel ? hash_bytes(labels, nlabel * sizeof(*labels), 5) : 0);
+        uint32_t i = iset_find(&p->sampleset, h, sample_eq, &k);
+        if (i != UINT32_MAX) {
+            int64_t *v = &p->valpool[p->sample[i].val_off];
+            /* Saturating: merged values of hostile or huge profiles must not overflow. */
+            for (size_t j = 0; j < p->nvt; j++)
+                if (__builtin_add_overflow(v[j], vals[j], &v[j]))
+                    v[j] = vals[j] < 0 ? INT64_MIN : INT64_MAX;
+            return i;
+        }
+    }
+    GROW(p->sample, p->capsample, p->nsample + 1);
+    GROW(p->locpool, p->caplocpool, p->nlocpool + nloc);
+    GROW(p->valpool, p->capvalpool, p->nvalpool + p->nvt);
+    GROW(p->labelpool, p->caplabelpool, p->nlabelpool + nlabel);
+    struct prof_sample *s = &p->sample[p->nsample];
+    s->loc_off = (uint32_t)p->nlocpool;
+    s->nloc = nloc;
+    s->val_off = (uint32_t)p->nvalpool;
+    s->label_off = (uint32_t)p->nlabelpool;
+    s->nlabel = nlabel;
+    if (nloc)
+        memcpy(&p->locpool[p->nlocpool], locs, nloc * sizeof(*locs));
+    if (p->nvt)
+        memcpy(&p->valpool[p->nvalpool], vals, p->nvt * sizeof(*vals));
+    if (nlabel)
+        memcpy(&p->labelpool[p->nlabelpool], labels, nlabel * sizeof(*labels));
+    p->nlocpool += nloc;
+    p->nvalpool += p->nvt;
+    p->nlabelpool += nlabel;
+    if (intern)
+        iset_add(&p->sampleset, h, (uint32_t)p->nsample);
+    return (uint32_t)p->nsample++;
+}
+
+void prof_reserve(struct prof *p, size_t samples, size_t sample_locs, size_t locations)
+{
+    GROW(p->sample, p->capsample, p->nsample + samples);
+    GROW(p->locpool, p->caplocpool, p->nlocpool + sample_locs);
+    GROW(p->valpool, p->capvalpool, p->nvalpool + samples * p->nvt);
+    GROW(p->location, p->caplocation, p->nlocation + locations);
+}

@@ -1,0 +1,142 @@
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Appends a location's frames to out: "func file:line" for the first frame of the site, then
+ * "func:line" for the inlined callers and outer frames, or the address when unsymbolized. */
+static size_t site_frames(const struct prof *p, uint64_t loc_id, int first, char *out, size_t n,
+                          size_t len, int *frames)
+{
+    const struct prof_location *l = &p->location[loc_id - 1];
+    if (l->nline == 0 && len < n) {
+        len += (size_t)snprintf(out + len, n - len, "%s0x%llx", first ? "" : " < ",
+                                (unsigned long long)l->address);
+        (*frames)++;
+    }
+    for (uint32_t j = 0; j < l->nline && len < n; j++) {
+        const struct prof_line *ln = &p->linepool[l->line_off + j];
+        const struct prof_function *f = &p->function[ln->function_id - 1];
+        const char *sep = first && j == 0 ? "" : " < ";
+        if (first && j == 0 && f->filename)
+            len += (size_t)snprintf(out + len, n - len, "%s%s %s:%lld", sep, p->str[f->name],
+                                    base_name(p->str[f->filename]), (long long)ln->line);
+        else if (ln->line > 0) /* the call's line tells two call sites in one caller apart */
+            len += (size_t)snprintf(out + len, n - len, "%s%s:%lld%s", sep, p->str[f->name],
+                                    (long long)ln->line, j + 1 < l->nline ? " (inline)" : "");
+        else
+            len += (size_t)snprintf(out + len, n - len, "%s%s%s", sep, p->str[f->name],
+                                    j + 1 < l->nline ? " (inline)" : "");
+        (*frames)++;
+    }
+    return len;
+}
+
+static const struct built *sort_b;
+static int sort_v;
+
+static int by_value(const void *a, const void *b)
+{
+    const struct prof *p = &sort_b->prof;
+    int64_t x = p->valpool[p->sample[*(const uint32_t *)a].val_off + sort_v];
+    int64_t y = p->valpool[p->sample[*(const uint32_t *)b].val_off + sort_v];
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, const char *title)
+{
+    const struct prof *p = &b->prof;
+    uint32_t *order = xmalloc((p->nsample + 1) * sizeof(*order));
+    for (size_t i = 0; i < p->nsample; i++)
+        order[i] = (uint32_t)i;
+    sort_b = b;
+    sort_v = v_bytes;
+    qsort(order, p->nsample, sizeof(*order), by_value);
+    fprintf(f, "%s\n", title);
+    fprintf(f, "  %14s %10s %8s  %s\n", "bytes", "objects", "samples", "site (innermost first)");
+    const uint64_t *cnt = v_bytes == V_INUSE_B ? b->inuse_samples : b->alloc_samples;
+    size_t shown = 0;
+    for (size_t i = 0; i < p->nsample && shown < n; i++) {
+        const struct prof_sample *s = &p->sample[order[i]];
+        const int64_t *v = &p->valpool[s->val_off];
+        if (v[v_bytes] == 0)
+            break;
+        char site[1024] = "";
+        size_t len = 0;
+        int frames = 0;
+        for (uint32_t k = 0; k < s->nloc && frames < 5 && len < sizeof(site) - 1; k++)
+            len = site_frames(p, p->locpool[s->loc_off + k], k == 0, site, sizeof(site), len,
+                              &frames);
+        fprintf(f, "  %14lld %10lld %8llu  %s\n", (long long)v[v_bytes],
+                (long long)v[v_bytes - 1], (unsigned long long)cnt[order[i]], site);
+        shown++;
+    }
+    if (shown == 0)
+        fprintf(f, "  (none)\n");
+    free(order);
+}
+
+void report_top(FILE *f, const struct session *s, const struct built *b, size_t n, int final)
+{
+    char title[256];
+    fprintf(f, "session %d (id 0x%08x, %s, interval %llu bytes): estimates; samples = sampled "
+               "allocations behind each\n",
+            s->index, s->session_id, msamp_arch_name(s->arch), (unsigned long long)s->interval);
+    snprintf(title, sizeof(title), "top %zu sites by in-use bytes%s:", n,
+             final ? " (live at end: suspected leaks)" : "");
+    top_table(f, b, n, V_INUSE_B, title);
+    snprintf(title, sizeof(title), "top %zu sites by allocated bytes:", n);
+    top_table(f, b, n, V_ALLOC_B, title);
+}
+
+int report_folded(const struct built *b, const char *path)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    const struct prof *p = &b->prof;
+    for (size_t i = 0; i < p->nsample; i++) {
+        const struct prof_sample *s = &p->sample[i];
+        int64_t v = p->valpool[s->val_off + V_INUSE_B];
+        if (v <= 0)
+            continue;
+        /* Root first: locations outermost last in pprof, lines innermost first within one. */
+        int first = 1;
+        for (uint32_t k = s->nloc; k-- > 0;) {
+            const struct prof_location *l = &p->location[p->locpool[s->loc_off + k] - 1];
+            if (l->nline == 0) {
+                fprintf(f, "%s0x%llx", first ? "" : ";", (unsigned long long)l->address);
+                first = 0;
+            }
+            for (uint32_t j = l->nline; j-- > 0;) {
+                const struct prof_line *ln = &p->linepool[l->line_off + j];
+                const char *name = p->str[p->function[ln->function_id - 1].name];
+                fputs(first ? "" : ";", f);
+                for (const char *c = name; *c; c++)
+                    fputc(*c == ';' || *c == ' ' ? '_' : *c, f);
+                first = 0;
+            }
+        }
+        fprintf(f, " %lld\n", (long long)v);
+    }
+    int rc = ferror(f) ? -1 : 0;
+    if (fclose(f) != 0)
+        rc = -1;
+    return rc;
+}
+
+void report_summary(FILE *f, const struct session *s, const struct built *b,
+                    const struct msamp_dec_stats *dec_now, const char *path)
+{
+    struct msamp_dec_stats l = session_stream_losses(s, dec_now);
+    fprintf(f,
+            "drain: session %d (id 0x%08x, %s): %llu samples, %llu frees; stream losses: "
+            "%llu bad frames, %llu lost frames, %llu bytes discarded, %llu malformed records; "
+            "device drops %llu; reader: %llu lost frees, %llu unknown stacks; wrote %s\n",
+            s->index, s->session_id, msamp_arch_name(s->arch), (unsigned long long)s->n.samples,
+            (unsigned long long)s->n.frees, (unsigned long long)l.frames_bad,
+            (unsigned long long)l.frames_lost, (unsigned long long)l.bytes_discarded,
+            (unsigned long long)l.records_malformed,
+            (unsigned long long)session_device_drops(s), (unsigned long long)s->n.lost_frees,
+            (unsigned long long)b->unknown_stack, path);
+}

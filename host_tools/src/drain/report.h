@@ -1,0 +1,25 @@
+/*
+ * drain's text reports, made from a built profile (profile.h): the top sites (--top), folded
+ * stacks for flame-graph tools (--folded) and the one-line summary of a session.
+ */
+#ifndef DRAIN_REPORT_H
+#define DRAIN_REPORT_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "msamp_decode.h"
+#include "profile.h"
+#include "session.h"
+
+/* Top n sites by in-use bytes and by allocated bytes. final: the in-use list is what was live at
+ * the end (suspected leaks). */
+void report_top(FILE *f, const struct session *s, const struct built *b, size_t n, int final);
+/* Folded stacks (root first, ';'-separated, then in-use bytes) for flame-graph tools. */
+int report_folded(const struct built *b, const char *path);
+/* One line: the session's samples, stream losses, device drops and reader repairs, and the profile
+ * written to path. dec_now: the decoder's counters now. */
+void report_summary(FILE *f, const struct session *s, const struct built *b,
+                    const struct msamp_dec_stats *dec_now, const char *path);
+
+#endif
