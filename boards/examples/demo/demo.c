@@ -2,7 +2,8 @@
  * The msamp demo firmware: a workload with allocation sites whose truth it counts itself, run on
  * any board of boards/. Sites (each a function that calls the allocator directly):
  *   cache_insert      a long-lived cache of CACHE_ENTRIES blocks, one entry replaced now and then
- *   leak_record       a slow leak: a small block every LEAK_EVERY iterations, never freed
+ *   leak_record       a slow leak: a small block every LEAK_EVERY iterations, never freed (up to
+ *                     LEAK_LIMIT blocks: a run bounded by time leaks in step with the machine's speed)
  *   churn_scratch     temporary buffers of assorted sizes, freed at once
  *   grow_buffer       a buffer grown by realloc from 64 bytes to 4 KiB, then freed
  *   deep_alloc        at the end of a chain of ten calls; the last DEEP_KEEP blocks stay live
@@ -51,6 +52,7 @@
 #define CACHE_ENTRIES 64
 #define CACHE_EVICT_EVERY 100
 #define LEAK_EVERY 12
+#define LEAK_LIMIT 3000u
 #define LEAK_SIZE 48
 #define GROW_EVERY 64
 #define GROW_FROM 64
@@ -141,6 +143,9 @@ static void cache_evict(unsigned i)
 
 __attribute__((noinline)) static void leak_record(uint32_t it)
 {
+    static uint32_t leaked;
+    if (leaked++ >= LEAK_LIMIT)
+        return;
     uint32_t *p = checked(malloc(LEAK_SIZE));
     p[0] = it;
     truth_alloc(LEAK, LEAK_SIZE);
