@@ -5,7 +5,6 @@
 #include "board_api.h"
 #include "common/qemu_virt.h"
 #include "msamp_irq_contexts.h"
-#include "msamp_aarch64.h"
 #include "msamp_semihost.h"
 
 void board_irq_handler(void);

@@ -5,8 +5,9 @@
  *   contexts   Cortex-M: thread mode and handler mode (IPSR != 0) have their own sampler state.
  *              Cortex-A: the processor mode picks it (USR/SYS, IRQ, FIQ, any other).
  *   walker     chosen at compile time (MSAMP_ARM_UNWINDER):
- *              - frame chain, for clang (ARM and Thumb: fp -> {previous fp, lr}, fp = r11 or r7)
- *                and gcc in ARM state (fp points at the saved lr, previous fp at fp - 4);
+ *              - frame chain (port/common/msamp_frame_walk.c), for clang (ARM and Thumb: fp ->
+ *                {previous fp, lr}, fp = r11 or r7) and gcc in ARM state (fp points at the saved
+ *                lr, previous fp at fp - 4);
  *              - .ARM.exidx tables (EHABI compact model), for gcc in Thumb state, which keeps no
  *                frame chain: build everything with -funwind-tables.
  *              Every load is checked: aligned, inside [__msamp_stack_lo, __msamp_stack_hi),
@@ -39,7 +40,8 @@
 #endif
 #endif
 
-/* Frame record layouts: where the saved lr and previous fp sit relative to fp. */
+/* Frame record layouts: where the saved lr and previous fp sit relative to fp (the frame walker
+ * is port/common/msamp_frame_walk.c; port/arm/msamp_frame_layout.h gives it the offsets). */
 #define MSAMP_ARM_FRAME_AAPCS 1 /* clang, ARM and Thumb: {previous fp, lr} at fp */
 #define MSAMP_ARM_FRAME_GCC 2   /* gcc ARM state: lr at fp, previous fp at fp - 4 */
 #define MSAMP_ARM_FRAME_APCS 3  /* gcc -mapcs-frame: lr at fp - 4, previous fp at fp - 12 */
@@ -52,7 +54,7 @@
 #endif
 #endif
 
-/* Hard cap on frames read by one walk, whatever the callback says. */
+/* Hard cap on frames read by one walk (either unwinder), whatever the callback says. */
 #ifndef MSAMP_ARM_WALK_MAX
 #define MSAMP_ARM_WALK_MAX 256
 #endif
@@ -62,19 +64,14 @@
 #define MSAMP_ARM_CPU_HZ 25000000u
 #endif
 
-/* What a walk may read. Stack loads must lie in [stack_lo, stack_hi); return addresses must lie in
- * [text_lo, text_hi) (both 0: not checked). The exidx walker also reads the index table
- * [exidx_lo, exidx_hi) and extab words in [text_lo, exidx_hi). */
+/* What the exidx walker may read. Stack loads must lie in [stack_lo, stack_hi); return addresses
+ * must lie in [text_lo, text_hi) (both 0: not checked); the index table [exidx_lo, exidx_hi) and
+ * extab words in [text_lo, exidx_hi). */
 struct msamp_arm_bounds {
     uintptr_t stack_lo, stack_hi;
     uintptr_t text_lo, text_hi;
     uintptr_t exidx_lo, exidx_hi;
 };
-
-/* Frame-chain walk from fp with the compiled layout: reports each saved lr (Thumb bit cleared)
- * until fn returns 0 or a check fails. Returns the number of pcs reported. */
-unsigned msamp_arm_walk_frames(uintptr_t fp, const struct msamp_arm_bounds *b, msamp_frame_fn fn,
-                               void *arg);
 
 /* Register state for the exidx walker: r[0..15], r[13] = sp, r[15] = pc (a return address). */
 struct msamp_arm_regs {

@@ -14,22 +14,11 @@
 #define CORTEX_M 0
 #endif
 
+#if MSAMP_ARM_UNWINDER == MSAMP_ARM_UNWIND_EXIDX
 extern const char __msamp_stack_lo[], __msamp_stack_hi[];
 /* Optional: without them return addresses are not checked against the code's bounds. */
 extern const char __msamp_text_lo[] __attribute__((weak));
 extern const char __msamp_text_hi[] __attribute__((weak));
-
-static void bounds(struct msamp_arm_bounds *b)
-{
-    b->stack_lo = (uintptr_t)__msamp_stack_lo;
-    b->stack_hi = (uintptr_t)__msamp_stack_hi;
-    b->text_lo = (uintptr_t)__msamp_text_lo;
-    b->text_hi = (uintptr_t)__msamp_text_hi;
-    b->exidx_lo = 0;
-    b->exidx_hi = 0;
-}
-
-#if MSAMP_ARM_UNWINDER == MSAMP_ARM_UNWIND_EXIDX
 extern const char __exidx_start[], __exidx_end[];
 
 /* Unwinds from this function's own state: the tables describe code positions, and the wrapper's
@@ -39,28 +28,23 @@ void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
     struct msamp_arm_bounds b;
     struct msamp_arm_regs regs;
 
-    bounds(&b);
-    /* r0-r3 and r12 are not preserved across calls: unknown, and no opcode of ours needs them. */
-    regs.r[0] = regs.r[1] = regs.r[2] = regs.r[3] = regs.r[12] = 0;
+    /* Field by field: an initializer makes gcc copy a constant template, with one more register
+     * saved, which costs each walk a pop more when it unwinds this very frame. */
+    b.stack_lo = (uintptr_t)__msamp_stack_lo;
+    b.stack_hi = (uintptr_t)__msamp_stack_hi;
+    b.text_lo = (uintptr_t)__msamp_text_lo;
+    b.text_hi = (uintptr_t)__msamp_text_hi;
     b.exidx_lo = (uintptr_t)__exidx_start;
     b.exidx_hi = (uintptr_t)__exidx_end;
+    /* r0-r3 and r12 are not preserved across calls: unknown, and no opcode of ours needs them. */
+    regs.r[0] = regs.r[1] = regs.r[2] = regs.r[3] = regs.r[12] = 0;
     msamp_arm_capture(&regs);
     msamp_arm_exidx_walk(&regs, (uintptr_t)frame, &b, fn, arg);
 }
-#elif MSAMP_ARM_UNWINDER == MSAMP_ARM_UNWIND_FRAME
-void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
-{
-    struct msamp_arm_bounds b;
-
-    bounds(&b);
-    /* The wrapper's frame lies above this function's: one below is dead stack. */
-    if ((uintptr_t)frame < (uintptr_t)__builtin_frame_address(0))
-        return;
-    msamp_arm_walk_frames((uintptr_t)frame, &b, fn, arg);
-}
-#else
+#elif MSAMP_ARM_UNWINDER != MSAMP_ARM_UNWIND_FRAME
 #error "MSAMP_ARM_UNWINDER: MSAMP_ARM_UNWIND_FRAME or MSAMP_ARM_UNWIND_EXIDX"
 #endif
+/* The frame unwinder's msamp_port_walk() is port/common/msamp_frame_walk.c's. */
 
 #if CORTEX_M
 static struct msamp_context contexts[2];

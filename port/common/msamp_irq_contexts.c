@@ -15,7 +15,8 @@ void msamp_irq_exit(void)
         depth = depth - 1u;
 }
 
-struct msamp_context *msamp_irq_context(void)
+/* The caller's context: the port's msamp_port_context(). */
+struct msamp_context *msamp_port_context(void)
 {
     unsigned d = depth;
     return &contexts[d < MSAMP_IRQ_LEVELS ? d : MSAMP_IRQ_LEVELS];

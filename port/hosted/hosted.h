@@ -1,9 +1,18 @@
-/* Shared state of the hosted Linux port's files. Not part of the public API. */
+/* What the hosted Linux port's files share. Not part of the public API. The files, one idea each:
+ *   hosted_start.c      the port's life in the process: constructor, exit flush, fork
+ *   hosted_env.c        the settings from the environment, and the port's messages on stderr
+ *   hosted_transport.c  the output (file or TCP) and the drain of the core's ring into it
+ *   hosted_context.c    each thread's sampler context, detached at thread exit
+ *   hosted_lock.c       the core's lock
+ *   hosted_clock.c      the clock and the seed's entropy
+ *   hosted_walk.c       the stack walk, within the thread's stack
+ *   hosted_maps.c       the loaded images and their build-ids */
 #ifndef MSAMP_HOSTED_H
 #define MSAMP_HOSTED_H
 
 #include <stdint.h>
 
+#include "msamp.h"
 #include "msamp_port.h"
 
 /* Everything the port keeps per thread, in one initial-exec TLS block (no allocation, no lazy
@@ -31,5 +40,39 @@ extern uintptr_t msamp_hosted_text_lo, msamp_hosted_text_hi;
  * Called before msamp_init() and by the single poller between polls, never under the core's lock
  * (dl_iterate_phdr takes the loader's lock, which a thread in dlopen holds while it allocates). */
 void msamp_hosted_maps_refresh(void);
+
+/* msamp_init() succeeded, the exit flush has not started, and this is no fork child
+ * (hosted_start.c). Read by the transport: the reference also links hosted_start.o, whose
+ * constructor starts the port, from a static libmsamp.a. */
+extern _Atomic int msamp_hosted_running;
+
+/* The settings (hosted_env.c has the variables). */
+struct msamp_hosted_settings {
+    const char *output;      /* MSAMP_OUTPUT, or the default */
+    int flush_inline;        /* MSAMP_FLUSH=inline */
+    struct msamp_config cfg; /* interval and seed */
+};
+
+/* Reads the settings, saying what it ignores; 0 when MSAMP_DISABLE turns profiling off. */
+int msamp_hosted_settings(struct msamp_hosted_settings *s);
+
+/* One line on stderr: fmt with two string arguments. Does not allocate. */
+void msamp_hosted_say(const char *fmt, const char *a, const char *b);
+
+/* Sets up the thread-exit hook of the threads' contexts; before msamp_init(). */
+void msamp_hosted_contexts_start(void);
+
+/* Opens MSAMP_OUTPUT's file or connects to its tcp: address: 0, or -1 after saying why. */
+int msamp_hosted_output_open(const char *spec);
+
+/* After msamp_init(): drains the core's ring into the output from a writer thread, or (inline,
+ * or when no thread can be started) from the allocating threads once the ring is half full. */
+void msamp_hosted_output_start(int flush_inline);
+
+/* In a fork child: nothing more is written (the ring's bytes belong to the parent's stream). */
+void msamp_hosted_output_forked(void);
+
+/* At exit: stops the writer and drains everything the core holds into the output. */
+void msamp_hosted_output_stop(void);
 
 #endif

@@ -1,13 +1,17 @@
 /*
  * Template port: copy this file to port/<arch>/, fill in each function, and delete the #error.
- * Each stub says what the core expects; include/msamp_port.h is the contract.
+ * Each stub says what the core expects; include/msamp_port.h is the contract. List the port's
+ * sources in port/<arch>/port.mk (msamp_port_<arch>, msamp_semihosting_<arch>; see
+ * port/x86_64/port.mk), with what it takes from port/common/.
  */
 #include "msamp_port.h"
 
 #error "port/template is a checklist to copy, not a port to build"
 
 /* 1. One sampler context per thing that can allocate concurrently: per thread when hosted; on bare
- *    metal one for thread mode and one per interrupt priority level that allocates. Zeroed. */
+ *    metal one for thread mode and one per interrupt priority level that allocates. Zeroed.
+ *    (port/common/msamp_irq_contexts.c is this function for boards whose interrupt entry counts
+ *    its nesting.) */
 static struct msamp_context contexts[2];
 
 struct msamp_context *msamp_port_context(void)
@@ -19,7 +23,9 @@ struct msamp_context *msamp_port_context(void)
 /* 2. The frame walk. Start from the wrapper's frame record (frame), report each return address
  *    through fn until fn returns 0 or the chain ends. Check every load before making it: aligned,
  *    within this context's stack bounds, each next frame strictly above the previous one. Stop at
- *    a zero or implausible return address. Never fault. */
+ *    a zero or implausible return address. Never fault. Code that keeps frame records needs no
+ *    walker of its own: port/common/msamp_frame_walk.c is this function, given the records'
+ *    layout in the port's msamp_frame_layout.h (see port/common/msamp_frame_walk.h). */
 void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
 {
     (void)frame;

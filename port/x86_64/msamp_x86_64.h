@@ -4,9 +4,10 @@
  *
  *   contexts   one sampler state for normal execution and one for interrupt handlers: the
  *              board's interrupt entry calls msamp_irq_enter()/exit() (port/common/msamp_irq_contexts.h) around its handler.
- *   walker     rbp -> {previous rbp, return address}. Every load checked: 8-byte aligned, the
- *              record inside [__msamp_stack_lo, __msamp_stack_hi), strictly increasing, return
- *              addresses inside [__msamp_text_lo, __msamp_text_hi) when the link defines those.
+ *   walker     rbp -> {previous rbp, return address}, walked by port/common/msamp_frame_walk.c:
+ *              every load checked (8-byte aligned, the record inside [__msamp_stack_lo,
+ *              __msamp_stack_hi), strictly increasing), return addresses inside
+ *              [__msamp_text_lo, __msamp_text_hi) when the link defines those.
  *   lock       RFLAGS.IF: pushf/cli, restored with popf semantics (sti only if it was set).
  *   time       the TSC, at the rate msamp_x86_64_set_tsc_hz() was given (the board measures it
  *              against a known timer at start-up), MSAMP_X86_64_TSC_HZ until then.
@@ -18,28 +19,11 @@
 
 #include <stdint.h>
 
-#include "msamp_port.h"
-
-#ifndef MSAMP_X86_64_WALK_MAX
-#define MSAMP_X86_64_WALK_MAX 256
-#endif
-
 #ifndef MSAMP_X86_64_TSC_HZ
 #define MSAMP_X86_64_TSC_HZ 1000000000u
 #endif
 
-struct msamp_x86_64_bounds {
-    uintptr_t stack_lo, stack_hi; /* stack loads lie in [stack_lo, stack_hi) */
-    uintptr_t text_lo, text_hi;   /* return addresses lie in [text_lo, text_hi); both 0: unchecked */
-};
-
-/* Frame-chain walk from rbp: reports each return address until fn returns 0 or a check fails.
- * Returns the number of pcs reported. */
-unsigned msamp_x86_64_walk_frames(uintptr_t fp, const struct msamp_x86_64_bounds *b,
-                                  msamp_frame_fn fn, void *arg);
-
 /* The TSC rate in Hz; call before msamp_init(). */
 void msamp_x86_64_set_tsc_hz(uint64_t hz);
-
 
 #endif

@@ -23,7 +23,7 @@ read -r _ fram <<<"$(echo "$tiny" | cut -d'|' -f4)"
 
 elf=$out/small/qemu-mps2-an385-clang/size-probe/with.elf
 syms=$(arm-none-eabi-nm "$elf" 2>/dev/null) || bad "no size probe $elf"
-for s in msamp_init msamp_poll __wrap_malloc __wrap_realloc msamp_arm_walk_frames msamp_transport_write; do
+for s in msamp_init msamp_poll __wrap_malloc __wrap_realloc msamp_frame_walk msamp_transport_write; do
   grep -q " T $s\$" <<<"$syms" || bad "the tiny size probe lacks $s"
 done
 for s in msamp_get_stats msamp_set_interval msamp_mark msamp_enable; do

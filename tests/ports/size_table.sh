@@ -10,25 +10,26 @@ set -u
 unset MAKEFLAGS MFLAGS MAKEOVERRIDES
 out=${1:?build dir}; small=${2:?small config defs}
 make=${MAKE:-make}
-# board | make variables | label | unwinder objects (port/...)
+# board | make variables | label | unwinder objects (port/...: msamp_frame_walk.o is port/common's
+# frame walker with msamp_port_walk())
 configs=(
-  "qemu-virt-aarch64||aarch64 (gcc)|"
-  "qemu-virt-arm||arm A15 ARM (gcc, frames)|msamp_arm_frames.o"
+  "qemu-virt-aarch64||aarch64 (gcc, frames)|msamp_frame_walk.o"
+  "qemu-virt-arm||arm A15 ARM (gcc, frames)|msamp_frame_walk.o"
   "qemu-virt-arm|ARM_ISA=thumb|arm A15 Thumb (gcc, exidx)|msamp_arm_exidx.o msamp_arm_capture.o msamp_arm_pr_stubs.o"
   "qemu-mps2-an385|MSAMP_PROFILE=full|Cortex-M3 -Os full (gcc, exidx)|msamp_arm_exidx.o msamp_arm_capture.o msamp_arm_pr_stubs.o"
-  "qemu-mps2-an385|MSAMP_PROFILE=full BOARD_COMPILER=clang|Cortex-M3 -Os full (clang, frames)|msamp_arm_frames.o"
+  "qemu-mps2-an385|MSAMP_PROFILE=full BOARD_COMPILER=clang|Cortex-M3 -Os full (clang, frames)|msamp_frame_walk.o"
   "qemu-mps2-an385|MSAMP_PROFILE=tiny|Cortex-M3 -Os tiny (gcc, exidx)|msamp_arm_exidx.o msamp_arm_capture.o msamp_arm_pr_stubs.o"
-  "qemu-mps2-an385|MSAMP_PROFILE=tiny BOARD_COMPILER=clang|Cortex-M3 -Os tiny (clang, frames)|msamp_arm_frames.o"
+  "qemu-mps2-an385|MSAMP_PROFILE=tiny BOARD_COMPILER=clang|Cortex-M3 -Os tiny (clang, frames)|msamp_frame_walk.o"
   "qemu-malta-mips64el||mips64el (gcc, scanner)|msamp_mips64_walk.o msamp_mips64_capture.o"
   "qemu-malta-mips64||mips64 BE (gcc, scanner)|msamp_mips64_walk.o msamp_mips64_capture.o"
-  "qemu-virt-riscv64||riscv64 (gcc, frames)|msamp_riscv64_frames.o"
-  "qemu-microvm-x86_64||x86_64 (gcc, frames)|msamp_x86_64_frames.o"
+  "qemu-virt-riscv64||riscv64 (gcc, frames)|msamp_frame_walk.o"
+  "qemu-microvm-x86_64||x86_64 (gcc, frames)|msamp_frame_walk.o"
 )
 # The archive members a firmware that wraps malloc free calloc realloc links: the core (not the
 # msamp_on_* hooks), those four wrappers, the port (one of the ARM unwinders), the UART transport.
 skip="msamp_hooks.o wrap_aligned_alloc.o wrap_memalign.o wrap_posix_memalign.o wrap_malloc_r.o \
 wrap_free_r.o wrap_calloc_r.o wrap_realloc_r.o"
-arm_unwinders="msamp_arm_frames.o msamp_arm_exidx.o msamp_arm_capture.o msamp_arm_pr_stubs.o"
+arm_unwinders="msamp_frame_walk.o msamp_arm_exidx.o msamp_arm_capture.o msamp_arm_pr_stubs.o"
 
 # members ARCHIVE...: "text data bss name" of each member
 members() { size "$@" 2>/dev/null | awk 'NR > 1 && $1 ~ /^[0-9]+$/ { print $1, $2, $3, $6 }'; }

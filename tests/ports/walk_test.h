@@ -24,59 +24,18 @@
 #define MAP_PRIVATE_ANON 0x22
 #define TEST_PC_TAG 1u /* the Thumb bit */
 
-static inline void fill_bounds(struct msamp_arm_bounds *b, uintptr_t lo, uintptr_t hi)
-{
-    extern const char __msamp_text_lo[], __msamp_text_hi[];
-    extern const char __exidx_start[], __exidx_end[];
-    b->stack_lo = lo;
-    b->stack_hi = hi;
-    b->text_lo = (uintptr_t)__msamp_text_lo;
-    b->text_hi = (uintptr_t)__msamp_text_hi;
-    b->exidx_lo = (uintptr_t)__exidx_start;
-    b->exidx_hi = (uintptr_t)__exidx_end;
-}
-
 #if MSAMP_ARM_UNWINDER == MSAMP_ARM_UNWIND_FRAME
 #define TEST_FRAME_WALKER 1
-#if MSAMP_ARM_FRAME_LAYOUT == MSAMP_ARM_FRAME_AAPCS
-#define REC_BELOW 0u
-#define REC_ABOVE 8u
-static inline void rec_write(uintptr_t fp, uintptr_t prev, uintptr_t pc)
-{
-    ((uint32_t *)fp)[0] = (uint32_t)prev;
-    ((uint32_t *)fp)[1] = (uint32_t)pc;
-}
-#elif MSAMP_ARM_FRAME_LAYOUT == MSAMP_ARM_FRAME_APCS
-#define REC_BELOW 12u
-#define REC_ABOVE 0u
-static inline void rec_write(uintptr_t fp, uintptr_t prev, uintptr_t pc)
-{
-    ((uint32_t *)fp)[-3] = (uint32_t)prev;
-    ((uint32_t *)fp)[-1] = (uint32_t)pc;
-}
-#else
-#define REC_BELOW 4u
-#define REC_ABOVE 4u
-static inline void rec_write(uintptr_t fp, uintptr_t prev, uintptr_t pc)
-{
-    ((uint32_t *)fp)[-1] = (uint32_t)prev;
-    ((uint32_t *)fp)[0] = (uint32_t)pc;
-}
-#endif
-static inline void walk_range(uintptr_t fp, uintptr_t lo, uintptr_t hi, msamp_frame_fn fn, void *arg)
-{
-    struct msamp_arm_bounds b;
-    fill_bounds(&b, lo, hi);
-    msamp_arm_walk_frames(fp, &b, fn, arg);
-}
 #else
 #define TEST_FRAME_WALKER 0
 static inline void walk_random(uintptr_t lo, uintptr_t hi, uintptr_t (*junk)(void),
                                uintptr_t (*text_pc)(void), msamp_frame_fn fn, void *arg)
 {
-    struct msamp_arm_bounds b;
+    extern const char __msamp_text_lo[], __msamp_text_hi[];
+    extern const char __exidx_start[], __exidx_end[];
+    struct msamp_arm_bounds b = {lo, hi, (uintptr_t)__msamp_text_lo, (uintptr_t)__msamp_text_hi,
+                                 (uintptr_t)__exidx_start, (uintptr_t)__exidx_end};
     struct msamp_arm_regs r;
-    fill_bounds(&b, lo, hi);
     for (unsigned i = 0; i < 16; i++)
         r.r[i] = (uint32_t)junk();
     r.r[13] = (uint32_t)((lo + (junk() % (hi - lo))) & ~(uintptr_t)3);
@@ -106,49 +65,44 @@ static inline void walk_random(uintptr_t lo, uintptr_t hi, uintptr_t (*junk)(voi
     msamp_mips64_walk(&r, r.sp, &b, fn, arg);
 }
 
-#elif defined(__x86_64__) || defined(__riscv)
-#if defined(__x86_64__)
-#include "msamp_x86_64.h"
+#elif defined(__x86_64__)
 #define SYS_WRITE 1
 #define SYS_MMAP 9
 #define SYS_MPROTECT 10
 #define SYS_EXIT 231
-#define REC_BELOW 0u
-#define REC_ABOVE 16u
-#define PREV_AT 0
-#define PC_AT 1
-#define BOUNDS msamp_x86_64_bounds
-#define WALK_FRAMES msamp_x86_64_walk_frames
-#else
-#include "msamp_riscv64.h"
+#define MAP_PRIVATE_ANON 0x22
+#define TEST_PC_TAG 0u
+#define TEST_FRAME_WALKER 1
+
+#elif defined(__riscv)
 #define SYS_WRITE 64
 #define SYS_MMAP 222
 #define SYS_MPROTECT 226
 #define SYS_EXIT 94
-#define REC_BELOW 16u
-#define REC_ABOVE 0u
-#define PREV_AT (-2)
-#define PC_AT (-1)
-#define BOUNDS msamp_riscv64_bounds
-#define WALK_FRAMES msamp_riscv64_walk_frames
-#endif
 #define MAP_PRIVATE_ANON 0x22
 #define TEST_PC_TAG 0u
 #define TEST_FRAME_WALKER 1
+
+#else
+#error "walk_test: no support for this architecture yet"
+#endif
+
+#if TEST_FRAME_WALKER
+/* The frame walker, port/common/msamp_frame_walk.c, with the port's record layout. */
+#include "msamp_frame_walk.h"
+#define REC_BELOW MSAMP_FRAME_BELOW
+#define REC_ABOVE MSAMP_FRAME_ABOVE
 static inline void rec_write(uintptr_t fp, uintptr_t prev, uintptr_t pc)
 {
-    ((uintptr_t *)fp)[PREV_AT] = prev;
-    ((uintptr_t *)fp)[PC_AT] = pc;
+    ((uintptr_t *)fp)[MSAMP_FRAME_PREV] = prev;
+    ((uintptr_t *)fp)[MSAMP_FRAME_RA] = pc;
 }
 static inline void walk_range(uintptr_t fp, uintptr_t lo, uintptr_t hi, msamp_frame_fn fn, void *arg)
 {
     extern const char __msamp_text_lo[], __msamp_text_hi[];
-    struct BOUNDS b = {lo, hi, (uintptr_t)__msamp_text_lo, (uintptr_t)__msamp_text_hi};
-    WALK_FRAMES(fp, &b, fn, arg);
+    struct msamp_frame_bounds b = {lo, hi, (uintptr_t)__msamp_text_lo, (uintptr_t)__msamp_text_hi};
+    msamp_frame_walk(fp, &b, fn, arg);
 }
-
-#else
-#error "walk_test: no support for this architecture yet"
 #endif
 
 #endif

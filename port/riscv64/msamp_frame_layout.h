@@ -1,0 +1,4 @@
+/* RISC-V frame records (gcc and clang) for port/common/msamp_frame_walk.c: fp (s0) is the frame's
+ * CFA, the return address at fp - 8, the caller's fp at fp - 16. */
+#define MSAMP_FRAME_PREV (-2)
+#define MSAMP_FRAME_RA (-1)
