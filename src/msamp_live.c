@@ -47,13 +47,14 @@ void msamp_live_publish(uint32_t slot, uintptr_t p)
 {
     atomic_store_explicit(&L[slot], p, memory_order_release);
     uint32_t b = slot / MSAMP_CFG_LIVE_WAYS;
-    if (p != 0) { /* one more block: its bit joins the mask */
+    if (!MSAMP_CFG_SMALL_CODE && p != 0) { /* one more block: its bit joins the mask */
         uint32_t mask = atomic_load_explicit(&msamp_live_mask[b], memory_order_relaxed);
         atomic_store_explicit(&msamp_live_mask[b], mask | msamp_live_bit(msamp_live_hash(p)),
                               memory_order_relaxed);
         return;
     }
-    /* One block fewer: the bits of those left, since two may share one. */
+    /* One block fewer (or, for smaller code, any change): the bits of those in the bucket, since
+     * two may share one. */
     uint32_t base = b * MSAMP_CFG_LIVE_WAYS, mask = 0;
     for (uint32_t w = 0; w < MSAMP_CFG_LIVE_WAYS; w++) {
         uintptr_t a = atomic_load_explicit(&L[base + w], memory_order_relaxed);

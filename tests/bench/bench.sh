@@ -16,9 +16,9 @@ export MSAMP_OUTPUT=/dev/null
 unset MSAMP_INTERVAL MSAMP_DISABLE MSAMP_SEED
 
 calls_of() { awk '/^calls/ { print $2 }' "$1"; }
-ir_of() { # callgrind totals of a run: PROGRAM ARGS...
+ir_of() { # callgrind totals of a run: PROGRAM ARGS... (a fixed seed: the same samples every run)
   local out=$b/cg.out
-  valgrind --tool=callgrind --callgrind-out-file="$out" "$@" > "$b/cg.stdout" 2> /dev/null
+  MSAMP_SEED=1 valgrind --tool=callgrind --callgrind-out-file="$out" "$@" > "$b/cg.stdout" 2> /dev/null
   awk '/^(summary|totals):/ { print $2; exit }' "$out"
 }
 
