@@ -26,6 +26,7 @@
 
 #include <stdint.h>
 
+#include "msamp_link_bounds.h"
 #include "msamp_port.h"
 
 #define MSAMP_ARM_UNWIND_FRAME 1
@@ -64,12 +65,11 @@
 #define MSAMP_ARM_CPU_HZ 25000000u
 #endif
 
-/* What the exidx walker may read. Stack loads must lie in [stack_lo, stack_hi); return addresses
- * must lie in [text_lo, text_hi) (both 0: not checked); the index table [exidx_lo, exidx_hi) and
- * extab words in [text_lo, exidx_hi). */
+/* What the exidx walker may read: the stack and the code of mem (return addresses inside the code;
+ * both 0: not checked), the index table [exidx_lo, exidx_hi) and extab words in
+ * [mem.text_lo, exidx_hi). */
 struct msamp_arm_bounds {
-    uintptr_t stack_lo, stack_hi;
-    uintptr_t text_lo, text_hi;
+    struct msamp_bounds mem;
     uintptr_t exidx_lo, exidx_hi;
 };
 

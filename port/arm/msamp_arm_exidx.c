@@ -29,7 +29,7 @@ static int bad_pc(uint32_t pc, const struct msamp_arm_bounds *b)
 {
     if (pc == 0 || pc >= 0xf0000000u)
         return 1;
-    return b->text_hi != 0 && (pc < b->text_lo || pc >= b->text_hi);
+    return b->mem.text_hi != 0 && (pc < b->mem.text_lo || pc >= b->mem.text_hi);
 }
 
 static int next_op(struct ops *o, unsigned *op)
@@ -80,7 +80,7 @@ static int load_ops(const uint32_t *e, const struct msamp_arm_bounds *b, struct 
         return 1;
     }
     uintptr_t at = prel31((uintptr_t)&e[1], w);
-    if ((at & 3u) != 0 || at < b->text_lo || at >= b->exidx_hi || b->exidx_hi - at < 4u)
+    if ((at & 3u) != 0 || at < b->mem.text_lo || at >= b->exidx_hi || b->exidx_hi - at < 4u)
         return 0;
     uint32_t h = *(const uint32_t *)at;
     if ((h & 0x80000000u) == 0)
@@ -104,17 +104,20 @@ static int load_ops(const uint32_t *e, const struct msamp_arm_bounds *b, struct 
     return 1;
 }
 
-/* Pops the registers of mask (bit n = rn) from *vsp in ascending order, checking each load. */
+/* Pops the registers of mask (bit n = rn) from *vsp in ascending order, checking each load: sp
+ * starts aligned and inside the stack and only grows, so each load needs only the top checked. */
 static int pop(struct msamp_arm_regs *s, uint32_t *vsp, uint32_t mask, int *pc_set,
                const struct msamp_arm_bounds *b)
 {
     uint32_t sp = *vsp, new_sp = 0;
     int sp_set = 0;
 
-    for (unsigned n = 0; n < 16; n++) {
-        if ((mask & (1u << n)) == 0)
-            continue;
-        if ((sp & 3u) != 0 || sp < b->stack_lo || b->stack_hi < 4u || sp > b->stack_hi - 4u)
+    if ((sp & 3u) != 0 || sp < b->mem.stack_lo || b->mem.stack_hi < 4u)
+        return 0;
+    const uintptr_t last = b->mem.stack_hi - 4u;
+    for (mask &= 0xffffu; mask != 0; mask &= mask - 1u) {
+        unsigned n = (unsigned)__builtin_ctz(mask);
+        if (sp > last)
             return 0;
         uint32_t v = *(const uint32_t *)(uintptr_t)sp;
         sp += 4u;
@@ -207,7 +210,7 @@ int msamp_arm_exidx_step(struct msamp_arm_regs *regs, const struct msamp_arm_bou
         return 0;
     if (!pc_set)
         s.r[15] = s.r[14];
-    if (vsp <= sp || vsp > b->stack_hi || bad_pc(s.r[15], b))
+    if (vsp <= sp || vsp > b->mem.stack_hi || bad_pc(s.r[15], b))
         return 0;
     s.r[13] = vsp;
     *regs = s;
@@ -221,7 +224,8 @@ unsigned msamp_arm_exidx_walk(struct msamp_arm_regs *regs, uintptr_t frame,
     int reporting = 0;
 
     /* The wrapper's frame lies in the stack, above the walker's own. */
-    if ((frame & 3u) != 0 || frame < regs->r[13] || frame < b->stack_lo || frame >= b->stack_hi)
+    if ((frame & 3u) != 0 || frame < regs->r[13] || frame < b->mem.stack_lo ||
+        frame >= b->mem.stack_hi)
         return 0;
     for (unsigned steps = 0; steps < MSAMP_ARM_WALK_MAX; steps++) {
         if (!msamp_arm_exidx_step(regs, b))

@@ -15,31 +15,20 @@
 #endif
 
 #if MSAMP_ARM_UNWINDER == MSAMP_ARM_UNWIND_EXIDX
-extern const char __msamp_stack_lo[], __msamp_stack_hi[];
-/* Optional: without them return addresses are not checked against the code's bounds. */
-extern const char __msamp_text_lo[] __attribute__((weak));
-extern const char __msamp_text_hi[] __attribute__((weak));
 extern const char __exidx_start[], __exidx_end[];
 
 /* Unwinds from this function's own state: the tables describe code positions, and the wrapper's
  * frame address alone does not say where in the wrapper the call was. */
 void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
 {
-    struct msamp_arm_bounds b;
+    static const struct msamp_arm_bounds link = {MSAMP_LINK_BOUNDS, (uintptr_t)__exidx_start,
+                                                 (uintptr_t)__exidx_end};
     struct msamp_arm_regs regs;
 
-    /* Field by field: an initializer makes gcc copy a constant template, with one more register
-     * saved, which costs each walk a pop more when it unwinds this very frame. */
-    b.stack_lo = (uintptr_t)__msamp_stack_lo;
-    b.stack_hi = (uintptr_t)__msamp_stack_hi;
-    b.text_lo = (uintptr_t)__msamp_text_lo;
-    b.text_hi = (uintptr_t)__msamp_text_hi;
-    b.exidx_lo = (uintptr_t)__exidx_start;
-    b.exidx_hi = (uintptr_t)__exidx_end;
     /* r0-r3 and r12 are not preserved across calls: unknown, and no opcode of ours needs them. */
     regs.r[0] = regs.r[1] = regs.r[2] = regs.r[3] = regs.r[12] = 0;
     msamp_arm_capture(&regs);
-    msamp_arm_exidx_walk(&regs, (uintptr_t)frame, &b, fn, arg);
+    msamp_arm_exidx_walk(&regs, (uintptr_t)frame, &link, fn, arg);
 }
 #elif MSAMP_ARM_UNWINDER != MSAMP_ARM_UNWIND_FRAME
 #error "MSAMP_ARM_UNWINDER: MSAMP_ARM_UNWIND_FRAME or MSAMP_ARM_UNWIND_EXIDX"

@@ -5,13 +5,15 @@
 #include "msamp_frame_walk.h"
 
 #if defined(MSAMP_FRAME_RA)
-unsigned msamp_frame_walk(uintptr_t fp, const struct msamp_frame_bounds *b, msamp_frame_fn fn, void *arg)
+unsigned msamp_frame_walk(uintptr_t fp, const struct msamp_bounds *b, msamp_frame_fn fn, void *arg)
 {
     /* fp is acceptable in [lo, lo + span]: its whole record is then inside the stack. Return
      * addresses are acceptable in [text_lo, text_lo + text_span). */
     const uintptr_t rec_size = MSAMP_FRAME_BELOW + MSAMP_FRAME_ABOVE;
     uintptr_t text_lo = b->text_hi != 0 ? b->text_lo : 1;
-    uintptr_t text_hi = b->text_hi != 0 && b->text_hi < MSAMP_FRAME_TEXT_END ? b->text_hi : MSAMP_FRAME_TEXT_END;
+    uintptr_t text_hi = MSAMP_FRAME_TEXT_END;
+    if (b->text_hi != 0 && b->text_hi < text_hi)
+        text_hi = b->text_hi;
     unsigned n = 0;
 
     if (b->stack_hi < b->stack_lo || b->stack_hi - b->stack_lo < rec_size || text_hi <= text_lo)
@@ -37,20 +39,15 @@ unsigned msamp_frame_walk(uintptr_t fp, const struct msamp_frame_bounds *b, msam
 }
 
 #if MSAMP_FRAME_PORT_WALK
-extern const char __msamp_stack_lo[], __msamp_stack_hi[];
-/* Optional: without them return addresses are only checked to be nonzero. */
-extern const char __msamp_text_lo[] __attribute__((weak));
-extern const char __msamp_text_hi[] __attribute__((weak));
-
 void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
 {
-    struct msamp_frame_bounds b = {(uintptr_t)__msamp_stack_lo, (uintptr_t)__msamp_stack_hi,
-                                   (uintptr_t)__msamp_text_lo, (uintptr_t)__msamp_text_hi};
+    static const struct msamp_bounds link = MSAMP_LINK_BOUNDS;
+
     /* The stack below this function's own frame is dead: a frame there is no live caller's (the
      * chain only goes up from the first). */
     if ((uintptr_t)frame < (uintptr_t)__builtin_frame_address(0))
         return;
-    msamp_frame_walk((uintptr_t)frame, &b, fn, arg);
+    msamp_frame_walk((uintptr_t)frame, &link, fn, arg);
 }
 #endif
 #else

@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 #include "msamp_frame_layout.h"
+#include "msamp_link_bounds.h"
 #include "msamp_port.h"
 
 #ifndef MSAMP_FRAME_PC
@@ -56,13 +57,9 @@
 #define MSAMP_FRAME_ABOVE ((uintptr_t)(MSAMP_FRAME_HIGH < 0 ? 0 : MSAMP_FRAME_HIGH + 1) * sizeof(uintptr_t))
 #endif
 
-struct msamp_frame_bounds {
-    uintptr_t stack_lo, stack_hi; /* records lie in [stack_lo, stack_hi) */
-    uintptr_t text_lo, text_hi;   /* return addresses lie in [text_lo, text_hi); both 0: unchecked */
-};
-
-/* Walks the chain from frame register value fp: reports each return address until fn returns 0
- * or a check fails. Returns the number of pcs reported. */
-unsigned msamp_frame_walk(uintptr_t fp, const struct msamp_frame_bounds *b, msamp_frame_fn fn, void *arg);
+/* Walks the chain from frame register value fp, records inside b's stack and return addresses
+ * inside its code (msamp_link_bounds.h): reports each return address until fn returns 0 or a
+ * check fails. Returns the number of pcs reported. */
+unsigned msamp_frame_walk(uintptr_t fp, const struct msamp_bounds *b, msamp_frame_fn fn, void *arg);
 
 #endif

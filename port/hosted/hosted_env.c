@@ -38,7 +38,8 @@ static uint32_t env_u32(const char *name)
     errno = 0;
     x = strtoull(v, &end, 10);
     if (errno != 0 || *end != '\0' || v[0] == '-' || x == 0 || x > UINT32_MAX) {
-        msamp_hosted_say("msamp: ignoring %s=%s (expected a number of bytes, 1..4294967295)\n", name, v);
+        msamp_hosted_say("msamp: ignoring %s=%s (expected a number of bytes, 1..4294967295)\n",
+                         name, v);
         return 0;
     }
     return (uint32_t)x;
@@ -57,7 +58,8 @@ int msamp_hosted_settings(struct msamp_hosted_settings *s)
     if (flush != NULL && strcmp(flush, "inline") == 0)
         s->flush_inline = 1;
     else if (flush != NULL && flush[0] != '\0' && strcmp(flush, "thread") != 0)
-        msamp_hosted_say("msamp: ignoring MSAMP_FLUSH=%s (expected thread or inline)%s\n", flush, "");
+        msamp_hosted_say("msamp: ignoring MSAMP_FLUSH=%s (expected thread or inline)%s\n", flush,
+                         "");
     s->cfg.interval = env_u32("MSAMP_INTERVAL");
     if (seed != NULL && seed[0] != '\0')
         s->cfg.seed = strtoull(seed, NULL, 0);

@@ -38,7 +38,8 @@ void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
     if (t->bounds != MSAMP_HOSTED_BOUNDS_OK)
         return;
     /* Only the part of the stack above the walker's own frame is live and mapped. A frame outside
-     * it (a signal's alternate stack, a frame register holding data) ends the walk before any load. */
+     * it (a signal's alternate stack, a frame register holding data) ends the walk before any
+     * load. */
     uintptr_t lo = (uintptr_t)__builtin_frame_address(0);
     if (lo < t->stack_lo)
         lo = t->stack_lo;
@@ -51,7 +52,7 @@ void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
     msamp_mips64_capture(&regs);
     msamp_mips64_walk(&regs, (uintptr_t)frame, &b, fn, arg);
 #elif defined(MSAMP_FRAME_RA)
-    struct msamp_frame_bounds b = {lo, t->stack_hi, 0, 0};
+    struct msamp_bounds b = {lo, t->stack_hi, 0, 0};
     msamp_frame_walk((uintptr_t)frame, &b, fn, arg);
 #else
     (void)frame;

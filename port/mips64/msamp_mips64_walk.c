@@ -447,7 +447,9 @@ static unsigned set_of(uintptr_t pc)
     return 2u * (unsigned)(((uint64_t)pc * 0x9e3779b97f4a7c15u) >> (65 - MSAMP_MIPS64_CACHE_BITS));
 }
 
-static int entry_holds(unsigned i, uintptr_t pc, uint64_t *a, uint64_t *b)
+/* Inline: both ways of a lookup share the mix's constants, and a hit costs no call. */
+static inline __attribute__((always_inline)) int entry_holds(unsigned i, uintptr_t pc, uint64_t *a,
+                                                            uint64_t *b)
 {
     uint64_t key = LOAD(cache[i].key);
     *a = LOAD(cache[i].a);

@@ -11,15 +11,15 @@ extern const char __msamp_text_lo[], __msamp_text_hi[];
  * frame is, so the wrapper's frame address only marks where reporting starts. */
 void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
 {
-    struct msamp_mips64_bounds b;
+    /* A static constant, read in place: no copy on the stack. */
+    static const struct msamp_mips64_bounds link = {(uintptr_t)__msamp_stack_lo,
+                                                    (uintptr_t)__msamp_stack_hi,
+                                                    (uintptr_t)__msamp_text_lo,
+                                                    (uintptr_t)__msamp_text_hi};
     struct msamp_mips64_regs regs;
 
-    b.stack_lo = (uintptr_t)__msamp_stack_lo;
-    b.stack_hi = (uintptr_t)__msamp_stack_hi;
-    b.text_lo = (uintptr_t)__msamp_text_lo;
-    b.text_hi = (uintptr_t)__msamp_text_hi;
     msamp_mips64_capture(&regs);
-    msamp_mips64_walk(&regs, (uintptr_t)frame, &b, fn, arg);
+    msamp_mips64_walk(&regs, (uintptr_t)frame, &link, fn, arg);
 }
 
 #define ST_IE 0x1u

@@ -2,7 +2,8 @@
  * The RISC-V 64 bare-metal port of msamp (machine mode, one hart): what a board supplies to it.
  *
  *   contexts   one sampler state for normal execution and one for trap handlers: the board's
- *              trap entry calls msamp_irq_enter()/exit() (port/common/msamp_irq_contexts.h) around its handler.
+ *              trap entry calls msamp_irq_enter()/exit() (port/common/msamp_irq_contexts.h)
+ *              around its handler.
  *   walker     gcc and clang frames: fp (s0) is the CFA, ra at fp - 8, previous fp at fp - 16,
  *              walked by port/common/msamp_frame_walk.c: every load checked (8-byte aligned, the
  *              record inside [__msamp_stack_lo, __msamp_stack_hi), strictly increasing), return

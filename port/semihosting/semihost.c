@@ -1,4 +1,5 @@
-/* ARM semihosting operations over the architecture's trap (msamp_semihost_call, semihost_trap.c). */
+/* ARM semihosting operations over the architecture's trap (msamp_semihost_call(), in
+ * semihost_trap.c). */
 #include "msamp_semihost.h"
 
 enum {

@@ -3,7 +3,8 @@
  * (Hosted x86-64 programs use port/hosted/.)
  *
  *   contexts   one sampler state for normal execution and one for interrupt handlers: the
- *              board's interrupt entry calls msamp_irq_enter()/exit() (port/common/msamp_irq_contexts.h) around its handler.
+ *              board's interrupt entry calls msamp_irq_enter()/exit()
+ *              (port/common/msamp_irq_contexts.h) around its handler.
  *   walker     rbp -> {previous rbp, return address}, walked by port/common/msamp_frame_walk.c:
  *              every load checked (8-byte aligned, the record inside [__msamp_stack_lo,
  *              __msamp_stack_hi), strictly increasing), return addresses inside

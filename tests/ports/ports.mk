@@ -48,13 +48,13 @@ $(PT_DIR)/$(1)/walk_test-$(2): $$(PT_OBJS_$(1)_$(2))
 	$$(PT_LD_$(1)) $$(PT_FLAGS_$(1)) $(PT_LDFLAGS) -o $$@ $$^ -lgcc
 -include $$(PT_OBJS_$(1)_$(2):.o=.d)
 endef
-$(PT_DIR)/%/flags: pt-flags-force
-	$(if $(subst |$(call pt_flags_text,$*)|,,|$(file <$@)|),$(shell mkdir -p $(@D))$(file >$@,$(call pt_flags_text,$*)))
 .PHONY: pt-flags-force
 pt-flags-force:
 
 define pt_test
 $(foreach o,$(PT_OPTS),$(eval $(call pt_build,$(1),$(o))))
+$(PT_DIR)/$(1)/flags: pt-flags-force
+	$$(if $$(subst |$$(call pt_flags_text,$(1))|,,|$$(file <$$@)|),$$(shell mkdir -p $$(@D))$$(file >$$@,$$(call pt_flags_text,$(1))))
 TESTS += ports-$(1)
 test-ports-$(1): ## Walker test of one port configuration (see tests/ports/ports.mk), -O0/-O2/-Os
 	@tests/need.sh $(firstword $(PT_CC_$(1))) $(firstword $(PT_LD_$(1))) $(PT_RUN_$(1))

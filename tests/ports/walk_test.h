@@ -33,7 +33,7 @@ static inline void walk_random(uintptr_t lo, uintptr_t hi, uintptr_t (*junk)(voi
 {
     extern const char __msamp_text_lo[], __msamp_text_hi[];
     extern const char __exidx_start[], __exidx_end[];
-    struct msamp_arm_bounds b = {lo, hi, (uintptr_t)__msamp_text_lo, (uintptr_t)__msamp_text_hi,
+    struct msamp_arm_bounds b = {{lo, hi, (uintptr_t)__msamp_text_lo, (uintptr_t)__msamp_text_hi},
                                  (uintptr_t)__exidx_start, (uintptr_t)__exidx_end};
     struct msamp_arm_regs r;
     for (unsigned i = 0; i < 16; i++)
@@ -100,7 +100,7 @@ static inline void rec_write(uintptr_t fp, uintptr_t prev, uintptr_t pc)
 static inline void walk_range(uintptr_t fp, uintptr_t lo, uintptr_t hi, msamp_frame_fn fn, void *arg)
 {
     extern const char __msamp_text_lo[], __msamp_text_hi[];
-    struct msamp_frame_bounds b = {lo, hi, (uintptr_t)__msamp_text_lo, (uintptr_t)__msamp_text_hi};
+    struct msamp_bounds b = {lo, hi, (uintptr_t)__msamp_text_lo, (uintptr_t)__msamp_text_hi};
     msamp_frame_walk(fp, &b, fn, arg);
 }
 #endif
