@@ -53,10 +53,12 @@
 #define MSAMP_CFG_SMALL_CODE MSAMP_CFG_TINY
 #endif
 
-/* 1: the frame CRC-32 uses a 64-byte table (two lookups per byte); 0: bit by bit, no table (8
- * steps per byte, a few dozen bytes less code). */
+/* How the frame CRC-32 is computed, byte by byte as frames are written: 2 from a 1 KiB table (one
+ * lookup per byte), 1 from a 64-byte table (two lookups), 0 bit by bit (8 steps, no table).
+ * Default: bit by bit for small code, else the 1 KiB table on 64-bit targets (where a sampled
+ * allocation's bytes cost most) and the 64-byte one on 32-bit ones. */
 #ifndef MSAMP_CFG_CRC_TABLE
-#define MSAMP_CFG_CRC_TABLE (!MSAMP_CFG_SMALL_CODE)
+#define MSAMP_CFG_CRC_TABLE (MSAMP_CFG_SMALL_CODE ? 0 : __SIZEOF_POINTER__ > 4 ? 2 : 1)
 #endif
 
 /* Records are batched into frames: a frame is closed when msamp_poll() runs or once its body

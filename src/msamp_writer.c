@@ -52,7 +52,16 @@ MSAMP_NOINLINE static void block(void)
     W.code = 1;
 }
 
-#if MSAMP_CFG_CRC_TABLE
+#if MSAMP_CFG_CRC_TABLE == 2
+/* A byte table, 1 KiB of constants computed by the compiler: one lookup per byte. */
+#define CRC1(c) ((c) >> 1 ^ (0xEDB88320u & (0u - ((c)&1u))))
+#define CRC8(c) CRC1(CRC1(CRC1(CRC1(CRC1(CRC1(CRC1(CRC1(c))))))))
+#define CRC_2(n) CRC8(n), CRC8((n) + 1u)
+#define CRC_8(n) CRC_2(n), CRC_2((n) + 2u), CRC_2((n) + 4u), CRC_2((n) + 6u)
+#define CRC_32(n) CRC_8(n), CRC_8((n) + 8u), CRC_8((n) + 16u), CRC_8((n) + 24u)
+#define CRC_128(n) CRC_32(n), CRC_32((n) + 32u), CRC_32((n) + 64u), CRC_32((n) + 96u)
+static const uint32_t crc_byte[256] = {CRC_128(0u), CRC_128(128u)};
+#elif MSAMP_CFG_CRC_TABLE
 /* Nibble table: 64 bytes of constants instead of 1 KiB, about 2x the cost of a byte table. */
 static const uint32_t crc_nibble[16] = {
     0x00000000u, 0x1DB71064u, 0x3B6E20C8u, 0x26D930ACu, 0x76DC4190u, 0x6B6B51F4u,
@@ -67,7 +76,9 @@ MSAMP_HOT static void emit(uint32_t b)
 {
     b &= 0xFFu;
     uint32_t c = W.crc ^ b;
-#if MSAMP_CFG_CRC_TABLE
+#if MSAMP_CFG_CRC_TABLE == 2
+    c = (c >> 8) ^ crc_byte[c & 0xFFu];
+#elif MSAMP_CFG_CRC_TABLE
     c = (c >> 4) ^ crc_nibble[c & 0x0Fu];
     c = (c >> 4) ^ crc_nibble[c & 0x0Fu];
 #else

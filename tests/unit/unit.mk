@@ -30,7 +30,7 @@ $(UNIT_OUT)/test_tiny: tests/unit/test_tiny.c tests/unit/fake_port.c $(MSAMP_COR
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CONFIG_FILE='"msamp_config_small.h"' \
 		$(filter %.c,$^) -lz -lm -o $@
 
-# The writer with its CRC table, and bit by bit.
+# The writer with each CRC: its default (the byte table on 64-bit hosts), the nibble table, bit by bit.
 $(UNIT_OUT)/test_writer: tests/unit/test_writer.c src/msamp_writer.c src/msamp_records.c \
 		src/msamp_sampler.c $(UNIT_DEPS)
 	@mkdir -p $(@D)
@@ -39,6 +39,10 @@ $(UNIT_OUT)/test_writer_bitwise: tests/unit/test_writer.c src/msamp_writer.c src
 		src/msamp_sampler.c $(UNIT_DEPS)
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_RING_SIZE=4096 -DMSAMP_CFG_CRC_TABLE=0 $(filter %.c,$^) -o $@
+$(UNIT_OUT)/test_writer_nibble: tests/unit/test_writer.c src/msamp_writer.c src/msamp_records.c \
+		src/msamp_sampler.c $(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_RING_SIZE=4096 -DMSAMP_CFG_CRC_TABLE=1 $(filter %.c,$^) -o $@
 
 # The table interface, on the RAM-dump tables and on the compact ones.
 $(UNIT_OUT)/test_tables: tests/unit/test_tables.c src/msamp_live.c src/msamp_table_dump.c \
@@ -73,7 +77,7 @@ $(UNIT_OUT)/test_vectors_addr: tests/unit/test_vectors.c src/msamp_writer.c src/
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_MAX_DEPTH=256 -DMSAMP_CFG_RING_SIZE=65536 -DMSAMP_CFG_MAPPINGS=1 \
 		-DMSAMP_CFG_SEND_ADDRESSES=1 $(filter %.c,$^) -o $@
 
-UNIT_TESTS := sampler sampler32 writer writer_bitwise tables tables_compact core core_small tiny vectors
+UNIT_TESTS := sampler sampler32 writer writer_nibble writer_bitwise tables tables_compact core core_small tiny vectors
 TESTS += $(addprefix unit-,$(UNIT_TESTS))
 
 test-unit-vectors: $(UNIT_OUT)/test_vectors $(UNIT_OUT)/test_vectors_addr
