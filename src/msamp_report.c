@@ -10,8 +10,8 @@
 #define MAX_MAPPINGS 8u
 
 #if MSAMP_CFG_MAPPINGS
-/* One event per MAPPING; returns how many the port reported. */
-static uint32_t put_mappings(void)
+/* One event per MAPPING (a pass's opening keeps room for as many). */
+static void put_mappings(void)
 {
     struct msamp_writer ev;
     struct msamp_mapping maps[MAX_MAPPINGS];
@@ -21,7 +21,9 @@ static uint32_t put_mappings(void)
         msamp_event_record(MSAMP_REC_MAPPING, msamp_layout_mapping, &maps[i]);
         (void)msamp_event_end(&ev, 0);
     }
-    return (uint32_t)n;
+#if MSAMP_CFG_SNAPSHOTS
+    G.mappings = (uint32_t)n;
+#endif
 }
 #endif
 
@@ -46,12 +48,7 @@ void msamp_put_identity(uint32_t session_id, uint32_t resend_seq)
     msamp_event_record(MSAMP_REC_SESSION, msamp_layout_session, &f);
     (void)msamp_event_end(&ev, 0);
 #if MSAMP_CFG_MAPPINGS
-    uint32_t n = put_mappings();
-#if MSAMP_CFG_SNAPSHOTS
-    G.mappings = n;
-#else
-    (void)n;
-#endif
+    put_mappings();
 #endif
 }
 

@@ -8,29 +8,10 @@
 
 #include "check.h"
 #include "msamp_internal.h"
+#include "writer_port.h"
 
-static uint8_t out[1 << 20];
-static size_t out_len;
-static size_t transport_max; /* 0: any count */
 static uint64_t rng = 7;
 static struct msamp_writer ev;
-
-int msamp_transport_write(const uint8_t *data, size_t len)
-{
-    size_t n = len;
-    if (transport_max != 0) {
-        size_t cap = 1 + (size_t)(msamp_rng_next(&rng) % transport_max);
-        n = len < cap ? len : cap;
-    }
-    memcpy(out + out_len, data, n);
-    out_len += n;
-    return (int)n;
-}
-
-uint64_t msamp_port_time(void)
-{
-    return 0;
-}
 
 static void reset(void)
 {

@@ -7,7 +7,8 @@ UNIT_RUN ?=
 UNIT_OUT ?= $(BUILD)/unit
 UNIT_CFLAGS = -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 	$(UNIT_SAN) -Iinclude -Isrc -Itests/unit $(HOSTDEC_INC)
-UNIT_DEPS := $(MSAMP_CORE_HDRS) tests/unit/check.h tests/unit/fake_port.h tests/unit/rec_log.h
+UNIT_DEPS := $(MSAMP_CORE_HDRS) tests/unit/check.h tests/unit/fake_port.h tests/unit/rec_log.h \
+	tests/unit/writer_port.h
 # Small tables where a test fills them.
 UNIT_SMALL := -DMSAMP_CONFIG_FILE='"small_config.h"'
 UNIT_WRAPS := src/wrap/wrap_malloc.c src/wrap/wrap_free.c src/wrap/wrap_calloc.c \
@@ -68,11 +69,13 @@ $(UNIT_OUT)/test_core_small: tests/unit/test_core.c tests/unit/fake_port.c $(MSA
 		-DMSAMP_CONFIG_FILE='"msamp_config_small.h"' $(filter %.c,$^) -lz -o $@
 
 # The device's record layouts and writer against the golden vectors, without and with addresses.
-$(UNIT_OUT)/test_vectors: tests/unit/test_vectors.c src/msamp_writer.c src/msamp_records.c $(UNIT_DEPS)
+$(UNIT_OUT)/test_vectors: tests/unit/test_vectors.c src/msamp_writer.c src/msamp_records.c src/msamp_sampler.c \
+		$(UNIT_DEPS)
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_MAX_DEPTH=256 -DMSAMP_CFG_RING_SIZE=65536 -DMSAMP_CFG_MAPPINGS=1 \
 		$(filter %.c,$^) -o $@
-$(UNIT_OUT)/test_vectors_addr: tests/unit/test_vectors.c src/msamp_writer.c src/msamp_records.c $(UNIT_DEPS)
+$(UNIT_OUT)/test_vectors_addr: tests/unit/test_vectors.c src/msamp_writer.c src/msamp_records.c \
+		src/msamp_sampler.c $(UNIT_DEPS)
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_MAX_DEPTH=256 -DMSAMP_CFG_RING_SIZE=65536 -DMSAMP_CFG_MAPPINGS=1 \
 		-DMSAMP_CFG_SEND_ADDRESSES=1 $(filter %.c,$^) -o $@
