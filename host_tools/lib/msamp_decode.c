@@ -5,6 +5,7 @@
 #include <string.h>
 
 #define BODY_MIN (1u + MSAMP_WIRE_CRC_SIZE) /* seq + crc */
+#define MAX2(a, b) ((a) > (b) ? (a) : (b))
 
 struct msamp_dec {
     msamp_record_fn fn;
@@ -324,6 +325,10 @@ static int parse_payload(struct msamp_dec *d, struct rd *r, struct msamp_record 
             rec->u.live.addr = rd_varint(r);
             rec->u.live.has_addr = 1;
         }
+        if (!r->err && rd_left(r) != 0) {
+            rec->u.live.interval = rd_varint(r);
+            rec->u.live.has_interval = 1;
+        }
         break;
     case MSAMP_REC_SNAP_BEGIN:
         rec->u.snap_begin.pass = rd_varint(r);
@@ -348,6 +353,12 @@ static int parse_payload(struct msamp_dec *d, struct rd *r, struct msamp_record 
     case MSAMP_REC_INTERVAL:
         rec->u.interval.interval = rd_varint(r);
         rec->dt = rd_varint(r);
+        if (!r->err && rd_left(r) != 0) {
+            /* reason and epoch come as a pair: a reason alone is a cut record. */
+            rec->u.interval.reason = rd_varint(r);
+            rec->u.interval.epoch = rd_varint(r);
+            rec->u.interval.has_reason = 1;
+        }
         break;
     case MSAMP_REC_TIME: {
         uint64_t ts = rd_varint(r);
@@ -418,8 +429,8 @@ static void parse_records(struct msamp_dec *d, const uint8_t *p, const uint8_t *
         /* Zero only what the per-record parsers do not set: the small members of the union
          * (the optional fields' flags among them) and dt. SESSION and MAPPING set all theirs. */
         struct msamp_record rec;
-        memset(&rec.u, 0, sizeof(rec.u.realloc) > sizeof(rec.u.live) ? sizeof(rec.u.realloc)
-                                                                      : sizeof(rec.u.live));
+        memset(&rec.u, 0, MAX2(MAX2(sizeof(rec.u.realloc), sizeof(rec.u.live)),
+                               sizeof(rec.u.interval)));
         rec.type = type;
         rec.dt = 0;
         rec.ts = 0;

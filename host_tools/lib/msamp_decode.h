@@ -16,7 +16,10 @@
  *   ptr_size outside 1..8 or build_id_len > MSAMP_WIRE_MAX_BUILD_ID, STACK with id 0 or depth
  *   outside 1..MSAMP_WIRE_MAX_DEPTH, and an extended type below 16 are malformed.
  * - The optional [addr] is read when the latest SESSION has MSAMP_SESSION_FLAG_ADDRESSES, or,
- *   before any SESSION, when bytes remain in the payload.
+ *   before any SESSION, when bytes remain in the payload. LIVE's optional [interval] is read when
+ *   bytes remain after that (has_interval). INTERVAL's optional pair [reason epoch] is read when
+ *   bytes remain after dt (has_reason); a reason without its epoch is malformed. Both are reported
+ *   as sent: what they mean (thinning, an entry's own interval) is the reader's model's business.
  * - A record whose length runs past its frame, or of type 0, ends the frame's parsing: one
  *   malformed record is counted and the clock becomes unknown.
  */
@@ -62,13 +65,18 @@ struct msamp_record {
         struct { uint64_t id; uint32_t depth; const uint64_t *frames; } stack;
         struct { uint64_t slot1, size, stack_id, addr; int has_addr; } alloc;
         struct { uint64_t slot; } free;
-        struct { uint64_t slot, size, stack_id, birth, addr; int has_addr; } live;
+        /* interval: the entry's own sampling interval when has_interval (else the one in force) */
+        struct {
+            uint64_t slot, size, stack_id, birth, addr, interval;
+            int has_addr, has_interval;
+        } live;
         struct { uint64_t pass; } snap_begin;
         struct { uint64_t pass, count; } snap_end;
         struct {
             uint64_t ring_records, ring_bytes, live_full, stack_full, reentrant, truncated;
         } drops;
-        struct { uint64_t interval; } interval;
+        /* reason: enum msamp_wire_interval_reason (0 when !has_reason); epoch: the thinning's */
+        struct { uint64_t interval, reason, epoch; int has_reason; } interval;
         struct { uint64_t old_slot, new_slot1, size, stack_id, addr; int has_addr; } realloc;
         struct { const uint8_t *text; size_t len; } mark;
         struct {

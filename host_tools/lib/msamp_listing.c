@@ -97,6 +97,8 @@ static void print_body(FILE *out, const struct msamp_record *rec)
         fprintf(out, "LIVE slot=%" PRIu64 " size=%" PRIu64 " stack=%" PRIu64 " birth=%" PRIu64,
                 rec->u.live.slot, rec->u.live.size, rec->u.live.stack_id, rec->u.live.birth);
         print_addr(out, rec->u.live.has_addr, rec->u.live.addr);
+        if (rec->u.live.has_interval)
+            fprintf(out, " interval=%" PRIu64, rec->u.live.interval);
         break;
     case MSAMP_REC_SNAP_BEGIN:
         fprintf(out, "SNAP_BEGIN pass=%" PRIu64 " ts=%" PRIu64, rec->u.snap_begin.pass, rec->ts);
@@ -115,6 +117,9 @@ static void print_body(FILE *out, const struct msamp_record *rec)
     case MSAMP_REC_INTERVAL:
         fprintf(out, "INTERVAL interval=%" PRIu64 " dt=%" PRIu64, rec->u.interval.interval,
                 rec->dt);
+        if (rec->u.interval.has_reason)
+            fprintf(out, " reason=%" PRIu64 " epoch=%" PRIu64, rec->u.interval.reason,
+                    rec->u.interval.epoch);
         break;
     case MSAMP_REC_TIME:
         fprintf(out, "TIME ts=%" PRIu64, rec->ts);

@@ -343,6 +343,109 @@ static void test_addresses_and_long_records(void)
     buf_free(&s);
 }
 
+/* Captures the fields of the LIVE and INTERVAL records of a stream, in order. */
+struct adaptive_seen {
+    int n_live, n_interval;
+    struct msamp_record live[8], interval[8];
+};
+
+static void on_adaptive(void *arg, const struct msamp_record *rec)
+{
+    struct adaptive_seen *a = arg;
+    if (rec->type == MSAMP_REC_LIVE && a->n_live < 8)
+        a->live[a->n_live++] = *rec;
+    if (rec->type == MSAMP_REC_INTERVAL && a->n_interval < 8)
+        a->interval[a->n_interval++] = *rec;
+}
+
+/* The adaptive interval's optional fields: INTERVAL [reason epoch] and LIVE [interval], after
+ * [addr] when the session sends addresses; present, absent, and cut. */
+static void test_adaptive_fields(void)
+{
+    struct buf s = { 0 }, r = { 0 };
+    rec_session(&r, 0, 0x5eed, 0, 8);
+    rec_v(&r, MSAMP_REC_TIME, 1, U(100));
+    rec_v(&r, MSAMP_REC_INTERVAL, 2, U(4096), U(1));                 /* absent: reason 0 */
+    rec_v(&r, MSAMP_REC_INTERVAL, 4, U(8192), U(2), U(1), U(7));     /* live table high water */
+    rec_v(&r, MSAMP_REC_INTERVAL, 5, U(16384), U(3), U(3), U(8), U(99)); /* + a later field */
+    rec_v(&r, MSAMP_REC_INTERVAL, 4, U(8192), U(0), U(MSAMP_INTERVAL_LOWER), U(0));
+    rec_v(&r, MSAMP_REC_LIVE, 4, U(0), U(100), U(1), U(50));         /* no interval */
+    rec_v(&r, MSAMP_REC_LIVE, 5, U(1), U(100), U(1), U(50), U(4096)); /* its own interval */
+    rec_v(&r, MSAMP_REC_LIVE, 6, U(2), U(100), U(1), U(50), U(2048), U(5)); /* + a later field */
+    put_frame(&s, 0, &r);
+    /* With addresses: [addr] first, then [interval]. */
+    rec_session(&r, MSAMP_SESSION_FLAG_ADDRESSES, 0x5eed, 1, 8);
+    rec_v(&r, MSAMP_REC_LIVE, 5, U(3), U(64), U(1), U(60), U(0x1000));
+    rec_v(&r, MSAMP_REC_LIVE, 6, U(4), U(64), U(1), U(60), U(0x2000), U(1024));
+    put_frame(&s, 1, &r);
+    CHECK_DECODE(&s, MSAMP_PRINT_TIME,
+                 "frame seq=0\n"
+                 "SESSION version=1 flags=0x00 session_id=0x00005eed resend_seq=0 arch=aarch64 "
+                 "ptr_size=8 tick_hz=10000 interval=4096 live_capacity=256 stack_capacity=128 "
+                 "max_depth=32 build_id=0a1b2c @ts=?\n"
+                 "TIME ts=100 @ts=100\n"
+                 "INTERVAL interval=4096 dt=1 @ts=101\n"
+                 "INTERVAL interval=8192 dt=2 reason=1 epoch=7 @ts=103\n"
+                 "INTERVAL interval=16384 dt=3 reason=3 epoch=8 @ts=106\n"
+                 "INTERVAL interval=8192 dt=0 reason=4 epoch=0 @ts=106\n"
+                 "LIVE slot=0 size=100 stack=1 birth=50 @ts=106\n"
+                 "LIVE slot=1 size=100 stack=1 birth=50 interval=4096 @ts=106\n"
+                 "LIVE slot=2 size=100 stack=1 birth=50 interval=2048 @ts=106\n"
+                 "frame seq=1\n"
+                 "SESSION version=1 flags=0x02 session_id=0x00005eed resend_seq=1 arch=aarch64 "
+                 "ptr_size=8 tick_hz=10000 interval=4096 live_capacity=256 stack_capacity=128 "
+                 "max_depth=32 build_id=0a1b2c @ts=106\n"
+                 "LIVE slot=3 size=64 stack=1 birth=60 addr=0x1000 @ts=106\n"
+                 "LIVE slot=4 size=64 stack=1 birth=60 addr=0x2000 interval=1024 @ts=106\n");
+
+    /* The fields themselves, and their flags, reach the callback. */
+    struct adaptive_seen a;
+    memset(&a, 0, sizeof(a));
+    struct msamp_dec *d = msamp_dec_new(on_adaptive, &a);
+    CHECK(d != NULL);
+    msamp_dec_feed(d, s.p, s.len);
+    msamp_dec_finish(d);
+    CHECK(!msamp_dec_stats_damaged(msamp_dec_stats(d)));
+    msamp_dec_free(d);
+    CHECK_EQ_U(a.n_interval, 4);
+    CHECK_EQ_U(a.n_live, 5);
+    CHECK(!a.interval[0].u.interval.has_reason && a.interval[0].u.interval.reason == 0 &&
+          a.interval[0].u.interval.epoch == 0);
+    CHECK(a.interval[1].u.interval.has_reason && a.interval[1].u.interval.interval == 8192 &&
+          a.interval[1].u.interval.reason == MSAMP_INTERVAL_LIVE_HIGH &&
+          a.interval[1].u.interval.epoch == 7);
+    CHECK(a.interval[2].u.interval.reason == MSAMP_INTERVAL_BUCKET_FULL &&
+          a.interval[2].u.interval.epoch == 8);
+    CHECK(!a.live[0].u.live.has_interval && a.live[0].u.live.interval == 0 &&
+          !a.live[0].u.live.has_addr);
+    CHECK(a.live[1].u.live.has_interval && a.live[1].u.live.interval == 4096 &&
+          !a.live[1].u.live.has_addr);
+    CHECK(a.live[3].u.live.has_addr && a.live[3].u.live.addr == 0x1000 &&
+          !a.live[3].u.live.has_interval);
+    CHECK(a.live[4].u.live.has_addr && a.live[4].u.live.addr == 0x2000 &&
+          a.live[4].u.live.has_interval && a.live[4].u.live.interval == 1024);
+    buf_free(&s);
+
+    /* Cut records stay malformed: INTERVAL without dt, INTERVAL with a reason but no epoch (the
+     * clock, which its dt would have moved, becomes unknown), LIVE without birth. */
+    rec_session(&r, 0, 0x5eed, 0, 8);
+    rec_v(&r, MSAMP_REC_TIME, 1, U(100));
+    rec_v(&r, MSAMP_REC_INTERVAL, 1, U(4096));
+    rec_v(&r, MSAMP_REC_TIME, 1, U(200));
+    rec_v(&r, MSAMP_REC_INTERVAL, 3, U(8192), U(5), U(1));
+    rec_v(&r, MSAMP_REC_LIVE, 3, U(0), U(100), U(1));
+    rec_v(&r, MSAMP_REC_INTERVAL, 4, U(8192), U(5), U(1), U(2));
+    put_frame(&s, 0, &r);
+    struct msamp_dec_stats st;
+    char *text = decode(s.p, s.len, 0, MSAMP_PRINT_TIME, &st);
+    CHECK_EQ_U(st.records_malformed, 3);
+    CHECK(strstr(text, "INTERVAL interval=4096") == NULL);
+    CHECK(strstr(text, "LIVE") == NULL);
+    CHECK(strstr(text, "INTERVAL interval=8192 dt=5 reason=1 epoch=2 @ts=?\n") != NULL);
+    free(text);
+    buf_free(&s);
+}
+
 /* Unknown trailing fields are ignored; unknown types (14, and 15 with a type >= 16) skipped. */
 static void test_forward_compat(void)
 {
@@ -810,6 +913,7 @@ int main(void)
     test_cobs();
     test_all_records();
     test_addresses_and_long_records();
+    test_adaptive_fields();
     test_forward_compat();
     test_stack_wrap();
     test_stack_limits();
