@@ -28,3 +28,10 @@ BENCHES += hosted
 bench-hosted: $(addprefix $(BENCH_OUT)/,alloc_none alloc_bare alloc_msamp sampled) $(BUILD)/tests/hosted/msamp_check ## Hosted overhead: instructions, wall time, sampled cost, wire bytes
 	@tests/need.sh valgrind
 	tests/bench/bench.sh $(BENCH_OUT) $(BUILD)/tests/hosted/msamp_check
+
+# The adaptive interval's estimate error against live set / live table = 1, 10, 100 (a 4096-slot
+# table, the live set of tests/hosted/scale_app.c scaled), against the ratio-1 row of the same run.
+BENCHES += estimate
+bench-estimate: $(BUILD)/tests/hosted/scale_app host_tools/drain host_tools/msamp-dump ## Adaptive interval: estimate error at live set / table = 1, 10, 100
+	tests/bench/estimate.sh $(BUILD)/tests/hosted/scale_app host_tools/drain host_tools/msamp-dump \
+		$(BENCH_OUT)/estimate
