@@ -37,8 +37,14 @@ enum msamp_error {
 /* Run-time configuration, owned by the caller and read only during msamp_init(). All-zero means
  * the defaults named on each field. */
 struct msamp_config {
-    /* Mean sampling interval in bytes (MSAMP_CFG_DEFAULT_INTERVAL). 1 records every allocation. */
+    /* Mean sampling interval in bytes at start (MSAMP_CFG_DEFAULT_INTERVAL). 1 records every
+     * allocation. */
     uint32_t interval;
+    /* Bounds of the adaptive interval (docs/ADAPTIVE.md): it doubles, up to interval_max
+     * (MSAMP_CFG_INTERVAL_MAX), when the live or stack table fills, thinning the live table so the
+     * estimates stay unbiased, and halves again, not below interval_min (the start interval),
+     * once the tables are below a quarter full. */
+    uint32_t interval_min, interval_max;
     /* Period of the identity and live-stack re-send in ms (MSAMP_CFG_RESEND_MS). */
     uint32_t resend_ms;
     /* Seed of the sampling random number generator; 0 derives one from the port's clock. A fixed
@@ -46,6 +52,9 @@ struct msamp_config {
     uint64_t seed;
     /* Start disabled: no sampling until msamp_enable(). */
     uint8_t start_disabled;
+    /* Pin the interval: no adaptation (interval_min = interval_max = interval); a sample whose
+     * live-table bucket is full is then counted in stats.live_full, not tracked. */
+    uint8_t pin_interval;
 };
 
 /* Counters since init. Every sample that lost information is counted in exactly one field. */
@@ -66,7 +75,11 @@ struct msamp_stats {
     uint32_t frame_capacity;
     uint32_t ring_used;      /* bytes waiting in the ring now */
     uint32_t ring_size;
-    uint32_t interval;       /* current sampling interval */
+    uint32_t interval;       /* the sampling interval in force */
+    uint32_t interval_min, interval_max; /* the adaptive interval's bounds (equal: pinned) */
+    uint32_t raises, lowers; /* adaptive interval changes since init */
+    uint32_t thinned;        /* live entries (and in-flight samples) thinning took out */
+    uint32_t stacks_evicted; /* unused stacks evicted for new ones */
     uint8_t enabled;
 };
 
@@ -80,9 +93,14 @@ int msamp_enable(void);
 int msamp_disable(void);
 
 /* Change the mean sampling interval (bytes, >= 1). An INTERVAL record tells the host, so samples
- * before and after the change are each weighted with their own interval. MSAMP_ERR_BUSY when the
- * ring has no room for that record: poll and retry. */
+ * before and after the change are each weighted with their own interval. The adaptive interval
+ * goes on from there, within its bounds. MSAMP_ERR_BUSY when the ring has no room for that
+ * record: poll and retry. */
 int msamp_set_interval(uint32_t interval);
+
+/* Bounds of the adaptive interval (min <= max; min == max pins it). The interval in force moves
+ * inside them at its next change; MSAMP_ERR_INVAL for min 0 or min > max. */
+int msamp_set_interval_bounds(uint32_t min, uint32_t max);
 
 /* Ask for a snapshot pass: every live sampled allocation (and its stack) is re-sent over the next
  * msamp_poll() calls, bracketed by SNAP_BEGIN/SNAP_END, as the periodic re-send does.

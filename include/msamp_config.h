@@ -69,9 +69,18 @@
 #define MSAMP_CFG_FRAME_BYTES (MSAMP_CFG_RING_SIZE / 4 < 256 ? MSAMP_CFG_RING_SIZE / 4 : 256)
 #endif
 
+/* 1: the table capacities are chosen at init by the port (msamp_port_table_setup) and the tables
+ * live in memory it provides then (the hosted port: environment variables, mmap). Needs
+ * MSAMP_CFG_HEAPDUMP. 0: the capacities below, static arrays. */
+#ifndef MSAMP_CFG_RUNTIME_TABLES
+#define MSAMP_CFG_RUNTIME_TABLES 0
+#endif
+
 /* Sampled allocations tracked at once (the live table). Power of two, >= MSAMP_CFG_LIVE_WAYS.
- * RAM: one entry per slot (pointer + 12 bytes). When the bucket of a new sample is full, the sample
- * is still reported as allocated but not tracked as live, and stats.live_full counts it. */
+ * RAM: one entry per slot (pointer + 16 bytes; compact tables: pointer + 3 bytes). When the table
+ * passes three quarters full, or a new sample finds its bucket full, the adaptive interval doubles
+ * the sampling interval and thins the table (docs/ADAPTIVE.md); only with the interval pinned or
+ * at its maximum is a sample whose bucket is full not tracked (stats.live_full counts it). */
 #ifndef MSAMP_CFG_LIVE_CAPACITY
 #define MSAMP_CFG_LIVE_CAPACITY 256
 #endif
@@ -81,9 +90,10 @@
 #define MSAMP_CFG_LIVE_WAYS 8
 #endif
 
-/* Distinct call stacks kept (ids 1..CAPACITY-1; id 0 means "unknown"). Stacks are interned for the
- * whole run; once the table is full, new stacks are reported as id 0 and stats.stack_full counts
- * them. */
+/* Distinct call stacks kept (ids 1..CAPACITY-1; id 0 means "unknown"). A stack no live sample uses
+ * is evicted when a new one needs its room (its id is defined again on the wire); when every stack
+ * is in use, a new stack is reported as MSAMP_WIRE_STACK_FULL ("[stack table full]") and
+ * stats.stack_full counts it. */
 #ifndef MSAMP_CFG_STACK_CAPACITY
 #define MSAMP_CFG_STACK_CAPACITY 128
 #endif
@@ -112,6 +122,18 @@
 /* Timestamps on the wire are the port's ticks scaled down to at most this rate (Hz). */
 #ifndef MSAMP_CFG_TIME_HZ
 #define MSAMP_CFG_TIME_HZ 10000
+#endif
+
+/* Largest interval the adaptive interval raises to (msamp_config.interval_max = 0). */
+#ifndef MSAMP_CFG_INTERVAL_MAX
+#define MSAMP_CFG_INTERVAL_MAX (1u << 30)
+#endif
+
+/* Live slots a thinning pass settles per sampled allocation while it is under way (msamp_poll()
+ * settles 8 times as many): the cost a raise of the interval spreads over the allocations after
+ * it. */
+#ifndef MSAMP_CFG_THIN_BATCH
+#define MSAMP_CFG_THIN_BATCH 8
 #endif
 
 /* Default period of the identity/live-stack re-send in milliseconds (msamp_config.resend_ms = 0).

@@ -1,23 +1,28 @@
 /*
  * The in-RAM tables of msamp (MSAMP_CFG_HEAPDUMP: the default, but for the tiny profile), version
- * 2: a layout a host can read from a RAM dump or crash dump
+ * 3: a layout a host can read from a RAM dump or crash dump
  * (symbol `msamp_heapdump`, section .bss.msamp) to rebuild the in-use profile without the device's
  * help, as Fuchsia's heapdump does.
  *
  * Reading rules:
  * - The block is valid only when `magic` == MSAMP_HEAPDUMP_MAGIC; it is written last at init.
- * - All fields are in the device's byte order; uintptr_t is `ptr_size` bytes. The header (magic
- *   to reserved) is 56 bytes; the arrays follow it in the order declared, each naturally aligned
- *   (pointer arrays to ptr_size, the others to 4), sized by the header's capacities. A stack entry
- *   is 12 bytes: hash, first, depth, pass.
- * - Live slot i is in use when live_addr[i] != 0. Slot i belongs to bucket i / live_ways. The address is stored last when a slot is filled
- *   and is the only store when it is emptied, so a dump taken at any instant never shows a slot
- *   half-written: an in-use slot's size, stack and birth belong to its address.
- * - Stack id i (1..stack_capacity-1) is defined when stacks[i].depth != 0 (depth is stored last);
- *   its frames are frames[first .. first+depth), return addresses, innermost first. Id 0 means
- *   "unknown". Stacks are never removed.
- * - Each in-use slot stands for 1 / (1 - exp(-size/interval)) allocations of its stack's site
- *   (interval 1: exactly one).
+ * - All fields are in the device's byte order; uintptr_t and pointers are `ptr_size` bytes. The
+ *   header (magic to reserved) is 56 bytes; seven pointers follow it (naturally aligned), to the
+ *   arrays, which may be anywhere in RAM (static arrays on a device, memory mapped at init in a
+ *   hosted program): live_addr, live_size, live_stack, live_birth, live_interval (live_capacity
+ *   entries each), stacks (stack_capacity entries of 16 bytes: hash, first, depth, pass, refs) and
+ *   frames (frame_capacity pointer-sized words).
+ * - Live slot i is in use when live_addr[i] != 0. Slot i belongs to bucket i / live_ways. The
+ *   address is stored last when a slot is filled and is the only store when it is emptied, so a
+ *   dump taken at any instant never shows a slot half-written: an in-use slot's size, stack, birth
+ *   and interval belong to its address.
+ * - Stack id i (1..stack_capacity-1) is defined when stacks[i].depth != 0 (depth is stored last,
+ *   and cleared first when the stack is evicted or its frames move); its frames are frames[first ..
+ *   first+depth), return addresses, innermost first. Id 0 means "unknown"; a slot's stack may
+ *   also be MSAMP_WIRE_STACK_FULL (the table was full). refs counts the live slots that use it.
+ *   frames[first - 1] is the stack's own header word (its id), not a frame.
+ * - Each in-use slot stands for 1 / (1 - exp(-size/live_interval[i])) allocations of its stack's
+ *   site (interval 1: exactly one). `interval` is the interval in force at the dump.
  */
 #ifndef MSAMP_HEAPDUMP_H
 #define MSAMP_HEAPDUMP_H
@@ -28,17 +33,19 @@
 #include "msamp_config.h"
 
 #define MSAMP_HEAPDUMP_MAGIC 0x4448534du /* "MSHD" in a little-endian dump */
-/* 2: version 1 without the per-bucket fingerprint masks (derived data, now kept apart). */
-#define MSAMP_HEAPDUMP_VERSION 2u
+/* 3: arrays behind pointers (capacities may be chosen at init), a per-slot interval (the adaptive
+ * interval), stack reference counts (eviction). 2: version 1 without the fingerprint masks. */
+#define MSAMP_HEAPDUMP_VERSION 3u
 
-struct msamp_stack_entry_v2 {
+struct msamp_stack_entry_v3 {
     uint32_t hash;  /* hash of the frames */
     uint32_t first; /* index of the first frame in frames[] */
     uint16_t depth; /* 0: entry unused */
     uint16_t pass;  /* snapshot pass in which the definition was last sent (0: never) */
+    uint32_t refs;  /* live slots using this stack */
 };
 
-struct msamp_heapdump_v2 {
+struct msamp_heapdump_v3 {
     _Atomic uint32_t magic;
     uint16_t version;
     uint16_t ptr_size;
@@ -48,28 +55,29 @@ struct msamp_heapdump_v2 {
     uint32_t frame_capacity;
     uint32_t max_depth;
     uint32_t session_id;
-    uint32_t interval;  /* current sampling interval, bytes */
+    uint32_t interval;  /* sampling interval in force, bytes */
     uint32_t tick_hz;   /* rate of live_birth */
     uint32_t live_used;
     uint32_t stacks_used;
-    uint32_t frames_used;
+    uint32_t frames_used; /* words of frames[] in use, headers and evicted stacks' holes included */
     uint32_t reserved;
-    _Atomic uintptr_t live_addr[MSAMP_CFG_LIVE_CAPACITY]; /* 0: slot free */
-    uintptr_t live_size[MSAMP_CFG_LIVE_CAPACITY];
-    uint32_t live_stack[MSAMP_CFG_LIVE_CAPACITY];
-    uint32_t live_birth[MSAMP_CFG_LIVE_CAPACITY]; /* low 32 bits of the time, tick_hz */
-    struct msamp_stack_entry_v2 stacks[MSAMP_CFG_STACK_CAPACITY];
-    uintptr_t frames[MSAMP_CFG_FRAME_POOL];
+    _Atomic uintptr_t *live_addr; /* 0: slot free */
+    uintptr_t *live_size;
+    uint32_t *live_stack;
+    uint32_t *live_birth; /* low 32 bits of the time, tick_hz */
+    uint32_t *live_interval; /* the interval the entry stands for */
+    struct msamp_stack_entry_v3 *stacks;
+    uintptr_t *frames;
 };
 
 #if MSAMP_CFG_HEAPDUMP
 /* The block itself (src/msamp_table_dump.c). */
-extern struct msamp_heapdump_v2 msamp_heapdump;
+extern struct msamp_heapdump_v3 msamp_heapdump;
 #endif
 
-_Static_assert(sizeof(struct msamp_stack_entry_v2) == 12, "stack entry layout");
-_Static_assert(__builtin_offsetof(struct msamp_heapdump_v2, live_addr) ==
-                   (56 + sizeof(uintptr_t) - 1) / sizeof(uintptr_t) * sizeof(uintptr_t),
+_Static_assert(sizeof(struct msamp_stack_entry_v3) == 16, "stack entry layout");
+_Static_assert(__builtin_offsetof(struct msamp_heapdump_v3, live_addr) ==
+                   (56 + sizeof(void *) - 1) / sizeof(void *) * sizeof(void *),
                "heapdump header layout");
 
 #endif

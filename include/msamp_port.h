@@ -32,6 +32,7 @@ struct msamp_context {
     uint32_t index;              /* 1 + position in the core's context registry, 0 if none */
     uint32_t gen;                /* the core's configuration generation this context follows */
     uint32_t reentrant;          /* allocations skipped because busy was set */
+    uint32_t interval;           /* the interval the countdown's gap was drawn at */
     uint8_t busy;                /* set while the core runs in this context (reentrancy guard) */
 };
 
@@ -87,6 +88,12 @@ size_t msamp_port_mappings(struct msamp_mapping *out, size_t max);
 /* Called once a context has been registered with the core (its first allocation, or the first
  * after msamp_context_detach), outside the lock: hosted ports arm their thread-exit hook here. */
 void msamp_port_context_registered(struct msamp_context *ctx);
+/* MSAMP_CFG_RUNTIME_TABLES: the table capacities, asked once by msamp_init(). The port may change
+ * the build's values it is given (live slots and stacks: powers of two; frame-pool words), then
+ * provides zeroed memory of `bytes` for all of them, used for the whole run (NULL: init fails with
+ * MSAMP_ERR_IO). Never from the profiled allocator. Weak defaults: the build's values, no memory. */
+void msamp_port_table_caps(uint32_t *live, uint32_t *stacks, uint32_t *frames);
+void *msamp_port_table_memory(size_t bytes);
 /* Called when the giant-allocation guard refuses a request (hosted: sets errno to ENOMEM). */
 void msamp_port_refused(size_t size);
 /* Called at the end of each sampled allocation (and sampled free) path, outside the core's lock

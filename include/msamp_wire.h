@@ -47,16 +47,20 @@ enum msamp_wire_type {
     /* stack_id depth frame0 (svarint delta)*(depth-1): frame0 is an absolute address, each later
      * frame the difference to the one before. Frames are return addresses as the unwinder found
      * them, innermost first (the allocator's caller); the host moves each back into its call
-     * instruction before symbolizing. Stack id 0 is never defined: it means "stack unknown". */
+     * instruction before symbolizing. Stack id 0 is never defined: it means "stack unknown".
+     * A device may define an id again with other frames once no live entry uses it (the stack
+     * table evicted it): records after the new definition mean the new stack. */
     MSAMP_REC_STACK = 2,
     /* slot1 size stack_id dt [addr]: a sampled allocation. slot1 = live-table slot + 1, or 0 when
      * the live table had no room (the allocation counts as allocated, never as in use). */
     MSAMP_REC_ALLOC = 3,
     /* slot dt: the sampled allocation in that slot was freed. */
     MSAMP_REC_FREE = 4,
-    /* slot size stack_id birth [addr]: a live sampled allocation, re-sent during a snapshot pass.
-     * birth is the low 32 bits of the absolute time of the allocation: the reader takes the latest
-     * time not after the current one with those low bits. Not an allocation event. */
+    /* slot size stack_id birth [addr] [interval]: a live sampled allocation, re-sent during a
+     * snapshot pass. birth is the low 32 bits of the absolute time of the allocation: the reader
+     * takes the latest time not after the current one with those low bits. interval, present only
+     * when it differs from the interval in force, is the one the entry stands for (it was sampled,
+     * or last thinned, at it). Not an allocation event. */
     MSAMP_REC_LIVE = 5,
     /* pass ts: a snapshot pass starts at absolute time ts. */
     MSAMP_REC_SNAP_BEGIN = 6,
@@ -66,7 +70,13 @@ enum msamp_wire_type {
     /* ring_records ring_bytes live_full stack_full reentrant truncated: cumulative device counters
      * of samples that lost information (see msamp_stats). */
     MSAMP_REC_DROPS = 8,
-    /* interval dt: sampling interval in bytes for the samples that follow. */
+    /* interval dt [reason epoch]: sampling interval in bytes for the samples that follow. reason
+     * (enum msamp_wire_interval_reason, 0 when absent) says who changed it. A raise by the device
+     * (reasons LIVE_HIGH, STACK_HIGH, BUCKET_FULL) also thins the live table at this point of the
+     * stream: every live entry whose interval is below the new one stays only if
+     * msamp_thin_keep(slot, epoch, session_id, msamp_thin_q16(size, its interval, interval))
+     * (include/msamp_thin.h); an entry that stays now stands for the new interval, one that does
+     * not leaves the live set without a FREE. docs/ADAPTIVE.md. */
     MSAMP_REC_INTERVAL = 9,
     /* ts: absolute timestamp; following dt fields are relative to it. */
     MSAMP_REC_TIME = 10,
@@ -95,9 +105,27 @@ enum msamp_wire_drop {
     MSAMP_DROP_COUNT = 6
 };
 
+/* Why the interval changed (INTERVAL.reason). */
+enum msamp_wire_interval_reason {
+    MSAMP_INTERVAL_SET = 0,         /* msamp_set_interval(): no thinning */
+    MSAMP_INTERVAL_LIVE_HIGH = 1,   /* raised: the live table crossed its high-water mark */
+    MSAMP_INTERVAL_STACK_HIGH = 2,  /* raised: stacks in use crossed the stack table's mark */
+    MSAMP_INTERVAL_BUCKET_FULL = 3, /* raised: a sample found its live-table bucket full */
+    MSAMP_INTERVAL_LOWER = 4,       /* lowered: the tables fell below their low-water mark */
+    MSAMP_INTERVAL_REASONS = 5
+};
+
+/* The stack id of a sample whose stack found the stack table full with nothing to evict: it counts
+ * in every total under a frame "[stack table full]" (DROPS.stack_full counts such samples). Id 0
+ * stays "stack unknown" (no frame found). Device ids are below this. */
+#define MSAMP_WIRE_STACK_FULL 0x0FFFFFFFu
+
 /* SESSION flags. */
 #define MSAMP_SESSION_FLAG_BIG_ENDIAN 0x01u
 #define MSAMP_SESSION_FLAG_ADDRESSES 0x02u /* ALLOC/LIVE/REALLOC carry [addr] */
+/* The device thins with sizes and intervals rounded to their 8-bit codes (msamp_thin_code; the
+ * compact tables keep nothing finer): the host rounds the same before msamp_thin_q16. */
+#define MSAMP_SESSION_FLAG_CODED_SIZES 0x04u
 
 /* Architectures in SESSION.arch. */
 enum msamp_wire_arch {

@@ -15,9 +15,23 @@ int msamp_init(const struct msamp_config *cfg)
     if (hz == 0)
         return MSAMP_ERR_INVAL;
     uint32_t interval = cfg->interval != 0 ? cfg->interval : MSAMP_CFG_DEFAULT_INTERVAL;
+    uint32_t lo = cfg->interval_min != 0 ? cfg->interval_min : interval;
+    uint32_t hi = cfg->interval_max != 0 ? cfg->interval_max : MSAMP_CFG_INTERVAL_MAX;
+    if (cfg->interval_max == 0 && hi < interval)
+        hi = interval;
+    if (cfg->pin_interval)
+        lo = hi = interval;
+    if (lo > hi || interval < lo || interval > hi)
+        return MSAMP_ERR_INVAL;
 
     msamp_port_lock_t key = msamp_port_lock();
-    msamp_table_reset();
+    int rc = msamp_table_reset();
+    if (rc != MSAMP_OK) {
+        msamp_port_unlock(key);
+        return rc;
+    }
+    G.interval_min = lo;
+    G.interval_max = hi;
     while (hz > MSAMP_CFG_TIME_HZ) {
         hz >>= 1;
         G.shift++;
@@ -25,9 +39,7 @@ int msamp_init(const struct msamp_config *cfg)
     uint64_t entropy = msamp_port_entropy();
     G.seed = cfg->seed != 0 ? cfg->seed : msamp_rng_seed(entropy);
     uint32_t session_id = (uint32_t)msamp_rng_seed(entropy ^ G.seed ^ (uint64_t)(uintptr_t)&G);
-#if MSAMP_CFG_HEAPDUMP
     G.session_id = session_id;
-#endif
     atomic_store_explicit(&G.interval, interval, memory_order_relaxed);
     G.sent = UINT32_MAX; /* the first msamp_poll() sends the counters, zeros included */
 #if MSAMP_CFG_SNAPSHOTS
@@ -49,6 +61,7 @@ int msamp_init(const struct msamp_config *cfg)
 #if MSAMP_CFG_SNAPSHOTS
     G.next_resend = G.w.ts + G.resend_ticks;
 #endif
+    G.changed_at = G.w.ts;
     msamp_table_describe(session_id, interval, (uint32_t)hz);
 
     atomic_store_explicit(&G.enabled, cfg->start_disabled ? 0 : 1, memory_order_relaxed);

@@ -50,10 +50,11 @@ static uintptr_t fresh_gap(struct msamp_context *c)
 {
     if (!atomic_load_explicit(&G.enabled, memory_order_relaxed))
         return DISABLED_COUNTDOWN;
-    return msamp_draw_gap(&c->rng, atomic_load_explicit(&G.interval, memory_order_relaxed));
+    c->interval = atomic_load_explicit(&G.interval, memory_order_relaxed);
+    return msamp_draw_gap(&c->rng, c->interval);
 }
 
-int msamp_decide(struct msamp_context *c, size_t size)
+uint32_t msamp_decide(struct msamp_context *c, size_t size)
 {
     uint32_t gen = atomic_load_explicit(&G.gen, memory_order_relaxed);
     if (c->index == 0)
@@ -68,6 +69,7 @@ int msamp_decide(struct msamp_context *c, size_t size)
         atomic_store_explicit(&c->countdown, cd - size, memory_order_relaxed);
         return 0;
     }
+    uint32_t drawn = c->interval;
     atomic_store_explicit(&c->countdown, fresh_gap(c), memory_order_relaxed);
-    return atomic_load_explicit(&G.enabled, memory_order_relaxed) && G.initialised;
+    return atomic_load_explicit(&G.enabled, memory_order_relaxed) && G.initialised ? drawn : 0u;
 }

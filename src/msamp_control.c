@@ -35,25 +35,50 @@ int msamp_disable(void)
     return set_enabled(0);
 }
 
+/* Under the lock: the interval in force becomes `interval` (an INTERVAL record of reason SET). */
+static int set_locked(uint32_t interval)
+{
+    struct msamp_writer ev;
+    if (interval == atomic_load_explicit(&G.interval, memory_order_relaxed))
+        return MSAMP_OK;
+    msamp_adapt_settle_all(); /* no entry stays pending across a change by hand */
+    msamp_event_begin(&ev);
+    msamp_rec_interval(interval, msamp_event_stamp(), MSAMP_INTERVAL_SET, G.epoch);
+    if (msamp_event_end(&ev, 0) != 0)
+        return MSAMP_ERR_BUSY;
+    atomic_store_explicit(&G.interval, interval, memory_order_relaxed);
+    G.changed_at = msamp_now();
+    msamp_table_describe(G.session_id, interval, msamp_tick_hz());
+    msamp_broadcast();
+    return MSAMP_OK;
+}
+
 int msamp_set_interval(uint32_t interval)
 {
     if (interval == 0)
         return MSAMP_ERR_INVAL;
     if (!G.initialised)
         return MSAMP_ERR_STATE;
-    struct msamp_writer ev;
     msamp_port_lock_t key = msamp_port_lock();
-    msamp_event_begin(&ev);
-    msamp_rec_interval(interval, msamp_event_stamp());
-    int rc = MSAMP_ERR_BUSY;
-    if (msamp_event_end(&ev, 0) == 0) {
-        atomic_store_explicit(&G.interval, interval, memory_order_relaxed);
-#if MSAMP_CFG_HEAPDUMP
-        msamp_table_describe(G.session_id, interval, msamp_tick_hz());
-#endif
-        msamp_broadcast();
-        rc = MSAMP_OK;
-    }
+    int rc = set_locked(interval);
+    if (rc == MSAMP_OK && G.interval_min == G.interval_max)
+        G.interval_min = G.interval_max = interval; /* pinned: stays pinned, here */
+    msamp_port_unlock(key);
+    return rc;
+}
+
+int msamp_set_interval_bounds(uint32_t min, uint32_t max)
+{
+    if (min == 0 || min > max)
+        return MSAMP_ERR_INVAL;
+    if (!G.initialised)
+        return MSAMP_ERR_STATE;
+    msamp_port_lock_t key = msamp_port_lock();
+    G.interval_min = min;
+    G.interval_max = max;
+    int rc = MSAMP_OK;
+    if (min == max) /* pinned: at once */
+        rc = set_locked(min);
     msamp_port_unlock(key);
     return rc;
 }
@@ -103,14 +128,20 @@ int msamp_get_stats(struct msamp_stats *out)
         .reentrant = msamp_reentrant(),
         .truncated = G.count[MSAMP_DROP_TRUNCATED],
         .live_used = msamp_live_used(),
-        .live_capacity = MSAMP_CFG_LIVE_CAPACITY,
+        .live_capacity = MSAMP_LIVE_CAP,
         .stacks_used = msamp_stacks_used(),
-        .stack_capacity = MSAMP_CFG_STACK_CAPACITY - 1u,
+        .stack_capacity = MSAMP_STACK_CAP - 1u,
         .frames_used = msamp_frames_used(),
-        .frame_capacity = MSAMP_CFG_HEAPDUMP ? MSAMP_CFG_FRAME_POOL : 0u,
+        .frame_capacity = MSAMP_CFG_HEAPDUMP ? MSAMP_FRAME_CAP : 0u,
         .ring_used = msamp_ring_used(),
         .ring_size = MSAMP_CFG_RING_SIZE,
         .interval = atomic_load_explicit(&G.interval, memory_order_relaxed),
+        .interval_min = G.interval_min,
+        .interval_max = G.interval_max,
+        .raises = G.raises,
+        .lowers = G.lowers,
+        .thinned = G.thinned,
+        .stacks_evicted = msamp_stacks_evicted(),
         .enabled = atomic_load_explicit(&G.enabled, memory_order_relaxed),
     };
     msamp_port_unlock(key);

@@ -10,6 +10,7 @@
 #include "msamp_heapdump.h"
 #include "msamp_port.h"
 #include "msamp_table.h"
+#include "msamp_thin.h"
 #include "msamp_wire.h"
 
 #define MSAMP_IS_POW2(x) ((x) != 0 && ((x) & ((x)-1)) == 0)
@@ -24,6 +25,8 @@ _Static_assert(MSAMP_CFG_MAX_DEPTH >= 1 && MSAMP_CFG_MAX_DEPTH <= MSAMP_WIRE_MAX
 _Static_assert(MSAMP_IS_POW2(MSAMP_CFG_RING_SIZE), "MSAMP_CFG_RING_SIZE: power of two");
 _Static_assert(MSAMP_CFG_MAX_CONTEXTS >= 1, "MSAMP_CFG_MAX_CONTEXTS: at least 1");
 _Static_assert(!MSAMP_CFG_SNAPSHOTS || MSAMP_CFG_HEAPDUMP, "MSAMP_CFG_SNAPSHOTS needs MSAMP_CFG_HEAPDUMP");
+_Static_assert(MSAMP_CFG_STACK_CAPACITY < MSAMP_WIRE_STACK_FULL, "stack ids below MSAMP_WIRE_STACK_FULL");
+_Static_assert(MSAMP_CFG_THIN_BATCH >= 1, "MSAMP_CFG_THIN_BATCH: at least 1");
 
 #if defined(__GNUC__)
 #define MSAMP_LIKELY(x) __builtin_expect(!!(x), 1)
@@ -163,9 +166,12 @@ void msamp_layout_mapping(struct msamp_sink *s, const void *arg); /* a struct ms
 void msamp_rec_alloc(int32_t old_slot, uint32_t slot1, uintptr_t size, uint32_t stack, uintptr_t dt,
                      uintptr_t addr);
 void msamp_rec_free(uint32_t slot, uintptr_t dt);
-void msamp_rec_live(uint32_t slot, uintptr_t size, uint32_t stack, uint32_t birth, uintptr_t addr);
+/* LIVE; interval, the one the entry stands for, is sent when it differs from the one in force. */
+void msamp_rec_live(uint32_t slot, uintptr_t size, uint32_t stack, uint32_t birth, uintptr_t addr,
+                    uint32_t interval);
 void msamp_rec_drops(const uint32_t *count); /* MSAMP_DROP_COUNT counters */
-void msamp_rec_interval(uint32_t interval, uintptr_t dt);
+/* INTERVAL; reason and epoch are sent unless reason is MSAMP_INTERVAL_SET. */
+void msamp_rec_interval(uint32_t interval, uintptr_t dt, unsigned reason, uint32_t epoch);
 void msamp_rec_snap_end(uint32_t pass, uint32_t count);
 
 /* The core's state, under the port lock but where noted. */
@@ -180,9 +186,14 @@ struct msamp_core {
     uint32_t sent;                    /* their sum when last sent in a DROPS record */
     uint32_t samples, frees;
     uint32_t registrations;
-#if MSAMP_CFG_HEAPDUMP
-    uint32_t session_id; /* for the dump block and the re-sent SESSION */
-#endif
+    uint32_t session_id; /* for the dump block, the re-sent SESSION and the thinning coins */
+    /* The adaptive interval (msamp_adapt.c): its bounds; the interval a thinning pass under way
+     * thins to (0: none), the pass's next slot and its epoch (the coins' salt); counters; the time
+     * of the last change. */
+    uint32_t interval_min, interval_max;
+    uint32_t thin_target, thin_cursor, epoch;
+    uint32_t raises, lowers, thinned;
+    uint64_t changed_at;
     uint64_t seed;
 #if MSAMP_CFG_SNAPSHOTS
     uint32_t pass; /* the snapshot pass under way, or the last one */
@@ -218,8 +229,9 @@ static inline uint64_t msamp_now(void)
 }
 
 /* Contexts and the sampling decision (msamp_context.c). */
-/* 1 when an allocation of size bytes is sampled; updates the context's countdown either way. */
-int msamp_decide(struct msamp_context *c, size_t size);
+/* When an allocation of size bytes is sampled, the interval its gap was drawn at (nonzero); else
+ * 0. Updates the context's countdown either way. */
+uint32_t msamp_decide(struct msamp_context *c, size_t size);
 /* Makes every registered context re-read the configuration at its next allocation. */
 void msamp_broadcast(void);
 /* The reentrant-call counters of the registered contexts, summed. */
@@ -231,6 +243,24 @@ void msamp_put_identity(uint32_t session_id, uint32_t resend_seq);
 /* Under the lock, from msamp_poll(): due re-sends, the next part of a snapshot pass, a DROPS
  * record when a loss counter moved. */
 void msamp_report_duties(void);
+
+/* The adaptive interval (msamp_adapt.c), under the lock. */
+/* p's live slot, its pending thinning settled first (-1: not in the table, or thinned out). */
+int32_t msamp_live_find_settled(uintptr_t p);
+/* Whether slot holds an entry once its pending thinning is settled. */
+int msamp_live_settled(uint32_t slot);
+/* Thins a sample decided at *drawn to the interval in force when that is larger: 1 when it stays
+ * (*drawn is then the interval in force), 0 when the coin (the context's generator) took it out. */
+int msamp_adapt_admit(struct msamp_context *c, uint32_t *drawn, uintptr_t size);
+/* p's bucket has no free slot: settles it, and raises the interval once when still full. 0 when
+ * the sample itself was then thinned out. */
+int msamp_adapt_room(struct msamp_context *c, uint32_t *drawn, uintptr_t p, uintptr_t size);
+/* After each sample: the pass goes on a few slots; raises on a high-water mark. */
+void msamp_adapt_after_sample(void);
+/* From msamp_poll(): more of the pass, a raise or a lowering when due. */
+void msamp_adapt_poll(void);
+/* Ends the pass under way (before the interval is set by hand). */
+void msamp_adapt_settle_all(void);
 
 /* The slow paths the wrappers call (msamp_sample.c). */
 void msamp_alloc_slow(struct msamp_context *c, void *p, size_t size, const void *frame);

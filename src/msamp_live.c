@@ -13,11 +13,13 @@
 #define L msamp_live_slots
 #endif
 
+#if !MSAMP_CFG_RUNTIME_TABLES
 _Atomic uint32_t msamp_live_mask[MSAMP_LIVE_BUCKETS];
+#endif
 
 void msamp_live_reset(void)
 {
-    for (uint32_t i = 0; i < MSAMP_CFG_LIVE_CAPACITY; i++)
+    for (uint32_t i = 0; i < MSAMP_LIVE_CAP; i++)
         atomic_store_explicit(&L[i], 0, memory_order_relaxed);
     for (uint32_t b = 0; b < MSAMP_LIVE_BUCKETS; b++)
         atomic_store_explicit(&msamp_live_mask[b], 0, memory_order_relaxed);

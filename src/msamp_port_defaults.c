@@ -30,3 +30,18 @@ MSAMP_WEAK size_t msamp_port_mappings(struct msamp_mapping *out, size_t max)
     (void)max;
     return 0;
 }
+
+#if MSAMP_CFG_RUNTIME_TABLES
+MSAMP_WEAK void msamp_port_table_caps(uint32_t *live, uint32_t *stacks, uint32_t *frames)
+{
+    (void)live;
+    (void)stacks;
+    (void)frames;
+}
+
+MSAMP_WEAK void *msamp_port_table_memory(size_t bytes)
+{
+    (void)bytes;
+    return NULL;
+}
+#endif

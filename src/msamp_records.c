@@ -96,10 +96,14 @@ void msamp_rec_free(uint32_t slot, uintptr_t dt)
     msamp_event_varints(MSAMP_REC_FREE, v, 2);
 }
 
-void msamp_rec_live(uint32_t slot, uintptr_t size, uint32_t stack, uint32_t birth, uintptr_t addr)
+void msamp_rec_live(uint32_t slot, uintptr_t size, uint32_t stack, uint32_t birth, uintptr_t addr,
+                    uint32_t interval)
 {
-    uintptr_t v[5] = {slot, size, stack, birth, addr};
-    msamp_event_varints(MSAMP_REC_LIVE, v, 4u + ADDRESS);
+    uintptr_t v[6] = {slot, size, stack, birth, addr, interval};
+    uint32_t n = 4u + ADDRESS;
+    if (interval != atomic_load_explicit(&msamp_core.interval, memory_order_relaxed))
+        v[n++] = interval;
+    msamp_event_varints(MSAMP_REC_LIVE, v, n);
 }
 
 void msamp_rec_drops(const uint32_t *count)
@@ -110,10 +114,10 @@ void msamp_rec_drops(const uint32_t *count)
     msamp_event_varints(MSAMP_REC_DROPS, v, MSAMP_DROP_COUNT);
 }
 
-void msamp_rec_interval(uint32_t interval, uintptr_t dt)
+void msamp_rec_interval(uint32_t interval, uintptr_t dt, unsigned reason, uint32_t epoch)
 {
-    uintptr_t v[2] = {interval, dt};
-    msamp_event_varints(MSAMP_REC_INTERVAL, v, 2);
+    uintptr_t v[4] = {interval, dt, reason, epoch};
+    msamp_event_varints(MSAMP_REC_INTERVAL, v, reason != MSAMP_INTERVAL_SET ? 4u : 2u);
 }
 
 void msamp_rec_snap_end(uint32_t pass, uint32_t count)

@@ -34,15 +34,16 @@ void msamp_put_identity(uint32_t session_id, uint32_t resend_seq)
     f.build_id_len = (uint32_t)msamp_port_build_id(&f.build_id);
     if (f.build_id_len > MSAMP_WIRE_MAX_BUILD_ID)
         f.build_id_len = 0;
-    f.flags = MSAMP_SESSION_ENDIAN | (MSAMP_CFG_SEND_ADDRESSES ? MSAMP_SESSION_FLAG_ADDRESSES : 0u);
+    f.flags = MSAMP_SESSION_ENDIAN | (MSAMP_CFG_SEND_ADDRESSES ? MSAMP_SESSION_FLAG_ADDRESSES : 0u) |
+              (MSAMP_CFG_HEAPDUMP ? 0u : MSAMP_SESSION_FLAG_CODED_SIZES);
     f.session_id = session_id;
     f.resend_seq = resend_seq;
     f.arch = MSAMP_ARCH_SELF;
     f.ptr_size = sizeof(uintptr_t);
     f.tick_hz = msamp_tick_hz();
     f.interval = atomic_load_explicit(&G.interval, memory_order_relaxed);
-    f.live_capacity = MSAMP_CFG_LIVE_CAPACITY;
-    f.stack_capacity = MSAMP_CFG_STACK_CAPACITY;
+    f.live_capacity = MSAMP_LIVE_CAP;
+    f.stack_capacity = MSAMP_STACK_CAP;
     f.max_depth = MSAMP_CFG_MAX_DEPTH;
     msamp_event_begin(&ev);
     msamp_event_record(MSAMP_REC_SESSION, msamp_layout_session, &f);
@@ -99,10 +100,14 @@ static void scan_pass(void)
 {
     struct msamp_writer ev;
     uint32_t looked = 0;
-    for (uint32_t k = 0; k < MSAMP_CFG_SNAPSHOT_BATCH && G.cursor < MSAMP_CFG_LIVE_CAPACITY;) {
+    for (uint32_t k = 0; k < MSAMP_CFG_SNAPSHOT_BATCH && G.cursor < MSAMP_LIVE_CAP;) {
         if (++looked > 16u * MSAMP_CFG_SNAPSHOT_BATCH)
             return;
         struct msamp_live_entry e;
+        if (!msamp_live_settled(G.cursor)) {
+            G.cursor++;
+            continue;
+        }
         msamp_live_get(G.cursor, &e);
         if (e.addr == 0) {
             G.cursor++;
@@ -115,7 +120,7 @@ static void scan_pass(void)
             f.depth = msamp_stack_frames(e.stack, &f.pcs);
             msamp_event_record(MSAMP_REC_STACK, msamp_layout_stack, &f);
         }
-        msamp_rec_live(G.cursor, e.size, e.stack, e.birth, e.addr);
+        msamp_rec_live(G.cursor, e.size, e.stack, e.birth, e.addr, e.interval);
         if (msamp_event_end(&ev, 0) != 0)
             return; /* resume at this entry on the next poll */
         if (send_stack)
@@ -124,7 +129,7 @@ static void scan_pass(void)
         G.cursor++;
         k++;
     }
-    if (G.cursor < MSAMP_CFG_LIVE_CAPACITY)
+    if (G.cursor < MSAMP_LIVE_CAP)
         return;
     msamp_event_begin(&ev);
     msamp_rec_snap_end(G.pass, G.snap_count);
@@ -148,6 +153,7 @@ static void passes(void)
 
 void msamp_report_duties(void)
 {
+    msamp_adapt_poll();
 #if MSAMP_CFG_SNAPSHOTS
     passes();
 #endif

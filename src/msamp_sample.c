@@ -30,8 +30,16 @@ MSAMP_NOINLINE static void put_free(uint32_t slot)
     G.frees++;
 }
 
-/* Records a sampled allocation p of size bytes; a REALLOC that frees old when old is tracked. */
-static void sample(uintptr_t p, uintptr_t size, const void *frame, uintptr_t old)
+/* Whether slot still holds block a, settled. */
+static int still(uint32_t slot, uintptr_t a)
+{
+    return msamp_live_addr(slot) == a && msamp_live_settled(slot);
+}
+
+/* Records a sampled allocation p of size bytes, decided at interval `drawn`; a REALLOC that frees
+ * old when old is tracked. 0 when the adaptive interval thinned the sample out (nothing written). */
+static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const void *frame,
+                  uintptr_t old, uint32_t drawn)
 {
     uintptr_t pcs[MSAMP_CFG_MAX_DEPTH];
     struct walk w = {pcs, 0};
@@ -39,6 +47,24 @@ static void sample(uintptr_t p, uintptr_t size, const void *frame, uintptr_t old
     msamp_port_walk(frame, collect, &w);
 
     msamp_port_lock_t key = msamp_port_lock();
+    int32_t old_slot = old != 0 ? msamp_live_find_settled(old) : -1;
+    int32_t stale = msamp_live_find_settled(p);
+    if (stale >= 0 && stale == old_slot)
+        stale = -1;
+    /* A full bucket makes room by itself when a slot of it is freed here. */
+    int room = stale >= 0 || msamp_live_free_slot(p) >= 0 ||
+               (old_slot >= 0 && msamp_live_bucket(msamp_live_hash(old)) ==
+                                     msamp_live_bucket(msamp_live_hash(p)));
+    if (!msamp_adapt_admit(c, &drawn, size) ||
+        (!room && !msamp_adapt_room(c, &drawn, p, size))) {
+        msamp_port_unlock(key);
+        return 0;
+    }
+    /* A raise meanwhile may have made them pending again, or taken them out. */
+    if (old_slot >= 0 && !still((uint32_t)old_slot, old))
+        old_slot = -1;
+    if (stale >= 0 && !still((uint32_t)stale, p))
+        stale = -1;
     msamp_event_begin(&ev);
     uint32_t n = w.n;
     if (n > MSAMP_CFG_MAX_DEPTH) {
@@ -46,11 +72,9 @@ static void sample(uintptr_t p, uintptr_t size, const void *frame, uintptr_t old
         G.count[MSAMP_DROP_TRUNCATED]++;
     }
     uint32_t id = msamp_stack_intern(pcs, n);
-    if (id == 0 && n != 0)
+    if (id == MSAMP_WIRE_STACK_FULL)
         G.count[MSAMP_DROP_STACK_FULL]++;
-    int32_t old_slot = old != 0 ? msamp_live_find(old) : -1;
-    int32_t stale = msamp_live_find(p);
-    if (stale >= 0 && stale != old_slot)
+    if (stale >= 0)
         put_free((uint32_t)stale); /* its free was never seen: the address is reused */
     if (old_slot >= 0) {
         msamp_live_clear((uint32_t)old_slot);
@@ -71,16 +95,18 @@ static void sample(uintptr_t p, uintptr_t size, const void *frame, uintptr_t old
     /* Tracked even when the record was dropped: a snapshot pass reports it, or its FREE is an
      * unknown slot to the reader, which counts it. */
     if (slot >= 0)
-        msamp_live_set((uint32_t)slot, p, size, id, (uint32_t)G.w.ts);
+        msamp_live_set((uint32_t)slot, p, size, id, (uint32_t)G.w.ts, drawn);
     G.samples++;
+    msamp_adapt_after_sample();
     msamp_port_unlock(key);
+    return 1;
 }
 
 /* Frees old's slot, if it still has one (another context may have reported it meanwhile). */
 static void release(void *old)
 {
     msamp_port_lock_t key = msamp_port_lock();
-    int32_t slot = msamp_live_find((uintptr_t)old);
+    int32_t slot = msamp_live_find_settled((uintptr_t)old);
     if (slot >= 0) {
         struct msamp_writer ev;
         msamp_event_begin(&ev);
@@ -104,8 +130,9 @@ void msamp_alloc_slow(struct msamp_context *c, void *p, size_t size, const void 
         return;
     }
     c->busy = 1;
-    if (msamp_decide(c, size) && p != NULL)
-        sample((uintptr_t)p, size, frame, 0);
+    uint32_t drawn = msamp_decide(c, size);
+    if (drawn != 0 && p != NULL)
+        (void)sample(c, (uintptr_t)p, size, frame, 0, drawn);
     leave(c);
 }
 
@@ -130,9 +157,8 @@ void msamp_realloc_slow(struct msamp_context *c, void *old, void *p, size_t size
         return;
     }
     c->busy = 1;
-    if (p != NULL && msamp_decide(c, size))
-        sample((uintptr_t)p, size, frame, (uintptr_t)old);
-    else
+    uint32_t drawn = p != NULL ? msamp_decide(c, size) : 0u;
+    if (drawn == 0 || !sample(c, (uintptr_t)p, size, frame, (uintptr_t)old, drawn))
         release(old);
     leave(c);
 }

@@ -8,13 +8,28 @@
 #include <stdint.h>
 
 #include "msamp_config.h"
+#include "msamp_heapdump.h"
 
+/* The tables' capacities: build-time constants, or (MSAMP_CFG_RUNTIME_TABLES, hosted) sizes the
+ * port chose at init, kept in the dump block's header. */
+#if MSAMP_CFG_RUNTIME_TABLES
+#define MSAMP_LIVE_CAP (msamp_heapdump.live_capacity)
+#define MSAMP_STACK_CAP (msamp_heapdump.stack_capacity)
+#define MSAMP_FRAME_CAP (msamp_heapdump.frame_capacity)
+#define MSAMP_LIVE_BUCKETS (msamp_live_buckets)
+extern uint32_t msamp_live_buckets;
+/* One 32-bit fingerprint mask per bucket (see below), in init-time memory. */
+extern _Atomic uint32_t *msamp_live_mask;
+#else
+#define MSAMP_LIVE_CAP ((uint32_t)MSAMP_CFG_LIVE_CAPACITY)
+#define MSAMP_STACK_CAP ((uint32_t)MSAMP_CFG_STACK_CAPACITY)
+#define MSAMP_FRAME_CAP ((uint32_t)MSAMP_CFG_FRAME_POOL)
 #define MSAMP_LIVE_BUCKETS (MSAMP_CFG_LIVE_CAPACITY / MSAMP_CFG_LIVE_WAYS)
-
 /* One 32-bit fingerprint mask per bucket of MSAMP_CFG_LIVE_WAYS slots: the bit of each block in
  * the bucket is set, so the check every free makes (is this block sampled?) is one load and a bit
  * test, and reads the bucket's addresses only when the bit is set. */
 extern _Atomic uint32_t msamp_live_mask[MSAMP_LIVE_BUCKETS];
+#endif
 
 /* Fibonacci hashing: the top bits of the product depend on every address bit, so blocks at page
  * or power-of-two strides spread as well as packed ones. Its top bits pick the bucket, bits 16..20
@@ -58,8 +73,9 @@ void msamp_live_publish(uint32_t slot, uintptr_t p);
 /* Empties every slot and mask. */
 void msamp_live_reset(void);
 
-/* Empties both tables (init). */
-void msamp_table_reset(void);
+/* Sets the tables up and empties them (init): MSAMP_ERR_INVAL when the port's capacities are not
+ * powers of two in range, MSAMP_ERR_IO when it has no memory for them (MSAMP_CFG_RUNTIME_TABLES). */
+int msamp_table_reset(void);
 /* Puts the session's parameters where a RAM-dump reader finds them and marks the block valid
  * (init; again when the interval changes). Nothing to do for the compact tables. */
 void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_hz);
@@ -68,18 +84,32 @@ void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_
 int32_t msamp_live_find(uintptr_t p);
 /* A free slot of p's bucket, or -1 when the bucket is full. p must not be in the table. */
 int32_t msamp_live_free_slot(uintptr_t p);
-/* Fills a slot; the address is published last, with one store. */
-void msamp_live_set(uint32_t slot, uintptr_t p, uintptr_t size, uint32_t stack, uint32_t birth);
-/* Empties a slot with one store. */
+/* Fills a slot for a block sampled at `interval`; the address is published last, with one store.
+ * The slot holds a reference to its stack (an evicted stack is one no slot refers to). */
+void msamp_live_set(uint32_t slot, uintptr_t p, uintptr_t size, uint32_t stack, uint32_t birth,
+                    uint32_t interval);
+/* Empties a slot with one store and drops its stack reference. */
 void msamp_live_clear(uint32_t slot);
 uint32_t msamp_live_used(void);
+/* What thinning reads of an occupied slot: its block's size and the interval it stands for (exact,
+ * or rounded down to 8-bit codes in the compact tables: msamp_thin_code), and the slot's address
+ * (0: free). */
+uintptr_t msamp_live_thin_size(uint32_t slot);
+uint32_t msamp_live_interval(uint32_t slot);
+void msamp_live_set_interval(uint32_t slot, uint32_t interval);
+uintptr_t msamp_live_addr(uint32_t slot);
 
-/* Interns frames pcs[0..n) and returns the stack's id (1..MSAMP_CFG_STACK_CAPACITY-1), or 0 when
- * n is 0 or the table is full. A new stack's id is settled once msamp_stack_sent() says its
- * definition went out (the compact tables hand the same id to the next new stack until then). */
+/* Interns frames pcs[0..n) and returns the stack's id (1..capacity-1); 0 when n is 0;
+ * MSAMP_WIRE_STACK_FULL when the table (or frame pool) is full and no stack can be evicted. A
+ * stack no live slot refers to may be evicted to make room, and its id handed to a new stack,
+ * whose definition is then unsent. */
 uint32_t msamp_stack_intern(const uintptr_t *pcs, uint32_t n);
+/* Stacks that live slots refer to now (what the adaptive interval watches). */
+uint32_t msamp_stacks_referenced(void);
+/* Stacks evicted since init. */
+uint32_t msamp_stacks_evicted(void);
 /* Whether stack id's definition must be sent before a record that uses it: never sent, or (with
- * snapshot passes) not yet in pass `pass`. Never for id 0. */
+ * snapshot passes) not yet in pass `pass`. Never for id 0 or MSAMP_WIRE_STACK_FULL. */
 int msamp_stack_unsent(uint32_t id, uint32_t pass);
 /* Its definition went out in pass `pass`. */
 void msamp_stack_sent(uint32_t id, uint32_t pass);
@@ -91,7 +121,7 @@ uint32_t msamp_frames_used(void);
 /* What a snapshot pass reads back: slot's block (addr 0: the slot is free). */
 struct msamp_live_entry {
     uintptr_t addr, size;
-    uint32_t stack, birth;
+    uint32_t stack, birth, interval;
 };
 void msamp_live_get(uint32_t slot, struct msamp_live_entry *e);
 /* Frames of stack id; returns the depth (0: not defined). */

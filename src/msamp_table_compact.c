@@ -1,28 +1,49 @@
 /* The compact tables (MSAMP_CFG_HEAPDUMP 0), for parts with a few KiB of RAM: a live slot is the
- * block's address alone (msamp_live.c); a stack is
- * a 32-bit hash of its frames, ids handed out in order and never taken back (a linear search: the
- * table is small). Snapshot passes need what these leave out, so this build has none: each stack
- * is sent once, when first seen. */
+ * block's address (msamp_live.c) and three bytes: its size and interval as 8-bit codes (what
+ * thinning needs, msamp_thin_code) and its stack id. A stack is a 32-bit hash of its frames, found
+ * by a linear search (the table is small); a stack no slot uses is evicted when a new one needs
+ * its id. Snapshot passes need what these leave out, so this build has none. */
 #include "msamp_internal.h"
 
 #if !MSAMP_CFG_HEAPDUMP
 
+_Static_assert(!MSAMP_CFG_RUNTIME_TABLES, "MSAMP_CFG_RUNTIME_TABLES needs MSAMP_CFG_HEAPDUMP");
+
 #define PTR_BITS (sizeof(uintptr_t) * 8u)
 #define STACK_N MSAMP_CFG_STACK_CAPACITY
+/* refs' top bit: the stack's definition was sent. */
+#define SENT 0x8000u
+_Static_assert(MSAMP_CFG_LIVE_CAPACITY < SENT, "compact tables: live capacity below 32768");
+
+#if STACK_N <= 256
+typedef uint8_t stack_id_t;
+#else
+typedef uint16_t stack_id_t;
+_Static_assert(STACK_N <= 65536, "compact tables: at most 65536 stacks");
+#endif
 
 _Atomic uintptr_t msamp_live_slots[MSAMP_CFG_LIVE_CAPACITY];
 
 static struct {
-    uint32_t live_used, stacks_used;
-    uint32_t offered;        /* the hash of the new stack last offered id stacks_used + 1 */
-    uint32_t hash[STACK_N];  /* of stack id i (1..stacks_used) */
+    uint32_t live_used, stacks_used, referenced, evicted;
+    uint32_t hash[STACK_N];   /* of stack id i; 0: id free */
+    uint16_t refs[STACK_N];   /* live slots using id i, and SENT */
+    uint8_t size_code[MSAMP_CFG_LIVE_CAPACITY], interval_code[MSAMP_CFG_LIVE_CAPACITY];
+    stack_id_t stack[MSAMP_CFG_LIVE_CAPACITY]; /* 0: unknown or MSAMP_WIRE_STACK_FULL */
 } t;
 
-void msamp_table_reset(void)
+int msamp_table_reset(void)
 {
     msamp_live_reset();
+    for (uint32_t i = 0; i < STACK_N; i++) {
+        t.hash[i] = 0;
+        t.refs[i] = 0;
+    }
     t.live_used = 0;
     t.stacks_used = 0;
+    t.referenced = 0;
+    t.evicted = 0;
+    return MSAMP_OK;
 }
 
 void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_hz)
@@ -32,11 +53,27 @@ void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_
     (void)tick_hz;
 }
 
-void msamp_live_set(uint32_t slot, uintptr_t p, uintptr_t size, uint32_t stack, uint32_t birth)
+static void reference(uint32_t id, int d)
 {
-    (void)size;
-    (void)stack;
+    if (id == 0)
+        return;
+    uint32_t n = t.refs[id] & ~SENT;
+    if (d > 0 && n++ == 0)
+        t.referenced++;
+    else if (d < 0 && n != 0 && --n == 0)
+        t.referenced--;
+    t.refs[id] = (uint16_t)((t.refs[id] & SENT) | n);
+}
+
+void msamp_live_set(uint32_t slot, uintptr_t p, uintptr_t size, uint32_t stack, uint32_t birth,
+                    uint32_t interval)
+{
     (void)birth;
+    uint32_t id = stack < STACK_N ? stack : 0u;
+    t.size_code[slot] = (uint8_t)msamp_thin_code(size);
+    t.interval_code[slot] = (uint8_t)msamp_thin_code(interval);
+    t.stack[slot] = (stack_id_t)id;
+    reference(id, 1);
     msamp_live_publish(slot, p);
     t.live_used++;
 }
@@ -45,6 +82,7 @@ void msamp_live_clear(uint32_t slot)
 {
     msamp_live_publish(slot, 0);
     t.live_used--;
+    reference(t.stack[slot], -1);
 }
 
 uint32_t msamp_live_used(void)
@@ -52,11 +90,31 @@ uint32_t msamp_live_used(void)
     return t.live_used;
 }
 
+uintptr_t msamp_live_thin_size(uint32_t slot)
+{
+    return msamp_thin_decode(t.size_code[slot]);
+}
+
+uint32_t msamp_live_interval(uint32_t slot)
+{
+    return (uint32_t)msamp_thin_decode(t.interval_code[slot]);
+}
+
+void msamp_live_set_interval(uint32_t slot, uint32_t interval)
+{
+    t.interval_code[slot] = (uint8_t)msamp_thin_code(interval);
+}
+
+uintptr_t msamp_live_addr(uint32_t slot)
+{
+    return atomic_load_explicit(&msamp_live_slots[slot], memory_order_relaxed);
+}
+
 uint32_t msamp_stack_intern(const uintptr_t *pcs, uint32_t n)
 {
     if (n == 0)
         return 0;
-    /* FNV-1a of the frames. */
+    /* FNV-1a of the frames; 0 marks a free id, so a hash of 0 becomes 1. */
     uint32_t h = 2166136261u;
     for (uint32_t i = 0; i < n; i++) {
         uint64_t v = pcs[i];
@@ -64,31 +122,55 @@ uint32_t msamp_stack_intern(const uintptr_t *pcs, uint32_t n)
         if (PTR_BITS > 32u)
             h = (h ^ (uint32_t)(v >> 32)) * 16777619u;
     }
-    for (uint32_t i = 1; i <= t.stacks_used; i++)
+    h += h == 0;
+    uint32_t free_id = 0, unused_id = 0;
+    for (uint32_t i = 1; i < STACK_N; i++) {
         if (t.hash[i] == h)
             return i;
-    if (t.stacks_used + 1u >= STACK_N)
-        return 0;
-    t.offered = h;
-    return t.stacks_used + 1u;
+        if (t.hash[i] == 0)
+            free_id = free_id ? free_id : i;
+        else if ((t.refs[i] & ~SENT) == 0)
+            unused_id = unused_id ? unused_id : i;
+    }
+    if (free_id == 0) {
+        if (unused_id == 0)
+            return MSAMP_WIRE_STACK_FULL;
+        free_id = unused_id; /* evicted: its id is defined again */
+        t.evicted++;
+        t.stacks_used--;
+    }
+    t.hash[free_id] = h;
+    t.refs[free_id] = 0;
+    t.stacks_used++;
+    return free_id;
 }
 
 int msamp_stack_unsent(uint32_t id, uint32_t pass)
 {
     (void)pass;
-    return id > t.stacks_used;
+    return id != 0 && id < STACK_N && !(t.refs[id] & SENT);
 }
 
 void msamp_stack_sent(uint32_t id, uint32_t pass)
 {
     (void)pass;
-    t.hash[id] = t.offered; /* id is stacks_used + 1 */
-    t.stacks_used = id;
+    if (id != 0 && id < STACK_N)
+        t.refs[id] |= SENT;
 }
 
 uint32_t msamp_stacks_used(void)
 {
     return t.stacks_used;
+}
+
+uint32_t msamp_stacks_referenced(void)
+{
+    return t.referenced;
+}
+
+uint32_t msamp_stacks_evicted(void)
+{
+    return t.evicted;
 }
 
 uint32_t msamp_frames_used(void)

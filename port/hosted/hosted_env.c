@@ -6,13 +6,19 @@
  *   MSAMP_FLUSH     thread (default: a writer thread polls every 10 ms) or inline (the allocating
  *                   threads poll once the ring is half full; no extra thread)
  *   MSAMP_SEED      fixed seed for repeatable sampling decisions
- * and the port's word to the user about them, on stderr. */
+ *   MSAMP_INTERVAL_MIN, MSAMP_INTERVAL_MAX  bounds of the adaptive interval (default: the start
+ *                   interval, MSAMP_CFG_INTERVAL_MAX); MSAMP_INTERVAL_PIN=1 no adaptation
+ *   MSAMP_LIVE_CAPACITY, MSAMP_STACK_CAPACITY  slots of the live and stack tables (rounded up to
+ *                   powers of two; default 65536 and 16384), mapped once at start-up
+ * and the port's word to the user about them, on stderr. The table capacities are read by
+ * msamp_port_table_caps, below; their memory comes from mmap, never from the wrapped malloc. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "hosted.h"
@@ -61,8 +67,47 @@ int msamp_hosted_settings(struct msamp_hosted_settings *s)
         msamp_hosted_say("msamp: ignoring MSAMP_FLUSH=%s (expected thread or inline)%s\n", flush,
                          "");
     s->cfg.interval = env_u32("MSAMP_INTERVAL");
+    s->cfg.interval_min = env_u32("MSAMP_INTERVAL_MIN");
+    s->cfg.interval_max = env_u32("MSAMP_INTERVAL_MAX");
+    const char *pin = getenv("MSAMP_INTERVAL_PIN");
+    s->cfg.pin_interval = pin != NULL && pin[0] != '\0' && strcmp(pin, "0") != 0;
     if (seed != NULL && seed[0] != '\0')
         s->cfg.seed = strtoull(seed, NULL, 0);
     s->output = output != NULL && output[0] != '\0' ? output : "msamp.%e.%p.bin";
     return 1;
+}
+
+/* A capacity from the environment, rounded up to a power of two in [lo, hi]; dflt when absent. */
+static uint32_t env_capacity(const char *name, uint32_t dflt, uint32_t lo, uint32_t hi)
+{
+    uint32_t v = env_u32(name), c = lo;
+
+    if (v == 0)
+        return dflt;
+    if (v > hi) {
+        msamp_hosted_say("msamp: %s=%s is above the largest table; using the largest\n", name,
+                         getenv(name));
+        return hi;
+    }
+    while (c < v)
+        c <<= 1;
+    return c;
+}
+
+void msamp_port_table_caps(uint32_t *live, uint32_t *stacks, uint32_t *frames)
+{
+    *live = env_capacity("MSAMP_LIVE_CAPACITY", MSAMP_HOSTED_LIVE_CAPACITY, 64u, 1u << 22);
+    *stacks = env_capacity("MSAMP_STACK_CAPACITY", MSAMP_HOSTED_STACK_CAPACITY, 64u, 1u << 16);
+    *frames = *stacks * MSAMP_HOSTED_FRAMES_PER_STACK;
+}
+
+void *msamp_port_table_memory(size_t bytes)
+{
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    if (p == MAP_FAILED) {
+        msamp_hosted_say("msamp: no memory for the tables (mmap: %s)%s\n", strerror(errno), "");
+        return NULL;
+    }
+    return p;
 }

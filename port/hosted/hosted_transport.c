@@ -248,9 +248,11 @@ void msamp_hosted_output_stop(void)
      * word on what is live is exact. Each poll examines at least 16 * SNAPSHOT_BATCH slots, and
      * each flush polls at least once: this many flushes finish any pass. */
     struct msamp_stats stats;
-    if (msamp_get_stats(&stats) == 0 && stats.ring_records > 0)
+    if (msamp_get_stats(&stats) != 0)
+        stats.live_capacity = MSAMP_CFG_LIVE_CAPACITY;
+    else if (stats.ring_records > 0)
         (void)msamp_snapshot();
-    for (unsigned i = 0; i < MSAMP_CFG_LIVE_CAPACITY / (16u * MSAMP_CFG_SNAPSHOT_BATCH) + 2u; i++)
+    for (unsigned i = 0; i < stats.live_capacity / (16u * MSAMP_CFG_SNAPSHOT_BATCH) + 2u; i++)
         (void)poll_once(1);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     atomic_flag_clear_explicit(&poll_lock, memory_order_release);

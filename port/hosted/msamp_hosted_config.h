@@ -7,14 +7,23 @@
 #ifndef MSAMP_HOSTED_CONFIG_H
 #define MSAMP_HOSTED_CONFIG_H
 
+/* The tables are mapped at start-up, sized by MSAMP_LIVE_CAPACITY and MSAMP_STACK_CAPACITY
+ * (hosted_env.c), by default 65536 live slots and 16384 stacks of 16 frames on average: about 2 MiB
+ * and 2.3 MiB of address space, touched as they fill. */
+#ifndef MSAMP_CFG_RUNTIME_TABLES
+#define MSAMP_CFG_RUNTIME_TABLES 1
+#endif
+#define MSAMP_HOSTED_LIVE_CAPACITY 65536u
+#define MSAMP_HOSTED_STACK_CAPACITY 16384u
+#define MSAMP_HOSTED_FRAMES_PER_STACK 16u
 #ifndef MSAMP_CFG_LIVE_CAPACITY
-#define MSAMP_CFG_LIVE_CAPACITY 4096
+#define MSAMP_CFG_LIVE_CAPACITY 65536
 #endif
 #ifndef MSAMP_CFG_STACK_CAPACITY
-#define MSAMP_CFG_STACK_CAPACITY 4096
+#define MSAMP_CFG_STACK_CAPACITY 16384
 #endif
 #ifndef MSAMP_CFG_FRAME_POOL
-#define MSAMP_CFG_FRAME_POOL 65536
+#define MSAMP_CFG_FRAME_POOL (16384 * 16)
 #endif
 #ifndef MSAMP_CFG_MAX_DEPTH
 #define MSAMP_CFG_MAX_DEPTH 64

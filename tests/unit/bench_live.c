@@ -24,7 +24,7 @@ static void pattern(uintptr_t base, uintptr_t granule, unsigned spread, const ch
                 if (s < 0)
                     refused++;
                 else
-                    msamp_live_set((uint32_t)s, a, 16, 1, 0);
+                    msamp_live_set((uint32_t)s, a, 16, 1, 0, 1);
             }
         }
         printf("  %u%% load: %.2f%% refused", loads[l], 100.0 * (double)refused / (double)tries);

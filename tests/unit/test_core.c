@@ -21,7 +21,8 @@ static void drain_all(void)
 
 static void test_basic_events(void)
 {
-    struct msamp_config cfg = {.interval = 1, .resend_ms = 100000, .seed = 42};
+    /* Pinned: the tables fill and refusals are counted, as before the adaptive interval. */
+    struct msamp_config cfg = {.interval = 1, .resend_ms = 100000, .seed = 42, .pin_interval = 1};
     static const uint8_t bid[4] = {0xde, 0xad, 0xbe, 0xef};
     fake_build_id = bid;
     fake_build_id_len = 4;
@@ -214,6 +215,8 @@ static uint64_t rdptr(const uint8_t *p, unsigned ps)
 }
 static size_t align(size_t x, size_t a) { return (x + a - 1) / a * a; }
 
+/* Reads the dump block as a host tool would, field by field from its documented layout (v3: a
+ * 56-byte header, then pointers to the arrays; here the "RAM image" is this process's memory). */
 static int parse_dump(const uint8_t *m, size_t n, uint64_t *bytes, uint32_t *live)
 {
     *bytes = 0;
@@ -222,24 +225,29 @@ static int parse_dump(const uint8_t *m, size_t n, uint64_t *bytes, uint32_t *liv
         return -1;
     unsigned ps = (unsigned)(m[6] | m[7] << 8);
     uint32_t lc = rd32(m + 8), ways = rd32(m + 12), sc = rd32(m + 16), fc = rd32(m + 20);
-    if (ways == 0 || lc % ways != 0)
+    if (ways == 0 || lc % ways != 0 || ps != sizeof(void *))
         return -1;
-    size_t off = align(56, ps); /* the header is 56 bytes */
-    size_t o_addr = off, o_size = o_addr + lc * ps, o_stack = o_size + lc * ps;
-    size_t o_birth = o_stack + lc * 4;
-    size_t o_stacks = align(o_birth + lc * 4, 4);
-    size_t o_frames = align(o_stacks + sc * 12, ps);
-    if (o_frames + fc * ps > n)
+    size_t off = align(56, ps); /* the header is 56 bytes, then 7 pointers */
+    const uint8_t *a_addr = (const uint8_t *)(uintptr_t)rdptr(m + off, ps);
+    const uint8_t *a_size = (const uint8_t *)(uintptr_t)rdptr(m + off + ps, ps);
+    const uint8_t *a_stack = (const uint8_t *)(uintptr_t)rdptr(m + off + 2 * ps, ps);
+    const uint8_t *a_interval = (const uint8_t *)(uintptr_t)rdptr(m + off + 4 * ps, ps);
+    const uint8_t *a_stacks = (const uint8_t *)(uintptr_t)rdptr(m + off + 5 * ps, ps);
+    if (!a_addr || !a_size || !a_stack || !a_interval || !a_stacks)
         return -1;
     for (uint32_t i = 0; i < lc; i++) {
-        if (rdptr(m + o_addr + i * ps, ps) == 0)
+        if (rdptr(a_addr + i * ps, ps) == 0)
             continue;
-        uint32_t id = rd32(m + o_stack + i * 4);
-        const uint8_t *e = m + o_stacks + id * 12;
-        unsigned depth = (unsigned)(e[8] | e[9] << 8);
-        if (id != 0 && (depth == 0 || rd32(e + 4) + depth > fc))
+        uint32_t id = rd32(a_stack + i * 4);
+        if (id != 0 && id != MSAMP_WIRE_STACK_FULL) {
+            const uint8_t *e = a_stacks + id * 16;
+            unsigned depth = (unsigned)(e[8] | e[9] << 8);
+            if (id >= sc || depth == 0 || rd32(e + 4) + depth > fc || rd32(e + 12) == 0)
+                return -1; /* a live slot's stack is defined and counts it in refs */
+        }
+        if (rd32(a_interval + i * 4) == 0)
             return -1;
-        *bytes += rdptr(m + o_size + i * ps, ps);
+        *bytes += rdptr(a_size + i * ps, ps);
         (*live)++;
     }
     return 0;

@@ -1,7 +1,8 @@
 /* The table interface (src/msamp_table.h) on whichever implementation the build chose (unit-tables:
  * the RAM-dump tables; unit-tables-compact: MSAMP_CFG_HEAPDUMP 0), with small capacities: the live
  * table (insert, find, remove, full buckets, one-bucket probes, fingerprint masks) and the stack
- * table (interning, ids, sent marks, exhaustion). */
+ * table (interning, ids, sent marks, references, eviction of unused stacks, the pool's compaction,
+ * MSAMP_WIRE_STACK_FULL when every stack is in use). */
 #include <string.h>
 
 #include "check.h"
@@ -28,7 +29,7 @@ static void test_live(void)
             continue;
         }
         CHECK_EQ((uint32_t)s / MSAMP_CFG_LIVE_WAYS, msamp_live_bucket(msamp_live_hash(p)));
-        msamp_live_set((uint32_t)s, p, i + 1, 7, 100 + i);
+        msamp_live_set((uint32_t)s, p, i + 1, 7, 100 + i, 4096);
         CHECK(msamp_live_maybe(p) != 0);
         in++;
     }
@@ -41,7 +42,8 @@ static void test_live(void)
         if (slots[i] >= 0) {
             struct msamp_live_entry e;
             msamp_live_get((uint32_t)slots[i], &e);
-            CHECK(e.addr == addrs[i] && e.size == i + 1 && e.stack == 7 && e.birth == 100 + i);
+            CHECK(e.addr == addrs[i] && e.size == i + 1 && e.stack == 7 && e.birth == 100 + i &&
+                  e.interval == 4096);
         }
 #endif
     }
@@ -68,7 +70,7 @@ static void test_live(void)
     uintptr_t p = 0x777770;
     int32_t s = msamp_live_free_slot(p);
     if (s >= 0) {
-        msamp_live_set((uint32_t)s, p, 1, 1, 1);
+        msamp_live_set((uint32_t)s, p, 1, 1, 1, 1);
         CHECK_EQ(msamp_live_find(p), s);
         CHECK_EQ(msamp_live_find(p + 8), -1);
         msamp_live_clear((uint32_t)s);
@@ -105,59 +107,140 @@ static void test_stacks(void)
     uint32_t ic = intern_sent(c, 2);
     CHECK(ic != 0 && ic != ia && ic != ib);
     CHECK_EQ(msamp_stack_intern(a, 0), 0);
-#if !MSAMP_CFG_HEAPDUMP
-    /* A new stack whose definition did not go out keeps no id: the next new one is offered it. */
-    uintptr_t d[1] = {0x400}, e[1] = {0x500};
-    uint32_t id = msamp_stack_intern(d, 1);
-    CHECK_EQ(msamp_stack_intern(e, 1), id);
-    msamp_stack_sent(id, 1);
-    CHECK_EQ(msamp_stack_intern(e, 1), id);
-    CHECK(msamp_stack_intern(d, 1) != id);
-    msamp_table_reset();
-    ia = intern_sent(a, 3);
-#else
+#if MSAMP_CFG_HEAPDUMP
     /* With passes: unsent again in a new pass. */
     CHECK(msamp_stack_unsent(ib, 2));
     const uintptr_t *got;
-    CHECK_EQ(msamp_frames_used(), 8);
+    CHECK_EQ(msamp_frames_used(), 11); /* 3 stacks: frames and one header word each */
     CHECK_EQ(msamp_stack_frames(ib, &got), 3);
     CHECK(got[2] == 0x301);
     CHECK_EQ(msamp_stack_frames(0, &got), 0);
 #endif
-    /* Fill the table: ids 1..capacity-1, then 0. */
-    uint32_t used = msamp_stacks_used();
-    unsigned made = 0, zero = 0;
+    CHECK(!msamp_stack_unsent(MSAMP_WIRE_STACK_FULL, 1));
+    /* Every stack in use (a live slot refers to it): a new one finds the table full. */
+    msamp_table_reset();
+    unsigned made = 0, full = 0, slot = 0;
     for (unsigned i = 0; i < 2 * MSAMP_CFG_STACK_CAPACITY; i++) {
         uintptr_t s[1] = {0x5000 + i};
         uint32_t id = intern_sent(s, 1);
-        if (id == 0)
-            zero++;
-        else
-            made++;
-        CHECK(id < MSAMP_CFG_STACK_CAPACITY);
+        if (id == MSAMP_WIRE_STACK_FULL) {
+            full++;
+            continue;
+        }
+        CHECK(id != 0 && id < MSAMP_CFG_STACK_CAPACITY);
+        msamp_live_set(slot, 0x100000 + slot * 64u, 8, id, 0, 1);
+        slot++;
+        made++;
     }
-    CHECK_EQ(made + used, MSAMP_CFG_STACK_CAPACITY - 1u);
+    CHECK_EQ(made, MSAMP_CFG_STACK_CAPACITY - 1u);
     CHECK_EQ(msamp_stacks_used(), MSAMP_CFG_STACK_CAPACITY - 1u);
-    CHECK(zero > 0);
-    CHECK_EQ(msamp_stack_intern(a, 3), ia); /* old stacks still found when full */
+    CHECK_EQ(msamp_stacks_referenced(), MSAMP_CFG_STACK_CAPACITY - 1u);
+    CHECK(full > 0);
+    CHECK_EQ(msamp_stacks_evicted(), 0);
+    uintptr_t first[1] = {0x5000};
+    CHECK_EQ(msamp_stack_intern(first, 1), 1); /* old stacks still found when full */
+    /* One stack falls out of use: the next new stack takes its id, unsent, and the old one is
+     * gone (interned again, it needs an id of its own). */
+    msamp_live_clear(0); /* slot 0 held stack 1 */
+    CHECK_EQ(msamp_stacks_referenced(), MSAMP_CFG_STACK_CAPACITY - 2u);
+    uintptr_t fresh[2] = {0x7000, 0x7008};
+    uint32_t reused = msamp_stack_intern(fresh, 2);
+    CHECK_EQ(reused, 1);
+    CHECK(msamp_stack_unsent(reused, 1));
+    CHECK_EQ(msamp_stacks_evicted(), 1);
+    CHECK_EQ(msamp_stack_intern(fresh, 2), reused);
+    msamp_live_set(0, 0x100000, 8, reused, 0, 1);
+    CHECK_EQ(msamp_stack_intern(first, 1), MSAMP_WIRE_STACK_FULL); /* all in use again */
 #if MSAMP_CFG_HEAPDUMP
-    /* The frame pool runs out before the table: id 0. */
+    const uintptr_t *f;
+    CHECK_EQ(msamp_stack_frames(reused, &f), 2);
+    CHECK(f[0] == 0x7000 && f[1] == 0x7008);
+    /* The frame pool: deep stacks fill it; while they are unused, new ones evict old ones and the
+     * pool is compacted; a stack in use keeps its frames whatever moves around it. */
     msamp_table_reset();
-    uintptr_t deep[MSAMP_CFG_MAX_DEPTH];
+    uintptr_t deep[MSAMP_CFG_MAX_DEPTH], keep[3] = {0xA000, 0xA008, 0xA010};
+    uint32_t kept = intern_sent(keep, 3);
+    msamp_live_set(0, 0x200000, 8, kept, 0, 1);
     unsigned ok = 0;
     for (unsigned i = 0; i < 64; i++) {
         for (unsigned k = 0; k < MSAMP_CFG_MAX_DEPTH; k++)
             deep[k] = 0x9000 + i * 64 + k;
-        if (intern_sent(deep, MSAMP_CFG_MAX_DEPTH) != 0)
-            ok++;
+        uint32_t id = intern_sent(deep, MSAMP_CFG_MAX_DEPTH);
+        CHECK(id != 0 && id != MSAMP_WIRE_STACK_FULL && id != kept);
+        CHECK_EQ(msamp_stack_frames(id, &f), MSAMP_CFG_MAX_DEPTH);
+        CHECK(f[0] == 0x9000 + i * 64 && f[MSAMP_CFG_MAX_DEPTH - 1] == deep[MSAMP_CFG_MAX_DEPTH - 1]);
+        ok++;
+        CHECK(msamp_frames_used() <= MSAMP_CFG_FRAME_POOL);
     }
-    CHECK_EQ(ok, MSAMP_CFG_FRAME_POOL / MSAMP_CFG_MAX_DEPTH);
-    CHECK(msamp_frames_used() <= MSAMP_CFG_FRAME_POOL);
+    CHECK_EQ(ok, 64);
+    CHECK(msamp_stacks_evicted() > 0);
+    CHECK_EQ(msamp_stack_frames(kept, &f), 3);
+    CHECK(f[0] == 0xA000 && f[2] == 0xA010);
+    CHECK_EQ(msamp_stack_intern(keep, 3), kept);
+    /* Every deep stack in use: the pool is full for good. */
+    msamp_table_reset();
+    unsigned fit = 0;
+    for (unsigned i = 0; i < 64; i++) {
+        for (unsigned k = 0; k < MSAMP_CFG_MAX_DEPTH; k++)
+            deep[k] = 0x9000 + i * 64 + k;
+        uint32_t id = intern_sent(deep, MSAMP_CFG_MAX_DEPTH);
+        if (id == MSAMP_WIRE_STACK_FULL)
+            continue;
+        msamp_live_set(fit, 0x300000 + fit * 64u, 8, id, 0, 1);
+        fit++;
+    }
+    CHECK_EQ(fit, MSAMP_CFG_FRAME_POOL / (MSAMP_CFG_MAX_DEPTH + 1u));
 #endif
+}
+
+/* Random churn: stacks come and go through eviction (the index deletes with backward shifts); a
+ * stack in use always keeps its id and frames, and is found again. */
+static void test_stack_churn(void)
+{
+    msamp_table_reset();
+    enum { KINDS = 3 * MSAMP_CFG_STACK_CAPACITY };
+    static uint32_t id_of[KINDS];
+    static int32_t slot_of[KINDS];
+    uint64_t rng = 12345;
+    for (unsigned k = 0; k < KINDS; k++) {
+        id_of[k] = 0;
+        slot_of[k] = -1;
+    }
+    for (unsigned step = 0; step < 20000; step++) {
+        unsigned k = (unsigned)(msamp_rng_next(&rng) % KINDS);
+        uintptr_t pcs[4] = {0x1000 + k, 0x2000 + k * 3u, 0x3000, 0x4000 + (k & 7u)};
+        uint32_t depth = 1u + k % 4u;
+        if (slot_of[k] >= 0) { /* in use: found with its id; maybe released */
+            CHECK_EQ(msamp_stack_intern(pcs, depth), id_of[k]);
+#if MSAMP_CFG_HEAPDUMP
+            const uintptr_t *f;
+            CHECK_EQ(msamp_stack_frames(id_of[k], &f), depth);
+            CHECK(f[0] == pcs[0] && f[depth - 1] == pcs[depth - 1]);
+#endif
+            if (msamp_rng_next(&rng) % 2) {
+                msamp_live_clear((uint32_t)slot_of[k]);
+                slot_of[k] = -1;
+            }
+            continue;
+        }
+        uint32_t id = intern_sent(pcs, depth);
+        if (id == MSAMP_WIRE_STACK_FULL)
+            continue;
+        CHECK(id != 0 && id < MSAMP_CFG_STACK_CAPACITY);
+        uintptr_t addr = 0x100000 + (uintptr_t)k * 64u;
+        int32_t slot = msamp_live_free_slot(addr);
+        if (slot < 0)
+            continue;
+        msamp_live_set((uint32_t)slot, addr, 8, id, 0, 1);
+        id_of[k] = id;
+        slot_of[k] = slot;
+    }
+    CHECK(msamp_stacks_evicted() > 100);
 }
 
 int main(void)
 {
+    test_stack_churn();
     test_live();
     test_stacks();
     return check_report(MSAMP_CFG_HEAPDUMP ? "unit-tables" : "unit-tables-compact");

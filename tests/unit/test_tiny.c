@@ -38,7 +38,8 @@ static const struct rec *last(int type)
 static void test_boot_and_events(void)
 {
     CHECK_EQ(msamp_poll(), MSAMP_ERR_STATE);
-    struct msamp_config cfg = {.interval = 1, .seed = 42};
+    /* Pinned: the tables fill and refusals are counted, as before the adaptive interval. */
+    struct msamp_config cfg = {.interval = 1, .seed = 42, .pin_interval = 1};
     static const uint8_t bid[20] = {0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
     fake_build_id = bid;
     fake_build_id_len = sizeof bid;
@@ -168,7 +169,8 @@ static void test_tables_full(void)
 {
     size_t mark = fake_out_len;
     struct msamp_stats before = stats();
-    /* More distinct stacks than the table holds: the rest go out as id 0 and are counted. */
+    /* More distinct stacks than the table holds, freed at once: unused stacks are evicted and
+     * their ids defined again, nothing is lost. */
     for (uintptr_t i = 0; i < MSAMP_CFG_STACK_CAPACITY + 10u; i++) {
         fake_stack[0] = 0x600000 + i * 4;
         __wrap_free(__wrap_malloc(8));
@@ -176,7 +178,20 @@ static void test_tables_full(void)
     }
     struct msamp_stats after = stats();
     CHECK_EQ(after.stacks_used, MSAMP_CFG_STACK_CAPACITY - 1u);
+    CHECK(after.stacks_evicted - before.stacks_evicted >= 10u);
+    CHECK_EQ(after.stack_full, before.stack_full);
+    /* Kept live: once every stack is in use, the rest go out as MSAMP_WIRE_STACK_FULL, counted. */
+    enum { HELD = 3 * MSAMP_CFG_STACK_CAPACITY };
+    static void *held[HELD];
+    for (uintptr_t i = 0; i < HELD; i++) {
+        fake_stack[0] = 0x680000 + i * 4;
+        held[i] = __wrap_malloc(8);
+        msamp_poll();
+    }
+    after = stats();
     CHECK(after.stack_full - before.stack_full >= 10u);
+    for (uintptr_t i = 0; i < HELD; i++)
+        __wrap_free(held[i]);
     /* Deeper than MSAMP_CFG_MAX_DEPTH: cut and counted. */
     for (unsigned i = 0; i < 40; i++)
         fake_stack[i] = 0x700000 + i * 0x10;
@@ -189,7 +204,7 @@ static void test_tables_full(void)
     CHECK_EQ(dstats.frames_bad, 0);
     int unknown = 0;
     for (int i = 0; i < nrec; i++)
-        unknown += recs[i].type == MSAMP_REC_ALLOC && recs[i].c == 0;
+        unknown += recs[i].type == MSAMP_REC_ALLOC && recs[i].c == MSAMP_WIRE_STACK_FULL;
     CHECK_EQ((uint32_t)unknown, stats().stack_full - before.stack_full);
     const struct rec *dr = last(MSAMP_REC_DROPS);
     CHECK(dr && dr->c == stats().reentrant);

@@ -197,7 +197,7 @@ static int encode_listing(const char *path)
         } else if (strcmp(type, "LIVE") == 0) {
             msamp_rec_live((uint32_t)need(line, "slot", lineno), (uintptr_t)need(line, "size", lineno),
                            (uint32_t)need(line, "stack", lineno), (uint32_t)need(line, "birth", lineno),
-                           (uintptr_t)addr);
+                           (uintptr_t)addr, atomic_load(&msamp_core.interval));
             CHECK_EQ(has_addr, MSAMP_CFG_SEND_ADDRESSES);
         } else if (strcmp(type, "SNAP_BEGIN") == 0) {
             v64[f64.n++] = need(line, "pass", lineno);
@@ -213,7 +213,8 @@ static int encode_listing(const char *path)
                 c[i] = (uint32_t)need(line, k[i], lineno);
             msamp_rec_drops(c);
         } else if (strcmp(type, "INTERVAL") == 0) {
-            msamp_rec_interval((uint32_t)need(line, "interval", lineno), (uintptr_t)need(line, "dt", lineno));
+            msamp_rec_interval((uint32_t)need(line, "interval", lineno), (uintptr_t)need(line, "dt", lineno),
+                               MSAMP_INTERVAL_SET, 0);
         } else if (strcmp(type, "TIME") == 0) {
             v64[f64.n++] = need(line, "ts", lineno);
             rtype = MSAMP_REC_TIME, layout = msamp_layout_varints64, arg = &f64;

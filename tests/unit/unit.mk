@@ -46,11 +46,11 @@ $(UNIT_OUT)/test_writer_nibble: tests/unit/test_writer.c src/msamp_writer.c src/
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_RING_SIZE=4096 -DMSAMP_CFG_CRC_TABLE=1 $(filter %.c,$^) -o $@
 
 # The table interface, on the RAM-dump tables and on the compact ones.
-$(UNIT_OUT)/test_tables: tests/unit/test_tables.c src/msamp_live.c src/msamp_table_dump.c \
+$(UNIT_OUT)/test_tables: tests/unit/test_tables.c src/msamp_live.c src/msamp_table_dump.c src/msamp_sampler.c \
 		src/msamp_table_compact.c $(UNIT_DEPS)
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_SMALL) $(filter %.c,$^) -o $@
-$(UNIT_OUT)/test_tables_compact: tests/unit/test_tables.c src/msamp_live.c src/msamp_table_dump.c \
+$(UNIT_OUT)/test_tables_compact: tests/unit/test_tables.c src/msamp_live.c src/msamp_table_dump.c src/msamp_sampler.c \
 		src/msamp_table_compact.c $(UNIT_DEPS)
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_SMALL) -DMSAMP_CFG_HEAPDUMP=0 $(filter %.c,$^) -o $@

@@ -1,0 +1,158 @@
+/* The adaptive interval (docs/ADAPTIVE.md). When the live table passes three quarters full (or a
+ * sample finds its bucket full, or the stacks in use pass three quarters of the stack table), the
+ * interval doubles, up to its maximum, and an INTERVAL record says so; from that point of the
+ * stream every live entry sampled below the new interval is "pending": it stays with probability
+ * p(s, R') / p(s, R), decided by a coin the host replays (include/msamp_thin.h). Pending entries
+ * are settled lazily, a few slots per sampled allocation and per poll (a pass over the table), and
+ * whenever one is looked up first: by a free, a realloc, a snapshot, or a full bucket. A new raise
+ * waits for the pass under way (finishing it at once when a bucket is full). The interval halves
+ * again, not below its minimum, when both tables are below a quarter full for a second. All of it
+ * runs under the port lock, off the allocation fast path, in integer arithmetic. */
+#include "msamp_internal.h"
+
+#define G msamp_core
+#define HIGH(cap) ((cap) - (cap) / 4u)
+#define LOW(cap) ((cap) / 4u)
+
+/* Whether an occupied slot waits for the pass under way. */
+static int pending(uint32_t slot)
+{
+    return G.thin_target != 0 && msamp_live_interval(slot) < G.thin_target;
+}
+
+/* Settles an occupied slot: 1 when its entry stays, 0 when the coin took it out. */
+static int settle(uint32_t slot)
+{
+    if (!pending(slot))
+        return 1;
+    uint32_t q =
+        msamp_thin_q16(msamp_live_thin_size(slot), msamp_live_interval(slot), G.thin_target);
+    if (msamp_thin_keep(slot, G.epoch, G.session_id, q)) {
+        msamp_live_set_interval(slot, G.thin_target);
+        return 1;
+    }
+    msamp_live_clear(slot);
+    G.thinned++;
+    return 0;
+}
+
+int32_t msamp_live_find_settled(uintptr_t p)
+{
+    int32_t s = msamp_live_find(p);
+    if (s >= 0 && !settle((uint32_t)s))
+        return -1;
+    return s;
+}
+
+int msamp_live_settled(uint32_t slot)
+{
+    return msamp_live_addr(slot) != 0 && settle(slot);
+}
+
+/* The pass goes on for `budget` slots (ends when it has seen the whole table). */
+static void step(uint32_t budget)
+{
+    for (; G.thin_target != 0 && budget != 0; budget--) {
+        uint32_t slot = G.thin_cursor;
+        if (msamp_live_addr(slot) != 0)
+            (void)settle(slot);
+        if (++G.thin_cursor >= MSAMP_LIVE_CAP)
+            G.thin_target = 0;
+    }
+}
+
+/* Changes the interval in force, with its INTERVAL record as an event of its own (the host must
+ * hear every change, so none happens unless the record is in the ring): 1 when done. */
+static int change(uint32_t next, unsigned reason)
+{
+    struct msamp_writer ev;
+    uint32_t epoch = G.epoch + (reason != MSAMP_INTERVAL_LOWER);
+    msamp_event_begin(&ev);
+    msamp_rec_interval(next, msamp_event_stamp(), reason, epoch);
+    if (msamp_event_end(&ev, 0) != 0)
+        return 0;
+    G.epoch = epoch;
+    atomic_store_explicit(&G.interval, next, memory_order_relaxed);
+    G.changed_at = msamp_now();
+    msamp_table_describe(G.session_id, next, msamp_tick_hz());
+    msamp_broadcast();
+    return 1;
+}
+
+/* Doubles the interval (up to the maximum) and starts the pass that thins the table to it. */
+static int raise_interval(unsigned reason)
+{
+    uint32_t now = atomic_load_explicit(&G.interval, memory_order_relaxed);
+    if (now >= G.interval_max)
+        return 0;
+    step(MSAMP_LIVE_CAP); /* the pass under way ends first: one pending interval at a time */
+    uint32_t next = now > G.interval_max / 2u ? G.interval_max : now * 2u;
+    if (!change(next, reason))
+        return 0;
+    G.thin_target = next;
+    G.thin_cursor = 0;
+    G.raises++;
+    return 1;
+}
+
+int msamp_adapt_admit(struct msamp_context *c, uint32_t *drawn, uintptr_t size)
+{
+    uint32_t now = atomic_load_explicit(&G.interval, memory_order_relaxed);
+    if (*drawn >= now)
+        return 1;
+    /* Decided at a smaller interval than the one now in force (a raise came between the decision
+     * and this lock): thinned like a live entry, so it stands for the interval in force. */
+    uint32_t q = msamp_thin_q16(size, *drawn, now);
+    if (((uint32_t)msamp_rng_next(&c->rng) >> 16) < q) {
+        *drawn = now;
+        return 1;
+    }
+    G.thinned++;
+    return 0;
+}
+
+int msamp_adapt_room(struct msamp_context *c, uint32_t *drawn, uintptr_t p, uintptr_t size)
+{
+    uint32_t base = msamp_live_bucket(msamp_live_hash(p)) * MSAMP_CFG_LIVE_WAYS;
+    for (int round = 0; round < 2; round++) {
+        for (uint32_t w = 0; w < MSAMP_CFG_LIVE_WAYS; w++)
+            (void)msamp_live_settled(base + w);
+        if (msamp_live_free_slot(p) >= 0 || round == 1)
+            break;
+        if (!raise_interval(MSAMP_INTERVAL_BUCKET_FULL))
+            break; /* pinned, at the maximum, or no room for the record: counted as live_full */
+        if (!msamp_adapt_admit(c, drawn, size))
+            return 0;
+    }
+    return 1;
+}
+
+void msamp_adapt_after_sample(void)
+{
+    step(MSAMP_CFG_THIN_BATCH);
+    if (G.thin_target != 0)
+        return;
+    if (msamp_live_used() >= HIGH(MSAMP_LIVE_CAP))
+        (void)raise_interval(MSAMP_INTERVAL_LIVE_HIGH);
+    else if (msamp_stacks_referenced() >= HIGH(MSAMP_STACK_CAP))
+        (void)raise_interval(MSAMP_INTERVAL_STACK_HIGH);
+}
+
+void msamp_adapt_poll(void)
+{
+    msamp_adapt_after_sample();
+    step(8u * MSAMP_CFG_THIN_BATCH);
+    uint32_t now = atomic_load_explicit(&G.interval, memory_order_relaxed);
+    if (G.thin_target != 0 || now <= G.interval_min || msamp_live_used() >= LOW(MSAMP_LIVE_CAP) ||
+        msamp_stacks_referenced() >= LOW(MSAMP_STACK_CAP) ||
+        msamp_now() - G.changed_at < msamp_tick_hz())
+        return;
+    uint32_t next = now / 2u > G.interval_min ? now / 2u : G.interval_min;
+    if (change(next, MSAMP_INTERVAL_LOWER))
+        G.lowers++;
+}
+
+void msamp_adapt_settle_all(void)
+{
+    step(MSAMP_LIVE_CAP);
+}
