@@ -80,7 +80,21 @@ $(UNIT_OUT)/test_vectors_addr: tests/unit/test_vectors.c src/msamp_writer.c src/
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_MAX_DEPTH=256 -DMSAMP_CFG_RING_SIZE=65536 -DMSAMP_CFG_MAPPINGS=1 \
 		-DMSAMP_CFG_SEND_ADDRESSES=1 $(filter %.c,$^) -o $@
 
-UNIT_TESTS := sampler sampler32 writer writer_nibble writer_bitwise tables tables_compact core core_small tiny vectors
+# The adaptive interval: the coin's fit, unbiased weights, the core against a host replay.
+$(UNIT_OUT)/test_adapt: tests/unit/test_adapt.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) \
+		$(UNIT_WRAPS) $(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_LIVE_CAPACITY=256 -DMSAMP_CFG_STACK_CAPACITY=64 \
+		-DMSAMP_CFG_RING_SIZE=65536 $(filter %.c,$^) -lz -lm -o $@
+# The same on the compact tables (sizes and intervals kept as 8-bit codes).
+$(UNIT_OUT)/test_adapt_compact: tests/unit/test_adapt.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) \
+		$(UNIT_WRAPS) $(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CFG_LIVE_CAPACITY=256 \
+		-DMSAMP_CFG_STACK_CAPACITY=64 -DMSAMP_CFG_RING_SIZE=65536 $(filter %.c,$^) -lz -lm -o $@
+
+UNIT_TESTS := sampler sampler32 writer writer_nibble writer_bitwise tables tables_compact core core_small tiny vectors \
+	adapt adapt_compact
 TESTS += $(addprefix unit-,$(UNIT_TESTS))
 
 test-unit-vectors: $(UNIT_OUT)/test_vectors $(UNIT_OUT)/test_vectors_addr
