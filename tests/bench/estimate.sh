@@ -61,7 +61,7 @@ MSAMP_DISABLE=1 "$app" -n "$out/full.truth" 1000 > /dev/null
 full=$(expected "$out/full.truth")
 say "== estimate error against live set / live table (MSAMP_LIVE_CAPACITY=$CAP, start interval $R0 B,"
 say "   seeds: $SEEDS; errors are mean |estimate - truth| / truth; x1: ratio to the ratio-1 row)"
-printf '%-6s %7s %8s %-28s %9s %6s %10s %6s %8s %8s\n' ratio actual blocks "final intervals (max)" \
+printf '%-6s %7s %8s %-44s %9s %6s %10s %6s %8s %8s\n' ratio actual blocks "final intervals (max)" \
   "in-use" x1 "worst site" x1 "pred sd" pinned | tee -a "$res"
 base_t="" base_w=""
 for ratio in 1 10 100; do
@@ -79,7 +79,7 @@ for ratio in 1 10 100; do
   [ -n "$base_t" ] || { base_t=$mt; base_w=$mw; }
   awk -v r="$ratio" -v a="$actual" -v b="$blocks" -v f="$finals" -v t="$mt" -v w="$mw" -v bt="$base_t" \
       -v bw="$base_w" -v sd="$sd" -v pin="$pinned" 'BEGIN {
-    printf "%-6s %7s %8d %-28s %8.3f%% %6s %9.3f%% %6s %7.3f%% %8s\n", r, a, b, f, 100 * t,
+    printf "%-6s %7s %8d %-44s %8.3f%% %6s %9.3f%% %6s %7.3f%% %8s\n", r, a, b, f, 100 * t,
       (bt > 0 ? sprintf("%.1f", t / bt) : "-"), 100 * w, (bw > 0 ? sprintf("%.1f", w / bw) : "-"), 100 * sd, pin
   }' | tee -a "$res"
 done

@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # Usage: tests/hosted/scale.sh APP DRAIN DUMP WORKDIR [adaptive|pinned|all]   (default all)
-# The adaptive interval at scale. APP is tests/hosted/scale_app.c: about 10^6 blocks (350 MB) live
-# across six sites of 24 B to 1 MiB, plus short-lived blocks. DRAIN is host_tools/drain (the
-# estimates), DUMP host_tools/msamp-dump (the stream's SESSION and INTERVAL records: the table's
-# capacity and every change of the interval).
+# The adaptive interval at scale. APP is tests/hosted/scale_app.c: about 10^6 blocks (372 MB) live
+# across six sites of 24 B to 1 MiB, plus short-lived blocks (633 MB allocated in all). DRAIN is
+# host_tools/drain (the estimates), DUMP host_tools/msamp-dump (the stream's SESSION and INTERVAL
+# records: the table's capacity and every change of the interval).
 #
 # adaptive: the default live table (65536 slots), start interval 16 B, 5 fixed seeds. At 16 B the
-#   live set's expected samples, sum over live blocks of p(s, R) = 1 - exp(-s/R), are 852,000: 13x
+#   live set's expected samples, sum over live blocks of p(s, R) = 1 - exp(-s/R), are 858,000: 13x
 #   the table (printed per run from the truth). The library must raise its interval and thin the
 #   table; drain replays the thinning and weights each entry by the interval it stands for. Checks:
 #   in-use and allocated byte totals within 2 % of the truth, and the in-use bytes of every site
-#   holding >= 5 % of the live bytes within 10 %.
+#   holding >= 5 % of the live bytes within 10 % (5 sites; site_tiny, 4.2 %, is printed only).
 # pinned: MSAMP_INTERVAL_PIN=1, MSAMP_LIVE_CAPACITY=4096, one seed, a tenth of the live set: the
 #   behaviour before adaptation: the interval never changes and drain reports live_full > 0 (the
 #   estimates, printed, are far too low: that is the bug adaptation fixes).
+# The seeds fix the sampling decisions, not the runs: the bucket of a block is a hash of its
+# address (ASLR), so the raises, and the final interval, vary from run to run.
 #
 # Where the bounds come from. After thinning, each live block of s bytes is in the table with
 # probability P = p(s, R_final) (a block sampled at R and kept with probability p(s, R')/p(s, R) at
@@ -26,13 +28,15 @@
 # interval then in force, <= R_max). check_run computes these sd's from the truth at R_max, prints
 # the z-scores, and fails if a bound is less than 4 sd (the workload would be too noisy to test:
 # change scale_app's counts), so a correct library fails a check with probability below 1e-4.
-# The workload's design: blocks much larger than R_final are in the table with P ~ 1 and cost no
-# variance; for s << R, s^2 (1 - P)/P ~ s R, so the small blocks' B bytes give sd ~ sqrt(R B). With
-# 45 % of the live bytes in 1 MiB blocks and 9 % in blocks of 24 and 64 B, the in-use total's sd is
-# 0.11 % of it at R_final = 4 KiB (the final interval simulated for 8-way buckets that also raise
-# when one is full), so 2 % = 18 sd; it stays >= 4 sd up to R_final = 32 KiB. The sites' worst case
-# (site_small, 64 B blocks, 6.6 % of the bytes) is 10 % = 7.6 sd at 4 KiB, 5.3 sd at 8 KiB.
-# Each app run takes a few seconds (10^6 mallocs, samples and thinning); drain well under one.
+# The workload's design: a block much larger than R is in the table with P ~ 1 and costs no
+# variance; for s << R, s^2 (1 - P)/P ~ s R, so B bytes of small blocks give sd ~ sqrt(R B). 42 %
+# of the live bytes are 1 MiB blocks, 16 % blocks of 24 and 128 B. The live table of this build
+# settles near 13,000 entries (a raise when a sample finds its 8-way bucket full, long before the
+# 3/4 mark), so R_max is 8 KiB, or 4 KiB (expected samples there: 9,950 and 17,200). Bounds in sd
+# at R_max = 4 / 8 / 16 / 32 KiB: in-use total 15.0 / 10.3 / 6.5 / 4.0, allocated total 18.8 /
+# 12.9 / 8.1 / 4.9, the noisiest checked site (site_small, 128 B blocks, 12.1 % of the bytes)
+# 10.5 / 7.4 / 5.2 / 3.7 (the other sites 9.8 or more at 16 KiB): the test holds to 16 KiB.
+# Each run: the app under a second, drain and msamp-dump about 0.1 s; the whole test about 5 s.
 set -eu
 app=$1 drain=$2 dump=$3 dir=$4 mode=${5:-all}
 R0=16
@@ -56,6 +60,7 @@ run() {
   rm -f "$dir/$name".*.bin "$dir/$name.pb.gz" "$dir/$name.top" "$dir/$name.meta"
   local t0
   t0=$(date +%s.%N)
+  # shellcheck disable=SC2086 # RUNNER may be a command with arguments (e2e.sh's convention)
   env MSAMP_OUTPUT="$dir/$name.%p.bin" MSAMP_SEED="$seed" MSAMP_INTERVAL="$R0" "$@" \
     ${RUNNER:-} "$app" "$dir/$name.truth" "$permille" > "$dir/$name.app" ||
     { echo "FAIL: $name: $app exited $?" >&2; return 1; }
@@ -108,9 +113,14 @@ check_run() {
   live_full=$(field live_full "$dir/$name.meta")
   echo "interval: start $R0, first $first, final $final, max $max; $raises raises, $lowers lowers" \
     "(stream); drain: final $dfinal, $dchanges changes; live_full ${live_full:-?}"
+  grep -m1 '^sampling:' "$dir/$name.top" || true
   grep '^stats' "$dir/$name.app" || true
-  [ "$max" != "?" ] && [ "$cap" != "?" ] || { echo "FAIL: no interval or capacity in the stream"; return 1; }
+  if [ "$max" = "?" ] || [ "$cap" = "?" ]; then echo "FAIL: no interval or capacity in the stream"; return 1; fi
   [ "$dfinal" = "$final" ] || { echo "FAIL: drain's final interval $dfinal is not the stream's $final"; return 1; }
+  local sraises
+  sraises=$(field raises "$dir/$name.app")
+  [ "${sraises:-$raises}" = "$raises" ] ||
+    { echo "FAIL: the app's stats count $sraises raises, the stream $raises"; return 1; }
   awk -v R0="$R0" -v R="$max" -v cap="$cap" -f - "$dir/$name.truth" "$dir/$name.top" <<'EOF'
 function p(s, r) { return r <= 1 ? 1 : 1 - exp(-s / r) }
 function v(s, r,   q) { q = p(s, r); return s * s * (1 - q) / q }
@@ -144,7 +154,7 @@ END {
 }
 function line(what, t, e, sd, bound,   err, z, r) {
   err = (e - t) / t; z = sd > 1e-9 * t ? (e - t) / sd : (e == t ? 0 : 999)
-  printf "  %-12s %14d %14d %+7.2f%% %6.2f%% %7.2f %s\n", what, t, e, 100 * err, 100 * sd / t, z, (!bound ? "-" : sd > 1e-9 * t ? sprintf("%.0f%% = %.1f sd", 100 * bound, bound * t / sd) : sprintf("%.0f%%, exact", 100 * bound))
+  printf "  %-12s %14d %14d %+7.2f%% %6.2f%% %7.2f %s\n", what, t, e, 100 * err, 100 * sd / t, z, (!bound ? "-" : bound * t < 1000 * sd ? sprintf("%.0f%% = %.1f sd", 100 * bound, bound * t / sd) : sprintf("%.0f%% > 1000 sd", 100 * bound))
   if (!bound) return 0
   r = 0
   if (abs(err) > bound) { printf "FAIL: %s off by %.2f%% (bound %.0f%%)\n", what, 100 * err, 100 * bound; r = 1 }
