@@ -67,10 +67,14 @@ DEMO_SRCS := $(DEMO_DIR)/demo_heap.c $(DEMO_DIR)/mini_libc.c
 DEMO_OBJS := $(call obj_of,$(BOARD_DIR)/obj,$(DEMO_SRCS))
 
 # Demo variants: demo.c built with DEMO_DEFS_<variant>.
-DEMO_VARIANTS := demo demo-stall demo-long
+DEMO_VARIANTS := demo demo-stall demo-long demo-scale
 DEMO_DEFS_demo :=
 DEMO_DEFS_demo-stall := -DDEMO_STALL_FROM=500 -DDEMO_STALL_TO=2500
 DEMO_DEFS_demo-long := -DDEMO_MIN_MS=1500 -DDEMO_INTERVAL=1024
+# The adaptive interval on a device: every block sampled at the start (interval 8), a leak of
+# ~2000 blocks, and a library whose live table has 128 slots (DEMO_SCALE_LIB): the live sampled set
+# is over 15 times the table.
+DEMO_DEFS_demo-scale := -DDEMO_INTERVAL=8 -DLEAK_EVERY=2
 
 $(BOARD_DIR)/obj/%.o: %.c $(BOARD_FLAGS)
 	@mkdir -p $(@D)
@@ -101,6 +105,19 @@ $(call obj_of,$(BOARD_DIR)/demo-lib,$(MSAMP_OWN_SRCS)): OWN_CFLAGS := $(MSAMP_OW
 $(DEMO_LIB): $(DEMO_LIB_OBJS)
 	rm -f $@
 	$(BOARD_AR) rcs $@ $^
+DEMO_SCALE_LIB := $(BOARD_DIR)/demo-scale-lib/libmsamp.a
+DEMO_SCALE_LIB_OBJS := $(call obj_of,$(BOARD_DIR)/demo-scale-lib,$(MSAMP_LIB_SRCS))
+$(BOARD_DIR)/demo-scale-lib/%.o: %.c $(BOARD_FLAGS)
+	@mkdir -p $(@D)
+	$(BOARD_COMPILE) $(OWN_CFLAGS) $(DEMO_MSAMP_DEFS) -DMSAMP_CFG_LIVE_CAPACITY=128 -c $< -o $@
+$(call obj_of,$(BOARD_DIR)/demo-scale-lib,$(MSAMP_OWN_SRCS)): OWN_CFLAGS := $(MSAMP_OWN_CFLAGS)
+$(DEMO_SCALE_LIB): $(DEMO_SCALE_LIB_OBJS)
+	rm -f $@
+	$(BOARD_AR) rcs $@ $^
+DEMO_LIB_demo := $(DEMO_LIB)
+DEMO_LIB_demo-stall := $(DEMO_LIB)
+DEMO_LIB_demo-long := $(DEMO_LIB)
+DEMO_LIB_demo-scale := $(DEMO_SCALE_LIB)
 
 # One small library per transport: libmsamp_<transport>.a.
 define board_transport
@@ -116,9 +133,9 @@ define board_demo
 $(BOARD_DIR)/$(1)/$(2).o: $(DEMO_DIR)/demo.c $(BOARD_FLAGS)
 	@mkdir -p $$(@D)
 	$$(BOARD_COMPILE) $(DEMO_MSAMP_DEFS) $(DEMO_DEFS_$(2)) -c $$< -o $$@
-$(BOARD_DIR)/$(1)/$(2).elf: $(BOARD_DIR)/$(1)/$(2).o $(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_$(1).a $(DEMO_LIB) $(BOARD_LDSCRIPT)
+$(BOARD_DIR)/$(1)/$(2).elf: $(BOARD_DIR)/$(1)/$(2).o $(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_$(1).a $(DEMO_LIB_$(2)) $(BOARD_LDSCRIPT)
 	$$(BOARD_CC) $$(BOARD_TARGET_CFLAGS) $$(BOARD_LINK_FLAGS) -o $$@ $(BOARD_DIR)/$(1)/$(2).o \
-		$(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_$(1).a $(DEMO_LIB) $(BOARD_LIBGCC)
+		$(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_$(1).a $(DEMO_LIB_$(2)) $(BOARD_LIBGCC)
 endef
 $(foreach t,$(BOARD_TRANSPORTS),$(eval $(call board_transport,$(t))))
 $(foreach t,$(BOARD_TRANSPORTS),$(foreach v,$(DEMO_VARIANTS),$(eval $(call board_demo,$(t),$(v)))))

@@ -21,15 +21,17 @@ test-board-selftest: ## Port self-test on the board under QEMU: walker (real and
 BOARD_E2E_NEEDS := $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU)) go
 # BOARD_DRAIN_BUILT=1: host_tools/drain is already built (sub-makes with another BUILD).
 board_e2e = @tests/need.sh $(BOARD_E2E_NEEDS) && \
-	$(MAKE) --no-print-directory -s $(if $(BOARD_DRAIN_BUILT),,host_tools/drain) \
+	$(MAKE) --no-print-directory -s $(if $(BOARD_DRAIN_BUILT),,host_tools/drain host_tools/msamp-dump) \
 		$(foreach v,$(DEMO_VARIANTS),$(BOARD_DIR)/$(2)/$(v).elf) && \
 	$(BOARD_ENV) tests/board/e2e.sh $(1) $(2) $(BOARD_DIR)
 
-TESTS += board-e2e-uart board-e2e-semihosting board-stall board-late-join
+TESTS += board-e2e-uart board-e2e-semihosting board-stall board-late-join board-scale
 test-board-e2e-uart: ## Demo over the UART: pprof symbols, estimates within bound, leak live, ISR stacks, drops
 	$(call board_e2e,full,uart)
 test-board-e2e-semihosting: ## The same over semihosting
 	$(call board_e2e,full,semihosting)
+test-board-scale: ## Live set 10x the table over the UART: the adaptive interval keeps estimates within bound
+	$(call board_e2e,scale,uart)
 test-board-stall: ## Stalled drain: the firmware never blocks, drain's drops equal the firmware's counters
 	$(call board_e2e,stall,uart)
 test-board-late-join: ## Drain joins mid-stream: the in-use profile is complete after the next re-send

@@ -10,13 +10,17 @@
 #   drops     the device drops in the profile's comments equal the firmware's own counters
 #   drops-nonzero  ... and the ring did drop records
 #   buildid   the stream carried the firmware's build-id (drain refuses an ELF that differs)
+#   adapt     the adaptive interval worked: the live sampled set at the start interval was at least
+#             10 times the live table, the interval rose, and no sample was refused (live_full 0)
 #
 # The accuracy bound. An allocation of s bytes is sampled with probability p = 1 - exp(-s/R) and
 # then counted s/p bytes, so the estimate of a site is unbiased with variance
 #   sum over its allocations of s^2 (1 - p) / p
 # (the live allocations only, for in-use bytes). Each site must be within 4 standard deviations
 # of its truth (two-sided, about 1 in 16000 per check for a normal sum), plus 0.5% and 16 bytes
-# for the rounding of per-sample weights.
+# for the rounding of per-sample weights. R is the largest interval of the run (the start one, or
+# the largest the adaptive interval raised it to, from the stream's INTERVAL records): after
+# thinning, every entry stands for an interval at most that, and the variance grows with R.
 set -u
 profile=$1; console=$2; shift 2
 checks=${*:-symbols accuracy leak isr drops buildid}
@@ -33,6 +37,14 @@ if grep -q '^msamp-demo note: no timer interrupt' "$console"; then
 fi
 interval=$(sed -n 's/^msamp-demo run .* interval=\([0-9]*\).*/\1/p' "$console")
 [ -n "$interval" ] || { echo "FAIL: no run line in $console"; exit 1; }
+start_interval=$interval
+stream=$(dirname "$console")/stream.bin
+if [ -s "$stream" ]; then
+  dump=${MSAMP_DUMP:-host_tools/msamp-dump}
+  [ -x "$dump" ] || { echo "FAIL: $dump missing"; exit 1; }
+  largest=$("$dump" "$stream" | sed -n 's/^INTERVAL .*interval=\([0-9]*\).*/\1/p' | sort -n | tail -1)
+  [ -n "$largest" ] && [ "$largest" -gt "$interval" ] && interval=$largest
+fi
 
 # flat bytes per function for one sample type: "name bytes" lines
 flat() {
@@ -86,6 +98,21 @@ for c in $checks; do
         exit bad
       }' alloc.tmp.$$ inuse.tmp.$$ "$console" || bad "an estimate is out of its bound"
     rm -f alloc.tmp.$$ inuse.tmp.$$
+    ;;
+  adapt)
+    line=$(sed -n 's/^msamp-demo adapt //p' "$console")
+    [ -n "$line" ] || { bad "no adapt line in the console"; continue; }
+    val() { echo "$line" | tr ' ' '\n' | sed -n "s/^$1=//p"; }
+    cap=$(val live_capacity); raises=$(val raises)
+    ratio=$(awk -v R="$start_interval" '/^msamp-demo truth/ {
+        for (i = 3; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
+        n += f["live"] * (1 - exp(-f["size"] / R)) } END { printf "%.0f", n }' "$console")
+    lf=$(sed -n 's/^msamp-demo stats .*live_full=\([0-9]*\).*/\1/p' "$console")
+    echo "adaptive: live samples expected at interval $start_interval: $ratio for $cap slots;" \
+      "$line; largest interval $interval; live_full ${lf:-?}"
+    [ "$ratio" -ge $((10 * cap)) ] || bad "the live sampled set ($ratio) is not 10x the table ($cap)"
+    [ "${raises:-0}" -gt 0 ] || bad "the interval never rose"
+    [ "${lf:-1}" -eq 0 ] || bad "samples refused by a full table (live_full=$lf)"
     ;;
   leak)
     v=$(flat inuse_space | awk '$1 == "leak_record" { s += $2 } END { print s + 0 }')

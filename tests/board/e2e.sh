@@ -6,6 +6,8 @@
 #          anyway, its ring must overflow, and drain must report exactly the drops it counted
 #   late   drain joins the stream late (from 55% of its bytes, mid-frame): the in-use profile it
 #          builds must equal the one from the whole stream, site by site, thanks to the re-sends
+#   scale  demo-scale.elf: a live sampled set over 10x the live table; the adaptive interval keeps
+#          every site's estimates within the bound of the truth at the largest interval reached
 #   tcp-late  QEMU's UART is a TCP server and drain connects 0.4 s after the firmware
 #          started (demo-long.elf, at least 1.5 s): the in-use profile at the end is within the
 #          bound of the truth for every site, though drain never saw the cache being filled
@@ -17,6 +19,7 @@ case "$mode" in
   full|late) elf=$dir/$transport/demo.elf ;;
   stall) elf=$dir/$transport/demo-stall.elf ;;
   tcp-late) elf=$dir/$transport/demo-long.elf ;;
+  scale) elf=$dir/$transport/demo-scale.elf ;;
   *) echo "unknown mode $mode" >&2; exit 2 ;;
 esac
 out=$dir/$transport/test-$mode
@@ -25,6 +28,7 @@ boards/examples/demo/run_demo.sh "$elf" "$transport" "$out" "$out/demo.pb.gz" 8 
 case "$mode" in
   full) exec "$here/check_demo.sh" "$out/demo.pb.gz" "$out/console.txt" ;;
   stall) exec "$here/check_demo.sh" "$out/demo.pb.gz" "$out/console.txt" symbols leak isr drops-nonzero ;;
+  scale) exec "$here/check_demo.sh" "$out/demo.pb.gz" "$out/console.txt" adapt accuracy leak drops ;;
 esac
 
 # late join

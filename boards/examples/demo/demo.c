@@ -51,7 +51,9 @@
 
 #define CACHE_ENTRIES 64
 #define CACHE_EVICT_EVERY 100
+#ifndef LEAK_EVERY
 #define LEAK_EVERY 12
+#endif
 #define LEAK_LIMIT 3000u
 #define LEAK_SIZE 48
 #define GROW_EVERY 64
@@ -296,6 +298,19 @@ static void report(uint64_t ticks, uint32_t iterations)
     line_u64(&l, "us", ticks * 1000000u / board_tick_hz());
     line_u64(&l, "heap_in_use", demo_heap_in_use());
     line_emit(&l);
+    /* What the adaptive interval did (docs/ADAPTIVE.md). */
+    struct msamp_stats as;
+    if (msamp_get_stats(&as) == 0) {
+        const struct msamp_stats *a = &as;
+        line_start(&l, "msamp-demo adapt");
+        line_u64(&l, "interval", a->interval);
+        line_u64(&l, "raises", a->raises);
+        line_u64(&l, "lowers", a->lowers);
+        line_u64(&l, "thinned", a->thinned);
+        line_u64(&l, "live_capacity", a->live_capacity);
+        line_u64(&l, "live_used", a->live_used);
+        line_emit(&l);
+    }
     for (unsigned s = 0; s < SITES; s++) {
         for (unsigned i = 0; i < MAX_SIZES && truth[s][i].size != 0; i++) {
             line_start(&l, "msamp-demo truth site=");
