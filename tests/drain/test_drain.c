@@ -2,17 +2,24 @@
  * Unit tests of drain's modules (built with ASan+UBSan): the pprof model and its protobuf
  * encoder/decoder, the session model (weights, slots, lost frees, snapshot reconciliation, late
  * join, unknown stacks, caps against hostile input), profile building and return-address
- * adjustment.
+ * adjustment; the adaptive interval: thinning replayed exactly (against a reference computed here
+ * with include/msamp_thin.h), coded sizes, LIVE's interval, stack redefinition, the "stack table
+ * full" id, and the comments, --top and summary text that tell of it.
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "prof_codec.h"
 #include "prof_model.h"
 #include "profile.h"
+#include "report.h"
 #include "session.h"
+
+#define MSAMP_THIN_WORD uint64_t
+#include "msamp_thin.h"
 
 static int failures;
 
@@ -207,11 +214,17 @@ static void test_hostile(void)
 {
     struct session *s = session_new(1, NULL);
     feed_session(s, 7, 0, 0); /* interval 0: treated as unknown, never divides by zero */
-    /* Conflicting redefinition is counted and ignored; id 0 is never defined. */
+    /* A redefinition is a new definition; id 0 and the "stack table full" id are never
+     * defined. */
     feed_stack(s, 3, 0x1000);
     feed_stack(s, 3, 0x2000);
     feed_stack(s, 0, 0x3000);
-    CHECK(s->n.stack_conflicts == 1 && s->nstacks == 1);
+    feed_stack(s, MSAMP_WIRE_STACK_FULL, 0x4000);
+    CHECK(s->n.stack_redefined == 1 && s->nstacks == 2);
+    /* Alternating definitions of one id store each stack once. */
+    for (int i = 0; i < 100; i++)
+        feed_stack(s, 3, i % 2 ? 0x1000 : 0x2000);
+    CHECK(s->n.stack_redefined == 100 && s->nstacks == 2 && s->nframes == 4);
     /* Huge slot indexes, sizes and stack ids cost nothing. */
     feed_alloc(s, UINT64_MAX, UINT64_MAX, UINT64_MAX);
     feed_live(s, UINT64_MAX - 1, 1, 1);
@@ -221,6 +234,546 @@ static void test_hostile(void)
     m.u.mapping.limit = 5; /* empty: ignored */
     session_record(s, &m);
     CHECK(s->nmaps == 0);
+    session_free(s);
+}
+
+
+/* ---- adaptive interval ---- */
+
+static void feed_session_flags(struct session *s, uint32_t id, uint64_t interval, uint8_t flags,
+                               uint64_t live_capacity)
+{
+    struct msamp_record r = rec(MSAMP_REC_SESSION);
+    r.u.session.version = 1;
+    r.u.session.flags = flags;
+    r.u.session.session_id = id;
+    r.u.session.resend_seq = 0;
+    r.u.session.arch = MSAMP_ARCH_AARCH64;
+    r.u.session.ptr_size = 8;
+    r.u.session.tick_hz = 1000;
+    r.u.session.interval = interval;
+    r.u.session.live_capacity = live_capacity;
+    session_record(s, &r);
+}
+
+/* INTERVAL at device time ts (ticks of 1 ms); has_reason 0 sends the old two-field record. */
+static void feed_interval(struct session *s, uint64_t interval, int has_reason, uint64_t reason,
+                          uint64_t epoch, uint64_t ts)
+{
+    struct msamp_record r = rec(MSAMP_REC_INTERVAL);
+    r.u.interval.interval = interval;
+    r.u.interval.has_reason = has_reason;
+    r.u.interval.reason = has_reason ? reason : 0;
+    r.u.interval.epoch = has_reason ? epoch : 0;
+    r.ts = ts;
+    r.ts_valid = 1;
+    session_record(s, &r);
+}
+
+static void feed_live_iv(struct session *s, uint64_t slot, uint64_t size, uint64_t stack,
+                         int has_interval, uint64_t interval)
+{
+    struct msamp_record r = rec(MSAMP_REC_LIVE);
+    r.u.live.slot = slot;
+    r.u.live.size = size;
+    r.u.live.stack_id = stack;
+    r.u.live.has_interval = has_interval;
+    r.u.live.interval = interval;
+    session_record(s, &r);
+}
+
+/* The reference: the device's live table as the thinning rule says it evolves, computed here with
+ * include/msamp_thin.h only (not with drain's code). */
+#define REF_SLOTS 600
+struct ref {
+    uint32_t session_id;
+    int coded;
+    uint64_t interval;
+    struct {
+        int live;
+        uint64_t size, r;
+        double w;
+    } e[REF_SLOTS];
+};
+
+static double ref_weight(uint64_t size, uint64_t r)
+{
+    return 1.0 / (1.0 - exp(-(double)size / (double)r));
+}
+
+static void ref_alloc(struct ref *f, struct session *s, uint32_t slot, uint64_t size)
+{
+    f->e[slot].live = 1;
+    f->e[slot].size = size;
+    f->e[slot].r = f->interval;
+    f->e[slot].w = ref_weight(size, f->interval);
+    feed_alloc(s, slot + 1, size, 1 + slot % 5);
+}
+
+/* Returns how many entries the raise took out. */
+static unsigned ref_interval(struct ref *f, struct session *s, uint64_t to, uint64_t reason,
+                             uint32_t epoch, uint64_t ts)
+{
+    unsigned out = 0;
+    if (reason >= MSAMP_INTERVAL_LIVE_HIGH && reason <= MSAMP_INTERVAL_BUCKET_FULL) {
+        for (uint32_t i = 0; i < REF_SLOTS; i++) {
+            if (!f->e[i].live)
+                continue;
+            uint64_t size = f->e[i].size, r = f->e[i].r;
+            if (f->coded) {
+                size = msamp_thin_decode(msamp_thin_code(size));
+                r = msamp_thin_decode(msamp_thin_code(r));
+            }
+            if (r >= to)
+                continue;
+            uint32_t q = msamp_thin_q16(size, (uint32_t)r, (uint32_t)to);
+            if (msamp_thin_keep(i, epoch, f->session_id, q)) {
+                f->e[i].w *= 65536.0 / q;
+                f->e[i].r = to;
+            } else {
+                f->e[i].live = 0;
+                out++;
+            }
+        }
+    }
+    f->interval = to;
+    feed_interval(s, to, 1, reason, epoch, ts);
+    return out;
+}
+
+/* drain's live set equals the reference: the same entries, each with the same weight and interval;
+ * the in-use totals of the built profile are their sums. Returns the number of live entries. */
+static unsigned check_against_ref(const struct ref *f, const struct session *s)
+{
+    unsigned live = 0, bad = 0;
+    double n = 0, b = 0;
+    for (uint32_t i = 0; i < REF_SLOTS; i++) {
+        const struct slot *sl = i < s->nslots ? &s->slots[i] : NULL;
+        int dl = sl && sl->live;
+        if (dl != f->e[i].live) {
+            bad++;
+            continue;
+        }
+        if (!dl)
+            continue;
+        live++;
+        n += f->e[i].w;
+        b += f->e[i].w * (double)f->e[i].size;
+        if (fabs(sl->w - f->e[i].w) > 1e-9 * f->e[i].w || sl->interval != f->e[i].r)
+            bad++;
+    }
+    CHECK(bad == 0);
+    if (bad)
+        fprintf(stderr, "  %u of %d entries differ from the reference replay\n", bad, REF_SLOTS);
+    struct elf_set none = {NULL, 0, 0};
+    struct built bt;
+    char err[256];
+    CHECK(build_profile(s, &none, "final", NULL, &bt, err, sizeof(err)) == 0);
+    double pn = 0, pb = 0;
+    for (size_t i = 0; i < bt.prof.nsample; i++) {
+        const int64_t *v = &bt.prof.valpool[bt.prof.sample[i].val_off];
+        pn += (double)v[V_INUSE_N];
+        pb += (double)v[V_INUSE_B];
+    }
+    /* Each site's value is rounded: at most 0.5 off per sample. */
+    CHECK(fabs(pn - n) <= 0.5 * (double)bt.prof.nsample + 1e-6);
+    CHECK(fabs(pb - b) <= 0.5 * (double)bt.prof.nsample + 1e-6);
+    built_free(&bt);
+    return live;
+}
+
+static uint64_t test_size(uint32_t i)
+{
+    /* From 1 byte to 200 KB, most in the range where thinning is a real coin. */
+    static const uint64_t sizes[] = {1, 24, 100, 333, 1000, 2500, 4095, 7000, 12345, 40000,
+                                     200000};
+    return sizes[i % 11] + (i / 11) % 7;
+}
+
+/* Raises with each thinning reason, a lower, a set and an old-style INTERVAL, allocations at each
+ * interval in between: drain's live entries, weights and intervals equal the reference's. */
+static void adaptive_run(int coded)
+{
+    struct ref *f = calloc(1, sizeof(*f));
+    struct session *s = session_new(1, NULL);
+    f->session_id = 0x5eed1234u;
+    f->coded = coded;
+    f->interval = 4096;
+    feed_session_flags(s, f->session_id, 4096, coded ? MSAMP_SESSION_FLAG_CODED_SIZES : 0, 1024);
+    for (uint64_t id = 1; id <= 5; id++)
+        feed_stack(s, id, 0x1000 * id);
+    for (uint32_t i = 0; i < 300; i++)
+        ref_alloc(f, s, i, test_size(i));
+    unsigned live0 = check_against_ref(f, s);
+    unsigned out1 = ref_interval(f, s, 16384, MSAMP_INTERVAL_LIVE_HIGH, 1, 1234);
+    CHECK(out1 > 20 && out1 < 250); /* a real coin: a wrong replay would show */
+    CHECK(s->n.thinned == out1);
+    unsigned live1 = check_against_ref(f, s);
+    CHECK(live1 == live0 - out1);
+    /* Thinned entries are not frees: nothing was counted freed. */
+    for (size_t i = 0; i < s->nsites; i++)
+        CHECK(s->sites[i].free_samples == 0);
+    for (uint32_t i = 300; i < 400; i++)
+        ref_alloc(f, s, i, test_size(i));
+    /* A reason without thinning, and an INTERVAL without reason: entries keep their own. */
+    CHECK(ref_interval(f, s, 8192, MSAMP_INTERVAL_LOWER, 0, 2000) == 0);
+    for (uint32_t i = 400; i < 500; i++)
+        ref_alloc(f, s, i, test_size(i));
+    feed_interval(s, 6000, 0, 0, 0, 2100);
+    f->interval = 6000;
+    for (uint32_t i = 500; i < 550; i++)
+        ref_alloc(f, s, i, test_size(i));
+    check_against_ref(f, s);
+    /* Entries at 4096 (none left), 6000, 8192 and 16384 all below: thinned with their own. */
+    unsigned out2 = ref_interval(f, s, 65536, MSAMP_INTERVAL_BUCKET_FULL, 2, 3000);
+    CHECK(out2 > 20);
+    check_against_ref(f, s);
+    /* A lower, allocations, then a raise that leaves the entries at 65536 alone. */
+    ref_interval(f, s, 4096, MSAMP_INTERVAL_LOWER, 0, 3500);
+    for (uint32_t i = 550; i < 600; i++)
+        ref_alloc(f, s, i, test_size(i));
+    unsigned out3 = ref_interval(f, s, 32768, MSAMP_INTERVAL_STACK_HIGH, 3, 4000);
+    CHECK(out3 > 5);
+    check_against_ref(f, s);
+    CHECK(s->n.thinned == out1 + out2 + out3);
+    CHECK(s->n.interval_changes == 6);
+    CHECK(s->n.interval_by_reason[MSAMP_INTERVAL_LIVE_HIGH] == 1 &&
+          s->n.interval_by_reason[MSAMP_INTERVAL_BUCKET_FULL] == 1 &&
+          s->n.interval_by_reason[MSAMP_INTERVAL_STACK_HIGH] == 1 &&
+          s->n.interval_by_reason[MSAMP_INTERVAL_LOWER] == 2 &&
+          s->n.interval_by_reason[MSAMP_INTERVAL_SET] == 1);
+    CHECK(session_interval_adapted(s));
+    /* A thinned slot reused by the device is no lost free; a FREE of one is unknown. */
+    uint32_t gone = 0;
+    while (gone < REF_SLOTS && (f->e[gone].live || gone >= 300))
+        gone++;
+    CHECK(gone < 300);
+    uint64_t lost = s->n.lost_frees, unknown = s->n.unknown_frees;
+    feed_free(s, gone);
+    CHECK(s->n.unknown_frees == unknown + 1);
+    ref_alloc(f, s, gone, 777);
+    CHECK(s->n.lost_frees == lost);
+    check_against_ref(f, s);
+    /* A FREE of a kept entry counts its weight now, scaled by the thinnings it survived. */
+    uint32_t kept = 0;
+    while (kept < 300 && !(f->e[kept].live && f->e[kept].w > ref_weight(f->e[kept].size, 4096) * 1.01))
+        kept++;
+    CHECK(kept < 300);
+    if (kept < 300) {
+        const struct site *st = &s->sites[s->slots[kept].site];
+        double before = st->free_n;
+        feed_free(s, kept);
+        CHECK(fabs(st->free_n - before - f->e[kept].w) < 1e-9 * f->e[kept].w);
+        f->e[kept].live = 0;
+    }
+    check_against_ref(f, s);
+
+    /* The profile's comments list each change with its time and reason; --top and the summary
+     * tell the story. */
+    struct elf_set none = {NULL, 0, 0};
+    struct built bt;
+    char err[256], want[256];
+    CHECK(build_profile(s, &none, "final", NULL, &bt, err, sizeof(err)) == 0);
+    int found = 0;
+    snprintf(want, sizeof(want),
+             "interval 4096 -> 16384 at 1.234 s: live table high water, %u of %u live entries "
+             "thinned",
+             out1, live0);
+    for (size_t i = 0; i < bt.prof.ncomment; i++)
+        found |= strcmp(bt.prof.str[bt.prof.comment[i]], want) == 0;
+    CHECK(found);
+    if (!found)
+        fprintf(stderr, "  comment missing: %s\n", want);
+    const char *want_more[] = {
+        "interval 16384 -> 8192 at 2.000 s: tables below low water",
+        "interval 8192 -> 6000 at 2.100 s: set by the application",
+        "interval 4096 -> 32768 at 4.000 s: stack table high water, ",
+        "interval 32768 bytes now (first 4096), adapted: 3 raises (1 live table high water, 1 "
+        "stack table high water, 1 live-table bucket full), 2 lowers, 1 set by the application; ",
+    };
+    for (size_t k = 0; k < sizeof(want_more) / sizeof(want_more[0]); k++) {
+        found = 0;
+        for (size_t i = 0; i < bt.prof.ncomment; i++)
+            found |= strncmp(bt.prof.str[bt.prof.comment[i]], want_more[k],
+                             strlen(want_more[k])) == 0;
+        CHECK(found);
+        if (!found)
+            fprintf(stderr, "  comment missing: %s\n", want_more[k]);
+    }
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *mf = open_memstream(&text, &tlen);
+    report_top(mf, s, &bt, 3, 1);
+    struct msamp_dec_stats z;
+    memset(&z, 0, sizeof(z));
+    report_summary(mf, s, &bt, &z, "x.pb.gz");
+    fclose(mf);
+    CHECK(strstr(text, "sampling: interval 32768 bytes now (first 4096), adapted: 3 raises") != NULL);
+    snprintf(want, sizeof(want), "; %llu live entries thinned",
+             (unsigned long long)(out1 + out2 + out3));
+    CHECK(strstr(text, want) != NULL);
+    CHECK(strstr(text, "frees; interval 32768 bytes now (first 4096), adapted: 3 raises") != NULL);
+    free(text);
+    built_free(&bt);
+    session_free(s);
+    free(f);
+}
+
+static void test_thinning_replay(void)
+{
+    adaptive_run(0);
+}
+
+/* With MSAMP_SESSION_FLAG_CODED_SIZES the device thins with 8-bit codes of sizes and intervals:
+ * drain does too, and that gives other decisions than the exact values would. */
+static void test_thinning_coded(void)
+{
+    adaptive_run(1);
+    /* The coded run differs from an exact replay (in the weights of kept entries, 65536/q16, if
+     * not in the coins): the test above would see a drain that forgot the flag. */
+    unsigned differ = 0;
+    for (uint32_t i = 0; i < 300; i++) {
+        uint64_t size = test_size(i);
+        uint32_t q_exact = msamp_thin_q16(size, 4096, 16384);
+        uint32_t q_coded = msamp_thin_q16(msamp_thin_decode(msamp_thin_code(size)), 4096, 16384);
+        differ += q_exact != q_coded && msamp_thin_keep(i, 1, 0x5eed1234u, q_coded);
+    }
+    CHECK(differ > 50);
+    /* And an interval that is not a code's value is rounded down before the comparison: an
+     * entry at 6000 (coded 5632) is thinned by a raise to 5800. */
+    struct session *s = session_new(1, NULL);
+    feed_session_flags(s, 77, 6000, MSAMP_SESSION_FLAG_CODED_SIZES, 1024);
+    feed_stack(s, 1, 0x1000);
+    for (uint64_t i = 1; i <= 400; i++)
+        feed_alloc(s, i, 5000, 1);
+    feed_interval(s, 5800, 1, MSAMP_INTERVAL_LIVE_HIGH, 9, 10);
+    unsigned thinned = 0;
+    for (uint32_t i = 0; i < 400; i++) {
+        uint32_t q = msamp_thin_q16(msamp_thin_decode(msamp_thin_code(5000)),
+                                    (uint32_t)msamp_thin_decode(msamp_thin_code(6000)), 5800);
+        int keep = msamp_thin_keep(i, 9, 77, q);
+        thinned += !keep;
+        CHECK(s->slots[i].live == keep);
+        CHECK(!keep || (s->slots[i].interval == 5800 &&
+                        fabs(s->slots[i].w - session_weight(5000, 6000) * 65536.0 / q) < 1e-9));
+    }
+    CHECK(thinned > 0 && s->n.thinned == thinned);
+    session_free(s);
+}
+
+/* LIVE's interval: a known entry adopts it (reweighted only when it differs); a new one is
+ * weighted with it; absent means the interval in force. */
+static void test_live_interval(void)
+{
+    struct session *s = session_new(1, NULL);
+    feed_session(s, 7, 0, 4096);
+    feed_stack(s, 1, 0x1000);
+    feed_alloc(s, 1, 1000, 1);
+    feed_alloc(s, 2, 1000, 1);
+    feed_interval(s, 8192, 1, MSAMP_INTERVAL_LIVE_HIGH, 4, 5);
+    /* Whatever the coin said, give drain an entry that stayed and one it does not know of. */
+    double w_kept = s->slots[0].live ? s->slots[0].w : 0;
+    feed_snap(s, MSAMP_REC_SNAP_BEGIN, 1, 0);
+    /* Slot 0 at the interval in force (absent): a kept entry keeps its exact weight. */
+    feed_live_iv(s, 0, 1000, 1, 0, 0);
+    if (w_kept > 0)
+        CHECK(s->slots[0].w == w_kept && s->slots[0].interval == 8192);
+    else
+        CHECK(s->slots[0].live && fabs(s->slots[0].w - session_weight(1000, 8192)) < 1e-12);
+    /* Slot 1 says it still stands for 4096 (say drain had replayed it wrong): adopted. */
+    feed_live_iv(s, 1, 1000, 1, 1, 4096);
+    CHECK(s->slots[1].live && s->slots[1].interval == 4096 &&
+          fabs(s->slots[1].w - session_weight(1000, 4096)) < 1e-12);
+    /* A new entry with its own interval is weighted by it, allocated included. */
+    feed_live_iv(s, 5, 300, 1, 1, 2048);
+    CHECK(s->slots[5].live && s->slots[5].interval == 2048 &&
+          fabs(s->slots[5].w - session_weight(300, 2048)) < 1e-12);
+    feed_snap(s, MSAMP_REC_SNAP_END, 1, 3);
+    CHECK(s->n.snapshots_ok == 1 && s->n.lost_frees == 0 && live_count(s) == 3);
+    const struct site *st = site_for(s, 1);
+    CHECK(st && fabs(st->alloc_n - (2 * session_weight(1000, 4096) + session_weight(300, 2048) +
+                                    (w_kept > 0 ? 0 : session_weight(1000, 8192)))) < 1e-9);
+    /* Before any header, a LIVE with its interval is weighted, not unweighted. */
+    struct session *t = session_new(1, NULL);
+    feed_live_iv(t, 3, 100, 0, 1, 512);
+    CHECK(t->n.unweighted == 0 && fabs(t->slots[3].w - session_weight(100, 512)) < 1e-12);
+    session_free(t);
+    session_free(s);
+}
+
+static size_t nsites_with_id(const struct session *s, uint64_t id)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < s->nsites; i++)
+        n += s->sites[i].stack_id == id;
+    return n;
+}
+
+/* A stack id defined again with other frames: a new site from then on; what was counted under the
+ * old frames stays there (a live entry's free too). The same frames again change nothing. */
+static void test_stack_redefinition(void)
+{
+    struct session *s = session_new(1, NULL);
+    feed_session(s, 7, 0, 1);
+    feed_stack(s, 3, 0x1004);
+    feed_alloc(s, 1, 100, 3);
+    feed_alloc(s, 2, 10, 3);
+    feed_stack(s, 3, 0x2004); /* evicted and reused */
+    feed_alloc(s, 3, 200, 3);
+    feed_stack(s, 3, 0x2004); /* re-sent: nothing */
+    feed_alloc(s, 4, 300, 3);
+    feed_free(s, 0); /* the entry of the old frames */
+    CHECK(s->n.stack_redefined == 1 && s->nstacks == 2 && s->nsites == 2);
+    CHECK(nsites_with_id(s, 3) == 2);
+    const struct site *a = &s->sites[s->slots[1].site], *b = &s->sites[s->slots[2].site];
+    CHECK(a != b && a->alloc_b == 110 && a->free_b == 100 && b->alloc_b == 500 && b->free_b == 0);
+    uint32_t depth = 0;
+    const uint64_t *fr = session_stack(s, 3, &depth);
+    CHECK(fr && fr[0] == 0x2004);
+    /* Back to the first frames: the first site again, nothing stored twice. */
+    feed_stack(s, 3, 0x1004);
+    feed_alloc(s, 5, 1000, 3);
+    CHECK(s->nstacks == 2 && s->nsites == 2 && s->sites[s->slots[4].site].alloc_b == 1110);
+    /* Another id with the same frames shares the site. */
+    feed_stack(s, 9, 0x2004);
+    feed_alloc(s, 6, 1, 9);
+    CHECK(s->nsites == 2 && &s->sites[s->slots[5].site] == b);
+    /* The profile keeps the two stacks apart. */
+    struct elf_set none = {NULL, 0, 0};
+    struct built bt;
+    char err[256];
+    CHECK(build_profile(s, &none, "final", NULL, &bt, err, sizeof(err)) == 0);
+    CHECK(bt.prof.nsample == 2);
+    for (size_t i = 0; i < bt.prof.nsample; i++) {
+        const struct prof_sample *ps = &bt.prof.sample[i];
+        uint64_t leaf = bt.prof.location[bt.prof.locpool[ps->loc_off] - 1].address;
+        const int64_t *v = &bt.prof.valpool[ps->val_off];
+        CHECK((leaf == 0x1000 && v[V_ALLOC_B] == 1110 && v[V_INUSE_B] == 1010) ||
+              (leaf == 0x2000 && v[V_ALLOC_B] == 501 && v[V_INUSE_B] == 501));
+    }
+    built_free(&bt);
+    session_free(s);
+
+    /* Samples before an id's first definition (a late join) take its frames; if another id has
+     * them already, the two sites are one sample in the profile. */
+    s = session_new(1, NULL);
+    feed_session(s, 7, 0, 1);
+    feed_stack(s, 1, 0x3004);
+    feed_alloc(s, 1, 10, 1);
+    feed_alloc(s, 2, 20, 2);
+    feed_stack(s, 2, 0x3004);
+    feed_alloc(s, 3, 40, 2);
+    CHECK(s->nsites == 2 && s->nstacks == 1);
+    CHECK(build_profile(s, &none, "final", NULL, &bt, err, sizeof(err)) == 0);
+    CHECK(bt.prof.nsample == 1 && bt.prof.valpool[bt.prof.sample[0].val_off + V_ALLOC_B] == 70);
+    built_free(&bt);
+    session_free(s);
+}
+
+/* The "stack table full" id: every total, under a frame of that name; id 0 stays unknown. */
+static void test_stack_full(void)
+{
+    struct session *s = session_new(1, NULL);
+    feed_session(s, 7, 0, 1);
+    feed_stack(s, 1, 0x1004);
+    feed_alloc(s, 1, 100, MSAMP_WIRE_STACK_FULL);
+    feed_alloc(s, 2, 50, MSAMP_WIRE_STACK_FULL);
+    feed_alloc(s, 3, 7, 0);
+    feed_alloc(s, 4, 9, 1);
+    feed_free(s, 1);
+    CHECK(s->n.stack_full == 2);
+    struct elf_set none = {NULL, 0, 0};
+    struct built bt;
+    char err[256];
+    CHECK(build_profile(s, &none, "final", NULL, &bt, err, sizeof(err)) == 0);
+    CHECK(bt.prof.nsample == 3 && bt.unknown_stack == 1);
+    int full = 0, unknown = 0;
+    for (size_t i = 0; i < bt.prof.nsample; i++) {
+        const struct prof_sample *ps = &bt.prof.sample[i];
+        const struct prof_location *l = &bt.prof.location[bt.prof.locpool[ps->loc_off] - 1];
+        const int64_t *v = &bt.prof.valpool[ps->val_off];
+        if (l->nline != 1)
+            continue;
+        const char *name =
+            bt.prof.str[bt.prof.function[bt.prof.linepool[l->line_off].function_id - 1].name];
+        if (strcmp(name, "[stack table full]") == 0)
+            full += ps->nloc == 1 && v[V_ALLOC_B] == 150 && v[V_INUSE_B] == 100 &&
+                    v[V_FREE_B] == 50 && v[V_ALLOC_N] == 2;
+        if (strcmp(name, "[unknown stack]") == 0)
+            unknown += v[V_ALLOC_B] == 7;
+    }
+    CHECK(full == 1 && unknown == 1);
+    /* --top and the summary name it too. */
+    char *text = NULL;
+    size_t tlen = 0;
+    FILE *mf = open_memstream(&text, &tlen);
+    report_top(mf, s, &bt, 5, 1);
+    struct msamp_dec_stats z;
+    memset(&z, 0, sizeof(z));
+    report_summary(mf, s, &bt, &z, "x.pb.gz");
+    fclose(mf);
+    CHECK(strstr(text, "  [stack table full]\n") != NULL);
+    CHECK(strstr(text, "interval 1 bytes, fixed") != NULL);
+    CHECK(strstr(text, "2 samples under [stack table full]") != NULL);
+    free(text);
+    /* Folded stacks: the frame's name, its spaces made '_' as in every folded frame. */
+    char path[] = "/tmp/test_drain_foldedXXXXXX";
+    int fd = mkstemp(path);
+    CHECK(fd >= 0);
+    if (fd >= 0) {
+        close(fd);
+        CHECK(report_folded(&bt, path) == 0);
+        FILE *ff = fopen(path, "r");
+        char line[256];
+        int got = 0;
+        while (ff && fgets(line, sizeof(line), ff))
+            got |= strcmp(line, "[stack_table_full] 100\n") == 0;
+        if (ff)
+            fclose(ff);
+        CHECK(got);
+        unlink(path);
+    }
+    built_free(&bt);
+    session_free(s);
+}
+
+/* The comments list the first DRAIN_MAX_INTERVAL_LOG changes, then a count; a change seen only in
+ * a SESSION header and a raise before the session id are told as such. */
+static void test_interval_log(void)
+{
+    struct session *s = session_new(1, NULL);
+    feed_interval(s, 1024, 1, MSAMP_INTERVAL_LIVE_HIGH, 1, 0); /* no header yet: not replayed */
+    feed_alloc(s, 1, 10, 0);
+    feed_interval(s, 2048, 1, MSAMP_INTERVAL_LIVE_HIGH, 2, 0);
+    CHECK(s->n.thin_unreplayed == 2 && live_count(s) == 1);
+    feed_session(s, 7, 3, 2048);
+    for (int i = 0; i < 70; i++)
+        feed_interval(s, i % 2 ? 2048 : 4096, 1, i % 2 ? MSAMP_INTERVAL_LOWER : MSAMP_INTERVAL_LIVE_HIGH,
+                      (uint64_t)i + 10, 100 + (uint64_t)i);
+    struct msamp_record h = rec(MSAMP_REC_SESSION);
+    h.u.session.session_id = 7;
+    h.u.session.resend_seq = 4;
+    h.u.session.interval = 9999;
+    h.u.session.ptr_size = 8;
+    h.u.session.tick_hz = 1000;
+    session_record(s, &h);
+    CHECK(s->interval == 9999 && s->n.interval_by_header == 1);
+    CHECK(s->ninterval_log == DRAIN_MAX_INTERVAL_LOG);
+    struct elf_set none = {NULL, 0, 0};
+    struct built bt;
+    char err[256];
+    CHECK(build_profile(s, &none, "final", NULL, &bt, err, sizeof(err)) == 0);
+    int listed = 0, more = 0, unrep = 0;
+    for (size_t i = 0; i < bt.prof.ncomment; i++) {
+        const char *c = bt.prof.str[bt.prof.comment[i]];
+        listed += strncmp(c, "interval ", 9) == 0 && strstr(c, " -> ") != NULL;
+        more += strcmp(c, "... and 8 more interval changes (not listed)") == 0;
+        unrep += strstr(c, "thinning not replayed") != NULL;
+    }
+    /* 1 (1024 -> 2048) + 70 + 1 header = 72 changes: 64 listed, 8 counted. */
+    CHECK(s->n.interval_changes == 72 && listed == DRAIN_MAX_INTERVAL_LOG && more == 1);
+    CHECK(unrep == 1);
+    built_free(&bt);
     session_free(s);
 }
 
@@ -362,6 +915,12 @@ int main(void)
     test_late_join();
     test_hostile();
     test_profile_roundtrip();
+    test_thinning_replay();
+    test_thinning_coded();
+    test_live_interval();
+    test_stack_redefinition();
+    test_stack_full();
+    test_interval_log();
     test_random_records();
     if (failures) {
         fprintf(stderr, "test_drain: %d check(s) failed\n", failures);

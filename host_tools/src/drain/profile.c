@@ -101,9 +101,10 @@ static const char *sample_type_names[V_COUNT][2] = {
     {"alloc_space", "bytes"},   {"freed_objects", "count"}, {"freed_space", "bytes"},
 };
 
-static uint64_t unknown_location(struct prof *p)
+/* A location of one frame that is only a name: "[unknown stack]", "[stack table full]". */
+static uint64_t named_location(struct prof *p, const char *name)
 {
-    struct prof_function f = {prof_cstr(p, "[unknown stack]"), prof_cstr(p, "[unknown stack]"), 0, 0};
+    struct prof_function f = {prof_cstr(p, name), prof_cstr(p, name), 0, 0};
     struct prof_line ln = {prof_add_function(p, &f), 0, 0};
     return prof_add_location(p, 0, 0, &ln, 1, 1);
 }
@@ -181,6 +182,19 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
              (unsigned long long)s->interval, (unsigned long long)s->first_interval,
              (unsigned long long)n->interval_changes);
     prof_comment(p, line);
+    if (n->interval_changes) {
+        session_interval_summary(s, line, sizeof(line));
+        prof_comment(p, line);
+    }
+    for (size_t i = 0; i < s->ninterval_log; i++) {
+        session_interval_change_text(s, &s->interval_log[i], line, sizeof(line));
+        prof_comment(p, line);
+    }
+    if (n->interval_changes > s->ninterval_log) {
+        snprintf(line, sizeof(line), "... and %llu more interval changes (not listed)",
+                 (unsigned long long)(n->interval_changes - s->ninterval_log));
+        prof_comment(p, line);
+    }
     if (s->have_drops) {
         size_t len = (size_t)snprintf(line, sizeof(line), "device drops:");
         for (int i = 0; i < MSAMP_DROP_COUNT; i++)
@@ -202,14 +216,16 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
     }
     snprintf(line, sizeof(line),
              "reader: samples=%llu frees=%llu reallocs=%llu lost_frees=%llu unknown_frees=%llu "
-             "late_live=%llu bad_slots=%llu unknown_stack=%llu stack_overflow=%llu "
-             "stack_conflicts=%llu unweighted=%llu snapshots_ok=%llu snapshots_skipped=%llu",
+             "late_live=%llu bad_slots=%llu unknown_stack=%llu stack_full=%llu "
+             "stack_overflow=%llu stack_redefined=%llu unweighted=%llu thinned=%llu "
+             "snapshots_ok=%llu snapshots_skipped=%llu",
              (unsigned long long)n->samples, (unsigned long long)n->frees,
              (unsigned long long)n->reallocs, (unsigned long long)n->lost_frees,
              (unsigned long long)n->unknown_frees, (unsigned long long)n->late_live,
              (unsigned long long)n->bad_slots, (unsigned long long)unknown_stack,
-             (unsigned long long)n->stack_overflow, (unsigned long long)n->stack_conflicts,
-             (unsigned long long)n->unweighted, (unsigned long long)n->snapshots_ok,
+             (unsigned long long)n->stack_full, (unsigned long long)n->stack_overflow,
+             (unsigned long long)n->stack_redefined, (unsigned long long)n->unweighted,
+             (unsigned long long)n->thinned, (unsigned long long)n->snapshots_ok,
              (unsigned long long)n->snapshots_skipped);
     prof_comment(p, line);
     for (size_t i = 0; i < s->nmarks; i++) {
@@ -319,7 +335,7 @@ int build_profile(const struct session *s, const struct elf_set *elves, const ch
         if (!inuse_cnt[i] && !st->alloc_samples && !st->free_samples)
             continue;
         uint32_t depth = 0, nloc = 0;
-        const uint64_t *fr = session_stack(s, st->stack_id, &depth);
+        const uint64_t *fr = session_site_stack(s, st, &depth);
         for (uint32_t k = 0; fr && k < depth; k++) {
             uint64_t a = fr[k] & mask;
             if (s->arch == MSAMP_ARCH_ARM_THUMB)
@@ -328,14 +344,16 @@ int build_profile(const struct session *s, const struct elf_set *elves, const ch
                 a -= adj;
             locs[nloc++] = frame_location(p, maps, nmaps, bare, a);
         }
-        int unknown = nloc == 0;
-        if (unknown) {
-            locs[nloc++] = unknown_location(p);
+        /* Sites are distinct stacks (drain stores each once): only the frameless kinds, and a
+         * definition that two sites reached (a late one), need merging. */
+        int merge = nloc == 0 || (st->def < s->nstacks && s->stacks[st->def].shared);
+        if (nloc == 0 && st->def == SITE_DEF_FULL) {
+            locs[nloc++] = named_location(p, "[stack table full]");
+        } else if (nloc == 0) {
+            locs[nloc++] = named_location(p, "[unknown stack]");
             out->unknown_stack += st->alloc_samples;
         }
-        /* Distinct stack ids are distinct stacks (the device interns them): only the samples
-         * of unknown stacks need merging. */
-        uint32_t si = prof_add_sample(p, locs, nloc, v, NULL, 0, unknown);
+        uint32_t si = prof_add_sample(p, locs, nloc, v, NULL, 0, merge);
         GROW(out->inuse_samples, out->cap_inuse, si + 1);
         GROW(out->alloc_samples, out->cap_alloc, si + 1);
         if (si + 1 == p->nsample) {

@@ -78,10 +78,12 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
 
 void report_top(FILE *f, const struct session *s, const struct built *b, size_t n, int final)
 {
-    char title[256];
+    char title[256], story[512];
     fprintf(f, "session %d (id 0x%08x, %s, interval %llu bytes): estimates; samples = sampled "
                "allocations behind each\n",
             s->index, s->session_id, msamp_arch_name(s->arch), (unsigned long long)s->interval);
+    session_interval_summary(s, story, sizeof(story));
+    fprintf(f, "sampling: %s\n", story);
     snprintf(title, sizeof(title), "top %zu sites by in-use bytes%s:", n,
              final ? " (live at end: suspected leaks)" : "");
     top_table(f, b, n, V_INUSE_B, title);
@@ -129,14 +131,19 @@ void report_summary(FILE *f, const struct session *s, const struct built *b,
                     const struct msamp_dec_stats *dec_now, const char *path)
 {
     struct msamp_dec_stats l = session_stream_losses(s, dec_now);
+    char story[512], full[80] = "";
+    session_interval_summary(s, story, sizeof(story));
+    if (s->n.stack_full)
+        snprintf(full, sizeof(full), ", %llu samples under [stack table full]",
+                 (unsigned long long)s->n.stack_full);
     fprintf(f,
-            "drain: session %d (id 0x%08x, %s): %llu samples, %llu frees; stream losses: "
+            "drain: session %d (id 0x%08x, %s): %llu samples, %llu frees; %s; stream losses: "
             "%llu bad frames, %llu lost frames, %llu bytes discarded, %llu malformed records; "
-            "device drops %llu; reader: %llu lost frees, %llu unknown stacks; wrote %s\n",
+            "device drops %llu; reader: %llu lost frees, %llu unknown stacks%s; wrote %s\n",
             s->index, s->session_id, msamp_arch_name(s->arch), (unsigned long long)s->n.samples,
-            (unsigned long long)s->n.frees, (unsigned long long)l.frames_bad,
+            (unsigned long long)s->n.frees, story, (unsigned long long)l.frames_bad,
             (unsigned long long)l.frames_lost, (unsigned long long)l.bytes_discarded,
             (unsigned long long)l.records_malformed,
             (unsigned long long)session_device_drops(s), (unsigned long long)s->n.lost_frees,
-            (unsigned long long)b->unknown_stack, path);
+            (unsigned long long)b->unknown_stack, full, path);
 }

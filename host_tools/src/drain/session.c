@@ -1,8 +1,19 @@
 #include "session.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The device's thinning rule, at the host's width (the same numbers as the device's). */
+#define MSAMP_THIN_WORD uint64_t
+#include "msamp_thin.h"
+
+/* Values of the id maps that are not indexes: stack_index for an id whose latest definition was
+ * not stored (a cap), site_index for an id whose site must be looked up again (redefined). Never
+ * UINT32_MAX, which the maps use for "absent". */
+#define DEF_UNSTORED (UINT32_MAX - 2u)
+#define SITE_STALE (UINT32_MAX - 2u)
 
 struct session *session_new(int index, const struct msamp_dec_stats *dec_now)
 {
@@ -22,6 +33,7 @@ void session_free(struct session *s)
         free(s->maps[i].path);
     free(s->maps);
     umap_free(&s->stack_index);
+    iset_free(&s->stack_set);
     free(s->stacks);
     free(s->frames);
     umap_free(&s->site_index);
@@ -55,10 +67,19 @@ double session_weight(uint64_t size, uint64_t interval)
 const uint64_t *session_stack(const struct session *s, uint64_t id, uint32_t *depth)
 {
     uint32_t i = id ? umap_get(&s->stack_index, id) : UINT32_MAX;
-    if (i == UINT32_MAX)
+    if (i >= s->nstacks)
         return NULL;
     *depth = s->stacks[i].depth;
     return &s->frames[s->stacks[i].off];
+}
+
+const uint64_t *session_site_stack(const struct session *s, const struct site *st,
+                                   uint32_t *depth)
+{
+    if (st->def >= s->nstacks)
+        return NULL;
+    *depth = s->stacks[st->def].depth;
+    return &s->frames[s->stacks[st->def].off];
 }
 
 uint64_t session_device_drops(const struct session *s)
@@ -83,28 +104,52 @@ struct msamp_dec_stats session_stream_losses(const struct session *s,
     };
 }
 
-/* The site of a stack id; beyond the cap, samples go to the site of id 0 ("unknown stack"). */
-static uint32_t site_of(struct session *s, uint64_t stack_id)
+static uint32_t new_site(struct session *s, uint64_t stack_id, uint32_t def)
 {
-    uint32_t i = umap_get(&s->site_index, stack_id);
-    if (i != UINT32_MAX)
-        return i;
-    if (s->nsites >= DRAIN_MAX_STACKS && stack_id != 0) {
-        s->n.stack_overflow++;
-        return site_of(s, 0);
-    }
     GROW(s->sites, s->capsites, s->nsites + 1);
     memset(&s->sites[s->nsites], 0, sizeof(s->sites[0]));
     s->sites[s->nsites].stack_id = stack_id;
-    umap_put(&s->site_index, stack_id, (uint32_t)s->nsites);
+    s->sites[s->nsites].def = def;
+    if (def < s->nstacks)
+        s->stacks[def].site = (uint32_t)s->nsites;
     return (uint32_t)s->nsites++;
 }
 
-static double weight_now(struct session *s, uint64_t size)
+/* The site of a stack id now: its current definition's (samples before any definition of the id
+ * get a site of their own, which the first definition then names). Beyond the cap, samples go to
+ * the site of id 0 ("unknown stack"). */
+static uint32_t site_of(struct session *s, uint64_t stack_id)
 {
-    if (s->interval == 0)
+    uint32_t i = umap_get(&s->site_index, stack_id);
+    if (i < s->nsites)
+        return i;
+    uint32_t def = SITE_DEF_NONE;
+    if (stack_id == MSAMP_WIRE_STACK_FULL) {
+        def = SITE_DEF_FULL;
+    } else if (stack_id != 0) {
+        uint32_t d = umap_get(&s->stack_index, stack_id);
+        if (d < s->nstacks)
+            def = d;
+    }
+    if (def < s->nstacks && s->stacks[def].site != UINT32_MAX) {
+        i = s->stacks[def].site;
+    } else if (s->nsites >= DRAIN_MAX_STACKS && stack_id != 0 &&
+               stack_id != MSAMP_WIRE_STACK_FULL) {
+        s->n.stack_overflow++;
+        return site_of(s, 0);
+    } else {
+        i = new_site(s, stack_id, def);
+    }
+    umap_put(&s->site_index, stack_id, i);
+    return i;
+}
+
+/* The weight of a new entry sampled at interval (0: not known yet, counted unweighted). */
+static double weight_at(struct session *s, uint64_t size, uint64_t interval)
+{
+    if (interval == 0)
         s->n.unweighted++;
-    return session_weight(size, s->interval);
+    return session_weight(size, interval);
 }
 
 /* The slot for an index from the stream, or NULL when it is out of range. */
@@ -153,8 +198,10 @@ static void on_alloc(struct session *s, uint64_t slot1, uint64_t size, uint64_t 
                      uint64_t ts)
 {
     uint32_t site = site_of(s, stack_id);
-    double w = weight_now(s, size);
+    double w = weight_at(s, size, s->interval);
     s->n.samples++;
+    if (stack_id == MSAMP_WIRE_STACK_FULL)
+        s->n.stack_full++;
     count_alloc(s, site, size, w);
     if (slot1 == 0)
         return;
@@ -165,7 +212,7 @@ static void on_alloc(struct session *s, uint64_t slot1, uint64_t size, uint64_t 
         s->n.lost_frees++;
         count_free(s, sl);
     }
-    *sl = (struct slot){size, ts, w, site, 1, 0, s->interval == 0};
+    *sl = (struct slot){size, ts, s->interval, w, site, 1, 0, s->interval == 0};
 }
 
 static void on_free(struct session *s, uint64_t slot)
@@ -189,10 +236,16 @@ static void on_live(struct session *s, const struct msamp_record *r)
     if (!sl)
         return;
     uint32_t site = site_of(s, r->u.live.stack_id);
+    /* The interval the entry stands for: its own when the record says, else the one in force. */
+    uint64_t interval = r->u.live.has_interval ? r->u.live.interval : s->interval;
     if (sl->live && sl->size == r->u.live.size && sl->site == site) {
         sl->in_snap = 0;
-        if (sl->unweighted && s->interval) {
-            sl->w = session_weight(sl->size, s->interval);
+        /* The device's word on the entry's interval wins: a thinning drain did not replay (or
+         * an interval it never heard of) is corrected here. An entry whose interval drain
+         * already has keeps its weight, the exact 65536/q16 of the thinnings it survived. */
+        if (interval && interval != sl->interval) {
+            sl->interval = interval;
+            sl->w = session_weight(sl->size, interval);
             sl->unweighted = 0;
         }
         return;
@@ -203,10 +256,10 @@ static void on_live(struct session *s, const struct msamp_record *r)
     }
     /* Allocated before drain attached (or its ALLOC was lost): count it as allocated too, so
      * allocated >= in use holds for every stack. */
-    double w = weight_now(s, r->u.live.size);
+    double w = weight_at(s, r->u.live.size, interval);
     s->n.late_live++;
     count_alloc(s, site, r->u.live.size, w);
-    *sl = (struct slot){r->u.live.size, r->u.live.birth, w, site, 1, 0, s->interval == 0};
+    *sl = (struct slot){r->u.live.size, r->u.live.birth, interval, w, site, 1, 0, interval == 0};
 }
 
 static void on_snap_end(struct session *s, const struct msamp_record *r)
@@ -229,36 +282,145 @@ static void on_snap_end(struct session *s, const struct msamp_record *r)
     s->snap_active = 0;
 }
 
+struct frames_key {
+    const struct session *s;
+    const uint64_t *frames;
+    uint32_t depth;
+};
+
+static int def_eq(const void *ctx, uint32_t i)
+{
+    const struct frames_key *k = ctx;
+    const struct stackdef *d = &k->s->stacks[i];
+    return d->depth == k->depth &&
+           memcmp(&k->s->frames[d->off], k->frames, k->depth * sizeof(uint64_t)) == 0;
+}
+
+/* A STACK record: the id now means these frames. The same frames again change nothing; other
+ * frames (the device evicted the stack and reused its id) are a new definition, and the id's later
+ * samples a new site, while what was counted under the old frames stays there. */
 static void on_stack(struct session *s, const struct msamp_record *r)
 {
     uint64_t id = r->u.stack.id;
     uint32_t depth = r->u.stack.depth;
-    if (id == 0 || depth == 0)
+    if (id == 0 || id == MSAMP_WIRE_STACK_FULL || depth == 0)
         return;
-    uint32_t i = umap_get(&s->stack_index, id);
-    if (i != UINT32_MAX) {
-        const struct stackdef *d = &s->stacks[i];
-        if (d->depth != depth ||
-            memcmp(&s->frames[d->off], r->u.stack.frames, depth * sizeof(uint64_t)) != 0)
-            s->n.stack_conflicts++;
-        return;
+    struct frames_key key = {s, r->u.stack.frames, depth};
+    uint32_t cur = umap_get(&s->stack_index, id);
+    if (cur < s->nstacks && def_eq(&key, cur))
+        return; /* re-sent: the usual case */
+    uint64_t h = hash_bytes(r->u.stack.frames, depth * sizeof(uint64_t), 0x57ac);
+    uint32_t d = iset_find(&s->stack_set, h, def_eq, &key);
+    if (d == UINT32_MAX) {
+        if (s->nstacks >= DRAIN_MAX_STACKS || s->nframes + depth > DRAIN_MAX_FRAMES) {
+            s->n.stack_overflow++;
+            d = DEF_UNSTORED;
+        } else {
+            GROW(s->stacks, s->capstacks, s->nstacks + 1);
+            GROW(s->frames, s->capframes, s->nframes + depth);
+            memcpy(&s->frames[s->nframes], r->u.stack.frames, depth * sizeof(uint64_t));
+            s->stacks[s->nstacks] = (struct stackdef){(uint32_t)s->nframes, depth, UINT32_MAX, 0};
+            s->nframes += depth;
+            d = (uint32_t)s->nstacks++;
+            iset_add(&s->stack_set, h, d);
+        }
     }
-    if (s->nstacks >= DRAIN_MAX_STACKS || s->nframes + depth > DRAIN_MAX_FRAMES) {
-        s->n.stack_overflow++;
-        return;
+    umap_put(&s->stack_index, id, d);
+    uint32_t site = umap_get(&s->site_index, id);
+    if (cur < s->nstacks) {
+        /* Redefined: the id's next sample looks its site up again. */
+        s->n.stack_redefined++;
+        if (site != UINT32_MAX)
+            umap_put(&s->site_index, id, SITE_STALE);
+    } else if (site < s->nsites && s->sites[site].def == SITE_DEF_NONE && d < s->nstacks) {
+        /* The id's first definition (or the first drain could store): the samples that came
+         * before it (a late join) were of these frames. */
+        s->sites[site].def = d;
+        if (s->stacks[d].site == UINT32_MAX)
+            s->stacks[d].site = site;
+        else
+            s->stacks[d].shared = 1; /* another id already has these frames: merge on output */
     }
-    GROW(s->stacks, s->capstacks, s->nstacks + 1);
-    GROW(s->frames, s->capframes, s->nframes + depth);
-    memcpy(&s->frames[s->nframes], r->u.stack.frames, depth * sizeof(uint64_t));
-    s->stacks[s->nstacks] = (struct stackdef){(uint32_t)s->nframes, depth};
-    s->nframes += depth;
-    umap_put(&s->stack_index, id, (uint32_t)s->nstacks++);
+}
+
+/* Replays a thinning raise to interval `to` (docs/WIRE_FORMAT.md, include/msamp_thin.h): every
+ * live entry whose interval is below stays only on its coin, as on the device, and then stands for
+ * `to` with its weight scaled by 65536/q16; one that does not leaves the live set (no free). */
+static void thin_live(struct session *s, struct interval_change *c, uint64_t to, uint32_t epoch)
+{
+    uint32_t r_to = to > UINT32_MAX ? UINT32_MAX : (uint32_t)to;
+    int coded = (s->flags & MSAMP_SESSION_FLAG_CODED_SIZES) != 0;
+    for (size_t i = 0; i < s->nslots; i++) {
+        struct slot *sl = &s->slots[i];
+        if (!sl->live)
+            continue;
+        c->live++;
+        if (sl->interval == 0)
+            continue; /* its interval is not known yet: the next LIVE record settles it */
+        uint64_t size = sl->size;
+        uint32_t r_e = sl->interval > UINT32_MAX ? UINT32_MAX : (uint32_t)sl->interval;
+        if (coded) { /* the device kept only the 8-bit codes of both */
+            size = msamp_thin_decode(msamp_thin_code(size));
+            r_e = (uint32_t)msamp_thin_decode(msamp_thin_code(r_e));
+        }
+        if (r_e >= r_to)
+            continue;
+        uint32_t q16 = msamp_thin_q16(size, r_e, r_to);
+        if (msamp_thin_keep((uint32_t)i, epoch, s->session_id, q16)) {
+            sl->w *= (double)MSAMP_THIN_ONE / (double)q16; /* q16 > 0: a coin below it won */
+            sl->interval = to;
+        } else {
+            sl->live = 0;
+            sl->in_snap = 0;
+            c->thinned++;
+        }
+    }
+    s->n.thinned += c->thinned;
+}
+
+/* The interval becomes `to` at record r (an INTERVAL, or a SESSION header that shows a change
+ * whose INTERVAL was lost: reason DRAIN_REASON_HEADER). */
+static void change_interval(struct session *s, const struct msamp_record *r, uint64_t to,
+                            int reason, uint64_t epoch)
+{
+    int thin = reason == MSAMP_INTERVAL_LIVE_HIGH || reason == MSAMP_INTERVAL_STACK_HIGH ||
+               reason == MSAMP_INTERVAL_BUCKET_FULL;
+    struct interval_change c = {r->ts, s->interval, to, r->ts_valid, reason, 0, 0, 0, 0};
+    if (thin && s->have_header) {
+        c.thinned_live = 1;
+        thin_live(s, &c, to, (uint32_t)epoch);
+    } else if (thin) {
+        c.unreplayed = 1; /* no session id to replay the coins with: snapshots repair it */
+        s->n.thin_unreplayed++;
+    }
+    if (s->interval && (s->interval != to || thin)) {
+        if (s->ninterval_log < DRAIN_MAX_INTERVAL_LOG)
+            s->interval_log[s->ninterval_log++] = c;
+        s->n.interval_changes++;
+        if (reason == DRAIN_REASON_HEADER)
+            s->n.interval_by_header++;
+        else
+            s->n.interval_by_reason[reason < MSAMP_INTERVAL_REASONS ? reason
+                                                                    : MSAMP_INTERVAL_REASONS]++;
+    }
+    s->interval = to;
+    if (!s->first_interval)
+        s->first_interval = to;
+}
+
+static void on_interval(struct session *s, const struct msamp_record *r)
+{
+    uint64_t to = r->u.interval.interval, reason = r->u.interval.reason;
+    if (to == 0)
+        return;
+    change_interval(s, r, to, reason > INT32_MAX ? INT32_MAX : (int)reason,
+                    r->u.interval.epoch);
 }
 
 static void on_session(struct session *s, const struct msamp_record *r)
 {
     if (s->have_header && s->interval != r->u.session.interval && r->u.session.interval)
-        s->n.interval_changes++;
+        change_interval(s, r, r->u.session.interval, DRAIN_REASON_HEADER, 0);
     s->have_header = 1;
     s->session_id = r->u.session.session_id;
     s->resend_seq = r->u.session.resend_seq;
@@ -267,7 +429,7 @@ static void on_session(struct session *s, const struct msamp_record *r)
     s->arch = r->u.session.arch;
     s->ptr_size = r->u.session.ptr_size;
     s->tick_hz = r->u.session.tick_hz;
-    if (r->u.session.interval) {
+    if (r->u.session.interval && !s->interval) {
         s->interval = r->u.session.interval;
         if (!s->first_interval)
             s->first_interval = s->interval;
@@ -366,13 +528,7 @@ void session_record(struct session *s, const struct msamp_record *r)
         s->drops[MSAMP_DROP_TRUNCATED] = r->u.drops.truncated;
         break;
     case MSAMP_REC_INTERVAL:
-        if (r->u.interval.interval) {
-            if (s->interval && s->interval != r->u.interval.interval)
-                s->n.interval_changes++;
-            s->interval = r->u.interval.interval;
-            if (!s->first_interval)
-                s->first_interval = s->interval;
-        }
+        on_interval(s, r);
         break;
     case MSAMP_REC_REALLOC: {
         struct slot *old = slot_at(s, r->u.realloc.old_slot);
@@ -391,4 +547,104 @@ void session_record(struct session *s, const struct msamp_record *r)
     default:
         break;
     }
+}
+
+const char *session_reason_name(int reason)
+{
+    switch (reason) {
+    case MSAMP_INTERVAL_SET: return "set by the application";
+    case MSAMP_INTERVAL_LIVE_HIGH: return "live table high water";
+    case MSAMP_INTERVAL_STACK_HIGH: return "stack table high water";
+    case MSAMP_INTERVAL_BUCKET_FULL: return "live-table bucket full";
+    case MSAMP_INTERVAL_LOWER: return "tables below low water";
+    case DRAIN_REASON_HEADER: return "seen in a session header (its INTERVAL record was lost)";
+    default: return "unknown reason";
+    }
+}
+
+void session_interval_change_text(const struct session *s, const struct interval_change *c,
+                                  char *out, size_t n)
+{
+    char when[64];
+    if (c->ts_valid && s->tick_hz)
+        snprintf(when, sizeof(when), "%.3f s", (double)c->ts / (double)s->tick_hz);
+    else if (c->ts_valid)
+        snprintf(when, sizeof(when), "tick %llu", (unsigned long long)c->ts);
+    else
+        snprintf(when, sizeof(when), "an unknown time");
+    int len = snprintf(out, n, "interval %llu -> %llu at %s: %s", (unsigned long long)c->from,
+                       (unsigned long long)c->to, when, session_reason_name(c->reason));
+    if (c->reason > MSAMP_INTERVAL_LOWER && len >= 0 && (size_t)len < n)
+        len += snprintf(out + len, n - (size_t)len, " %d", c->reason);
+    if (len < 0 || (size_t)len >= n)
+        return;
+    if (c->thinned_live)
+        snprintf(out + len, n - (size_t)len, ", %llu of %llu live entries thinned",
+                 (unsigned long long)c->thinned, (unsigned long long)c->live);
+    else if (c->unreplayed)
+        snprintf(out + len, n - (size_t)len,
+                 ", thinning not replayed (session id not yet known)");
+}
+
+int session_interval_adapted(const struct session *s)
+{
+    const uint64_t *by = s->n.interval_by_reason;
+    return by[MSAMP_INTERVAL_LIVE_HIGH] + by[MSAMP_INTERVAL_STACK_HIGH] +
+               by[MSAMP_INTERVAL_BUCKET_FULL] + by[MSAMP_INTERVAL_LOWER] != 0;
+}
+
+void session_interval_summary(const struct session *s, char *out, size_t n)
+{
+    const struct session_counts *c = &s->n;
+    const uint64_t *by = c->interval_by_reason;
+    if (c->interval_changes == 0) {
+        snprintf(out, n, "interval %llu bytes, fixed", (unsigned long long)s->interval);
+        return;
+    }
+    uint64_t raises = by[MSAMP_INTERVAL_LIVE_HIGH] + by[MSAMP_INTERVAL_STACK_HIGH] +
+                      by[MSAMP_INTERVAL_BUCKET_FULL];
+    size_t len = (size_t)snprintf(out, n, "interval %llu bytes now (first %llu), %s:",
+                                  (unsigned long long)s->interval,
+                                  (unsigned long long)s->first_interval,
+                                  session_interval_adapted(s) ? "adapted" : "not adapted");
+    const char *sep = " ";
+#define APPEND(...)                                                                                \
+    do {                                                                                           \
+        if (len < n)                                                                               \
+            len += (size_t)snprintf(out + len, n - len, __VA_ARGS__);                              \
+    } while (0)
+    if (raises) {
+        APPEND("%s%llu raise%s (", sep, (unsigned long long)raises, raises == 1 ? "" : "s");
+        const char *in = "";
+        for (int r = MSAMP_INTERVAL_LIVE_HIGH; r <= MSAMP_INTERVAL_BUCKET_FULL; r++) {
+            if (by[r]) {
+                APPEND("%s%llu %s", in, (unsigned long long)by[r], session_reason_name(r));
+                in = ", ";
+            }
+        }
+        APPEND(")");
+        sep = ", ";
+    }
+    if (by[MSAMP_INTERVAL_LOWER]) {
+        APPEND("%s%llu lower%s", sep, (unsigned long long)by[MSAMP_INTERVAL_LOWER],
+               by[MSAMP_INTERVAL_LOWER] == 1 ? "" : "s");
+        sep = ", ";
+    }
+    if (by[MSAMP_INTERVAL_SET]) {
+        APPEND("%s%llu set by the application", sep, (unsigned long long)by[MSAMP_INTERVAL_SET]);
+        sep = ", ";
+    }
+    if (by[MSAMP_INTERVAL_REASONS]) {
+        APPEND("%s%llu for reasons this drain does not know", sep,
+               (unsigned long long)by[MSAMP_INTERVAL_REASONS]);
+        sep = ", ";
+    }
+    if (c->interval_by_header)
+        APPEND("%s%llu seen only in a session header", sep,
+               (unsigned long long)c->interval_by_header);
+    if (raises)
+        APPEND("; %llu live entries thinned", (unsigned long long)c->thinned);
+    if (c->thin_unreplayed)
+        APPEND(" (%llu thinnings not replayed)", (unsigned long long)c->thin_unreplayed);
+#undef APPEND
 }

@@ -1,8 +1,12 @@
 /*
  * drain's model of one device session (one boot): identity, mappings, stack definitions, the live
- * sampled allocations by slot, and per-stack totals of allocated and freed samples, weighted by the
- * sampling interval in force for each record. Fed one decoded record at a time. Memory is bounded
- * by the caps below whatever the stream declares; records beyond a cap are counted, not stored.
+ * sampled allocations by slot, and per-site totals of allocated and freed samples, weighted by the
+ * sampling interval in force for each record. Each live entry keeps its own interval and weight:
+ * when the device raises its interval because its tables fill, it thins its live table, and the
+ * model replays that thinning (include/msamp_thin.h) so in-use estimates stay unbiased. A site is a
+ * stack definition: a stack id the device redefines names a new site from then on. Fed one decoded
+ * record at a time. Memory is bounded by the caps below whatever the stream declares; records
+ * beyond a cap are counted, not stored.
  */
 #ifndef DRAIN_SESSION_H
 #define DRAIN_SESSION_H
@@ -15,28 +19,55 @@
 #include "util.h"
 
 #define DRAIN_MAX_SLOTS (1u << 20)    /* live-table slots tracked (index must be below) */
-#define DRAIN_MAX_STACKS (1u << 20)   /* distinct stack ids per session */
+#define DRAIN_MAX_STACKS (1u << 20)   /* distinct stack definitions (and sites) per session */
 #define DRAIN_MAX_FRAMES (1u << 24)   /* frames of all stacks of a session */
 #define DRAIN_MAX_MAPPINGS 256        /* MAPPING records per session */
 #define DRAIN_MAX_MARKS 64            /* MARK texts kept per session */
 #define DRAIN_MAX_MARK_LEN 128        /* characters kept of a MARK text: a device's are whole */
+#define DRAIN_MAX_INTERVAL_LOG 64     /* interval changes listed one by one in the comments */
 _Static_assert(DRAIN_MAX_MARK_LEN >= MSAMP_WIRE_MAX_MARK, "a device's MARK text is kept whole");
 
+/* site.def for sites without frames: id 0, an id never defined (or not stored), and the device's
+ * "stack table full" id. Real definitions are indexes below DRAIN_MAX_STACKS. */
+#define SITE_DEF_NONE UINT32_MAX
+#define SITE_DEF_FULL (UINT32_MAX - 1u)
+
+/* One live sampled allocation, by live-table slot. It stands for 1/P allocations, P its inclusion
+ * probability: w = 1 / (1 - exp(-size / R)) for the interval R it was sampled at, times 65536/q16
+ * for each thinning it survived (its interval then is the raised one). */
 struct slot {
     uint64_t size, birth;
-    double w;      /* weight of this sample: 1 / (1 - exp(-size / interval)) */
-    uint32_t site; /* index in session.sites */
+    uint64_t interval; /* the interval the entry stands for (R_e); 0 while unknown */
+    double w;          /* its weight now (in-use estimates, and a free's) */
+    uint32_t site;     /* index in session.sites */
     uint8_t live, in_snap, unweighted;
 };
 
+/* Where samples are counted: one stack definition (frames), or one of the frameless kinds. A stack
+ * id names its current definition, so a redefined id's later samples go to another site. */
 struct site {
-    uint64_t stack_id;
+    uint64_t stack_id; /* the id of the first samples (for the record; 0 for unknown) */
+    uint32_t def;      /* index in session.stacks, or SITE_DEF_NONE / SITE_DEF_FULL */
     double alloc_n, alloc_b, free_n, free_b;
     uint64_t alloc_samples, free_samples;
 };
 
+/* A stack definition: distinct frames (an id redefined back to earlier frames finds them again). */
 struct stackdef {
     uint32_t off, depth; /* in session.frames */
+    uint32_t site;       /* its site, UINT32_MAX until something is counted under it */
+    uint8_t shared;      /* another site has these frames too (late definition): merged on output */
+};
+
+/* One change of the sampling interval, as the comments list it. */
+#define DRAIN_REASON_HEADER (-1) /* seen in a SESSION header: its INTERVAL record was lost */
+struct interval_change {
+    uint64_t ts, from, to;
+    int ts_valid;
+    int reason;        /* enum msamp_wire_interval_reason, or DRAIN_REASON_HEADER */
+    int thinned_live;  /* a raise that thinned the live table (replayed) */
+    int unreplayed;    /* a thinning raise drain could not replay (no session id yet) */
+    uint64_t live, thinned; /* live entries before it; entries it thinned out */
 };
 
 struct mapping_rec {
@@ -54,10 +85,16 @@ struct session_counts {
     uint64_t late_live;           /* live allocations first seen in a snapshot (late join) */
     uint64_t bad_slots;           /* slot index beyond the live capacity or drain's cap */
     uint64_t stack_overflow;      /* stacks or frames beyond drain's caps */
-    uint64_t stack_conflicts;     /* a stack id redefined differently */
+    uint64_t stack_redefined;     /* a stack id defined again with other frames (evicted, reused) */
+    uint64_t stack_full;          /* samples with the device's "stack table full" id */
     uint64_t unweighted;          /* samples seen before the interval was known */
     uint64_t snapshots_ok, snapshots_skipped;
     uint64_t interval_changes;
+    /* Interval changes by INTERVAL reason (index MSAMP_INTERVAL_REASONS: a reason this reader
+     * does not know); changes seen only in a SESSION header. */
+    uint64_t interval_by_reason[MSAMP_INTERVAL_REASONS + 1], interval_by_header;
+    uint64_t thinned;             /* live entries the replayed thinnings took out */
+    uint64_t thin_unreplayed;     /* thinning raises before the session id was known */
 };
 
 struct session {
@@ -73,13 +110,14 @@ struct session {
     struct mapping_rec *maps;
     size_t nmaps, capmaps;
 
-    struct umap stack_index; /* stack id -> stackdef index */
+    struct umap stack_index; /* stack id -> its current stackdef (or one not stored) */
+    struct iset stack_set;   /* frames -> stackdef: each distinct stack stored once */
     struct stackdef *stacks;
     size_t nstacks, capstacks;
     uint64_t *frames;
     size_t nframes, capframes;
 
-    struct umap site_index; /* stack id -> site index */
+    struct umap site_index; /* stack id -> the site of its current definition (a cache) */
     struct site *sites;
     size_t nsites, capsites;
 
@@ -101,6 +139,9 @@ struct session {
     char *marks[DRAIN_MAX_MARKS];
     size_t nmarks;
 
+    struct interval_change interval_log[DRAIN_MAX_INTERVAL_LOG]; /* the first changes */
+    size_t ninterval_log;
+
     struct session_counts n;
 };
 
@@ -117,8 +158,23 @@ void session_record(struct session *s, const struct msamp_record *rec);
 /* The weight of a sample of size bytes under a mean interval (1 when interval <= 1). */
 double session_weight(uint64_t size, uint64_t interval);
 
-/* A stack's frames, or NULL when undefined (id 0 or never received). */
+/* A stack id's current frames, or NULL when undefined (id 0 or never received). */
 const uint64_t *session_stack(const struct session *s, uint64_t id, uint32_t *depth);
+/* A site's frames, or NULL when it has none (unknown stack, stack table full). */
+const uint64_t *session_site_stack(const struct session *s, const struct site *st,
+                                   uint32_t *depth);
+
+/* The name of an interval change's reason ("live table high water", ...). */
+const char *session_reason_name(int reason);
+/* One interval change as text: "interval 4096 -> 8192 at 1.234 s: live table high water, 517 of
+ * 3071 live entries thinned". */
+void session_interval_change_text(const struct session *s, const struct interval_change *c,
+                                  char *out, size_t n);
+/* The interval's story in one phrase: "interval 4096 bytes, fixed" or "interval 8192 bytes now,
+ * adapted from 4096: 2 raises (...), 1 lower; 517 live entries thinned". */
+void session_interval_summary(const struct session *s, char *out, size_t n);
+/* 1 when the device changed its interval on its own (a raise or a lower). */
+int session_interval_adapted(const struct session *s);
 
 /* Samples the device reported lost or not tracked: ring records, live table full, stack table full
  * and reentrant allocations (not ring bytes, not truncated stacks, which are kept). */
