@@ -7,14 +7,15 @@ DRAIN_T := $(BUILD)/drain
 DRAIN_T_DEC := $(wildcard host_tools/lib/*.c)
 DRAIN_T_SRCS = $(filter-out host_tools/src/drain/drain.c,$(DRAIN_SRCS))
 DRAIN_T_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Wcast-qual $(SAN_FLAGS)
-DRAIN_T_GEN_DEPS := tests/drain/streamgen.h tests/drain/simdev.h include/msamp_wire.h
+DRAIN_T_GEN_DEPS := tests/drain/streamgen.h tests/drain/simdev.h include/msamp_wire.h \
+	include/msamp_thin.h
 DRAIN_T_PROG_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 	-fno-optimize-sibling-calls -Iinclude
 DRAIN_T_ENV = DRAIN=$(DRAIN_T)/drain-asan DRAIN_REL=host_tools/drain T=$(DRAIN_T) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 
-TESTS += drain-unit drain-cli drain-model drain-symbolize drain-hosted drain-damage drain-inputs \
-	drain-merge
+TESTS += drain-unit drain-cli drain-model drain-adapt drain-symbolize drain-hosted drain-damage \
+	drain-inputs drain-merge
 BENCHES += drain
 
 $(DRAIN_T)/drain-asan: $(DRAIN_SRCS) $(DRAIN_HDRS) $(DRAIN_T_DEC)
@@ -63,6 +64,10 @@ test-drain-cli: $(DRAIN_T_TOOLS) $(DRAIN_T)/symprog ## drain: bad command lines,
 test-drain-model: $(DRAIN_T_TOOLS) ## drain: profiles of generated streams match their truth (go tool pprof)
 	@tests/need.sh go
 	$(DRAIN_T_ENV) tests/drain/t_model.sh
+
+test-drain-adapt: $(DRAIN_T_TOOLS) host_tools/msamp-dump ## drain: streams of a device that adapts its interval equal their exact replay
+	@tests/need.sh go
+	$(DRAIN_T_ENV) MSAMP_DUMP=host_tools/msamp-dump tests/drain/t_adapt.sh
 
 test-drain-symbolize: $(DRAIN_T_TOOLS) $(DRAIN_T)/symprog $(DRAIN_T)/symprog-nopie ## drain: --elf symbolization (PIE, bare, inline, build-id)
 	@tests/need.sh go addr2line readelf

@@ -120,13 +120,13 @@ static void sg_end(struct sg *g, unsigned type)
     g->len += h + g->rlen;
 }
 
-static void sg_session(struct sg *g, uint32_t id, uint64_t resend, uint8_t arch, uint8_t ptr,
-                       uint64_t interval, uint64_t live_capacity, const uint8_t *bid,
-                       uint8_t bidlen)
+static void sg_session_flags(struct sg *g, uint8_t flags, uint32_t id, uint64_t resend,
+                             uint8_t arch, uint8_t ptr, uint64_t interval, uint64_t live_capacity,
+                             const uint8_t *bid, uint8_t bidlen)
 {
     sg_begin(g);
     sg_u8(g, 1);
-    sg_u8(g, 0);
+    sg_u8(g, flags);
     for (int i = 0; i < 4; i++)
         sg_u8(g, (uint8_t)(id >> (8 * i)));
     sg_var(g, resend);
