@@ -8,15 +8,28 @@
  *       weights 1/(1-exp(-size/interval)), and compares them with the truth file:
  *         site NAME SIZE ALLOCATED LIVE   NAME allocated ALLOCATED blocks of SIZE, LIVE still held
  *         caller NAME CALLER              every sampled stack of NAME has CALLER as frame 1
- *       Each estimate must be within Z standard deviations of the truth (default 4.5), where the
- *       variance of the estimate is sum(size^2 (1-p)/p) for bytes and sum((1-p)/p) for objects,
- *       p = 1-exp(-size/interval). Exit 1 if any is not, or a site has no sample it should have.
+ *       The device may adapt its interval (docs/ADAPTIVE.md): each live entry keeps the interval it
+ *       was sampled at and its own weight; an INTERVAL raise (reasons 1-3) thins the live set as the
+ *       device did (include/msamp_thin.h: kept entries weighted by 65536/q16, the others gone, not
+ *       freed); a LIVE record's interval is adopted; a redefined stack id is a new stack from then
+ *       on; MSAMP_WIRE_STACK_FULL samples count under "[stack table full]".
+ *       Each estimate must be within Z standard deviations of the truth (default 4.5). An entry
+ *       with inclusion probability P (P = 1/w, w its weight: at allocation for the allocated
+ *       estimates, its final one for in-use) contributes size^2 (1-P)/P to the variance of the
+ *       bytes estimate and (1-P)/P to the objects': for each truth line (site, size, count) that is
+ *       count times the mean of (1-P)/P = w-1 over the site's samples of that size, weighted by w
+ *       (each sample stands for w blocks); with no such sample, (1-p)/p at the largest interval of
+ *       the session. Exit 1 if any estimate is out of bounds, or a site has no sample it should
+ *       have.
  *   msamp_check stacks --elf EXE STREAM
- *       Prints each sampled stack as symbol names, innermost first, with its sample count.
+ *       Prints each sampled stack as symbol names, innermost first, with its sample count (each
+ *       definition of a stack id the device redefined on a line of its own).
  *   msamp_check live --expect FILE STREAM
  *       With addresses in the stream (MSAMP_CFG_SEND_ADDRESSES): the set of live sampled blocks at
  *       the end must equal the FILE's ("ADDR SIZE" lines, the blocks the program still holds), except
- *       blocks the device could not track (ALLOC slot1=0), which are counted. Exit 1 otherwise.
+ *       blocks the device could not track (ALLOC slot1=0) and blocks a replayed thinning took out of
+ *       the live set, which are counted. When the device raised its interval above 1, held blocks
+ *       need not have been sampled: only extra blocks fail then. Exit 1 otherwise.
  *   msamp_check decode STREAM
  *       Decodes the stream and prints its counts; exit 1 if it is damaged (bad or lost frames,
  *       frees of slots that were never allocated) or holds no session.
@@ -36,23 +49,45 @@
 
 #include "msamp_decode.h"
 
+#define MSAMP_THIN_WORD uint64_t
+#include "msamp_thin.h"
+
 #define MAX_IDS (1u << 20)
 #define MAX_MAPS 256
 #define MAX_SITES 256
 
+/* Per size: the sum of the weights w of samples and of w (w - 1), so that sww / sw is the mean of
+ * (1 - P) / P over the blocks they stand for. */
+struct sizew {
+    uint64_t size;
+    double sw, sww;
+};
+struct wstats {
+    struct sizew *v;
+    size_t n, cap;
+};
+
+/* A stack definition: the frames an id meant from its STACK record on (a device may define an id
+ * again once no live entry uses it), or a placeholder for samples of an id not yet defined. */
 struct stack {
+    uint64_t id;   /* the id it was defined (or first used) under */
+    int full;      /* the bucket of MSAMP_WIRE_STACK_FULL samples */
     uint32_t depth;
     uint64_t *frames;
     double alloc_n, alloc_b, samples;
+    struct wstats alloc_w; /* allocation-time weights */
 };
 
 struct live {
     int valid;
     int seen; /* appeared in a LIVE or ALLOC record during the current snapshot pass */
-    uint64_t size, stack, addr;
+    uint64_t size, addr, interval; /* interval: the one it stands for (0: unknown) */
+    uint32_t def;                  /* its stack definition, or NO_DEF */
     int has_addr;
-    double w;
+    double w;                      /* its weight now: 1/P */
 };
+
+#define NO_DEF UINT32_MAX
 
 struct map {
     uint64_t start, limit, offset;
@@ -65,11 +100,17 @@ struct untracked {
 };
 
 static struct state {
-    uint64_t interval, ptr_mask;
-    struct stack *stacks;
-    size_t nstacks;
+    uint64_t interval, interval_max, ptr_mask;
+    uint32_t session_id;
+    uint8_t flags;
+    struct stack *stacks; /* definitions, in order */
+    size_t nstacks, capstacks;
+    uint32_t *id_def;     /* stack id -> definition + 1 (0: none) */
+    size_t nid_def;
+    uint32_t full_def;    /* the "stack table full" bucket + 1 */
     struct live *live;
     size_t nlive;
+    uint64_t thinned, raises, lowers, redefined, stack_full;
     struct map maps[MAX_MAPS];
     size_t nmaps;
     uint64_t sessions, allocs, frees, reallocs, untracked_allocs, bad_refs;
@@ -111,15 +152,55 @@ static double weight(uint64_t size, uint64_t interval)
     return 1.0 / -expm1(-s / (double)interval);
 }
 
+static void wstats_add(struct wstats *ws, uint64_t size, double w)
+{
+    for (size_t i = 0; i < ws->n; i++) {
+        if (ws->v[i].size == size) {
+            ws->v[i].sw += w;
+            ws->v[i].sww += w * (w - 1);
+            return;
+        }
+    }
+    ws->v = grow(ws->v, &ws->cap, ws->n + 1, sizeof *ws->v);
+    ws->v[ws->n++] = (struct sizew){size, w, w * (w - 1)};
+}
+
+static void wstats_merge(struct wstats *to, const struct wstats *from)
+{
+    for (size_t i = 0; i < from->n; i++) {
+        wstats_add(to, from->v[i].size, 0);
+        for (size_t k = 0; k < to->n; k++) {
+            if (to->v[k].size == from->v[i].size) {
+                to->v[k].sw += from->v[i].sw;
+                to->v[k].sww += from->v[i].sww;
+            }
+        }
+    }
+}
+
+/* The mean of (1 - P) / P over the blocks of `size` that the samples stand for; -1 without any. */
+static double wstats_q(const struct wstats *ws, uint64_t size)
+{
+    for (size_t i = 0; i < ws->n; i++)
+        if (ws->v[i].size == size && ws->v[i].sw > 0)
+            return ws->v[i].sww / ws->v[i].sw;
+    return -1;
+}
+
 static void reset_session(void)
 {
     for (size_t i = 0; i < st.nstacks; i++) {
         free(st.stacks[i].frames);
-        memset(&st.stacks[i], 0, sizeof st.stacks[i]);
+        free(st.stacks[i].alloc_w.v);
     }
+    st.nstacks = 0;
+    if (st.id_def)
+        memset(st.id_def, 0, st.nid_def * sizeof *st.id_def);
+    st.full_def = 0;
     for (size_t i = 0; i < st.nlive; i++)
         st.live[i].valid = 0;
     st.nmaps = 0;
+    st.interval_max = 0;
 }
 
 static struct live *slot_at(uint64_t slot)
@@ -132,24 +213,77 @@ static struct live *slot_at(uint64_t slot)
     return &st.live[slot];
 }
 
-/* Id 0 ("stack unknown") is a bucket of its own for the aggregates; it is never defined. */
-static struct stack *stack_at(uint64_t id)
+static uint32_t new_def(uint64_t id, const uint64_t *frames, uint32_t depth)
 {
+    st.stacks = grow(st.stacks, &st.capstacks, st.nstacks + 1, sizeof *st.stacks);
+    struct stack *s = &st.stacks[st.nstacks];
+    memset(s, 0, sizeof *s);
+    s->id = id;
+    if (frames != NULL) {
+        s->frames = malloc(sizeof(uint64_t) * depth);
+        if (s->frames == NULL)
+            die_oom();
+        memcpy(s->frames, frames, sizeof(uint64_t) * depth);
+        s->depth = depth;
+    }
+    return (uint32_t)st.nstacks++;
+}
+
+/* The definition a sample with this stack id counts under now: the id's current one; id 0 ("stack
+ * unknown") and ids not yet defined get a definition without frames; NO_DEF beyond MAX_IDS. */
+static uint32_t def_of(uint64_t id)
+{
+    if (id == MSAMP_WIRE_STACK_FULL) {
+        if (st.full_def == 0) {
+            st.full_def = new_def(id, NULL, 0) + 1;
+            st.stacks[st.full_def - 1].full = 1;
+        }
+        return st.full_def - 1;
+    }
     if (id >= MAX_IDS)
-        return NULL;
-    st.stacks = grow(st.stacks, &st.nstacks, (size_t)id + 1, sizeof *st.stacks);
-    return &st.stacks[id];
+        return NO_DEF;
+    st.id_def = grow(st.id_def, &st.nid_def, (size_t)id + 1, sizeof *st.id_def);
+    if (st.id_def[id] == 0)
+        st.id_def[id] = new_def(id, NULL, 0) + 1;
+    return st.id_def[id] - 1;
+}
+
+/* STACK: the id means these frames from now on. Its first definition also names the samples that
+ * came before it (a late join); the same frames again change nothing; other frames are a new
+ * definition (the device evicted the old stack and reused its id). */
+static void note_stack(uint64_t id, const uint64_t *frames, uint32_t depth)
+{
+    if (id == 0 || id == MSAMP_WIRE_STACK_FULL || id >= MAX_IDS || depth == 0)
+        return;
+    uint32_t d = def_of(id);
+    struct stack *s = &st.stacks[d];
+    if (s->frames == NULL) {
+        s->frames = malloc(sizeof(uint64_t) * depth);
+        if (s->frames == NULL)
+            die_oom();
+        memcpy(s->frames, frames, sizeof(uint64_t) * depth);
+        s->depth = depth;
+        return;
+    }
+    if (s->depth == depth && memcmp(s->frames, frames, sizeof(uint64_t) * depth) == 0)
+        return;
+    st.redefined++;
+    st.id_def[id] = new_def(id, frames, depth) + 1;
 }
 
 static void note_alloc(uint64_t slot1, uint64_t size, uint64_t stack_id, uint64_t addr, int has_addr)
 {
     double w = weight(size, st.interval);
-    struct stack *s = stack_at(stack_id);
+    uint32_t d = def_of(stack_id);
+    struct stack *s = d != NO_DEF ? &st.stacks[d] : NULL;
 
+    if (stack_id == MSAMP_WIRE_STACK_FULL)
+        st.stack_full++;
     if (s != NULL) {
         s->alloc_n += w;
         s->alloc_b += w * (double)size;
         s->samples += 1;
+        wstats_add(&s->alloc_w, size, w);
     }
     if (slot1 == 0) {
         st.untracked_allocs++;
@@ -166,7 +300,84 @@ static void note_alloc(uint64_t slot1, uint64_t size, uint64_t stack_id, uint64_
     struct live *l = slot_at(slot1 - 1);
     if (l == NULL)
         return;
-    *l = (struct live){1, 1, size, stack_id, addr, has_addr, w};
+    *l = (struct live){1, 1, size, addr, st.interval, d, has_addr, w};
+}
+
+/* A block the stream's live set no longer has without a free: `live` mode excuses it. */
+static void note_untracked(const struct live *l)
+{
+    if (!l->has_addr)
+        return;
+    struct untracked *u = malloc(sizeof *u);
+    if (u == NULL)
+        die_oom();
+    u->addr = l->addr;
+    u->next = st.untracked;
+    st.untracked = u;
+}
+
+/* INTERVAL: a raise by the device (reasons 1-3) thins the live set as the device did. */
+static void note_interval(const struct msamp_record *r)
+{
+    uint64_t to = r->u.interval.interval, reason = r->u.interval.reason;
+    if (to == 0)
+        return;
+    if (reason >= MSAMP_INTERVAL_LIVE_HIGH && reason <= MSAMP_INTERVAL_BUCKET_FULL) {
+        uint32_t r_to = to > UINT32_MAX ? UINT32_MAX : (uint32_t)to;
+        uint32_t epoch = (uint32_t)r->u.interval.epoch;
+        int coded = (st.flags & MSAMP_SESSION_FLAG_CODED_SIZES) != 0;
+        st.raises++;
+        for (size_t i = 0; i < st.nlive; i++) {
+            struct live *l = &st.live[i];
+            if (!l->valid || l->interval == 0)
+                continue;
+            uint64_t size = l->size;
+            uint32_t r_e = l->interval > UINT32_MAX ? UINT32_MAX : (uint32_t)l->interval;
+            if (coded) {
+                size = msamp_thin_decode(msamp_thin_code(size));
+                r_e = (uint32_t)msamp_thin_decode(msamp_thin_code(r_e));
+            }
+            if (r_e >= r_to)
+                continue;
+            uint32_t q = msamp_thin_q16(size, r_e, r_to);
+            if (msamp_thin_keep((uint32_t)i, epoch, st.session_id, q)) {
+                l->w *= 65536.0 / q;
+                l->interval = to;
+            } else {
+                l->valid = 0;
+                st.thinned++;
+                note_untracked(l);
+            }
+        }
+    } else if (reason == MSAMP_INTERVAL_LOWER) {
+        st.lowers++;
+    }
+    st.interval = to;
+    if (to > st.interval_max)
+        st.interval_max = to;
+}
+
+/* LIVE: a known entry adopts the record's interval (reweighted when it differs); any other is a
+ * new entry weighted by it. Absent, the interval is the one in force. */
+static void note_live(const struct msamp_record *r)
+{
+    struct live *l = slot_at(r->u.live.slot);
+    if (l == NULL)
+        return;
+    uint64_t iv = r->u.live.has_interval ? r->u.live.interval : st.interval;
+    uint32_t d = def_of(r->u.live.stack_id);
+    if (l->valid && l->size == r->u.live.size && l->def == d) {
+        l->seen = 1;
+        if (iv != 0 && iv != l->interval) {
+            l->interval = iv;
+            l->w = weight(l->size, iv);
+        }
+        l->addr = r->u.live.addr;
+        l->has_addr = r->u.live.has_addr;
+        return;
+    }
+    *l = (struct live){1, 1, r->u.live.size, r->u.live.addr, iv, d, r->u.live.has_addr,
+                       weight(r->u.live.size, iv)};
 }
 
 static void note_free(uint64_t slot)
@@ -229,7 +440,8 @@ static uint64_t record_size(const struct msamp_record *r)
         break;
     case MSAMP_REC_LIVE:
         p = vlen(r->u.live.slot) + vlen(r->u.live.size) + vlen(r->u.live.stack_id) +
-            vlen(r->u.live.birth) + (r->u.live.has_addr ? vlen(r->u.live.addr) : 0);
+            vlen(r->u.live.birth) + (r->u.live.has_addr ? vlen(r->u.live.addr) : 0) +
+            (r->u.live.has_interval ? vlen(r->u.live.interval) : 0);
         break;
     case MSAMP_REC_SNAP_BEGIN:
         p = vlen(r->u.snap_begin.pass) + vlen(r->ts);
@@ -242,7 +454,8 @@ static uint64_t record_size(const struct msamp_record *r)
             vlen(r->u.drops.stack_full) + vlen(r->u.drops.reentrant) + vlen(r->u.drops.truncated);
         break;
     case MSAMP_REC_INTERVAL:
-        p = vlen(r->u.interval.interval) + vlen(r->dt);
+        p = vlen(r->u.interval.interval) + vlen(r->dt) +
+            (r->u.interval.has_reason ? vlen(r->u.interval.reason) + vlen(r->u.interval.epoch) : 0);
         break;
     case MSAMP_REC_TIME:
         p = vlen(r->ts);
@@ -275,13 +488,17 @@ static void on_record(void *arg, const struct msamp_record *r)
     switch (r->type) {
     case MSAMP_REC_SESSION:
         st.sessions++;
-        if (r->u.session.resend_seq == 0)
+        if (r->u.session.resend_seq == 0 || r->u.session.session_id != st.session_id)
             reset_session();
         st.interval = r->u.session.interval;
+        if (st.interval > st.interval_max)
+            st.interval_max = st.interval;
+        st.session_id = r->u.session.session_id;
+        st.flags = r->u.session.flags;
         st.ptr_mask = r->u.session.ptr_size == 4 ? UINT32_MAX : UINT64_MAX;
         break;
     case MSAMP_REC_INTERVAL:
-        st.interval = r->u.interval.interval;
+        note_interval(r);
         break;
     case MSAMP_REC_MAPPING:
         if (st.nmaps < MAX_MAPS) {
@@ -299,17 +516,9 @@ static void on_record(void *arg, const struct msamp_record *r)
             st.nmaps++;
         }
         break;
-    case MSAMP_REC_STACK: {
-        struct stack *s = r->u.stack.id != 0 ? stack_at(r->u.stack.id) : NULL;
-        if (s == NULL || s->frames != NULL)
-            break;
-        s->frames = malloc(sizeof(uint64_t) * (r->u.stack.depth ? r->u.stack.depth : 1));
-        if (s->frames == NULL)
-            die_oom();
-        memcpy(s->frames, r->u.stack.frames, sizeof(uint64_t) * r->u.stack.depth);
-        s->depth = r->u.stack.depth;
+    case MSAMP_REC_STACK:
+        note_stack(r->u.stack.id, r->u.stack.frames, r->u.stack.depth);
         break;
-    }
     case MSAMP_REC_ALLOC:
         st.allocs++;
         note_alloc(r->u.alloc.slot1, r->u.alloc.size, r->u.alloc.stack_id, r->u.alloc.addr,
@@ -326,13 +535,9 @@ static void on_record(void *arg, const struct msamp_record *r)
         note_alloc(r->u.realloc.new_slot1, r->u.realloc.size, r->u.realloc.stack_id,
                    r->u.realloc.addr, r->u.realloc.has_addr);
         break;
-    case MSAMP_REC_LIVE: {
-        struct live *l = slot_at(r->u.live.slot);
-        if (l != NULL)
-            *l = (struct live){1, 1, r->u.live.size, r->u.live.stack_id, r->u.live.addr,
-                               r->u.live.has_addr, weight(r->u.live.size, st.interval)};
+    case MSAMP_REC_LIVE:
+        note_live(r);
         break;
-    }
     case MSAMP_REC_SNAP_BEGIN:
         st.in_pass = 1;
         for (size_t i = 0; i < st.nlive; i++)
@@ -469,7 +674,16 @@ struct site {
     double v_alloc_n, v_alloc_b, v_live_n, v_live_b;      /* variance of the estimates */
     double e_alloc_n, e_alloc_b, e_live_n, e_live_b;      /* estimates */
     uint64_t samples, bad_caller;
+    struct wstats alloc_w, live_w; /* its samples' weights at allocation, and live ones' now */
 };
+
+/* The truth file's "site" lines, kept until the estimates (and their weights) are known. */
+struct truth_line {
+    struct site *site;
+    double size, n_alloc, n_live;
+};
+static struct truth_line *truth_lines;
+static size_t ntruth_lines, cap_truth_lines;
 
 static struct site sites[MAX_SITES];
 static size_t nsites;
@@ -486,7 +700,7 @@ static struct site *site_named(const char *name, int create)
     return s;
 }
 
-static void read_truth(const char *path, double interval)
+static void read_truth(const char *path)
 {
     FILE *f = fopen(path, "r");
     if (f == NULL) {
@@ -503,18 +717,22 @@ static void read_truth(const char *path, double interval)
             continue;
         if (sscanf(line, "site %127s %lf %lf %lf", name, &size, &n_alloc, &n_live) == 4) {
             struct site *s = site_named(name, 1);
-            double p = interval <= 1 ? 1.0 : -expm1(-(size ? size : 1) / interval);
-            double q = (1 - p) / p;
+            if (s == NULL) {
+                fprintf(stderr, "msamp_check: %s:%u: more than %d sites\n", path, lineno, MAX_SITES);
+                exit(2);
+            }
             s->t_alloc_n += n_alloc;
             s->t_alloc_b += n_alloc * size;
             s->t_live_n += n_live;
             s->t_live_b += n_live * size;
-            s->v_alloc_n += n_alloc * q;
-            s->v_alloc_b += n_alloc * size * size * q;
-            s->v_live_n += n_live * q;
-            s->v_live_b += n_live * size * size * q;
+            truth_lines = grow(truth_lines, &cap_truth_lines, ntruth_lines + 1, sizeof *truth_lines);
+            truth_lines[ntruth_lines++] = (struct truth_line){s, size, n_alloc, n_live};
         } else if (sscanf(line, "caller %127s %127s", name, caller) == 2) {
             struct site *s = site_named(name, 1);
+            if (s == NULL) {
+                fprintf(stderr, "msamp_check: %s:%u: more than %d sites\n", path, lineno, MAX_SITES);
+                exit(2);
+            }
             snprintf(s->caller, sizeof s->caller, "%s", caller);
         } else {
             fprintf(stderr, "msamp_check: %s:%u: bad truth line\n", path, lineno);
@@ -522,6 +740,30 @@ static void read_truth(const char *path, double interval)
         }
     }
     fclose(f);
+}
+
+/* The variances of a site's estimates, from its truth lines: count times the mean (1-P)/P of the
+ * blocks of that size (wstats_q), or (1-p)/p at the largest interval when it has no sample of
+ * that size. With a constant interval both are (1-p)/p. */
+static void truth_variances(void)
+{
+    double r_max = (double)st.interval_max;
+    for (size_t i = 0; i < ntruth_lines; i++) {
+        const struct truth_line *t = &truth_lines[i];
+        struct site *s = t->site;
+        double p = r_max <= 1 ? 1.0 : -expm1(-(t->size ? t->size : 1) / r_max);
+        double q_max = (1 - p) / p;
+        double qa = wstats_q(&s->alloc_w, (uint64_t)t->size);
+        double ql = wstats_q(&s->live_w, (uint64_t)t->size);
+        if (qa < 0)
+            qa = q_max;
+        if (ql < 0)
+            ql = q_max;
+        s->v_alloc_n += t->n_alloc * qa;
+        s->v_alloc_b += t->n_alloc * t->size * t->size * qa;
+        s->v_live_n += t->n_live * ql;
+        s->v_live_b += t->n_live * t->size * t->size * ql;
+    }
 }
 
 static int check(const char *site, const char *what, double est, double truth, double var, double z)
@@ -539,8 +781,7 @@ static int cmd_sites(const char *elf, const char *truth, double z, const char *s
     struct msamp_dec_stats ds;
     read_stream(stream, &ds);
     open_elf(elf);
-    /* Truth variances use the interval in force at the end: the test keeps it constant. */
-    read_truth(truth, (double)st.interval);
+    read_truth(truth);
     uint64_t other = 0;
 
     for (size_t id = 0; id < st.nstacks; id++) {
@@ -549,6 +790,9 @@ static int cmd_sites(const char *elf, const char *truth, double z, const char *s
             continue;
         if (s->frames == NULL || s->depth == 0) {
             other += (uint64_t)s->samples;
+            if (s->full)
+                printf("  sample outside the known sites: [stack table full] (%g samples)\n",
+                       s->samples);
             continue;
         }
         struct site *site = site_named(symbolize(s->frames[0]), 0);
@@ -561,18 +805,19 @@ static int cmd_sites(const char *elf, const char *truth, double z, const char *s
         site->samples += (uint64_t)s->samples;
         site->e_alloc_n += s->alloc_n;
         site->e_alloc_b += s->alloc_b;
+        wstats_merge(&site->alloc_w, &s->alloc_w);
         const char *caller = s->depth > 1 ? symbolize(s->frames[1]) : "(none)";
         if (site->caller[0] != '\0' && strcmp(caller, site->caller) != 0) {
             site->bad_caller += (uint64_t)s->samples;
-            printf("  %s: stack %zu has caller %s, expected %s\n", site->name, id, caller,
-                   site->caller);
+            printf("  %s: stack %" PRIu64 " has caller %s, expected %s\n", site->name, s->id,
+                   caller, site->caller);
         }
     }
     for (size_t i = 0; i < st.nlive; i++) {
         struct live *l = &st.live[i];
         if (!l->valid)
             continue;
-        struct stack *s = stack_at(l->stack);
+        struct stack *s = l->def != NO_DEF ? &st.stacks[l->def] : NULL;
         struct site *site = (s != NULL && s->frames != NULL && s->depth > 0)
                                 ? site_named(symbolize(s->frames[0]), 0)
                                 : NULL;
@@ -580,13 +825,19 @@ static int cmd_sites(const char *elf, const char *truth, double z, const char *s
             continue;
         site->e_live_n += l->w;
         site->e_live_b += l->w * (double)l->size;
+        wstats_add(&site->live_w, l->size, l->w);
     }
+    truth_variances();
 
     int ok = 1;
     printf("stream: %" PRIu64 " frames ok, %" PRIu64 " bad, %" PRIu64 " lost; %" PRIu64
            " allocs %" PRIu64 " frees %" PRIu64 " reallocs sampled; interval %" PRIu64 "\n",
            ds.frames_ok, ds.frames_bad, ds.frames_lost, st.allocs, st.frees, st.reallocs,
            st.interval);
+    printf("interval: largest %" PRIu64 ", %" PRIu64 " raises (%" PRIu64 " live entries thinned), %"
+           PRIu64 " lowers; %" PRIu64 " stack ids redefined, %" PRIu64 " samples under [stack "
+           "table full]\n",
+           st.interval_max, st.raises, st.thinned, st.lowers, st.redefined, st.stack_full);
     if (ds.frames_bad || ds.frames_lost || st.bad_refs) {
         printf("FAIL: damaged stream (%" PRIu64 " bad frames, %" PRIu64 " lost, %" PRIu64
                " bad slot references)\n",
@@ -599,7 +850,8 @@ static int cmd_sites(const char *elf, const char *truth, double z, const char *s
                " reentrant=%" PRIu64 " truncated=%" PRIu64 "\n",
                d->u.drops.ring_records, d->u.drops.live_full, d->u.drops.stack_full,
                d->u.drops.reentrant, d->u.drops.truncated);
-        /* A full live-table bucket costs only in-use information, which the checks below see. */
+        /* A full live-table bucket costs only in-use information, which the checks below see.
+         * Samples under "[stack table full]" are missing from their sites' estimates. */
         if (d->u.drops.ring_records || d->u.drops.stack_full) {
             printf("FAIL: the device lost records or stacks; the estimates cannot be checked\n");
             ok = 0;
@@ -634,11 +886,11 @@ static int cmd_stacks(const char *elf, const char *stream)
     struct msamp_dec_stats ds;
     read_stream(stream, &ds);
     open_elf(elf);
-    for (size_t id = 1; id < st.nstacks; id++) {
-        struct stack *s = &st.stacks[id];
+    for (size_t i = 0; i < st.nstacks; i++) {
+        struct stack *s = &st.stacks[i];
         if (s->frames == NULL)
             continue;
-        printf("stack %zu samples %g depth %u:", id, s->samples, s->depth);
+        printf("stack %" PRIu64 " samples %g depth %u:", s->id, s->samples, s->depth);
         for (uint32_t k = 0; k < s->depth; k++)
             printf(" %s", symbolize(s->frames[k]));
         printf("\n");
@@ -697,6 +949,9 @@ static int cmd_live(const char *expect, const char *stream)
             matched++;
         }
     }
+    /* Above interval 1 (the device raised it) a held block need not have been sampled at all. */
+    int all_sampled = st.interval_max <= 1;
+    size_t unsampled = 0;
     for (size_t k = 0; k < nexp; k++) {
         if (exp[k].seen)
             continue;
@@ -705,13 +960,15 @@ static int cmd_live(const char *expect, const char *stream)
             untracked |= u->addr == exp[k].addr;
         if (untracked) {
             excused++;
+        } else if (!all_sampled) {
+            unsampled++;
         } else {
             printf("missing: 0x%" PRIx64 " size %" PRIu64 " held by the program, not live in the stream\n",
                    exp[k].addr, exp[k].size);
             missing++;
         }
     }
-    printf("held %zu, live in stream %zu, matched %zu, untracked (live table full) %zu, "
+    printf("held %zu, live in stream %zu, matched %zu, untracked (live table full, thinned) %zu, "
            "missing %zu, extra %zu; allocs %" PRIu64 " frees %" PRIu64 "; %" PRIu64
            " snapshot passes, %" PRIu64 " lost frees repaired by them\n",
            nexp, matched + extra, matched, excused, missing, extra, st.allocs, st.frees, st.passes,
@@ -719,6 +976,10 @@ static int cmd_live(const char *expect, const char *stream)
     if (st.have_drops)
         printf("device drops: ring_records=%" PRIu64 " live_full=%" PRIu64 "\n",
                st.last_drops.u.drops.ring_records, st.last_drops.u.drops.live_full);
+    if (!all_sampled)
+        printf("interval raised to %" PRIu64 " (%" PRIu64 " raises, %" PRIu64
+               " live entries thinned): %zu held blocks not sampled, not checked\n",
+               st.interval_max, st.raises, st.thinned, unsampled);
     ok = ok && missing == 0 && extra == 0 && nexp > 0;
     printf("%s\n", ok ? "PASS" : "FAIL");
     free(exp);
