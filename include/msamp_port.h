@@ -28,11 +28,11 @@ extern "C" {
 struct msamp_context {
     _Atomic uintptr_t countdown; /* bytes until the next sample (or until the next check while
                                     disabled); other contexts may store 0 to force a re-check */
+    uint32_t interval;           /* the interval the countdown's gap was drawn at */
     uint64_t rng;                /* random state */
     uint32_t index;              /* 1 + position in the core's context registry, 0 if none */
     uint32_t gen;                /* the core's configuration generation this context follows */
     uint32_t reentrant;          /* allocations skipped because busy was set */
-    uint32_t interval;           /* the interval the countdown's gap was drawn at */
     uint8_t busy;                /* set while the core runs in this context (reentrancy guard) */
 };
 

@@ -14,6 +14,12 @@
 #define HIGH(cap) ((cap) - (cap) / 4u)
 #define LOW(cap) ((cap) / 4u)
 
+/* The rule's q, once in the code (its arithmetic is the biggest part of this file). */
+static MSAMP_NOINLINE uint32_t thin_q16(uintptr_t size, uint32_t from, uint32_t to)
+{
+    return msamp_thin_q16(size, from, to);
+}
+
 /* Whether an occupied slot waits for the pass under way. */
 static int pending(uint32_t slot)
 {
@@ -25,8 +31,7 @@ static int settle(uint32_t slot)
 {
     if (!pending(slot))
         return 1;
-    uint32_t q =
-        msamp_thin_q16(msamp_live_thin_size(slot), msamp_live_interval(slot), G.thin_target);
+    uint32_t q = thin_q16(msamp_live_thin_size(slot), msamp_live_interval(slot), G.thin_target);
     if (msamp_thin_keep(slot, G.epoch, G.session_id, q)) {
         msamp_live_set_interval(slot, G.thin_target);
         return 1;
@@ -73,7 +78,7 @@ static int change(uint32_t next, unsigned reason)
         return 0;
     G.epoch = epoch;
     atomic_store_explicit(&G.interval, next, memory_order_relaxed);
-    G.changed_at = msamp_now();
+    G.changed_at = (uint32_t)msamp_now();
     msamp_table_describe(G.session_id, next, msamp_tick_hz());
     msamp_broadcast();
     return 1;
@@ -102,7 +107,7 @@ int msamp_adapt_admit(struct msamp_context *c, uint32_t *drawn, uintptr_t size)
         return 1;
     /* Decided at a smaller interval than the one now in force (a raise came between the decision
      * and this lock): thinned like a live entry, so it stands for the interval in force. */
-    uint32_t q = msamp_thin_q16(size, *drawn, now);
+    uint32_t q = thin_q16(size, *drawn, now);
     if (((uint32_t)msamp_rng_next(&c->rng) >> 16) < q) {
         *drawn = now;
         return 1;
@@ -145,7 +150,7 @@ void msamp_adapt_poll(void)
     uint32_t now = atomic_load_explicit(&G.interval, memory_order_relaxed);
     if (G.thin_target != 0 || now <= G.interval_min || msamp_live_used() >= LOW(MSAMP_LIVE_CAP) ||
         msamp_stacks_referenced() >= LOW(MSAMP_STACK_CAP) ||
-        msamp_now() - G.changed_at < msamp_tick_hz())
+        (uint32_t)msamp_now() - G.changed_at < msamp_tick_hz())
         return;
     uint32_t next = now / 2u > G.interval_min ? now / 2u : G.interval_min;
     if (change(next, MSAMP_INTERVAL_LOWER))

@@ -47,7 +47,7 @@ static int set_locked(uint32_t interval)
     if (msamp_event_end(&ev, 0) != 0)
         return MSAMP_ERR_BUSY;
     atomic_store_explicit(&G.interval, interval, memory_order_relaxed);
-    G.changed_at = msamp_now();
+    G.changed_at = (uint32_t)msamp_now();
     msamp_table_describe(G.session_id, interval, msamp_tick_hz());
     msamp_broadcast();
     return MSAMP_OK;

@@ -193,7 +193,7 @@ struct msamp_core {
     uint32_t interval_min, interval_max;
     uint32_t thin_target, thin_cursor, epoch;
     uint32_t raises, lowers, thinned;
-    uint64_t changed_at;
+    uint32_t changed_at; /* low 32 bits of the time */
     uint64_t seed;
 #if MSAMP_CFG_SNAPSHOTS
     uint32_t pass; /* the snapshot pass under way, or the last one */

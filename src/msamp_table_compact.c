@@ -1,8 +1,10 @@
 /* The compact tables (MSAMP_CFG_HEAPDUMP 0), for parts with a few KiB of RAM: a live slot is the
- * block's address (msamp_live.c) and three bytes: its size and interval as 8-bit codes (what
- * thinning needs, msamp_thin_code) and its stack id. A stack is a 32-bit hash of its frames, found
- * by a linear search (the table is small); a stack no slot uses is evicted when a new one needs
- * its id. Snapshot passes need what these leave out, so this build has none. */
+ * block's address (msamp_live.c) and two bytes: its size and interval as 8-bit codes (what
+ * thinning needs, msamp_thin_code). A stack is a 32-bit hash of its frames, found by a linear
+ * search (the table is small). Without snapshot passes (which need what these leave out) nothing
+ * reads a stack id again once its ALLOC went out, so when the table is full any stack may be
+ * evicted, in turn, and its id defined again for the new one: the host has already attributed the
+ * live blocks of the old one. So this build never reports MSAMP_WIRE_STACK_FULL. */
 #include "msamp_internal.h"
 
 #if !MSAMP_CFG_HEAPDUMP
@@ -11,38 +13,30 @@ _Static_assert(!MSAMP_CFG_RUNTIME_TABLES, "MSAMP_CFG_RUNTIME_TABLES needs MSAMP_
 
 #define PTR_BITS (sizeof(uintptr_t) * 8u)
 #define STACK_N MSAMP_CFG_STACK_CAPACITY
-/* refs' top bit: the stack's definition was sent. */
-#define SENT 0x8000u
-_Static_assert(MSAMP_CFG_LIVE_CAPACITY < SENT, "compact tables: live capacity below 32768");
 
-#if STACK_N <= 256
-typedef uint8_t stack_id_t;
-#else
-typedef uint16_t stack_id_t;
 _Static_assert(STACK_N <= 65536, "compact tables: at most 65536 stacks");
-#endif
 
 _Atomic uintptr_t msamp_live_slots[MSAMP_CFG_LIVE_CAPACITY];
 
 static struct {
-    uint32_t live_used, stacks_used, referenced, evicted;
-    uint32_t hash[STACK_N];   /* of stack id i; 0: id free */
-    uint16_t refs[STACK_N];   /* live slots using id i, and SENT */
+    uint32_t live_used, evicted;
+    uint16_t stacks_used, victim;
+    uint32_t hash[STACK_N]; /* of stack id i; 0: id free */
+    uint32_t sent[(STACK_N + 31u) / 32u]; /* bit i: id i's definition went out */
     uint8_t size_code[MSAMP_CFG_LIVE_CAPACITY], interval_code[MSAMP_CFG_LIVE_CAPACITY];
-    stack_id_t stack[MSAMP_CFG_LIVE_CAPACITY]; /* 0: unknown or MSAMP_WIRE_STACK_FULL */
 } t;
 
 int msamp_table_reset(void)
 {
     msamp_live_reset();
-    for (uint32_t i = 0; i < STACK_N; i++) {
+    for (uint32_t i = 0; i < STACK_N; i++)
         t.hash[i] = 0;
-        t.refs[i] = 0;
-    }
+    for (uint32_t i = 0; i < (STACK_N + 31u) / 32u; i++)
+        t.sent[i] = 0;
     t.live_used = 0;
     t.stacks_used = 0;
-    t.referenced = 0;
     t.evicted = 0;
+    t.victim = 0;
     return MSAMP_OK;
 }
 
@@ -53,27 +47,13 @@ void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_
     (void)tick_hz;
 }
 
-static void reference(uint32_t id, int d)
-{
-    if (id == 0)
-        return;
-    uint32_t n = t.refs[id] & ~SENT;
-    if (d > 0 && n++ == 0)
-        t.referenced++;
-    else if (d < 0 && n != 0 && --n == 0)
-        t.referenced--;
-    t.refs[id] = (uint16_t)((t.refs[id] & SENT) | n);
-}
-
 void msamp_live_set(uint32_t slot, uintptr_t p, uintptr_t size, uint32_t stack, uint32_t birth,
                     uint32_t interval)
 {
+    (void)stack;
     (void)birth;
-    uint32_t id = stack < STACK_N ? stack : 0u;
     t.size_code[slot] = (uint8_t)msamp_thin_code(size);
     t.interval_code[slot] = (uint8_t)msamp_thin_code(interval);
-    t.stack[slot] = (stack_id_t)id;
-    reference(id, 1);
     msamp_live_publish(slot, p);
     t.live_used++;
 }
@@ -82,7 +62,6 @@ void msamp_live_clear(uint32_t slot)
 {
     msamp_live_publish(slot, 0);
     t.live_used--;
-    reference(t.stack[slot], -1);
 }
 
 uint32_t msamp_live_used(void)
@@ -123,39 +102,36 @@ uint32_t msamp_stack_intern(const uintptr_t *pcs, uint32_t n)
             h = (h ^ (uint32_t)(v >> 32)) * 16777619u;
     }
     h += h == 0;
-    uint32_t free_id = 0, unused_id = 0;
+    uint32_t id = 0;
     for (uint32_t i = 1; i < STACK_N; i++) {
         if (t.hash[i] == h)
             return i;
-        if (t.hash[i] == 0)
-            free_id = free_id ? free_id : i;
-        else if ((t.refs[i] & ~SENT) == 0)
-            unused_id = unused_id ? unused_id : i;
+        if (t.hash[i] == 0 && id == 0)
+            id = i;
     }
-    if (free_id == 0) {
-        if (unused_id == 0)
-            return MSAMP_WIRE_STACK_FULL;
-        free_id = unused_id; /* evicted: its id is defined again */
+    if (id == 0) { /* full: the next victim in turn, defined again */
+        t.victim = (uint16_t)(t.victim + 1u < STACK_N ? t.victim + 1u : 1u);
+        id = t.victim;
         t.evicted++;
-        t.stacks_used--;
+    } else {
+        t.stacks_used++;
     }
-    t.hash[free_id] = h;
-    t.refs[free_id] = 0;
-    t.stacks_used++;
-    return free_id;
+    t.hash[id] = h;
+    t.sent[id / 32u] &= ~(1u << (id % 32u));
+    return id;
 }
 
 int msamp_stack_unsent(uint32_t id, uint32_t pass)
 {
     (void)pass;
-    return id != 0 && id < STACK_N && !(t.refs[id] & SENT);
+    return id != 0 && id < STACK_N && !(t.sent[id / 32u] & (1u << (id % 32u)));
 }
 
 void msamp_stack_sent(uint32_t id, uint32_t pass)
 {
     (void)pass;
     if (id != 0 && id < STACK_N)
-        t.refs[id] |= SENT;
+        t.sent[id / 32u] |= 1u << (id % 32u);
 }
 
 uint32_t msamp_stacks_used(void)
@@ -165,7 +141,7 @@ uint32_t msamp_stacks_used(void)
 
 uint32_t msamp_stacks_referenced(void)
 {
-    return t.referenced;
+    return 0; /* not tracked: any stack may be evicted */
 }
 
 uint32_t msamp_stacks_evicted(void)

@@ -117,6 +117,7 @@ static void test_stacks(void)
     CHECK_EQ(msamp_stack_frames(0, &got), 0);
 #endif
     CHECK(!msamp_stack_unsent(MSAMP_WIRE_STACK_FULL, 1));
+#if MSAMP_CFG_HEAPDUMP
     /* Every stack in use (a live slot refers to it): a new one finds the table full. */
     msamp_table_reset();
     unsigned made = 0, full = 0, slot = 0;
@@ -151,7 +152,6 @@ static void test_stacks(void)
     CHECK_EQ(msamp_stack_intern(fresh, 2), reused);
     msamp_live_set(0, 0x100000, 8, reused, 0, 1);
     CHECK_EQ(msamp_stack_intern(first, 1), MSAMP_WIRE_STACK_FULL); /* all in use again */
-#if MSAMP_CFG_HEAPDUMP
     const uintptr_t *f;
     CHECK_EQ(msamp_stack_frames(reused, &f), 2);
     CHECK(f[0] == 0x7000 && f[1] == 0x7008);
@@ -197,6 +197,18 @@ static void test_stacks(void)
  * stack in use always keeps its id and frames, and is found again. */
 static void test_stack_churn(void)
 {
+#if !MSAMP_CFG_HEAPDUMP
+    /* The compact tables evict any stack in turn, used or not (nothing reads an id again). */
+    msamp_table_reset();
+    for (unsigned i = 0; i < 3 * MSAMP_CFG_STACK_CAPACITY; i++) {
+        uintptr_t pcs[1] = {0x1000 + i};
+        uint32_t id = intern_sent(pcs, 1);
+        CHECK(id != 0 && id < MSAMP_CFG_STACK_CAPACITY);
+        CHECK_EQ(msamp_stack_intern(pcs, 1), id);
+    }
+    CHECK_EQ(msamp_stacks_evicted(), 2 * MSAMP_CFG_STACK_CAPACITY + 1u);
+    return;
+#endif
     msamp_table_reset();
     enum { KINDS = 3 * MSAMP_CFG_STACK_CAPACITY };
     static uint32_t id_of[KINDS];
