@@ -118,3 +118,16 @@ BENCHES += live-ways
 bench-live-ways: $(UNIT_OUT)/bench_live_4 $(UNIT_OUT)/bench_live_8
 	@$(UNIT_OUT)/bench_live_4
 	@$(UNIT_OUT)/bench_live_8
+
+# What a thinning pass costs: instructions of the whole pass (the worst an allocation pays) and of a
+# sampled malloc+free (the baseline), counted by callgrind.
+$(UNIT_OUT)/bench_thin: tests/unit/bench_thin.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) $(UNIT_WRAPS) \
+		$(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -fno-omit-frame-pointer -Iinclude -Isrc -Itests/unit \
+		-DMSAMP_CFG_LIVE_CAPACITY=4096 -DMSAMP_CFG_RING_SIZE=65536 $(filter %.c,$^) -o $@
+
+BENCHES += thin
+bench-thin: $(UNIT_OUT)/bench_thin ## Adaptive interval: instructions of a thinning pass and per slot, against a sampled malloc+free
+	@tests/need.sh valgrind
+	@tests/unit/bench_thin.sh $(UNIT_OUT)/bench_thin
