@@ -654,16 +654,25 @@ static void test_stack_redefinition(void)
     built_free(&bt);
     session_free(s);
 
-    /* Samples before an id's first definition (a late join) take its frames; if another id has
-     * them already, the two sites are one sample in the profile. */
+    /* Samples before an id's first definition (a late join) take its frames when it comes. */
+    s = session_new(1, NULL);
+    feed_session(s, 7, 0, 1);
+    feed_alloc(s, 1, 10, 4);
+    feed_stack(s, 4, 0x5004);
+    feed_alloc(s, 2, 20, 4);
+    CHECK(s->nsites == 1 && s->nstacks == 1 && s->sites[0].def == 0);
+    session_free(s);
+    /* If those frames were another id's before (redefined since), the two sites are one sample
+     * in the profile. */
     s = session_new(1, NULL);
     feed_session(s, 7, 0, 1);
     feed_stack(s, 1, 0x3004);
     feed_alloc(s, 1, 10, 1);
+    feed_stack(s, 1, 0x6004);
     feed_alloc(s, 2, 20, 2);
     feed_stack(s, 2, 0x3004);
     feed_alloc(s, 3, 40, 2);
-    CHECK(s->nsites == 2 && s->nstacks == 1);
+    CHECK(s->nsites == 2 && s->nstacks == 2);
     CHECK(build_profile(s, &none, "final", NULL, &bt, err, sizeof(err)) == 0);
     CHECK(bt.prof.nsample == 1 && bt.prof.valpool[bt.prof.sample[0].val_off + V_ALLOC_B] == 70);
     built_free(&bt);

@@ -282,6 +282,11 @@ static void on_snap_end(struct session *s, const struct msamp_record *r)
     s->snap_active = 0;
 }
 
+static uint64_t stack_hash(const uint64_t *frames, uint32_t depth)
+{
+    return hash_bytes(frames, depth * sizeof(uint64_t), 0x57ac);
+}
+
 struct frames_key {
     const struct session *s;
     const uint64_t *frames;
@@ -309,8 +314,10 @@ static void on_stack(struct session *s, const struct msamp_record *r)
     uint32_t cur = umap_get(&s->stack_index, id);
     if (cur < s->nstacks && def_eq(&key, cur))
         return; /* re-sent: the usual case */
-    uint64_t h = hash_bytes(r->u.stack.frames, depth * sizeof(uint64_t), 0x57ac);
-    uint32_t d = iset_find(&s->stack_set, h, def_eq, &key);
+    /* Frames an id had before (redefined since) are found again, not stored twice. */
+    uint32_t d = UINT32_MAX;
+    if (s->stack_set.count)
+        d = iset_find(&s->stack_set, stack_hash(r->u.stack.frames, depth), def_eq, &key);
     if (d == UINT32_MAX) {
         if (s->nstacks >= DRAIN_MAX_STACKS || s->nframes + depth > DRAIN_MAX_FRAMES) {
             s->n.stack_overflow++;
@@ -319,17 +326,23 @@ static void on_stack(struct session *s, const struct msamp_record *r)
             GROW(s->stacks, s->capstacks, s->nstacks + 1);
             GROW(s->frames, s->capframes, s->nframes + depth);
             memcpy(&s->frames[s->nframes], r->u.stack.frames, depth * sizeof(uint64_t));
-            s->stacks[s->nstacks] = (struct stackdef){(uint32_t)s->nframes, depth, UINT32_MAX, 0};
+            s->stacks[s->nstacks] = (struct stackdef){(uint32_t)s->nframes, depth, UINT32_MAX, 0, 0};
             s->nframes += depth;
             d = (uint32_t)s->nstacks++;
-            iset_add(&s->stack_set, h, d);
         }
     }
     umap_put(&s->stack_index, id, d);
     uint32_t site = umap_get(&s->site_index, id);
     if (cur < s->nstacks) {
-        /* Redefined: the id's next sample looks its site up again. */
+        /* Redefined: the id's next sample looks its site up again, and its old frames go into
+         * the set a later definition searches (only displaced stacks: the set stays empty, and
+         * costs nothing, for a device that never redefines). */
         s->n.stack_redefined++;
+        if (!s->stacks[cur].in_set) {
+            s->stacks[cur].in_set = 1;
+            iset_add(&s->stack_set,
+                     stack_hash(&s->frames[s->stacks[cur].off], s->stacks[cur].depth), cur);
+        }
         if (site != UINT32_MAX)
             umap_put(&s->site_index, id, SITE_STALE);
     } else if (site < s->nsites && s->sites[site].def == SITE_DEF_NONE && d < s->nstacks) {

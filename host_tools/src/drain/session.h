@@ -57,6 +57,7 @@ struct stackdef {
     uint32_t off, depth; /* in session.frames */
     uint32_t site;       /* its site, UINT32_MAX until something is counted under it */
     uint8_t shared;      /* another site has these frames too (late definition): merged on output */
+    uint8_t in_set;      /* in stack_set: an id that had these frames was redefined */
 };
 
 /* One change of the sampling interval, as the comments list it. */
@@ -111,7 +112,7 @@ struct session {
     size_t nmaps, capmaps;
 
     struct umap stack_index; /* stack id -> its current stackdef (or one not stored) */
-    struct iset stack_set;   /* frames -> stackdef: each distinct stack stored once */
+    struct iset stack_set;   /* frames -> stackdef of the stacks ids were redefined away from */
     struct stackdef *stacks;
     size_t nstacks, capstacks;
     uint64_t *frames;
