@@ -488,7 +488,9 @@ static void on_record(void *arg, const struct msamp_record *r)
     switch (r->type) {
     case MSAMP_REC_SESSION:
         st.sessions++;
-        if (r->u.session.resend_seq == 0 || r->u.session.session_id != st.session_id)
+        /* A reset, or another device's session (not the first header of a late join). */
+        if (r->u.session.resend_seq == 0 ||
+            (st.sessions > 1 && r->u.session.session_id != st.session_id))
             reset_session();
         st.interval = r->u.session.interval;
         if (st.interval > st.interval_max)
