@@ -79,8 +79,9 @@
 /* Sampled allocations tracked at once (the live table). Power of two, >= MSAMP_CFG_LIVE_WAYS.
  * RAM: one entry per slot (pointer + 16 bytes; compact tables: pointer + 3 bytes). When the table
  * passes three quarters full, or a new sample finds its bucket full, the adaptive interval doubles
- * the sampling interval and thins the table (docs/ADAPTIVE.md); only with the interval pinned or
- * at its maximum is a sample whose bucket is full not tracked (stats.live_full counts it). */
+ * the sampling interval and thins the table (docs/ADAPTIVE.md). A sample whose bucket is full is
+ * not tracked (stats.live_full counts it) only with the interval pinned or at its maximum, or when
+ * the bucket is still full after the raise it caused (rare: at most one sample per raise). */
 #ifndef MSAMP_CFG_LIVE_CAPACITY
 #define MSAMP_CFG_LIVE_CAPACITY 256
 #endif
