@@ -119,6 +119,17 @@ $(PT_BENCH_ELF): $(BOARD_DIR)/bench/bench_fw.o $(BOARD_OBJS) $(DEMO_OBJS) $(BOAR
 		$(BOARD_DIR)/libmsamp_uart.a $(BOARD_LDSCRIPT)
 	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LINK_FLAGS) -o $@ $(filter %.o,$^) \
 		$(BOARD_DIR)/libmsamp_uart.a $(BOARD_LIB) $(BOARD_LIBGCC)
+PT_THIN_ELF := $(BOARD_DIR)/bench/bench_thin_fw.elf
+$(BOARD_DIR)/bench/bench_thin_fw.o: tests/ports/bench_thin_fw.c $(BOARD_FLAGS)
+	@mkdir -p $(@D)
+	$(BOARD_COMPILE) -I$(DEMO_DIR) -c $< -o $@
+$(PT_THIN_ELF): $(BOARD_DIR)/bench/bench_thin_fw.o $(BOARD_OBJS) $(DEMO_OBJS) \
+		$(BOARD_LIB) $(BOARD_DIR)/libmsamp_uart.a $(BOARD_LDSCRIPT)
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LINK_FLAGS) -o $@ $(filter %.o,$^) \
+		$(BOARD_DIR)/libmsamp_uart.a $(BOARD_LIB) $(BOARD_LIBGCC)
+.PHONY: bench-thin-one
+bench-thin-one: $(PT_THIN_ELF)
+	@BOARD_QEMU="$(BOARD_QEMU)" tests/ports/bench_thin.sh $(PT_THIN_ELF) "$(PT_BENCH_LABEL)"
 .PHONY: bench-ports-one
 bench-ports-one: $(PT_BENCH_ELF)
 	@BOARD_QEMU="$(BOARD_QEMU)" NM=$(if $(BOARD_CROSS),$(BOARD_CROSS)nm,nm) \
@@ -127,6 +138,11 @@ endif
 
 PT_BENCH_BOARDS := mps2-an385 mps2-an385-clang mps2-an385-full mps2-an385-clang-full virt-arm virt-arm-thumb malta-mips64el virt-riscv64 \
 	microvm-x86_64
+BENCHES += thin-boards
+bench-thin-boards: ## Adaptive interval: instructions of a thinning pass on the Cortex-M3 (tiny and full) under QEMU
+	@echo "a thinning pass on the board, instructions (QEMU, one per TB), ratio to a sampled malloc+free"
+	@set -e; $(foreach b,mps2-an385-clang mps2-an385-clang-full,$(MAKE) --no-print-directory -s \
+		BOARD=$(PTB_BOARD_$(b)) $(PTB_VARS_$(b)) PT_BENCH_LABEL=$(b) bench-thin-one;)
 BENCHES += ports
 bench-ports: ## Instructions per unwind and per sampled malloc+free on each port's board (QEMU)
 	@echo "msamp on the boards: instructions (QEMU, one per TB), a 6-deep chain, mean of each region"
