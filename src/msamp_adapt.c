@@ -66,12 +66,12 @@ static void step(uint32_t budget)
     }
 }
 
-/* Changes the interval in force, with its INTERVAL record as an event of its own (the host must
- * hear every change, so none happens unless the record is in the ring): 1 when done. */
-static int change(uint32_t next, unsigned reason)
+int msamp_adapt_change(uint32_t next, unsigned reason)
 {
     struct msamp_writer ev;
-    uint32_t epoch = G.epoch + (reason != MSAMP_INTERVAL_LOWER);
+    /* A raise starts a thinning epoch: its coins differ from every earlier raise's. */
+    uint32_t epoch =
+        G.epoch + (reason != MSAMP_INTERVAL_LOWER && reason != MSAMP_INTERVAL_SET);
     msamp_event_begin(&ev);
     msamp_rec_interval(next, msamp_event_stamp(), reason, epoch);
     if (msamp_event_end(&ev, 0) != 0)
@@ -92,7 +92,7 @@ static int raise_interval(unsigned reason)
         return 0;
     step(MSAMP_LIVE_CAP); /* the pass under way ends first: one pending interval at a time */
     uint32_t next = now > G.interval_max / 2u ? G.interval_max : now * 2u;
-    if (!change(next, reason))
+    if (!msamp_adapt_change(next, reason))
         return 0;
     G.thin_target = next;
     G.thin_cursor = 0;
@@ -153,7 +153,7 @@ void msamp_adapt_poll(void)
         (uint32_t)msamp_now() - G.changed_at < msamp_tick_hz())
         return;
     uint32_t next = now / 2u > G.interval_min ? now / 2u : G.interval_min;
-    if (change(next, MSAMP_INTERVAL_LOWER))
+    if (msamp_adapt_change(next, MSAMP_INTERVAL_LOWER))
         G.lowers++;
 }
 

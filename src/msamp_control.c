@@ -38,19 +38,10 @@ int msamp_disable(void)
 /* Under the lock: the interval in force becomes `interval` (an INTERVAL record of reason SET). */
 static int set_locked(uint32_t interval)
 {
-    struct msamp_writer ev;
     if (interval == atomic_load_explicit(&G.interval, memory_order_relaxed))
         return MSAMP_OK;
     msamp_adapt_settle_all(); /* no entry stays pending across a change by hand */
-    msamp_event_begin(&ev);
-    msamp_rec_interval(interval, msamp_event_stamp(), MSAMP_INTERVAL_SET, G.epoch);
-    if (msamp_event_end(&ev, 0) != 0)
-        return MSAMP_ERR_BUSY;
-    atomic_store_explicit(&G.interval, interval, memory_order_relaxed);
-    G.changed_at = (uint32_t)msamp_now();
-    msamp_table_describe(G.session_id, interval, msamp_tick_hz());
-    msamp_broadcast();
-    return MSAMP_OK;
+    return msamp_adapt_change(interval, MSAMP_INTERVAL_SET) ? MSAMP_OK : MSAMP_ERR_BUSY;
 }
 
 int msamp_set_interval(uint32_t interval)

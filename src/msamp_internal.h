@@ -259,6 +259,10 @@ int msamp_adapt_room(struct msamp_context *c, uint32_t *drawn, uintptr_t p, uint
 void msamp_adapt_after_sample(void);
 /* From msamp_poll(): more of the pass, a raise or a lowering when due. */
 void msamp_adapt_poll(void);
+/* Changes the interval in force, with its INTERVAL record (reason: enum
+ * msamp_wire_interval_reason) as an event of its own: the host must hear every change, so none
+ * happens unless the record is in the ring. 1 when done. A raise starts a new thinning epoch. */
+int msamp_adapt_change(uint32_t next, unsigned reason);
 /* Ends the pass under way (before the interval is set by hand). */
 void msamp_adapt_settle_all(void);
 
