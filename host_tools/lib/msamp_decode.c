@@ -5,6 +5,8 @@
 #include <string.h>
 
 #define BODY_MIN (1u + MSAMP_WIRE_CRC_SIZE) /* seq + crc */
+/* Latest frames remembered to drop repeats. */
+#define MSAMP_DEC_RECENT 16u
 #define MAX2(a, b) ((a) > (b) ? (a) : (b))
 
 struct msamp_dec {
@@ -22,6 +24,11 @@ struct msamp_dec {
 
     int have_seq;
     uint8_t last_seq;
+    /* The seq and CRC of the latest frames: a line that repeats bytes (a duplicated run) brings a
+     * frame back whole, valid; it is dropped, not decoded twice. */
+    uint32_t recent_crc[MSAMP_DEC_RECENT];
+    uint8_t recent_seq[MSAMP_DEC_RECENT];
+    unsigned recent_n, recent_at;
 
     int have_session;
     uint32_t session_id;
@@ -467,13 +474,39 @@ static int frame_starts_session(const uint8_t *p, const uint8_t *end)
     return !s.err && resend == 0;
 }
 
+/* A frame equal (seq and CRC) to one of the latest ones is a repeat; else it is remembered. */
+static int frame_repeated(struct msamp_dec *d, uint8_t seq)
+{
+    const uint8_t *c = d->body + d->body_len - MSAMP_WIRE_CRC_SIZE;
+    uint32_t crc = (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 |
+                   (uint32_t)c[3] << 24;
+    for (unsigned i = 0; i < d->recent_n; i++)
+        if (d->recent_seq[i] == seq && d->recent_crc[i] == crc)
+            return 1;
+    d->recent_seq[d->recent_at] = seq;
+    d->recent_crc[d->recent_at] = crc;
+    d->recent_at = (d->recent_at + 1u) % MSAMP_DEC_RECENT;
+    if (d->recent_n < MSAMP_DEC_RECENT)
+        d->recent_n++;
+    return 0;
+}
+
 static void frame_good(struct msamp_dec *d)
 {
     const uint8_t *rec_start = d->body + 1;
     const uint8_t *rec_end = d->body + d->body_len - MSAMP_WIRE_CRC_SIZE;
     uint8_t seq = d->body[0];
     uint32_t lost = 0;
-    if (d->have_seq && !(seq == 0 && frame_starts_session(rec_start, rec_end)))
+    /* A boot frame is never a repeat: a device whose first frames are the same at every boot may
+     * be reset before its 17th frame. */
+    int boot = seq == 0 && frame_starts_session(rec_start, rec_end);
+    if (boot)
+        d->recent_n = 0;
+    if (frame_repeated(d, seq)) {
+        d->st.frames_repeated++;
+        return;
+    }
+    if (d->have_seq && !boot)
         lost = (uint8_t)(seq - d->last_seq - 1u);
     d->have_seq = 1;
     d->last_seq = seq;

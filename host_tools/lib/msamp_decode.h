@@ -96,6 +96,7 @@ struct msamp_dec_stats {
     uint64_t frames_ok;         /* frames that passed COBS and CRC */
     uint64_t frames_bad;        /* frames dropped: CRC, COBS or length errors */
     uint64_t frames_lost;       /* frames missing according to seq gaps */
+    uint64_t frames_repeated;   /* valid frames equal to a recent one (seq and CRC): dropped */
     uint64_t bytes_discarded;   /* bytes not in any good frame (before sync, in bad frames) */
     uint64_t records;           /* records delivered */
     uint64_t records_malformed; /* records skipped because a required field was missing */

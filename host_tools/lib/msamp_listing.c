@@ -174,6 +174,7 @@ void msamp_dec_stats_print(FILE *out, const char *prefix, const struct msamp_dec
     fprintf(out, "%sframes_ok=%" PRIu64 "\n", prefix, st->frames_ok);
     fprintf(out, "%sframes_bad=%" PRIu64 "\n", prefix, st->frames_bad);
     fprintf(out, "%sframes_lost=%" PRIu64 "\n", prefix, st->frames_lost);
+    fprintf(out, "%sframes_repeated=%" PRIu64 "\n", prefix, st->frames_repeated);
     fprintf(out, "%sbytes_discarded=%" PRIu64 "\n", prefix, st->bytes_discarded);
     fprintf(out, "%srecords=%" PRIu64 "\n", prefix, st->records);
     fprintf(out, "%srecords_malformed=%" PRIu64 "\n", prefix, st->records_malformed);

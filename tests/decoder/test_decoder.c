@@ -800,10 +800,46 @@ static void test_seq(void)
         put_frame(&s, seqs[i], &r);
     struct msamp_dec_stats st;
     char *text = decode(s.p, s.len, 0, 0, &st);
+    /* The second seq 1 is the first one again (same CRC): a repeat, dropped. */
     CHECK_TEXT(text, "frame seq=250\nframe seq=251\n# lost frames=3\nframe seq=255\nframe seq=0\n"
-                     "frame seq=1\n# lost frames=255\nframe seq=1\n# lost frames=1\n"
-                     "frame seq=3\n");
-    CHECK_EQ_U(st.frames_lost, 259);
+                     "frame seq=1\n# lost frames=1\nframe seq=3\n");
+    CHECK_EQ_U(st.frames_lost, 4);
+    CHECK_EQ_U(st.frames_repeated, 1);
+    free(text);
+    buf_free(&s);
+
+    /* Another frame with the seq just seen is 255 frames later: a gap, not a repeat. */
+    put_frame(&s, 1, &r);
+    rec_v(&r, MSAMP_REC_TIME, 1, U(9));
+    put_frame(&s, 1, &r);
+    text = decode(s.p, s.len, 0, 0, &st);
+    CHECK_TEXT(text, "frame seq=1\n# lost frames=255\nframe seq=1\nTIME ts=9\n");
+    CHECK_EQ_U(st.frames_lost, 255);
+    CHECK_EQ_U(st.frames_repeated, 0);
+    free(text);
+    buf_free(&s);
+
+    /* A duplicated run brings back a frame a few frames old whole: dropped once, whatever its
+     * distance among the latest 16; its records are not decoded twice. */
+    for (unsigned i = 0; i < 6; i++) {
+        rec_v(&r, MSAMP_REC_FREE, 2, U(i), U(1));
+        put_frame(&s, (uint8_t)(10 + i), &r);
+    }
+    size_t third = 0;
+    for (size_t i = 0, z = 0; i < s.len; i++)
+        if (s.p[i] == 0 && ++z == 2)
+            third = i + 1; /* start of the third frame (seq 12) */
+    size_t fifth = 0;
+    for (size_t i = 0, z = 0; i < s.len; i++)
+        if (s.p[i] == 0 && ++z == 4)
+            fifth = i + 1; /* end of the fourth frame (seq 13) */
+    buf_put(&s, s.p + third, fifth - third);
+    text = decode(s.p, s.len, 0, 0, &st);
+    CHECK_TEXT(text, "frame seq=10\nFREE slot=0 dt=1\nframe seq=11\nFREE slot=1 dt=1\n"
+                     "frame seq=12\nFREE slot=2 dt=1\nframe seq=13\nFREE slot=3 dt=1\n"
+                     "frame seq=14\nFREE slot=4 dt=1\nframe seq=15\nFREE slot=5 dt=1\n");
+    CHECK_EQ_U(st.frames_repeated, 2);
+    CHECK_EQ_U(st.frames_lost, 0);
     free(text);
     buf_free(&s);
 
