@@ -50,6 +50,7 @@ extern _Atomic int msamp_hosted_running;
 struct msamp_hosted_settings {
     const char *output;      /* MSAMP_OUTPUT, or the default */
     int flush_inline;        /* MSAMP_FLUSH=inline */
+    unsigned exit_timeout_ms; /* MSAMP_EXIT_TIMEOUT_MS: the exit flush's bound (default 1000) */
     struct msamp_config cfg; /* interval and seed */
 };
 
@@ -62,17 +63,20 @@ void msamp_hosted_say(const char *fmt, const char *a, const char *b);
 /* Sets up the thread-exit hook of the threads' contexts; before msamp_init(). */
 void msamp_hosted_contexts_start(void);
 
-/* Opens MSAMP_OUTPUT's file or connects to its tcp: address: 0, or -1 after saying why. */
+/* Opens MSAMP_OUTPUT's file (a FIFO without a reader: later, by the poller) or connects to its
+ * tcp: address, non-blocking, on a high close-on-exec descriptor: 0, or -1 after saying why. */
 int msamp_hosted_output_open(const char *spec);
 
 /* After msamp_init(): drains the core's ring into the output from a writer thread, or (inline,
- * or when no thread can be started) from the allocating threads once the ring is half full. */
-void msamp_hosted_output_start(int flush_inline);
+ * or when no thread can be started) from the allocating threads once the ring is half full.
+ * exit_ms bounds msamp_hosted_output_stop(). */
+void msamp_hosted_output_start(int flush_inline, unsigned exit_ms);
 
 /* In a fork child: nothing more is written (the ring's bytes belong to the parent's stream). */
 void msamp_hosted_output_forked(void);
 
-/* At exit: stops the writer and drains everything the core holds into the output. */
+/* At exit: stops the writer and drains everything the core holds into the output, for at most
+ * exit_ms milliseconds (a consumer that does not read is not waited for longer). */
 void msamp_hosted_output_stop(void);
 
 #endif

@@ -10,6 +10,8 @@
  *                   interval, MSAMP_CFG_INTERVAL_MAX); MSAMP_INTERVAL_PIN=1 no adaptation
  *   MSAMP_LIVE_CAPACITY, MSAMP_STACK_CAPACITY  slots of the live and stack tables (rounded up to
  *                   powers of two; default 65536 and 16384), mapped once at start-up
+ *   MSAMP_EXIT_TIMEOUT_MS  the longest the exit flush waits for a slow or stalled consumer, in
+ *                   milliseconds, 0..600000 (default 1000)
  * and the port's word to the user about them, on stderr. The table capacities are read by
  * msamp_port_table_caps, below; their memory comes from mmap, never from the wrapped malloc. */
 #define _GNU_SOURCE
@@ -51,6 +53,24 @@ static uint32_t env_u32(const char *name)
     return (uint32_t)x;
 }
 
+/* MSAMP_EXIT_TIMEOUT_MS: 0..600000 milliseconds; the default when absent or invalid (said). */
+static unsigned env_exit_ms(void)
+{
+    const char *v = getenv("MSAMP_EXIT_TIMEOUT_MS");
+    char *end;
+    unsigned long long x;
+
+    if (v == NULL || v[0] == '\0')
+        return 1000;
+    errno = 0;
+    x = strtoull(v, &end, 10);
+    if (errno != 0 || *end != '\0' || v[0] < '0' || v[0] > '9' || x > 600000) {
+        msamp_hosted_say("msamp: ignoring MSAMP_EXIT_TIMEOUT_MS=%s (expected 0..600000)%s\n", v, "");
+        return 1000;
+    }
+    return (unsigned)x;
+}
+
 int msamp_hosted_settings(struct msamp_hosted_settings *s)
 {
     const char *disable = getenv("MSAMP_DISABLE");
@@ -73,6 +93,7 @@ int msamp_hosted_settings(struct msamp_hosted_settings *s)
     s->cfg.pin_interval = pin != NULL && pin[0] != '\0' && strcmp(pin, "0") != 0;
     if (seed != NULL && seed[0] != '\0')
         s->cfg.seed = strtoull(seed, NULL, 0);
+    s->exit_timeout_ms = env_exit_ms();
     s->output = output != NULL && output[0] != '\0' ? output : "msamp.%e.%p.bin";
     return 1;
 }

@@ -50,7 +50,7 @@ static __attribute__((constructor(101))) void msamp_hosted_start(void)
     }
     atomic_store(&msamp_hosted_running, 1);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
-    msamp_hosted_output_start(s.flush_inline);
+    msamp_hosted_output_start(s.flush_inline, s.exit_timeout_ms);
 }
 
 /* The final flush, after the program's atexit handlers and other destructors (priority 101 runs

@@ -1,12 +1,30 @@
-/* The transport: msamp's stream into MSAMP_OUTPUT's file or TCP connection, drained from the
+/* The transport: msamp's stream into MSAMP_OUTPUT's file, FIFO or TCP connection, drained from the
  * core's ring by a writer thread every 10 ms (MSAMP_FLUSH=thread) or by the allocating threads once
- * the ring is half full (inline), and flushed to the end at exit. Nothing here calls malloc:
- * buffers are static, and pthread_create (which allocates) runs before the core samples. */
+ * the ring is half full (inline), and flushed at exit within MSAMP_EXIT_TIMEOUT_MS. Nothing here
+ * calls malloc: buffers are static, and pthread_create (which allocates) runs before the core
+ * samples.
+ *
+ * The output never blocks the program and never writes into the program's files:
+ * - It is opened non-blocking, close-on-exec, and moved to a high descriptor number (a program that
+ *   closes 3..1023 and opens its own files does not get it back under a low number). Its identity
+ *   (st_dev, st_ino) is checked with fstat before each write: a descriptor the program closed, or
+ *   closed and reused for a file of its own, stops the output (said once on stderr).
+ * - A FIFO without a reader is not waited for: the open is retried from the poller every 50 ms;
+ *   meanwhile the transport takes nothing, the core's ring fills and the core counts what it drops
+ *   (DROPS). The ring's first bytes are the SESSION header, so a reader that comes late gets a
+ *   stream that starts at the beginning.
+ * - Writes never block (O_NONBLOCK, MSG_DONTWAIT): a consumer that does not read makes the
+ *   transport take nothing, the ring fills, and the allocating threads drop records (counted) instead
+ *   of waiting. A write error (full disk, closed socket, FIFO reader gone) stops the output, said
+ *   once on stderr; the program runs on.
+ * - At exit the rest is flushed for at most MSAMP_EXIT_TIMEOUT_MS (default 1000), waiting for the
+ *   consumer to make room; the writer thread is joined with the same deadline. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -15,21 +33,51 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "hosted.h"
 #include "msamp.h"
 
+/* The output's state. Changed only by the single poller (under poll_lock), or before the writer
+ * starts; the inline path reads out_state without the lock only to skip work. */
+enum out_state {
+    OUT_OPEN,        /* writable descriptor, identity known */
+    OUT_WAIT_READER, /* a FIFO without a reader: the open is retried */
+    OUT_CONNECTING,  /* a TCP connection under way */
+    OUT_STOPPED      /* failed or lost: the transport refuses everything */
+};
+
+static _Atomic int out_state = OUT_STOPPED;
 static int out_fd = -1;
-static int out_is_socket;
+static int out_is_socket, out_is_pipe;
+static dev_t out_dev;
+static ino_t out_ino;
+static char out_name[4096];     /* the expanded path or the tcp: spec, for messages */
 static atomic_int in_child;     /* this process is a fork child: it sends nothing */
 static int inline_flush;        /* the allocating threads drain the ring (MSAMP_FLUSH=inline) */
-static atomic_flag poll_lock = ATOMIC_FLAG_INIT; /* one poller at a time (inline mode, exit) */
+static atomic_flag poll_lock = ATOMIC_FLAG_INIT; /* one poller at a time */
 static pthread_t writer;
 static int writer_started;
 static atomic_int writer_stop;
+static unsigned exit_timeout_ms = 1000;
+static int64_t reopen_at;                /* OUT_WAIT_READER: next open attempt (ns) */
+static _Atomic int64_t inline_retry_at;  /* inline mode: no poll before this time (ns) */
+static int refused;                      /* the last poll left bytes the consumer did not take */
+
+#define REOPEN_NS (50 * 1000 * 1000)     /* FIFO open retries */
+#define INLINE_RETRY_NS (1000 * 1000)    /* inline mode: stalled output retried at most every 1 ms */
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 /* Expands MSAMP_OUTPUT's %p, %e, %t and %%; 0 on success, -1 when the result is too long. */
 static int expand_path(const char *pat, char *out, size_t cap)
@@ -66,7 +114,65 @@ static int expand_path(const char *pat, char *out, size_t cap)
     return 0;
 }
 
-/* tcp:A.B.C.D:PORT, numeric IPv4 only (no resolver: it would allocate). */
+/* Stops the output for good, saying why once. close_fd: the descriptor is still ours (its identity
+ * was checked just before); a descriptor the program closed or reused is left alone. */
+static void stop_output(const char *why, int close_fd)
+{
+    if (atomic_load_explicit(&out_state, memory_order_relaxed) == OUT_STOPPED)
+        return;
+    atomic_store_explicit(&out_state, OUT_STOPPED, memory_order_relaxed);
+    msamp_hosted_say("msamp: output %s: %s; profiling output stopped\n", out_name, why);
+    if (close_fd && out_fd >= 0)
+        close(out_fd);
+    out_fd = -1;
+}
+
+/* Moves fd to a high number (close-on-exec), out of the way of a program that closes 3..1023 and
+ * opens its own files, and records its identity. 0, or -1 when fstat fails. */
+static int adopt_fd(int fd)
+{
+    struct rlimit rl;
+    long floor = 1024;
+    struct stat st;
+
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
+        (long)rl.rlim_cur < floor)
+        floor = (long)rl.rlim_cur;
+    /* Below 1024 (select's limit) and below the soft limit, keeping a few numbers above it free;
+     * never a number so large that the kernel grows the descriptor table for it. */
+    floor = floor > 64 ? floor - 24 : floor * 3 / 4;
+    if (fd < floor) {
+        int hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
+        if (hi >= 0) {
+            close(fd);
+            fd = hi;
+        }
+    }
+    if (fstat(fd, &st) != 0) {
+        close(fd);
+        return -1;
+    }
+    out_fd = fd;
+    out_dev = st.st_dev;
+    out_ino = st.st_ino;
+    out_is_pipe = S_ISFIFO(st.st_mode);
+    atomic_store_explicit(&out_state, OUT_OPEN, memory_order_relaxed);
+    return 0;
+}
+
+/* Whether out_fd is still the descriptor msamp opened (the program may have closed it, and may
+ * have opened a file of its own that got the number). One fstat: about 0.3 us, once per write. */
+static int identity_ok(void)
+{
+    struct stat st;
+
+    if (fstat(out_fd, &st) != 0)
+        return 0;
+    return st.st_dev == out_dev && st.st_ino == out_ino;
+}
+
+/* tcp:A.B.C.D:PORT, numeric IPv4 only (no resolver: it would allocate). A non-blocking socket,
+ * connected or connecting: its descriptor, or -errno. */
 static int open_tcp(const char *spec)
 {
     char host[64];
@@ -88,10 +194,10 @@ static int open_tcp(const char *spec)
     sa.sin_port = htons((uint16_t)port);
     if (inet_pton(AF_INET, host, &sa.sin_addr) != 1)
         return -EINVAL;
-    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (fd < 0)
         return -errno;
-    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0 && errno != EINPROGRESS) {
         int e = errno;
         close(fd);
         return -e;
@@ -99,80 +205,235 @@ static int open_tcp(const char *spec)
     return fd;
 }
 
+/* OUT_CONNECTING: waits up to ms for the connection; 1 connected, 0 still under way, -errno. */
+static int connect_done(int ms)
+{
+    struct pollfd p = {out_fd, POLLOUT, 0};
+    int err = 0;
+    socklen_t len = sizeof err;
+
+    if (poll(&p, 1, ms) <= 0)
+        return 0;
+    if (getsockopt(out_fd, SOL_SOCKET, SO_ERROR, &err, &len) != 0)
+        err = errno;
+    return err == 0 ? 1 : -err;
+}
+
+static void check_connect(int ms)
+{
+    int rc = connect_done(ms);
+
+    if (rc > 0) {
+        if (adopt_fd(out_fd) != 0)
+            stop_output("the connection was lost", 0);
+    } else if (rc < 0) {
+        stop_output(strerror(-rc), 1);
+    }
+}
+
 int msamp_hosted_output_open(const char *spec)
 {
-    static char path[4096];
+    int fd;
 
     if (strncmp(spec, "tcp:", 4) == 0) {
-        out_fd = open_tcp(spec + 4);
-        if (out_fd < 0) {
+        snprintf(out_name, sizeof out_name, "%s", spec);
+        fd = open_tcp(spec + 4);
+        if (fd < 0) {
             msamp_hosted_say("msamp: cannot connect to MSAMP_OUTPUT=%s: %s; profiling off\n", spec,
-                             out_fd == -EINVAL ? "expected tcp:A.B.C.D:PORT" : strerror(-out_fd));
+                             fd == -EINVAL ? "expected tcp:A.B.C.D:PORT" : strerror(-fd));
             return -1;
         }
         out_is_socket = 1;
+        out_fd = fd;
+        atomic_store_explicit(&out_state, OUT_CONNECTING, memory_order_relaxed);
+        /* A local peer answers at once; a remote one that takes longer is waited for by the
+         * poller, never by the program's start. */
+        int rc = connect_done(100);
+        if (rc < 0) {
+            close(fd);
+            out_fd = -1;
+            atomic_store_explicit(&out_state, OUT_STOPPED, memory_order_relaxed);
+            msamp_hosted_say("msamp: cannot connect to MSAMP_OUTPUT=%s: %s; profiling off\n", spec,
+                             strerror(-rc));
+            return -1;
+        }
+        if (rc > 0 && adopt_fd(fd) != 0) {
+            msamp_hosted_say("msamp: cannot use the connection to MSAMP_OUTPUT=%s%s; profiling off\n",
+                             spec, "");
+            return -1;
+        }
         return 0;
     }
-    if (expand_path(spec, path, sizeof path) != 0) {
+    if (expand_path(spec, out_name, sizeof out_name) != 0) {
         msamp_hosted_say("msamp: MSAMP_OUTPUT=%s%s is too long; profiling off\n", spec, "");
         return -1;
     }
-    out_fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (out_fd < 0) {
-        msamp_hosted_say("msamp: cannot open %s: %s; profiling off\n", path, strerror(errno));
+    fd = open(out_name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK, 0644);
+    if (fd < 0) {
+        struct stat st;
+        int e = errno;
+
+        if (e == ENXIO && stat(out_name, &st) == 0 && S_ISFIFO(st.st_mode)) {
+            /* A FIFO nobody reads yet: never wait for a reader here, before main(). */
+            msamp_hosted_say("msamp: %s has no reader yet%s; the output starts when one opens it\n",
+                             out_name, "");
+            out_is_pipe = 1;
+            reopen_at = now_ns() + REOPEN_NS;
+            atomic_store_explicit(&out_state, OUT_WAIT_READER, memory_order_relaxed);
+            return 0;
+        }
+        msamp_hosted_say("msamp: cannot open %s: %s; profiling off\n", out_name, strerror(e));
+        return -1;
+    }
+    if (adopt_fd(fd) != 0) {
+        msamp_hosted_say("msamp: cannot use %s%s; profiling off\n", out_name, "");
         return -1;
     }
     return 0;
 }
 
-/* The core hands the transport 32-byte pieces; they are gathered here and written with one
- * system call per poll (or per 64 KiB). Only the single poller touches this buffer. */
-static uint8_t out_buf[64 * 1024];
-static size_t out_len;
-static int out_failed;
-
-static int drain_out_buf(void)
+/* OUT_WAIT_READER: one non-blocking open of the FIFO (at most every REOPEN_NS unless forced). */
+static void try_reopen(int force)
 {
-    size_t done = 0;
+    int64_t t = now_ns();
+    int fd;
 
-    while (done < out_len && !out_failed) {
-        ssize_t n = out_is_socket ? send(out_fd, out_buf + done, out_len - done, MSG_NOSIGNAL)
-                                  : write(out_fd, out_buf + done, out_len - done);
-        if (n > 0)
-            done += (size_t)n;
-        else if (n < 0 && errno == EINTR)
-            continue;
-        else
-            out_failed = 1; /* a closed socket, a full disk: profiling output ends here */
+    if (!force && t < reopen_at)
+        return;
+    reopen_at = t + REOPEN_NS;
+    fd = open(out_name, O_WRONLY | O_CLOEXEC | O_NONBLOCK);
+    if (fd >= 0) {
+        if (adopt_fd(fd) != 0)
+            stop_output("cannot use the descriptor", 0);
+    } else if (errno != ENXIO) {
+        stop_output(strerror(errno), 0);
     }
-    out_len = 0;
-    return out_failed ? -1 : 0;
+}
+
+/* A write to a pipe or FIFO whose reader is gone raises SIGPIPE, which would kill the program:
+ * it is blocked around the write and taken back when the write raised it. */
+static ssize_t pipe_write(const uint8_t *buf, size_t len, int sigs_blocked)
+{
+    sigset_t pipe_set, old, pend;
+    ssize_t n;
+    int e, was_pending;
+
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    if (!sigs_blocked)
+        pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+    was_pending = sigpending(&pend) == 0 && sigismember(&pend, SIGPIPE);
+    n = write(out_fd, buf, len);
+    e = errno;
+    if (n < 0 && e == EPIPE && !was_pending) {
+        const struct timespec zero = {0, 0};
+        (void)sigtimedwait(&pipe_set, NULL, &zero);
+    }
+    if (!sigs_blocked)
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+    errno = e;
+    return n;
+}
+
+/* The core hands the transport 32-byte pieces; they are gathered here and written with one system
+ * call per poll (or per 64 KiB). Bytes [out_off, out_len) are still to be written; only the single
+ * poller touches them. */
+static uint8_t out_buf[64 * 1024];
+static size_t out_off, out_len;
+static int sigs_blocked_now;   /* the poller runs with every signal blocked (writer, exit) */
+
+/* Writes what the buffer holds without blocking: 0 all written, 1 the consumer takes no more now,
+ * -1 the output is stopped. */
+static int out_push(void)
+{
+    if (atomic_load_explicit(&out_state, memory_order_relaxed) != OUT_OPEN)
+        return atomic_load_explicit(&out_state, memory_order_relaxed) == OUT_STOPPED ? -1 : 1;
+    if (out_off == out_len)
+        return 0;
+    if (!identity_ok()) {
+        stop_output("the program closed or reused msamp's descriptor", 0);
+        return -1;
+    }
+    while (out_off < out_len) {
+        ssize_t n;
+
+        if (out_is_socket)
+            n = send(out_fd, out_buf + out_off, out_len - out_off, MSG_NOSIGNAL | MSG_DONTWAIT);
+        else if (out_is_pipe)
+            n = pipe_write(out_buf + out_off, out_len - out_off, sigs_blocked_now);
+        else
+            n = write(out_fd, out_buf + out_off, out_len - out_off);
+        if (n > 0) {
+            out_off += (size_t)n;
+        } else if (n < 0 && errno == EINTR) {
+            continue;
+        } else if (n == 0 || errno == EAGAIN || errno == EWOULDBLOCK) {
+            refused = 1;
+            return 1;
+        } else if (errno == EBADF) {
+            stop_output("the program closed msamp's descriptor", 0);
+            return -1;
+        } else {
+            stop_output(strerror(errno), 1);
+            return -1;
+        }
+    }
+    out_off = out_len = 0;
+    return 0;
 }
 
 int msamp_transport_write(const uint8_t *data, size_t len)
 {
     if (atomic_load_explicit(&in_child, memory_order_relaxed))
         return (int)len; /* the parent owns the stream */
-    if (out_len + len > sizeof out_buf && drain_out_buf() != 0)
+    switch (atomic_load_explicit(&out_state, memory_order_relaxed)) {
+    case OUT_STOPPED:
         return -1;
-    if (out_failed)
+    case OUT_OPEN:
+        break;
+    default:
+        refused = 1;
+        return 0; /* no reader or connection yet: the core keeps the bytes, and drops when full */
+    }
+    if (out_len == sizeof out_buf && out_push() < 0)
         return -1;
-    if (len > sizeof out_buf)
-        len = sizeof out_buf;
+    if (out_off > 0 && out_len + len > sizeof out_buf) {
+        memmove(out_buf, out_buf + out_off, out_len - out_off);
+        out_len -= out_off;
+        out_off = 0;
+    }
+    if (len > sizeof out_buf - out_len)
+        len = sizeof out_buf - out_len;
+    if (len == 0) {
+        refused = 1;
+        return 0; /* the consumer is behind: the core keeps the rest in its ring */
+    }
     memcpy(out_buf + out_len, data, len);
     out_len += len;
     return (int)len;
 }
 
-/* One drain step (or the final flush) and the write of what it produced. Keeps errno as the
- * application left it. */
-static int poll_once(int flush)
+/* One drain step (or a flush) and the write of what it produced, under poll_lock. Keeps errno as
+ * the application left it. Returns what msamp_poll()/msamp_flush() returned. */
+static int poll_once(int flush, int sigs_blocked)
 {
     int saved = errno;
-    int n = flush ? msamp_flush() : msamp_poll();
+    int child = atomic_load_explicit(&in_child, memory_order_relaxed);
+    int n;
 
-    if (!atomic_load_explicit(&in_child, memory_order_relaxed))
-        (void)drain_out_buf();
+    sigs_blocked_now = sigs_blocked;
+    refused = 0;
+    if (!child) {
+        int st = atomic_load_explicit(&out_state, memory_order_relaxed);
+        if (st == OUT_WAIT_READER)
+            try_reopen(flush);
+        else if (st == OUT_CONNECTING)
+            check_connect(0);
+        (void)out_push(); /* what the consumer did not take last time goes first */
+    }
+    n = flush ? msamp_flush() : msamp_poll();
+    if (!child)
+        (void)out_push();
     errno = saved;
     return n;
 }
@@ -183,18 +444,25 @@ static void *writer_main(void *arg)
 
     (void)arg;
     while (!atomic_load(&writer_stop)) {
+        int n = 0;
+
         msamp_hosted_maps_refresh();
+        if (!atomic_flag_test_and_set_explicit(&poll_lock, memory_order_acquire)) {
+            n = poll_once(0, 1);
+            atomic_flag_clear_explicit(&poll_lock, memory_order_release);
+        }
         /* Poll again at once while the allocating threads fill the ring faster than 10 ms. */
-        if (poll_once(0) < MSAMP_CFG_RING_SIZE / 8)
+        if (n < MSAMP_CFG_RING_SIZE / 8)
             nanosleep(&period, NULL);
     }
     return NULL;
 }
 
-void msamp_hosted_output_start(int flush_inline)
+void msamp_hosted_output_start(int flush_inline, unsigned exit_ms)
 {
     sigset_t all, old;
 
+    exit_timeout_ms = exit_ms;
     if (!flush_inline) {
         /* The writer takes no signals: a handler that allocated while it held the lock would spin
          * forever, since poll does not mark the writer as inside the core. */
@@ -211,16 +479,25 @@ void msamp_hosted_output_start(int flush_inline)
     inline_flush = 1;
 }
 
-/* Inline mode: the allocating thread drains the ring once it is half full. */
+/* Inline mode: the allocating thread drains the ring once it is half full. While the consumer
+ * takes nothing (or no reader is there yet), at most one attempt per millisecond: the others
+ * return at once and the core drops what does not fit its ring. */
 void msamp_port_ring_notify(uint32_t used, uint32_t size)
 {
     if (!inline_flush || used < size / 2 || !atomic_load(&msamp_hosted_running))
+        return;
+    int64_t retry = atomic_load_explicit(&inline_retry_at, memory_order_relaxed);
+    if (retry != 0 && now_ns() < retry)
+        return;
+    if (atomic_load_explicit(&out_state, memory_order_relaxed) == OUT_STOPPED)
         return;
     if (atomic_flag_test_and_set_explicit(&poll_lock, memory_order_acquire))
         return; /* another thread is draining */
     /* The core calls this inside the thread's reentrancy guard: a signal handler that allocates
      * while this thread holds the core's lock in msamp_poll() is turned away, not blocked. */
-    (void)poll_once(0);
+    (void)poll_once(0, 0);
+    atomic_store_explicit(&inline_retry_at, refused ? now_ns() + INLINE_RETRY_NS : 0,
+                          memory_order_relaxed);
     atomic_flag_clear_explicit(&poll_lock, memory_order_release);
 }
 
@@ -230,30 +507,90 @@ void msamp_hosted_output_forked(void)
     writer_started = 0;
 }
 
+/* Milliseconds left until deadline (ns), at least 0. */
+static int ms_left(int64_t deadline)
+{
+    int64_t left = deadline - now_ns();
+
+    return left <= 0 ? 0 : (int)((left + 999999) / 1000000);
+}
+
+/* Waits up to ms (at most 10) for the output to take bytes again, or until the next open or
+ * connect attempt. */
+static void wait_output(int ms)
+{
+    if (ms > 10)
+        ms = 10;
+    if (atomic_load_explicit(&out_state, memory_order_relaxed) == OUT_OPEN && out_fd >= 0) {
+        struct pollfd p = {out_fd, POLLOUT, 0};
+        (void)poll(&p, 1, ms); /* an error or hang-up shows in the next write */
+        return;
+    }
+    struct timespec ts = {0, (long)ms * 1000000};
+    nanosleep(&ts, NULL);
+}
+
 void msamp_hosted_output_stop(void)
 {
     sigset_t all, old;
+    int64_t deadline = now_ns() + (int64_t)exit_timeout_ms * 1000000;
+    char ms[16];
 
+    snprintf(ms, sizeof ms, "%u", exit_timeout_ms);
     if (writer_started) {
+        struct timespec abs;
+
         atomic_store(&writer_stop, 1);
-        pthread_join(writer, NULL);
+        clock_gettime(CLOCK_REALTIME, &abs);
+        abs.tv_sec += exit_timeout_ms / 1000;
+        abs.tv_nsec += (long)(exit_timeout_ms % 1000) * 1000000;
+        if (abs.tv_nsec >= 1000000000) {
+            abs.tv_sec++;
+            abs.tv_nsec -= 1000000000;
+        }
+        if (pthread_timedjoin_np(writer, NULL, &abs) != 0)
+            pthread_detach(writer); /* stuck: the process ends without it */
         writer_started = 0;
     }
-    while (atomic_flag_test_and_set_explicit(&poll_lock, memory_order_acquire))
+    while (atomic_flag_test_and_set_explicit(&poll_lock, memory_order_acquire)) {
+        if (ms_left(deadline) == 0) {
+            msamp_hosted_say("msamp: output %s: busy at exit for %s ms; the stream ends early\n",
+                             out_name, ms);
+            return;
+        }
         sched_yield();
+    }
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     msamp_hosted_maps_refresh();
     /* After records were lost to a full ring, end with a snapshot pass, so the stream's last
      * word on what is live is exact. Each poll examines at least 16 * SNAPSHOT_BATCH slots, and
-     * each flush polls at least once: this many flushes finish any pass. */
+     * each flush polls at least once: this many complete flushes finish any pass. A flush the
+     * consumer did not take to the end is repeated, once it makes room, until the deadline. */
     struct msamp_stats stats;
     if (msamp_get_stats(&stats) != 0)
         stats.live_capacity = MSAMP_CFG_LIVE_CAPACITY;
     else if (stats.ring_records > 0)
         (void)msamp_snapshot();
-    for (unsigned i = 0; i < stats.live_capacity / (16u * MSAMP_CFG_SNAPSHOT_BATCH) + 2u; i++)
-        (void)poll_once(1);
+    unsigned rounds = stats.live_capacity / (16u * MSAMP_CFG_SNAPSHOT_BATCH) + 2u;
+    for (unsigned i = 0; i < rounds;) {
+        (void)poll_once(1, 1);
+        if (atomic_load_explicit(&out_state, memory_order_relaxed) == OUT_STOPPED ||
+            atomic_load_explicit(&in_child, memory_order_relaxed))
+            break;
+        if (!refused && out_off == out_len) {
+            i++;
+            continue;
+        }
+        int left = ms_left(deadline);
+        if (left == 0) {
+            msamp_hosted_say("msamp: output %s: not taken within MSAMP_EXIT_TIMEOUT_MS=%s at exit; "
+                             "the stream ends early\n",
+                             out_name, ms);
+            break;
+        }
+        wait_output(left);
+    }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     atomic_flag_clear_explicit(&poll_lock, memory_order_release);
 }
