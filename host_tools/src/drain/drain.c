@@ -4,6 +4,7 @@
  * `drain merge` merges profiles. See docs/DRAIN.md.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <sys/resource.h>
@@ -52,6 +53,15 @@ struct opts {
     double every;
 };
 
+/* Input is read in chunks of READ_CHUNK bytes and fed to the decoder FEED_PIECE bytes at a time,
+ * with the clock (partial profiles, status line) checked between pieces. After SIGINT/SIGTERM the
+ * records of the chunk being decoded are still applied for STOP_BUDGET_S seconds; the rest of it
+ * is skipped (and counted), so the final profile starts within that budget whatever the stream. */
+#define READ_CHUNK (256u << 10)
+#define FEED_PIECE 4096u
+#define STOP_BUDGET_S 0.05
+#define MAX_FAIL_KINDS 16
+
 struct drain {
     struct opts o;
     struct elf_set elves;
@@ -59,15 +69,36 @@ struct drain {
     struct session *cur;
     int nsessions, partials, failed, written;
     int elves_checked; /* the current session's ELFs were checked against its identity */
+    int final_failed;  /* a session's final profile (or its reports) could not be written */
+    /* Partial profiles not written: in all, since the last one written, and the kinds of failure
+     * (errno values; -1 for a profile that could not be built) already reported. */
+    int part_failed, part_failed_run, part_kinds[MAX_FAIL_KINDS];
+    size_t npart_kinds;
+    int restarts; /* a followed file started over */
     uint64_t bytes;
     double decode_s, write_s; /* --stats */
+    double stop_t;            /* when a record was first seen after the stop signal */
+    uint64_t skipped;         /* records not applied: the stop budget ran out */
+    int status;               /* status line on */
+    double next_part, next_status, last_t, loop_end;
+    uint64_t last_bytes;
 };
 
 static volatile sig_atomic_t stop_signal;
+static int wake_wr = -1;         /* the self-pipe's write end: wakes a poll at once */
+static struct timespec stop_ts; /* when the stop signal arrived */
 
 static void on_signal(int sig)
 {
+    int e = errno;
+    if (!stop_signal)
+        clock_gettime(CLOCK_MONOTONIC, &stop_ts); /* async-signal-safe */
     stop_signal = sig;
+    if (wake_wr >= 0) {
+        ssize_t r = write(wake_wr, "", 1);
+        (void)r;
+    }
+    errno = e;
 }
 
 /* OUT with ".sN" and/or ".partK" inserted before its extension (".pb.gz", ".gz" or the last). */
@@ -99,25 +130,29 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Writes the profile (and reports) of the current session. part 0: final. */
-static int write_session(struct drain *d, int part)
+/* Writes the profile (and, for the final one, reports) of the current session. part 0: final.
+ * 0, or -1 with the message in err and the kind of failure in *kind (an errno value, or -1 when
+ * the profile could not be built). */
+static int write_session(struct drain *d, int part, char *err, size_t errlen, int *kind)
 {
     struct session *s = d->cur;
-    char kind[32], err[1024];
+    char what[32], why[1024];
     if (part)
-        snprintf(kind, sizeof(kind), "partial %d", part);
+        snprintf(what, sizeof(what), "partial %d", part);
     else
-        snprintf(kind, sizeof(kind), "final");
+        snprintf(what, sizeof(what), "final");
     struct built b;
     double t0 = now_s();
-    if (build_profile(s, &d->elves, kind, msamp_dec_stats(d->dec), &b, err, sizeof(err)) != 0) {
-        fprintf(stderr, "drain: %s\n", err);
+    *kind = -1;
+    if (build_profile(s, &d->elves, what, msamp_dec_stats(d->dec), &b, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "%s", why);
         return -1;
     }
     char *path = derived_name(d->o.output, s->index, part);
     int rc = 0;
-    if (prof_write_file(&b.prof, path) != 0) {
-        fprintf(stderr, "drain: %s: %s\n", path, strerror(errno));
+    if (prof_write_file(&b.prof, path, why, sizeof(why)) != 0) {
+        *kind = errno;
+        snprintf(err, errlen, "%s", why);
         rc = -1;
     }
     if (rc == 0 && !part) {
@@ -126,7 +161,8 @@ static int write_session(struct drain *d, int part)
         if (d->o.folded) {
             char *fp = derived_name(d->o.folded, s->index, 0);
             if (report_folded(&b, fp) != 0) {
-                fprintf(stderr, "drain: %s: %s\n", fp, strerror(errno));
+                *kind = errno;
+                snprintf(err, errlen, "%s: %s", fp, strerror(errno));
                 rc = -1;
             }
             free(fp);
@@ -140,16 +176,50 @@ static int write_session(struct drain *d, int part)
     return rc;
 }
 
-/* last: end of input; a run that received bytes always leaves a profile, even an empty one. */
+/* last: end of input; a run that received bytes always leaves a profile, even an empty one. A
+ * session whose profile cannot be written is reported and the capture goes on (later sessions
+ * are still written); the exit status says so. */
 static void end_session(struct drain *d, int last)
 {
     int want = session_has_data(d->cur) || (last && !d->written && d->bytes > 0);
-    if (want && write_session(d, 0) != 0)
-        d->failed = 1;
-    else if (want)
+    char err[1100];
+    int kind;
+    if (want && write_session(d, 0, err, sizeof(err), &kind) != 0) {
+        fprintf(stderr, "drain: session %d: final profile not written: %s\n", d->cur->index, err);
+        d->final_failed = 1;
+    } else if (want) {
         d->written++;
+    }
     session_free(d->cur);
     d->cur = NULL;
+}
+
+/* A partial profile (--every). One that cannot be written (a full disk, its path taken by a
+ * directory) does not stop the capture: each kind of failure is reported once. */
+static void write_partial(struct drain *d)
+{
+    if (!session_has_data(d->cur))
+        return;
+    int part = ++d->partials, kind;
+    char err[1100];
+    if (write_session(d, part, err, sizeof(err), &kind) == 0) {
+        if (d->part_failed_run)
+            fprintf(stderr, "drain: partial profile %d written (the %d before it were not)\n",
+                    part, d->part_failed_run);
+        d->part_failed_run = 0;
+        return;
+    }
+    d->part_failed++;
+    d->part_failed_run++;
+    for (size_t i = 0; i < d->npart_kinds; i++)
+        if (d->part_kinds[i] == kind)
+            return;
+    if (d->npart_kinds < MAX_FAIL_KINDS)
+        d->part_kinds[d->npart_kinds++] = kind;
+    fprintf(stderr,
+            "drain: partial profile %d not written: %s (the capture goes on; later partial "
+            "profiles failing the same way are not reported)\n",
+            part, err);
 }
 
 static void on_record(void *arg, const struct msamp_record *rec)
@@ -157,6 +227,17 @@ static void on_record(void *arg, const struct msamp_record *rec)
     struct drain *d = arg;
     if (d->failed)
         return;
+    if (stop_signal) {
+        /* Stopping: what was read is applied while the budget lasts, so a stream slow to apply
+         * cannot hold the final profile back. */
+        double t = now_s();
+        if (d->stop_t == 0)
+            d->stop_t = t;
+        else if (t - d->stop_t > STOP_BUDGET_S) {
+            d->skipped += rec->type >= 0;
+            return;
+        }
+    }
     if (rec->type == MSAMP_REC_SESSION && session_is_new(d->cur, rec)) {
         end_session(d, 0);
         d->cur = session_new(++d->nsessions, msamp_dec_stats(d->dec));
@@ -185,6 +266,21 @@ static void status_line(struct drain *d, double rate)
             s->index, (unsigned long long)s->n.samples, rate / 1024.0,
             (unsigned long long)session_device_drops(s), (unsigned long long)st->frames_bad,
             (unsigned long long)st->frames_lost);
+}
+
+/* Partial profiles and the status line, when due at time t. */
+static void timers(struct drain *d, double t)
+{
+    if (d->o.every && t >= d->next_part) {
+        d->next_part = t + d->o.every;
+        write_partial(d);
+    }
+    if (d->status && t >= d->next_status) {
+        status_line(d, (double)(d->bytes - d->last_bytes) / (t - d->last_t));
+        d->last_bytes = d->bytes;
+        d->last_t = t;
+        d->next_status = t + 0.5;
+    }
 }
 
 static int parse_num(const char *s, double lo, double hi, double *out)
@@ -304,6 +400,11 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    int wake[2];
+    if (pipe2(wake, O_NONBLOCK | O_CLOEXEC) == 0) {
+        wake_wr = wake[1];
+        in.wake_fd = wake[0];
+    }
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal; /* no SA_RESTART: a blocked read returns at once */
@@ -317,50 +418,63 @@ int main(int argc, char **argv)
         return 3;
     }
     d.cur = session_new(++d.nsessions, msamp_dec_stats(d.dec));
-    int status = isatty(2) && !d.o.quiet;
-    double t0 = now_s(), next_part = t0 + d.o.every, next_status = t0 + 0.5, last_t = t0;
-    uint64_t last_bytes = 0;
-    size_t bufsize = 1u << 20;
-    uint8_t *buf = xmalloc(bufsize);
+    d.status = isatty(2) && !d.o.quiet;
+    double t0 = now_s();
+    d.next_part = t0 + d.o.every;
+    d.next_status = t0 + 0.5;
+    d.last_t = t0;
+    uint8_t *buf = xmalloc(READ_CHUNK);
     int io_error = 0;
     while (!stop_signal && !d.failed) {
-        ssize_t n = input_read(&in, buf, bufsize, 200, err, sizeof(err));
+        ssize_t n = input_read(&in, buf, READ_CHUNK, 200, err, sizeof(err));
+        if (in.restarted) {
+            /* A followed file started over: its bytes are a new stream. The frame cut short is
+             * dropped (counted as discarded); the new stream's SESSION decides whether a new
+             * session begins (a restarted program's does). */
+            in.restarted = 0;
+            d.restarts++;
+            msamp_dec_finish(d.dec);
+            if (!d.o.quiet)
+                fprintf(stderr, "%sdrain: %s\n", d.status ? "\n" : "", in.notice);
+        }
         if (n > 0) {
             d.bytes += (uint64_t)n;
-            double tf = now_s();
-            msamp_dec_feed(d.dec, buf, (size_t)n);
-            d.decode_s += now_s() - tf;
+            for (size_t off = 0; off < (size_t)n && !d.failed; off += FEED_PIECE) {
+                size_t k = (size_t)n - off < FEED_PIECE ? (size_t)n - off : FEED_PIECE;
+                double tf = now_s();
+                msamp_dec_feed(d.dec, buf + off, k);
+                double t = now_s();
+                d.decode_s += t - tf;
+                if (!stop_signal)
+                    timers(&d, t);
+            }
         } else if (n == -1) {
             break;
         } else if (n == -2) {
             fprintf(stderr, "drain: %s\n", err);
             io_error = 1;
             break;
-        }
-        if (!d.o.every && !status)
-            continue;
-        double t = now_s();
-        if (d.o.every && t >= next_part) {
-            next_part = t + d.o.every;
-            if (session_has_data(d.cur) && write_session(&d, ++d.partials) != 0)
-                d.failed = 1;
-        }
-        if (status && t >= next_status) {
-            status_line(&d, (double)(d.bytes - last_bytes) / (t - last_t));
-            last_bytes = d.bytes;
-            last_t = t;
-            next_status = t + 0.5;
+        } else {
+            timers(&d, now_s());
         }
     }
-    if (status)
+    if (d.status)
         fputc('\n', stderr);
     if (stop_signal && !d.o.quiet)
         fprintf(stderr, "drain: %s: writing the final profile\n", strsignal(stop_signal));
+    if (d.skipped)
+        fprintf(stderr,
+                "drain: %llu records read before the signal were not applied (applying them "
+                "took longer than %.0f ms)\n",
+                (unsigned long long)d.skipped, STOP_BUDGET_S * 1e3);
     msamp_dec_finish(d.dec);
     if (!d.failed)
         end_session(&d, 1);
     else
         session_free(d.cur);
+    if (d.part_failed)
+        fprintf(stderr, "drain: %d of %d partial profiles were not written\n", d.part_failed,
+                d.partials);
     if (d.o.stats) {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
@@ -371,13 +485,25 @@ int main(int argc, char **argv)
                 (unsigned long long)d.bytes, (unsigned long long)st->records, d.decode_s,
                 d.decode_s > 0 ? (double)d.bytes / d.decode_s / 1e6 : 0.0, d.write_s,
                 ru.ru_maxrss);
+        if (stop_signal) {
+            double sig_t = (double)stop_ts.tv_sec + (double)stop_ts.tv_nsec / 1e9;
+            fprintf(stderr,
+                    "drain stats: %s handled: decoding stopped %.1f ms after it, profiles "
+                    "written %.1f ms after it\n",
+                    strsignal(stop_signal), (d.loop_end - sig_t) * 1e3, (now_s() - sig_t) * 1e3);
+        }
     }
     msamp_dec_free(d.dec);
     input_close(&in);
     free(buf);
+    if (wake_wr >= 0) {
+        wake_wr = -1;
+        close(wake[0]);
+        close(wake[1]);
+    }
     for (size_t i = 0; i < d.o.nelf; i++)
         sym_close(elves[i]);
     if (d.nsessions == 1 && !d.failed && !io_error && !d.o.quiet && d.bytes == 0)
         fprintf(stderr, "drain: no data received; no profile written\n");
-    return d.failed || io_error ? 1 : 0;
+    return d.failed || d.final_failed || io_error ? 1 : 0;
 }

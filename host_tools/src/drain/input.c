@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util.h"
+
 static const struct {
     long rate;
     speed_t code;
@@ -128,6 +130,7 @@ int input_open(struct input *in, const char *spec, long baud, int follow, char *
 {
     memset(in, 0, sizeof(*in));
     in->fd = -1;
+    in->wake_fd = -1;
     snprintf(in->desc, sizeof(in->desc), "%s", spec);
     if (strcmp(spec, "-") == 0) {
         in->fd = 0;
@@ -169,31 +172,99 @@ int input_open(struct input *in, const char *spec, long baud, int follow, char *
     }
     in->is_file = S_ISREG(st.st_mode);
     in->follow = follow && in->is_file;
+    if (in->follow) {
+        struct stat fst;
+        if (fstat(in->fd, &fst) != 0) {
+            snprintf(err, errlen, "%s: %s", spec, strerror(errno));
+            close(in->fd);
+            in->fd = -1;
+            return -1;
+        }
+        in->path = xstrndup(spec, strlen(spec));
+        in->dev = fst.st_dev;
+        in->ino = fst.st_ino;
+    }
     return 0;
+}
+
+/* Waits up to ms milliseconds, or until wake_fd is readable. */
+static void nap(const struct input *in, int ms)
+{
+    if (in->wake_fd >= 0) {
+        struct pollfd pfd = {in->wake_fd, POLLIN, 0};
+        poll(&pfd, 1, ms);
+    } else {
+        struct timespec ts = {0, (long)ms * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* A followed file at its end: was it truncated, or does its path now name another file? Either
+ * way the input starts over (restarted); 1 when it did. */
+static int follow_check(struct input *in)
+{
+    struct stat st;
+    if (fstat(in->fd, &st) == 0 && st.st_size < in->off) {
+        if (lseek(in->fd, 0, SEEK_SET) == 0) {
+            snprintf(in->notice, sizeof(in->notice),
+                     "%s: truncated (%lld bytes, %lld were read): reading it from the start",
+                     in->desc, (long long)st.st_size, (long long)in->off);
+            in->off = 0;
+            in->restarted = 1;
+            return 1;
+        }
+    }
+    /* Rotated (renamed away, a new file created) or replaced (renamed over): the old file was
+     * read to its end, so the new one is read from its start. A path that does not exist (yet),
+     * or is not a regular file, keeps the old file followed. */
+    if (stat(in->path, &st) != 0 || !S_ISREG(st.st_mode) ||
+        (st.st_dev == in->dev && st.st_ino == in->ino))
+        return 0;
+    int fd = open(in->path, O_RDONLY | O_CLOEXEC);
+    struct stat fst;
+    if (fd < 0 || fstat(fd, &fst) != 0 || !S_ISREG(fst.st_mode)) {
+        if (fd >= 0)
+            close(fd);
+        return 0; /* gone again, or not readable yet: try at the next end of file */
+    }
+    close(in->fd);
+    in->fd = fd;
+    in->dev = fst.st_dev;
+    in->ino = fst.st_ino;
+    snprintf(in->notice, sizeof(in->notice),
+             "%s: replaced by another file (rotated or renamed over, %lld bytes read of the old "
+             "one): reading the new one from the start",
+             in->desc, (long long)in->off);
+    in->off = 0;
+    in->restarted = 1;
+    return 1;
 }
 
 ssize_t input_read(struct input *in, void *buf, size_t len, int timeout_ms, char *err,
                    size_t errlen)
 {
     if (!in->is_file) {
-        struct pollfd pfd = {in->fd, POLLIN, 0};
-        int r = poll(&pfd, 1, timeout_ms);
+        struct pollfd pfd[2] = {{in->fd, POLLIN, 0}, {in->wake_fd, POLLIN, 0}};
+        int r = poll(pfd, in->wake_fd >= 0 ? 2 : 1, timeout_ms);
         if (r < 0)
             return errno == EINTR ? 0 : (snprintf(err, errlen, "%s: poll: %s", in->desc,
                                                   strerror(errno)),
                                          -2);
-        if (r == 0)
+        if (r == 0 || !pfd[0].revents)
             return 0;
     }
     ssize_t n = read(in->fd, buf, len);
-    if (n > 0)
+    if (n > 0) {
+        in->off += n;
         return n;
+    }
     if (n == 0) {
         if (!in->follow)
             return -1;
+        if (follow_check(in))
+            return 0;
         /* A followed file has no more bytes yet: wait a little, like tail -f. */
-        struct timespec ts = {0, (long)(timeout_ms < 50 ? timeout_ms : 50) * 1000000L};
-        nanosleep(&ts, NULL);
+        nap(in, timeout_ms < 50 ? timeout_ms : 50);
         return 0;
     }
     if (errno == EINTR || errno == EAGAIN)
@@ -209,4 +280,6 @@ void input_close(struct input *in)
     if (in->fd > 0)
         close(in->fd);
     in->fd = -1;
+    free(in->path);
+    in->path = NULL;
 }

@@ -1,6 +1,7 @@
 /*
  * drain's inputs: a tty (raw mode, chosen baud, exclusive), a regular file (optionally followed
- * while it grows), a FIFO or other readable file, "-" for stdin, or "tcp:HOST:PORT".
+ * while it grows, across truncation, rotation and replacement), a FIFO or other readable file, "-"
+ * for stdin, or "tcp:HOST:PORT".
  */
 #ifndef DRAIN_INPUT_H
 #define DRAIN_INPUT_H
@@ -11,7 +12,18 @@
 struct input {
     int fd;
     int is_tty, is_file, follow;
+    int wake_fd;   /* readable when the caller must return at once (a signal's self-pipe); -1 */
     char desc[256];
+    /* --follow: the path, the followed file's identity and the offset read so far. */
+    char *path;
+    dev_t dev;
+    ino_t ino;
+    off_t off;
+    /* Set by input_read when the input started over (the file was truncated, or the path now
+     * names another file): what follows is new data, not a continuation. The caller clears it.
+     * notice says what happened. */
+    int restarted;
+    char notice[512];
 };
 
 /* Opens spec. 0, or -1 with a message in err. baud is used for ttys only. */
@@ -19,8 +31,12 @@ int input_open(struct input *in, const char *spec, long baud, int follow, char *
                size_t errlen);
 /* 1 when baud is a rate termios supports. */
 int input_baud_ok(long baud);
-/* Reads up to len bytes, waiting at most timeout_ms. Returns bytes read (> 0), 0 when nothing
- * arrived in time, -1 at end of input, -2 on error (message in err). */
+/* Reads up to len bytes, waiting at most timeout_ms (less when wake_fd becomes readable).
+ * Returns bytes read (> 0), 0 when nothing arrived in time, -1 at end of input, -2 on error
+ * (message in err). A followed file at its end is checked for truncation (its size below the
+ * offset read: read again from the start) and for replacement (the path names another inode,
+ * after a rotation or an atomic rename: the new file is opened and read from its start); either
+ * sets restarted. */
 ssize_t input_read(struct input *in, void *buf, size_t len, int timeout_ms, char *err,
                    size_t errlen);
 void input_close(struct input *in);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "prof_codec.h"
 #include "prof_file.h"
 #include "prof_model.h"
 #include "profile.h"
@@ -14,39 +15,78 @@ static int64_t tr_str(struct prof *dst, const struct prof *src, int64_t i)
     return prof_str(dst, src->str[i], src->strlen[i]);
 }
 
+static int same_str(const struct prof *a, int64_t i, const struct prof *b, int64_t j)
+{
+    return a->strlen[i] == b->strlen[j] && memcmp(a->str[i], b->str[j], a->strlen[i]) == 0;
+}
+
 static int same_types(const struct prof *a, const struct prof *b)
 {
     if (a->nvt != b->nvt)
         return 0;
     for (size_t i = 0; i < a->nvt; i++) {
-        if (strcmp(a->str[a->vt[i].type], b->str[b->vt[i].type]) != 0 ||
-            strcmp(a->str[a->vt[i].unit], b->str[b->vt[i].unit]) != 0)
+        if (!same_str(a, a->vt[i].type, b, b->vt[i].type) ||
+            !same_str(a, a->vt[i].unit, b, b->vt[i].unit))
             return 0;
     }
     return 1;
 }
 
-static uint64_t merge_mapping(struct prof *dst, const struct prof *src, uint64_t id)
+/* "inuse_space/bytes, alloc_space/bytes" (at most n bytes) for an error message. */
+static void types_text(const struct prof *p, char *out, size_t n)
 {
+    size_t len = 0;
+    out[0] = 0;
+    for (size_t i = 0; i < p->nvt && len + 1 < n; i++) {
+        int w = snprintf(out + len, n - len, "%s%.*s/%.*s", i ? ", " : "",
+                         (int)(p->strlen[p->vt[i].type] > 64 ? 64 : p->strlen[p->vt[i].type]),
+                         p->str[p->vt[i].type],
+                         (int)(p->strlen[p->vt[i].unit] > 64 ? 64 : p->strlen[p->vt[i].unit]),
+                         p->str[p->vt[i].unit]);
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+}
+
+struct mapkey {
+    const struct prof *p;
+    const struct prof_mapping *m;
+};
+
+static int map_eq(const void *ctx, uint32_t i)
+{
+    const struct mapkey *k = ctx;
+    const struct prof_mapping *o = &k->p->mapping[i], *m = k->m;
+    return o->start == m->start && o->limit == m->limit && o->offset == m->offset &&
+           o->filename == m->filename && o->build_id == m->build_id;
+}
+
+static uint64_t merge_mapping(struct merger *mg, const struct prof *src, uint64_t id)
+{
+    struct prof *dst = &mg->out;
     struct prof_mapping m = src->mapping[id - 1];
     m.filename = tr_str(dst, src, m.filename);
     m.build_id = tr_str(dst, src, m.build_id);
-    for (size_t i = 0; i < dst->nmapping; i++) {
-        const struct prof_mapping *o = &dst->mapping[i];
-        if (o->start == m.start && o->limit == m.limit && o->offset == m.offset &&
-            o->filename == m.filename && o->build_id == m.build_id)
-            return i + 1;
-    }
-    return prof_add_mapping(dst, &m);
+    uint64_t h = hash_u64(m.start ^ hash_u64(m.limit ^ hash_u64(m.offset))) ^
+                 hash_u64((uint64_t)m.filename << 32 ^ (uint64_t)m.build_id);
+    struct mapkey k = {dst, &m};
+    uint32_t i = iset_find(&mg->mapset, h, map_eq, &k);
+    if (i != UINT32_MAX)
+        return (uint64_t)i + 1;
+    uint64_t nid = prof_add_mapping(dst, &m);
+    iset_add(&mg->mapset, h, (uint32_t)(nid - 1));
+    return nid;
 }
 
-static void merge_one(struct prof *dst, const struct prof *src)
+static void merge_one(struct merger *mg, const struct prof *src)
 {
+    struct prof *dst = &mg->out;
     uint64_t *mapid = xcalloc(src->nmapping + 1, sizeof(uint64_t));
     uint64_t *funcid = xcalloc(src->nfunction + 1, sizeof(uint64_t));
     uint64_t *locid = xcalloc(src->nlocation + 1, sizeof(uint64_t));
     for (size_t i = 0; i < src->nmapping; i++)
-        mapid[i + 1] = merge_mapping(dst, src, i + 1);
+        mapid[i + 1] = merge_mapping(mg, src, i + 1);
     for (size_t i = 0; i < src->nfunction; i++) {
         struct prof_function f = src->function[i];
         f.name = tr_str(dst, src, f.name);
@@ -87,11 +127,13 @@ static void merge_one(struct prof *dst, const struct prof *src)
     }
     for (size_t i = 0; i < src->ncomment; i++) {
         int64_t c = tr_str(dst, src, src->comment[i]);
-        size_t j = 0;
-        while (j < dst->ncomment && dst->comment[j] != c)
-            j++;
-        if (j == dst->ncomment)
+        size_t old = mg->cap_seen;
+        GROW(mg->comment_seen, mg->cap_seen, (size_t)c + 1);
+        memset(mg->comment_seen + old, 0, mg->cap_seen - old);
+        if (!mg->comment_seen[c]) {
+            mg->comment_seen[c] = 1;
             prof_append_comment(dst, c);
+        }
     }
     free(lines);
     free(locs);
@@ -99,6 +141,70 @@ static void merge_one(struct prof *dst, const struct prof *src)
     free(mapid);
     free(funcid);
     free(locid);
+}
+
+void merge_init(struct merger *mg)
+{
+    memset(mg, 0, sizeof(*mg));
+    prof_init(&mg->out);
+}
+
+void merge_free(struct merger *mg)
+{
+    prof_free(&mg->out);
+    iset_free(&mg->mapset);
+    free(mg->comment_seen);
+    memset(mg, 0, sizeof(*mg));
+}
+
+int merge_add(struct merger *mg, const struct prof *in, char *err, size_t errlen)
+{
+    struct prof *out = &mg->out;
+    char why[256];
+    /* prof_decode validates what it reads; a profile built otherwise is checked here. */
+    if (prof_validate(in, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "invalid profile: %s", why);
+        return -1;
+    }
+    if (mg->n == 0) {
+        for (size_t k = 0; k < in->nvt; k++)
+            prof_append_vt(out, (struct prof_vt){tr_str(out, in, in->vt[k].type),
+                                                 tr_str(out, in, in->vt[k].unit)});
+        out->period_type = (struct prof_vt){tr_str(out, in, in->period_type.type),
+                                            tr_str(out, in, in->period_type.unit)};
+        out->period = in->period;
+        out->default_sample_type = tr_str(out, in, in->default_sample_type);
+        out->drop_frames = tr_str(out, in, in->drop_frames);
+        out->keep_frames = tr_str(out, in, in->keep_frames);
+    } else if (!same_types(out, in)) {
+        char a[200], b[200];
+        types_text(out, a, sizeof(a));
+        types_text(in, b, sizeof(b));
+        snprintf(err, errlen, "sample types differ from the first profile's (%s; the first has %s)",
+                 b, a);
+        return -1;
+    }
+    if (in->time_nanos && (!mg->start || in->time_nanos < mg->start))
+        mg->start = in->time_nanos;
+    int64_t in_end;
+    if (__builtin_add_overflow(in->time_nanos, in->duration_nanos, &in_end))
+        in_end = INT64_MAX;
+    if (in_end > mg->end)
+        mg->end = in_end;
+    merge_one(mg, in);
+    mg->n++;
+    return 0;
+}
+
+void merge_finish(struct merger *mg)
+{
+    struct prof *out = &mg->out;
+    out->time_nanos = mg->start;
+    if (mg->end <= mg->start || __builtin_sub_overflow(mg->end, mg->start, &out->duration_nanos))
+        out->duration_nanos = 0;
+    char c[128];
+    snprintf(c, sizeof(c), "msamp drain %s: merged %d profiles", DRAIN_VERSION, mg->n);
+    prof_comment(out, c);
 }
 
 int drain_merge(int argc, char **argv)
@@ -111,53 +217,30 @@ int drain_merge(int argc, char **argv)
         return argc < 3 ? 2 : 0;
     }
     const char *outpath = argv[1];
-    struct prof out;
-    prof_init(&out);
-    int64_t start = 0, end = 0;
-    char err[512];
+    struct merger mg;
+    merge_init(&mg);
+    char err[1024];
     for (int i = 2; i < argc; i++) {
         struct prof in;
         if (prof_read_file(&in, argv[i], err, sizeof(err)) != 0) {
             fprintf(stderr, "drain merge: %s\n", err);
-            prof_free(&out);
+            merge_free(&mg);
             return 1;
         }
-        if (i == 2) {
-            for (size_t k = 0; k < in.nvt; k++)
-                prof_append_vt(&out, (struct prof_vt){tr_str(&out, &in, in.vt[k].type),
-                                                      tr_str(&out, &in, in.vt[k].unit)});
-            out.period_type = (struct prof_vt){tr_str(&out, &in, in.period_type.type),
-                                               tr_str(&out, &in, in.period_type.unit)};
-            out.period = in.period;
-            out.default_sample_type = tr_str(&out, &in, in.default_sample_type);
-            out.drop_frames = tr_str(&out, &in, in.drop_frames);
-            out.keep_frames = tr_str(&out, &in, in.keep_frames);
-        } else if (!same_types(&out, &in)) {
-            fprintf(stderr, "drain merge: %s: sample types differ from %s\n", argv[i], argv[2]);
-            prof_free(&in);
-            prof_free(&out);
-            return 1;
-        }
-        if (in.time_nanos && (!start || in.time_nanos < start))
-            start = in.time_nanos;
-        int64_t in_end;
-        if (__builtin_add_overflow(in.time_nanos, in.duration_nanos, &in_end))
-            in_end = INT64_MAX;
-        if (in_end > end)
-            end = in_end;
-        merge_one(&out, &in);
+        int rc = merge_add(&mg, &in, err, sizeof(err));
         prof_free(&in);
+        if (rc != 0) {
+            fprintf(stderr, "drain merge: %s: %s\n", argv[i], err);
+            merge_free(&mg);
+            return 1;
+        }
     }
-    out.time_nanos = start;
-    if (end <= start || __builtin_sub_overflow(end, start, &out.duration_nanos))
-        out.duration_nanos = 0;
-    snprintf(err, sizeof(err), "msamp drain %s: merged %d profiles", DRAIN_VERSION, argc - 2);
-    prof_comment(&out, err);
+    merge_finish(&mg);
     int rc = 0;
-    if (prof_write_file(&out, outpath) != 0) {
-        fprintf(stderr, "drain merge: %s: %s\n", outpath, strerror(errno));
+    if (prof_write_file(&mg.out, outpath, err, sizeof(err)) != 0) {
+        fprintf(stderr, "drain merge: %s\n", err);
         rc = 1;
     }
-    prof_free(&out);
+    merge_free(&mg);
     return rc;
 }

@@ -1,6 +1,29 @@
-/* `drain merge OUT IN...`: merges pprof profiles of the same sample types into one. */
+/* `drain merge OUT IN...`: merges pprof profiles of the same sample types into one. The merger is
+ * also usable on profiles in memory (the merge fuzzer's). */
 #ifndef DRAIN_MERGE_H
 #define DRAIN_MERGE_H
+
+#include <stdint.h>
+
+#include "prof_model.h"
+#include "util.h"
+
+struct merger {
+    struct prof out;       /* the merged profile */
+    int n;                 /* profiles merged */
+    int64_t start, end;    /* earliest start, latest end (ns) */
+    struct iset mapset;    /* equal mappings are unified */
+    uint8_t *comment_seen; /* by string index of out: a comment already kept */
+    size_t cap_seen;
+};
+
+void merge_init(struct merger *mg);
+/* Adds a profile: 0, or -1 with the reason in err (an invalid profile, sample types that differ
+ * from the first profile's). */
+int merge_add(struct merger *mg, const struct prof *in, char *err, size_t errlen);
+/* Sets time and duration and adds the "merged N profiles" comment. */
+void merge_finish(struct merger *mg);
+void merge_free(struct merger *mg);
 
 int drain_merge(int argc, char **argv);
 

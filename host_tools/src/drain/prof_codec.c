@@ -3,6 +3,111 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* ---- validation ---- */
+
+static int vfail(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int str_ok(const struct prof *p, int64_t i)
+{
+    return i >= 0 && (uint64_t)i < p->nstr;
+}
+
+/* A string index field (named `what` in the message) must be in the string table. */
+#define STR_CHECK(p, idx, what)                                                                   \
+    do {                                                                                          \
+        if (!str_ok(p, idx))                                                                      \
+            return vfail(err, errlen, "%s: string index %lld out of range (%zu strings)", what,   \
+                         (long long)(idx), (p)->nstr);                                            \
+    } while (0)
+
+int prof_validate(const struct prof *p, char *err, size_t errlen)
+{
+    if (p->nstr == 0 || p->strlen[0] != 0)
+        return vfail(err, errlen, "string_table[0] must be empty");
+    if (p->nstr > PROF_MAX_STRINGS)
+        return vfail(err, errlen, "too many strings (%zu, at most %u)", p->nstr, PROF_MAX_STRINGS);
+    if (p->nvt == 0)
+        return vfail(err, errlen, "no sample types");
+    if (p->nvt > PROF_MAX_TYPES)
+        return vfail(err, errlen, "too many sample types (%zu, at most %u)", p->nvt,
+                     PROF_MAX_TYPES);
+    if (p->nsample > PROF_MAX_ITEMS || p->nlocation > PROF_MAX_ITEMS ||
+        p->nfunction > PROF_MAX_ITEMS || p->nmapping > PROF_MAX_ITEMS)
+        return vfail(err, errlen,
+                     "too many samples, locations, functions or mappings (%zu, %zu, %zu, %zu; "
+                     "at most %u each)",
+                     p->nsample, p->nlocation, p->nfunction, p->nmapping, PROF_MAX_ITEMS);
+    if (p->nlocpool > PROF_MAX_POOL || p->nvalpool > PROF_MAX_POOL ||
+        p->nlinepool > PROF_MAX_POOL || p->nlabelpool > PROF_MAX_POOL)
+        return vfail(err, errlen, "too large (more than %u location references, values, lines "
+                                  "or labels)", PROF_MAX_POOL);
+    for (size_t i = 0; i < p->nvt; i++) {
+        STR_CHECK(p, p->vt[i].type, "sample type");
+        STR_CHECK(p, p->vt[i].unit, "sample type unit");
+    }
+    STR_CHECK(p, p->period_type.type, "period type");
+    STR_CHECK(p, p->period_type.unit, "period type unit");
+    STR_CHECK(p, p->default_sample_type, "default sample type");
+    STR_CHECK(p, p->drop_frames, "drop_frames");
+    STR_CHECK(p, p->keep_frames, "keep_frames");
+    for (size_t i = 0; i < p->ncomment; i++)
+        STR_CHECK(p, p->comment[i], "comment");
+    for (size_t i = 0; i < p->nmapping; i++) {
+        STR_CHECK(p, p->mapping[i].filename, "mapping file name");
+        STR_CHECK(p, p->mapping[i].build_id, "mapping build id");
+    }
+    for (size_t i = 0; i < p->nfunction; i++) {
+        STR_CHECK(p, p->function[i].name, "function name");
+        STR_CHECK(p, p->function[i].system_name, "function system name");
+        STR_CHECK(p, p->function[i].filename, "function file name");
+    }
+    for (size_t i = 0; i < p->nlocation; i++) {
+        const struct prof_location *l = &p->location[i];
+        if (l->mapping_id > p->nmapping)
+            return vfail(err, errlen, "location %zu refers to unknown mapping %llu", i + 1,
+                         (unsigned long long)l->mapping_id);
+        if (l->nline > PROF_MAX_DEPTH || (size_t)l->line_off + l->nline > p->nlinepool)
+            return vfail(err, errlen, "location %zu: bad lines", i + 1);
+        for (uint32_t j = 0; j < l->nline; j++) {
+            uint64_t f = p->linepool[l->line_off + j].function_id;
+            if (f == 0 || f > p->nfunction)
+                return vfail(err, errlen, "location %zu refers to unknown function %llu", i + 1,
+                             (unsigned long long)f);
+        }
+    }
+    for (size_t i = 0; i < p->nsample; i++) {
+        const struct prof_sample *s = &p->sample[i];
+        if (s->nloc > PROF_MAX_DEPTH || (size_t)s->loc_off + s->nloc > p->nlocpool)
+            return vfail(err, errlen, "sample %zu: bad locations", i + 1);
+        if ((size_t)s->val_off + p->nvt > p->nvalpool)
+            return vfail(err, errlen, "sample %zu has fewer values than the %zu sample types",
+                         i + 1, p->nvt);
+        if (s->nlabel > PROF_MAX_DEPTH || (size_t)s->label_off + s->nlabel > p->nlabelpool)
+            return vfail(err, errlen, "sample %zu: bad labels", i + 1);
+        for (uint32_t j = 0; j < s->nloc; j++) {
+            uint64_t l = p->locpool[s->loc_off + j];
+            if (l == 0 || l > p->nlocation)
+                return vfail(err, errlen, "sample %zu refers to unknown location %llu", i + 1,
+                             (unsigned long long)l);
+        }
+        for (uint32_t j = 0; j < s->nlabel; j++) {
+            const struct prof_label *lb = &p->labelpool[s->label_off + j];
+            STR_CHECK(p, lb->key, "label key");
+            STR_CHECK(p, lb->str, "label value");
+            STR_CHECK(p, lb->num_unit, "label unit");
+        }
+    }
+    return 0;
+}
 
 /* ---- protobuf encoding ---- */
 
@@ -53,8 +158,11 @@ void prof_encode(const struct prof *p, struct buf *out)
     for (size_t i = 0; i < p->nsample; i++) {
         const struct prof_sample *s = &p->sample[i];
         m.len = 0;
-        put_packed(&m, &t, 1, &p->locpool[s->loc_off], s->nloc, 1);
-        put_packed(&m, &t, 2, (const uint64_t *)&p->valpool[s->val_off], p->nvt, 1);
+        /* Pools are only indexed when the sample has entries there: an empty pool is NULL. */
+        if (s->nloc)
+            put_packed(&m, &t, 1, &p->locpool[s->loc_off], s->nloc, 1);
+        if (p->nvt)
+            put_packed(&m, &t, 2, (const uint64_t *)&p->valpool[s->val_off], p->nvt, 1);
         for (uint32_t j = 0; j < s->nlabel; j++) {
             const struct prof_label *l = &p->labelpool[s->label_off + j];
             t.len = 0;
@@ -117,7 +225,8 @@ void prof_encode(const struct prof *p, struct buf *out)
     if (p->period_type.type || p->period_type.unit)
         put_vt(out, &t, 11, &p->period_type);
     put_int(out, 12, (uint64_t)p->period);
-    put_packed(out, &t, 13, (const uint64_t *)p->comment, p->ncomment, 1);
+    if (p->ncomment)
+        put_packed(out, &t, 13, (const uint64_t *)p->comment, p->ncomment, 1);
     put_int(out, 14, (uint64_t)p->default_sample_type);
     buf_free(&m);
     buf_free(&t);
@@ -187,10 +296,13 @@ static int rd_field(struct rd *r, struct field *f)
     }
 }
 
-/* Appends the values of a repeated scalar field (packed or not) to a u64 array. */
-static int rd_repeated(const struct field *f, uint64_t **arr, size_t *n, size_t *cap)
+/* Appends the values of a repeated scalar field (packed or not) to a u64 array of at most max
+ * values. */
+static int rd_repeated(const struct field *f, uint64_t **arr, size_t *n, size_t *cap, size_t max)
 {
     if (f->wt == 0) {
+        if (*n >= max)
+            return -1;
         GROW(*arr, *cap, *n + 1);
         (*arr)[(*n)++] = f->v;
         return 0;
@@ -200,7 +312,7 @@ static int rd_repeated(const struct field *f, uint64_t **arr, size_t *n, size_t 
     struct rd r = f->sub;
     while (r.p < r.end) {
         uint64_t v;
-        if (rd_varint(&r, &v))
+        if (rd_varint(&r, &v) || *n >= max)
             return -1;
         GROW(*arr, *cap, *n + 1);
         (*arr)[(*n)++] = v;
@@ -272,6 +384,8 @@ static int dec_function(struct dec *d, struct rd r)
         return -1;
     if (id == 0 || umap_get(&d->funcid, id) != UINT32_MAX)
         return fail(d, "bad or duplicate function id %llu", (unsigned long long)id);
+    if (d->p->nfunction >= PROF_MAX_ITEMS)
+        return fail(d, "more than %u functions", PROF_MAX_ITEMS);
     umap_put(&d->funcid, id, (uint32_t)(prof_add_function(d->p, &fn) - 1));
     return 0;
 }
@@ -295,6 +409,8 @@ static int dec_mapping(struct dec *d, struct rd r)
         return -1;
     if (id == 0 || umap_get(&d->mapid, id) != UINT32_MAX)
         return fail(d, "bad or duplicate mapping id %llu", (unsigned long long)id);
+    if (d->p->nmapping >= PROF_MAX_ITEMS)
+        return fail(d, "more than %u mappings", PROF_MAX_ITEMS);
     umap_put(&d->mapid, id, (uint32_t)(prof_add_mapping(d->p, &m) - 1));
     return 0;
 }
@@ -324,6 +440,8 @@ static int dec_location(struct dec *d, struct rd r, struct prof_line **lines, si
             if (fid == 0 || fi == UINT32_MAX)
                 return fail(d, "line refers to unknown function %llu", (unsigned long long)fid);
             ln.function_id = (uint64_t)fi + 1;
+            if (n >= PROF_MAX_DEPTH)
+                return fail(d, "location with more than %u lines", PROF_MAX_DEPTH);
             GROW(*lines, *cap, n + 1);
             (*lines)[n++] = ln;
         } else if (f.num == 1 && f.wt == 0) {
@@ -346,8 +464,8 @@ static int dec_location(struct dec *d, struct rd r, struct prof_line **lines, si
     }
     if (id == 0 || umap_get(&d->locid, id) != UINT32_MAX)
         return fail(d, "bad or duplicate location id %llu", (unsigned long long)id);
-    if (n > UINT32_MAX)
-        return fail(d, "too many lines");
+    if (d->p->nlocation >= PROF_MAX_ITEMS || d->p->nlinepool + n > PROF_MAX_POOL)
+        return fail(d, "more than %u locations or %u lines", PROF_MAX_ITEMS, PROF_MAX_POOL);
     umap_put(&d->locid, id, (uint32_t)(prof_add_location(d->p, mid, addr, *lines, (uint32_t)n, 1) - 1));
     return 0;
 }
@@ -367,11 +485,11 @@ static int dec_sample(struct dec *d, struct rd r, struct sample_scratch *s)
         if (rd_field(&r, &f))
             return fail(d, "malformed Sample");
         if (f.num == 1) {
-            if (rd_repeated(&f, &s->locs, &s->nlocs, &s->caplocs))
-                return fail(d, "malformed Sample.location_id");
+            if (rd_repeated(&f, &s->locs, &s->nlocs, &s->caplocs, PROF_MAX_DEPTH))
+                return fail(d, "malformed Sample.location_id (or more than %u)", PROF_MAX_DEPTH);
         } else if (f.num == 2) {
-            if (rd_repeated(&f, &s->vals, &s->nvals, &s->capvals))
-                return fail(d, "malformed Sample.value");
+            if (rd_repeated(&f, &s->vals, &s->nvals, &s->capvals, PROF_MAX_TYPES))
+                return fail(d, "malformed Sample.value (or more than %u)", PROF_MAX_TYPES);
         } else if (f.num == 3 && f.wt == 2) {
             uint64_t v[5] = {0};
             while (f.sub.p < f.sub.end) {
@@ -384,6 +502,8 @@ static int dec_sample(struct dec *d, struct rd r, struct sample_scratch *s)
             if (map_str(d, v[1], &l.key) || map_str(d, v[2], &l.str) ||
                 map_str(d, v[4], &l.num_unit))
                 return -1;
+            if (s->nlabels >= PROF_MAX_DEPTH)
+                return fail(d, "sample with more than %u labels", PROF_MAX_DEPTH);
             GROW(s->labels, s->caplabels, s->nlabels + 1);
             s->labels[s->nlabels++] = l;
         }
@@ -397,8 +517,10 @@ static int dec_sample(struct dec *d, struct rd r, struct sample_scratch *s)
                         (unsigned long long)s->locs[i]);
         s->locs[i] = (uint64_t)li + 1;
     }
-    if (s->nlocs > UINT32_MAX || s->nlabels > UINT32_MAX)
-        return fail(d, "sample too large");
+    if (d->p->nsample >= PROF_MAX_ITEMS || d->p->nlocpool + s->nlocs > PROF_MAX_POOL ||
+        d->p->nvalpool + s->nvals > PROF_MAX_POOL || d->p->nlabelpool + s->nlabels > PROF_MAX_POOL)
+        return fail(d, "more than %u samples, or %u location references, values or labels",
+                    PROF_MAX_ITEMS, PROF_MAX_POOL);
     prof_add_sample(d->p, s->locs, (uint32_t)s->nlocs, (const int64_t *)s->vals, s->labels,
                     (uint32_t)s->nlabels, 1);
     return 0;
@@ -427,6 +549,10 @@ int prof_decode(struct prof *p, const uint8_t *data, size_t len, char *err, size
                 fail(&d, "malformed string_table");
                 goto out;
             }
+            if (d.nstrmap >= PROF_MAX_STRINGS) {
+                fail(&d, "more than %u strings", PROF_MAX_STRINGS);
+                goto out;
+            }
             GROW(d.strmap, capstrmap, d.nstrmap + 1);
             d.strmap[d.nstrmap++] = prof_str(p, (const char *)f.sub.p, (size_t)(f.sub.end - f.sub.p));
         }
@@ -442,13 +568,14 @@ int prof_decode(struct prof *p, const uint8_t *data, size_t len, char *err, size
             int e = 0;
             if (pass == 0 && f.num == 1 && f.wt == 2) {
                 struct prof_vt vt;
-                e = dec_vt(&d, f.sub, &vt);
+                e = p->nvt >= PROF_MAX_TYPES ? fail(&d, "more than %u sample types", PROF_MAX_TYPES)
+                                             : dec_vt(&d, f.sub, &vt);
                 if (!e)
                     prof_append_vt(p, vt);
             } else if (pass == 0 && f.num == 11 && f.wt == 2) {
                 e = dec_vt(&d, f.sub, &p->period_type);
             } else if (pass == 0 && f.num == 13) {
-                e = rd_repeated(&f, &comments, &ncomments, &capcomments)
+                e = rd_repeated(&f, &comments, &ncomments, &capcomments, PROF_MAX_STRINGS)
                         ? fail(&d, "malformed comment")
                         : 0;
             } else if (pass == 0 && f.num >= 7 && f.num <= 14 && f.num != 11 && f.num != 13) {
@@ -486,7 +613,11 @@ int prof_decode(struct prof *p, const uint8_t *data, size_t len, char *err, size
             goto out;
         prof_append_comment(p, c);
     }
-    rc = 0;
+    if (p->nvt == 0) {
+        fail(&d, "no sample types (a profile needs at least one)");
+        goto out;
+    }
+    rc = prof_validate(p, err, errlen);
 out:
     free(d.strmap);
     umap_free(&d.funcid);

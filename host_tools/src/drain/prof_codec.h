@@ -14,10 +14,26 @@
 #include "prof_model.h"
 #include "util.h"
 
+/* Bounds of a profile read (and of one written, which must be readable again): memory stays
+ * bounded whatever a file declares. Drain's own largest profiles (10^6 distinct stacks) are far
+ * below them. */
+#define PROF_MAX_STRINGS (1u << 24) /* string table entries */
+#define PROF_MAX_TYPES 256u         /* sample types (so values per sample) */
+#define PROF_MAX_ITEMS (1u << 24)   /* functions, mappings, locations, samples: each */
+#define PROF_MAX_DEPTH 65536u       /* locations of a sample, lines of a location, labels */
+#define PROF_MAX_POOL (1u << 27)    /* location ids of all samples; lines; values; labels */
+
+/* Checks what a profile reader (go tool pprof's CheckValid, and prof_decode) requires: at least
+ * one sample type, every string index in the string table (whose entry 0 is ""), every sample
+ * with one value per sample type and locations that exist, every location's mapping and every
+ * line's function existing, pools consistent, sizes within the bounds above. 0, or -1 with the
+ * first problem in err. */
+int prof_validate(const struct prof *p, char *err, size_t errlen);
+
 /* Serializes to protobuf bytes. */
 void prof_encode(const struct prof *p, struct buf *out);
 /* Parses protobuf bytes into p (prof_init'ed); on error returns -1 with a message in err (size
- * errlen). */
+ * errlen). A profile decoded without error passes prof_validate. */
 int prof_decode(struct prof *p, const uint8_t *data, size_t len, char *err, size_t errlen);
 
 #endif
