@@ -113,7 +113,16 @@ static size_t live_count(const struct session *s)
     size_t n = 0;
     for (size_t i = 0; i < s->nslots; i++)
         n += s->slots[i].live;
-    return n;
+    return n == s->nlive ? n : (size_t)-1; /* the live list agrees with the entries */
+}
+
+/* The entry of a device slot index (a zero entry when the stream never used the index). */
+static struct slot slot_of(const struct session *s, uint64_t index)
+{
+    const struct slot *sl = session_slot(s, index);
+    struct slot z;
+    memset(&z, 0, sizeof(z));
+    return sl ? *sl : z;
 }
 
 static void test_weights(void)
@@ -181,10 +190,12 @@ static void test_snapshot_reconcile(void)
 static void test_late_join(void)
 {
     struct session *s = session_new(1, NULL);
-    /* Records before any header: unweighted, stack not yet known. */
+    /* Records before any header are kept, and replayed at the header: weighted by its interval. */
     feed_alloc(s, 1, 64, 9);
-    CHECK(s->n.unweighted == 1);
+    CHECK(s->nsites == 0 && s->pre && s->pre->n == 1 && session_has_data(s));
     feed_session(s, 7, 3, 4096);
+    CHECK(!s->pre && s->n.pre_replayed == 1 && s->n.unweighted == 0 && s->n.samples == 1);
+    CHECK(site_for(s, 9) && fabs(site_for(s, 9)->alloc_n - session_weight(64, 4096)) < 1e-9);
     struct msamp_record hdr = rec(MSAMP_REC_SESSION);
     hdr.u.session.session_id = 7;
     hdr.u.session.resend_seq = 4;
@@ -201,7 +212,7 @@ static void test_late_join(void)
     feed_snap(s, MSAMP_REC_SNAP_END, 1, 2);
     CHECK(s->n.late_live == 1 && live_count(s) == 2);
     /* The in-use weight of the pre-header sample is corrected once the interval is known. */
-    CHECK(fabs(s->slots[0].w - session_weight(64, 4096)) < 1e-9);
+    CHECK(fabs(slot_of(s, 0).w - session_weight(64, 4096)) < 1e-9);
     const struct site *st = site_for(s, 9);
     CHECK(st && st->alloc_samples == 2);
     uint32_t depth = 0;
@@ -348,7 +359,7 @@ static unsigned check_against_ref(const struct ref *f, const struct session *s)
     unsigned live = 0, bad = 0;
     double n = 0, b = 0;
     for (uint32_t i = 0; i < REF_SLOTS; i++) {
-        const struct slot *sl = i < s->nslots ? &s->slots[i] : NULL;
+        const struct slot *sl = session_slot(s, i);
         int dl = sl && sl->live;
         if (dl != f->e[i].live) {
             bad++;
@@ -460,7 +471,7 @@ static void adaptive_run(int coded)
         kept++;
     CHECK(kept < 300);
     if (kept < 300) {
-        const struct site *st = &s->sites[s->slots[kept].site];
+        const struct site *st = &s->sites[slot_of(s, kept).site];
         double before = st->free_n;
         feed_free(s, kept);
         CHECK(fabs(st->free_n - before - f->e[kept].w) < 1e-9 * f->e[kept].w);
@@ -553,9 +564,9 @@ static void test_thinning_coded(void)
                                     (uint32_t)msamp_thin_decode(msamp_thin_code(6000)), 5800);
         int keep = msamp_thin_keep(i, 9, 77, q);
         thinned += !keep;
-        CHECK(s->slots[i].live == keep);
-        CHECK(!keep || (s->slots[i].interval == 5800 &&
-                        fabs(s->slots[i].w - session_weight(5000, 6000) * 65536.0 / q) < 1e-9));
+        CHECK(slot_of(s, i).live == keep);
+        CHECK(!keep || (slot_of(s, i).interval == 5800 &&
+                        fabs(slot_of(s, i).w - session_weight(5000, 6000) * 65536.0 / q) < 1e-9));
     }
     CHECK(thinned > 0 && s->n.thinned == thinned);
     session_free(s);
@@ -572,31 +583,35 @@ static void test_live_interval(void)
     feed_alloc(s, 2, 1000, 1);
     feed_interval(s, 8192, 1, MSAMP_INTERVAL_LIVE_HIGH, 4, 5);
     /* Whatever the coin said, give drain an entry that stayed and one it does not know of. */
-    double w_kept = s->slots[0].live ? s->slots[0].w : 0;
+    double w_kept = slot_of(s, 0).live ? slot_of(s, 0).w : 0;
     feed_snap(s, MSAMP_REC_SNAP_BEGIN, 1, 0);
     /* Slot 0 at the interval in force (absent): a kept entry keeps its exact weight. */
     feed_live_iv(s, 0, 1000, 1, 0, 0);
     if (w_kept > 0)
-        CHECK(s->slots[0].w == w_kept && s->slots[0].interval == 8192);
+        CHECK(slot_of(s, 0).w == w_kept && slot_of(s, 0).interval == 8192);
     else
-        CHECK(s->slots[0].live && fabs(s->slots[0].w - session_weight(1000, 8192)) < 1e-12);
+        CHECK(slot_of(s, 0).live && fabs(slot_of(s, 0).w - session_weight(1000, 8192)) < 1e-12);
     /* Slot 1 says it still stands for 4096 (say drain had replayed it wrong): adopted. */
     feed_live_iv(s, 1, 1000, 1, 1, 4096);
-    CHECK(s->slots[1].live && s->slots[1].interval == 4096 &&
-          fabs(s->slots[1].w - session_weight(1000, 4096)) < 1e-12);
+    CHECK(slot_of(s, 1).live && slot_of(s, 1).interval == 4096 &&
+          fabs(slot_of(s, 1).w - session_weight(1000, 4096)) < 1e-12);
     /* A new entry with its own interval is weighted by it, allocated included. */
     feed_live_iv(s, 5, 300, 1, 1, 2048);
-    CHECK(s->slots[5].live && s->slots[5].interval == 2048 &&
-          fabs(s->slots[5].w - session_weight(300, 2048)) < 1e-12);
+    CHECK(slot_of(s, 5).live && slot_of(s, 5).interval == 2048 &&
+          fabs(slot_of(s, 5).w - session_weight(300, 2048)) < 1e-12);
     feed_snap(s, MSAMP_REC_SNAP_END, 1, 3);
     CHECK(s->n.snapshots_ok == 1 && s->n.lost_frees == 0 && live_count(s) == 3);
     const struct site *st = site_for(s, 1);
     CHECK(st && fabs(st->alloc_n - (2 * session_weight(1000, 4096) + session_weight(300, 2048) +
                                     (w_kept > 0 ? 0 : session_weight(1000, 8192)))) < 1e-9);
-    /* Before any header, a LIVE with its interval is weighted, not unweighted. */
+    /* Before any header, a LIVE with its interval is weighted, not unweighted, also when no
+     * header ever comes (replayed with defaults). */
     struct session *t = session_new(1, NULL);
     feed_live_iv(t, 3, 100, 0, 1, 512);
-    CHECK(t->n.unweighted == 0 && fabs(t->slots[3].w - session_weight(100, 512)) < 1e-12);
+    struct session *u = session_replayed_defaults(t);
+    CHECK(u && u->n.unweighted == 0 && u->n.pre_defaults == 1 &&
+          fabs(slot_of(u, 3).w - session_weight(100, 512)) < 1e-12);
+    session_free(u);
     session_free(t);
     session_free(s);
 }
@@ -625,7 +640,7 @@ static void test_stack_redefinition(void)
     feed_free(s, 0); /* the entry of the old frames */
     CHECK(s->n.stack_redefined == 1 && s->nstacks == 2 && s->nsites == 2);
     CHECK(nsites_with_id(s, 3) == 2);
-    const struct site *a = &s->sites[s->slots[1].site], *b = &s->sites[s->slots[2].site];
+    const struct site *a = &s->sites[slot_of(s, 1).site], *b = &s->sites[slot_of(s, 2).site];
     CHECK(a != b && a->alloc_b == 110 && a->free_b == 100 && b->alloc_b == 500 && b->free_b == 0);
     uint32_t depth = 0;
     const uint64_t *fr = session_stack(s, 3, &depth);
@@ -633,11 +648,11 @@ static void test_stack_redefinition(void)
     /* Back to the first frames: the first site again, nothing stored twice. */
     feed_stack(s, 3, 0x1004);
     feed_alloc(s, 5, 1000, 3);
-    CHECK(s->nstacks == 2 && s->nsites == 2 && s->sites[s->slots[4].site].alloc_b == 1110);
+    CHECK(s->nstacks == 2 && s->nsites == 2 && s->sites[slot_of(s, 4).site].alloc_b == 1110);
     /* Another id with the same frames shares the site. */
     feed_stack(s, 9, 0x2004);
     feed_alloc(s, 6, 1, 9);
-    CHECK(s->nsites == 2 && &s->sites[s->slots[5].site] == b);
+    CHECK(s->nsites == 2 && &s->sites[slot_of(s, 5).site] == b);
     /* The profile keeps the two stacks apart. */
     struct elf_set none = {NULL, 0, 0};
     struct built bt;
@@ -750,12 +765,39 @@ static void test_stack_full(void)
  * a SESSION header and a raise before the session id are told as such. */
 static void test_interval_log(void)
 {
+    /* Raises before any header, and no header: replayed with defaults, thinning not replayed. */
+    struct session *t = session_new(1, NULL);
+    feed_interval(t, 1024, 1, MSAMP_INTERVAL_LIVE_HIGH, 1, 0);
+    feed_alloc(t, 1, 10, 0);
+    feed_interval(t, 2048, 1, MSAMP_INTERVAL_LIVE_HIGH, 2, 0);
+    CHECK(live_count(t) == 0 && t->pre && t->pre->n == 3);
+    {
+        struct elf_set none = {NULL, 0, 0};
+        struct built bt;
+        char err[256];
+        CHECK(build_profile(t, &none, "final", NULL, &bt, err, sizeof(err)) == 0);
+        const struct session *u = built_session(&bt, t);
+        /* The interval before the first raise to 1024 was 512. */
+        CHECK(u != t && u->n.thin_unreplayed == 2 && live_count(u) == 1 && u->n.pre_defaults == 3 &&
+              u->first_interval == 512 && u->n.unweighted == 0);
+        int unrep = 0, defaults = 0;
+        for (size_t i = 0; i < bt.prof.ncomment; i++) {
+            const char *c = bt.prof.str[bt.prof.comment[i]];
+            unrep += strstr(c, "thinning not replayed (session id") != NULL;
+            defaults += strstr(c, "3 records replayed with defaults") != NULL;
+        }
+        CHECK(unrep == 2 && defaults == 1);
+        built_free(&bt);
+    }
+    session_free(t);
+    /* The same before a header: replayed with its session id, from the inferred 512. */
     struct session *s = session_new(1, NULL);
-    feed_interval(s, 1024, 1, MSAMP_INTERVAL_LIVE_HIGH, 1, 0); /* no header yet: not replayed */
+    feed_interval(s, 1024, 1, MSAMP_INTERVAL_LIVE_HIGH, 1, 0);
     feed_alloc(s, 1, 10, 0);
     feed_interval(s, 2048, 1, MSAMP_INTERVAL_LIVE_HIGH, 2, 0);
-    CHECK(s->n.thin_unreplayed == 2 && live_count(s) == 1);
     feed_session(s, 7, 3, 2048);
+    CHECK(s->n.thin_unreplayed == 0 && s->n.pre_replayed == 3 && s->first_interval == 512 &&
+          s->n.interval_changes == 2);
     for (int i = 0; i < 70; i++)
         feed_interval(s, i % 2 ? 2048 : 4096, 1, i % 2 ? MSAMP_INTERVAL_LOWER : MSAMP_INTERVAL_LIVE_HIGH,
                       (uint64_t)i + 10, 100 + (uint64_t)i);
@@ -776,12 +818,12 @@ static void test_interval_log(void)
     for (size_t i = 0; i < bt.prof.ncomment; i++) {
         const char *c = bt.prof.str[bt.prof.comment[i]];
         listed += strncmp(c, "interval ", 9) == 0 && strstr(c, " -> ") != NULL;
-        more += strcmp(c, "... and 8 more interval changes (not listed)") == 0;
+        more += strcmp(c, "... and 9 more interval changes (not listed)") == 0;
         unrep += strstr(c, "thinning not replayed") != NULL;
     }
-    /* 1 (1024 -> 2048) + 70 + 1 header = 72 changes: 64 listed, 8 counted. */
-    CHECK(s->n.interval_changes == 72 && listed == DRAIN_MAX_INTERVAL_LOG && more == 1);
-    CHECK(unrep == 1);
+    /* 2 (512 -> 1024 -> 2048) + 70 + 1 header = 73 changes: 64 listed, 9 counted. */
+    CHECK(s->n.interval_changes == 73 && listed == DRAIN_MAX_INTERVAL_LOG && more == 1);
+    CHECK(unrep == 0);
     built_free(&bt);
     session_free(s);
 }

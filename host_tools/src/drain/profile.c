@@ -38,7 +38,6 @@ struct mapinfo {
     size_t build_id_len;
     const char *path;
     struct sym_elf *elf;
-    struct umap cache; /* address -> location index */
 };
 
 static int bid_equal(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
@@ -109,9 +108,14 @@ static uint64_t named_location(struct prof *p, const char *name)
     return prof_add_location(p, 0, 0, &ln, 1, 1);
 }
 
+/* One cache of locations by address for all mappings (an address's mapping is a function of the
+ * address): memory O(distinct addresses), the mappings searched once per distinct address. */
 static uint64_t frame_location(struct prof *p, struct mapinfo *maps, size_t nmaps, int bare,
-                               uint64_t addr)
+                               struct umap *cache, uint64_t addr)
 {
+    uint32_t li = umap_get(cache, addr);
+    if (li != UINT32_MAX)
+        return (uint64_t)li + 1;
     size_t mi = SIZE_MAX;
     if (bare) {
         mi = 0;
@@ -123,15 +127,9 @@ static uint64_t frame_location(struct prof *p, struct mapinfo *maps, size_t nmap
             }
         }
     }
-    struct umap *cache = mi == SIZE_MAX ? NULL : &maps[mi].cache;
-    if (cache) {
-        uint32_t li = umap_get(cache, addr);
-        if (li != UINT32_MAX)
-            return (uint64_t)li + 1;
-    }
     struct prof_line lines[SYM_MAX_INLINE];
     int nl = 0;
-    if (cache && maps[mi].elf) {
+    if (mi != SIZE_MAX && maps[mi].elf) {
         struct sym_frame fr[SYM_MAX_INLINE];
         uint64_t vaddr = bare ? addr
                               : sym_runtime_to_vaddr(maps[mi].elf, addr, maps[mi].start,
@@ -144,10 +142,8 @@ static uint64_t frame_location(struct prof *p, struct mapinfo *maps, size_t nmap
             lines[i] = (struct prof_line){prof_add_function(p, &f), fr[i].line, 0};
         }
     }
-    uint64_t id = prof_add_location(p, mi == SIZE_MAX ? 0 : mi + 1, addr, lines, (uint32_t)nl,
-                                    cache == NULL);
-    if (cache)
-        umap_put(cache, addr, (uint32_t)(id - 1));
+    uint64_t id = prof_add_location(p, mi == SIZE_MAX ? 0 : mi + 1, addr, lines, (uint32_t)nl, 0);
+    umap_put(cache, addr, (uint32_t)(id - 1));
     return id;
 }
 
@@ -158,7 +154,8 @@ static const char *const drop_names[MSAMP_DROP_COUNT] = {
 };
 
 static void add_comments(struct prof *p, const struct session *s, const char *kind,
-                         const struct msamp_dec_stats *d, uint64_t unknown_stack)
+                         const struct msamp_dec_stats *d, uint64_t unknown_stack,
+                         uint64_t alloc_raised)
 {
     char line[512], bid[BID_HEX_SIZE];
     const struct session_counts *n = &s->n;
@@ -174,6 +171,12 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
                  (unsigned long long)s->tick_hz, s->build_id_len ? bid : "(none)",
                  (unsigned long long)s->live_capacity, (unsigned long long)s->stack_capacity,
                  (unsigned long long)s->max_depth);
+    } else if (n->pre_defaults) {
+        snprintf(line, sizeof(line),
+                 "device: no session header received (joined mid-stream): %llu records replayed "
+                 "with defaults (interval %s, thinning not replayed, stacks as sent)",
+                 (unsigned long long)n->pre_defaults,
+                 s->first_interval ? "from the INTERVAL records" : "unknown: samples unweighted");
     } else {
         snprintf(line, sizeof(line), "device: no session header received (joined mid-stream)");
     }
@@ -228,6 +231,15 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
              (unsigned long long)n->thinned, (unsigned long long)n->snapshots_ok,
              (unsigned long long)n->snapshots_skipped);
     prof_comment(p, line);
+    snprintf(line, sizeof(line),
+             "reader repairs: pre_header_replayed=%llu pre_header_defaults=%llu "
+             "pre_header_interval_guessed=%llu pending_stack_resolved=%llu "
+             "alloc_reweighted=%llu alloc_raised=%llu thin_over_budget=%llu",
+             (unsigned long long)n->pre_replayed, (unsigned long long)n->pre_defaults,
+             (unsigned long long)n->pre_guessed, (unsigned long long)n->pending_resolved,
+             (unsigned long long)n->reweighted_up, (unsigned long long)alloc_raised,
+             (unsigned long long)n->thin_over_budget);
+    prof_comment(p, line);
     for (size_t i = 0; i < s->nmarks; i++) {
         snprintf(line, sizeof(line), "mark: %s", s->marks[i]);
         prof_comment(p, line);
@@ -251,12 +263,12 @@ static struct mapinfo *session_maps(const struct session *s, size_t *nmaps)
     struct mapinfo *maps = xcalloc(*nmaps, sizeof(*maps));
     if (bare) {
         maps[0] = (struct mapinfo){0, UINT64_MAX, 0, s->build_id, s->build_id_len, "firmware",
-                                   NULL, {0}};
+                                   NULL};
     } else {
         for (size_t i = 0; i < *nmaps; i++)
             maps[i] = (struct mapinfo){s->maps[i].start, s->maps[i].limit, s->maps[i].offset,
                                        s->maps[i].build_id, s->maps[i].build_id_len,
-                                       s->maps[i].path, NULL, {0}};
+                                       s->maps[i].path, NULL};
     }
     return maps;
 }
@@ -270,9 +282,33 @@ int check_elves(const struct session *s, const struct elf_set *elves, char *err,
     return rc;
 }
 
+static int build_from(const struct session *s, const struct elf_set *elves, const char *kind,
+                      const struct msamp_dec_stats *dec_now, struct built *out, char *err,
+                      size_t errlen);
+
+const struct session *built_session(const struct built *b, const struct session *s)
+{
+    return b->replayed ? b->replayed : s;
+}
+
 int build_profile(const struct session *s, const struct elf_set *elves, const char *kind,
                   const struct msamp_dec_stats *dec_now, struct built *out, char *err,
                   size_t errlen)
+{
+    /* A session whose header never came holds its records unapplied: build from them replayed
+     * with defaults (the session itself keeps them, for a header that may still come). */
+    struct session *t = session_replayed_defaults(s);
+    int rc = build_from(t ? t : s, elves, kind, dec_now, out, err, errlen);
+    if (rc == 0)
+        out->replayed = t;
+    else
+        session_free(t);
+    return rc;
+}
+
+static int build_from(const struct session *s, const struct elf_set *elves, const char *kind,
+                      const struct msamp_dec_stats *dec_now, struct built *out, char *err,
+                      size_t errlen)
 {
     memset(out, 0, sizeof(*out));
     struct prof *p = &out->prof;
@@ -312,13 +348,12 @@ int build_profile(const struct session *s, const struct elf_set *elves, const ch
         prof_add_mapping(p, &m);
     }
 
-    /* In-use totals per site from the live slots. */
+    /* In-use totals per site from the live entries. */
     double *inuse = xcalloc(2 * (s->nsites + 1), sizeof(double));
     uint64_t *inuse_cnt = xcalloc(s->nsites + 1, sizeof(uint64_t));
-    for (size_t i = 0; i < s->nslots; i++) {
-        const struct slot *sl = &s->slots[i];
-        if (!sl->live)
-            continue;
+    struct umap cache = {0};
+    for (size_t k = 0; k < s->nlive; k++) {
+        const struct slot *sl = &s->slots[s->live[k]];
         inuse[2 * sl->site] += sl->w;
         inuse[2 * sl->site + 1] += sl->w * (double)sl->size;
         inuse_cnt[sl->site]++;
@@ -334,6 +369,17 @@ int build_profile(const struct session *s, const struct elf_set *elves, const ch
                               round_val(st->free_n), round_val(st->free_b)};
         if (!inuse_cnt[i] && !st->alloc_samples && !st->free_samples)
             continue;
+        /* In use never above allocated (docs/DRAIN.md): the model counts every live entry as
+         * allocated with its weight; a weight raised since (a replayed thinning's survivor, an
+         * interval corrected by a LIVE record) can still put a site's in-use above what its
+         * allocations were counted at, and then its allocated totals are raised to it. */
+        if (v[V_INUSE_N] > v[V_ALLOC_N] || v[V_INUSE_B] > v[V_ALLOC_B]) {
+            out->alloc_raised++;
+            if (v[V_INUSE_N] > v[V_ALLOC_N])
+                v[V_ALLOC_N] = v[V_INUSE_N];
+            if (v[V_INUSE_B] > v[V_ALLOC_B])
+                v[V_ALLOC_B] = v[V_INUSE_B];
+        }
         uint32_t depth = 0, nloc = 0;
         const uint64_t *fr = session_site_stack(s, st, &depth);
         for (uint32_t k = 0; fr && k < depth; k++) {
@@ -342,7 +388,7 @@ int build_profile(const struct session *s, const struct elf_set *elves, const ch
                 a &= ~(uint64_t)1;
             if (a >= adj)
                 a -= adj;
-            locs[nloc++] = frame_location(p, maps, nmaps, bare, a);
+            locs[nloc++] = frame_location(p, maps, nmaps, bare, &cache, a);
         }
         /* Sites are distinct stacks (drain stores each once): only the frameless kinds, and a
          * definition that two sites reached (a late one), need merging. */
@@ -365,10 +411,9 @@ int build_profile(const struct session *s, const struct elf_set *elves, const ch
     }
     free(inuse);
     free(inuse_cnt);
-    add_comments(p, s, kind, dec_now, out->unknown_stack);
+    umap_free(&cache);
+    add_comments(p, s, kind, dec_now, out->unknown_stack, out->alloc_raised);
 out:
-    for (size_t i = 0; i < nmaps; i++)
-        umap_free(&maps[i].cache);
     free(maps);
     if (rc != 0)
         built_free(out);
@@ -378,6 +423,7 @@ out:
 void built_free(struct built *b)
 {
     prof_free(&b->prof);
+    session_free(b->replayed);
     free(b->inuse_samples);
     free(b->alloc_samples);
     memset(b, 0, sizeof(*b));

@@ -31,7 +31,14 @@ struct built {
     uint64_t *inuse_samples, *alloc_samples;
     size_t cap_inuse, cap_alloc;
     uint64_t unknown_stack; /* sampled allocations whose stack is id 0 or was never received */
+    uint64_t alloc_raised;  /* sites whose allocated totals were raised to their in-use */
+    /* The model the profile was built from when it is not the session given (a session without
+     * header, replayed with defaults): reports read it. Owned. */
+    struct session *replayed;
 };
+
+/* The model a profile was built from: b->replayed, or s. */
+const struct session *built_session(const struct built *b, const struct session *s);
 
 /* Builds the profile of s. kind is "final" or "partial N". Returns 0, or -1 with a message in err
  * (an ELF whose build-id matches no mapping of the stream, unless elves->force). */

@@ -78,6 +78,7 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
 
 void report_top(FILE *f, const struct session *s, const struct built *b, size_t n, int final)
 {
+    s = built_session(b, s);
     char title[256], story[512];
     fprintf(f, "session %d (id 0x%08x, %s, interval %llu bytes): estimates; samples = sampled "
                "allocations behind each\n",
@@ -130,6 +131,7 @@ int report_folded(const struct built *b, const char *path)
 void report_summary(FILE *f, const struct session *s, const struct built *b,
                     const struct msamp_dec_stats *dec_now, const char *path)
 {
+    s = built_session(b, s);
     struct msamp_dec_stats l = session_stream_losses(s, dec_now);
     char story[512], full[80] = "";
     session_interval_summary(s, story, sizeof(story));

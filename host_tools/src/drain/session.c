@@ -15,10 +15,20 @@
 #define DEF_UNSTORED (UINT32_MAX - 2u)
 #define SITE_STALE (UINT32_MAX - 2u)
 
+static void pre_free(struct pre_buf *p)
+{
+    if (!p)
+        return;
+    free(p->v);
+    buf_free(&p->arena);
+    free(p);
+}
+
 struct session *session_new(int index, const struct msamp_dec_stats *dec_now)
 {
     struct session *s = xcalloc(1, sizeof(*s));
     s->index = index;
+    s->thin_budget = DRAIN_THIN_BUDGET0;
     clock_gettime(CLOCK_REALTIME, &s->host_start);
     if (dec_now)
         s->dec_start = *dec_now;
@@ -38,15 +48,20 @@ void session_free(struct session *s)
     free(s->frames);
     umap_free(&s->site_index);
     free(s->sites);
+    umap_free(&s->slot_index);
     free(s->slots);
+    free(s->live);
+    pre_free(s->pre);
     for (size_t i = 0; i < s->nmarks; i++)
         free(s->marks[i]);
     free(s);
 }
 
+/* A session is worth a profile once it has a sample or a stack (a header alone is not: a stream
+ * of empty boots writes no file per boot). */
 int session_has_data(const struct session *s)
 {
-    return s->have_header || s->nsites > 0 || s->nstacks > 0;
+    return s->nsites > 0 || s->nstacks > 0 || (s->pre && (s->pre->samples || s->pre->stacks));
 }
 
 int session_is_new(const struct session *s, const struct msamp_record *rec)
@@ -152,7 +167,14 @@ static double weight_at(struct session *s, uint64_t size, uint64_t interval)
     return session_weight(size, interval);
 }
 
-/* The slot for an index from the stream, or NULL when it is out of range. */
+const struct slot *session_slot(const struct session *s, uint64_t index)
+{
+    uint32_t i = index < DRAIN_MAX_SLOTS ? umap_get(&s->slot_index, index) : UINT32_MAX;
+    return i < s->nslots ? &s->slots[i] : NULL;
+}
+
+/* The entry for a slot index from the stream, or NULL when it is out of range. Entries exist only
+ * for indexes the stream used: memory follows the records, not the declared capacity. */
 static struct slot *slot_at(struct session *s, uint64_t index)
 {
     uint64_t cap = DRAIN_MAX_SLOTS;
@@ -162,17 +184,37 @@ static struct slot *slot_at(struct session *s, uint64_t index)
         s->n.bad_slots++;
         return NULL;
     }
-    if (index >= s->nslots) {
-        size_t n = s->nslots ? s->nslots : 64;
-        while (n <= index)
-            n *= 2;
-        if (n > DRAIN_MAX_SLOTS)
-            n = DRAIN_MAX_SLOTS;
-        s->slots = xrealloc(s->slots, n * sizeof(*s->slots));
-        memset(&s->slots[s->nslots], 0, (n - s->nslots) * sizeof(*s->slots));
-        s->nslots = n;
-    }
-    return &s->slots[index];
+    uint32_t i = umap_get(&s->slot_index, index);
+    if (i < s->nslots)
+        return &s->slots[i];
+    GROW(s->slots, s->capslots, s->nslots + 1);
+    struct slot *sl = &s->slots[s->nslots];
+    memset(sl, 0, sizeof(*sl));
+    sl->index = (uint32_t)index;
+    umap_put(&s->slot_index, index, (uint32_t)s->nslots);
+    s->nslots++;
+    return sl;
+}
+
+/* The entry becomes live (the caller fills it) or leaves the live set. */
+static void set_live(struct session *s, struct slot *sl)
+{
+    if (sl->live)
+        return;
+    GROW(s->live, s->caplive, s->nlive + 1);
+    sl->livepos = (uint32_t)s->nlive;
+    s->live[s->nlive++] = (uint32_t)(sl - s->slots);
+    sl->live = 1;
+}
+
+static void unset_live(struct session *s, struct slot *sl)
+{
+    if (!sl->live)
+        return;
+    uint32_t last = s->live[--s->nlive];
+    s->live[sl->livepos] = last;
+    s->slots[last].livepos = sl->livepos;
+    sl->live = 0;
 }
 
 static void count_free(struct session *s, struct slot *sl)
@@ -181,8 +223,7 @@ static void count_free(struct session *s, struct slot *sl)
     st->free_n += sl->w;
     st->free_b += sl->w * (double)sl->size;
     st->free_samples++;
-    sl->live = 0;
-    sl->in_snap = 0;
+    unset_live(s, sl);
 }
 
 static void count_alloc(struct session *s, uint32_t site, uint64_t size, double w)
@@ -191,6 +232,26 @@ static void count_alloc(struct session *s, uint32_t site, uint64_t size, double 
     st->alloc_n += w;
     st->alloc_b += w * (double)size;
     st->alloc_samples++;
+}
+
+static void count_alloc_delta(struct session *s, uint32_t site, uint64_t size, double dw)
+{
+    struct site *st = &s->sites[site];
+    st->alloc_n += dw;
+    st->alloc_b += dw * (double)size;
+}
+
+static void fill_slot(struct session *s, struct slot *sl, uint64_t size, uint64_t birth,
+                      uint64_t interval, double w, uint32_t site)
+{
+    sl->size = size;
+    sl->birth = birth;
+    sl->interval = interval;
+    sl->w = w;
+    sl->site = site;
+    sl->seen = s->snap_gen;
+    sl->unweighted = interval == 0;
+    set_live(s, sl);
 }
 
 /* A sampled allocation now lives in slot (slot1 = index + 1; 0: untracked). */
@@ -212,7 +273,7 @@ static void on_alloc(struct session *s, uint64_t slot1, uint64_t size, uint64_t 
         s->n.lost_frees++;
         count_free(s, sl);
     }
-    *sl = (struct slot){size, ts, s->interval, w, site, 1, 0, s->interval == 0};
+    fill_slot(s, sl, size, ts, s->interval, w, site);
 }
 
 static void on_free(struct session *s, uint64_t slot)
@@ -239,13 +300,20 @@ static void on_live(struct session *s, const struct msamp_record *r)
     /* The interval the entry stands for: its own when the record says, else the one in force. */
     uint64_t interval = r->u.live.has_interval ? r->u.live.interval : s->interval;
     if (sl->live && sl->size == r->u.live.size && sl->site == site) {
-        sl->in_snap = 0;
+        sl->seen = s->snap_gen;
         /* The device's word on the entry's interval wins: a thinning drain did not replay (or
          * an interval it never heard of) is corrected here. An entry whose interval drain
          * already has keeps its weight, the exact 65536/q16 of the thinnings it survived. */
         if (interval && interval != sl->interval) {
+            double w = session_weight(sl->size, interval);
+            if (sl->unweighted && w > sl->w) {
+                /* Its allocation was counted at weight 1 for lack of an interval: the interval
+                 * it was sampled at is this one, so its allocated weight is corrected too. */
+                count_alloc_delta(s, sl->site, sl->size, w - sl->w);
+                s->n.reweighted_up++;
+            }
             sl->interval = interval;
-            sl->w = session_weight(sl->size, interval);
+            sl->w = w;
             sl->unweighted = 0;
         }
         return;
@@ -259,7 +327,7 @@ static void on_live(struct session *s, const struct msamp_record *r)
     double w = weight_at(s, r->u.live.size, interval);
     s->n.late_live++;
     count_alloc(s, site, r->u.live.size, w);
-    *sl = (struct slot){r->u.live.size, r->u.live.birth, interval, w, site, 1, 0, interval == 0};
+    fill_slot(s, sl, r->u.live.size, r->u.live.birth, interval, w, site);
 }
 
 static void on_snap_end(struct session *s, const struct msamp_record *r)
@@ -271,11 +339,16 @@ static void on_snap_end(struct session *s, const struct msamp_record *r)
         s->snap_active = 0;
         return;
     }
-    for (size_t i = 0; i < s->nslots; i++) {
-        struct slot *sl = &s->slots[i];
-        if (sl->live && sl->in_snap) {
+    /* Live entries neither allocated nor re-sent since SNAP_BEGIN were freed unheard. Each entry
+     * visited is either freed here (once per allocation) or was seen in this pass (a record of
+     * it): the walk costs O(records). */
+    for (size_t k = 0; k < s->nlive;) {
+        struct slot *sl = &s->slots[s->live[k]];
+        if (sl->seen != s->snap_gen) {
             s->n.lost_frees++;
-            count_free(s, sl);
+            count_free(s, sl); /* moves the last live entry to k */
+        } else {
+            k++;
         }
     }
     s->n.snapshots_ok++;
@@ -349,6 +422,7 @@ static void on_stack(struct session *s, const struct msamp_record *r)
         /* The id's first definition (or the first drain could store): the samples that came
          * before it (a late join) were of these frames. */
         s->sites[site].def = d;
+        s->n.pending_resolved += s->sites[site].alloc_samples;
         if (s->stacks[d].site == UINT32_MAX)
             s->stacks[d].site = site;
         else
@@ -363,28 +437,30 @@ static void thin_live(struct session *s, struct interval_change *c, uint64_t to,
 {
     uint32_t r_to = to > UINT32_MAX ? UINT32_MAX : (uint32_t)to;
     int coded = (s->flags & MSAMP_SESSION_FLAG_CODED_SIZES) != 0;
-    for (size_t i = 0; i < s->nslots; i++) {
-        struct slot *sl = &s->slots[i];
-        if (!sl->live)
-            continue;
+    for (size_t k = 0; k < s->nlive;) {
+        struct slot *sl = &s->slots[s->live[k]];
         c->live++;
-        if (sl->interval == 0)
+        if (sl->interval == 0) {
+            k++;
             continue; /* its interval is not known yet: the next LIVE record settles it */
+        }
         uint64_t size = sl->size;
         uint32_t r_e = sl->interval > UINT32_MAX ? UINT32_MAX : (uint32_t)sl->interval;
         if (coded) { /* the device kept only the 8-bit codes of both */
             size = msamp_thin_decode(msamp_thin_code(size));
             r_e = (uint32_t)msamp_thin_decode(msamp_thin_code(r_e));
         }
-        if (r_e >= r_to)
+        if (r_e >= r_to) {
+            k++;
             continue;
+        }
         uint32_t q16 = msamp_thin_q16(size, r_e, r_to);
-        if (msamp_thin_keep((uint32_t)i, epoch, s->session_id, q16)) {
+        if (msamp_thin_keep(sl->index, epoch, s->session_id, q16)) {
             sl->w *= (double)MSAMP_THIN_ONE / (double)q16; /* q16 > 0: a coin below it won */
             sl->interval = to;
+            k++;
         } else {
-            sl->live = 0;
-            sl->in_snap = 0;
+            unset_live(s, sl); /* moves the last live entry to k */
             c->thinned++;
         }
     }
@@ -399,7 +475,13 @@ static void change_interval(struct session *s, const struct msamp_record *r, uin
     int thin = reason == MSAMP_INTERVAL_LIVE_HIGH || reason == MSAMP_INTERVAL_STACK_HIGH ||
                reason == MSAMP_INTERVAL_BUCKET_FULL;
     struct interval_change c = {r->ts, s->interval, to, r->ts_valid, reason, 0, 0, 0, 0};
-    if (thin && s->have_header) {
+    if (thin && s->have_header && s->nlive > s->thin_budget) {
+        /* Beyond the work bound (a hostile storm of raises): not replayed; the next snapshot
+         * pass's LIVE records give the surviving entries' intervals. */
+        c.unreplayed = 2;
+        s->n.thin_over_budget++;
+    } else if (thin && s->have_header) {
+        s->thin_budget -= s->nlive;
         c.thinned_live = 1;
         thin_live(s, &c, to, (uint32_t)epoch);
     } else if (thin) {
@@ -488,8 +570,214 @@ static void on_mark(struct session *s, const struct msamp_record *r)
     s->marks[s->nmarks++] = t;
 }
 
+static void apply(struct session *s, const struct msamp_record *r);
+
+/* --- Records before the first header ---------------------------------------------------------
+ * A reader that joins late, or lost the SESSION frames, gets records it cannot weight (no
+ * interval), whose thinning it cannot replay (no session id), whose [addr]/[interval] fields it
+ * cannot tell apart (no flags). They are kept and replayed once the header comes. */
+
+static int pre_kind(int type)
+{
+    return type == MSAMP_REC_ALLOC || type == MSAMP_REC_REALLOC || type == MSAMP_REC_LIVE;
+}
+
+/* Keeps r (a deep copy). 0 when the buffer is full: the caller applies it directly. */
+static int pre_keep(struct session *s, const struct msamp_record *r)
+{
+    if (r->type == MSAMP_DEC_UNKNOWN || (r->type == MSAMP_DEC_FRAME && !r->u.frame.lost))
+        return 1; /* nothing the model reads */
+    const void *extra = NULL;
+    size_t len = 0;
+    if (r->type == MSAMP_REC_STACK) {
+        extra = r->u.stack.frames;
+        len = r->u.stack.depth * sizeof(uint64_t);
+    } else if (r->type == MSAMP_REC_MARK) {
+        extra = r->u.mark.text;
+        len = r->u.mark.len < DRAIN_MAX_MARK_LEN ? r->u.mark.len : DRAIN_MAX_MARK_LEN;
+    } else if (r->type == MSAMP_REC_MAPPING) {
+        extra = r->u.mapping.path;
+        len = r->u.mapping.path_len;
+    }
+    if (!s->pre)
+        s->pre = xcalloc(1, sizeof(*s->pre));
+    struct pre_buf *p = s->pre;
+    uint64_t cost = sizeof(struct pre_rec) + len;
+    if (p->bytes + cost > DRAIN_MAX_PRE_BYTES)
+        return 0;
+    p->bytes += cost;
+    GROW(p->v, p->cap, p->n + 1);
+    struct pre_rec *k = &p->v[p->n++];
+    k->r = *r;
+    k->off = p->arena.len;
+    if (len)
+        buf_put(&p->arena, extra, len);
+    if (pre_kind(r->type)) {
+        p->samples++;
+        if (r->type != MSAMP_REC_LIVE)
+            s->n.samples++; /* the status line's count; recounted at the replay */
+    } else if (r->type == MSAMP_REC_STACK) {
+        p->stacks++;
+    }
+    return 1;
+}
+
+/* The interval in force before the first kept record: the one before the first INTERVAL record
+ * kept (a raise doubled it: half; a lower halved it: double; a SET says nothing: the header's),
+ * or the header's (hdr_interval, 0 when there is none). *guess: 1 when it is the header's although
+ * an INTERVAL SET came before the header. */
+static uint64_t pre_first_interval(const struct pre_buf *p, uint64_t hdr_interval, int *guess)
+{
+    *guess = 0;
+    for (size_t i = 0; i < p->n; i++) {
+        const struct msamp_record *r = &p->v[i].r;
+        if (r->type != MSAMP_REC_INTERVAL || r->u.interval.interval == 0)
+            continue;
+        uint64_t to = r->u.interval.interval, reason = r->u.interval.reason;
+        if (reason == MSAMP_INTERVAL_LIVE_HIGH || reason == MSAMP_INTERVAL_STACK_HIGH ||
+            reason == MSAMP_INTERVAL_BUCKET_FULL)
+            return to / 2 ? to / 2 : 1;
+        if (reason == MSAMP_INTERVAL_LOWER)
+            return to <= UINT64_MAX / 2 ? to * 2 : to;
+        *guess = 1;
+        return hdr_interval;
+    }
+    return hdr_interval;
+}
+
+/* Replays the kept records into s (its header fields set, or none) from interval `first`. */
+static void pre_replay_into(struct session *s, const struct pre_buf *p, uint64_t first, int guess,
+                            uint64_t *replayed)
+{
+    s->interval = first;
+    if (first && !s->first_interval)
+        s->first_interval = first;
+    uint64_t mask = s->have_header && s->ptr_size && s->ptr_size < 8
+                        ? (((uint64_t)1 << (8 * s->ptr_size)) - 1)
+                        : UINT64_MAX;
+    int guessing = guess;
+    uint64_t fr[MSAMP_DEC_MAX_DEPTH];
+    for (size_t i = 0; i < p->n; i++) {
+        struct msamp_record r = p->v[i].r;
+        const uint8_t *extra = p->arena.p + p->v[i].off;
+        switch (r.type) {
+        case MSAMP_REC_STACK:
+            /* Frames were summed modulo 2^64 before the header gave the pointer size. */
+            memcpy(fr, extra, r.u.stack.depth * sizeof(uint64_t));
+            for (uint32_t k = 0; k < r.u.stack.depth; k++)
+                fr[k] &= mask;
+            r.u.stack.frames = fr;
+            break;
+        case MSAMP_REC_MARK:
+            r.u.mark.text = extra;
+            if (r.u.mark.len > DRAIN_MAX_MARK_LEN)
+                r.u.mark.len = DRAIN_MAX_MARK_LEN;
+            break;
+        case MSAMP_REC_MAPPING:
+            r.u.mapping.path = extra;
+            break;
+        case MSAMP_REC_LIVE:
+            /* Before any header the decoder reads the first trailing field as [addr]: for a
+             * device that sends no addresses it was the entry's [interval]. */
+            if (s->have_header && !(s->flags & MSAMP_SESSION_FLAG_ADDRESSES) &&
+                r.u.live.has_addr && !r.u.live.has_interval) {
+                r.u.live.interval = r.u.live.addr;
+                r.u.live.has_interval = 1;
+                r.u.live.has_addr = 0;
+                r.u.live.addr = 0;
+            }
+            break;
+        case MSAMP_REC_INTERVAL:
+            guessing = 0;
+            break;
+        default:
+            break;
+        }
+        if (guessing && pre_kind(r.type))
+            s->n.pre_guessed++;
+        apply(s, &r);
+        (*replayed)++;
+    }
+}
+
+/* The first header arrived (r): take its identity, replay what came before it from the interval
+ * in force then, and then the header itself (which notes an interval change whose INTERVAL record
+ * was lost). */
+static void pre_replay(struct session *s, const struct msamp_record *r)
+{
+    struct pre_buf *p = s->pre;
+    s->pre = NULL;
+    s->n.samples = 0;
+    int guess = 0;
+    uint64_t first = p ? pre_first_interval(p, r->u.session.interval, &guess) : 0;
+    /* The identity, without the interval (the replay starts from `first`). */
+    struct msamp_record h = *r;
+    h.u.session.interval = 0;
+    apply(s, &h);
+    if (p) {
+        pre_replay_into(s, p, first, guess, &s->n.pre_replayed);
+        pre_free(p);
+    } else {
+        s->interval = 0;
+    }
+    apply(s, r);
+}
+
+/* Kept records applied without a header (defaults): the interval as far as INTERVAL records tell,
+ * else unknown (unweighted), no thinning, stacks as sent. */
+static void pre_flush_defaults(struct session *s, const struct pre_buf *p)
+{
+    int guess = 0;
+    uint64_t first = pre_first_interval(p, 0, &guess);
+    s->n.samples = 0; /* recounted by the replay */
+    pre_replay_into(s, p, first, 0, &s->n.pre_defaults);
+}
+
+struct session *session_replayed_defaults(const struct session *s)
+{
+    if (s->have_header || !s->pre)
+        return NULL;
+    struct session *t = session_new(s->index, &s->dec_start);
+    t->host_start = s->host_start;
+    t->pre_off = 1;
+    /* What was applied directly (after a buffer overflow) cannot coexist with a kept buffer:
+     * the buffer is flushed when it overflows. */
+    pre_flush_defaults(t, s->pre);
+    return t;
+}
+
 void session_record(struct session *s, const struct msamp_record *r)
 {
+    if (!s->have_header && !s->pre_off) {
+        if (r->type == MSAMP_REC_SESSION) {
+            pre_replay(s, r);
+            return;
+        }
+        if (pre_keep(s, r)) {
+            if (r->ts_valid && r->type >= 0 && !s->ts_known) {
+                s->ts_known = 1;
+                s->first_ts = r->ts;
+            }
+            if (r->ts_valid && r->type >= 0)
+                s->last_ts = r->ts;
+            return;
+        }
+        /* The buffer is full: what it holds, and all that follows until a header, is applied
+         * with defaults (weights unknown, thinning not replayed), as a reader without the
+         * buffer would. */
+        struct pre_buf *p = s->pre;
+        s->pre = NULL;
+        s->pre_off = 1;
+        pre_flush_defaults(s, p);
+        pre_free(p);
+    }
+    apply(s, r);
+}
+
+static void apply(struct session *s, const struct msamp_record *r)
+{
+    if (s->thin_budget < UINT64_MAX - DRAIN_THIN_PER_RECORD)
+        s->thin_budget += DRAIN_THIN_PER_RECORD;
     if (r->ts_valid && r->type >= 0) {
         if (!s->ts_known) {
             s->ts_known = 1;
@@ -521,8 +809,7 @@ void session_record(struct session *s, const struct msamp_record *r)
         on_live(s, r);
         break;
     case MSAMP_REC_SNAP_BEGIN:
-        for (size_t i = 0; i < s->nslots; i++)
-            s->slots[i].in_snap = s->slots[i].live;
+        s->snap_gen++; /* every live entry is now unseen in this pass: O(1) */
         s->snap_active = 1;
         s->snap_dirty = 0;
         s->snap_pass = r->u.snap_begin.pass;
@@ -594,6 +881,9 @@ void session_interval_change_text(const struct session *s, const struct interval
     if (c->thinned_live)
         snprintf(out + len, n - (size_t)len, ", %llu of %llu live entries thinned",
                  (unsigned long long)c->thinned, (unsigned long long)c->live);
+    else if (c->unreplayed == 2)
+        snprintf(out + len, n - (size_t)len,
+                 ", thinning not replayed (beyond drain's work bound)");
     else if (c->unreplayed)
         snprintf(out + len, n - (size_t)len,
                  ", thinning not replayed (session id not yet known)");

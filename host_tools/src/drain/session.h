@@ -25,6 +25,12 @@
 #define DRAIN_MAX_MARKS 64            /* MARK texts kept per session */
 #define DRAIN_MAX_MARK_LEN 128        /* characters kept of a MARK text: a device's are whole */
 #define DRAIN_MAX_INTERVAL_LOG 64     /* interval changes listed one by one in the comments */
+/* Records kept before the first SESSION header (replayed through the model when it arrives). */
+#define DRAIN_MAX_PRE_BYTES (64u << 20)
+/* Thinning replays: live entries visited, at most this many per record applied plus
+ * DRAIN_THIN_BUDGET0; a raise beyond the budget is not replayed (counted). */
+#define DRAIN_THIN_PER_RECORD 32u
+#define DRAIN_THIN_BUDGET0 (1u << 22)
 _Static_assert(DRAIN_MAX_MARK_LEN >= MSAMP_WIRE_MAX_MARK, "a device's MARK text is kept whole");
 
 /* site.def for sites without frames: id 0, an id never defined (or not stored), and the device's
@@ -40,7 +46,25 @@ struct slot {
     uint64_t interval; /* the interval the entry stands for (R_e); 0 while unknown */
     double w;          /* its weight now (in-use estimates, and a free's) */
     uint32_t site;     /* index in session.sites */
-    uint8_t live, in_snap, unweighted;
+    uint32_t index;    /* the device's slot index */
+    uint32_t livepos;  /* position in session.live while live */
+    uint32_t seen;     /* session.snap_gen when last allocated or re-sent */
+    uint8_t live, unweighted;
+};
+
+/* Records received before the session's first header, kept (deep copies) to be replayed once it
+ * arrives; pointers of a kept record (frames, texts) are offsets into arena. */
+struct pre_rec {
+    struct msamp_record r;
+    size_t off; /* of the record's bytes in arena */
+};
+struct pre_buf {
+    struct pre_rec *v;
+    size_t n, cap;
+    struct buf arena;
+    uint64_t bytes;   /* memory they hold (bounded by DRAIN_MAX_PRE_BYTES) */
+    uint64_t samples; /* ALLOC, REALLOC and LIVE records among them */
+    uint64_t stacks;  /* STACK records among them */
 };
 
 /* Where samples are counted: one stack definition (frames), or one of the frameless kinds. A stack
@@ -96,6 +120,12 @@ struct session_counts {
     uint64_t interval_by_reason[MSAMP_INTERVAL_REASONS + 1], interval_by_header;
     uint64_t thinned;             /* live entries the replayed thinnings took out */
     uint64_t thin_unreplayed;     /* thinning raises before the session id was known */
+    uint64_t thin_over_budget;    /* thinning raises not replayed: beyond the work bound */
+    uint64_t pre_replayed;        /* records received before the header, replayed at it */
+    uint64_t pre_defaults;        /* ... replayed with defaults: no header came (or buffer full) */
+    uint64_t pre_guessed;         /* samples before an INTERVAL SET: weighted at the header's */
+    uint64_t pending_resolved;    /* samples whose stack was defined only after them */
+    uint64_t reweighted_up;       /* unweighted entries' allocated totals corrected by a LIVE */
 };
 
 struct session {
@@ -122,8 +152,18 @@ struct session {
     struct site *sites;
     size_t nsites, capsites;
 
+    /* Live-table entries by the device's slot index (slot_index: index -> position in slots,
+     * which holds only indexes the stream used), and the positions of the live ones. */
+    struct umap slot_index;
     struct slot *slots;
-    size_t nslots;
+    size_t nslots, capslots;
+    uint32_t *live;
+    size_t nlive, caplive;
+    uint32_t snap_gen;      /* counts SNAP_BEGINs: entries not seen since are not re-sent */
+    uint64_t thin_budget;   /* live-entry visits thinning replays may still make */
+
+    struct pre_buf *pre;    /* records before the first header (NULL once replayed) */
+    int pre_off;            /* no buffering: the buffer overflowed, records apply directly */
 
     int ts_known;
     uint64_t first_ts, last_ts;
@@ -155,6 +195,15 @@ int session_is_new(const struct session *s, const struct msamp_record *rec);
 int session_has_data(const struct session *s);
 
 void session_record(struct session *s, const struct msamp_record *rec);
+
+/* The entry of the device's live-table slot index, or NULL when the stream never used it. */
+const struct slot *session_slot(const struct session *s, uint64_t index);
+
+/* A session with no header (the stream ended, or a reset came, before any SESSION) whose
+ * records were kept: a new session holding them replayed with defaults (the interval inferred from
+ * INTERVAL records when there are any, else unknown: unweighted). NULL when s needs no replay. The
+ * caller frees it. */
+struct session *session_replayed_defaults(const struct session *s);
 
 /* The weight of a sample of size bytes under a mean interval (1 when interval <= 1). */
 double session_weight(uint64_t size, uint64_t interval);

@@ -158,29 +158,35 @@ void iset_free(struct iset *s)
     memset(s, 0, sizeof(*s));
 }
 
-static void umap_rehash(struct umap *m)
+static void umap_rehash(struct umap *m, size_t ncap)
 {
-    size_t ncap = m->cap ? m->cap * 2 : 64;
     struct umap_entry *ne = xmalloc(ncap * sizeof(*ne));
     for (size_t i = 0; i < ncap; i++)
         ne[i].val = UINT32_MAX;
+    size_t count = 0;
     for (size_t i = 0; i < m->cap; i++) {
         if (m->e[i].val == UINT32_MAX)
             continue;
+        if (m->e[i].key < m->ndense) { /* now covered by the dense part: move it there */
+            m->dense[m->e[i].key] = m->e[i].val;
+            continue;
+        }
         size_t j = hash_u64(m->e[i].key) & (ncap - 1);
         while (ne[j].val != UINT32_MAX)
             j = (j + 1) & (ncap - 1);
         ne[j] = m->e[i];
+        count++;
     }
     free(m->e);
     m->e = ne;
     m->cap = ncap;
+    m->count = count;
 }
 
 uint32_t umap_get(const struct umap *m, uint64_t key)
 {
-    if (key < UMAP_DENSE)
-        return key < m->ndense ? m->dense[key] : UINT32_MAX;
+    if (key < m->ndense)
+        return m->dense[key];
     if (!m->cap)
         return UINT32_MAX;
     for (size_t j = hash_u64(key) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {
@@ -191,24 +197,43 @@ uint32_t umap_get(const struct umap *m, uint64_t key)
     }
 }
 
+/* The dense part grows to cover key only while it stays within a constant factor of the keys
+ * stored (ids 1..N stay dense; a few scattered keys, however small, go to the hash table), so
+ * memory is proportional to the number of keys whatever their values. */
+static int umap_dense_ok(const struct umap *m, uint64_t key, size_t *n_out)
+{
+    if (key >= UMAP_DENSE)
+        return 0;
+    size_t n = m->ndense ? m->ndense : 64;
+    while (n <= key)
+        n *= 2;
+    if (n > 64 && n > 8 * (m->count + m->ndense_count + 1))
+        return 0;
+    *n_out = n;
+    return 1;
+}
+
 void umap_put(struct umap *m, uint64_t key, uint32_t val)
 {
-    if (key < UMAP_DENSE) {
-        if (key >= m->ndense) {
-            size_t n = m->ndense ? m->ndense : 64;
-            while (n <= key)
-                n *= 2;
-            m->dense = xrealloc(m->dense, n * sizeof(*m->dense));
-            memset(m->dense + m->ndense, 0xff, (n - m->ndense) * sizeof(*m->dense));
-            m->ndense = n;
+    size_t n;
+    if (key >= m->ndense && umap_dense_ok(m, key, &n)) {
+        m->dense = xrealloc(m->dense, n * sizeof(*m->dense));
+        memset(m->dense + m->ndense, 0xff, (n - m->ndense) * sizeof(*m->dense));
+        m->ndense = n;
+        if (m->count) { /* keys of the hash table the dense part now covers move there */
+            size_t before = m->count;
+            umap_rehash(m, m->cap);
+            m->ndense_count += before - m->count;
         }
+    }
+    if (key < m->ndense) {
         if (m->dense[key] == UINT32_MAX)
-            m->count++;
+            m->ndense_count++;
         m->dense[key] = val;
         return;
     }
     if ((m->count + 1) * 2 > m->cap)
-        umap_rehash(m);
+        umap_rehash(m, m->cap ? m->cap * 2 : 64);
     size_t j = hash_u64(key) & (m->cap - 1);
     while (m->e[j].val != UINT32_MAX && m->e[j].key != key)
         j = (j + 1) & (m->cap - 1);

@@ -48,8 +48,9 @@ uint32_t iset_find(const struct iset *s, uint64_t h, iset_eq_fn eq, const void *
 void iset_add(struct iset *s, uint64_t h, uint32_t index);
 void iset_free(struct iset *s);
 
-/* A u64 -> u32 map (for ids). Keys below UMAP_DENSE index a plain array (device ids are small
- * and dense); larger keys go to a hash table. */
+/* A u64 -> u32 map (for ids). Small keys index a plain array while it stays dense (device ids
+ * are small and dense: below UMAP_DENSE, and the array at most 8 entries per key stored); other
+ * keys go to a hash table. Memory is O(keys stored), whatever their values. */
 #define UMAP_DENSE (1u << 22)
 struct umap_entry {
     uint64_t key;
@@ -57,9 +58,9 @@ struct umap_entry {
 };
 struct umap {
     uint32_t *dense;
-    size_t ndense;
+    size_t ndense, ndense_count; /* array length; keys stored in it */
     struct umap_entry *e;
-    size_t cap, count;
+    size_t cap, count;           /* hash table: slots, keys stored in it */
 };
 /* Value stored for key, or UINT32_MAX. */
 uint32_t umap_get(const struct umap *m, uint64_t key);
