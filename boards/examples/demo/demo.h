@@ -26,4 +26,9 @@ void line_str(struct demo_line *l, const char *text);
 void line_u64(struct demo_line *l, const char *key, uint64_t v);
 void line_emit(struct demo_line *l);
 
+/* The device-fault variants' hooks (tests/board/faults.sh); the default demo has none. */
+#ifdef DEMO_FAULTS
+#include "demo_faults.h"
+#endif
+
 #endif

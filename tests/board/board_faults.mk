@@ -1,0 +1,69 @@
+# Device faults on QEMU boards (tests/board/faults.sh; docs/RELIABILITY.md): resets in the middle
+# of a frame and of the boot SESSION, drain killed and restarted, power loss, full tables and ring
+# with interrupts allocating. Firmware: two variants of the demo built with DEMO_FAULTS
+# (boards/examples/demo/demo_faults.h), with rules of their own here (boards/boards.mk's
+# DEMO_VARIANTS stay as they are):
+#   demo-faults-reset   demo-long's workload (>= 1.5 s, interval 1024) and a boot line with the
+#                       session id
+#   demo-faults-tables  interval 1 pinned, a 128-slot live table and a 4-entry stack table, the
+#                       timer interrupt every 25 us allocating and freeing, msamp_poll() stalled for
+#                       1000 iterations; the firmware checks msamp's live table against its own
+#                       registry of the blocks it holds
+ifneq ($(wildcard boards/$(BOARD)/board.mk),)
+FAULTS_VARIANTS := demo-faults-reset demo-faults-tables
+FAULTS_DEFS_demo-faults-reset := -DDEMO_FAULTS=1 -DDEMO_MIN_MS=1500 -DDEMO_INTERVAL=1024
+FAULTS_DEFS_demo-faults-tables := -DDEMO_FAULTS=2 -DDEMO_INTERVAL=1 -DDEMO_TIMER_US=50 -DDEMO_ITERATIONS=2000 \
+	-DDEMO_STALL_FROM=500 -DDEMO_STALL_TO=1200
+FAULTS_LIB := $(BOARD_DIR)/demo-faults-lib/libmsamp.a
+FAULTS_LIB_OBJS := $(call obj_of,$(BOARD_DIR)/demo-faults-lib,$(MSAMP_LIB_SRCS))
+FAULTS_LIB_DEFS := -DMSAMP_CFG_LIVE_CAPACITY=128 -DMSAMP_CFG_STACK_CAPACITY=4
+FAULTS_LIB_demo-faults-reset := $(DEMO_LIB)
+FAULTS_LIB_demo-faults-tables := $(FAULTS_LIB)
+FAULTS_MK := tests/board/board_faults.mk
+
+$(BOARD_DIR)/demo-faults-lib/%.o: %.c $(BOARD_FLAGS) $(FAULTS_MK)
+	@mkdir -p $(@D)
+	$(BOARD_COMPILE) $(OWN_CFLAGS) $(DEMO_MSAMP_DEFS) $(FAULTS_LIB_DEFS) -c $< -o $@
+$(call obj_of,$(BOARD_DIR)/demo-faults-lib,$(MSAMP_OWN_SRCS)): OWN_CFLAGS := $(MSAMP_OWN_CFLAGS)
+$(FAULTS_LIB): $(FAULTS_LIB_OBJS)
+	rm -f $@
+	$(BOARD_AR) rcs $@ $^
+
+define faults_demo
+$(BOARD_DIR)/$(1)/$(2).o: $(DEMO_DIR)/demo.c $(BOARD_FLAGS) $(FAULTS_MK)
+	@mkdir -p $$(@D)
+	$$(BOARD_COMPILE) $(DEMO_MSAMP_DEFS) $(FAULTS_DEFS_$(2)) -c $$< -o $$@
+$(BOARD_DIR)/$(1)/$(2)-hooks.o: $(DEMO_DIR)/demo_faults.c $(BOARD_FLAGS) $(FAULTS_MK)
+	@mkdir -p $$(@D)
+	$$(BOARD_COMPILE) $(DEMO_MSAMP_DEFS) $(FAULTS_DEFS_$(2)) -c $$< -o $$@
+$(BOARD_DIR)/$(1)/$(2).elf: $(BOARD_DIR)/$(1)/$(2).o $(BOARD_DIR)/$(1)/$(2)-hooks.o $(BOARD_OBJS) $(DEMO_OBJS) \
+		$(BOARD_DIR)/libmsamp_$(1).a $(FAULTS_LIB_$(2)) $(BOARD_LDSCRIPT)
+	$$(BOARD_CC) $$(BOARD_TARGET_CFLAGS) $$(BOARD_LINK_FLAGS) -o $$@ $(BOARD_DIR)/$(1)/$(2).o \
+		$(BOARD_DIR)/$(1)/$(2)-hooks.o $(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_$(1).a \
+		$(FAULTS_LIB_$(2)) $(BOARD_LIBGCC)
+endef
+$(foreach v,$(FAULTS_VARIANTS),$(eval $(call faults_demo,uart,$(v))))
+endif
+
+# The tests: MODE of tests/board/faults.sh on BOARD (qemu-virt-aarch64 in `make test`).
+FAULTS_NEEDS := $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU)) go socat ss
+board_faults = @tests/need.sh $(FAULTS_NEEDS) && \
+	$(MAKE) --no-print-directory -s $(if $(BOARD_DRAIN_BUILT),,host_tools/drain host_tools/msamp-dump) \
+		$(foreach v,$(FAULTS_VARIANTS),$(BOARD_DIR)/uart/$(v).elf) && \
+	$(BOARD_ENV) $(2) tests/board/faults.sh $(1) $(BOARD_DIR)
+
+TESTS += board-faults-reset board-faults-drain board-faults-power board-faults-tables
+ROBUST_TESTS += board-faults-reset board-faults-drain board-faults-power board-faults-tables
+test-board-faults-reset: ## Resets (QMP) inside frames and splices inside the boot SESSION: one clean session per boot
+	$(call board_faults,reset)
+test-board-faults-drain: ## Drain killed (SIGKILL), interrupted (SIGINT) and restarted on a TCP UART
+	$(call board_faults,drain)
+test-board-faults-power: ## QEMU killed under a connected drain (TCP, --follow): profile written, next boot clean
+	$(call board_faults,power)
+test-board-faults-tables: ## Tables and ring full, interrupts allocating: no deadlock, live table exact
+	$(call board_faults,tables)
+
+# Long forms: 8 seeds of 5 resets each.
+SOAK_TESTS += board-faults-reset-soak
+test-board-faults-reset-soak: ## Resets at random times, 8 seeds x 5 resets
+	$(call board_faults,reset,SOAK=1)

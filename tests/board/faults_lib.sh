@@ -1,0 +1,114 @@
+# Helpers of tests/board/faults.sh (sourced): QMP over a unix socket, QEMU with its UART on a TCP
+# port of 127.0.0.1, the boot frames of a stream, drain's per-session reports.
+
+# --- QMP (QEMU's machine protocol) through socat, one connection kept open -----------------------
+# qmp_open SOCK: connect and leave command mode on (qmp_capabilities).
+qmp_open() {
+  local sock=$1 line i
+  for i in $(seq 100); do [ -S "$sock" ] && break; sleep 0.02; done
+  [ -S "$sock" ] || { echo "FAIL: no QMP socket $sock"; return 1; }
+  coproc QMP { exec socat - "UNIX-CONNECT:$sock"; }
+  read -r -t 5 line <&"${QMP[0]}" || { echo "FAIL: no QMP greeting"; return 1; }
+  qmp_cmd qmp_capabilities
+}
+# qmp_cmd COMMAND: send it, wait for its return (events before it are skipped).
+qmp_cmd() {
+  local line
+  echo "{\"execute\":\"$1\"}" >&"${QMP[1]}"
+  while read -r -t 5 line <&"${QMP[0]}"; do
+    case "$line" in
+      *'"return"'*) return 0 ;;
+      *'"error"'*) echo "FAIL: QMP $1: $line"; return 1 ;;
+    esac
+  done
+  echo "FAIL: QMP $1: no answer"
+  return 1
+}
+qmp_close() {
+  [ -n "${QMP_PID:-}" ] || return 0
+  exec {QMP[1]}>&-
+  wait "$QMP_PID" 2>/dev/null
+  return 0
+}
+
+# --- QEMU with the UART on TCP -------------------------------------------------------------------
+listening() { ss -ltn 2>/dev/null | awk '{ print $4 }' | grep -q ":$1\$"; }
+# qemu_tcp ELF WAIT(on|off): starts QEMU in the background serving the UART on a free port of
+# 127.0.0.1 (wait=on: the guest starts once a client connected), console to console.txt (appended
+# to), no time limit of its own (the caller kills it). Sets QEMU_PID and PORT.
+qemu_tcp() {
+  local elf=$1 wait=$2 attempt
+  QEMU_PID=""
+  for attempt in 1 2 3 4 5; do
+    PORT=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+    listening "$PORT" && continue
+    # shellcheck disable=SC2086  # BOARD_QEMU is a command line
+    $BOARD_QEMU -serial "tcp:127.0.0.1:$PORT,server=on,wait=$wait" -kernel "$elf" </dev/null >>console.txt 2>&1 &
+    QEMU_PID=$!
+    for _ in $(seq 100); do listening "$PORT" && break; kill -0 "$QEMU_PID" 2>/dev/null || break; sleep 0.02; done
+    listening "$PORT" && return 0
+    kill -9 "$QEMU_PID" 2>/dev/null; wait "$QEMU_PID" 2>/dev/null; QEMU_PID=""
+  done
+  echo "FAIL: QEMU did not listen on a TCP port"
+  return 1
+}
+# wait_lines FILE PATTERN N [SECONDS]: until FILE has N lines matching PATTERN.
+wait_lines() {
+  local i
+  for i in $(seq $((${4:-20} * 50))); do
+    [ "$(grep -c -- "$2" "$1" 2>/dev/null)" -ge "$3" ] && return 0
+    sleep 0.02
+  done
+  return 1
+}
+# wait_pid PID SECONDS: waits for a background job to end, kills it (SIGKILL) after SECONDS;
+# returns its exit status (137 when killed).
+wait_pid() {
+  local pid=$1 i
+  for i in $(seq $(($2 * 50))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.02; done
+  kill -0 "$pid" 2>/dev/null && { echo "FAIL: process $pid still running after $2 s: killed"; kill -9 "$pid"; }
+  wait "$pid"
+}
+
+# --- streams -------------------------------------------------------------------------------------
+# boot_offsets STREAM: byte offsets where a boot frame starts (seq 0, first record a SESSION with
+# resend_seq 0), checked by decoding the stream from there. The frame's COBS encoding starts with
+# 0x01 (the seq byte 0), a code byte, then the SESSION header 0xf1.
+boot_offsets() {
+  local s=$1 o
+  LC_ALL=C grep -obUaP '\x01[\x02-\xff]\xf1' "$s" | cut -d: -f1 | while read -r o; do
+    tail -c +$((o + 1)) "$s" | head -c 8192 | "$DUMP" 2>/dev/null | head -2 | tr '\n' ' ' |
+      grep -q '^frame seq=0 SESSION .*resend_seq=0 ' && echo "$o"
+  done
+}
+# byte_at FILE OFFSET: the byte as two hex digits.
+byte_at() { od -A n -t x1 -j "$2" -N 1 "$1" | tr -d ' '; }
+# slice FILE FROM TO OUT: bytes [FROM, TO) of FILE.
+slice() { tail -c +$(($2 + 1)) "$1" | head -c $(($3 - $2)) >"$4"; }
+
+# --- drain's reports -----------------------------------------------------------------------------
+# drain_run STREAM OUT: drain with --top into OUT (profiles OUT.pb.gz, OUT.s2.pb.gz, ...),
+# stdout OUT.top, stderr OUT.err (one summary line per session).
+drain_run() {
+  "$DRAIN" -e "$ELF" -t 1000 -o "$2.pb.gz" "$1" >"$2.top" 2>"$2.err"
+}
+# session_top TOPFILE N: the --top block of session N, its session number taken out.
+session_top() {
+  awk -v n="$2" '/^session [0-9]+ \(id / { on = ($2 == n); sub(/^session [0-9]+/, "session") } on' "$1"
+}
+# summary OUT N FIELD: from session N's summary line: id, samples, frees, bad, lost, discarded.
+summary() {
+  local line
+  line=$(grep "^drain: session $2 (" "$1.err" | head -1)
+  case "$3" in
+    id) echo "$line" | sed -n 's/.*(id \(0x[0-9a-f]*\),.*/\1/p' ;;
+    samples) echo "$line" | sed -n 's/.*): \([0-9]*\) samples.*/\1/p' ;;
+    frees) echo "$line" | sed -n 's/.* \([0-9]*\) frees;.*/\1/p' ;;
+    bad) echo "$line" | sed -n 's/.* \([0-9]*\) bad frames.*/\1/p' ;;
+    lost) echo "$line" | sed -n 's/.* \([0-9]*\) lost frames.*/\1/p' ;;
+    discarded) echo "$line" | sed -n 's/.* \([0-9]*\) bytes discarded.*/\1/p' ;;
+  esac
+}
+sessions_of() { grep -c '^drain: session [0-9]* (' "$1.err"; }
+# profile_of OUT N: the file of session N.
+profile_of() { [ "$2" = 1 ] && echo "$1.pb.gz" || echo "$1.s$2.pb.gz"; }
