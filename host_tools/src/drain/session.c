@@ -659,7 +659,8 @@ static void pre_replay_into(struct session *s, const struct pre_buf *p, uint64_t
     uint64_t fr[MSAMP_DEC_MAX_DEPTH];
     for (size_t i = 0; i < p->n; i++) {
         struct msamp_record r = p->v[i].r;
-        const uint8_t *extra = p->arena.p + p->v[i].off;
+        /* No bytes kept at all: the arena is NULL, and no offset may be added to it. */
+        const uint8_t *extra = p->arena.p ? p->arena.p + p->v[i].off : (const uint8_t *)"";
         switch (r.type) {
         case MSAMP_REC_STACK:
             /* Frames were summed modulo 2^64 before the header gave the pointer size. */
