@@ -63,10 +63,22 @@
 
 /* Records are batched into frames: a frame is closed when msamp_poll() runs or once its body
  * holds this many bytes (the event that crosses it still goes in). Smaller frames lose less on a
- * noisy line, larger ones cost fewer bytes of framing per event (about 6 per frame). Default: a
- * quarter of the ring, at most 256. */
+ * noisy line (a frame with one bad byte is dropped whole: at a byte error rate of 10^-3 a 70-byte
+ * frame is lost 7% of the time, a 600-byte one 45%), larger ones cost fewer bytes of framing per
+ * event (about 7 per frame: seq, CRC, COBS code and delimiter). Default: 64, or a quarter of the
+ * ring if that is less (docs/RELIABILITY.md has the measured trade). */
 #ifndef MSAMP_CFG_FRAME_BYTES
-#define MSAMP_CFG_FRAME_BYTES (MSAMP_CFG_RING_SIZE / 4 < 256 ? MSAMP_CFG_RING_SIZE / 4 : 256)
+#define MSAMP_CFG_FRAME_BYTES (MSAMP_CFG_RING_SIZE / 4 < 64 ? MSAMP_CFG_RING_SIZE / 4 : 64)
+#endif
+
+/* The identity (SESSION, the port's MAPPINGs, DROPS and an absolute TIME) is re-sent each time the
+ * stream passes a multiple of this many bytes, as well as with each snapshot pass: a reader that
+ * joined late or lost the SESSION on a noisy line has it again within this much of the stream
+ * however fast it runs, and in builds without snapshot passes it is the only re-send. A power of
+ * two; 0: never by volume. Default 8 KiB (128 full frames; an identity of about 70 bytes costs
+ * under 1% of the stream), 16 KiB with MAPPINGs (a hosted identity is several hundred bytes). */
+#ifndef MSAMP_CFG_RESEND_BYTES
+#define MSAMP_CFG_RESEND_BYTES (MSAMP_CFG_MAPPINGS ? 16384 : 8192)
 #endif
 
 /* 1: the table capacities are chosen at init by the port (msamp_port_table_setup) and the tables
@@ -135,6 +147,14 @@
  * it. */
 #ifndef MSAMP_CFG_THIN_BATCH
 #define MSAMP_CFG_THIN_BATCH 8
+#endif
+
+/* A snapshot pass also starts once this many bytes went out since the last one ended, and at
+ * least 3 times as many as it took (so passes stay under a quarter of the stream): on a fast
+ * stream, a reader that joined late or lost records has the live set again within a bounded
+ * share of the bytes, not only of the time. 0: by time alone. */
+#ifndef MSAMP_CFG_SNAPSHOT_BYTES
+#define MSAMP_CFG_SNAPSHOT_BYTES 262144
 #endif
 
 /* Default period of the identity/live-stack re-send in milliseconds (msamp_config.resend_ms = 0).

@@ -91,11 +91,13 @@ uintptr_t msamp_draw_gap(uint64_t *state, uint32_t interval);
 struct msamp_writer {
     /* Ring index of the next byte (wh) and of the open COBS block's code byte, the tail when the
      * event began, the CRC so far, the time of the last timed record, the body's bytes (seq
-     * included) and records, the open block's code, whether a frame is open. */
+     * included) and records, the open block's code, whether a frame is open; whether the
+     * identity is due by stream volume, and (builds without snapshot passes) its re-sends so far.
+     * The last two fill what would be padding. */
     uint32_t wh, code_at, wt, crc;
     uint64_t ts;
     uint16_t n, records;
-    uint8_t code, open;
+    uint8_t code, open, identity_due, resends;
 };
 
 /* A sink for a record's fields: sizing (counts bytes) or writing (into the open frame). */
@@ -198,6 +200,8 @@ struct msamp_core {
 #if MSAMP_CFG_SNAPSHOTS
     uint32_t pass; /* the snapshot pass under way, or the last one */
     uint32_t resend_seq, cursor, snap_count, mappings;
+    /* Ring index (stream bytes) at the start and the end of the last pass; the bytes it took. */
+    uint32_t pass_start, pass_end, pass_bytes;
     uint8_t scanning, snap_requested;
     uint64_t resend_ticks, next_resend;
 #endif

@@ -79,6 +79,7 @@ static void report_drops(void)
 static void begin_pass(uint64_t ts)
 {
     struct msamp_writer ev;
+    G.pass_start = G.w.wh;
     G.pass = G.pass == 0xFFFFu ? 1u : G.pass + 1u;
     msamp_put_identity(G.session_id, G.resend_seq++);
     G.sent = UINT32_MAX; /* DROPS in every pass, changed or not */
@@ -133,14 +134,26 @@ static void scan_pass(void)
         return;
     msamp_event_begin(&ev);
     msamp_rec_snap_end(G.pass, G.snap_count);
-    if (msamp_event_end(&ev, 0) == 0)
+    if (msamp_event_end(&ev, 0) == 0) {
         G.scanning = 0;
+        G.pass_end = G.w.wh;
+        G.pass_bytes = G.w.wh - G.pass_start;
+    }
+}
+
+/* Due by volume: MSAMP_CFG_SNAPSHOT_BYTES since the last pass ended, and 3 times the bytes it
+ * took. */
+static int pass_due_by_bytes(void)
+{
+    uint32_t since = G.w.wh - G.pass_end;
+    return MSAMP_CFG_SNAPSHOT_BYTES != 0 && since >= (uint32_t)MSAMP_CFG_SNAPSHOT_BYTES &&
+           since / 3u >= G.pass_bytes;
 }
 
 static void passes(void)
 {
     uint64_t ts = msamp_now();
-    if (!G.scanning && (G.snap_requested || ts >= G.next_resend) &&
+    if (!G.scanning && (G.snap_requested || ts >= G.next_resend || pass_due_by_bytes()) &&
         msamp_ring_used() + OPENING_ROOM + G.mappings * MAPPING_ROOM <= MSAMP_CFG_RING_SIZE) {
         begin_pass(ts);
         G.snap_requested = 0;
@@ -151,11 +164,38 @@ static void passes(void)
 }
 #endif
 
+#if MSAMP_CFG_RESEND_BYTES
+/* The identity each MSAMP_CFG_RESEND_BYTES of stream, whatever the time: SESSION, MAPPINGs, an
+ * absolute TIME, and DROPS (by report_drops after it). Not sent when the ring has no room: the
+ * next one is due at the next multiple. */
+static void identity_by_volume(void)
+{
+    struct msamp_writer ev;
+    if (!G.w.identity_due)
+        return;
+    G.w.identity_due = 0;
+#if MSAMP_CFG_SNAPSHOTS
+    msamp_put_identity(G.session_id, G.resend_seq++);
+#else
+    G.w.resends = G.w.resends == 0xFFu ? 1u : (uint8_t)(G.w.resends + 1u);
+    msamp_put_identity(G.session_id, G.w.resends);
+#endif
+    msamp_event_begin(&ev);
+    G.w.ts = UINT64_MAX; /* an absolute TIME */
+    (void)msamp_event_stamp();
+    (void)msamp_event_end(&ev, 0);
+    G.sent = UINT32_MAX;
+}
+#endif
+
 void msamp_report_duties(void)
 {
     msamp_adapt_poll();
 #if MSAMP_CFG_SNAPSHOTS
     passes();
+#endif
+#if MSAMP_CFG_RESEND_BYTES
+    identity_by_volume();
 #endif
     report_drops();
 }

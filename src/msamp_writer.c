@@ -151,6 +151,14 @@ void msamp_writer_close(void)
     ring_at(W.wh++, 0); /* the delimiter */
     W.open = 0;
     msamp_core.seq++;
+#if MSAMP_CFG_RESEND_BYTES
+    _Static_assert((MSAMP_CFG_RESEND_BYTES & (MSAMP_CFG_RESEND_BYTES - 1)) == 0,
+                   "MSAMP_CFG_RESEND_BYTES: a power of two");
+    /* The frame crossed a multiple of MSAMP_CFG_RESEND_BYTES (it starts at the published head). */
+    uint32_t start = atomic_load_explicit(&msamp_core.head, memory_order_relaxed);
+    if (((start ^ W.wh) & ~(MSAMP_CFG_RESEND_BYTES - 1u)) != 0)
+        W.identity_due = 1;
+#endif
     atomic_store_explicit(&msamp_core.head, W.wh, memory_order_release);
 }
 

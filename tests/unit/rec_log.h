@@ -110,6 +110,43 @@ void __wrap_free(void *p);
 void *__wrap_calloc(size_t n, size_t size);
 void *__wrap_realloc(void *p, size_t size);
 
+/* Frames go out while time stands still (one sampled malloc+free and a poll each) until the
+ * stream has grown by `bytes`: the identity is re-sent each MSAMP_CFG_RESEND_BYTES all the same, a
+ * SESSION with a larger resend_seq followed by an absolute TIME. Returns the SNAP_BEGIN records
+ * seen. */
+static inline int check_identity_by_volume(size_t bytes)
+{
+    size_t mark = fake_out_len;
+    while (fake_out_len - mark < bytes) {
+        __wrap_free(__wrap_malloc(32));
+        msamp_poll();
+    }
+    msamp_flush();
+    decode_from(mark);
+    CHECK_EQ(dstats.frames_bad, 0);
+    CHECK_EQ(dstats.frames_lost, 0);
+    int sessions = 0, passes = 0;
+    uint64_t prev = 0;
+    for (int i = 0; i < nrec; i++) {
+        if (recs[i].type == MSAMP_REC_SNAP_BEGIN)
+            passes++;
+        if (recs[i].type != MSAMP_REC_SESSION)
+            continue;
+        sessions++;
+        CHECK(recs[i].a > prev);
+        prev = recs[i].a;
+        /* A pass's SESSION is followed by DROPS and SNAP_BEGIN, which carries the time. */
+        CHECK(i + 1 < nrec && (recs[i + 1].type == MSAMP_REC_TIME ||
+                               recs[i + 1].type == MSAMP_REC_DROPS));
+    }
+    int due = (int)(dstats.bytes_in / MSAMP_CFG_RESEND_BYTES);
+    CHECK(sessions >= due - 1 && sessions <= due + 1 + passes);
+    return passes;
+}
+void __wrap_free(void *p);
+void *__wrap_calloc(size_t n, size_t size);
+void *__wrap_realloc(void *p, size_t size);
+
 /* The first events of both core tests, at interval 1 from the boot time 1000: malloc(100) at 1005
  * and calloc(10, 30) at 1012 from one 3-frame stack, the malloc'd block realloc'd to 1000 bytes
  * from a second stack, the calloc'd one freed, free(NULL). Returns the realloc'd block. */

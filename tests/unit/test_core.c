@@ -153,6 +153,13 @@ static void test_late_join(void)
     drain_all();
 }
 
+/* With time standing still (the re-send period is 100 s), the identity goes out by volume, and a
+ * snapshot pass starts once MSAMP_CFG_SNAPSHOT_BYTES went out after the last. */
+static void test_resend_by_volume(void)
+{
+    CHECK_EQ(check_identity_by_volume(MSAMP_CFG_SNAPSHOT_BYTES + 2 * MSAMP_CFG_RESEND_BYTES), 1);
+}
+
 static void test_controls(void)
 {
     size_t mark = fake_out_len;
@@ -351,6 +358,7 @@ int main(void)
     test_other_allocator();
     test_overflow_and_snapshot();
     test_late_join();
+    test_resend_by_volume();
     test_controls();
     return check_report("unit-core");
 }
