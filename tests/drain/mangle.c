@@ -6,6 +6,9 @@
  *   truncate N  keep the first N per mille of the bytes
  *   cutmid N    cut 5 bytes after the frame end nearest to N per mille (ends mid-frame)
  *   skip N      drop the first N per mille of the bytes (a reader joining late, mid-frame)
+ *   noise N     a noisy line: each byte is hit with probability N per 10^6, by one of (equally
+ *               likely) a bit flip, a dropped byte, an inserted random byte, or a run of 1..32
+ *               bytes repeated (a duplicated stretch)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,6 +42,8 @@ int main(int argc, char **argv)
     size_t len = (size_t)ftell(f);
     fseek(f, 0, SEEK_SET);
     size_t cap = len + n * 100 + 16;
+    if (!strcmp(mode, "noise"))
+        cap = len * 2 + 64;
     unsigned char *b = malloc(cap);
     if (!b || fread(b, 1, len, f) != len) {
         fprintf(stderr, "mangle: cannot read %s\n", argv[4]);
@@ -73,6 +78,38 @@ int main(int argc, char **argv)
             len = at + 6;
     } else if (!strcmp(mode, "skip")) {
         start = len * n / 1000;
+    } else if (!strcmp(mode, "noise")) {
+        unsigned char *o = malloc(cap);
+        if (!o) {
+            fprintf(stderr, "mangle: out of memory\n");
+            return 1;
+        }
+        size_t ol = 0;
+        for (size_t i = 0; i < len && ol + 40 < cap; i++) {
+            if (rnd() % 1000000 >= n) {
+                o[ol++] = b[i];
+                continue;
+            }
+            switch (rnd() % 4) {
+            case 0: o[ol++] = b[i] ^ (unsigned char)(1u << (rnd() % 8)); break;
+            case 1: break; /* dropped */
+            case 2:
+                o[ol++] = (unsigned char)rnd();
+                o[ol++] = b[i];
+                break;
+            default: {
+                /* b[from..i] twice in a row: the stretch ending here is repeated */
+                size_t k = 1 + rnd() % 32, from = i >= k ? i - k : 0;
+                o[ol++] = b[i];
+                for (size_t j = from; j <= i; j++)
+                    o[ol++] = b[j];
+                break;
+            }
+            }
+        }
+        free(b);
+        b = o;
+        len = ol;
     } else {
         fprintf(stderr, "mangle: unknown mode %s\n", mode);
         return 2;

@@ -45,7 +45,8 @@ struct simdev {
     struct {
         uint64_t fr[SIM_DEPTH];
         uint32_t depth;
-        uint32_t refs; /* live entries using it */
+        uint32_t refs;      /* live entries using it */
+        uint64_t sent_pass; /* the snapshot pass it was last sent in (or before) */
     } stacks[SIM_STACKS];
     uint32_t nstacks;
     uint32_t stack_hash[2 * SIM_STACKS]; /* frames hash -> stack index + 1 */
@@ -256,13 +257,24 @@ static void sim_adapt(struct simdev *d)
         sim_set_interval(d, d->interval / 2, MSAMP_INTERVAL_LOWER);
 }
 
+/* A known stack used by a sample: as the device does, its definition is sent again at its first use
+ * after each snapshot pass (a reader that lost it, or joined late, gets it back). */
+static uint32_t sim_stack_use(struct simdev *d, uint32_t i)
+{
+    if (d->stacks[i].sent_pass != d->pass) {
+        d->stacks[i].sent_pass = d->pass;
+        sg_stack(&d->g, i + 1, d->stacks[i].fr, d->stacks[i].depth);
+    }
+    return i + 1;
+}
+
 /* A small stack table: look up by frames; a new stack takes a free entry, or evicts one no live
  * entry uses (its id is defined again), or gets MSAMP_WIRE_STACK_FULL. */
 static uint32_t sim_stack_small(struct simdev *d, const uint64_t *fr, uint32_t depth)
 {
     for (uint32_t i = 0; i < d->nstacks; i++)
         if (d->stacks[i].depth == depth && memcmp(d->stacks[i].fr, fr, depth * 8) == 0)
-            return i + 1;
+            return sim_stack_use(d, i);
     uint32_t k = d->nstacks;
     if (k >= d->stack_cap) {
         for (k = 0; k < d->nstacks && d->stacks[k].refs; k++)
@@ -278,6 +290,7 @@ static uint32_t sim_stack_small(struct simdev *d, const uint64_t *fr, uint32_t d
     memcpy(d->stacks[k].fr, fr, depth * 8);
     d->stacks[k].depth = depth;
     d->stacks[k].refs = 0;
+    d->stacks[k].sent_pass = d->pass;
     sg_stack(&d->g, k + 1, fr, depth);
     return k + 1;
 }
@@ -293,13 +306,14 @@ static uint32_t sim_stack(struct simdev *d, const uint64_t *fr, uint32_t depth)
     for (; d->stack_hash[j]; j = (j + 1) & (2 * SIM_STACKS - 1)) {
         uint32_t i = d->stack_hash[j] - 1;
         if (d->stacks[i].depth == depth && memcmp(d->stacks[i].fr, fr, depth * 8) == 0)
-            return i + 1;
+            return sim_stack_use(d, i);
     }
     if (d->nstacks == SIM_STACKS)
         return 0;
     d->stack_hash[j] = d->nstacks + 1;
     memcpy(d->stacks[d->nstacks].fr, fr, depth * 8);
     d->stacks[d->nstacks].depth = depth;
+    d->stacks[d->nstacks].sent_pass = d->pass;
     d->nstacks++;
     sg_stack(&d->g, d->nstacks, fr, depth);
     return d->nstacks;
@@ -365,14 +379,12 @@ static void sim_snapshot(struct simdev *d)
     sim_header(d);
     uint64_t pass = ++d->pass, count = 0;
     SG(&d->g, MSAMP_REC_SNAP_BEGIN, pass, d->ts);
-    static uint8_t sent[SIM_STACKS];
-    memset(sent, 0, sizeof(sent));
     for (uint32_t i = 0; i < SIM_LIVE; i++) {
         if (!d->live[i].used)
             continue;
         uint64_t s = d->live[i].stack;
-        if (s && s != MSAMP_WIRE_STACK_FULL && !sent[s - 1]) {
-            sent[s - 1] = 1;
+        if (s && s != MSAMP_WIRE_STACK_FULL && d->stacks[s - 1].sent_pass != pass) {
+            d->stacks[s - 1].sent_pass = pass;
             sg_stack(&d->g, s, d->stacks[s - 1].fr, d->stacks[s - 1].depth);
         }
         if (d->live[i].interval != d->interval) /* its own interval, when not the one in force */

@@ -154,9 +154,9 @@ static const char *const drop_names[MSAMP_DROP_COUNT] = {
 };
 
 static void add_comments(struct prof *p, const struct session *s, const char *kind,
-                         const struct msamp_dec_stats *d, uint64_t unknown_stack,
-                         uint64_t alloc_raised)
+                         const struct msamp_dec_stats *d, const struct built *b)
 {
+    uint64_t unknown_stack = b->unknown_stack, alloc_raised = b->alloc_raised;
     char line[512], bid[BID_HEX_SIZE];
     const struct session_counts *n = &s->n;
     snprintf(line, sizeof(line), "msamp drain %s, wire format v%u, %s profile of session %d",
@@ -234,11 +234,13 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
     snprintf(line, sizeof(line),
              "reader repairs: pre_header_replayed=%llu pre_header_defaults=%llu "
              "pre_header_interval_guessed=%llu pending_stack_resolved=%llu "
-             "alloc_reweighted=%llu alloc_raised=%llu thin_over_budget=%llu",
+             "alloc_reweighted=%llu alloc_raised=%llu thin_over_budget=%llu "
+             "samples_unweighted=%llu samples_unknown_stack=%llu",
              (unsigned long long)n->pre_replayed, (unsigned long long)n->pre_defaults,
              (unsigned long long)n->pre_guessed, (unsigned long long)n->pending_resolved,
              (unsigned long long)n->reweighted_up, (unsigned long long)alloc_raised,
-             (unsigned long long)n->thin_over_budget);
+             (unsigned long long)n->thin_over_budget, (unsigned long long)n->samples_unweighted,
+             (unsigned long long)b->unknown_events);
     prof_comment(p, line);
     for (size_t i = 0; i < s->nmarks; i++) {
         snprintf(line, sizeof(line), "mark: %s", s->marks[i]);
@@ -398,6 +400,7 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
         } else if (nloc == 0) {
             locs[nloc++] = named_location(p, "[unknown stack]");
             out->unknown_stack += st->alloc_samples;
+            out->unknown_events += st->events;
         }
         uint32_t si = prof_add_sample(p, locs, nloc, v, NULL, 0, merge);
         GROW(out->inuse_samples, out->cap_inuse, si + 1);
@@ -412,7 +415,7 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
     free(inuse);
     free(inuse_cnt);
     umap_free(&cache);
-    add_comments(p, s, kind, dec_now, out->unknown_stack, out->alloc_raised);
+    add_comments(p, s, kind, dec_now, out);
 out:
     free(maps);
     if (rc != 0)

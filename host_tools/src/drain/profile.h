@@ -31,6 +31,7 @@ struct built {
     uint64_t *inuse_samples, *alloc_samples;
     size_t cap_inuse, cap_alloc;
     uint64_t unknown_stack; /* sampled allocations whose stack is id 0 or was never received */
+    uint64_t unknown_events; /* of unknown_stack, those of ALLOC/REALLOC records */
     uint64_t alloc_raised;  /* sites whose allocated totals were raised to their in-use */
     /* The model the profile was built from when it is not the session given (a session without
      * header, replayed with defaults): reports read it. Owned. */

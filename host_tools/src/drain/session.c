@@ -261,6 +261,9 @@ static void on_alloc(struct session *s, uint64_t slot1, uint64_t size, uint64_t 
     uint32_t site = site_of(s, stack_id);
     double w = weight_at(s, size, s->interval);
     s->n.samples++;
+    s->sites[site].events++;
+    if (s->interval == 0)
+        s->n.samples_unweighted++;
     if (stack_id == MSAMP_WIRE_STACK_FULL)
         s->n.stack_full++;
     count_alloc(s, site, size, w);

@@ -20,7 +20,7 @@
 
 #define DRAIN_MAX_SLOTS (1u << 20)    /* live-table slots tracked (index must be below) */
 #define DRAIN_MAX_STACKS (1u << 20)   /* distinct stack definitions (and sites) per session */
-#define DRAIN_MAX_FRAMES (1u << 24)   /* frames of all stacks of a session */
+#define DRAIN_MAX_FRAMES (1u << 22)   /* frames of all stacks of a session */
 #define DRAIN_MAX_MAPPINGS 256        /* MAPPING records per session */
 #define DRAIN_MAX_MARKS 64            /* MARK texts kept per session */
 #define DRAIN_MAX_MARK_LEN 128        /* characters kept of a MARK text: a device's are whole */
@@ -74,6 +74,7 @@ struct site {
     uint32_t def;      /* index in session.stacks, or SITE_DEF_NONE / SITE_DEF_FULL */
     double alloc_n, alloc_b, free_n, free_b;
     uint64_t alloc_samples, free_samples;
+    uint64_t events; /* of alloc_samples, those of ALLOC/REALLOC records (not snapshots) */
 };
 
 /* A stack definition: distinct frames (an id redefined back to earlier frames finds them again). */
@@ -113,6 +114,7 @@ struct session_counts {
     uint64_t stack_redefined;     /* a stack id defined again with other frames (evicted, reused) */
     uint64_t stack_full;          /* samples with the device's "stack table full" id */
     uint64_t unweighted;          /* samples seen before the interval was known */
+    uint64_t samples_unweighted;  /* of samples (ALLOC/REALLOC), those counted unweighted */
     uint64_t snapshots_ok, snapshots_skipped;
     uint64_t interval_changes;
     /* Interval changes by INTERVAL reason (index MSAMP_INTERVAL_REASONS: a reason this reader

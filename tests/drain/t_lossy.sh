@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# drain on a noisy line: a clean generated stream damaged at byte error rates 1e-4, 1e-3, 1e-2
+# (mangle noise: bit flips, dropped bytes, inserted bytes, repeated stretches, equally likely).
+# For each rate: drain (ASan+UBSan) exits 0, its profiles are readable by go tool pprof, and it
+# reports the share of the samples of intact frames (ALLOC/REALLOC records in frames with a valid
+# CRC, counted by msamp-dump) it used: weighted (interval known) and with a stack (not
+# "[unknown stack]"), and in every profile in-use <= allocated for every site. The target:
+# >= 80 % of intact frames' samples used at 1e-3 (and 1e-4). Prints the totals against the clean
+# stream's. Each rate from the stream's start and joining late (from 30 % on). SOAK=1: more seeds.
+. "$(dirname "$0")/lib.sh"
+D=$DRAIN
+: "${MSAMP_DUMP:?MSAMP_DUMP: path of msamp-dump}"
+seeds="1 2"
+[ "${SOAK:-0}" = 1 ] && seeds="1 2 3 4 5 6 7 8"
+$GEN --allocs 120000 --snap-every 8000 "$W/clean.bin" "$W/clean.truth"
+
+# totals FILE...: "alloc_objects alloc_space inuse_objects inuse_space sites_over" summed over the
+# profiles; sites_over counts samples whose in-use exceeds their allocated (objects or bytes).
+totals() {
+  local f
+  for f in "$@"; do pp -raw "$f" 2>/dev/null; done | awk '
+    /^Samples:/ { s = 1; next } /^Locations/ { s = 0 }
+    s && $6 ~ /:$/ { io += $1; ib += $2; ao += $3; ab += $4; if ($1 > $3 || $2 > $4) over++ }
+    END { printf "%d %d %d %d %d\n", ao, ab, io, ib, over }'
+}
+# sumcounter NAME FILE...: a reader counter summed over profiles.
+sumcounter() {
+  local n=$1 t=0 f v
+  shift
+  for f in "$@"; do v=$(counter "$n" "$f"); t=$((t + ${v:-0})); done
+  echo $t
+}
+
+$D -q -o "$W/clean.pb.gz" "$W/clean.bin" || fail "clean stream"
+read -r cao cab cio cib cover <<<"$(totals "$W/clean.pb.gz")"
+echo "clean: alloc $cao objects / $cab B, in use $cio objects / $cib B"
+
+# A reader joining late: the stream from 30 % on (mid-frame), so the first records come before any
+# SESSION header (kept and replayed once one arrives) and use stacks defined before the join.
+$MANGLE skip 300 1 "$W/clean.bin" "$W/late.bin"
+for rate in 100 1000 10000; do
+  for seed in $seeds; do for from in start late; do
+    n=r$rate.s$seed.$from
+    src=$W/clean.bin; [ $from = late ] && src=$W/late.bin
+    $MANGLE noise $rate $seed "$src" "$W/$n.bin"
+    intact=$("$MSAMP_DUMP" "$W/$n.bin" 2>/dev/null | grep -c '^\(ALLOC\|REALLOC\) ')
+    timeout 120 $D -o "$W/$n.pb.gz" "$W/$n.bin" >"$W/$n.out" 2>"$W/$n.err"
+    rc=$?
+    if [ $rc -ne 0 ] || grep -q 'Sanitizer\|runtime error' "$W/$n.err"; then
+      fail "$n: exit $rc"; head -n 20 "$W/$n.err" >&2; continue
+    fi
+    profs=$(ls "$W/$n".pb.gz "$W/$n".s*.pb.gz 2>/dev/null | grep -v part)
+    bad=0
+    for p in $profs; do pp -raw "$p" >/dev/null 2>&1 || bad=1; done
+    [ $bad = 0 ] || { fail "$n: pprof cannot read a profile"; continue; }
+    samples=$(sumcounter samples $profs); unw=$(sumcounter samples_unweighted $profs)
+    unk=$(sumcounter samples_unknown_stack $profs)
+    weighted=$((samples - unw)); known=$((samples - unk))
+    read -r ao ab io ib over <<<"$(totals $profs)"
+    pw=$(( intact > 0 ? weighted * 1000 / intact : 1000 )); pk=$(( intact > 0 ? known * 1000 / intact : 1000 ))
+    printf 'rate %s seed %s %s: intact-frame samples %d; drain: %d samples, weighted %d.%d %%, with a stack %d.%d %% of them; alloc %d/%d objects, %d/%d B; in use %d/%d objects, %d/%d B of the clean stream; %d profile(s)\n' \
+      "$(awk -v r=$rate 'BEGIN { printf "%g", r / 1e6 }')" $seed $from $intact $samples $((pw / 10)) $((pw % 10)) \
+      $((pk / 10)) $((pk % 10)) $ao $cao $ab $cab $io $cio $ib $cib "$(echo $profs | wc -w)"
+    [ "$over" = 0 ] || fail "$n: $over site(s) with in-use above allocated"
+    if [ $rate -le 1000 ] && { [ $pw -lt 800 ] || [ $pk -lt 800 ]; }; then
+      fail "$n: used too few of the intact frames' samples (target >= 80 % weighted and with a stack)"
+    fi
+    [ $samples -le $((intact + intact / 100 + 5)) ] || fail "$n: $samples samples, more than the $intact of intact frames"
+  done; done
+done
+ok "noisy line: no crash, readable profiles, in-use <= allocated everywhere, >= 80 % of intact frames' samples used up to 1e-3"
+finish
