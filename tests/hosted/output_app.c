@@ -17,6 +17,10 @@
  *       A TCP peer on 127.0.0.1: binds an ephemeral port (a 4 KiB receive buffer when it stalls), writes the
  *       port to PORTFILE, accepts one connection, does not read for DELAY_MS (-1: never; it then
  *       waits to be killed), then reads everything into OUT until the peer closes.
+ *   output_app fstat N FILE                    (run with MSAMP_DISABLE=1)
+ *       The cost of msamp's descriptor check (one fstat per write): ns per fstat on FILE (created),
+ *       a pipe and a TCP socket, per write(2) of 4 KiB to FILE and per getppid (a system call that
+ *       does nothing) for comparison, best of 5 runs of N calls each.
  *   output_app fifo PATH DELAY_MS OUT          (run with MSAMP_DISABLE=1)
  *       The same for a FIFO: opens PATH for reading at once, reads nothing for DELAY_MS (-1: never),
  *       then copies it into OUT to end of file.
@@ -35,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -252,8 +257,45 @@ static int fifo_mode(const char *path, long delay, const char *out)
     return 0;
 }
 
+/* Best of 5 runs of n calls of fstat (or 4 KiB writes) on fd, in ns per call. */
+static double per_call(int fd, long n, int writes)
+{
+    static char page[4096];
+    double best = 1e30;
+    struct stat st;
+
+    for (int r = 0; r < 5; r++) {
+        int64_t t0 = mono_ns();
+        for (long i = 0; i < n; i++) {
+            if (writes == 2)
+                (void)syscall(SYS_getppid);
+            else if (writes ? pwrite(fd, page, sizeof page, 0) != (ssize_t)sizeof page
+                            : fstat(fd, &st) != 0)
+                die("fstat/pwrite");
+        }
+        double ns = (double)(mono_ns() - t0) / (double)n;
+        best = ns < best ? ns : best;
+    }
+    return best;
+}
+
+static int fstat_mode(long n, const char *file)
+{
+    int f = open(file, O_RDWR | O_CREAT | O_TRUNC, 0644), p[2];
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+
+    if (f < 0 || pipe(p) != 0 || s < 0)
+        die("open/pipe/socket");
+    printf("fstat_ns file %.0f pipe %.0f socket %.0f; write_4k_ns file %.0f; getppid_ns %.0f\n",
+           per_call(f, n, 0), per_call(p[1], n, 0), per_call(s, n, 0), per_call(f, n / 10 + 1, 1),
+           per_call(f, n, 2));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "fstat") == 0)
+        return fstat_mode(atol(argv[2]), argv[3]);
     if (argc == 4 && strcmp(argv[1], "daemon") == 0)
         return daemon_mode(argv[2], argv[3]);
     if (argc == 4 && strcmp(argv[1], "loop") == 0)
@@ -263,6 +305,6 @@ int main(int argc, char **argv)
     if (argc == 5 && strcmp(argv[1], "fifo") == 0)
         return fifo_mode(argv[2], atol(argv[3]), argv[4]);
     fprintf(stderr, "usage: output_app daemon close1023|closeall OWNFILE | loop N KEEP |\n"
-                    "       peer PORTFILE DELAY_MS OUT | fifo PATH DELAY_MS OUT\n");
+                    "       peer PORTFILE DELAY_MS OUT | fifo PATH DELAY_MS OUT | fstat N FILE\n");
     return 2;
 }

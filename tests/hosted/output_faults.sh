@@ -61,6 +61,13 @@ if [ "$what" = fd ]; then
     [ "$(wc -l < "$dir/full-$flush.err")" = 1 ] || { cat "$dir/full-$flush.err"; fail "/dev/full ($flush): more than one line"; }
     echo "/dev/full ($flush): one message, the program finished"
   done
+  # MSAMP_EXIT_TIMEOUT_MS out of range: said, and the default kept.
+  for bad in abc -1 700000 12x; do
+    MSAMP_EXIT_TIMEOUT_MS=$bad MSAMP_OUTPUT="$dir/bad.msamp" "$app" loop 1000 0 > "$dir/bad.out" 2> "$dir/bad.err" ||
+      fail "MSAMP_EXIT_TIMEOUT_MS=$bad: the program failed"
+    grep -q "ignoring MSAMP_EXIT_TIMEOUT_MS=$bad" "$dir/bad.err" || fail "MSAMP_EXIT_TIMEOUT_MS=$bad: no message"
+    "$check" decode "$dir/bad.msamp" > /dev/null || fail "MSAMP_EXIT_TIMEOUT_MS=$bad: stream damaged"
+  done
   echo "output-fd: the program's files untouched, failures said once"
   exit 0
 fi
