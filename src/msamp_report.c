@@ -185,6 +185,16 @@ static void identity_by_volume(void)
     (void)msamp_event_stamp();
     (void)msamp_event_end(&ev, 0);
     G.sent = UINT32_MAX;
+    /* Every 8th time, each stack's definition goes out again at its next use (the dump tables
+     * mark definitions by pass: a new pass number, outside a pass), so a reader that lost one on
+     * the line has it back within 8 identities, even with no snapshot pass to re-send it. */
+#if MSAMP_CFG_SNAPSHOTS
+    if ((G.resend_seq & 7u) == 0 && !G.scanning)
+        G.pass = G.pass == 0xFFFFu ? 1u : G.pass + 1u;
+#elif !MSAMP_CFG_HEAPDUMP
+    if ((G.w.resends & 7u) == 0)
+        msamp_stacks_resend();
+#endif
 }
 #endif
 

@@ -113,6 +113,10 @@ uint32_t msamp_stacks_evicted(void);
 int msamp_stack_unsent(uint32_t id, uint32_t pass);
 /* Its definition went out in pass `pass`. */
 void msamp_stack_sent(uint32_t id, uint32_t pass);
+#if !MSAMP_CFG_HEAPDUMP
+/* Every definition is unsent again (the compact tables; the dump tables count passes). */
+void msamp_stacks_resend(void);
+#endif
 uint32_t msamp_stacks_used(void);
 /* Frames in use in the frame pool (0 for the compact tables). */
 uint32_t msamp_frames_used(void);

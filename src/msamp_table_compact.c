@@ -134,6 +134,12 @@ void msamp_stack_sent(uint32_t id, uint32_t pass)
         t.sent[id / 32u] |= 1u << (id % 32u);
 }
 
+void msamp_stacks_resend(void)
+{
+    for (uint32_t i = 0; i < (STACK_N + 31u) / 32u; i++)
+        t.sent[i] = 0;
+}
+
 uint32_t msamp_stacks_used(void)
 {
     return t.stacks_used;

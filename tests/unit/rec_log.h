@@ -141,6 +141,8 @@ static inline int check_identity_by_volume(size_t bytes)
     }
     int due = (int)(dstats.bytes_in / MSAMP_CFG_RESEND_BYTES);
     CHECK(sessions >= due - 1 && sessions <= due + 1 + passes);
+    /* The one stack of the loop is defined again after every 8th identity. */
+    CHECK(count(MSAMP_REC_STACK) >= sessions / 8 - 1 && count(MSAMP_REC_STACK) >= 1);
     return passes;
 }
 void __wrap_free(void *p);

@@ -325,7 +325,7 @@ int main(void)
     test_full_ring();
     test_tables_full();
     test_time_and_controls();
-    CHECK_EQ(check_identity_by_volume(3 * MSAMP_CFG_RESEND_BYTES), 0); /* no passes: identity */
+    CHECK_EQ(check_identity_by_volume(9 * MSAMP_CFG_RESEND_BYTES), 0); /* no passes: identity */
     test_estimates();
     CHECK_EQ(fake_lock_errors, 0);
     CHECK_EQ(fake_lock_depth, 0);

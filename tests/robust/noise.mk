@@ -1,0 +1,49 @@
+# Noisy lines (tests/robust/noise.sh): real streams, one from a hosted program and one from the demo
+# firmware over the UART of the default board under QEMU, damaged at byte error rates 1e-4, 1e-3
+# and 1e-2 and read by drain built with ASan+UBSan. The short forms (errors of every kind mixed,
+# one seed) are in `make test`; `make soak` runs each kind alone and mixed with 5 seeds.
+ROBUST_T := $(BUILD)/robust
+NOISE_TOOL := $(ROBUST_T)/noise
+NOISE_ENV = DRAIN=$(DRAIN_T)/drain-asan MSAMP_DUMP=host_tools/msamp-dump NOISE=$(NOISE_TOOL) \
+	OUT=$(ROBUST_T) ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1
+
+$(NOISE_TOOL): tests/robust/noise.c
+	@mkdir -p $(@D)
+	$(CC) $(HOST_CFLAGS) $< -o $@
+
+# The hosted stream: drain's hosted end-to-end program at a 1 KiB interval (about 330 KB, 25,000
+# samples), at a fixed seed.
+$(ROBUST_T)/hosted.bin: $(DRAIN_T)/hosted_app
+	@mkdir -p $(@D)
+	@rm -f $@
+	cd $(@D) && MSAMP_OUTPUT=hosted.bin MSAMP_INTERVAL=1024 MSAMP_SEED=12345 \
+	  $(abspath $(DRAIN_T)/hosted_app) hosted.truth >/dev/null
+
+# The board stream: the demo firmware over the UART (about 90 KB, 5,000 samples).
+$(ROBUST_T)/board.bin: $(BOARD_DIR)/uart/demo.elf
+	@mkdir -p $(@D)
+	@$(BOARD_ENV) boards/qemu_run.sh $< uart $(ROBUST_T)/board-run >/dev/null
+	@cp $(ROBUST_T)/board-run/stream.bin $@
+
+NOISE_TOOLS := $(NOISE_TOOL) $(DRAIN_T)/drain-asan host_tools/msamp-dump
+TESTS += robust-noise-hosted robust-noise-board
+ROBUST_TESTS += robust-noise-hosted robust-noise-board
+SOAK_TESTS += robust-noise-hosted-soak robust-noise-board-soak
+
+test-robust-noise-hosted: $(NOISE_TOOLS) $(ROBUST_T)/hosted.bin ## A hosted stream on a noisy line (1e-4..1e-2): totals within 2%/10%, intact frames' samples used
+	@tests/need.sh go
+	$(NOISE_ENV) tests/robust/noise.sh hosted $(ROBUST_T)/hosted.bin $(DRAIN_T)/hosted_app
+
+test-robust-noise-board: $(NOISE_TOOLS) ## The demo firmware's UART stream on a noisy line (1e-4..1e-2), the same bounds
+	@tests/need.sh go $(firstword $(BOARD_QEMU)) $(BOARD_CROSS)gcc
+	@$(MAKE) --no-print-directory -s $(ROBUST_T)/board.bin
+	$(NOISE_ENV) tests/robust/noise.sh board $(ROBUST_T)/board.bin $(BOARD_DIR)/uart/demo.elf
+
+test-robust-noise-hosted-soak: $(NOISE_TOOLS) $(ROBUST_T)/hosted.bin
+	@tests/need.sh go
+	$(NOISE_ENV) SOAK=1 tests/robust/noise.sh hosted $(ROBUST_T)/hosted.bin $(DRAIN_T)/hosted_app
+
+test-robust-noise-board-soak: $(NOISE_TOOLS)
+	@tests/need.sh go $(firstword $(BOARD_QEMU)) $(BOARD_CROSS)gcc
+	@$(MAKE) --no-print-directory -s $(ROBUST_T)/board.bin
+	$(NOISE_ENV) SOAK=1 tests/robust/noise.sh board $(ROBUST_T)/board.bin $(BOARD_DIR)/uart/demo.elf
