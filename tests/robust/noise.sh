@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A real stream through a noisy line (tests/robust/noise.c) at byte error rates 1e-4, 1e-3 and 1e-2:
 # drain must exit 0 without a sanitizer report, write a profile go tool pprof reads, use at least
-# MIN_USED% of the samples of the frames that arrived intact (counted by msamp-dump), and keep the
+# MIN_USED% of the samples of the frames that arrived intact (counted by msamp-dump) with a weight
+# and a stack (drain's samples less its samples_unknown_stack and samples_unweighted), and keep the
 # in-use and allocated byte totals within the rate's bound of the clean stream's:
 #   1e-4: 2%     1e-3: 10%     1e-2: no bound (no crash, no hang, a readable profile)
 # usage: noise.sh NAME STREAM [ELF]   (environment: DRAIN, MSAMP_DUMP, NOISE, OUT, SOAK)
@@ -55,8 +56,11 @@ for rate in 1e-4 1e-3 1e-2; do
       fi
       pp -raw "$n.pb.gz" >/dev/null 2>&1 || { fail "$rate $mode seed $seed: pprof cannot read the profile"; continue; }
       read -r in al < <(totals "$n.pb.gz")
+      # Used: counted with a weight and under a stack (not left "[unknown stack]" or unweighted).
       s=$(counter samples "$n.pb.gz"); intact=$(intact_samples "$n.bin")
-      used=$(awk -v s="${s:-0}" -v i="$intact" 'BEGIN { printf "%.1f", i ? 100 * s / i : 100 }')
+      unk=$(counter samples_unknown_stack "$n.pb.gz"); unw=$(counter samples_unweighted "$n.pb.gz")
+      used=$(awk -v s="${s:-0}" -v u="${unk:-0}" -v w="${unw:-0}" -v i="$intact" \
+        'BEGIN { printf "%.1f", i ? 100 * (s - u - w) / i : 100 }')
       din=$(awk -v a="$in" -v b="$c_in" 'BEGIN { printf "%.2f", b ? 100 * (a - b) / b : 0 }')
       dal=$(awk -v a="$al" -v b="$c_al" 'BEGIN { printf "%.2f", 100 * (a - b) / b }')
       printf '%-6s %-7s %4s %9s %9s %8s %8s %8s\n' "$rate" "$mode" "$seed" "$errs" "$used" "$din" "$dal" "$secs"
