@@ -9,7 +9,6 @@ DEC_VECTORS = $(sort $(wildcard tests/vectors/*.bin))
 # Real captures other tests may have left: hosted end-to-end runs and board runs. Optional.
 DEC_REAL_STREAMS = $(sort $(wildcard $(BUILD)/hosted-e2e/*.msamp $(BUILD)/tests/hosted/e2e/*.bin \
 	$(BUILD)/*/*/run/stream.bin))
-FUZZ_SECONDS ?= 300
 
 TESTS += decoder-unit vectors-decode msamp-dump-cli decoder-robust decoder-fuzz
 TEST_PREREQS += $(DEC_TEST_DIR)/test_decoder $(DEC_TEST_DIR)/test_robust $(DEC_TEST_DIR)/msamp-dump
@@ -52,25 +51,25 @@ $(DEC_FUZZ): tests/decoder/fuzz_decoder.c $(DEC_SAN_SRCS) $(DEC_TEST_HDRS)
 	  -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all $(HOSTDEC_INC) -Itests/decoder \
 	  $< $(DEC_SAN_SRCS) -lz -o $@
 
-# Runs the decoder fuzzer for $(1) seconds on a corpus in build/, seeded from the vectors.
+# Runs the decoder fuzzer with libFuzzer's limits $(1) on a corpus in build/, seeded from the
+# vectors. `make fuzz` (tests/fuzz/fuzz.mk) runs it for FUZZ_RUNS executions (or FUZZ_SECONDS).
+FUZZ_TARGETS += decoder
 define dec_fuzz_run
 	@tests/need.sh clang
 	@$(MAKE) --no-print-directory $(DEC_FUZZ)
 	@mkdir -p $(BUILD)/fuzz/decoder-corpus $(BUILD)/fuzz/decoder-seed $(BUILD)/fuzz/decoder-crashes
 	@rm -f $(BUILD)/fuzz/decoder-seed/*
 	@for f in $(DEC_VECTORS); do cp $$f $(BUILD)/fuzz/decoder-seed/; done
-	$(DEC_FUZZ) -max_total_time=$(1) -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
+	$(DEC_FUZZ) $(1) -timeout=10 -rss_limit_mb=1024 -print_final_stats=1 \
 	  -artifact_prefix=$(BUILD)/fuzz/decoder-crashes/ \
 	  $(BUILD)/fuzz/decoder-corpus $(BUILD)/fuzz/decoder-seed
 endef
 
 test-decoder-fuzz:
-	$(call dec_fuzz_run,20)
-
-fuzz: fuzz-decoder ## Fuzz the parsers for FUZZ_SECONDS (300) each
+	$(call dec_fuzz_run,-max_total_time=20)
 
 fuzz-decoder:
-	$(call dec_fuzz_run,$(FUZZ_SECONDS))
+	$(call dec_fuzz_run,$(FUZZ_LONG_OPTS))
 
 BENCHES += decoder
 $(BUILD)/host/bench_decoder: tests/decoder/bench_decoder.c $(HOSTDEC_LIB) tests/decoder/wire_build.c $(DEC_TEST_HDRS)

@@ -563,6 +563,11 @@ int prof_decode(struct prof *p, const uint8_t *data, size_t len, char *err, size
     }
     /* Pass 2, in dependency order: types, functions, mappings, locations, samples, scalars. */
     for (int pass = 0; pass < 5; pass++) {
+        if (pass == 1 && p->nvt == 0) {
+            /* Before any sample is read: a profile's samples are nothing without their types. */
+            fail(&d, "no sample types (a profile needs at least one)");
+            goto out;
+        }
         for (r = (struct rd){data, data + len}; r.p < r.end;) {
             rd_field(&r, &f);
             int e = 0;
@@ -612,10 +617,6 @@ int prof_decode(struct prof *p, const uint8_t *data, size_t len, char *err, size
         if (map_str(&d, comments[i], &c))
             goto out;
         prof_append_comment(p, c);
-    }
-    if (p->nvt == 0) {
-        fail(&d, "no sample types (a profile needs at least one)");
-        goto out;
     }
     rc = prof_validate(p, err, errlen);
 out:
