@@ -458,6 +458,7 @@ int main(int argc, char **argv)
             timers(&d, now_s());
         }
     }
+    d.loop_end = now_s();
     if (d.status)
         fputc('\n', stderr);
     if (stop_signal && !d.o.quiet)
