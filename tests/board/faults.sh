@@ -33,33 +33,39 @@ rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 2
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
-# check_pieces STREAM NAME "OFFSETS" "IDS" TRUTH-CONSOLE
-# STREAM is pieces, one boot each, starting at OFFSETS (the first 0) with session ids IDS. A piece
-# with no complete frame gives no session (its bytes are counted as discarded or bad); every other
-# piece must give one session whose report (--top of every site, samples, frees) equals drain's
-# report of the piece alone, with no frame counted lost and as many bad frames as the piece has
-# cut frames (1 when it ends inside a frame, but the last). The last session is checked against
-# the truth in TRUTH-CONSOLE (the boot that finished) by check_demo.sh.
+# check_pieces STREAM NAME "OFFSETS" "IDS" [TRUTH-CONSOLE]
+# STREAM is pieces, one boot each, whose boot frames start at OFFSETS with session ids IDS. A
+# device that sends a delimiter (0x00) ahead of its boot frame (the first offset is then 1) owns
+# that byte: piece i is [OFFSETS[i] - lead, OFFSETS[i+1] - lead). A piece with no complete frame
+# gives no session (its bytes are counted as discarded or bad); every other piece must give one
+# session whose report (--top of every site, samples, frees) equals drain's report of the piece
+# alone, with no frame counted lost and as many bad frames as the piece has cut frames (1 when it
+# ends inside a frame, but the last). With TRUTH-CONSOLE (the console of the boot that finished),
+# the last session is checked against the demo's truth by check_demo.sh.
 check_pieces() {
-  local s=$1 name=$2 size offs ids n i k from to ses want_bad lastp
+  local s=$1 name=$2 size offs ids n i k from to ses want_bad lastp lead
   read -r -a offs <<<"$3"; read -r -a ids <<<"$4"
-  size=$(stat -c %s "$s"); n=${#offs[@]}
-  drain_run "$s" "$name" || { bad "$name: drain exit status $?"; cat "$name.err"; return; }
-  ses=0; local expect=()
+  size=$(stat -c %s "$s"); n=${#offs[@]}; lead=$(lead_of "$s" "${offs[0]}")
+  # KEEP_RUN=1: drain's reports of STREAM are already in NAME.top and NAME.err (drain --follow).
+  [ "${KEEP_RUN:-0}" = 1 ] || drain_run "$s" "$name" || { bad "$name: drain exit status $?"; cat "$name.err"; return; }
+  ses=0; local carry=0
   for ((i = 0; i < n; i++)); do
-    from=${offs[i]}; to=$([ $((i + 1)) -lt "$n" ] && echo "${offs[i + 1]}" || echo "$size")
+    from=$((offs[i] - lead)); to=$([ $((i + 1)) -lt "$n" ] && echo $((offs[i + 1] - lead)) || echo "$size")
     slice "$s" "$from" "$to" "$name.piece$i.bin"
-    if ! LC_ALL=C grep -qaP '\x00' "$name.piece$i.bin"; then
-      echo "  piece $i [$from, $to): no complete frame, no session"
+    if ! tail -c +$((lead + 1)) "$name.piece$i.bin" | LC_ALL=C grep -qaP '\x00'; then
+      # Its cut frame: a bad frame once the reader is in step (a delimiter came before it),
+      # else bytes discarded before the first delimiter.
+      [ "$lead" = 1 ] || [ "$i" -gt 0 ] && carry=1
+      echo "  piece $i [$from, $to): no complete frame, no session ($([ $carry = 1 ] && echo 'a bad frame' || echo 'bytes discarded'))"
       continue
     fi
-    ses=$((ses + 1)); expect+=("$i")
+    ses=$((ses + 1))
     drain_run "$name.piece$i.bin" "$name.piece$i" || { bad "$name: drain on piece $i"; continue; }
-    want_bad=0
-    [ $((i + 1)) -lt "$n" ] && [ "$(byte_at "$s" $((to - 1)))" != 00 ] && want_bad=1
+    want_bad=$carry; carry=0
+    [ $((i + 1)) -lt "$n" ] && [ "$(byte_at "$s" $((to - 1)))" != 00 ] && want_bad=$((want_bad + 1))
     local got_id got_bad got_lost
     got_id=$(summary "$name" "$ses" id); got_bad=$(summary "$name" "$ses" bad); got_lost=$(summary "$name" "$ses" lost)
-    echo "  piece $i [$from, $to) id ${ids[i]}$([ $want_bad = 1 ] && echo ', ends inside a frame'):" \
+    echo "  piece $i [$from, $to) id ${ids[i]}$([ "$want_bad" -gt 0 ] && echo ", $want_bad cut frame(s)"):" \
       "session $ses id ${got_id:-none}, $(summary "$name" "$ses" samples) samples" \
       "(alone: $(summary "$name.piece$i" 1 samples)), bad frames ${got_bad:-?}, lost frames ${got_lost:-?}"
     [ "$got_id" = "${ids[i]}" ] || bad "$name: session $ses has id ${got_id:-none}, the boot's is ${ids[i]}"
@@ -78,6 +84,7 @@ check_pieces() {
   [ "$k" = "$ses" ] || bad "$name: drain reported $k sessions for $ses boots with data"
   lastp=$(profile_of "$name" "$ses")
   [ -s "$lastp" ] || { bad "$name: no profile $lastp"; return; }
+  [ -n "${5:-}" ] || return 0
   cp "$5" "$name.console.txt"
   "$here/check_demo.sh" "$lastp" "$name.console.txt" symbols accuracy leak drops >"$name.check" 2>&1 ||
     { bad "$name: the last session is not within the demo's bounds:"; cat "$name.check"; }
@@ -115,10 +122,11 @@ mode_reset() {
     # shellcheck disable=SC2086
     [ "$(echo $offs | wc -w)" = "$boots" ] || { bad "seed $seed: $(echo $offs | wc -w) boot frames in the stream for $boots boots"; continue; }
     [ "$(echo "$ids" | tr ' ' '\n' | sed '/^$/d' | sort | uniq -d)" = "" ] || same_ids=$((same_ids + 1))
-    for o in $offs; do
-      [ "$o" = 0 ] && continue
+    local lead
+    lead=$(lead_of "$run/stream.bin" "${offs%% *}")
+    for o in ${offs#* }; do
       total_cuts=$((total_cuts + 1))
-      [ "$(byte_at "$run/stream.bin" $((o - 1)))" != 00 ] && mid_cuts=$((mid_cuts + 1))
+      [ "$(byte_at "$run/stream.bin" $((o - lead - 1)))" != 00 ] && mid_cuts=$((mid_cuts + 1))
     done
     cd "$run" && check_pieces "$run/stream.bin" reset "$offs" "$ids" "$run/console.txt"; cd "$out" || exit 2
   done
@@ -133,26 +141,31 @@ mode_reset() {
   b=$(ls "$run"/reset.piece*.bin | sort -V | tail -1)
   a_id=$("$DUMP" "$a" 2>/dev/null | sed -n 's/^SESSION .*session_id=\(0x[0-9a-f]*\).*/\1/p' | head -1)
   b_id=$("$DUMP" "$b" 2>/dev/null | sed -n 's/^SESSION .*session_id=\(0x[0-9a-f]*\).*/\1/p' | head -1)
-  first=$(LC_ALL=C grep -obUaP '\x00' "$a" | head -1 | cut -d: -f1) # A's first frame ends here
+  local la lb
+  la=$(lead_of "$a" "$(boot_offsets "$a" | head -1)"); lb=$(lead_of "$b" "$(boot_offsets "$b" | head -1)")
+  # A's first frame ends here (after its delimiter, when it has one)
+  first=$(tail -c +$((la + 1)) "$a" | LC_ALL=C grep -obUaP '\x00' | head -1 | cut -d: -f1)
+  first=$((first + la))
   mkdir -p "$out/splice" && cd "$out/splice" || exit 2
   # name:cut  (inside the SESSION header, inside its build-id, just after the first frame, inside
   # the second frame, inside a frame half-way)
   local half
   half=$(( $(stat -c %s "$a") / 2 ))
   while [ "$(byte_at "$a" $((half - 1)))" = 00 ]; do half=$((half + 1)); done
-  for spec in session-header:3 session-buildid:30 frame-end:$((first + 1)) second-frame:$((first + 8)) \
+  for spec in session-header:$((la + 3)) session-buildid:$((la + 30)) frame-end:$((first + 1)) second-frame:$((first + 8)) \
       half:$half; do
     name=${spec%%:*}; o=${spec#*:}
     head -c "$o" "$a" >"$name.bin"; cat "$b" >>"$name.bin"
     echo "splice $name: boot A (id $a_id) cut at byte $o, then boot B (id $b_id)"
-    check_pieces "$out/splice/$name.bin" "$name" "0 $o" "$a_id $b_id" "$run/console.txt"
+    check_pieces "$out/splice/$name.bin" "$name" "$la $((o + lb))" "$a_id $b_id" \
+      "$([ "$name" = session-header ] && echo "$run/console.txt")"
   done
   # The same session id twice: B cut half-way, then B again (two boots that drew the same id).
   half=$(( $(stat -c %s "$b") / 2 ))
   while [ "$(byte_at "$b" $((half - 1)))" = 00 ]; do half=$((half + 1)); done
   head -c "$half" "$b" >same-id.bin; cat "$b" >>same-id.bin
   echo "splice same-id: boot B (id $b_id) cut at byte $half, then boot B again (the same id)"
-  check_pieces "$out/splice/same-id.bin" same-id "0 $half" "$b_id $b_id" "$run/console.txt"
+  check_pieces "$out/splice/same-id.bin" same-id "$lb $((half + lb))" "$b_id $b_id"
   cd "$out" || exit 2
 }
 
@@ -166,7 +179,7 @@ mode_drain() {
   "$DRAIN" -q -e "$elf" -o killed.pb.gz "tcp:127.0.0.1:$PORT" >killed.out 2>&1 & d1=$!
   sleep 0.3; kill -9 "$d1"; wait "$d1" 2>/dev/null
   "$DRAIN" -q -e "$elf" -o interrupted.pb.gz "tcp:127.0.0.1:$PORT" >interrupted.out 2>&1 & d2=$!
-  sleep 0.3; kill -INT "$d2"; wait_pid "$d2" 10; st=$?
+  sleep 0.3; kill -INT "$d2"; wait_pid "$d2" 10; local st2=$?
   "$DRAIN" -q -e "$elf" -o late.pb.gz -t 8 "tcp:127.0.0.1:$PORT" >late.out 2>&1 & d3=$!
   wait_pid "$qemu" "$limit"; st=$?
   [ "$st" = 0 ] || bad "QEMU exit status $st"
@@ -178,10 +191,10 @@ mode_drain() {
   # SIGINT: what it had, in a profile pprof reads.
   [ -s interrupted.pb.gz ] || bad "the drain interrupted by SIGINT wrote no profile: $(cat interrupted.out)"
   local n
-  n=$(go tool pprof -raw interrupted.pb.gz 2>/dev/null | sed -n 's/.*reader: samples=\([0-9]*\).*/\1/p' | head -1)
-  [ -z "$n" ] && n=$(go tool pprof -comments interrupted.pb.gz 2>/dev/null | sed -n 's/.*reader: samples=\([0-9]*\).*/\1/p')
-  [ "${n:-0}" -gt 0 ] && echo "drain interrupted (SIGINT) after 0.3 s: exit $st, a profile pprof reads with $n samples" ||
+  n=$(go tool pprof -comments interrupted.pb.gz 2>/dev/null | sed -n 's/.*reader: samples=\([0-9]*\).*/\1/p')
+  [ "${n:-0}" -gt 0 ] && echo "drain interrupted (SIGINT) after 0.3 s: exit $st2, a profile pprof reads with $n samples" ||
     bad "the interrupted drain's profile has no samples (pprof: ${n:-unreadable})"
+  [ "$st2" = 0 ] || bad "the drain interrupted by SIGINT exited with status $st2"
   # The drain that came later: in-use complete after the re-sends.
   [ "$d3" = 0 ] || bad "the last drain's exit status $d3: $(cat late.out)"
   local late_live
@@ -241,15 +254,14 @@ mode_power() {
   [ "$st" = 0 ] || bad "second QEMU appending to the file: exit status $st"
   sleep 0.5; kill -INT "$d"; wait_pid "$d" 10 || bad "drain --follow: exit status $?"
   echo "power loss with drain --follow: first boot cut at byte $cut ($([ "$(byte_at stream.bin $((cut - 1)))" = 00 ] && echo 'a frame end' || echo 'inside a frame'))"
-  mv follow.top stream.top 2>/dev/null; mv follow.err stream.err 2>/dev/null
-  # The followed file, read again as one file, is the pieces of check_pieces: compare.
-  local ids offs
+  # drain --follow's sessions, one per boot, each the same as drain's of that boot's bytes alone.
+  local ids offs lead
   ids=$(sed -n 's/^msamp-demo boot session=//p' console.txt | tr '\n' ' ')
   offs=$(boot_offsets stream.bin | tr '\n' ' ')
-  [ "$offs" = "0 $cut " ] || bad "boot frames at $offs, expected 0 and $cut"
-  # drain --follow's own sessions: the same as drain's of each boot's bytes.
+  lead=$(lead_of stream.bin "${offs%% *}")
+  [ "$offs" = "$lead $((cut + lead)) " ] || bad "boot frames at $offs, expected at $lead and $((cut + lead))"
   for f in follow.pb.gz follow.s2.pb.gz; do go tool pprof -raw "$f" >/dev/null 2>&1 || bad "--follow: $f unreadable"; done
-  check_pieces "$(pwd)/stream.bin" follow "0 $cut" "$ids" console.txt
+  KEEP_RUN=1 check_pieces "$(pwd)/stream.bin" follow "$offs" "$ids" console.txt
   cd "$out" || exit 2
 }
 

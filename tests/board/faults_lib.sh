@@ -73,14 +73,18 @@ wait_pid() {
 # --- streams -------------------------------------------------------------------------------------
 # boot_offsets STREAM: byte offsets where a boot frame starts (seq 0, first record a SESSION with
 # resend_seq 0), checked by decoding the stream from there. The frame's COBS encoding starts with
-# 0x01 (the seq byte 0), a code byte, then the SESSION header 0xf1.
+# 0x01 (the seq byte 0), a code byte (at least 4: header, length, version, then flags or more),
+# the SESSION header 0xf1, its length (19..127), the version 1.
 boot_offsets() {
   local s=$1 o
-  LC_ALL=C grep -obUaP '\x01[\x02-\xff]\xf1' "$s" | cut -d: -f1 | while read -r o; do
+  LC_ALL=C grep -obUaP '\x01[\x04-\xff]\xf1[\x13-\x7f]\x01' "$s" | cut -d: -f1 | while read -r o; do
     tail -c +$((o + 1)) "$s" | head -c 8192 | "$DUMP" 2>/dev/null | head -2 | tr '\n' ' ' |
       grep -q '^frame seq=0 SESSION .*resend_seq=0 ' && echo "$o"
   done
 }
+# lead_of STREAM FIRST-BOOT-OFFSET: 1 when the device sends a delimiter ahead of its boot frame
+# (the stream starts 0x00 then the boot frame), else 0.
+lead_of() { [ "$2" = 1 ] && [ "$(byte_at "$1" 0)" = 00 ] && echo 1 || echo 0; }
 # byte_at FILE OFFSET: the byte as two hex digits.
 byte_at() { od -A n -t x1 -j "$2" -N 1 "$1" | tr -d ' '; }
 # slice FILE FROM TO OUT: bytes [FROM, TO) of FILE.
