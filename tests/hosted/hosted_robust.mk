@@ -6,14 +6,17 @@ $(HT)/output_app: tests/hosted/output_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/
 	@mkdir -p $(@D)
 	$(CC) $(HT_CFLAGS) $< $$($(call HT_PC,hosted)) -o $@
 
-TESTS += hosted-output-fd hosted-output-stall
-ROBUST_TESTS += hosted-output-fd hosted-output-stall
+TESTS += hosted-output-fd hosted-output-stall hosted-output-tcp
+ROBUST_TESTS += hosted-output-fd hosted-output-stall hosted-output-tcp
 
 test-hosted-output-fd: $(HT)/output_app $(HT)/msamp_check host_tools/msamp-dump ## Daemon-style descriptor closing and reuse, /dev/full: the program's files stay intact, one message
 	tests/hosted/output_faults.sh fd $(HT)/output_app $(HT)/msamp_check $(HT)/output-fd
 
-test-hosted-output-stall: $(HT)/output_app $(HT)/msamp_check host_tools/msamp-dump host_tools/drain ## FIFO without reader, pipe and TCP peer that never read, slow consumers: no blocking, bounded exit, drops counted
+test-hosted-output-stall: $(HT)/output_app $(HT)/msamp_check host_tools/msamp-dump host_tools/drain ## FIFO without reader, late drain, pipe never read, slow reader: no blocking, bounded exit, drops counted
 	tests/hosted/output_faults.sh stall $(HT)/output_app $(HT)/msamp_check $(HT)/output-stall
+
+test-hosted-output-tcp: $(HT)/output_app $(HT)/msamp_check host_tools/msamp-dump host_tools/drain ## TCP peer on 127.0.0.1 that never reads, and one that reads late: no blocking, bounded exit, drops counted
+	tests/hosted/output_faults.sh tcp $(HT)/output_app $(HT)/msamp_check $(HT)/output-tcp
 
 # Hostile API use: the program's own replacement allocator (hostile_shim.c, what __real_malloc...
 # resolve to) tolerates double frees and foreign pointers and records each call; msamp built and

@@ -9,8 +9,10 @@
  *       put under msamp's old number (dup2), the worst case. Writes known lines into OWNFILE between
  *       allocations for 300 ms (the writer polls every 10 ms), and exits. OWNFILE must then hold
  *       exactly those lines. Prints "msamp_fd N" and "own_fd N".
- *   output_app loop N KEEP
- *       N malloc+free pairs of 16..1039 bytes, every KEEP-th block kept to the end (0: none).
+ *   output_app loop N KEEP [PAUSE]
+ *       N malloc+free pairs of 16..1039 bytes, every KEEP-th block kept to the end (0: none); with
+ *       PAUSE, a 1 ms sleep every PAUSE pairs (the writer thread gets the time to fill a consumer's
+ *       buffers however busy the machine is).
  *       Prints "mallocs N", "frees N", "loop_ms T" (the loop alone) and "end_ns T" (CLOCK_REALTIME
  *       when main returns; the exit flush runs after it).
  *   output_app peer PORTFILE DELAY_MS OUT      (run with MSAMP_DISABLE=1)
@@ -157,7 +159,7 @@ static int daemon_mode(const char *how, const char *own)
     return 0;
 }
 
-static int loop_mode(long n, long keep)
+static int loop_mode(long n, long keep, long pause)
 {
     void **kept = NULL;
     long nkept = 0, mallocs = 0, frees = 0;
@@ -171,6 +173,8 @@ static int loop_mode(long n, long keep)
     }
     int64_t t0 = mono_ns();
     for (long i = 0; i < n; i++) {
+        if (pause > 0 && i % pause == pause - 1)
+            sleep_ms(1);
         void *p = malloc(16 + (size_t)(i * 7919 % 1024));
         mallocs++;
         if (p == NULL)
@@ -298,13 +302,13 @@ int main(int argc, char **argv)
         return fstat_mode(atol(argv[2]), argv[3]);
     if (argc == 4 && strcmp(argv[1], "daemon") == 0)
         return daemon_mode(argv[2], argv[3]);
-    if (argc == 4 && strcmp(argv[1], "loop") == 0)
-        return loop_mode(atol(argv[2]), atol(argv[3]));
+    if ((argc == 4 || argc == 5) && strcmp(argv[1], "loop") == 0)
+        return loop_mode(atol(argv[2]), atol(argv[3]), argc == 5 ? atol(argv[4]) : 0);
     if (argc == 5 && strcmp(argv[1], "peer") == 0)
         return peer_mode(argv[2], atol(argv[3]), argv[4]);
     if (argc == 5 && strcmp(argv[1], "fifo") == 0)
         return fifo_mode(argv[2], atol(argv[3]), argv[4]);
-    fprintf(stderr, "usage: output_app daemon close1023|closeall OWNFILE | loop N KEEP |\n"
+    fprintf(stderr, "usage: output_app daemon close1023|closeall OWNFILE | loop N KEEP [PAUSE] |\n"
                     "       peer PORTFILE DELAY_MS OUT | fifo PATH DELAY_MS OUT | fstat N FILE\n");
     return 2;
 }

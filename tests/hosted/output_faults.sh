@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
-# Usage: tests/hosted/output_faults.sh fd|stall APP CHECK WORKDIR   (APP: tests/hosted/output_app.c)
+# Usage: tests/hosted/output_faults.sh fd|stall|tcp APP CHECK WORKDIR   (APP: tests/hosted/output_app.c)
 # msamp's output never blocks or hurts the program (docs/HOSTED.md, "When the consumer stalls or
 # fails"):
 #   fd     the daemon pattern (close 3..1023, or everything, then open a file of its own, even under
 #          msamp's old number): the program's file holds exactly its own lines, msamp says once that
 #          its output stopped; /dev/full (ENOSPC): one message, the program runs on. Both flush modes.
 #   stall  a FIFO without a reader (the program runs to the end in bounded time; a reader that comes
-#          late gets a valid profile from drain), a pipe and a TCP peer on 127.0.0.1 that never
-#          read (the allocation loop within 3x + 0.5 s of the same loop with a reading consumer;
-#          the exit within MSAMP_EXIT_TIMEOUT_MS + 1 s), slow consumers (a valid stream whose DROPS
-#          account for every record lost: ALLOCs + FREEs received + ring_records dropped = 2 x the
-#          program's mallocs at interval 1, and drain reports the drops). Both flush modes.
+#          late gets a valid profile from drain), a pipe that is never read (the allocation loop
+#          within 3x + 0.5 s of the same loop with a reading consumer; the exit within
+#          MSAMP_EXIT_TIMEOUT_MS + 1 s), a slow FIFO reader (a valid stream whose DROPS account for
+#          every record lost: ALLOCs + FREEs received + ring_records dropped = 2 x the program's
+#          mallocs at interval 1, and drain reports the drops). Both flush modes.
+#   tcp    the same for a TCP peer on 127.0.0.1 that accepts and never reads, and one that reads
+#          late.
 set -eu
 what=$1 app=$2 check=$3 dir=$4
 mkdir -p "$dir"
@@ -72,17 +74,18 @@ if [ "$what" = fd ]; then
   exit 0
 fi
 
-[ "$what" = stall ] || { echo "usage: $0 fd|stall APP CHECK WORKDIR" >&2; exit 2; }
+[ "$what" = stall ] || [ "$what" = tcp ] || { echo "usage: $0 fd|stall|tcp APP CHECK WORKDIR" >&2; exit 2; }
 helpers=""
 cleanup() { for p in $helpers; do kill "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
-# Runs the program's loop: run NAME N ENV...; sets loop_ms, exit_ms (main's return to the end of
-# the process: the exit flush) and total_ms. A program that hangs is killed after 60 s.
+# Runs the program's loop: run NAME N[:PAUSE] ENV...; sets loop_ms, exit_ms (main's return to the
+# end of the process: the exit flush) and total_ms. A program that hangs is killed after 60 s.
 run() {
-  local name=$1 n=$2 start rc end
+  local name=$1 n=${2%:*} pause=0 start rc end
+  [[ $2 != *:* ]] || pause=${2#*:}
   shift 2
   start=$(now_ns)
-  env "$@" timeout 60 "$app" loop "$n" 0 > "$dir/$name.out" 2> "$dir/$name.err" && rc=0 || rc=$?
+  env "$@" timeout 60 "$app" loop "$n" 0 "$pause" > "$dir/$name.out" 2> "$dir/$name.err" && rc=0 || rc=$?
   end=$(now_ns)
   total_ms=$(((end - start) / 1000000))
   [ $rc = 0 ] || { cat "$dir/$name.err"; fail "$name: exit status $rc after $total_ms ms"; }
@@ -104,93 +107,98 @@ tcp_peer() { # DELAY OUT: starts a peer, sets port
 
 for flush in thread inline; do
   common=(MSAMP_FLUSH=$flush MSAMP_INTERVAL=1)
+  if [ "$what" = stall ]; then
+    # A FIFO nobody opens: the program runs to the end; its exit waits MSAMP_EXIT_TIMEOUT_MS at most.
+    fresh_fifo "$dir/noreader"
+    run "noreader-$flush" 200000 "${common[@]}" MSAMP_EXIT_TIMEOUT_MS=300 MSAMP_OUTPUT="$dir/noreader"
+    grep -q "has no reader yet" "$dir/noreader-$flush.err" || fail "noreader-$flush: no message"
+    [ $exit_ms -le 1300 ] || fail "noreader-$flush: exit took $exit_ms ms, bound 300 ms (+1 s margin)"
 
-  # A FIFO nobody opens: the program runs to the end; its exit waits MSAMP_EXIT_TIMEOUT_MS at most.
-  fresh_fifo "$dir/noreader"
-  run "noreader-$flush" 200000 "${common[@]}" MSAMP_EXIT_TIMEOUT_MS=300 MSAMP_OUTPUT="$dir/noreader"
-  grep -q "has no reader yet" "$dir/noreader-$flush.err" || fail "noreader-$flush: no message"
-  [ $exit_ms -le 1300 ] || fail "noreader-$flush: exit took $exit_ms ms, bound 300 ms (+1 s margin)"
+    # The same FIFO with a reader (drain) that comes 500 ms late: a valid profile from the start.
+    fresh_fifo "$dir/late"
+    (sleep 0.5; exec "$drain" "$dir/late" --elf "$app" -o "$dir/late-$flush.pb.gz" --top 3 \
+       > "$dir/late-$flush.drain" 2>&1) &
+    dp=$!
+    helpers="$helpers $dp"
+    run "late-$flush" 200000 MSAMP_FLUSH=$flush MSAMP_INTERVAL=4096 MSAMP_EXIT_TIMEOUT_MS=10000 \
+      MSAMP_OUTPUT="$dir/late"
+    wait $dp || { cat "$dir/late-$flush.drain"; fail "late-$flush: drain failed"; }
+    grep -q "loop_mode output_app.c" "$dir/late-$flush.drain" || { cat "$dir/late-$flush.drain"; fail "late-$flush: no site in drain's top"; }
+    grep -q "0 bad frames, 0 lost frames" "$dir/late-$flush.drain" || { cat "$dir/late-$flush.drain"; fail "late-$flush: damaged stream"; }
+    [ -s "$dir/late-$flush.pb.gz" ] || fail "late-$flush: no profile"
+    [ $exit_ms -le 11000 ] || fail "late-$flush: exit took $exit_ms ms"
 
-  # The same FIFO with a reader (drain) that comes 500 ms late: a valid profile from the start.
-  fresh_fifo "$dir/late"
-  (sleep 0.5; exec "$drain" "$dir/late" --elf "$app" -o "$dir/late-$flush.pb.gz" --top 3 \
-     > "$dir/late-$flush.drain" 2>&1) &
-  dp=$!
-  helpers="$helpers $dp"
-  run "late-$flush" 200000 MSAMP_FLUSH=$flush MSAMP_INTERVAL=4096 MSAMP_EXIT_TIMEOUT_MS=10000 \
-    MSAMP_OUTPUT="$dir/late"
-  wait $dp || { cat "$dir/late-$flush.drain"; fail "late-$flush: drain failed"; }
-  grep -q "loop_mode output_app.c" "$dir/late-$flush.drain" || { cat "$dir/late-$flush.drain"; fail "late-$flush: no site in drain's top"; }
-  grep -q "0 bad frames, 0 lost frames" "$dir/late-$flush.drain" || { cat "$dir/late-$flush.drain"; fail "late-$flush: damaged stream"; }
-  [ -s "$dir/late-$flush.pb.gz" ] || fail "late-$flush: no profile"
-  [ $exit_ms -le 11000 ] || fail "late-$flush: exit took $exit_ms ms"
+    # A pipe with a reader that reads promptly, then one whose reader never reads.
+    fresh_fifo "$dir/pipe"
+    helper fifo "$dir/pipe" 0 "$dir/pipe-read-$flush.bin"
+    run "pipe-reading-$flush" 300000 "${common[@]}" MSAMP_OUTPUT="$dir/pipe"
+    base=$loop_ms
+    "$check" decode "$dir/pipe-read-$flush.bin" > /dev/null || fail "pipe-reading-$flush: damaged stream"
+    fresh_fifo "$dir/pipe"
+    helper fifo "$dir/pipe" -1 /dev/null
+    run "pipe-stalled-$flush" 300000 "${common[@]}" MSAMP_OUTPUT="$dir/pipe"
+    kill $! 2>/dev/null || true
+    [ "$loop_ms" -le $((3 * base + 500)) ] || fail "pipe-stalled-$flush: loop $loop_ms ms, reading $base ms"
+    grep -q "not taken within MSAMP_EXIT_TIMEOUT_MS=1000" "$dir/pipe-stalled-$flush.err" ||
+      { cat "$dir/pipe-stalled-$flush.err"; fail "pipe-stalled-$flush: the consumer did not stall (no exit message)"; }
+    [ $exit_ms -le 2000 ] || fail "pipe-stalled-$flush: exit took $exit_ms ms, bound 1000 ms (+1 s margin)"
+    # A shorter bound is kept too.
+    fresh_fifo "$dir/pipe"
+    helper fifo "$dir/pipe" -1 /dev/null
+    run "pipe-stalled-200ms-$flush" 300000 "${common[@]}" MSAMP_EXIT_TIMEOUT_MS=200 MSAMP_OUTPUT="$dir/pipe"
+    kill $! 2>/dev/null || true
+    [ $exit_ms -le 1200 ] || fail "pipe-stalled-200ms-$flush: exit took $exit_ms ms, bound 200 ms (+1 s margin)"
+  fi
 
-  # A pipe with a reader that reads promptly, then one whose reader never reads.
-  fresh_fifo "$dir/pipe"
-  helper fifo "$dir/pipe" 0 "$dir/pipe-read-$flush.bin"
-  run "pipe-reading-$flush" 300000 "${common[@]}" MSAMP_OUTPUT="$dir/pipe"
-  base=$loop_ms
-  "$check" decode "$dir/pipe-read-$flush.bin" > /dev/null || fail "pipe-reading-$flush: damaged stream"
-  fresh_fifo "$dir/pipe"
-  helper fifo "$dir/pipe" -1 /dev/null
-  run "pipe-stalled-$flush" 300000 "${common[@]}" MSAMP_OUTPUT="$dir/pipe"
-  kill $! 2>/dev/null || true
-  [ "$loop_ms" -le $((3 * base + 500)) ] || fail "pipe-stalled-$flush: loop $loop_ms ms, reading $base ms"
-  grep -q "not taken within MSAMP_EXIT_TIMEOUT_MS=1000" "$dir/pipe-stalled-$flush.err" ||
-    { cat "$dir/pipe-stalled-$flush.err"; fail "pipe-stalled-$flush: the consumer did not stall (no exit message)"; }
-  [ $exit_ms -le 2000 ] || fail "pipe-stalled-$flush: exit took $exit_ms ms, bound 1000 ms (+1 s margin)"
-  # A shorter bound is kept too.
-  fresh_fifo "$dir/pipe"
-  helper fifo "$dir/pipe" -1 /dev/null
-  run "pipe-stalled-200ms-$flush" 300000 "${common[@]}" MSAMP_EXIT_TIMEOUT_MS=200 MSAMP_OUTPUT="$dir/pipe"
-  kill $! 2>/dev/null || true
-  [ $exit_ms -le 1200 ] || fail "pipe-stalled-200ms-$flush: exit took $exit_ms ms, bound 200 ms (+1 s margin)"
-
-  # A TCP peer on 127.0.0.1 that reads, then one that accepts and never reads.
-  tcp_peer 0 "$dir/tcp-read-$flush.bin"
-  run "tcp-reading-$flush" 1000000 "${common[@]}" MSAMP_OUTPUT="tcp:127.0.0.1:$port"
-  wait "$peer" || fail "tcp-reading-$flush: the peer failed"
-  base=$loop_ms
-  "$check" decode "$dir/tcp-read-$flush.bin" > /dev/null || fail "tcp-reading-$flush: damaged stream"
-  tcp_peer -1 /dev/null
-  run "tcp-stalled-$flush" 1000000 "${common[@]}" MSAMP_OUTPUT="tcp:127.0.0.1:$port"
-  kill "$peer" 2>/dev/null || true
-  [ "$loop_ms" -le $((3 * base + 500)) ] || fail "tcp-stalled-$flush: loop $loop_ms ms, reading $base ms"
-  grep -q "not taken within MSAMP_EXIT_TIMEOUT_MS=1000" "$dir/tcp-stalled-$flush.err" ||
-    { cat "$dir/tcp-stalled-$flush.err"; fail "tcp-stalled-$flush: the consumer did not stall (no exit message)"; }
-  [ $exit_ms -le 2000 ] || fail "tcp-stalled-$flush: exit took $exit_ms ms, bound 1000 ms (+1 s margin)"
+  if [ "$what" = tcp ]; then
+    # A TCP peer on 127.0.0.1 that reads, then one that accepts and never reads; 7*10^5 allocations
+    # (about 9 MB of stream), paced so that the stalled one's socket buffers (up to 4 MB) fill.
+    tcp_peer 0 "$dir/tcp-read-$flush.bin"
+    run "tcp-reading-$flush" 700000:1400 "${common[@]}" MSAMP_OUTPUT="tcp:127.0.0.1:$port"
+    wait "$peer" || fail "tcp-reading-$flush: the peer failed"
+    base=$loop_ms
+    tcp_peer -1 /dev/null
+    run "tcp-stalled-$flush" 700000:1400 "${common[@]}" MSAMP_OUTPUT="tcp:127.0.0.1:$port"
+    kill "$peer" 2>/dev/null || true
+    [ "$loop_ms" -le $((3 * base + 500)) ] || fail "tcp-stalled-$flush: loop $loop_ms ms, reading $base ms"
+    grep -q "not taken within MSAMP_EXIT_TIMEOUT_MS=1000" "$dir/tcp-stalled-$flush.err" ||
+      { cat "$dir/tcp-stalled-$flush.err"; fail "tcp-stalled-$flush: the consumer did not stall (no exit message)"; }
+    [ $exit_ms -le 2000 ] || fail "tcp-stalled-$flush: exit took $exit_ms ms, bound 1000 ms (+1 s margin)"
+  fi
 
   # Slow consumers: nothing read for 1.5 s while the program runs, then everything. The stream is
   # valid and its DROPS account for what the full ring refused: at interval 1 (pinned) every
   # malloc is an ALLOC and every free a FREE, received or counted in ring_records.
-  for kind in fifo tcp; do
-    t=slow-$kind-$flush
-    if [ $kind = fifo ]; then
-      fresh_fifo "$dir/slow"
-      helper fifo "$dir/slow" 1500 "$dir/$t.bin"
-      out="$dir/slow"
-    else
-      tcp_peer 1500 "$dir/$t.bin"
-      out="tcp:127.0.0.1:$port"
-    fi
-    hp=$!
-    run "$t" 300000 "${common[@]}" MSAMP_INTERVAL_PIN=1 MSAMP_EXIT_TIMEOUT_MS=20000 MSAMP_OUTPUT="$out"
-    wait $hp || fail "$t: the consumer failed"
-    "$check" decode "$dir/$t.bin" > "$dir/$t.decode" || { cat "$dir/$t.decode"; fail "$t: damaged stream"; }
-    $dump "$dir/$t.bin" > "$dir/$t.dump"
-    [ "$(grep -m1 -v '^frame' "$dir/$t.dump" | cut -d' ' -f1)" = SESSION ] ||
-      fail "$t: the stream does not start with SESSION"
-    read -r a f d < <(awk '$1 == "ALLOC" { a++ } $1 == "FREE" { f++ }
-      $1 == "DROPS" { sub("ring_records=", "", $2); d = $2 } END { print a + 0, f + 0, d + 0 }' "$dir/$t.dump")
-    n=$(val mallocs "$dir/$t.out")
-    echo "$t: $a ALLOC + $f FREE received, $d records dropped; $n mallocs and frees"
-    [ "$d" -gt 0 ] || fail "$t: nothing dropped: the consumer did not stall"
-    [ $((a + f)) -le $((2 * n)) ] || fail "$t: more records than allocations"
-    [ $((a + f + d)) -ge $((2 * n)) ] || fail "$t: $((2 * n - a - f - d)) records lost without being counted"
-    [ $((a + f + d)) -le $((2 * n + n / 100)) ] || fail "$t: drops overcounted"
-    "$drain" "$dir/$t.bin" --elf "$app" -o "$dir/$t.pb.gz" > /dev/null 2> "$dir/$t.drain" ||
-      { cat "$dir/$t.drain"; fail "$t: drain failed"; }
-    grep -q "device drops [1-9]" "$dir/$t.drain" || { cat "$dir/$t.drain"; fail "$t: drain does not report the drops"; }
-  done
+  kind=fifo
+  [ "$what" = stall ] || kind=tcp
+  t=slow-$kind-$flush
+  if [ $kind = fifo ]; then
+    fresh_fifo "$dir/slow"
+    helper fifo "$dir/slow" 1500 "$dir/$t.bin"
+    out="$dir/slow"
+  else
+    tcp_peer 1500 "$dir/$t.bin"
+    out="tcp:127.0.0.1:$port"
+  fi
+  hp=$!
+  n=200000
+  [ $kind = fifo ] || n=700000:1400 # more than the socket buffers hold
+  run "$t" $n "${common[@]}" MSAMP_INTERVAL_PIN=1 MSAMP_EXIT_TIMEOUT_MS=20000 MSAMP_OUTPUT="$out"
+  wait $hp || fail "$t: the consumer failed"
+  "$check" decode "$dir/$t.bin" > "$dir/$t.decode" || { cat "$dir/$t.decode"; fail "$t: damaged stream"; }
+  $dump "$dir/$t.bin" > "$dir/$t.dump"
+  [ "$(grep -m1 -v '^frame' "$dir/$t.dump" | cut -d' ' -f1)" = SESSION ] ||
+    fail "$t: the stream does not start with SESSION"
+  read -r a f d < <(awk '$1 == "ALLOC" { a++ } $1 == "FREE" { f++ }
+    $1 == "DROPS" { sub("ring_records=", "", $2); d = $2 } END { print a + 0, f + 0, d + 0 }' "$dir/$t.dump")
+  n=$(val mallocs "$dir/$t.out")
+  echo "$t: $a ALLOC + $f FREE received, $d records dropped; $n mallocs and frees"
+  [ "$d" -gt 0 ] || fail "$t: nothing dropped: the consumer did not stall"
+  [ $((a + f)) -le $((2 * n)) ] || fail "$t: more records than allocations"
+  [ $((a + f + d)) -ge $((2 * n)) ] || fail "$t: $((2 * n - a - f - d)) records lost without being counted"
+  [ $((a + f + d)) -le $((2 * n + n / 100)) ] || fail "$t: drops overcounted"
+  "$drain" "$dir/$t.bin" --elf "$app" -o "$dir/$t.pb.gz" > /dev/null 2> "$dir/$t.drain" ||
+    { cat "$dir/$t.drain"; fail "$t: drain failed"; }
+  grep -q "device drops [1-9]" "$dir/$t.drain" || { cat "$dir/$t.drain"; fail "$t: drain does not report the drops"; }
 done
-echo "output-stall: no blocking, bounded exits, late readers served, drops accounted"
+echo "output-$what: no blocking, bounded exits, late readers served, drops accounted"
