@@ -6,8 +6,8 @@
 #   demo-faults-reset   demo-long's workload (>= 1.5 s, interval 1024) and a boot line with the
 #                       session id
 #   demo-faults-tables  interval 1 pinned, a 128-slot live table and a 4-entry stack table, the
-#                       timer interrupt every 25 us allocating and freeing, msamp_poll() stalled for
-#                       1000 iterations; the firmware checks msamp's live table against its own
+#                       timer interrupt every 50 us allocating and freeing, msamp_poll() stalled for
+#                       700 of 2000 iterations; the firmware checks msamp's live table against its own
 #                       registry of the blocks it holds
 ifneq ($(wildcard boards/$(BOARD)/board.mk),)
 FAULTS_VARIANTS := demo-faults-reset demo-faults-tables
@@ -63,7 +63,7 @@ test-board-faults-power: ## QEMU killed under a connected drain (TCP, --follow):
 test-board-faults-tables: ## Tables and ring full, interrupts allocating: no deadlock, live table exact
 	$(call board_faults,tables)
 
-# Long forms: 8 seeds of 5 resets each.
+# Long forms: 8 seeds of 5 resets each (the short form: 1 seed, 3 resets, and the splices).
 SOAK_TESTS += board-faults-reset-soak
 test-board-faults-reset-soak: ## Resets at random times, 8 seeds x 5 resets
 	$(call board_faults,reset,SOAK=1)

@@ -94,7 +94,7 @@ mode_reset() {
   local elf=$dir/uart/demo-faults-reset.elf seeds resets seed r boots st offs ids
   elf=$(realpath "$elf")
   if [ "${SOAK:-0}" = 1 ]; then seeds=${FAULT_SEEDS:-"1 2 3 4 5 6 7 8"}; resets=${FAULT_RESETS:-5}
-  else seeds=${FAULT_SEEDS:-"1 2"}; resets=${FAULT_RESETS:-2}; fi
+  else seeds=${FAULT_SEEDS:-"1"}; resets=${FAULT_RESETS:-3}; fi
   ELF=$elf
   local mid_cuts=0 total_cuts=0 same_ids=0
   for seed in $seeds; do
