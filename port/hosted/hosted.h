@@ -1,7 +1,8 @@
 /* What the hosted Linux port's files share. Not part of the public API. The files, one idea each:
  *   hosted_start.c      the port's life in the process: constructor, exit flush, fork
  *   hosted_env.c        the settings from the environment, and the port's messages on stderr
- *   hosted_transport.c  the output (file or TCP) and the drain of the core's ring into it
+ *   hosted_transport.c  the output (file, FIFO or TCP: its own checked descriptor, never blocking)
+ *                       and the drain of the core's ring into it; the bounded exit flush
  *   hosted_context.c    each thread's sampler context, detached at thread exit
  *   hosted_lock.c       the core's lock
  *   hosted_clock.c      the clock and the seed's entropy

@@ -142,6 +142,12 @@ for flush in thread inline; do
     grep -q "not taken within MSAMP_EXIT_TIMEOUT_MS=1000" "$dir/pipe-stalled-$flush.err" ||
       { cat "$dir/pipe-stalled-$flush.err"; fail "pipe-stalled-$flush: the consumer did not stall (no exit message)"; }
     [ $exit_ms -le 2000 ] || fail "pipe-stalled-$flush: exit took $exit_ms ms, bound 1000 ms (+1 s margin)"
+    # A reader that leaves after 1000 bytes: EPIPE, not SIGPIPE (which would kill the program).
+    fresh_fifo "$dir/pipe"
+    (exec head -c 1000 "$dir/pipe" > /dev/null) &
+    helpers="$helpers $!"
+    run "pipe-gone-$flush" 300000 "${common[@]}" MSAMP_OUTPUT="$dir/pipe"
+    stopped_once "$dir/pipe-gone-$flush.err" "Broken pipe" "pipe-gone-$flush"
     # A shorter bound is kept too.
     fresh_fifo "$dir/pipe"
     helper fifo "$dir/pipe" -1 /dev/null
