@@ -64,7 +64,9 @@ uint64_t msamp_port_time_hz(void);
 
 /* Hand bytes to the transport. Returns how many were taken (0..len; fewer means "busy, retry
  * later", and the core keeps the rest) or a negative value on a failure the transport cannot
- * recover from. May block as long as the transport needs (a UART waiting for FIFO room). */
+ * recover from. May block as long as the transport needs (a UART waiting for FIFO room), or
+ * return 0 while the consumer stalls: the core keeps the bytes, and once its ring is full it drops
+ * whole events and counts them (the hosted transport never blocks). */
 int msamp_transport_write(const uint8_t *data, size_t len);
 
 /* The firmware's GNU build-id: sets *id and returns its length, or returns 0 when unknown. Required

@@ -567,16 +567,21 @@ void msamp_hosted_output_stop(void)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     msamp_hosted_maps_refresh();
-    /* After records were lost to a full ring, end with a snapshot pass, so the stream's last
-     * word on what is live is exact. Each poll examines at least 16 * SNAPSHOT_BATCH slots, and
-     * each flush polls at least once: this many complete flushes finish any pass. A flush the
-     * consumer did not take to the end is repeated, once it makes room, until the deadline. */
+    /* End with a snapshot pass, so the stream's last word on what is live is exact, whatever
+     * the ring dropped or the line lost (the device cannot know the latter). Each poll sends
+     * SNAPSHOT_BATCH live entries or examines 16 times as many slots, and each flush polls at
+     * least once: this many complete flushes finish a pass under way and the one asked for. A
+     * flush the consumer did not take to the end is repeated, once it makes room, until the
+     * deadline. */
     struct msamp_stats stats;
-    if (msamp_get_stats(&stats) != 0)
+    if (msamp_get_stats(&stats) != 0) {
         stats.live_capacity = MSAMP_CFG_LIVE_CAPACITY;
-    else if (stats.ring_records > 0)
+        stats.live_used = 0;
+    } else {
         (void)msamp_snapshot();
-    unsigned rounds = stats.live_capacity / (16u * MSAMP_CFG_SNAPSHOT_BATCH) + 2u;
+    }
+    unsigned rounds = 2u * (stats.live_capacity / (16u * MSAMP_CFG_SNAPSHOT_BATCH) +
+                            stats.live_used / MSAMP_CFG_SNAPSHOT_BATCH + 2u);
     for (unsigned i = 0; i < rounds;) {
         (void)poll_once(1, 1);
         if (atomic_load_explicit(&out_state, memory_order_relaxed) == OUT_STOPPED ||
