@@ -14,11 +14,28 @@ want_a=$(counter samples "$W/ref-a.pb.gz")
 want_b=$(counter samples "$W/ref-b.pb.gz")
 size_a=$(stat -c %s "$W/a.bin")
 
-# start NAME: drain follows $W/NAME.msamp (which exists); sets pid.
+# read_all PID FILE: waits (up to 20 s) until drain has read FILE to its end: its descriptor's
+# offset (/proc/PID/fdinfo) equals the file's size.
+read_all() {
+  local f size fd pos
+  f=$(readlink -f "$2")
+  size=$(stat -c %s "$f")
+  for _ in $(seq 200); do
+    for fd in /proc/"$1"/fd/*; do
+      [ "$(readlink "$fd" 2>/dev/null)" = "$f" ] || continue
+      pos=$(sed -n 's/^pos:[[:space:]]*//p' "/proc/$1/fdinfo/${fd##*/}" 2>/dev/null)
+      [ "$pos" = "$size" ] && return 0
+    done
+    sleep 0.1
+  done
+  fail "drain did not read $2 to its end"
+}
+
+# start NAME: drain follows $W/NAME.msamp (which exists) and has read it; sets pid.
 start() {
   $D --follow -o "$W/$1.pb.gz" "$W/$1.msamp" 2>"$W/$1.err" &
   pid=$!
-  sleep 0.6
+  read_all $pid "$W/$1.msamp"
 }
 
 # check NAME NOTICE: SIGINT, then both sessions' profiles complete and the notice on stderr.
@@ -64,7 +81,7 @@ start rot
 mv "$W/rot.msamp" "$W/rot.msamp.1"
 sleep 0.3
 tail -c +$((size_a / 2 + 1)) "$W/a.bin" >>"$W/rot.msamp.1"
-sleep 0.3
+read_all $pid "$W/rot.msamp.1"
 cat "$W/b.bin" >"$W/rot.msamp"
 check rot "replaced by another file"
 
