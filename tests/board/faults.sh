@@ -31,6 +31,7 @@ limit=${BOARD_QEMU_TIMEOUT:-60}
 out=$(realpath -m "$dir/uart/faults-$mode")
 rm -rf "$out" && mkdir -p "$out" && cd "$out" || exit 2
 fail=0
+CUT_FRAMES=0
 bad() { echo "FAIL: $*"; fail=1; }
 
 # check_pieces STREAM NAME "OFFSETS" "IDS" [TRUTH-CONSOLE]
@@ -60,9 +61,12 @@ check_pieces() {
       continue
     fi
     ses=$((ses + 1))
+    # The piece alone ends with a delimiter: a frame that lost only its 0x00 to the reset is whole
+    # (the next boot's delimiter ends it in the stream too), a cut one is a bad frame.
+    printf '\0' >>"$name.piece$i.bin"
     drain_run "$name.piece$i.bin" "$name.piece$i" || { bad "$name: drain on piece $i"; continue; }
-    want_bad=$carry; carry=0
-    [ $((i + 1)) -lt "$n" ] && [ "$(byte_at "$s" $((to - 1)))" != 00 ] && want_bad=$((want_bad + 1))
+    want_bad=$(( carry + $(summary "$name.piece$i" 1 bad) )); carry=0
+    CUT_FRAMES=$((CUT_FRAMES + want_bad))
     local got_id got_bad got_lost
     got_id=$(summary "$name" "$ses" id); got_bad=$(summary "$name" "$ses" bad); got_lost=$(summary "$name" "$ses" lost)
     echo "  piece $i [$from, $to) id ${ids[i]}$([ "$want_bad" -gt 0 ] && echo ", $want_bad cut frame(s)"):" \
@@ -96,7 +100,7 @@ mode_reset() {
   if [ "${SOAK:-0}" = 1 ]; then seeds=${FAULT_SEEDS:-"1 2 3 4 5 6 7 8"}; resets=${FAULT_RESETS:-5}
   else seeds=${FAULT_SEEDS:-"1"}; resets=${FAULT_RESETS:-3}; fi
   ELF=$elf
-  local mid_cuts=0 total_cuts=0 same_ids=0
+  local total_cuts=0 same_ids=0
   for seed in $seeds; do
     local run=$out/seed$seed
     mkdir -p "$run"
@@ -122,15 +126,10 @@ mode_reset() {
     # shellcheck disable=SC2086
     [ "$(echo $offs | wc -w)" = "$boots" ] || { bad "seed $seed: $(echo $offs | wc -w) boot frames in the stream for $boots boots"; continue; }
     [ "$(echo "$ids" | tr ' ' '\n' | sed '/^$/d' | sort | uniq -d)" = "" ] || same_ids=$((same_ids + 1))
-    local lead
-    lead=$(lead_of "$run/stream.bin" "${offs%% *}")
-    for o in ${offs#* }; do
-      total_cuts=$((total_cuts + 1))
-      [ "$(byte_at "$run/stream.bin" $((o - lead - 1)))" != 00 ] && mid_cuts=$((mid_cuts + 1))
-    done
+    total_cuts=$((total_cuts + boots - 1))
     cd "$run" && check_pieces "$run/stream.bin" reset "$offs" "$ids" "$run/console.txt"; cd "$out" || exit 2
   done
-  echo "real resets: $total_cuts, of which $mid_cuts inside a frame; runs with a session id drawn twice: $same_ids"
+  echo "real resets: $total_cuts, of which $CUT_FRAMES cut a frame; runs with a session id drawn twice: $same_ids"
 
   # Splices at chosen offsets: A = the first boot of seed ${seeds%% *} (cut short by its reset),
   # B = its last boot (complete, the truth in its console).
