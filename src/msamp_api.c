@@ -51,7 +51,9 @@ int msamp_init(const struct msamp_config *cfg)
     G.pass = 1;
 #endif
 
-    /* The boot header: SESSION with resend_seq 0, the mappings, the clock. */
+    /* The boot header: a delimiter (ends a frame a reset cut short, so the boot frame is read
+     * whole), SESSION with resend_seq 0, the mappings, the clock. */
+    msamp_writer_boot();
     msamp_put_identity(session_id, 0);
     struct msamp_writer ev;
     msamp_event_begin(&ev);

@@ -112,6 +112,9 @@ void msamp_sink_bytes(struct msamp_sink *s, const void *p, uint32_t n);
  * record, once to write it. */
 typedef void (*msamp_layout_fn)(struct msamp_sink *s, const void *arg);
 
+/* Before the boot header: a 0x00, so a frame a reset cut short ends there and the boot frame
+ * after it is read whole. */
+void msamp_writer_boot(void);
 /* Starts an event (opens a frame when none is open, closing one that is full first); *mark keeps
  * what msamp_event_end needs to take the event back. */
 void msamp_event_begin(struct msamp_writer *mark);

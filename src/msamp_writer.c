@@ -140,6 +140,14 @@ void msamp_sink_bytes(struct msamp_sink *s, const void *p, uint32_t n)
         emit(b[i]);
 }
 
+void msamp_writer_boot(void)
+{
+    if (!W.open) {
+        ring_at(W.wh++, 0);
+        atomic_store_explicit(&msamp_core.head, W.wh, memory_order_release);
+    }
+}
+
 void msamp_writer_close(void)
 {
     if (!W.open)
