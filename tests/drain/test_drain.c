@@ -1084,6 +1084,30 @@ static void test_inuse_le_alloc(void)
     CHECK(raised > 0); /* the adaptive rounds reach the case the output repairs */
 }
 
+/* The pre-header buffer is bounded: when DRAIN_MAX_PRE_BYTES fill up, the kept records are applied
+ * with defaults and so is what follows, until a header comes (then applied as usual). */
+static void test_pre_overflow(void)
+{
+    struct session *s = session_new(1, NULL);
+    feed_stack(s, 3, 0x1000);
+    uint64_t n = 0;
+    while (!s->pre_off && n < 10000000) {
+        feed_alloc(s, 1 + n % 50, 64, 3);
+        n++;
+    }
+    CHECK(s->pre_off && !s->pre && n * sizeof(struct pre_rec) >= DRAIN_MAX_PRE_BYTES / 2 &&
+          n * sizeof(struct pre_rec) <= DRAIN_MAX_PRE_BYTES + sizeof(struct pre_rec));
+    CHECK(s->n.pre_defaults == n && s->n.samples == n && s->n.samples_unweighted == n);
+    feed_alloc(s, 60, 64, 3);
+    CHECK(s->n.samples == n + 1 && s->n.pre_defaults == n);
+    feed_session(s, 7, 3, 4096);
+    CHECK(s->have_header && s->interval == 4096 && s->n.pre_replayed == 0);
+    feed_alloc(s, 61, 64, 3);
+    CHECK(s->n.samples_unweighted == n + 1 && s->n.samples == n + 2 && site_for(s, 3) &&
+          site_for(s, 3)->alloc_samples == n + 2);
+    session_free(s);
+}
+
 int main(void)
 {
     test_weights();
@@ -1100,6 +1124,7 @@ int main(void)
     test_interval_log();
     test_random_records();
     test_inuse_le_alloc();
+    test_pre_overflow();
     if (failures) {
         fprintf(stderr, "test_drain: %d check(s) failed\n", failures);
         return 1;
