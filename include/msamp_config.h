@@ -149,6 +149,14 @@
 #define MSAMP_CFG_THIN_BATCH 8
 #endif
 
+/* Every this many samples, the sample's stack definition is sent again with it even though it
+ * went out before: on a noisy line a lost definition of a stack used often comes back within this
+ * many samples divided by its share of them (a definition of 20-100 bytes every 128 samples costs
+ * 0.2-0.8 bytes per sample). A power of two; 0: only after passes and identities. */
+#ifndef MSAMP_CFG_STACK_RESEND_SAMPLES
+#define MSAMP_CFG_STACK_RESEND_SAMPLES 128
+#endif
+
 /* A snapshot pass also starts once this many bytes went out since the last one ended, and at
  * least 3 times as many as it took (so passes stay under a quarter of the stream): on a fast
  * stream, a reader that joined late or lost records has the live set again within a bounded

@@ -85,6 +85,15 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
         G.count[MSAMP_DROP_LIVE_FULL]++;
 
     int send_stack = msamp_stack_unsent(id, msamp_pass());
+#if MSAMP_CFG_STACK_RESEND_SAMPLES
+    _Static_assert((MSAMP_CFG_STACK_RESEND_SAMPLES & (MSAMP_CFG_STACK_RESEND_SAMPLES - 1)) == 0,
+                   "MSAMP_CFG_STACK_RESEND_SAMPLES: a power of two");
+    /* Every Nth sample sends its stack's definition again: a definition lost on the line comes
+     * back within about N / (its share of the samples) samples, for a stack used often. */
+    if ((G.samples & (MSAMP_CFG_STACK_RESEND_SAMPLES - 1u)) == MSAMP_CFG_STACK_RESEND_SAMPLES - 1u &&
+        id != 0 && id != MSAMP_WIRE_STACK_FULL)
+        send_stack = 1;
+#endif
     if (send_stack) {
         struct msamp_stack_fields f = {id, n, pcs};
         msamp_event_record(MSAMP_REC_STACK, msamp_layout_stack, &f);

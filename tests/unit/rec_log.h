@@ -141,8 +141,10 @@ static inline int check_identity_by_volume(size_t bytes)
     }
     int due = (int)(dstats.bytes_in / MSAMP_CFG_RESEND_BYTES);
     CHECK(sessions >= due - 1 && sessions <= due + 1 + passes);
-    /* The one stack of the loop is defined again after every 8th identity. */
+    /* The one stack of the loop is defined again after every 8th identity, and with every
+     * MSAMP_CFG_STACK_RESEND_SAMPLES-th sample. */
     CHECK(count(MSAMP_REC_STACK) >= sessions / 8 - 1 && count(MSAMP_REC_STACK) >= 1);
+    CHECK(count(MSAMP_REC_STACK) >= count(MSAMP_REC_ALLOC) / MSAMP_CFG_STACK_RESEND_SAMPLES - 1);
     return passes;
 }
 void __wrap_free(void *p);

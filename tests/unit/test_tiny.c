@@ -140,10 +140,14 @@ static void test_full_ring(void)
     const struct rec *dr = last(MSAMP_REC_DROPS);
     CHECK(dr && dr->a == after.ring_records && dr->b == after.ring_bytes);
     /* Every record is accounted for: decoded + dropped = made (one ALLOC per sample, plus a
-     * STACK for each of the 5 stacks, all new). */
+     * STACK for each of the 5 stacks, all new, and one with every MSAMP_CFG_STACK_RESEND_SAMPLES-th
+     * sample after them). */
+    uint32_t resent = 0;
+    for (uint32_t k = before.samples + 5u; k < before.samples + (uint32_t)N; k++)
+        resent += (k & (MSAMP_CFG_STACK_RESEND_SAMPLES - 1u)) == MSAMP_CFG_STACK_RESEND_SAMPLES - 1u;
     CHECK_EQ((uint32_t)(count(MSAMP_REC_ALLOC) + count(MSAMP_REC_STACK)) + after.ring_records -
                  before.ring_records,
-             (uint32_t)N + 5u);
+             (uint32_t)N + 5u + resent);
     /* A stack whose definition was dropped is sent again with its next use. */
     for (int i = 0; i < nrec; i++) {
         if (recs[i].type != MSAMP_REC_ALLOC || recs[i].c == 0)
