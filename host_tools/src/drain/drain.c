@@ -70,6 +70,9 @@ struct drain {
     struct session *cur;
     int nsessions, partials, failed, written;
     int elves_checked; /* the current session's ELFs were checked against its identity */
+    int elves_ok;      /* ... and matched it */
+    int elves_doubt;   /* a mismatch while frames were being lost: checked again at a re-send */
+    uint64_t id_losses; /* the decoder's loss counters summed at the latest SESSION */
     int final_failed;  /* a session's final profile (or its reports) could not be written */
     /* Partial profiles not written: in all, since the last one written, and the kinds of failure
      * (errno values; -1 for a profile that could not be built) already reported. */
@@ -185,6 +188,10 @@ static void end_session(struct drain *d, int last)
     int want = session_has_data(d->cur) || (last && !d->written && d->bytes > 0);
     char err[1100];
     int kind;
+    if (d->elves_doubt && !d->elves_ok)
+        fprintf(stderr, "drain: session %d: no --elf matched its images to the end (some of its "
+                        "MAPPINGs may have been lost); addresses left unsymbolized\n",
+                d->cur->index);
     if (want && write_session(d, 0, err, sizeof(err), &kind) != 0) {
         fprintf(stderr, "drain: session %d: final profile not written: %s\n", d->cur->index, err);
         d->final_failed = 1;
@@ -223,6 +230,13 @@ static void write_partial(struct drain *d)
             part, err);
 }
 
+/* The decoder's loss counters, summed: they move when frames are lost or damaged. */
+static uint64_t stream_losses(const struct drain *d)
+{
+    const struct msamp_dec_stats *st = msamp_dec_stats(d->dec);
+    return st->frames_bad + st->frames_lost + st->bytes_discarded;
+}
+
 static void on_record(void *arg, const struct msamp_record *rec)
 {
     struct drain *d = arg;
@@ -239,19 +253,34 @@ static void on_record(void *arg, const struct msamp_record *rec)
             return;
         }
     }
-    if (rec->type == MSAMP_REC_SESSION && session_is_new(d->cur, rec)) {
-        end_session(d, 0);
-        d->cur = session_new(++d->nsessions, msamp_dec_stats(d->dec));
-        d->elves_checked = 0;
+    if (rec->type == MSAMP_REC_SESSION) {
+        if (session_is_new(d->cur, rec)) {
+            end_session(d, 0);
+            d->cur = session_new(++d->nsessions, msamp_dec_stats(d->dec));
+            d->elves_checked = d->elves_ok = d->elves_doubt = 0;
+        } else if (!d->elves_ok) {
+            d->elves_checked = 0; /* a re-send: its MAPPINGs may hold what was lost */
+        }
+        d->id_losses = stream_losses(d);
     }
     session_record(d->cur, rec);
     /* A wrong --elf is reported as soon as the session's header and mappings are in, not at the
-     * end of a long capture. */
+     * end of a long capture. On a line that lost frames since the header, a MAPPING may be what
+     * was lost: the ELFs are checked again after the next re-send, and a mismatch that stands
+     * to the end is said then (the profile is written, unsymbolized where nothing matched). */
     if (!d->elves_checked && d->elves.n && d->cur->have_header && rec->type >= 0 &&
         rec->type != MSAMP_REC_SESSION && rec->type != MSAMP_REC_MAPPING) {
         char err[1024];
         d->elves_checked = 1;
-        if (check_elves(d->cur, &d->elves, err, sizeof(err)) != 0) {
+        if (check_elves(d->cur, &d->elves, err, sizeof(err)) == 0) {
+            d->elves_ok = 1;
+            d->elves_doubt = 0;
+        } else if (stream_losses(d) != d->id_losses) {
+            if (!d->elves_doubt && !d->o.quiet)
+                fprintf(stderr, "drain: %s (frames were lost since the session's header: "
+                                "checking again at its next re-send)\n", err);
+            d->elves_doubt = 1;
+        } else {
             fprintf(stderr, "drain: %s\n", err);
             d->failed = 1;
         }
