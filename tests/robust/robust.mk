@@ -1,8 +1,8 @@
 # The reliability suite (docs/RELIABILITY.md): noisy lines, hostile streams, drain's bounds, the
 # hosted output under stalled consumers, device faults on QEMU boards, hostile API use, fuzzing.
 # Each area's fragment adds its tests to ROBUST_TESTS (short forms, also in `make test`),
-# its long runs to SOAK_TESTS, and its fuzz targets to FUZZ_TARGETS (`make fuzz` runs each for
-# FUZZ_RUNS executions).
+# its long runs to SOAK_TESTS, and its fuzz targets to FUZZ_TARGETS (`make fuzz`, defined in
+# tests/fuzz/fuzz.mk, runs each for FUZZ_RUNS executions).
 ROBUST_TESTS ?=
 SOAK_TESTS ?=
 FUZZ_RUNS ?= 10000000
