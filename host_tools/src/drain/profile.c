@@ -211,10 +211,10 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
         struct msamp_dec_stats l = session_stream_losses(s, d);
         snprintf(line, sizeof(line),
                  "stream losses: frames_bad=%llu frames_lost=%llu bytes_discarded=%llu "
-                 "records_malformed=%llu records_unknown=%llu",
+                 "records_malformed=%llu records_unknown=%llu frames_repeated=%llu",
                  (unsigned long long)l.frames_bad, (unsigned long long)l.frames_lost,
                  (unsigned long long)l.bytes_discarded, (unsigned long long)l.records_malformed,
-                 (unsigned long long)l.records_unknown);
+                 (unsigned long long)l.records_unknown, (unsigned long long)l.frames_repeated);
         prof_comment(p, line);
     }
     snprintf(line, sizeof(line),
