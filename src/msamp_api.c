@@ -55,11 +55,7 @@ int msamp_init(const struct msamp_config *cfg)
      * whole), SESSION with resend_seq 0, the mappings, the clock. */
     msamp_writer_boot();
     msamp_put_identity(session_id, 0);
-    struct msamp_writer ev;
-    msamp_event_begin(&ev);
-    G.w.ts = UINT64_MAX; /* an absolute TIME */
-    (void)msamp_event_stamp();
-    (void)msamp_event_end(&ev, 0);
+    msamp_put_clock();
 #if MSAMP_CFG_SNAPSHOTS
     G.next_resend = G.w.ts + G.resend_ticks;
 #endif

@@ -247,6 +247,8 @@ uint32_t msamp_reentrant(void);
 /* What the core reports on its own (msamp_report.c): identity, loss counters, snapshot passes. */
 /* SESSION (session_id, resend_seq) and the MAPPINGs: one event each. */
 void msamp_put_identity(uint32_t session_id, uint32_t resend_seq);
+/* An absolute TIME record: later dt fields count from now. */
+void msamp_put_clock(void);
 /* Under the lock, from msamp_poll(): due re-sends, the next part of a snapshot pass, a DROPS
  * record when a loss counter moved. */
 void msamp_report_duties(void);

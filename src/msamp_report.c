@@ -53,6 +53,23 @@ void msamp_put_identity(uint32_t session_id, uint32_t resend_seq)
 #endif
 }
 
+void msamp_put_clock(void)
+{
+    struct msamp_writer ev;
+    msamp_event_begin(&ev);
+    G.w.ts = UINT64_MAX; /* the stamp then writes an absolute TIME */
+    (void)msamp_event_stamp();
+    (void)msamp_event_end(&ev, 0);
+}
+
+#if MSAMP_CFG_SNAPSHOTS
+/* The next snapshot pass number (1..0xFFFF): stack definitions are marked with it. */
+static void next_pass(void)
+{
+    G.pass = G.pass == 0xFFFFu ? 1u : G.pass + 1u;
+}
+#endif
+
 /* A DROPS record whenever a loss counter moved (counters only grow: their sum tells). Not counted
  * as a drop when it does not fit: the counters are sent again later. */
 static void report_drops(void)
@@ -80,7 +97,7 @@ static void begin_pass(uint64_t ts)
 {
     struct msamp_writer ev;
     G.pass_start = G.w.wh;
-    G.pass = G.pass == 0xFFFFu ? 1u : G.pass + 1u;
+    next_pass();
     msamp_put_identity(G.session_id, G.resend_seq++);
     G.sent = UINT32_MAX; /* DROPS in every pass, changed or not */
     report_drops();
@@ -170,7 +187,6 @@ static void passes(void)
  * next one is due at the next multiple. */
 static void identity_by_volume(void)
 {
-    struct msamp_writer ev;
     if (!G.w.identity_due)
         return;
     G.w.identity_due = 0;
@@ -180,17 +196,14 @@ static void identity_by_volume(void)
     G.w.resends = G.w.resends == 0xFFu ? 1u : (uint8_t)(G.w.resends + 1u);
     msamp_put_identity(G.session_id, G.w.resends);
 #endif
-    msamp_event_begin(&ev);
-    G.w.ts = UINT64_MAX; /* an absolute TIME */
-    (void)msamp_event_stamp();
-    (void)msamp_event_end(&ev, 0);
+    msamp_put_clock();
     G.sent = UINT32_MAX;
     /* Every 8th time, each stack's definition goes out again at its next use (the dump tables
      * mark definitions by pass: a new pass number, outside a pass), so a reader that lost one on
      * the line has it back within 8 identities, even with no snapshot pass to re-send it. */
 #if MSAMP_CFG_SNAPSHOTS
     if ((G.resend_seq & 7u) == 0 && !G.scanning)
-        G.pass = G.pass == 0xFFFFu ? 1u : G.pass + 1u;
+        next_pass();
 #elif !MSAMP_CFG_HEAPDUMP
     if ((G.w.resends & 7u) == 0)
         msamp_stacks_resend();
