@@ -18,6 +18,7 @@ struct msamp_dec {
     uint8_t enc[MSAMP_WIRE_MAX_ENCODED];
     uint8_t body[MSAMP_WIRE_MAX_BODY];
     size_t body_len;
+    uint32_t body_crc; /* the CRC it carries (checked) */
     uint64_t chunk_bytes; /* encoded bytes of the frame so far; beyond enc[] it is too long */
     uint64_t chunk_start; /* stream offset of its first byte */
     int synced;           /* a 0x00 has been seen: the next byte starts a frame */
@@ -477,9 +478,7 @@ static int frame_starts_session(const uint8_t *p, const uint8_t *end)
 /* A frame equal (seq and CRC) to one of the latest ones is a repeat; else it is remembered. */
 static int frame_repeated(struct msamp_dec *d, uint8_t seq)
 {
-    const uint8_t *c = d->body + d->body_len - MSAMP_WIRE_CRC_SIZE;
-    uint32_t crc = (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 |
-                   (uint32_t)c[3] << 24;
+    uint32_t crc = d->body_crc;
     for (unsigned i = 0; i < d->recent_n; i++)
         if (d->recent_seq[i] == seq && d->recent_crc[i] == crc)
             return 1;
@@ -547,9 +546,9 @@ static int frame_valid(struct msamp_dec *d)
     d->body_len = (size_t)n_body;
     size_t n = d->body_len - MSAMP_WIRE_CRC_SIZE;
     const uint8_t *c = d->body + n;
-    uint32_t crc = (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 |
-                   (uint32_t)c[3] << 24;
-    return msamp_crc32(0, d->body, n) == crc;
+    d->body_crc = (uint32_t)c[0] | (uint32_t)c[1] << 8 | (uint32_t)c[2] << 16 |
+                  (uint32_t)c[3] << 24;
+    return msamp_crc32(0, d->body, n) == d->body_crc;
 }
 
 
