@@ -7,15 +7,9 @@
 # frames the walk found. The counts include a few instructions of marker calls.
 set -u
 elf=$1; label=$2
-[ -n "${BOARD_QEMU:-}" ] || { echo "$0: BOARD_QEMU is not set" >&2; exit 2; }
 n=64
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-mkfifo "$dir/trace"
-# shellcheck disable=SC2086  # BOARD_QEMU is a command line
-timeout 300 $BOARD_QEMU -serial null -singlestep -d exec,nochain -D "$dir/trace" -kernel "$elf" \
-  >"$dir/console.txt" 2>&1 &
-qemu=$!
+. "$(dirname "$0")/qemu_trace.sh"
+qemu_trace_start "$elf"
 awk -v n="$n" -v label="$label" '
   /^Trace/ {
     fn = $NF

@@ -5,14 +5,8 @@
 # thinning pass, printed with the pass per slot and per settled entry, as counts and ratios.
 set -u
 elf=$1; label=$2
-[ -n "${BOARD_QEMU:-}" ] || { echo "$0: BOARD_QEMU is not set" >&2; exit 2; }
-dir=$(mktemp -d)
-trap 'rm -rf "$dir"' EXIT
-mkfifo "$dir/trace"
-# shellcheck disable=SC2086  # BOARD_QEMU is a command line
-timeout 300 $BOARD_QEMU -serial null -singlestep -d exec,nochain -D "$dir/trace" -kernel "$elf" \
-  >"$dir/console.txt" 2>&1 &
-qemu=$!
+. "$(dirname "$0")/qemu_trace.sh"
+qemu_trace_start "$elf"
 awk '/^Trace/ { fn = $NF
     if (fn == "bench_begin") { inside = 1; k = seen++ < 64 ? 0 : 1; next }
     if (fn == "bench_end") { inside = 0; next }
