@@ -83,9 +83,11 @@ struct msamp_stats {
     uint8_t enabled;
 };
 
-/* Initialise the library and queue the session header. cfg may be NULL (all defaults).
- * MSAMP_ERR_STATE if already initialised, MSAMP_ERR_INVAL for an invalid field. Not reentrant:
- * call from one context. */
+/* Initialise the library: bring up the transport the firmware links (msamp_transport_init(),
+ * msamp_port.h) and queue the session header. cfg may be NULL (all defaults). MSAMP_ERR_STATE if
+ * already initialised, MSAMP_ERR_INVAL for an invalid field, MSAMP_ERR_IO when the transport
+ * failed to come up. Not reentrant: call from one context. A firmware calls this once at start-up
+ * and msamp_poll() from its main loop or idle hook; nothing else is required. */
 int msamp_init(const struct msamp_config *cfg);
 
 /* Start or stop sampling. Takes effect in each context at its next allocation. */
@@ -119,7 +121,9 @@ int msamp_mark(const char *text, size_t len);
 int msamp_poll(void);
 
 /* Drain everything queued so far (loops msamp_poll() until the ring is empty or the transport
- * refuses bytes). For exit paths and fatal-error handlers. Returns as msamp_poll(). */
+ * refuses bytes), then flush the transport's own buffer (msamp_transport_flush()). For exit paths
+ * and fatal-error handlers. Returns as msamp_poll(); MSAMP_ERR_IO when the transport's flush
+ * failed. */
 int msamp_flush(void);
 
 /* Copy the counters. MSAMP_ERR_INVAL for NULL. */

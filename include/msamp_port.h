@@ -69,6 +69,15 @@ uint64_t msamp_port_time_hz(void);
  * whole events and counts them (the hosted transport never blocks). */
 int msamp_transport_write(const uint8_t *data, size_t len);
 
+/* Bring the transport up (open the file, enable the UART): msamp_init() calls it first, so a
+ * firmware calls neither by hand; it may also be called before msamp_init() (it must be safe to
+ * call twice). 0 on success, negative on failure (msamp_init() then returns MSAMP_ERR_IO).
+ * msamp_transport_flush() pushes out bytes the transport holds in its own buffer: msamp_flush()
+ * calls it once the ring is empty. Every transport in port/transport/ defines both next to its
+ * msamp_transport_write(); weak defaults (nothing to do, 0) serve a firmware's own transport. */
+int msamp_transport_init(void);
+int msamp_transport_flush(void);
+
 /* The firmware's GNU build-id: sets *id and returns its length, or returns 0 when unknown. Required
  * (no weak default: a weak one would keep a static link from pulling the port's reader out of
  * libmsamp.a). Bare-metal ports use port/common/msamp_build_id.c. */

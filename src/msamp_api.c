@@ -23,6 +23,8 @@ int msamp_init(const struct msamp_config *cfg)
         lo = hi = interval;
     if (lo > hi || interval < lo || interval > hi)
         return MSAMP_ERR_INVAL;
+    if (msamp_transport_init() < 0)
+        return MSAMP_ERR_IO;
 
     msamp_port_lock_t key = msamp_port_lock();
     int rc = msamp_table_reset();
@@ -90,7 +92,7 @@ int msamp_flush(void)
         if (n < 0)
             return n;
         total += n;
-        if (n == 0 || msamp_ring_empty())
-            return total; /* all sent, or the transport takes nothing now */
+        if (n == 0 || msamp_ring_empty()) /* all sent, or the transport takes nothing now */
+            return msamp_transport_flush() < 0 ? MSAMP_ERR_IO : total;
     }
 }

@@ -8,6 +8,16 @@ MSAMP_WEAK uint64_t msamp_port_entropy(void)
     return msamp_port_time();
 }
 
+MSAMP_WEAK int msamp_transport_init(void)
+{
+    return 0;
+}
+
+MSAMP_WEAK int msamp_transport_flush(void)
+{
+    return 0;
+}
+
 MSAMP_WEAK void msamp_port_refused(size_t size)
 {
     (void)size;

@@ -1,7 +1,7 @@
 /*
  * Transports: where msamp_poll() sends the stream. Each transport is one .c file that implements
- * msamp_transport_write() (msamp_port.h) and the two functions below; a firmware links exactly
- * one. Configuration is by -D at build time (named in each file).
+ * msamp_transport_write(), msamp_transport_init() and msamp_transport_flush() (msamp_port.h) and
+ * msamp_transport_name() below; a firmware links exactly one. Configuration is by -D at build time (named in each file).
  *
  *   pl011.c        PL011 UART (Arm virt boards, many Cortex-A SoCs). MSAMP_PL011_BASE.
  *   semihosting.c  a file on the debug host through ARM semihosting, written in chunks of
@@ -14,13 +14,9 @@
 #ifndef MSAMP_TRANSPORT_H
 #define MSAMP_TRANSPORT_H
 
-/* Prepare the transport (open the file, enable the UART). Call before msamp_init(). 0 or
- * negative on failure (then msamp_transport_write() fails too). */
-int msamp_transport_init(void);
-
-/* Push out bytes the transport holds in its own buffer (for exit paths: after msamp_flush()).
- * 0 or negative on failure. */
-int msamp_transport_flush(void);
+/* msamp_transport_init() and msamp_transport_flush() are declared in msamp_port.h: msamp_init()
+ * brings the transport up, msamp_flush() flushes it. */
+#include "msamp_port.h"
 
 /* Short name of the transport ("uart", "semihosting"). */
 const char *msamp_transport_name(void);

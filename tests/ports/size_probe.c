@@ -1,5 +1,5 @@
 /* What msamp adds to a firmware (make size): this program is linked twice by boards/boards.mk,
- * with msamp (-DWITH_MSAMP: the allocator wrapped, msamp_transport_init, msamp_init and
+ * with msamp (-DWITH_MSAMP: the allocator wrapped, msamp_init (which brings up the transport) and
  * msamp_poll called) and without (the same allocator calls, unwrapped); the difference of the two
  * images is msamp's share, as the linker lays it out (merged unwind entries, helpers of libgcc). */
 #include <stddef.h>
@@ -35,7 +35,6 @@ void __aeabi_unwind_cpp_pr1(void)
 void probe_main(void)
 {
 #ifdef WITH_MSAMP
-    (void)msamp_transport_init();
     (void)msamp_init(NULL);
 #endif
     void *p = malloc(probe_sink);

@@ -347,8 +347,6 @@ static int stalled(uint32_t it)
 int main(void)
 {
     board_init();
-    if (msamp_transport_init() != 0)
-        demo_fail("transport init");
     struct msamp_config cfg = {.interval = DEMO_INTERVAL, .resend_ms = DEMO_RESEND_MS, .seed = DEMO_SEED};
     if (msamp_init(&cfg) != 0)
         demo_fail("msamp_init");
@@ -381,7 +379,7 @@ int main(void)
     board_timer_stop();
     uint64_t ticks = board_ticks() - start;
 
-    if (msamp_flush() < 0 || msamp_transport_flush() != 0)
+    if (msamp_flush() < 0)
         demo_fail("flush");
     report(ticks, it);
     board_console("msamp-demo done\n");
