@@ -67,6 +67,10 @@ struct msamp_stats {
     uint32_t stack_full;     /* samples whose stack did not fit the stack table (sent as id 0) */
     uint32_t reentrant;      /* allocations skipped because msamp was already running there */
     uint32_t truncated;      /* stacks cut at MSAMP_CFG_MAX_DEPTH */
+    uint32_t no_frame;       /* walks that found no frame (sent as stack id 0): the code lacks the
+                                frame pointers or unwind tables the port's walker needs */
+    uint32_t failed;         /* allocations the allocator failed (NULL for a size > 0) */
+    uint32_t refused;        /* allocations the giant-allocation guard refused */
     uint32_t live_used;      /* live-table entries in use now */
     uint32_t live_capacity;
     uint32_t stacks_used;    /* stack-table entries in use now */
@@ -132,12 +136,14 @@ int msamp_get_stats(struct msamp_stats *out);
 /*
  * Profiling another allocator pair (FreeRTOS pvPortMalloc/vPortFree, a pool allocator):
  * call these around it, or let MSAMP_WRAP_ALLOCATOR generate the wrappers.
- * msamp_on_alloc(p, size): p was just returned for a request of size bytes (NULL is ignored).
+ * msamp_on_alloc(p, size): p was just returned for a request of size bytes (NULL for size > 0
+ *   is reported as an allocation failure: a FAIL record with the stack).
  *   The recorded stack starts at msamp_on_alloc's caller.
  * msamp_on_alloc_from(p, size, frame): the same, with the stack starting at the caller of the
  *   function whose __builtin_frame_address(0) is frame (for wrappers of your own).
  * msamp_on_free(p): p is about to be freed (NULL is ignored).
- * msamp_on_realloc(old, p, size): old was just resized into p (p NULL with size 0: freed).
+ * msamp_on_realloc(old, p, size): old was just resized into p (p NULL with size 0: freed; p NULL
+ *   with size > 0: the resize failed, reported as a failure).
  */
 void msamp_on_alloc(void *p, size_t size);
 void msamp_on_alloc_from(void *p, size_t size, const void *frame);

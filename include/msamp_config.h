@@ -194,6 +194,26 @@
 #define MSAMP_CFG_GIANT_BYTES 0
 #endif
 
+/* Report allocation failures (the allocator returned NULL for a size > 0) and the giant guard's
+ * refusals: every one, with its stack and size, in a FAIL record (docs/WIRE_FORMAT.md), counted in
+ * msamp_stats.failed and .refused. 0: neither is reported (the guard still refuses). */
+#ifndef MSAMP_CFG_FAILURES
+#define MSAMP_CFG_FAILURES 1
+#endif
+
+/* Allocator functions that call other allocator functions inside. Newlib's malloc, calloc and
+ * realloc call _malloc_r, _calloc_r and _realloc_r, which call _malloc_r and _free_r; libstdc++'s
+ * operator new calls malloc. When a firmware wraps both an outer function and one it calls, the
+ * inner call must pass through unseen or the allocation counts twice. 0: no wrapper guards its
+ * call (a C library whose functions never call each other through wrapped symbols, as glibc);
+ * 1: the wrappers of calloc, realloc, the aligned allocators and newlib's _calloc_r and _realloc_r
+ * guard theirs (a few instructions each); 2: malloc's wrapper too (needed when malloc and
+ * _malloc_r are both wrapped). port/msamp.mk and port/msamp.cmake set 2 when the wrapped list
+ * holds both. C++ operator new's wrappers always guard theirs. */
+#ifndef MSAMP_CFG_WRAP_NESTED
+#define MSAMP_CFG_WRAP_NESTED 1
+#endif
+
 /* Assertion hook for internal invariants; compiled out by default. */
 #ifndef MSAMP_CFG_ASSERT
 #define MSAMP_CFG_ASSERT(x) ((void)0)

@@ -67,8 +67,8 @@ enum msamp_wire_type {
     /* pass count: the pass ended; count LIVE records were sent in it. Every allocation that was live
      * at SNAP_BEGIN and still is at SNAP_END appeared in a LIVE or ALLOC record in between. */
     MSAMP_REC_SNAP_END = 7,
-    /* ring_records ring_bytes live_full stack_full reentrant truncated: cumulative device counters
-     * of samples that lost information (see msamp_stats). */
+    /* ring_records ring_bytes live_full stack_full reentrant truncated [no_frame]: cumulative
+     * device counters of samples that lost information (see msamp_stats). */
     MSAMP_REC_DROPS = 8,
     /* interval dt [reason epoch]: sampling interval in bytes for the samples that follow. reason
      * (enum msamp_wire_interval_reason, 0 when absent) says who changed it. A raise by the device
@@ -89,6 +89,12 @@ enum msamp_wire_type {
      * Addresses in [start, limit) belong to the ELF file `path`, mapped from file offset `offset`.
      * Sent with each SESSION. Without any MAPPING, addresses are the ELF's own (bare metal). */
     MSAMP_REC_MAPPING = 13,
+    /* kind size stack_id dt count: an allocation that failed (kind MSAMP_FAIL_NULL: the allocator
+     * returned NULL for size > 0) or that the giant-allocation guard refused (MSAMP_FAIL_GIANT),
+     * with the stack of the call. Every failure is reported, not a sample of them: size is the
+     * request's, not weighted. count is the device's cumulative number of failures of that kind
+     * (those whose record the ring dropped included), so the host knows the total. */
+    MSAMP_REC_FAIL = 14,
     /* Type 15 means the first payload varint holds the real type (>= 16). */
     MSAMP_REC_EXTENDED = 15
 };
@@ -102,7 +108,16 @@ enum msamp_wire_drop {
     MSAMP_DROP_STACK_FULL = 3,   /* samples whose stack did not fit the stack table */
     MSAMP_DROP_REENTRANT = 4,    /* allocations skipped because msamp was already running */
     MSAMP_DROP_TRUNCATED = 5,    /* stacks cut at the device's maximum depth */
-    MSAMP_DROP_COUNT = 6
+    MSAMP_DROP_NO_FRAME = 6,     /* walks that found no frame at all (stack id 0): no unwind tables,
+                                    no frame pointers, misplaced unwind sections */
+    MSAMP_DROP_COUNT = 7
+};
+
+/* FAIL.kind. */
+enum msamp_wire_fail {
+    MSAMP_FAIL_NULL = 0,  /* the allocator returned NULL */
+    MSAMP_FAIL_GIANT = 1, /* the giant-allocation guard (MSAMP_CFG_GIANT_BYTES) refused it */
+    MSAMP_FAIL_KINDS = 2
 };
 
 /* Why the interval changed (INTERVAL.reason). */

@@ -18,8 +18,10 @@ void msamp_on_free(void *p)
 
 void msamp_on_realloc(void *old, void *p, size_t size)
 {
-    if (p == NULL && size != 0)
-        return; /* failed: the old block is untouched */
+    if (p == NULL && size != 0) {
+        msamp_note_fail(size, __builtin_frame_address(0), MSAMP_FAIL_NULL); /* old is untouched */
+        return;
+    }
     /* Called after the fact: old's slot, if any, still names it unless another context was
      * handed the same address in between (then that context's block is taken for it). */
     msamp_note_realloc(old, msamp_is_sampled(old), p, size, __builtin_frame_address(0));

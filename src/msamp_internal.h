@@ -178,6 +178,7 @@ void msamp_rec_drops(const uint32_t *count); /* MSAMP_DROP_COUNT counters */
 /* INTERVAL; reason and epoch are sent unless reason is MSAMP_INTERVAL_SET. */
 void msamp_rec_interval(uint32_t interval, uintptr_t dt, unsigned reason, uint32_t epoch);
 void msamp_rec_snap_end(uint32_t pass, uint32_t count);
+void msamp_rec_fail(unsigned kind, uintptr_t size, uint32_t stack, uintptr_t dt, uint32_t count);
 
 /* The core's state, under the port lock but where noted. */
 struct msamp_core {
@@ -190,6 +191,7 @@ struct msamp_core {
     uint32_t count[MSAMP_DROP_COUNT]; /* loss counters (the reentrant one summed when sent) */
     uint32_t sent;                    /* their sum when last sent in a DROPS record */
     uint32_t samples, frees;
+    uint32_t failed[MSAMP_FAIL_KINDS]; /* failures reported (FAIL.count), by kind */
     uint32_t registrations;
     uint32_t session_id; /* for the dump block, the re-sent SESSION and the thinning coins */
     /* The adaptive interval (msamp_adapt.c): its bounds; the interval a thinning pass under way
@@ -288,16 +290,77 @@ void msamp_realloc_slow(struct msamp_context *c, void *old, void *p, size_t size
 #define MSAMP_PORT_CONTEXT() msamp_port_context()
 #endif
 
+/* struct msamp_context.busy: 0, or why an allocation in this context now is not looked at. */
+#define MSAMP_BUSY_CORE 1   /* the core runs in this context: counted as reentrant */
+#define MSAMP_BUSY_NESTED 2 /* a wrapper's call of the real allocator: the allocator's own calls */
+
+/* An allocation failed (kind MSAMP_FAIL_NULL: the allocator returned NULL for size > 0) or the
+ * giant guard refused it (MSAMP_FAIL_GIANT): a FAIL record with its stack (msamp_sample.c). */
+void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, unsigned kind);
+
 /* Fast path of every allocation: charge size to the context's countdown. Inline in the wrappers. */
 static inline void msamp_note_alloc(void *p, size_t size, const void *frame)
 {
     struct msamp_context *c = MSAMP_PORT_CONTEXT();
+#if MSAMP_CFG_FAILURES
+    if (MSAMP_UNLIKELY(p == NULL)) {
+        if (size != 0)
+            msamp_fail_slow(c, size, frame, MSAMP_FAIL_NULL);
+        return;
+    }
+#endif
     uintptr_t cd = atomic_load_explicit(&c->countdown, memory_order_relaxed);
     if (MSAMP_LIKELY(size < cd)) {
         atomic_store_explicit(&c->countdown, cd - size, memory_order_relaxed);
         return;
     }
     msamp_alloc_slow(c, p, size, frame);
+}
+
+/* An allocation that failed without a result to look at (posix_memalign's error, a failed
+ * realloc), or one the giant guard refused (kind MSAMP_FAIL_GIANT). */
+static inline void msamp_note_fail(size_t size, const void *frame, unsigned kind)
+{
+#if MSAMP_CFG_FAILURES
+    msamp_fail_slow(MSAMP_PORT_CONTEXT(), size, frame, kind);
+#else
+    (void)size;
+    (void)frame;
+    (void)kind;
+#endif
+}
+
+/* A wrapper's call of a real allocator function that may call other wrapped functions inside
+ * (MSAMP_CFG_WRAP_NESTED): between msamp_nest_begin() and msamp_nest_end() the context's
+ * allocations pass through unseen. Their countdown charges go to a countdown parked at its
+ * maximum, and frees of sampled blocks are left to the outer wrapper (the free slow path sees
+ * MSAMP_BUSY_NESTED), so the outer wrapper alone notes the allocation, from its own frame. A
+ * countdown another context zeroed meanwhile (a configuration change) stays zero. */
+struct msamp_nest {
+    struct msamp_context *c; /* NULL: the context was busy already (an inner call itself) */
+    uintptr_t countdown;
+};
+
+static inline void msamp_nest_begin(struct msamp_nest *n)
+{
+    struct msamp_context *c = MSAMP_PORT_CONTEXT();
+    n->c = NULL;
+    if (c->busy)
+        return;
+    n->c = c;
+    n->countdown = atomic_load_explicit(&c->countdown, memory_order_relaxed);
+    atomic_store_explicit(&c->countdown, UINTPTR_MAX, memory_order_relaxed);
+    c->busy = MSAMP_BUSY_NESTED;
+}
+
+static inline void msamp_nest_end(struct msamp_nest *n)
+{
+    struct msamp_context *c = n->c;
+    if (c == NULL)
+        return;
+    c->busy = 0;
+    if (atomic_load_explicit(&c->countdown, memory_order_relaxed) != 0)
+        atomic_store_explicit(&c->countdown, n->countdown, memory_order_relaxed);
 }
 
 /* Fast path of every free: a fingerprint test; the slow path only for (probably) sampled blocks.

@@ -125,3 +125,9 @@ void msamp_rec_snap_end(uint32_t pass, uint32_t count)
     uintptr_t v[2] = {pass, count};
     msamp_event_varints(MSAMP_REC_SNAP_END, v, 2);
 }
+
+void msamp_rec_fail(unsigned kind, uintptr_t size, uint32_t stack, uintptr_t dt, uint32_t count)
+{
+    uintptr_t v[5] = {kind, size, stack, dt, count};
+    msamp_event_varints(MSAMP_REC_FAIL, v, 5);
+}

@@ -22,6 +22,30 @@ static int collect(void *arg, uintptr_t pc)
     return 1;
 }
 
+/* Interns the walk's stack and returns its id, with the loss counters the walk moves: a stack cut
+ * at the maximum depth (w->n becomes that depth), one with no frame at all (id 0), a full stack
+ * table. Under the lock. */
+static uint32_t stack_of(struct walk *w)
+{
+    if (w->n > MSAMP_CFG_MAX_DEPTH) {
+        w->n = MSAMP_CFG_MAX_DEPTH;
+        G.count[MSAMP_DROP_TRUNCATED]++;
+    }
+    if (w->n == 0)
+        G.count[MSAMP_DROP_NO_FRAME]++;
+    uint32_t id = msamp_stack_intern(w->pcs, w->n);
+    if (id == MSAMP_WIRE_STACK_FULL)
+        G.count[MSAMP_DROP_STACK_FULL]++;
+    return id;
+}
+
+/* Writes the STACK record that defines id (the walk's frames) into the open event. */
+static void put_stack(uint32_t id, const struct walk *w)
+{
+    struct msamp_stack_fields f = {id, w->n, w->pcs};
+    msamp_event_record(MSAMP_REC_STACK, msamp_layout_stack, &f);
+}
+
 /* Writes a FREE of slot into the open event and empties the slot. */
 MSAMP_NOINLINE static void put_free(uint32_t slot)
 {
@@ -66,14 +90,7 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
     if (stale >= 0 && !still((uint32_t)stale, p))
         stale = -1;
     msamp_event_begin(&ev);
-    uint32_t n = w.n;
-    if (n > MSAMP_CFG_MAX_DEPTH) {
-        n = MSAMP_CFG_MAX_DEPTH;
-        G.count[MSAMP_DROP_TRUNCATED]++;
-    }
-    uint32_t id = msamp_stack_intern(pcs, n);
-    if (id == MSAMP_WIRE_STACK_FULL)
-        G.count[MSAMP_DROP_STACK_FULL]++;
+    uint32_t id = stack_of(&w);
     if (stale >= 0)
         put_free((uint32_t)stale); /* its free was never seen: the address is reused */
     if (old_slot >= 0) {
@@ -94,10 +111,8 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
         id != 0 && id != MSAMP_WIRE_STACK_FULL)
         send_stack = 1;
 #endif
-    if (send_stack) {
-        struct msamp_stack_fields f = {id, n, pcs};
-        msamp_event_record(MSAMP_REC_STACK, msamp_layout_stack, &f);
-    }
+    if (send_stack)
+        put_stack(id, &w);
     msamp_rec_alloc(old_slot, (uint32_t)(slot + 1), size, id, msamp_event_stamp(), p);
     if (msamp_event_end(&ev, 1) == 0 && send_stack)
         msamp_stack_sent(id, msamp_pass());
@@ -132,13 +147,22 @@ static void leave(struct msamp_context *c)
     c->busy = 0;
 }
 
+/* Whether the context is busy: an allocation in the core's own run counts as reentrant; one made
+ * by the real allocator inside a wrapper's call (MSAMP_BUSY_NESTED) is the outer one's business. */
+static int busy(struct msamp_context *c)
+{
+    if (c->busy == 0)
+        return 0;
+    if (c->busy == MSAMP_BUSY_CORE)
+        c->reentrant++;
+    return 1;
+}
+
 void msamp_alloc_slow(struct msamp_context *c, void *p, size_t size, const void *frame)
 {
-    if (c->busy) {
-        c->reentrant++;
+    if (busy(c))
         return;
-    }
-    c->busy = 1;
+    c->busy = MSAMP_BUSY_CORE;
     uint32_t drawn = msamp_decide(c, size);
     if (drawn != 0 && p != NULL)
         (void)sample(c, (uintptr_t)p, size, frame, 0, drawn);
@@ -149,11 +173,9 @@ void msamp_free_slow(struct msamp_context *c, void *p)
 {
     if (msamp_live_find((uintptr_t)p) < 0)
         return; /* a fingerprint collision (or NULL): not a sampled block */
-    if (c->busy) {
-        c->reentrant++;
+    if (busy(c))
         return;
-    }
-    c->busy = 1;
+    c->busy = MSAMP_BUSY_CORE;
     release(p);
     leave(c);
 }
@@ -161,13 +183,35 @@ void msamp_free_slow(struct msamp_context *c, void *p)
 void msamp_realloc_slow(struct msamp_context *c, void *old, void *p, size_t size,
                         const void *frame)
 {
-    if (c->busy) {
-        c->reentrant++;
+    if (busy(c))
         return;
-    }
-    c->busy = 1;
+    c->busy = MSAMP_BUSY_CORE;
     uint32_t drawn = p != NULL ? msamp_decide(c, size) : 0u;
     if (drawn == 0 || !sample(c, (uintptr_t)p, size, frame, (uintptr_t)old, drawn))
         release(old);
+    leave(c);
+}
+
+void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, unsigned kind)
+{
+    if (!G.initialised || !atomic_load_explicit(&G.enabled, memory_order_relaxed) || busy(c))
+        return;
+    c->busy = MSAMP_BUSY_CORE;
+    uintptr_t pcs[MSAMP_CFG_MAX_DEPTH];
+    struct walk w = {pcs, 0};
+    struct msamp_writer ev;
+    msamp_port_walk(frame, collect, &w);
+
+    msamp_port_lock_t key = msamp_port_lock();
+    uint32_t count = ++G.failed[kind];
+    msamp_event_begin(&ev);
+    uint32_t id = stack_of(&w);
+    int send_stack = msamp_stack_unsent(id, msamp_pass());
+    if (send_stack)
+        put_stack(id, &w);
+    msamp_rec_fail(kind, size, id, msamp_event_stamp(), count);
+    if (msamp_event_end(&ev, 1) == 0 && send_stack)
+        msamp_stack_sent(id, msamp_pass());
+    msamp_port_unlock(key);
     leave(c);
 }

@@ -210,7 +210,7 @@ static void clock_add(struct msamp_dec *d, uint64_t dt)
 static int has_dt(int type)
 {
     return type == MSAMP_REC_ALLOC || type == MSAMP_REC_FREE || type == MSAMP_REC_INTERVAL ||
-           type == MSAMP_REC_REALLOC;
+           type == MSAMP_REC_REALLOC || type == MSAMP_REC_FAIL;
 }
 
 /* The optional [addr] is read when the session says addresses are sent, or, before any SESSION,
@@ -357,6 +357,17 @@ static int parse_payload(struct msamp_dec *d, struct rd *r, struct msamp_record 
         rec->u.drops.stack_full = rd_varint(r);
         rec->u.drops.reentrant = rd_varint(r);
         rec->u.drops.truncated = rd_varint(r);
+        if (!r->err && rd_left(r) != 0) {
+            rec->u.drops.no_frame = rd_varint(r);
+            rec->u.drops.has_no_frame = 1;
+        }
+        break;
+    case MSAMP_REC_FAIL:
+        rec->u.fail.kind = rd_varint(r);
+        rec->u.fail.size = rd_varint(r);
+        rec->u.fail.stack_id = rd_varint(r);
+        rec->dt = rd_varint(r);
+        rec->u.fail.count = rd_varint(r);
         break;
     case MSAMP_REC_INTERVAL:
         rec->u.interval.interval = rd_varint(r);
@@ -437,8 +448,9 @@ static void parse_records(struct msamp_dec *d, const uint8_t *p, const uint8_t *
         /* Zero only what the per-record parsers do not set: the small members of the union
          * (the optional fields' flags among them) and dt. SESSION and MAPPING set all theirs. */
         struct msamp_record rec;
-        memset(&rec.u, 0, MAX2(MAX2(sizeof(rec.u.realloc), sizeof(rec.u.live)),
-                               sizeof(rec.u.interval)));
+        memset(&rec.u, 0, MAX2(MAX2(MAX2(sizeof(rec.u.realloc), sizeof(rec.u.live)),
+                                    sizeof(rec.u.interval)),
+                               sizeof(rec.u.drops)));
         rec.type = type;
         rec.dt = 0;
         rec.ts = 0;

@@ -74,7 +74,12 @@ struct msamp_record {
         struct { uint64_t pass, count; } snap_end;
         struct {
             uint64_t ring_records, ring_bytes, live_full, stack_full, reentrant, truncated;
+            uint64_t no_frame; /* walks that found no frame (0 when !has_no_frame: older devices) */
+            int has_no_frame;
         } drops;
+        /* kind: enum msamp_wire_fail (other values: a later kind, listed by number); count: the
+         * device's cumulative failures of that kind */
+        struct { uint64_t kind, size, stack_id, count; } fail;
         /* reason: enum msamp_wire_interval_reason (0 when !has_reason); epoch: the thinning's */
         struct { uint64_t interval, reason, epoch; int has_reason; } interval;
         struct { uint64_t old_slot, new_slot1, size, stack_id, addr; int has_addr; } realloc;
@@ -88,7 +93,7 @@ struct msamp_record {
         } mapping;
         struct { uint64_t type; const uint8_t *payload; size_t len; } unknown;
     } u;
-    uint64_t dt; /* the record's dt field as sent (ALLOC, FREE, INTERVAL, REALLOC), else 0 */
+    uint64_t dt; /* the record's dt field as sent (ALLOC, FREE, INTERVAL, REALLOC, FAIL), else 0 */
 };
 
 struct msamp_dec_stats {

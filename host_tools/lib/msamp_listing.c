@@ -113,6 +113,15 @@ static void print_body(FILE *out, const struct msamp_record *rec)
                 " stack_full=%" PRIu64 " reentrant=%" PRIu64 " truncated=%" PRIu64,
                 rec->u.drops.ring_records, rec->u.drops.ring_bytes, rec->u.drops.live_full,
                 rec->u.drops.stack_full, rec->u.drops.reentrant, rec->u.drops.truncated);
+        if (rec->u.drops.has_no_frame)
+            fprintf(out, " no_frame=%" PRIu64, rec->u.drops.no_frame);
+        break;
+    case MSAMP_REC_FAIL:
+        fprintf(out,
+                "FAIL kind=%" PRIu64 " size=%" PRIu64 " stack=%" PRIu64 " dt=%" PRIu64
+                " count=%" PRIu64,
+                rec->u.fail.kind, rec->u.fail.size, rec->u.fail.stack_id, rec->dt,
+                rec->u.fail.count);
         break;
     case MSAMP_REC_INTERVAL:
         fprintf(out, "INTERVAL interval=%" PRIu64 " dt=%" PRIu64, rec->u.interval.interval,

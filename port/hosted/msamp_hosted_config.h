@@ -28,6 +28,11 @@
 #ifndef MSAMP_CFG_MAX_DEPTH
 #define MSAMP_CFG_MAX_DEPTH 64
 #endif
+/* glibc's allocator functions never call each other through wrapped symbols: no wrapper of a C
+ * function guards its call (C++ operator new's wrappers still do: libstdc++'s calls malloc). */
+#ifndef MSAMP_CFG_WRAP_NESTED
+#define MSAMP_CFG_WRAP_NESTED 0
+#endif
 #ifndef MSAMP_CFG_RING_SIZE
 #define MSAMP_CFG_RING_SIZE (256 * 1024)
 #endif

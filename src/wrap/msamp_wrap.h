@@ -11,10 +11,12 @@
 #define MSAMP_ENOMEM 12 /* ENOMEM on every platform msamp supports (freestanding has no errno.h) */
 
 #if MSAMP_CFG_GIANT_BYTES
-/* The giant-allocation guard: refuse before the allocator sees the request. */
+/* The giant-allocation guard: refuse before the allocator sees the request, and report it (a FAIL
+ * record of kind MSAMP_FAIL_GIANT with the caller's stack and the size). */
 #define MSAMP_REFUSE_GIANT(size, fail)                                                             \
     do {                                                                                           \
         if (MSAMP_UNLIKELY((size) >= (size_t)MSAMP_CFG_GIANT_BYTES)) {                             \
+            msamp_note_fail(size, MSAMP_FRAME(), MSAMP_FAIL_GIANT);                                \
             msamp_port_refused(size);                                                              \
             return fail;                                                                           \
         }                                                                                          \
@@ -22,5 +24,20 @@
 #else
 #define MSAMP_REFUSE_GIANT(size, fail) ((void)0)
 #endif
+
+/* The real function's call of a wrapper whose real function may call other wrapped functions
+ * (msamp_nest_begin, MSAMP_CFG_WRAP_NESTED): MSAMP_NESTED(level, call) is `call` guarded when
+ * MSAMP_CFG_WRAP_NESTED is at least level, `call` alone otherwise. */
+#define MSAMP_NESTED(level, call)                                                                  \
+    do {                                                                                           \
+        if (MSAMP_CFG_WRAP_NESTED >= (level)) {                                                    \
+            struct msamp_nest nest_;                                                               \
+            msamp_nest_begin(&nest_);                                                              \
+            call;                                                                                  \
+            msamp_nest_end(&nest_);                                                                \
+        } else {                                                                                   \
+            call;                                                                                  \
+        }                                                                                          \
+    } while (0)
 
 #endif

@@ -9,9 +9,10 @@ void *__wrap_calloc(size_t n, size_t size)
 {
     size_t total;
     if (__builtin_mul_overflow(n, size, &total))
-        return __real_calloc(n, size); /* the allocator reports the overflow its own way */
+        total = SIZE_MAX; /* the allocator fails it its own way; reported as SIZE_MAX bytes */
     MSAMP_REFUSE_GIANT(total, NULL);
-    void *p = __real_calloc(n, size);
+    void *p;
+    MSAMP_NESTED(1, p = __real_calloc(n, size));
     msamp_note_alloc(p, total, MSAMP_FRAME());
     return p;
 }

@@ -9,9 +9,10 @@ void *__wrap__calloc_r(void *reent, size_t n, size_t size)
 {
     size_t total;
     if (__builtin_mul_overflow(n, size, &total))
-        return __real__calloc_r(reent, n, size);
+        total = SIZE_MAX; /* the allocator fails it its own way; reported as SIZE_MAX bytes */
     MSAMP_REFUSE_GIANT(total, NULL);
-    void *p = __real__calloc_r(reent, n, size);
+    void *p;
+    MSAMP_NESTED(1, p = __real__calloc_r(reent, n, size));
     msamp_note_alloc(p, total, MSAMP_FRAME());
     return p;
 }

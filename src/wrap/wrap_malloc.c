@@ -8,7 +8,8 @@ void *__wrap_malloc(size_t size);
 void *__wrap_malloc(size_t size)
 {
     MSAMP_REFUSE_GIANT(size, NULL);
-    void *p = __real_malloc(size);
+    void *p;
+    MSAMP_NESTED(2, p = __real_malloc(size)); /* newlib's calls _malloc_r */
     msamp_note_alloc(p, size, MSAMP_FRAME());
     return p;
 }

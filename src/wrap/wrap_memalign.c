@@ -8,7 +8,8 @@ void *__wrap_memalign(size_t align, size_t size);
 void *__wrap_memalign(size_t align, size_t size)
 {
     MSAMP_REFUSE_GIANT(size, NULL);
-    void *p = __real_memalign(align, size);
+    void *p;
+    MSAMP_NESTED(1, p = __real_memalign(align, size));
     msamp_note_alloc(p, size, MSAMP_FRAME());
     return p;
 }

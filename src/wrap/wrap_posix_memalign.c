@@ -8,8 +8,11 @@ int __wrap_posix_memalign(void **out, size_t align, size_t size);
 int __wrap_posix_memalign(void **out, size_t align, size_t size)
 {
     MSAMP_REFUSE_GIANT(size, MSAMP_ENOMEM);
-    int rc = __real_posix_memalign(out, align, size);
+    int rc;
+    MSAMP_NESTED(1, rc = __real_posix_memalign(out, align, size));
     if (rc == 0)
         msamp_note_alloc(*out, size, MSAMP_FRAME());
+    else if (size != 0)
+        msamp_note_fail(size, MSAMP_FRAME(), MSAMP_FAIL_NULL);
     return rc;
 }

@@ -9,9 +9,12 @@ void *__wrap_realloc(void *old, size_t size)
 {
     MSAMP_REFUSE_GIANT(size, NULL);
     int old_sampled = msamp_is_sampled(old);
-    void *p = __real_realloc(old, size);
-    if (p == NULL && size != 0)
-        return p; /* failed: the old block is untouched */
+    void *p;
+    MSAMP_NESTED(1, p = __real_realloc(old, size)); /* newlib's calls _realloc_r */
+    if (p == NULL && size != 0) {
+        msamp_note_fail(size, MSAMP_FRAME(), MSAMP_FAIL_NULL); /* the old block is untouched */
+        return p;
+    }
     msamp_note_realloc(old, old_sampled, p, size, MSAMP_FRAME());
     return p;
 }

@@ -9,9 +9,12 @@ void *__wrap__realloc_r(void *reent, void *old, size_t size)
 {
     MSAMP_REFUSE_GIANT(size, NULL);
     int old_sampled = msamp_is_sampled(old);
-    void *p = __real__realloc_r(reent, old, size);
-    if (p == NULL && size != 0)
+    void *p;
+    MSAMP_NESTED(1, p = __real__realloc_r(reent, old, size)); /* calls _malloc_r, _free_r */
+    if (p == NULL && size != 0) {
+        msamp_note_fail(size, MSAMP_FRAME(), MSAMP_FAIL_NULL); /* the old block is untouched */
         return p;
+    }
     msamp_note_realloc(old, old_sampled, p, size, MSAMP_FRAME());
     return p;
 }

@@ -446,7 +446,7 @@ static void test_adaptive_fields(void)
     buf_free(&s);
 }
 
-/* Unknown trailing fields are ignored; unknown types (14, and 15 with a type >= 16) skipped. */
+/* Unknown trailing fields are ignored; unknown types (15 with a type >= 16) skipped. */
 static void test_forward_compat(void)
 {
     struct buf s = { 0 }, r = { 0 }, p = { 0 };
@@ -457,7 +457,7 @@ static void test_forward_compat(void)
     rec_v(&r, MSAMP_REC_ALLOC, 6, U(1), U(8), U(2), U(3), U(0x1234), U(99));
     rec_v(&r, MSAMP_REC_FREE, 3, U(0), U(1), U(55));
     rec_v(&r, MSAMP_REC_TIME, 2, U(50), U(1));
-    rec_v(&r, 14, 3, U(1), U(2), U(3));
+    rec_v(&r, MSAMP_REC_FAIL, 6, U(0), U(100), U(2), U(4), U(1), U(9)); /* + a later field */
     rec_v(&r, MSAMP_REC_EXTENDED, 3, U(20), U(300), U(1));
     rec_v(&r, MSAMP_REC_EXTENDED, 1, U(1000000));
     buf_put(&p, "\x0f", 1); /* an extended type below 16 is malformed */
@@ -474,13 +474,13 @@ static void test_forward_compat(void)
                  "ALLOC slot1=1 size=8 stack=2 dt=3 @ts=?\n"
                  "FREE slot=0 dt=1 @ts=?\n"
                  "TIME ts=50 @ts=50\n"
-                 "UNKNOWN type=14 len=3 @ts=50\n"
-                 "UNKNOWN type=20 len=3 @ts=50\n"
-                 "UNKNOWN type=1000000 len=0 @ts=50\n"
-                 "SNAP_END pass=2 count=0 @ts=50\n");
+                 "FAIL kind=0 size=100 stack=2 dt=4 count=1 @ts=54\n"
+                 "UNKNOWN type=20 len=3 @ts=54\n"
+                 "UNKNOWN type=1000000 len=0 @ts=54\n"
+                 "SNAP_END pass=2 count=0 @ts=54\n");
     struct msamp_dec_stats st;
     free(decode(s.p, s.len, 0, 0, &st));
-    CHECK_EQ_U(st.records_unknown, 3);
+    CHECK_EQ_U(st.records_unknown, 2);
     CHECK_EQ_U(st.records_malformed, 1);
     buf_free(&s);
 }

@@ -207,11 +207,24 @@ static int encode_listing(const char *path)
             msamp_rec_snap_end((uint32_t)need(line, "pass", lineno), (uint32_t)need(line, "count", lineno));
         } else if (strcmp(type, "DROPS") == 0) {
             const char *k[MSAMP_DROP_COUNT] = {"ring_records", "ring_bytes", "live_full",
-                                               "stack_full", "reentrant", "truncated"};
+                                               "stack_full", "reentrant", "truncated", "no_frame"};
             uint32_t c[MSAMP_DROP_COUNT];
-            for (unsigned i = 0; i < MSAMP_DROP_COUNT; i++)
-                c[i] = (uint32_t)need(line, k[i], lineno);
-            msamp_rec_drops(c);
+            uint64_t v;
+            if (field(line, "no_frame", &v)) {
+                for (unsigned i = 0; i < MSAMP_DROP_COUNT; i++)
+                    c[i] = (uint32_t)need(line, k[i], lineno);
+                msamp_rec_drops(c);
+            } else {
+                /* A device from before no_frame: the six counters it sent. */
+                uintptr_t w[MSAMP_DROP_NO_FRAME];
+                for (unsigned i = 0; i < MSAMP_DROP_NO_FRAME; i++)
+                    w[i] = (uintptr_t)need(line, k[i], lineno);
+                msamp_event_varints(MSAMP_REC_DROPS, w, MSAMP_DROP_NO_FRAME);
+            }
+        } else if (strcmp(type, "FAIL") == 0) {
+            msamp_rec_fail((unsigned)need(line, "kind", lineno), (uintptr_t)need(line, "size", lineno),
+                           (uint32_t)need(line, "stack", lineno), (uintptr_t)need(line, "dt", lineno),
+                           (uint32_t)need(line, "count", lineno));
         } else if (strcmp(type, "INTERVAL") == 0) {
             msamp_rec_interval((uint32_t)need(line, "interval", lineno), (uintptr_t)need(line, "dt", lineno),
                                MSAMP_INTERVAL_SET, 0);
