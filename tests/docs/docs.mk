@@ -1,0 +1,47 @@
+# Doc tests: every command and code block of the docs runs as written (tests/docs/).
+# Each fenced block of a markdown file carries, on the line above it, <!-- doc-test: NAME --> (test
+# NAME extracts the block from the markdown when it runs and runs it as written; a note in
+# parentheses says how) or <!-- doc-test: none (REASON) --> (not runnable); docs-blocks checks
+# that. The tests run the blocks in a "user's checkout": a folder of links to this checkout whose
+# build/ is $(BUILD) (tests/docs/lib.sh), so the docs' build/ paths hold as written and what make
+# test built is reused.
+DOCS_T := $(BUILD)/docs
+DOCS_ENV = BUILD=$(BUILD) DOCS_T=$(DOCS_T)
+
+TESTS += docs-blocks
+test-docs-blocks: ## Every fenced block of every markdown file is annotated with the test that runs it (or none, with a reason)
+	@tests/docs/check_blocks.sh $(TESTS)
+
+# The README's firmware snippet (docs-firmware-snippet) built as written for qemu-virt-aarch64:
+# main.c is the block, extracted from README.md at build time; tests/docs/do_work.c the
+# do_work() it calls; the board's start-up, link script and the demo's heap; the board's
+# libmsamp.a (make BOARD=... lib) and its UART transport.
+DOCS_FW := $(DOCS_T)/firmware
+DOCS_FW_BOARD := qemu-virt-aarch64
+ifeq ($(BOARD),$(DOCS_FW_BOARD))
+$(DOCS_FW)/main.c: README.md tests/docs/extract.sh
+	@mkdir -p $(@D)
+	tests/docs/extract.sh README.md docs-firmware-snippet >$@.tmp && mv $@.tmp $@
+$(DOCS_FW)/main.o: $(DOCS_FW)/main.c $(BOARD_FLAGS)
+	$(BOARD_COMPILE) -c $< -o $@
+$(DOCS_FW)/do_work.o: tests/docs/do_work.c $(BOARD_FLAGS)
+	@mkdir -p $(@D)
+	$(BOARD_COMPILE) -I$(DEMO_DIR) -c $< -o $@
+DOCS_FW_OBJS = $(DOCS_FW)/main.o $(DOCS_FW)/do_work.o $(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_LIB) \
+	$(BOARD_DIR)/libmsamp_uart.a
+$(DOCS_FW)/firmware.elf: $(DOCS_FW_OBJS) $(BOARD_LDSCRIPT)
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LINK_FLAGS) -o $@ $(DOCS_FW_OBJS) $(BOARD_LIBGCC)
+endif
+# Built by a sub-make for the board, whatever BOARD this make has.
+docs_firmware = $(MAKE) --no-print-directory -s BOARD=$(DOCS_FW_BOARD) TRANSPORT=uart \
+	host_tools/drain host_tools/msamp-dump $(DOCS_FW)/firmware.elf
+DOCS_QEMU = BOARD_QEMU="$$($(MAKE) --no-print-directory -s BOARD=$(DOCS_FW_BOARD) docs-board-qemu)"
+.PHONY: docs-board-qemu
+docs-board-qemu:
+	@echo '$(BOARD_QEMU)'
+
+TESTS += docs-firmware-snippet
+test-docs-firmware-snippet: ## README's firmware snippet as written: built for qemu-virt-aarch64, run under QEMU, drained, sites symbolized
+	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 go
+	@$(docs_firmware)
+	@$(DOCS_ENV) $(DOCS_QEMU) tests/docs/firmware_snippet.sh README.md $(DOCS_FW)
