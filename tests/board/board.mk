@@ -38,21 +38,31 @@ test-board-late-join: ## Drain joins mid-stream: the in-use profile is complete 
 	$(call board_e2e,late,uart)
 
 # Firmware integration: the demo built by a project's own Makefile through port/msamp.mk, and by
-# its own CMake build through port/msamp.cmake, then run and checked like the demo.
+# its own CMake build through port/msamp.cmake, then run and checked like the demo. Each project's
+# msamp part is the README's block (README.md, doc-test: board-integration-make / -cmake), read
+# when it builds; the project's folder has third_party/msamp, this checkout, as the blocks say.
+# The sub-make gets none of this make's variables (a project's make knows nothing of BUILD or CC).
 TESTS += board-integration-make board-integration-cmake
-test-board-integration-make: ## Demo built through port/msamp.mk by a standalone Makefile, run and checked
+test-board-integration-make: ## Demo built by a standalone Makefile whose msamp part is README.md's Make block, run and checked
 	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 go
 	@$(MAKE) --no-print-directory -s host_tools/drain
-	@rm -rf $(BUILD)/fw-make && $(MAKE) --no-print-directory -s -f tests/board/fw_make/Makefile OUT=$(BUILD)/fw-make
-	@$(BOARD_ENV) $(DEMO_DIR)/run_demo.sh $(BUILD)/fw-make/demo.elf uart $(BUILD)/fw-make/run $(BUILD)/fw-make/run/demo.pb.gz >/dev/null
+	@rm -rf $(BUILD)/fw-make && mkdir -p $(BUILD)/fw-make/third_party && ln -s $(CURDIR) $(BUILD)/fw-make/third_party/msamp
+	@env -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS $(MAKE) --no-print-directory -s -j2 -C $(BUILD)/fw-make \
+		-f $(CURDIR)/tests/board/fw_make/Makefile
+	@$(BOARD_ENV) $(DEMO_DIR)/run_demo.sh $(BUILD)/fw-make/firmware.elf uart $(BUILD)/fw-make/run $(BUILD)/fw-make/run/demo.pb.gz >/dev/null
 	@tests/board/check_demo.sh $(BUILD)/fw-make/run/demo.pb.gz $(BUILD)/fw-make/run/console.txt
-test-board-integration-cmake: ## Demo built through port/msamp.cmake by a standalone CMake project, run and checked
+test-board-integration-cmake: ## Demo built by a standalone CMake project whose msamp part is README.md's CMake block, run and checked
 	@tests/need.sh cmake aarch64-linux-gnu-gcc qemu-system-aarch64 go
 	@$(MAKE) --no-print-directory -s host_tools/drain
-	@rm -rf $(BUILD)/fw-cmake && cmake -S tests/board/fw_cmake -B $(BUILD)/fw-cmake \
-		-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/tests/board/fw_cmake/aarch64-none.cmake >/dev/null && \
-		cmake --build $(BUILD)/fw-cmake -j2 >/dev/null
-	@$(BOARD_ENV) $(DEMO_DIR)/run_demo.sh $(BUILD)/fw-cmake/demo.elf uart $(BUILD)/fw-cmake/run $(BUILD)/fw-cmake/run/demo.pb.gz >/dev/null
+	@rm -rf $(BUILD)/fw-cmake && mkdir -p $(BUILD)/fw-cmake/project/third_party && \
+		ln -s $(CURDIR) $(BUILD)/fw-cmake/project/third_party/msamp && \
+		cp tests/board/fw_cmake/CMakeLists.txt $(BUILD)/fw-cmake/project/
+	@env -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS cmake -S $(BUILD)/fw-cmake/project -B $(BUILD)/fw-cmake/build \
+		-DCMAKE_TOOLCHAIN_FILE=$(CURDIR)/tests/board/fw_cmake/aarch64-none.cmake >$(BUILD)/fw-cmake/configure.log || \
+		{ cat $(BUILD)/fw-cmake/configure.log; exit 1; }
+	@env -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS cmake --build $(BUILD)/fw-cmake/build -j2 >$(BUILD)/fw-cmake/build.log || \
+		{ cat $(BUILD)/fw-cmake/build.log; exit 1; }
+	@$(BOARD_ENV) $(DEMO_DIR)/run_demo.sh $(BUILD)/fw-cmake/build/firmware.elf uart $(BUILD)/fw-cmake/run $(BUILD)/fw-cmake/run/demo.pb.gz >/dev/null
 	@tests/board/check_demo.sh $(BUILD)/fw-cmake/run/demo.pb.gz $(BUILD)/fw-cmake/run/console.txt
 
 # The same board, port and demo built with clang (and lld): other frame layouts, DWARF 5.
