@@ -8,6 +8,9 @@
 
 #include "msamp_decode.h"
 
+/* Exit statuses (docs/MSAMP_DUMP.md): 0 the stream was read; as cmp(1) and grep(1), 1 is the
+ * answer "damaged" (--strict) and 2 trouble: a bad command line, input that cannot be opened or
+ * read, output that cannot be written, out of memory. */
 #define EXIT_DAMAGED 1
 #define EXIT_INPUT 2
 
@@ -20,7 +23,8 @@ static void usage(FILE *out)
           "  --strict       exit 1 if the stream had damage (bad, lost or cut frames, malformed\n"
           "                 records)\n"
           "  -h, --help     show this help\n"
-          "Exit status: 0 ok, 1 damage with --strict, 2 bad usage or unreadable input.\n",
+          "Exit status: 0 ok, 1 damage with --strict, 2 bad usage, unreadable input or unwritable\n"
+          "output.\n",
           out);
 }
 
@@ -46,6 +50,10 @@ int main(int argc, char **argv)
             strict = 1;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             usage(stdout);
+            if (fflush(stdout) != 0 || ferror(stdout)) {
+                fprintf(stderr, "msamp-dump: write error on stdout\n");
+                return EXIT_INPUT;
+            }
             return 0;
         } else if (a[0] == '-' && a[1] != '\0') {
             fprintf(stderr, "msamp-dump: unknown option '%s'\n", a);

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Damaged streams end to end through drain built with ASan+UBSan: truncated, cut mid-frame, random
 # bit flips, dropped runs, inserted garbage, a device reset in the middle, a reader joining late,
-# pure garbage. Each run must exit 0 without a sanitizer report, write a profile that go tool
-# pprof reads, keep the intact frames' samples, and report the losses in the profile's comments.
+# pure garbage. Each damaged run must exit 0 without a sanitizer report, write a profile that go
+# tool pprof reads, keep the intact frames' samples, and report the losses in the profile's
+# comments; pure garbage and an empty input (no valid frame) exit 4 and write no profile.
 . "$(dirname "$0")/lib.sh"
 D=$DRAIN
 $GEN --allocs 60000 --snap-every 5000 "$W/clean.bin" "$W/clean.truth"
@@ -47,13 +48,15 @@ $MANGLE cutmid 500 7 "$W/clean.bin" "$W/cut1.bin" && cat "$W/cut1.bin" "$W/two.b
 case_run reset 1 40
 ls "$W"/reset*.pb.gz | wc -l | grep -qx 3 && ok "reset: three sessions, three profiles" ||
   fail "reset: expected 3 profiles, got $(ls "$W"/reset*.pb.gz | xargs -n1 basename | tr '\n' ' ')"
-# Pure garbage and an empty input.
+# Pure garbage and an empty input: no valid frame, exit 4 and no (misleading, empty) profile.
 head -c 200000 /dev/urandom >"$W/random.bin"
 $D -o "$W/random.pb.gz" "$W/random.bin" 2>"$W/random.err"
 rc=$?
-[ $rc -eq 0 ] && ! grep -q Sanitizer "$W/random.err" && pp -raw "$W/random.pb.gz" >/dev/null 2>&1 &&
-  ok "random bytes: exit 0, empty profile readable" || { fail "random bytes (exit $rc)"; head "$W/random.err"; }
+[ $rc -eq 4 ] && ! grep -q Sanitizer "$W/random.err" && grep -q 'no valid msamp frame' "$W/random.err" &&
+  [ ! -e "$W/random.pb.gz" ] && ok "random bytes: exit 4, no profile" || { fail "random bytes (exit $rc)"; head "$W/random.err"; }
 : >"$W/empty.bin"
-$D -o "$W/empty.pb.gz" "$W/empty.bin" 2>"$W/empty.err" && grep -q 'no data' "$W/empty.err" &&
-  ok "empty input: says so" || fail "empty input"
+$D -o "$W/empty.pb.gz" "$W/empty.bin" 2>"$W/empty.err"
+rc=$?
+[ $rc -eq 4 ] && grep -q 'no data' "$W/empty.err" && [ ! -e "$W/empty.pb.gz" ] &&
+  ok "empty input: exit 4, says so" || { fail "empty input (exit $rc)"; cat "$W/empty.err"; }
 finish

@@ -1,6 +1,7 @@
 /*
- * drain: reads an msamp byte stream (tty, file, stdin or TCP), rebuilds each device session and
- * writes gzip-compressed pprof profiles, symbolized with --elf; prints top sites and folded stacks.
+ * drain: reads an msamp byte stream (tty, file, stdin, TCP as client or server), rebuilds each
+ * device session and writes gzip-compressed pprof profiles, symbolized with --elf; prints top
+ * sites and folded stacks.
  * `drain merge` merges profiles. See docs/DRAIN.md.
  */
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include "report.h"
 #include "session.h"
 #include "symbolize.h"
+#include "util.h"
 
 #define MAX_ELVES 16
 
@@ -29,21 +31,30 @@ static const char usage_text[] =
     "usage: drain [options] INPUT\n"
     "       drain merge OUT.pb.gz IN.pb.gz...\n"
     "Reads an msamp stream and writes a gzip-compressed pprof heap profile per device session.\n"
-    "INPUT: a tty (/dev/ttyUSB0), a file, - for stdin, or tcp:HOST:PORT (QEMU -serial tcp:...)\n"
+    "INPUT: a tty (/dev/ttyUSB0), a file, - for stdin, tcp:HOST:PORT (connect: QEMU -serial\n"
+    "  tcp:HOST:PORT,server), or tcp-listen:[HOST:]PORT (listen on HOST, default 127.0.0.1, and\n"
+    "  read the connection accepted: MSAMP_OUTPUT=tcp:..., QEMU -serial tcp:HOST:PORT)\n"
     "  -o, --output FILE    profile of the first session (default heap.pb.gz); later sessions\n"
     "                       go to STEM.sN.pb.gz, partial profiles to STEM[.sN].partK.pb.gz\n"
     "  -e, --elf FILE       symbolize with this ELF's DWARF (repeat for more images)\n"
     "  -f, --force          symbolize even when the ELF's build-id differs from the stream's\n"
     "  -b, --baud N         tty speed (default 115200)\n"
     "  -F, --follow         keep reading a regular file as it grows (stop with Ctrl-C); a\n"
-    "                       truncated, rotated or replaced file is read again from its start\n"
+    "                       truncated, rotated or replaced file is read again from its start;\n"
+    "                       tcp-listen: accept the next connection after each disconnect\n"
     "  -E, --every SECONDS  also write a numbered partial profile every SECONDS\n"
     "  -t, --top N          print the top N sites by in-use and by allocated bytes\n"
     "  -s, --folded FILE    write folded stacks (in-use bytes) for flame-graph tools\n"
     "  -q, --quiet          no status line and no summary on stderr\n"
     "      --stats          print decode and profile-writing times and peak memory at the end\n"
     "  -h, --help           this text;  -V, --version: the version\n"
-    "Exit status: 0 success, 1 input/output or build-id error, 2 bad command line.\n";
+    "Exit status: 0 profile written; 1 input, output, ELF or build-id error; 2 bad command\n"
+    "line; 3 out of memory; 4 no msamp frame in the input (nothing written). See docs/DRAIN.md.\n";
+
+/* Exit statuses (docs/DRAIN.md "Exit status"). DRAIN_EXIT_OOM (3) is in util.h. */
+#define EXIT_FAIL 1   /* input, output, ELF or build-id error */
+#define EXIT_USAGE 2  /* the command line is wrong */
+#define EXIT_NODATA 4 /* the input held no valid msamp frame: no profile written */
 
 struct opts {
     const char *input, *output, *folded;
@@ -80,6 +91,10 @@ struct drain {
     size_t npart_kinds;
     int restarts; /* a followed file started over */
     uint64_t bytes;
+    uint64_t headers; /* SESSION records seen, in all sessions */
+    /* The first bytes read, to say what the input held when no frame was found. */
+    uint8_t head[4096];
+    size_t head_len;
     double decode_s, write_s; /* --stats */
     double stop_t;            /* when a record was first seen after the stop signal */
     uint64_t skipped;         /* records not applied: the stop budget ran out */
@@ -135,8 +150,9 @@ static double now_s(void)
 }
 
 /* Writes the profile (and, for the final one, reports) of the current session. part 0: final.
- * 0, or -1 with the message in err and the kind of failure in *kind (an errno value, or -1 when
- * the profile could not be built). */
+ * 0; -1 when the profile was not written, -2 when it was but the folded stacks were not: the
+ * message in err and the kind of failure in *kind (an errno value, or -1 when the profile could
+ * not be built). */
 static int write_session(struct drain *d, int part, char *err, size_t errlen, int *kind)
 {
     struct session *s = d->cur;
@@ -167,7 +183,7 @@ static int write_session(struct drain *d, int part, char *err, size_t errlen, in
             if (report_folded(&b, fp) != 0) {
                 *kind = errno;
                 snprintf(err, errlen, "%s: %s", fp, strerror(errno));
-                rc = -1;
+                rc = -2;
             }
             free(fp);
         }
@@ -180,24 +196,29 @@ static int write_session(struct drain *d, int part, char *err, size_t errlen, in
     return rc;
 }
 
-/* last: end of input; a run that received bytes always leaves a profile, even an empty one. A
+/* last: end of input; a run that received a valid frame always leaves a profile, even an empty
+ * one (a run without any leaves none: its exit status says so). A
  * session whose profile cannot be written is reported and the capture goes on (later sessions
  * are still written); the exit status says so. */
 static void end_session(struct drain *d, int last)
 {
-    int want = session_has_data(d->cur) || (last && !d->written && d->bytes > 0);
+    int want = session_has_data(d->cur) ||
+               (last && !d->written && msamp_dec_stats(d->dec)->frames_ok > 0);
     char err[1100];
     int kind;
     if (d->elves_doubt && !d->elves_ok)
         fprintf(stderr, "drain: session %d: no --elf matched its images to the end (some of its "
                         "MAPPINGs may have been lost); addresses left unsymbolized\n",
                 d->cur->index);
-    if (want && write_session(d, 0, err, sizeof(err), &kind) != 0) {
+    int rc = want ? write_session(d, 0, err, sizeof(err), &kind) : 0;
+    if (rc == -2)
+        fprintf(stderr, "drain: session %d: folded stacks not written: %s\n", d->cur->index, err);
+    else if (rc != 0)
         fprintf(stderr, "drain: session %d: final profile not written: %s\n", d->cur->index, err);
+    if (rc != 0)
         d->final_failed = 1;
-    } else if (want) {
+    if (want && rc != -1)
         d->written++;
-    }
     session_free(d->cur);
     d->cur = NULL;
 }
@@ -254,6 +275,7 @@ static void on_record(void *arg, const struct msamp_record *rec)
         }
     }
     if (rec->type == MSAMP_REC_SESSION) {
+        d->headers++;
         if (session_is_new(d->cur, rec)) {
             end_session(d, 0);
             d->cur = session_new(++d->nsessions, msamp_dec_stats(d->dec));
@@ -313,6 +335,58 @@ static void timers(struct drain *d, double t)
     }
 }
 
+/* 1 when everything written to stdout (--top, --help) got out; otherwise says so on stderr. */
+static int stdout_ok(void)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return 1;
+    fprintf(stderr, "drain: cannot write to standard output%s%s\n", errno ? ": " : "",
+            errno ? strerror(errno) : "");
+    return 0;
+}
+
+/* What the bytes of an input without any msamp frame looked like. */
+static const char *bytes_look(const uint8_t *p, size_t n)
+{
+    size_t zero = 0, text = 0;
+    for (size_t i = 0; i < n; i++) {
+        zero += p[i] == 0;
+        text += (p[i] >= 0x20 && p[i] < 0x7f) || p[i] == '\n' || p[i] == '\r' || p[i] == '\t';
+    }
+    if (zero == n)
+        return "all zero bytes";
+    if (text * 10 >= n * 9)
+        return "mostly text: a console or log, not the msamp stream?";
+    return "binary data";
+}
+
+/* The input held no valid msamp frame: one line saying what was read and what to check. */
+static void no_frame_message(const struct drain *d, const struct input *in)
+{
+    static const char causes[] =
+        "the wrong port, file or address, the firmware not calling msamp_init() and "
+        "msamp_poll() (or not running), or its transport (UART, MSAMP_OUTPUT) not set up";
+    if (d->bytes == 0) {
+        fprintf(stderr,
+                "drain: no data received from %s%s%s; no profile written. Likely causes: %s\n",
+                in->desc, in->is_sock && in->where[0] && !in->connections
+                              ? " (no connection came)" : "",
+                stop_signal ? " before the stop signal" : "", causes);
+        return;
+    }
+    char baud[96] = "";
+    if (in->is_tty)
+        snprintf(baud, sizeof(baud), "a wrong baud rate (--baud %ld), ", d->o.baud);
+    else if (!in->is_sock)
+        snprintf(baud, sizeof(baud), "a wrong baud rate where it was captured, ");
+    fprintf(stderr,
+            "drain: no valid msamp frame in the %llu bytes read from %s (%s); no profile "
+            "written. Likely causes: %s%s\n",
+            (unsigned long long)d->bytes, in->desc, bytes_look(d->head, d->head_len), baud,
+            causes);
+}
+
 static int parse_num(const char *s, double lo, double hi, double *out)
 {
     char *end;
@@ -346,7 +420,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
         case 'e':
             if (o->nelf == MAX_ELVES) {
                 fprintf(stderr, "drain: at most %d --elf files\n", MAX_ELVES);
-                return 2;
+                return EXIT_USAGE;
             }
             o->elf_paths[o->nelf++] = optarg;
             break;
@@ -354,7 +428,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
         case 'b':
             if (parse_num(optarg, 1, 1e8, &v) || !input_baud_ok((long)v) || v != (long)v) {
                 fprintf(stderr, "drain: --baud %s: not a supported baud rate\n", optarg);
-                return 2;
+                return EXIT_USAGE;
             }
             o->baud = (long)v;
             break;
@@ -362,14 +436,14 @@ static int parse_args(struct opts *o, int argc, char **argv)
         case 'E':
             if (parse_num(optarg, 0.01, 1e7, &v)) {
                 fprintf(stderr, "drain: --every %s: expected seconds > 0\n", optarg);
-                return 2;
+                return EXIT_USAGE;
             }
             o->every = v;
             break;
         case 't':
             if (parse_num(optarg, 1, 1e6, &v) || v != (long)v) {
                 fprintf(stderr, "drain: --top %s: expected a count >= 1\n", optarg);
-                return 2;
+                return EXIT_USAGE;
             }
             o->top = (long)v;
             break;
@@ -380,21 +454,21 @@ static int parse_args(struct opts *o, int argc, char **argv)
         case 'V': printf("drain (msamp) %s, wire format v%u\n", DRAIN_VERSION, MSAMP_WIRE_VERSION); return -1;
         case ':':
             fprintf(stderr, "drain: option %s needs an argument\n", argv[optind - 1]);
-            return 2;
+            return EXIT_USAGE;
         default:
             fprintf(stderr, "drain: unknown option %s (see drain --help)\n", argv[optind - 1]);
-            return 2;
+            return EXIT_USAGE;
         }
     }
     if (optind != argc - 1) {
         fprintf(stderr, "drain: %s\n%s", optind >= argc ? "no input given" : "more than one input",
                 usage_text);
-        return 2;
+        return EXIT_USAGE;
     }
     o->input = argv[optind];
     if (!*o->output) {
         fprintf(stderr, "drain: empty --output\n");
-        return 2;
+        return EXIT_USAGE;
     }
     return 0;
 }
@@ -406,8 +480,10 @@ int main(int argc, char **argv)
     struct drain d;
     memset(&d, 0, sizeof(d));
     int rc = parse_args(&d.o, argc, argv);
-    if (rc)
-        return rc < 0 ? 0 : rc;
+    if (rc > 0)
+        return rc;
+    if (rc < 0) /* --help, --version */
+        return stdout_ok() ? 0 : EXIT_FAIL;
 
     char err[1024];
     struct sym_elf *elves[MAX_ELVES];
@@ -417,17 +493,18 @@ int main(int argc, char **argv)
             fprintf(stderr, "drain: --elf %s\n", err);
             while (i-- > 0)
                 sym_close(elves[i]);
-            return 1;
+            return EXIT_FAIL;
         }
     }
     d.elves = (struct elf_set){elves, d.o.nelf, d.o.force};
 
     struct input in;
-    if (input_open(&in, d.o.input, d.o.baud, d.o.follow, err, sizeof(err)) != 0) {
+    int orc = input_open(&in, d.o.input, d.o.baud, d.o.follow, err, sizeof(err));
+    if (orc != 0) {
         fprintf(stderr, "drain: %s\n", err);
         for (size_t i = 0; i < d.o.nelf; i++)
             sym_close(elves[i]);
-        return 1;
+        return orc == -2 ? EXIT_USAGE : EXIT_FAIL;
     }
 
     int wake[2];
@@ -441,12 +518,14 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* Said even with --quiet, once SIGINT and SIGTERM are handled: a script waits for this line
+     * before it starts the program that connects (and reads the port chosen for port 0). */
+    if (in.listen_fd >= 0)
+        fprintf(stderr, "drain: listening on %s\n", in.where);
 
     d.dec = msamp_dec_new(on_record, &d);
-    if (!d.dec) {
-        fputs("drain: out of memory\n", stderr);
-        return 3;
-    }
+    if (!d.dec)
+        drain_oom();
     d.cur = session_new(++d.nsessions, msamp_dec_stats(d.dec));
     d.status = isatty(2) && !d.o.quiet;
     double t0 = now_s();
@@ -467,7 +546,18 @@ int main(int argc, char **argv)
             if (!d.o.quiet)
                 fprintf(stderr, "%sdrain: %s\n", d.status ? "\n" : "", in.notice);
         }
+        if (in.announce) {
+            in.announce = 0;
+            if (!d.o.quiet)
+                fprintf(stderr, "%sdrain: %s\n", d.status ? "\n" : "", in.notice);
+        }
         if (n > 0) {
+            if (d.head_len < sizeof(d.head)) {
+                size_t k = sizeof(d.head) - d.head_len < (size_t)n ? sizeof(d.head) - d.head_len
+                                                                   : (size_t)n;
+                memcpy(d.head + d.head_len, buf, k);
+                d.head_len += k;
+            }
             d.bytes += (uint64_t)n;
             for (size_t off = 0; off < (size_t)n && !d.failed; off += FEED_PIECE) {
                 size_t k = (size_t)n - off < FEED_PIECE ? (size_t)n - off : FEED_PIECE;
@@ -492,7 +582,8 @@ int main(int argc, char **argv)
     if (d.status)
         fputc('\n', stderr);
     if (stop_signal && !d.o.quiet)
-        fprintf(stderr, "drain: %s: writing the final profile\n", strsignal(stop_signal));
+        fprintf(stderr, "drain: %s: %s\n", strsignal(stop_signal),
+                msamp_dec_stats(d.dec)->frames_ok ? "writing the final profile" : "stopping");
     if (d.skipped)
         fprintf(stderr,
                 "drain: %llu records read before the signal were not applied (applying them "
@@ -524,6 +615,7 @@ int main(int argc, char **argv)
                     strsignal(stop_signal), (d.loop_end - sig_t) * 1e3, (now_s() - sig_t) * 1e3);
         }
     }
+    uint64_t frames_ok = msamp_dec_stats(d.dec)->frames_ok;
     msamp_dec_free(d.dec);
     input_close(&in);
     free(buf);
@@ -534,7 +626,19 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < d.o.nelf; i++)
         sym_close(elves[i]);
-    if (d.nsessions == 1 && !d.failed && !io_error && !d.o.quiet && d.bytes == 0)
-        fprintf(stderr, "drain: no data received; no profile written\n");
-    return d.failed || d.final_failed || io_error ? 1 : 0;
+    int out_ok = stdout_ok();
+    if (d.failed || d.final_failed || io_error || !out_ok)
+        return EXIT_FAIL;
+    if (frames_ok == 0) {
+        no_frame_message(&d, &in);
+        return EXIT_NODATA;
+    }
+    if (d.headers == 0 && !d.o.quiet)
+        fprintf(stderr,
+                "drain: no session header (SESSION record) in the %llu valid frames read: drain "
+                "joined mid-stream and no re-send of it came, or its frames were lost; the "
+                "records were replayed with defaults (samples unweighted unless an INTERVAL "
+                "record gave the interval; see \"Records before the header\" in docs/DRAIN.md)\n",
+                (unsigned long long)frames_ok);
+    return 0;
 }

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netdb.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,29 +47,37 @@ int input_baud_ok(long baud)
     return baud_code(baud, &c) == 0;
 }
 
-static int open_tcp(struct input *in, const char *spec, char *err, size_t errlen)
+/* Splits HOST:PORT (HOST may be "[v6 address]") at its last colon into host and port. 0, or -1
+ * when there is no colon, no host or no port. */
+static int split_host_port(const char *hp, char *host, size_t hostlen, const char **port)
 {
-    const char *hp = spec + 4;
     const char *colon = strrchr(hp, ':');
-    if (!colon || colon == hp || !colon[1]) {
-        snprintf(err, errlen, "%s: expected tcp:HOST:PORT", spec);
+    if (!colon || colon == hp || !colon[1])
         return -1;
-    }
-    char host[256];
     size_t hl = (size_t)(colon - hp);
-    if (hl >= sizeof(host)) {
-        snprintf(err, errlen, "%s: host name too long", spec);
+    if (hl >= hostlen)
         return -1;
-    }
     memcpy(host, hp, hl);
     host[hl] = 0;
     if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {
         memmove(host, host + 1, hl - 2);
         host[hl - 2] = 0;
     }
+    *port = colon + 1;
+    return 0;
+}
+
+static int open_tcp(struct input *in, const char *spec, char *err, size_t errlen)
+{
+    char host[256];
+    const char *port;
+    if (split_host_port(spec + 4, host, sizeof(host), &port) != 0) {
+        snprintf(err, errlen, "%s: expected tcp:HOST:PORT", spec);
+        return -2;
+    }
     struct addrinfo hints = {0}, *res = NULL;
     hints.ai_socktype = SOCK_STREAM;
-    int gai = getaddrinfo(host, colon + 1, &hints, &res);
+    int gai = getaddrinfo(host, port, &hints, &res);
     if (gai != 0) {
         snprintf(err, errlen, "%s: %s", spec, gai_strerror(gai));
         return -1;
@@ -92,7 +101,127 @@ static int open_tcp(struct input *in, const char *spec, char *err, size_t errlen
         return -1;
     }
     in->fd = fd;
+    in->is_sock = 1;
     return 0;
+}
+
+/* A socket address as "A.B.C.D:PORT" or "[v6]:PORT". */
+static void addr_text(const struct sockaddr *sa, socklen_t len, char *out, size_t outlen)
+{
+    char h[INET6_ADDRSTRLEN + 8], p[16];
+    if (getnameinfo(sa, len, h, sizeof(h), p, sizeof(p), NI_NUMERICHOST | NI_NUMERICSERV) != 0) {
+        snprintf(out, outlen, "?");
+        return;
+    }
+    snprintf(out, outlen, sa->sa_family == AF_INET6 ? "[%s]:%s" : "%s:%s", h, p);
+}
+
+/* tcp-listen:PORT or tcp-listen:HOST:PORT: binds (HOST, default 127.0.0.1: never a wider address
+ * than asked) and listens; the connection is accepted by input_read. */
+static int open_listen(struct input *in, const char *spec, char *err, size_t errlen)
+{
+    const char *hp = spec + strlen("tcp-listen:");
+    char host[256] = "127.0.0.1";
+    const char *port = hp;
+    if (strchr(hp, ':') && split_host_port(hp, host, sizeof(host), &port) != 0) {
+        snprintf(err, errlen, "%s: expected tcp-listen:PORT or tcp-listen:HOST:PORT", spec);
+        return -2;
+    }
+    size_t pl = strlen(port);
+    if (pl == 0 || pl > 5 || strspn(port, "0123456789") != pl || atol(port) > 65535) {
+        snprintf(err, errlen,
+                 "%s: expected tcp-listen:PORT or tcp-listen:HOST:PORT, PORT a number from 0 "
+                 "to 65535 (0: any free port)",
+                 spec);
+        return -2;
+    }
+    struct addrinfo hints = {0}, *res = NULL;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int gai = getaddrinfo(host, port, &hints, &res);
+    if (gai != 0) {
+        snprintf(err, errlen, "%s: %s: %s", spec, host, gai_strerror(gai));
+        return -1;
+    }
+    int fd = -1, e = 0;
+    char addr[128] = "?";
+    for (struct addrinfo *a = res; a; a = a->ai_next) {
+        addr_text(a->ai_addr, a->ai_addrlen, addr, sizeof(addr));
+        fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+        if (fd < 0) {
+            e = errno;
+            continue;
+        }
+        int one = 1;
+        /* A port left in TIME_WAIT by a previous run can be bound again; one another program
+         * listens on cannot (EADDRINUSE). An IPv6 address is that address only. */
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+        if (a->ai_family == AF_INET6)
+            setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+        if (bind(fd, a->ai_addr, a->ai_addrlen) == 0 && listen(fd, 1) == 0)
+            break;
+        /* The address asked for is taken or refused: no other address of HOST instead. */
+        e = errno;
+        close(fd);
+        fd = -1;
+        break;
+    }
+    freeaddrinfo(res);
+    if (fd < 0) {
+        snprintf(err, errlen, "%s: cannot listen on %s: %s%s", spec, addr, strerror(e),
+                 e == EADDRINUSE ? " (another program, or another drain, has the port)" : "");
+        return -1;
+    }
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    if (getsockname(fd, (struct sockaddr *)&ss, &sl) != 0) {
+        snprintf(err, errlen, "%s: getsockname: %s", spec, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    addr_text((struct sockaddr *)&ss, sl, in->where, sizeof(in->where));
+    in->listen_fd = fd;
+    in->is_sock = 1;
+    return 0;
+}
+
+/* Waits (at most timeout_ms, less when wake_fd becomes readable) for a connection on the
+ * listening socket and accepts it. 1 when one was accepted, 0 when none yet, -2 on error. */
+static int accept_one(struct input *in, int timeout_ms, char *err, size_t errlen)
+{
+    struct pollfd pfd[2] = {{in->listen_fd, POLLIN, 0}, {in->wake_fd, POLLIN, 0}};
+    int r = poll(pfd, in->wake_fd >= 0 ? 2 : 1, timeout_ms);
+    if (r < 0 && errno != EINTR) {
+        snprintf(err, errlen, "%s: poll: %s", in->desc, strerror(errno));
+        return -2;
+    }
+    if (r <= 0 || !pfd[0].revents)
+        return 0;
+    struct sockaddr_storage ss;
+    socklen_t sl = sizeof(ss);
+    int fd = accept4(in->listen_fd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC);
+    if (fd < 0) {
+        /* A client gone before it was accepted, or a signal: wait on. */
+        if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED ||
+            errno == EPROTO || errno == EPERM)
+            return 0;
+        snprintf(err, errlen, "%s: accept: %s", in->desc, strerror(errno));
+        return -2;
+    }
+    char peer[128];
+    addr_text((struct sockaddr *)&ss, sl, peer, sizeof(peer));
+    in->fd = fd;
+    in->off = 0;
+    in->connections++;
+    if (!in->follow) {
+        /* One connection: later clients are refused instead of waiting unread in the backlog. */
+        close(in->listen_fd);
+        in->listen_fd = -1;
+    }
+    snprintf(in->notice, sizeof(in->notice), "%s: connection %d from %s", in->desc,
+             in->connections, peer);
+    in->announce = 1;
+    return 1;
 }
 
 static int setup_tty(struct input *in, const char *path, long baud, char *err, size_t errlen)
@@ -131,6 +260,7 @@ int input_open(struct input *in, const char *spec, long baud, int follow, char *
     memset(in, 0, sizeof(*in));
     in->fd = -1;
     in->wake_fd = -1;
+    in->listen_fd = -1;
     snprintf(in->desc, sizeof(in->desc), "%s", spec);
     if (strcmp(spec, "-") == 0) {
         in->fd = 0;
@@ -139,6 +269,10 @@ int input_open(struct input *in, const char *spec, long baud, int follow, char *
     }
     if (strncmp(spec, "tcp:", 4) == 0)
         return open_tcp(in, spec, err, errlen);
+    if (strncmp(spec, "tcp-listen:", 11) == 0) {
+        in->follow = follow;
+        return open_listen(in, spec, err, errlen);
+    }
     struct stat st;
     if (stat(spec, &st) != 0) {
         snprintf(err, errlen, "%s: %s", spec, strerror(errno));
@@ -240,9 +374,30 @@ static int follow_check(struct input *in)
     return 1;
 }
 
+/* The end of a tcp-listen input's connection: followed, it waits for the next one. 1 when it
+ * does, 0 when the input ends. */
+static int end_connection(struct input *in)
+{
+    if (in->listen_fd < 0)
+        return 0;
+    close(in->fd);
+    in->fd = -1;
+    snprintf(in->notice, sizeof(in->notice),
+             "%s: connection %d closed (%lld bytes): waiting for the next one on %s", in->desc,
+             in->connections, (long long)in->off, in->where);
+    in->restarted = 1;
+    return 1;
+}
+
 ssize_t input_read(struct input *in, void *buf, size_t len, int timeout_ms, char *err,
                    size_t errlen)
 {
+    if (in->fd < 0) {
+        if (in->listen_fd < 0)
+            return -1;
+        int r = accept_one(in, timeout_ms, err, errlen);
+        return r < 0 ? -2 : 0;
+    }
     if (!in->is_file) {
         struct pollfd pfd[2] = {{in->fd, POLLIN, 0}, {in->wake_fd, POLLIN, 0}};
         int r = poll(pfd, in->wake_fd >= 0 ? 2 : 1, timeout_ms);
@@ -258,7 +413,11 @@ ssize_t input_read(struct input *in, void *buf, size_t len, int timeout_ms, char
         in->off += n;
         return n;
     }
-    if (n == 0) {
+    /* A peer that reset the connection (a program killed with unread data on its socket) has
+     * ended it, as one that closed it. */
+    if (n == 0 || (n < 0 && errno == ECONNRESET && in->is_sock)) {
+        if (in->is_sock)
+            return end_connection(in) ? 0 : -1;
         if (!in->follow)
             return -1;
         if (follow_check(in))
@@ -280,6 +439,9 @@ void input_close(struct input *in)
     if (in->fd > 0)
         close(in->fd);
     in->fd = -1;
+    if (in->listen_fd >= 0)
+        close(in->listen_fd);
+    in->listen_fd = -1;
     free(in->path);
     in->path = NULL;
 }

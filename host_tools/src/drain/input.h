@@ -1,7 +1,9 @@
 /*
  * drain's inputs: a tty (raw mode, chosen baud, exclusive), a regular file (optionally followed
  * while it grows, across truncation, rotation and replacement), a FIFO or other readable file, "-"
- * for stdin, or "tcp:HOST:PORT".
+ * for stdin, "tcp:HOST:PORT" (drain connects) or "tcp-listen:[HOST:]PORT" (drain listens, on
+ * 127.0.0.1 unless HOST is given, and reads the connection it accepts; followed, it accepts the
+ * next one after each disconnect).
  */
 #ifndef DRAIN_INPUT_H
 #define DRAIN_INPUT_H
@@ -10,10 +12,17 @@
 #include <sys/types.h>
 
 struct input {
-    int fd;
-    int is_tty, is_file, follow;
+    int fd;        /* -1 while a tcp-listen input waits for a connection */
+    int is_tty, is_file, is_sock, follow;
     int wake_fd;   /* readable when the caller must return at once (a signal's self-pipe); -1 */
     char desc[256];
+    /* tcp-listen: the listening socket (-1 for other inputs, and once the one connection of an
+     * unfollowed input was accepted: later clients are refused), the address it is bound to
+     * ("127.0.0.1:5555", "[::1]:5555": the port the kernel chose for port 0) and the number of
+     * connections accepted so far. */
+    int listen_fd;
+    char where[128];
+    int connections;
     /* --follow: the path, the followed file's identity and the offset read so far. */
     char *path;
     dev_t dev;
@@ -23,17 +32,24 @@ struct input {
      * names another file): what follows is new data, not a continuation. The caller clears it.
      * notice says what happened. */
     int restarted;
+    /* Set by input_read when notice holds news that is no restart (a connection accepted). The
+     * caller clears it. */
+    int announce;
     char notice[512];
 };
 
-/* Opens spec. 0, or -1 with a message in err. baud is used for ttys only. */
+/* Opens spec. 0; -1 with a message in err when the input cannot be opened (a missing file, a
+ * refused connection, a port in use); -2 when spec itself is malformed (tcp:HOST without a port).
+ * baud is used for ttys only; follow for regular files and tcp-listen. */
 int input_open(struct input *in, const char *spec, long baud, int follow, char *err,
                size_t errlen);
 /* 1 when baud is a rate termios supports. */
 int input_baud_ok(long baud);
 /* Reads up to len bytes, waiting at most timeout_ms (less when wake_fd becomes readable).
  * Returns bytes read (> 0), 0 when nothing arrived in time, -1 at end of input, -2 on error
- * (message in err). A followed file at its end is checked for truncation (its size below the
+ * (message in err). A tcp-listen input first waits for its connection (accepting it sets
+ * announce); the peer closing it (or resetting it) ends the input, or, followed, sets restarted
+ * and waits for the next connection. A followed file at its end is checked for truncation (its size below the
  * offset read: read again from the start) and for replacement (the path names another inode,
  * after a rotation or an atomic rename: the new file is opened and read from its start); either
  * sets restarted. */

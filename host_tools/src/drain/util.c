@@ -7,7 +7,7 @@
 void drain_oom(void)
 {
     fputs("drain: out of memory\n", stderr);
-    exit(3);
+    exit(DRAIN_EXIT_OOM);
 }
 
 void *xmalloc(size_t n)

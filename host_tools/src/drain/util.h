@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Exit status when out of memory (docs/DRAIN.md "Exit status"). */
+#define DRAIN_EXIT_OOM 3
 void drain_oom(void);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t size);
