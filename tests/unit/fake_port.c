@@ -1,6 +1,8 @@
 #include "fake_port.h"
 
+#include <malloc.h>
 #include <stdlib.h>
+#include <string.h>
 
 uint64_t fake_time = 1000;
 uint64_t fake_hz = 10000;
@@ -75,12 +77,45 @@ int msamp_transport_write(const uint8_t *data, size_t len)
     return (int)len;
 }
 
-/* The "real" allocator behind the wrappers in the tests: the C library's. */
+/* The "real" allocator behind the wrappers in the tests: the C library's. With fake_fail set,
+ * every allocation fails (NULL); with fake_nested set, calloc and realloc work as newlib's do,
+ * through the allocator's other entry points, which the tests wrap: calloc calls malloc, realloc
+ * calls malloc and free (a move every time). */
+int fake_fail, fake_nested;
 void *__real_malloc(size_t size);
 void __real_free(void *p);
 void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t size);
-void *__real_malloc(size_t size) { return malloc(size); }
+void *__wrap_malloc(size_t size);
+void __wrap_free(void *p);
+void *__real_malloc(size_t size) { return fake_fail ? NULL : malloc(size); }
 void __real_free(void *p) { free(p); }
-void *__real_calloc(size_t n, size_t size) { return calloc(n, size); }
-void *__real_realloc(void *p, size_t size) { return realloc(p, size); }
+void *__real_calloc(size_t n, size_t size)
+{
+    if (fake_fail)
+        return NULL;
+    if (!fake_nested)
+        return calloc(n, size);
+    void *p = __wrap_malloc(n * size);
+    if (p)
+        memset(p, 0, n * size);
+    return p;
+}
+void *__real_realloc(void *p, size_t size)
+{
+    if (fake_fail && size != 0)
+        return NULL;
+    if (!fake_nested)
+        return realloc(p, size);
+    if (size == 0) {
+        __wrap_free(p);
+        return NULL;
+    }
+    void *q = __wrap_malloc(size);
+    if (q && p) {
+        size_t old = malloc_usable_size(p);
+        memcpy(q, p, old < size ? old : size);
+        __wrap_free(p);
+    }
+    return q;
+}

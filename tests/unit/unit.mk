@@ -93,8 +93,21 @@ $(UNIT_OUT)/test_adapt_compact: tests/unit/test_adapt.c tests/unit/fake_port.c $
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CFG_LIVE_CAPACITY=256 \
 		-DMSAMP_CFG_STACK_CAPACITY=64 -DMSAMP_CFG_RING_SIZE=65536 $(filter %.c,$^) -lz -lm -o $@
 
+# Failures, the giant guard (1 MiB here), nested allocator calls and frameless walks, in both
+# profiles of the core.
+$(UNIT_OUT)/test_fail: tests/unit/test_fail.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) \
+		$(UNIT_WRAPS) $(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_GIANT_BYTES=1048576 $(filter %.c,$^) -lz -o $@
+
+$(UNIT_OUT)/test_fail_tiny: tests/unit/test_fail.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) \
+		$(UNIT_WRAPS) $(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CFG_RING_SIZE=65536 \
+		-DMSAMP_CFG_GIANT_BYTES=1048576 $(filter %.c,$^) -lz -o $@
+
 UNIT_TESTS := sampler sampler32 writer writer_nibble writer_bitwise tables tables_compact core core_small tiny vectors \
-	adapt adapt_compact
+	adapt adapt_compact fail fail_tiny
 TESTS += $(addprefix unit-,$(UNIT_TESTS))
 
 test-unit-vectors: $(UNIT_OUT)/test_vectors $(UNIT_OUT)/test_vectors_addr

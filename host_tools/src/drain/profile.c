@@ -151,6 +151,7 @@ static const char *const drop_names[MSAMP_DROP_COUNT] = {
     [MSAMP_DROP_RING_RECORDS] = "ring_records", [MSAMP_DROP_RING_BYTES] = "ring_bytes",
     [MSAMP_DROP_LIVE_FULL] = "live_full",       [MSAMP_DROP_STACK_FULL] = "stack_full",
     [MSAMP_DROP_REENTRANT] = "reentrant",       [MSAMP_DROP_TRUNCATED] = "truncated",
+    [MSAMP_DROP_NO_FRAME] = "no_frame",
 };
 
 static void add_comments(struct prof *p, const struct session *s, const char *kind,
@@ -201,12 +202,25 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
     if (s->have_drops) {
         size_t len = (size_t)snprintf(line, sizeof(line), "device drops:");
         for (int i = 0; i < MSAMP_DROP_COUNT; i++)
-            len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%llu", drop_names[i],
-                                    (unsigned long long)s->drops[i]);
+            if (i != MSAMP_DROP_NO_FRAME || s->have_no_frame)
+                len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%llu",
+                                        drop_names[i], (unsigned long long)s->drops[i]);
     } else {
         snprintf(line, sizeof(line), "device drops: not reported");
     }
     prof_comment(p, line);
+    if (n->fails[MSAMP_FAIL_NULL] || n->fails[MSAMP_FAIL_GIANT] || n->fails_other ||
+        session_failures(s, MSAMP_FAIL_NULL) || session_failures(s, MSAMP_FAIL_GIANT)) {
+        snprintf(line, sizeof(line),
+                 "allocation failures: null=%llu giant_refused=%llu (device counts; records "
+                 "received: %llu and %llu, %llu of unknown kinds)",
+                 (unsigned long long)session_failures(s, MSAMP_FAIL_NULL),
+                 (unsigned long long)session_failures(s, MSAMP_FAIL_GIANT),
+                 (unsigned long long)n->fails[MSAMP_FAIL_NULL],
+                 (unsigned long long)n->fails[MSAMP_FAIL_GIANT],
+                 (unsigned long long)n->fails_other);
+        prof_comment(p, line);
+    }
     if (d) {
         struct msamp_dec_stats l = session_stream_losses(s, d);
         snprintf(line, sizeof(line),
@@ -369,7 +383,11 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
         int64_t v[V_COUNT] = {round_val(inuse[2 * i]), round_val(inuse[2 * i + 1]),
                               round_val(st->alloc_n), round_val(st->alloc_b),
                               round_val(st->free_n), round_val(st->free_b)};
-        if (!inuse_cnt[i] && !st->alloc_samples && !st->free_samples)
+        int failed = 0;
+        for (int k = 0; k < MSAMP_FAIL_KINDS; k++)
+            failed |= st->fail_n[k] != 0;
+        int sampled = inuse_cnt[i] || st->alloc_samples || st->free_samples;
+        if (!sampled && !failed)
             continue;
         /* In use never above allocated (docs/DRAIN.md): the model counts every live entry as
          * allocated with its weight; a weight raised since (a replayed thinning's survivor, an
@@ -402,6 +420,16 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
             out->unknown_stack += st->alloc_samples;
             out->unknown_events += st->events;
         }
+        if (failed) {
+            GROW(out->fails, out->cap_fails, out->nfails + 1);
+            struct built_fail *f = &out->fails[out->nfails++];
+            f->site = (uint32_t)i;
+            f->nloc = nloc;
+            f->locs = xmalloc(nloc * sizeof(*f->locs));
+            memcpy(f->locs, locs, nloc * sizeof(*f->locs));
+        }
+        if (!sampled)
+            continue;
         uint32_t si = prof_add_sample(p, locs, nloc, v, NULL, 0, merge);
         GROW(out->inuse_samples, out->cap_inuse, si + 1);
         GROW(out->alloc_samples, out->cap_alloc, si + 1);
@@ -429,5 +457,8 @@ void built_free(struct built *b)
     session_free(b->replayed);
     free(b->inuse_samples);
     free(b->alloc_samples);
+    for (size_t i = 0; i < b->nfails; i++)
+        free(b->fails[i].locs);
+    free(b->fails);
     memset(b, 0, sizeof(*b));
 }

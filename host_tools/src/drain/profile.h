@@ -36,6 +36,13 @@ struct built {
     /* The model the profile was built from when it is not the session given (a session without
      * header, replayed with defaults): reports read it. Owned. */
     struct session *replayed;
+    /* Sites with allocation failures (FAIL records): the site's index in the session and its
+     * locations in prof (innermost first), for the reports; not pprof samples. */
+    struct built_fail {
+        uint32_t site, nloc;
+        uint64_t *locs;
+    } *fails;
+    size_t nfails, cap_fails;
 };
 
 /* The model a profile was built from: b->replayed, or s. */

@@ -76,6 +76,63 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
     free(order);
 }
 
+static const struct session *fail_s;
+
+/* Failure sites, most failures first. */
+static int by_failures(const void *a, const void *b)
+{
+    const struct site *x = &fail_s->sites[((const struct built_fail *)a)->site];
+    const struct site *y = &fail_s->sites[((const struct built_fail *)b)->site];
+    uint64_t nx = x->fail_n[MSAMP_FAIL_NULL] + x->fail_n[MSAMP_FAIL_GIANT];
+    uint64_t ny = y->fail_n[MSAMP_FAIL_NULL] + y->fail_n[MSAMP_FAIL_GIANT];
+    return nx < ny ? 1 : nx > ny ? -1 : 0;
+}
+
+/* Allocation failures and the giant guard's refusals: totals, then the sites (every failure is
+ * reported by the device, so these are counts, not estimates). */
+static void fail_table(FILE *f, const struct session *s, const struct built *b, size_t n)
+{
+    uint64_t nul = session_failures(s, MSAMP_FAIL_NULL), giant = session_failures(s, MSAMP_FAIL_GIANT);
+    if (nul == 0 && giant == 0 && s->n.fails_other == 0)
+        return;
+    fprintf(f, "allocation failures: %llu (the allocator returned NULL), %llu refused by the giant "
+               "guard",
+            (unsigned long long)nul, (unsigned long long)giant);
+    uint64_t lost = nul + giant - s->n.fails[MSAMP_FAIL_NULL] - s->n.fails[MSAMP_FAIL_GIANT];
+    if (lost)
+        fprintf(f, "; %llu of them without their record (lost)", (unsigned long long)lost);
+    if (s->n.fails_other)
+        fprintf(f, "; %llu records of an unknown kind", (unsigned long long)s->n.fails_other);
+    fprintf(f, ":\n  %10s %14s %14s  %-6s %s\n", "failures", "bytes asked", "largest", "kind",
+            "site (innermost first)");
+    struct built_fail *order = xmalloc((b->nfails + 1) * sizeof(*order));
+    if (b->nfails)
+        memcpy(order, b->fails, b->nfails * sizeof(*order));
+    fail_s = s;
+    qsort(order, b->nfails, sizeof(*order), by_failures);
+    size_t shown = 0;
+    for (size_t i = 0; i < b->nfails && shown < n; i++) {
+        const struct site *st = &s->sites[order[i].site];
+        char site[1024] = "";
+        size_t len = 0;
+        int frames = 0;
+        for (uint32_t k = 0; k < order[i].nloc && frames < 5 && len < sizeof(site) - 1; k++)
+            len = site_frames(&b->prof, order[i].locs[k], k == 0, site, sizeof(site), len,
+                              &frames);
+        for (int kind = 0; kind < MSAMP_FAIL_KINDS && shown < n; kind++) {
+            if (st->fail_n[kind] == 0)
+                continue;
+            fprintf(f, "  %10llu %14llu %14llu  %-6s %s\n", (unsigned long long)st->fail_n[kind],
+                    (unsigned long long)st->fail_b[kind], (unsigned long long)st->fail_max[kind],
+                    kind == MSAMP_FAIL_NULL ? "null" : "giant", site);
+            shown++;
+        }
+    }
+    if (shown == 0)
+        fprintf(f, "  (no record of them arrived)\n");
+    free(order);
+}
+
 void report_top(FILE *f, const struct session *s, const struct built *b, size_t n, int final)
 {
     s = built_session(b, s);
@@ -90,6 +147,43 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
     top_table(f, b, n, V_INUSE_B, title);
     snprintf(title, sizeof(title), "top %zu sites by allocated bytes:", n);
     top_table(f, b, n, V_ALLOC_B, title);
+    fail_table(f, s, b, n);
+}
+
+/* What a walk that found no frame usually means on the device's architecture. */
+static const char *no_frame_cause(unsigned arch)
+{
+    switch (arch) {
+    case MSAMP_ARCH_ARM:
+    case MSAMP_ARCH_ARM_THUMB:
+        return "built with gcc, the ARM walker reads the unwind tables: compile every file, "
+               "msamp's and your own, with -funwind-tables (port/msamp.mk's MSAMP_CFLAGS and "
+               "port/msamp.cmake carry it) and keep .ARM.exidx and .ARM.extab in the image "
+               "(KEEP them in the linker script); built with clang, it follows the r7 frame "
+               "chain: compile with -fno-omit-frame-pointer";
+    case MSAMP_ARCH_MIPS64:
+        return "the MIPS walker reads each function's prologue: compile with "
+               "-fno-omit-frame-pointer and without -mips16 or microMIPS";
+    default:
+        return "the walker follows frame pointers: compile every file, msamp's and your own, "
+               "with -fno-omit-frame-pointer (MSAMP_CFLAGS carries it; -O2 and -Os drop it "
+               "otherwise)";
+    }
+}
+
+/* Said once per run: most samples came without a single frame. */
+static void warn_no_frame(FILE *f, const struct session *s)
+{
+    static int said;
+    uint64_t nf = s->drops[MSAMP_DROP_NO_FRAME], total = s->n.samples;
+    if (said || !s->have_no_frame || nf == 0 || nf * 10 < total)
+        return;
+    said = 1;
+    fprintf(f,
+            "drain: %llu of the device's stack walks found no frame at all, so those samples "
+            "have no call stack ([unknown stack]). The firmware's code lacks what the walker "
+            "needs: %s.\n",
+            (unsigned long long)nf, no_frame_cause(s->arch));
 }
 
 int report_folded(const struct built *b, const char *path)
@@ -148,4 +242,10 @@ void report_summary(FILE *f, const struct session *s, const struct built *b,
             (unsigned long long)l.records_malformed,
             (unsigned long long)session_device_drops(s), (unsigned long long)s->n.lost_frees,
             (unsigned long long)b->unknown_stack, full, path);
+    uint64_t fails = session_failures(s, MSAMP_FAIL_NULL) + session_failures(s, MSAMP_FAIL_GIANT);
+    if (fails)
+        fprintf(f, "drain: session %d: %llu allocation failures (NULL returns and giant-guard "
+                   "refusals): see the report (--top) or the profile's comments\n",
+                s->index, (unsigned long long)fails);
+    warn_no_frame(f, s);
 }

@@ -576,6 +576,37 @@ static void on_mark(struct session *s, const struct msamp_record *r)
 
 static void apply(struct session *s, const struct msamp_record *r);
 
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* An allocation failure or a refusal by the giant guard: counted at its stack's site. */
+static void on_fail(struct session *s, const struct msamp_record *r)
+{
+    uint64_t k = r->u.fail.kind;
+    if (k >= MSAMP_FAIL_KINDS) {
+        s->n.fails_other++;
+        return;
+    }
+    uint32_t si = site_of(s, r->u.fail.stack_id); /* may grow s->sites */
+    struct site *st = &s->sites[si];
+    st->fail_n[k]++;
+    st->fail_b[k] = add_sat(st->fail_b[k], r->u.fail.size);
+    if (r->u.fail.size > st->fail_max[k])
+        st->fail_max[k] = r->u.fail.size;
+    s->n.fails[k]++;
+    if (r->u.fail.count > s->fail_device[k])
+        s->fail_device[k] = r->u.fail.count;
+}
+
+uint64_t session_failures(const struct session *s, unsigned kind)
+{
+    if (kind >= MSAMP_FAIL_KINDS)
+        return 0;
+    return s->fail_device[kind] > s->n.fails[kind] ? s->fail_device[kind] : s->n.fails[kind];
+}
+
 /* --- Records before the first header ---------------------------------------------------------
  * A reader that joins late, or lost the SESSION frames, gets records it cannot weight (no
  * interval), whose thinning it cannot replay (no session id), whose [addr]/[interval] fields it
@@ -831,6 +862,13 @@ static void apply(struct session *s, const struct msamp_record *r)
         s->drops[MSAMP_DROP_STACK_FULL] = r->u.drops.stack_full;
         s->drops[MSAMP_DROP_REENTRANT] = r->u.drops.reentrant;
         s->drops[MSAMP_DROP_TRUNCATED] = r->u.drops.truncated;
+        if (r->u.drops.has_no_frame) {
+            s->have_no_frame = 1;
+            s->drops[MSAMP_DROP_NO_FRAME] = r->u.drops.no_frame;
+        }
+        break;
+    case MSAMP_REC_FAIL:
+        on_fail(s, r);
         break;
     case MSAMP_REC_INTERVAL:
         on_interval(s, r);

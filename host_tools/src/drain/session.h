@@ -75,6 +75,9 @@ struct site {
     double alloc_n, alloc_b, free_n, free_b;
     uint64_t alloc_samples, free_samples;
     uint64_t events; /* of alloc_samples, those of ALLOC/REALLOC records (not snapshots) */
+    /* FAIL records at this stack, by kind (enum msamp_wire_fail): how many, the bytes asked
+     * (saturating) and the largest request. Not samples: every failure is reported. */
+    uint64_t fail_n[MSAMP_FAIL_KINDS], fail_b[MSAMP_FAIL_KINDS], fail_max[MSAMP_FAIL_KINDS];
 };
 
 /* A stack definition: distinct frames (an id redefined back to earlier frames finds them again). */
@@ -128,6 +131,8 @@ struct session_counts {
     uint64_t pre_guessed;         /* samples before an INTERVAL SET: weighted at the header's */
     uint64_t pending_resolved;    /* samples whose stack was defined only after them */
     uint64_t reweighted_up;       /* unweighted entries' allocated totals corrected by a LIVE */
+    uint64_t fails[MSAMP_FAIL_KINDS]; /* FAIL records received, by kind */
+    uint64_t fails_other;         /* FAIL records of a kind this reader does not know */
 };
 
 struct session {
@@ -174,8 +179,10 @@ struct session {
     int snap_active, snap_dirty;
     uint64_t snap_pass, snap_lives;
 
-    int have_drops;
+    int have_drops, have_no_frame; /* have_no_frame: the DROPS records carry no_frame */
     uint64_t drops[MSAMP_DROP_COUNT]; /* the latest DROPS record, by enum msamp_wire_drop */
+    /* The device's count of failures by kind: the largest FAIL.count seen (lost records too). */
+    uint64_t fail_device[MSAMP_FAIL_KINDS];
 
     struct msamp_dec_stats dec_start; /* decoder counters when the session began */
 
@@ -231,6 +238,9 @@ int session_interval_adapted(const struct session *s);
 /* Samples the device reported lost or not tracked: ring records, live table full, stack table full
  * and reentrant allocations (not ring bytes, not truncated stacks, which are kept). */
 uint64_t session_device_drops(const struct session *s);
+/* Allocation failures of a kind (enum msamp_wire_fail): the device's count (FAIL.count, which
+ * includes failures whose record was lost), never below the records received. */
+uint64_t session_failures(const struct session *s, unsigned kind);
 /* The decoder's counters since the session began, given its counters now. */
 struct msamp_dec_stats session_stream_losses(const struct session *s,
                                              const struct msamp_dec_stats *now);
