@@ -3,17 +3,32 @@
 # ASan+UBSan come from drain_tests.mk.
 TESTS += drain-signal drain-partial drain-follow
 ROBUST_TESTS += drain-signal drain-partial drain-follow
+# tcp-listen (docs/DRAIN.md "Inputs"): a hosted program, and QEMU's UART as a TCP client, connect
+# to drain.
+TESTS += drain-listen drain-listen-qemu
 
-.PHONY: test-drain-signal test-drain-partial test-drain-follow
+.PHONY: test-drain-signal test-drain-partial test-drain-follow test-drain-listen test-drain-listen-qemu
 
-test-drain-signal: $(DRAIN_T_TOOLS) ## drain: SIGINT/SIGTERM while decoding a large stream: final profile within 1 s
+# drain_tests.mk (DRAIN_T, DRAIN_T_TOOLS) is read after this file: prerequisites named here.
+DRAIN_IO_TOOLS := host_tools/drain $(BUILD)/drain/drain-asan $(BUILD)/drain/gen $(BUILD)/drain/mangle
+
+test-drain-signal: $(DRAIN_IO_TOOLS) ## drain: SIGINT/SIGTERM while decoding a large stream: final profile within 1 s
 	@tests/need.sh go
 	$(DRAIN_T_ENV) tests/drain/t_signal.sh
 
-test-drain-partial: $(DRAIN_T_TOOLS) ## drain: --every partial profiles that cannot be written (directory, ENOSPC)
+test-drain-partial: $(DRAIN_IO_TOOLS) ## drain: --every partial profiles that cannot be written (directory, ENOSPC)
 	@tests/need.sh go
 	$(DRAIN_T_ENV) tests/drain/t_partial.sh
 
-test-drain-follow: $(DRAIN_T_TOOLS) ## drain: --follow across truncation, rotation and replacement
+test-drain-follow: $(DRAIN_IO_TOOLS) ## drain: --follow across truncation, rotation and replacement
 	@tests/need.sh go
 	$(DRAIN_T_ENV) tests/drain/t_follow.sh
+
+test-drain-listen: $(DRAIN_IO_TOOLS) $(BUILD)/drain/hosted_app ## drain: tcp-listen on 127.0.0.1: a hosted program connects; --follow, signals in accept, port in use
+	@tests/need.sh go ss
+	$(DRAIN_T_ENV) tests/drain/t_listen.sh
+
+test-drain-listen-qemu: $(BUILD)/drain/drain-asan ## drain: tcp-listen with QEMU's UART as a TCP client (the demo firmware), checked against its truth
+	@tests/need.sh $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU)) go
+	@$(MAKE) --no-print-directory -s $(BOARD_DIR)/uart/demo.elf
+	$(BOARD_ENV) DRAIN=$(BUILD)/drain/drain-asan ASAN_OPTIONS=detect_leaks=1 tests/drain/t_listen_qemu.sh $(BOARD_DIR)/uart/demo.elf

@@ -14,8 +14,8 @@ DRAIN_T_PROG_CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-p
 DRAIN_T_ENV = DRAIN=$(DRAIN_T)/drain-asan DRAIN_REL=host_tools/drain T=$(DRAIN_T) \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 
-TESTS += drain-unit drain-cli drain-model drain-adapt drain-symbolize drain-hosted drain-damage \
-	drain-inputs drain-merge
+TESTS += drain-unit drain-cli drain-exit drain-model drain-adapt drain-symbolize drain-hosted \
+	drain-damage drain-inputs drain-merge
 BENCHES += drain
 
 $(DRAIN_T)/drain-asan: $(DRAIN_SRCS) $(DRAIN_HDRS) $(DRAIN_T_DEC)
@@ -60,6 +60,10 @@ test-drain-unit: $(DRAIN_T)/test_drain ## drain: unit tests of the pprof model a
 
 test-drain-cli: $(DRAIN_T_TOOLS) $(DRAIN_T)/symprog ## drain: bad command lines, inputs and ELF files give clear errors
 	$(DRAIN_T_ENV) tests/drain/t_cli.sh
+
+test-drain-exit: $(DRAIN_T_TOOLS) $(DRAIN_T)/craft host_tools/msamp-dump ## drain and msamp-dump: every documented exit status, by the case that gives it
+	@tests/need.sh go python3
+	$(DRAIN_T_ENV) MSAMP_DUMP=host_tools/msamp-dump tests/drain/t_exit.sh
 
 test-drain-model: $(DRAIN_T_TOOLS) ## drain: profiles of generated streams match their truth (go tool pprof)
 	@tests/need.sh go
