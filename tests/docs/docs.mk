@@ -45,3 +45,9 @@ test-docs-firmware-snippet: ## README's firmware snippet as written: built for q
 	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 go
 	@$(docs_firmware)
 	@$(DOCS_ENV) $(DOCS_QEMU) tests/docs/firmware_snippet.sh README.md $(DOCS_FW)
+
+TESTS += docs-hosted
+test-docs-hosted: ## README's and docs/HOSTED.md's hosted examples as written, with a small app.c: built through pkg-config, run, drained
+	@tests/need.sh cc pkg-config go
+	@$(MAKE) --no-print-directory -s host_tools/drain host_tools/msamp-dump hosted
+	@$(DOCS_ENV) tests/docs/hosted.sh README.md docs/HOSTED.md

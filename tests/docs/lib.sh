@@ -80,6 +80,38 @@ run_line() {
   user bash -c "$text" >"$W/last.out" 2>"$W/last.err"
 }
 
+# run_lines FILE DIR: each command line of FILE's block for this test, in order, in DIR (a
+# checkout), one bash each. A line that defines the function line_hook gets it called first,
+# line_hook WHERE TEXT: it returns 0 when it ran the line itself (with its own setup and checks),
+# 1 to have the line run plainly here: it must exit 0. Each line's output stays in
+# $W/lines/FILE:LINE.out and .err; line_out PATTERN names the .out of the last line matching
+# PATTERN (an extended regex).
+run_lines() {
+  local file=$1 dir=$2 n text where rc
+  mkdir -p "$W/lines"
+  block_numbered "$file" >"$W/block.tmp" || { fail "$file: no block annotated doc-test: $TEST"; return 1; }
+  while IFS=$'\t' read -r n text; do
+    where="$file:$n"
+    LINE_OUT="$W/lines/${where//\//_}"
+    printf '%s\t%s\n' "$text" "$LINE_OUT" >>"$W/lines/index"
+    pushd "$dir" >/dev/null || return 1
+    if declare -F line_hook >/dev/null && line_hook "$where" "$text"; then
+      popd >/dev/null
+      continue
+    fi
+    run_line "$where" "$text"
+    rc=$?
+    popd >/dev/null
+    cp "$W/last.out" "$LINE_OUT.out"; cp "$W/last.err" "$LINE_OUT.err"
+    if [ $rc = 0 ]; then
+      ok "$where: $text"
+    else
+      fail "$where: exit $rc: $text"; show "$W/last.err"; show "$W/last.out"
+    fi
+  done < <(command_lines <"$W/block.tmp")
+}
+line_out() { awk -F'\t' -v re="$1" '$1 ~ re { f = $2 } END { print f ".out" }' "$W/lines/index"; }
+
 # show FILE: its first lines, indented, for a failure's context.
 show() { sed -n '1,25p' "$1" | sed 's/^/    | /' >&2; }
 
