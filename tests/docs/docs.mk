@@ -51,3 +51,9 @@ test-docs-hosted: ## README's and docs/HOSTED.md's hosted examples as written, w
 	@tests/need.sh cc pkg-config go
 	@$(MAKE) --no-print-directory -s host_tools/drain host_tools/msamp-dump hosted
 	@$(DOCS_ENV) tests/docs/hosted.sh README.md docs/HOSTED.md
+
+TESTS += docs-wrap-allocator
+test-docs-wrap-allocator: ## README's MSAMP_WRAP_ALLOCATOR block as written around a FreeRTOS-like pool: exact counts per site at interval 1
+	@tests/need.sh cc pkg-config go
+	@$(MAKE) --no-print-directory -s host_tools/drain hosted
+	@$(DOCS_ENV) tests/docs/wrap_allocator.sh README.md
