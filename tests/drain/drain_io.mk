@@ -25,7 +25,7 @@ test-drain-follow: $(DRAIN_IO_TOOLS) ## drain: --follow across truncation, rotat
 	$(DRAIN_T_ENV) tests/drain/t_follow.sh
 
 test-drain-listen: $(DRAIN_IO_TOOLS) $(BUILD)/drain/hosted_app ## drain: tcp-listen on 127.0.0.1: a hosted program connects; --follow, signals in accept, port in use
-	@tests/need.sh go ss
+	@tests/need.sh go ss python3
 	$(DRAIN_T_ENV) tests/drain/t_listen.sh
 
 test-drain-listen-qemu: $(BUILD)/drain/drain-asan ## drain: tcp-listen with QEMU's UART as a TCP client (the demo firmware), checked against its truth

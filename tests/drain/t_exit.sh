@@ -139,6 +139,15 @@ head -c 200000 /dev/urandom >"$W/random.bin"
 expect_rc "random bytes (a wrong baud rate's garbage)" 4 "no valid msamp frame in the 200000 bytes.*binary" \
   $D -o "$W/random.pb.gz" --every 0.01 --top 3 --folded "$W/random.folded" "$W/random.bin"
 none "random bytes, --every, --folded" "$W/random.pb.gz" "$W/random.part1.pb.gz" "$W/random.folded"
+# The messages are docs/DRAIN.md's (its block annotated doc-test: drain-exit), file names replaced.
+doc=$("$here/../docs/extract.sh" "$here/../../docs/DRAIN.md" drain-exit)
+for c in "1 capture.bin random.bin" "2 app.msamp empty.bin"; do
+  set -- $c
+  wantl=$(printf '%s\n' "$doc" | sed -n "$1p" | sed "s|$2|$W/$3|")
+  gotl=$($D -o "$W/doc.pb.gz" "$W/$3" 2>&1 >/dev/null | grep '^drain: no ')
+  [ -n "$wantl" ] && [ "$gotl" = "$wantl" ] && ok "docs/DRAIN.md shows the message for $3 as it is" ||
+    { fail "docs/DRAIN.md message for $3:"; printf '    doc:   %s\n    drain: %s\n' "$wantl" "$gotl" >&2; }
+done
 # The same bytes at the pace of a line: --every finds nothing to write either.
 (cat "$W/random.bin"; sleep 0.5) | $D --every 0.1 -q -o "$W/slow.pb.gz" - 2>"$W/slow.err"
 rc=$?

@@ -72,6 +72,32 @@ grep -q "inline_node [^ ]*tests/drain/hosted_app.c:$l_inl " "$W/h.raw" && ok "sy
 "$here/check_truth.sh" "$W/h.raw" "$W/h.truth" $R 1 >"$W/h.check" && ok "$(tail -n1 "$W/h.check")" ||
   { fail "estimates vs truth"; cat "$W/h.check" >&2; }
 
+# --- docs/DRAIN.md's example (its block annotated doc-test: drain-listen) ----------------------
+# Its lines with this test's drain, hosted_app (and a truth file) for ./app, a free port for 5555
+# and the output in $W; the first one's comment is the line drain prints.
+dport=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
+"$here/../docs/extract.sh" "$here/../../docs/DRAIN.md" drain-listen |
+  sed -e "s|host_tools/drain|$D|" -e "s|--elf \./app|--elf $app|" -e "s|\./app\$|$app $W/doc.truth|" \
+    -e "s|5555|$dport|g" \
+    -e "s|app\.pb\.gz|$W/doc.pb.gz|" >"$W/doc.sh"
+if [ "$(wc -l <"$W/doc.sh")" -ne 2 ] || ! grep -q ' &  *# drain: listening on ' "$W/doc.sh"; then
+  fail "docs/DRAIN.md drain-listen block: not two lines, the first backgrounded with its comment"
+  cat "$W/doc.sh" >&2
+else
+  l1=$(sed -n '1s/ *&  *#.*$//p' "$W/doc.sh")
+  said=$(sed -n '1s/^.*&  *# *//p' "$W/doc.sh")
+  bash -c "exec $l1" 2>"$W/doc.err" &
+  dpid=$!
+  pids="$pids $dpid"
+  for _ in $(seq 100); do grep -q 'listening' "$W/doc.err" && break; sleep 0.05; done
+  grep -qxF "$said" "$W/doc.err" && ok "docs example: drain printed '$said'" ||
+    { fail "docs example: drain did not print '$said'"; cat "$W/doc.err" >&2; }
+  MSAMP_INTERVAL=$R bash -c "$(sed -n 2p "$W/doc.sh")" >"$W/doc.app" 2>&1 || { fail "docs example: line 2"; cat "$W/doc.app" >&2; }
+  finish_drain doc 0 60 "docs example"
+  pp -raw "$W/doc.pb.gz" >"$W/doc.raw" 2>/dev/null && grep -q 'load_table' "$W/doc.raw" &&
+    ok "docs example: profile symbolized" || fail "docs example: profile"
+fi
+
 # --- tcp-listen:PORT (no host): 127.0.0.1; a port in use; a second client refused -------------
 start fixed -q -o "$W/fixed.pb.gz" "tcp-listen:$port" || finish
 b=$(bound_to "$port")
