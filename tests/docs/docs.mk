@@ -21,7 +21,8 @@ DOCS_FW_BOARD := qemu-virt-aarch64
 ifeq ($(BOARD),$(DOCS_FW_BOARD))
 $(DOCS_FW)/main.c: README.md tests/docs/extract.sh
 	@mkdir -p $(@D)
-	tests/docs/extract.sh README.md docs-firmware-snippet >$@.tmp && mv $@.tmp $@
+	tests/docs/extract.sh README.md docs-firmware-snippet >$@.tmp
+	@cmp -s $@.tmp $@ && rm $@.tmp || mv $@.tmp $@
 $(DOCS_FW)/main.o: $(DOCS_FW)/main.c $(BOARD_FLAGS)
 	$(BOARD_COMPILE) -c $< -o $@
 $(DOCS_FW)/do_work.o: tests/docs/do_work.c $(BOARD_FLAGS)
@@ -57,3 +58,9 @@ test-docs-wrap-allocator: ## README's MSAMP_WRAP_ALLOCATOR block as written arou
 	@tests/need.sh cc pkg-config go
 	@$(MAKE) --no-print-directory -s host_tools/drain hosted
 	@$(DOCS_ENV) tests/docs/wrap_allocator.sh README.md
+
+TESTS += docs-readme-intro
+test-docs-readme-intro: ## README's first block as written: drain on a tty (a QEMU pty for /dev/ttyUSB0) until Ctrl-C, go tool pprof -http serving
+	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 go curl setsid
+	@$(docs_firmware)
+	@$(DOCS_ENV) $(DOCS_QEMU) tests/docs/readme_intro.sh README.md $(DOCS_FW)

@@ -67,12 +67,11 @@ checkout() {
   ln -s "$BUILD_ABS" "$d/build"
 }
 
-user() {
-  env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u MAKE -u MAKE_TERMOUT -u MAKE_TERMERR \
-    -u BUILD -u DOCS_T -u BOARD -u TRANSPORT -u CC -u BOARD_QEMU -u BOARD_QEMU_TIMEOUT \
-    HOME="$W/home" GOCACHE="$W/home/gocache" GOPATH="$W/home/go" GOPROXY=off GOFLAGS= \
-    PPROF_TMPDIR="$W/home/pprof" "$@"
-}
+USER_ENV=(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u MAKE -u MAKE_TERMOUT -u MAKE_TERMERR
+  -u BUILD -u DOCS_T -u BOARD -u TRANSPORT -u CC -u BOARD_QEMU -u BOARD_QEMU_TIMEOUT
+  HOME="$W/home" GOCACHE="$W/home/gocache" GOPATH="$W/home/go" GOPROXY=off GOFLAGS=
+  PPROF_TMPDIR="$W/home/pprof")
+user() { "${USER_ENV[@]}" "$@"; }
 
 run_line() {
   local where=$1 text=$2
@@ -120,3 +119,131 @@ pp() { "$ROOT/tests/drain/gopprof.sh" "$@"; }
 
 # samples PROFILE: number of samples go tool pprof -raw lists (0 when it cannot read it).
 samples() { pp -raw "$1" 2>/dev/null | awk '/^Samples:/ { on = 1; next } /^Locations/ { on = 0 } on && /^ *[0-9]/ { n++ } END { print n + 0 }'; }
+
+# A device on a tty, for the docs' /dev/ttyUSB0 lines: no test may create /dev/ttyUSB0 (root, and
+# the machine's own devices), so the board runs under QEMU with its UART on a pseudo-terminal
+# (-serial pty) and DIR/dev/ttyUSB0 links to it; the line runs with "/dev/ttyUSB0" replaced by
+# "DIR/dev/ttyUSB0" (the device's folder only). Needs BOARD_QEMU (qemu-virt-aarch64's command).
+# tty_device_start ELF DIR: sets DEV_PID (QEMU) and DEV_TTY (the pty).
+tty_device_start() {
+  local elf=$1 dir=$2 i
+  mkdir -p "$dir/dev"
+  # shellcheck disable=SC2086  # BOARD_QEMU is a command line
+  $BOARD_QEMU -serial pty -kernel "$elf" </dev/null >"$W/qemu-tty.log" 2>&1 &
+  DEV_PID=$!
+  DEV_TTY=
+  for i in $(seq 100); do
+    DEV_TTY=$(grep -o '/dev/pts/[0-9]*' "$W/qemu-tty.log" | head -n1)
+    [ -n "$DEV_TTY" ] && break
+    sleep 0.1
+  done
+  [ -n "$DEV_TTY" ] || { fail "QEMU gave no pty"; show "$W/qemu-tty.log"; return 1; }
+  ln -sfn "$DEV_TTY" "$dir/dev/ttyUSB0"
+}
+tty_device_stop() {
+  kill "$DEV_PID" 2>/dev/null
+  wait "$DEV_PID" 2>/dev/null
+  rm -f "$1/dev/ttyUSB0"
+}
+
+# run_session TEXT SECONDS STOP: runs the line in a session of its own (its own process group, as
+# a shell runs a foreground job), output in $LINE_OUT.out/.err; after SECONDS, STOP is "int"
+# (SIGINT to the group: the user's Ctrl-C) or a command run then (e.g. to take the device away),
+# and the line must end within 20 s. Returns the line's exit status (124 if it did not end).
+run_session() {
+  local text=$1 secs=$2 stop=$3 pid i
+  echo "\$ $text      [session, stopped after $secs s by $stop]" >>"$W/commands.log"
+  "${USER_ENV[@]}" setsid bash -c "$text" </dev/null >"$LINE_OUT.out" 2>"$LINE_OUT.err" &
+  pid=$!
+  sleep "$secs"
+  if ! kill -0 "$pid" 2>/dev/null; then
+    wait "$pid"
+    return $?
+  fi
+  if [ "$stop" = int ]; then kill -INT -- -"$pid" 2>/dev/null; else eval "$stop"; fi
+  for i in $(seq 200); do
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if kill -0 "$pid" 2>/dev/null; then
+    kill -KILL -- -"$pid" 2>/dev/null
+    wait "$pid"
+    return 124
+  fi
+  wait "$pid"
+}
+
+# tty_line WHERE TEXT ELF STOP: a line reading /dev/ttyUSB0, against ELF on the pty device, run for
+# a few seconds and ended by STOP (int: Ctrl-C; device: the device goes away, QEMU ends). Exit
+# status must be 0. Returns 0 (it ran the line) whatever the result.
+tty_line() {
+  local where=$1 text=$2 elf=$3 stop=$4 rc dir
+  dir=$(pwd)
+  tty_device_start "$elf" "$dir" || return 0
+  local t=${text//\/dev\/ttyUSB0/$dir\/dev\/ttyUSB0}
+  if [ "$stop" = int ]; then
+    run_session "$t" 3 int
+  else
+    run_session "$t" 3 "tty_device_stop '$dir'"
+  fi
+  rc=$?
+  tty_device_stop "$dir"
+  if [ $rc = 0 ]; then
+    ok "$where: $text   (on $DEV_TTY as $dir/dev/ttyUSB0; ended by $([ "$stop" = int ] && echo Ctrl-C/SIGINT || echo the device going away))"
+  else
+    fail "$where: exit $rc: $text"; show "$LINE_OUT.err"
+  fi
+  return 0
+}
+
+# http_line WHERE TEXT CHECK...: a `go tool pprof -http=...` line: it runs in its own session with
+# BROWSER set to a script that only records the URL pprof opens; the web UI must serve (each CHECK
+# is a path, /ui/top..., that must answer 200 and, after a '=', contain a text), then it is stopped
+# (SIGTERM to its group). The landing page (the graph view) needs graphviz: with dot installed it
+# must answer 200, without it the README must say that the graph view needs graphviz.
+http_line() {
+  local where=$1 text=$2 pid url i c path want code
+  shift 2
+  printf '#!/bin/sh\necho "$*" >"%s"\n' "$W/browser.url" >"$W/browser.sh"
+  chmod +x "$W/browser.sh"
+  echo "\$ $text      [web UI, BROWSER=$W/browser.sh]" >>"$W/commands.log"
+  "${USER_ENV[@]}" BROWSER="$W/browser.sh" setsid bash -c "$text" </dev/null >"$LINE_OUT.out" 2>"$LINE_OUT.err" &
+  pid=$!
+  url=
+  for i in $(seq 300); do
+    url=$(grep -ohE 'Serving web UI on http://[^ ]+' "$LINE_OUT.out" "$LINE_OUT.err" | head -n1 | sed 's/.* on //')
+    [ -n "$url" ] && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.1
+  done
+  if [ -z "$url" ]; then
+    fail "$where: no 'Serving web UI on' from: $text"; show "$LINE_OUT.err"
+  else
+    case "$url" in
+      http://127.0.0.1:*) ok "$where: $text   (serving on $url)" ;;
+      *) fail "$where: web UI on $url, not on 127.0.0.1" ;;
+    esac
+    for c in "$@"; do
+      path=${c%%=*} want=${c#*=}
+      code=$(curl -s -o "$W/page.html" -w '%{http_code}' "${url%/}$path")
+      if [ "$code" = 200 ] && grep -q -- "$want" "$W/page.html"; then
+        ok "$where: $path answers 200 and shows $want"
+      else
+        fail "$where: $path answered $code$(grep -q -- "$want" "$W/page.html" || echo ", without $want")"
+      fi
+    done
+    code=$(curl -sL -o "$W/page.html" -w '%{http_code}' "$url")
+    if command -v dot >/dev/null; then
+      [ "$code" = 200 ] && ok "$where: the landing page (graph view) answers 200" || fail "$where: the landing page answered $code"
+    elif grep -q graphviz "$W/page.html" && grep -q 'graph view also needs graphviz' "$ROOT/README.md"; then
+      ok "$where: without graphviz the landing page says to install it ($code), as the README says"
+    else
+      fail "$where: landing page answered $code without graphviz, and the README does not say the graph view needs it"
+    fi
+    for i in $(seq 20); do [ -s "$W/browser.url" ] && break; sleep 0.1; done
+    [ -s "$W/browser.url" ] && note "pprof opened the browser (BROWSER) at $(cat "$W/browser.url")"
+  fi
+  kill -TERM -- -"$pid" 2>/dev/null
+  wait "$pid" 2>/dev/null
+  return 0
+}
