@@ -153,8 +153,9 @@ static int busy(struct msamp_context *c)
 {
     if (c->busy == 0)
         return 0;
-    if (c->busy == MSAMP_BUSY_CORE)
-        c->reentrant++;
+    /* Branch-free: one early-return path in each slow path, whose epilogue reloads ra (the MIPS
+     * walker proves a function's frame only through such epilogues: port/mips64/README.md). */
+    c->reentrant += c->busy == MSAMP_BUSY_CORE;
     return 1;
 }
 

@@ -10,6 +10,9 @@
 #   drops     the device drops in the profile's comments equal the firmware's own counters
 #   drops-nonzero  ... and the ring did drop records
 #   buildid   the stream carried the firmware's build-id (drain refuses an ELF that differs)
+#   failures  the allocation failures in the profile's comments (NULL returns, giant-guard
+#             refusals) equal the firmware's counters and the demo's own count of failed requests,
+#             and none of the device's walks came back without a frame
 #   adapt     the adaptive interval worked: the live sampled set at the start interval was at least
 #             10 times the live table, the interval rose, and samples were refused only where a
 #             bucket stayed full after the raise it caused (live_full at most the raises)
@@ -24,7 +27,7 @@
 # thinning, every entry stands for an interval at most that, and the variance grows with R.
 set -u
 profile=$1; console=$2; shift 2
-checks=${*:-symbols accuracy leak isr drops buildid}
+checks=${*:-symbols accuracy leak isr drops buildid failures}
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 [ -s "$profile" ] || { echo "FAIL: no profile $profile"; exit 1; }
@@ -143,7 +146,7 @@ for c in $checks; do
   drops|drops-nonzero)
     dev=$(pprof -comments | sed -n 's/^device drops: //p')
     fw=$(sed -n 's/^msamp-demo stats //p' "$console")
-    for k in ring_records ring_bytes live_full stack_full reentrant truncated; do
+    for k in ring_records ring_bytes live_full stack_full reentrant truncated no_frame; do
       a=$(echo "$dev" | tr ' ' '\n' | sed -n "s/^$k=//p"); b=$(echo "$fw" | tr ' ' '\n' | sed -n "s/^$k=//p")
       [ -n "$a" ] && [ "$a" = "$b" ] || bad "drops: $k is '$a' in the profile, '$b' on the firmware"
     done
@@ -153,6 +156,24 @@ for c in $checks; do
       r=$(echo "$fw" | tr ' ' '\n' | sed -n 's/^ring_records=//p')
       [ "${r:-0}" -gt 0 ] || bad "the ring never overflowed: the stall did not stall"
     fi
+    ;;
+  failures)
+    got=$(pprof -comments | sed -n 's/^allocation failures: null=\([0-9]*\) giant_refused=\([0-9]*\) .*/\1 \2/p')
+    fw=$(sed -n 's/^msamp-demo stats //p' "$console" | tr ' ' '\n' | sed -n 's/^\(failed\|refused\)=//p' | tr '\n' ' ')
+    req=$(sed -n 's/^msamp-demo failures requests=\([0-9]*\) .*/\1/p' "$console")
+    lim=$(sed -n 's/^msamp-demo failures .*giant_limit=\([0-9]*\).*/\1/p' "$console")
+    read -r gn gg <<<"${got:-x x}"; read -r fn fg <<<"${fw:-y y}"
+    if [ -z "$req" ] || [ "$req" -eq 0 ]; then
+      bad "failures: the demo made no failing request ('$req')"
+    elif [ "$gn $gg" != "$fn $fg" ] || [ $((fn + fg)) -ne "$req" ]; then
+      bad "failures: profile null=$gn giant=$gg, firmware failed=$fn refused=$fg, demo requests=$req"
+    elif [ "${lim:-0}" -gt 0 ] && [ "$fg" -ne $((req / 2)) ]; then
+      bad "failures: the guard (giant_limit=$lim) refused $fg of $req, want half"
+    else
+      echo "ok: $req failed requests: $gn NULL returns, $gg refused by the giant guard (profile = firmware = demo)"
+    fi
+    nf=$(sed -n 's/^msamp-demo stats .*no_frame=\([0-9]*\).*/\1/p' "$console")
+    [ "${nf:-x}" = 0 ] && echo "ok: no walk without a frame" || bad "failures: $nf walks found no frame"
     ;;
   *) bad "unknown check $c" ;;
   esac

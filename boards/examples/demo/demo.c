@@ -8,6 +8,9 @@
  *   grow_buffer       a buffer grown by realloc from 64 bytes to 4 KiB, then freed
  *   deep_alloc        at the end of a chain of ten calls; the last DEEP_KEEP blocks stay live
  *   isr_make_packet   in the timer interrupt: a packet kept until ISR_KEEP ticks later
+ *   oversize_request  every OVERSIZE_EVERY iterations, a block larger than the heap (the
+ *                     allocator returns NULL) and one at msamp's giant-allocation guard (refused
+ *                     before the allocator sees it): failures msamp reports, not allocations
  * At exit it prints (on the board console, off the binary stream) one line per site and size with
  * the exact number of allocations and of blocks still live, msamp's counters, and "done".
  * Build-time knobs: DEMO_ITERATIONS, DEMO_INTERVAL (msamp's mean sampling interval), DEMO_RESEND_MS,
@@ -65,6 +68,13 @@
 #define ISR_KEEP 8
 #define ISR_SIZE 80
 #define MAX_SIZES 8
+#define OVERSIZE_EVERY 500
+#define OVERSIZE_HEAP (768u * 1024u) /* more than demo_heap.c's 512 KiB */
+#if MSAMP_CFG_GIANT_BYTES
+#define OVERSIZE_GIANT ((size_t)MSAMP_CFG_GIANT_BYTES)
+#else
+#define OVERSIZE_GIANT ((size_t)2u << 20) /* no guard in this build: the heap fails it too */
+#endif
 
 /* The truth: exact counts per site and size, for the checks to compare drain's estimates with. */
 enum site { CACHE, LEAK, CHURN, GROW, DEEP, ISR, SITES };
@@ -111,6 +121,27 @@ static void *checked(void *p)
         demo_fail("out of heap");
     sink = *(volatile uint8_t *)p;
     return p;
+}
+
+/* Requests that fail: their count, the truth msamp's FAIL reports are checked against. */
+static uint32_t oversize_failed;
+
+static void oversize_one(size_t n)
+{
+    void *p = malloc(n);
+    if (p == NULL) {
+        oversize_failed++;
+        return;
+    }
+    sink = *(volatile uint8_t *)p; /* a heap larger than the demo's: an ordinary allocation */
+    free(p);
+    demo_fail("oversize request met");
+}
+
+__attribute__((noinline)) static void oversize_request(void)
+{
+    oversize_one(OVERSIZE_HEAP);
+    oversize_one(OVERSIZE_GIANT);
 }
 
 /* Touch a block so the compiler keeps the allocation. */
@@ -321,6 +352,10 @@ static void report(uint64_t ticks, uint32_t iterations)
             line_emit(&l);
         }
     }
+    line_start(&l, "msamp-demo failures");
+    line_u64(&l, "requests", oversize_failed);
+    line_u64(&l, "giant_limit", MSAMP_CFG_GIANT_BYTES);
+    line_emit(&l);
     struct msamp_stats st;
     if (msamp_get_stats(&st) != 0)
         demo_fail("msamp_get_stats");
@@ -333,6 +368,9 @@ static void report(uint64_t ticks, uint32_t iterations)
     line_u64(&l, "stack_full", st.stack_full);
     line_u64(&l, "reentrant", st.reentrant);
     line_u64(&l, "truncated", st.truncated);
+    line_u64(&l, "no_frame", st.no_frame);
+    line_u64(&l, "failed", st.failed);
+    line_u64(&l, "refused", st.refused);
     line_u64(&l, "live_used", st.live_used);
     line_u64(&l, "stacks_used", st.stacks_used);
     line_emit(&l);
@@ -368,6 +406,8 @@ int main(void)
             leak_record(it);
         if (it % GROW_EVERY == 0)
             grow_buffer();
+        if (it % OVERSIZE_EVERY == OVERSIZE_EVERY - 1)
+            oversize_request();
         if (it % CACHE_EVICT_EVERY == 0) {
             unsigned i = (it / CACHE_EVICT_EVERY) % CACHE_ENTRIES;
             cache_evict(i);

@@ -6,3 +6,9 @@
 #define MSAMP_CFG_LIVE_CAPACITY 1024
 #endif
 #define MSAMP_CFG_RING_SIZE 4096
+/* The giant-allocation guard: requests of 1 MiB and more are refused before the allocator sees
+ * them (the demo's heap is 512 KiB). The demo's oversize_request site asks for one such block,
+ * and for one the heap cannot hold, now and then: msamp reports both with their stacks. */
+#ifndef MSAMP_CFG_GIANT_BYTES
+#define MSAMP_CFG_GIANT_BYTES (1024u * 1024u)
+#endif
