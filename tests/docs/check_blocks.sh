@@ -8,8 +8,7 @@
 #                                        that NAME checks real output has this block's shape)
 #   <!-- doc-test: none (REASON) -->     not runnable: a diagram, a grammar (REASON required)
 # It fails, naming FILE:LINE, for a block without annotation, a malformed one, a NAME that is not a
-# test of `make test`, two blocks of one FILE naming the same test (a test takes one block per
-# file), a NAME whose test definition never names FILE (its recipe in a *.mk fragment and the
+# test of `make test`, a NAME whose test definition never names FILE (its recipe in a *.mk fragment and the
 # scripts that recipe names: a block nobody reads), and a block never closed.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -40,7 +39,7 @@ definition() {
 
 nbad=0
 bad() { echo "$1: $2" >&2; nbad=$((nbad + 1)); }
-declare -A seen defs
+declare -A defs
 nblocks=0 nnone=0
 while IFS=$'\t' read -r file line ann; do
   nblocks=$((nblocks + 1))
@@ -69,11 +68,6 @@ while IFS=$'\t' read -r file line ann; do
     bad "$where" "names test '$name', which make test does not have (make test-$name)"
     continue
   fi
-  if [ -n "${seen[$file/$name]:-}" ]; then
-    bad "$where" "a second block naming '$name' (the first at line ${seen[$file/$name]}): one block per file and test"
-    continue
-  fi
-  seen[$file/$name]=$line
   [ -n "${defs[$name]+x}" ] || defs[$name]=$(definition "$name")
   if ! grep -qF -- "$file" <<<"${defs[$name]}"; then
     bad "$where" "test '$name' never reads $file (neither its make rule nor the scripts it runs name the file)"

@@ -64,3 +64,8 @@ test-docs-readme-intro: ## README's first block as written: drain on a tty (a QE
 	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 go curl setsid
 	@$(docs_firmware)
 	@$(DOCS_ENV) $(DOCS_QEMU) tests/docs/readme_intro.sh README.md $(DOCS_FW)
+
+TESTS += docs-make-targets
+test-docs-make-targets: ## The make commands of README.md, docs/BOARDS.md and boards/README.md as written (long targets: their rules in make's database)
+	@tests/need.sh aarch64-linux-gnu-gcc arm-none-eabi-gcc qemu-system-aarch64 go
+	@$(DOCS_ENV) tests/docs/make_targets.sh README.md docs/BOARDS.md boards/README.md

@@ -1,7 +1,8 @@
 # Shared helpers of the doc tests (sourced from the checkout's root by tests/docs/*.sh).
 # Needs BUILD (the build folder, default build) and DOCS_T (default $BUILD/docs).
-#   block FILE NAME        the doc block FILE annotates with doc-test: NAME (the test's own name
-#                          unless given), as written
+#   block FILE NAME        the one doc block FILE annotates with doc-test: NAME (the test's own
+#                          name unless given), as written
+#   block_numbered FILE    every block of FILE annotated with the test's name, LINE<TAB>TEXT
 #   checkout DIR           DIR becomes a user's checkout: a link to each top-level entry of this
 #                          checkout, build -> $BUILD (so the docs' build/... paths and what make
 #                          test built are used as written), out/ of its own, nothing else
@@ -74,9 +75,12 @@ USER_ENV=(env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u MAKEOVERRIDES -u MAKE -u MA
 user() { "${USER_ENV[@]}" "$@"; }
 
 run_line() {
-  local where=$1 text=$2
+  local where=$1 text=$2 rc t0=$SECONDS
   echo "\$ $text      [$where]" >>"$W/commands.log"
   user bash -c "$text" >"$W/last.out" 2>"$W/last.err"
+  rc=$?
+  echo "  exit $rc after $((SECONDS - t0)) s" >>"$W/commands.log"
+  return $rc
 }
 
 # run_lines FILE DIR: each command line of FILE's block for this test, in order, in DIR (a
