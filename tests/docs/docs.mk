@@ -34,8 +34,9 @@ $(DOCS_FW)/firmware.elf: $(DOCS_FW_OBJS) $(BOARD_LDSCRIPT)
 	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LINK_FLAGS) -o $@ $(DOCS_FW_OBJS) $(BOARD_LIBGCC)
 endif
 # Built by a sub-make for the board, whatever BOARD this make has.
+DOCS_DEMO_ELF := $(BUILD)/$(DOCS_FW_BOARD)/uart/demo.elf
 docs_firmware = $(MAKE) --no-print-directory -s BOARD=$(DOCS_FW_BOARD) TRANSPORT=uart \
-	host_tools/drain host_tools/msamp-dump $(DOCS_FW)/firmware.elf
+	host_tools/drain host_tools/msamp-dump $(DOCS_FW)/firmware.elf $(DOCS_DEMO_ELF)
 DOCS_QEMU = BOARD_QEMU="$$($(MAKE) --no-print-directory -s BOARD=$(DOCS_FW_BOARD) docs-board-qemu)"
 .PHONY: docs-board-qemu
 docs-board-qemu:
@@ -69,3 +70,10 @@ TESTS += docs-make-targets
 test-docs-make-targets: ## The make commands of README.md, docs/BOARDS.md and boards/README.md as written (long targets: their rules in make's database)
 	@tests/need.sh aarch64-linux-gnu-gcc arm-none-eabi-gcc qemu-system-aarch64 go
 	@$(DOCS_ENV) tests/docs/make_targets.sh README.md docs/BOARDS.md boards/README.md
+
+TESTS += docs-output
+test-docs-output: ## The docs' output and usage examples: each line has the shape of a line drain, msamp-dump or the demo really print
+	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 go
+	@$(docs_firmware) $(DRAIN_T)/gen
+	@$(DOCS_ENV) $(DOCS_QEMU) DEMO_ELF=$(DOCS_DEMO_ELF) GEN=$(DRAIN_T)/gen tests/docs/output.sh \
+		README.md docs/BOARDS.md docs/DRAIN.md docs/MSAMP_DUMP.md tests/vectors/README.md

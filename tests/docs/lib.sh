@@ -251,3 +251,48 @@ http_line() {
   wait "$pid" 2>/dev/null
   return 0
 }
+
+# Output examples. norm: the shape of each line of stdin: numbers N, addresses X (lists of them
+# one X), build-ids H, quoted strings S, profile file names F, the interval's reasons R (lists of
+# "N R" one), a plural after a number singular, "host_tools/" and "usage: " dropped.
+REASONS='live table high water|stack table high water|live-table bucket full|tables below low water|set by the application|seen in a session header'
+norm() {
+  sed -E -e 's#host_tools/##g' -e 's/^usage: +//' -e 's/^ +//' -e 's/ +$//' \
+    -e "s/$REASONS/R/g" \
+    -e 's/"([^"\\]|\\.)*"/S/g' \
+    -e 's/build_id=[0-9a-f]*/build_id=H/g' \
+    -e 's/0x[0-9a-f]+/X/g' \
+    -e 's#[^ ]*\.pb\.gz#F#g' \
+    -e 's/[0-9]+(\.[0-9]+)?/N/g' \
+    -e 's/X(,X)+/X/g' \
+    -e 's/\(N R(, N R)*\)/(N R)/g' \
+    -e 's/(N [a-z-]+)s( |;|,|\)|$)/\1\2/g'
+}
+
+# shape_check WHERE EXAMPLE REAL [SRCDIR...]: every line of the file EXAMPLE (a doc's output
+# example) must have the shape (norm) of a line of the file REAL (what the tools printed here); an
+# example line ending in " ..." is a prefix. A line no run here prints passes only when SRCDIR's
+# sources hold its text without numbers (the tool's own format), said so.
+shape_check() {
+  local where=$1 ex=$2 real=$3 line n lit
+  shift 3
+  norm <"$real" | sort -u >"$W/shape.real"
+  while IFS= read -r line; do
+    [ -n "${line// /}" ] || continue
+    n=$(printf '%s\n' "$line" | norm)
+    if [[ "$n" == *" ..." ]]; then
+      awk -v p="${n% ...}" 'index($0, p) == 1 { f = 1 } END { exit !f }' "$W/shape.real"
+    else
+      grep -qxF -- "$n" "$W/shape.real"
+    fi && { ok "$where: the tools print lines of this shape: $(cut -c1-90 <<<"$line")"; continue; }
+    # The longest stretch of the line without digits, as it would stand in a format string.
+    lit=$(printf '%s\n' "$line" | sed -E 's/^\.\.\. //' | tr -s '0-9' '\n' | awk '{ if (length($0) > length(b)) b = $0 } END { print b }')
+    lit=$(sed -E 's/^ +//; s/ +$//' <<<"$lit")
+    if [ $# -gt 0 ] && [ ${#lit} -ge 12 ] && grep -rqF -- "$lit" "$@"; then
+      ok "$where: no run here prints '$(cut -c1-60 <<<"$line")', but '$lit' is the tool's own text ($*)"
+    else
+      fail "$where: no output of this shape: $line"
+      note "shape: $n"
+    fi
+  done <"$ex"
+}
