@@ -3,7 +3,8 @@
  * extracted from README.md as written, is main(); this file is the do_work() it calls. Each call
  * allocates at three sites, each a function of its own, so the drained profile can be checked for
  * symbolized sites with their file:line, called from do_work() and the snippet's main():
- *   queue_message  a message queue of up to QUEUE_MAX blocks, the oldest freed (live set)
+ *   queue_message  a message queue of up to QUEUE_MAX blocks (80 KB), the oldest freed: the live
+ *                  set, about 20 samples at the snippet's interval
  *   parse_packet   a scratch buffer freed at once (allocated, never in use at the end)
  *   grow_log       a log grown by realloc, then dropped
  * and then idles a little, as firmware waiting for its next event does (so the UART stream stays
@@ -17,7 +18,7 @@
 
 void do_work(void);
 
-#define QUEUE_MAX 48
+#define QUEUE_MAX 400
 #define IDLE_US 200
 
 struct message {

@@ -77,3 +77,9 @@ test-docs-output: ## The docs' output and usage examples: each line has the shap
 	@$(docs_firmware) $(DRAIN_T)/gen
 	@$(DOCS_ENV) $(DOCS_QEMU) DEMO_ELF=$(DOCS_DEMO_ELF) GEN=$(DRAIN_T)/gen tests/docs/output.sh \
 		README.md docs/BOARDS.md docs/DRAIN.md docs/MSAMP_DUMP.md tests/vectors/README.md
+
+TESTS += docs-drain-examples
+test-docs-drain-examples: ## drain's Examples (README.md, docs/DRAIN.md) as written: a tty, TCP both ways, --follow, go tool pprof, merge
+	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 go pkg-config setsid ss
+	@$(docs_firmware) hosted
+	@$(DOCS_ENV) $(DOCS_QEMU) tests/docs/drain_examples.sh $(DOCS_FW) README.md docs/DRAIN.md

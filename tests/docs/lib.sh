@@ -152,13 +152,14 @@ tty_device_stop() {
 
 # run_session TEXT SECONDS STOP: runs the line in a session of its own (its own process group, as
 # a shell runs a foreground job), output in $LINE_OUT.out/.err; after SECONDS, STOP is "int"
-# (SIGINT to the group: the user's Ctrl-C) or a command run then (e.g. to take the device away),
-# and the line must end within 20 s. Returns the line's exit status (124 if it did not end).
+# (SIGINT to the group: the user's Ctrl-C) or a command run then (e.g. to take the device away;
+# SESSION_PID is the group), and the line must end within 20 s. Returns the line's exit status (124 if it did not end).
 run_session() {
   local text=$1 secs=$2 stop=$3 pid i
   echo "\$ $text      [session, stopped after $secs s by $stop]" >>"$W/commands.log"
   "${USER_ENV[@]}" setsid bash -c "$text" </dev/null >"$LINE_OUT.out" 2>"$LINE_OUT.err" &
   pid=$!
+  SESSION_PID=$pid
   sleep "$secs"
   if ! kill -0 "$pid" 2>/dev/null; then
     wait "$pid"
