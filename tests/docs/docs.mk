@@ -83,3 +83,13 @@ test-docs-drain-examples: ## drain's Examples (README.md, docs/DRAIN.md) as writ
 	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 go pkg-config setsid ss
 	@$(docs_firmware) hosted
 	@$(DOCS_ENV) $(DOCS_QEMU) tests/docs/drain_examples.sh $(DOCS_FW) README.md docs/DRAIN.md
+
+TESTS += docs-msamp-dump
+test-docs-msamp-dump: ## docs/MSAMP_DUMP.md's commands as written: a capture, a live tty (a QEMU pty for /dev/ttyUSB0) through socat, -s --strict
+	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 socat setsid
+	@$(docs_firmware)
+	@$(DOCS_ENV) $(DOCS_QEMU) DEMO_ELF=$(DOCS_DEMO_ELF) tests/docs/msamp_dump.sh $(DOCS_FW) docs/MSAMP_DUMP.md
+
+TESTS += docs-layout
+test-docs-layout: ## README's Layout: every entry and path it names exists, and its tests/ entry names every folder of tests/
+	@$(DOCS_ENV) tests/docs/layout.sh README.md
