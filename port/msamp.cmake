@@ -12,7 +12,9 @@
 #
 # The static library holds the core, every wrapper, the port and the transport. Linking it gives
 # the firmware msamp's include paths, -fno-omit-frame-pointer (msamp's own sources but the
-# wrappers and hooks are built without frame pointers), and the link options
+# wrappers and hooks are built without frame pointers), what the port's stack walker needs on
+# every file, the firmware's own too since each walk goes up through them (ARCH arm with gcc:
+# -funwind-tables, port/arm/README.md; the compiler is CMAKE_C_COMPILER_ID's), and the link options
 # -Wl,--wrap=FUNC for each WRAP function plus -Wl,--build-id. msamp_add_library also sets
 # MSAMP_SEMIHOSTING_SOURCES in the caller's scope: the architecture's semihosting helpers
 # (port/semihosting/: console text, exit), for firmware that uses them itself. The project's
@@ -42,13 +44,19 @@ function(msamp_add_library name)
 
     # port/msamp.mk's variables, one "NAME=value" line each.
     set(vars MSAMP_LIB_SRCS MSAMP_TRANSPORT_SRCS MSAMP_SEMIHOSTING_SRCS MSAMP_OWN_SRCS MSAMP_INCLUDES
-             MSAMP_PROFILE_CFLAGS MSAMP_OWN_CFLAGS)
+             MSAMP_PROFILE_CFLAGS MSAMP_OWN_CFLAGS MSAMP_UNWIND_CFLAGS MSAMP_WRAP_CFLAGS)
+    # The walker's flags depend on the compiler (port/msamp.mk, MSAMP_COMPILER).
+    if(CMAKE_C_COMPILER_ID MATCHES "Clang")
+        set(m_compiler clang)
+    else()
+        set(m_compiler gcc)
+    endif()
     list(JOIN vars " " var_names)
     list(JOIN M_WRAP " " wrap_funcs)
     execute_process(
         COMMAND "${MSAMP_MAKE}" -s --no-print-directory -f "${MSAMP_DIR}/port/msamp.mk"
                 "MSAMP_DIR=${MSAMP_DIR}" "MSAMP_ARCH=${M_ARCH}" "MSAMP_TRANSPORT=${M_TRANSPORT}"
-                "MSAMP_PROFILE=${M_PROFILE}" "MSAMP_WRAP_FUNCS=${wrap_funcs}"
+                "MSAMP_PROFILE=${M_PROFILE}" "MSAMP_WRAP_FUNCS=${wrap_funcs}" "MSAMP_COMPILER=${m_compiler}"
                 "--eval=msamp-lists: ; @:$(foreach v,${var_names},$(info $(v)=$($(v))))" msamp-lists
         OUTPUT_VARIABLE lists ERROR_VARIABLE errors RESULT_VARIABLE status)
     if(NOT status EQUAL 0)
@@ -65,8 +73,10 @@ function(msamp_add_library name)
     list(TRANSFORM MSAMP_INCLUDES REPLACE "^-I" "")
     target_include_directories(${name} PUBLIC ${MSAMP_INCLUDES} PRIVATE ${M_INCLUDES})
     target_compile_definitions(${name} PRIVATE ${M_DEFINITIONS})
-    target_compile_options(${name} PUBLIC -fno-omit-frame-pointer PRIVATE -ffreestanding
-                           ${MSAMP_PROFILE_CFLAGS})
+    # PUBLIC: the firmware's own files need the walker's flags as much as msamp's. MSAMP_WRAP_CFLAGS:
+    # the wrappers' nesting guard for the WRAP list (newlib's malloc and _malloc_r, port/msamp.mk).
+    target_compile_options(${name} PUBLIC -fno-omit-frame-pointer ${MSAMP_UNWIND_CFLAGS} PRIVATE
+                           -ffreestanding ${MSAMP_PROFILE_CFLAGS} ${MSAMP_WRAP_CFLAGS})
     # msamp's sources but the wrappers and hooks need no frame pointers, and get a section per
     # function (port/msamp.mk says why).
     if(NOT M_ARCH STREQUAL "hosted")

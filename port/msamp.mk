@@ -5,6 +5,8 @@
 #                    semihosting), or none when the firmware defines msamp_transport_write() itself
 #   MSAMP_WRAP_FUNCS allocator functions to wrap (default: malloc free calloc realloc)
 #   MSAMP_PROFILE    full (default) or tiny: the core's profile (docs/TINY.md)
+#   MSAMP_COMPILER   gcc or clang: the compiler of the firmware's target code, for the flags the
+#                    port's stack walker needs from it (default: clang when $(CC) names it, else gcc)
 # It defines (it never touches CFLAGS, LDFLAGS or rules of the including Makefile):
 #   MSAMP_SRCS       all msamp sources to compile: core, wrappers, port and transport
 #   MSAMP_LIB_SRCS   or, to archive into a libmsamp.a: core, every wrapper and the port
@@ -13,7 +15,13 @@
 #   MSAMP_TRANSPORT_SRCS  the transport alone, with the semihosting helpers it needs
 #   MSAMP_SEMIHOSTING_SRCS  the architecture's semihosting helpers (port/semihosting/: console
 #                    text, exit, host files), for firmware that uses them itself; empty on x86
-#   MSAMP_CFLAGS     include paths and the flags msamp needs (frame pointers, the profile)
+#   MSAMP_CFLAGS     include paths and the flags msamp needs (frame pointers, the profile, the
+#                    walker's unwind tables, the wrappers' nesting guard): for EVERY file of the
+#                    firmware, not only msamp's, since each walk goes up through your code
+#   MSAMP_UNWIND_CFLAGS  the part of MSAMP_CFLAGS the walker needs on every file: -funwind-tables
+#                    for MSAMP_ARCH arm with gcc (its Thumb code keeps no frame chain: the walker
+#                    reads .ARM.exidx, port/arm/README.md); without it on msamp's files every stack
+#                    is empty (DROPS no_frame), on yours stacks stop at your first function
 #   MSAMP_OWN_CFLAGS optional, for MSAMP_OWN_SRCS (msamp's sources but the wrappers and hooks):
 #                    no frame pointers, a section per function (for -Wl,--gc-sections)
 #   MSAMP_LDFLAGS    the --wrap flags that route malloc & co. through msamp, and --build-id
@@ -43,16 +51,34 @@ include $(msamp_p)port/$(MSAMP_ARCH)/port.mk
 ifeq ($(filter full tiny,$(MSAMP_PROFILE)),)
 $(error msamp.mk: MSAMP_PROFILE is full or tiny, not '$(MSAMP_PROFILE)')
 endif
+# What the port's walker needs the compiler to put in every file (port/$(MSAMP_ARCH)/port.mk sets
+# msamp_unwind_<compiler>_<arch>).
+MSAMP_COMPILER ?= $(if $(findstring clang,$(notdir $(firstword $(CC)))),clang,gcc)
+ifeq ($(filter gcc clang,$(MSAMP_COMPILER)),)
+$(error msamp.mk: MSAMP_COMPILER is gcc or clang, not '$(MSAMP_COMPILER)')
+endif
+MSAMP_UNWIND_CFLAGS := $(msamp_unwind_$(MSAMP_COMPILER)_$(MSAMP_ARCH))
 
 # The allocator entry points to wrap: malloc free calloc realloc aligned_alloc memalign
 # posix_memalign, and newlib's _malloc_r _free_r _calloc_r _realloc_r. Wrap only functions the
 # firmware's allocator defines: each wrapper calls the real one (__real_NAME).
 MSAMP_WRAP_FUNCS ?= malloc free calloc realloc
-msamp_wraps := $(foreach f,$(MSAMP_WRAP_FUNCS),$(filter %/wrap_$(f).c,$(MSAMP_WRAP_SRCS)))
-msamp_unwrapped := $(strip $(foreach f,$(MSAMP_WRAP_FUNCS),$(if $(filter %/wrap_$(f).c,$(MSAMP_WRAP_SRCS)),,$(f))))
+# The wrapper of f: src/wrap/wrap_f.c (newlib's _malloc_r: wrap_malloc_r.c).
+msamp_wrap_src = $(filter %/wrap_$(1).c %/wrap_$(patsubst _%,%,$(1)).c,$(MSAMP_WRAP_SRCS))
+msamp_wraps := $(foreach f,$(MSAMP_WRAP_FUNCS),$(call msamp_wrap_src,$(f)))
+msamp_unwrapped := $(strip $(foreach f,$(MSAMP_WRAP_FUNCS),$(if $(call msamp_wrap_src,$(f)),,$(f))))
 ifneq ($(msamp_unwrapped),)
 $(error msamp.mk: no wrapper for: $(msamp_unwrapped))
 endif
+# Wrapped functions that call each other (newlib: malloc, free, calloc, realloc and memalign jump
+# to _malloc_r, _free_r, _calloc_r, _realloc_r and _memalign_r; _calloc_r calls _malloc_r;
+# _realloc_r and _memalign_r call _malloc_r and _free_r). The wrappers of calloc, realloc, the
+# aligned allocators, _calloc_r and _realloc_r always guard their real call (MSAMP_CFG_WRAP_NESTED
+# 1, include/msamp_config.h), so an allocation is seen once, by the outermost wrapper; malloc's
+# wrapper guards its own only at 2, set when _malloc_r is wrapped too (otherwise each malloc would
+# count twice). free and _free_r need no guard: the first wrapper forgets the block, the second
+# finds nothing.
+MSAMP_WRAP_CFLAGS := $(if $(and $(filter malloc,$(MSAMP_WRAP_FUNCS)),$(filter _malloc_r,$(MSAMP_WRAP_FUNCS))),-DMSAMP_CFG_WRAP_NESTED=2)
 
 MSAMP_PORT_SRCS := $(addprefix $(msamp_p)port/,$(msamp_port_$(MSAMP_ARCH)))
 MSAMP_SEMIHOSTING_SRCS := $(addprefix $(msamp_p)port/,$(msamp_semihosting_$(MSAMP_ARCH)))
@@ -75,7 +101,8 @@ MSAMP_SRCS := $(MSAMP_CORE_SRCS) $(msamp_wraps) $(MSAMP_PORT_SRCS) $(MSAMP_TRANS
 MSAMP_LIB_SRCS := $(MSAMP_CORE_SRCS) $(MSAMP_WRAP_SRCS) $(MSAMP_PORT_SRCS)
 
 MSAMP_INCLUDES := $(MSAMP_CORE_INC) $(addprefix -I$(msamp_p)port/,$(MSAMP_ARCH) common transport semihosting)
-MSAMP_CFLAGS := $(MSAMP_INCLUDES) -fno-omit-frame-pointer $(MSAMP_PROFILE_CFLAGS)
+MSAMP_CFLAGS := $(MSAMP_INCLUDES) -fno-omit-frame-pointer $(MSAMP_UNWIND_CFLAGS) $(MSAMP_PROFILE_CFLAGS) \
+	$(MSAMP_WRAP_CFLAGS)
 # Optional, after MSAMP_CFLAGS, for MSAMP_OWN_SRCS: msamp's sources other than the wrappers and
 # the hooks, without frame pointers, smaller code. Every walk starts at the frame of a wrapper or
 # hook and goes up through your code, which keeps frame pointers; the wrappers and hooks keep
