@@ -9,7 +9,9 @@
 #   <!-- doc-test: none (REASON) -->     not runnable: a diagram, a grammar (REASON required)
 # It fails, naming FILE:LINE, for a block without annotation, a malformed one, a NAME that is not a
 # test of `make test`, a NAME whose test definition never names FILE (its recipe in a *.mk fragment and the
-# scripts that recipe names: a block nobody reads), and a block never closed.
+# scripts that recipe names: a block nobody reads), "none" on a block with a line that reads as
+# a command (make, host_tools/..., go tool, cc, cmake, socat, ./prog, VAR=... prog), and a block
+# never closed.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 here=tests/docs
@@ -56,6 +58,10 @@ while IFS=$'\t' read -r file line ann; do
     if [ -z "${BASH_REMATCH[2]// /}" ]; then
       bad "$where" "doc-test: none needs a reason: <!-- doc-test: none (REASON) -->"
     fi
+    # none is for what cannot run: a block with a line that reads as a command is not that.
+    cmd=$(awk -v l="$line" 'FNR > l && /^[ \t]*(```|~~~)/ { exit } FNR > l' "$file" |
+      grep -m1 -E '^[[:space:]]*(\$ )?(make|host_tools/|go tool|cc|gcc|clang|cmake|socat|pkg-config|\./|MSAMP_[A-Z_]+=|PKG_CONFIG_PATH=)([[:space:]]|$)')
+    [ -z "$cmd" ] || bad "$where" "doc-test: none on a block that holds a command ('$(sed 's/^ *//' <<<"$cmd" | cut -c1-50)'): a test must run it"
     nnone=$((nnone + 1))
     continue
   fi
