@@ -67,7 +67,9 @@
 
 /* What the exidx walker may read: the stack and the code of mem (return addresses inside the code;
  * both 0: not checked), the index table [exidx_lo, exidx_hi) and extab words in
- * [mem.text_lo, exidx_hi). */
+ * [mem.text_lo, exidx_hi), or after the index when the link puts .ARM.extab there: up to the end
+ * of the furthest entry the index names, found once by a pass that checks the index
+ * (msamp_arm_exidx.c). */
 struct msamp_arm_bounds {
     struct msamp_bounds mem;
     uintptr_t exidx_lo, exidx_hi;

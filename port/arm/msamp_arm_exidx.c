@@ -63,6 +63,57 @@ static const uint32_t *find_entry(uint32_t pc, const struct msamp_arm_bounds *b)
     return found;
 }
 
+/* Bytes of the .ARM.extab entry whose header is h that load_ops() reads: the opcode words of
+ * personality routines 1 and 2, the header alone otherwise. */
+static uintptr_t extab_bytes(uint32_t h)
+{
+    unsigned pers = (h >> 24) & 0x0fu, more = (h >> 16) & 0xffu;
+    if ((h & 0x80000000u) == 0 || pers == 0 || pers > 2 || more > EXTAB_MAX_MORE)
+        return 4u;
+    return 4u * (1u + more);
+}
+
+/* .ARM.extab after .ARM.exidx (a linker script's order; the usual one puts it before, inside
+ * [text_lo, exidx_hi), the span the walker reads without further ado). The words after the index
+ * that a walk may read are found once, at the first entry that points there, by a pass over the
+ * index that checks it is one: entries sorted by function, prel31 words with bit 31 clear, each
+ * second word EXIDX_CANTUNWIND, an inline entry or a 4-aligned offset outside the index. The span
+ * ends with the furthest entry such an offset names after the index (its header read, vouched for
+ * by the whole index): a walk reads nothing past it. exidx_hi (an empty span) when the index fails
+ * a check or names nothing after itself. Kept per index (the port walks one; the tests others); a
+ * context that interrupts the pass makes its own, with the same result. */
+static volatile uintptr_t after_lo, after_hi, after_end;
+
+static uintptr_t extab_after_end(const struct msamp_arm_bounds *b)
+{
+    if (after_lo == b->exidx_lo && after_hi == b->exidx_hi && after_end != 0)
+        return after_end;
+    const uint32_t *e = (const uint32_t *)b->exidx_lo;
+    const uint32_t *stop = e + 2u * ((b->exidx_hi - b->exidx_lo) / 8u);
+    uint32_t prev = 0;
+    uintptr_t last = 0, end = b->exidx_hi;
+    for (; e < stop; e += 2) {
+        uint32_t fn = prel31((uintptr_t)e, e[0]);
+        if ((e[0] & 0x80000000u) != 0 || fn < prev)
+            break;
+        prev = fn;
+        uint32_t w = e[1];
+        if (w == EXIDX_CANTUNWIND || (w & 0xff000000u) == 0x80000000u)
+            continue;
+        uintptr_t at = prel31((uintptr_t)&e[1], w);
+        if ((w & 0x80000000u) != 0 || (at & 3u) != 0 || (at >= b->exidx_lo && at < b->exidx_hi))
+            break;
+        if (at >= b->exidx_hi && at > last)
+            last = at;
+    }
+    if (e == stop && last != 0)
+        end = last + extab_bytes(*(const uint32_t *)last);
+    after_end = end;
+    after_lo = b->exidx_lo;
+    after_hi = b->exidx_hi;
+    return end;
+}
+
 /* Loads the opcode stream of the entry; 0 when it has none msamp can run. */
 static int load_ops(const uint32_t *e, const struct msamp_arm_bounds *b, struct ops *o)
 {
@@ -80,7 +131,9 @@ static int load_ops(const uint32_t *e, const struct msamp_arm_bounds *b, struct 
         return 1;
     }
     uintptr_t at = prel31((uintptr_t)&e[1], w);
-    if ((at & 3u) != 0 || at < b->mem.text_lo || at >= b->exidx_hi || b->exidx_hi - at < 4u)
+    /* Where the entry's words may lie: before the index's end, or in the span after it. */
+    uintptr_t end = at < b->exidx_hi ? b->exidx_hi : extab_after_end(b);
+    if ((at & 3u) != 0 || at < b->mem.text_lo || at >= end || end - at < 4u)
         return 0;
     uint32_t h = *(const uint32_t *)at;
     if ((h & 0x80000000u) == 0)
@@ -95,7 +148,7 @@ static int load_ops(const uint32_t *e, const struct msamp_arm_bounds *b, struct 
     if (pers > 2)
         return 0;
     unsigned more = (h >> 16) & 0xffu;
-    if (more > EXTAB_MAX_MORE || (b->exidx_hi - at) / 4u < 1u + more)
+    if (more > EXTAB_MAX_MORE || (end - at) / 4u < 1u + more)
         return 0;
     for (unsigned i = 1; i <= more; i++)
         o->w[i] = ((const uint32_t *)at)[i];
