@@ -1,0 +1,16 @@
+/* Wrapper of operator delete[](void*, const std::nothrow_t&): link with
+ * -Wl,--wrap=_ZdaPvRKSt9nothrow_t. The free is noted first: what the real one calls (free, or
+ * delete from delete[]) then finds nothing left to note. */
+#include "msamp_wrap_cxx.h"
+
+#define WRAP __wrap__ZdaPvRKSt9nothrow_t
+#define REAL __real__ZdaPvRKSt9nothrow_t
+
+void REAL(void *p, msamp_cxx_nothrow nt);
+void WRAP(void *p, msamp_cxx_nothrow nt);
+
+void WRAP(void *p, msamp_cxx_nothrow nt)
+{
+    msamp_note_free(p);
+    REAL(p, nt);
+}

@@ -1,0 +1,16 @@
+/* Wrapper of operator delete[](void*, std::size_t): link with -Wl,--wrap=_ZdaPvm (--wrap=_ZdaPvj
+ * where size_t is unsigned int). The free is noted first: what the real one calls (free, or
+ * delete from delete[]) then finds nothing left to note. */
+#include "msamp_wrap_cxx.h"
+
+#define WRAP MSAMP_CXX_WRAP(_ZdaPv, )
+#define REAL MSAMP_CXX_REAL(_ZdaPv, )
+
+void REAL(void *p, size_t size);
+void WRAP(void *p, size_t size);
+
+void WRAP(void *p, size_t size)
+{
+    msamp_note_free(p);
+    REAL(p, size);
+}

@@ -1,0 +1,24 @@
+/* Wrapper of operator new(std::size_t): link with -Wl,--wrap=_Znwm (--wrap=_Znwj where size_t is
+ * unsigned int). A std::bad_alloc thrown by the real one passes through this wrapper: compile it
+ * with -fexceptions (msamp_wrap_cxx.h). */
+#include "msamp_wrap_cxx.h"
+
+#define WRAP MSAMP_CXX_WRAP(_Znw, )
+#define REAL MSAMP_CXX_REAL(_Znw, )
+
+void *REAL(size_t size);
+void *WRAP(size_t size);
+
+void *WRAP(size_t size)
+{
+    MSAMP_CXX_UNWIND_CHECK();
+    MSAMP_CXX_REFUSE_GIANT(size);
+    void *p;
+    {
+        MSAMP_CXX_GUARD(k, size);
+        p = REAL(size);
+        k.done = 1;
+    }
+    msamp_note_alloc(p, size, MSAMP_FRAME());
+    return p;
+}

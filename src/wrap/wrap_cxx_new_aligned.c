@@ -1,0 +1,25 @@
+/* Wrapper of operator new(std::size_t, std::align_val_t): link with
+ * -Wl,--wrap=_ZnwmSt11align_val_t (--wrap=_ZnwjSt11align_val_t where size_t is unsigned int). A
+ * std::bad_alloc thrown by the real one passes through this wrapper: compile it with
+ * -fexceptions (msamp_wrap_cxx.h). */
+#include "msamp_wrap_cxx.h"
+
+#define WRAP MSAMP_CXX_WRAP(_Znw, St11align_val_t)
+#define REAL MSAMP_CXX_REAL(_Znw, St11align_val_t)
+
+void *REAL(size_t size, msamp_cxx_align align);
+void *WRAP(size_t size, msamp_cxx_align align);
+
+void *WRAP(size_t size, msamp_cxx_align align)
+{
+    MSAMP_CXX_UNWIND_CHECK();
+    MSAMP_CXX_REFUSE_GIANT(size);
+    void *p;
+    {
+        MSAMP_CXX_GUARD(k, size);
+        p = REAL(size, align);
+        k.done = 1;
+    }
+    msamp_note_alloc(p, size, MSAMP_FRAME());
+    return p;
+}

@@ -1,0 +1,22 @@
+/* Wrapper of operator new(std::size_t, std::align_val_t, const std::nothrow_t&): link with
+ * -Wl,--wrap=_ZnwmSt11align_val_tRKSt9nothrow_t (--wrap=_ZnwjSt11align_val_tRKSt9nothrow_t where
+ * size_t is unsigned int). It returns NULL where the throwing form throws: a failure
+ * msamp_note_alloc reports. */
+#include "msamp_wrap_cxx.h"
+
+#define WRAP MSAMP_CXX_WRAP(_Znw, St11align_val_tRKSt9nothrow_t)
+#define REAL MSAMP_CXX_REAL(_Znw, St11align_val_tRKSt9nothrow_t)
+
+void *REAL(size_t size, msamp_cxx_align align, msamp_cxx_nothrow nt);
+void *WRAP(size_t size, msamp_cxx_align align, msamp_cxx_nothrow nt);
+
+void *WRAP(size_t size, msamp_cxx_align align, msamp_cxx_nothrow nt)
+{
+    MSAMP_REFUSE_GIANT(size, NULL);
+    struct msamp_nest nest;
+    msamp_nest_begin(&nest);
+    void *p = REAL(size, align, nt);
+    msamp_nest_end(&nest);
+    msamp_note_alloc(p, size, MSAMP_FRAME());
+    return p;
+}
