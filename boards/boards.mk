@@ -160,9 +160,9 @@ run: board-check $(DEMO_ELF) ## Run the demo firmware under QEMU (stream in buil
 	@$(BOARD_ENV) boards/qemu_run.sh $(DEMO_ELF) $(TRANSPORT) $(BOARD_DIR)/$(TRANSPORT)/run
 	@echo "stream: $(BOARD_DIR)/$(TRANSPORT)/run/stream.bin ($$(stat -c %s $(BOARD_DIR)/$(TRANSPORT)/run/stream.bin) bytes)"
 
-demo: ## From a fresh Debian 12: build, run the demo under QEMU, drain to out/demo.pb.gz, show top sites
+demo: ## From a fresh Debian 12: build the tools and the demo, run it under QEMU, drain to out/demo.pb.gz, show top sites
 	@ci/deps.sh $(BOARD_DEPS)
-	@$(MAKE) --no-print-directory -s board-check $(DRAIN) $(DEMO_ELF)
+	@$(MAKE) --no-print-directory -s board-check tools $(DRAIN) $(DEMO_ELF)
 	@$(BOARD_ENV) DRAIN=$(DRAIN) $(DEMO_DIR)/run_demo.sh $(DEMO_ELF) $(TRANSPORT) $(BOARD_DIR)/$(TRANSPORT)/demo-run out/demo.pb.gz
 
 # What msamp adds to a firmware: tests/ports/size_probe.c linked with msamp (the allocator wrapped,
@@ -194,7 +194,7 @@ $(PROBE_DIR)/without.elf: $(PROBE_DIR)/without.o $(PROBE_DIR)/heap.o $(PROBE_DIR
 		tests/ports/size_probe.ld
 	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(PROBE_LINK) -o $@ $(filter %.o %.a,$^) $(BOARD_LIBGCC)
 .PHONY: size-probe
-size-probe: $(PROBE_DIR)/with.elf $(PROBE_DIR)/without.elf
+size-probe: $(PROBE_DIR)/with.elf $(PROBE_DIR)/without.elf ## What msamp adds to a firmware on BOARD: text data bss of the size probe with it less without
 	@$(BOARD_SIZE) $^ | awk 'NR == 2 { t = $$1; d = $$2; b = $$3 } NR == 3 { print t - $$1, d - $$2, b - $$3 }'
 
 # Smallest useful configuration (include/msamp_config_small.h): 32 live samples, 32 stacks of 16
