@@ -47,7 +47,11 @@ $(eval $(call msamp_hosted_variant,hosted-mips64el,mips64el-linux-gnuabi64-gcc,,
 $(eval $(call msamp_hosted_variant,hosted-riscv64,riscv64-linux-gnu-gcc,,riscv64-linux-gnu-ar,riscv64-linux-gnu-nm,))
 
 .PHONY: hosted hosted-cross
-hosted: $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc ## Build the hosted Linux library and its msamp.pc
+hosted: ## Build the hosted Linux library, its msamp.pc and the host tools (installs missing packages when root)
+	@ci/deps.sh host
+	@$(MAKE) --no-print-directory hosted-build
+.PHONY: hosted-build
+hosted-build: tools $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
 hosted-cross: $(foreach a,aarch64 mips64el riscv64,$(BUILD)/hosted-$(a)/libmsamp.a $(BUILD)/hosted-$(a)/msamp.pc) ## Build the hosted library for aarch64, mips64el and riscv64 Linux
 
 ALL_TARGETS += hosted
