@@ -2,7 +2,11 @@
 # Checks that the Debian packages a task needs are installed. As root it installs the missing ones;
 # otherwise it prints the exact apt-get line and exits 1.
 # Usage: ci/deps.sh GROUP...   groups: host cross qemu test demo all
+#        ci/deps.sh list          every package of every group (what CI installs)
+#        ci/deps.sh --print GROUP...   the packages of the groups, installing nothing
 set -u
+print=""
+[ "${1:-}" = --print ] && { print=1; shift; }
 pkgs_host="gcc make libc6-dev pkg-config zlib1g-dev libdw-dev libelf-dev"
 pkgs_test="clang libclang-rt-14-dev valgrind golang-go socat cmake lld iproute2"
 pkgs_cross="gcc-aarch64-linux-gnu gcc-arm-none-eabi gcc-mips64el-linux-gnuabi64 gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-mips64el-cross libc6-dev-riscv64-cross"
@@ -22,6 +26,12 @@ for g in "$@"; do
     *) echo "ci/deps.sh: unknown group '$g'" >&2; exit 2 ;;
   esac
 done
+
+if [ -n "$print" ]; then
+  # shellcheck disable=SC2086  # a list of packages
+  printf '%s\n' $want | awk '!seen[$0]++'
+  exit 0
+fi
 
 missing=""
 for p in $want; do

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# Runs each named test as `make test-NAME`, keeps its output in build/test-logs/NAME.log, prints
-# one line per test and ends with "N passed, N failed[, N skipped]". Exit status 0 only if none
-# failed. A test exits 77 to say it was skipped (tests/need.sh does that outside CI).
+# Runs each named test as `make test-NAME`, keeps its output in $BUILD/test-logs/NAME.log (BUILD
+# from the environment, default build), prints one line per test and ends with "N passed, N
+# failed[, N skipped]". Exit status 0 only if none failed. A test exits 77 to say it was skipped
+# (tests/need.sh does that outside CI).
 set -u
-logs=build/test-logs
+logs=${BUILD:-build}/test-logs
 mkdir -p "$logs"
 pass=0; fail=0; skip=0; failed=""
 for t in "$@"; do
