@@ -1,6 +1,7 @@
 # msamp top-level Makefile. Each area keeps its rules in its own fragment (*.mk), included below;
 # a fragment adds test names to TESTS (run as `make test-NAME`) and benchmarks to BENCHES.
-# `make help` lists the targets documented with ##.
+# `make help` lists the targets documented with ## (but test-*), every benchmark, and the tests by
+# group (HELP_TEST_GROUPS below: a new test whose name no group covers fails firstcontact-make-help).
 
 .DEFAULT_GOAL := all
 SHELL := /bin/bash
@@ -26,7 +27,7 @@ BENCHES :=
 
 include $(sort $(wildcard src/*.mk port/*/*.mk host_tools/*.mk host_tools/*/*.mk boards/*.mk tests/*/*.mk))
 
-.PHONY: all deps test bench help clean
+.PHONY: all deps test check test-list bench help clean
 
 all: $(ALL_TARGETS) ## Build the hosted library and the host tools
 
@@ -36,16 +37,62 @@ deps: ## Install missing Debian packages (as root) or print the apt-get line
 test: ## Run every test (installs missing packages when root); ends with "N passed, N failed"
 	@ci/deps.sh all
 	@$(MAKE) --no-print-directory $(TEST_PREREQS)
-	@MAKE="$(MAKE)" tests/runner.sh $(TESTS)
+	@MAKE="$(MAKE)" BUILD="$(BUILD)" tests/runner.sh $(TESTS)
+
+# The fast tier: the core's unit tests, the decoder's and drain's unit tests (a minute at most from
+# a clean build folder on two cores, seconds once built). Their programs are built first, in
+# parallel (a program that does not build fails its test in the runner, with its log).
+CHECK_TESTS := $(filter unit-% decoder-unit vectors-decode msamp-dump-cli decoder-robust drain-unit,$(TESTS))
+CHECK_BUILD = $(addprefix $(UNIT_OUT)/test_,$(UNIT_TESTS)) $(UNIT_OUT)/test_vectors_addr \
+	$(DEC_TEST_DIR)/test_decoder $(DEC_TEST_DIR)/test_robust $(DEC_TEST_DIR)/msamp-dump \
+	host_tools/msamp-dump $(DRAIN_T)/test_drain
+check: ## Fast tier, under a minute: unit, decoder and drain unit tests; ends with "N passed, N failed"
+	@ci/deps.sh host
+	@-$(MAKE) --no-print-directory -s -k -j$(shell nproc 2>/dev/null || echo 2) $(CHECK_BUILD) >/dev/null 2>&1
+	@MAKE="$(MAKE)" BUILD="$(BUILD)" tests/runner.sh $(CHECK_TESTS)
+
+test-list: ## Print the name of every test `make test` runs, one a line (run one: make test-NAME)
+	@printf '%s\n' $(TESTS)
 
 bench: ## Run the benchmarks; results are ratios against baselines measured in the same run
 	@ci/deps.sh all
 	@set -e; for b in $(BENCHES); do $(MAKE) -s --no-print-directory bench-$$b; done
 
-help: ## List the documented targets
-	@grep -hE '^[a-zA-Z0-9_%/.-]+:.*## ' $(MAKEFILE_LIST) | sort -u | \
-	  awk 'BEGIN {FS = ":.*## "} {printf "  %-22s %s\n", $$1, $$2}'
-	@echo "  Variables: BOARD=$(BOARD) TRANSPORT=$(TRANSPORT) (uart|semihosting) CC=$(CC)"
+# The groups of tests `make help` shows, PATTERN|WHAT: every name in TESTS falls under one.
+define HELP_TEST_GROUPS
+test-unit-*|the core's modules on a fake port under ASan+UBSan (tests/unit/)
+test-decoder-*|the host decoder: hand-built frames, seeded damage, 20 s of libFuzzer (tests/decoder/)
+test-vectors-decode|the golden vectors decoded to their listings by msamp-dump
+test-msamp-dump-cli|msamp-dump's command line
+test-drain-*|drain: model, pprof output, symbolization, inputs, damage, merge, signals (tests/drain/)
+test-hosted-*|the hosted Linux library: estimates, threads, walker, environment, output (tests/hosted/)
+test-cross-*|the core freestanding for every target; unit and hosted tests under qemu-user (tests/cross/)
+test-board-*|the aarch64 board under QEMU: self-test, demo end to end, faults, integrations (tests/board/)
+test-ports-*|every walker on forged stacks; the demo end to end on every other board (tests/ports/)
+test-robust-*|noisy lines, hosted and firmware streams (tests/robust/; make check-robust, make soak)
+test-fuzz-*|libFuzzer for 20 s per target, and the regression inputs (tests/fuzz/; make fuzz)
+test-docs-*|the documentation's commands and code blocks run as written (tests/docs/)
+test-firstcontact-*|a new user's first steps: demo on every board without recommended packages, make help (tests/firstcontact/)
+endef
+export HELP_TEST_GROUPS
+
+help: ## List every target: the documented ones, the benchmarks, the tests by group
+	@echo "Usage: make [TARGET...] [BOARD=...] [TRANSPORT=...] [BUILD=...]"
+	@echo "Targets:"
+	@grep -hE '^[a-zA-Z0-9_%/.-]+:.*## ' $(MAKEFILE_LIST) | sort -t: -k1,1 -u | \
+	  awk 'BEGIN {FS = ":.*## "} $$1 ~ /^(test|bench)-/ && $$1 != "test-list" {next} {printf "  %-22s %s\n", $$1, $$2}'
+	@printf '  %-22s %s\n' fuzz-NAME "Fuzz one target (NAME: $(FUZZ_TARGETS)) for FUZZ_RUNS executions (or FUZZ_SECONDS)"
+	@echo "Benchmarks (make bench runs them all):"
+	@for b in $(sort $(BENCHES)); do \
+	  d=$$(grep -hE "^bench-$$b:.*## " $(MAKEFILE_LIST) | sed 's/.*## //' | head -n1); \
+	  [ -n "$$d" ] || d="(no ## description; defined in $$(grep -lE "^bench-$$b:" $(MAKEFILE_LIST) | head -n1))"; \
+	  printf '  %-22s %s\n' "bench-$$b" "$$d"; done
+	@echo "Tests (make test runs all $(words $(TESTS)); make check the fast tier; make test-list names them all):"
+	@printf '  %-22s %s\n' test-NAME "One test; its output in $(BUILD)/test-logs/NAME.log when run by make test/check"
+	@printf '%s\n' "$$HELP_TEST_GROUPS" | while IFS='|' read -r p d; do \
+	  n=0; for t in $(TESTS); do [[ "test-$$t" == $$p ]] && n=$$((n + 1)); done; \
+	  printf '  %-22s %s\n' "$$p" "$$d$$([ "$$p" = "$${p%\*}" ] || echo " [$$n]")"; done
+	@echo "Variables: BOARD=$(BOARD) (boards/*/) TRANSPORT=$(TRANSPORT) (uart|semihosting) CC=$(CC) BUILD=$(BUILD)"
 
 clean: ## Remove build outputs
 	rm -rf $(BUILD) out $(CLEAN_FILES)
