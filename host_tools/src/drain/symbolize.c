@@ -22,7 +22,41 @@ struct sym_elf {
     char *path;
     uint8_t build_id[MSAMP_WIRE_MAX_BUILD_ID];
     size_t build_id_len;
+    /* Demangled names, by the address of the mangled name (a string of the ELF's, stable until
+     * sym_close): an index into demangled (whose entry is NULL when the name did not demangle). */
+    struct umap demangled_of;
+    char **demangled;
+    size_t ndemangled, demangled_cap;
 };
+
+/* The C++ ABI's demangler (libstdc++'s, extern "C" in <cxxabi.h>, a C++ header): a malloc'd
+ * string, status 0 on success. */
+char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
+
+/* A C++ linkage name (Itanium ABI, _Z...) as source spells it, e.g. _ZN2ns4workEi as
+ * ns::work(int); any other name as it is. Valid until sym_close. */
+static const char *demangle(struct sym_elf *e, const char *name)
+{
+    if (strncmp(name, "_Z", 2) != 0)
+        return name;
+    uint64_t key = (uint64_t)(uintptr_t)name;
+    uint32_t i = umap_get(&e->demangled_of, key);
+    if (i == UINT32_MAX) {
+        int status = -1;
+        char *d = __cxa_demangle(name, NULL, NULL, &status);
+        if (status == -1 && d == NULL)
+            drain_oom();
+        if (status != 0) {
+            free(d);
+            d = NULL;
+        }
+        grow((void **)&e->demangled, &e->demangled_cap, e->ndemangled + 1, sizeof(*e->demangled));
+        i = (uint32_t)e->ndemangled++;
+        e->demangled[i] = d;
+        umap_put(&e->demangled_of, key, i);
+    }
+    return e->demangled[i] ? e->demangled[i] : name;
+}
 
 static char *debuginfo_path;
 static const Dwfl_Callbacks offline_callbacks = {
@@ -86,6 +120,10 @@ void sym_close(struct sym_elf *e)
         return;
     if (e->dwfl)
         dwfl_end(e->dwfl);
+    for (size_t i = 0; i < e->ndemangled; i++)
+        free(e->demangled[i]);
+    free(e->demangled);
+    umap_free(&e->demangled_of);
     free(e->path);
     free(e);
 }
@@ -133,10 +171,14 @@ static const char *die_linkage_name(Dwarf_Die *die)
     return NULL;
 }
 
-static void fill_function(struct sym_frame *f, Dwarf_Die *die)
+/* A function's name: its demangled linkage name (C++: qualified, with its parameter types), else
+ * its DWARF name; its system name: the linkage name as the ELF has it. */
+static void fill_function(struct sym_elf *e, struct sym_frame *f, Dwarf_Die *die)
 {
-    f->name = die_name(die);
     const char *ln = die_linkage_name(die);
+    f->name = ln ? demangle(e, ln) : die_name(die);
+    if (f->name == ln)
+        f->name = die_name(die);
     f->system_name = ln ? ln : f->name;
     const char *df = dwarf_decl_file(die);
     if (df)
@@ -228,7 +270,7 @@ int sym_lookup(struct sym_elf *e, uint64_t vaddr, struct sym_frame *out, int max
             struct sym_frame *f = &out[n++];
             memset(f, 0, sizeof(*f));
             f->file = file;
-            fill_function(f, &chain[i]);
+            fill_function(e, f, &chain[i]);
             f->line = line;
             if (tag == DW_TAG_subprogram)
                 break;
@@ -253,7 +295,7 @@ int sym_lookup(struct sym_elf *e, uint64_t vaddr, struct sym_frame *out, int max
             name = nearest_real_symbol(e, a);
         if (!name)
             return 0;
-        out[0] = (struct sym_frame){name, name, file, line, 0};
+        out[0] = (struct sym_frame){demangle(e, name), name, file, line, 0};
         n = 1;
     }
     return n;
