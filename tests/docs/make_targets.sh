@@ -3,8 +3,9 @@
 # The docs' blocks of make commands (the README's quick start and boards, docs/BOARDS.md,
 # boards/README.md), each line as written, in one user's checkout (tests/docs/lib.sh: build ->
 # $BUILD, so what make test built is reused; out/ of its own):
-#   - a line naming a long target (LONG below: make test itself, make size over every board, the
-#     soak, fuzz and bench runs, and single tests of make test, which make test runs anyway) is not
+#   - a line naming a long target (LONG below: make test itself and its fast tier make check,
+#     make size over every board, the soak, fuzz and bench runs, and single tests of make test,
+#     which make test runs anyway) is not
 #     run: make's database for the same command line (make -npq, which runs nothing, where make -n
 #     would still run the recipe lines that call $(MAKE)) must have the target, and its recipe, or
 #     that of a target it runs through $(MAKE), must run what the table below names;
@@ -16,6 +17,7 @@
 # Long targets and what their recipes must run (an extended regex over the recipe lines).
 declare -A LONG=(
   [test]='tests/runner\.sh \$\(TESTS\)'
+  [check]='tests/runner\.sh \$\(CHECK_TESTS\)'
   [size]='tests/ports/size_table\.sh'
   [soak]='robust|soak'
   [fuzz]='fuzz'
