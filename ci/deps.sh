@@ -7,7 +7,8 @@
 set -u
 print=""
 [ "${1:-}" = --print ] && { print=1; shift; }
-pkgs_host="gcc make libc6-dev pkg-config zlib1g-dev libdw-dev libelf-dev"
+# drain links libstdc++ (C++ names demangled): libstdc++-12-dev, the one of Debian 12's gcc.
+pkgs_host="gcc make libc6-dev pkg-config zlib1g-dev libdw-dev libelf-dev libstdc++-12-dev"
 pkgs_test="clang libclang-rt-14-dev valgrind golang-go socat cmake lld iproute2"
 pkgs_cross="gcc-aarch64-linux-gnu gcc-arm-none-eabi gcc-mips64el-linux-gnuabi64 gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-mips64el-cross libc6-dev-riscv64-cross"
 pkgs_qemu="qemu-user qemu-system-arm qemu-system-mips qemu-system-x86 qemu-system-misc"
