@@ -39,7 +39,8 @@ int msamp_init(const struct msamp_config *cfg)
         G.shift++;
     }
     uint64_t entropy = msamp_port_entropy();
-    G.seed = cfg->seed != 0 ? cfg->seed : msamp_rng_seed(entropy);
+    uint64_t seed = cfg->seed != 0 ? cfg->seed : msamp_rng_seed(entropy);
+    G.seed = (__typeof__(G.seed))seed; /* the tiny profile keeps its low 32 bits */
     uint32_t session_id = (uint32_t)msamp_rng_seed(entropy ^ G.seed ^ (uint64_t)(uintptr_t)&G);
     G.session_id = session_id;
     atomic_store_explicit(&G.interval, interval, memory_order_relaxed);

@@ -191,7 +191,15 @@ struct msamp_core {
     uint32_t count[MSAMP_DROP_COUNT]; /* loss counters (the reentrant one summed when sent) */
     uint32_t sent;                    /* their sum when last sent in a DROPS record */
     uint32_t samples, frees;
-    uint32_t failed[MSAMP_FAIL_KINDS]; /* failures reported (FAIL.count), by kind */
+    /* Failures reported (FAIL.count), by kind; in the tiny profile 16-bit, saturating (with the
+     * 32-bit seed below, this keeps the smallest configuration within 1 KiB of RAM). */
+#if MSAMP_CFG_TINY
+#define MSAMP_FAILED_MAX UINT16_MAX
+    uint16_t failed[MSAMP_FAIL_KINDS];
+#else
+#define MSAMP_FAILED_MAX UINT32_MAX
+    uint32_t failed[MSAMP_FAIL_KINDS];
+#endif
     uint32_t registrations;
     uint32_t session_id; /* for the dump block, the re-sent SESSION and the thinning coins */
     /* The adaptive interval (msamp_adapt.c): its bounds; the interval a thinning pass under way
@@ -201,7 +209,11 @@ struct msamp_core {
     uint32_t thin_target, thin_cursor, epoch;
     uint32_t raises, lowers, thinned;
     uint32_t changed_at; /* low 32 bits of the time */
+#if MSAMP_CFG_TINY
+    uint32_t seed; /* contexts' generators are seeded from it (and their registration count) */
+#else
     uint64_t seed;
+#endif
 #if MSAMP_CFG_SNAPSHOTS
     uint32_t pass; /* the snapshot pass under way, or the last one */
     uint32_t resend_seq, cursor, snap_count, mappings;

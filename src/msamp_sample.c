@@ -204,7 +204,9 @@ void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, un
     msamp_port_walk(frame, collect, &w);
 
     msamp_port_lock_t key = msamp_port_lock();
-    uint32_t count = ++G.failed[kind];
+    if (G.failed[kind] != MSAMP_FAILED_MAX) /* saturates (16-bit in the tiny profile) */
+        G.failed[kind]++;
+    uint32_t count = G.failed[kind];
     msamp_event_begin(&ev);
     uint32_t id = stack_of(&w);
     int send_stack = msamp_stack_unsent(id, msamp_pass());
