@@ -9,7 +9,10 @@
  *
  * The throwing forms may see std::bad_alloc thrown through them. Their guard is then undone, and
  * the failure reported, by a cleanup that runs during unwinding: those files must be compiled
- * with -fexceptions (a throwing form built without it does not link: it names the flag). */
+ * with -fexceptions (a throwing form built without it does not link: it names the flag). The
+ * cleanup lives in a function of its own that makes the real call: the wrapper keeps no landing
+ * pad, so its unwind entry stays one that every walker reads (ARM EHABI: the compact model; a
+ * frame with a personality routine's data stops port/arm's exidx walker). */
 #ifndef MSAMP_WRAP_CXX_H
 #define MSAMP_WRAP_CXX_H
 
@@ -69,27 +72,35 @@ static inline void msamp_cxx_call_end(struct msamp_cxx_call *k)
         msamp_note_fail(k->size, k->frame, MSAMP_FAIL_NULL);
 }
 
-/* Declares the guard k of a throwing form's real call of size bytes and sets it; the real call
- * follows in the same scope, then k.done = 1. */
-#define MSAMP_CXX_GUARD(k, size_)                                                                  \
+/* Declares the guard k of a throwing form's real call of size bytes from the wrapper's frame and
+ * sets it; the real call follows in the same scope, then k.done = 1. */
+#define MSAMP_CXX_GUARD(k, size_, frame_)                                                          \
     struct msamp_cxx_call k __attribute__((cleanup(msamp_cxx_call_end))) = {                       \
-        .frame = MSAMP_FRAME(), .size = (size_), .done = 0};                                       \
+        .frame = (frame_), .size = (size_), .done = 0};                                            \
     msamp_nest_begin(&k.nest)
 
 #if MSAMP_CFG_GIANT_BYTES
 /* libstdc++'s std::__throw_bad_alloc(). */
 _Noreturn void _ZSt17__throw_bad_allocv(void);
+
+/* Throws the exception a failed operator new throws (no new-handler call), under the guard as the
+ * real one's is: the exception's own allocation passes unseen. Out of the wrapper (its cleanup). */
+__attribute__((noinline, cold, noreturn, unused)) static void msamp_cxx_refused(size_t size,
+                                                                              const void *frame)
+{
+    MSAMP_CXX_GUARD(k, size, frame);
+    k.done = 1; /* reported by the wrapper */
+    _ZSt17__throw_bad_allocv();
+}
+
 /* The giant-allocation guard of a throwing form: the request is reported and refused before the
- * allocator sees it, with the exception a failed operator new throws (no new-handler call),
- * thrown under the guard, as the real one's is: the exception's own allocation passes unseen. */
+ * allocator sees it, with std::bad_alloc. */
 #define MSAMP_CXX_REFUSE_GIANT(size)                                                               \
     do {                                                                                           \
         if (MSAMP_UNLIKELY((size) >= (size_t)MSAMP_CFG_GIANT_BYTES)) {                             \
             msamp_note_fail(size, MSAMP_FRAME(), MSAMP_FAIL_GIANT);                                \
             msamp_port_refused(size);                                                              \
-            MSAMP_CXX_GUARD(giant_, size);                                                         \
-            giant_.done = 1;                                                                       \
-            _ZSt17__throw_bad_allocv();                                                            \
+            msamp_cxx_refused(size, MSAMP_FRAME());                                                \
         }                                                                                          \
     } while (0)
 #else

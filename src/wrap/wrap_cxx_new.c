@@ -9,16 +9,20 @@
 void *REAL(size_t size);
 void *WRAP(size_t size);
 
+/* The guarded real call (msamp_wrap_cxx.h: out of the wrapper). */
+static MSAMP_NOINLINE void *real_call(size_t size, const void *frame)
+{
+    MSAMP_CXX_GUARD(k, size, frame);
+    void *p = REAL(size);
+    k.done = 1;
+    return p;
+}
+
 void *WRAP(size_t size)
 {
     MSAMP_CXX_UNWIND_CHECK();
     MSAMP_CXX_REFUSE_GIANT(size);
-    void *p;
-    {
-        MSAMP_CXX_GUARD(k, size);
-        p = REAL(size);
-        k.done = 1;
-    }
+    void *p = real_call(size, MSAMP_FRAME());
     msamp_note_alloc(p, size, MSAMP_FRAME());
     return p;
 }
