@@ -5,12 +5,16 @@
 
 # The core's lists (this fragment is read before src/'s) and the port's (port/hosted/port.mk).
 include src/sources.mk port/hosted/port.mk
-HOSTED_PORT_SRCS := $(addprefix port/,$(msamp_port_hosted))
+# hosted_cxx.c: the list of every C++ wrapper, for C++ programs (hosted_cxx.c says why).
+HOSTED_PORT_SRCS := $(addprefix port/,$(msamp_port_hosted)) port/hosted/hosted_cxx.c
 # glibc has no newlib entry points (_malloc_r...): their wrappers would name missing __real_ ones.
 HOSTED_CORE_SRCS = $(MSAMP_CORE_SRCS) $(filter-out %_r.c,$(MSAMP_WRAP_SRCS))
 HOSTED_CONFIG := -DMSAMP_CONFIG_FILE='"msamp_hosted_config.h"' -Iport/hosted
 # The core as every build of it (freestanding, frame pointers); the port uses libc and pthreads.
 HOSTED_CORE_CFLAGS = $(MSAMP_CORE_CFLAGS) -O2 -g -fPIE $(HOSTED_CONFIG)
+# The C++ wrappers (src/wrap/wrap_cxx_*.c): std::bad_alloc unwinds through the throwing forms.
+HOSTED_CXX_WRAP_CFLAGS := -fexceptions
+hosted_obj_cflags = $(if $(filter wrap_cxx_%,$(notdir $@)),$(HOSTED_CXX_WRAP_CFLAGS))
 HOSTED_PORT_CFLAGS = $(TARGET_WARN) -O2 -g -fno-omit-frame-pointer -fPIE -pthread $(HOSTED_CONFIG) \
 	$(MSAMP_CORE_INC) -Iport/common
 
@@ -23,7 +27,7 @@ $(1)_OBJS := $(patsubst src/%.c,$(BUILD)/$(1)/core/%.o,$(HOSTED_CORE_SRCS)) \
 	$(patsubst port/%.c,$(BUILD)/$(1)/port/%.o,$(HOSTED_PORT_SRCS) $(addprefix port/,$(msamp_port_hosted_$(7))))
 $(BUILD)/$(1)/core/%.o: src/%.c $(BUILD)/$(1)/flags
 	@mkdir -p $$(@D)
-	$(2) $$(HOSTED_CORE_CFLAGS) $(3) -MMD -MP -c $$< -o $$@
+	$(2) $$(HOSTED_CORE_CFLAGS) $$(hosted_obj_cflags) $(3) -MMD -MP -c $$< -o $$@
 $(BUILD)/$(1)/port/%.o: port/%.c $(BUILD)/$(1)/flags
 	@mkdir -p $$(@D)
 	$(2) $$(HOSTED_PORT_CFLAGS) $(3) $(if $(7),-Iport/$(7)) -MMD -MP -c $$< -o $$@
@@ -31,8 +35,8 @@ $(BUILD)/$(1)/libmsamp.a: $$($(1)_OBJS)
 	rm -f $$@
 	$(4) rcs $$@ $$^
 $(BUILD)/$(1)/msamp.pc: $(BUILD)/$(1)/libmsamp.a port/hosted/gen_pc.sh
-	port/hosted/gen_pc.sh $(5) $$< $$(abspath include) $(6) > $$@.tmp && mv $$@.tmp $$@
-$(1)_flags_text = $(2) $$(HOSTED_CORE_CFLAGS) $$(HOSTED_PORT_CFLAGS) $(3) $(4) $(5) $(6) $(7)
+	port/hosted/gen_pc.sh $(5) $$< $$(abspath include) $$(abspath port/hosted/msamp_hosted_cxx.h) $(6) > $$@.tmp && mv $$@.tmp $$@
+$(1)_flags_text = $(2) $$(HOSTED_CORE_CFLAGS) $$(HOSTED_PORT_CFLAGS) $(3) $(4) $(5) $(6) $(7) cxx:$$(HOSTED_CXX_WRAP_CFLAGS)
 $(BUILD)/$(1)/flags: hosted-flags-force
 	$$(if $$(subst |$$($(1)_flags_text)|,,|$$(file <$$@)|),$$(shell mkdir -p $$(@D))$$(file >$$@,$$($(1)_flags_text)))
 -include $$($(1)_OBJS:.o=.d)
