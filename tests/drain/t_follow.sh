@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # --follow across the ways a stream file starts over: truncated and written again from zero (the
 # program restarted), rotated (renamed away, the program still finishing the old file, then a new
-# file at the path), replaced atomically (a new file renamed over the path). drain reopens or
+# file at the path), replaced atomically (a new file renamed over the path), a path that does not
+# exist yet when drain starts (waited for, as tail -F). drain reopens or
 # rewinds, decodes the new data from its start, and each device session gets its own complete
 # profile: the first stream's in OUT, the second's in OUT.s2. drain under ASan+UBSan.
 . "$(dirname "$0")/lib.sh"
@@ -101,4 +102,19 @@ kill -0 $pid 2>/dev/null && ok "gone: still following the old file while the pat
   fail "gone: drain exited"
 cat "$W/b.bin" >"$W/gone.msamp"
 check gone "replaced by another file"
+
+# --- a path that does not exist yet (drain started before the program, as tail -F) ---
+rm -f "$W/late.msamp"
+$D --follow -o "$W/late.pb.gz" "$W/late.msamp" 2>"$W/late.err" &
+pid=$!
+sleep 0.5
+kill -0 $pid 2>/dev/null && grep -q 'does not exist yet: waiting for it' "$W/late.err" &&
+  ok "--follow waits for a missing file" || { fail "--follow on a missing file"; cat "$W/late.err" >&2; }
+cp "$W/a.bin" "$W/late.msamp"
+read_all $pid "$W/late.msamp" || fail "drain did not read the file that appeared"
+kill -INT $pid; wait $pid; rc=$?
+got=$(counter samples "$W/late.pb.gz")
+[ $rc = 0 ] && [ "$got" = "$want_a" ] && grep -q 'appeared: following it' "$W/late.err" &&
+  ok "the file that appeared read whole ($got samples)" ||
+  { fail "late file: exit $rc, samples '$got' want $want_a"; cat "$W/late.err" >&2; }
 finish

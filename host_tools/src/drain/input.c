@@ -275,6 +275,17 @@ int input_open(struct input *in, const char *spec, long baud, int follow, char *
     }
     struct stat st;
     if (stat(spec, &st) != 0) {
+        if (errno == ENOENT && follow) {
+            /* Followed: the writer may start after drain (tail -F). Opened once it appears. */
+            in->path = xstrndup(spec, strlen(spec));
+            in->is_file = 1;
+            in->follow = 1;
+            in->awaiting = 1;
+            snprintf(in->notice, sizeof(in->notice), "%s: does not exist yet: waiting for it",
+                     spec);
+            in->announce = 1;
+            return 0;
+        }
         snprintf(err, errlen, "%s: %s", spec, strerror(errno));
         return -1;
     }
@@ -389,9 +400,33 @@ static int end_connection(struct input *in)
     return 1;
 }
 
+/* A followed path that did not exist: 1 once it is open. */
+static int await_file(struct input *in, int timeout_ms)
+{
+    int fd = open(in->path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+        in->fd = fd;
+        in->dev = st.st_dev;
+        in->ino = st.st_ino;
+        in->awaiting = 0;
+        snprintf(in->notice, sizeof(in->notice), "%s: appeared: following it", in->desc);
+        in->announce = 1;
+        return 1;
+    }
+    if (fd >= 0)
+        close(fd);
+    nap(in, timeout_ms < 50 ? timeout_ms : 50);
+    return 0;
+}
+
 ssize_t input_read(struct input *in, void *buf, size_t len, int timeout_ms, char *err,
                    size_t errlen)
 {
+    if (in->fd < 0 && in->awaiting) {
+        (void)await_file(in, timeout_ms);
+        return 0;
+    }
     if (in->fd < 0) {
         if (in->listen_fd < 0)
             return -1;

@@ -23,8 +23,10 @@ struct input {
     int listen_fd;
     char where[128];
     int connections;
-    /* --follow: the path, the followed file's identity and the offset read so far. */
+    /* --follow: the path, the followed file's identity and the offset read so far; awaiting:
+     * the path does not exist yet (no fd until it does, as tail -F). */
     char *path;
+    int awaiting;
     dev_t dev;
     ino_t ino;
     off_t off;
@@ -40,7 +42,8 @@ struct input {
 
 /* Opens spec. 0; -1 with a message in err when the input cannot be opened (a missing file, a
  * refused connection, a port in use); -2 when spec itself is malformed (tcp:HOST without a port).
- * baud is used for ttys only; follow for regular files and tcp-listen. */
+ * baud is used for ttys only; follow for regular files and tcp-listen. Followed, a file that
+ * does not exist yet is waited for (input_read opens it once it appears; notice says so). */
 int input_open(struct input *in, const char *spec, long baud, int follow, char *err,
                size_t errlen);
 /* 1 when baud is a rate termios supports. */
