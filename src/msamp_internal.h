@@ -353,6 +353,12 @@ struct msamp_nest {
     uintptr_t countdown;
 };
 
+/* Whether the caller runs inside a wrapper's guarded call of the real allocator. */
+static inline int msamp_nested_now(void)
+{
+    return MSAMP_PORT_CONTEXT()->busy == MSAMP_BUSY_NESTED;
+}
+
 static inline void msamp_nest_begin(struct msamp_nest *n)
 {
     struct msamp_context *c = MSAMP_PORT_CONTEXT();

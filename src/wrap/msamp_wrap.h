@@ -12,10 +12,12 @@
 
 #if MSAMP_CFG_GIANT_BYTES
 /* The giant-allocation guard: refuse before the allocator sees the request, and report it (a FAIL
- * record of kind MSAMP_FAIL_GIANT with the caller's stack and the size). */
+ * record of kind MSAMP_FAIL_GIANT with the caller's stack and the size). Not inside a guarded
+ * call (MSAMP_NESTED): the outer wrapper judged the request, and an allocator's own inner request
+ * (newlib's memalign asks _malloc_r for more than the caller did) is not the application's. */
 #define MSAMP_REFUSE_GIANT(size, fail)                                                             \
     do {                                                                                           \
-        if (MSAMP_UNLIKELY((size) >= (size_t)MSAMP_CFG_GIANT_BYTES)) {                             \
+        if (MSAMP_UNLIKELY((size) >= (size_t)MSAMP_CFG_GIANT_BYTES) && !msamp_nested_now()) {     \
             msamp_note_fail(size, MSAMP_FRAME(), MSAMP_FAIL_GIANT);                                \
             msamp_port_refused(size);                                                              \
             return fail;                                                                           \

@@ -96,7 +96,9 @@ void *__real_calloc(size_t n, size_t size)
         return NULL;
     if (!fake_nested)
         return calloc(n, size);
-    void *p = __wrap_malloc(n * size);
+    /* More than asked, as newlib's memalign does: the inner request may pass a giant-guard limit
+     * the outer one is under. */
+    void *p = __wrap_malloc(n * size + 64);
     if (p)
         memset(p, 0, n * size);
     return p;

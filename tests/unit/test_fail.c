@@ -186,16 +186,24 @@ static void test_nested(void)
     at(0x406000);
     CHECK(__wrap_realloc(n, 0) == NULL); /* free inside */
     __wrap_free(r);
+    /* Under the giant guard's limit outside, over it in the allocator's own inner request: not
+     * refused (the outer wrapper judged the request). */
+    at(0x407000);
+    void *g = __wrap_calloc(1, (1u << 20) - 16);
+    CHECK(g != NULL);
+    __wrap_free(g);
     fake_nested = 0;
     CHECK_EQ(msamp_get_stats(&after), 0);
-    CHECK_EQ(after.samples, before.samples + 3); /* calloc, realloc, realloc(NULL) */
-    CHECK_EQ(after.frees, before.frees + 3);     /* c (moved), n, r */
+    CHECK_EQ(after.samples, before.samples + 4); /* calloc, realloc, realloc(NULL), calloc */
+    CHECK_EQ(after.frees, before.frees + 4);     /* c (moved), n, r, g */
+    CHECK_EQ(after.refused, before.refused);
     CHECK_EQ(after.reentrant, before.reentrant);
     CHECK_EQ(after.live_used, before.live_used);
     decode_new();
-    CHECK_EQ(count_type(MSAMP_REC_ALLOC), 2);   /* calloc 300, realloc(NULL) 64 */
+    CHECK_EQ(count_type(MSAMP_REC_ALLOC), 3);   /* calloc 300, realloc(NULL) 64, calloc */
     CHECK_EQ(count_type(MSAMP_REC_REALLOC), 1); /* 300 -> 500, one lifetime */
-    CHECK_EQ(count_type(MSAMP_REC_FREE), 2);
+    CHECK_EQ(count_type(MSAMP_REC_FREE), 3);
+    CHECK_EQ(count_type(MSAMP_REC_FAIL), 0);
     int seen = 0;
     for (int i = 0; i < nr; i++) {
         if (rr[i].type == MSAMP_REC_ALLOC && rr[i].size == 300)
@@ -210,7 +218,7 @@ static void test_nested(void)
     void *p = __wrap_malloc(8);
     __wrap_free(p);
     CHECK_EQ(msamp_get_stats(&after), 0);
-    CHECK_EQ(after.samples, before.samples + 4);
+    CHECK_EQ(after.samples, before.samples + 5);
 }
 
 static void test_no_frame(void)
