@@ -94,10 +94,11 @@ __attribute__((noinline, cold, noreturn, unused)) static void msamp_cxx_refused(
 }
 
 /* The giant-allocation guard of a throwing form: the request is reported and refused before the
- * allocator sees it, with std::bad_alloc. */
+ * allocator sees it, with std::bad_alloc. Not inside a guarded call, as MSAMP_REFUSE_GIANT (the
+ * outer wrapper judged: libstdc++'s new[] and nothrow new call new). */
 #define MSAMP_CXX_REFUSE_GIANT(size)                                                               \
     do {                                                                                           \
-        if (MSAMP_UNLIKELY((size) >= (size_t)MSAMP_CFG_GIANT_BYTES)) {                             \
+        if (MSAMP_UNLIKELY((size) >= (size_t)MSAMP_CFG_GIANT_BYTES) && !msamp_nested_now()) {     \
             msamp_note_fail(size, MSAMP_FRAME(), MSAMP_FAIL_GIANT);                                \
             msamp_port_refused(size);                                                              \
             msamp_cxx_refused(size, MSAMP_FRAME());                                                \
