@@ -9,8 +9,10 @@ print=""
 [ "${1:-}" = --print ] && { print=1; shift; }
 # drain links libstdc++ (C++ names demangled): libstdc++-12-dev, the one of Debian 12's gcc.
 pkgs_host="gcc make libc6-dev pkg-config zlib1g-dev libdw-dev libelf-dev libstdc++-12-dev"
-pkgs_test="clang libclang-rt-14-dev valgrind golang-go socat cmake lld iproute2"
-pkgs_cross="gcc-aarch64-linux-gnu gcc-arm-none-eabi gcc-mips64el-linux-gnuabi64 gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-mips64el-cross libc6-dev-riscv64-cross"
+# python3 (drain's tests) and curl (docs-readme-intro reads pprof's web UI): not on a minimal Debian 12.
+pkgs_test="clang libclang-rt-14-dev valgrind golang-go socat cmake lld iproute2 python3 curl"
+# libnewlib-arm-none-eabi (tests/newlib) is only a Recommends of gcc-arm-none-eabi.
+pkgs_cross="gcc-aarch64-linux-gnu gcc-arm-none-eabi gcc-mips64el-linux-gnuabi64 gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-mips64el-cross libc6-dev-riscv64-cross libnewlib-arm-none-eabi"
 pkgs_qemu="qemu-user qemu-system-arm qemu-system-mips qemu-system-x86 qemu-system-misc"
 pkgs_demo="gcc-aarch64-linux-gnu qemu-system-arm golang-go"
 
