@@ -6,7 +6,8 @@
 #                            needs a ROM of ipxe-qemu or seabios (a NIC, a VGA) fails
 #   firstcontact-qemu-farm   the control: that QEMU really lacks those ROMs
 #   firstcontact-deps        ci/deps.sh's groups bring every tool, header and library make demo
-#                            (each board) and make hosted use, on a Debian 12 base system
+#                            (each board) and make hosted use, on a Debian 12 base system, and
+#                            `ci/deps.sh all` every command the tests ask tests/need.sh for
 #   firstcontact-make-help   make help lists every test group and every target the docs name
 FC_DIR = $(BUILD)/firstcontact
 FC_BOARDS := $(notdir $(patsubst %/board.mk,%,$(wildcard boards/*/board.mk)))
@@ -44,6 +45,9 @@ test-firstcontact-deps: ## ci/deps.sh installs every tool, header and library ma
 	@tests/firstcontact/deps_check.sh hosted host $(fc_tools_items) nm pkg-config \
 	  $(call fc_paths,$(FC_DIR)/tools.M) $(call fc_paths,$(FC_DIR)/hosted-port.M) \
 	  $(call fc_paths,$(FC_DIR)/hosted-core.M)
+	@tests/firstcontact/deps_check.sh test all \
+	  $$(tests/firstcontact/need_tools.sh $(filter %.mk Makefile,$(MAKEFILE_LIST)) $$(find tests -name '*.sh')) \
+	  $$(arm-none-eabi-gcc -mthumb -mcpu=cortex-m3 -mfloat-abi=soft -print-file-name=libc_nano.a 2>/dev/null)
 
 test-firstcontact-make-help: ## make help lists every test group and every `make X` of the docs
 	@MAKE="$(MAKE)" tests/firstcontact/make_help.sh
