@@ -6,7 +6,8 @@
 #       TRANSPORT pl011                   # a file of port/transport/ without .c, or none
 #       DEFINITIONS MSAMP_PL011_BASE=0x09000000 MSAMP_CONFIG_FILE="my_msamp_config.h"
 #       INCLUDES ${CMAKE_CURRENT_SOURCE_DIR}/config       # where MSAMP_CONFIG_FILE is
-#       WRAP malloc free calloc realloc   # allocator functions to wrap (this is the default)
+#       WRAP malloc free calloc realloc   # allocator functions to wrap (this is the default;
+#                                         # cxx: every C++ operator new and delete, port/msamp.mk)
 #       PROFILE full)                     # full (default) or tiny: the core's profile (docs/TINY.md)
 #   target_link_libraries(firmware.elf PRIVATE msamp)
 #
@@ -44,7 +45,8 @@ function(msamp_add_library name)
 
     # port/msamp.mk's variables, one "NAME=value" line each.
     set(vars MSAMP_LIB_SRCS MSAMP_TRANSPORT_SRCS MSAMP_SEMIHOSTING_SRCS MSAMP_OWN_SRCS MSAMP_INCLUDES
-             MSAMP_PROFILE_CFLAGS MSAMP_OWN_CFLAGS MSAMP_UNWIND_CFLAGS MSAMP_WRAP_CFLAGS)
+             MSAMP_PROFILE_CFLAGS MSAMP_OWN_CFLAGS MSAMP_UNWIND_CFLAGS MSAMP_WRAP_CFLAGS
+             MSAMP_CXX_SRCS MSAMP_CXX_CFLAGS MSAMP_CXX_FUNCS)
     # The walker's flags depend on the compiler (port/msamp.mk, MSAMP_COMPILER).
     if(CMAKE_C_COMPILER_ID MATCHES "Clang")
         set(m_compiler clang)
@@ -82,7 +84,20 @@ function(msamp_add_library name)
     if(NOT M_ARCH STREQUAL "hosted")
         set_source_files_properties(${MSAMP_OWN_SRCS} PROPERTIES COMPILE_OPTIONS "${MSAMP_OWN_CFLAGS}")
     endif()
-    list(JOIN M_WRAP ",--wrap=" wraps)
-    target_link_options(${name} INTERFACE "LINKER:--wrap=${wraps}" "LINKER:--build-id")
+    # The C++ wrappers: std::bad_alloc unwinds through operator new's (-fexceptions).
+    if(MSAMP_CXX_SRCS)
+        set_source_files_properties(${MSAMP_CXX_SRCS} PROPERTIES COMPILE_OPTIONS "${MSAMP_CXX_CFLAGS}")
+    endif()
+    # cxx in WRAP: every C++ form under the ARCH's mangled name, and every wrapper taken with -u
+    # (linked before libstdc++, which calls forms the firmware may not, and malloc: port/msamp.mk).
+    set(wrap_list ${M_WRAP})
+    set(cxx_undef)
+    if("cxx" IN_LIST wrap_list)
+        list(REMOVE_ITEM wrap_list cxx)
+        list(APPEND wrap_list ${MSAMP_CXX_FUNCS})
+        list(TRANSFORM wrap_list PREPEND "LINKER:-u,__wrap_" OUTPUT_VARIABLE cxx_undef)
+    endif()
+    list(JOIN wrap_list ",--wrap=" wraps)
+    target_link_options(${name} INTERFACE "LINKER:--wrap=${wraps}" ${cxx_undef} "LINKER:--build-id")
     set(MSAMP_SEMIHOSTING_SOURCES ${MSAMP_SEMIHOSTING_SRCS} PARENT_SCOPE)
 endfunction()
