@@ -9,10 +9,12 @@ print=""
 [ "${1:-}" = --print ] && { print=1; shift; }
 # drain links libstdc++ (C++ names demangled): libstdc++-12-dev, the one of Debian 12's gcc.
 pkgs_host="gcc make libc6-dev pkg-config zlib1g-dev libdw-dev libelf-dev libstdc++-12-dev"
-# python3 (drain's tests) and curl (docs-readme-intro reads pprof's web UI): not on a minimal Debian 12.
-pkgs_test="clang libclang-rt-14-dev valgrind golang-go socat cmake lld iproute2 python3 curl"
-# libnewlib-arm-none-eabi (tests/newlib) is only a Recommends of gcc-arm-none-eabi.
-pkgs_cross="gcc-aarch64-linux-gnu gcc-arm-none-eabi gcc-mips64el-linux-gnuabi64 gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-mips64el-cross libc6-dev-riscv64-cross libnewlib-arm-none-eabi"
+# python3 (drain's tests), curl (docs-readme-intro reads pprof's web UI), g++ (tests/cxx): none
+# is on a minimal Debian 12 (g++ only a Recommends of golang-go).
+pkgs_test="clang libclang-rt-14-dev valgrind golang-go socat cmake lld iproute2 python3 curl g++"
+# Newlib for the Cortex-M3 (tests/newlib) and its libstdc++ (tests/cxx): only Recommends of
+# gcc-arm-none-eabi and of libnewlib-arm-none-eabi.
+pkgs_cross="gcc-aarch64-linux-gnu gcc-arm-none-eabi gcc-mips64el-linux-gnuabi64 gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-mips64el-cross libc6-dev-riscv64-cross libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib"
 pkgs_qemu="qemu-user qemu-system-arm qemu-system-mips qemu-system-x86 qemu-system-misc"
 pkgs_demo="gcc-aarch64-linux-gnu qemu-system-arm golang-go"
 

@@ -7,7 +7,8 @@
 #   firstcontact-qemu-farm   the control: that QEMU really lacks those ROMs
 #   firstcontact-deps        ci/deps.sh's groups bring every tool, header and library make demo
 #                            (each board) and make hosted use, on a Debian 12 base system, and
-#                            `ci/deps.sh all` every command the tests ask tests/need.sh for
+#                            `ci/deps.sh all` every command the tests ask tests/need.sh for (and
+#                            the Cortex-M3 newlib and libstdc++ that tests/newlib and tests/cxx link)
 #   firstcontact-make-help   make help lists every test group and every target the docs name
 FC_DIR = $(BUILD)/firstcontact
 FC_BOARDS := $(notdir $(patsubst %/board.mk,%,$(wildcard boards/*/board.mk)))
@@ -45,9 +46,18 @@ test-firstcontact-deps: ## ci/deps.sh installs every tool, header and library ma
 	@tests/firstcontact/deps_check.sh hosted host $(fc_tools_items) nm pkg-config \
 	  $(call fc_paths,$(FC_DIR)/tools.M) $(call fc_paths,$(FC_DIR)/hosted-port.M) \
 	  $(call fc_paths,$(FC_DIR)/hosted-core.M)
+	@tests/firstcontact/need_tools.sh $(filter %.mk Makefile,$(MAKEFILE_LIST)) >$(FC_DIR)/need-mk.txt
 	@tests/firstcontact/deps_check.sh test all \
-	  $$(tests/firstcontact/need_tools.sh $(filter %.mk Makefile,$(MAKEFILE_LIST)) $$(find tests -name '*.sh')) \
-	  $$(arm-none-eabi-gcc -mthumb -mcpu=cortex-m3 -mfloat-abi=soft -print-file-name=libc_nano.a 2>/dev/null)
+	  $$($(MAKE) --no-print-directory -s FC_NEED_FILE=$(FC_DIR)/need-mk.txt firstcontact-need-expand) \
+	  $$(tests/firstcontact/need_tools.sh $$(find tests -name '*.sh')) \
+	  arm-none-eabi-g++ $$(for l in libc_nano.a libstdc++.a; do \
+	    arm-none-eabi-g++ -mthumb -mcpu=cortex-m3 -mfloat-abi=soft -print-file-name=$$l 2>/dev/null; done)
+
+# The tools of the make fragments' tests/need.sh calls, their make references expanded (for the
+# default BOARD): a word still holding a shell expansion is left out.
+.PHONY: firstcontact-need-expand
+firstcontact-need-expand:
+	@$(eval FC_NEED := $(file <$(FC_NEED_FILE)))printf '%s\n' $(sort $(FC_NEED)) | grep -E '^[A-Za-z0-9][A-Za-z0-9_.+-]*$$'
 
 test-firstcontact-make-help: ## make help lists every test group and every `make X` of the docs
 	@MAKE="$(MAKE)" tests/firstcontact/make_help.sh
