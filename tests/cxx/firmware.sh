@@ -24,7 +24,7 @@ rm -rf "$out"
 mkdir -p "$out"
 # A project's build knows nothing of this make's variables.
 clean_env="env -u MAKEFLAGS -u MAKEOVERRIDES -u MFLAGS"
-fwmake() { $clean_env "${MAKE:-make}" --no-print-directory -f tests/cxx/fw/Makefile OUT="$out" "$@"; }
+fwmake() { $clean_env make --no-print-directory -f tests/cxx/fw/Makefile OUT="$out" "$@"; }
 case $mode in
   make)
     elf=$out/firmware.elf
