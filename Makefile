@@ -71,6 +71,8 @@ test-board-*|the aarch64 board under QEMU: self-test, demo end to end, faults, i
 test-ports-*|every walker on forged stacks; the demo end to end on every other board (tests/ports/)
 test-robust-*|noisy lines, hosted and firmware streams (tests/robust/; make check-robust, make soak)
 test-fuzz-*|libFuzzer for 20 s per target, and the regression inputs (tests/fuzz/; make fuzz)
+test-newlib-*|Debian's newlib and newlib-nano on the Cortex-M3: every allocation recorded once (tests/newlib/)
+test-arm-unwind-*|the Cortex-M3's unwind tables: msamp.mk's -funwind-tables, .ARM.extab placement (tests/newlib/)
 test-docs-*|the documentation's commands and code blocks run as written (tests/docs/)
 test-firstcontact-*|a new user's first steps: demo on every board without recommended packages, make help (tests/firstcontact/)
 endef
