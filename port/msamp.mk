@@ -3,7 +3,8 @@
 #   MSAMP_ARCH       port folder under port/: aarch64, arm, riscv64, mips64, x86_64, hosted
 #   MSAMP_TRANSPORT  a file of port/transport/ without .c (pl011, cmsdk_uart, uart16550,
 #                    semihosting), or none when the firmware defines msamp_transport_write() itself
-#   MSAMP_WRAP_FUNCS allocator functions to wrap (default: malloc free calloc realloc)
+#   MSAMP_WRAP_FUNCS allocator functions to wrap (default: malloc free calloc realloc); the word
+#                    cxx stands for every C++ operator new and delete (below)
 #   MSAMP_PROFILE    full (default) or tiny: the core's profile (docs/TINY.md)
 #   MSAMP_COMPILER   gcc or clang: the compiler of the firmware's target code, for the flags the
 #                    port's stack walker needs from it (default: clang when $(CC) names it, else gcc)
@@ -25,6 +26,8 @@
 #   MSAMP_OWN_CFLAGS optional, for MSAMP_OWN_SRCS (msamp's sources but the wrappers and hooks):
 #                    no frame pointers, a section per function (for -Wl,--gc-sections)
 #   MSAMP_LDFLAGS    the --wrap flags that route malloc & co. through msamp, and --build-id
+#   MSAMP_CXX_SRCS   the C++ wrappers (every one): compile them with MSAMP_CXX_CFLAGS added
+#   MSAMP_CXX_CFLAGS -fexceptions (a std::bad_alloc unwinds through operator new's wrappers)
 # Example:
 #   MSAMP_DIR := third_party/msamp
 #   MSAMP_ARCH := aarch64
@@ -60,11 +63,27 @@ endif
 MSAMP_UNWIND_CFLAGS := $(msamp_unwind_$(MSAMP_COMPILER)_$(MSAMP_ARCH))
 
 # The allocator entry points to wrap: malloc free calloc realloc aligned_alloc memalign
-# posix_memalign, and newlib's _malloc_r _free_r _calloc_r _realloc_r. Wrap only functions the
+# posix_memalign, and newlib's _malloc_r _free_r _calloc_r _realloc_r _memalign_r. Wrap only functions the
 # firmware's allocator defines: each wrapper calls the real one (__real_NAME).
 MSAMP_WRAP_FUNCS ?= malloc free calloc realloc
-# The wrapper of f: src/wrap/wrap_f.c (newlib's _malloc_r: wrap_malloc_r.c).
-msamp_wrap_src = $(filter %/wrap_$(1).c %/wrap_$(patsubst _%,%,$(1)).c,$(MSAMP_WRAP_SRCS))
+# C++: the word cxx in MSAMP_WRAP_FUNCS stands for every operator new and operator delete of C++17
+# (src/wrap/wrap_cxx_*.c), wrapped under their mangled names for MSAMP_ARCH: size_t is unsigned
+# int (j) on arm, unsigned long (m) on the 64-bit ones (src/wrap/msamp_wrap_cxx.h picks the same).
+# Their files need MSAMP_CXX_CFLAGS. With cxx, every wrapper is also named with -u, so that a
+# libmsamp.a's wrappers are linked before libstdc++, whose members call forms the firmware's code
+# may not, and malloc and free. On arm, msamp's stand-ins for the EHABI personality routines give
+# way to libgcc's unwinder, which C++ links.
+msamp_cxx_size := $(if $(filter arm,$(MSAMP_ARCH)),j,m)
+MSAMP_CXX_FUNCS := $(subst @,$(msamp_cxx_size),_Znw@ _Zna@ _Znw@St11align_val_t _Zna@St11align_val_t \
+	_Znw@RKSt9nothrow_t _Zna@RKSt9nothrow_t _Znw@St11align_val_tRKSt9nothrow_t \
+	_Zna@St11align_val_tRKSt9nothrow_t _ZdlPv _ZdaPv _ZdlPv@ _ZdaPv@ _ZdlPvSt11align_val_t \
+	_ZdaPvSt11align_val_t _ZdlPv@St11align_val_t _ZdaPv@St11align_val_t _ZdlPvRKSt9nothrow_t \
+	_ZdaPvRKSt9nothrow_t _ZdlPvSt11align_val_tRKSt9nothrow_t _ZdaPvSt11align_val_tRKSt9nothrow_t)
+MSAMP_CXX_SRCS := $(filter $(msamp_p)src/wrap/wrap_cxx_%,$(MSAMP_WRAP_SRCS))
+MSAMP_CXX_CFLAGS := -fexceptions
+msamp_cxx := $(filter cxx,$(MSAMP_WRAP_FUNCS))
+# The wrapper of f: src/wrap/wrap_f.c (newlib's _malloc_r: wrap_malloc_r.c; cxx: all of C++'s).
+msamp_wrap_src = $(if $(filter cxx,$(1)),$(MSAMP_CXX_SRCS),$(filter %/wrap_$(1).c %/wrap_$(patsubst _%,%,$(1)).c,$(MSAMP_WRAP_SRCS)))
 msamp_wraps := $(foreach f,$(MSAMP_WRAP_FUNCS),$(call msamp_wrap_src,$(f)))
 msamp_unwrapped := $(strip $(foreach f,$(MSAMP_WRAP_FUNCS),$(if $(call msamp_wrap_src,$(f)),,$(f))))
 ifneq ($(msamp_unwrapped),)
@@ -78,7 +97,8 @@ endif
 # wrapper guards its own only at 2, set when _malloc_r is wrapped too (otherwise each malloc would
 # count twice). free and _free_r need no guard: the first wrapper forgets the block, the second
 # finds nothing.
-MSAMP_WRAP_CFLAGS := $(if $(and $(filter malloc,$(MSAMP_WRAP_FUNCS)),$(filter _malloc_r,$(MSAMP_WRAP_FUNCS))),-DMSAMP_CFG_WRAP_NESTED=2)
+MSAMP_WRAP_CFLAGS := $(strip $(if $(and $(filter malloc,$(MSAMP_WRAP_FUNCS)),$(filter _malloc_r,$(MSAMP_WRAP_FUNCS))),-DMSAMP_CFG_WRAP_NESTED=2) \
+	$(if $(and $(msamp_cxx),$(filter arm,$(MSAMP_ARCH))),-DMSAMP_ARM_PR_STUBS=0))
 
 MSAMP_PORT_SRCS := $(addprefix $(msamp_p)port/,$(msamp_port_$(MSAMP_ARCH)))
 MSAMP_SEMIHOSTING_SRCS := $(addprefix $(msamp_p)port/,$(msamp_semihosting_$(MSAMP_ARCH)))
@@ -111,4 +131,5 @@ MSAMP_CFLAGS := $(MSAMP_INCLUDES) -fno-omit-frame-pointer $(MSAMP_UNWIND_CFLAGS)
 MSAMP_OWN_CFLAGS := -fomit-frame-pointer -ffunction-sections -fdata-sections
 MSAMP_OWN_SRCS := $(filter-out $(MSAMP_WRAP_SRCS) %/msamp_hooks.c,$(MSAMP_LIB_SRCS) $(MSAMP_TRANSPORT_SRCS))
 
-MSAMP_LDFLAGS := $(foreach f,$(MSAMP_WRAP_FUNCS),-Wl,--wrap=$(f)) -Wl,--build-id
+MSAMP_LDFLAGS := $(foreach f,$(patsubst cxx,$(MSAMP_CXX_FUNCS),$(MSAMP_WRAP_FUNCS)),-Wl,--wrap=$(f)) \
+	$(if $(msamp_cxx),$(foreach f,$(patsubst cxx,$(MSAMP_CXX_FUNCS),$(MSAMP_WRAP_FUNCS)),-Wl,-u,__wrap_$(f)) )-Wl,--build-id
