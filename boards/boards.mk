@@ -38,6 +38,9 @@ BOARD_TRANSPORT_OK := $(filter $(TRANSPORT),$(BOARD_TRANSPORTS))
 # board below (one library each), the semihosting helpers with the board: its console and exit.
 MSAMP_ARCH := $(BOARD_ARCH)
 MSAMP_TRANSPORT := none
+# The board's compiler decides the walker's flags (-funwind-tables for gcc on arm; clang's r7
+# frame chain needs none): CC is the host's here.
+MSAMP_COMPILER := $(BOARD_COMPILER)
 include port/msamp.mk
 BOARD_SRCS += $(MSAMP_SEMIHOSTING_SRCS)
 
