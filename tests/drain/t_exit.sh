@@ -81,6 +81,17 @@ expect_rc "output in a missing directory" 1 "$W/nodir/x.pb.gz" $D -q -o "$W/nodi
 expect_rc "final profile on a full disk" 1 "No space left on device" \
   env D="$D" W="$W" bash -c 'ln -s /dev/full "$W/full.pb.gz.tmp$$"; exec $D -q -o "$W/full.pb.gz" "$W/s.bin"'
 rm -f "$W"/full.pb.gz.tmp*
+# An output that exists and is no regular file is written in place, never renamed over: /dev/full
+# stays the device (drain may run as root), a FIFO's reader gets the profile.
+expect_rc "-o /dev/full" 1 "No space left on device" $D -q -o /dev/full "$W/s.bin"
+[ -c /dev/full ] && ok "-o /dev/full: still a character device" || fail "-o /dev/full replaced the device node"
+mkfifo "$W/out.fifo"
+cat "$W/out.fifo" >"$W/fifo.pb.gz" &
+cat_pid=$!
+$D -q -o "$W/out.fifo" "$W/s.bin"; rc=$?
+wait $cat_pid
+[ $rc = 0 ] && [ -p "$W/out.fifo" ] && [ -n "$(counter samples "$W/fifo.pb.gz")" ] &&
+  ok "-o FIFO: the profile through the FIFO, which stays a FIFO" || fail "-o FIFO: exit $rc"
 expect_rc "--folded on a full disk" 1 "folded stacks not written: /dev/full: No space left on device" \
   $D -q -o "$W/fo.pb.gz" --folded /dev/full "$W/s.bin"
 [ -n "$(counter samples "$W/fo.pb.gz")" ] && ok "--folded on a full disk: the profile itself is written" ||

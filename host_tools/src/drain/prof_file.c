@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -24,10 +25,19 @@ int prof_write_file(const struct prof *p, const char *path, char *err, size_t er
     prof_encode(p, &b);
     size_t n = strlen(path);
     char *tmp = xmalloc(n + 32);
-    snprintf(tmp, n + 32, "%s.tmp%ld", path, (long)getpid());
+    /* A regular file (or a new one) is written beside and renamed into place, so a reader never
+     * sees half a profile; anything else that exists (/dev/stdout, a FIFO, /dev/full) is written
+     * directly: a rename would replace the device node or the FIFO with a file. */
+    struct stat st;
+    int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
+    if (direct)
+        snprintf(tmp, n + 32, "%s", path);
+    else
+        snprintf(tmp, n + 32, "%s.tmp%ld", path, (long)getpid());
     const char *step = "create";
     int e = 0, rc = -1;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    int fd = direct ? open(tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)
+                    : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     gzFile gz = NULL;
     if (fd < 0) {
         e = errno;
@@ -59,16 +69,16 @@ int prof_write_file(const struct prof *p, const char *path, char *err, size_t er
             e = errno ? errno : EIO;
             rc = -1;
         }
-        if (rc == 0 && rename(tmp, path) != 0) {
+        if (rc == 0 && !direct && rename(tmp, path) != 0) {
             e = errno;
             step = "rename into place";
             rc = -1;
         }
-        if (rc != 0)
+        if (rc != 0 && !direct)
             unlink(tmp);
     }
     if (rc != 0) {
-        if (strcmp(step, "rename into place") == 0)
+        if (strcmp(step, "rename into place") == 0 || direct)
             snprintf(err, errlen, "%s: %s", path, strerror(e));
         else
             snprintf(err, errlen, "%s: cannot %s %s: %s", path, step, tmp, strerror(e));
