@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks that the Debian packages a task needs are installed. As root it installs the missing ones;
 # otherwise it prints the exact apt-get line and exits 1.
-# Usage: ci/deps.sh GROUP...   groups: host cross qemu test demo all
+# Usage: ci/deps.sh GROUP...   groups: host cross qemu test demo bench all
 #        ci/deps.sh list          every package of every group (what CI installs)
 #        ci/deps.sh --print GROUP...   the packages of the groups, installing nothing
 set -u
@@ -17,6 +17,9 @@ pkgs_test="clang libclang-rt-14-dev valgrind golang-go socat cmake lld iproute2 
 pkgs_cross="gcc-aarch64-linux-gnu gcc-arm-none-eabi gcc-mips64el-linux-gnuabi64 gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-mips64el-cross libc6-dev-riscv64-cross libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib"
 pkgs_qemu="qemu-user qemu-system-arm qemu-system-mips qemu-system-x86 qemu-system-misc"
 pkgs_demo="gcc-aarch64-linux-gnu qemu-system-arm golang-go"
+# make bench-wrappers and bench-apps (tests/bench/): callgrind, and the workloads and peers they
+# link: Lua 5.4's and SQLite's static libraries, jemalloc and tcmalloc (their heap profilers).
+pkgs_bench="valgrind liblua5.4-dev libsqlite3-dev libjemalloc-dev libgoogle-perftools-dev"
 
 want=""
 for g in "$@"; do
@@ -26,8 +29,9 @@ for g in "$@"; do
     cross) want="$want $pkgs_cross" ;;
     qemu) want="$want $pkgs_qemu" ;;
     demo) want="$want $pkgs_host $pkgs_demo" ;;
+    bench) want="$want $pkgs_host $pkgs_bench" ;;
     all) want="$want $pkgs_host $pkgs_test $pkgs_cross $pkgs_qemu" ;;
-    list) echo "$pkgs_host $pkgs_test $pkgs_cross $pkgs_qemu"; exit 0 ;;
+    list) echo "$pkgs_host $pkgs_test $pkgs_cross $pkgs_qemu $pkgs_bench"; exit 0 ;;
     *) echo "ci/deps.sh: unknown group '$g'" >&2; exit 2 ;;
   esac
 done
