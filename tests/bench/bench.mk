@@ -35,3 +35,25 @@ BENCHES += estimate
 bench-estimate: $(BUILD)/tests/hosted/scale_app host_tools/drain host_tools/msamp-dump ## Adaptive interval: estimate error at live set / table = 1, 10, 100
 	tests/bench/estimate.sh $(BUILD)/tests/hosted/scale_app host_tools/drain host_tools/msamp-dump \
 		$(BENCH_OUT)/estimate
+
+# Issue 14's instruments: each wrapper's unsampled cost alone, and whole programs' time.
+BENCH_W_CFLAGS := $(BENCH_CFLAGS) -fno-builtin
+MSAMP_PC_LIBS = $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags --libs msamp)
+
+$(BENCH_OUT)/wrappers_none: tests/bench/bench_wrappers.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_W_CFLAGS) -DBENCH_NONE $< -o $@
+
+$(BENCH_OUT)/wrappers_bare: tests/bench/bench_wrappers.c tests/bench/bare_wrap.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_W_CFLAGS) $^ $(BENCH_WRAPS) -o $@
+
+$(BENCH_OUT)/wrappers_msamp: tests/bench/bench_wrappers.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_W_CFLAGS) $< $(MSAMP_PC_LIBS) -o $@
+
+BENCHES += wrappers
+bench-wrappers: ## Per wrapper (malloc, free, calloc, realloc): unsampled instructions per call beyond a bare --wrap (callgrind)
+	@ci/deps.sh bench
+	@$(MAKE) --no-print-directory -s $(addprefix $(BENCH_OUT)/wrappers_,none bare msamp) host_tools/msamp-dump
+	tests/bench/wrappers.sh $(BENCH_OUT) host_tools/msamp-dump
