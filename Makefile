@@ -65,6 +65,7 @@ test-decoder-*|the host decoder: hand-built frames, seeded damage, 20 s of libFu
 test-vectors-decode|the golden vectors decoded to their listings by msamp-dump
 test-msamp-dump-cli|msamp-dump's command line
 test-drain-*|drain: model, pprof output, symbolization, inputs, damage, merge, signals (tests/drain/)
+test-fastpath-*|the wrappers' unsampled path: its length in the disassembly, the frames the slow path walks from (tests/fastpath/)
 test-hosted-*|the hosted Linux library: estimates, threads, walker, environment, output (tests/hosted/)
 test-cross-*|the core freestanding for every target; unit and hosted tests under qemu-user (tests/cross/)
 test-board-*|the aarch64 board under QEMU: self-test, demo end to end, faults, integrations (tests/board/)

@@ -201,6 +201,38 @@
 #define MSAMP_CFG_FAILURES 1
 #endif
 
+/* Which results the wrappers look at, for the FAIL records above. 0: every one (the wrappers call
+ * the allocator and test what it returns: the firmware default, where an exhausted heap is the
+ * question). N > 0: the unsampled path of a request of at most N bytes tail-calls the allocator
+ * and never sees its result, so it costs a few instructions fewer and no frame (the hosted
+ * default, 65536: on Linux small requests fail only when everything does); sampled requests and
+ * those above N still have their failures reported. Unused when MSAMP_CFG_FAILURES is 0 (then no
+ * result is looked at). */
+#ifndef MSAMP_CFG_FAIL_WATCH_BYTES
+#define MSAMP_CFG_FAIL_WATCH_BYTES 0
+#endif
+
+/* Derived: the fast path's bounds. MSAMP_FAST_TAIL: the unsampled path tail-calls the allocator
+ * (no result test). MSAMP_FAST_MAX: the largest request the fast path passes on its own when
+ * MSAMP_FAST_CLAMPED (a countdown never exceeds it, so larger requests take the slow path, which
+ * applies the giant guard and looks at their results). */
+#define MSAMP_FAST_TAIL (!MSAMP_CFG_FAILURES || MSAMP_CFG_FAIL_WATCH_BYTES > 0)
+#if MSAMP_CFG_FAILURES && MSAMP_CFG_FAIL_WATCH_BYTES > 0
+#define MSAMP_FAST_WATCH_MAX_ (MSAMP_CFG_FAIL_WATCH_BYTES)
+#else
+#define MSAMP_FAST_WATCH_MAX_ 0
+#endif
+#if MSAMP_CFG_GIANT_BYTES > 0 &&                                                                   \
+    (MSAMP_FAST_WATCH_MAX_ == 0 || MSAMP_CFG_GIANT_BYTES - 1 < MSAMP_FAST_WATCH_MAX_)
+#define MSAMP_FAST_CLAMPED 1
+#define MSAMP_FAST_MAX ((uintptr_t)(MSAMP_CFG_GIANT_BYTES)-1u)
+#elif MSAMP_FAST_WATCH_MAX_ > 0
+#define MSAMP_FAST_CLAMPED 1
+#define MSAMP_FAST_MAX ((uintptr_t)(MSAMP_FAST_WATCH_MAX_))
+#else
+#define MSAMP_FAST_CLAMPED 0
+#endif
+
 /* Allocator functions that call other allocator functions inside. Newlib's malloc, calloc and
  * realloc call _malloc_r, _calloc_r and _realloc_r, which call _malloc_r and _free_r; libstdc++'s
  * operator new calls malloc. When a firmware wraps both an outer function and one it calls, the

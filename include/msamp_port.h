@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "msamp_config.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,6 +36,9 @@ struct msamp_context {
     uint32_t gen;                /* the core's configuration generation this context follows */
     uint32_t reentrant;          /* allocations skipped because busy was set */
     uint8_t busy;                /* set while the core runs in this context (reentrancy guard) */
+#if MSAMP_FAST_CLAMPED
+    uintptr_t reserve; /* the gap's bytes beyond countdown, which stays at most MSAMP_FAST_MAX */
+#endif
 };
 
 /* The context of the caller. Must be cheap: it runs on every allocation. Never NULL. A port

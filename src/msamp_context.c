@@ -46,12 +46,26 @@ static void register_context(struct msamp_context *c)
     msamp_port_context_registered(c);
 }
 
+/* The bytes until the next sample: a gap drawn at the interval in force (the allocation that
+ * takes the countdown below zero is sampled, hence the gap less one), or DISABLED_COUNTDOWN. */
 static uintptr_t fresh_gap(struct msamp_context *c)
 {
     if (!atomic_load_explicit(&G.enabled, memory_order_relaxed))
         return DISABLED_COUNTDOWN;
     c->interval = atomic_load_explicit(&G.interval, memory_order_relaxed);
-    return msamp_draw_gap(&c->rng, c->interval);
+    return msamp_draw_gap(&c->rng, c->interval) - 1u;
+}
+
+/* Sets the countdown to `left` bytes: at most MSAMP_FAST_MAX of them in the countdown the fast
+ * path reads, the rest in reserve. */
+static void arm(struct msamp_context *c, uintptr_t left)
+{
+#if MSAMP_FAST_CLAMPED
+    uintptr_t fast = left < MSAMP_FAST_MAX ? left : MSAMP_FAST_MAX;
+    c->reserve = left - fast;
+    left = fast;
+#endif
+    atomic_store_explicit(&c->countdown, left, memory_order_relaxed);
 }
 
 uint32_t msamp_decide(struct msamp_context *c, size_t size)
@@ -64,12 +78,16 @@ uint32_t msamp_decide(struct msamp_context *c, size_t size)
         /* The configuration changed (or this context is new): forget the old gap. */
         c->gen = gen;
         cd = fresh_gap(c);
+    } else {
+#if MSAMP_FAST_CLAMPED
+        cd += c->reserve; /* at most MSAMP_FAST_MAX + UINTPTR_MAX / 2 */
+#endif
     }
-    if (size < cd) {
-        atomic_store_explicit(&c->countdown, cd - size, memory_order_relaxed);
+    if (size <= cd) {
+        arm(c, cd - size);
         return 0;
     }
     uint32_t drawn = c->interval;
-    atomic_store_explicit(&c->countdown, fresh_gap(c), memory_order_relaxed);
+    arm(c, fresh_gap(c));
     return atomic_load_explicit(&G.enabled, memory_order_relaxed) && G.initialised ? drawn : 0u;
 }

@@ -310,7 +310,21 @@ void msamp_realloc_slow(struct msamp_context *c, void *old, void *p, size_t size
  * giant guard refused it (MSAMP_FAIL_GIANT): a FAIL record with its stack (msamp_sample.c). */
 void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, unsigned kind);
 
-/* Fast path of every allocation: charge size to the context's countdown. Inline in the wrappers. */
+/* The fast path's charge: size bytes off the context's countdown. 0 when the countdown does not
+ * cover them (a sample is due, the countdown was reset, or the request is above MSAMP_FAST_MAX):
+ * then the slow path decides, with the countdown left as it was. */
+static inline int msamp_charge(struct msamp_context *c, size_t size)
+{
+    uintptr_t left;
+    if (__builtin_sub_overflow(atomic_load_explicit(&c->countdown, memory_order_relaxed),
+                               (uintptr_t)size, &left))
+        return 0;
+    atomic_store_explicit(&c->countdown, left, memory_order_relaxed);
+    return 1;
+}
+
+/* After the fact, for the wrappers that call the allocator first (the aligned allocators, C++'s
+ * operator new) and the msamp_on_* hooks: charge size; the slow path when a sample is due. */
 static inline void msamp_note_alloc(void *p, size_t size, const void *frame)
 {
     struct msamp_context *c = MSAMP_PORT_CONTEXT();
@@ -321,13 +335,25 @@ static inline void msamp_note_alloc(void *p, size_t size, const void *frame)
         return;
     }
 #endif
-    uintptr_t cd = atomic_load_explicit(&c->countdown, memory_order_relaxed);
-    if (MSAMP_LIKELY(size < cd)) {
-        atomic_store_explicit(&c->countdown, cd - size, memory_order_relaxed);
+    if (MSAMP_LIKELY(msamp_charge(c, size)))
         return;
-    }
     msamp_alloc_slow(c, p, size, frame);
 }
+
+/* The slow path of the wrappers that decide first (malloc, calloc, realloc and newlib's _r forms:
+ * src/wrap/), in two halves around their own call of the real allocator. The first applies the
+ * giant guard (MSAMP_SLOW_REFUSED: refused, reported; the wrapper fails the call) and decides:
+ * the interval the sample was drawn at, or 0. The second looks at the result: a NULL for a
+ * nonzero size is a failure (reported), a sampled block is recorded from `frame`, the slow path's
+ * own frame address (the wrapper tail-called it, so its caller is the application). */
+#define MSAMP_SLOW_REFUSED UINT32_MAX
+uint32_t msamp_slow_decide(struct msamp_context *c, size_t size, const void *frame);
+void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void *frame,
+                      uint32_t drawn);
+/* realloc's: old was a sampled block (old_sampled, probed before the call) and p is realloc's
+ * result; the old block is untouched when p is NULL for a nonzero size. */
+void msamp_slow_realloc(struct msamp_context *c, void *old, int old_sampled, void *p, size_t size,
+                        const void *frame, uint32_t drawn);
 
 /* An allocation that failed without a result to look at (posix_memalign's error, a failed
  * realloc), or one the giant guard refused (kind MSAMP_FAIL_GIANT). */

@@ -13,15 +13,13 @@
 #define L msamp_live_slots
 #endif
 
-#if !MSAMP_CFG_RUNTIME_TABLES
-_Atomic uint32_t msamp_live_mask[MSAMP_LIVE_BUCKETS];
-#endif
+_Atomic uint32_t msamp_live_mask[MSAMP_PROBE_WORDS];
 
 void msamp_live_reset(void)
 {
     for (uint32_t i = 0; i < MSAMP_LIVE_CAP; i++)
         atomic_store_explicit(&L[i], 0, memory_order_relaxed);
-    for (uint32_t b = 0; b < MSAMP_LIVE_BUCKETS; b++)
+    for (uint32_t b = 0; b < MSAMP_PROBE_WORDS; b++)
         atomic_store_explicit(&msamp_live_mask[b], 0, memory_order_relaxed);
 }
 
@@ -45,18 +43,44 @@ int32_t msamp_live_free_slot(uintptr_t p)
     return slot_holding(p, 0);
 }
 
+#if MSAMP_CFG_RUNTIME_TABLES
+/* Rebuilds mask word `word` from the blocks of the buckets its hash range covers. */
+static void rebuild_word(uint32_t word)
+{
+    uint32_t h_lo = word << (32u - MSAMP_PROBE_WORD_BITS);
+    uint32_t h_hi = h_lo | (0xFFFFFFFFu >> MSAMP_PROBE_WORD_BITS), mask = 0;
+    uint32_t end = (msamp_live_bucket(h_hi) + 1u) * MSAMP_CFG_LIVE_WAYS;
+    for (uint32_t i = msamp_live_bucket(h_lo) * MSAMP_CFG_LIVE_WAYS; i < end; i++) {
+        uintptr_t a = atomic_load_explicit(&L[i], memory_order_relaxed);
+        uint32_t h = msamp_live_hash(a);
+        if (a != 0 && msamp_live_word(h) == word)
+            mask |= msamp_live_bit(h);
+    }
+    atomic_store_explicit(&msamp_live_mask[word], mask, memory_order_relaxed);
+}
+#endif
+
 void msamp_live_publish(uint32_t slot, uintptr_t p)
 {
     atomic_store_explicit(&L[slot], p, memory_order_release);
     uint32_t b = slot / MSAMP_CFG_LIVE_WAYS;
     if (!MSAMP_CFG_SMALL_CODE && p != 0) { /* one more block: its bit joins the mask */
-        uint32_t mask = atomic_load_explicit(&msamp_live_mask[b], memory_order_relaxed);
-        atomic_store_explicit(&msamp_live_mask[b], mask | msamp_live_bit(msamp_live_hash(p)),
+        uint32_t h = msamp_live_hash(p), word = msamp_live_word(h);
+        uint32_t mask = atomic_load_explicit(&msamp_live_mask[word], memory_order_relaxed);
+        atomic_store_explicit(&msamp_live_mask[word], mask | msamp_live_bit(h),
                               memory_order_relaxed);
         return;
     }
-    /* One block fewer (or, for smaller code, any change): the bits of those in the bucket, since
-     * two may share one. */
+    /* One block fewer (or, for smaller code, any change): the bits of the blocks the word covers,
+     * since two may share one. */
+#if MSAMP_CFG_RUNTIME_TABLES
+    /* The words of bucket b's hash range (the removed block's among them): two at the default
+     * sizes, each rebuilt from the one or few buckets it covers. */
+    uint32_t first = msamp_live_word((uint32_t)(((uint64_t)b << 32) / MSAMP_LIVE_BUCKETS));
+    uint32_t last = msamp_live_word((uint32_t)((((uint64_t)b + 1u) << 32) / MSAMP_LIVE_BUCKETS - 1u));
+    for (uint32_t w = first; w <= last; w++)
+        rebuild_word(w);
+#else
     uint32_t base = b * MSAMP_CFG_LIVE_WAYS, mask = 0;
     for (uint32_t w = 0; w < MSAMP_CFG_LIVE_WAYS; w++) {
         uintptr_t a = atomic_load_explicit(&L[base + w], memory_order_relaxed);
@@ -64,4 +88,5 @@ void msamp_live_publish(uint32_t slot, uintptr_t p)
             mask |= msamp_live_bit(msamp_live_hash(a));
     }
     atomic_store_explicit(&msamp_live_mask[b], mask, memory_order_relaxed);
+#endif
 }

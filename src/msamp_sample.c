@@ -193,6 +193,58 @@ void msamp_realloc_slow(struct msamp_context *c, void *old, void *p, size_t size
     leave(c);
 }
 
+uint32_t msamp_slow_decide(struct msamp_context *c, size_t size, const void *frame)
+{
+#if MSAMP_CFG_GIANT_BYTES
+    /* Not inside a guarded call: the outer wrapper judged the request, and an allocator's own
+     * inner request (newlib's memalign asks _malloc_r for more than the caller did) is not the
+     * application's. */
+    if (size >= (size_t)MSAMP_CFG_GIANT_BYTES && c->busy != MSAMP_BUSY_NESTED) {
+#if MSAMP_CFG_FAILURES
+        msamp_fail_slow(c, size, frame, MSAMP_FAIL_GIANT);
+#endif
+        msamp_port_refused(size);
+        return MSAMP_SLOW_REFUSED;
+    }
+#endif
+    (void)frame;
+    if (busy(c))
+        return 0;
+    return msamp_decide(c, size);
+}
+
+void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void *frame,
+                      uint32_t drawn)
+{
+    if (p == NULL) {
+#if MSAMP_CFG_FAILURES
+        if (size != 0)
+            msamp_fail_slow(c, size, frame, MSAMP_FAIL_NULL);
+#endif
+        return;
+    }
+    if (drawn == 0 || c->busy) /* busy: counted as reentrant when it decided */
+        return;
+    c->busy = MSAMP_BUSY_CORE;
+    (void)sample(c, (uintptr_t)p, size, frame, 0, drawn);
+    leave(c);
+}
+
+void msamp_slow_realloc(struct msamp_context *c, void *old, int old_sampled, void *p, size_t size,
+                        const void *frame, uint32_t drawn)
+{
+    if (old == NULL || !old_sampled || (p == NULL && size != 0)) {
+        msamp_slow_alloc(c, p, size, frame, drawn); /* a failure leaves the old block untouched */
+        return;
+    }
+    if (c->busy) /* counted as reentrant when it decided */
+        return;
+    c->busy = MSAMP_BUSY_CORE;
+    if (drawn == 0 || p == NULL || !sample(c, (uintptr_t)p, size, frame, (uintptr_t)old, drawn))
+        release(old);
+    leave(c);
+}
+
 void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, unsigned kind)
 {
     if (!G.initialised || !atomic_load_explicit(&G.enabled, memory_order_relaxed) || busy(c))

@@ -10,6 +10,9 @@
 #include "msamp_config.h"
 #include "msamp_heapdump.h"
 
+/* Linked into the executable (or a firmware image): reached without a GOT load. */
+#define MSAMP_TABLE_HIDDEN __attribute__((visibility("hidden")))
+
 /* The tables' capacities: build-time constants, or (MSAMP_CFG_RUNTIME_TABLES, hosted) sizes the
  * port chose at init, kept in the dump block's header. */
 #if MSAMP_CFG_RUNTIME_TABLES
@@ -18,8 +21,14 @@
 #define MSAMP_FRAME_CAP (msamp_heapdump.frame_capacity)
 #define MSAMP_LIVE_BUCKETS (msamp_live_buckets)
 extern uint32_t msamp_live_buckets;
-/* One 32-bit fingerprint mask per bucket (see below), in init-time memory. */
-extern _Atomic uint32_t *msamp_live_mask;
+/* The fingerprint masks of a table sized at init: a static array of a build-time size whatever the
+ * table's, so the probe every free makes finds its word with one load and no count (bits 31..18 of
+ * the hash pick the word, bits 17..13 the bit: the block's bit in a filter of 2^19 bits). A word
+ * covers the blocks of a run of neighbouring buckets (bucket and word are both the hash's top
+ * bits), which msamp_live_publish scans to rebuild it. */
+#define MSAMP_PROBE_WORD_BITS 14u
+#define MSAMP_PROBE_WORDS (1u << MSAMP_PROBE_WORD_BITS)
+extern _Atomic uint32_t msamp_live_mask[MSAMP_PROBE_WORDS] MSAMP_TABLE_HIDDEN;
 #else
 #define MSAMP_LIVE_CAP ((uint32_t)MSAMP_CFG_LIVE_CAPACITY)
 #define MSAMP_STACK_CAP ((uint32_t)MSAMP_CFG_STACK_CAPACITY)
@@ -28,6 +37,7 @@ extern _Atomic uint32_t *msamp_live_mask;
 /* One 32-bit fingerprint mask per bucket of MSAMP_CFG_LIVE_WAYS slots: the bit of each block in
  * the bucket is set, so the check every free makes (is this block sampled?) is one load and a bit
  * test, and reads the bucket's addresses only when the bit is set. */
+#define MSAMP_PROBE_WORDS MSAMP_LIVE_BUCKETS
 extern _Atomic uint32_t msamp_live_mask[MSAMP_LIVE_BUCKETS];
 #endif
 
@@ -48,9 +58,23 @@ static inline uint32_t msamp_live_bucket(uint32_t h)
     return (uint32_t)(((uint64_t)h * MSAMP_LIVE_BUCKETS) >> 32);
 }
 
+/* The mask word of hash h and its bit in that word. */
+static inline uint32_t msamp_live_word(uint32_t h)
+{
+#if MSAMP_CFG_RUNTIME_TABLES
+    return h >> (32u - MSAMP_PROBE_WORD_BITS);
+#else
+    return msamp_live_bucket(h);
+#endif
+}
+
 static inline uint32_t msamp_live_bit(uint32_t h)
 {
+#if MSAMP_CFG_RUNTIME_TABLES
+    return 1u << ((h >> (27u - MSAMP_PROBE_WORD_BITS)) & 31u);
+#else
     return 1u << ((h >> 16) & 31u);
+#endif
 }
 
 /* Lock-free: 0 when p is certainly not in the table (the common case of every free); nonzero when
@@ -58,8 +82,12 @@ static inline uint32_t msamp_live_bit(uint32_t h)
 static inline uint32_t msamp_live_maybe(uintptr_t p)
 {
     uint32_t h = msamp_live_hash(p);
-    return atomic_load_explicit(&msamp_live_mask[msamp_live_bucket(h)], memory_order_relaxed) &
-           msamp_live_bit(h);
+    uint32_t mask = atomic_load_explicit(&msamp_live_mask[msamp_live_word(h)], memory_order_relaxed);
+#if MSAMP_CFG_RUNTIME_TABLES
+    return (mask >> ((h >> (27u - MSAMP_PROBE_WORD_BITS)) & 31u)) & 1u; /* a shift and a bit test */
+#else
+    return mask & msamp_live_bit(h);
+#endif
 }
 
 /* The live slots' addresses (0: free), slot i in bucket i / MSAMP_CFG_LIVE_WAYS: the compact

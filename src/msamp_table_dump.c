@@ -25,11 +25,9 @@ static struct {
 } t;
 
 #if MSAMP_CFG_RUNTIME_TABLES
-/* Until init maps the tables, one empty bucket: a free before msamp_init() (a constructor's, or
- * with profiling off) finds nothing sampled. */
-static _Atomic uint32_t no_mask[1];
+/* Until init maps the tables, one bucket: a free before msamp_init() (a constructor's, or with
+ * profiling off) finds nothing sampled in the masks (msamp_live.c), all zero. */
 uint32_t msamp_live_buckets = 1;
-_Atomic uint32_t *msamp_live_mask = no_mask;
 
 /* Carves n elements of `size` bytes, aligned to `align`, off *at. */
 static void *carve(uintptr_t *at, size_t n, size_t size, size_t align)
@@ -49,7 +47,6 @@ static int setup(void)
         frames < MSAMP_CFG_MAX_DEPTH + 1u || frames > (1u << 28))
         return MSAMP_ERR_INVAL;
     uintptr_t at = 0; /* a dry run from 0 sizes the block */
-    _Atomic uint32_t *mask = NULL;
     for (int pass = 0; pass < 2; pass++) {
         D.live_addr = carve(&at, live, sizeof(uintptr_t), sizeof(uintptr_t));
         D.live_size = carve(&at, live, sizeof(uintptr_t), sizeof(uintptr_t));
@@ -58,7 +55,6 @@ static int setup(void)
         D.live_stack = carve(&at, live, sizeof(uint32_t), 4);
         D.live_birth = carve(&at, live, sizeof(uint32_t), 4);
         D.live_interval = carve(&at, live, sizeof(uint32_t), 4);
-        mask = carve(&at, live / MSAMP_CFG_LIVE_WAYS, sizeof(uint32_t), 4);
         t.index = carve(&at, stacks, sizeof(uint16_t), 2);
         if (pass == 0) {
             void *mem = msamp_port_table_memory((size_t)at);
@@ -70,11 +66,7 @@ static int setup(void)
     D.live_capacity = live;
     D.stack_capacity = stacks;
     D.frame_capacity = frames;
-    /* The masks before their count: a free racing with init reads the new (zeroed, larger) masks
-     * with either count. */
-    msamp_live_mask = mask;
-    atomic_thread_fence(memory_order_release);
-    msamp_live_buckets = live / MSAMP_CFG_LIVE_WAYS;
+    msamp_live_buckets = live / MSAMP_CFG_LIVE_WAYS; /* the masks' layout does not depend on it */
     return MSAMP_OK;
 }
 #else

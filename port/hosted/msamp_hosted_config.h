@@ -50,10 +50,19 @@
 #endif
 /* glibc has no newlib _malloc_r entry points. */
 
-/* Each thread's sampler context is a thread-local variable the wrappers read inline. */
+/* The unsampled path of a request up to 64 KiB tail-calls glibc and does not look at its result:
+ * on Linux a small request fails only when everything does, and larger ones (every mmap'd block
+ * among them) and sampled ones still have their failures reported (msamp_config.h). */
+#ifndef MSAMP_CFG_FAIL_WATCH_BYTES
+#define MSAMP_CFG_FAIL_WATCH_BYTES 65536
+#endif
+
+/* Each thread's sampler context is a thread-local variable the wrappers read inline, in the
+ * local-exec model (one %fs-relative load on x86-64): the library is linked into the executable
+ * (its objects are -fPIE, never part of a shared object). */
 #if !defined(__cplusplus) && !defined(__ASSEMBLER__)
 struct msamp_context;
-extern _Thread_local struct msamp_context msamp_hosted_ctx __attribute__((tls_model("initial-exec")));
+extern _Thread_local struct msamp_context msamp_hosted_ctx __attribute__((tls_model("local-exec")));
 #define MSAMP_PORT_CONTEXT() (&msamp_hosted_ctx)
 #endif
 

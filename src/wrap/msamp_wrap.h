@@ -42,4 +42,36 @@
         }                                                                                          \
     } while (0)
 
+/* The wrappers that decide first (malloc, calloc, realloc and newlib's _r forms): the fast path
+ * charges the countdown and, when no sample is due, passes the call on; otherwise it tail-calls
+ * its file's slow function, which decides, calls the allocator and records from its own frame
+ * (its caller is then the application's call site: the wrapper built no frame). The pass is a
+ * tail call (no frame, no result test) when MSAMP_FAST_TAIL and the call needs no nesting guard
+ * (MSAMP_WRAP_TAIL(level)); otherwise the wrapper calls the allocator and reports a NULL for a
+ * nonzero size. The wrappers need an optimising build (-O1 or above) for their tail calls. */
+#define MSAMP_WRAP_TAIL_1 (MSAMP_FAST_TAIL && MSAMP_CFG_WRAP_NESTED < 1)
+#define MSAMP_WRAP_TAIL_2 (MSAMP_FAST_TAIL && MSAMP_CFG_WRAP_NESTED < 2)
+
+/* The unsampled pass that looks at the result (!MSAMP_WRAP_TAIL_level): `call` guarded as
+ * MSAMP_NESTED(level) says, a NULL for a nonzero `size` (an expression evaluated only then)
+ * reported from the wrapper's frame. */
+#define MSAMP_PASS_CHECKED(level, call, size)                                                      \
+    do {                                                                                           \
+        void *p_;                                                                                  \
+        MSAMP_NESTED(level, p_ = (call));                                                          \
+        if (MSAMP_UNLIKELY(p_ == NULL)) {                                                          \
+            size_t size_ = (size);                                                                 \
+            if (size_ != 0)                                                                        \
+                msamp_note_fail(size_, MSAMP_FRAME(), MSAMP_FAIL_NULL);                            \
+        }                                                                                          \
+        return p_;                                                                                 \
+    } while (0)
+
+/* calloc's byte count: SIZE_MAX when n * size overflows (the allocator fails it its own way). */
+static inline size_t msamp_calloc_total(size_t n, size_t size)
+{
+    size_t total;
+    return __builtin_mul_overflow(n, size, &total) ? SIZE_MAX : total;
+}
+
 #endif

@@ -5,8 +5,18 @@
 void __real__free_r(void *reent, void *p);
 void __wrap__free_r(void *reent, void *p);
 
+/* See wrap_free.c. */
+MSAMP_NOINLINE static void slow(void *reent, void *p)
+{
+    msamp_free_slow(MSAMP_PORT_CONTEXT(), p);
+    __real__free_r(reent, p);
+}
+
 void __wrap__free_r(void *reent, void *p)
 {
-    msamp_note_free(p);
+    if (MSAMP_UNLIKELY(msamp_live_maybe((uintptr_t)p))) {
+        slow(reent, p);
+        return;
+    }
     __real__free_r(reent, p);
 }

@@ -5,10 +5,27 @@
 void *__real__malloc_r(void *reent, size_t size);
 void *__wrap__malloc_r(void *reent, size_t size);
 
+/* Tail-called by the wrapper: its frame's caller is the application. */
+MSAMP_NOINLINE static void *slow(void *reent, size_t size)
+{
+    struct msamp_context *c = MSAMP_PORT_CONTEXT();
+    uint32_t drawn = msamp_slow_decide(c, size, MSAMP_FRAME());
+    if (drawn == MSAMP_SLOW_REFUSED)
+        return NULL;
+    void *p = __real__malloc_r(reent, size);
+    msamp_slow_alloc(c, p, size, MSAMP_FRAME(), drawn);
+    return p;
+}
+
 void *__wrap__malloc_r(void *reent, size_t size)
 {
-    MSAMP_REFUSE_GIANT(size, NULL);
-    void *p = __real__malloc_r(reent, size);
-    msamp_note_alloc(p, size, MSAMP_FRAME());
-    return p;
+    if (MSAMP_LIKELY(msamp_charge(MSAMP_PORT_CONTEXT(), size))) {
+#if MSAMP_FAST_TAIL
+        return __real__malloc_r(reent, size);
+#else
+        /* level 3: never guarded (the innermost allocator function) */
+        MSAMP_PASS_CHECKED(3, __real__malloc_r(reent, size), size);
+#endif
+    }
+    return slow(reent, size);
 }

@@ -5,16 +5,30 @@
 void *__real__realloc_r(void *reent, void *p, size_t size);
 void *__wrap__realloc_r(void *reent, void *p, size_t size);
 
-void *__wrap__realloc_r(void *reent, void *old, size_t size)
+/* Tail-called by the wrapper: its frame's caller is the application. */
+MSAMP_NOINLINE static void *slow(void *reent, void *old, size_t size)
 {
-    MSAMP_REFUSE_GIANT(size, NULL);
+    struct msamp_context *c = MSAMP_PORT_CONTEXT();
+    uint32_t drawn = msamp_slow_decide(c, size, MSAMP_FRAME());
+    if (drawn == MSAMP_SLOW_REFUSED)
+        return NULL;
     int old_sampled = msamp_is_sampled(old);
     void *p;
     MSAMP_NESTED(1, p = __real__realloc_r(reent, old, size)); /* calls _malloc_r, _free_r */
-    if (p == NULL && size != 0) {
-        msamp_note_fail(size, MSAMP_FRAME(), MSAMP_FAIL_NULL); /* the old block is untouched */
-        return p;
-    }
-    msamp_note_realloc(old, old_sampled, p, size, MSAMP_FRAME());
+    msamp_slow_realloc(c, old, old_sampled, p, size, MSAMP_FRAME(), drawn);
     return p;
+}
+
+void *__wrap__realloc_r(void *reent, void *old, size_t size)
+{
+    /* The common case inline: an unsampled block (the free probe) and no sample due. */
+    if (MSAMP_LIKELY(!msamp_live_maybe((uintptr_t)old) &&
+                     msamp_charge(MSAMP_PORT_CONTEXT(), size))) {
+#if MSAMP_WRAP_TAIL_1
+        return __real__realloc_r(reent, old, size);
+#else
+        MSAMP_PASS_CHECKED(1, __real__realloc_r(reent, old, size), size);
+#endif
+    }
+    return slow(reent, old, size);
 }
