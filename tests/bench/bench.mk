@@ -57,3 +57,29 @@ bench-wrappers: ## Per wrapper (malloc, free, calloc, realloc): unsampled instru
 	@ci/deps.sh bench
 	@$(MAKE) --no-print-directory -s $(addprefix $(BENCH_OUT)/wrappers_,none bare msamp) host_tools/msamp-dump
 	tests/bench/wrappers.sh $(BENCH_OUT) host_tools/msamp-dump
+
+# bench-apps' programs, each unwrapped (_none) and with msamp (_msamp): Lua 5.4 and SQLite from
+# Debian's static libraries (their allocator calls are the program's own, so --wrap sees them).
+BENCH_LUA_CFLAGS = $$(pkg-config --cflags lua5.4)
+BENCH_LUA_LIBS := -l:liblua5.4.a -lm
+BENCH_SQLITE_LIBS := -l:libsqlite3.a -lm -lz
+$(BENCH_OUT)/lua_trees_none: tests/bench/lua_trees.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_W_CFLAGS) $(BENCH_LUA_CFLAGS) $< $(BENCH_LUA_LIBS) -o $@
+$(BENCH_OUT)/lua_trees_msamp: tests/bench/lua_trees.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_W_CFLAGS) $(BENCH_LUA_CFLAGS) $< $(BENCH_LUA_LIBS) $(MSAMP_PC_LIBS) -o $@
+$(BENCH_OUT)/sqlite_speed_none: tests/bench/sqlite_speed.c
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_W_CFLAGS) $< $(BENCH_SQLITE_LIBS) -o $@
+$(BENCH_OUT)/sqlite_speed_msamp: tests/bench/sqlite_speed.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(BENCH_W_CFLAGS) $< $(BENCH_SQLITE_LIBS) $(MSAMP_PC_LIBS) -o $@
+
+BENCHES += apps
+BENCH_APPS_PROGS := $(addprefix $(BENCH_OUT)/,alloc_none alloc_msamp lua_trees_none lua_trees_msamp \
+	sqlite_speed_none sqlite_speed_msamp)
+bench-apps: ## Wall time / unwrapped of an allocation-heavy app, Lua and SQLite (interleaved pairs, A/A control), msamp on/off against jemalloc's and tcmalloc's sampling, the exit
+	@ci/deps.sh bench
+	@$(MAKE) --no-print-directory -s $(BENCH_APPS_PROGS) host_tools/msamp-dump
+	CC="$(CC)" tests/bench/apps.sh $(BENCH_OUT) host_tools/msamp-dump
