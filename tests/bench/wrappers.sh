@@ -42,7 +42,7 @@ per_call() {
   two=$(ir_of "$1" "$2" $((2 * N)) "${@:3}")
   echo $((two - one)) "$(allocs)"
 }
-huge_env=(MSAMP_INTERVAL=$HUGE MSAMP_INTERVAL_MAX=$HUGE MSAMP_INTERVAL_PIN=1)
+huge_env=("MSAMP_INTERVAL=$HUGE" "MSAMP_INTERVAL_MAX=$HUGE" MSAMP_INTERVAL_PIN=1)
 
 say "== unsampled instructions per wrapper call, x86-64 (callgrind; (Ir at $((2 * N)) calls - Ir at $N) / $N;"
 say "   MSAMP_SEED=1, MSAMP_FLUSH=inline; tests/bench/bench_wrappers.c)"
