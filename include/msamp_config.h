@@ -204,10 +204,14 @@
 /* Which results the wrappers look at, for the FAIL records above. 0: every one (the wrappers call
  * the allocator and test what it returns: the firmware default, where an exhausted heap is the
  * question). N > 0: the unsampled path of a request of at most N bytes tail-calls the allocator
- * and never sees its result, so it costs a few instructions fewer and no frame (the hosted
- * default, 65536: on Linux small requests fail only when everything does); sampled requests and
- * those above N still have their failures reported. Unused when MSAMP_CFG_FAILURES is 0 (then no
- * result is looked at). */
+ * and never sees its result, so it costs a few instructions fewer and no frame; sampled requests
+ * and those above N still have their failures reported. MSAMP_FAIL_WATCH_SAMPLED (the hosted
+ * default): no fixed bound, the results of sampled requests only. Since a request larger than
+ * the bytes left to the next sample is always sampled, that still covers the large requests
+ * that fail on Linux (at the default 512 KiB interval, a 4 MiB request with probability above
+ * 0.9996), while a bound costs one slow-path trip per N bytes of requests. Unused when
+ * MSAMP_CFG_FAILURES is 0 (then no result is looked at). */
+#define MSAMP_FAIL_WATCH_SAMPLED 0xFFFFFFFF
 #ifndef MSAMP_CFG_FAIL_WATCH_BYTES
 #define MSAMP_CFG_FAIL_WATCH_BYTES 0
 #endif
@@ -217,7 +221,8 @@
  * MSAMP_FAST_CLAMPED (a countdown never exceeds it, so larger requests take the slow path, which
  * applies the giant guard and looks at their results). */
 #define MSAMP_FAST_TAIL (!MSAMP_CFG_FAILURES || MSAMP_CFG_FAIL_WATCH_BYTES > 0)
-#if MSAMP_CFG_FAILURES && MSAMP_CFG_FAIL_WATCH_BYTES > 0
+#if MSAMP_CFG_FAILURES && MSAMP_CFG_FAIL_WATCH_BYTES > 0 &&                                        \
+    MSAMP_CFG_FAIL_WATCH_BYTES < MSAMP_FAIL_WATCH_SAMPLED
 #define MSAMP_FAST_WATCH_MAX_ (MSAMP_CFG_FAIL_WATCH_BYTES)
 #else
 #define MSAMP_FAST_WATCH_MAX_ 0

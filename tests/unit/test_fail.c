@@ -245,6 +245,37 @@ static void test_no_frame(void)
     CHECK(drops >= 1);
 }
 
+/* The giant guard's limit bounds the countdown the fast path reads (MSAMP_FAST_MAX): requests at
+ * the limit reach the slow path whatever the gap, and the gap's rest waits in the context's
+ * reserve, so an interval above the limit samples as often as it should: 200000 blocks of 4 KiB
+ * at a 4 MiB interval, 195.2 samples expected (sd 14), not one per MiB of requests (781). */
+static void test_clamp(void)
+{
+#if MSAMP_FAST_CLAMPED
+    struct msamp_context *c = MSAMP_PORT_CONTEXT();
+    struct msamp_stats before, after;
+    CHECK_EQ(MSAMP_FAST_MAX, (uintptr_t)(1u << 20) - 1u);
+    CHECK_EQ(msamp_set_interval_bounds(4u << 20, 4u << 20), 0);
+    CHECK_EQ(msamp_set_interval(4u << 20), 0);
+    CHECK_EQ(msamp_get_stats(&before), 0);
+    int over = 0;
+    for (int i = 0; i < 200000; i++) {
+        __wrap_free(__wrap_malloc(4096));
+        over += atomic_load(&c->countdown) > MSAMP_FAST_MAX;
+        if ((i & 4095) == 0)
+            (void)msamp_poll(); /* keeps the ring from filling (the samples are counted anyway) */
+    }
+    CHECK_EQ(over, 0);
+    CHECK_EQ(msamp_get_stats(&after), 0);
+    uint32_t n = after.samples - before.samples;
+    printf("clamp: %u samples of 200000 4 KiB blocks at a 4 MiB interval (195.2 expected)\n", n);
+    CHECK(n >= 125 && n <= 266); /* within 5 sd */
+    CHECK_EQ(msamp_set_interval_bounds(1, 1), 0);
+    CHECK_EQ(msamp_set_interval(1), 0);
+    decode_new();
+#endif
+}
+
 /* A disabled profiler reports no failure either. */
 static void test_disabled(void)
 {
@@ -269,6 +300,7 @@ int main(int argc, char **argv)
     test_giant();
     test_nested();
     test_no_frame();
+    test_clamp();
     test_disabled();
     if (argc > 1) {
         FILE *f = fopen(argv[1], "wb");
