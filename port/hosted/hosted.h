@@ -2,7 +2,9 @@
  *   hosted_start.c      the port's life in the process: constructor, exit flush, fork
  *   hosted_env.c        the settings from the environment, and the port's messages on stderr
  *   hosted_transport.c  the output (file, FIFO or TCP: its own checked descriptor, never blocking)
- *                       and the drain of the core's ring into it; the bounded exit flush
+ *                       and the drain of the core's ring into it (inline while the program is
+ *                       single-threaded, a writer thread once it has a second thread); the
+ *                       bounded exit flush
  *   hosted_context.c    each thread's sampler context, detached at thread exit
  *   hosted_lock.c       the core's lock
  *   hosted_clock.c      the clock and the seed's entropy
@@ -47,10 +49,18 @@ void msamp_hosted_maps_refresh(void);
  * constructor starts the port, from a static libmsamp.a. */
 extern _Atomic int msamp_hosted_running;
 
+/* MSAMP_FLUSH: who drains the core's ring into the output. */
+enum msamp_hosted_flush {
+    MSAMP_HOSTED_FLUSH_LAZY,   /* default: the allocating thread while the program is
+                                  single-threaded, a writer thread once it has a second thread */
+    MSAMP_HOSTED_FLUSH_THREAD, /* thread: a writer thread from start-up */
+    MSAMP_HOSTED_FLUSH_INLINE  /* inline: the allocating threads, never a thread */
+};
+
 /* The settings (hosted_env.c has the variables). */
 struct msamp_hosted_settings {
     const char *output;      /* MSAMP_OUTPUT, or the default */
-    int flush_inline;        /* MSAMP_FLUSH=inline */
+    int flush;               /* enum msamp_hosted_flush */
     unsigned exit_timeout_ms; /* MSAMP_EXIT_TIMEOUT_MS: the exit flush's bound (default 1000) */
     struct msamp_config cfg; /* interval and seed */
 };
@@ -68,15 +78,18 @@ void msamp_hosted_contexts_start(void);
  * tcp: address, non-blocking, on a high close-on-exec descriptor: 0, or -1 after saying why. */
 int msamp_hosted_output_open(const char *spec);
 
-/* After msamp_init(): drains the core's ring into the output from a writer thread, or (inline,
- * or when no thread can be started) from the allocating threads once the ring is half full.
- * exit_ms bounds msamp_hosted_output_stop(). */
-void msamp_hosted_output_start(int flush_inline, unsigned exit_ms);
+/* After msamp_init(): the ring is drained into the output by the allocating threads (from
+ * msamp_port_ring_notify: once it is half full or 10 ms after the last drain) until a writer
+ * thread runs; flush (enum msamp_hosted_flush) says when that is: at once (thread), once the
+ * program has a second thread (lazy), never (inline). A writer that cannot be started leaves the
+ * drain inline. exit_ms bounds msamp_hosted_output_stop(). */
+void msamp_hosted_output_start(int flush, unsigned exit_ms);
 
 /* In a fork child: nothing more is written (the ring's bytes belong to the parent's stream). */
 void msamp_hosted_output_forked(void);
 
-/* At exit: stops the writer and drains everything the core holds into the output, for at most
+/* At exit: wakes the writer (it waits on a condition variable, never in a sleep the exit would
+ * wait out), joins it, and drains everything the core holds into the output, for at most
  * exit_ms milliseconds (a consumer that does not read is not waited for longer). */
 void msamp_hosted_output_stop(void);
 

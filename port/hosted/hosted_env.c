@@ -2,9 +2,12 @@
  *   MSAMP_OUTPUT    path (%p pid, %e executable name, %t seconds since the epoch, %% a %), or
  *                   tcp:A.B.C.D:PORT; default msamp.%e.%p.bin in the working directory
  *   MSAMP_INTERVAL  mean sampling interval in bytes (default MSAMP_CFG_DEFAULT_INTERVAL)
- *   MSAMP_DISABLE=1 no profiling, no output
- *   MSAMP_FLUSH     thread (default: a writer thread polls every 10 ms) or inline (the allocating
- *                   threads poll once the ring is half full; no extra thread)
+ *   MSAMP_DISABLE=1 no profiling, no output, no thread
+ *   MSAMP_FLUSH     unset (default): the allocating thread drains the ring while the program is
+ *                   single-threaded (once it is half full or 10 ms after the last drain), and a
+ *                   writer thread (every 10 ms) once the program has started a thread of its own;
+ *                   thread: the writer thread from start-up; inline: the allocating threads
+ *                   drain, never an extra thread
  *   MSAMP_SEED      fixed seed for repeatable sampling decisions
  *   MSAMP_INTERVAL_MIN, MSAMP_INTERVAL_MAX  bounds of the adaptive interval (default: the start
  *                   interval, MSAMP_CFG_INTERVAL_MAX); MSAMP_INTERVAL_PIN=1 no adaptation
@@ -81,9 +84,12 @@ int msamp_hosted_settings(struct msamp_hosted_settings *s)
     memset(s, 0, sizeof *s);
     if (disable != NULL && strcmp(disable, "0") != 0 && disable[0] != '\0')
         return 0;
+    s->flush = MSAMP_HOSTED_FLUSH_LAZY;
     if (flush != NULL && strcmp(flush, "inline") == 0)
-        s->flush_inline = 1;
-    else if (flush != NULL && flush[0] != '\0' && strcmp(flush, "thread") != 0)
+        s->flush = MSAMP_HOSTED_FLUSH_INLINE;
+    else if (flush != NULL && strcmp(flush, "thread") == 0)
+        s->flush = MSAMP_HOSTED_FLUSH_THREAD;
+    else if (flush != NULL && flush[0] != '\0')
         msamp_hosted_say("msamp: ignoring MSAMP_FLUSH=%s (expected thread or inline)%s\n", flush,
                          "");
     s->cfg.interval = env_u32("MSAMP_INTERVAL");

@@ -1,6 +1,6 @@
 /* The hosted port's life in the process: started by a constructor before main() (the settings,
- * the output, msamp_init(), the drain), flushed by a destructor after every other one, and off in
- * a fork child. */
+ * the output, msamp_init(), the drain: no thread unless MSAMP_FLUSH=thread), flushed by a
+ * destructor after every other one, and off in a fork child. */
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -50,7 +50,7 @@ static __attribute__((constructor(101))) void msamp_hosted_start(void)
     }
     atomic_store(&msamp_hosted_running, 1);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
-    msamp_hosted_output_start(s.flush_inline, s.exit_timeout_ms);
+    msamp_hosted_output_start(s.flush, s.exit_timeout_ms);
 }
 
 /* The final flush, after the program's atexit handlers and other destructors (priority 101 runs

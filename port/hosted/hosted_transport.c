@@ -1,8 +1,26 @@
 /* The transport: msamp's stream into MSAMP_OUTPUT's file, FIFO or TCP connection, drained from the
- * core's ring by a writer thread every 10 ms (MSAMP_FLUSH=thread) or by the allocating threads once
- * the ring is half full (inline), and flushed at exit within MSAMP_EXIT_TIMEOUT_MS. Nothing here
- * calls malloc: buffers are static, and pthread_create (which allocates) runs before the core
- * samples.
+ * core's ring, and flushed at exit within MSAMP_EXIT_TIMEOUT_MS. Nothing here calls malloc:
+ * buffers are static.
+ *
+ * Who drains the ring (MSAMP_FLUSH):
+ * - By default, no thread while the program is single-threaded (glibc's __libc_single_threaded):
+ *   an extra thread would take glibc off its single-thread fast paths for good (malloc's locks and
+ *   atomics), in a program that has none of its own. The allocating thread drains instead, from
+ *   msamp_port_ring_notify (the end of each sampled path, inside its reentrancy guard) once the
+ *   ring is half full or POLL_MS after the last drain (so a live consumer gets data in a
+ *   long-running program), and the exit flushes the rest. The first time a sampled path sees that
+ *   the program has a second thread of its own, it starts the writer thread ("msamp-writer"), once;
+ *   from then on the writer polls every POLL_MS (at once again while busy) and the allocating
+ *   threads only write records into the ring. pthread_create allocates (its DTV; a -static link
+ *   wraps those calls): the creating thread's context is marked MSAMP_BUSY_NESTED around it, so
+ *   those allocations pass through unseen instead of counting as reentrant. Without
+ *   <sys/single_threaded.h> (not glibc, or glibc before 2.32) the program is taken as
+ *   multi-threaded: the writer starts at the first sampled path.
+ * - MSAMP_FLUSH=thread: the writer from start-up (the constructor). MSAMP_FLUSH=inline: never a
+ *   thread; the allocating threads drain as above for the whole run (one at a time; the others go
+ *   on). A writer that cannot be created leaves the drain inline, said once on stderr.
+ * - The writer takes no signals, and waits on a condition variable with a timeout, never in a
+ *   sleep: the exit wakes it, so a program does not end up to POLL_MS late waiting for it.
  *
  * The output never blocks the program and never writes into the program's files:
  * - It is opened non-blocking, close-on-exec, and moved to a high descriptor number (a program that
@@ -15,10 +33,11 @@
  *   stream that starts at the beginning.
  * - Writes never block (O_NONBLOCK, MSG_DONTWAIT): a consumer that does not read makes the
  *   transport take nothing, the ring fills, and the allocating threads drop records (counted) instead
- *   of waiting. A write error (full disk, closed socket, FIFO reader gone) stops the output, said
- *   once on stderr; the program runs on.
+ *   of waiting; an inline drain retries a stalled output at most once per millisecond. A write
+ *   error (full disk, closed socket, FIFO reader gone) stops the output, said once on stderr; the
+ *   program runs on.
  * - At exit the rest is flushed for at most MSAMP_EXIT_TIMEOUT_MS (default 1000), waiting for the
- *   consumer to make room; the writer thread is joined with the same deadline. */
+ *   consumer to make room; the writer thread is woken and joined with the same deadline. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -33,6 +52,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -41,6 +61,25 @@
 
 #include "hosted.h"
 #include "msamp.h"
+#include "msamp_internal.h" /* the context's busy marks, MSAMP_PORT_CONTEXT() */
+
+#if defined(__has_include)
+#if __has_include(<sys/single_threaded.h>)
+#include <sys/single_threaded.h>
+#define HAVE_SINGLE_THREADED 1
+#endif
+#endif
+
+/* Whether the program has had only one thread so far (glibc keeps __libc_single_threaded at 0
+ * from its first pthread_create on). Unknown: taken as no. */
+static int single_threaded(void)
+{
+#ifdef HAVE_SINGLE_THREADED
+    return __libc_single_threaded != 0;
+#else
+    return 0;
+#endif
+}
 
 /* The output's state. Changed only by the single poller (under poll_lock), or before the writer
  * starts; the inline path reads out_state without the lock only to skip work. */
@@ -58,24 +97,54 @@ static dev_t out_dev;
 static ino_t out_ino;
 static char out_name[4096];     /* the expanded path or the tcp: spec, for messages */
 static atomic_int in_child;     /* this process is a fork child: it sends nothing */
-static int inline_flush;        /* the allocating threads drain the ring (MSAMP_FLUSH=inline) */
 static atomic_flag poll_lock = ATOMIC_FLAG_INIT; /* one poller at a time */
-static pthread_t writer;
-static int writer_started;
-static atomic_int writer_stop;
 static unsigned exit_timeout_ms = 1000;
 static int64_t reopen_at;                /* OUT_WAIT_READER: next open attempt (ns) */
-static _Atomic int64_t inline_retry_at;  /* inline mode: no poll before this time (ns) */
+static _Atomic int64_t inline_retry_at;  /* inline drain: no poll before this time (ns) */
+static _Atomic int64_t inline_due;       /* inline drain: the periodic one is due (coarse ns) */
 static int refused;                      /* the last poll left bytes the consumer did not take */
 
+/* The writer thread. writer_state goes NONE -> CREATING -> RUNNING (or FAILED: inline for good)
+ * in the one thread that wins the NONE -> CREATING exchange; MSAMP_FLUSH=inline starts at FAILED.
+ * The exit moves it to STOPPED (waiting out a CREATING), and a fork child is STOPPED at once. */
+enum writer_state { W_NONE, W_CREATING, W_RUNNING, W_FAILED, W_STOPPED };
+static _Atomic int writer_state = W_NONE;
+static pthread_t writer;
+/* The writer waits on writer_cond (CLOCK_MONOTONIC) between polls; the exit sets writer_stop and
+ * signals it, both under writer_mutex, so the writer never starts a wait the exit has to sit out. */
+static pthread_mutex_t writer_mutex = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t writer_cond;
+static int writer_cond_ok;
+static int writer_stop;
+
 #define REOPEN_NS (50 * 1000 * 1000)     /* FIFO open retries */
-#define INLINE_RETRY_NS (1000 * 1000)    /* inline mode: stalled output retried at most every 1 ms */
+#define INLINE_RETRY_NS (1000 * 1000)    /* inline drain: stalled output retried at most every 1 ms */
+/* The drain's period: the writer's wait between polls, and the most an inline drain waits for
+ * while the ring is less than half full. A test build (tests/hosted/hosted.mk) sets it long, so
+ * that an exit that waited for the writer's timeout instead of waking it would show. */
+#ifndef MSAMP_HOSTED_POLL_MS
+#define MSAMP_HOSTED_POLL_MS 10
+#endif
+#define POLL_NS ((int64_t)MSAMP_HOSTED_POLL_MS * 1000000)
 
 static int64_t now_ns(void)
 {
     struct timespec ts;
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* The same clock at the kernel tick's resolution (a few ms), cheaper: for the inline drain's
+ * period, read at every sampled path. */
+static int64_t coarse_ns(void)
+{
+    struct timespec ts;
+
+#ifdef CLOCK_MONOTONIC_COARSE
+    if (clock_gettime(CLOCK_MONOTONIC_COARSE, &ts) != 0)
+#endif
+        clock_gettime(CLOCK_MONOTONIC, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
@@ -442,12 +511,28 @@ static int poll_once(int flush, int sigs_blocked)
     return n;
 }
 
+/* Whether the exit asked the writer to stop; otherwise waits until it does or until `until`
+ * (CLOCK_MONOTONIC, ns). */
+static int writer_wait(int64_t until)
+{
+    int stop;
+
+    pthread_mutex_lock(&writer_mutex);
+    if (until != 0 && writer_cond_ok) {
+        struct timespec ts = {(time_t)(until / 1000000000), (long)(until % 1000000000)};
+        while (!writer_stop && pthread_cond_timedwait(&writer_cond, &writer_mutex, &ts) != ETIMEDOUT)
+            ;
+    }
+    stop = writer_stop;
+    pthread_mutex_unlock(&writer_mutex);
+    return stop;
+}
+
 static void *writer_main(void *arg)
 {
-    const struct timespec period = {0, 10 * 1000 * 1000};
-
     (void)arg;
-    while (!atomic_load(&writer_stop)) {
+    (void)prctl(PR_SET_NAME, "msamp-writer", 0, 0, 0);
+    for (;;) {
         int n = 0;
 
         msamp_hosted_maps_refresh();
@@ -455,40 +540,86 @@ static void *writer_main(void *arg)
             n = poll_once(0, 1);
             atomic_flag_clear_explicit(&poll_lock, memory_order_release);
         }
-        /* Poll again at once while the allocating threads fill the ring faster than 10 ms. */
-        if (n < MSAMP_CFG_RING_SIZE / 8)
-            nanosleep(&period, NULL);
+        /* Poll again at once while the allocating threads fill the ring faster than POLL_MS. */
+        if (writer_wait(n < MSAMP_CFG_RING_SIZE / 8 ? now_ns() + POLL_NS : 0))
+            break;
     }
     return NULL;
 }
 
-void msamp_hosted_output_start(int flush_inline, unsigned exit_ms)
+/* Starts the writer thread, once (whoever wins writer_state's NONE -> CREATING); 1 when it runs. */
+static int start_writer(void)
 {
+    struct msamp_context *c = MSAMP_PORT_CONTEXT();
     sigset_t all, old;
+    int expected = W_NONE, rc;
 
-    exit_timeout_ms = exit_ms;
-    if (!flush_inline) {
-        /* The writer takes no signals: a handler that allocated while it held the lock would spin
-         * forever, since poll does not mark the writer as inside the core. */
-        sigfillset(&all);
-        pthread_sigmask(SIG_SETMASK, &all, &old);
-        writer_started = pthread_create(&writer, NULL, writer_main, NULL) == 0;
+    /* The writer takes no signals (it inherits this mask): a handler that allocated while it held
+     * the lock would spin forever, since poll does not mark the writer as inside the core. This
+     * thread takes none until the state is settled either: an exit from a handler here would wait
+     * for CREATING to end. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    if (!atomic_compare_exchange_strong(&writer_state, &expected, W_CREATING)) {
         pthread_sigmask(SIG_SETMASK, &old, NULL);
-        if (writer_started) {
-            pthread_setname_np(writer, "msamp-writer");
-            return;
-        }
-        msamp_hosted_say("msamp: no writer thread; flushing inline%s%s\n", "", "");
+        return expected == W_RUNNING;
     }
-    inline_flush = 1;
+    if (!atomic_load(&msamp_hosted_running) || atomic_load(&in_child)) {
+        atomic_store(&writer_state, W_STOPPED);
+        pthread_sigmask(SIG_SETMASK, &old, NULL);
+        return 0;
+    }
+    /* pthread_create allocates (the new thread's DTV), through the wrappers in a -static link.
+     * From msamp_port_ring_notify this thread is inside the core (MSAMP_BUSY_CORE), where such an
+     * allocation would be counted as reentrant: made a wrapper's nested call instead
+     * (MSAMP_BUSY_NESTED, the countdown parked), they pass through unseen. msamp_nest_begin
+     * starts only from an idle context: the guard is lifted for it, with every signal blocked
+     * (no handler can allocate in this context meanwhile), and put back after. */
+    uint8_t busy = c->busy;
+    struct msamp_nest nest;
+    c->busy = 0;
+    msamp_nest_begin(&nest);
+    rc = pthread_create(&writer, NULL, writer_main, NULL);
+    msamp_nest_end(&nest);
+    c->busy = busy;
+    atomic_store(&writer_state, rc == 0 ? W_RUNNING : W_FAILED);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc != 0)
+        msamp_hosted_say("msamp: no writer thread (%s); flushing inline\n", strerror(rc), "");
+    return rc == 0;
 }
 
-/* Inline mode: the allocating thread drains the ring once it is half full. While the consumer
- * takes nothing (or no reader is there yet), at most one attempt per millisecond: the others
- * return at once and the core drops what does not fit its ring. */
+void msamp_hosted_output_start(int flush, unsigned exit_ms)
+{
+    pthread_condattr_t attr;
+
+    exit_timeout_ms = exit_ms;
+    if (pthread_condattr_init(&attr) == 0) {
+        writer_cond_ok = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0 &&
+                         pthread_cond_init(&writer_cond, &attr) == 0;
+        pthread_condattr_destroy(&attr);
+    }
+    if (!writer_cond_ok || flush == MSAMP_HOSTED_FLUSH_INLINE)
+        atomic_store(&writer_state, W_FAILED); /* never a writer: it could not be woken */
+    else if (flush == MSAMP_HOSTED_FLUSH_THREAD)
+        (void)start_writer();
+}
+
+/* Called by the core at the end of each sampled path, inside the thread's reentrancy guard. The
+ * first one that finds the program multi-threaded starts the writer (lazy mode); until a writer
+ * runs, the allocating thread drains the ring once it is half full or POLL_MS after the last
+ * drain. While the consumer takes nothing (or no reader is there yet), at most one attempt per
+ * millisecond: the others return at once and the core drops what does not fit its ring. */
 void msamp_port_ring_notify(uint32_t used, uint32_t size)
 {
-    if (!inline_flush || used < size / 2 || !atomic_load(&msamp_hosted_running))
+    int ws = atomic_load_explicit(&writer_state, memory_order_relaxed);
+
+    if (ws == W_RUNNING || !atomic_load_explicit(&msamp_hosted_running, memory_order_relaxed))
+        return;
+    if (ws == W_NONE && !single_threaded() && start_writer())
+        return;
+    int64_t t = coarse_ns();
+    if (used < size / 2 && t < atomic_load_explicit(&inline_due, memory_order_relaxed))
         return;
     int64_t retry = atomic_load_explicit(&inline_retry_at, memory_order_relaxed);
     if (retry != 0 && now_ns() < retry)
@@ -497,18 +628,19 @@ void msamp_port_ring_notify(uint32_t used, uint32_t size)
         return;
     if (atomic_flag_test_and_set_explicit(&poll_lock, memory_order_acquire))
         return; /* another thread is draining */
-    /* The core calls this inside the thread's reentrancy guard: a signal handler that allocates
-     * while this thread holds the core's lock in msamp_poll() is turned away, not blocked. */
+    /* A signal handler that allocates while this thread holds the core's lock in msamp_poll() is
+     * turned away by the reentrancy guard, not blocked. */
     (void)poll_once(0, 0);
     atomic_store_explicit(&inline_retry_at, refused ? now_ns() + INLINE_RETRY_NS : 0,
                           memory_order_relaxed);
+    atomic_store_explicit(&inline_due, t + POLL_NS, memory_order_relaxed);
     atomic_flag_clear_explicit(&poll_lock, memory_order_release);
 }
 
 void msamp_hosted_output_forked(void)
 {
     atomic_store(&in_child, 1);
-    writer_started = 0;
+    atomic_store(&writer_state, W_STOPPED); /* the writer did not follow into the child */
 }
 
 /* Milliseconds left until deadline (ns), at least 0. */
@@ -534,6 +666,28 @@ static void wait_output(int ms)
     nanosleep(&ts, NULL);
 }
 
+/* Wakes the writer and joins it by deadline (CLOCK_MONOTONIC, ns); a writer that does not end by
+ * then (stuck in the kernel) is left behind: the process ends without it. */
+static void stop_writer(int64_t deadline)
+{
+    struct timespec abs;
+    int left = ms_left(deadline);
+
+    pthread_mutex_lock(&writer_mutex);
+    writer_stop = 1;
+    pthread_cond_signal(&writer_cond);
+    pthread_mutex_unlock(&writer_mutex);
+    clock_gettime(CLOCK_REALTIME, &abs);
+    abs.tv_sec += left / 1000;
+    abs.tv_nsec += (long)(left % 1000) * 1000000;
+    if (abs.tv_nsec >= 1000000000) {
+        abs.tv_sec++;
+        abs.tv_nsec -= 1000000000;
+    }
+    if (pthread_timedjoin_np(writer, NULL, &abs) != 0)
+        pthread_detach(writer);
+}
+
 void msamp_hosted_output_stop(void)
 {
     sigset_t all, old;
@@ -541,20 +695,22 @@ void msamp_hosted_output_stop(void)
     char ms[16];
 
     snprintf(ms, sizeof ms, "%u", exit_timeout_ms);
-    if (writer_started) {
-        struct timespec abs;
+    /* No writer starts from now on; one being created is waited for (its creator blocks signals
+     * meanwhile, and pthread_create does not wait for anything of the exit's). */
+    for (;;) {
+        int ws = atomic_load(&writer_state);
 
-        atomic_store(&writer_stop, 1);
-        clock_gettime(CLOCK_REALTIME, &abs);
-        abs.tv_sec += exit_timeout_ms / 1000;
-        abs.tv_nsec += (long)(exit_timeout_ms % 1000) * 1000000;
-        if (abs.tv_nsec >= 1000000000) {
-            abs.tv_sec++;
-            abs.tv_nsec -= 1000000000;
+        if (ws == W_CREATING) {
+            if (ms_left(deadline) == 0)
+                break;
+            sched_yield();
+            continue;
         }
-        if (pthread_timedjoin_np(writer, NULL, &abs) != 0)
-            pthread_detach(writer); /* stuck: the process ends without it */
-        writer_started = 0;
+        if (atomic_compare_exchange_strong(&writer_state, &ws, W_STOPPED)) {
+            if (ws == W_RUNNING)
+                stop_writer(deadline);
+            break;
+        }
     }
     while (atomic_flag_test_and_set_explicit(&poll_lock, memory_order_acquire)) {
         if (ms_left(deadline) == 0) {
