@@ -10,8 +10,9 @@ print=""
 # drain links libstdc++ (C++ names demangled): libstdc++-12-dev, the one of Debian 12's gcc.
 pkgs_host="gcc make libc6-dev pkg-config zlib1g-dev libdw-dev libelf-dev libstdc++-12-dev"
 # python3 (drain's tests), curl (docs-readme-intro reads pprof's web UI), g++ (tests/cxx): none
-# is on a minimal Debian 12 (g++ only a Recommends of golang-go).
-pkgs_test="clang libclang-rt-14-dev valgrind golang-go socat cmake lld iproute2 python3 curl g++"
+# is on a minimal Debian 12 (g++ only a Recommends of golang-go). strace: test-hosted-exit-wake
+# reads the writer thread's waits from its log.
+pkgs_test="clang libclang-rt-14-dev valgrind golang-go socat cmake lld iproute2 python3 curl g++ strace"
 # Newlib for the Cortex-M3 (tests/newlib) and its libstdc++ (tests/cxx): only Recommends of
 # gcc-arm-none-eabi and of libnewlib-arm-none-eabi.
 pkgs_cross="gcc-aarch64-linux-gnu gcc-arm-none-eabi gcc-mips64el-linux-gnuabi64 gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-mips64el-cross libc6-dev-riscv64-cross libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib"

@@ -99,3 +99,33 @@ $(HT)/scale_app: tests/hosted/scale_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/ho
 TESTS += hosted-scale
 test-hosted-scale: $(HT)/scale_app host_tools/drain host_tools/msamp-dump ## 10^6 live blocks, 13x the live table: adaptive interval's estimates within 2 %/10 %; pinned: as before
 	tests/hosted/scale.sh $(HT)/scale_app host_tools/drain host_tools/msamp-dump $(HT)/scale
+
+# When the writer thread exists (tests/hosted/lazy.sh): none while the program is single-threaded,
+# started once it has a thread of its own, woken (not waited out) by the exit. The exit test links
+# a library whose writer waits 60 s between polls, so that an exit that waited for the writer's
+# timeout instead of waking it shows in strace's log.
+$(eval $(call msamp_hosted_variant,hosted-longpoll,$(CC),-DMSAMP_HOSTED_POLL_MS=60000,$(AR),nm,))
+
+$(HT)/lazy_app: tests/hosted/lazy_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) -Iinclude $< $$($(call HT_PC,hosted)) -o $@
+
+$(HT)/lazy_app_static: tests/hosted/lazy_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) -Iinclude -static $< $$($(call HT_PC,hosted)) -o $@
+
+$(HT)/lazy_app_longpoll: tests/hosted/lazy_app.c $(BUILD)/hosted-longpoll/libmsamp.a $(BUILD)/hosted-longpoll/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) -Iinclude $< $$($(call HT_PC,hosted-longpoll)) -o $@
+
+TESTS += hosted-lazy-single hosted-lazy-thread hosted-exit-wake
+
+test-hosted-lazy-single: $(HT)/lazy_app $(HT)/msamp_check ## A single-threaded program: no msamp thread, glibc stays single-threaded, the stream complete
+	tests/hosted/lazy.sh single $(HT)/msamp_check $(HT)/lazy-single $(HT)/lazy_app
+
+test-hosted-lazy-thread: $(HT)/lazy_app $(HT)/lazy_app_static $(HT)/msamp_check ## The writer starts once the program has a thread; nothing counted as reentrant; the stream exact
+	tests/hosted/lazy.sh thread $(HT)/msamp_check $(HT)/lazy-thread $(HT)/lazy_app $(HT)/lazy_app_static
+
+test-hosted-exit-wake: $(HT)/lazy_app_longpoll $(HT)/msamp_check ## The exit wakes the writer (strace: no sleep, its last wait ended by a wake)
+	@tests/need.sh strace
+	tests/hosted/lazy.sh exitwake $(HT)/msamp_check $(HT)/exit-wake $(HT)/lazy_app_longpoll

@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Usage: tests/hosted/signal.sh SIGNAL_APP CHECK WORKDIR
 # A second of sampled malloc/free with a signal handler that allocates through msamp every
-# 100 us, in both flush modes: the program must finish (a deadlock hits the timeout), some handler
+# 100 us, with MSAMP_FLUSH=thread, inline and the default (this program has one thread: the
+# allocating thread drains, as inline): the program must finish (a deadlock hits the timeout), some handler
 # allocations must have met the reentrancy guard, and the stream must decode cleanly.
 set -eu
 app=$1 check=$2 dir=$3
 mkdir -p "$dir"
 rm -f "$dir"/*
-for mode in thread inline; do
-  MSAMP_FLUSH=$mode MSAMP_OUTPUT="$dir/$mode.bin" MSAMP_INTERVAL=1 timeout 30 "$app" 1 | tee "$dir/$mode.out" ||
+for mode in thread inline default; do
+  MSAMP_FLUSH=${mode#default} MSAMP_OUTPUT="$dir/$mode.bin" MSAMP_INTERVAL=1 timeout 30 "$app" 1 | tee "$dir/$mode.out" ||
     { echo "FAIL: MSAMP_FLUSH=$mode: exit $? (124: deadlock)"; exit 1; }
   "$check" decode "$dir/$mode.bin"
   # The main loop spends most of its time inside msamp: some handler calls must have landed there.
