@@ -323,8 +323,8 @@ static inline int msamp_charge(struct msamp_context *c, size_t size)
     return 1;
 }
 
-/* After the fact, for the wrappers that call the allocator first (the aligned allocators, C++'s
- * operator new) and the msamp_on_* hooks: charge size; the slow path when a sample is due. */
+/* After the fact, for the wrappers that call the allocator first (C++'s operator new) and the
+ * msamp_on_* hooks: charge size; the slow path when a sample is due. */
 static inline void msamp_note_alloc(void *p, size_t size, const void *frame)
 {
     struct msamp_context *c = MSAMP_PORT_CONTEXT();
@@ -340,8 +340,8 @@ static inline void msamp_note_alloc(void *p, size_t size, const void *frame)
     msamp_alloc_slow(c, p, size, frame);
 }
 
-/* The slow path of the wrappers that decide first (malloc, calloc, realloc and newlib's _r forms:
- * src/wrap/), in two halves around their own call of the real allocator. The first applies the
+/* The slow path of the wrappers that decide first (malloc, calloc, realloc, the aligned
+ * allocators and newlib's _r forms: src/wrap/), in two halves around their own call of the real allocator. The first applies the
  * giant guard (MSAMP_SLOW_REFUSED: refused, reported; the wrapper fails the call) and decides:
  * the interval the sample was drawn at, or 0. The second looks at the result: a NULL for a
  * nonzero size is a failure (reported), a sampled block is recorded from `frame`, the slow path's

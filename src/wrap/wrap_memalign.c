@@ -5,11 +5,27 @@
 void *__real_memalign(size_t align, size_t size);
 void *__wrap_memalign(size_t align, size_t size);
 
-void *__wrap_memalign(size_t align, size_t size)
+/* Tail-called by the wrapper: its frame's caller is the application. */
+MSAMP_NOINLINE static void *slow(size_t align, size_t size)
 {
-    MSAMP_REFUSE_GIANT(size, NULL);
+    struct msamp_context *c = MSAMP_PORT_CONTEXT();
+    uint32_t drawn = msamp_slow_decide(c, size, MSAMP_FRAME());
+    if (drawn == MSAMP_SLOW_REFUSED)
+        return NULL;
     void *p;
     MSAMP_NESTED(1, p = __real_memalign(align, size));
-    msamp_note_alloc(p, size, MSAMP_FRAME());
+    msamp_slow_alloc(c, p, size, MSAMP_FRAME(), drawn);
     return p;
+}
+
+void *__wrap_memalign(size_t align, size_t size)
+{
+    if (MSAMP_LIKELY(msamp_charge(MSAMP_PORT_CONTEXT(), size))) {
+#if MSAMP_WRAP_TAIL_1
+        return __real_memalign(align, size);
+#else
+        MSAMP_PASS_CHECKED(1, __real_memalign(align, size), size);
+#endif
+    }
+    return slow(align, size);
 }

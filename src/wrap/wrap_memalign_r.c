@@ -1,17 +1,31 @@
-/* Wrapper of _memalign_r (newlib): link with -Wl,--wrap=_memalign_r. One wrapper per file, so that a
- * static link pulls only the wrappers a program uses and never needs a __real_ function it lacks.
- * newlib's _memalign_r asks _malloc_r for more than the caller did and gives back the slack with
- * _free_r: guarded, so the block counts once, at the size asked. */
+/* Wrapper of _memalign_r: link with -Wl,--wrap=_memalign_r. One wrapper per file, so that a static link
+ * pulls only the wrappers a program uses and never needs a __real_ function it lacks. */
 #include "msamp_wrap.h"
 
 void *__real__memalign_r(void *reent, size_t align, size_t size);
 void *__wrap__memalign_r(void *reent, size_t align, size_t size);
 
+/* Tail-called by the wrapper: its frame's caller is the application. */
+MSAMP_NOINLINE static void *slow(void *reent, size_t align, size_t size)
+{
+    struct msamp_context *c = MSAMP_PORT_CONTEXT();
+    uint32_t drawn = msamp_slow_decide(c, size, MSAMP_FRAME());
+    if (drawn == MSAMP_SLOW_REFUSED)
+        return NULL;
+    void *p;
+    MSAMP_NESTED(1, p = __real__memalign_r(reent, align, size)); /* calls _malloc_r */
+    msamp_slow_alloc(c, p, size, MSAMP_FRAME(), drawn);
+    return p;
+}
+
 void *__wrap__memalign_r(void *reent, size_t align, size_t size)
 {
-    MSAMP_REFUSE_GIANT(size, NULL);
-    void *p;
-    MSAMP_NESTED(1, p = __real__memalign_r(reent, align, size));
-    msamp_note_alloc(p, size, MSAMP_FRAME());
-    return p;
+    if (MSAMP_LIKELY(msamp_charge(MSAMP_PORT_CONTEXT(), size))) {
+#if MSAMP_WRAP_TAIL_1
+        return __real__memalign_r(reent, align, size);
+#else
+        MSAMP_PASS_CHECKED(1, __real__memalign_r(reent, align, size), size);
+#endif
+    }
+    return slow(reent, align, size);
 }

@@ -14,8 +14,11 @@ cat "$dir/stacks.txt"
 # Each line: stack ID samples N depth D: FRAME0 FRAME1 FRAME2 ...; the innermost three frames.
 awk '{ sub(/^[^:]*: /, ""); print $1, $2, $3 }' "$dir/stacks.txt" | sort > "$dir/got.txt"
 cat > "$dir/want.txt" <<'LIST'
+site_aligned caller_four main
 site_calloc caller_two main
 site_malloc caller_one main
+site_memalign caller_four main
+site_posix_memalign caller_four main
 site_realloc_grow caller_two main
 site_realloc_new caller_three main
 LIST
@@ -26,4 +29,4 @@ fi
 # Every call sampled: 2000 of each site.
 bad=$(awk '$4 != 2000 { n++ } END { print n + 0 }' "$dir/stacks.txt")
 [ "$bad" = 0 ] || { echo "FAIL: a site without its 2000 samples"; exit 1; }
-echo "frames: 4 sites, each stack starts at its site and its caller"
+echo "frames: 7 sites, each stack starts at its site and its caller"

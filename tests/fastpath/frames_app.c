@@ -1,8 +1,9 @@
 /* Every allocator call from a known function, each through one wrapper of the fast-path design
- * (malloc, calloc, realloc of a new, an unsampled and a sampled block, free): run with
+ * (malloc, calloc, realloc of a new and of a sampled block, the aligned allocators, free): run with
  * MSAMP_INTERVAL=1, every call is sampled, and frames.sh checks that each sampled stack starts at
  * the calling function, then its caller (the slow path's own frame skipped exactly: no wrapper or
  * slow-path frame above the application's). */
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,6 +42,29 @@ NOINLINE static void *site_realloc_grow(void *p, size_t n)
     return p;
 }
 
+NOINLINE static void *site_aligned(size_t n)
+{
+    void *p = aligned_alloc(64, n);
+    AFTER(p);
+    return p;
+}
+
+NOINLINE static void *site_memalign(size_t n)
+{
+    void *p = memalign(128, n);
+    AFTER(p);
+    return p;
+}
+
+NOINLINE static void *site_posix_memalign(size_t n)
+{
+    void *p = NULL;
+    if (posix_memalign(&p, 256, n) != 0)
+        abort();
+    AFTER(p);
+    return p;
+}
+
 NOINLINE static void caller_one(int i)
 {
     keep[i % 64] = site_malloc(24 + (size_t)i % 100);
@@ -63,12 +87,21 @@ NOINLINE static void caller_three(int i)
     __asm__ volatile("" ::: "memory");
 }
 
+NOINLINE static void caller_four(int i)
+{
+    free(site_aligned(64 + (size_t)i % 64));
+    free(site_memalign(32 + (size_t)i % 64));
+    free(site_posix_memalign(16 + (size_t)i % 64));
+    __asm__ volatile("" ::: "memory");
+}
+
 int main(void)
 {
     for (int i = 0; i < 2000; i++) {
         caller_one(i);
         caller_two(i);
         caller_three(i);
+        caller_four(i);
     }
     for (int i = 0; i < 64; i++)
         free(keep[i]);
