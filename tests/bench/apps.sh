@@ -13,8 +13,8 @@
 # on three workloads: BENCHDIR/alloc_* app (tests/bench/bench_alloc.c's word count), lua_trees_*
 # (binary trees in Lua 5.4 from Debian's static liblua5.4.a) and sqlite_speed_* (a speedtest1-like
 # run on Debian's static libsqlite3.a). Instruction ratios with perf stat when the machine's PMU
-# is visible (not in most VMs), and with callgrind on smaller runs of the same programs: as run,
-# without the writer thread (MSAMP_FLUSH=inline) and disabled (BENCH_APPS_CALLGRIND=0: not those).
+# is visible (not in most VMs), and with callgrind on smaller runs of the same programs, by flush
+# mode and disabled (BENCH_APPS_CALLGRIND=0: not those).
 # Then the exit: a ~45 ms program with msamp against unwrapped, the median ratio and difference in
 # ms. Nothing is pinned; the programs' output goes to /dev/null, msamp's stream to
 # BENCHDIR/apps.msamp.bin. BENCH_APPS_PAIRS pairs per figure (default 11: fewer only to try the
@@ -158,10 +158,13 @@ say "A/A: how far apart two runs of the same program are here; where its quartil
 say "+-3%, wall time cannot tell a 3% overhead on this machine: instruction counts can."
 [ -n "$perf_ok" ] || say "perf stat -e instructions: no counter here (a VM without a visible PMU): no instruction ratios"
 
-# Instructions instead of time: callgrind (smaller runs), each thread counted apart. The writer
-# thread's own instructions are its polls every 10 ms (in proportion to the run's wall time, 50 times
-# longer under valgrind): left out. Its other cost is counted: a process with a second thread takes
-# glibc malloc's locked paths (SINGLE_THREAD_P is false), which MSAMP_FLUSH=inline (no thread) avoids.
+# Instructions instead of time: callgrind (smaller runs), each thread counted apart, the main
+# thread's shown: a writer thread's own instructions are its polls every 10 ms, in proportion to
+# the run's wall time (50 times longer under valgrind). Its other cost is counted: a process with a
+# second thread takes glibc malloc's locked paths (SINGLE_THREAD_P is false). The msamp build runs
+# with the default flush (a writer thread from start-up in libraries before 76d6852, none while the
+# program is single-threaded since), MSAMP_FLUSH=thread (a writer from start-up), inline (never a
+# writer) and MSAMP_DISABLE=1 (the wrappers alone: no sampling, no thread).
 if [ "${BENCH_APPS_CALLGRIND:-1}" != 0 ]; then
   # Main thread's Ir of one run: PROGRAM ARGS... (env from the caller)
   cg_main() {
@@ -171,23 +174,28 @@ if [ "${BENCH_APPS_CALLGRIND:-1}" != 0 ]; then
     awk '/^(summary|totals):/ { print $2; exit }' "$b/apps.cg-01"
   }
   CG_WORKLOADS=("app|alloc|app 200000" "lua|lua_trees|11" "sqlite|sqlite_speed|6000")
-  say "== instructions of the main thread (callgrind, MSAMP_SEED=1, smaller runs): ratios to unwrapped"
-  printf '%-7s %-22s | %-12s | %-17s | %-15s
-' workload "run" "msamp" "msamp flush=inline" \
-    "msamp disabled" | tee -a "$res"
+  say "== instructions of the main thread (callgrind, MSAMP_SEED=1, smaller runs): msamp / unwrapped"
+  printf '%-7s %-22s | %-13s | %-12s | %-12s | %-14s\n' workload "run" "default flush" "flush=thread" \
+    "flush=inline" "disabled" | tee -a "$res"
   for w in "${CG_WORKLOADS[@]}"; do
     IFS='|' read -r name prog args <<< "$w"
     # shellcheck disable=SC2086  # the workload's arguments
     set -- $args
     n0=$(cg_main "$b/${prog}_none" "$@")
     m=$(MSAMP_SEED=1 cg_main "$b/${prog}_msamp" "$@")
+    mt=$(MSAMP_SEED=1 MSAMP_FLUSH=thread cg_main "$b/${prog}_msamp" "$@")
     mi=$(MSAMP_SEED=1 MSAMP_FLUSH=inline cg_main "$b/${prog}_msamp" "$@")
     md=$(MSAMP_DISABLE=1 cg_main "$b/${prog}_msamp" "$@")
-    awk -v w="$name" -v a="${prog} $args" -v n="$n0" -v m="$m" -v mi="$mi" -v md="$md" 'BEGIN {
-      printf "%-7s %-22s | %-12.4f | %-17.4f | %-15.4f\n", w, a, m / n, mi / n, md / n }' | tee -a "$res"
+    awk -v w="$name" -v a="${prog} $args" -v n="$n0" -v m="$m" -v mt="$mt" -v mi="$mi" -v md="$md" 'BEGIN {
+      printf "%-7s %-22s | %-13.4f | %-12.4f | %-12.4f | %-14.4f\n", w, a, m / n, mt / n, mi / n, md / n }' |
+      tee -a "$res"
   done
-  say "msamp: as run (writer thread); flush=inline: no writer thread, so glibc malloc stays on its"
-  say "single-threaded paths; disabled: MSAMP_DISABLE=1, the wrappers alone (no sampling, no thread)"
+  say "thread: a writer thread from start-up (glibc malloc then takes its locked paths); inline: never a"
+  say "writer; disabled: MSAMP_DISABLE=1, the wrappers alone (no sampling, no thread)"
+  f0=$(cg_main "$b/alloc_none" app 1)
+  f1=$(MSAMP_SEED=1 cg_main "$b/alloc_msamp" app 1)
+  say "msamp's fixed cost per process, in every ratio above (alloc_* app 1, main thread: start-up,"
+  say "the exit's flush and snapshot pass): $((f1 - f0)) instructions"
 fi
 
 # The exit: a short program (the app workload, about 45 ms unwrapped), msamp against unwrapped.
