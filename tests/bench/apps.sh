@@ -174,9 +174,12 @@ if [ "${BENCH_APPS_CALLGRIND:-1}" != 0 ]; then
     awk '/^(summary|totals):/ { print $2; exit }' "$b/apps.cg-01"
   }
   CG_WORKLOADS=("app|alloc|app 200000" "lua|lua_trees|11" "sqlite|sqlite_speed|6000")
+  f0=$(cg_main "$b/alloc_none" app 1)
+  f1=$(MSAMP_SEED=1 cg_main "$b/alloc_msamp" app 1)
+  fixed=$((f1 - f0))
   say "== instructions of the main thread (callgrind, MSAMP_SEED=1, smaller runs): msamp / unwrapped"
-  printf '%-7s %-22s | %-13s | %-12s | %-12s | %-14s\n' workload "run" "default flush" "flush=thread" \
-    "flush=inline" "disabled" | tee -a "$res"
+  printf '%-7s %-22s | %-13s | %-12s | %-12s | %-8s | %s\n' workload "run" "default flush" "flush=thread" \
+    "flush=inline" "disabled" "fixed cost's share" | tee -a "$res"
   for w in "${CG_WORKLOADS[@]}"; do
     IFS='|' read -r name prog args <<< "$w"
     # shellcheck disable=SC2086  # the workload's arguments
@@ -186,16 +189,15 @@ if [ "${BENCH_APPS_CALLGRIND:-1}" != 0 ]; then
     mt=$(MSAMP_SEED=1 MSAMP_FLUSH=thread cg_main "$b/${prog}_msamp" "$@")
     mi=$(MSAMP_SEED=1 MSAMP_FLUSH=inline cg_main "$b/${prog}_msamp" "$@")
     md=$(MSAMP_DISABLE=1 cg_main "$b/${prog}_msamp" "$@")
-    awk -v w="$name" -v a="${prog} $args" -v n="$n0" -v m="$m" -v mt="$mt" -v mi="$mi" -v md="$md" 'BEGIN {
-      printf "%-7s %-22s | %-13.4f | %-12.4f | %-12.4f | %-14.4f\n", w, a, m / n, mt / n, mi / n, md / n }' |
-      tee -a "$res"
+    awk -v w="$name" -v a="${prog} $args" -v n="$n0" -v m="$m" -v mt="$mt" -v mi="$mi" -v md="$md" \
+        -v f="$fixed" 'BEGIN {
+      printf "%-7s %-22s | %-13.4f | %-12.4f | %-12.4f | %-8.4f | %.2f%%\n", w, a, m / n, mt / n, mi / n, md / n,
+        100 * f / n }' | tee -a "$res"
   done
   say "thread: a writer thread from start-up (glibc malloc then takes its locked paths); inline: never a"
   say "writer; disabled: MSAMP_DISABLE=1, the wrappers alone (no sampling, no thread)"
-  f0=$(cg_main "$b/alloc_none" app 1)
-  f1=$(MSAMP_SEED=1 cg_main "$b/alloc_msamp" app 1)
-  say "msamp's fixed cost per process, in every ratio above (alloc_* app 1, main thread: start-up,"
-  say "the exit's flush and snapshot pass): $((f1 - f0)) instructions"
+  say "fixed cost: msamp's instructions per process whatever it allocates (alloc_* app 1: start-up,"
+  say "the exit's flush and snapshot pass), $fixed, in every ratio of the row"
 fi
 
 # The exit: a short program (the app workload, about 45 ms unwrapped), msamp against unwrapped.
