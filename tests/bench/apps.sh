@@ -164,40 +164,58 @@ say "+-3%, wall time cannot tell a 3% overhead on this machine: instruction coun
 # second thread takes glibc malloc's locked paths (SINGLE_THREAD_P is false). The msamp build runs
 # with the default flush (a writer thread from start-up in libraries before 76d6852, none while the
 # program is single-threaded since), MSAMP_FLUSH=thread (a writer from start-up), inline (never a
-# writer) and MSAMP_DISABLE=1 (the wrappers alone: no sampling, no thread).
+# writer) and MSAMP_DISABLE=1 (the wrappers alone: no sampling, no thread); the peers (LD_PRELOAD
+# under valgrind, which callgrind leaves to the program) with their sampling on and off.
 if [ "${BENCH_APPS_CALLGRIND:-1}" != 0 ]; then
-  # Main thread's Ir of one run: PROGRAM ARGS... (env from the caller)
+  # The main thread's Ir of one run: [VAR=VALUE...] -- PROGRAM ARGS...
   cg_main() {
+    local vars=()
+    while [ "$1" != -- ]; do vars+=("$1"); shift; done
+    shift
     rm -f "$b"/apps.cg*
-    valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$b/apps.cg" "$@" \
-      > /dev/null 2>> "$b/apps.stderr" || { echo "apps.sh: callgrind $* failed" >&2; exit 1; }
+    env "${vars[@]}" valgrind --tool=callgrind --separate-threads=yes --callgrind-out-file="$b/apps.cg" \
+      "$@" > /dev/null 2>> "$b/apps.stderr" || { echo "apps.sh: callgrind $* failed" >&2; exit 1; }
     awk '/^(summary|totals):/ { print $2; exit }' "$b/apps.cg-01"
   }
   CG_WORKLOADS=("app|alloc|app 200000" "lua|lua_trees|11" "sqlite|sqlite_speed|6000")
-  f0=$(cg_main "$b/alloc_none" app 1)
-  f1=$(MSAMP_SEED=1 cg_main "$b/alloc_msamp" app 1)
+  f0=$(cg_main -- "$b/alloc_none" app 1)
+  f1=$(cg_main MSAMP_SEED=1 -- "$b/alloc_msamp" app 1)
   fixed=$((f1 - f0))
-  say "== instructions of the main thread (callgrind, MSAMP_SEED=1, smaller runs): msamp / unwrapped"
-  printf '%-7s %-22s | %-13s | %-12s | %-12s | %-8s | %s\n' workload "run" "default flush" "flush=thread" \
-    "flush=inline" "disabled" "fixed cost's share" | tee -a "$res"
+  say "== instructions of the main thread (callgrind, MSAMP_SEED=1, smaller runs): msamp / unwrapped by"
+  say "   flush mode, and each profiler's sampling on / off"
+  printf '%-7s %-19s | %-33s | %-6s | %s\n' "" "" "msamp / unwrapped" fixed "sampling on / off" | tee -a "$res"
+  printf '%-7s %-19s | %-7s %-7s %-7s %-8s | %-6s | %-8s %-8s %-8s\n' workload run default thread inline \
+    disabled share msamp jemalloc tcmalloc | tee -a "$res"
+  cg_verdicts=()
   for w in "${CG_WORKLOADS[@]}"; do
     IFS='|' read -r name prog args <<< "$w"
     # shellcheck disable=SC2086  # the workload's arguments
     set -- $args
-    n0=$(cg_main "$b/${prog}_none" "$@")
-    m=$(MSAMP_SEED=1 cg_main "$b/${prog}_msamp" "$@")
-    mt=$(MSAMP_SEED=1 MSAMP_FLUSH=thread cg_main "$b/${prog}_msamp" "$@")
-    mi=$(MSAMP_SEED=1 MSAMP_FLUSH=inline cg_main "$b/${prog}_msamp" "$@")
-    md=$(MSAMP_DISABLE=1 cg_main "$b/${prog}_msamp" "$@")
+    none=$b/${prog}_none msamp=$b/${prog}_msamp
+    n0=$(cg_main -- "$none" "$@")
+    m=$(cg_main MSAMP_SEED=1 -- "$msamp" "$@")
+    mt=$(cg_main MSAMP_SEED=1 MSAMP_FLUSH=thread -- "$msamp" "$@")
+    mi=$(cg_main MSAMP_SEED=1 MSAMP_FLUSH=inline -- "$msamp" "$@")
+    md=$(cg_main MSAMP_DISABLE=1 -- "$msamp" "$@")
+    jon=$(cg_main "${JE_ON[@]}" -- "$none" "$@")
+    joff=$(cg_main "${JE_OFF[@]}" -- "$none" "$@")
+    ton=$(cg_main "${TC_ON[@]}" -- "$none" "$@")
+    toff=$(cg_main "${TC_OFF[@]}" -- "$none" "$@")
     awk -v w="$name" -v a="${prog} $args" -v n="$n0" -v m="$m" -v mt="$mt" -v mi="$mi" -v md="$md" \
-        -v f="$fixed" 'BEGIN {
-      printf "%-7s %-22s | %-13.4f | %-12.4f | %-12.4f | %-8.4f | %.2f%%\n", w, a, m / n, mt / n, mi / n, md / n,
-        100 * f / n }' | tee -a "$res"
+        -v f="$fixed" -v jon="$jon" -v joff="$joff" -v ton="$ton" -v toff="$toff" 'BEGIN {
+      printf "%-7s %-19s | %-7.4f %-7.4f %-7.4f %-8.4f | %5.2f%% | %-8.4f %-8.4f %-8.4f\n", w, a, m / n, mt / n,
+        mi / n, md / n, 100 * f / n, m / md, jon / joff, ton / toff }' | tee -a "$res"
+    cg_verdicts+=("$(awk -v w="$name" -v f="$(awk -v a="$m" -v b="$md" 'BEGIN { printf "%.8f", a / b }')" \
+        -v j="$(awk -v a="$jon" -v b="$joff" 'BEGIN { printf "%.8f", a / b }')" \
+        -v t="$(awk -v a="$ton" -v b="$toff" 'BEGIN { printf "%.8f", a / b }')" 'BEGIN {
+      printf "%-7s instructions: msamp on/off %.4f %s jemalloc'"'"'s %.4f, %s tcmalloc'"'"'s %.4f", w, f,
+        (f <= j ? "no worse than" : "WORSE than"), j, (f <= t ? "no worse than" : "WORSE than"), t }')")
   done
-  say "thread: a writer thread from start-up (glibc malloc then takes its locked paths); inline: never a"
-  say "writer; disabled: MSAMP_DISABLE=1, the wrappers alone (no sampling, no thread)"
-  say "fixed cost: msamp's instructions per process whatever it allocates (alloc_* app 1: start-up,"
-  say "the exit's flush and snapshot pass), $fixed, in every ratio of the row"
+  for v in "${cg_verdicts[@]}"; do say "$v"; done
+  say "default: the flush msamp picks; thread: a writer thread from start-up (glibc malloc then takes its"
+  say "locked paths); inline: never a writer; disabled: MSAMP_DISABLE=1, the wrappers alone. Fixed share:"
+  say "msamp's instructions per process whatever it allocates (alloc_* app 1: start-up, the exit's flush"
+  say "and snapshot pass: $fixed), part of every msamp ratio of the row (on/off: default / disabled)."
 fi
 
 # The exit: a short program (the app workload, about 45 ms unwrapped), msamp against unwrapped.
