@@ -10,12 +10,22 @@
 /* The index of a context the full registry could not take: it samples, but misses broadcasts. */
 #define UNREGISTERED UINT32_MAX
 
+#if MSAMP_CFG_MAX_CONTEXTS > 8
+/* One past the highest registry position ever taken: the loops below stop there (a hosted
+ * registry has 256 positions, of which a program uses a few; msamp_poll() sums the reentrant
+ * counters at each call). */
+static uint32_t ctx_end;
+#define CTX_END ctx_end
+#else
+#define CTX_END MSAMP_CFG_MAX_CONTEXTS
+#endif
+
 MSAMP_NOINLINE void msamp_broadcast(void)
 {
     /* Under the lock, the only writer: no read-modify-write needed. */
     atomic_store_explicit(&G.gen, atomic_load_explicit(&G.gen, memory_order_relaxed) + 1u,
                           memory_order_relaxed);
-    for (uint32_t i = 0; i < MSAMP_CFG_MAX_CONTEXTS; i++)
+    for (uint32_t i = 0; i < CTX_END; i++)
         if (G.ctx[i] != NULL)
             atomic_store_explicit(&G.ctx[i]->countdown, 0, memory_order_relaxed);
 }
@@ -23,7 +33,7 @@ MSAMP_NOINLINE void msamp_broadcast(void)
 MSAMP_NOINLINE uint32_t msamp_reentrant(void)
 {
     uint32_t r = 0;
-    for (uint32_t i = 0; i < MSAMP_CFG_MAX_CONTEXTS; i++)
+    for (uint32_t i = 0; i < CTX_END; i++)
         if (G.ctx[i] != NULL)
             r += G.ctx[i]->reentrant;
     return r;
@@ -38,6 +48,10 @@ static void register_context(struct msamp_context *c)
     for (uint32_t i = 0; i < MSAMP_CFG_MAX_CONTEXTS; i++) {
         if (G.ctx[i] == NULL) {
             G.ctx[i] = c;
+#if MSAMP_CFG_MAX_CONTEXTS > 8
+            if (i >= ctx_end)
+                ctx_end = i + 1u;
+#endif
             c->index = i + 1u;
             break;
         }

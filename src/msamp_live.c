@@ -15,12 +15,18 @@
 
 _Atomic uint32_t msamp_live_mask[MSAMP_PROBE_WORDS];
 
+/* Tables sized at init come zeroed from the port (msamp_port_table_memory) and are left
+ * untouched: a pass over them would make every page resident at start-up (about 0.8 MiB at the
+ * hosted sizes). The masks are static, and may hold a previous session's bits. */
 void msamp_live_reset(void)
 {
+#if !MSAMP_CFG_RUNTIME_TABLES
     for (uint32_t i = 0; i < MSAMP_LIVE_CAP; i++)
         atomic_store_explicit(&L[i], 0, memory_order_relaxed);
+#endif
     for (uint32_t b = 0; b < MSAMP_PROBE_WORDS; b++)
-        atomic_store_explicit(&msamp_live_mask[b], 0, memory_order_relaxed);
+        if (atomic_load_explicit(&msamp_live_mask[b], memory_order_relaxed) != 0)
+            atomic_store_explicit(&msamp_live_mask[b], 0, memory_order_relaxed);
 }
 
 /* The slot of p's bucket whose address is `want` (p itself, or 0 for a free one), or -1. */

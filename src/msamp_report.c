@@ -122,7 +122,8 @@ static void scan_pass(void)
         if (++looked > 16u * MSAMP_CFG_SNAPSHOT_BATCH)
             return;
         struct msamp_live_entry e;
-        if (!msamp_live_settled(G.cursor)) {
+        /* An empty slot first, inline: most of a large table is (the exit's pass sees all). */
+        if (msamp_live_addr(G.cursor) == 0 || !msamp_live_settled(G.cursor)) {
             G.cursor++;
             continue;
         }

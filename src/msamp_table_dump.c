@@ -103,10 +103,12 @@ int msamp_table_reset(void)
     if (rc != MSAMP_OK)
         return rc;
     msamp_live_reset();
+#if !MSAMP_CFG_RUNTIME_TABLES /* else fresh zeroed memory, left untouched (msamp_live_reset) */
     for (uint32_t i = 0; i < MSAMP_STACK_CAP; i++) {
         D.stacks[i] = (struct msamp_stack_entry_v3){0, 0, 0, 0, 0};
         t.index[i] = 0;
     }
+#endif
     D.live_used = 0;
     D.stacks_used = 0;
     D.frames_used = 0;
