@@ -159,15 +159,12 @@ static int busy(struct msamp_context *c)
     return 1;
 }
 
+/* After the fact (msamp_note_alloc): the decision, then what the wrappers' second half does. */
 void msamp_alloc_slow(struct msamp_context *c, void *p, size_t size, const void *frame)
 {
     if (busy(c))
         return;
-    c->busy = MSAMP_BUSY_CORE;
-    uint32_t drawn = msamp_decide(c, size);
-    if (drawn != 0 && p != NULL)
-        (void)sample(c, (uintptr_t)p, size, frame, 0, drawn);
-    leave(c);
+    msamp_slow_alloc(c, p, size, frame, msamp_decide(c, size));
 }
 
 void msamp_free_slow(struct msamp_context *c, void *p)
@@ -181,16 +178,13 @@ void msamp_free_slow(struct msamp_context *c, void *p)
     leave(c);
 }
 
+/* After the fact (msamp_note_realloc, old sampled): as the wrappers' second half. */
 void msamp_realloc_slow(struct msamp_context *c, void *old, void *p, size_t size,
                         const void *frame)
 {
     if (busy(c))
         return;
-    c->busy = MSAMP_BUSY_CORE;
-    uint32_t drawn = p != NULL ? msamp_decide(c, size) : 0u;
-    if (drawn == 0 || !sample(c, (uintptr_t)p, size, frame, (uintptr_t)old, drawn))
-        release(old);
-    leave(c);
+    msamp_slow_realloc(c, old, 1, p, size, frame, p != NULL ? msamp_decide(c, size) : 0u);
 }
 
 uint32_t msamp_slow_decide(struct msamp_context *c, size_t size, const void *frame)
