@@ -83,6 +83,12 @@ int msamp_transport_write(const uint8_t *data, size_t len);
 int msamp_transport_init(void);
 int msamp_transport_flush(void);
 
+/* The down-channel (commands from the host): copies up to max bytes the transport has received
+ * into buf and returns how many (0 when none; negative when it cannot read at all). Never waits.
+ * Called only from msamp_poll(), never from the allocation path. A transport that cannot read
+ * keeps the weak default (0). */
+int msamp_transport_read(uint8_t *buf, size_t max);
+
 /* The firmware's GNU build-id: sets *id and returns its length, or returns 0 when unknown. Required
  * (no weak default: a weak one would keep a static link from pulling the port's reader out of
  * libmsamp.a). Bare-metal ports use port/common/msamp_build_id.c. */

@@ -18,6 +18,13 @@ MSAMP_WEAK int msamp_transport_flush(void)
     return 0;
 }
 
+MSAMP_WEAK int msamp_transport_read(uint8_t *buf, size_t max)
+{
+    (void)buf;
+    (void)max;
+    return 0;
+}
+
 MSAMP_WEAK void msamp_port_refused(size_t size)
 {
     (void)size;

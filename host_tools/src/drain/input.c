@@ -18,6 +18,12 @@
 
 #include "util.h"
 
+/* A socket is written with send(MSG_NOSIGNAL): a peer gone away is an error, not a SIGPIPE. */
+static ssize_t send_or_write(struct input *in, const void *p, size_t n)
+{
+    return in->is_sock ? send(in->fd, p, n, MSG_NOSIGNAL) : write(in->fd, p, n);
+}
+
 static const struct {
     long rate;
     speed_t code;
@@ -467,6 +473,42 @@ ssize_t input_read(struct input *in, void *buf, size_t len, int timeout_ms, char
         return -1; /* the other end hung up */
     snprintf(err, errlen, "%s: read: %s", in->desc, strerror(errno));
     return -2;
+}
+
+ssize_t input_write(struct input *in, const void *buf, size_t len, char *err, size_t errlen)
+{
+    if (!in->is_tty && !in->is_sock) {
+        snprintf(err, errlen, "%s: cannot send to the device (not a tty or a TCP connection)",
+                 in->desc);
+        return -2;
+    }
+    if (in->fd < 0)
+        return 0;
+    const unsigned char *p = buf;
+    size_t done = 0;
+    struct timespec t0;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    while (done < len) {
+        ssize_t n = send_or_write(in, p + done, len - done);
+        if (n > 0) {
+            done += (size_t)n;
+            continue;
+        }
+        if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+            snprintf(err, errlen, "%s: write: %s", in->desc, strerror(errno));
+            return -2;
+        }
+        struct timespec t1;
+        clock_gettime(CLOCK_MONOTONIC, &t1);
+        long ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+        if (ms >= 1000) {
+            snprintf(err, errlen, "%s: write: timed out after 1 s", in->desc);
+            return -2;
+        }
+        struct pollfd pfd = {.fd = in->fd, .events = POLLOUT};
+        (void)poll(&pfd, 1, (int)(1000 - ms));
+    }
+    return (ssize_t)len;
 }
 
 void input_close(struct input *in)

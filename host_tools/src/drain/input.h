@@ -58,6 +58,10 @@ int input_baud_ok(long baud);
  * sets restarted. */
 ssize_t input_read(struct input *in, void *buf, size_t len, int timeout_ms, char *err,
                    size_t errlen);
+/* Sends len bytes to the device (commands on the down-channel): a tty or a TCP connection.
+ * Returns len; 0 when the input has no connection yet (tcp-listen waiting); -2 with a message in
+ * err when the input cannot send (a file, stdin, a FIFO) or the write fails. Waits at most 1 s. */
+ssize_t input_write(struct input *in, const void *buf, size_t len, char *err, size_t errlen);
 void input_close(struct input *in);
 
 #endif
