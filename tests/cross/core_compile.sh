@@ -26,13 +26,11 @@ builds=(
 )
 compilers=$(for b in "${builds[@]}"; do IFS='|' read -r _ cc _ <<< "$b"; echo "$cc"; done | sort -u)
 tests/need.sh $compilers || exit $?
-failed=0
-for b in "${builds[@]}"; do
-  IFS='|' read -r name cc flags <<< "$b"
-  dir=$out/$name
+# One build: compiles every source, then prints its line (ok with the largest frame, or FAIL).
+build_one() {
+  local name=$1 cc=$2 flags=$3 dir=$out/$1 ok=1 s o su frame=""
   mkdir -p "$dir"
   rm -f "$dir"/*.o "$dir"/*.su
-  ok=1
   for s in "${srcs[@]}"; do
     o=$dir/$(basename "${s%.c}").o
     su=""
@@ -41,14 +39,28 @@ for b in "${builds[@]}"; do
     if ! $cc $common $flags $su -c "$s" -o "$o"; then ok=0; fi
   done
   if [ $ok = 1 ]; then
-    frame=""
     if ls "$dir"/*.su > /dev/null 2>&1; then
       frame=$(sort -t$'\t' -k2 -n "$dir"/*.su | tail -1 | awk -F'\t' '{ n = split($1, a, ":"); printf "largest frame %s B (%s)", $2, a[n] }')
     fi
     printf 'ok    %-18s %d files %s\n' "$name" "${#srcs[@]}" "$frame"
   else
     printf 'FAIL  %-18s\n' "$name"
-    failed=1
+    return 1
   fi
+}
+# The builds run side by side, as many as there are cores; their output is printed in order.
+jobs=$(nproc 2>/dev/null || echo 2)
+mkdir -p "$out"
+for b in "${builds[@]}"; do
+  IFS='|' read -r name cc flags <<< "$b"
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n; done
+  build_one "$name" "$cc" "$flags" > "$out/$name.log" 2>&1 &
+done
+wait
+failed=0
+for b in "${builds[@]}"; do
+  IFS='|' read -r name _ _ <<< "$b"
+  cat "$out/$name.log"
+  grep -q '^ok ' "$out/$name.log" || failed=1
 done
 exit $failed

@@ -4,6 +4,7 @@
 # (32-bit ARM Linux needs a libc for arm-linux-gnueabihf, which the project does not install.)
 
 CROSS_OUT := $(BUILD)/tests/cross
+NPROC := $(shell nproc 2>/dev/null || echo 2)
 
 TESTS += cross-core
 test-cross-core: ## The core compiles with -ffreestanding -Werror for x86-64, aarch64, Cortex-M3/A15, mips64 (el/be), riscv64, gcc and clang
@@ -37,7 +38,7 @@ $$(CROSS_OUT)/$(1)/zlib/libz.a: tests/cross/zlib_crc.c
 
 test-cross-unit-$(1): $$(CROSS_OUT)/$(1)/zlib/libz.a ## Core unit tests for $(1), under $(3)
 	@tests/need.sh $(2) $(3)
-	$$(MAKE) -s --no-print-directory UNIT_CC=$(2) UNIT_RUN=$(3) UNIT_OUT=$$(BUILD)/unit-$(1) \
+	$$(MAKE) -s --no-print-directory -j$$(NPROC) UNIT_CC=$(2) UNIT_RUN=$(3) UNIT_OUT=$$(BUILD)/unit-$(1) \
 		UNIT_SAN="-static -L$$(CROSS_OUT)/$(1)/zlib" $$(addprefix test-unit-,$$(UNIT_TESTS))
 
 $$(CROSS_OUT)/$(1)/e2e_app: tests/hosted/e2e_app.c $$(BUILD)/hosted-$(1)/libmsamp.a $$(BUILD)/hosted-$(1)/msamp.pc

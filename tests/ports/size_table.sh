@@ -10,6 +10,7 @@ set -u
 unset MAKEFLAGS MFLAGS MAKEOVERRIDES
 out=${1:?build dir}; small=${2:?small config defs}
 make=${MAKE:-make}
+jobs=-j$(nproc 2>/dev/null || echo 2) # each build's objects in parallel
 # board | make variables | label | unwinder objects (port/...: msamp_frame_walk.o is port/common's
 # frame walker with msamp_port_walk())
 configs=(
@@ -48,7 +49,7 @@ for c in "${configs[@]}"; do
     # shellcheck disable=SC2086
     bdir=$($make -s --no-print-directory BOARD="$board" $vars BUILD="$dir" board-dir)
     # shellcheck disable=SC2086
-    if ! $make -s --no-print-directory BOARD="$board" $vars BUILD="$dir" OBJ_DEFS="$defs" \
+    if ! $make -s --no-print-directory $jobs BOARD="$board" $vars BUILD="$dir" OBJ_DEFS="$defs" \
         "$bdir/libmsamp.a" "$bdir/libmsamp_uart.a" >/dev/null 2>"$dir.err"; then
       echo "size_table: building $board $vars failed:" >&2; tail -5 "$dir.err" >&2; exit 1
     fi
@@ -61,7 +62,7 @@ for c in "${configs[@]}"; do
     row+=("$(printf '%7d %6d %7d' "$t" "$d" "$b")")
     if [ "$cfg" = small ]; then
       # shellcheck disable=SC2086
-      if ! fw=$($make -s --no-print-directory BOARD="$board" $vars BUILD="$dir" OBJ_DEFS="$defs" \
+      if ! fw=$($make -s --no-print-directory $jobs BOARD="$board" $vars BUILD="$dir" OBJ_DEFS="$defs" \
           size-probe 2>"$dir.err"); then
         echo "size_table: the size probe of $board $vars failed:" >&2; tail -5 "$dir.err" >&2; exit 1
       fi
