@@ -34,10 +34,15 @@ all: $(ALL_TARGETS) ## Build the hosted library and the host tools
 deps: ## Install missing Debian packages (as root) or print the apt-get line
 	@ci/deps.sh all
 
+# make test runs two lanes side by side (tests/runner.sh): the cross-architecture and unit tests,
+# whose build outputs no other test shares, beside all the others; what both lanes use is built
+# first.
+TEST_LANE = $(filter cross-% unit-%,$(TESTS))
 test: ## Run every test (installs missing packages when root); ends with "N passed, N failed"
 	@ci/deps.sh all
-	@$(MAKE) --no-print-directory $(TEST_PREREQS)
-	@MAKE="$(MAKE)" BUILD="$(BUILD)" tests/runner.sh $(TESTS)
+	@$(MAKE) --no-print-directory $(TEST_PREREQS) $(HT)/msamp_check
+	@MAKE="$(MAKE)" BUILD="$(BUILD)" TEST_LANE="$(TEST_LANE)" tests/runner.sh \
+		$(filter-out $(TEST_LANE),$(TESTS))
 
 # The fast tier: the core's unit tests, the decoder's and drain's unit tests (a minute at most from
 # a clean build folder on two cores, seconds once built). Their programs are built first, in
