@@ -643,8 +643,8 @@ int main(int argc, char **argv)
                 d.head_len += k;
             }
             d.bytes += (uint64_t)n;
-            if (!msamp_dec_stats(d.dec)->frames_ok)
-                pm_magic_feed(&d.magic, buf, (size_t)n);
+            if (msamp_dec_stats(d.dec)->frames_ok <= msamp_dec_stats(d.dec)->frames_bad)
+                pm_magic_feed(&d.magic, buf, (size_t)n); /* a RAM dump given as INPUT? */
             for (size_t off = 0; off < (size_t)n && !d.failed; off += FEED_PIECE) {
                 size_t k = (size_t)n - off < FEED_PIECE ? (size_t)n - off : FEED_PIECE;
                 double tf = now_s();
@@ -676,8 +676,13 @@ int main(int argc, char **argv)
                 "took longer than %.0f ms)\n",
                 (unsigned long long)d.skipped, STOP_BUDGET_S * 1e3);
     msamp_dec_finish(d.dec);
-    if (!d.failed)
+    /* Bytes that are mostly not frames and hold the heapdump block: a RAM dump, whose few frames
+     * (the ring's) are no profile. */
+    int ram_dump = d.magic.seen && msamp_dec_stats(d.dec)->frames_ok <= msamp_dec_stats(d.dec)->frames_bad;
+    if (!d.failed && !ram_dump)
         end_session(&d, 1);
+    else if (ram_dump)
+        session_free(d.cur);
     else
         session_free(d.cur);
     if (d.part_failed)
@@ -715,11 +720,12 @@ int main(int argc, char **argv)
     int out_ok = stdout_ok();
     if (d.failed || d.final_failed || io_error || !out_ok)
         return EXIT_FAIL;
-    if (frames_ok == 0 && d.magic.seen) {
-        fprintf(stderr, "drain: no valid msamp frame in the %llu bytes read from %s, but they hold "
-                "the msamp_heapdump block's magic: this looks like a RAM dump: use --ram FILE@ADDR "
+    if (ram_dump) {
+        fprintf(stderr, "drain: %llu valid msamp frames in the %llu bytes read from %s, but they "
+                "hold the msamp_heapdump block: this looks like a RAM dump: use --ram FILE@ADDR "
                 "(the address the image starts at) or --core FILE, with --elf (docs/POSTMORTEM.md); "
-                "no profile written\n", (unsigned long long)d.bytes, in.desc);
+                "no profile written\n", (unsigned long long)frames_ok,
+                (unsigned long long)d.bytes, in.desc);
         return EXIT_NODATA;
     }
     if (frames_ok == 0) {

@@ -300,10 +300,13 @@ int pm_set_elf(struct pm_dump *d, const char *path, char *err, size_t errlen)
                     memcpy(d->build_id, b + desc_off, nh.n_descsz);
                     d->build_id_len = nh.n_descsz;
                 }
-                if (sh.sh_flags & SHF_ALLOC) {
-                    d->note = xmalloc(data->d_size);
-                    memcpy(d->note, b, data->d_size); /* raw: the file's byte order */
-                    d->note_len = data->d_size;
+                /* The bytes as in the image (the file's byte order: elf_getdata's are the
+                 * host's), compared with the dump's where it holds them. */
+                Elf_Data *raw = elf_rawdata(scn, NULL);
+                if ((sh.sh_flags & SHF_ALLOC) && raw && raw->d_buf && raw->d_size == data->d_size) {
+                    d->note = xmalloc(raw->d_size);
+                    memcpy(d->note, raw->d_buf, raw->d_size);
+                    d->note_len = raw->d_size;
                     d->note_addr = sh.sh_addr;
                 }
             }
@@ -717,22 +720,45 @@ void pm_emit(const struct pm_dump *d, msamp_record_fn fn, void *arg)
     }
 }
 
+/* A header at p (n bytes available) that could be the block's: magic in either order, then a
+ * known version, pointer size and capacities; 1 also when the header is cut by the chunk's end. */
+static int plausible(const uint8_t *p, size_t n)
+{
+    int big = rd(p, 4, 0) == HD_MAGIC ? 0 : rd(p, 4, 1) == HD_MAGIC ? 1 : -1;
+    if (big < 0)
+        return 0;
+    if (n < HD_HEADER)
+        return 1;
+    uint64_t version = rd(p + 4, 2, big), ptr = rd(p + 6, 2, big), live = rd(p + 8, 4, big),
+             ways = rd(p + 12, 4, big);
+    return (version == 3 || version == 4) && (ptr == 4 || ptr == 8) && is_pow2(live) &&
+           live <= HD_MAX_LIVE && is_pow2(ways) && ways <= live;
+}
+
 void pm_magic_feed(struct pm_magic_scan *m, const uint8_t *p, size_t n)
 {
-    static const uint8_t le[4] = {'M', 'S', 'H', 'D'}, be[4] = {'D', 'H', 'S', 'M'};
     if (m->seen || n == 0)
         return;
-    /* The last three bytes of the previous chunk and the first three of this one. */
+    /* The last three bytes of the previous chunk and the first three of this one: a magic cut by
+     * the chunk boundary counts alone. */
     uint8_t join[6];
     size_t k = m->ntail, t = n < 3 ? n : 3;
     memcpy(join, m->tail, k);
     memcpy(join + k, p, t);
-    for (size_t i = 0; i + 4 <= k + t; i++)
-        if (!memcmp(join + i, le, 4) || !memcmp(join + i, be, 4))
+    for (size_t i = 0; i + 4 <= k + t && i < k; i++)
+        if (plausible(join + i, 4))
             m->seen = 1;
-    for (size_t i = 0; i + 4 <= n && !m->seen; i++)
-        if ((p[i] == 'M' || p[i] == 'D') && (!memcmp(p + i, le, 4) || !memcmp(p + i, be, 4)))
+    for (const uint8_t *q = p, *end = p + n; !m->seen && q + 4 <= end; q++) {
+        const uint8_t *mq = memchr(q, 'M', (size_t)(end - q)); /* in "MSHD" and "DHSM" */
+        if (!mq)
+            break;
+        q = mq;
+        const uint8_t *h = q + 4 <= end && !memcmp(q, "MSHD", 4) ? q
+                           : q >= p + 3 && q + 1 <= end && !memcmp(q - 3, "DHSM", 4) ? q - 3
+                                                                                        : NULL;
+        if (h && plausible(h, (size_t)(end - h)))
             m->seen = 1;
+    }
     if (n >= 3) {
         memcpy(m->tail, p + n - 3, 3);
         m->ntail = 3;
