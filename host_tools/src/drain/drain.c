@@ -30,12 +30,12 @@
 
 static const char usage_text[] =
     "usage: drain [options] INPUT\n"
+    "       drain [options] --ram FILE@ADDR... | --core FILE\n"
     "       drain merge OUT.pb.gz IN.pb.gz...\n"
     "Reads an msamp stream and writes a gzip-compressed pprof heap profile per device session.\n"
     "INPUT: a tty (/dev/ttyUSB0), a file, - for stdin, tcp:HOST:PORT (connect: QEMU -serial\n"
     "  tcp:HOST:PORT,server), or tcp-listen:[HOST:]PORT (listen on HOST, default 127.0.0.1, and\n"
     "  read the connection accepted: MSAMP_OUTPUT=tcp:..., QEMU -serial tcp:HOST:PORT)\n"
-    "       drain [options] --ram FILE@ADDR... | --core FILE   (no INPUT: a post-mortem dump)\n"
     "  -o, --output FILE    profile of the first session (default heap.pb.gz); later sessions\n"
     "                       go to STEM.sN.pb.gz, partial profiles to STEM[.sN].partK.pb.gz\n"
     "  -e, --elf FILE       symbolize with this ELF's DWARF (repeat for more images)\n"
@@ -54,6 +54,7 @@ static const char usage_text[] =
     "                       more regions. --elf gives symbols and the block's address\n"
     "      --core FILE      ... from an ELF core (gdb gcore, QEMU dump-guest-memory)\n"
     "  -h, --help           this text;  -V, --version: the version\n"
+    "A dump (--ram, --core: docs/POSTMORTEM.md) takes the place of INPUT.\n"
     "Exit status: 0 profile written; 1 input, output, ELF or build-id error; 2 bad command\n"
     "line; 3 out of memory; 4 no msamp frame in the input (nothing written). See docs/DRAIN.md.\n";
 
