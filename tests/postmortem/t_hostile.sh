@@ -38,7 +38,7 @@ print(lo, ((hi + 0xFFF) & ~0xFFF) - lo)')
 hexbase=$(printf '0x%x' "$base")
 block=$(( 0x$("$nm" "$elf" | awk '$3 == "msamp_heapdump" {print $1}') - base ))
 # shellcheck disable=SC2086  # BOARD_QEMU is a command line
-timeout "$limit" $BOARD_QEMU -S -qmp "unix:$PWD/qmp.sock,server,nowait" -serial "file:$PWD/stream.bin" \
+timeout "$limit" $BOARD_QEMU -S -qmp unix:qmp.sock,server,nowait -serial "file:$PWD/stream.bin" \
   -kernel "$elf" </dev/null >console.txt 2>&1 &
 qpid=$!
 python3 "$here/qmp.py" qmp.sock cont wait-bytes "{\"file\": \"$PWD/stream.bin\", \"bytes\": 40000, \"timeout\": $limit}" \

@@ -74,7 +74,7 @@ done <regions.txt
 echo "regions: $(tr '\n' ';' <regions.txt)"
 
 # shellcheck disable=SC2086  # BOARD_QEMU is a command line
-timeout "$limit" $BOARD_QEMU -S -qmp "unix:$PWD/qmp.sock,server,nowait" -serial "file:$PWD/stream.bin" \
+timeout "$limit" $BOARD_QEMU -S -qmp unix:qmp.sock,server,nowait -serial "file:$PWD/stream.bin" \
   -kernel "$elf" </dev/null >console.txt 2>&1 &
 qpid=$!
 python3 "$here/qmp.py" qmp.sock cont wait-bytes "{\"file\": \"$PWD/stream.bin\", \"bytes\": 40000, \"timeout\": $limit}" \
