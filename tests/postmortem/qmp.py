@@ -6,7 +6,11 @@ on an error answer or when QEMU is not there (waits up to 10 s for the socket).
 Pseudo-commands, run here between two QMP commands:
   wait-bytes {"file": PATH, "bytes": N, "timeout": S}  until PATH holds at least N bytes (exit 3
                                                        when it does not within S seconds)
-  size {"file": PATH}                                  prints PATH's size now"""
+  size {"file": PATH}                                  prints PATH's size now
+  wait-more {"file": PATH, "bytes": N, "timeout": S}   until PATH holds N bytes more than at the
+                                                       last `size`, or QEMU ends (the commands
+                                                       after it are then skipped)"""
+import select
 import os
 import json
 import socket
@@ -48,23 +52,28 @@ def main():
                 return msg
 
     json.loads(f.readline())  # the greeting
+    last = 0
     for cmd, arg in [("qmp_capabilities", {})] + cmds:
-        if cmd == "wait-bytes":
+        if cmd in ("wait-bytes", "wait-more"):
             end = time.monotonic() + float(arg.get("timeout", 30))
+            want = int(arg["bytes"]) + (last if cmd == "wait-more" else 0)
             while True:
                 try:
                     n = os.path.getsize(arg["file"])
                 except OSError:
                     n = 0
-                if n >= int(arg["bytes"]):
+                if n >= want:
                     break
+                if cmd == "wait-more" and select.select([s], [], [], 0)[0] and not s.recv(1, socket.MSG_PEEK):
+                    return 0  # QEMU ended: nothing more will come
                 if time.monotonic() > end:
                     print(f"qmp.py: {arg['file']}: {n} bytes, not {arg['bytes']}", file=sys.stderr)
                     return 3
                 time.sleep(0.0005)
             continue
         if cmd == "size":
-            print(os.path.getsize(arg["file"]))
+            last = os.path.getsize(arg["file"])
+            print(last)
             continue
         f.write(json.dumps({"execute": cmd, "arguments": arg}) + "\n")
         f.flush()
