@@ -679,11 +679,10 @@ int main(int argc, char **argv)
     msamp_dec_finish(d.dec);
     /* Bytes that are mostly not frames and hold the heapdump block: a RAM dump, whose few frames
      * (the ring's) are no profile. */
-    int ram_dump = d.magic.seen && msamp_dec_stats(d.dec)->frames_ok <= msamp_dec_stats(d.dec)->frames_bad;
+    const struct msamp_dec_stats *fin = msamp_dec_stats(d.dec);
+    int ram_dump = d.magic.seen && fin->frames_ok <= fin->frames_bad;
     if (!d.failed && !ram_dump)
         end_session(&d, 1);
-    else if (ram_dump)
-        session_free(d.cur);
     else
         session_free(d.cur);
     if (d.part_failed)
