@@ -41,7 +41,7 @@ block=$(( 0x$("$nm" "$elf" | awk '$3 == "msamp_heapdump" {print $1}') - base ))
 timeout "$limit" $BOARD_QEMU -S -qmp unix:qmp.sock,server,nowait -serial "file:$PWD/stream.bin" \
   -kernel "$elf" </dev/null >console.txt 2>&1 &
 qpid=$!
-python3 "$here/qmp.py" qmp.sock cont wait-bytes "{\"file\": \"$PWD/stream.bin\", \"bytes\": 40000, \"timeout\": $limit}" \
+python3 "$here/qmp.py" qmp.sock cont wait-bytes "{\"file\": \"$PWD/stream.bin\", \"bytes\": 30000, \"timeout\": $limit}" \
   stop pmemsave "{\"val\": $base, \"size\": $size, \"filename\": \"$PWD/ram.bin\"}" \
   dump-guest-memory "{\"paging\": false, \"protocol\": \"file:$PWD/core.elf\", \"begin\": $base, \"length\": $size}" \
   quit >qmp.txt 2>qmp.err || fail "QMP: $(cat qmp.err)"

@@ -3,8 +3,8 @@
 #   (environment: DRAIN, DRAIN_ASAN, BOARD_QEMU, BOARD_QEMU_TIMEOUT, READELF)
 # The same in-use profile from the stream and from a dump: the demo firmware runs under QEMU
 # ($BOARD_QEMU, started paused, its monitor on a unix socket: QMP) with its UART going to a file;
-# once 40000 bytes arrived, the guest is stopped, its memory dumped (MODE: pmemsave, memsave or
-# core) and its stream length noted; then it runs on for 12 KiB more of the stream (three rings'
+# once 30000 bytes arrived, the guest is stopped, its memory dumped (MODE: pmemsave, memsave or
+# core) and its stream length noted; then it runs on for 9 KiB more of the stream (two rings
 # worth: what was still in the ring at the dump comes out first). drain (under ASan+UBSan)
 # reads the dump: `--ram FILE@ADDR` for each image (one per group of the ELF's sections: code
 # and RAM apart on a Cortex-M), or `--core FILE` (dump-guest-memory over the same range, an ELF
@@ -56,7 +56,7 @@ class=$("$readelf" -hW "$elf" | sed -n 's/^ *Class: *ELF\([0-9]*\)$/\1/p')
 endian=$("$readelf" -hW "$elf" | sed -n 's/^ *Data: *.*\(little\|big\) endian.*$/\1/p')
 ptr=$([ "$class" = 64 ] && echo 8 || echo 4)
 
-# QMP: the dump commands for each region; the guest stopped once 40000 bytes arrived.
+# QMP: the dump commands for each region; the guest stopped once 30000 bytes arrived.
 cmds=()
 ram_args=()
 i=0
@@ -78,13 +78,13 @@ echo "regions: $(tr '\n' ';' <regions.txt)"
 timeout "$limit" $BOARD_QEMU -S -qmp unix:qmp.sock,server,nowait -serial "file:$PWD/stream.bin" \
   -kernel "$elf" </dev/null >console.txt 2>&1 &
 qpid=$!
-python3 "$here/qmp.py" qmp.sock cont wait-bytes "{\"file\": \"$PWD/stream.bin\", \"bytes\": 40000, \"timeout\": $limit}" \
+python3 "$here/qmp.py" qmp.sock cont wait-bytes "{\"file\": \"$PWD/stream.bin\", \"bytes\": 30000, \"timeout\": $limit}" \
   stop size "{\"file\": \"$PWD/stream.bin\"}" "${cmds[@]}" cont \
-  wait-more "{\"file\": \"$PWD/stream.bin\", \"bytes\": 12288, \"timeout\": $limit}" quit >qmp.txt 2>qmp.err ||
+  wait-more "{\"file\": \"$PWD/stream.bin\", \"bytes\": 9216, \"timeout\": $limit}" quit >qmp.txt 2>qmp.err ||
   { fail "QMP: $(cat qmp.err)"; kill $qpid 2>/dev/null; }
 wait $qpid
 st=$?
-[ $st = 0 ] && ok "QEMU ran on after the dump, 12 KiB more of the stream (exit 0)" || { fail "QEMU exit $st"; tail -5 console.txt; }
+[ $st = 0 ] && ok "QEMU ran on after the dump, 9 KiB more of the stream (exit 0)" || { fail "QEMU exit $st"; tail -5 console.txt; }
 stop=$(sed -n 3p qmp.txt)
 [ -n "$stop" ] || { fail "no stream length at the stop"; exit 1; }
 ok "stopped after $stop of $(stat -c %s stream.bin) stream bytes; dumped $(ls ram*.bin core*.elf 2>/dev/null | tr '\n' ' ')"
