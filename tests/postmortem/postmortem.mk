@@ -46,8 +46,8 @@ postmortem-hostile-run:
 		tests/postmortem/t_hostile.sh $(PM_OUT)/hostile $(PM_ELF) $(PM_OTHER_ELF) $(BOARD_DIR)/uart/demo.elf
 
 # The dump reader's fuzzer. Its inputs are memory images (the seeds are 6-47 KB), so its own
-# length limit; FUZZ_HEAPDUMP_SECONDS (6) for `make test` (the other targets' FUZZ_SHORT_SECONDS is 20).
-FUZZ_HEAPDUMP_SECONDS ?= 6
+# length limit; FUZZ_HEAPDUMP_SECONDS (5) for `make test` (the other targets' FUZZ_SHORT_SECONDS is 20).
+FUZZ_HEAPDUMP_SECONDS ?= 5
 $(FUZZ_DIR)/heapdump_fuzz: tests/postmortem/fuzz_heapdump.c $(FUZZ_DRAIN_DEPS)
 	@mkdir -p $(@D)
 	clang $(FUZZ_CFLAGS) $(DRAIN_INC) $< $(FUZZ_DRAIN_SRCS) $(DRAIN_LIBS) -o $@
@@ -64,5 +64,5 @@ define fuzz_heapdump_run
 endef
 fuzz-heapdump:
 	$(call fuzz_heapdump_run,$(FUZZ_LONG_OPTS))
-test-fuzz-heapdump: ## Fuzz drain's post-mortem dump reader (drain --ram) for 6 s from real dumps' seeds (libFuzzer, ASan+UBSan)
+test-fuzz-heapdump: ## Fuzz drain's post-mortem dump reader (drain --ram) for 5 s from real dumps' seeds (libFuzzer, ASan+UBSan)
 	$(call fuzz_heapdump_run,-max_total_time=$(FUZZ_HEAPDUMP_SECONDS))
