@@ -75,6 +75,7 @@ test-hosted-*|the hosted Linux library: estimates, threads, walker, environment,
 test-cross-*|the core freestanding for every target; unit and hosted tests under qemu-user (tests/cross/)
 test-board-*|the aarch64 board under QEMU: self-test, demo end to end, faults, integrations (tests/board/)
 test-ports-*|every walker on forged stacks; the demo end to end on every other board (tests/ports/)
+test-postmortem-*|the heap from a RAM dump or an ELF core: drain --ram/--core against the stream on four boards, hostile dumps (tests/postmortem/)
 test-robust-*|noisy lines, hosted and firmware streams (tests/robust/; make check-robust, make soak)
 test-fuzz-*|libFuzzer for 20 s per target, and the regression inputs (tests/fuzz/; make fuzz)
 test-newlib-*|Debian's newlib and newlib-nano on the Cortex-M3: every allocation recorded once (tests/newlib/)

@@ -9,7 +9,7 @@ print=""
 [ "${1:-}" = --print ] && { print=1; shift; }
 # drain links libstdc++ (C++ names demangled): libstdc++-12-dev, the one of Debian 12's gcc.
 pkgs_host="gcc make libc6-dev pkg-config zlib1g-dev libdw-dev libelf-dev libstdc++-12-dev"
-# python3 (drain's tests), curl (docs-readme-intro reads pprof's web UI), g++ (tests/cxx): none
+# python3 (drain's tests, the QMP client of tests/postmortem), curl (docs-readme-intro reads pprof's web UI), g++ (tests/cxx): none
 # is on a minimal Debian 12 (g++ only a Recommends of golang-go). strace: test-hosted-exit-wake
 # reads the writer thread's waits from its log.
 pkgs_test="clang libclang-rt-14-dev valgrind golang-go socat cmake lld iproute2 python3 curl g++ strace"

@@ -13,26 +13,35 @@
 
 /* 1: the tiny profile, a preset for microcontrollers with a few KiB of RAM (MSAMP_PROFILE=tiny in
  * port/msamp.mk): it changes only the defaults of the knobs below that name it (compact tables
- * without the RAM-dump block or snapshot passes, the 32-bit sampler, smaller code before speed).
+ * without snapshot passes, the 32-bit sampler, smaller code before speed).
  * The same sources, API and wire format as every other build. See docs/TINY.md. */
 #ifndef MSAMP_CFG_TINY
 #define MSAMP_CFG_TINY 0
 #endif
 
-/* 1: the live and stack tables are the RAM-dump block `msamp_heapdump` (include/msamp_heapdump.h):
- * a live slot holds address, size, stack id and birth, a stack its frames, so a host can rebuild
- * the in-use profile from a RAM dump, and snapshot passes can re-send what is live. 0: compact
- * tables for the smallest parts: a live slot is one address, a stack one 32-bit hash of its frames
- * (two stacks with the same hash share an id: about 1 in 2^32 per pair). */
+/* 1: the RAM-dump block `msamp_heapdump` (include/msamp_heapdump.h) is in RAM, so a host can rebuild
+ * the in-use profile from a RAM dump or an ELF core (docs/POSTMORTEM.md), in every profile. With
+ * the full tables the block is the tables themselves; with the compact ones it is a header of
+ * 84 bytes (32-bit) or 112 (64-bit) pointing at their arrays (sizes and intervals as 8-bit codes,
+ * no stacks). 0: no block (and the compact tables). */
 #ifndef MSAMP_CFG_HEAPDUMP
-#define MSAMP_CFG_HEAPDUMP (!MSAMP_CFG_TINY)
+#define MSAMP_CFG_HEAPDUMP 1
+#endif
+
+/* 1: compact tables for the smallest parts (src/msamp_table_compact.c): a live slot is one address
+ * and two 8-bit codes (size, interval), a stack one 32-bit hash of its frames (two stacks with the
+ * same hash share an id: about 1 in 2^32 per pair). 0: the full tables (src/msamp_table_dump.c): a
+ * live slot holds address, size, stack id and birth, a stack its frames, so snapshot passes can
+ * re-send what is live and a RAM dump gives the in-use profile by site. */
+#ifndef MSAMP_CFG_COMPACT_TABLES
+#define MSAMP_CFG_COMPACT_TABLES (MSAMP_CFG_TINY || !MSAMP_CFG_HEAPDUMP)
 #endif
 
 /* 1: snapshot passes (msamp_snapshot()) and the periodic re-send of identity and live samples that
- * lets a reader join mid-run (MSAMP_CFG_RESEND_MS). Needs MSAMP_CFG_HEAPDUMP. 0: the reader must
+ * lets a reader join mid-run (MSAMP_CFG_RESEND_MS). Needs the full tables. 0: the reader must
  * follow the stream from boot, and msamp_snapshot() answers MSAMP_ERR_UNSUPPORTED. */
 #ifndef MSAMP_CFG_SNAPSHOTS
-#define MSAMP_CFG_SNAPSHOTS MSAMP_CFG_HEAPDUMP
+#define MSAMP_CFG_SNAPSHOTS (!MSAMP_CFG_COMPACT_TABLES)
 #endif
 
 /* 1: MAPPING records (the port's loaded images, msamp_port_mappings()) follow each SESSION: what
@@ -83,7 +92,7 @@
 
 /* 1: the table capacities are chosen at init by the port (msamp_port_table_setup) and the tables
  * live in memory it provides then (the hosted port: environment variables, mmap). Needs
- * MSAMP_CFG_HEAPDUMP. 0: the capacities below, static arrays. */
+ * the full tables (MSAMP_CFG_COMPACT_TABLES 0). 0: the capacities below, static arrays. */
 #ifndef MSAMP_CFG_RUNTIME_TABLES
 #define MSAMP_CFG_RUNTIME_TABLES 0
 #endif
@@ -111,7 +120,7 @@
 #define MSAMP_CFG_STACK_CAPACITY 128
 #endif
 
-/* Frames stored for all interned stacks together (one pointer each; MSAMP_CFG_HEAPDUMP only). */
+/* Frames stored for all interned stacks together (one pointer each; full tables only). */
 #ifndef MSAMP_CFG_FRAME_POOL
 #define MSAMP_CFG_FRAME_POOL 2048
 #endif

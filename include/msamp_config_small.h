@@ -1,6 +1,7 @@
 /* The smallest useful configuration, for parts with a few KiB of RAM: build the library with
  * -DMSAMP_CONFIG_FILE='"msamp_config_small.h"' (and the tiny profile, MSAMP_PROFILE=tiny, for
- * its RAM figure: under 1 KiB in all on a Cortex-M3, `make size`).
+ * its RAM figure: 1 KiB on a Cortex-M3 plus the 80 bytes of the RAM-dump block's header, `make
+ * size`; -DMSAMP_CFG_HEAPDUMP=0 leaves the block out).
  * 32 sampled blocks live at once (the adaptive interval keeps the estimates unbiased when more
  * are live: docs/ADAPTIVE.md), 16 distinct stacks of up to 16 frames at a time (the compact
  * tables evict one in turn for a new one, whose definition is sent again), and a 512-byte ring

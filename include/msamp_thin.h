@@ -104,7 +104,7 @@ static inline int msamp_thin_keep(uint32_t slot, uint32_t epoch, uint32_t sessio
     return (msamp_thin_hash(slot, epoch, session_id) >> 16) < q16;
 }
 
-/* The compact tables (MSAMP_CFG_HEAPDUMP 0) keep a live entry's size and interval as 8-bit codes:
+/* The compact tables (MSAMP_CFG_COMPACT_TABLES) keep a live entry's size and interval as 8-bit codes:
  * 3 bits of mantissa, 5 of exponent; code c stands for c when c < 8, else (8 + (c & 7)) << ((c >> 3)
  * - 1), rounded down (at most 1/8 low). Such a device thins with the decoded values, and says so
  * in SESSION (MSAMP_SESSION_FLAG_CODED_SIZES), so the host decodes the same. */

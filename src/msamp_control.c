@@ -126,7 +126,7 @@ int msamp_get_stats(struct msamp_stats *out)
         .stacks_used = msamp_stacks_used(),
         .stack_capacity = MSAMP_STACK_CAP - 1u,
         .frames_used = msamp_frames_used(),
-        .frame_capacity = MSAMP_CFG_HEAPDUMP ? MSAMP_FRAME_CAP : 0u,
+        .frame_capacity = !MSAMP_CFG_COMPACT_TABLES ? MSAMP_FRAME_CAP : 0u,
         .ring_used = msamp_ring_used(),
         .ring_size = MSAMP_CFG_RING_SIZE,
         .interval = atomic_load_explicit(&G.interval, memory_order_relaxed),

@@ -7,7 +7,7 @@
 #include "msamp_internal.h"
 
 /* The slots' storage: in the dump block, or an array of the compact tables' own. */
-#if MSAMP_CFG_HEAPDUMP
+#if !MSAMP_CFG_COMPACT_TABLES
 #define L msamp_heapdump.live_addr
 #else
 #define L msamp_live_slots

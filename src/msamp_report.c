@@ -35,7 +35,7 @@ void msamp_put_identity(uint32_t session_id, uint32_t resend_seq)
     if (f.build_id_len > MSAMP_WIRE_MAX_BUILD_ID)
         f.build_id_len = 0;
     f.flags = MSAMP_SESSION_ENDIAN | (MSAMP_CFG_SEND_ADDRESSES ? MSAMP_SESSION_FLAG_ADDRESSES : 0u) |
-              (MSAMP_CFG_HEAPDUMP ? 0u : MSAMP_SESSION_FLAG_CODED_SIZES);
+              (!MSAMP_CFG_COMPACT_TABLES ? 0u : MSAMP_SESSION_FLAG_CODED_SIZES);
     f.session_id = session_id;
     f.resend_seq = resend_seq;
     f.arch = MSAMP_ARCH_SELF;
@@ -205,7 +205,7 @@ static void identity_by_volume(void)
 #if MSAMP_CFG_SNAPSHOTS
     if ((G.resend_seq & 7u) == 0 && !G.scanning)
         next_pass();
-#elif !MSAMP_CFG_HEAPDUMP
+#elif MSAMP_CFG_COMPACT_TABLES
     if ((G.w.resends & 7u) == 0)
         msamp_stacks_resend();
 #endif

@@ -1,5 +1,5 @@
 /* The live table and the stack table: one interface, two implementations chosen by
- * MSAMP_CFG_HEAPDUMP (msamp_table_dump.c: the RAM-dump block; msamp_table_compact.c: address-only
+ * MSAMP_CFG_COMPACT_TABLES (0: msamp_table_dump.c, the RAM-dump block; 1: msamp_table_compact.c, address-only
  * slots and hashed stacks). Everything but the lock-free probes runs under the port lock. */
 #ifndef MSAMP_TABLE_H
 #define MSAMP_TABLE_H
@@ -93,7 +93,7 @@ static inline uint32_t msamp_live_maybe(uintptr_t p)
 /* The live slots' addresses (0: free), slot i in bucket i / MSAMP_CFG_LIVE_WAYS: the compact
  * tables' own array, or msamp_heapdump.live_addr. msamp_live.c keeps them and the masks for both
  * implementations. */
-#if !MSAMP_CFG_HEAPDUMP
+#if MSAMP_CFG_COMPACT_TABLES
 extern _Atomic uintptr_t msamp_live_slots[MSAMP_CFG_LIVE_CAPACITY];
 #endif
 /* Stores slot's address (0 empties it) with one store, then rebuilds its bucket's mask. */
@@ -141,7 +141,7 @@ uint32_t msamp_stacks_evicted(void);
 int msamp_stack_unsent(uint32_t id, uint32_t pass);
 /* Its definition went out in pass `pass`. */
 void msamp_stack_sent(uint32_t id, uint32_t pass);
-#if !MSAMP_CFG_HEAPDUMP
+#if MSAMP_CFG_COMPACT_TABLES
 /* Every definition is unsent again (the compact tables; the dump tables count passes). */
 void msamp_stacks_resend(void);
 #endif
@@ -149,7 +149,7 @@ uint32_t msamp_stacks_used(void);
 /* Frames in use in the frame pool (0 for the compact tables). */
 uint32_t msamp_frames_used(void);
 
-#if MSAMP_CFG_HEAPDUMP
+#if !MSAMP_CFG_COMPACT_TABLES
 /* What a snapshot pass reads back: slot's block (addr 0: the slot is free). */
 struct msamp_live_entry {
     uintptr_t addr, size;

@@ -1,15 +1,18 @@
-/* The compact tables (MSAMP_CFG_HEAPDUMP 0), for parts with a few KiB of RAM: a live slot is the
+/* The compact tables (MSAMP_CFG_COMPACT_TABLES), for parts with a few KiB of RAM: a live slot is the
  * block's address (msamp_live.c) and two bytes: its size and interval as 8-bit codes (what
  * thinning needs, msamp_thin_code). A stack is a 32-bit hash of its frames, found by a linear
  * search (the table is small). Without snapshot passes (which need what these leave out) nothing
  * reads a stack id again once its ALLOC went out, so when the table is full any stack may be
  * evicted, in turn, and its id defined again for the new one: the host has already attributed the
- * live blocks of the old one. So this build never reports MSAMP_WIRE_STACK_FULL. */
+ * live blocks of the old one. So this build never reports MSAMP_WIRE_STACK_FULL.
+ * With MSAMP_CFG_HEAPDUMP (the default) a RAM-dump block's header points at these arrays
+ * (include/msamp_heapdump.h, MSAMP_HEAPDUMP_FLAG_CODED): a dump gives the in-use blocks, their
+ * sizes and intervals, without stacks. */
 #include "msamp_internal.h"
 
-#if !MSAMP_CFG_HEAPDUMP
+#if MSAMP_CFG_COMPACT_TABLES
 
-_Static_assert(!MSAMP_CFG_RUNTIME_TABLES, "MSAMP_CFG_RUNTIME_TABLES needs MSAMP_CFG_HEAPDUMP");
+_Static_assert(!MSAMP_CFG_RUNTIME_TABLES, "MSAMP_CFG_RUNTIME_TABLES needs the full tables (MSAMP_CFG_COMPACT_TABLES 0)");
 
 #define PTR_BITS (sizeof(uintptr_t) * 8u)
 #define STACK_N MSAMP_CFG_STACK_CAPACITY
@@ -18,8 +21,18 @@ _Static_assert(STACK_N <= 65536, "compact tables: at most 65536 stacks");
 
 _Atomic uintptr_t msamp_live_slots[MSAMP_CFG_LIVE_CAPACITY];
 
+#if MSAMP_CFG_HEAPDUMP
+struct msamp_heapdump_v3 msamp_heapdump __attribute__((section(".bss.msamp")));
+#define LIVE_USED msamp_heapdump.live_used
+#else
+#define LIVE_USED t.live_used
+#endif
+
 static struct {
-    uint32_t live_used, evicted;
+#if !MSAMP_CFG_HEAPDUMP
+    uint32_t live_used;
+#endif
+    uint32_t evicted;
     uint16_t stacks_used, victim;
     uint32_t hash[STACK_N]; /* of stack id i; 0: id free */
     uint32_t sent[(STACK_N + 31u) / 32u]; /* bit i: id i's definition went out */
@@ -33,7 +46,7 @@ int msamp_table_reset(void)
         t.hash[i] = 0;
     for (uint32_t i = 0; i < (STACK_N + 31u) / 32u; i++)
         t.sent[i] = 0;
-    t.live_used = 0;
+    LIVE_USED = 0;
     t.stacks_used = 0;
     t.evicted = 0;
     t.victim = 0;
@@ -42,9 +55,28 @@ int msamp_table_reset(void)
 
 void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_hz)
 {
+#if MSAMP_CFG_HEAPDUMP
+    struct msamp_heapdump_v3 *d = &msamp_heapdump;
+    d->version = MSAMP_HEAPDUMP_VERSION;
+    d->ptr_size = (uint16_t)sizeof(uintptr_t);
+    d->flags = MSAMP_HEAPDUMP_FLAG_CODED;
+    d->live_capacity = MSAMP_CFG_LIVE_CAPACITY;
+    d->live_ways = MSAMP_CFG_LIVE_WAYS;
+    d->stack_capacity = STACK_N;
+    d->max_depth = MSAMP_CFG_MAX_DEPTH;
+    d->session_id = session_id;
+    d->interval = interval;
+    d->tick_hz = tick_hz;
+    d->live_addr = msamp_live_slots;
+    /* One byte per slot behind these two: the codes (MSAMP_HEAPDUMP_FLAG_CODED). */
+    d->live_size = (uintptr_t *)(void *)t.size_code;
+    d->live_interval = (uint32_t *)(void *)t.interval_code;
+    atomic_store_explicit(&d->magic, MSAMP_HEAPDUMP_MAGIC, memory_order_release);
+#else
     (void)session_id;
     (void)interval;
     (void)tick_hz;
+#endif
 }
 
 void msamp_live_set(uint32_t slot, uintptr_t p, uintptr_t size, uint32_t stack, uint32_t birth,
@@ -55,18 +87,18 @@ void msamp_live_set(uint32_t slot, uintptr_t p, uintptr_t size, uint32_t stack, 
     t.size_code[slot] = (uint8_t)msamp_thin_code(size);
     t.interval_code[slot] = (uint8_t)msamp_thin_code(interval);
     msamp_live_publish(slot, p);
-    t.live_used++;
+    LIVE_USED++;
 }
 
 void msamp_live_clear(uint32_t slot)
 {
     msamp_live_publish(slot, 0);
-    t.live_used--;
+    LIVE_USED--;
 }
 
 uint32_t msamp_live_used(void)
 {
-    return t.live_used;
+    return LIVE_USED;
 }
 
 uintptr_t msamp_live_thin_size(uint32_t slot)

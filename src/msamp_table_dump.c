@@ -1,4 +1,4 @@
-/* The tables in the RAM-dump block (MSAMP_CFG_HEAPDUMP; layout in include/msamp_heapdump.h).
+/* The tables in the RAM-dump block (!MSAMP_CFG_COMPACT_TABLES; layout in include/msamp_heapdump.h).
  * Live slots (msamp_live.c) with each block's size, stack, birth and interval beside its address.
  * Stacks: entries by id, found through an open-addressing index by hash (derived data, outside the
  * block), frames in one shared pool, each stack's frames after a header word holding its id. A
@@ -6,7 +6,7 @@
  * a hole, and the pool is compacted (in order, by the header words) when the holes are needed. */
 #include "msamp_internal.h"
 
-#if MSAMP_CFG_HEAPDUMP
+#if !MSAMP_CFG_COMPACT_TABLES
 
 #define D msamp_heapdump
 /* A pool word that starts a hole of (word & ~HOLE) words, where an evicted stack was. */
@@ -125,6 +125,7 @@ void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_
 {
     D.version = MSAMP_HEAPDUMP_VERSION;
     D.ptr_size = (uint16_t)sizeof(uintptr_t);
+    D.flags = 0;
     D.live_ways = MSAMP_CFG_LIVE_WAYS;
     D.max_depth = MSAMP_CFG_MAX_DEPTH;
     D.session_id = session_id;

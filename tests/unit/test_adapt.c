@@ -128,7 +128,7 @@ static void replay(uint32_t session_id)
                 for (uint32_t s = 0; s < MSAMP_CFG_LIVE_CAPACITY; s++) {
                     struct hslot *h = &host[s];
                     uint64_t size = h->size, from = h->interval;
-                    if (!MSAMP_CFG_HEAPDUMP) { /* SESSION says MSAMP_SESSION_FLAG_CODED_SIZES */
+                    if (MSAMP_CFG_COMPACT_TABLES) { /* SESSION says MSAMP_SESSION_FLAG_CODED_SIZES */
                         size = msamp_thin_decode(msamp_thin_code(size));
                         from = msamp_thin_decode(msamp_thin_code(from));
                     }
@@ -217,7 +217,7 @@ static void test_core_end_to_end(uint32_t seed, struct e2e_result *out)
     for (uint32_t s = 0; s < MSAMP_CFG_LIVE_CAPACITY; s++) {
         int dev = msamp_live_addr(s) != 0;
         uintptr_t dev_size = dev ? msamp_live_thin_size(s) : 0;
-        uintptr_t host_size = MSAMP_CFG_HEAPDUMP ? host[s].size
+        uintptr_t host_size = !MSAMP_CFG_COMPACT_TABLES ? host[s].size
                                                  : msamp_thin_decode(msamp_thin_code(host[s].size));
         used += (uint32_t)dev;
         same += (uint32_t)(dev == host[s].live && (!dev || dev_size == host_size));

@@ -1,5 +1,5 @@
 /* The table interface (src/msamp_table.h) on whichever implementation the build chose (unit-tables:
- * the RAM-dump tables; unit-tables-compact: MSAMP_CFG_HEAPDUMP 0), with small capacities: the live
+ * the RAM-dump tables; unit-tables-compact: MSAMP_CFG_COMPACT_TABLES), with small capacities: the live
  * table (insert, find, remove, full buckets, one-bucket probes, fingerprint masks) and the stack
  * table (interning, ids, sent marks, references, eviction of unused stacks, the pool's compaction,
  * MSAMP_WIRE_STACK_FULL when every stack is in use). */
@@ -38,7 +38,7 @@ static void test_live(void)
     CHECK_EQ(msamp_live_used(), MSAMP_CFG_LIVE_CAPACITY);
     for (unsigned i = 0; i < N; i++) {
         CHECK_EQ(msamp_live_find(addrs[i]), slots[i]);
-#if MSAMP_CFG_HEAPDUMP
+#if !MSAMP_CFG_COMPACT_TABLES
         if (slots[i] >= 0) {
             struct msamp_live_entry e;
             msamp_live_get((uint32_t)slots[i], &e);
@@ -107,7 +107,7 @@ static void test_stacks(void)
     uint32_t ic = intern_sent(c, 2);
     CHECK(ic != 0 && ic != ia && ic != ib);
     CHECK_EQ(msamp_stack_intern(a, 0), 0);
-#if MSAMP_CFG_HEAPDUMP
+#if !MSAMP_CFG_COMPACT_TABLES
     /* With passes: unsent again in a new pass. */
     CHECK(msamp_stack_unsent(ib, 2));
     const uintptr_t *got;
@@ -117,7 +117,7 @@ static void test_stacks(void)
     CHECK_EQ(msamp_stack_frames(0, &got), 0);
 #endif
     CHECK(!msamp_stack_unsent(MSAMP_WIRE_STACK_FULL, 1));
-#if MSAMP_CFG_HEAPDUMP
+#if !MSAMP_CFG_COMPACT_TABLES
     /* Every stack in use (a live slot refers to it): a new one finds the table full. */
     msamp_table_reset();
     unsigned made = 0, full = 0, slot = 0;
@@ -197,7 +197,7 @@ static void test_stacks(void)
  * stack in use always keeps its id and frames, and is found again. */
 static void test_stack_churn(void)
 {
-#if !MSAMP_CFG_HEAPDUMP
+#if MSAMP_CFG_COMPACT_TABLES
     /* The compact tables evict any stack in turn, used or not (nothing reads an id again). */
     msamp_table_reset();
     for (unsigned i = 0; i < 3 * MSAMP_CFG_STACK_CAPACITY; i++) {
@@ -224,7 +224,7 @@ static void test_stack_churn(void)
         uint32_t depth = 1u + k % 4u;
         if (slot_of[k] >= 0) { /* in use: found with its id; maybe released */
             CHECK_EQ(msamp_stack_intern(pcs, depth), id_of[k]);
-#if MSAMP_CFG_HEAPDUMP
+#if !MSAMP_CFG_COMPACT_TABLES
             const uintptr_t *f;
             CHECK_EQ(msamp_stack_frames(id_of[k], &f), depth);
             CHECK(f[0] == pcs[0] && f[depth - 1] == pcs[depth - 1]);
@@ -255,5 +255,5 @@ int main(void)
     test_stack_churn();
     test_live();
     test_stacks();
-    return check_report(MSAMP_CFG_HEAPDUMP ? "unit-tables" : "unit-tables-compact");
+    return check_report(!MSAMP_CFG_COMPACT_TABLES ? "unit-tables" : "unit-tables-compact");
 }

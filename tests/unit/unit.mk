@@ -61,11 +61,11 @@ $(UNIT_OUT)/test_core: tests/unit/test_core.c tests/unit/fake_port.c $(MSAMP_COR
 	$(UNIT_CC) $(UNIT_CFLAGS) $(filter %.c,$^) -lz -o $@
 
 # The same test in a small build that keeps the RAM-dump block and snapshot passes: the tiny
-# profile's knobs but MSAMP_CFG_HEAPDUMP, in its smallest useful configuration.
+# profile's knobs but the full tables (MSAMP_CFG_COMPACT_TABLES 0), in its smallest useful configuration.
 $(UNIT_OUT)/test_core_small: tests/unit/test_core.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) \
 		$(UNIT_WRAPS) $(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
 	@mkdir -p $(@D)
-	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CFG_HEAPDUMP=1 \
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CFG_COMPACT_TABLES=0 \
 		-DMSAMP_CONFIG_FILE='"msamp_config_small.h"' $(filter %.c,$^) -lz -o $@
 
 # The device's record layouts and writer against the golden vectors, without and with addresses.

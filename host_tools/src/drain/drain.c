@@ -18,6 +18,7 @@
 #include "input.h"
 #include "merge.h"
 #include "msamp_decode.h"
+#include "postmortem.h"
 #include "prof_file.h"
 #include "profile.h"
 #include "report.h"
@@ -29,6 +30,7 @@
 
 static const char usage_text[] =
     "usage: drain [options] INPUT\n"
+    "       drain [options] --ram FILE@ADDR... | --core FILE\n"
     "       drain merge OUT.pb.gz IN.pb.gz...\n"
     "Reads an msamp stream and writes a gzip-compressed pprof heap profile per device session.\n"
     "INPUT: a tty (/dev/ttyUSB0), a file, - for stdin, tcp:HOST:PORT (connect: QEMU -serial\n"
@@ -47,7 +49,12 @@ static const char usage_text[] =
     "  -s, --folded FILE    write folded stacks (in-use bytes) for flame-graph tools\n"
     "  -q, --quiet          no status line and no summary on stderr\n"
     "      --stats          print decode and profile-writing times and peak memory at the end\n"
+    "      --ram FILE@ADDR  read the in-use profile from a raw RAM image starting at ADDR (gdb\n"
+    "                       dump binary memory, OpenOCD dump_image, QEMU pmemsave); repeat for\n"
+    "                       more regions. --elf gives symbols and the block's address\n"
+    "      --core FILE      ... from an ELF core (gdb gcore, QEMU dump-guest-memory)\n"
     "  -h, --help           this text;  -V, --version: the version\n"
+    "A dump (--ram, --core: docs/POSTMORTEM.md) takes the place of INPUT.\n"
     "Exit status: 0 profile written; 1 input, output, ELF or build-id error; 2 bad command\n"
     "line; 3 out of memory; 4 no msamp frame in the input (nothing written). See docs/DRAIN.md.\n";
 
@@ -61,6 +68,8 @@ struct opts {
     const char *elf_paths[MAX_ELVES];
     size_t nelf;
     int force, follow, quiet, stats;
+    const char *ram[PM_MAX_REGIONS], *core; /* a post-mortem dump (postmortem.c) */
+    size_t nram;
     long baud, top;
     double every;
 };
@@ -92,6 +101,8 @@ struct drain {
     int restarts; /* a followed file started over */
     uint64_t bytes;
     uint64_t headers; /* SESSION records seen, in all sessions */
+    int dump;         /* reading a dump (--ram, --core): its profile is written, even empty */
+    struct pm_magic_scan magic; /* the heapdump block's magic in an input without frames */
     /* The first bytes read, to say what the input held when no frame was found. */
     uint8_t head[4096];
     size_t head_len;
@@ -203,7 +214,7 @@ static int write_session(struct drain *d, int part, char *err, size_t errlen, in
 static void end_session(struct drain *d, int last)
 {
     int want = session_has_data(d->cur) ||
-               (last && !d->written && msamp_dec_stats(d->dec)->frames_ok > 0);
+               (last && !d->written && (msamp_dec_stats(d->dec)->frames_ok > 0 || d->dump));
     char err[1100];
     int kind;
     if (d->elves_doubt && !d->elves_ok)
@@ -407,6 +418,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
         {"top", required_argument, 0, 't'},    {"folded", required_argument, 0, 's'},
         {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},      {"stats", no_argument, 0, 'S'},
+        {"ram", required_argument, 0, 0x100},  {"core", required_argument, 0, 0x101},
         {0, 0, 0, 0}};
     memset(o, 0, sizeof(*o));
     o->output = "heap.pb.gz";
@@ -450,6 +462,24 @@ static int parse_args(struct opts *o, int argc, char **argv)
         case 's': o->folded = optarg; break;
         case 'q': o->quiet = 1; break;
         case 'S': o->stats = 1; break;
+        case 0x100: {
+            const char *at = strrchr(optarg, '@');
+            char *end;
+            errno = 0;
+            if (!at || at == optarg || !at[1] || at[1] == '-' || (strtoull(at + 1, &end, 0), errno) ||
+                *end) {
+                fprintf(stderr, "drain: --ram %s: expected FILE@ADDR (ram.bin@0x40000000)\n",
+                        optarg);
+                return EXIT_USAGE;
+            }
+            if (o->nram == PM_MAX_REGIONS) {
+                fprintf(stderr, "drain: at most %d --ram images\n", PM_MAX_REGIONS);
+                return EXIT_USAGE;
+            }
+            o->ram[o->nram++] = optarg;
+            break;
+        }
+        case 0x101: o->core = optarg; break;
         case 'h': fputs(usage_text, stdout); return -1;
         case 'V': printf("drain (msamp) %s, wire format v%u\n", DRAIN_VERSION, MSAMP_WIRE_VERSION); return -1;
         case ':':
@@ -460,6 +490,12 @@ static int parse_args(struct opts *o, int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    if ((o->nram || o->core) && optind != argc) {
+        fprintf(stderr, "drain: an INPUT and a dump (--ram, --core): give one or the other\n");
+        return EXIT_USAGE;
+    }
+    if (o->nram || o->core)
+        return 0;
     if (optind != argc - 1) {
         fprintf(stderr, "drain: %s\n%s", optind >= argc ? "no input given" : "more than one input",
                 usage_text);
@@ -471,6 +507,49 @@ static int parse_args(struct opts *o, int argc, char **argv)
         return EXIT_USAGE;
     }
     return 0;
+}
+
+/* --ram, --core: the in-use profile from the dump's msamp_heapdump block, through the session
+ * model and the outputs a stream goes through (postmortem.c, docs/POSTMORTEM.md). */
+static int run_dump(struct drain *d)
+{
+    char err[1024];
+    struct pm_dump *pm = pm_new();
+    int rc = 0;
+    for (size_t i = 0; i < d->o.nram && rc == 0; i++)
+        rc = pm_add_ram(pm, d->o.ram[i], err, sizeof(err));
+    if (rc == 0 && d->o.core)
+        rc = pm_add_core(pm, d->o.core, err, sizeof(err));
+    if (rc == 0 && d->o.nelf) /* the first ELF is the firmware: the block's symbol */
+        rc = pm_set_elf(pm, d->o.elf_paths[0], err, sizeof(err));
+    if (rc == 0)
+        rc = pm_find(pm, err, sizeof(err));
+    if (rc != 0) {
+        fprintf(stderr, "drain: %s\n", err);
+        pm_free(pm);
+        return rc == -2 ? EXIT_USAGE : EXIT_FAIL;
+    }
+    if (!d->o.quiet) {
+        char what[512];
+        pm_describe(pm, what, sizeof(what));
+        fprintf(stderr, "drain: %s: %s\n", d->o.core ? d->o.core : d->o.ram[0], what);
+    }
+    if (pm_warnings(pm)[0])
+        fprintf(stderr, "drain: warning: %s\n", pm_warnings(pm));
+    d->dump = 1;
+    d->dec = msamp_dec_new(on_record, d); /* no bytes: its counters stay 0 in the comments */
+    if (!d->dec)
+        drain_oom();
+    d->cur = session_new(++d->nsessions, msamp_dec_stats(d->dec));
+    pm_emit(pm, on_record, d);
+    if (!d->failed)
+        end_session(d, 1);
+    else
+        session_free(d->cur);
+    msamp_dec_free(d->dec);
+    pm_free(pm);
+    int out_ok = stdout_ok();
+    return d->failed || d->final_failed || !out_ok ? EXIT_FAIL : 0;
 }
 
 int main(int argc, char **argv)
@@ -497,6 +576,12 @@ int main(int argc, char **argv)
         }
     }
     d.elves = (struct elf_set){elves, d.o.nelf, d.o.force};
+    if (d.o.nram || d.o.core) {
+        int drc = run_dump(&d);
+        for (size_t i = 0; i < d.o.nelf; i++)
+            sym_close(elves[i]);
+        return drc;
+    }
 
     struct input in;
     int orc = input_open(&in, d.o.input, d.o.baud, d.o.follow, err, sizeof(err));
@@ -559,6 +644,8 @@ int main(int argc, char **argv)
                 d.head_len += k;
             }
             d.bytes += (uint64_t)n;
+            if (msamp_dec_stats(d.dec)->frames_ok <= msamp_dec_stats(d.dec)->frames_bad)
+                pm_magic_feed(&d.magic, buf, (size_t)n); /* a RAM dump given as INPUT? */
             for (size_t off = 0; off < (size_t)n && !d.failed; off += FEED_PIECE) {
                 size_t k = (size_t)n - off < FEED_PIECE ? (size_t)n - off : FEED_PIECE;
                 double tf = now_s();
@@ -590,7 +677,11 @@ int main(int argc, char **argv)
                 "took longer than %.0f ms)\n",
                 (unsigned long long)d.skipped, STOP_BUDGET_S * 1e3);
     msamp_dec_finish(d.dec);
-    if (!d.failed)
+    /* Bytes that are mostly not frames and hold the heapdump block: a RAM dump, whose few frames
+     * (the ring's) are no profile. */
+    const struct msamp_dec_stats *fin = msamp_dec_stats(d.dec);
+    int ram_dump = d.magic.seen && fin->frames_ok <= fin->frames_bad;
+    if (!d.failed && !ram_dump)
         end_session(&d, 1);
     else
         session_free(d.cur);
@@ -629,6 +720,14 @@ int main(int argc, char **argv)
     int out_ok = stdout_ok();
     if (d.failed || d.final_failed || io_error || !out_ok)
         return EXIT_FAIL;
+    if (ram_dump) {
+        fprintf(stderr, "drain: %llu valid msamp frames in the %llu bytes read from %s, but they "
+                "hold the msamp_heapdump block: this looks like a RAM dump: use --ram FILE@ADDR "
+                "(the address the image starts at) or --core FILE, with --elf (docs/POSTMORTEM.md); "
+                "no profile written\n", (unsigned long long)frames_ok,
+                (unsigned long long)d.bytes, in.desc);
+        return EXIT_NODATA;
+    }
     if (frames_ok == 0) {
         no_frame_message(&d, &in);
         return EXIT_NODATA;

@@ -1,0 +1,110 @@
+/*
+ * libFuzzer target of drain's post-mortem reader (host_tools/src/drain/postmortem.c): a memory
+ * image, read as `drain --ram` would, then the block's records through the session model, the
+ * profile built, prof_validate'd and reported (--top and the summary line, to /dev/null).
+ * Input: a 16-byte header, then the image.
+ *   byte 0     flags: bit 0 the block's address is given (base + offset, as --elf's symbol), else
+ *              the reader scans for it; bit 1 the image is two regions, cut at the offset rounded
+ *              down to 4 bytes, the second moved up by (flags >> 4) * 4 KiB (0: adjacent)
+ *   bytes 4-7  offset of the block in the image (little-endian)
+ *   bytes 8-15 base address of the image (little-endian)
+ * The seeds (tests/postmortem/seeds/) are real dumps of the demo's tables, cropped: little- and
+ * big-endian 64-bit, 32-bit, and the compact tables' block. Also the magic watcher of plain inputs
+ * (pm_magic_feed), over the raw input in two chunks, must agree with a plain search.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "postmortem.h"
+#include "prof_codec.h"
+#include "profile.h"
+#include "report.h"
+#include "session.h"
+
+static FILE *devnull;
+
+static void die(const char *what, const char *detail)
+{
+    fprintf(stderr, "fuzz_heapdump: %s: %s\n", what, detail);
+    abort();
+}
+
+static void on_record(void *arg, const struct msamp_record *rec)
+{
+    session_record(arg, rec);
+}
+
+static uint64_t le(const uint8_t *p, unsigned n)
+{
+    uint64_t v = 0;
+    for (unsigned i = 0; i < n; i++)
+        v |= (uint64_t)p[i] << (8 * i);
+    return v;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (!devnull && !(devnull = fopen("/dev/null", "w")))
+        die("fopen", "/dev/null");
+    /* The magic watcher, in two chunks. */
+    struct pm_magic_scan m = {0};
+    size_t cut = size ? data[0] % (size + 1) : 0;
+    pm_magic_feed(&m, data, cut);
+    pm_magic_feed(&m, data + cut, size - cut);
+    int any = 0;
+    for (size_t i = 0; i + 4 <= size && !any; i++)
+        any = !memcmp(data + i, "MSHD", 4) || !memcmp(data + i, "DHSM", 4);
+    if (m.seen && !any)
+        die("pm_magic_feed", "saw a magic that is not there");
+
+    if (size < 16)
+        return 0;
+    unsigned flags = data[0];
+    uint64_t off = le(data + 4, 4), base = le(data + 8, 8);
+    const uint8_t *img = data + 16;
+    size_t n = size - 16;
+    char err[1024];
+    struct pm_dump *d = pm_new();
+    int rc;
+    if ((flags & 2) && n > 8) {
+        size_t split = (size_t)(off < n ? off : n / 2) & ~(size_t)3;
+        uint64_t gap = (uint64_t)(flags >> 4) * 4096u;
+        rc = pm_add_mem(d, base, img, split, "first", err, sizeof(err));
+        if (rc == 0)
+            rc = pm_add_mem(d, base + split + gap, img + split, n - split, "second", err,
+                            sizeof(err));
+    } else {
+        rc = pm_add_mem(d, base, img, n, "image", err, sizeof(err));
+    }
+    if (flags & 1)
+        pm_set_block_addr(d, base + off, 1);
+    if (rc == 0)
+        rc = pm_find(d, err, sizeof(err));
+    if (rc != 0) {
+        if (!err[0])
+            die("an error without a message", "");
+        pm_free(d);
+        return 0;
+    }
+    char what[512];
+    pm_describe(d, what, sizeof(what));
+    fputs(pm_warnings(d), devnull);
+    struct msamp_dec_stats zero;
+    memset(&zero, 0, sizeof(zero));
+    struct session *s = session_new(1, &zero);
+    pm_emit(d, on_record, s);
+    struct elf_set none = {NULL, 0, 0};
+    struct built b;
+    if (build_profile(s, &none, "final", &zero, &b, err, sizeof(err)) != 0)
+        die("build_profile", err);
+    if (prof_validate(&b.prof, err, sizeof(err)) != 0)
+        die("prof_validate", err);
+    report_top(devnull, s, &b, 5, 1);
+    report_summary(devnull, s, &b, &zero, "fuzz.pb.gz");
+    built_free(&b);
+    session_free(s);
+    pm_free(d);
+    return 0;
+}

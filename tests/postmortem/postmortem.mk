@@ -1,0 +1,68 @@
+# Post-mortem heap (docs/POSTMORTEM.md): drain --ram / --core reading the msamp_heapdump block of a
+# RAM dump or an ELF core. The demo firmware (demo-long, the board tests' own) runs under QEMU
+# with its monitor on a unix socket (QMP, tests/postmortem/qmp.py), is stopped mid-run and dumped,
+# and the dump's in-use profile must be the stream's at that instant but for the ring's unsent
+# records (t_postmortem.sh, compare.py): aarch64 (an ELF core and pmemsave), big-endian MIPS64
+# (memsave), 32-bit Arm (pmemsave) and the Cortex-M3 in the tiny profile (the compact tables'
+# block, code and RAM as two --ram images). Hostile dumps under ASan+UBSan (t_hostile.sh), and a
+# libFuzzer target of the reader seeded with real dumps (seeds/, made by mkseed.py).
+PM_OUT = $(BUILD)/postmortem
+PM_TOOLS = host_tools/drain $(BUILD)/drain/drain-asan
+PM_ELF = $(BOARD_DIR)/uart/demo-long.elf
+
+TESTS += postmortem-aarch64 postmortem-mips64 postmortem-arm postmortem-tiny postmortem-hostile
+ROBUST_TESTS += postmortem-hostile fuzz-heapdump
+FUZZ_TARGETS += heapdump
+TESTS += fuzz-heapdump
+.PHONY: test-postmortem-aarch64 test-postmortem-mips64 test-postmortem-arm test-postmortem-tiny \
+	test-postmortem-hostile postmortem-one fuzz-heapdump test-fuzz-heapdump
+
+# One board (BOARD=...): PM_NAME, PM_MODE (pmemsave, memsave, core), PM_TINY (tiny or empty).
+postmortem-one:
+	@tests/need.sh $(BOARD_CROSS)gcc $(BOARD_CROSS)readelf $(firstword $(BOARD_QEMU)) python3
+	@$(MAKE) --no-print-directory -s $(PM_TOOLS) $(PM_ELF)
+	@$(BOARD_ENV) DRAIN=host_tools/drain DRAIN_ASAN=$(BUILD)/drain/drain-asan READELF=$(BOARD_CROSS)readelf \
+		tests/postmortem/t_postmortem.sh $(PM_OUT)/$(PM_NAME) $(PM_ELF) $(PM_MODE) $(PM_TINY)
+
+test-postmortem-aarch64: ## Post-mortem: aarch64 demo stopped mid-run, an ELF core and a pmemsave image read by drain, equal to the stream at that instant
+	@$(MAKE) --no-print-directory -s BOARD=qemu-virt-aarch64 PM_NAME=aarch64 PM_MODE=core postmortem-one
+test-postmortem-mips64: ## Post-mortem: the big-endian MIPS64 demo's memory (memsave) read by drain --ram, equal to the stream
+	@$(MAKE) --no-print-directory -s BOARD=qemu-malta-mips64 PM_NAME=mips64 PM_MODE=memsave postmortem-one
+test-postmortem-arm: ## Post-mortem: the 32-bit Arm demo's memory (pmemsave) read by drain --ram, equal to the stream
+	@$(MAKE) --no-print-directory -s BOARD=qemu-virt-arm PM_NAME=arm PM_MODE=pmemsave postmortem-one
+test-postmortem-tiny: ## Post-mortem: the Cortex-M3 tiny profile's block (compact tables), code and RAM as two --ram images
+	@$(MAKE) --no-print-directory -s BOARD=qemu-mps2-an385 PM_NAME=tiny PM_MODE=pmemsave PM_TINY=tiny postmortem-one
+
+PM_OTHER_ELF = $(BUILD)/qemu-malta-mips64/uart/demo-long.elf
+test-postmortem-hostile: ## Post-mortem: truncated, misplaced and corrupted dumps, wrong and missing files under ASan+UBSan: a message and an exit status each
+	@tests/need.sh aarch64-linux-gnu-gcc mips64el-linux-gnuabi64-gcc qemu-system-aarch64 python3
+	@$(MAKE) --no-print-directory -s $(PM_TOOLS) $(BUILD)/qemu-virt-aarch64/uart/demo-long.elf \
+		$(BUILD)/qemu-virt-aarch64/uart/demo.elf
+	@$(MAKE) --no-print-directory -s BOARD=qemu-malta-mips64 $(PM_OTHER_ELF)
+	@$(MAKE) --no-print-directory -s BOARD=qemu-virt-aarch64 postmortem-hostile-run
+.PHONY: postmortem-hostile-run
+postmortem-hostile-run:
+	@$(BOARD_ENV) DRAIN=$(BUILD)/drain/drain-asan READELF=$(BOARD_CROSS)readelf NM=$(BOARD_CROSS)nm \
+		tests/postmortem/t_hostile.sh $(PM_OUT)/hostile $(PM_ELF) $(PM_OTHER_ELF) $(BOARD_DIR)/uart/demo.elf
+
+# The dump reader's fuzzer. Its inputs are memory images (the seeds are 6-47 KB), so its own
+# length limit; FUZZ_HEAPDUMP_SECONDS (5) for `make test` (the other targets' FUZZ_SHORT_SECONDS is 20).
+FUZZ_HEAPDUMP_SECONDS ?= 5
+$(FUZZ_DIR)/heapdump_fuzz: tests/postmortem/fuzz_heapdump.c $(FUZZ_DRAIN_DEPS)
+	@mkdir -p $(@D)
+	clang $(FUZZ_CFLAGS) $(DRAIN_INC) $< $(FUZZ_DRAIN_SRCS) $(DRAIN_LIBS) -o $@
+$(FUZZ_DIR)/heapdump-seed/.made: $(wildcard tests/postmortem/seeds/*.gz)
+	@rm -rf $(@D) && mkdir -p $(@D)
+	@for f in $^; do gzip -dc $$f >$(@D)/$$(basename $$f .gz); done
+	@touch $@
+define fuzz_heapdump_run
+	@tests/need.sh clang
+	@$(MAKE) --no-print-directory $(FUZZ_DIR)/heapdump_fuzz $(FUZZ_DIR)/heapdump-seed/.made
+	@mkdir -p $(FUZZ_DIR)/heapdump-corpus $(FUZZ_DIR)/heapdump-crashes
+	$(FUZZ_ENV) $(FUZZ_DIR)/heapdump_fuzz $(1) $(FUZZ_OPTS) -max_len=65536 \
+	  -artifact_prefix=$(FUZZ_DIR)/heapdump-crashes/ $(FUZZ_DIR)/heapdump-corpus $(FUZZ_DIR)/heapdump-seed
+endef
+fuzz-heapdump:
+	$(call fuzz_heapdump_run,$(FUZZ_LONG_OPTS))
+test-fuzz-heapdump: ## Fuzz drain's post-mortem dump reader (drain --ram) for 5 s from real dumps' seeds (libFuzzer, ASan+UBSan)
+	$(call fuzz_heapdump_run,-max_total_time=$(FUZZ_HEAPDUMP_SECONDS))
