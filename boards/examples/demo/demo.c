@@ -374,6 +374,16 @@ static void report(uint64_t ticks, uint32_t iterations)
     line_u64(&l, "live_used", st.live_used);
     line_u64(&l, "stacks_used", st.stacks_used);
     line_emit(&l);
+#if MSAMP_CFG_CONTROL
+    /* The down-channel (docs/CONTROL.md): commands carried out, repeats, frames ignored. */
+    line_start(&l, "msamp-demo control");
+    line_u64(&l, "commands", st.commands);
+    line_u64(&l, "repeated", st.commands_repeated);
+    line_u64(&l, "bad", st.commands_bad);
+    line_u64(&l, "interval", st.interval);
+    line_u64(&l, "enabled", st.enabled);
+    line_emit(&l);
+#endif
 }
 
 static int stalled(uint32_t it)
