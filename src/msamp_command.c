@@ -199,4 +199,7 @@ void msamp_command_counts(uint32_t *done, uint32_t *repeated, uint32_t *bad)
     *bad = P.bad;
 }
 
+#else
+/* MSAMP_CFG_CONTROL 0: no parser (a translation unit must declare something). */
+typedef int msamp_command_left_out;
 #endif
