@@ -31,7 +31,7 @@ def cobs(body):
 body = bytes([1, 0x42, 0x42, 5])
 bad_crc = body + ((zlib.crc32(body) ^ 1).to_bytes(4, "little"))
 GARBAGE = (b"\x05junk\x00"                        # COBS-valid, 4 bytes: too short
-           + bytes(range(1, 256)) * 2 + b"\x00"   # 510 bytes without a 0x00: too long
+           + bytes(range(1, 121)) + b"\x00"       # 120 bytes without a 0x00: too long
            + cobs(bad_crc) + b"\x00")             # wrong CRC
 
 lst = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
