@@ -517,6 +517,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "drain: --elf %s\n", err);
             while (i-- > 0)
                 sym_close(elves[i]);
+            control_free(d.o.ctl);
             return EXIT_FAIL;
         }
     }
