@@ -123,7 +123,7 @@ run_hosted() {
 import os, sys, time, zlib
 body = bytes([1, 0x42, 0x42, 5]); body += (zlib.crc32(body) ^ 1).to_bytes(4, 'little')
 junk = b'\x05junk\x00' + bytes(range(1, 256)) * 2 + b'\x00' + bytes([len(body) + 1]) + body + b'\x00'
-for _ in range(250):  # the program opens the FIFO at its first poll
+for _ in range(750):  # the program opens the FIFO at its first poll (15 s: a loaded machine)
     try:
         fd = os.open('ctl.fifo', os.O_WRONLY | os.O_NONBLOCK); break
     except OSError:
