@@ -147,9 +147,11 @@ BOARD_ENV := BOARD_QEMU="$(BOARD_QEMU)" BOARD_QEMU_TIMEOUT=$(BOARD_QEMU_TIMEOUT)
 DEMO_ELF := $(BOARD_DIR)/$(TRANSPORT)/demo.elf
 DRAIN ?= host_tools/drain
 
-.PHONY: lib firmware run demo size board-check board-dir board-flags-force
+.PHONY: lib firmware run demo size board-check board-dir board-qemu board-flags-force
 board-dir:
 	@echo $(BOARD_DIR)
+board-qemu:
+	@echo $(BOARD_QEMU)
 
 board-check:
 	@[ -n "$(BOARD_TRANSPORT_OK)" ] || { echo "board $(BOARD) has no transport '$(TRANSPORT)' (it has: $(BOARD_TRANSPORTS))" >&2; exit 2; }

@@ -7,8 +7,9 @@
 HOST_TOOLS_CFLAGS = $(HOST_CFLAGS) -Wcast-qual
 HOSTDEC_INC := -Ihost_tools/lib -Iinclude
 HOSTDEC_LIB := $(BUILD)/host/libmsampdec.a
-HOSTDEC_SRCS := host_tools/lib/msamp_decode.c host_tools/lib/msamp_cobs_crc.c host_tools/lib/msamp_listing.c
-HOSTDEC_HDRS := host_tools/lib/msamp_decode.h include/msamp_wire.h
+HOSTDEC_SRCS := host_tools/lib/msamp_decode.c host_tools/lib/msamp_cobs_crc.c host_tools/lib/msamp_listing.c \
+	host_tools/lib/msamp_command.c
+HOSTDEC_HDRS := host_tools/lib/msamp_decode.h host_tools/lib/msamp_command.h include/msamp_wire.h
 HOSTDEC_OBJS := $(patsubst host_tools/lib/%.c,$(BUILD)/host/%.o,$(HOSTDEC_SRCS))
 
 TOOLS += host_tools/msamp-dump

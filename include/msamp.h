@@ -85,6 +85,10 @@ struct msamp_stats {
     uint32_t thinned;        /* live entries (and in-flight samples) thinning took out */
     uint32_t stacks_evicted; /* unused stacks evicted for new ones */
     uint8_t enabled;
+    /* The down-channel (MSAMP_CFG_CONTROL, docs/CONTROL.md): command frames carried out, resent
+     * frames acknowledged again without being carried out, and frames ignored as malformed (bad
+     * COBS or CRC, too long, cut short, another format version). */
+    uint32_t commands, commands_repeated, commands_bad;
 };
 
 /* Initialise the library: bring up the transport the firmware links (msamp_transport_init(),

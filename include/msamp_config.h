@@ -44,6 +44,18 @@
 #define MSAMP_CFG_SNAPSHOTS (!MSAMP_CFG_COMPACT_TABLES)
 #endif
 
+/* 1: the down-channel (docs/CONTROL.md): msamp_poll() reads command frames from the transport
+ * (msamp_transport_read()), carries them out (enable, disable, interval, bounds, snapshot, identity,
+ * mark) and acknowledges each with a CMD_ACK record. 0 leaves the parser out (its code and its
+ * ~90 bytes of RAM). Default: on, but in the tiny profile (whose RAM budget it would strain). */
+#ifndef MSAMP_CFG_CONTROL
+#define MSAMP_CFG_CONTROL (!MSAMP_CFG_TINY)
+#endif
+/* Bytes msamp_poll() reads from the down-channel at most per call (bounded work per poll). */
+#ifndef MSAMP_CFG_CONTROL_READ
+#define MSAMP_CFG_CONTROL_READ 32
+#endif
+
 /* 1: MAPPING records (the port's loaded images, msamp_port_mappings()) follow each SESSION: what
  * hosted PIE programs need (the hosted port's configuration turns it on). Bare metal has none. */
 #ifndef MSAMP_CFG_MAPPINGS

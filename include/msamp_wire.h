@@ -96,7 +96,43 @@ enum msamp_wire_type {
      * (those whose record the ring dropped included), so the host knows the total. */
     MSAMP_REC_FAIL = 14,
     /* Type 15 means the first payload varint holds the real type (>= 16). */
-    MSAMP_REC_EXTENDED = 15
+    MSAMP_REC_EXTENDED = 15,
+    /* Extended types (sent as type 15, the real type the payload's first varint). */
+    /* seq cmd status: the device accepted the command frame seq (docs/CONTROL.md) of command cmd
+     * (enum msamp_wire_cmd) and carried it out with status (enum msamp_wire_cmd_status). A resent
+     * frame with the seq of the last accepted one is acknowledged again, not carried out again. */
+    MSAMP_REC_CMD_ACK = 16
+};
+
+/* The down-channel: command frames from the host to the device (docs/CONTROL.md).
+ *   frame = COBS(body) 0x00       body = version:u8 seq:u16le cmd:u8 args crc:u32le
+ * crc is the up-stream's CRC-32 over version, seq, cmd and args. Args by command: SET_INTERVAL
+ * interval:varint; SET_BOUNDS min:varint max:varint; MARK text bytes (up to MSAMP_WIRE_MAX_MARK);
+ * the others none. Trailing bytes after the args a device knows are ignored. */
+#define MSAMP_CMD_VERSION 1u
+/* Largest command body (version, seq, cmd, MARK's text, crc) and frame (COBS, 0x00). */
+#define MSAMP_CMD_MAX_BODY (4u + MSAMP_WIRE_MAX_MARK + MSAMP_WIRE_CRC_SIZE)
+#define MSAMP_CMD_MAX_FRAME (MSAMP_CMD_MAX_BODY + 2u)
+enum msamp_wire_cmd {
+    MSAMP_CMD_ENABLE = 1,          /* msamp_enable() */
+    MSAMP_CMD_DISABLE = 2,         /* msamp_disable() */
+    MSAMP_CMD_SET_INTERVAL = 3,    /* msamp_set_interval(interval) */
+    MSAMP_CMD_SET_BOUNDS = 4,      /* msamp_set_interval_bounds(min, max) */
+    MSAMP_CMD_SNAPSHOT = 5,        /* msamp_snapshot() */
+    MSAMP_CMD_RESEND_IDENTITY = 6, /* SESSION, MAPPINGs, TIME and DROPS again (a late reader) */
+    MSAMP_CMD_MARK = 7,            /* msamp_mark(text) */
+    MSAMP_CMD_COUNT = 8
+};
+/* CMD_ACK.status: 0, or the negated MSAMP_ERR_* code the API call returned, or UNKNOWN. */
+enum msamp_wire_cmd_status {
+    MSAMP_CMD_OK = 0,
+    MSAMP_CMD_ERR_INVAL = 1,       /* a bad argument (interval 0, min > max, a cut argument) */
+    MSAMP_CMD_ERR_STATE = 2,
+    MSAMP_CMD_ERR_BUSY = 3,        /* the ring had no room: resend (it is carried out again) */
+    MSAMP_CMD_ERR_IO = 4,
+    MSAMP_CMD_ERR_UNSUPPORTED = 5, /* not in this build (SNAPSHOT in the tiny profile) */
+    MSAMP_CMD_ERR_UNKNOWN = 6,     /* a command this device does not know */
+    MSAMP_CMD_STATUSES = 7
 };
 
 /* The DROPS record's fields, in order: cumulative device counters of samples that lost

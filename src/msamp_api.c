@@ -76,6 +76,9 @@ int msamp_poll(void)
 {
     if (!G.initialised)
         return MSAMP_ERR_STATE;
+#if MSAMP_CFG_CONTROL
+    msamp_command_poll(); /* outside the lock: a command takes it as the API call does */
+#endif
     msamp_port_lock_t key = msamp_port_lock();
     msamp_report_duties();
     msamp_writer_close();

@@ -139,5 +139,8 @@ int msamp_get_stats(struct msamp_stats *out)
         .enabled = atomic_load_explicit(&G.enabled, memory_order_relaxed),
     };
     msamp_port_unlock(key);
+#if MSAMP_CFG_CONTROL
+    msamp_command_counts(&out->commands, &out->commands_repeated, &out->commands_bad);
+#endif
     return MSAMP_OK;
 }

@@ -179,6 +179,17 @@ void msamp_rec_drops(const uint32_t *count); /* MSAMP_DROP_COUNT counters */
 void msamp_rec_interval(uint32_t interval, uintptr_t dt, unsigned reason, uint32_t epoch);
 void msamp_rec_snap_end(uint32_t pass, uint32_t count);
 void msamp_rec_fail(unsigned kind, uintptr_t size, uint32_t stack, uintptr_t dt, uint32_t count);
+/* CMD_ACK (an extended record): command frame seq, its command and status. */
+void msamp_rec_cmd_ack(uint32_t seq, unsigned cmd, unsigned status);
+
+/* The down-channel (msamp_command.c, MSAMP_CFG_CONTROL): from msamp_poll(), outside the lock, one
+ * read of at most MSAMP_CFG_CONTROL_READ bytes from the transport, fed to the parser, which
+ * carries out each whole command frame and acknowledges it. */
+void msamp_command_poll(void);
+/* Feeds received bytes to the parser (what msamp_command_poll does with what it read). */
+void msamp_command_feed(const uint8_t *p, size_t n);
+/* The parser's counters: commands carried out, repeats acknowledged again, malformed frames. */
+void msamp_command_counts(uint32_t *done, uint32_t *repeated, uint32_t *bad);
 
 /* The core's state, under the port lock but where noted. */
 struct msamp_core {

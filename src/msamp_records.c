@@ -131,3 +131,9 @@ void msamp_rec_fail(unsigned kind, uintptr_t size, uint32_t stack, uintptr_t dt,
     uintptr_t v[5] = {kind, size, stack, dt, count};
     msamp_event_varints(MSAMP_REC_FAIL, v, 5);
 }
+
+void msamp_rec_cmd_ack(uint32_t seq, unsigned cmd, unsigned status)
+{
+    uintptr_t v[4] = {MSAMP_REC_CMD_ACK, seq, cmd, status};
+    msamp_event_varints(MSAMP_REC_EXTENDED, v, 4);
+}

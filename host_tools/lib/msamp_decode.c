@@ -406,6 +406,13 @@ static int parse_payload(struct msamp_dec *d, struct rd *r, struct msamp_record 
         uint64_t t = rd_varint(r);
         if (r->err || t < 16)
             return -1;
+        if (t == MSAMP_REC_CMD_ACK) {
+            rec->type = MSAMP_REC_CMD_ACK;
+            rec->u.cmd_ack.seq = rd_varint(r);
+            rec->u.cmd_ack.cmd = rd_varint(r);
+            rec->u.cmd_ack.status = rd_varint(r);
+            break;
+        }
         rec->type = MSAMP_DEC_UNKNOWN;
         rec->u.unknown.type = t;
         rec->u.unknown.payload = r->p;

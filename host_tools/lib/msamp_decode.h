@@ -92,6 +92,9 @@ struct msamp_record {
             size_t path_len;
         } mapping;
         struct { uint64_t type; const uint8_t *payload; size_t len; } unknown;
+        /* CMD_ACK (extended type 16): the command frame's seq, its command (enum msamp_wire_cmd)
+         * and status (enum msamp_wire_cmd_status) */
+        struct { uint64_t seq, cmd, status; } cmd_ack;
     } u;
     uint64_t dt; /* the record's dt field as sent (ALLOC, FREE, INTERVAL, REALLOC, FAIL), else 0 */
 };

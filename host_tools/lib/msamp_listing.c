@@ -154,6 +154,10 @@ static void print_body(FILE *out, const struct msamp_record *rec)
         fputs(" path=", out);
         print_quoted(out, rec->u.mapping.path, rec->u.mapping.path_len);
         break;
+    case MSAMP_REC_CMD_ACK:
+        fprintf(out, "CMD_ACK seq=%" PRIu64 " cmd=%" PRIu64 " status=%" PRIu64,
+                rec->u.cmd_ack.seq, rec->u.cmd_ack.cmd, rec->u.cmd_ack.status);
+        break;
     default:
         fprintf(out, "# event %d", rec->type);
         break;

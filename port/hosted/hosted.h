@@ -71,6 +71,10 @@ int msamp_hosted_settings(struct msamp_hosted_settings *s);
 /* One line on stderr: fmt with two string arguments. Does not allocate. */
 void msamp_hosted_say(const char *fmt, const char *a, const char *b);
 
+/* The down-channel (hosted_control.c): msamp_transport_read() of the hosted port, defined in
+ * hosted_transport.c (an object every link pulls in, so it wins over the core's weak default). */
+int msamp_hosted_control_read(uint8_t *buf, size_t max);
+
 /* Sets up the thread-exit hook of the threads' contexts; before msamp_init(). */
 void msamp_hosted_contexts_start(void);
 

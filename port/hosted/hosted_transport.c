@@ -486,6 +486,12 @@ int msamp_transport_write(const uint8_t *data, size_t len)
     return (int)len;
 }
 
+/* Commands from MSAMP_CONTROL (hosted_control.c), read by msamp_poll() in the poller below. */
+int msamp_transport_read(uint8_t *buf, size_t max)
+{
+    return msamp_hosted_control_read(buf, max);
+}
+
 /* One drain step (or a flush) and the write of what it produced, under poll_lock. Keeps errno as
  * the application left it. Returns what msamp_poll()/msamp_flush() returned. */
 static int poll_once(int flush, int sigs_blocked)

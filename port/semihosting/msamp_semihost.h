@@ -25,6 +25,12 @@ intptr_t msamp_semihost_open_write(const char *path);
 /* Write len bytes to handle; returns the number NOT written (0 on success), as the host does. */
 size_t msamp_semihost_write(intptr_t handle, const void *data, size_t len);
 
+/* The down-channel's file (port/transport/semihosting.c): open `path` for reading and appending,
+ * created when missing (handle >= 0 or -1); read up to len bytes from where the last read ended:
+ * returns the number NOT read, as the host does (len at the end of the file, or on error). */
+intptr_t msamp_semihost_open_append(const char *path);
+size_t msamp_semihost_read(intptr_t handle, void *data, size_t len);
+
 /* Close a handle. 0 on success, -1 on failure. */
 int msamp_semihost_close(intptr_t handle);
 

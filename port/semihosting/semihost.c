@@ -7,10 +7,12 @@ enum {
     SYS_CLOSE = 0x02,
     SYS_WRITE0 = 0x04,
     SYS_WRITE = 0x05,
+    SYS_READ = 0x06,
     SYS_EXIT = 0x18,
     SYS_EXIT_EXTENDED = 0x20
 };
 #define OPEN_MODE_WB 5u
+#define OPEN_MODE_APLUSB 11u /* "a+b": read and append, created when missing */
 #define ADP_STOPPED_APPLICATION_EXIT 0x20026u
 
 static size_t text_length(const char *s)
@@ -31,6 +33,18 @@ size_t msamp_semihost_write(intptr_t handle, const void *data, size_t len)
 {
     uintptr_t block[3] = {(uintptr_t)handle, (uintptr_t)data, len};
     return (size_t)msamp_semihost_call(SYS_WRITE, (uintptr_t)block);
+}
+
+intptr_t msamp_semihost_open_append(const char *path)
+{
+    uintptr_t block[3] = {(uintptr_t)path, OPEN_MODE_APLUSB, text_length(path)};
+    return (intptr_t)msamp_semihost_call(SYS_OPEN, (uintptr_t)block);
+}
+
+size_t msamp_semihost_read(intptr_t handle, void *data, size_t len)
+{
+    uintptr_t block[3] = {(uintptr_t)handle, (uintptr_t)data, len};
+    return (size_t)msamp_semihost_call(SYS_READ, (uintptr_t)block);
 }
 
 int msamp_semihost_close(intptr_t handle)

@@ -7,9 +7,11 @@
 
 #include "msamp_semihost.h"
 
-enum { UHI_EXIT = 1, UHI_OPEN = 2, UHI_CLOSE = 3, UHI_WRITE = 5, UHI_PLOG = 13 };
+enum { UHI_EXIT = 1, UHI_OPEN = 2, UHI_CLOSE = 3, UHI_READ = 4, UHI_WRITE = 5, UHI_PLOG = 13 };
 /* open flags in UHI's (GDB's) numbering */
 #define UHI_O_WRONLY 0x001
+#define UHI_O_RDWR 0x002
+#define UHI_O_APPEND 0x008
 #define UHI_O_CREAT 0x200
 #define UHI_O_TRUNC 0x400
 
@@ -35,6 +37,20 @@ intptr_t msamp_semihost_open_write(const char *path)
 size_t msamp_semihost_write(intptr_t handle, const void *data, size_t len)
 {
     intptr_t done = uhi(UHI_WRITE, (uintptr_t)handle, (uintptr_t)data, len);
+    if (done < 0)
+        return len;
+    return (size_t)done >= len ? 0 : len - (size_t)done;
+}
+
+intptr_t msamp_semihost_open_append(const char *path)
+{
+    intptr_t fd = uhi(UHI_OPEN, (uintptr_t)path, UHI_O_RDWR | UHI_O_APPEND | UHI_O_CREAT, 0644);
+    return fd < 0 ? -1 : fd;
+}
+
+size_t msamp_semihost_read(intptr_t handle, void *data, size_t len)
+{
+    intptr_t done = uhi(UHI_READ, (uintptr_t)handle, (uintptr_t)data, len);
     if (done < 0)
         return len;
     return (size_t)done >= len ? 0 : len - (size_t)done;

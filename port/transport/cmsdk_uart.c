@@ -1,4 +1,5 @@
-/* CMSDK APB UART transport (Arm MPS2 boards, many Cortex-M SoCs): msamp's stream on UART TX. */
+/* CMSDK APB UART transport (Arm MPS2 boards, many Cortex-M SoCs): msamp's stream on UART TX,
+ * commands from the host (docs/CONTROL.md) on UART RX, read by msamp_poll(). */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -18,7 +19,9 @@
 #define UART_CTRL 0x08u
 #define UART_BAUDDIV 0x10u
 #define STATE_TX_FULL (1u << 0)
+#define STATE_RX_FULL (1u << 1)
 #define CTRL_TX_EN (1u << 0)
+#define CTRL_RX_EN (1u << 1)
 
 static volatile uint32_t *reg(uintptr_t offset)
 {
@@ -28,7 +31,7 @@ static volatile uint32_t *reg(uintptr_t offset)
 int msamp_transport_init(void)
 {
     *reg(UART_BAUDDIV) = MSAMP_CMSDK_UART_BAUDDIV;
-    *reg(UART_CTRL) = *reg(UART_CTRL) | CTRL_TX_EN;
+    *reg(UART_CTRL) = *reg(UART_CTRL) | CTRL_TX_EN | CTRL_RX_EN;
     return 0;
 }
 
@@ -41,6 +44,18 @@ int msamp_transport_write(const uint8_t *data, size_t len)
         *reg(UART_DATA) = data[i];
     }
     return len > (size_t)INT32_MAX ? INT32_MAX : (int)len;
+}
+
+/* The down-channel: the one-byte receive buffer, drained while it holds a byte (up to max); never
+ * waits. At the line's speed a byte arrives per ~87 us at 115200 baud: msamp_poll() must run that
+ * often while a command comes in, or bytes are overrun (the frame's CRC then drops the command
+ * and the host resends it). */
+int msamp_transport_read(uint8_t *buf, size_t max)
+{
+    size_t n = 0;
+    while (n < max && (*reg(UART_STATE) & STATE_RX_FULL) != 0)
+        buf[n++] = (uint8_t)*reg(UART_DATA);
+    return (int)n;
 }
 
 int msamp_transport_flush(void)

@@ -1,6 +1,7 @@
 /*
  * Transports: where msamp_poll() sends the stream. Each transport is one .c file that implements
- * msamp_transport_write(), msamp_transport_init() and msamp_transport_flush() (msamp_port.h) and
+ * msamp_transport_write(), msamp_transport_init(), msamp_transport_flush() and
+ * msamp_transport_read() (msamp_port.h) and
  * msamp_transport_name() below; a firmware links exactly one. Configuration is by -D at build time (named in each file).
  *
  *   pl011.c        PL011 UART (Arm virt boards, many Cortex-A SoCs). MSAMP_PL011_BASE.
@@ -10,6 +11,8 @@
  *                  MSAMP_16550_STRIDE, MSAMP_16550_PORT_IO (x86 I/O ports).
  *   cmsdk_uart.c   Arm CMSDK APB UART (MPS2, many Cortex-M SoCs). MSAMP_CMSDK_UART_BASE.
  * semihosting.c runs over the architecture's semihosting helpers (port/semihosting/).
+ * Each also implements msamp_transport_read(), the down-channel (docs/CONTROL.md): the UARTs read
+ * their RX line, semihosting.c the command file MSAMP_SEMIHOST_CMD_PATH (default "msamp.cmd").
  */
 #ifndef MSAMP_TRANSPORT_H
 #define MSAMP_TRANSPORT_H

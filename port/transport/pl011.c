@@ -1,4 +1,5 @@
-/* PL011 UART transport: msamp's stream on the UART's TX line, one byte per FIFO slot. */
+/* PL011 UART transport: msamp's stream on the UART's TX line, one byte per FIFO slot; commands
+ * from the host (docs/CONTROL.md) on its RX line, read from the receive FIFO by msamp_poll(). */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -23,9 +24,10 @@
 #define UART_FBRD 0x28u
 #define UART_LCRH 0x2cu
 #define UART_CR 0x30u
+#define FR_RXFE (1u << 4)
 #define FR_TXFF (1u << 5)
 #define LCRH_WLEN8_FEN (3u << 5 | 1u << 4)
-#define CR_UARTEN_TXE (1u << 0 | 1u << 8)
+#define CR_UARTEN_TXE_RXE (1u << 0 | 1u << 8 | 1u << 9)
 
 static volatile uint32_t *reg(uintptr_t offset)
 {
@@ -42,7 +44,7 @@ int msamp_transport_init(void)
     *reg(UART_FBRD) = div64 & 63u;
     *reg(UART_LCRH) = LCRH_WLEN8_FEN;
 #endif
-    *reg(UART_CR) = *reg(UART_CR) | CR_UARTEN_TXE;
+    *reg(UART_CR) = *reg(UART_CR) | CR_UARTEN_TXE_RXE;
     return 0;
 }
 
@@ -55,6 +57,15 @@ int msamp_transport_write(const uint8_t *data, size_t len)
         *reg(UART_DR) = data[i];
     }
     return len > (size_t)INT32_MAX ? INT32_MAX : (int)len;
+}
+
+/* The down-channel: what the receive FIFO holds, up to max bytes; never waits. */
+int msamp_transport_read(uint8_t *buf, size_t max)
+{
+    size_t n = 0;
+    while (n < max && (*reg(UART_FR) & FR_RXFE) == 0)
+        buf[n++] = (uint8_t)*reg(UART_DR); /* bits 8..11 (errors): the frame's CRC catches them */
+    return (int)n;
 }
 
 int msamp_transport_flush(void)

@@ -1,5 +1,13 @@
 /* Semihosting transport: msamp's stream into a file on the debug host, in chunks (one trap per
- * chunk costs about as much as one UART byte under QEMU). */
+ * chunk costs about as much as one UART byte under QEMU). The down-channel (docs/CONTROL.md):
+ * command frames the host appends to MSAMP_SEMIHOST_CMD_PATH (drain --send-file), read by
+ * msamp_poll() every MSAMP_SEMIHOST_CMD_EVERY polls with one SYS_READ from where the last read
+ * ended: on a regular file a read at its end returns at once with nothing, so it never waits.
+ * (SYS_FLEN is not used: QEMU 7.2 answers it for host files from guest memory below the stack
+ * pointer, a size that is often wrong.) The file is opened, created when missing, by
+ * msamp_transport_init(), which reads past what it holds then (up to MSAMP_SEMIHOST_CMD_SKIP
+ * bytes): commands left by an earlier run are not carried out again. The host only appends: a
+ * file truncated while the device runs is not read again until the device restarts. */
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,7 +22,22 @@
 #define MSAMP_SEMIHOST_CHUNK 256
 #endif
 
+#ifndef MSAMP_SEMIHOST_CMD_PATH
+#define MSAMP_SEMIHOST_CMD_PATH "msamp.cmd"
+#endif
+/* Polls between two looks at the command file (each look is one trap, two more when it grew). */
+#ifndef MSAMP_SEMIHOST_CMD_EVERY
+#define MSAMP_SEMIHOST_CMD_EVERY 8
+#endif
+
+/* Bytes of an existing command file skipped at start-up, at most. */
+#ifndef MSAMP_SEMIHOST_CMD_SKIP
+#define MSAMP_SEMIHOST_CMD_SKIP 4096
+#endif
+
 static intptr_t handle = -1;
+static intptr_t cmd_handle = -1;
+static unsigned cmd_polls;
 static uint8_t chunk[MSAMP_SEMIHOST_CHUNK];
 static size_t chunk_used;
 
@@ -22,7 +45,24 @@ int msamp_transport_init(void)
 {
     if (handle < 0)
         handle = msamp_semihost_open_write(MSAMP_SEMIHOST_PATH);
+    if (handle >= 0 && cmd_handle < 0 && MSAMP_SEMIHOST_CMD_EVERY > 0) {
+        cmd_handle = msamp_semihost_open_append(MSAMP_SEMIHOST_CMD_PATH);
+        /* What it holds already: read into the (still empty) chunk buffer and dropped. */
+        for (unsigned skipped = 0; cmd_handle >= 0 && skipped < MSAMP_SEMIHOST_CMD_SKIP;
+             skipped += MSAMP_SEMIHOST_CHUNK)
+            if (msamp_semihost_read(cmd_handle, chunk, MSAMP_SEMIHOST_CHUNK) != 0)
+                break;
+    }
     return handle < 0 ? -1 : 0;
+}
+
+int msamp_transport_read(uint8_t *buf, size_t max)
+{
+    if (cmd_handle < 0 || ++cmd_polls < MSAMP_SEMIHOST_CMD_EVERY)
+        return 0;
+    cmd_polls = 0;
+    size_t left = msamp_semihost_read(cmd_handle, buf, max);
+    return left >= max ? 0 : (int)(max - left);
 }
 
 int msamp_transport_flush(void)

@@ -1,4 +1,5 @@
-/* 16550 UART transport (PC COM ports, MIPS Malta, RISC-V virt): msamp's stream on the TX line.
+/* 16550 UART transport (PC COM ports, MIPS Malta, RISC-V virt): msamp's stream on the TX line,
+ * commands from the host (docs/CONTROL.md) on the RX line, read by msamp_poll().
  * Registers are MSAMP_16550_STRIDE bytes apart, accessed as bytes; on x86 (MSAMP_16550_PORT_IO=1)
  * MSAMP_16550_BASE is an I/O port. */
 #include <stddef.h>
@@ -18,7 +19,9 @@
 #endif
 
 #define REG_THR 0u
+#define REG_RBR 0u
 #define REG_LSR 5u
+#define LSR_DR (1u << 0)
 #define LSR_THRE (1u << 5)
 
 #if MSAMP_16550_PORT_IO
@@ -64,6 +67,15 @@ int msamp_transport_write(const uint8_t *data, size_t len)
         wr(REG_THR, data[i]);
     }
     return len > (size_t)INT32_MAX ? INT32_MAX : (int)len;
+}
+
+/* The down-channel: the bytes received so far (the FIFO), up to max; never waits. */
+int msamp_transport_read(uint8_t *buf, size_t max)
+{
+    size_t n = 0;
+    while (n < max && (rd(REG_LSR) & LSR_DR) != 0)
+        buf[n++] = rd(REG_RBR);
+    return (int)n;
 }
 
 int msamp_transport_flush(void)

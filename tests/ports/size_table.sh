@@ -84,4 +84,5 @@ echo "text includes .ARM.exidx/.ARM.extab where built with unwind tables; small:
 echo "firmware, small: code (text) and RAM (data + bss) that msamp adds to a firmware that wraps"
 echo "malloc free calloc realloc and calls msamp_init and msamp_poll: tests/ports/size_probe.c linked"
 echo "with and without msamp (make BOARD=... size-probe); the linker merges unwind entries, and the"
-echo "control API (msamp_set_interval, msamp_get_stats...) is not linked; memset & co. are, where called"
+echo "control API (msamp_set_interval, msamp_get_stats...) is not linked in the tiny profile; the full one's"
+echo "command parser (MSAMP_CFG_CONTROL, docs/CONTROL.md) calls it; memset & co. are linked where called"

@@ -234,6 +234,9 @@ static int encode_listing(const char *path)
         } else if (strcmp(type, "MARK") == 0) {
             text = (struct msamp_bytes){textb, (uint32_t)quoted(line, "text", textb, sizeof textb)};
             rtype = MSAMP_REC_MARK, layout = msamp_layout_bytes, arg = &text;
+        } else if (strcmp(type, "CMD_ACK") == 0) {
+            msamp_rec_cmd_ack((uint32_t)need(line, "seq", lineno), (unsigned)need(line, "cmd", lineno),
+                              (unsigned)need(line, "status", lineno));
         } else if (strcmp(type, "MAPPING") == 0) {
             m.start = (uintptr_t)need(line, "start", lineno);
             m.limit = (uintptr_t)need(line, "limit", lineno);

@@ -106,8 +106,19 @@ $(UNIT_OUT)/test_fail_tiny: tests/unit/test_fail.c tests/unit/fake_port.c $(MSAM
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CFG_RING_SIZE=65536 \
 		-DMSAMP_CFG_GIANT_BYTES=1048576 $(filter %.c,$^) -lz -o $@
 
+# The down-channel's parser, with hostile bytes (test_command.c overrides msamp_transport_read).
+$(UNIT_OUT)/test_command: tests/unit/test_command.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) \
+		$(UNIT_WRAPS) $(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) $(filter %.c,$^) -lz -o $@
+$(UNIT_OUT)/test_command_tiny: tests/unit/test_command.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) \
+		$(UNIT_WRAPS) $(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CFG_CONTROL=1 -DMSAMP_CFG_RING_SIZE=65536 \
+		$(filter %.c,$^) -lz -o $@
+
 UNIT_TESTS := sampler sampler32 writer writer_nibble writer_bitwise tables tables_compact core core_small tiny vectors \
-	adapt adapt_compact fail fail_tiny
+	adapt adapt_compact fail fail_tiny command command_tiny
 TESTS += $(addprefix unit-,$(UNIT_TESTS))
 
 test-unit-vectors: $(UNIT_OUT)/test_vectors $(UNIT_OUT)/test_vectors_addr

@@ -374,6 +374,37 @@ static void report(uint64_t ticks, uint32_t iterations)
     line_u64(&l, "live_used", st.live_used);
     line_u64(&l, "stacks_used", st.stacks_used);
     line_emit(&l);
+#if MSAMP_CFG_CONTROL
+    /* The down-channel (docs/CONTROL.md): commands carried out, repeats, frames ignored. */
+    line_start(&l, "msamp-demo control");
+    line_u64(&l, "commands", st.commands);
+    line_u64(&l, "repeated", st.commands_repeated);
+    line_u64(&l, "bad", st.commands_bad);
+    line_u64(&l, "interval", st.interval);
+    line_u64(&l, "enabled", st.enabled);
+    line_emit(&l);
+#endif
+}
+
+/* Commands from the host (docs/CONTROL.md) keep the run going: 1 while one came in the last
+ * second, up to 10 s in all, so the host's next commands and their acks get through. A run that
+ * is sent none ends as before. */
+static int commanded(uint64_t start)
+{
+#if MSAMP_CFG_CONTROL
+    static uint32_t seen;
+    static uint64_t until;
+    struct msamp_stats st;
+    uint64_t now = board_ticks(), hz = board_tick_hz();
+    if (msamp_get_stats(&st) == 0 && st.commands + st.commands_repeated != seen) {
+        seen = st.commands + st.commands_repeated;
+        until = now + hz;
+    }
+    return now < until && now - start < 10u * hz;
+#else
+    (void)start;
+    return 0;
+#endif
 }
 
 static int stalled(uint32_t it)
@@ -397,7 +428,7 @@ int main(void)
 
     uint64_t min_ticks = board_tick_hz() / 1000u * DEMO_MIN_MS;
     uint32_t it;
-    for (it = 0; it < DEMO_ITERATIONS || board_ticks() - start < min_ticks; it++) {
+    for (it = 0; it < DEMO_ITERATIONS || board_ticks() - start < min_ticks || commanded(start); it++) {
         churn_scratch();
         churn_scratch();
         if (it % DEEP_EVERY == 0)

@@ -12,3 +12,7 @@
 #ifndef MSAMP_CFG_GIANT_BYTES
 #define MSAMP_CFG_GIANT_BYTES (1024u * 1024u)
 #endif
+/* Commands from the host (docs/CONTROL.md) on every board, the tiny profile's too. */
+#ifndef MSAMP_CFG_CONTROL
+#define MSAMP_CFG_CONTROL 1
+#endif

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "control.h"
 #include "input.h"
 #include "merge.h"
 #include "msamp_decode.h"
@@ -48,6 +49,12 @@ static const char usage_text[] =
     "  -t, --top N          print the top N sites by in-use and by allocated bytes\n"
     "  -s, --folded FILE    write folded stacks (in-use bytes) for flame-graph tools\n"
     "  -q, --quiet          no status line and no summary on stderr\n"
+    "      --send CMD       send a command to the device at start (repeatable): enable, disable,\n"
+    "                       snapshot, identity, interval=N, bounds=MIN:MAX, mark=TEXT; acks are\n"
+    "                       reported on stderr. Following a tty or tcp: input, commands typed on\n"
+    "                       stdin (one a line) are sent too. See docs/CONTROL.md\n"
+    "      --send-file PATH send commands by appending them to PATH (semihosting: msamp.cmd)\n"
+    "                       or writing them to the FIFO PATH (hosted: MSAMP_CONTROL)\n"
     "      --stats          print decode and profile-writing times and peak memory at the end\n"
     "      --ram FILE@ADDR  read the in-use profile from a raw RAM image starting at ADDR (gdb\n"
     "                       dump binary memory, OpenOCD dump_image, QEMU pmemsave); repeat for\n"
@@ -72,6 +79,7 @@ struct opts {
     size_t nram;
     long baud, top;
     double every;
+    struct control *ctl; /* --send, --send-file (control.h) */
 };
 
 /* Input is read in chunks of READ_CHUNK bytes and fed to the decoder FEED_PIECE bytes at a time,
@@ -285,6 +293,8 @@ static void on_record(void *arg, const struct msamp_record *rec)
             return;
         }
     }
+    if (rec->type == MSAMP_REC_CMD_ACK)
+        control_on_ack(d->o.ctl, rec);
     if (rec->type == MSAMP_REC_SESSION) {
         d->headers++;
         if (session_is_new(d->cur, rec)) {
@@ -419,8 +429,12 @@ static int parse_args(struct opts *o, int argc, char **argv)
         {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},      {"stats", no_argument, 0, 'S'},
         {"ram", required_argument, 0, 0x100},  {"core", required_argument, 0, 0x101},
+        {"send", required_argument, 0, 'C'},   {"send-file", required_argument, 0, 'P'},
         {0, 0, 0, 0}};
+    char cerr[512];
+    struct control *ctl = o->ctl;
     memset(o, 0, sizeof(*o));
+    o->ctl = ctl;
     o->output = "heap.pb.gz";
     o->baud = 115200;
     int c;
@@ -480,6 +494,13 @@ static int parse_args(struct opts *o, int argc, char **argv)
             break;
         }
         case 0x101: o->core = optarg; break;
+        case 'C':
+            if (control_add(o->ctl, optarg, cerr, sizeof(cerr)) != 0) {
+                fprintf(stderr, "drain: --send %s\n", cerr);
+                return EXIT_USAGE;
+            }
+            break;
+        case 'P': control_set_file(o->ctl, optarg); break;
         case 'h': fputs(usage_text, stdout); return -1;
         case 'V': printf("drain (msamp) %s, wire format v%u\n", DRAIN_VERSION, MSAMP_WIRE_VERSION); return -1;
         case ':':
@@ -558,7 +579,10 @@ int main(int argc, char **argv)
         return drain_merge(argc - 1, argv + 1);
     struct drain d;
     memset(&d, 0, sizeof(d));
+    d.o.ctl = control_new();
     int rc = parse_args(&d.o, argc, argv);
+    if (rc != 0)
+        control_free(d.o.ctl);
     if (rc > 0)
         return rc;
     if (rc < 0) /* --help, --version */
@@ -572,11 +596,13 @@ int main(int argc, char **argv)
             fprintf(stderr, "drain: --elf %s\n", err);
             while (i-- > 0)
                 sym_close(elves[i]);
+            control_free(d.o.ctl);
             return EXIT_FAIL;
         }
     }
     d.elves = (struct elf_set){elves, d.o.nelf, d.o.force};
     if (d.o.nram || d.o.core) {
+        control_free(d.o.ctl); /* a dump is not a device: nothing to send to */
         int drc = run_dump(&d);
         for (size_t i = 0; i < d.o.nelf; i++)
             sym_close(elves[i]);
@@ -589,7 +615,16 @@ int main(int argc, char **argv)
         fprintf(stderr, "drain: %s\n", err);
         for (size_t i = 0; i < d.o.nelf; i++)
             sym_close(elves[i]);
+        control_free(d.o.ctl);
         return orc == -2 ? EXIT_USAGE : EXIT_FAIL;
+    }
+    if (control_start(d.o.ctl, &in, err, sizeof(err)) != 0) {
+        fprintf(stderr, "drain: %s\n", err);
+        input_close(&in);
+        for (size_t i = 0; i < d.o.nelf; i++)
+            sym_close(elves[i]);
+        control_free(d.o.ctl);
+        return EXIT_USAGE;
     }
 
     int wake[2];
@@ -620,6 +655,7 @@ int main(int argc, char **argv)
     uint8_t *buf = xmalloc(READ_CHUNK);
     int io_error = 0;
     while (!stop_signal && !d.failed) {
+        control_tick(d.o.ctl, &in, now_s());
         ssize_t n = input_read(&in, buf, READ_CHUNK, 200, err, sizeof(err));
         if (in.restarted) {
             /* A followed file started over: its bytes are a new stream. The frame cut short is
@@ -677,6 +713,8 @@ int main(int argc, char **argv)
                 "took longer than %.0f ms)\n",
                 (unsigned long long)d.skipped, STOP_BUDGET_S * 1e3);
     msamp_dec_finish(d.dec);
+    control_finish(d.o.ctl); /* reported; the exit status does not depend on it */
+    control_free(d.o.ctl);
     /* Bytes that are mostly not frames and hold the heapdump block: a RAM dump, whose few frames
      * (the ring's) are no profile. */
     const struct msamp_dec_stats *fin = msamp_dec_stats(d.dec);

@@ -620,7 +620,8 @@ static int pre_kind(int type)
 /* Keeps r (a deep copy). 0 when the buffer is full: the caller applies it directly. */
 static int pre_keep(struct session *s, const struct msamp_record *r)
 {
-    if (r->type == MSAMP_DEC_UNKNOWN || (r->type == MSAMP_DEC_FRAME && !r->u.frame.lost))
+    if (r->type == MSAMP_DEC_UNKNOWN || r->type == MSAMP_REC_CMD_ACK ||
+        (r->type == MSAMP_DEC_FRAME && !r->u.frame.lost))
         return 1; /* nothing the model reads */
     const void *extra = NULL;
     size_t len = 0;

@@ -1,0 +1,250 @@
+/* drain's down-channel: commands to the device, resent until acknowledged (control.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "control.h"
+#include "msamp_command.h"
+#include "util.h"
+
+/* Sends of one command before it is given up, and the wait for its ack between two. */
+#define CONTROL_TRIES 5
+#define CONTROL_RESEND_S 1.0
+/* After a BUSY ack (the device's ring was full): sent again this soon. */
+#define CONTROL_BUSY_S 0.2
+/* Commands sent before the first of them is acknowledged. */
+#define CONTROL_WINDOW 8
+
+struct cmd {
+    char text[MSAMP_WIRE_MAX_MARK + 32];
+    struct msamp_command c;
+    uint16_t seq;
+    int sends;   /* frames sent so far */
+    int acked;   /* an ack other than BUSY came */
+    int gave_up; /* CONTROL_TRIES sends and no ack: said */
+    unsigned status;
+    double next; /* when to send (again) */
+};
+
+struct control {
+    struct cmd *q;
+    size_t n, cap, head; /* q[head] is the command in flight (or next) */
+    uint16_t seq;
+    const char *file;
+    int file_fd;
+    int read_stdin;
+    char line[256];
+    size_t line_len;
+    int line_long; /* the line being read outgrew line: dropped up to its newline */
+    int failed_file; /* the --send-file error was said */
+};
+
+struct control *control_new(void)
+{
+    struct control *c = xmalloc(sizeof(*c));
+    memset(c, 0, sizeof(*c));
+    c->file_fd = -1;
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    /* A seq no earlier drain run is likely to have left as the device's last one. */
+    c->seq = (uint16_t)((unsigned)ts.tv_nsec ^ (unsigned)getpid() * 2654435761u);
+    return c;
+}
+
+void control_free(struct control *c)
+{
+    if (!c)
+        return;
+    if (c->file_fd >= 0)
+        close(c->file_fd);
+    free(c->q);
+    free(c);
+}
+
+int control_add(struct control *c, const char *text, char *err, size_t errlen)
+{
+    struct cmd k;
+    memset(&k, 0, sizeof(k));
+    if (msamp_command_parse(text, &k.c, err, errlen) != 0)
+        return -1;
+    snprintf(k.text, sizeof(k.text), "%s", text);
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 8;
+        c->q = realloc(c->q, c->cap * sizeof(*c->q));
+        if (!c->q)
+            drain_oom();
+    }
+    k.seq = c->seq++;
+    c->q[c->n++] = k;
+    return 0;
+}
+
+void control_set_file(struct control *c, const char *path)
+{
+    c->file = path;
+}
+
+int control_start(struct control *c, const struct input *in, char *err, size_t errlen)
+{
+    int can_send = c->file || in->is_tty || in->is_sock;
+    if (c->n && !can_send) {
+        snprintf(err, errlen,
+                 "--send: %s cannot carry commands to the device (a tty or a tcp: input can; "
+                 "for semihosting or the hosted port give --send-file PATH)", in->desc);
+        return -1;
+    }
+    /* Typed commands: stdin must not be the input, and a terminal must be ours (a background
+     * job reading it would be stopped by SIGTTIN). */
+    c->read_stdin = can_send && in->fd != 0 && strcmp(in->desc, "stdin") != 0 &&
+                    (!isatty(0) || tcgetpgrp(0) == getpgrp());
+    return 0;
+}
+
+static int write_file(struct control *c, const uint8_t *p, size_t n)
+{
+    if (c->file_fd < 0) {
+        /* A FIFO without a reader refuses a non-blocking open (ENXIO): tried again later. */
+        c->file_fd = open(c->file, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0644);
+        if (c->file_fd < 0) {
+            if (errno != ENXIO && !c->failed_file) {
+                fprintf(stderr, "drain: --send-file %s: %s\n", c->file, strerror(errno));
+                c->failed_file = 1;
+            }
+            return 0;
+        }
+    }
+    ssize_t w = write(c->file_fd, p, n);
+    if (w == (ssize_t)n)
+        return 1;
+    if (w < 0 && errno != EAGAIN && !c->failed_file) {
+        fprintf(stderr, "drain: --send-file %s: write: %s\n", c->file, strerror(errno));
+        c->failed_file = 1;
+    }
+    if (w < 0 && errno == EPIPE) { /* the FIFO's reader went away: open again later */
+        close(c->file_fd);
+        c->file_fd = -1;
+    }
+    return 0;
+}
+
+/* 1 when the frame went out. */
+static int send_frame(struct control *c, struct input *in, const struct cmd *k)
+{
+    uint8_t frame[MSAMP_COMMAND_FRAME_MAX];
+    size_t n = msamp_command_encode(&k->c, k->seq, frame, sizeof(frame));
+    if (c->file)
+        return write_file(c, frame, n);
+    char err[512];
+    ssize_t w = input_write(in, frame, n, err, sizeof(err));
+    if (w == -2) {
+        fprintf(stderr, "drain: command '%s': %s\n", k->text, err);
+        return 0;
+    }
+    return w == (ssize_t)n;
+}
+
+static void read_typed(struct control *c)
+{
+    struct pollfd p = {.fd = 0, .events = POLLIN};
+    if (poll(&p, 1, 0) <= 0 || !(p.revents & (POLLIN | POLLHUP)))
+        return;
+    char buf[512];
+    ssize_t n = read(0, buf, sizeof(buf));
+    if (n <= 0) {
+        c->read_stdin = 0; /* end of stdin (or an error): no more typed commands */
+        return;
+    }
+    for (ssize_t i = 0; i < n; i++) {
+        if (buf[i] != '\n') {
+            if (c->line_len + 1 < sizeof(c->line))
+                c->line[c->line_len++] = buf[i];
+            else
+                c->line_long = 1;
+            continue;
+        }
+        c->line[c->line_len] = '\0';
+        while (c->line_len && (c->line[c->line_len - 1] == '\r' || c->line[c->line_len - 1] == ' '))
+            c->line[--c->line_len] = '\0';
+        char err[512];
+        if (c->line_long)
+            fprintf(stderr, "drain: stdin: a line of over %zu bytes ignored\n", sizeof(c->line) - 1);
+        else if (c->line_len && control_add(c, c->line, err, sizeof(err)) != 0)
+            fprintf(stderr, "drain: stdin: %s\n", err);
+        c->line_len = 0;
+        c->line_long = 0;
+    }
+}
+
+void control_tick(struct control *c, struct input *in, double now)
+{
+    if (c->read_stdin)
+        read_typed(c);
+    while (c->head < c->n && (c->q[c->head].acked || c->q[c->head].sends == CONTROL_TRIES))
+        c->head++;
+    /* Up to CONTROL_WINDOW commands in flight, sent in order: an ack comes back through the
+     * stream, behind what the device queued before it, so one at a time would be slow. */
+    for (size_t i = c->head; i < c->n && i < c->head + CONTROL_WINDOW; i++) {
+        struct cmd *k = &c->q[i];
+        if (k->acked || now < k->next)
+            continue;
+        if (k->sends == CONTROL_TRIES) {
+            if (!k->gave_up)
+                fprintf(stderr, "drain: command '%s' (seq %u): no acknowledgement after %d "
+                                "sends; going on\n", k->text, k->seq, k->sends);
+            k->gave_up = 1;
+            continue;
+        }
+        if (!send_frame(c, in, k)) {
+            k->next = now + 0.1; /* no connection or reader yet: soon again, not a send */
+            return;              /* (and the later ones wait, to keep the order) */
+        }
+        k->sends++;
+        k->next = now + CONTROL_RESEND_S;
+    }
+}
+
+void control_on_ack(struct control *c, const struct msamp_record *rec)
+{
+    for (size_t i = c->head; i < c->n && i < c->head + CONTROL_WINDOW; i++) {
+        struct cmd *k = &c->q[i];
+        if (k->acked || k->sends == 0 || rec->u.cmd_ack.seq != k->seq ||
+            rec->u.cmd_ack.cmd != k->c.cmd)
+            continue;
+        unsigned st = rec->u.cmd_ack.status > 255 ? 255u : (unsigned)rec->u.cmd_ack.status;
+        fprintf(stderr, "drain: command '%s' (seq %u): acknowledged: %s\n", k->text, k->seq,
+                msamp_command_status_name(st));
+        if (st == MSAMP_CMD_ERR_BUSY) {
+            struct timespec ts;
+            clock_gettime(CLOCK_MONOTONIC, &ts);
+            double now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+            if (k->next > now + CONTROL_BUSY_S)
+                k->next = now + CONTROL_BUSY_S;
+            return;
+        }
+        k->acked = 1;
+        k->status = st;
+        return;
+    }
+}
+
+int control_finish(struct control *c)
+{
+    int lost = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        struct cmd *k = &c->q[i];
+        if (k->acked)
+            continue;
+        lost++;
+        if (k->sends)
+            fprintf(stderr, "drain: command '%s' (seq %u): never acknowledged (sent %d time%s)\n",
+                    k->text, k->seq, k->sends, k->sends == 1 ? "" : "s");
+        else
+            fprintf(stderr, "drain: command '%s': never sent (the input ended first)\n", k->text);
+    }
+    return lost;
+}
