@@ -69,6 +69,7 @@ test-fastpath-*|the wrappers' unsampled path: its length in the disassembly, the
 test-hosted-*|the hosted Linux library: estimates, threads, walker, environment, output (tests/hosted/)
 test-cross-*|the core freestanding for every target; unit and hosted tests under qemu-user (tests/cross/)
 test-board-*|the aarch64 board under QEMU: self-test, demo end to end, faults, integrations (tests/board/)
+test-rtt-*|SEGGER RTT: the transport on the host, drain gdb: against hostile servers, the demo through QEMU's gdbstub (tests/rtt/)
 test-ports-*|every walker on forged stacks; the demo end to end on every other board (tests/ports/)
 test-robust-*|noisy lines, hosted and firmware streams (tests/robust/; make check-robust, make soak)
 test-fuzz-*|libFuzzer for 20 s per target, and the regression inputs (tests/fuzz/; make fuzz)
