@@ -33,3 +33,23 @@ rtt-qemu-one:
 	@tests/need.sh $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU)) go ss
 	@$(MAKE) --no-print-directory -s host_tools/drain host_tools/msamp-dump $(BOARD_DIR)/rtt/demo.elf $(BOARD_DIR)/uart/demo.elf
 	@$(BOARD_ENV) tests/rtt/e2e.sh $(BOARD_DIR)
+
+# Device cost per byte of the RTT transport against the UART (bench-ports prints it).
+ifneq ($(wildcard boards/$(BOARD)/board.mk),)
+ifneq ($(filter rtt,$(BOARD_TRANSPORTS)),)
+define rtt_bench_fw
+$(BOARD_DIR)/bench-rtt/bench_$(1).o: tests/rtt/bench_rtt_fw.c $(BOARD_FLAGS)
+	@mkdir -p $$(@D)
+	$$(BOARD_COMPILE) -I$(DEMO_DIR) $(2) -c $$< -o $$@
+$(BOARD_DIR)/bench-rtt/bench_$(1).elf: $(BOARD_DIR)/bench-rtt/bench_$(1).o $(BOARD_OBJS) $(DEMO_OBJS) \
+		$(BOARD_LIB) $(BOARD_DIR)/libmsamp_$(1).a $(BOARD_LDSCRIPT)
+	$$(BOARD_CC) $$(BOARD_TARGET_CFLAGS) $$(BOARD_LINK_FLAGS) -o $$@ $$(filter %.o,$$^) \
+		$(BOARD_DIR)/libmsamp_$(1).a $(BOARD_LIB) $(BOARD_LIBGCC)
+endef
+$(eval $(call rtt_bench_fw,uart,))
+$(eval $(call rtt_bench_fw,rtt,-DBENCH_RTT))
+.PHONY: bench-rtt-one
+bench-rtt-one: $(BOARD_DIR)/bench-rtt/bench_uart.elf $(BOARD_DIR)/bench-rtt/bench_rtt.elf
+	@BOARD_QEMU="$(BOARD_QEMU)" tests/rtt/bench_transport.sh $(BOARD)$(BOARD_VARIANT) $^
+endif
+endif
