@@ -96,7 +96,7 @@ help: ## List every target: the documented ones, the benchmarks, the tests by gr
 	@printf '%s\n' "$$HELP_TEST_GROUPS" | while IFS='|' read -r p d; do \
 	  n=0; for t in $(TESTS); do [[ "test-$$t" == $$p ]] && n=$$((n + 1)); done; \
 	  printf '  %-22s %s\n' "$$p" "$$d$$([ "$$p" = "$${p%\*}" ] || echo " [$$n]")"; done
-	@echo "Variables: BOARD=$(BOARD) (boards/*/) TRANSPORT=$(TRANSPORT) (uart|semihosting) CC=$(CC) BUILD=$(BUILD)"
+	@echo "Variables: BOARD=$(BOARD) (boards/*/) TRANSPORT=$(TRANSPORT) (uart|semihosting|rtt) CC=$(CC) BUILD=$(BUILD)"
 
 clean: ## Remove build outputs
 	rm -rf $(BUILD) out $(CLEAN_FILES)
