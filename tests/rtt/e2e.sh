@@ -21,7 +21,7 @@ $demo "$dir/uart/demo.elf" uart "$dir/uart/test-rtt-cmp" "$dir/uart/test-rtt-cmp
   { cat "$dir/uart/test-rtt-cmp.log"; echo "FAIL: the demo over the UART"; exit 1; }
 sites() { # PROFILE INDEX: "function bytes" per main-loop site
   go tool pprof -sample_index="$2" -top -unit=B -nodefraction=0 -nodecount=100000 "$1" 2>/dev/null |
-    awk '/flat%/ { go = 1; next } go && NF >= 6 && $6 != "isr_make_packet" { v = $1; sub(/B$/, "", v); s[$6] += v } END { for (f in s) print f, s[f] }' | sort
+    awk '/flat%/ { go = 1; next } go && NF >= 6 && $6 != "isr_make_packet" { v = $1; sub(/B$/, "", v); if (v + 0 != 0) s[$6] += v } END { for (f in s) print f, s[f] }' | sort
 }
 for t in alloc_space inuse_space alloc_objects inuse_objects; do
   r=$(sites "$dir/rtt/test-e2e/demo.pb.gz" $t); u=$(sites "$dir/uart/test-rtt-cmp/demo.pb.gz" $t)
