@@ -21,6 +21,8 @@ answers only an interrupt (0x03) while running. MODE:
   nostop    the target never stops on an interrupt
   noblock   the memory holds no control block at all (drain must give up)
   hugepkt   answers a memory read with a packet that never ends (over 64 KiB)
+  down      at the end of the connection writes the down-buffer's WrOff and bytes to
+            PORTFILE.down ("wroff=N data=...")
 """
 import socket
 import sys
@@ -112,6 +114,12 @@ def serve(mode, srv):
     except Exception:
         pass
     conn.close()
+    if mode == "down":
+        wr = r32(desc(3) + 12)
+        data = bytes(mem[DOWNBUF - BASE:DOWNBUF - BASE + min(wr, DOWNSIZE)])
+        with open(portfile + ".down.tmp", "w") as f:
+            f.write("wroff=%d data=%s\n" % (wr, data.decode("latin-1")))
+        os.rename(portfile + ".down.tmp", portfile + ".down")
 
 
 def talk(mode, conn, mem, st, w32, r32, firmware_runs):

@@ -18,9 +18,13 @@ TESTS += rtt-unit rtt-gdb rtt-qemu-aarch64 rtt-qemu-an385
 test-rtt-unit: $(RTT_T)/test_rtt $(RTT_T)/test_rtt_block $(RTT_T)/test_rtt_ch0 ## RTT transport on the host, the probe simulated: layout, wrap-around, full buffer, scribbled offsets, down-channel, blocking mode (ASan+UBSan)
 	$(RTT_T)/test_rtt && $(RTT_T)/test_rtt_ch0 && $(RTT_T)/test_rtt_block
 
-test-rtt-gdb: $(DRAIN_T)/drain-asan $(DRAIN_T)/gen ## drain gdb: against a fake GDB server: the stream intact (acks, RLE, no-ack), hostile servers give clear errors (ASan+UBSan)
+RTT_DOWN_SRCS := $(addprefix host_tools/src/drain/,input.c rttprobe.c gdbrsp.c util.c)
+$(RTT_T)/t_down: tests/rtt/t_down.c $(RTT_DOWN_SRCS) $(DRAIN_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(DRAIN_T_CFLAGS) $(DRAIN_INC) $< $(RTT_DOWN_SRCS) -lelf -o $@
+test-rtt-gdb: $(DRAIN_T)/drain-asan $(DRAIN_T)/gen $(RTT_T)/t_down ## drain gdb: against a fake GDB server: the stream intact (acks, RLE, no-ack), the down-buffer written, hostile servers give clear errors (ASan+UBSan)
 	@tests/need.sh python3
-	@DRAIN=$(DRAIN_T)/drain-asan T=$(RTT_T) GEN=$(DRAIN_T)/gen tests/rtt/t_gdb.sh
+	@DRAIN=$(DRAIN_T)/drain-asan T=$(RTT_T) GEN=$(DRAIN_T)/gen DOWN=$(RTT_T)/t_down tests/rtt/t_gdb.sh
 
 # $(1) board: the demo over RTT and over the UART, built by the board's make.
 rtt_qemu = @$(MAKE) --no-print-directory -s BOARD=$(1) rtt-qemu-one
