@@ -34,7 +34,7 @@ test-rtt-qemu-an385: ## The same on qemu-mps2-an385 (Cortex-M3, 32-bit control b
 	$(call rtt_qemu,qemu-mps2-an385)
 .PHONY: rtt-qemu-one
 rtt-qemu-one:
-	@tests/need.sh $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU)) go ss
+	@tests/need.sh $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU)) go
 	@$(MAKE) --no-print-directory -s host_tools/drain host_tools/msamp-dump $(BOARD_DIR)/rtt/demo.elf $(BOARD_DIR)/uart/demo.elf
 	@$(BOARD_ENV) tests/rtt/e2e.sh $(BOARD_DIR)
 

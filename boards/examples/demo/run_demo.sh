@@ -58,7 +58,8 @@ case "$transport" in
       up=0
       for _ in $(seq 200); do
         kill -0 "$qpid" 2>/dev/null || break
-        if ss -Hltn "sport = :$port" 2>/dev/null | grep -q .; then up=1; break; fi
+        # listening on 127.0.0.1:PORT (state 0A), read from /proc: no tool needed
+        if grep -q "0100007F:$(printf %04X "$port") 00000000:0000 0A" /proc/net/tcp; then up=1; break; fi
         sleep 0.02
       done
       [ $up = 1 ] && break
