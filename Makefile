@@ -74,6 +74,7 @@ test-fastpath-*|the wrappers' unsampled path: its length in the disassembly, the
 test-hosted-*|the hosted Linux library: estimates, threads, walker, environment, output (tests/hosted/)
 test-cross-*|the core freestanding for every target; unit and hosted tests under qemu-user (tests/cross/)
 test-board-*|the aarch64 board under QEMU: self-test, demo end to end, faults, integrations (tests/board/)
+test-rtt-*|SEGGER RTT: the transport on the host, drain gdb: against hostile servers, the demo through QEMU's gdbstub (tests/rtt/)
 test-ports-*|every walker on forged stacks; the demo end to end on every other board (tests/ports/)
 test-postmortem-*|the heap from a RAM dump or an ELF core: drain --ram/--core against the stream on four boards, hostile dumps (tests/postmortem/)
 test-robust-*|noisy lines, hosted and firmware streams (tests/robust/; make check-robust, make soak)
@@ -102,7 +103,7 @@ help: ## List every target: the documented ones, the benchmarks, the tests by gr
 	@printf '%s\n' "$$HELP_TEST_GROUPS" | while IFS='|' read -r p d; do \
 	  n=0; for t in $(TESTS); do [[ "test-$$t" == $$p ]] && n=$$((n + 1)); done; \
 	  printf '  %-22s %s\n' "$$p" "$$d$$([ "$$p" = "$${p%\*}" ] || echo " [$$n]")"; done
-	@echo "Variables: BOARD=$(BOARD) (boards/*/) TRANSPORT=$(TRANSPORT) (uart|semihosting) CC=$(CC) BUILD=$(BUILD)"
+	@echo "Variables: BOARD=$(BOARD) (boards/*/) TRANSPORT=$(TRANSPORT) (uart|semihosting|rtt) CC=$(CC) BUILD=$(BUILD)"
 
 clean: ## Remove build outputs
 	rm -rf $(BUILD) out $(CLEAN_FILES)

@@ -10,6 +10,10 @@
  *   uart16550.c    16550 UART (PC COM ports, MIPS Malta, RISC-V virt). MSAMP_16550_BASE,
  *                  MSAMP_16550_STRIDE, MSAMP_16550_PORT_IO (x86 I/O ports).
  *   cmsdk_uart.c   Arm CMSDK APB UART (MPS2, many Cortex-M SoCs). MSAMP_CMSDK_UART_BASE.
+ *   rtt.c          SEGGER RTT through a debug probe: the control block _SEGGER_RTT, the stream on
+ *                  up-channel MSAMP_RTT_CHANNEL (default 1), commands from its down-channel
+ *                  (msamp_transport_read). MSAMP_RTT_UP_SIZE, MSAMP_RTT_DOWN_SIZE, MSAMP_RTT_BLOCK
+ *                  (docs/RTT.md).
  * semihosting.c runs over the architecture's semihosting helpers (port/semihosting/).
  * Each also implements msamp_transport_read(), the down-channel (docs/CONTROL.md): the UARTs read
  * their RX line, semihosting.c the command file MSAMP_SEMIHOST_CMD_PATH (default "msamp.cmd").

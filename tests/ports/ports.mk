@@ -149,3 +149,6 @@ bench-ports: ## Instructions per unwind and per sampled malloc+free on each port
 	@printf '  %-34s %8s %8s %10s %10s %10s %10s\n' board walk frames sampled drain "smp+drain" unsampled
 	@set -e; $(foreach b,$(PT_BENCH_BOARDS),$(MAKE) --no-print-directory -s BOARD=$(PTB_BOARD_$(b)) \
 		$(PTB_VARS_$(b)) PT_BENCH_LABEL=$(b) bench-ports-one;)
+	@echo "transport cost per byte: instructions in msamp_transport_write (QEMU, 16 calls of 256 bytes; tests/rtt/)"
+	@printf '  %-34s %10s %10s %10s\n' board uart rtt rtt/uart
+	@set -e; $(foreach b,qemu-mps2-an385 qemu-virt-aarch64,$(MAKE) --no-print-directory -s BOARD=$(b) bench-rtt-one;)

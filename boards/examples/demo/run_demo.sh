@@ -6,6 +6,9 @@
 #   uart:         the UART goes straight into drain through a FIFO (QEMU -serial file:FIFO);
 #                 a copy is kept in OUTDIR/stream.bin.
 #   semihosting:  the firmware writes OUTDIR/stream.bin on the host; drain reads it afterwards.
+#   rtt:          QEMU starts stopped with its gdbstub on 127.0.0.1 (a free port, in OUTDIR/gdb.port)
+#                 and drain gdb:127.0.0.1:PORT lets it run and reads the SEGGER RTT up-buffer
+#                 through it (docs/RTT.md); no stream.bin (drain --stats in drain.err).
 # QEMU's stdout and stderr, where the board console goes (the demo's truth table and counters,
 # via semihosting on boards that have it), are kept in OUTDIR/console.txt.
 # Exits nonzero if QEMU, the firmware or drain fails.
@@ -44,6 +47,37 @@ case "$transport" in
     echo "no stream file written" >drain.err
     [ -f stream.bin ] && { timeout "$limit" "$drain" -q -e "$elf" -o "$profile" -t "$top" stream.bin >drain.txt 2>drain.err; dr=$?; }
     ;;
+  rtt)
+    # A free port: QEMU fails at once on a port in use, and another is tried.
+    qemu=1; dr=1
+    for try in 1 2 3 4 5 6 7 8; do
+      port=$((20000 + (RANDOM * 32768 + RANDOM) % 40000))
+      timeout "$limit" $BOARD_QEMU -serial null -gdb tcp:127.0.0.1:$port -S -kernel "$elf" \
+        </dev/null >console.txt 2>&1 &
+      qpid=$!
+      up=0
+      for _ in $(seq 200); do
+        kill -0 "$qpid" 2>/dev/null || break
+        # listening on 127.0.0.1:PORT (state 0A), read from /proc: no tool needed
+        if grep -q "0100007F:$(printf %04X "$port") 00000000:0000 0A" /proc/net/tcp; then up=1; break; fi
+        sleep 0.02
+      done
+      [ $up = 1 ] && break
+      wait "$qpid"
+    done
+    if [ $up = 1 ]; then
+      echo "$port" >gdb.port
+      timeout "$limit" "$drain" -q --stats -e "$elf" -o "$profile" -t "$top" gdb:127.0.0.1:$port \
+        >drain.txt 2>drain.err
+      dr=$?
+      # drain gone early: a stopped QEMU would wait for its timeout
+      [ "$dr" = 0 ] || kill "$qpid" 2>/dev/null
+      wait "$qpid"
+      qemu=$?
+    else
+      echo "no free port for QEMU's gdbstub (or QEMU failed):" >drain.err; cat console.txt >>drain.err
+    fi
+    ;;
   *) echo "$0: unknown transport '$transport'" >&2; exit 2 ;;
 esac
 
@@ -58,6 +92,10 @@ if [ "$dr" != 0 ]; then
   exit 1
 fi
 cat drain.txt
-echo "stream: $(stat -c %s stream.bin) bytes over $transport; profile: $profile"
+if [ -f stream.bin ]; then
+  echo "stream: $(stat -c %s stream.bin) bytes over $transport; profile: $profile"
+else
+  echo "stream: $(sed -n 's/^drain stats: \([0-9]*\) bytes.*/\1/p' drain.err) bytes over $transport; profile: $profile"
+fi
 echo "open it with:  go tool pprof -http=127.0.0.1:8080 $profile"
 echo "           or: go tool pprof -top -sample_index=alloc_space $profile"

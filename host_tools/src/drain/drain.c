@@ -23,6 +23,7 @@
 #include "prof_file.h"
 #include "profile.h"
 #include "report.h"
+#include "rttprobe.h"
 #include "session.h"
 #include "symbolize.h"
 #include "util.h"
@@ -36,12 +37,16 @@ static const char usage_text[] =
     "Reads an msamp stream and writes a gzip-compressed pprof heap profile per device session.\n"
     "INPUT: a tty (/dev/ttyUSB0), a file, - for stdin, tcp:HOST:PORT (connect: QEMU -serial\n"
     "  tcp:HOST:PORT,server), or tcp-listen:[HOST:]PORT (listen on HOST, default 127.0.0.1, and\n"
-    "  read the connection accepted: MSAMP_OUTPUT=tcp:..., QEMU -serial tcp:HOST:PORT)\n"
+    "  read the connection accepted: MSAMP_OUTPUT=tcp:..., QEMU -serial tcp:HOST:PORT), or\n"
+    "  gdb:HOST:PORT (the firmware's SEGGER RTT channel through a GDB server: QEMU -gdb,\n"
+    "  OpenOCD, JLinkGDBServer, pyocd gdbserver; the block found by --elf or --rtt-scan)\n"
     "  -o, --output FILE    profile of the first session (default heap.pb.gz); later sessions\n"
     "                       go to STEM.sN.pb.gz, partial profiles to STEM[.sN].partK.pb.gz\n"
     "  -e, --elf FILE       symbolize with this ELF's DWARF (repeat for more images)\n"
     "  -f, --force          symbolize even when the ELF's build-id differs from the stream's\n"
     "  -b, --baud N         tty speed (default 115200)\n"
+    "      --rtt-scan ADDR:SIZE  gdb: scan this RAM for the RTT control block (default: the\n"
+    "                       symbol _SEGGER_RTT of the first --elf, else its writable sections)\n"
     "  -F, --follow         keep reading a regular file as it grows (stop with Ctrl-C); a\n"
     "                       truncated, rotated or replaced file is read again from its start;\n"
     "                       tcp-listen: accept the next connection after each disconnect\n"
@@ -72,6 +77,7 @@ static const char usage_text[] =
 
 struct opts {
     const char *input, *output, *folded;
+    const char *rtt_scan; /* --rtt-scan ADDR:SIZE (gdb: inputs) */
     const char *elf_paths[MAX_ELVES];
     size_t nelf;
     int force, follow, quiet, stats;
@@ -430,7 +436,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
         {"version", no_argument, 0, 'V'},      {"stats", no_argument, 0, 'S'},
         {"ram", required_argument, 0, 0x100},  {"core", required_argument, 0, 0x101},
         {"send", required_argument, 0, 'C'},   {"send-file", required_argument, 0, 'P'},
-        {0, 0, 0, 0}};
+        {"rtt-scan", required_argument, 0, 'R'}, {0, 0, 0, 0}};
     char cerr[512];
     struct control *ctl = o->ctl;
     memset(o, 0, sizeof(*o));
@@ -501,6 +507,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
             }
             break;
         case 'P': control_set_file(o->ctl, optarg); break;
+        case 'R': o->rtt_scan = optarg; break;
         case 'h': fputs(usage_text, stdout); return -1;
         case 'V': printf("drain (msamp) %s, wire format v%u\n", DRAIN_VERSION, MSAMP_WIRE_VERSION); return -1;
         case ':':
@@ -610,6 +617,7 @@ int main(int argc, char **argv)
     }
 
     struct input in;
+    input_gdb_options(d.o.nelf ? d.o.elf_paths[0] : NULL, d.o.rtt_scan);
     int orc = input_open(&in, d.o.input, d.o.baud, d.o.follow, err, sizeof(err));
     if (orc != 0) {
         fprintf(stderr, "drain: %s\n", err);
@@ -736,6 +744,13 @@ int main(int argc, char **argv)
                 (unsigned long long)d.bytes, (unsigned long long)st->records, d.decode_s,
                 d.decode_s > 0 ? (double)d.bytes / d.decode_s / 1e6 : 0.0, d.write_s,
                 ru.ru_maxrss);
+        if (in.rtt) {
+            unsigned long long rb, polls;
+            double secs;
+            rtt_stats(in.rtt, &rb, &secs, &polls);
+            fprintf(stderr, "drain stats: gdb RTT: %llu bytes in %.2f s (%.0f B/s), %llu polls\n",
+                    rb, secs, secs > 0 ? (double)rb / secs : 0.0, polls);
+        }
         if (stop_signal) {
             double sig_t = (double)stop_ts.tv_sec + (double)stop_ts.tv_nsec / 1e9;
             fprintf(stderr,

@@ -16,7 +16,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rttprobe.h"
 #include "util.h"
+
+static const char *gdb_elf, *gdb_scan;
+
+void input_gdb_options(const char *elf, const char *rtt_scan)
+{
+    gdb_elf = elf;
+    gdb_scan = rtt_scan;
+}
 
 /* A socket is written with send(MSG_NOSIGNAL): a peer gone away is an error, not a SIGPIPE. */
 static ssize_t send_or_write(struct input *in, const void *p, size_t n)
@@ -275,6 +284,11 @@ int input_open(struct input *in, const char *spec, long baud, int follow, char *
     }
     if (strncmp(spec, "tcp:", 4) == 0)
         return open_tcp(in, spec, err, errlen);
+    if (strncmp(spec, "gdb:", 4) == 0) {
+        int usage = 0;
+        in->rtt = rtt_open(spec, gdb_elf, gdb_scan, &usage, err, errlen);
+        return in->rtt ? 0 : usage ? -2 : -1;
+    }
     if (strncmp(spec, "tcp-listen:", 11) == 0) {
         in->follow = follow;
         return open_listen(in, spec, err, errlen);
@@ -429,6 +443,15 @@ static int await_file(struct input *in, int timeout_ms)
 ssize_t input_read(struct input *in, void *buf, size_t len, int timeout_ms, char *err,
                    size_t errlen)
 {
+    if (in->rtt) {
+        ssize_t n = rtt_read(in->rtt, buf, len, timeout_ms, in->wake_fd, in->notice,
+                             sizeof(in->notice), err, errlen);
+        if (n == -1)
+            in->announce = 1;
+        if (n > 0)
+            in->off += n;
+        return n;
+    }
     if (in->fd < 0 && in->awaiting) {
         (void)await_file(in, timeout_ms);
         return 0;
@@ -477,6 +500,8 @@ ssize_t input_read(struct input *in, void *buf, size_t len, int timeout_ms, char
 
 ssize_t input_write(struct input *in, const void *buf, size_t len, char *err, size_t errlen)
 {
+    if (in->rtt)
+        return rtt_write(in->rtt, buf, len, err, errlen);
     if (!in->is_tty && !in->is_sock) {
         snprintf(err, errlen, "%s: cannot send to the device (not a tty or a TCP connection)",
                  in->desc);
@@ -513,6 +538,8 @@ ssize_t input_write(struct input *in, const void *buf, size_t len, char *err, si
 
 void input_close(struct input *in)
 {
+    rtt_close(in->rtt);
+    in->rtt = NULL;
     if (in->fd > 0)
         close(in->fd);
     in->fd = -1;

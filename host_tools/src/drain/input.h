@@ -3,7 +3,8 @@
  * while it grows, across truncation, rotation and replacement), a FIFO or other readable file, "-"
  * for stdin, "tcp:HOST:PORT" (drain connects) or "tcp-listen:[HOST:]PORT" (drain listens, on
  * 127.0.0.1 unless HOST is given, and reads the connection it accepts; followed, it accepts the
- * next one after each disconnect).
+ * next one after each disconnect), "gdb:HOST:PORT" (msamp's SEGGER RTT channel read through a GDB
+ * server: rttprobe.h, docs/RTT.md).
  */
 #ifndef DRAIN_INPUT_H
 #define DRAIN_INPUT_H
@@ -38,7 +39,13 @@ struct input {
      * caller clears it. */
     int announce;
     char notice[512];
+    /* gdb:HOST:PORT: the RTT reader (NULL for other inputs). */
+    struct rtt_probe *rtt;
 };
+
+/* For gdb: inputs, before input_open: the firmware's ELF (its symbol _SEGGER_RTT, or its RAM to
+ * scan) and a RAM range to scan, "ADDR:SIZE" (--rtt-scan); either may be NULL. */
+void input_gdb_options(const char *elf, const char *rtt_scan);
 
 /* Opens spec. 0; -1 with a message in err when the input cannot be opened (a missing file, a
  * refused connection, a port in use); -2 when spec itself is malformed (tcp:HOST without a port).
@@ -58,7 +65,8 @@ int input_baud_ok(long baud);
  * sets restarted. */
 ssize_t input_read(struct input *in, void *buf, size_t len, int timeout_ms, char *err,
                    size_t errlen);
-/* Sends len bytes to the device (commands on the down-channel): a tty or a TCP connection.
+/* Sends len bytes to the device (commands on the down-channel): a tty, a TCP connection, or the
+ * RTT down-buffer of a gdb: input (written while the target is stopped, then its WrOff).
  * Returns len; 0 when the input has no connection yet (tcp-listen waiting); -2 with a message in
  * err when the input cannot send (a file, stdin, a FIFO) or the write fails. Waits at most 1 s. */
 ssize_t input_write(struct input *in, const void *buf, size_t len, char *err, size_t errlen);
