@@ -31,4 +31,20 @@ for t in alloc_space inuse_space alloc_objects inuse_objects; do
     echo "ok: $t per site equal over RTT and UART ($(echo "$r" | wc -l) sites)"
   fi
 done
+# Commands down the RTT down-buffer (docs/CONTROL.md): drain --send writes each frame into the
+# down-buffer through the gdbstub, the device's msamp_poll() reads it, and its CMD_ACK comes back
+# up: each acknowledged (drain reports the acks), and the demo counted the commands it carried out.
+DEMO_DRAIN_ARGS="--send mark=over-rtt --send interval=8192 --send identity" \
+  $demo "$elf" rtt "$dir/rtt/test-cmd" "$dir/rtt/test-cmd/demo.pb.gz" 8 >"$dir/rtt/test-cmd.log" 2>&1 ||
+  { cat "$dir/rtt/test-cmd.log"; echo "FAIL: the demo over RTT with commands"; exit 1; }
+for c in mark=over-rtt interval=8192 identity; do
+  if grep -F "command '$c' (seq " "$dir/rtt/test-cmd/drain.err" "$dir/rtt/test-cmd/drain.txt" 2>/dev/null |
+      grep -qF "acknowledged: ok"; then
+    echo "ok: '$c' sent down RTT and acknowledged"
+  else
+    echo "FAIL: no ack for '$c' over RTT:"; cat "$dir/rtt/test-cmd/drain.err"; fail=1
+  fi
+done
+grep -q 'msamp-demo control.*commands[= ]*[1-9]' "$dir/rtt/test-cmd/console.txt" ||
+  { echo "FAIL: the demo counted no command:"; grep 'msamp-demo control' "$dir/rtt/test-cmd/console.txt"; fail=1; }
 exit $fail

@@ -9,6 +9,8 @@
 #   rtt:          QEMU starts stopped with its gdbstub on 127.0.0.1 (a free port, in OUTDIR/gdb.port)
 #                 and drain gdb:127.0.0.1:PORT lets it run and reads the SEGGER RTT up-buffer
 #                 through it (docs/RTT.md); no stream.bin (drain --stats in drain.err).
+#                 DEMO_DRAIN_ARGS: more drain options for this transport (--send CMD: the
+#                 commands go down the RTT down-buffer).
 # QEMU's stdout and stderr, where the board console goes (the demo's truth table and counters,
 # via semihosting on boards that have it), are kept in OUTDIR/console.txt.
 # Exits nonzero if QEMU, the firmware or drain fails.
@@ -67,8 +69,9 @@ case "$transport" in
     done
     if [ $up = 1 ]; then
       echo "$port" >gdb.port
-      timeout "$limit" "$drain" -q --stats -e "$elf" -o "$profile" -t "$top" gdb:127.0.0.1:$port \
-        >drain.txt 2>drain.err
+      # shellcheck disable=SC2086  # DEMO_DRAIN_ARGS: more drain options (--send CMD ...)
+      timeout "$limit" "$drain" -q --stats -e "$elf" -o "$profile" -t "$top" ${DEMO_DRAIN_ARGS:-} \
+        gdb:127.0.0.1:$port >drain.txt 2>drain.err
       dr=$?
       # drain gone early: a stopped QEMU would wait for its timeout
       [ "$dr" = 0 ] || kill "$qpid" 2>/dev/null

@@ -91,7 +91,7 @@ void control_set_file(struct control *c, const char *path)
 
 int control_start(struct control *c, const struct input *in, char *err, size_t errlen)
 {
-    int can_send = c->file || in->is_tty || in->is_sock;
+    int can_send = c->file || in->is_tty || in->is_sock || in->rtt != NULL; /* gdb: RTT down */
     if (c->n && !can_send) {
         snprintf(err, errlen,
                  "--send: %s cannot carry commands to the device (a tty or a tcp: input can; "
