@@ -41,8 +41,7 @@ TEST_LANE = $(filter cross-% unit-%,$(TESTS))
 test: ## Run every test (installs missing packages when root); ends with "N passed, N failed"
 	@ci/deps.sh all
 	@$(MAKE) --no-print-directory $(TEST_PREREQS) $(HT)/msamp_check
-	@MAKE="$(MAKE)" BUILD="$(BUILD)" TEST_LANE="$(TEST_LANE)" tests/runner.sh \
-		$(filter-out $(TEST_LANE),$(TESTS))
+	@MAKE="$(MAKE)" BUILD="$(BUILD)" TEST_LANE="$(TEST_LANE)" tests/runner.sh $(filter-out $(TEST_LANE),$(TESTS))
 
 # The fast tier: the core's unit tests, the decoder's and drain's unit tests (a minute at most from
 # a clean build folder on two cores, seconds once built). Their programs are built first, in

@@ -16,7 +16,7 @@
 
 # Long targets and what their recipes must run (an extended regex over the recipe lines).
 declare -A LONG=(
-  [test]='tests/runner\.sh \$\(TESTS\)'
+  [test]='TEST_LANE="\$\(TEST_LANE\)" tests/runner\.sh \$\(filter-out \$\(TEST_LANE\),\$\(TESTS\)\)'
   [check]='tests/runner\.sh \$\(CHECK_TESTS\)'
   [size]='tests/ports/size_table\.sh'
   [soak]='robust|soak'
