@@ -1,7 +1,7 @@
 /*
  * The down-channel on the hosted port: a single-threaded program linked against the hosted
  * library that allocates until msamp has carried out COMMANDS commands and ignored BAD malformed
- * frames (or for 8 s), then prints msamp's counters as
+ * frames (or for 20 s: a loaded machine), then prints msamp's counters as
  *   control commands=N repeated=N bad=N interval=N enabled=N
  * usage: control_app COMMANDS BAD   (run with MSAMP_CONTROL=FIFO MSAMP_OUTPUT=... MSAMP_INTERVAL=R)
  */
@@ -37,7 +37,7 @@ int main(int argc, char **argv)
     struct msamp_stats st = {0};
     double t0 = now(), done_at = 0;
     void *keep[64] = {0};
-    for (unsigned i = 0; now() - t0 < 8.0; i++) {
+    for (unsigned i = 0; now() - t0 < 20.0; i++) {
         free(keep[i % 64]);
         keep[i % 64] = control_site(256 + (i % 16) * 64);
         if (i % 256 == 0) {
