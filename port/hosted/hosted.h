@@ -70,6 +70,8 @@ int msamp_hosted_settings(struct msamp_hosted_settings *s);
 
 /* One line on stderr: fmt with two string arguments. Does not allocate. */
 void msamp_hosted_say(const char *fmt, const char *a, const char *b);
+/* Moves a descriptor of msamp's high, out of the program's way (hosted_transport.c). */
+int msamp_hosted_fd_high(int fd, int gap);
 
 /* The down-channel (hosted_control.c): msamp_transport_read() of the hosted port, defined in
  * hosted_transport.c (an object every link pulls in, so it wins over the core's weak default). */

@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -45,19 +44,7 @@ static void ctl_open(void)
         msamp_hosted_say("msamp: cannot open MSAMP_CONTROL=%s%s; no commands\n", path, "");
         return;
     }
-    struct rlimit rl;
-    long floor = 1024;
-    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
-        (long)rl.rlim_cur < floor)
-        floor = (long)rl.rlim_cur;
-    floor = floor > 64 ? floor - 25 : floor * 3 / 4; /* next to the output's (hosted_transport.c) */
-    if (fd < floor) {
-        int hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
-        if (hi >= 0) {
-            close(fd);
-            fd = hi;
-        }
-    }
+    fd = msamp_hosted_fd_high(fd, 25); /* next to the output's (hosted_transport.c) */
     if (fstat(fd, &st) != 0) {
         close(fd);
         return;

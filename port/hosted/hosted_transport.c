@@ -197,19 +197,17 @@ static void stop_output(const char *why, int close_fd)
 }
 
 /* Moves fd to a high number (close-on-exec), out of the way of a program that closes 3..1023 and
- * opens its own files, and records its identity. 0, or -1 when fstat fails. */
-static int adopt_fd(int fd)
+ * opens its own files: below 1024 (select's limit) and below the soft limit, `gap` numbers under
+ * the lower of the two (a few kept free above it); never a number so large that the kernel grows
+ * the descriptor table for it. Returns the descriptor to use (fd itself when it cannot move). */
+int msamp_hosted_fd_high(int fd, int gap)
 {
     struct rlimit rl;
     long floor = 1024;
-    struct stat st;
-
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY &&
         (long)rl.rlim_cur < floor)
         floor = (long)rl.rlim_cur;
-    /* Below 1024 (select's limit) and below the soft limit, keeping a few numbers above it free;
-     * never a number so large that the kernel grows the descriptor table for it. */
-    floor = floor > 64 ? floor - 24 : floor * 3 / 4;
+    floor = floor > 64 ? floor - gap : floor * 3 / 4;
     if (fd < floor) {
         int hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)floor);
         if (hi >= 0) {
@@ -217,6 +215,15 @@ static int adopt_fd(int fd)
             fd = hi;
         }
     }
+    return fd;
+}
+
+/* Moves fd high (msamp_hosted_fd_high) and records its identity. 0, or -1 when fstat fails. */
+static int adopt_fd(int fd)
+{
+    struct stat st;
+
+    fd = msamp_hosted_fd_high(fd, 24);
     if (fstat(fd, &st) != 0) {
         close(fd);
         return -1;
