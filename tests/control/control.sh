@@ -4,7 +4,7 @@
 # The down-channel end to end, every case at once:
 #   uart-BOARD   the demo (demo-long) over its UART, served by QEMU on a unix socket, through
 #                proxy.py (which sends 3 malformed frames first and keeps a copy of the stream);
-#                drain --send ... plus one command typed on its stdin. Checks: each command acked
+#                drain --send ... plus one command on its stdin (a pipe: --send-stdin; a terminal is read without it). Checks: each command acked
 #                with the status expected, the device counted 3 malformed frames, the MARKs, the
 #                INTERVAL and (full profile) a SNAP_BEGIN after the snapshot's ack are in the stream.
 #   semihosting  the demo on the first board over semihosting: drain -F follows stream.bin and
@@ -38,7 +38,7 @@ uart_case() {
   local p=$!
   for _ in $(seq 250); do [ -s port ] && break; sleep 0.02; done
   [ -s port ] || fail "proxy did not listen"
-  printf 'mark=typed line\n' | timeout "$limit" "$drain" -q -o heap.pb.gz "$@" "tcp:127.0.0.1:$(cat port)" 2>drain.txt
+  printf 'mark=typed line\n' | timeout "$limit" "$drain" -q -o heap.pb.gz --send-stdin "$@" "tcp:127.0.0.1:$(cat port)" 2>drain.txt
   local dr=$?
   wait "$q"; local st=$?
   wait "$p"

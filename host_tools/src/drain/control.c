@@ -38,11 +38,17 @@ struct control {
     const char *file;
     int file_fd;
     int read_stdin;
+    int stdin_asked; /* --send-stdin: read stdin for commands even when it is no terminal */
     char line[256];
     size_t line_len;
     int line_long; /* the line being read outgrew line: dropped up to its newline */
     int failed_file; /* the --send-file error was said */
 };
+
+void control_set_stdin(struct control *c)
+{
+    c->stdin_asked = 1;
+}
 
 struct control *control_new(void)
 {
@@ -98,10 +104,17 @@ int control_start(struct control *c, const struct input *in, char *err, size_t e
                  "for semihosting or the hosted port give --send-file PATH)", in->desc);
         return -1;
     }
-    /* Typed commands: stdin must not be the input, and a terminal must be ours (a background
-     * job reading it would be stopped by SIGTTIN). */
-    c->read_stdin = can_send && in->fd != 0 && strcmp(in->desc, "stdin") != 0 &&
-                    (!isatty(0) || tcgetpgrp(0) == getpgrp());
+    /* Typed commands: stdin must not be the input. By default only a terminal drain runs in the
+     * foreground of (a background job reading it would be stopped by SIGTTIN; a script's or a
+     * pipeline's stdin is not drain's to consume); --send-stdin reads any stdin. */
+    int is_input = in->fd == 0 || strcmp(in->desc, "stdin") == 0;
+    if (c->stdin_asked && (is_input || !can_send)) {
+        snprintf(err, errlen, "--send-stdin: %s", is_input ? "stdin is the input"
+                                                            : "the input cannot carry commands");
+        return -1;
+    }
+    c->read_stdin = can_send && !is_input &&
+                    (c->stdin_asked || (isatty(0) && tcgetpgrp(0) == getpgrp()));
     return 0;
 }
 

@@ -25,9 +25,11 @@ void control_free(struct control *c);
 int control_add(struct control *c, const char *text, char *err, size_t errlen);
 /* --send-file PATH: frames go to PATH (appended; a FIFO is opened when it has a reader). */
 void control_set_file(struct control *c, const char *path);
+/* --send-stdin: commands are read from stdin (one a line) even when it is no terminal. */
+void control_set_stdin(struct control *c);
 /* Once the input is open: checks the commands can be sent (0; -1 with a message in err: the
  * input is a file or stdin and no --send-file), and decides whether stdin is read for commands
- * (it is not the input, and is no terminal drain runs in the background of). */
+ * (it is not the input, and is a terminal drain runs in the foreground of, or --send-stdin). */
 int control_start(struct control *c, const struct input *in, char *err, size_t errlen);
 /* From the read loop, at time now (s): reads typed commands, sends what is due, resends. */
 void control_tick(struct control *c, struct input *in, double now);

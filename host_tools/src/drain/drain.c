@@ -56,10 +56,11 @@ static const char usage_text[] =
     "  -q, --quiet          no status line and no summary on stderr\n"
     "      --send CMD       send a command to the device at start (repeatable): enable, disable,\n"
     "                       snapshot, identity, interval=N, bounds=MIN:MAX, mark=TEXT; acks are\n"
-    "                       reported on stderr. Following a tty or tcp: input, commands typed on\n"
-    "                       stdin (one a line) are sent too. See docs/CONTROL.md\n"
+    "                       reported on stderr. Following a tty, tcp: or gdb: input, commands\n"
+    "                       typed on the terminal (one a line) are sent too. See docs/CONTROL.md\n"
     "      --send-file PATH send commands by appending them to PATH (semihosting: msamp.cmd)\n"
     "                       or writing them to the FIFO PATH (hosted: MSAMP_CONTROL)\n"
+    "      --send-stdin     read commands from stdin (one a line) even when it is no terminal\n"
     "      --stats          print decode and profile-writing times and peak memory at the end\n"
     "      --ram FILE@ADDR  read the in-use profile from a raw RAM image starting at ADDR (gdb\n"
     "                       dump binary memory, OpenOCD dump_image, QEMU pmemsave); repeat for\n"
@@ -436,7 +437,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
         {"version", no_argument, 0, 'V'},      {"stats", no_argument, 0, 'S'},
         {"ram", required_argument, 0, 0x100},  {"core", required_argument, 0, 0x101},
         {"send", required_argument, 0, 'C'},   {"send-file", required_argument, 0, 'P'},
-        {"rtt-scan", required_argument, 0, 'R'}, {0, 0, 0, 0}};
+        {"rtt-scan", required_argument, 0, 'R'}, {"send-stdin", no_argument, 0, 'I'},
+        {0, 0, 0, 0}};
     char cerr[512];
     struct control *ctl = o->ctl;
     memset(o, 0, sizeof(*o));
@@ -508,6 +510,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
             break;
         case 'P': control_set_file(o->ctl, optarg); break;
         case 'R': o->rtt_scan = optarg; break;
+        case 'I': control_set_stdin(o->ctl); break;
         case 'h': fputs(usage_text, stdout); return -1;
         case 'V': printf("drain (msamp) %s, wire format v%u\n", DRAIN_VERSION, MSAMP_WIRE_VERSION); return -1;
         case ':':
