@@ -4,9 +4,9 @@
 # failed[, N skipped]". Exit status 0 only if none failed. A test exits 77 to say it was skipped
 # (tests/need.sh does that outside CI).
 # TEST_LANE (environment): more test names, run one after another in a second lane beside the
-# first (make test puts there the cross-architecture and unit tests, whose build outputs no other
-# test shares), so two cores are both busy; their lines are printed as they end, and the last line
-# counts both lanes.
+# first (make test puts there the cross-architecture, unit and libFuzzer tests, whose build
+# outputs no other test shares), so two cores are both busy; their lines are printed as they
+# end, and the last line counts both lanes.
 set -u
 logs=${BUILD:-build}/test-logs
 mkdir -p "$logs"
