@@ -197,6 +197,19 @@ static struct slot *slot_at(struct session *s, uint64_t index)
     return sl;
 }
 
+/* The running in-use estimate, total and per site: weight dw more (or less) of the entry sl. */
+static void inuse_add(struct session *s, const struct slot *sl, double dw)
+{
+    struct site *st = &s->sites[sl->site];
+    double db = dw * (double)sl->size;
+    st->inuse_n += dw;
+    st->inuse_b += db;
+    s->inuse_n += dw;
+    s->inuse_b += db;
+    if (s->nlive == 0) /* no drift left over once nothing is live */
+        s->inuse_n = s->inuse_b = 0;
+}
+
 /* The entry becomes live (the caller fills it) or leaves the live set. */
 static void set_live(struct session *s, struct slot *sl)
 {
@@ -206,6 +219,7 @@ static void set_live(struct session *s, struct slot *sl)
     sl->livepos = (uint32_t)s->nlive;
     s->live[s->nlive++] = (uint32_t)(sl - s->slots);
     sl->live = 1;
+    inuse_add(s, sl, sl->w);
 }
 
 static void unset_live(struct session *s, struct slot *sl)
@@ -216,6 +230,7 @@ static void unset_live(struct session *s, struct slot *sl)
     s->live[sl->livepos] = last;
     s->slots[last].livepos = sl->livepos;
     sl->live = 0;
+    inuse_add(s, sl, -sl->w);
 }
 
 static void count_free(struct session *s, struct slot *sl)
@@ -317,6 +332,7 @@ static void on_live(struct session *s, const struct msamp_record *r)
                 s->n.reweighted_up++;
             }
             sl->interval = interval;
+            inuse_add(s, sl, w - sl->w);
             sl->w = w;
             sl->unweighted = 0;
         }
@@ -460,7 +476,9 @@ static void thin_live(struct session *s, struct interval_change *c, uint64_t to,
         }
         uint32_t q16 = msamp_thin_q16(size, r_e, r_to);
         if (msamp_thin_keep(sl->index, epoch, s->session_id, q16)) {
-            sl->w *= (double)MSAMP_THIN_ONE / (double)q16; /* q16 > 0: a coin below it won */
+            double w = sl->w * ((double)MSAMP_THIN_ONE / (double)q16); /* q16 > 0: it won */
+            inuse_add(s, sl, w - sl->w);
+            sl->w = w;
             sl->interval = to;
             k++;
         } else {

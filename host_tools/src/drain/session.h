@@ -75,6 +75,7 @@ struct site {
     double alloc_n, alloc_b, free_n, free_b;
     uint64_t alloc_samples, free_samples;
     uint64_t events; /* of alloc_samples, those of ALLOC/REALLOC records (not snapshots) */
+    double inuse_n, inuse_b; /* the running in-use estimate of its live entries */
     /* FAIL records at this stack, by kind (enum msamp_wire_fail): how many, the bytes asked
      * (saturating) and the largest request. Not samples: every failure is reported. */
     uint64_t fail_n[MSAMP_FAIL_KINDS], fail_b[MSAMP_FAIL_KINDS], fail_max[MSAMP_FAIL_KINDS];
@@ -168,6 +169,11 @@ struct session {
     size_t nlive, caplive;
     uint32_t snap_gen;      /* counts SNAP_BEGINs: entries not seen since are not re-sent */
     uint64_t thin_budget;   /* live-entry visits thinning replays may still make */
+    /* The running in-use estimate (objects, bytes) of all live entries: sum of w and w * size,
+     * kept as entries come and go and as their weights change (thinning, LIVE). Per site in
+     * site.inuse_n/_b. Profiles recompute it exactly from the live set; views over time read
+     * these. */
+    double inuse_n, inuse_b;
 
     struct pre_buf *pre;    /* records before the first header (NULL once replayed) */
     int pre_off;            /* no buffering: the buffer overflowed, records apply directly */
