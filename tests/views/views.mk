@@ -19,6 +19,5 @@ test-views-browser: $(DRAIN_T)/drain-asan $(VIEWS_T)/views_app ## views: a hoste
 	@tests/need.sh chromium python3
 	$(VIEWS_ENV) tests/views/t_browser.sh
 
-test-views-bounds: $(DRAIN_T)/drain-asan $(DRAIN_T)/gen ## views: hostile and large streams keep the timeline and flame graph bounded; write errors fail clearly
-	@tests/need.sh python3
-	$(VIEWS_ENV) GEN=$(DRAIN_T)/gen tests/views/t_bounds.sh
+test-views-bounds: $(DRAIN_T)/drain-asan $(DRAIN_T)/gen $(DRAIN_T)/craft ## views: many sites and sessions, hostile streams, write errors (/dev/full) and SIGINT: bounded, clear, written
+	$(VIEWS_ENV) GEN=$(DRAIN_T)/gen CRAFT=$(DRAIN_T)/craft tests/views/t_bounds.sh

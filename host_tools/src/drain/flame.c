@@ -115,6 +115,14 @@ static int by_parent_name(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+/* Widest first; ties: the earliest made (parents before their children). */
+static int by_width(const void *a, const void *b)
+{
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    double x = sort_t->n[i].value, y = sort_t->n[j].value;
+    return x > y ? -1 : x < y ? 1 : i < j ? -1 : i > j;
+}
+
 /* The tree of b's samples (value vi), identical stacks merged. */
 static void build_tree(struct ftree *t, const struct prof *p, int vi)
 {
@@ -259,34 +267,38 @@ int flame_write(const struct built *b, const struct session *s, int alloc, const
     struct ftree t;
     build_tree(&t, p, alloc ? V_ALLOC_B : V_INUSE_B);
     double total = t.n[0].value;
-    /* The minimum width: FLAME_MIN_PX at full width, raised until at most FLAME_MAX_DRAWN frames
-     * are at least that wide (a child is never wider than its parent: those drawn are a tree). */
+    /* Frames drawn: those at least FLAME_MIN_PX wide; beyond FLAME_MAX_DRAWN of them, the widest
+     * (ties: the earliest made). A parent is as wide as its children and made before them, so
+     * the frames drawn are a tree. */
     const double plot_w = FLAME_WIDTH - 20;
     double thr = total * FLAME_MIN_PX / plot_w;
-    size_t drawn;
-    for (;;) {
-        drawn = 0;
-        for (size_t i = 0; i < t.len; i++)
-            drawn += t.n[i].value >= thr && t.n[i].value > 0;
-        if (drawn <= FLAME_MAX_DRAWN)
-            break;
-        thr *= 2;
+    uint8_t *draw = xcalloc(t.len, 1);
+    uint32_t *order = xmalloc(t.len * sizeof(*order));
+    size_t drawn = 0;
+    for (size_t i = 0; i < t.len; i++)
+        if (t.n[i].value >= thr && t.n[i].value > 0)
+            order[drawn++] = (uint32_t)i;
+    if (drawn > FLAME_MAX_DRAWN) {
+        sort_t = &t;
+        qsort(order, drawn, sizeof(*order), by_width);
+        drawn = FLAME_MAX_DRAWN;
     }
+    for (size_t i = 0; i < drawn; i++)
+        draw[order[i]] = 1;
     uint32_t maxd = 0;
     double hidden_b = 0;
     size_t hidden_n = 0;
     for (size_t i = 1; i < t.len; i++) {
         const struct fnode *n = &t.n[i];
-        if (n->value >= thr && n->depth > maxd)
+        if (draw[i] && n->depth > maxd)
             maxd = n->depth;
-        if (n->value < thr) {
+        if (!draw[i]) {
             hidden_n++;
-            if (t.n[n->parent].value >= thr)
+            if (draw[n->parent])
                 hidden_b += n->value;
         }
     }
     /* x of each node: its parent's, plus its earlier siblings' values (name order). */
-    uint32_t *order = xmalloc(t.len * sizeof(*order));
     for (size_t i = 1; i < t.len; i++)
         order[i - 1] = (uint32_t)i;
     sort_t = &t;
@@ -335,8 +347,9 @@ int flame_write(const struct built *b, const struct session *s, int alloc, const
     fprintf(f, "<text id=\"subtitle\" x=\"%d\" y=\"42\" text-anchor=\"middle\">%zu frames drawn",
             FLAME_WIDTH / 2, drawn ? drawn - 1 : 0);
     if (hidden_n)
-        fprintf(f, "; %zu narrower than %.2g px not drawn (%.0f bytes, in their callers' width)",
-                hidden_n, thr / total * plot_w, hidden_b);
+        fprintf(f, "; %zu not drawn, narrower than %.2g px or beyond the %d widest (%.0f bytes, "
+                   "in their callers' width)",
+                hidden_n, FLAME_MIN_PX, FLAME_MAX_DRAWN, hidden_b);
     fprintf(f, "</text>\n<text id=\"unzoom\" class=\"button hide\" x=\"10\" y=\"24\">Reset Zoom"
                "</text>\n<text id=\"search\" class=\"button\" x=\"%d\" y=\"24\" "
                "text-anchor=\"end\">Search</text>\n<text id=\"reset-search\" class=\"button "
@@ -350,7 +363,7 @@ int flame_write(const struct built *b, const struct session *s, int alloc, const
                 FLAME_WIDTH / 2, top + fh, what);
     for (size_t i = 0; total > 0 && i < t.len; i++) {
         const struct fnode *n = &t.n[i];
-        if (n->value < thr)
+        if (!draw[i])
             continue;
         char name[512], fill[32];
         label(&t, n, name, sizeof(name));
@@ -377,6 +390,7 @@ int flame_write(const struct built *b, const struct session *s, int alloc, const
     rc = views_close(f, path, err, errlen);
 out:
     free(order);
+    free(draw);
     free(t.n);
     iset_free(&t.index);
     return rc;

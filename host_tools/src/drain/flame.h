@@ -4,9 +4,8 @@
  * tree, width by bytes, colour by a hash of the name, a title tooltip (name, file:line, bytes,
  * percent), search (highlights matches, shows the matched percent) and click-to-zoom in an inline
  * script, which also honours the URL fragment #search=REGEX and #zoom=NAME. Self-contained: no
- * external resource. At most FLAME_MAX_DRAWN frames are drawn: frames narrower than the minimum
- * width are left out (their bytes stay in their parent's width), and the minimum rises until the
- * cap holds.
+ * external resource. Frames narrower than FLAME_MIN_PX are not drawn, nor any beyond the
+ * FLAME_MAX_DRAWN widest (their bytes stay in their caller's width; the subtitle counts them).
  */
 #ifndef DRAIN_FLAME_H
 #define DRAIN_FLAME_H
@@ -18,7 +17,7 @@
 
 #define FLAME_MAX_DRAWN 8192  /* frames drawn at most */
 #define FLAME_WIDTH 1200      /* SVG width (px) */
-#define FLAME_MIN_PX 0.1      /* frames narrower than this (at full width) are not drawn */
+#define FLAME_MIN_PX 0.1      /* frames narrower than this (px at full width) are not drawn */
 
 /* Writes the flame graph of b (s: its session, for the title) to path. alloc: allocated bytes,
  * else in-use bytes. 0, or -1 with "PATH: reason" in err. */

@@ -40,18 +40,28 @@ struct timeline {
     struct tl_event marks[TL_MAX_MARKS], ivals[TL_MAX_INTERVALS];
     size_t nmarks, nivals;
     uint64_t marks_over, ivals_over, replaced;
+    size_t hi; /* bins from hi on are unused */
 };
 
+/* Starts over for a session: the bins used are cleared (not the whole table: a stream of many
+ * short sessions costs what it holds). Per-candidate values are written before they are read. */
 static void tl_reset(struct timeline *tl, int session)
 {
-    memset(tl, 0, sizeof(*tl));
+    memset(tl->pt, 0, tl->hi * sizeof(tl->pt[0]));
+    memset(tl->cand, 0, sizeof(tl->cand));
+    memset(tl->peak, 0, sizeof(tl->peak));
     tl->session = session;
+    tl->have_t0 = 0;
+    tl->t0 = tl->last_ts = tl->records = tl->interval = 0;
     tl->width = 1;
+    tl->ncand = 0;
+    tl->nmarks = tl->nivals = 0;
+    tl->marks_over = tl->ivals_over = tl->replaced = tl->hi = 0;
 }
 
 struct timeline *timeline_new(void)
 {
-    struct timeline *tl = xmalloc(sizeof(*tl));
+    struct timeline *tl = xcalloc(1, sizeof(*tl));
     tl_reset(tl, 0);
     return tl;
 }
@@ -75,6 +85,7 @@ static void tl_merge(struct timeline *tl)
     }
     memset(&tl->pt[TL_MAX_POINTS / 2], 0, sizeof(tl->pt) / 2);
     tl->width *= 2;
+    tl->hi = (tl->hi + 1) / 2;
 }
 
 /* The site a record touched (its slot's), or UINT32_MAX. */
@@ -115,7 +126,7 @@ static void tl_candidate(struct timeline *tl, const struct session *s, uint32_t 
     }
     tl->cand[low] = site;
     tl->peak[low] = v;
-    for (size_t i = 0; i < TL_MAX_POINTS; i++)
+    for (size_t i = 0; i < tl->hi; i++)
         tl->val[i][low] = NAN;
 }
 
@@ -171,6 +182,9 @@ void timeline_record(struct timeline *tl, const struct session *s, const struct 
         tl_merge(tl);
     size_t i = (size_t)((ts - tl->t0) / tl->width);
     struct tl_point *p = &tl->pt[i];
+    for (; tl->hi <= i; tl->hi++)
+        for (size_t c = 0; c < TL_CANDIDATES; c++)
+            tl->val[tl->hi][c] = NAN;
     if (!p->used || s->inuse_b > p->total_max)
         p->total_max = s->inuse_b;
     p->used = 1;
@@ -556,6 +570,7 @@ int timeline_write(const struct timeline *tl, const struct session *s, const str
 {
     static struct timeline empty; /* a session that sent no record the timeline saw */
     if (tl->session != s->index) {
+        empty.hi = 0;
         tl_reset(&empty, s->index);
         tl = &empty;
     }
