@@ -11,6 +11,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 T=$(cd "$T" && pwd)
+DRAIN=$(cd "$(dirname "$DRAIN")" && pwd)/$(basename "$DRAIN")
 W=$T/work-browser
 rm -rf "$W"
 mkdir -p "$W" "$ART"
@@ -31,10 +32,16 @@ chrome() {
 
 MSAMP_OUTPUT=$W/v.bin MSAMP_INTERVAL=4096 MSAMP_SEED=7 "$app" "$W/truth.txt" || fail "views_app exit $?"
 [ -s "$W/v.bin" ] && [ -s "$W/truth.txt" ] || { fail "no stream or truth"; exit 1; }
-$DRAIN -q --elf "$app" -o "$W/v.pb.gz" --folded "$W/v.folded" --timeline "$W/v.html" \
-  --timeline-csv "$W/v.csv" --flame "$W/v.svg" "$W/v.bin" 2>"$W/drain.err" ||
-  { fail "drain exit $?"; cat "$W/drain.err"; exit 1; }
-ok "drain wrote $(cd "$W" && echo v.html v.csv v.svg)"
+# docs/VIEWS.md's command, as written but for the program, the stream and the sanitized drain.
+cmd=$("$here/../docs/extract.sh" "$here/../../docs/VIEWS.md" views-browser) || { fail "no views-browser block in docs/VIEWS.md"; exit 1; }
+cmd=${cmd/#drain /\$DRAIN -q }
+cmd=${cmd/ app / \$app }
+cmd=${cmd/% stream.bin/ v.bin}
+(cd "$W" && DRAIN=$DRAIN app=$app eval "$cmd") 2>"$W/drain.err" ||
+  { fail "drain exit $? ($cmd)"; cat "$W/drain.err"; exit 1; }
+for f in heap.html heap.csv heap.svg; do mv "$W/$f" "$W/v.${f#heap.}" || fail "$f not written"; done
+$DRAIN -q --elf "$app" -o "$W/f.pb.gz" --folded "$W/v.folded" "$W/v.bin" || fail "drain --folded"
+ok "docs/VIEWS.md's command wrote heap.html, heap.csv, heap.svg"
 # The SVG namespace is a name, not a resource: anything else that could load one fails.
 ! sed 's/xmlns="http:\/\/www.w3.org\/2000\/svg"//g' "$W/v.html" "$W/v.svg" |
   grep -iE 'https?:|src=|href=|@import|url\(|@font-face' &&
