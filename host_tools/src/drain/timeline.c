@@ -424,30 +424,32 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
     fprintf(f, "<text id=\"ylabel\" transform=\"translate(20 %.1f) rotate(-90)\" "
                "text-anchor=\"middle\">in use (%s)</text>\n", (PT + CH - PB) / 2, uname);
     /* Interval changes, then marks: vertical lines with their labels. */
-    for (size_t i = 0; i < tl->nivals; i++) {
-        const struct tl_event *e = &tl->ivals[i];
-        if (!e->ts_valid)
-            continue;
-        double x = px(&c, tl_x(tl, &c, e->ts));
-        fprintf(f, "<g class=\"interval\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
-                   "stroke=\"#e08000\" stroke-dasharray=\"2 3\"/><text x=\"%.1f\" y=\"%.1f\" "
-                   "fill=\"#b06000\" font-size=\"11\" transform=\"rotate(-90 %.1f %.1f)\">"
-                   "interval %llu&#8594;%llu</text></g>\n",
-                x, x, PT, CH - PB, x - 3, CH - PB - 4, x - 3, CH - PB - 4,
-                (unsigned long long)e->from, (unsigned long long)e->to);
-    }
-    for (size_t i = 0; i < tl->nmarks; i++) {
-        const struct tl_event *e = &tl->marks[i];
-        if (!e->ts_valid)
-            continue;
-        double x = px(&c, tl_x(tl, &c, e->ts));
-        fprintf(f, "<g class=\"mark\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
-                   "stroke=\"#555555\" stroke-dasharray=\"6 3\"/><text class=\"mark-label\" "
-                   "x=\"%.1f\" y=\"%.1f\" fill=\"#333\" font-size=\"11\" "
-                   "transform=\"rotate(90 %.1f %.1f)\">",
-                x, x, PT, CH - PB, x + 3, PT + 2, x + 3, PT + 2);
-        views_xml_text(f, e->text, strlen(e->text));
-        fprintf(f, "</text></g>\n");
+    for (int mark = 0; mark < 2; mark++) {
+        const struct tl_event *v = mark ? tl->marks : tl->ivals;
+        size_t n = mark ? tl->nmarks : tl->nivals;
+        for (size_t i = 0; i < n; i++) {
+            const struct tl_event *e = &v[i];
+            if (!e->ts_valid)
+                continue;
+            double x = px(&c, tl_x(tl, &c, e->ts));
+            if (!mark) {
+                fprintf(f, "<g class=\"interval\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+                           "y2=\"%.1f\" stroke=\"#e08000\" stroke-dasharray=\"2 3\"/><text "
+                           "x=\"%.1f\" y=\"%.1f\" fill=\"#b06000\" font-size=\"11\" "
+                           "transform=\"rotate(-90 %.1f %.1f)\">interval %llu&#8594;%llu</text>"
+                           "</g>\n",
+                        x, x, PT, CH - PB, x - 3, CH - PB - 4, x - 3, CH - PB - 4,
+                        (unsigned long long)e->from, (unsigned long long)e->to);
+                continue;
+            }
+            fprintf(f, "<g class=\"mark\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+                       "stroke=\"#555555\" stroke-dasharray=\"6 3\"/><text class=\"mark-label\" "
+                       "x=\"%.1f\" y=\"%.1f\" fill=\"#333\" font-size=\"11\" "
+                       "transform=\"rotate(90 %.1f %.1f)\">",
+                    x, x, PT, CH - PB, x + 3, PT + 2, x + 3, PT + 2);
+            views_xml_text(f, e->text, strlen(e->text));
+            fprintf(f, "</text></g>\n");
+        }
     }
     /* Series: the total's maximum per bin, the sites, the total. */
     fprintf(f, "<path id=\"total-max\" fill=\"none\" stroke=\"#9db4e0\" stroke-width=\"1\" d=\"");
