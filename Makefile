@@ -82,6 +82,7 @@ test-fuzz-*|libFuzzer for 20 s per target, and the regression inputs (tests/fuzz
 test-newlib-*|Debian's newlib and newlib-nano on the Cortex-M3: every allocation recorded once (tests/newlib/)
 test-arm-unwind-*|the Cortex-M3's unwind tables: msamp.mk's -funwind-tables, .ARM.extab placement (tests/newlib/)
 test-docs-*|the documentation's commands and code blocks run as written (tests/docs/)
+test-views-*|drain's heap over time and flame graph: a hosted program's, in headless Chromium; bounds, errors (tests/views/)
 test-control*|the down-channel: drain's commands acked over every UART, semihosting and hosted (tests/control/)
 test-firstcontact-*|a new user's first steps: demo on every board without recommended packages, make help (tests/firstcontact/)
 endef

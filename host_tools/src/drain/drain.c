@@ -26,6 +26,8 @@
 #include "rttprobe.h"
 #include "session.h"
 #include "symbolize.h"
+#include "timeline.h"
+#include "flame.h"
 #include "util.h"
 
 #define MAX_ELVES 16
@@ -53,6 +55,10 @@ static const char usage_text[] =
     "  -E, --every SECONDS  also write a numbered partial profile every SECONDS\n"
     "  -t, --top N          print the top N sites by in-use and by allocated bytes\n"
     "  -s, --folded FILE    write folded stacks (in-use bytes) for flame-graph tools\n"
+    "      --timeline FILE  write in-use bytes over device time (total, top sites, marks) as\n"
+    "                       an HTML page with an SVG chart; --timeline-csv FILE: as CSV\n"
+    "      --flame FILE     write an interactive flame graph (SVG); --flame-type inuse|alloc\n"
+    "                       (default inuse: in-use bytes; alloc: allocated bytes)\n"
     "  -q, --quiet          no status line and no summary on stderr\n"
     "      --send CMD       send a command to the device at start (repeatable): enable, disable,\n"
     "                       snapshot, identity, interval=N, bounds=MIN:MAX, mark=TEXT; acks are\n"
@@ -78,6 +84,8 @@ static const char usage_text[] =
 
 struct opts {
     const char *input, *output, *folded;
+    const char *timeline, *timeline_csv, *flame; /* docs/VIEWS.md */
+    int flame_alloc;
     const char *rtt_scan; /* --rtt-scan ADDR:SIZE (gdb: inputs) */
     const char *elf_paths[MAX_ELVES];
     size_t nelf;
@@ -103,6 +111,7 @@ struct drain {
     struct elf_set elves;
     struct msamp_dec *dec;
     struct session *cur;
+    struct timeline *tl; /* --timeline, --timeline-csv */
     int nsessions, partials, failed, written;
     int elves_checked; /* the current session's ELFs were checked against its identity */
     int elves_ok;      /* ... and matched it */
@@ -150,7 +159,7 @@ static void on_signal(int sig)
 static char *derived_name(const char *base, int session, int part)
 {
     size_t n = strlen(base), stem = n;
-    const char *exts[] = {".pb.gz", ".gz", ".txt", ".folded"};
+    const char *exts[] = {".pb.gz", ".gz", ".txt", ".folded", ".html", ".csv", ".svg"};
     for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
         size_t el = strlen(exts[i]);
         if (n > el && strcmp(base + n - el, exts[i]) == 0) {
@@ -173,6 +182,26 @@ static double now_s(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* --timeline, --timeline-csv, --flame of a session (docs/VIEWS.md): 0, or -1 with the message in
+ * err unless rc already holds a failure. */
+static int write_views(struct drain *d, struct session *s, const struct built *b, char *err,
+                       size_t errlen, int rc)
+{
+    char why[1000];
+    int bad = 0;
+    char *h = d->o.timeline ? derived_name(d->o.timeline, s->index, 0) : NULL;
+    char *c = d->o.timeline_csv ? derived_name(d->o.timeline_csv, s->index, 0) : NULL;
+    char *fl = d->o.flame ? derived_name(d->o.flame, s->index, 0) : NULL;
+    if ((h || c) && timeline_write(d->tl, s, b, h, c, why, sizeof(why)) != 0 && ++bad && !rc)
+        snprintf(err, errlen, "timeline not written: %s", why);
+    if (fl && flame_write(b, s, d->o.flame_alloc, fl, why, sizeof(why)) != 0 && ++bad && !rc)
+        snprintf(err, errlen, "flame graph not written: %s", why);
+    free(h);
+    free(c);
+    free(fl);
+    return bad ? -1 : 0;
 }
 
 /* Writes the profile (and, for the final one, reports) of the current session. part 0: final.
@@ -208,10 +237,14 @@ static int write_session(struct drain *d, int part, char *err, size_t errlen, in
             char *fp = derived_name(d->o.folded, s->index, 0);
             if (report_folded(&b, fp) != 0) {
                 *kind = errno;
-                snprintf(err, errlen, "%s: %s", fp, strerror(errno));
+                snprintf(err, errlen, "folded stacks not written: %s: %s", fp, strerror(errno));
                 rc = -2;
             }
             free(fp);
+        }
+        if (write_views(d, s, &b, err, errlen, rc) != 0) {
+            *kind = errno;
+            rc = -2;
         }
         if (!d->o.quiet)
             report_summary(stderr, s, &b, msamp_dec_stats(d->dec), path);
@@ -238,7 +271,7 @@ static void end_session(struct drain *d, int last)
                 d->cur->index);
     int rc = want ? write_session(d, 0, err, sizeof(err), &kind) : 0;
     if (rc == -2)
-        fprintf(stderr, "drain: session %d: folded stacks not written: %s\n", d->cur->index, err);
+        fprintf(stderr, "drain: session %d: %s\n", d->cur->index, err);
     else if (rc != 0)
         fprintf(stderr, "drain: session %d: final profile not written: %s\n", d->cur->index, err);
     if (rc != 0)
@@ -314,6 +347,8 @@ static void on_record(void *arg, const struct msamp_record *rec)
         d->id_losses = stream_losses(d);
     }
     session_record(d->cur, rec);
+    if (d->tl)
+        timeline_record(d->tl, d->cur, rec);
     /* A wrong --elf is reported as soon as the session's header and mappings are in, not at the
      * end of a long capture. On a line that lost frames since the header, a MAPPING may be what
      * was lost: the ELFs are checked again after the next re-send, and a mismatch that stands
@@ -438,6 +473,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
         {"ram", required_argument, 0, 0x100},  {"core", required_argument, 0, 0x101},
         {"send", required_argument, 0, 'C'},   {"send-file", required_argument, 0, 'P'},
         {"rtt-scan", required_argument, 0, 'R'}, {"send-stdin", no_argument, 0, 'I'},
+        {"timeline", required_argument, 0, 0x102}, {"timeline-csv", required_argument, 0, 0x103},
+        {"flame", required_argument, 0, 0x104},    {"flame-type", required_argument, 0, 0x105},
         {0, 0, 0, 0}};
     char cerr[512];
     struct control *ctl = o->ctl;
@@ -502,6 +539,16 @@ static int parse_args(struct opts *o, int argc, char **argv)
             break;
         }
         case 0x101: o->core = optarg; break;
+        case 0x102: o->timeline = optarg; break;
+        case 0x103: o->timeline_csv = optarg; break;
+        case 0x104: o->flame = optarg; break;
+        case 0x105:
+            if (strcmp(optarg, "inuse") && strcmp(optarg, "alloc")) {
+                fprintf(stderr, "drain: --flame-type %s: expected inuse or alloc\n", optarg);
+                return EXIT_USAGE;
+            }
+            o->flame_alloc = optarg[0] == 'a';
+            break;
         case 'C':
             if (control_add(o->ctl, optarg, cerr, sizeof(cerr)) != 0) {
                 fprintf(stderr, "drain: --send %s\n", cerr);
@@ -611,9 +658,12 @@ int main(int argc, char **argv)
         }
     }
     d.elves = (struct elf_set){elves, d.o.nelf, d.o.force};
+    if (d.o.timeline || d.o.timeline_csv)
+        d.tl = timeline_new();
     if (d.o.nram || d.o.core) {
         control_free(d.o.ctl); /* a dump is not a device: nothing to send to */
         int drc = run_dump(&d);
+        timeline_free(d.tl);
         for (size_t i = 0; i < d.o.nelf; i++)
             sym_close(elves[i]);
         return drc;
@@ -624,6 +674,7 @@ int main(int argc, char **argv)
     int orc = input_open(&in, d.o.input, d.o.baud, d.o.follow, err, sizeof(err));
     if (orc != 0) {
         fprintf(stderr, "drain: %s\n", err);
+        timeline_free(d.tl);
         for (size_t i = 0; i < d.o.nelf; i++)
             sym_close(elves[i]);
         control_free(d.o.ctl);
@@ -632,6 +683,7 @@ int main(int argc, char **argv)
     if (control_start(d.o.ctl, &in, err, sizeof(err)) != 0) {
         fprintf(stderr, "drain: %s\n", err);
         input_close(&in);
+        timeline_free(d.tl);
         for (size_t i = 0; i < d.o.nelf; i++)
             sym_close(elves[i]);
         control_free(d.o.ctl);
@@ -764,6 +816,7 @@ int main(int argc, char **argv)
     }
     uint64_t frames_ok = msamp_dec_stats(d.dec)->frames_ok;
     msamp_dec_free(d.dec);
+    timeline_free(d.tl);
     input_close(&in);
     free(buf);
     if (wake_wr >= 0) {

@@ -1,0 +1,615 @@
+#include "timeline.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "flame.h"
+
+/* One time bin: the estimate after the last record that fell in it (its time in ts), and the
+ * largest total seen in it (peaks survive the merging of bins). */
+struct tl_point {
+    uint64_t ts;
+    double total, total_max;
+    uint8_t used;
+};
+
+struct tl_event {
+    uint64_t ts;
+    int ts_valid;
+    uint64_t from, to; /* INTERVAL: the interval before and after */
+    char text[DRAIN_MAX_MARK_LEN + 1];
+};
+
+struct timeline {
+    int session;         /* index of the session followed; 0 before the first record */
+    int have_t0;
+    uint64_t t0, width;  /* bin i covers device times [t0 + i * width, t0 + (i + 1) * width) */
+    uint64_t last_ts;    /* latest time seen: records without one are put there */
+    uint64_t records;    /* records sampled */
+    uint64_t interval;   /* the interval in force (for the from of an INTERVAL) */
+    struct tl_point pt[TL_MAX_POINTS];
+    /* Candidates: sites followed, their largest in-use so far and per bin (NAN: not followed
+     * then). A site enters when its in-use passes the smallest peak of a full set, which it
+     * replaces. */
+    uint32_t cand[TL_CANDIDATES];
+    double peak[TL_CANDIDATES];
+    uint32_t ncand;
+    double val[TL_MAX_POINTS][TL_CANDIDATES];
+    struct tl_event marks[TL_MAX_MARKS], ivals[TL_MAX_INTERVALS];
+    size_t nmarks, nivals;
+    uint64_t marks_over, ivals_over, replaced;
+    size_t hi; /* bins from hi on are unused */
+};
+
+/* Starts over for a session: the bins used are cleared (not the whole table: a stream of many
+ * short sessions costs what it holds). Per-candidate values are written before they are read. */
+static void tl_reset(struct timeline *tl, int session)
+{
+    memset(tl->pt, 0, tl->hi * sizeof(tl->pt[0]));
+    memset(tl->cand, 0, sizeof(tl->cand));
+    memset(tl->peak, 0, sizeof(tl->peak));
+    tl->session = session;
+    tl->have_t0 = 0;
+    tl->t0 = tl->last_ts = tl->records = tl->interval = 0;
+    tl->width = 1;
+    tl->ncand = 0;
+    tl->nmarks = tl->nivals = 0;
+    tl->marks_over = tl->ivals_over = tl->replaced = tl->hi = 0;
+}
+
+struct timeline *timeline_new(void)
+{
+    struct timeline *tl = xcalloc(1, sizeof(*tl));
+    tl_reset(tl, 0);
+    return tl;
+}
+
+void timeline_free(struct timeline *tl)
+{
+    free(tl);
+}
+
+/* Halves the bins in use: bin j takes bins 2j and 2j+1 (the later one's values, the larger max). */
+static void tl_merge(struct timeline *tl)
+{
+    for (size_t j = 0; j < TL_MAX_POINTS / 2; j++) {
+        struct tl_point a = tl->pt[2 * j], b = tl->pt[2 * j + 1];
+        const double *va = tl->val[2 * j], *vb = tl->val[2 * j + 1];
+        struct tl_point m = b.used ? b : a;
+        if (a.used && b.used && a.total_max > m.total_max)
+            m.total_max = a.total_max;
+        tl->pt[j] = m;
+        memmove(tl->val[j], b.used ? vb : va, sizeof(tl->val[j]));
+    }
+    memset(&tl->pt[TL_MAX_POINTS / 2], 0, sizeof(tl->pt) / 2);
+    tl->width *= 2;
+    tl->hi = (tl->hi + 1) / 2;
+}
+
+/* The site a record touched (its slot's), or UINT32_MAX. */
+static uint32_t touched_site(const struct session *s, const struct msamp_record *r)
+{
+    uint64_t slot1 = 0;
+    switch (r->type) {
+    case MSAMP_REC_ALLOC: slot1 = r->u.alloc.slot1; break;
+    case MSAMP_REC_REALLOC: slot1 = r->u.realloc.new_slot1; break;
+    case MSAMP_REC_FREE: slot1 = r->u.free.slot + 1; break;
+    case MSAMP_REC_LIVE: slot1 = r->u.live.slot + 1; break;
+    default: return UINT32_MAX;
+    }
+    const struct slot *sl = slot1 ? session_slot(s, slot1 - 1) : NULL;
+    return sl && sl->site < s->nsites ? sl->site : UINT32_MAX;
+}
+
+static void tl_candidate(struct timeline *tl, const struct session *s, uint32_t site)
+{
+    if (site == UINT32_MAX)
+        return;
+    size_t low = 0;
+    for (size_t c = 0; c < tl->ncand; c++) {
+        if (tl->cand[c] == site)
+            return;
+        if (tl->peak[c] < tl->peak[low])
+            low = c;
+    }
+    double v = s->sites[site].inuse_b;
+    if (tl->ncand == TL_CANDIDATES) {
+        if (!(v > tl->peak[low]))
+            return;
+        tl->replaced++;
+    } else {
+        if (!(v > 0))
+            return;
+        low = tl->ncand++;
+    }
+    tl->cand[low] = site;
+    tl->peak[low] = v;
+    for (size_t i = 0; i < tl->hi; i++)
+        tl->val[i][low] = NAN;
+}
+
+static void tl_event(struct tl_event *v, size_t *n, uint64_t *over, size_t cap, uint64_t ts,
+                     int ts_valid, uint64_t from, uint64_t to, const uint8_t *text, size_t len)
+{
+    if (*n == cap) {
+        (*over)++;
+        return;
+    }
+    struct tl_event *e = &v[(*n)++];
+    e->ts = ts;
+    e->ts_valid = ts_valid;
+    e->from = from;
+    e->to = to;
+    if (len > DRAIN_MAX_MARK_LEN)
+        len = DRAIN_MAX_MARK_LEN;
+    if (len)
+        memcpy(e->text, text, len);
+    e->text[len] = 0;
+}
+
+void timeline_record(struct timeline *tl, const struct session *s, const struct msamp_record *r)
+{
+    if (tl->session != s->index)
+        tl_reset(tl, s->index);
+    if (r->type < 0)
+        return;
+    int known = r->ts_valid || tl->have_t0;
+    uint64_t ts = r->ts_valid ? r->ts : tl->last_ts;
+    if (known && tl->have_t0 && ts < tl->last_ts)
+        ts = tl->last_ts; /* time never goes back on the chart */
+    if (known && !tl->have_t0) {
+        tl->have_t0 = 1;
+        tl->t0 = ts;
+    }
+    if (known)
+        tl->last_ts = ts;
+    if (r->type == MSAMP_REC_MARK)
+        tl_event(tl->marks, &tl->nmarks, &tl->marks_over, TL_MAX_MARKS, ts, known, 0, 0,
+                 r->u.mark.text, r->u.mark.len);
+    if (r->type == MSAMP_REC_SESSION && s->have_header)
+        tl->interval = s->interval;
+    if (r->type == MSAMP_REC_INTERVAL && r->u.interval.interval != tl->interval) {
+        tl_event(tl->ivals, &tl->nivals, &tl->ivals_over, TL_MAX_INTERVALS, ts, known,
+                 tl->interval, r->u.interval.interval, NULL, 0);
+        tl->interval = r->u.interval.interval;
+    }
+    tl_candidate(tl, s, touched_site(s, r));
+    if (!known)
+        return;
+    while ((ts - tl->t0) / tl->width >= TL_MAX_POINTS)
+        tl_merge(tl);
+    size_t i = (size_t)((ts - tl->t0) / tl->width);
+    struct tl_point *p = &tl->pt[i];
+    for (; tl->hi <= i; tl->hi++)
+        for (size_t c = 0; c < TL_CANDIDATES; c++)
+            tl->val[tl->hi][c] = NAN;
+    if (!p->used || s->inuse_b > p->total_max)
+        p->total_max = s->inuse_b;
+    p->used = 1;
+    p->ts = ts;
+    p->total = s->inuse_b;
+    for (size_t c = 0; c < tl->ncand; c++) {
+        double v = s->sites[tl->cand[c]].inuse_b;
+        tl->val[i][c] = v;
+        if (v > tl->peak[c])
+            tl->peak[c] = v;
+    }
+    tl->records++;
+}
+
+/* ---- writing ---- */
+
+/* Candidates by peak, largest first: the top sites (at most TL_TOP, peaks above 0). */
+static size_t top_sites(const struct timeline *tl, size_t *order)
+{
+    size_t n = 0;
+    for (size_t c = 0; c < tl->ncand; c++) {
+        if (!(tl->peak[c] > 0))
+            continue;
+        size_t k = n++;
+        while (k > 0 && tl->peak[order[k - 1]] < tl->peak[c]) {
+            order[k] = order[k - 1];
+            k--;
+        }
+        order[k] = c;
+    }
+    return n < TL_TOP ? n : TL_TOP;
+}
+
+/* Appends location loc's lines (innermost first) to out: "func file:line" for the first, then
+ * " < func". */
+static size_t loc_text(const struct prof *p, uint64_t loc, int first, char *out, size_t n,
+                       size_t len, int *frames)
+{
+    const struct prof_location *l = &p->location[loc];
+    if (l->nline == 0 && len < n) {
+        len += (size_t)snprintf(out + len, n - len, "%s0x%llx", first ? "" : " < ",
+                                (unsigned long long)l->address);
+        (*frames)++;
+    }
+    for (uint32_t j = 0; j < l->nline && len < n && *frames < 3; j++) {
+        const struct prof_line *ln = &p->linepool[l->line_off + j];
+        const struct prof_function *f = &p->function[ln->function_id - 1];
+        if (first && j == 0 && f->filename)
+            len += (size_t)snprintf(out + len, n - len, "%s %s:%lld", p->str[f->name],
+                                    base_name(p->str[f->filename]), (long long)ln->line);
+        else
+            len += (size_t)snprintf(out + len, n - len, "%s%s", first && j == 0 ? "" : " < ",
+                                    p->str[f->name]);
+        (*frames)++;
+    }
+    return len < n ? len : n - 1;
+}
+
+/* A site's name: its innermost frames, symbolized through the built profile's locations (found
+ * by address: drain makes one location per address). */
+static void site_name(const struct session *s, const struct built *b, const struct umap *by_addr,
+                      uint32_t site, char *out, size_t n)
+{
+    const struct site *st = &s->sites[site];
+    uint32_t depth = 0;
+    const uint64_t *fr = session_site_stack(s, st, &depth);
+    snprintf(out, n, "%s", st->def == SITE_DEF_FULL ? "[stack table full]" : "[unknown stack]");
+    uint64_t adj = return_adjust(s->arch), mask = s->ptr_size == 4 ? 0xffffffffu : UINT64_MAX;
+    size_t len = 0;
+    int frames = 0;
+    for (uint32_t k = 0; fr && k < depth && frames < 3 && len + 1 < n; k++) {
+        uint64_t a = fr[k] & mask;
+        if (s->arch == MSAMP_ARCH_ARM_THUMB)
+            a &= ~(uint64_t)1;
+        if (a >= adj)
+            a -= adj;
+        uint32_t li = umap_get(by_addr, a);
+        if (li == UINT32_MAX) {
+            len += (size_t)snprintf(out + len, n - len, "%s0x%llx", k ? " < " : "",
+                                    (unsigned long long)a);
+            frames++;
+        } else {
+            len = loc_text(&b->prof, li, k == 0, out, n, len, &frames);
+        }
+        if (len >= n)
+            len = n - 1;
+    }
+}
+
+/* Bytes in a readable unit: the unit's divisor and name for values up to max. */
+static double byte_unit(double max, const char **name)
+{
+    static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double d = 1;
+    size_t u = 0;
+    while (u + 1 < sizeof(names) / sizeof(names[0]) && max >= 1024 * d) {
+        d *= 1024;
+        u++;
+    }
+    *name = names[u];
+    return d;
+}
+
+/* A round step (1, 2 or 5 times a power of ten) giving about 6 ticks up to max. */
+static double nice_step(double max)
+{
+    if (!(max > 0))
+        return 1;
+    double raw = max / 6, p = pow(10, floor(log10(raw)));
+    double m = raw / p;
+    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+}
+
+static const char *const palette[] = {"#d62728", "#2ca02c", "#ff7f0e", "#9467bd",
+                                      "#8c564b", "#e377c2", "#17becf", "#bcbd22"};
+_Static_assert(sizeof(palette) / sizeof(palette[0]) >= TL_TOP, "a colour per top site");
+#define TL_TOTAL_COLOUR "#1f4e9c"
+
+/* Chart geometry (px). */
+#define CW 1000.0
+#define CH 460.0
+#define PL 90.0
+#define PR 30.0
+#define PT 30.0
+#define PB 60.0
+
+struct chart {
+    double tick_hz, xmax, ymax; /* x in seconds (or ticks when tick_hz is 0) */
+};
+
+static double px(const struct chart *c, double t)
+{
+    return PL + (c->xmax > 0 ? t / c->xmax : 0) * (CW - PL - PR);
+}
+static double py(const struct chart *c, double v)
+{
+    return CH - PB - (c->ymax > 0 ? v / c->ymax : 0) * (CH - PT - PB);
+}
+static double tl_x(const struct timeline *tl, const struct chart *c, uint64_t ts)
+{
+    return (double)(ts - tl->t0) / (c->tick_hz > 0 ? c->tick_hz : 1);
+}
+
+/* One series as a step path: col -1 the total, -2 the total's maximum, else candidate col. */
+static void series_path(FILE *f, const struct timeline *tl, const struct chart *c, int col)
+{
+    int pen = 0;
+    for (size_t i = 0; i < TL_MAX_POINTS; i++) {
+        const struct tl_point *p = &tl->pt[i];
+        if (!p->used)
+            continue;
+        double v = col == -1 ? p->total : col == -2 ? p->total_max : tl->val[i][col];
+        if (isnan(v)) {
+            pen = 0;
+            continue;
+        }
+        double x = px(c, tl_x(tl, c, p->ts)), y = py(c, v);
+        if (!pen)
+            fprintf(f, "M%.1f %.1f", x, y);
+        else
+            fprintf(f, "H%.1f V%.1f", x, y);
+        pen = 1;
+    }
+}
+
+static void write_html(FILE *f, const struct timeline *tl, const struct session *s,
+                       const size_t *top, size_t ntop, char names[][256])
+{
+    struct chart c = {(double)s->tick_hz, 0, 0};
+    for (size_t i = 0; i < TL_MAX_POINTS; i++) {
+        const struct tl_point *p = &tl->pt[i];
+        if (!p->used)
+            continue;
+        if (tl_x(tl, &c, p->ts) > c.xmax)
+            c.xmax = tl_x(tl, &c, p->ts);
+        if (p->total_max > c.ymax)
+            c.ymax = p->total_max;
+    }
+    double tpeak = c.ymax; /* the total's */
+    for (size_t k = 0; k < ntop; k++)
+        if (tl->peak[top[k]] > c.ymax)
+            c.ymax = tl->peak[top[k]];
+    const char *uname;
+    double unit = byte_unit(c.ymax, &uname);
+    double ystep = nice_step(c.ymax / unit) * unit, xstep = nice_step(c.xmax);
+    if (c.ymax <= 0)
+        c.ymax = 1;
+    c.ymax = ceil(c.ymax / ystep) * ystep;
+    if (c.xmax <= 0)
+        c.xmax = 1;
+    c.xmax = ceil(c.xmax / xstep) * xstep;
+    const char *xunit = s->tick_hz ? "s" : "device ticks";
+
+    fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+               "<title>msamp heap over time: session %d</title>\n<style>\n"
+               "body{font-family:'DejaVu Sans',sans-serif;margin:16px;color:#222}\n"
+               "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;"
+               "padding:2px 8px;text-align:left}td.n{text-align:right}\n"
+               "svg text{font-family:'DejaVu Sans',sans-serif}\n</style></head><body>\n",
+            s->index);
+    fprintf(f, "<h2>Heap in use over time: session %d (id 0x%08x, %s)</h2>\n", s->index,
+            s->session_id, msamp_arch_name(s->arch));
+    char story[512];
+    session_interval_summary(s, story, sizeof(story));
+    fprintf(f, "<p id=\"about\">Estimated in-use bytes (drain's running estimate from the sampled "
+               "allocations) after each record, in %d time bins of %.6g %s; each point is the "
+               "estimate after the last record of its bin, the light line the largest total "
+               "within the bin. Sampling: ",
+            TL_MAX_POINTS, (double)tl->width / (s->tick_hz ? (double)s->tick_hz : 1), xunit);
+    views_xml_text(f, story, strlen(story));
+    fprintf(f, ". %llu records sampled.</p>\n", (unsigned long long)tl->records);
+    double legend_h = 22.0 * (double)(ntop + 2);
+    fprintf(f, "<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+               "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-size=\"12\">\n",
+            CW, CH + legend_h, CW, CH + legend_h);
+    fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", CW,
+            CH + legend_h);
+    /* Grid and axes. */
+    fprintf(f, "<g id=\"yaxis\" stroke=\"#dddddd\">\n");
+    for (double v = 0; v <= c.ymax * 1.0000001; v += ystep)
+        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" stroke=\"none\" "
+                   "fill=\"#333\">%.6g</text>\n",
+                PL, CW - PR, py(&c, v), py(&c, v), PL - 6, py(&c, v) + 4, v / unit);
+    fprintf(f, "</g>\n<g id=\"xaxis\" stroke=\"#dddddd\">\n");
+    for (double t = 0; t <= c.xmax * 1.0000001; t += xstep)
+        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" stroke=\"none\" "
+                   "fill=\"#333\">%.6g</text>\n",
+                px(&c, t), px(&c, t), PT, CH - PB, px(&c, t), CH - PB + 16, t);
+    fprintf(f, "</g>\n<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>"
+               "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
+            PL, CW - PR, CH - PB, CH - PB, PL, PL, PT, CH - PB);
+    fprintf(f, "<text id=\"xlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time (%s) since "
+               "the session's first timestamp</text>\n",
+            (PL + CW - PR) / 2, CH - PB + 36, xunit);
+    fprintf(f, "<text id=\"ylabel\" transform=\"translate(20 %.1f) rotate(-90)\" "
+               "text-anchor=\"middle\">in use (%s)</text>\n", (PT + CH - PB) / 2, uname);
+    /* Interval changes, then marks: vertical lines with their labels. */
+    for (int mark = 0; mark < 2; mark++) {
+        const struct tl_event *v = mark ? tl->marks : tl->ivals;
+        size_t n = mark ? tl->nmarks : tl->nivals;
+        for (size_t i = 0; i < n; i++) {
+            const struct tl_event *e = &v[i];
+            if (!e->ts_valid)
+                continue;
+            double x = px(&c, tl_x(tl, &c, e->ts));
+            if (!mark) {
+                fprintf(f, "<g class=\"interval\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
+                           "y2=\"%.1f\" stroke=\"#e08000\" stroke-dasharray=\"2 3\"/><text "
+                           "x=\"%.1f\" y=\"%.1f\" fill=\"#b06000\" font-size=\"11\" "
+                           "transform=\"rotate(-90 %.1f %.1f)\">interval %llu&#8594;%llu</text>"
+                           "</g>\n",
+                        x, x, PT, CH - PB, x - 3, CH - PB - 4, x - 3, CH - PB - 4,
+                        (unsigned long long)e->from, (unsigned long long)e->to);
+                continue;
+            }
+            fprintf(f, "<g class=\"mark\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+                       "stroke=\"#555555\" stroke-dasharray=\"6 3\"/><text class=\"mark-label\" "
+                       "x=\"%.1f\" y=\"%.1f\" fill=\"#333\" font-size=\"11\" "
+                       "transform=\"rotate(90 %.1f %.1f)\">",
+                    x, x, PT, CH - PB, x + 3, PT + 2, x + 3, PT + 2);
+            views_xml_text(f, e->text, strlen(e->text));
+            fprintf(f, "</text></g>\n");
+        }
+    }
+    /* Series: the total's maximum per bin, the sites, the total. */
+    fprintf(f, "<path id=\"total-max\" fill=\"none\" stroke=\"#9db4e0\" stroke-width=\"1\" d=\"");
+    series_path(f, tl, &c, -2);
+    fprintf(f, "\"/>\n");
+    for (size_t k = ntop; k-- > 0;) {
+        fprintf(f, "<path class=\"site\" id=\"site%zu\" fill=\"none\" stroke=\"%s\" "
+                   "stroke-width=\"2\" d=\"", k + 1, palette[k]);
+        series_path(f, tl, &c, (int)top[k]);
+        fprintf(f, "\"><title>");
+        views_xml_text(f, names[k], strlen(names[k]));
+        fprintf(f, "</title></path>\n");
+    }
+    fprintf(f, "<path id=\"total\" fill=\"none\" stroke=\"%s\" stroke-width=\"3\" d=\"",
+            TL_TOTAL_COLOUR);
+    series_path(f, tl, &c, -1);
+    fprintf(f, "\"><title>total in use</title></path>\n");
+    /* Legend. */
+    fprintf(f, "<g id=\"legend\" font-size=\"12\">\n");
+    double ly = CH + 6;
+    fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+               "stroke-width=\"3\"/><text x=\"%.1f\" y=\"%.1f\">total in use (peak %.6g %s)"
+               "</text>\n",
+            PL, PL + 30, ly, ly, TL_TOTAL_COLOUR, PL + 38, ly + 4, tpeak / unit, uname);
+    for (size_t k = 0; k < ntop; k++) {
+        ly += 22;
+        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
+                   "stroke-width=\"2\"/><text class=\"legend-site\" x=\"%.1f\" y=\"%.1f\">",
+                PL, PL + 30, ly, ly, palette[k], PL + 38, ly + 4);
+        views_xml_text(f, names[k], strlen(names[k]));
+        fprintf(f, " (peak %.6g %s)</text>\n", tl->peak[top[k]] / unit, uname);
+    }
+    fprintf(f, "</g>\n</svg>\n");
+}
+
+static void write_tables(FILE *f, const struct timeline *tl, const struct session *s,
+                         const size_t *top, size_t ntop, char names[][256])
+{
+    fprintf(f, "<h3>Top sites</h3>\n<p>The %d sites with the largest in-use peaks among the %d "
+               "followed: a site is followed from when its in-use passes the smallest peak of "
+               "those followed (its line starts there: before, it was below that peak); "
+               "%llu times a site took another's place.</p>\n<table id=\"sites\"><tr><th>#</th>"
+               "<th>site (innermost frames)</th><th>peak bytes</th></tr>\n",
+            TL_TOP, TL_CANDIDATES, (unsigned long long)tl->replaced);
+    for (size_t k = 0; k < ntop; k++) {
+        fprintf(f, "<tr><td style=\"color:%s\">&#9632; %zu</td><td>", palette[k], k + 1);
+        views_xml_text(f, names[k], strlen(names[k]));
+        fprintf(f, "</td><td class=\"n\">%.0f</td></tr>\n", tl->peak[top[k]]);
+    }
+    fprintf(f, "</table>\n<h3>Marks and interval changes</h3>\n<table id=\"events\"><tr>"
+               "<th>time (%s)</th><th>event</th></tr>\n", s->tick_hz ? "s" : "ticks");
+    size_t im = 0, ii = 0;
+    while (im < tl->nmarks || ii < tl->nivals) {
+        int mark = ii == tl->nivals || (im < tl->nmarks && tl->marks[im].ts <= tl->ivals[ii].ts);
+        const struct tl_event *e = mark ? &tl->marks[im++] : &tl->ivals[ii++];
+        fprintf(f, "<tr><td class=\"n\">");
+        if (e->ts_valid)
+            fprintf(f, "%.6f", (double)(e->ts - tl->t0) / (s->tick_hz ? (double)s->tick_hz : 1));
+        else
+            fprintf(f, "(no time)");
+        if (mark) {
+            fprintf(f, "</td><td>mark: ");
+            views_xml_text(f, e->text, strlen(e->text));
+        } else {
+            fprintf(f, "</td><td>interval %llu &#8594; %llu bytes",
+                    (unsigned long long)e->from, (unsigned long long)e->to);
+        }
+        fprintf(f, "</td></tr>\n");
+    }
+    fprintf(f, "</table>\n");
+    if (tl->marks_over || tl->ivals_over)
+        fprintf(f, "<p>Not shown: %llu more marks and %llu more interval changes (drain keeps "
+                   "the first %d of each).</p>\n",
+                (unsigned long long)tl->marks_over, (unsigned long long)tl->ivals_over,
+                TL_MAX_MARKS);
+    fprintf(f, "<p>Written by drain %s (msamp). Times are device times.</p>\n</body></html>\n",
+            DRAIN_VERSION);
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static void write_csv(FILE *f, const struct timeline *tl, const struct session *s,
+                      const size_t *top, size_t ntop, char names[][256])
+{
+    fprintf(f, "time_s,ticks,total_bytes,total_max_bytes");
+    for (size_t k = 0; k < ntop; k++) {
+        fputc(',', f);
+        csv_field(f, names[k]);
+    }
+    fputc('\n', f);
+    for (size_t i = 0; i < TL_MAX_POINTS; i++) {
+        const struct tl_point *p = &tl->pt[i];
+        if (!p->used)
+            continue;
+        if (s->tick_hz)
+            fprintf(f, "%.9f", (double)(p->ts - tl->t0) / (double)s->tick_hz);
+        fprintf(f, ",%llu,%.0f,%.0f", (unsigned long long)p->ts, p->total, p->total_max);
+        for (size_t k = 0; k < ntop; k++) {
+            double v = tl->val[i][top[k]];
+            if (isnan(v))
+                fputc(',', f);
+            else
+                fprintf(f, ",%.0f", v);
+        }
+        fputc('\n', f);
+    }
+}
+
+int timeline_write(const struct timeline *tl, const struct session *s, const struct built *b,
+                   const char *html, const char *csv, char *err, size_t errlen)
+{
+    static struct timeline empty; /* a session that sent no record the timeline saw */
+    if (tl->session != s->index) {
+        empty.hi = 0;
+        tl_reset(&empty, s->index);
+        tl = &empty;
+    }
+    size_t top[TL_CANDIDATES];
+    size_t ntop = top_sites(tl, top);
+    char names[TL_TOP][256];
+    struct umap by_addr = {0};
+    for (size_t i = 0; i < b->prof.nlocation; i++)
+        if (b->prof.location[i].mapping_id || b->prof.location[i].address)
+            umap_put(&by_addr, b->prof.location[i].address, (uint32_t)i);
+    for (size_t k = 0; k < ntop; k++)
+        site_name(s, b, &by_addr, tl->cand[top[k]], names[k], sizeof(names[k]));
+    umap_free(&by_addr);
+    const char *paths[2] = {html, csv};
+    int rc = 0;
+    for (int w = 0; w < 2; w++) {
+        if (!paths[w])
+            continue;
+        FILE *f = fopen(paths[w], "w");
+        if (!f) {
+            if (rc == 0)
+                snprintf(err, errlen, "%s: %s", paths[w], strerror(errno));
+            rc = -1;
+            continue;
+        }
+        if (w == 0) {
+            write_html(f, tl, s, top, ntop, names);
+            write_tables(f, tl, s, top, ntop, names);
+        } else {
+            write_csv(f, tl, s, top, ntop, names);
+        }
+        char e2[1100];
+        if (views_close(f, paths[w], e2, sizeof(e2)) != 0) {
+            if (rc == 0)
+                snprintf(err, errlen, "%s", e2);
+            rc = -1;
+        }
+    }
+    return rc;
+}

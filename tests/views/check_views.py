@@ -1,0 +1,286 @@
+#!/usr/bin/env python3
+"""Checks of drain's views for tests/views/t_browser.sh (stdlib only).
+
+check_views.py csv TRUTH CSV EVENTS_DOM   the CSV's series against views_app's truth
+check_views.py html DOM                   the timeline page's DOM after Chromium ran it
+check_views.py png PNG RRGGBB...          a screenshot: not blank, each colour drawn
+check_views.py svg DOM                    the flame graph's DOM, no fragment
+check_views.py search DOM FOLDED NAME     ... after #search=NAME: matches and matched percent
+check_views.py zoom DOM NAME              ... after #zoom=NAME: NAME full width, others hidden
+Prints one "ok: ..." line per check; exits 1 at the first failure.
+"""
+import html
+import re
+import struct
+import sys
+import zlib
+
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+
+def ok(msg):
+    print("ok: " + msg)
+
+
+def events(dom):
+    """Mark texts -> their time (s) from the page's events table."""
+    out = {}
+    for t, what in re.findall(r'<tr><td class="n">([0-9.]+)</td><td>mark: ([^<]*)</td></tr>', dom):
+        out[html.unescape(what)] = float(t)
+    return out
+
+
+def check_csv(truth_path, csv_path, dom_path):
+    rows = [l.rstrip("\n").split(",") for l in open(csv_path)]
+    head = rows[0]
+    rows = rows[1:]
+    if head[:4] != ["time_s", "ticks", "total_bytes", "total_max_bytes"]:
+        fail("CSV header: %s" % head)
+    grow_col = [i for i, h in enumerate(head) if h.startswith('"grow_cache views_app.c:')]
+    if len(grow_col) != 1:
+        fail("CSV has no grow_cache column: %s" % head)
+    grow_col = grow_col[0]
+    if not 1 <= len(rows) <= 1024:
+        fail("CSV rows: %d" % len(rows))
+    marks = events(open(dom_path).read())
+    truth = [l.rstrip("\n").split("\t") for l in open(truth_path)]
+    t_start = int(truth[0][1])
+    if "start" not in marks:
+        fail("no 'start' mark in the page: %s" % marks)
+    worst = 0.0
+    for name, t_ns, total, grow, small, burst, sigma in truth:
+        if name not in marks:
+            fail("mark '%s' missing from the page" % name)
+        t = marks["start"] + (int(t_ns) - t_start) / 1e9
+        # The pause after each mark (60 ms) has no allocation: the last row up to 25 ms after the
+        # mark holds the estimate at the mark.
+        before = [r for r in rows if float(r[0]) <= t + 0.025]
+        if not before:
+            fail("no CSV row before mark '%s' (%.6f s)" % (name, t))
+        r = before[-1]
+        est, truth_b, sig = float(r[2]), float(total), float(sigma)
+        bound = 4 * sig + 0.005 * truth_b + 16384
+        if abs(est - truth_b) > bound:
+            fail("mark '%s' at %.6f s: estimate %.0f, truth %.0f, bound %.0f (row %s)"
+                 % (name, t, est, truth_b, bound, r))
+        g = float(r[grow_col]) if r[grow_col] else 0.0
+        if abs(g - float(grow)) > 0.01 * float(grow) + 1024:
+            fail("mark '%s': grow_cache %.0f, truth %s" % (name, g, grow))
+        if float(r[3]) < est:
+            fail("total_max below total in row %s" % r)
+        worst = max(worst, abs(est - truth_b) / bound)
+        ok("%-12s at %.4f s: total %.0f vs truth %.0f (bound 4 sigma + 0.5%% + 16 KiB = %.0f), "
+           "grow_cache %.0f vs %s" % (name, t, est, truth_b, bound, g, grow))
+    ok("%d phases within the bound (worst at %.0f%% of it); %d rows" % (len(truth), 100 * worst, len(rows)))
+
+
+def check_html(dom_path):
+    dom = open(dom_path).read()
+    m = re.search(r'<path id="total"[^>]*\sd="([^"]*)"', dom)
+    if not m or len(re.findall(r"[MHV]", m.group(1))) < 20:
+        fail("total path missing or short: %s" % (m.group(1)[:80] if m else None))
+    ok("total path: %d commands" % len(re.findall(r"[MHV]", m.group(1))))
+    sites = re.findall(r'<path class="site" id="site\d+"[^>]*\sd="([^"]+)"', dom)
+    if len(sites) < 3:
+        fail("site paths: %d" % len(sites))
+    ok("%d site paths with data" % len(sites))
+    legend = re.findall(r'<text class="legend-site"[^>]*>([^<]*)</text>', dom)
+    for fn in ("grow_cache", "fill_small", "burst"):
+        if not any(re.match(fn + r" views_app\.c:\d+ ", html.unescape(l)) for l in legend):
+            fail("legend lacks '%s views_app.c:LINE': %s" % (fn, legend))
+    ok("legend: %s" % "; ".join(html.unescape(l) for l in legend))
+    if not re.search(r'<text id="xlabel"[^>]*>time \(s\)', dom):
+        fail("x axis label")
+    if not re.search(r'<text id="ylabel"[^>]*>in use \((B|KiB|MiB|GiB)\)</text>', dom):
+        fail("y axis label")
+    ticks = re.findall(r'<g id="yaxis".*?</g>', dom, re.S)
+    if not ticks or len(re.findall(r"<text", ticks[0])) < 3:
+        fail("y axis tick labels")
+    ok("axis labels and ticks")
+    labels = [html.unescape(t) for t in re.findall(r'<text class="mark-label"[^>]*>([^<]*)</text>', dom)]
+    for mk in ("start", "grown", "filled", "burst peak", "burst freed", "shrunk", "end"):
+        if mk not in labels:
+            fail("mark label '%s' missing: %s" % (mk, labels))
+    ok("mark labels: %s" % labels)
+    if not re.search(r'<g class="interval">.*interval 4096\u219216384', dom):
+        fail("interval change 4096 -> 16384 not marked")
+    ok("interval change 4096->16384 marked")
+
+
+def png_pixels(path):
+    try:
+        data = open(path, "rb").read()
+    except OSError as e:
+        fail("%s: %s" % (path, e))
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        fail("%s: not a PNG" % path)
+    pos, idat = 8, b""
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, ctype, _, _, inter = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    if depth != 8 or ctype not in (2, 6) or inter:
+        fail("%s: PNG type %d depth %d interlace %d not handled" % (path, ctype, depth, inter))
+    bpp = 4 if ctype == 6 else 3
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    prev = bytearray(stride)
+    rows = []
+    p = 0
+    for _ in range(h):
+        f = raw[p]
+        line = bytearray(raw[p + 1:p + 1 + stride])
+        p += 1 + stride
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                pr = a if pa <= pb and pa <= pc else b if pb <= pc else c
+                line[i] = (line[i] + pr) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, bpp, rows
+
+
+def check_png(path, colours):
+    w, h, bpp, rows = png_pixels(path)
+    white = 0
+    found = {c: [0, w, 0] for c in colours}  # count, min x, max x
+    want = {bytes.fromhex(c): c for c in colours}
+    for y in range(h):
+        r = rows[y]
+        for x in range(w):
+            px = r[x * bpp:x * bpp + 3]
+            if px == b"\xff\xff\xff":
+                white += 1
+            c = want.get(px)
+            if c:
+                f = found[c]
+                f[0] += 1
+                f[1] = min(f[1], x)
+                f[2] = max(f[2], x)
+    drawn = 1 - white / (w * h)
+    if drawn < 0.02:
+        fail("%s: %.1f%% of the pixels are not white: blank" % (path, 100 * drawn))
+    for c, (n, x0, x1) in found.items():
+        if n < 50:
+            fail("%s: colour #%s drawn on %d pixels" % (path, c, n))
+        ok("%s: #%s on %d pixels, x %d..%d of %d" % (path.split("/")[-1], c, n, x0, x1, w))
+    ok("%s: %dx%d, %.1f%% not white" % (path.split("/")[-1], w, h, 100 * drawn))
+    return found
+
+
+def frames(dom):
+    out = []
+    for attrs, body in re.findall(r'<g ([^>]*class="f[^"]*"[^>]*)>(.*?)</g>', dom, re.S):
+        a = dict(re.findall(r'([\w-]+)="([^"]*)"', attrs))
+        r = dict(re.findall(r'([\w-]+)="([^"]*)"', re.search(r"<rect ([^>]*)", body).group(1)))
+        t = re.search(r"<text[^>]*>([^<]*)</text>", body)
+        out.append((a, r, html.unescape(t.group(1)) if t else ""))
+    return out
+
+
+def check_svg(dom_path):
+    fr = frames(open(dom_path).read())
+    if len(fr) < 4:
+        fail("flame frames: %d" % len(fr))
+    named = [t for a, r, t in fr if t]
+    if not any(t.startswith("grow_cache") for t in named):
+        fail("no frame labelled grow_cache after the script fitted the labels: %s" % named)
+    for a, r, t in fr:
+        if abs(float(r["width"]) - float(a["data-w"])) > 0.01:
+            fail("frame %s: width %s, data-w %s" % (a["data-n"], r["width"], a["data-w"]))
+    ok("%d frames, labels fitted by the script: %s" % (len(fr), named))
+
+
+def check_search(dom_path, folded_path, name):
+    dom = open(dom_path).read()
+    fr = frames(dom)
+    match = [a["data-n"] for a, r, t in fr if "match" in a["class"].split()]
+    if not match or any(not re.search(name, n) for n in match):
+        fail("matched frames: %s" % match)
+    if any(re.search(name, a["data-n"]) and "match" not in a["class"].split() for a, r, t in fr):
+        fail("a frame named like %s is not highlighted" % name)
+    if any(r["fill"] != "rgb(230,0,230)" for a, r, t in fr if "match" in a["class"].split()):
+        fail("a matched frame is not magenta")
+    m = re.search(r'<text id="matched"[^>]*>Matched: ([0-9.]+)%</text>', dom)
+    if not m:
+        fail("no 'Matched: N%' text")
+    total = hit = 0
+    for line in open(folded_path):
+        stack, v = line.rsplit(" ", 1)
+        total += int(v)
+        if any(re.search(name, f) for f in stack.split(";")):
+            hit += int(v)
+    want = 100.0 * hit / total
+    if abs(float(m.group(1)) - want) > 0.051:
+        fail("Matched %s%%, the folded stacks give %.2f%%" % (m.group(1), want))
+    ok("#search=%s: %d frames highlighted, Matched %s%% (folded stacks: %.2f%%)"
+       % (name, len(match), m.group(1), want))
+
+
+def check_zoom(dom_path, name):
+    dom = open(dom_path).read()
+    fr = frames(dom)
+    z = [(a, r) for a, r, t in fr if a["data-n"] == name]
+    if not z:
+        fail("no frame %s" % name)
+    a, r = max(z, key=lambda ar: float(ar[0]["data-w"]))
+    if abs(float(r["width"]) - 1180) > 0.02 or abs(float(r["x"]) - 10) > 0.02:
+        fail("zoomed frame %s: x %s width %s (want 10, 1180)" % (name, r["x"], r["width"]))
+    zx, zw, zd = float(a["data-x"]), float(a["data-w"]), int(a["data-d"])
+    hidden = parents = 0
+    for b, rb, t in fr:
+        x, w, d = float(b["data-x"]), float(b["data-w"]), int(b["data-d"])
+        cls = b["class"].split()
+        inside = x >= zx - 1e-3 and x + w <= zx + zw + 1e-3
+        if d < zd and inside is False and x <= zx + 1e-3 and x + w >= zx + zw - 1e-3:
+            if "parent" not in cls:
+                fail("ancestor %s not marked parent" % b["data-n"])
+            parents += 1
+        elif d >= zd and not inside:
+            if "hide" not in cls:
+                fail("frame %s outside the zoomed one is shown" % b["data-n"])
+            hidden += 1
+    if hidden == 0:
+        fail("zoom hid nothing")
+    if 'id="unzoom" class="button"' not in dom:
+        fail("Reset Zoom not shown")
+    ok("#zoom=%s: it spans the width, %d ancestors faded, %d other frames hidden, Reset Zoom shown"
+       % (name, parents, hidden))
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == "csv":
+        check_csv(*args)
+    elif cmd == "html":
+        check_html(*args)
+    elif cmd == "png":
+        check_png(args[0], args[1:])
+    elif cmd == "svg":
+        check_svg(*args)
+    elif cmd == "search":
+        check_search(*args)
+    elif cmd == "zoom":
+        check_zoom(*args)
+    else:
+        fail("unknown check " + cmd)
+
+
+main()
