@@ -43,7 +43,20 @@ static int by_value(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, const char *title)
+/* The `task` label of a sample (profile.c's site_labels), or "" when it has none. */
+static const char *sample_task(const struct prof *p, const struct prof_sample *s)
+{
+    for (uint32_t k = 0; k < s->nlabel; k++) {
+        const struct prof_label *l = &p->labelpool[s->label_off + k];
+        if (l->str > 0 && strcmp(p->str[l->key], "task") == 0)
+            return p->str[l->str];
+    }
+    return "";
+}
+
+/* tasks: the session has tasks (an RTOS device): a task column after the samples. */
+static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, const char *title,
+                      int tasks)
 {
     const struct prof *p = &b->prof;
     uint32_t *order = xmalloc((p->nsample + 1) * sizeof(*order));
@@ -53,7 +66,12 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
     sort_v = v_bytes;
     qsort(order, p->nsample, sizeof(*order), by_value);
     fprintf(f, "%s\n", title);
-    fprintf(f, "  %14s %10s %8s  %s\n", "bytes", "objects", "samples", "site (innermost first)");
+    if (tasks)
+        fprintf(f, "  %14s %10s %8s  %-16s %s\n", "bytes", "objects", "samples", "task",
+                "site (innermost first)");
+    else
+        fprintf(f, "  %14s %10s %8s  %s\n", "bytes", "objects", "samples",
+                "site (innermost first)");
     const uint64_t *cnt = v_bytes == V_INUSE_B ? b->inuse_samples : b->alloc_samples;
     size_t shown = 0;
     for (size_t i = 0; i < p->nsample && shown < n; i++) {
@@ -67,8 +85,11 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
         for (uint32_t k = 0; k < s->nloc && frames < 5 && len < sizeof(site) - 1; k++)
             len = site_frames(p, p->locpool[s->loc_off + k], k == 0, site, sizeof(site), len,
                               &frames);
-        fprintf(f, "  %14lld %10lld %8llu  %s\n", (long long)v[v_bytes],
-                (long long)v[v_bytes - 1], (unsigned long long)cnt[order[i]], site);
+        fprintf(f, "  %14lld %10lld %8llu  ", (long long)v[v_bytes], (long long)v[v_bytes - 1],
+                (unsigned long long)cnt[order[i]]);
+        if (tasks)
+            fprintf(f, "%-16s ", sample_task(p, s));
+        fprintf(f, "%s\n", site);
         shown++;
     }
     if (shown == 0)
@@ -144,9 +165,10 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
     fprintf(f, "sampling: %s\n", story);
     snprintf(title, sizeof(title), "top %zu sites by in-use bytes%s:", n,
              final ? " (live at end: suspected leaks)" : "");
-    top_table(f, b, n, V_INUSE_B, title);
+    int tasks = s->task_samples != 0;
+    top_table(f, b, n, V_INUSE_B, title, tasks);
     snprintf(title, sizeof(title), "top %zu sites by allocated bytes:", n);
-    top_table(f, b, n, V_ALLOC_B, title);
+    top_table(f, b, n, V_ALLOC_B, title, tasks);
     fail_table(f, s, b, n);
 }
 
