@@ -23,6 +23,13 @@
 extern "C" {
 #endif
 
+/* 1 when an RTOS layer (port/rtos/, docs/FREERTOS.md) supplies msamp_port_context(),
+ * msamp_port_lock/unlock() and msamp_port_time/time_hz(): the architecture's port then supplies
+ * only the walk and the build-id (port/arm does this for Cortex-M). */
+#ifndef MSAMP_PORT_RTOS
+#define MSAMP_PORT_RTOS 0
+#endif
+
 /* Sampler state of one context (a thread, or an interrupt level on bare metal). The port owns the
  * storage (a per-thread variable, or one per interrupt level) and zero-initialises it; the core
  * owns the fields. A zero context is valid: its first allocation takes the slow path, which

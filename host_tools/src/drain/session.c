@@ -404,7 +404,9 @@ static void on_live(struct session *s, const struct msamp_record *r)
     uint32_t site = site_of(s, r->u.live.stack_id);
     /* The interval the entry stands for: its own when the record says, else the one in force. */
     uint64_t interval = r->u.live.has_interval ? r->u.live.interval : s->interval;
-    if (sl->live && sl->size == r->u.live.size && sl->site == site) {
+    /* LIVE records carry no task: an entry of a task's site is the same entry again. */
+    if (sl->live && sl->size == r->u.live.size &&
+        (sl->site == site || s->sites[sl->site].base == site)) {
         sl->seen = s->snap_gen;
         /* The device's word on the entry's interval wins: a thinning drain did not replay (or
          * an interval it never heard of) is corrected here. An entry whose interval drain
