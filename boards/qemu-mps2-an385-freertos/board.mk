@@ -37,3 +37,8 @@ BOARD_PACKAGES := gcc-arm-none-eabi qemu-system-arm
 # its sources trip (these files only: msamp's and the demo's keep every warning as an error).
 BOARD_RELAXED_SRCS := $(FREERTOS_SRCS)
 BOARD_RELAXED_CFLAGS := -Wno-missing-prototypes
+# The kernel includes <stdlib.h> and <string.h>: clang, freestanding, takes newlib's headers from
+# the cross gcc (only their declarations: memset and memcpy come from the demo's mini_libc).
+ifeq ($(BOARD_COMPILER),clang)
+BOARD_RELAXED_CFLAGS += -isystem $(shell $(BOARD_CROSS)gcc -print-file-name=include)/../../../../arm-none-eabi/include
+endif

@@ -9,6 +9,7 @@
 #              sum s^2 (1 - p) / p <= R * sum s (since (1 - p) / p = 1 / (e^(s/R) - 1) <= R / s):
 #              the bound is 4 * sqrt(R * truth bytes), plus 0.5% and 16 bytes per site for the
 #              rounding of weights
+#   labels     the pprof profile's `task` label has every task (go tool pprof -tags)
 #   leak       the first in-use site is the leaking task's leak_record
 #   preemption ticks struck tasks inside msamp (preempted_inside > 0) and no allocation went
 #              unsampled for it (reentrant 0, no ring drops), every sample the device took reached
@@ -53,6 +54,13 @@ done < <(sed -n 's/^msamp-freertos truth task=\([^ ]*\) alloc_bytes=\([0-9]*\) a
 [ "$(grep -c '^msamp-freertos truth' "$console")" = 6 ] || bad "not 6 truth lines"
 for t in producer consumer worker leaker TmrSvc '[interrupt]'; do
   [ "$(nsites alloc "$t")" -gt 0 ] || bad "no allocated site of task $t"
+done
+
+# The profile: a pprof label `task` on the samples, every task's name among its values.
+tags=$(go tool pprof -tags -sample_index=alloc_space "$out/demo.pb.gz" 2>/dev/null)
+grep -q '^ *task: Total' <<<"$tags" || bad "no task label in the profile"
+for t in producer consumer worker leaker TmrSvc '[interrupt]'; do
+  grep -qF "): $t" <<<"$tags" || bad "the profile's task label has no value $t"
 done
 
 first=$(awk '$1 == "inuse" { print; exit }' <<<"$rows")

@@ -97,6 +97,45 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
     free(order);
 }
 
+static const struct prof *task_p;
+
+/* Samples by the string index of their task label, then by index. */
+static int by_task(const void *a, const void *b)
+{
+    const struct prof *p = task_p;
+    const char *x = sample_task(p, &p->sample[*(const uint32_t *)a]);
+    const char *y = sample_task(p, &p->sample[*(const uint32_t *)b]);
+    int c = strcmp(x, y);
+    return c != 0 ? c : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* An RTOS device's totals by task: in-use and allocated estimates summed over each task's sites. */
+static void task_table(FILE *f, const struct built *b)
+{
+    const struct prof *p = &b->prof;
+    uint32_t *order = xmalloc((p->nsample + 1) * sizeof(*order));
+    for (size_t i = 0; i < p->nsample; i++)
+        order[i] = (uint32_t)i;
+    task_p = p;
+    qsort(order, p->nsample, sizeof(*order), by_task);
+    fprintf(f, "by task:\n  %14s %10s %14s %10s  %s\n", "in-use bytes", "objects", "alloc bytes",
+            "objects", "task");
+    for (size_t i = 0; i < p->nsample;) {
+        const char *task = sample_task(p, &p->sample[order[i]]);
+        int64_t t[4] = {0, 0, 0, 0};
+        for (; i < p->nsample && strcmp(sample_task(p, &p->sample[order[i]]), task) == 0; i++) {
+            const int64_t *v = &p->valpool[p->sample[order[i]].val_off];
+            t[0] += v[V_INUSE_B];
+            t[1] += v[V_INUSE_B - 1];
+            t[2] += v[V_ALLOC_B];
+            t[3] += v[V_ALLOC_B - 1];
+        }
+        fprintf(f, "  %14lld %10lld %14lld %10lld  %s\n", (long long)t[0], (long long)t[1],
+                (long long)t[2], (long long)t[3], task[0] ? task : "(no task)");
+    }
+    free(order);
+}
+
 static const struct session *fail_s;
 
 /* Failure sites, most failures first. */
@@ -169,6 +208,8 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
     top_table(f, b, n, V_INUSE_B, title, tasks);
     snprintf(title, sizeof(title), "top %zu sites by allocated bytes:", n);
     top_table(f, b, n, V_ALLOC_B, title, tasks);
+    if (tasks)
+        task_table(f, b);
     fail_table(f, s, b, n);
 }
 
