@@ -20,6 +20,11 @@ endef
 $(eval $(call rtos_test,,gcc))
 $(eval $(call rtos_test,-clang,clang))
 
+TESTS += rtos-drain-tasks
+test-rtos-drain-tasks: ## drain on an RTOS stream (tests/vectors/tasks.bin): sites split by task, --top's task column, the pprof label task, the by-task table
+	@$(MAKE) --no-print-directory -s $(DRAIN_T)/drain-asan
+	@$(DRAIN_T_ENV) tests/rtos/drain_tasks.sh $(DRAIN_T)/drain-asan $(RTOS_OUT)/drain
+
 ifeq ($(BOARD),$(RTOS_BOARD))
 .PHONY: rtos-run
 rtos-run:
