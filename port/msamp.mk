@@ -32,6 +32,8 @@
 #   MSAMP_OWN_CFLAGS optional, for MSAMP_OWN_SRCS (msamp's sources but the wrappers and hooks):
 #                    no frame pointers, a section per function (for -Wl,--gc-sections)
 #   MSAMP_LDFLAGS    the --wrap flags that route malloc & co. through msamp, and --build-id
+#   MSAMP_RTOS_SRCS, MSAMP_RTOS_CFLAGS, MSAMP_RTOS_LDFLAGS  the RTOS layer's sources and its part
+#                    of MSAMP_CFLAGS and MSAMP_LDFLAGS (empty for MSAMP_RTOS none)
 #   MSAMP_CXX_SRCS   the C++ wrappers (every one): compile them with MSAMP_CXX_CFLAGS added
 #   MSAMP_CXX_CFLAGS -fexceptions (a std::bad_alloc unwinds through operator new's wrappers)
 # Example:
@@ -128,13 +130,13 @@ MSAMP_RTOS ?= none
 MSAMP_RTOS_TASKS ?= 16
 ifeq ($(MSAMP_RTOS),none)
 MSAMP_RTOS_SRCS :=
-msamp_rtos_cflags :=
-msamp_rtos_ldflags :=
+MSAMP_RTOS_CFLAGS :=
+MSAMP_RTOS_LDFLAGS :=
 else ifeq ($(MSAMP_RTOS),freertos)
 MSAMP_RTOS_SRCS := $(addprefix $(msamp_p)port/rtos/freertos/,msamp_freertos.c msamp_freertos_heap.c)
-msamp_rtos_cflags := -I$(msamp_p)port/rtos/freertos -DMSAMP_PORT_RTOS=1 \
+MSAMP_RTOS_CFLAGS := -I$(msamp_p)port/rtos/freertos -DMSAMP_PORT_RTOS=1 \
 	-DMSAMP_FREERTOS_MAX_TASKS=$(MSAMP_RTOS_TASKS) -DMSAMP_CFG_MAX_CONTEXTS=$(shell expr $(MSAMP_RTOS_TASKS) + 2)
-msamp_rtos_ldflags := -Wl,--wrap=pvPortMalloc,--wrap=vPortFree
+MSAMP_RTOS_LDFLAGS := -Wl,--wrap=pvPortMalloc,--wrap=vPortFree
 else
 $(error msamp.mk: MSAMP_RTOS is none or freertos, not '$(MSAMP_RTOS)')
 endif
@@ -145,7 +147,7 @@ MSAMP_LIB_SRCS := $(MSAMP_CORE_SRCS) $(MSAMP_WRAP_SRCS) $(MSAMP_PORT_SRCS) $(MSA
 
 MSAMP_INCLUDES := $(MSAMP_CORE_INC) $(addprefix -I$(msamp_p)port/,$(MSAMP_ARCH) common transport semihosting)
 MSAMP_CFLAGS := $(MSAMP_INCLUDES) -fno-omit-frame-pointer $(MSAMP_UNWIND_CFLAGS) $(MSAMP_PROFILE_CFLAGS) \
-	$(MSAMP_WRAP_CFLAGS) $(msamp_rtos_cflags)
+	$(MSAMP_WRAP_CFLAGS) $(MSAMP_RTOS_CFLAGS)
 # Optional, after MSAMP_CFLAGS, for MSAMP_OWN_SRCS: msamp's sources other than the wrappers and
 # the hooks, without frame pointers, smaller code. Every walk starts at the frame of a wrapper or
 # hook and goes up through your code, which keeps frame pointers; the wrappers and hooks keep
@@ -155,4 +157,4 @@ MSAMP_OWN_CFLAGS := -fomit-frame-pointer -ffunction-sections -fdata-sections
 MSAMP_OWN_SRCS := $(filter-out $(MSAMP_WRAP_SRCS) %/msamp_hooks.c %/msamp_freertos_heap.c,$(MSAMP_LIB_SRCS) $(MSAMP_TRANSPORT_SRCS))
 
 MSAMP_LDFLAGS := $(foreach f,$(patsubst cxx,$(MSAMP_CXX_FUNCS),$(MSAMP_WRAP_FUNCS)),-Wl,--wrap=$(f)) \
-	$(if $(msamp_cxx),$(foreach f,$(patsubst cxx,$(MSAMP_CXX_FUNCS),$(MSAMP_WRAP_FUNCS)),-Wl,-u,__wrap_$(f)) )-Wl,--build-id $(msamp_rtos_ldflags)
+	$(if $(msamp_cxx),$(foreach f,$(patsubst cxx,$(MSAMP_CXX_FUNCS),$(MSAMP_WRAP_FUNCS)),-Wl,-u,__wrap_$(f)) )-Wl,--build-id $(MSAMP_RTOS_LDFLAGS)
