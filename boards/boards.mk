@@ -56,7 +56,7 @@ BOARD_COMPILE = $(BOARD_CC) $(BOARD_TARGET_CFLAGS) -MMD -MP
 # $(BOARD_FLAGS) holds every flag this build folder's objects are compiled and linked with; it is
 # rewritten only when one changes, and every object, library and image depends on it.
 BOARD_FLAGS := $(BOARD_DIR)/flags
-board_flags_text = $(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(MSAMP_OWN_CFLAGS) $(BOARD_RELAXED_CFLAGS) $(OBJ_DEFS) $(BOARD_NOLOOPCALLS) \
+board_flags_text = $(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(MSAMP_OWN_CFLAGS) $(BOARD_VENDOR_CFLAGS) $(OBJ_DEFS) $(BOARD_NOLOOPCALLS) \
 	$(DEMO_MSAMP_DEFS) $(foreach t,$(BOARD_TRANSPORTS),$(BOARD_TRANSPORT_DEFS_$(t))) \
 	$(foreach v,$(DEMO_VARIANTS),$(DEMO_DEFS_$(v))) $(BOARD_SELFTEST_DEFS) $(BOARD_LINK_FLAGS) $(BOARD_LIBGCC)
 $(BOARD_FLAGS): board-flags-force
@@ -94,10 +94,10 @@ $(BOARD_DIR)/obj/%.o: %.S $(BOARD_FLAGS)
 	$(BOARD_COMPILE) -c $< -o $@
 
 $(BOARD_DIR)/obj/$(DEMO_DIR)/mini_libc.o: OBJ_DEFS := $(BOARD_NOLOOPCALLS)
-# A board's vendored sources (BOARD_RELAXED_SRCS, of BOARD_SRCS: an RTOS kernel as it comes) are
-# built with BOARD_RELAXED_CFLAGS after the board's: the warnings they trip, for them only.
-ifneq ($(BOARD_RELAXED_SRCS),)
-$(call obj_of,$(BOARD_DIR)/obj,$(BOARD_RELAXED_SRCS)): OWN_CFLAGS := $(BOARD_RELAXED_CFLAGS)
+# A board's vendored sources (BOARD_VENDOR_SRCS, of BOARD_SRCS: an RTOS kernel as it comes) are
+# built with BOARD_VENDOR_CFLAGS after the board's flags: what they alone need.
+ifneq ($(BOARD_VENDOR_SRCS),)
+$(call obj_of,$(BOARD_DIR)/obj,$(BOARD_VENDOR_SRCS)): OWN_CFLAGS := $(BOARD_VENDOR_CFLAGS)
 endif
 
 $(BOARD_LIB): $(BOARD_LIB_OBJS)

@@ -10,7 +10,8 @@
 #                                         # cxx: every C++ operator new and delete, port/msamp.mk)
 #       PROFILE full                      # full (default) or tiny: the core's profile (docs/TINY.md)
 #       RTOS none                         # or freertos: the RTOS layer (docs/FREERTOS.md), whose
-#       RTOS_TASKS 16)                    # sources need FreeRTOS's include paths in INCLUDES
+#       RTOS_TASKS 16                     # sources need FreeRTOS's include paths in INCLUDES;
+#       RTOS_HEAP 1)                      # 0: pvPortMalloc unwrapped (heap_3 calls malloc)
 #   target_link_libraries(firmware.elf PRIVATE msamp)
 #
 # The static library holds the core, every wrapper, the port and the transport. Linking it gives
@@ -31,7 +32,7 @@ get_filename_component(MSAMP_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 find_program(MSAMP_MAKE NAMES gmake make)
 
 function(msamp_add_library name)
-    cmake_parse_arguments(M "" "ARCH;TRANSPORT;PROFILE;RTOS;RTOS_TASKS" "DEFINITIONS;INCLUDES;WRAP" ${ARGN})
+    cmake_parse_arguments(M "" "ARCH;TRANSPORT;PROFILE;RTOS;RTOS_TASKS;RTOS_HEAP" "DEFINITIONS;INCLUDES;WRAP" ${ARGN})
     if(NOT M_TRANSPORT)
         set(M_TRANSPORT none)
     endif()
@@ -46,6 +47,9 @@ function(msamp_add_library name)
     endif()
     if(NOT M_RTOS_TASKS)
         set(M_RTOS_TASKS 16)
+    endif()
+    if(NOT DEFINED M_RTOS_HEAP)
+        set(M_RTOS_HEAP 1)
     endif()
     if(NOT MSAMP_MAKE)
         message(FATAL_ERROR "msamp_add_library: GNU make is needed to read msamp's source lists")
@@ -67,7 +71,7 @@ function(msamp_add_library name)
         COMMAND "${MSAMP_MAKE}" -s --no-print-directory -f "${MSAMP_DIR}/port/msamp.mk"
                 "MSAMP_DIR=${MSAMP_DIR}" "MSAMP_ARCH=${M_ARCH}" "MSAMP_TRANSPORT=${M_TRANSPORT}"
                 "MSAMP_PROFILE=${M_PROFILE}" "MSAMP_WRAP_FUNCS=${wrap_funcs}" "MSAMP_COMPILER=${m_compiler}"
-                "MSAMP_RTOS=${M_RTOS}" "MSAMP_RTOS_TASKS=${M_RTOS_TASKS}"
+                "MSAMP_RTOS=${M_RTOS}" "MSAMP_RTOS_TASKS=${M_RTOS_TASKS}" "MSAMP_RTOS_HEAP=${M_RTOS_HEAP}"
                 "--eval=msamp-lists: ; @:$(foreach v,${var_names},$(info $(v)=$($(v))))" msamp-lists
         OUTPUT_VARIABLE lists ERROR_VARIABLE errors RESULT_VARIABLE status)
     if(NOT status EQUAL 0)

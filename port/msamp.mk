@@ -12,6 +12,8 @@
 #                    sources need the firmware's FreeRTOS include paths (FreeRTOS.h,
 #                    FreeRTOSConfig.h, portmacro.h) in the firmware's CFLAGS
 #   MSAMP_RTOS_TASKS tasks with a context of their own (freertos; default 16, docs/FREERTOS.md)
+#   MSAMP_RTOS_HEAP  1 (default): wrap the RTOS's heap (freertos: pvPortMalloc, vPortFree); 0 when
+#                    it calls malloc, wrapped itself (FreeRTOS's heap_3)
 #   MSAMP_COMPILER   gcc or clang: the compiler of the firmware's target code, for the flags the
 #                    port's stack walker needs from it (default: clang when $(CC) names it, else gcc)
 # It defines (it never touches CFLAGS, LDFLAGS or rules of the including Makefile):
@@ -126,6 +128,7 @@ endif
 # The RTOS layer: its sources (MSAMP_RTOS_SRCS, in MSAMP_SRCS and MSAMP_LIB_SRCS), flags and the
 # wrapped allocator of the kernel's heap. The core's context registry holds every task's context,
 # the interrupts' and the one of code outside tasks.
+msamp_comma := ,
 MSAMP_RTOS ?= none
 MSAMP_RTOS_TASKS ?= 16
 ifeq ($(MSAMP_RTOS),none)
@@ -133,10 +136,12 @@ MSAMP_RTOS_SRCS :=
 MSAMP_RTOS_CFLAGS :=
 MSAMP_RTOS_LDFLAGS :=
 else ifeq ($(MSAMP_RTOS),freertos)
-MSAMP_RTOS_SRCS := $(addprefix $(msamp_p)port/rtos/freertos/,msamp_freertos.c msamp_freertos_heap.c)
+MSAMP_RTOS_HEAP ?= 1
+MSAMP_RTOS_SRCS := $(addprefix $(msamp_p)port/rtos/freertos/,msamp_freertos.c \
+	$(if $(filter 1,$(MSAMP_RTOS_HEAP)),msamp_freertos_heap.c))
 MSAMP_RTOS_CFLAGS := -I$(msamp_p)port/rtos/freertos -DMSAMP_PORT_RTOS=1 \
 	-DMSAMP_FREERTOS_MAX_TASKS=$(MSAMP_RTOS_TASKS) -DMSAMP_CFG_MAX_CONTEXTS=$(shell expr $(MSAMP_RTOS_TASKS) + 2)
-MSAMP_RTOS_LDFLAGS := -Wl,--wrap=pvPortMalloc,--wrap=vPortFree
+MSAMP_RTOS_LDFLAGS := $(if $(filter 1,$(MSAMP_RTOS_HEAP)),-Wl$(msamp_comma)--wrap=pvPortMalloc$(msamp_comma)--wrap=vPortFree)
 else
 $(error msamp.mk: MSAMP_RTOS is none or freertos, not '$(MSAMP_RTOS)')
 endif

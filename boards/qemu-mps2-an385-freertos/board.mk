@@ -33,12 +33,11 @@ BOARD_QEMU := qemu-system-arm -M mps2-an385 -display none -monitor none -nic non
 	-semihosting-config enable=on,target=native
 BOARD_QEMU_TIMEOUT := 60
 BOARD_PACKAGES := gcc-arm-none-eabi qemu-system-arm
-# The vendored kernel is built as it comes, with the board's flags and warnings but these, which
-# its sources trip (these files only: msamp's and the demo's keep every warning as an error).
-BOARD_RELAXED_SRCS := $(FREERTOS_SRCS)
-BOARD_RELAXED_CFLAGS := -Wno-missing-prototypes
-# The kernel includes <stdlib.h> and <string.h>: clang, freestanding, takes newlib's headers from
-# the cross gcc (only their declarations: memset and memcpy come from the demo's mini_libc).
+# The vendored kernel is built as it comes, with the board's flags and every warning as an error
+# (it trips none, gcc or clang). With clang, freestanding, it alone takes newlib's headers from the
+# cross gcc for its <stdlib.h> and <string.h> (declarations only: memset and memcpy come from the
+# demo's mini_libc).
+BOARD_VENDOR_SRCS := $(FREERTOS_SRCS)
 ifeq ($(BOARD_COMPILER),clang)
-BOARD_RELAXED_CFLAGS += -isystem $(shell $(BOARD_CROSS)gcc -print-file-name=include)/../../../../arm-none-eabi/include
+BOARD_VENDOR_CFLAGS := -isystem $(shell $(BOARD_CROSS)gcc -print-file-name=include)/../../../../arm-none-eabi/include
 endif
