@@ -193,10 +193,9 @@ static uint32_t site_of(struct session *s, uint64_t stack_id)
     return i;
 }
 
-/* A TASK record: id's name, replacing an earlier one (an RTOS that reused the id). */
-static void on_task(struct session *s, const struct msamp_record *r)
+/* The position of task id in s->tasks (sorted by id), or where it would go. */
+static size_t task_pos(const struct session *s, uint32_t id)
 {
-    uint32_t id = (uint32_t)r->u.task.task;
     size_t lo = 0, hi = s->ntasks;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
@@ -205,6 +204,14 @@ static void on_task(struct session *s, const struct msamp_record *r)
         else
             hi = mid;
     }
+    return lo;
+}
+
+/* A TASK record: id's name, replacing an earlier one (an RTOS that reused the id). */
+static void on_task(struct session *s, const struct msamp_record *r)
+{
+    uint32_t id = (uint32_t)r->u.task.task;
+    size_t lo = task_pos(s, id);
     if (lo == s->ntasks || s->tasks[lo].id != id) {
         if (s->ntasks >= DRAIN_MAX_TASKS)
             return;
@@ -223,14 +230,7 @@ static void on_task(struct session *s, const struct msamp_record *r)
 
 const char *session_task_name(const struct session *s, uint32_t id)
 {
-    size_t lo = 0, hi = s->ntasks;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (s->tasks[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = task_pos(s, id);
     return lo < s->ntasks && s->tasks[lo].id == id ? s->tasks[lo].name : NULL;
 }
 
