@@ -136,7 +136,7 @@ void msamp_port_refused(size_t size);
 void msamp_port_ring_notify(uint32_t used, uint32_t size);
 
 /* RTOS layers (port/rtos/, docs/FREERTOS.md): the names of the task ids contexts carry in their
- * `task` field. msamp_poll() sends a TASK record for each id in 1..msamp_port_tasks() once per
+ * `task` field. In a build with MSAMP_PORT_RTOS (others keep no state for them), msamp_poll() sends a TASK record for each id in 1..msamp_port_tasks() once per
  * identity (the first poll after init, every re-sent SESSION) and as new ids appear, asking
  * msamp_port_task_name(id) (NULL: no name to send, for an id not in use). Called under the core's
  * lock, from msamp_poll() only. Weak defaults: no tasks. */

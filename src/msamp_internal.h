@@ -220,7 +220,9 @@ struct msamp_core {
     uint32_t failed[MSAMP_FAIL_KINDS];
 #endif
     uint32_t registrations;
+#if MSAMP_PORT_RTOS
     uint32_t tasks_named; /* TASK records sent since the last SESSION: ids 1..tasks_named */
+#endif
     uint32_t session_id; /* for the dump block, the re-sent SESSION and the thinning coins */
     /* The adaptive interval (msamp_adapt.c): its bounds; the interval a thinning pass under way
      * thins to (0: none), the pass's next slot and its epoch (the coins' salt); counters; the time

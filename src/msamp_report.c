@@ -51,9 +51,12 @@ void msamp_put_identity(uint32_t session_id, uint32_t resend_seq)
 #if MSAMP_CFG_MAPPINGS
     put_mappings();
 #endif
+#if MSAMP_PORT_RTOS
     G.tasks_named = 0; /* the task names go again, with this identity */
+#endif
 }
 
+#if MSAMP_PORT_RTOS
 /* A TASK record for each task id the RTOS layer has named since the last one sent (all of them
  * after a SESSION); stops at the first that does not fit the ring, to go on at the next poll. */
 static void report_tasks(void)
@@ -71,6 +74,7 @@ static void report_tasks(void)
         G.tasks_named++;
     }
 }
+#endif
 
 void msamp_put_clock(void)
 {
@@ -240,6 +244,8 @@ void msamp_report_duties(void)
 #if MSAMP_CFG_RESEND_BYTES
     identity_by_volume();
 #endif
+#if MSAMP_PORT_RTOS
     report_tasks();
+#endif
     report_drops();
 }
