@@ -25,6 +25,7 @@ row() { awk -v t="$1" -v want="$2" '
 grep -q '^by task:' "$out/tasks.txt" || bad "no by-task table"
 grep -Eq '^ +1237 +3 +2364 +9  producer$' "$out/tasks.txt" || bad "by-task producer row: $(grep producer "$out/tasks.txt" | tail -1)"
 grep -q '(no task)$' "$out/tasks.txt" || bad "by-task table without the (no task) row"
+grep -Eq '^ +1 +100000 +100000  null   Tmr Svc +0x' "$out/tasks.txt" || bad "the failure without its task Tmr Svc"
 if command -v go >/dev/null; then
   tags=$(go tool pprof -tags -sample_index=alloc_space "$out/tasks.pb.gz" 2>/dev/null)
   for t in producer '[interrupt]'; do grep -qF "): $t" <<<"$tags" || bad "pprof label task has no $t"; done

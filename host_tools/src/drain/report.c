@@ -163,8 +163,9 @@ static void fail_table(FILE *f, const struct session *s, const struct built *b, 
         fprintf(f, "; %llu of them without their record (lost)", (unsigned long long)lost);
     if (s->n.fails_other)
         fprintf(f, "; %llu records of an unknown kind", (unsigned long long)s->n.fails_other);
-    fprintf(f, ":\n  %10s %14s %14s  %-6s %s\n", "failures", "bytes asked", "largest", "kind",
-            "site (innermost first)");
+    int tasks = s->task_samples != 0; /* an RTOS device: the failing task after the kind */
+    fprintf(f, ":\n  %10s %14s %14s  %-6s %s%s\n", "failures", "bytes asked", "largest", "kind",
+            tasks ? "task             " : "", "site (innermost first)");
     struct built_fail *order = xmalloc((b->nfails + 1) * sizeof(*order));
     if (b->nfails)
         memcpy(order, b->fails, b->nfails * sizeof(*order));
@@ -182,9 +183,14 @@ static void fail_table(FILE *f, const struct session *s, const struct built *b, 
         for (int kind = 0; kind < MSAMP_FAIL_KINDS && shown < n; kind++) {
             if (st->fail_n[kind] == 0)
                 continue;
-            fprintf(f, "  %10llu %14llu %14llu  %-6s %s\n", (unsigned long long)st->fail_n[kind],
+            char buf[32];
+            const char *task = session_site_task(s, st, buf, sizeof(buf));
+            fprintf(f, "  %10llu %14llu %14llu  %-6s ", (unsigned long long)st->fail_n[kind],
                     (unsigned long long)st->fail_b[kind], (unsigned long long)st->fail_max[kind],
-                    kind == MSAMP_FAIL_NULL ? "null" : "giant", site);
+                    kind == MSAMP_FAIL_NULL ? "null" : "giant");
+            if (tasks)
+                fprintf(f, "%-16s ", task ? task : "");
+            fprintf(f, "%s\n", site);
             shown++;
         }
     }
