@@ -84,6 +84,7 @@ test-arm-unwind-*|the Cortex-M3's unwind tables: msamp.mk's -funwind-tables, .AR
 test-docs-*|the documentation's commands and code blocks run as written (tests/docs/)
 test-views-*|drain's heap over time and flame graph: a hosted program's, in headless Chromium; bounds, errors (tests/views/)
 test-control*|the down-channel: drain's commands acked over every UART, semihosting and hosted (tests/control/)
+test-rtos-*|FreeRTOS on the Cortex-M3: per-task contexts and attribution against the demo's truth, preemption inside msamp (tests/rtos/)
 test-firstcontact-*|a new user's first steps: demo on every board without recommended packages, make help (tests/firstcontact/)
 endef
 export HELP_TEST_GROUPS

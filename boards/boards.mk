@@ -9,6 +9,8 @@ include boards/$(BOARD)/board.mk
 # BOARD_PROFILE, the core's profile it builds by default (full, or tiny for small parts);
 # MSAMP_PROFILE=... builds the other one (in a folder of its own).
 BOARD_DEPS ?= host cross qemu test
+# The demo's main file: the common demo, or a board's own (an RTOS board's tasks).
+BOARD_DEMO_SRC ?= $(DEMO_DIR)/demo.c
 BOARD_PROFILE ?= full
 MSAMP_PROFILE ?= $(BOARD_PROFILE)
 BOARD_VARIANT := $(BOARD_VARIANT)$(if $(filter-out $(BOARD_PROFILE),$(MSAMP_PROFILE)),-$(MSAMP_PROFILE))
@@ -54,7 +56,7 @@ BOARD_COMPILE = $(BOARD_CC) $(BOARD_TARGET_CFLAGS) -MMD -MP
 # $(BOARD_FLAGS) holds every flag this build folder's objects are compiled and linked with; it is
 # rewritten only when one changes, and every object, library and image depends on it.
 BOARD_FLAGS := $(BOARD_DIR)/flags
-board_flags_text = $(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(MSAMP_OWN_CFLAGS) $(OBJ_DEFS) $(BOARD_NOLOOPCALLS) \
+board_flags_text = $(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(MSAMP_OWN_CFLAGS) $(BOARD_VENDOR_CFLAGS) $(OBJ_DEFS) $(BOARD_NOLOOPCALLS) \
 	$(DEMO_MSAMP_DEFS) $(foreach t,$(BOARD_TRANSPORTS),$(BOARD_TRANSPORT_DEFS_$(t))) \
 	$(foreach v,$(DEMO_VARIANTS),$(DEMO_DEFS_$(v))) $(BOARD_SELFTEST_DEFS) $(BOARD_LINK_FLAGS) $(BOARD_LIBGCC)
 $(BOARD_FLAGS): board-flags-force
@@ -66,7 +68,9 @@ obj_of = $(patsubst %.S,$(1)/%.o,$(patsubst %.c,$(1)/%.o,$(2)))
 BOARD_LIB_OBJS := $(call obj_of,$(BOARD_DIR)/obj,$(MSAMP_LIB_SRCS))
 BOARD_LIB := $(BOARD_DIR)/libmsamp.a
 BOARD_OBJS := $(call obj_of,$(BOARD_DIR)/obj,$(BOARD_SRCS))
-DEMO_SRCS := $(DEMO_DIR)/demo_heap.c $(DEMO_DIR)/mini_libc.c
+# The demo's heap and C library (a board with its own demo and heap keeps the library only).
+BOARD_DEMO_SRCS ?= $(DEMO_DIR)/demo_heap.c $(DEMO_DIR)/mini_libc.c
+DEMO_SRCS := $(BOARD_DEMO_SRCS)
 DEMO_OBJS := $(call obj_of,$(BOARD_DIR)/obj,$(DEMO_SRCS))
 
 # Demo variants: demo.c built with DEMO_DEFS_<variant>.
@@ -90,6 +94,11 @@ $(BOARD_DIR)/obj/%.o: %.S $(BOARD_FLAGS)
 	$(BOARD_COMPILE) -c $< -o $@
 
 $(BOARD_DIR)/obj/$(DEMO_DIR)/mini_libc.o: OBJ_DEFS := $(BOARD_NOLOOPCALLS)
+# A board's vendored sources (BOARD_VENDOR_SRCS, of BOARD_SRCS: an RTOS kernel as it comes) are
+# built with BOARD_VENDOR_CFLAGS after the board's flags: what they alone need.
+ifneq ($(BOARD_VENDOR_SRCS),)
+$(call obj_of,$(BOARD_DIR)/obj,$(BOARD_VENDOR_SRCS)): OWN_CFLAGS := $(BOARD_VENDOR_CFLAGS)
+endif
 
 $(BOARD_LIB): $(BOARD_LIB_OBJS)
 	@mkdir -p $(@D)
@@ -133,7 +142,7 @@ $(BOARD_DIR)/libmsamp_$(1).a: $$(BOARD_TOBJS_$(1))
 	$$(BOARD_AR) rcs $$@ $$^
 endef
 define board_demo
-$(BOARD_DIR)/$(1)/$(2).o: $(DEMO_DIR)/demo.c $(BOARD_FLAGS)
+$(BOARD_DIR)/$(1)/$(2).o: $(BOARD_DEMO_SRC) $(BOARD_FLAGS)
 	@mkdir -p $$(@D)
 	$$(BOARD_COMPILE) $(DEMO_MSAMP_DEFS) $(DEMO_DEFS_$(2)) -c $$< -o $$@
 $(BOARD_DIR)/$(1)/$(2).elf: $(BOARD_DIR)/$(1)/$(2).o $(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_$(1).a $(DEMO_LIB_$(2)) $(BOARD_LDSCRIPT)

@@ -23,6 +23,13 @@
 extern "C" {
 #endif
 
+/* 1 when an RTOS layer (port/rtos/, docs/FREERTOS.md) supplies msamp_port_context(),
+ * msamp_port_lock/unlock() and msamp_port_time/time_hz(): the architecture's port then supplies
+ * only the walk and the build-id (port/arm does this for Cortex-M). */
+#ifndef MSAMP_PORT_RTOS
+#define MSAMP_PORT_RTOS 0
+#endif
+
 /* Sampler state of one context (a thread, or an interrupt level on bare metal). The port owns the
  * storage (a per-thread variable, or one per interrupt level) and zero-initialises it; the core
  * owns the fields. A zero context is valid: its first allocation takes the slow path, which
@@ -36,6 +43,9 @@ struct msamp_context {
     uint32_t gen;                /* the core's configuration generation this context follows */
     uint32_t reentrant;          /* allocations skipped because busy was set */
     uint8_t busy;                /* set while the core runs in this context (reentrancy guard) */
+    uint16_t task;               /* the RTOS task (or interrupt context) it samples for, 1..65535,
+                                    set by an RTOS layer before its first allocation; 0: none (no
+                                    SAMPLE_TASK records, bare metal) */
 #if MSAMP_FAST_CLAMPED
     uintptr_t reserve; /* the gap's bytes beyond countdown, which stays at most MSAMP_FAST_MAX */
 #endif
@@ -124,6 +134,14 @@ void msamp_port_refused(size_t size);
  * allocation made meanwhile in that context (a signal handler's) is turned away by the guard.
  * Default: nothing. */
 void msamp_port_ring_notify(uint32_t used, uint32_t size);
+
+/* RTOS layers (port/rtos/, docs/FREERTOS.md): the names of the task ids contexts carry in their
+ * `task` field. In a build with MSAMP_PORT_RTOS (others keep no state for them), msamp_poll() sends a TASK record for each id in 1..msamp_port_tasks() once per
+ * identity (the first poll after init, every re-sent SESSION) and as new ids appear, asking
+ * msamp_port_task_name(id) (NULL: no name to send, for an id not in use). Called under the core's
+ * lock, from msamp_poll() only. Weak defaults: no tasks. */
+uint32_t msamp_port_tasks(void);
+const char *msamp_port_task_name(uint32_t id);
 
 /* For ports: the core's context registry. msamp_context_detach() releases a context's slot (call
  * it when a thread exits); the core attaches contexts itself on their first allocation. */

@@ -101,8 +101,17 @@ enum msamp_wire_type {
     /* seq cmd status: the device accepted the command frame seq (docs/CONTROL.md) of command cmd
      * (enum msamp_wire_cmd) and carried it out with status (enum msamp_wire_cmd_status). A resent
      * frame with the seq of the last accepted one is acknowledged again, not carried out again. */
-    MSAMP_REC_CMD_ACK = 16
+    MSAMP_REC_CMD_ACK = 16,
+    /* task name_len name[name_len]: the name of a task id (1..65535) of an RTOS device (an
+     * interrupt context has an id and a name too, "[interrupt]"). Sent once per identity and when
+     * the id first appears; a later TASK for the same id renames it (the RTOS reused the id). */
+    MSAMP_REC_TASK = 17,
+    /* task: the task id of the sample record (ALLOC, REALLOC, FAIL) that follows it in the same
+     * frame; any other record in between forgets it. Samples without one have no task. */
+    MSAMP_REC_SAMPLE_TASK = 18
 };
+/* Longest TASK name a device sends (configMAX_TASK_NAME_LEN is 16 by default). */
+#define MSAMP_WIRE_MAX_TASK_NAME 32u
 
 /* The down-channel: command frames from the host to the device (docs/CONTROL.md).
  *   frame = COBS(body) 0x00       body = version:u8 seq:u16le cmd:u8 args crc:u32le

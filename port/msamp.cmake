@@ -8,7 +8,10 @@
 #       INCLUDES ${CMAKE_CURRENT_SOURCE_DIR}/config       # where MSAMP_CONFIG_FILE is
 #       WRAP malloc free calloc realloc   # allocator functions to wrap (this is the default;
 #                                         # cxx: every C++ operator new and delete, port/msamp.mk)
-#       PROFILE full)                     # full (default) or tiny: the core's profile (docs/TINY.md)
+#       PROFILE full                      # full (default) or tiny: the core's profile (docs/TINY.md)
+#       RTOS none                         # or freertos: the RTOS layer (docs/FREERTOS.md), whose
+#       RTOS_TASKS 16                     # sources need FreeRTOS's include paths in INCLUDES;
+#       RTOS_HEAP 1)                      # 0: pvPortMalloc unwrapped (heap_3 calls malloc)
 #   target_link_libraries(firmware.elf PRIVATE msamp)
 #
 # The static library holds the core, every wrapper, the port and the transport. Linking it gives
@@ -29,7 +32,7 @@ get_filename_component(MSAMP_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 find_program(MSAMP_MAKE NAMES gmake make)
 
 function(msamp_add_library name)
-    cmake_parse_arguments(M "" "ARCH;TRANSPORT;PROFILE" "DEFINITIONS;INCLUDES;WRAP" ${ARGN})
+    cmake_parse_arguments(M "" "ARCH;TRANSPORT;PROFILE;RTOS;RTOS_TASKS;RTOS_HEAP" "DEFINITIONS;INCLUDES;WRAP" ${ARGN})
     if(NOT M_TRANSPORT)
         set(M_TRANSPORT none)
     endif()
@@ -39,6 +42,15 @@ function(msamp_add_library name)
     if(NOT M_PROFILE)
         set(M_PROFILE full)
     endif()
+    if(NOT M_RTOS)
+        set(M_RTOS none)
+    endif()
+    if(NOT M_RTOS_TASKS)
+        set(M_RTOS_TASKS 16)
+    endif()
+    if(NOT DEFINED M_RTOS_HEAP)
+        set(M_RTOS_HEAP 1)
+    endif()
     if(NOT MSAMP_MAKE)
         message(FATAL_ERROR "msamp_add_library: GNU make is needed to read msamp's source lists")
     endif()
@@ -46,7 +58,7 @@ function(msamp_add_library name)
     # port/msamp.mk's variables, one "NAME=value" line each.
     set(vars MSAMP_LIB_SRCS MSAMP_TRANSPORT_SRCS MSAMP_SEMIHOSTING_SRCS MSAMP_OWN_SRCS MSAMP_INCLUDES
              MSAMP_PROFILE_CFLAGS MSAMP_OWN_CFLAGS MSAMP_UNWIND_CFLAGS MSAMP_WRAP_CFLAGS
-             MSAMP_CXX_SRCS MSAMP_CXX_CFLAGS MSAMP_CXX_FUNCS)
+             MSAMP_CXX_SRCS MSAMP_CXX_CFLAGS MSAMP_CXX_FUNCS MSAMP_RTOS_CFLAGS MSAMP_RTOS_LDFLAGS)
     # The walker's flags depend on the compiler (port/msamp.mk, MSAMP_COMPILER).
     if(CMAKE_C_COMPILER_ID MATCHES "Clang")
         set(m_compiler clang)
@@ -59,6 +71,7 @@ function(msamp_add_library name)
         COMMAND "${MSAMP_MAKE}" -s --no-print-directory -f "${MSAMP_DIR}/port/msamp.mk"
                 "MSAMP_DIR=${MSAMP_DIR}" "MSAMP_ARCH=${M_ARCH}" "MSAMP_TRANSPORT=${M_TRANSPORT}"
                 "MSAMP_PROFILE=${M_PROFILE}" "MSAMP_WRAP_FUNCS=${wrap_funcs}" "MSAMP_COMPILER=${m_compiler}"
+                "MSAMP_RTOS=${M_RTOS}" "MSAMP_RTOS_TASKS=${M_RTOS_TASKS}" "MSAMP_RTOS_HEAP=${M_RTOS_HEAP}"
                 "--eval=msamp-lists: ; @:$(foreach v,${var_names},$(info $(v)=$($(v))))" msamp-lists
         OUTPUT_VARIABLE lists ERROR_VARIABLE errors RESULT_VARIABLE status)
     if(NOT status EQUAL 0)
@@ -77,7 +90,8 @@ function(msamp_add_library name)
     target_compile_definitions(${name} PRIVATE ${M_DEFINITIONS})
     # PUBLIC: the firmware's own files need the walker's flags as much as msamp's. MSAMP_WRAP_CFLAGS:
     # the wrappers' nesting guard for the WRAP list (newlib's malloc and _malloc_r, port/msamp.mk).
-    target_compile_options(${name} PUBLIC -fno-omit-frame-pointer ${MSAMP_UNWIND_CFLAGS} PRIVATE
+    # RTOS: the layer's include path and defines (MSAMP_PORT_RTOS, the pool and registry sizes).
+    target_compile_options(${name} PUBLIC -fno-omit-frame-pointer ${MSAMP_UNWIND_CFLAGS} ${MSAMP_RTOS_CFLAGS} PRIVATE
                            -ffreestanding ${MSAMP_PROFILE_CFLAGS} ${MSAMP_WRAP_CFLAGS})
     # msamp's sources but the wrappers and hooks need no frame pointers, and get a section per
     # function (port/msamp.mk says why).
@@ -98,6 +112,7 @@ function(msamp_add_library name)
         list(TRANSFORM wrap_list PREPEND "LINKER:-u,__wrap_" OUTPUT_VARIABLE cxx_undef)
     endif()
     list(JOIN wrap_list ",--wrap=" wraps)
-    target_link_options(${name} INTERFACE "LINKER:--wrap=${wraps}" ${cxx_undef} "LINKER:--build-id")
+    target_link_options(${name} INTERFACE "LINKER:--wrap=${wraps}" ${cxx_undef} "LINKER:--build-id"
+                        ${MSAMP_RTOS_LDFLAGS})
     set(MSAMP_SEMIHOSTING_SOURCES ${MSAMP_SEMIHOSTING_SRCS} PARENT_SCOPE)
 endfunction()

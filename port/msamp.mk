@@ -6,6 +6,14 @@
 #   MSAMP_WRAP_FUNCS allocator functions to wrap (default: malloc free calloc realloc); the word
 #                    cxx stands for every C++ operator new and delete (below)
 #   MSAMP_PROFILE    full (default) or tiny: the core's profile (docs/TINY.md)
+#   MSAMP_RTOS       none (default) or freertos: the RTOS layer (port/rtos/freertos/,
+#                    docs/FREERTOS.md): a sampler context per task, the kernel's critical section
+#                    and tick clock, task names in the stream, pvPortMalloc/vPortFree wrapped. Its
+#                    sources need the firmware's FreeRTOS include paths (FreeRTOS.h,
+#                    FreeRTOSConfig.h, portmacro.h) in the firmware's CFLAGS
+#   MSAMP_RTOS_TASKS tasks with a context of their own (freertos; default 16, docs/FREERTOS.md)
+#   MSAMP_RTOS_HEAP  1 (default): wrap the RTOS's heap (freertos: pvPortMalloc, vPortFree); 0 when
+#                    it calls malloc, wrapped itself (FreeRTOS's heap_3)
 #   MSAMP_COMPILER   gcc or clang: the compiler of the firmware's target code, for the flags the
 #                    port's stack walker needs from it (default: clang when $(CC) names it, else gcc)
 # It defines (it never touches CFLAGS, LDFLAGS or rules of the including Makefile):
@@ -26,6 +34,8 @@
 #   MSAMP_OWN_CFLAGS optional, for MSAMP_OWN_SRCS (msamp's sources but the wrappers and hooks):
 #                    no frame pointers, a section per function (for -Wl,--gc-sections)
 #   MSAMP_LDFLAGS    the --wrap flags that route malloc & co. through msamp, and --build-id
+#   MSAMP_RTOS_SRCS, MSAMP_RTOS_CFLAGS, MSAMP_RTOS_LDFLAGS  the RTOS layer's sources and its part
+#                    of MSAMP_CFLAGS and MSAMP_LDFLAGS (empty for MSAMP_RTOS none)
 #   MSAMP_CXX_SRCS   the C++ wrappers (every one): compile them with MSAMP_CXX_CFLAGS added
 #   MSAMP_CXX_CFLAGS -fexceptions (a std::bad_alloc unwinds through operator new's wrappers)
 # Example:
@@ -115,21 +125,41 @@ ifeq ($(wildcard $(MSAMP_TRANSPORT_SRCS)),)
 $(error msamp.mk: unknown MSAMP_TRANSPORT $(MSAMP_TRANSPORT))
 endif
 endif
+# The RTOS layer: its sources (MSAMP_RTOS_SRCS, in MSAMP_SRCS and MSAMP_LIB_SRCS), flags and the
+# wrapped allocator of the kernel's heap. The core's context registry holds every task's context,
+# the interrupts' and the one of code outside tasks.
+msamp_comma := ,
+MSAMP_RTOS ?= none
+MSAMP_RTOS_TASKS ?= 16
+ifeq ($(MSAMP_RTOS),none)
+MSAMP_RTOS_SRCS :=
+MSAMP_RTOS_CFLAGS :=
+MSAMP_RTOS_LDFLAGS :=
+else ifeq ($(MSAMP_RTOS),freertos)
+MSAMP_RTOS_HEAP ?= 1
+MSAMP_RTOS_SRCS := $(addprefix $(msamp_p)port/rtos/freertos/,msamp_freertos.c \
+	$(if $(filter 1,$(MSAMP_RTOS_HEAP)),msamp_freertos_heap.c))
+MSAMP_RTOS_CFLAGS := -I$(msamp_p)port/rtos/freertos -DMSAMP_PORT_RTOS=1 \
+	-DMSAMP_FREERTOS_MAX_TASKS=$(MSAMP_RTOS_TASKS) -DMSAMP_CFG_MAX_CONTEXTS=$(shell expr $(MSAMP_RTOS_TASKS) + 2)
+MSAMP_RTOS_LDFLAGS := $(if $(filter 1,$(MSAMP_RTOS_HEAP)),-Wl$(msamp_comma)--wrap=pvPortMalloc$(msamp_comma)--wrap=vPortFree)
+else
+$(error msamp.mk: MSAMP_RTOS is none or freertos, not '$(MSAMP_RTOS)')
+endif
 # To compile into the firmware: the core, the chosen wrappers, the port and the transport.
-MSAMP_SRCS := $(MSAMP_CORE_SRCS) $(msamp_wraps) $(MSAMP_PORT_SRCS) $(MSAMP_TRANSPORT_SRCS)
+MSAMP_SRCS := $(MSAMP_CORE_SRCS) $(msamp_wraps) $(MSAMP_PORT_SRCS) $(MSAMP_TRANSPORT_SRCS) $(MSAMP_RTOS_SRCS)
 # For a static library (libmsamp.a) instead: every wrapper, the link pulls only those it needs.
-MSAMP_LIB_SRCS := $(MSAMP_CORE_SRCS) $(MSAMP_WRAP_SRCS) $(MSAMP_PORT_SRCS)
+MSAMP_LIB_SRCS := $(MSAMP_CORE_SRCS) $(MSAMP_WRAP_SRCS) $(MSAMP_PORT_SRCS) $(MSAMP_RTOS_SRCS)
 
 MSAMP_INCLUDES := $(MSAMP_CORE_INC) $(addprefix -I$(msamp_p)port/,$(MSAMP_ARCH) common transport semihosting)
 MSAMP_CFLAGS := $(MSAMP_INCLUDES) -fno-omit-frame-pointer $(MSAMP_UNWIND_CFLAGS) $(MSAMP_PROFILE_CFLAGS) \
-	$(MSAMP_WRAP_CFLAGS)
+	$(MSAMP_WRAP_CFLAGS) $(MSAMP_RTOS_CFLAGS)
 # Optional, after MSAMP_CFLAGS, for MSAMP_OWN_SRCS: msamp's sources other than the wrappers and
 # the hooks, without frame pointers, smaller code. Every walk starts at the frame of a wrapper or
 # hook and goes up through your code, which keeps frame pointers; the wrappers and hooks keep
 # them too (clang lays out a frame record only with them on, even where the frame address is taken).
 # A section per function, so that a firmware linked with -Wl,--gc-sections keeps only what it calls.
 MSAMP_OWN_CFLAGS := -fomit-frame-pointer -ffunction-sections -fdata-sections
-MSAMP_OWN_SRCS := $(filter-out $(MSAMP_WRAP_SRCS) %/msamp_hooks.c,$(MSAMP_LIB_SRCS) $(MSAMP_TRANSPORT_SRCS))
+MSAMP_OWN_SRCS := $(filter-out $(MSAMP_WRAP_SRCS) %/msamp_hooks.c %/msamp_freertos_heap.c,$(MSAMP_LIB_SRCS) $(MSAMP_TRANSPORT_SRCS))
 
 MSAMP_LDFLAGS := $(foreach f,$(patsubst cxx,$(MSAMP_CXX_FUNCS),$(MSAMP_WRAP_FUNCS)),-Wl,--wrap=$(f)) \
-	$(if $(msamp_cxx),$(foreach f,$(patsubst cxx,$(MSAMP_CXX_FUNCS),$(MSAMP_WRAP_FUNCS)),-Wl,-u,__wrap_$(f)) )-Wl,--build-id
+	$(if $(msamp_cxx),$(foreach f,$(patsubst cxx,$(MSAMP_CXX_FUNCS),$(MSAMP_WRAP_FUNCS)),-Wl,-u,__wrap_$(f)) )-Wl,--build-id $(MSAMP_RTOS_LDFLAGS)

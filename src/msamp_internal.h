@@ -181,6 +181,14 @@ void msamp_rec_snap_end(uint32_t pass, uint32_t count);
 void msamp_rec_fail(unsigned kind, uintptr_t size, uint32_t stack, uintptr_t dt, uint32_t count);
 /* CMD_ACK (an extended record): command frame seq, its command and status. */
 void msamp_rec_cmd_ack(uint32_t seq, unsigned cmd, unsigned status);
+/* SAMPLE_TASK (an extended record): the task of the sample record that follows in the event. */
+void msamp_rec_sample_task(uint32_t task);
+/* TASK (an extended record): a task id's name, a NUL-terminated string. */
+struct msamp_task_fields {
+    uint32_t task;
+    const char *name;
+};
+void msamp_layout_task(struct msamp_sink *s, const void *arg);
 
 /* The down-channel (msamp_command.c, MSAMP_CFG_CONTROL): from msamp_poll(), outside the lock, one
  * read of at most MSAMP_CFG_CONTROL_READ bytes from the transport, fed to the parser, which
@@ -212,6 +220,9 @@ struct msamp_core {
     uint32_t failed[MSAMP_FAIL_KINDS];
 #endif
     uint32_t registrations;
+#if MSAMP_PORT_RTOS
+    uint32_t tasks_named; /* TASK records sent since the last SESSION: ids 1..tasks_named */
+#endif
     uint32_t session_id; /* for the dump block, the re-sent SESSION and the thinning coins */
     /* The adaptive interval (msamp_adapt.c): its bounds; the interval a thinning pass under way
      * thins to (0: none), the pass's next slot and its epoch (the coins' salt); counters; the time

@@ -48,6 +48,17 @@ MSAMP_WEAK size_t msamp_port_mappings(struct msamp_mapping *out, size_t max)
     return 0;
 }
 
+MSAMP_WEAK uint32_t msamp_port_tasks(void)
+{
+    return 0;
+}
+
+MSAMP_WEAK const char *msamp_port_task_name(uint32_t id)
+{
+    (void)id;
+    return NULL;
+}
+
 #if MSAMP_CFG_RUNTIME_TABLES
 MSAMP_WEAK void msamp_port_table_caps(uint32_t *live, uint32_t *stacks, uint32_t *frames)
 {

@@ -137,3 +137,22 @@ void msamp_rec_cmd_ack(uint32_t seq, unsigned cmd, unsigned status)
     uintptr_t v[4] = {MSAMP_REC_CMD_ACK, seq, cmd, status};
     msamp_event_varints(MSAMP_REC_EXTENDED, v, 4);
 }
+
+void msamp_rec_sample_task(uint32_t task)
+{
+    uintptr_t v[2] = {MSAMP_REC_SAMPLE_TASK, task};
+    msamp_event_varints(MSAMP_REC_EXTENDED, v, 2);
+}
+
+/* extended type, task, name_len, name (cut at MSAMP_WIRE_MAX_TASK_NAME bytes). */
+void msamp_layout_task(struct msamp_sink *s, const void *arg)
+{
+    const struct msamp_task_fields *f = arg;
+    uint32_t n = 0;
+    while (f->name[n] != '\0' && n < MSAMP_WIRE_MAX_TASK_NAME)
+        n++;
+    msamp_sink_varint(s, MSAMP_REC_TASK);
+    msamp_sink_varint(s, f->task);
+    msamp_sink_varint(s, n);
+    msamp_sink_bytes(s, f->name, n);
+}

@@ -51,7 +51,30 @@ void msamp_put_identity(uint32_t session_id, uint32_t resend_seq)
 #if MSAMP_CFG_MAPPINGS
     put_mappings();
 #endif
+#if MSAMP_PORT_RTOS
+    G.tasks_named = 0; /* the task names go again, with this identity */
+#endif
 }
+
+#if MSAMP_PORT_RTOS
+/* A TASK record for each task id the RTOS layer has named since the last one sent (all of them
+ * after a SESSION); stops at the first that does not fit the ring, to go on at the next poll. */
+static void report_tasks(void)
+{
+    uint32_t n = msamp_port_tasks();
+    while (G.tasks_named < n) {
+        struct msamp_task_fields f = {G.tasks_named + 1u, msamp_port_task_name(G.tasks_named + 1u)};
+        if (f.name != NULL) {
+            struct msamp_writer ev;
+            msamp_event_begin(&ev);
+            msamp_event_record(MSAMP_REC_EXTENDED, msamp_layout_task, &f);
+            if (msamp_event_end(&ev, 0) != 0)
+                return;
+        }
+        G.tasks_named++;
+    }
+}
+#endif
 
 void msamp_put_clock(void)
 {
@@ -220,6 +243,9 @@ void msamp_report_duties(void)
 #endif
 #if MSAMP_CFG_RESEND_BYTES
     identity_by_volume();
+#endif
+#if MSAMP_PORT_RTOS
+    report_tasks();
 #endif
     report_drops();
 }

@@ -113,7 +113,10 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
 #endif
     if (send_stack)
         put_stack(id, &w);
-    msamp_rec_alloc(old_slot, (uint32_t)(slot + 1), size, id, msamp_event_stamp(), p);
+    uintptr_t dt = msamp_event_stamp(); /* a TIME record, if any, before the task's */
+    if (c->task != 0)
+        msamp_rec_sample_task(c->task);
+    msamp_rec_alloc(old_slot, (uint32_t)(slot + 1), size, id, dt, p);
     if (msamp_event_end(&ev, 1) == 0 && send_stack)
         msamp_stack_sent(id, msamp_pass());
     /* Tracked even when the record was dropped: a snapshot pass reports it, or its FREE is an
@@ -258,7 +261,10 @@ void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, un
     int send_stack = msamp_stack_unsent(id, msamp_pass());
     if (send_stack)
         put_stack(id, &w);
-    msamp_rec_fail(kind, size, id, msamp_event_stamp(), count);
+    uintptr_t dt = msamp_event_stamp();
+    if (c->task != 0)
+        msamp_rec_sample_task(c->task);
+    msamp_rec_fail(kind, size, id, dt, count);
     if (msamp_event_end(&ev, 1) == 0 && send_stack)
         msamp_stack_sent(id, msamp_pass());
     msamp_port_unlock(key);

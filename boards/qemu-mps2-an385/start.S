@@ -6,10 +6,22 @@
 	.balign 4
 	.word __stack_hi
 	.word reset_handler
+#ifdef BOARD_FREERTOS
+/* qemu-mps2-an385-freertos: the kernel's SVC, PendSV and SysTick handlers (its ARM_CM3 port). */
+	.rept 9                        /* NMI .. reserved */
+	.word fault_entry
+	.endr
+	.word vPortSVCHandler
+	.word fault_entry              /* DebugMon */
+	.word fault_entry              /* reserved */
+	.word xPortPendSVHandler
+	.word xPortSysTickHandler
+#else
 	.rept 13                       /* NMI .. PendSV */
 	.word fault_entry
 	.endr
 	.word fault_entry              /* SysTick: unused (msamp reads it without interrupts) */
+#endif
 	.rept 32                       /* external interrupts 0..31 */
 	.word irq_entry
 	.endr

@@ -413,6 +413,26 @@ static int parse_payload(struct msamp_dec *d, struct rd *r, struct msamp_record 
             rec->u.cmd_ack.status = rd_varint(r);
             break;
         }
+        if (t == MSAMP_REC_TASK) {
+            rec->type = MSAMP_REC_TASK;
+            rec->u.task.task = rd_varint(r);
+            uint64_t n = rd_varint(r);
+            if (r->err || rec->u.task.task == 0 || rec->u.task.task > 0xFFFFu ||
+                n > MSAMP_WIRE_MAX_TASK_NAME || n > rd_left(r))
+                return -1;
+            rec->u.task.name = r->p;
+            rec->u.task.len = (size_t)n;
+            break;
+        }
+        if (t == MSAMP_REC_SAMPLE_TASK) {
+            rec->type = MSAMP_REC_SAMPLE_TASK;
+            rec->u.task.task = rd_varint(r);
+            rec->u.task.name = NULL;
+            rec->u.task.len = 0;
+            if (!r->err && (rec->u.task.task == 0 || rec->u.task.task > 0xFFFFu))
+                return -1;
+            break;
+        }
         rec->type = MSAMP_DEC_UNKNOWN;
         rec->u.unknown.type = t;
         rec->u.unknown.payload = r->p;

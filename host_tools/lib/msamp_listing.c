@@ -154,6 +154,13 @@ static void print_body(FILE *out, const struct msamp_record *rec)
         fputs(" path=", out);
         print_quoted(out, rec->u.mapping.path, rec->u.mapping.path_len);
         break;
+    case MSAMP_REC_TASK:
+        fprintf(out, "TASK task=%" PRIu64 " name=", rec->u.task.task);
+        print_quoted(out, rec->u.task.name, rec->u.task.len);
+        break;
+    case MSAMP_REC_SAMPLE_TASK:
+        fprintf(out, "SAMPLE_TASK task=%" PRIu64, rec->u.task.task);
+        break;
     case MSAMP_REC_CMD_ACK:
         fprintf(out, "CMD_ACK seq=%" PRIu64 " cmd=%" PRIu64 " status=%" PRIu64,
                 rec->u.cmd_ack.seq, rec->u.cmd_ack.cmd, rec->u.cmd_ack.status);

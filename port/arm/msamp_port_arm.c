@@ -35,7 +35,9 @@ void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
 #endif
 /* The frame unwinder's msamp_port_walk() is port/common/msamp_frame_walk.c's. */
 
-#if CORTEX_M
+#if CORTEX_M && MSAMP_PORT_RTOS
+/* An RTOS layer (port/rtos/) supplies the contexts, the lock and the clock. */
+#elif CORTEX_M
 static struct msamp_context contexts[2];
 
 /* Thread mode, or any exception handler (IPSR holds the active exception number). */

@@ -78,7 +78,7 @@ firstcontact-deps-demo:
 	@tests/need.sh $(firstword $(BOARD_CC)) $(firstword $(BOARD_QEMU))
 	@mkdir -p $(FC_DIR)
 	@$(if $(FC_TOOLS_M),:,$(call fc_tools_headers,$(FC_DIR)/tools.M))
-	@$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(DEMO_MSAMP_DEFS) -M $(DEMO_DIR)/demo.c \
+	@$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(DEMO_MSAMP_DEFS) -M $(BOARD_DEMO_SRC) \
 	  $(filter %.c,$(DEMO_SRCS) $(BOARD_SRCS) $(MSAMP_LIB_SRCS)) >$(FC_DIR)/demo-$(BOARD).M
 	@tests/firstcontact/deps_check.sh "demo BOARD=$(BOARD)" "$(BOARD_DEPS)" $(fc_tools_items) \
 	  $(firstword $(BOARD_CC)) $(BOARD_AR) $(firstword $(BOARD_QEMU)) $(BOARD_LIBGCC) mkfifo timeout tee go \

@@ -79,6 +79,25 @@ for c in "${configs[@]}"; do
   done
   printf '%-36s | %-22s | %-22s | %-15s | %s\n' "$label" "${row[0]}" "${row[1]}" "$firmware" "$share"
 done
+# The FreeRTOS layer (port/rtos/freertos/, docs/FREERTOS.md) on the Cortex-M3: its members of the
+# qemu-mps2-an385-freertos library, and the RAM each task costs (its slot of the layer's pool, from
+# the symbol's size, the core registry's pointer and the TCB's thread-local storage pointer).
+rtos_board=qemu-mps2-an385-freertos
+if [ -f "boards/$rtos_board/board.mk" ]; then
+  dir=$out/rtos
+  bdir=$($make -s --no-print-directory BOARD=$rtos_board BUILD="$dir" board-dir)
+  # shellcheck disable=SC2086
+  if ! $make -s --no-print-directory $jobs BOARD=$rtos_board BUILD="$dir" "$bdir/libmsamp.a" >/dev/null 2>"$dir.err"; then
+    echo "size_table: building $rtos_board failed:" >&2; tail -5 "$dir.err" >&2; exit 1
+  fi
+  tasks=$($make -s --no-print-directory BOARD=$rtos_board BUILD="$dir" --eval='rtos-tasks: ; @echo $(MSAMP_RTOS_TASKS)' rtos-tasks)
+  read -r lt ld lb <<<"$(members "$bdir/libmsamp.a" | awk '$4 == "msamp_freertos.o" || $4 == "msamp_freertos_heap.o" { t += $1; d += $2; b += $3 } END { print t, d, b }')"
+  slots=$(arm-none-eabi-nm -S "$bdir/libmsamp.a" 2>/dev/null | awk '$4 == "slots" { print $2 }')
+  [ -n "$slots" ] || { echo "size_table: no pool (slots) in $bdir/libmsamp.a" >&2; exit 1; }
+  per=$(( 16#$slots / tasks ))
+  printf '%-36s | %7d %6d %7d | RAM per task: %d bytes (%d in the layer'"'"'s pool, 4 in the core'"'"'s registry, 4 in the TCB); %d tasks\n' \
+    "FreeRTOS layer, Cortex-M3 -Os (gcc)" "$lt" "$ld" "$lb" $((per + 8)) "$per" "$tasks"
+fi
 echo "core (without the msamp_on_* hooks), wrappers of malloc free calloc realloc, port, UART transport;"
 echo "text includes .ARM.exidx/.ARM.extab where built with unwind tables; small: $small"
 echo "firmware, small: code (text) and RAM (data + bss) that msamp adds to a firmware that wraps"

@@ -124,6 +124,7 @@ static int encode_listing(const char *path)
         static uintptr_t pcs[256];
         static uint8_t bid[64];
         static char textb[256], pathb[512];
+        struct msamp_task_fields tk;
         if (strcmp(type, "frame") != 0 && !in_frame) {
             fprintf(stderr, "%s:%d: record outside a frame\n", path, lineno);
             check_failures++;
@@ -237,6 +238,13 @@ static int encode_listing(const char *path)
         } else if (strcmp(type, "CMD_ACK") == 0) {
             msamp_rec_cmd_ack((uint32_t)need(line, "seq", lineno), (unsigned)need(line, "cmd", lineno),
                               (unsigned)need(line, "status", lineno));
+        } else if (strcmp(type, "TASK") == 0) {
+            size_t n = quoted(line, "name", textb, sizeof textb - 1);
+            textb[n] = '\0';
+            tk = (struct msamp_task_fields){(uint32_t)need(line, "task", lineno), (const char *)textb};
+            rtype = MSAMP_REC_EXTENDED, layout = msamp_layout_task, arg = &tk;
+        } else if (strcmp(type, "SAMPLE_TASK") == 0) {
+            msamp_rec_sample_task((uint32_t)need(line, "task", lineno));
         } else if (strcmp(type, "MAPPING") == 0) {
             m.start = (uintptr_t)need(line, "start", lineno);
             m.limit = (uintptr_t)need(line, "limit", lineno);

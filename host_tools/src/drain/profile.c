@@ -322,6 +322,19 @@ int build_profile(const struct session *s, const struct elf_set *elves, const ch
     return rc;
 }
 
+/* A site's labels: on an RTOS device, `task` (the task's name, or the interrupt context's, or
+ * "task N" when no TASK record named it). Returns how many it wrote (at most 1). */
+static uint32_t site_labels(struct prof *p, const struct session *s, const struct site *st,
+                            struct prof_label *out)
+{
+    char buf[32];
+    const char *task = session_site_task(s, st, buf, sizeof(buf));
+    if (task == NULL)
+        return 0;
+    out[0] = (struct prof_label){prof_cstr(p, "task"), prof_cstr(p, task), 0, 0};
+    return 1;
+}
+
 static int build_from(const struct session *s, const struct elf_set *elves, const char *kind,
                       const struct msamp_dec_stats *dec_now, struct built *out, char *err,
                       size_t errlen)
@@ -430,7 +443,8 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
         }
         if (!sampled)
             continue;
-        uint32_t si = prof_add_sample(p, locs, nloc, v, NULL, 0, merge);
+        struct prof_label labels[1];
+        uint32_t si = prof_add_sample(p, locs, nloc, v, labels, site_labels(p, s, st, labels), merge);
         GROW(out->inuse_samples, out->cap_inuse, si + 1);
         GROW(out->alloc_samples, out->cap_alloc, si + 1);
         if (si + 1 == p->nsample) {

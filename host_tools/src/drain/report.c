@@ -43,7 +43,20 @@ static int by_value(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, const char *title)
+/* The `task` label of a sample (profile.c's site_labels), or "" when it has none. */
+static const char *sample_task(const struct prof *p, const struct prof_sample *s)
+{
+    for (uint32_t k = 0; k < s->nlabel; k++) {
+        const struct prof_label *l = &p->labelpool[s->label_off + k];
+        if (l->str > 0 && strcmp(p->str[l->key], "task") == 0)
+            return p->str[l->str];
+    }
+    return "";
+}
+
+/* tasks: the session has tasks (an RTOS device): a task column after the samples. */
+static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, const char *title,
+                      int tasks)
 {
     const struct prof *p = &b->prof;
     uint32_t *order = xmalloc((p->nsample + 1) * sizeof(*order));
@@ -53,7 +66,12 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
     sort_v = v_bytes;
     qsort(order, p->nsample, sizeof(*order), by_value);
     fprintf(f, "%s\n", title);
-    fprintf(f, "  %14s %10s %8s  %s\n", "bytes", "objects", "samples", "site (innermost first)");
+    if (tasks)
+        fprintf(f, "  %14s %10s %8s  %-16s %s\n", "bytes", "objects", "samples", "task",
+                "site (innermost first)");
+    else
+        fprintf(f, "  %14s %10s %8s  %s\n", "bytes", "objects", "samples",
+                "site (innermost first)");
     const uint64_t *cnt = v_bytes == V_INUSE_B ? b->inuse_samples : b->alloc_samples;
     size_t shown = 0;
     for (size_t i = 0; i < p->nsample && shown < n; i++) {
@@ -67,12 +85,54 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
         for (uint32_t k = 0; k < s->nloc && frames < 5 && len < sizeof(site) - 1; k++)
             len = site_frames(p, p->locpool[s->loc_off + k], k == 0, site, sizeof(site), len,
                               &frames);
-        fprintf(f, "  %14lld %10lld %8llu  %s\n", (long long)v[v_bytes],
-                (long long)v[v_bytes - 1], (unsigned long long)cnt[order[i]], site);
+        fprintf(f, "  %14lld %10lld %8llu  ", (long long)v[v_bytes], (long long)v[v_bytes - 1],
+                (unsigned long long)cnt[order[i]]);
+        if (tasks)
+            fprintf(f, "%-16s ", sample_task(p, s));
+        fprintf(f, "%s\n", site);
         shown++;
     }
     if (shown == 0)
         fprintf(f, "  (none)\n");
+    free(order);
+}
+
+static const struct prof *task_p;
+
+/* Samples by the string index of their task label, then by index. */
+static int by_task(const void *a, const void *b)
+{
+    const struct prof *p = task_p;
+    const char *x = sample_task(p, &p->sample[*(const uint32_t *)a]);
+    const char *y = sample_task(p, &p->sample[*(const uint32_t *)b]);
+    int c = strcmp(x, y);
+    return c != 0 ? c : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
+}
+
+/* An RTOS device's totals by task: in-use and allocated estimates summed over each task's sites. */
+static void task_table(FILE *f, const struct built *b)
+{
+    const struct prof *p = &b->prof;
+    uint32_t *order = xmalloc((p->nsample + 1) * sizeof(*order));
+    for (size_t i = 0; i < p->nsample; i++)
+        order[i] = (uint32_t)i;
+    task_p = p;
+    qsort(order, p->nsample, sizeof(*order), by_task);
+    fprintf(f, "by task:\n  %14s %10s %14s %10s  %s\n", "in-use bytes", "objects", "alloc bytes",
+            "objects", "task");
+    for (size_t i = 0; i < p->nsample;) {
+        const char *task = sample_task(p, &p->sample[order[i]]);
+        int64_t t[4] = {0, 0, 0, 0};
+        for (; i < p->nsample && strcmp(sample_task(p, &p->sample[order[i]]), task) == 0; i++) {
+            const int64_t *v = &p->valpool[p->sample[order[i]].val_off];
+            t[0] += v[V_INUSE_B];
+            t[1] += v[V_INUSE_B - 1];
+            t[2] += v[V_ALLOC_B];
+            t[3] += v[V_ALLOC_B - 1];
+        }
+        fprintf(f, "  %14lld %10lld %14lld %10lld  %s\n", (long long)t[0], (long long)t[1],
+                (long long)t[2], (long long)t[3], task[0] ? task : "(no task)");
+    }
     free(order);
 }
 
@@ -103,8 +163,9 @@ static void fail_table(FILE *f, const struct session *s, const struct built *b, 
         fprintf(f, "; %llu of them without their record (lost)", (unsigned long long)lost);
     if (s->n.fails_other)
         fprintf(f, "; %llu records of an unknown kind", (unsigned long long)s->n.fails_other);
-    fprintf(f, ":\n  %10s %14s %14s  %-6s %s\n", "failures", "bytes asked", "largest", "kind",
-            "site (innermost first)");
+    int tasks = s->task_samples != 0; /* an RTOS device: the failing task after the kind */
+    fprintf(f, ":\n  %10s %14s %14s  %-6s %s%s\n", "failures", "bytes asked", "largest", "kind",
+            tasks ? "task             " : "", "site (innermost first)");
     struct built_fail *order = xmalloc((b->nfails + 1) * sizeof(*order));
     if (b->nfails)
         memcpy(order, b->fails, b->nfails * sizeof(*order));
@@ -122,9 +183,14 @@ static void fail_table(FILE *f, const struct session *s, const struct built *b, 
         for (int kind = 0; kind < MSAMP_FAIL_KINDS && shown < n; kind++) {
             if (st->fail_n[kind] == 0)
                 continue;
-            fprintf(f, "  %10llu %14llu %14llu  %-6s %s\n", (unsigned long long)st->fail_n[kind],
+            char buf[32];
+            const char *task = session_site_task(s, st, buf, sizeof(buf));
+            fprintf(f, "  %10llu %14llu %14llu  %-6s ", (unsigned long long)st->fail_n[kind],
                     (unsigned long long)st->fail_b[kind], (unsigned long long)st->fail_max[kind],
-                    kind == MSAMP_FAIL_NULL ? "null" : "giant", site);
+                    kind == MSAMP_FAIL_NULL ? "null" : "giant");
+            if (tasks)
+                fprintf(f, "%-16s ", task ? task : "");
+            fprintf(f, "%s\n", site);
             shown++;
         }
     }
@@ -144,9 +210,12 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
     fprintf(f, "sampling: %s\n", story);
     snprintf(title, sizeof(title), "top %zu sites by in-use bytes%s:", n,
              final ? " (live at end: suspected leaks)" : "");
-    top_table(f, b, n, V_INUSE_B, title);
+    int tasks = s->task_samples != 0;
+    top_table(f, b, n, V_INUSE_B, title, tasks);
     snprintf(title, sizeof(title), "top %zu sites by allocated bytes:", n);
-    top_table(f, b, n, V_ALLOC_B, title);
+    top_table(f, b, n, V_ALLOC_B, title, tasks);
+    if (tasks)
+        task_table(f, b);
     fail_table(f, s, b, n);
 }
 

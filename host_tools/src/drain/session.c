@@ -47,6 +47,8 @@ void session_free(struct session *s)
     free(s->stacks);
     free(s->frames);
     umap_free(&s->site_index);
+    umap_free(&s->task_site_index);
+    free(s->tasks);
     free(s->sites);
     umap_free(&s->slot_index);
     free(s->slots);
@@ -126,6 +128,8 @@ static uint32_t new_site(struct session *s, uint64_t stack_id, uint32_t def)
     memset(&s->sites[s->nsites], 0, sizeof(s->sites[0]));
     s->sites[s->nsites].stack_id = stack_id;
     s->sites[s->nsites].def = def;
+    s->sites[s->nsites].base = UINT32_MAX;
+    s->sites[s->nsites].next_task = UINT32_MAX;
     if (def < s->nstacks)
         s->stacks[def].site = (uint32_t)s->nsites;
     return (uint32_t)s->nsites++;
@@ -134,7 +138,7 @@ static uint32_t new_site(struct session *s, uint64_t stack_id, uint32_t def)
 /* The site of a stack id now: its current definition's (samples before any definition of the id
  * get a site of their own, which the first definition then names). Beyond the cap, samples go to
  * the site of id 0 ("unknown stack"). */
-static uint32_t site_of(struct session *s, uint64_t stack_id)
+static uint32_t stack_site_of(struct session *s, uint64_t stack_id)
 {
     uint32_t i = umap_get(&s->site_index, stack_id);
     if (i < s->nsites)
@@ -152,12 +156,94 @@ static uint32_t site_of(struct session *s, uint64_t stack_id)
     } else if (s->nsites >= DRAIN_MAX_STACKS && stack_id != 0 &&
                stack_id != MSAMP_WIRE_STACK_FULL) {
         s->n.stack_overflow++;
-        return site_of(s, 0);
+        return stack_site_of(s, 0);
     } else {
         i = new_site(s, stack_id, def);
     }
     umap_put(&s->site_index, stack_id, i);
     return i;
+}
+
+/* The site of a sample: its stack id's, and on an RTOS device (a SAMPLE_TASK before it) the
+ * task's own site of that stack, chained to the stack's task-less one (which follows the id's
+ * definitions): the same stack in two tasks makes two sites, and every total splits by task. */
+static uint32_t site_of(struct session *s, uint64_t stack_id)
+{
+    uint32_t task = s->sample_task;
+    s->sample_task = 0;
+    uint32_t base = stack_site_of(s, stack_id);
+    if (task == 0)
+        return base;
+    s->task_samples++;
+    uint64_t key = (uint64_t)base << 16 | task;
+    uint32_t i = umap_get(&s->task_site_index, key);
+    if (i < s->nsites)
+        return i;
+    if (s->nsites >= DRAIN_MAX_STACKS) {
+        s->n.stack_overflow++;
+        return base;
+    }
+    i = new_site(s, s->sites[base].stack_id, SITE_DEF_NONE);
+    s->sites[i].def = s->sites[base].def; /* not the definition's own site: the base keeps it */
+    s->sites[i].task = task;
+    s->sites[i].base = base;
+    s->sites[i].next_task = s->sites[base].next_task;
+    s->sites[base].next_task = i;
+    umap_put(&s->task_site_index, key, i);
+    return i;
+}
+
+/* The position of task id in s->tasks (sorted by id), or where it would go. */
+static size_t task_pos(const struct session *s, uint32_t id)
+{
+    size_t lo = 0, hi = s->ntasks;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (s->tasks[mid].id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* A TASK record: id's name, replacing an earlier one (an RTOS that reused the id). */
+static void on_task(struct session *s, const struct msamp_record *r)
+{
+    uint32_t id = (uint32_t)r->u.task.task;
+    size_t lo = task_pos(s, id);
+    if (lo == s->ntasks || s->tasks[lo].id != id) {
+        if (s->ntasks >= DRAIN_MAX_TASKS)
+            return;
+        GROW(s->tasks, s->captasks, s->ntasks + 1);
+        memmove(&s->tasks[lo + 1], &s->tasks[lo], (s->ntasks - lo) * sizeof(s->tasks[0]));
+        s->ntasks++;
+        s->tasks[lo].id = id;
+    }
+    size_t n = r->u.task.len < MSAMP_WIRE_MAX_TASK_NAME ? r->u.task.len : MSAMP_WIRE_MAX_TASK_NAME;
+    for (size_t k = 0; k < n; k++) {
+        uint8_t c = r->u.task.name[k];
+        s->tasks[lo].name[k] = c >= 0x20 && c < 0x7f ? (char)c : '?'; /* printable in reports */
+    }
+    s->tasks[lo].name[n] = '\0';
+}
+
+const char *session_task_name(const struct session *s, uint32_t id)
+{
+    size_t lo = task_pos(s, id);
+    return lo < s->ntasks && s->tasks[lo].id == id ? s->tasks[lo].name : NULL;
+}
+
+const char *session_site_task(const struct session *s, const struct site *st, char *buf,
+                              size_t n)
+{
+    if (st->task == 0)
+        return NULL;
+    const char *name = session_task_name(s, st->task);
+    if (name)
+        return name;
+    snprintf(buf, n, "task %u", (unsigned)st->task);
+    return buf;
 }
 
 /* The weight of a new entry sampled at interval (0: not known yet, counted unweighted). */
@@ -318,7 +404,9 @@ static void on_live(struct session *s, const struct msamp_record *r)
     uint32_t site = site_of(s, r->u.live.stack_id);
     /* The interval the entry stands for: its own when the record says, else the one in force. */
     uint64_t interval = r->u.live.has_interval ? r->u.live.interval : s->interval;
-    if (sl->live && sl->size == r->u.live.size && sl->site == site) {
+    /* LIVE records carry no task: an entry of a task's site is the same entry again. */
+    if (sl->live && sl->size == r->u.live.size &&
+        (sl->site == site || s->sites[sl->site].base == site)) {
         sl->seen = s->snap_gen;
         /* The device's word on the entry's interval wins: a thinning drain did not replay (or
          * an interval it never heard of) is corrected here. An entry whose interval drain
@@ -443,6 +531,10 @@ static void on_stack(struct session *s, const struct msamp_record *r)
          * before it (a late join) were of these frames. */
         s->sites[site].def = d;
         s->n.pending_resolved += s->sites[site].alloc_samples;
+        for (uint32_t t = s->sites[site].next_task; t < s->nsites; t = s->sites[t].next_task) {
+            s->sites[t].def = d;
+            s->n.pending_resolved += s->sites[t].alloc_samples;
+        }
         if (s->stacks[d].site == UINT32_MAX)
             s->stacks[d].site = site;
         else
@@ -652,6 +744,9 @@ static int pre_keep(struct session *s, const struct msamp_record *r)
     } else if (r->type == MSAMP_REC_MAPPING) {
         extra = r->u.mapping.path;
         len = r->u.mapping.path_len;
+    } else if (r->type == MSAMP_REC_TASK) {
+        extra = r->u.task.name;
+        len = r->u.task.len;
     }
     if (!s->pre)
         s->pre = xcalloc(1, sizeof(*s->pre));
@@ -730,6 +825,9 @@ static void pre_replay_into(struct session *s, const struct pre_buf *p, uint64_t
             break;
         case MSAMP_REC_MAPPING:
             r.u.mapping.path = extra;
+            break;
+        case MSAMP_REC_TASK:
+            r.u.task.name = extra;
             break;
         case MSAMP_REC_LIVE:
             /* Before any header the decoder reads the first trailing field as [addr]: for a
@@ -840,6 +938,13 @@ static void apply(struct session *s, const struct msamp_record *r)
         }
         s->last_ts = r->ts;
     }
+    /* A SAMPLE_TASK holds for the sample record right after it (docs/WIRE_FORMAT.md). */
+    if (r->type == MSAMP_REC_SAMPLE_TASK) {
+        s->sample_task = (uint32_t)r->u.task.task;
+        return;
+    }
+    if (r->type != MSAMP_REC_ALLOC && r->type != MSAMP_REC_REALLOC && r->type != MSAMP_REC_FAIL)
+        s->sample_task = 0;
     switch (r->type) {
     case MSAMP_DEC_FRAME:
         if (r->u.frame.lost)
@@ -905,6 +1010,9 @@ static void apply(struct session *s, const struct msamp_record *r)
         break;
     case MSAMP_REC_MAPPING:
         on_mapping(s, r);
+        break;
+    case MSAMP_REC_TASK:
+        on_task(s, r);
         break;
     default:
         break;

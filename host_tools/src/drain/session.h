@@ -79,7 +79,18 @@ struct site {
     /* FAIL records at this stack, by kind (enum msamp_wire_fail): how many, the bytes asked
      * (saturating) and the largest request. Not samples: every failure is reported. */
     uint64_t fail_n[MSAMP_FAIL_KINDS], fail_b[MSAMP_FAIL_KINDS], fail_max[MSAMP_FAIL_KINDS];
+    /* RTOS devices (SAMPLE_TASK records): the task id of its samples (0: none), and the chain of
+     * the sites of the same stack for other tasks (base: the task-less site of its stack id, whose
+     * definition they follow; next_task: the next of them), UINT32_MAX where none. */
+    uint32_t task, base, next_task;
 };
+
+/* A task's name (TASK records): tasks are sorted by id. */
+struct task_name {
+    uint32_t id;
+    char name[MSAMP_WIRE_MAX_TASK_NAME + 1];
+};
+#define DRAIN_MAX_TASKS 4096u /* task names kept per session (ids are 1..65535) */
 
 /* A stack definition: distinct frames (an id redefined back to earlier frames finds them again). */
 struct stackdef {
@@ -157,6 +168,11 @@ struct session {
     size_t nframes, capframes;
 
     struct umap site_index; /* stack id -> the site of its current definition (a cache) */
+    struct umap task_site_index; /* (site << 16 | task) -> that task's site of the same stack */
+    uint32_t sample_task;   /* the SAMPLE_TASK before the next sample record (0: none) */
+    uint64_t task_samples;  /* samples that came with a task: the session has tasks */
+    struct task_name *tasks;
+    size_t ntasks, captasks;
     struct site *sites;
     size_t nsites, capsites;
 
@@ -228,6 +244,12 @@ const uint64_t *session_stack(const struct session *s, uint64_t id, uint32_t *de
 /* A site's frames, or NULL when it has none (unknown stack, stack table full). */
 const uint64_t *session_site_stack(const struct session *s, const struct site *st,
                                    uint32_t *depth);
+
+/* The name of task id (NULL when no TASK record named it). */
+const char *session_task_name(const struct session *s, uint32_t id);
+/* The label of a site's task ("name", "task N" when unnamed), or NULL for a site without one. */
+const char *session_site_task(const struct session *s, const struct site *st, char *buf,
+                              size_t n);
 
 /* The name of an interval change's reason ("live table high water", ...). */
 const char *session_reason_name(int reason);

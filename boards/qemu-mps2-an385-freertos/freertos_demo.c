@@ -1,0 +1,506 @@
+/* The demo firmware of qemu-mps2-an385-freertos: FreeRTOS tasks that allocate through
+ * pvPortMalloc/vPortFree (heap_4, profiled by msamp's FreeRTOS layer), and the truth a test checks
+ * the profile against (tests/rtos/).
+ *
+ *   producer  (priority 2) messages of 24..280 bytes sent through a queue, in tight bursts
+ *   consumer  (priority 3) receives and frees them; keeps a log of its last 8 entries
+ *   worker    (priority 2, time-sliced with producer) buffers of 64..1024 bytes, 16 kept, in
+ *             tight loops
+ *   leaker    (priority 1) a 256-byte record every 5 ms, never freed, and scratch blocks freed
+ *   TmrSvc    a software timer's callback every 1 ms: samples of 32..96 bytes, 4 kept
+ *   interrupt TIMER0 every 500 us: packets from a static pool (msamp_on_alloc: an ISR may not call
+ *             pvPortMalloc), sent with xQueueSendFromISR to sink (priority 3), which frees them
+ *   drainer   (priority 4) msamp_poll() every 0.5 ms; at the end stops the others and checks
+ * The tick runs at 10 kHz with time slicing, so tasks preempt one another inside msamp; the tick
+ * hook counts the ticks that struck a task while msamp was busy in it.
+ *
+ * Console lines (semihosting): "msamp-freertos truth task=NAME alloc_bytes=.. alloc_n=..
+ * inuse_bytes=.. inuse_n=.." per task, "msamp-freertos stats ..." (msamp's counters, the
+ * preemptions inside msamp, the checks of the live table against heap_4) and "msamp-freertos done".
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include "FreeRTOS.h"
+#include "board_api.h"
+#include "msamp.h"
+#include "msamp_freertos.h"
+#include "msamp_heapdump.h"
+#include "msamp_port.h"
+#include "queue.h"
+#include "task.h"
+#include "timers.h"
+
+#ifndef DEMO_INTERVAL
+#define DEMO_INTERVAL 1024
+#endif
+#ifndef DEMO_RUN_MS
+#define DEMO_RUN_MS 1500
+#endif
+#define MS(n) ((TickType_t)((n) * configTICK_RATE_HZ / 1000))
+
+enum owner { O_PRODUCER, O_CONSUMER, O_WORKER, O_LEAKER, O_TIMER, O_ISR, O_COUNT };
+static const char *const owner_name[O_COUNT] = {"producer", "consumer", "worker",
+                                                "leaker",   "TmrSvc",   "[interrupt]"};
+
+/* What each owner allocated, and holds now (requested bytes): the truth. */
+struct truth {
+    uint64_t alloc_bytes, alloc_n, inuse_bytes, inuse_n;
+};
+static struct truth truth[O_COUNT];
+
+/* Every block starts with its owner and size (blocks are at least 8 bytes). */
+struct head {
+    uint32_t owner, size;
+};
+
+void vApplicationTickHook(void);
+void board_assert_failed(const char *file, int line);
+
+static QueueHandle_t msg_q, isr_q;
+static TimerHandle_t timer;
+static volatile int stopping;
+static volatile uint32_t done_tasks, failures, preempted_inside;
+
+/* --- console --- */
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[20];
+    unsigned n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v != 0);
+    while (n > 0)
+        *p++ = tmp[--n];
+    return p;
+}
+
+static char *put_str(char *p, const char *s)
+{
+    while (*s != '\0')
+        *p++ = *s++;
+    return p;
+}
+
+static char *put_kv(char *p, const char *key, uint64_t v)
+{
+    *p++ = ' ';
+    p = put_str(p, key);
+    *p++ = '=';
+    return put_u64(p, v);
+}
+
+void board_assert_failed(const char *file, int line)
+{
+    char text[160];
+    char *p = put_str(text, "msamp-freertos FAIL: configASSERT ");
+    p = put_str(p, file);
+    *p++ = ':';
+    p = put_u64(p, (uint64_t)line);
+    p = put_str(p, "\n");
+    *p = '\0';
+    board_console(text);
+    board_exit(1);
+}
+
+static _Noreturn void fail(const char *why)
+{
+    char text[160];
+    char *p = put_str(text, "msamp-freertos FAIL: ");
+    p = put_str(p, why);
+    p = put_str(p, "\n");
+    *p = '\0';
+    board_console(text);
+    board_exit(1);
+}
+
+/* --- the truth's bookkeeping --- */
+static uint32_t rng_next(uint32_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 17;
+    *s ^= *s << 5;
+    return *s;
+}
+
+static void note_alloc(struct head *h, enum owner o, uint32_t size)
+{
+    h->owner = (uint32_t)o;
+    h->size = size;
+    struct truth *t = &truth[o];
+    t->alloc_bytes += size;
+    t->alloc_n++;
+    t->inuse_bytes += size;
+    t->inuse_n++;
+}
+
+static void note_free(const struct head *h)
+{
+    struct truth *t = &truth[h->owner < O_COUNT ? h->owner : 0];
+    t->inuse_bytes -= h->size;
+    t->inuse_n--;
+}
+
+/* Each named function is an allocation site of the profile: SITE keeps its frame (no tail call
+ * into heap_alloc). */
+#define SITE(call)                                                                                 \
+    void *site_p = (call);                                                                         \
+    __asm__ volatile("" : : "r"(site_p) : "memory");                                               \
+    return site_p
+static __attribute__((noinline)) void *heap_alloc(enum owner o, uint32_t size)
+{
+    struct head *h = pvPortMalloc(size);
+    if (h == NULL) {
+        failures = failures + 1u;
+        return NULL;
+    }
+    taskENTER_CRITICAL();
+    note_alloc(h, o, size);
+    taskEXIT_CRITICAL();
+    return h;
+}
+
+static void heap_free(void *p)
+{
+    if (p == NULL)
+        return;
+    taskENTER_CRITICAL();
+    note_free(p);
+    taskEXIT_CRITICAL();
+    vPortFree(p);
+}
+
+static __attribute__((noinline)) void *produce_message(uint32_t size)
+{
+    SITE(heap_alloc(O_PRODUCER, size));
+}
+
+static __attribute__((noinline)) void *consumer_log_entry(uint32_t size)
+{
+    SITE(heap_alloc(O_CONSUMER, size));
+}
+
+static __attribute__((noinline)) void *worker_buffer(uint32_t size)
+{
+    SITE(heap_alloc(O_WORKER, size));
+}
+
+static __attribute__((noinline)) void *leak_record(void)
+{
+    SITE(heap_alloc(O_LEAKER, 256));
+}
+
+static __attribute__((noinline)) void *leaker_scratch(uint32_t size)
+{
+    SITE(heap_alloc(O_LEAKER, size));
+}
+
+static __attribute__((noinline)) void *timer_sample(uint32_t size)
+{
+    SITE(heap_alloc(O_TIMER, size));
+}
+
+/* --- the interrupt's pool: 64-byte blocks, a bit each --- */
+#define POOL_BLOCKS 32u
+#define POOL_BLOCK 64u
+static uint8_t pool[POOL_BLOCKS][POOL_BLOCK] __attribute__((aligned(8)));
+static uint32_t pool_used; /* under the kernel's critical section (FromISR in the interrupt) */
+static uint32_t isr_rng = 0x9e3779b9u;
+
+static __attribute__((noinline)) void *isr_packet(void)
+{
+    UBaseType_t key = taskENTER_CRITICAL_FROM_ISR();
+    struct head *h = NULL;
+    uint32_t size = 16u + rng_next(&isr_rng) % (POOL_BLOCK - 16u);
+    for (uint32_t i = 0; i < POOL_BLOCKS; i++) {
+        if ((pool_used & (1u << i)) == 0) {
+            pool_used |= 1u << i;
+            h = (struct head *)pool[i];
+            note_alloc(h, O_ISR, size);
+            break;
+        }
+    }
+    taskEXIT_CRITICAL_FROM_ISR(key);
+    if (h == NULL)
+        return NULL; /* the pool is empty: not an allocation */
+    msamp_on_alloc(h, size);
+    return h;
+}
+
+static void isr_packet_free(struct head *h)
+{
+    msamp_on_free(h);
+    taskENTER_CRITICAL();
+    note_free(h);
+    pool_used &= ~(1u << (uint32_t)(((uint8_t(*)[POOL_BLOCK])(void *)h) - pool));
+    taskEXIT_CRITICAL();
+}
+
+static void timer0_isr(void)
+{
+    BaseType_t woken = pdFALSE;
+    void *p = isr_packet();
+    if (p != NULL && xQueueSendFromISR(isr_q, &p, &woken) != pdPASS)
+        isr_packet_free(p); /* the queue is full: not possible with a pool as deep */
+    portYIELD_FROM_ISR(woken);
+}
+
+/* --- tasks --- */
+static void finish(void)
+{
+    taskENTER_CRITICAL();
+    done_tasks = done_tasks + 1u;
+    taskEXIT_CRITICAL();
+    vTaskSuspend(NULL);
+}
+
+static void producer(void *arg)
+{
+    uint32_t rng = 0x12345678u;
+    while (!stopping) {
+        for (int i = 0; i < 16; i++) {
+            void *p = produce_message(24u + rng_next(&rng) % 257u);
+            if (p != NULL)
+                (void)xQueueSend(msg_q, &p, portMAX_DELAY);
+        }
+        vTaskDelay(1);
+    }
+    void *end = NULL;
+    (void)xQueueSend(msg_q, &end, portMAX_DELAY); /* the consumer ends after the last message */
+    finish();
+    (void)arg;
+}
+
+static void consumer(void *arg)
+{
+    uint32_t rng = 0x2468ace1u;
+    void *log[8] = {0};
+    uint32_t next = 0;
+    for (;;) {
+        void *p;
+        if (xQueueReceive(msg_q, &p, portMAX_DELAY) != pdPASS)
+            continue;
+        if (p == NULL)
+            break;
+        heap_free(p);
+        if ((rng_next(&rng) & 3u) == 0) {
+            heap_free(log[next]);
+            log[next] = consumer_log_entry(32u + rng_next(&rng) % 97u);
+            next = (next + 1u) % 8u;
+        }
+    }
+    finish();
+    (void)arg;
+}
+
+static void worker(void *arg)
+{
+    uint32_t rng = 0x0badf00du;
+    void *kept[16] = {0};
+    while (!stopping) {
+        for (int i = 0; i < 24; i++) {
+            uint32_t k = rng_next(&rng) % 16u;
+            heap_free(kept[k]);
+            kept[k] = worker_buffer(64u + rng_next(&rng) % 961u);
+        }
+        vTaskDelay(1);
+    }
+    finish();
+    (void)arg;
+}
+
+static void leaker(void *arg)
+{
+    uint32_t rng = 0x5eed5eedu;
+    TickType_t last = xTaskGetTickCount();
+    while (!stopping) {
+        (void)leak_record();
+        for (int i = 0; i < 24; i++)
+            heap_free(leaker_scratch(16u + rng_next(&rng) % 113u));
+        vTaskDelayUntil(&last, MS(5));
+    }
+    finish();
+    (void)arg;
+}
+
+static void sink(void *arg)
+{
+    while (!stopping || uxQueueMessagesWaiting(isr_q) != 0) {
+        void *p;
+        if (xQueueReceive(isr_q, &p, MS(1)) == pdPASS)
+            isr_packet_free(p);
+    }
+    finish();
+    (void)arg;
+}
+
+static void *timer_kept[4];
+static uint32_t timer_next, timer_rng = 0xfeedbeefu;
+
+static void on_timer(TimerHandle_t t)
+{
+    heap_free(timer_kept[timer_next]);
+    timer_kept[timer_next] = timer_sample(32u + rng_next(&timer_rng) % 65u);
+    timer_next = (timer_next + 1u) % 4u;
+    (void)t;
+}
+
+/* Counts the ticks that preempt a task inside msamp (its context's reentrancy guard set): with a
+ * shared context, another task's allocations would then go unsampled. */
+void vApplicationTickHook(void)
+{
+    struct msamp_context *c = pvTaskGetThreadLocalStoragePointer(NULL, MSAMP_FREERTOS_TLS_INDEX);
+    if (c != NULL && c->busy)
+        preempted_inside = preempted_inside + 1u;
+}
+
+#define TIMER0_BASE 0x40000000u
+#define NVIC_IPR_TIMER0 (*(volatile uint8_t *)(0xe000e400u + 8u))
+
+/* Live-table entries that were live when the workload started: the kernel's own blocks. */
+static uintptr_t kernel_blocks[64];
+static uint32_t nkernel;
+
+static void note_kernel_blocks(void)
+{
+    const struct msamp_heapdump_v3 *d = &msamp_heapdump;
+    for (uint32_t i = 0; i < d->live_capacity && nkernel < 64u; i++) {
+        uintptr_t a = atomic_load_explicit(&d->live_addr[i], memory_order_relaxed);
+        if (a != 0)
+            kernel_blocks[nkernel++] = a;
+    }
+}
+
+/* Every entry of msamp's live table against heap_4's block headers (the heap's own accounting)
+ * and the demo's: a block heap_4 has handed out, of the size and owner msamp has. Returns the
+ * entries that do not match; *live: entries checked. */
+static uint32_t check_live_table(uint32_t *live)
+{
+    const struct msamp_heapdump_v3 *d = &msamp_heapdump;
+    uint32_t bad = 0;
+    *live = 0;
+    for (uint32_t i = 0; i < d->live_capacity; i++) {
+        uintptr_t a = atomic_load_explicit(&d->live_addr[i], memory_order_relaxed);
+        if (a == 0)
+            continue;
+        (*live)++;
+        const struct head *h = (const struct head *)a;
+        if (a >= (uintptr_t)pool && a < (uintptr_t)pool + sizeof(pool)) {
+            uint32_t k = (uint32_t)((a - (uintptr_t)pool) / POOL_BLOCK);
+            bad += (pool_used & (1u << k)) == 0 || h->owner != O_ISR || h->size != d->live_size[i];
+            continue;
+        }
+        /* heap_4: a block's header (next free, size with the top bit set while allocated) sits
+         * 8 bytes before what pvPortMalloc returned. */
+        const size_t *hdr = (const size_t *)(a - 8u);
+        size_t top = (size_t)1 << (sizeof(size_t) * 8u - 1u);
+        if ((hdr[1] & top) == 0 || (hdr[1] & ~top) < d->live_size[i] + 8u) {
+            bad++;
+            continue;
+        }
+        int kernel = 0;
+        for (uint32_t k = 0; k < nkernel; k++)
+            kernel |= kernel_blocks[k] == a;
+        if (!kernel && (h->owner >= O_COUNT || h->size != d->live_size[i]))
+            bad++;
+    }
+    return bad;
+}
+
+static void drainer(void *arg)
+{
+    HeapStats_t before, after;
+    vPortGetHeapStats(&before);
+    note_kernel_blocks();
+    NVIC_IPR_TIMER0 = 6u << (8u - configPRIO_BITS); /* below configMAX_SYSCALL_INTERRUPT_PRIORITY */
+    if (board_timer_start(500, timer0_isr) != 0)
+        fail("timer");
+    if (xTimerStart(timer, 0) != pdPASS)
+        fail("xTimerStart");
+    TickType_t end = xTaskGetTickCount() + MS(DEMO_RUN_MS);
+    while ((int32_t)(xTaskGetTickCount() - end) < 0) {
+        (void)msamp_poll();
+        vTaskDelay((TickType_t)(configTICK_RATE_HZ / 2000u));
+    }
+    *(volatile uint32_t *)(TIMER0_BASE) = 0; /* TIMER0 off */
+    (void)xTimerStop(timer, portMAX_DELAY);
+    stopping = 1;
+    while (done_tasks < 5u) {
+        (void)msamp_poll();
+        vTaskDelay(1);
+    }
+    vTaskDelay(MS(2)); /* the timer service has stopped the timer */
+    vPortGetHeapStats(&after);
+
+    struct msamp_stats st;
+    if (msamp_get_stats(&st) != 0)
+        fail("msamp_get_stats");
+    uint64_t demo_live = 0;
+    for (int o = 0; o < O_COUNT; o++)
+        if (o != O_ISR)
+            demo_live += truth[o].inuse_n;
+    uint32_t live = 0, bad = check_live_table(&live);
+    uint64_t heap_live = (after.xNumberOfSuccessfulAllocations - after.xNumberOfSuccessfulFrees) -
+                         (before.xNumberOfSuccessfulAllocations - before.xNumberOfSuccessfulFrees);
+
+    char text[320];
+    for (int o = 0; o < O_COUNT; o++) {
+        char *p = put_str(text, "msamp-freertos truth task=");
+        p = put_str(p, owner_name[o]);
+        p = put_kv(p, "alloc_bytes", truth[o].alloc_bytes);
+        p = put_kv(p, "alloc_n", truth[o].alloc_n);
+        p = put_kv(p, "inuse_bytes", truth[o].inuse_bytes);
+        p = put_kv(p, "inuse_n", truth[o].inuse_n);
+        p = put_str(p, "\n");
+        *p = '\0';
+        board_console(text);
+    }
+    char *p = put_str(text, "msamp-freertos stats");
+    p = put_kv(p, "interval", DEMO_INTERVAL);
+    p = put_kv(p, "samples", st.samples);
+    p = put_kv(p, "reentrant", st.reentrant);
+    p = put_kv(p, "ring_records", st.ring_records);
+    p = put_kv(p, "live_full", st.live_full);
+    p = put_kv(p, "stack_full", st.stack_full);
+    p = put_kv(p, "no_frame", st.no_frame);
+    p = put_kv(p, "raises", st.raises);
+    p = put_kv(p, "preempted_inside", preempted_inside);
+    p = put_kv(p, "failures", failures);
+    p = put_kv(p, "live_entries", live);
+    p = put_kv(p, "live_bad", bad);
+    p = put_kv(p, "heap_live", heap_live);
+    p = put_kv(p, "demo_live", demo_live);
+    p = put_kv(p, "heap_free", after.xAvailableHeapSpaceInBytes);
+    p = put_str(p, "\n");
+    *p = '\0';
+    board_console(text);
+    (void)msamp_flush();
+    board_console("msamp-freertos done\n");
+    board_exit(0);
+    (void)arg;
+}
+
+int main(void)
+{
+    board_init();
+    struct msamp_config cfg = {.interval = DEMO_INTERVAL, .resend_ms = 500, .seed = 0x5eed};
+    if (msamp_init(&cfg) != 0)
+        fail("msamp_init");
+    msg_q = xQueueCreate(64, sizeof(void *));
+    isr_q = xQueueCreate(POOL_BLOCKS, sizeof(void *));
+    timer = xTimerCreate("sampler", MS(1), pdTRUE, NULL, on_timer);
+    if (msg_q == NULL || isr_q == NULL || timer == NULL)
+        fail("queues");
+    static const struct {
+        TaskFunction_t fn;
+        const char *name;
+        UBaseType_t prio;
+    } tasks[] = {{drainer, "drainer", 4}, {producer, "producer", 2}, {consumer, "consumer", 3},
+                 {worker, "worker", 2},   {leaker, "leaker", 1},     {sink, "sink", 3}};
+    for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++)
+        if (xTaskCreate(tasks[i].fn, tasks[i].name, 384, NULL, tasks[i].prio, NULL) != pdPASS)
+            fail("xTaskCreate");
+    vTaskStartScheduler();
+    fail("the scheduler returned");
+}

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# Usage: tests/rtos/check_freertos.sh OUTDIR
+# Checks a run of qemu-mps2-an385-freertos's demo (boards/examples/demo/run_demo.sh with every
+# site listed: OUTDIR/console.txt, the firmware's truth; OUTDIR/drain.txt, drain's --top tables with
+# their task column) against the demo's own per-task truth:
+#   estimates  each task's allocated and in-use bytes (summed over its sites) within the bound of
+#              its truth. An allocation of s bytes is sampled with probability p = 1 - exp(-s/R)
+#              and counted s/p, so a task's estimate is unbiased with variance
+#              sum s^2 (1 - p) / p <= R * sum s (since (1 - p) / p = 1 / (e^(s/R) - 1) <= R / s):
+#              the bound is 4 * sqrt(R * truth bytes), plus 0.5% and 16 bytes per site for the
+#              rounding of weights
+#   labels     the pprof profile's `task` label has every task (go tool pprof -tags)
+#   leak       the first in-use site is the leaking task's leak_record
+#   preemption ticks struck tasks inside msamp (preempted_inside > 0) and no allocation went
+#              unsampled for it (reentrant 0, no ring drops), every sample the device took reached
+#              drain (its samples equal the sum of drain's), drain's live entries at the end equal
+#              the device's live table, and that table matches heap_4's own accounting: every
+#              entry a block heap_4 has handed out with the size and owner msamp has (live_bad 0),
+#              and the heap's live blocks equal the demo's (heap_live = demo_live)
+set -u
+out=${1:?outdir}
+console=$out/console.txt; report=$out/drain.txt
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+grep -q '^msamp-freertos done' "$console" || { echo "FAIL: the firmware did not finish:"; cat "$console"; exit 1; }
+[ -s "$report" ] || { echo "FAIL: no drain report $report"; exit 1; }
+stat() { sed -n "s/^msamp-freertos stats.* $1=\([0-9]*\).*/\1/p" "$console"; }
+R=$(stat interval)
+[ -n "$R" ] || { echo "FAIL: no stats line"; exit 1; }
+
+# drain's tables: "table task bytes samples" per row (the task column is 16 wide at column 39).
+rows=$(awk '
+  /^top [0-9]+ sites by in-use bytes/ { t = "inuse"; next }
+  /^top [0-9]+ sites by allocated bytes/ { t = "alloc"; next }
+  /^[a-z]/ { t = "" }
+  t != "" && $1 ~ /^[0-9]+$/ { task = substr($0, 39, 16); gsub(/^ +| +$/, "", task); gsub(/ /, "_", task)
+    print t, task, $1, $3, substr($0, 56) }' "$report")
+[ -n "$rows" ] || { echo "FAIL: no rows in $report"; exit 1; }
+sum() { awk -v t="$1" -v k="$2" -v col="$3" '$1 == t && $2 == k { s += $col } END { print s + 0 }' <<<"$rows"; }
+nsites() { awk -v t="$1" -v k="$2" '$1 == t && $2 == k { n++ } END { print n + 0 }' <<<"$rows"; }
+
+while read -r task ab an ib in; do
+  for kind in alloc inuse; do
+    if [ $kind = alloc ]; then truth=$ab; else truth=$ib; fi
+    est=$(sum $kind "$task" 3)
+    n=$(nsites $kind "$task")
+    ok=$(awk -v e="$est" -v t="$truth" -v r="$R" -v n="$n" 'BEGIN {
+      b = 4 * sqrt(r * t) + 0.005 * t + 16 * (n + 1); d = e - t; if (d < 0) d = -d
+      printf "%d %.0f", d <= b, b }')
+    printf '  %-12s %-5s truth %9d  estimate %9d  bound +-%s\n' "$task" $kind "$truth" "$est" "${ok#* }"
+    [ "${ok%% *}" = 1 ] || bad "$task $kind: estimate $est, truth $truth (bound ${ok#* })"
+  done
+done < <(sed -n 's/^msamp-freertos truth task=\([^ ]*\) alloc_bytes=\([0-9]*\) alloc_n=\([0-9]*\) inuse_bytes=\([0-9]*\) inuse_n=\([0-9]*\).*/\1 \2 \3 \4 \5/p' "$console")
+[ "$(grep -c '^msamp-freertos truth' "$console")" = 6 ] || bad "not 6 truth lines"
+for t in producer consumer worker leaker TmrSvc '[interrupt]'; do
+  [ "$(nsites alloc "$t")" -gt 0 ] || bad "no allocated site of task $t"
+done
+
+# The profile: a pprof label `task` on the samples, every task's name among its values.
+tags=$(go tool pprof -tags -sample_index=alloc_space "$out/demo.pb.gz" 2>/dev/null)
+grep -q '^ *task: Total' <<<"$tags" || bad "no task label in the profile"
+for t in producer consumer worker leaker TmrSvc '[interrupt]'; do
+  grep -qF "): $t" <<<"$tags" || bad "the profile's task label has no value $t"
+done
+
+first=$(awk '$1 == "inuse" { print; exit }' <<<"$rows")
+case "$first" in
+  "inuse leaker "*leak_record*) echo "  leak: the first in-use site is the leaker's leak_record" ;;
+  *) bad "the first in-use site is not the leaker's leak_record: $first" ;;
+esac
+
+pre=$(stat preempted_inside); [ "${pre:-0}" -gt 0 ] || bad "no tick struck a task inside msamp"
+[ "$(stat reentrant)" = 0 ] || bad "reentrant $(stat reentrant): allocations went unsampled"
+[ "$(stat ring_records)" = 0 ] || bad "ring drops $(stat ring_records)"
+[ "$(stat live_bad)" = 0 ] || bad "live table entries that heap_4 or the demo do not have: $(stat live_bad)"
+[ "$(stat heap_live)" = "$(stat demo_live)" ] || bad "heap_4 live blocks $(stat heap_live), the demo's $(stat demo_live)"
+drained=$(awk '$1 == "alloc" { s += $4 } END { print s + 0 }' <<<"$rows")
+[ "$drained" = "$(stat samples)" ] || bad "the device took $(stat samples) samples, drain counted $drained"
+live=$(awk '$1 == "inuse" { s += $4 } END { print s + 0 }' <<<"$rows")
+[ "$live" = "$(stat live_entries)" ] || bad "drain's live entries $live, the device's live table $(stat live_entries)"
+echo "  preemption: $pre ticks inside msamp; reentrant $(stat reentrant); samples $(stat samples) sent and counted; live table $live entries = heap_4's blocks (heap_live $(stat heap_live))"
+[ $fail = 0 ] && echo "freertos checks passed"
+exit $fail

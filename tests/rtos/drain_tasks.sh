@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Usage: tests/rtos/drain_tasks.sh DRAIN OUTDIR   (test rtos-drain-tasks)
+# drain (ASan+UBSan) on the golden vector tests/vectors/tasks.bin, an RTOS device's stream: the
+# same stack in three tasks makes three sites, each with its task in --top's column and as the
+# pprof label `task`; a sample without SAMPLE_TASK has none (a SAMPLE_TASK holds for one sample
+# record only); the by-task table sums them; a stream without tasks keeps --top's old columns.
+set -u
+drain=${1:?drain}; out=${2:?outdir}
+mkdir -p "$out"
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+"$drain" -q -o "$out/tasks.pb.gz" -t 10 tests/vectors/tasks.bin >"$out/tasks.txt" 2>"$out/tasks.err" ||
+  { echo "FAIL: drain exited $?"; cat "$out/tasks.err"; exit 1; }
+row() { awk -v t="$1" -v want="$2" '
+  /^top [0-9]+ sites by in-use bytes/ { s = "inuse"; next }
+  /^top [0-9]+ sites by allocated bytes/ { s = "alloc"; next }
+  /^[a-z]/ { s = "" }
+  s == t && $1 ~ /^[0-9]+$/ { task = substr($0, 39, 16); gsub(/ +$/, "", task); if (task == want) print $1, $3 }' "$out/tasks.txt"; }
+# producer: 200 and 400 bytes (the realloc's), 400 in use; [interrupt]: 48; none: 64 (1024 interval)
+[ "$(row alloc producer | awk '{ print $2 }')" = 2 ] || bad "producer's site: not 2 samples: $(row alloc producer)"
+[ "$(row inuse producer | awk '{ print $2 }')" = 1 ] || bad "producer in use: not 1 sample"
+[ "$(row alloc '[interrupt]' | awk '{ print $2 }')" = 1 ] || bad "no [interrupt] site"
+[ "$(row alloc '' | awk '{ print $2 }')" = 1 ] || bad "the sample without SAMPLE_TASK is not task-less"
+[ "$(grep -c '' <<<"$(row alloc producer)")" = 1 ] || bad "producer's samples split over sites"
+grep -q '^by task:' "$out/tasks.txt" || bad "no by-task table"
+grep -Eq '^ +1237 +3 +2364 +9  producer$' "$out/tasks.txt" || bad "by-task producer row: $(grep producer "$out/tasks.txt" | tail -1)"
+grep -q '(no task)$' "$out/tasks.txt" || bad "by-task table without the (no task) row"
+grep -Eq '^ +1 +100000 +100000  null   Tmr Svc +0x' "$out/tasks.txt" || bad "the failure without its task Tmr Svc"
+if command -v go >/dev/null; then
+  tags=$(go tool pprof -tags -sample_index=alloc_space "$out/tasks.pb.gz" 2>/dev/null)
+  for t in producer '[interrupt]'; do grep -qF "): $t" <<<"$tags" || bad "pprof label task has no $t"; done
+elif [ "${CI:-}" = true ]; then
+  bad "go missing"
+fi
+# A stream without tasks: no task column, no by-task table.
+"$drain" -q -o "$out/basic.pb.gz" -t 5 tests/vectors/basic.bin >"$out/basic.txt" 2>&1 || bad "drain on basic.bin"
+grep -q ' task ' "$out/basic.txt" && bad "a task column without tasks"
+grep -q '^by task' "$out/basic.txt" && bad "a by-task table without tasks"
+[ $fail = 0 ] && echo "rtos-drain-tasks: sites by task, labels, by-task table: ok"
+exit $fail

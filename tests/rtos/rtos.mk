@@ -1,0 +1,33 @@
+# RTOS tests (issue 17): qemu-mps2-an385-freertos, FreeRTOS V11.2.0 with msamp's FreeRTOS layer
+# (docs/FREERTOS.md). One QEMU run of its demo, as `make demo` runs it, with every site listed,
+# checked against the demo's per-task truth (tests/rtos/check_freertos.sh); built with gcc (the
+# exidx walker) and with clang (the r7 frame chain).
+RTOS_BOARD := qemu-mps2-an385-freertos
+RTOS_OUT = $(BUILD)/tests/rtos
+
+# $(1): the test's name suffix, $(2): the board's compiler
+define rtos_test
+TESTS += rtos-freertos$(1)
+test-rtos-freertos$(1): ## FreeRTOS on Cortex-M3 ($(2)): per-task estimates within bound, the leaking task found, preemption inside msamp loses nothing, live table = heap_4's
+	@tests/need.sh arm-none-eabi-gcc qemu-system-arm go $(if $(filter clang,$(2)),clang ld.lld)
+	@$$(MAKE) --no-print-directory -s host_tools/drain
+	@$$(MAKE) --no-print-directory -s BOARD=$(RTOS_BOARD) BOARD_COMPILER=$(2) firmware
+	@mkdir -p $(RTOS_OUT)
+	@$$(MAKE) --no-print-directory -s BOARD=$(RTOS_BOARD) BOARD_COMPILER=$(2) rtos-run \
+		RTOS_RUN_OUT=$(RTOS_OUT)/run-$(2)
+	@tests/rtos/check_freertos.sh $(RTOS_OUT)/run-$(2)
+endef
+$(eval $(call rtos_test,,gcc))
+$(eval $(call rtos_test,-clang,clang))
+
+TESTS += rtos-drain-tasks
+test-rtos-drain-tasks: ## drain on an RTOS stream (tests/vectors/tasks.bin): sites split by task, --top's task column, the pprof label task, the by-task table
+	@$(MAKE) --no-print-directory -s $(DRAIN_T)/drain-asan
+	@$(DRAIN_T_ENV) tests/rtos/drain_tasks.sh $(DRAIN_T)/drain-asan $(RTOS_OUT)/drain
+
+ifeq ($(BOARD),$(RTOS_BOARD))
+.PHONY: rtos-run
+rtos-run:
+	@$(BOARD_ENV) DRAIN=$(DRAIN) $(DEMO_DIR)/run_demo.sh $(DEMO_ELF) uart $(RTOS_RUN_OUT) \
+		$(RTOS_RUN_OUT)/demo.pb.gz 100000 >$(RTOS_RUN_OUT).log 2>&1 || { cat $(RTOS_RUN_OUT).log; exit 1; }
+endif
