@@ -399,6 +399,14 @@ static struct prof_label time_label(struct prof *p, const char *key, unsigned bu
                                prof_cstr(p, "nanoseconds")};
 }
 
+/* tot += v, saturating (the values of a hostile stream can be INT64_MAX). */
+static void add_values(int64_t *tot, const int64_t *v)
+{
+    for (int k = 0; k < V_COUNT; k++)
+        if (__builtin_add_overflow(tot[k], v[k], &tot[k]))
+            tot[k] = INT64_MAX;
+}
+
 /* Live entries of one site in one age bucket (AGE_UNKNOWN: no known birth). */
 #define AGE_UNKNOWN 15u
 struct agebin {
@@ -508,8 +516,7 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
             if (g->bucket != AGE_UNKNOWN)
                 labels[n++] = time_label(p, "age", g->bucket);
             prof_add_sample(p, locs, nloc, v, labels, n, 1);
-            for (int k = 0; k < V_COUNT; k++)
-                tot[k] += v[k];
+            add_values(tot, v);
         }
         for (uint32_t l = life_head[i]; l != UINT32_MAX; l = life_next[l]) {
             const struct lifebin *lb = &s->life[l];
@@ -521,15 +528,13 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
             rf_b -= lb->fb;
             labels[nl] = time_label(p, "lifetime", lb->bucket);
             prof_add_sample(p, locs, nloc, v, labels, nl + 1, 1);
-            for (int k = 0; k < V_COUNT; k++)
-                tot[k] += v[k];
+            add_values(tot, v);
         }
         int64_t rest[V_COUNT] = {0, 0, round_val(ra_n), round_val(ra_b), round_val(rf_n),
                                  round_val(rf_b)};
         if (rest[V_ALLOC_N] || rest[V_ALLOC_B] || rest[V_FREE_N] || rest[V_FREE_B]) {
             prof_add_sample(p, locs, nloc, rest, labels, nl, 1);
-            for (int k = 0; k < V_COUNT; k++)
-                tot[k] += rest[k];
+            add_values(tot, rest);
         }
         out->alloc_raised += (uint64_t)raised;
         uint32_t si = prof_add_sample(&out->agg, locs, nloc, tot, NULL, 0, 1);
