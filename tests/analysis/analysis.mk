@@ -28,7 +28,7 @@ $(BOARD_DIR)/analysis/analysis_fw.o: tests/analysis/analysis_app.c $(BOARD_FLAGS
 $(ANALYSIS_FW): $(BOARD_DIR)/analysis/analysis_fw.o $(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_uart.a \
 		$(DEMO_LIB) $(BOARD_LDSCRIPT)
 	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LINK_FLAGS) -o $@ $(BOARD_DIR)/analysis/analysis_fw.o \
-		$(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_uart.a $(DEMO_LIB) $(BOARD_LIBGCC)
+		$(BOARD_OBJS) $(DEMO_OBJS) $(DEMO_LIB) $(BOARD_DIR)/libmsamp_uart.a $(BOARD_LIBGCC)
 
 test-analysis-board: ## The same checks on the board under QEMU (one firmware run over the UART, device id from msamp_config)
 	@tests/need.sh $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU)) go

@@ -23,10 +23,8 @@
 #include <stdint.h>
 #ifdef ANALYSIS_BOARD
 #include "board_api.h"
+#include "demo.h" /* the demo's heap: malloc, realloc, free, and demo_fail for its faults */
 #include "msamp.h"
-void *malloc(size_t n);
-void *realloc(void *p, size_t n);
-void free(void *p);
 #define PEAK_N 100
 #else
 #define _GNU_SOURCE
@@ -52,7 +50,9 @@ void free(void *p);
 static volatile uintptr_t sink;
 static void *peak_blocks[PEAK_N];
 static uint64_t inuse, peak;
-static double peak_var, interval = 1;
+#ifndef ANALYSIS_BOARD
+static double peak_var, interval = 1; /* no floating point on the board: it runs at interval 1 */
+#endif
 /* The sizes the program holds, to compute the peak's variance: the chain and the peak blocks. */
 static uint64_t chain_size;
 
@@ -68,12 +68,6 @@ static void pause_ms(long ms)
     uint64_t end = board_ticks() + board_tick_hz() * (uint64_t)ms / 1000u;
     while (board_ticks() < end)
         poll();
-}
-
-static double var_of(uint64_t s)
-{
-    (void)s;
-    return 0; /* interval 1: every allocation sampled, no variance */
 }
 #else
 static void poll(void)
@@ -141,7 +135,9 @@ NOINLINE static void peak_phase(void)
     }
     inuse += (uint64_t)PEAK_N * PEAK_SIZE;
     peak = inuse;
+#ifndef ANALYSIS_BOARD
     peak_var = var_of(chain_size) + var_of(512) + var_of(768) + PEAK_N * var_of(PEAK_SIZE);
+#endif
     pause_ms(50);
     for (int i = 0; i < PEAK_N; i++)
         free(peak_blocks[i]);
@@ -176,6 +172,14 @@ NOINLINE static void *scenario(void)
 }
 
 #ifdef ANALYSIS_BOARD
+_Noreturn void demo_fail(const char *what)
+{
+    board_console("analysis: heap fault: ");
+    board_console(what);
+    board_console("\n");
+    board_exit(1);
+}
+
 static void put_truth(const char *key, uint64_t v)
 {
     char line[80], digits[24];
