@@ -1251,16 +1251,11 @@ static void test_realloc_chain(void)
         r.u.alloc = (__typeof__(r.u.alloc)){1, 100, 1, 0, 0};
         feed_at(s, &r, 1000);
         r = rec(MSAMP_REC_REALLOC);
-        r.u.realloc.old_slot = 0;
-        r.u.realloc.new_slot1 = 3;
-        r.u.realloc.size = 300;
-        r.u.realloc.stack_id = 2;
+        r.u.realloc = (__typeof__(r.u.realloc)){.old_slot = 0, .new_slot1 = 3, .size = 300,
+                                                .stack_id = 2};
         feed_at(s, &r, 1500);
-        r = rec(MSAMP_REC_LIVE);
-        r.u.live.slot = 2;
-        r.u.live.size = 300;
-        r.u.live.stack_id = 2;
-        r.u.live.birth = 1500;
+        r = rec(MSAMP_REC_LIVE); /* the device's re-send: the realloc's stack and birth */
+        r.u.live = (__typeof__(r.u.live)){.slot = 2, .size = 300, .stack_id = 2, .birth = 1500};
         feed_at(s, &r, 1600);
         CHECK(s->n.lost_frees == 0 && s->n.late_live == 0 && s->n.chain_links == 1);
         CHECK(slot_of(s, 2).birth == 1000 && slot_of(s, 2).site == site_for(s, 1) - s->sites);
