@@ -415,6 +415,65 @@ struct agebin {
     uint64_t samples;
 };
 
+/* One sample of a site: its values (estimates), rounded; key "age", "lifetime" or NULL (the rest,
+ * no time label). */
+#define MAX_PARTS (2 * 16 + 2)
+struct part {
+    double x[V_COUNT];
+    int64_t v[V_COUNT];
+    const char *key;
+    unsigned bucket;
+};
+
+/* Rounds each value column of the parts so that the rounded parts add up to the rounded sum of the
+ * column: each part gets its value's floor (an allocated value at least its part's rounded in-use
+ * one, unless it is below it unrounded), and the units left go to the largest remainders.
+ * Negative values count as 0; values beyond 2^53 are rounded one by one. */
+static void round_parts(struct part *parts, size_t np)
+{
+    for (int c = 0; c < V_COUNT; c++) {
+        double sum = 0;
+        int big = 0;
+        for (size_t k = 0; k < np; k++) {
+            double x = parts[k].x[c] > 0 ? parts[k].x[c] : 0;
+            sum += x;
+            big |= x > 9.0e15;
+        }
+        if (big || sum > 9.0e15) {
+            for (size_t k = 0; k < np; k++)
+                parts[k].v[c] = round_val(parts[k].x[c]);
+            continue;
+        }
+        int64_t left = round_val(sum);
+        for (size_t k = 0; k < np; k++) {
+            double x = parts[k].x[c] > 0 ? parts[k].x[c] : 0;
+            parts[k].v[c] = (int64_t)floor(x);
+            /* A part's allocated values are not rounded below its in-use ones (the in-use
+             * columns come first) when they are not below them unrounded. */
+            if ((c == V_ALLOC_N || c == V_ALLOC_B) && x >= parts[k].x[c - 2] * (1 - 1e-12) &&
+                parts[k].v[c] < parts[k].v[c - 2])
+                parts[k].v[c] = parts[k].v[c - 2];
+            left -= parts[k].v[c];
+        }
+        while (left > 0) { /* at most np units */
+            size_t best = np;
+            double frac = -1;
+            for (size_t k = 0; k < np; k++) {
+                double x = parts[k].x[c] > 0 ? parts[k].x[c] : 0;
+                double f = x - (double)parts[k].v[c];
+                if (f > frac && f > 0) {
+                    frac = f;
+                    best = k;
+                }
+            }
+            if (best == np)
+                break;
+            parts[best].v[c]++;
+            left--;
+        }
+    }
+}
+
 /* The samples of every site (docs/DRAIN.md "Lifetimes"): one per age bucket of its live entries
  * (in use and their allocated share, label `age`), one per lifetime bucket of its freed entries
  * (allocated and freed, label `lifetime`), and one with the rest of its allocated and freed
@@ -491,14 +550,35 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         if (!sampled)
             continue;
         uint32_t nl = sample_labels(p, s, (uint32_t)i, labels);
+        /* The site's parts (age bins, lifetime bins, the rest), rounded so that they add up to
+         * the site's rounded totals (largest remainders): the per-site totals of a split profile
+         * are those of an unsplit one. */
+        struct part parts[MAX_PARTS];
+        size_t np = 0;
         double ra_n = st->alloc_n, ra_b = st->alloc_b, rf_n = st->free_n, rf_b = st->free_b;
-        int64_t tot[V_COUNT] = {0};
         uint64_t inuse_cnt = 0;
-        int raised = 0;
-        for (uint32_t a = age_head[i]; a != UINT32_MAX; a = ages[a].next) {
+        for (uint32_t a = age_head[i]; a != UINT32_MAX && np < MAX_PARTS - 1; a = ages[a].next) {
             const struct agebin *g = &ages[a];
-            int64_t v[V_COUNT] = {round_val(g->n), round_val(g->b), round_val(g->an),
-                                  round_val(g->ab), 0, 0};
+            parts[np++] = (struct part){{g->n, g->b, g->an, g->ab, 0, 0}, {0}, "age", g->bucket};
+            ra_n -= g->an;
+            ra_b -= g->ab;
+            inuse_cnt += g->samples;
+        }
+        for (uint32_t l = life_head[i]; l != UINT32_MAX && np < MAX_PARTS - 1; l = life_next[l]) {
+            const struct lifebin *lb = &s->life[l];
+            parts[np++] = (struct part){{0, 0, lb->an, lb->ab, lb->fn, lb->fb}, {0}, "lifetime",
+                                        lb->bucket};
+            ra_n -= lb->an;
+            ra_b -= lb->ab;
+            rf_n -= lb->fn;
+            rf_b -= lb->fb;
+        }
+        parts[np++] = (struct part){{0, 0, ra_n, ra_b, rf_n, rf_b}, {0}, NULL, AGE_UNKNOWN};
+        round_parts(parts, np);
+        int64_t tot[V_COUNT] = {0};
+        int raised = 0;
+        for (size_t k = 0; k < np; k++) {
+            int64_t *v = parts[k].v;
             /* In use never above allocated (docs/DRAIN.md): a weight raised since the entry was
              * counted as allocated (a replayed thinning's survivor, an interval corrected by a
              * LIVE record) raises the allocated values with it. */
@@ -509,32 +589,16 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
                 if (v[V_INUSE_B] > v[V_ALLOC_B])
                     v[V_ALLOC_B] = v[V_INUSE_B];
             }
-            ra_n -= g->an;
-            ra_b -= g->ab;
-            inuse_cnt += g->samples;
+            int any = 0;
+            for (int c = 0; c < V_COUNT; c++)
+                any |= v[c] != 0;
+            if (!any)
+                continue;
             uint32_t n = nl;
-            if (g->bucket != AGE_UNKNOWN)
-                labels[n++] = time_label(p, "age", g->bucket);
+            if (parts[k].key && parts[k].bucket != AGE_UNKNOWN)
+                labels[n++] = time_label(p, parts[k].key, parts[k].bucket);
             prof_add_sample(p, locs, nloc, v, labels, n, 1);
             add_values(tot, v);
-        }
-        for (uint32_t l = life_head[i]; l != UINT32_MAX; l = life_next[l]) {
-            const struct lifebin *lb = &s->life[l];
-            int64_t v[V_COUNT] = {0, 0, round_val(lb->an), round_val(lb->ab), round_val(lb->fn),
-                                  round_val(lb->fb)};
-            ra_n -= lb->an;
-            ra_b -= lb->ab;
-            rf_n -= lb->fn;
-            rf_b -= lb->fb;
-            labels[nl] = time_label(p, "lifetime", lb->bucket);
-            prof_add_sample(p, locs, nloc, v, labels, nl + 1, 1);
-            add_values(tot, v);
-        }
-        int64_t rest[V_COUNT] = {0, 0, round_val(ra_n), round_val(ra_b), round_val(rf_n),
-                                 round_val(rf_b)};
-        if (rest[V_ALLOC_N] || rest[V_ALLOC_B] || rest[V_FREE_N] || rest[V_FREE_B]) {
-            prof_add_sample(p, locs, nloc, rest, labels, nl, 1);
-            add_values(tot, rest);
         }
         out->alloc_raised += (uint64_t)raised;
         uint32_t si = prof_add_sample(&out->agg, locs, nloc, tot, NULL, 0, 1);
