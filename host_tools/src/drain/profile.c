@@ -474,6 +474,39 @@ static void round_parts(struct part *parts, size_t np)
     }
 }
 
+/* In use never above allocated (docs/DRAIN.md), in every sample: a live part whose in-use is
+ * above its allocated share (its entries' weights raised since they were counted as allocated: a
+ * replayed thinning's survivors, an interval corrected by a LIVE record) takes the difference
+ * from the site's other parts' allocated values (what they hold beyond their own in-use); only
+ * what the whole site lacks is added (the site's allocated values raised to its in-use: returns
+ * 1, counted as alloc_raised). */
+static int cover_inuse(struct part *parts, size_t np)
+{
+    int raised = 0;
+    for (int c = V_ALLOC_N; c <= V_ALLOC_B; c++) {
+        int u = c - 2; /* the in-use column of the same unit */
+        for (size_t k = 0; k < np; k++) {
+            double need = parts[k].x[u] - parts[k].x[c];
+            for (size_t j = 0; j < np && need > 0; j++) {
+                double spare = parts[j].x[c] - (parts[j].x[u] > 0 ? parts[j].x[u] : 0);
+                if (j == k || !(spare > 0))
+                    continue;
+                double take = spare < need ? spare : need;
+                parts[j].x[c] -= take;
+                parts[k].x[c] += take;
+                need -= take;
+            }
+            if (need > 1e-9 * (1 + parts[k].x[u])) {
+                parts[k].x[c] += need;
+                raised = 1;
+            } else if (need > 0) {
+                parts[k].x[c] = parts[k].x[u];
+            }
+        }
+    }
+    return raised;
+}
+
 /* The samples of every site (docs/DRAIN.md "Lifetimes"): one per age bucket of its live entries
  * (in use and their allocated share, label `age`), one per lifetime bucket of its freed entries
  * (allocated and freed, label `lifetime`), and one with the rest of its allocated and freed
@@ -574,21 +607,15 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
             rf_b -= lb->fb;
         }
         parts[np++] = (struct part){{0, 0, ra_n, ra_b, rf_n, rf_b}, {0}, NULL, AGE_UNKNOWN};
+        int raised = cover_inuse(parts, np);
         round_parts(parts, np);
         int64_t tot[V_COUNT] = {0};
-        int raised = 0;
         for (size_t k = 0; k < np; k++) {
             int64_t *v = parts[k].v;
-            /* In use never above allocated (docs/DRAIN.md): a weight raised since the entry was
-             * counted as allocated (a replayed thinning's survivor, an interval corrected by a
-             * LIVE record) raises the allocated values with it. */
-            if (v[V_INUSE_N] > v[V_ALLOC_N] || v[V_INUSE_B] > v[V_ALLOC_B]) {
-                raised = 1;
-                if (v[V_INUSE_N] > v[V_ALLOC_N])
-                    v[V_ALLOC_N] = v[V_INUSE_N];
-                if (v[V_INUSE_B] > v[V_ALLOC_B])
-                    v[V_ALLOC_B] = v[V_INUSE_B];
-            }
+            if (v[V_ALLOC_N] < v[V_INUSE_N]) /* rounding beyond 2^53 alone */
+                v[V_ALLOC_N] = v[V_INUSE_N];
+            if (v[V_ALLOC_B] < v[V_INUSE_B])
+                v[V_ALLOC_B] = v[V_INUSE_B];
             int any = 0;
             for (int c = 0; c < V_COUNT; c++)
                 any |= v[c] != 0;
