@@ -77,6 +77,7 @@ test-board-*|the aarch64 board under QEMU: self-test, demo end to end, faults, i
 test-rtt-*|SEGGER RTT: the transport on the host, drain gdb: against hostile servers, the demo through QEMU's gdbstub (tests/rtt/)
 test-ports-*|every walker on forged stacks; the demo end to end on every other board (tests/ports/)
 test-postmortem-*|the heap from a RAM dump or an ELF core: drain --ram/--core against the stream on four boards, hostile dumps (tests/postmortem/)
+test-analysis-*|drain's answers: realloc chains, lifetimes, --min-lifetime, --peak, device labels through merge, folded file:line; hosted and on the board (tests/analysis/)
 test-robust-*|noisy lines, hosted and firmware streams (tests/robust/; make check-robust, make soak)
 test-fuzz-*|libFuzzer for 20 s per target, and the regression inputs (tests/fuzz/; make fuzz)
 test-newlib-*|Debian's newlib and newlib-nano on the Cortex-M3: every allocation recorded once (tests/newlib/)

@@ -55,6 +55,11 @@ struct msamp_config {
     /* Pin the interval: no adaptation (interval_min = interval_max = interval); a sample whose
      * live-table bucket is full is then counted in stats.live_full, not tracked. */
     uint8_t pin_interval;
+    /* This device's id (serial number, MAC, name): a NUL-terminated string, sent in the SESSION
+     * record (its first MSAMP_WIRE_MAX_DEVICE_ID bytes), so drain labels the device's samples and
+     * a merged fleet profile splits again. Kept by pointer: it must stay valid. NULL: the port's
+     * msamp_port_device_id(). Ignored by the tiny profile (MSAMP_CFG_TINY), which asks the port. */
+    const char *device_id;
 };
 
 /* Counters since init. Every sample that lost information is counted in exactly one field. */

@@ -106,6 +106,11 @@ size_t msamp_port_build_id(const uint8_t **id);
 
 /* Optional (weak defaults in the core, src/msamp_port_defaults.c). */
 
+/* This device's id (a serial number, a MAC address, a name): sets *id and returns its length in
+ * bytes (at most MSAMP_WIRE_MAX_DEVICE_ID are sent), or returns 0 when there is none (the default).
+ * Asked at every SESSION record when msamp_config.device_id is NULL; the bytes must stay valid. */
+size_t msamp_port_device_id(const uint8_t **id);
+
 /* Some bits of entropy for the session id and the default seed (default: the time). */
 uint64_t msamp_port_entropy(void);
 /* Loaded images whose addresses differ from their ELF's (hosted PIE programs): fills up to max

@@ -33,6 +33,9 @@
 #define MSAMP_WIRE_MAX_BUILD_ID 64u
 /* Longest MARK text a device sends (msamp_mark). */
 #define MSAMP_WIRE_MAX_MARK 64u
+/* Longest device id carried in SESSION's optional [device_id_len device_id] (docs/WIRE_FORMAT.md). */
+#define MSAMP_WIRE_MAX_DEVICE_ID 32u
+
 /* Deepest STACK record (depth 1..this). */
 #define MSAMP_WIRE_MAX_DEPTH 256u
 
@@ -41,6 +44,8 @@ enum msamp_wire_type {
     MSAMP_REC_INVALID = 0,
     /* version:u8 flags:u8 session_id:u32le resend_seq arch:u8 ptr_size:u8 tick_hz interval
      * live_capacity stack_capacity max_depth build_id_len:u8 build_id[build_id_len]
+     * [device_id_len:u8 device_id[device_id_len]] (1..MSAMP_WIRE_MAX_DEVICE_ID bytes; absent when
+     * the device has no id)
      * resend_seq is 0 in the first header after reset and counts up with each periodic re-send;
      * a header whose session_id differs, or whose resend_seq is 0, starts a new session. */
     MSAMP_REC_SESSION = 1,

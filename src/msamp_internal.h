@@ -146,6 +146,8 @@ struct msamp_session_fields {
         stack_capacity, max_depth;
     const uint8_t *build_id;
     uint32_t build_id_len;
+    const uint8_t *device_id;
+    uint32_t device_id_len; /* 0: the optional field is not sent */
 };
 struct msamp_stack_fields {
     uint32_t id, depth;
@@ -235,6 +237,7 @@ struct msamp_core {
     uint32_t seed; /* contexts' generators are seeded from it (and their registration count) */
 #else
     uint64_t seed;
+    const char *device_id; /* msamp_config.device_id (the tiny profile asks the port only) */
 #endif
 #if MSAMP_CFG_SNAPSHOTS
     uint32_t pass; /* the snapshot pass under way, or the last one */

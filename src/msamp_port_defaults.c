@@ -8,6 +8,12 @@ MSAMP_WEAK uint64_t msamp_port_entropy(void)
     return msamp_port_time();
 }
 
+MSAMP_WEAK size_t msamp_port_device_id(const uint8_t **id)
+{
+    (void)id;
+    return 0;
+}
+
 MSAMP_WEAK int msamp_transport_init(void)
 {
     return 0;

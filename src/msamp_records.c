@@ -20,6 +20,10 @@ void msamp_layout_session(struct msamp_sink *s, const void *arg)
     msamp_sink_varint(s, f->max_depth);
     msamp_sink_byte(s, f->build_id_len);
     msamp_sink_bytes(s, f->build_id, f->build_id_len);
+    if (f->device_id_len != 0) { /* the optional trailing [device_id_len device_id] */
+        msamp_sink_byte(s, f->device_id_len);
+        msamp_sink_bytes(s, f->device_id, f->device_id_len);
+    }
 }
 
 /* id depth frame0, then each frame as the zigzag of its difference to the one before. */

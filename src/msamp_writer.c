@@ -24,10 +24,15 @@
 #define MAPPING_MAX                                                                                \
     (MSAMP_WIRE_MAX_REC_HEADER + 3u * PTR_VARINT + 1u + MSAMP_WIRE_MAX_BUILD_ID + 2u +               \
      MSAMP_MAPPING_PATH_MAX)
+/* A SESSION with the longest build-id and device id (u32 varints: 5 bytes each). */
+#define SESSION_MAX                                                                                \
+    (MSAMP_WIRE_MAX_REC_HEADER + 6u + 5u + 2u + 5u * 5u + 1u + MSAMP_WIRE_MAX_BUILD_ID + 1u +      \
+     MSAMP_WIRE_MAX_DEVICE_ID)
+#define MAX2(a, b) ((a) > (b) ? (a) : (b))
 #if MSAMP_CFG_MAPPINGS
-#define EVENT_MAX (SAMPLE_MAX > MAPPING_MAX ? SAMPLE_MAX : MAPPING_MAX)
+#define EVENT_MAX MAX2(MAX2(SAMPLE_MAX, MAPPING_MAX), SESSION_MAX)
 #else
-#define EVENT_MAX SAMPLE_MAX
+#define EVENT_MAX MAX2(SAMPLE_MAX, SESSION_MAX)
 #endif
 #define BODY_MAX (MSAMP_CFG_FRAME_BYTES + EVENT_MAX + MSAMP_WIRE_CRC_SIZE)
 _Static_assert(BODY_MAX <= MSAMP_WIRE_MAX_BODY, "a frame could exceed the wire maximum");

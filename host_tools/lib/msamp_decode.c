@@ -249,6 +249,18 @@ static int parse_session(struct msamp_dec *d, struct rd *r, struct msamp_record 
         return -1;
     memset(rec->u.session.build_id, 0, sizeof(rec->u.session.build_id));
     memcpy(rec->u.session.build_id, bid, rec->u.session.build_id_len);
+    /* [device_id_len:u8 device_id]: 1..MSAMP_WIRE_MAX_DEVICE_ID bytes, whole, or the record is
+     * malformed. */
+    rec->u.session.device_id_len = 0;
+    memset(rec->u.session.device_id, 0, sizeof(rec->u.session.device_id));
+    if (rd_left(r) != 0) {
+        uint8_t n = rd_u8(r);
+        const uint8_t *id = n >= 1 && n <= MSAMP_DEC_MAX_DEVICE_ID ? rd_bytes(r, n) : NULL;
+        if (r->err || id == NULL)
+            return -1;
+        rec->u.session.device_id_len = n;
+        memcpy(rec->u.session.device_id, id, n);
+    }
 
     /* A reset (resend_seq 0) or another device restarts the clock; a re-send keeps it. */
     if (rec->u.session.resend_seq == 0 ||

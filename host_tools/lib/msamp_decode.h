@@ -13,7 +13,8 @@
  *   timed record, and from a SESSION that starts a new session (resend_seq 0 or another
  *   session_id), until the next TIME or SNAP_BEGIN.
  * - STACK frames wrap modulo 2^(8*ptr_size) of the latest SESSION (8 before any). SESSION with
- *   ptr_size outside 1..8 or build_id_len > MSAMP_WIRE_MAX_BUILD_ID, STACK with id 0 or depth
+ *   ptr_size outside 1..8, build_id_len > MSAMP_WIRE_MAX_BUILD_ID, or an optional device id
+ *   whose length is 0, above MSAMP_WIRE_MAX_DEVICE_ID or cut short, STACK with id 0 or depth
  *   outside 1..MSAMP_WIRE_MAX_DEPTH, and an extended type below 16 are malformed.
  * - The optional [addr] is read when the latest SESSION has MSAMP_SESSION_FLAG_ADDRESSES, or,
  *   before any SESSION, when bytes remain in the payload. LIVE's optional [interval] is read when
@@ -35,6 +36,7 @@
 /* The decoder's limits are the wire format's: deepest STACK, longest build-id. */
 #define MSAMP_DEC_MAX_DEPTH MSAMP_WIRE_MAX_DEPTH
 #define MSAMP_DEC_MAX_BUILD_ID MSAMP_WIRE_MAX_BUILD_ID
+#define MSAMP_DEC_MAX_DEVICE_ID MSAMP_WIRE_MAX_DEVICE_ID
 
 /* Pseudo record types the decoder reports besides the wire types. */
 enum msamp_dec_event {
@@ -61,6 +63,9 @@ struct msamp_record {
             uint64_t resend_seq, tick_hz, interval, live_capacity, stack_capacity, max_depth;
             uint8_t build_id_len;
             uint8_t build_id[MSAMP_DEC_MAX_BUILD_ID];
+            /* The optional trailing device id (device_id_len 0: absent). */
+            uint8_t device_id_len;
+            uint8_t device_id[MSAMP_DEC_MAX_DEVICE_ID];
         } session;
         struct { uint64_t id; uint32_t depth; const uint64_t *frames; } stack;
         struct { uint64_t slot1, size, stack_id, addr; int has_addr; } alloc;

@@ -60,6 +60,18 @@ static void print_session(FILE *out, const struct msamp_record *rec)
             rec->u.session.live_capacity, rec->u.session.stack_capacity,
             rec->u.session.max_depth);
     print_hexbytes(out, rec->u.session.build_id, rec->u.session.build_id_len);
+    if (rec->u.session.device_id_len) {
+        /* Printable ASCII as it is, any other byte as \xHH. */
+        fputs(" device_id=\"", out);
+        for (unsigned i = 0; i < rec->u.session.device_id_len; i++) {
+            uint8_t c = rec->u.session.device_id[i];
+            if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\')
+                fputc(c, out);
+            else
+                fprintf(out, "\\x%02x", c);
+        }
+        fputc('"', out);
+    }
 }
 
 static void print_body(FILE *out, const struct msamp_record *rec)

@@ -15,6 +15,8 @@
  *                   powers of two; default 65536 and 16384), mapped once at start-up
  *   MSAMP_EXIT_TIMEOUT_MS  the longest the exit flush waits for a slow or stalled consumer, in
  *                   milliseconds, 0..600000 (default 1000)
+ *   MSAMP_DEVICE_ID the device id sent in the SESSION record (its first MSAMP_WIRE_MAX_DEVICE_ID
+ *                   bytes; default none): drain's `device` label
  * and the port's word to the user about them, on stderr. The table capacities are read by
  * msamp_port_table_caps, below; their memory comes from mmap, never from the wrapped malloc. */
 #define _GNU_SOURCE
@@ -27,6 +29,7 @@
 #include <unistd.h>
 
 #include "hosted.h"
+#include "msamp_wire.h"
 
 void msamp_hosted_say(const char *fmt, const char *a, const char *b)
 {
@@ -100,6 +103,20 @@ int msamp_hosted_settings(struct msamp_hosted_settings *s)
     if (seed != NULL && seed[0] != '\0')
         s->cfg.seed = strtoull(seed, NULL, 0);
     s->exit_timeout_ms = env_exit_ms();
+    /* Copied: the program may change its environment later. */
+    static char device_id[MSAMP_WIRE_MAX_DEVICE_ID + 1];
+    const char *id = getenv("MSAMP_DEVICE_ID");
+    if (id != NULL && id[0] != '\0') {
+        size_t n = strlen(id);
+        if (n > MSAMP_WIRE_MAX_DEVICE_ID) {
+            msamp_hosted_say("msamp: MSAMP_DEVICE_ID=%s is longer than 32 bytes: cut%s\n", id, "");
+            _Static_assert(MSAMP_WIRE_MAX_DEVICE_ID == 32u, "the message above says 32");
+            n = MSAMP_WIRE_MAX_DEVICE_ID;
+        }
+        memcpy(device_id, id, n);
+        device_id[n] = '\0';
+        s->cfg.device_id = device_id;
+    }
     s->output = output != NULL && output[0] != '\0' ? output : "msamp.%e.%p.bin";
     return 1;
 }

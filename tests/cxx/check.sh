@@ -106,13 +106,15 @@ while read -r _ rest; do
     ok "--top: one $word failure of $size bytes at $at" ||
     fail "--top: no $word failure of $size bytes at $at"
 done < <(grep '^fail ' "$truth")
-# Folded stacks (in-use bytes; spaces are underscores): main;...;SITE BYTES, the truth's bytes.
+# Folded stacks (in-use bytes; spaces are underscores; frames FUNC@FILE:LINE): main;...;SITE BYTES,
+# the truth's bytes.
 awk 'FNR == NR {
        if ($1 != "site") next
        size = $NF; live = $(NF - 1); $1 = ""; $NF = ""; $(NF - 1) = ""; $(NF - 2) = ""
        sub(/^ +/, ""); sub(/ +$/, ""); gsub(/ /, "_"); want[$0] = live * size; next
      }
      { bytes = $NF; stack = $0; sub(/ [^ ]*$/, "", stack); n = split(stack, fr, ";")
+       for (i = 1; i <= n; i++) sub(/@[^@]*:[0-9]+$/, "", fr[i])
        main = 0; for (i = 1; i < n; i++) if (fr[i] == "main") main = 1
        if (main) got[fr[n]] += bytes }
      END {

@@ -451,7 +451,8 @@ static void test_forward_compat(void)
 {
     struct buf s = { 0 }, r = { 0 }, p = { 0 };
     session_payload(&p, 0, 1, 1, 8, 0);
-    buf_varint(&p, 777); /* a field of a later version */
+    buf_put(&p, "\x05" "dev-1", 6); /* the optional [device_id_len device_id] */
+    buf_varint(&p, 777);              /* a field of a later version */
     rec_put(&r, MSAMP_REC_SESSION, &p);
     buf_free(&p);
     rec_v(&r, MSAMP_REC_ALLOC, 6, U(1), U(8), U(2), U(3), U(0x1234), U(99));
@@ -470,7 +471,7 @@ static void test_forward_compat(void)
                  "frame seq=0\n"
                  "SESSION version=1 flags=0x00 session_id=0x00000001 resend_seq=1 arch=aarch64 "
                  "ptr_size=8 tick_hz=10000 interval=4096 live_capacity=256 stack_capacity=128 "
-                 "max_depth=32 build_id= @ts=?\n"
+                 "max_depth=32 build_id= device_id=\"dev-1\" @ts=?\n"
                  "ALLOC slot1=1 size=8 stack=2 dt=3 @ts=?\n"
                  "FREE slot=0 dt=1 @ts=?\n"
                  "TIME ts=50 @ts=50\n"
@@ -483,6 +484,43 @@ static void test_forward_compat(void)
     CHECK_EQ_U(st.records_unknown, 2);
     CHECK_EQ_U(st.records_malformed, 1);
     buf_free(&s);
+}
+
+/* SESSION's optional device id: absent, whole (printed with \xHH for other bytes), and the three
+ * malformed forms (length 0, above MSAMP_WIRE_MAX_DEVICE_ID, cut short). */
+static void test_device_id(void)
+{
+    static const struct {
+        const char *field;
+        size_t len;
+        int ok;
+        const char *want;
+    } cases[] = {
+        {"", 0, 1, "build_id= @ts=?\n"},
+        {"\x03" "a\"\x01", 4, 1, "build_id= device_id=\"a\\x22\\x01\" @ts=?\n"},
+        {"\x20" "0123456789abcdef0123456789abcdef", 33, 1,
+         "build_id= device_id=\"0123456789abcdef0123456789abcdef\" @ts=?\n"},
+        {"\x00", 1, 0, NULL},
+        {"\x21" "0123456789abcdef0123456789abcdef!", 34, 0, NULL},
+        {"\x04" "abc", 4, 0, NULL},
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct buf s = {0}, r = {0}, p = {0};
+        session_payload(&p, 0, 1, 1, 8, 0);
+        buf_put(&p, cases[i].field, cases[i].len);
+        rec_put(&r, MSAMP_REC_SESSION, &p);
+        buf_free(&p);
+        put_frame(&s, 0, &r);
+        struct msamp_dec_stats st;
+        char *text = decode(s.p, s.len, 0, MSAMP_PRINT_TIME, &st);
+        CHECK_EQ_U(st.records_malformed, cases[i].ok ? 0u : 1u);
+        if (cases[i].ok)
+            CHECK(strstr(text, cases[i].want) != NULL);
+        else
+            CHECK(strstr(text, "SESSION") == NULL);
+        free(text);
+        buf_free(&s);
+    }
 }
 
 static void test_stack_wrap(void)
@@ -951,6 +989,7 @@ int main(void)
     test_addresses_and_long_records();
     test_adaptive_fields();
     test_forward_compat();
+    test_device_id();
     test_stack_wrap();
     test_stack_limits();
     test_varints();

@@ -1108,6 +1108,197 @@ static void test_pre_overflow(void)
     session_free(s);
 }
 
+/* The running in-use estimate equals the sums over the live set, in total and per site, and the
+ * peak's per-site values (saved lazily) add up to the peak's total. */
+static int check_running(const struct session *s)
+{
+    double *n = calloc(s->nsites + 1, sizeof(double)), *b = calloc(s->nsites + 1, sizeof(double));
+    double tn = 0, tb = 0, mag = 1;
+    for (size_t k = 0; k < s->nlive; k++) {
+        const struct slot *sl = &s->slots[s->live[k]];
+        n[sl->site] += sl->w;
+        b[sl->site] += sl->w * (double)sl->size;
+        tn += sl->w;
+        tb += sl->w * (double)sl->size;
+    }
+    int bad = 0;
+    double pn = 0, pb = 0;
+    for (size_t i = 0; i < s->nsites; i++) {
+        const struct site *st = &s->sites[i];
+        mag = fmax(mag, fmax(st->alloc_b, st->peak_b));
+        bad |= fabs(st->inuse_n - n[i]) > 1e-9 * (1 + st->alloc_n + n[i]);
+        bad |= fabs(st->inuse_b - b[i]) > 1e-9 * (1 + st->alloc_b + b[i]);
+        double x, y;
+        session_site_peak(s, st, &x, &y);
+        pn += x;
+        pb += y;
+    }
+    bad |= fabs(s->inuse_n - tn) > 1e-9 * (1 + mag);
+    bad |= fabs(s->inuse_b - tb) > 1e-9 * (1 + mag);
+    bad |= s->inuse_b > s->peak_b * (1 + 1e-12) + 1e-6;
+    bad |= fabs(pb - s->peak_b) > 1e-9 * (1 + mag) || fabs(pn - s->peak_n) > 1e-9 * (1 + mag);
+    free(n);
+    free(b);
+    return bad;
+}
+
+/* Random streams of every record kind, and damaged ones (records lost, LOSS events, snapshot
+ * passes with entries missing, thinning raises, realloc chains, LIVE records with other stacks):
+ * after every record the running totals and the peak's sites agree with the live set. */
+static void test_running_totals(void)
+{
+    for (int damaged = 0; damaged < 2; damaged++) {
+        uint64_t x = damaged ? 0x1234567887654321ull : 0x9e3779b97f4a7c15ull;
+        struct session *s = session_new(1, NULL);
+        feed_session(s, 0x77, 0, 4096);
+        for (uint64_t id = 1; id <= 6; id++)
+            feed_stack(s, id, 0x1000 * id);
+        int bad = 0;
+        uint64_t ts = 0;
+        for (int i = 0; i < 60000 && !bad; i++) {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            if (damaged && x % 7 == 0)
+                continue; /* a lost record */
+            static const int kinds[] = {MSAMP_REC_ALLOC, MSAMP_REC_ALLOC,     MSAMP_REC_FREE,
+                                        MSAMP_REC_FREE,  MSAMP_REC_REALLOC,   MSAMP_REC_LIVE,
+                                        MSAMP_REC_INTERVAL, MSAMP_REC_SNAP_BEGIN,
+                                        MSAMP_REC_SNAP_END, MSAMP_DEC_LOSS, MSAMP_REC_STACK};
+            struct msamp_record r = rec(kinds[(x >> 8) % (damaged ? 11 : 5)]);
+            ts += (x >> 20) % 50;
+            r.ts = ts;
+            r.ts_valid = (x >> 30) % 5 != 0;
+            uint64_t slot = (x >> 12) % 64, size = 1 + (x >> 24) % 100000, stack = 1 + x % 6;
+            switch (r.type) {
+            case MSAMP_REC_ALLOC:
+                r.u.alloc.slot1 = (x >> 40) % 17 ? slot + 1 : 0;
+                r.u.alloc.size = size;
+                r.u.alloc.stack_id = stack;
+                break;
+            case MSAMP_REC_FREE:
+                r.u.free.slot = slot;
+                break;
+            case MSAMP_REC_REALLOC:
+                r.u.realloc.old_slot = slot;
+                r.u.realloc.new_slot1 = (x >> 40) % 13 ? 1 + (x >> 44) % 64 : 0;
+                r.u.realloc.size = size;
+                r.u.realloc.stack_id = stack;
+                break;
+            case MSAMP_REC_LIVE:
+                r.u.live.slot = slot;
+                r.u.live.size = (x >> 50) & 1 ? size : 100;
+                r.u.live.stack_id = stack;
+                r.u.live.birth = ts & 0xffffffffu;
+                r.u.live.has_interval = (x >> 52) & 1;
+                r.u.live.interval = 1024u << ((x >> 53) % 5);
+                break;
+            case MSAMP_REC_INTERVAL:
+                r.u.interval.interval = 1024u << ((x >> 40) % 6);
+                r.u.interval.reason = (x >> 45) % 5;
+                r.u.interval.epoch = x >> 48;
+                break;
+            case MSAMP_REC_SNAP_BEGIN:
+                r.u.snap_begin.pass = 1;
+                break;
+            case MSAMP_REC_SNAP_END:
+                r.u.snap_end.pass = 1;
+                r.u.snap_end.count = s->snap_lives;
+                break;
+            case MSAMP_REC_STACK: {
+                uint64_t fr[2] = {0x1000 * (1 + (x >> 40) % 9), 0x9000};
+                r.u.stack.id = stack;
+                r.u.stack.depth = 2;
+                r.u.stack.frames = fr;
+                session_record(s, &r);
+                bad |= check_running(s);
+                continue;
+            }
+            default:
+                break;
+            }
+            session_record(s, &r);
+            bad |= check_running(s);
+        }
+        CHECK(!bad);
+        CHECK(s->n.chain_links > 0 && s->peak_gen > 0);
+        if (damaged)
+            CHECK(s->n.lost_frees > 0 && s->n.thinned > 0);
+        session_free(s);
+    }
+}
+
+static void feed_at(struct session *s, struct msamp_record *r, uint64_t ts)
+{
+    r->ts = ts;
+    r->ts_valid = 1;
+    session_record(s, r);
+}
+
+/* A realloc chain is one allocation: its first site and birth, its latest size; the LIVE record
+ * that re-sends it (with the realloc's stack) matches it; its lifetime ends at its FREE. Culling
+ * leaves a short-lived allocation out of the allocated and freed totals, and nothing else. */
+static void test_realloc_chain(void)
+{
+    for (int cull = 0; cull < 2; cull++) {
+        struct session *s = session_new(1, NULL);
+        session_set_min_lifetime(s, cull ? 0.5 : 0);
+        feed_session(s, 0x42, 0, 1); /* tick_hz 1000, interval 1: weights 1 */
+        feed_stack(s, 1, 0x1000);
+        feed_stack(s, 2, 0x2000);
+        feed_stack(s, 3, 0x3000);
+        struct msamp_record r = rec(MSAMP_REC_ALLOC);
+        r.u.alloc = (__typeof__(r.u.alloc)){1, 100, 1, 0, 0};
+        feed_at(s, &r, 1000);
+        r = rec(MSAMP_REC_REALLOC);
+        r.u.realloc = (__typeof__(r.u.realloc)){.old_slot = 0, .new_slot1 = 3, .size = 300,
+                                                .stack_id = 2};
+        feed_at(s, &r, 1500);
+        r = rec(MSAMP_REC_LIVE); /* the device's re-send: the realloc's stack and birth */
+        r.u.live = (__typeof__(r.u.live)){.slot = 2, .size = 300, .stack_id = 2, .birth = 1500};
+        feed_at(s, &r, 1600);
+        CHECK(s->n.lost_frees == 0 && s->n.late_live == 0 && s->n.chain_links == 1);
+        CHECK(slot_of(s, 2).birth == 1000 && slot_of(s, 2).site == site_for(s, 1) - s->sites);
+        /* A short-lived one at stack 3: 100 ms. */
+        r = rec(MSAMP_REC_ALLOC);
+        r.u.alloc = (__typeof__(r.u.alloc)){5, 50, 3, 0, 0};
+        feed_at(s, &r, 1700);
+        r = rec(MSAMP_REC_FREE);
+        r.u.free.slot = 4;
+        feed_at(s, &r, 1800);
+        r = rec(MSAMP_REC_FREE);
+        r.u.free.slot = 2;
+        feed_at(s, &r, 3000); /* the chain lived 2 s */
+        const struct site *a = site_for(s, 1), *b = site_for(s, 2), *c = site_for(s, 3);
+        CHECK(a && a->alloc_n == 1 && a->alloc_b == 300 && a->free_b == 300 && a->inuse_b == 0);
+        CHECK(!b || (b->alloc_n == 0 && b->alloc_b == 0 && b->free_n == 0));
+        CHECK(c && c->alloc_n == (cull ? 0 : 1) && c->alloc_b == (cull ? 0 : 50) &&
+              c->free_b == (cull ? 0 : 50) && c->cull_samples == (cull ? 1u : 0u));
+        CHECK(s->n.culled == (cull ? 1u : 0u));
+        /* Lifetime bins: the chain in [1 s, 10 s) at its first site; the short one in
+         * [100 ms, 1 s) unless culled. */
+        int chain_bin = 0, short_bin = 0;
+        for (size_t l = 0; l < s->nlife; l++) {
+            chain_bin += s->life[l].site == (uint32_t)(a - s->sites) &&
+                         s->life[l].bucket == session_life_bucket(2e9) && s->life[l].samples == 1;
+            short_bin += c && s->life[l].site == (uint32_t)(c - s->sites);
+        }
+        CHECK(session_life_bucket(2e9) == 6 && session_life_edge_ns(6) == 1000000000u);
+        CHECK(session_life_bucket(0) == 0 && session_life_bucket(9999) == 0 &&
+              session_life_bucket(10000) == 1 && session_life_bucket(1e18) == 12);
+        CHECK(chain_bin == 1 && short_bin == (cull ? 0 : 1));
+        /* The peak: 300 + 50 bytes at 1700 ms, the chain's at its first site. */
+        CHECK(s->peak_b == 350 && s->peak_n == 2 && s->peak_ts == 1700);
+        double pn, pb;
+        session_site_peak(s, a, &pn, &pb);
+        CHECK(pn == 1 && pb == 300);
+        session_site_peak(s, c, &pn, &pb);
+        CHECK(pn == 1 && pb == 50);
+        CHECK(check_running(s) == 0);
+        session_free(s);
+    }
+}
+
 int main(void)
 {
     test_weights();
@@ -1125,6 +1316,8 @@ int main(void)
     test_random_records();
     test_inuse_le_alloc();
     test_pre_overflow();
+    test_running_totals();
+    test_realloc_chain();
     if (failures) {
         fprintf(stderr, "test_drain: %d check(s) failed\n", failures);
         return 1;

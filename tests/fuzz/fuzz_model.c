@@ -67,6 +67,15 @@ static void check_profile(struct run *r, const char *kind)
     report_summary(devnull, r->cur, &b, msamp_dec_stats(r->dec), "fuzz.pb.gz");
     if (final && report_folded(&b, "/dev/null") != 0)
         die("report_folded", "cannot write /dev/null");
+    if (final) {
+        report_lifetimes(devnull, r->cur, &b, 5);
+        struct built pk;
+        if (build_peak_profile(r->cur, &none, msamp_dec_stats(r->dec), &pk, err, sizeof(err)) != 0)
+            die("build_peak_profile without --elf failed", err);
+        if (prof_validate(&pk.prof, err, sizeof(err)) != 0)
+            die("drain built an invalid peak profile", err);
+        built_free(&pk);
+    }
 
     struct buf enc = {0};
     prof_encode(&b.prof, &enc);
@@ -95,6 +104,7 @@ static void on_record(void *arg, const struct msamp_record *rec)
             check_profile(r, "final");
         session_free(r->cur);
         r->cur = session_new(++r->nsessions, msamp_dec_stats(r->dec));
+        session_set_min_lifetime(r->cur, r->nsessions & 1 ? 0.001 : 0);
     }
     session_record(r->cur, rec);
 }

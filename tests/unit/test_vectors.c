@@ -157,6 +157,9 @@ static int encode_listing(const char *path)
             s.max_depth = (uint32_t)need(line, "max_depth", lineno);
             s.build_id_len = (uint32_t)hex_bytes(line, "build_id", bid, sizeof bid);
             s.build_id = bid;
+            static char devb[MSAMP_WIRE_MAX_DEVICE_ID + 1];
+            s.device_id_len = (uint32_t)quoted(line, "device_id", devb, MSAMP_WIRE_MAX_DEVICE_ID);
+            s.device_id = (const uint8_t *)devb;
             rtype = MSAMP_REC_SESSION, layout = msamp_layout_session, arg = &s;
         } else if (strcmp(type, "STACK") == 0) {
             uint32_t depth = (uint32_t)need(line, "depth", lineno), n = 0;

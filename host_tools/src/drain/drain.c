@@ -54,7 +54,13 @@ static const char usage_text[] =
     "                       tcp-listen: accept the next connection after each disconnect\n"
     "  -E, --every SECONDS  also write a numbered partial profile every SECONDS\n"
     "  -t, --top N          print the top N sites by in-use and by allocated bytes\n"
-    "  -s, --folded FILE    write folded stacks (in-use bytes) for flame-graph tools\n"
+    "  -s, --folded FILE    write folded stacks (in-use bytes) for flame-graph tools, frames\n"
+    "                       as func@file.c:LINE, one line per distinct stack\n"
+    "      --lifetimes      print, per top site (--top N, default 10), how long its sampled\n"
+    "                       allocations lived (freed) and how old the live ones are\n"
+    "      --min-lifetime T leave allocations freed younger than T (10us, 5ms, 2s, 1m, 1h, 1d)\n"
+    "                       out of the allocated and freed values (said in the comments)\n"
+    "      --peak FILE      also write the in-use profile at the peak of the in-use estimate\n"
     "      --timeline FILE  write in-use bytes over device time (total, top sites, marks) as\n"
     "                       an HTML page with an SVG chart; --timeline-csv FILE: as CSV\n"
     "      --flame FILE     write an interactive flame graph (SVG); --flame-type inuse|alloc\n"
@@ -83,9 +89,10 @@ static const char usage_text[] =
 #define EXIT_NODATA 4 /* the input held no valid msamp frame: no profile written */
 
 struct opts {
-    const char *input, *output, *folded;
+    const char *input, *output, *folded, *peak;
     const char *timeline, *timeline_csv, *flame; /* docs/VIEWS.md */
-    int flame_alloc;
+    int flame_alloc, lifetimes;
+    double min_life; /* seconds */
     const char *rtt_scan; /* --rtt-scan ADDR:SIZE (gdb: inputs) */
     const char *elf_paths[MAX_ELVES];
     size_t nelf;
@@ -204,8 +211,30 @@ static int write_views(struct drain *d, struct session *s, const struct built *b
     return bad ? -1 : 0;
 }
 
+/* The next session, with the options its model takes. */
+static struct session *new_session(struct drain *d)
+{
+    struct session *s = session_new(++d->nsessions, msamp_dec_stats(d->dec));
+    session_set_min_lifetime(s, d->o.min_life);
+    return s;
+}
+
+/* --peak: the current session's in-use profile at its peak (named as -o names sessions). */
+static int write_peak(struct drain *d, char *err, size_t errlen)
+{
+    struct built b;
+    if (build_peak_profile(d->cur, &d->elves, msamp_dec_stats(d->dec), &b, err, errlen) != 0)
+        return -1;
+    char *path = derived_name(d->o.peak, d->cur->index, 0);
+    int rc = prof_write_file(&b.prof, path, err, errlen);
+    free(path);
+    built_free(&b);
+    return rc;
+}
+
 /* Writes the profile (and, for the final one, reports) of the current session. part 0: final.
- * 0; -1 when the profile was not written, -2 when it was but the folded stacks were not: the
+ * 0; -1 when the profile was not written, -2 when it was but the folded stacks were not, -3 when
+ * it was but the peak profile (--peak) was not: the
  * message in err and the kind of failure in *kind (an errno value, or -1 when the profile could
  * not be built). */
 static int write_session(struct drain *d, int part, char *err, size_t errlen, int *kind)
@@ -233,6 +262,13 @@ static int write_session(struct drain *d, int part, char *err, size_t errlen, in
     if (rc == 0 && !part) {
         if (d->o.top > 0)
             report_top(stdout, s, &b, (size_t)d->o.top, 1);
+        if (d->o.lifetimes)
+            report_lifetimes(stdout, s, &b, d->o.top > 0 ? (size_t)d->o.top : 10);
+        if (d->o.peak && write_peak(d, why, sizeof(why)) != 0) {
+            *kind = errno;
+            snprintf(err, errlen, "peak profile not written: %s", why);
+            rc = -2;
+        }
         if (d->o.folded) {
             char *fp = derived_name(d->o.folded, s->index, 0);
             if (report_folded(&b, fp) != 0) {
@@ -339,7 +375,7 @@ static void on_record(void *arg, const struct msamp_record *rec)
         d->headers++;
         if (session_is_new(d->cur, rec)) {
             end_session(d, 0);
-            d->cur = session_new(++d->nsessions, msamp_dec_stats(d->dec));
+            d->cur = new_session(d);
             d->elves_checked = d->elves_ok = d->elves_doubt = 0;
         } else if (!d->elves_ok) {
             d->elves_checked = 0; /* a re-send: its MAPPINGs may hold what was lost */
@@ -461,6 +497,31 @@ static int parse_num(const char *s, double lo, double hi, double *out)
     return 0;
 }
 
+/* A time with a unit (ns, us, ms, s, m, h, d) in seconds, > 0 and at most a year. */
+static int parse_duration(const char *s, double *out)
+{
+    static const struct {
+        const char *unit;
+        double s;
+    } units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1},
+                 {"m", 60},    {"h", 3600}, {"d", 86400}};
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || !(v > 0))
+        return -1;
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+        if (strcmp(end, units[i].unit) == 0) {
+            v *= units[i].s;
+            if (!(v <= 366.0 * 86400))
+                return -1;
+            *out = v;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 static int parse_args(struct opts *o, int argc, char **argv)
 {
     static const struct option longopts[] = {
@@ -475,6 +536,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
         {"rtt-scan", required_argument, 0, 'R'}, {"send-stdin", no_argument, 0, 'I'},
         {"timeline", required_argument, 0, 0x102}, {"timeline-csv", required_argument, 0, 0x103},
         {"flame", required_argument, 0, 0x104},    {"flame-type", required_argument, 0, 0x105},
+        {"lifetimes", no_argument, 0, 0x106},  {"min-lifetime", required_argument, 0, 0x107},
+        {"peak", required_argument, 0, 0x108},
         {0, 0, 0, 0}};
     char cerr[512];
     struct control *ctl = o->ctl;
@@ -549,6 +612,21 @@ static int parse_args(struct opts *o, int argc, char **argv)
             }
             o->flame_alloc = optarg[0] == 'a';
             break;
+        case 0x106: o->lifetimes = 1; break;
+        case 0x107:
+            if (parse_duration(optarg, &o->min_life) != 0) {
+                fprintf(stderr, "drain: --min-lifetime %s: expected a time > 0 with a unit (ns, us, "
+                                "ms, s, m, h, d), as 10us or 5ms\n", optarg);
+                return EXIT_USAGE;
+            }
+            break;
+        case 0x108:
+            if (!*optarg) {
+                fprintf(stderr, "drain: empty --peak\n");
+                return EXIT_USAGE;
+            }
+            o->peak = optarg;
+            break;
         case 'C':
             if (control_add(o->ctl, optarg, cerr, sizeof(cerr)) != 0) {
                 fprintf(stderr, "drain: --send %s\n", cerr);
@@ -618,7 +696,7 @@ static int run_dump(struct drain *d)
     d->dec = msamp_dec_new(on_record, d); /* no bytes: its counters stay 0 in the comments */
     if (!d->dec)
         drain_oom();
-    d->cur = session_new(++d->nsessions, msamp_dec_stats(d->dec));
+    d->cur = new_session(d);
     pm_emit(pm, on_record, d);
     if (!d->failed)
         end_session(d, 1);
@@ -709,7 +787,7 @@ int main(int argc, char **argv)
     d.dec = msamp_dec_new(on_record, &d);
     if (!d.dec)
         drain_oom();
-    d.cur = session_new(++d.nsessions, msamp_dec_stats(d.dec));
+    d.cur = new_session(&d);
     d.status = isatty(2) && !d.o.quiet;
     double t0 = now_s();
     d.next_part = t0 + d.o.every;

@@ -256,6 +256,41 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
              (unsigned long long)n->thin_over_budget, (unsigned long long)n->samples_unweighted,
              (unsigned long long)b->unknown_events);
     prof_comment(p, line);
+    if (s->device_id_len) {
+        char id[MSAMP_WIRE_MAX_DEVICE_ID + 1];
+        for (size_t i = 0; i < s->device_id_len; i++)
+            id[i] = s->device_id[i] >= 0x20 && s->device_id[i] < 0x7f ? (char)s->device_id[i] : '?';
+        id[s->device_id_len] = 0;
+        snprintf(line, sizeof(line), "device id: %s (label device)", id);
+        prof_comment(p, line);
+    }
+    if (n->chain_links) {
+        snprintf(line, sizeof(line),
+                 "realloc chains: %llu reallocs continued a live sampled allocation (a chain is one "
+                 "allocation: its first site and birth, its latest size)",
+                 (unsigned long long)n->chain_links);
+        prof_comment(p, line);
+    }
+    if (s->peak_gen) {
+        char when[64];
+        if (s->peak_ts_valid && s->tick_hz && s->peak_ts >= s->first_ts)
+            snprintf(when, sizeof(when), "%.6f s after the session's first record",
+                     (double)(s->peak_ts - s->first_ts) / (double)s->tick_hz);
+        else
+            snprintf(when, sizeof(when), "at an unknown time");
+        snprintf(line, sizeof(line),
+                 "peak of the in-use estimate: %.0f bytes, %.0f objects, %s (the device reports "
+                 "no high-water mark of its own)",
+                 s->peak_b, s->peak_n, when);
+        prof_comment(p, line);
+    }
+    if (s->min_life_s > 0) {
+        snprintf(line, sizeof(line),
+                 "min lifetime %g s: left out %llu sampled allocations freed younger (estimated "
+                 "%.0f objects, %.0f bytes) from the allocated and freed values",
+                 s->min_life_s, (unsigned long long)n->culled, s->cull_n, s->cull_b);
+        prof_comment(p, line);
+    }
     for (size_t i = 0; i < s->nmarks; i++) {
         snprintf(line, sizeof(line), "mark: %s", s->marks[i]);
         prof_comment(p, line);
@@ -298,9 +333,359 @@ int check_elves(const struct session *s, const struct elf_set *elves, char *err,
     return rc;
 }
 
+/* The locations of site st, innermost first (a named one for the frameless kinds): *nloc. */
+static void site_locs(struct prof *p, const struct session *s, const struct site *st,
+                      struct mapinfo *maps, size_t nmaps, int bare, struct umap *cache,
+                      uint64_t *locs, uint32_t *nloc)
+{
+    uint64_t adj = return_adjust(s->arch);
+    uint64_t mask = s->ptr_size == 4 ? 0xffffffffu : UINT64_MAX;
+    uint32_t depth = 0, n = 0;
+    const uint64_t *fr = session_site_stack(s, st, &depth);
+    for (uint32_t k = 0; fr && k < depth; k++) {
+        uint64_t a = fr[k] & mask;
+        if (s->arch == MSAMP_ARCH_ARM_THUMB)
+            a &= ~(uint64_t)1;
+        if (a >= adj)
+            a -= adj;
+        locs[n++] = frame_location(p, maps, nmaps, bare, cache, a);
+    }
+    if (n == 0 && st->def == SITE_DEF_FULL)
+        locs[n++] = named_location(p, "[stack table full]");
+    else if (n == 0)
+        locs[n++] = named_location(p, "[unknown stack]");
+    *nloc = n;
+}
+
+/* A string label; value text of n bytes, non-printable bytes as '?'. */
+static struct prof_label str_label(struct prof *p, const char *key, const uint8_t *v, size_t n)
+{
+    char text[2 * MSAMP_WIRE_MAX_BUILD_ID + 1];
+    if (n >= sizeof(text))
+        n = sizeof(text) - 1;
+    for (size_t i = 0; i < n; i++)
+        text[i] = v[i] >= 0x20 && v[i] < 0x7f ? (char)v[i] : '?';
+    text[n] = 0;
+    return (struct prof_label){prof_cstr(p, key), prof_cstr(p, text), 0, 0};
+}
+
+/* A site's `task` label on an RTOS device (the task's name, or the interrupt context's, or
+ * "task N" when no TASK record named it): how many it wrote, 0 or 1. */
+static uint32_t task_label(struct prof *p, const struct session *s, uint32_t site,
+                           struct prof_label *out)
+{
+    char buf[32];
+    const char *task = session_site_task(s, &s->sites[site], buf, sizeof(buf));
+    if (task == NULL)
+        return 0;
+    out[0] = (struct prof_label){prof_cstr(p, "task"), prof_cstr(p, task), 0, 0};
+    return 1;
+}
+
+/* The labels every sample of site `site` carries (docs/DRAIN.md "Labels"): the device's id
+ * (`device`), its build-id (`build_id`) and session id (`session`), each when the stream gave it,
+ * and on an RTOS device the site's `task` (the task's name, or the interrupt context's, or
+ * "task N" when no TASK record named it). At most DRAIN_SITE_LABELS; the caller may append more
+ * (a lifetime). */
+#define DRAIN_SITE_LABELS 8
+static uint32_t sample_labels(struct prof *p, const struct session *s, uint32_t site,
+                              struct prof_label *out)
+{
+    uint32_t n = task_label(p, s, site, out);
+    char text[2 * MSAMP_WIRE_MAX_BUILD_ID + 1];
+    if (s->device_id_len)
+        out[n++] = str_label(p, "device", s->device_id, s->device_id_len);
+    if (s->build_id_len) {
+        hex(text, s->build_id, s->build_id_len);
+        out[n++] = (struct prof_label){prof_cstr(p, "build_id"), prof_cstr(p, text), 0, 0};
+    }
+    if (s->have_header) {
+        snprintf(text, sizeof(text), "0x%08x", s->session_id);
+        out[n++] = (struct prof_label){prof_cstr(p, "session"), prof_cstr(p, text), 0, 0};
+    }
+    return n;
+}
+
+/* A numeric time label: a lifetime bucket's lower edge in nanoseconds. */
+static struct prof_label time_label(struct prof *p, const char *key, unsigned bucket)
+{
+    return (struct prof_label){prof_cstr(p, key), 0, (int64_t)session_life_edge_ns(bucket),
+                               prof_cstr(p, "nanoseconds")};
+}
+
+/* tot += v, saturating (the values of a hostile stream can be INT64_MAX). */
+static void add_values(int64_t *tot, const int64_t *v)
+{
+    for (int k = 0; k < V_COUNT; k++)
+        if (__builtin_add_overflow(tot[k], v[k], &tot[k]))
+            tot[k] = INT64_MAX;
+}
+
+/* Live entries of one site in one age bucket (AGE_UNKNOWN: no known birth). */
+#define AGE_UNKNOWN 15u
+struct agebin {
+    uint32_t site, bucket, next;
+    double n, b, an, ab;
+    uint64_t samples;
+};
+
+/* One sample of a site: its values (estimates), rounded; key "age", "lifetime" or NULL (the rest,
+ * no time label). */
+#define MAX_PARTS (2 * 16 + 2)
+struct part {
+    double x[V_COUNT];
+    int64_t v[V_COUNT];
+    const char *key;
+    unsigned bucket;
+};
+
+/* Rounds each value column of the parts so that the rounded parts add up to the rounded sum of the
+ * column: each part gets its value's floor (an allocated value at least its part's rounded in-use
+ * one, unless it is below it unrounded), and the units left go to the largest remainders.
+ * Negative values count as 0; values beyond 2^53 are rounded one by one. */
+static void round_parts(struct part *parts, size_t np)
+{
+    for (int c = 0; c < V_COUNT; c++) {
+        double sum = 0;
+        int big = 0;
+        for (size_t k = 0; k < np; k++) {
+            double x = parts[k].x[c] > 0 ? parts[k].x[c] : 0;
+            sum += x;
+            big |= x > 9.0e15;
+        }
+        if (big || sum > 9.0e15) {
+            for (size_t k = 0; k < np; k++)
+                parts[k].v[c] = round_val(parts[k].x[c]);
+            continue;
+        }
+        int64_t left = round_val(sum);
+        for (size_t k = 0; k < np; k++) {
+            double x = parts[k].x[c] > 0 ? parts[k].x[c] : 0;
+            parts[k].v[c] = (int64_t)floor(x);
+            /* A part's allocated values are not rounded below its in-use ones (the in-use
+             * columns come first) when they are not below them unrounded. */
+            if ((c == V_ALLOC_N || c == V_ALLOC_B) && x >= parts[k].x[c - 2] * (1 - 1e-12) &&
+                parts[k].v[c] < parts[k].v[c - 2])
+                parts[k].v[c] = parts[k].v[c - 2];
+            left -= parts[k].v[c];
+        }
+        while (left > 0) { /* at most np units */
+            size_t best = np;
+            double frac = -1;
+            for (size_t k = 0; k < np; k++) {
+                double x = parts[k].x[c] > 0 ? parts[k].x[c] : 0;
+                double f = x - (double)parts[k].v[c];
+                if (f > frac && f > 0) {
+                    frac = f;
+                    best = k;
+                }
+            }
+            if (best == np)
+                break;
+            parts[best].v[c]++;
+            left--;
+        }
+    }
+}
+
+/* In use never above allocated (docs/DRAIN.md), in every sample: a live part whose in-use is
+ * above its allocated share (its entries' weights raised since they were counted as allocated: a
+ * replayed thinning's survivors, an interval corrected by a LIVE record) takes the difference
+ * from the site's other parts' allocated values (what they hold beyond their own in-use); only
+ * what the whole site lacks is added (the site's allocated values raised to its in-use: returns
+ * 1, counted as alloc_raised). */
+static int cover_inuse(struct part *parts, size_t np)
+{
+    int raised = 0;
+    for (int c = V_ALLOC_N; c <= V_ALLOC_B; c++) {
+        int u = c - 2; /* the in-use column of the same unit */
+        for (size_t k = 0; k < np; k++) {
+            double need = parts[k].x[u] - parts[k].x[c];
+            for (size_t j = 0; j < np && need > 0; j++) {
+                double spare = parts[j].x[c] - (parts[j].x[u] > 0 ? parts[j].x[u] : 0);
+                if (j == k || !(spare > 0))
+                    continue;
+                double take = spare < need ? spare : need;
+                parts[j].x[c] -= take;
+                parts[k].x[c] += take;
+                need -= take;
+            }
+            if (need > 1e-9 * (1 + parts[k].x[u])) {
+                parts[k].x[c] += need;
+                raised = 1;
+            } else if (need > 0) {
+                parts[k].x[c] = parts[k].x[u];
+            }
+        }
+    }
+    return raised;
+}
+
+/* The samples of every site (docs/DRAIN.md "Lifetimes"): one per age bucket of its live entries
+ * (in use and their allocated share, label `age`), one per lifetime bucket of its freed entries
+ * (allocated and freed, label `lifetime`), and one with the rest of its allocated and freed
+ * totals (allocations without a slot, entries whose free was inferred or had no time), without a
+ * time label. The per-site totals go to out->agg, one sample per distinct stack, for reports. */
+static void site_samples(struct prof *p, const struct session *s, struct mapinfo *maps,
+                         size_t nmaps, int bare, struct umap *cache, struct built *out)
+{
+    /* Age bins of the live entries, and per-site lists of them and of the lifetime bins. */
+    struct umap idx = {0};
+    struct agebin *ages = NULL;
+    size_t nages = 0, capages = 0;
+    uint32_t *age_head = xmalloc((s->nsites + 1) * sizeof(uint32_t));
+    uint32_t *life_head = xmalloc((s->nsites + 1) * sizeof(uint32_t));
+    uint32_t *life_next = xmalloc((s->nlife + 1) * sizeof(uint32_t));
+    for (size_t i = 0; i < s->nsites; i++)
+        age_head[i] = life_head[i] = UINT32_MAX;
+    for (size_t k = 0; k < s->nlive; k++) {
+        const struct slot *sl = &s->slots[s->live[k]];
+        double ns = sl->born && s->ts_known ? session_age_ns(s, sl->birth, s->last_ts) : -1;
+        unsigned bucket = ns >= 0 ? session_life_bucket(ns) : AGE_UNKNOWN;
+        uint64_t key = (uint64_t)sl->site * 16u + bucket;
+        uint32_t a = umap_get(&idx, key);
+        if (a >= nages) {
+            GROW(ages, capages, nages + 1);
+            ages[nages] = (struct agebin){sl->site, bucket, age_head[sl->site], 0, 0, 0, 0, 0};
+            age_head[sl->site] = (uint32_t)nages;
+            umap_put(&idx, key, (uint32_t)nages);
+            a = (uint32_t)nages++;
+        }
+        ages[a].n += sl->w;
+        ages[a].b += sl->w * (double)sl->size;
+        ages[a].an += sl->aw;
+        ages[a].ab += sl->aw * (double)sl->size;
+        ages[a].samples++;
+    }
+    for (size_t l = s->nlife; l-- > 0;) {
+        life_next[l] = life_head[s->life[l].site];
+        life_head[s->life[l].site] = (uint32_t)l;
+    }
+    umap_free(&idx);
+
+    out->site_agg = xmalloc((s->nsites + 1) * sizeof(uint32_t));
+    for (size_t i = 0; i < s->nsites; i++)
+        out->site_agg[i] = UINT32_MAX;
+    prof_init(&out->agg);
+    for (int i = 0; i < V_COUNT; i++)
+        prof_add_type(&out->agg, sample_type_names[i][0], sample_type_names[i][1]);
+    uint64_t locs[MSAMP_DEC_MAX_DEPTH];
+    struct prof_label labels[DRAIN_SITE_LABELS + 1];
+    for (size_t i = 0; i < s->nsites; i++) {
+        const struct site *st = &s->sites[i];
+        int failed = 0;
+        for (int k = 0; k < MSAMP_FAIL_KINDS; k++)
+            failed |= st->fail_n[k] != 0;
+        int sampled = age_head[i] != UINT32_MAX || st->alloc_samples || st->free_samples ||
+                      st->alloc_n > 0 || st->free_n > 0;
+        if (!sampled && !failed)
+            continue;
+        uint32_t nloc = 0;
+        site_locs(p, s, st, maps, nmaps, bare, cache, locs, &nloc);
+        if (session_site_stack(s, st, &(uint32_t){0}) == NULL && st->def != SITE_DEF_FULL) {
+            out->unknown_stack += st->alloc_samples;
+            out->unknown_events += st->events;
+        }
+        if (failed) {
+            GROW(out->fails, out->cap_fails, out->nfails + 1);
+            struct built_fail *f = &out->fails[out->nfails++];
+            f->site = (uint32_t)i;
+            f->nloc = nloc;
+            f->locs = xmalloc(nloc * sizeof(*f->locs));
+            memcpy(f->locs, locs, nloc * sizeof(*f->locs));
+        }
+        if (!sampled)
+            continue;
+        uint32_t nl = sample_labels(p, s, (uint32_t)i, labels);
+        /* The site's parts (age bins, lifetime bins, the rest), rounded so that they add up to
+         * the site's rounded totals (largest remainders): the per-site totals of a split profile
+         * are those of an unsplit one. */
+        struct part parts[MAX_PARTS];
+        size_t np = 0;
+        double ra_n = st->alloc_n, ra_b = st->alloc_b, rf_n = st->free_n, rf_b = st->free_b;
+        uint64_t inuse_cnt = 0;
+        for (uint32_t a = age_head[i]; a != UINT32_MAX && np < MAX_PARTS - 1; a = ages[a].next) {
+            const struct agebin *g = &ages[a];
+            parts[np++] = (struct part){{g->n, g->b, g->an, g->ab, 0, 0}, {0}, "age", g->bucket};
+            ra_n -= g->an;
+            ra_b -= g->ab;
+            inuse_cnt += g->samples;
+        }
+        for (uint32_t l = life_head[i]; l != UINT32_MAX && np < MAX_PARTS - 1; l = life_next[l]) {
+            const struct lifebin *lb = &s->life[l];
+            parts[np++] = (struct part){{0, 0, lb->an, lb->ab, lb->fn, lb->fb}, {0}, "lifetime",
+                                        lb->bucket};
+            ra_n -= lb->an;
+            ra_b -= lb->ab;
+            rf_n -= lb->fn;
+            rf_b -= lb->fb;
+        }
+        parts[np++] = (struct part){{0, 0, ra_n, ra_b, rf_n, rf_b}, {0}, NULL, AGE_UNKNOWN};
+        int raised = cover_inuse(parts, np);
+        round_parts(parts, np);
+        int64_t tot[V_COUNT] = {0};
+        for (size_t k = 0; k < np; k++) {
+            int64_t *v = parts[k].v;
+            if (v[V_ALLOC_N] < v[V_INUSE_N]) /* rounding beyond 2^53 alone */
+                v[V_ALLOC_N] = v[V_INUSE_N];
+            if (v[V_ALLOC_B] < v[V_INUSE_B])
+                v[V_ALLOC_B] = v[V_INUSE_B];
+            int any = 0;
+            for (int c = 0; c < V_COUNT; c++)
+                any |= v[c] != 0;
+            if (!any)
+                continue;
+            uint32_t n = nl;
+            if (parts[k].key && parts[k].bucket != AGE_UNKNOWN)
+                labels[n++] = time_label(p, parts[k].key, parts[k].bucket);
+            prof_add_sample(p, locs, nloc, v, labels, n, 1);
+            add_values(tot, v);
+        }
+        out->alloc_raised += (uint64_t)raised;
+        /* Per site: the same stack in two tasks stays two lines of --top (the label's strings
+         * are p's, as the locations are). */
+        struct prof_label tl[1];
+        uint32_t si = prof_add_sample(&out->agg, locs, nloc, tot, tl, task_label(p, s, (uint32_t)i, tl), 1);
+        out->site_agg[i] = si;
+        GROW(out->inuse_samples, out->cap_inuse, si + 1);
+        GROW(out->alloc_samples, out->cap_alloc, si + 1);
+        if (si + 1 == out->agg.nsample) {
+            out->inuse_samples[si] = 0;
+            out->alloc_samples[si] = 0;
+        }
+        out->inuse_samples[si] += inuse_cnt;
+        out->alloc_samples[si] += st->alloc_samples;
+    }
+    free(ages);
+    free(age_head);
+    free(life_head);
+    free(life_next);
+}
+
+/* The peak profile's samples: each site's in-use at the peak of the estimate (docs/DRAIN.md
+ * "Peak"), with the session's labels. */
+static void peak_samples(struct prof *p, const struct session *s, struct mapinfo *maps,
+                         size_t nmaps, int bare, struct umap *cache)
+{
+    uint64_t locs[MSAMP_DEC_MAX_DEPTH];
+    struct prof_label labels[DRAIN_SITE_LABELS];
+    for (size_t i = 0; i < s->nsites; i++) {
+        const struct site *st = &s->sites[i];
+        double n, b;
+        session_site_peak(s, st, &n, &b);
+        int64_t v[2] = {round_val(n), round_val(b)};
+        if (v[0] == 0 && v[1] == 0)
+            continue;
+        uint32_t nloc = 0;
+        site_locs(p, s, st, maps, nmaps, bare, cache, locs, &nloc);
+        uint32_t nl = sample_labels(p, s, (uint32_t)i, labels);
+        prof_add_sample(p, locs, nloc, v, labels, nl, 1);
+    }
+}
+
 static int build_from(const struct session *s, const struct elf_set *elves, const char *kind,
                       const struct msamp_dec_stats *dec_now, struct built *out, char *err,
-                      size_t errlen);
+                      size_t errlen, int peak);
 
 const struct session *built_session(const struct built *b, const struct session *s)
 {
@@ -314,7 +699,7 @@ int build_profile(const struct session *s, const struct elf_set *elves, const ch
     /* A session whose header never came holds its records unapplied: build from them replayed
      * with defaults (the session itself keeps them, for a header that may still come). */
     struct session *t = session_replayed_defaults(s);
-    int rc = build_from(t ? t : s, elves, kind, dec_now, out, err, errlen);
+    int rc = build_from(t ? t : s, elves, kind, dec_now, out, err, errlen, 0);
     if (rc == 0)
         out->replayed = t;
     else
@@ -322,27 +707,27 @@ int build_profile(const struct session *s, const struct elf_set *elves, const ch
     return rc;
 }
 
-/* A site's labels: on an RTOS device, `task` (the task's name, or the interrupt context's, or
- * "task N" when no TASK record named it). Returns how many it wrote (at most 1). */
-static uint32_t site_labels(struct prof *p, const struct session *s, const struct site *st,
-                            struct prof_label *out)
+int build_peak_profile(const struct session *s, const struct elf_set *elves,
+                       const struct msamp_dec_stats *dec_now, struct built *out, char *err,
+                       size_t errlen)
 {
-    char buf[32];
-    const char *task = session_site_task(s, st, buf, sizeof(buf));
-    if (task == NULL)
-        return 0;
-    out[0] = (struct prof_label){prof_cstr(p, "task"), prof_cstr(p, task), 0, 0};
-    return 1;
+    struct session *t = session_replayed_defaults(s);
+    int rc = build_from(t ? t : s, elves, "peak", dec_now, out, err, errlen, 1);
+    if (rc == 0)
+        out->replayed = t;
+    else
+        session_free(t);
+    return rc;
 }
 
 static int build_from(const struct session *s, const struct elf_set *elves, const char *kind,
                       const struct msamp_dec_stats *dec_now, struct built *out, char *err,
-                      size_t errlen)
+                      size_t errlen, int peak)
 {
     memset(out, 0, sizeof(*out));
     struct prof *p = &out->prof;
     prof_init(p);
-    for (int i = 0; i < V_COUNT; i++)
+    for (int i = 0; i < (peak ? V_ALLOC_N : V_COUNT); i++)
         prof_add_type(p, sample_type_names[i][0], sample_type_names[i][1]);
     p->default_sample_type = prof_cstr(p, "inuse_space");
     p->period_type = (struct prof_vt){prof_cstr(p, "space"), prof_cstr(p, "bytes")};
@@ -377,85 +762,12 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
         prof_add_mapping(p, &m);
     }
 
-    /* In-use totals per site from the live entries. */
-    double *inuse = xcalloc(2 * (s->nsites + 1), sizeof(double));
-    uint64_t *inuse_cnt = xcalloc(s->nsites + 1, sizeof(uint64_t));
     struct umap cache = {0};
-    for (size_t k = 0; k < s->nlive; k++) {
-        const struct slot *sl = &s->slots[s->live[k]];
-        inuse[2 * sl->site] += sl->w;
-        inuse[2 * sl->site + 1] += sl->w * (double)sl->size;
-        inuse_cnt[sl->site]++;
-    }
     prof_reserve(p, s->nsites, s->nframes + s->nsites, s->nframes + 1);
-    uint64_t adj = return_adjust(s->arch);
-    uint64_t mask = s->ptr_size == 4 ? 0xffffffffu : UINT64_MAX;
-    uint64_t locs[MSAMP_DEC_MAX_DEPTH];
-    for (size_t i = 0; i < s->nsites; i++) {
-        const struct site *st = &s->sites[i];
-        int64_t v[V_COUNT] = {round_val(inuse[2 * i]), round_val(inuse[2 * i + 1]),
-                              round_val(st->alloc_n), round_val(st->alloc_b),
-                              round_val(st->free_n), round_val(st->free_b)};
-        int failed = 0;
-        for (int k = 0; k < MSAMP_FAIL_KINDS; k++)
-            failed |= st->fail_n[k] != 0;
-        int sampled = inuse_cnt[i] || st->alloc_samples || st->free_samples;
-        if (!sampled && !failed)
-            continue;
-        /* In use never above allocated (docs/DRAIN.md): the model counts every live entry as
-         * allocated with its weight; a weight raised since (a replayed thinning's survivor, an
-         * interval corrected by a LIVE record) can still put a site's in-use above what its
-         * allocations were counted at, and then its allocated totals are raised to it. */
-        if (v[V_INUSE_N] > v[V_ALLOC_N] || v[V_INUSE_B] > v[V_ALLOC_B]) {
-            out->alloc_raised++;
-            if (v[V_INUSE_N] > v[V_ALLOC_N])
-                v[V_ALLOC_N] = v[V_INUSE_N];
-            if (v[V_INUSE_B] > v[V_ALLOC_B])
-                v[V_ALLOC_B] = v[V_INUSE_B];
-        }
-        uint32_t depth = 0, nloc = 0;
-        const uint64_t *fr = session_site_stack(s, st, &depth);
-        for (uint32_t k = 0; fr && k < depth; k++) {
-            uint64_t a = fr[k] & mask;
-            if (s->arch == MSAMP_ARCH_ARM_THUMB)
-                a &= ~(uint64_t)1;
-            if (a >= adj)
-                a -= adj;
-            locs[nloc++] = frame_location(p, maps, nmaps, bare, &cache, a);
-        }
-        /* Sites are distinct stacks (drain stores each once): only the frameless kinds, and a
-         * definition that two sites reached (a late one), need merging. */
-        int merge = nloc == 0 || (st->def < s->nstacks && s->stacks[st->def].shared);
-        if (nloc == 0 && st->def == SITE_DEF_FULL) {
-            locs[nloc++] = named_location(p, "[stack table full]");
-        } else if (nloc == 0) {
-            locs[nloc++] = named_location(p, "[unknown stack]");
-            out->unknown_stack += st->alloc_samples;
-            out->unknown_events += st->events;
-        }
-        if (failed) {
-            GROW(out->fails, out->cap_fails, out->nfails + 1);
-            struct built_fail *f = &out->fails[out->nfails++];
-            f->site = (uint32_t)i;
-            f->nloc = nloc;
-            f->locs = xmalloc(nloc * sizeof(*f->locs));
-            memcpy(f->locs, locs, nloc * sizeof(*f->locs));
-        }
-        if (!sampled)
-            continue;
-        struct prof_label labels[1];
-        uint32_t si = prof_add_sample(p, locs, nloc, v, labels, site_labels(p, s, st, labels), merge);
-        GROW(out->inuse_samples, out->cap_inuse, si + 1);
-        GROW(out->alloc_samples, out->cap_alloc, si + 1);
-        if (si + 1 == p->nsample) {
-            out->inuse_samples[si] = 0;
-            out->alloc_samples[si] = 0;
-        }
-        out->inuse_samples[si] += inuse_cnt[i];
-        out->alloc_samples[si] += st->alloc_samples;
-    }
-    free(inuse);
-    free(inuse_cnt);
+    if (peak)
+        peak_samples(p, s, maps, nmaps, bare, &cache);
+    else
+        site_samples(p, s, maps, nmaps, bare, &cache, out);
     umap_free(&cache);
     add_comments(p, s, kind, dec_now, out);
 out:
@@ -468,6 +780,8 @@ out:
 void built_free(struct built *b)
 {
     prof_free(&b->prof);
+    prof_free(&b->agg);
+    free(b->site_agg);
     session_free(b->replayed);
     free(b->inuse_samples);
     free(b->alloc_samples);

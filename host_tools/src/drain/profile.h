@@ -27,7 +27,13 @@ struct elf_set {
 
 struct built {
     struct prof prof;
-    /* Per prof sample: sampled allocations behind the in-use and the allocated estimates. */
+    /* The per-site totals, one sample per distinct stack (its location ids are prof's), without
+     * labels: prof's samples are split by lifetime and age (docs/DRAIN.md "Lifetimes"), the
+     * reports (--top, --folded) read these. Empty for a peak profile. */
+    struct prof agg;
+    /* Per session site: its agg sample (UINT32_MAX: none). */
+    uint32_t *site_agg;
+    /* Per agg sample: sampled allocations behind the in-use and the allocated estimates. */
     uint64_t *inuse_samples, *alloc_samples;
     size_t cap_inuse, cap_alloc;
     uint64_t unknown_stack; /* sampled allocations whose stack is id 0 or was never received */
@@ -54,6 +60,11 @@ int build_profile(const struct session *s, const struct elf_set *elves, const ch
                   const struct msamp_dec_stats *dec_now, struct built *out, char *err,
                   size_t errlen);
 void built_free(struct built *b);
+/* The in-use profile at the peak of the session's in-use estimate (docs/DRAIN.md "Peak"): sample
+ * types inuse_objects and inuse_space, the comments tell the peak's time and size. */
+int build_peak_profile(const struct session *s, const struct elf_set *elves,
+                       const struct msamp_dec_stats *dec_now, struct built *out, char *err,
+                       size_t errlen);
 
 /* The ELF check of build_profile alone: 0, or -1 with the message (an ELF matches no mapping). */
 int check_elves(const struct session *s, const struct elf_set *elves, char *err, size_t errlen);

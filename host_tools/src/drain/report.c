@@ -37,28 +37,40 @@ static int sort_v;
 
 static int by_value(const void *a, const void *b)
 {
-    const struct prof *p = &sort_b->prof;
+    const struct prof *p = &sort_b->agg;
     int64_t x = p->valpool[p->sample[*(const uint32_t *)a].val_off + sort_v];
     int64_t y = p->valpool[p->sample[*(const uint32_t *)b].val_off + sort_v];
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* The `task` label of a sample (profile.c's site_labels), or "" when it has none. */
-static const char *sample_task(const struct prof *p, const struct prof_sample *s)
+/* The `task` label of sample s of p (its labels' strings are those of strs: the built profile's,
+ * which the agg samples share), or "" when it has none. */
+static const char *sample_task(const struct prof *strs, const struct prof *p,
+                               const struct prof_sample *s)
 {
     for (uint32_t k = 0; k < s->nlabel; k++) {
         const struct prof_label *l = &p->labelpool[s->label_off + k];
-        if (l->str > 0 && strcmp(p->str[l->key], "task") == 0)
-            return p->str[l->str];
+        if (l->str > 0 && strcmp(strs->str[l->key], "task") == 0)
+            return strs->str[l->str];
     }
     return "";
+}
+
+/* A site's frames as one line (at most 5 frames), from its agg sample. */
+static void site_text(const struct built *b, const struct prof_sample *s, char *site, size_t n)
+{
+    size_t len = 0;
+    int frames = 0;
+    site[0] = 0;
+    for (uint32_t k = 0; k < s->nloc && frames < 5 && len < n - 1; k++)
+        len = site_frames(&b->prof, b->agg.locpool[s->loc_off + k], k == 0, site, n, len, &frames);
 }
 
 /* tasks: the session has tasks (an RTOS device): a task column after the samples. */
 static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, const char *title,
                       int tasks)
 {
-    const struct prof *p = &b->prof;
+    const struct prof *p = &b->agg;
     uint32_t *order = xmalloc((p->nsample + 1) * sizeof(*order));
     for (size_t i = 0; i < p->nsample; i++)
         order[i] = (uint32_t)i;
@@ -79,16 +91,12 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
         const int64_t *v = &p->valpool[s->val_off];
         if (v[v_bytes] == 0)
             break;
-        char site[1024] = "";
-        size_t len = 0;
-        int frames = 0;
-        for (uint32_t k = 0; k < s->nloc && frames < 5 && len < sizeof(site) - 1; k++)
-            len = site_frames(p, p->locpool[s->loc_off + k], k == 0, site, sizeof(site), len,
-                              &frames);
+        char site[1024];
+        site_text(b, s, site, sizeof(site));
         fprintf(f, "  %14lld %10lld %8llu  ", (long long)v[v_bytes], (long long)v[v_bytes - 1],
                 (unsigned long long)cnt[order[i]]);
         if (tasks)
-            fprintf(f, "%-16s ", sample_task(p, s));
+            fprintf(f, "%-16s ", sample_task(&b->prof, p, s));
         fprintf(f, "%s\n", site);
         shown++;
     }
@@ -103,8 +111,8 @@ static const struct prof *task_p;
 static int by_task(const void *a, const void *b)
 {
     const struct prof *p = task_p;
-    const char *x = sample_task(p, &p->sample[*(const uint32_t *)a]);
-    const char *y = sample_task(p, &p->sample[*(const uint32_t *)b]);
+    const char *x = sample_task(p, p, &p->sample[*(const uint32_t *)a]);
+    const char *y = sample_task(p, p, &p->sample[*(const uint32_t *)b]);
     int c = strcmp(x, y);
     return c != 0 ? c : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
@@ -121,9 +129,9 @@ static void task_table(FILE *f, const struct built *b)
     fprintf(f, "by task:\n  %14s %10s %14s %10s  %s\n", "in-use bytes", "objects", "alloc bytes",
             "objects", "task");
     for (size_t i = 0; i < p->nsample;) {
-        const char *task = sample_task(p, &p->sample[order[i]]);
+        const char *task = sample_task(p, p, &p->sample[order[i]]);
         int64_t t[4] = {0, 0, 0, 0};
-        for (; i < p->nsample && strcmp(sample_task(p, &p->sample[order[i]]), task) == 0; i++) {
+        for (; i < p->nsample && strcmp(sample_task(p, p, &p->sample[order[i]]), task) == 0; i++) {
             const int64_t *v = &p->valpool[p->sample[order[i]].val_off];
             t[0] += v[V_INUSE_B];
             t[1] += v[V_INUSE_B - 1];
@@ -255,40 +263,172 @@ static void warn_no_frame(FILE *f, const struct session *s)
             (unsigned long long)nf, no_frame_cause(s->arch));
 }
 
+/* Appends one frame of folded text: "func@file.c:LINE" (the call's line in the caller), or "func"
+ * without a line, or the address; ';' and ' ' in names become '_'. */
+static void folded_frame(struct buf *o, const struct prof *p, const struct prof_location *l,
+                         uint32_t j)
+{
+    char tmp[64];
+    if (l->nline == 0) {
+        snprintf(tmp, sizeof(tmp), "0x%llx", (unsigned long long)l->address);
+        buf_put(o, tmp, strlen(tmp));
+        return;
+    }
+    const struct prof_line *ln = &p->linepool[l->line_off + j];
+    const struct prof_function *fn = &p->function[ln->function_id - 1];
+    for (const char *c = p->str[fn->name]; *c; c++) {
+        char ch = *c == ';' || *c == ' ' ? '_' : *c;
+        buf_put(o, &ch, 1);
+    }
+    if (fn->filename && ln->line > 0) {
+        const char *file = base_name(p->str[fn->filename]);
+        buf_put(o, "@", 1);
+        for (const char *c = file; *c; c++) {
+            char ch = *c == ';' || *c == ' ' ? '_' : *c;
+            buf_put(o, &ch, 1);
+        }
+        snprintf(tmp, sizeof(tmp), ":%lld", (long long)ln->line);
+        buf_put(o, tmp, strlen(tmp));
+    }
+}
+
+struct folded_line {
+    size_t off, len;
+    int64_t v;
+};
+static const char *folded_text;
+
+static int by_text(const void *a, const void *b)
+{
+    const struct folded_line *x = a, *y = b;
+    size_t n = x->len < y->len ? x->len : y->len;
+    int c = memcmp(folded_text + x->off, folded_text + y->off, n);
+    return c ? c : x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
+}
+
 int report_folded(const struct built *b, const char *path)
 {
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    const struct prof *p = &b->prof;
-    for (size_t i = 0; i < p->nsample; i++) {
-        const struct prof_sample *s = &p->sample[i];
-        int64_t v = p->valpool[s->val_off + V_INUSE_B];
+    const struct prof *p = &b->prof, *a = &b->agg;
+    struct buf text = {0};
+    struct folded_line *lines = xmalloc((a->nsample + 1) * sizeof(*lines));
+    size_t n = 0;
+    for (size_t i = 0; i < a->nsample; i++) {
+        const struct prof_sample *s = &a->sample[i];
+        int64_t v = a->valpool[s->val_off + V_INUSE_B];
         if (v <= 0)
             continue;
         /* Root first: locations outermost last in pprof, lines innermost first within one. */
+        size_t off = text.len;
         int first = 1;
         for (uint32_t k = s->nloc; k-- > 0;) {
-            const struct prof_location *l = &p->location[p->locpool[s->loc_off + k] - 1];
-            if (l->nline == 0) {
-                fprintf(f, "%s0x%llx", first ? "" : ";", (unsigned long long)l->address);
-                first = 0;
-            }
-            for (uint32_t j = l->nline; j-- > 0;) {
-                const struct prof_line *ln = &p->linepool[l->line_off + j];
-                const char *name = p->str[p->function[ln->function_id - 1].name];
-                fputs(first ? "" : ";", f);
-                for (const char *c = name; *c; c++)
-                    fputc(*c == ';' || *c == ' ' ? '_' : *c, f);
+            const struct prof_location *l = &p->location[a->locpool[s->loc_off + k] - 1];
+            for (uint32_t j = l->nline ? l->nline : 1; j-- > 0;) {
+                if (!first)
+                    buf_put(&text, ";", 1);
+                folded_frame(&text, p, l, j);
                 first = 0;
             }
         }
-        fprintf(f, " %lld\n", (long long)v);
+        lines[n++] = (struct folded_line){off, text.len - off, v};
     }
+    /* One line per distinct text: stacks that symbolize alike (return addresses in one line of
+     * a caller) are summed. */
+    folded_text = (const char *)text.p;
+    qsort(lines, n, sizeof(*lines), by_text);
+    for (size_t i = 0; i < n;) {
+        int64_t v = 0;
+        size_t j = i;
+        for (; j < n && by_text(&lines[i], &lines[j]) == 0; j++)
+            if (__builtin_add_overflow(v, lines[j].v, &v))
+                v = INT64_MAX;
+        fprintf(f, "%.*s %lld\n", (int)lines[i].len, (const char *)text.p + lines[i].off,
+                (long long)v);
+        i = j;
+    }
+    free(lines);
+    buf_free(&text);
     int rc = ferror(f) ? -1 : 0;
     if (fclose(f) != 0)
         rc = -1;
     return rc;
+}
+
+static const struct session *life_s;
+
+static int by_alloc(const void *a, const void *b)
+{
+    double x = life_s->sites[*(const size_t *)a].alloc_b + life_s->sites[*(const size_t *)a].cull_b;
+    double y = life_s->sites[*(const size_t *)b].alloc_b + life_s->sites[*(const size_t *)b].cull_b;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+void report_lifetimes(FILE *f, const struct session *s, const struct built *b, size_t n)
+{
+    s = built_session(b, s);
+    fprintf(f, "lifetimes (device time, %s): freed = sampled allocations freed, by how long they "
+               "lived; live = those still live, by age at the end",
+            s->tick_hz ? "ticks converted with the session's tick_hz" : "no tick_hz: unknown");
+    if (s->min_life_s > 0)
+        fprintf(f, "; --min-lifetime %g s left out %llu (estimated %.0f objects, %.0f bytes)",
+                s->min_life_s, (unsigned long long)s->n.culled, s->cull_n, s->cull_b);
+    fprintf(f, "\n");
+    /* Sites by allocated bytes (culled ones included), as --top ranks them; the top n get a row
+     * of counts: the lifetime bins, the live entries' ages. */
+    size_t *order = xmalloc((s->nsites + 1) * sizeof(*order));
+    size_t m = 0;
+    for (size_t i = 0; i < s->nsites; i++)
+        if (s->sites[i].alloc_samples || s->sites[i].cull_samples)
+            order[m++] = i;
+    life_s = s;
+    qsort(order, m, sizeof(*order), by_alloc);
+    size_t rows = m < n ? m : n;
+    uint32_t *row = xmalloc((s->nsites + 1) * sizeof(*row));
+    for (size_t i = 0; i < s->nsites; i++)
+        row[i] = UINT32_MAX;
+    for (size_t r = 0; r < rows; r++)
+        row[order[r]] = (uint32_t)r;
+    uint64_t *freed = xcalloc((size_t)DRAIN_LIFE_BUCKETS * (rows + 1), sizeof(uint64_t));
+    uint64_t *live = xcalloc((size_t)DRAIN_LIFE_BUCKETS * (rows + 1), sizeof(uint64_t));
+    for (size_t l = 0; l < s->nlife; l++)
+        if (row[s->life[l].site] != UINT32_MAX)
+            freed[(size_t)row[s->life[l].site] * DRAIN_LIFE_BUCKETS + s->life[l].bucket] +=
+                s->life[l].samples;
+    for (size_t k = 0; k < s->nlive; k++) {
+        const struct slot *sl = &s->slots[s->live[k]];
+        double ns = sl->born && s->ts_known ? session_age_ns(s, sl->birth, s->last_ts) : -1;
+        if (ns >= 0 && row[sl->site] != UINT32_MAX)
+            live[(size_t)row[sl->site] * DRAIN_LIFE_BUCKETS + session_life_bucket(ns)]++;
+    }
+    for (size_t r = 0; r < m && r < n; r++) {
+        size_t i = order[r];
+        const struct site *st = &s->sites[i];
+        char site[1024] = "(no sample in the profile)";
+        if (b->site_agg && b->site_agg[i] < b->agg.nsample)
+            site_text(b, &b->agg.sample[b->site_agg[i]], site, sizeof(site));
+        fprintf(f, "  site %s: %llu sampled allocations (%.0f bytes estimated)", site,
+                (unsigned long long)st->alloc_samples, st->alloc_b);
+        if (st->cull_samples)
+            fprintf(f, ", %llu culled", (unsigned long long)st->cull_samples);
+        fprintf(f, "\n    %-6s", "");
+        for (unsigned k = 0; k < DRAIN_LIFE_BUCKETS; k++)
+            fprintf(f, " %6s", session_life_name(k));
+        fprintf(f, "\n    %-6s", "freed");
+        for (unsigned k = 0; k < DRAIN_LIFE_BUCKETS; k++)
+            fprintf(f, " %6llu", (unsigned long long)freed[r * DRAIN_LIFE_BUCKETS + k]);
+        fprintf(f, "\n    %-6s", "live");
+        for (unsigned k = 0; k < DRAIN_LIFE_BUCKETS; k++)
+            fprintf(f, " %6llu", (unsigned long long)live[r * DRAIN_LIFE_BUCKETS + k]);
+        fprintf(f, "\n");
+    }
+    if (m == 0)
+        fprintf(f, "  (no sampled allocation)\n");
+    free(order);
+    free(row);
+    free(freed);
+    free(live);
 }
 
 void report_summary(FILE *f, const struct session *s, const struct built *b,
@@ -316,5 +456,19 @@ void report_summary(FILE *f, const struct session *s, const struct built *b,
         fprintf(f, "drain: session %d: %llu allocation failures (NULL returns and giant-guard "
                    "refusals): see the report (--top) or the profile's comments\n",
                 s->index, (unsigned long long)fails);
+    if (s->peak_gen) {
+        if (s->peak_ts_valid && s->tick_hz && s->peak_ts >= s->first_ts)
+            fprintf(f, "drain: session %d: peak of the in-use estimate %.0f bytes (%.0f objects) "
+                       "%.3f s after the session's first record\n",
+                    s->index, s->peak_b, s->peak_n,
+                    (double)(s->peak_ts - s->first_ts) / (double)s->tick_hz);
+        else
+            fprintf(f, "drain: session %d: peak of the in-use estimate %.0f bytes (%.0f objects)\n",
+                    s->index, s->peak_b, s->peak_n);
+    }
+    if (s->min_life_s > 0)
+        fprintf(f, "drain: session %d: --min-lifetime left out %llu sampled allocations freed "
+                   "younger than %g s (estimated %.0f objects, %.0f bytes)\n",
+                s->index, (unsigned long long)s->n.culled, s->min_life_s, s->cull_n, s->cull_b);
     warn_no_frame(f, s);
 }

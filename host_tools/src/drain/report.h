@@ -15,8 +15,12 @@
 /* Top n sites by in-use bytes and by allocated bytes. final: the in-use list is what was live at
  * the end (suspected leaks). */
 void report_top(FILE *f, const struct session *s, const struct built *b, size_t n, int final);
-/* Folded stacks (root first, ';'-separated, then in-use bytes) for flame-graph tools. */
+/* Folded stacks (root first, ';'-separated frames "func@file.c:LINE", then in-use bytes) for
+ * flame-graph tools: one line per distinct symbolized stack. */
 int report_folded(const struct built *b, const char *path);
+/* Lifetimes of the top n sites by allocated bytes: sampled allocations freed, by lifetime bucket,
+ * and live, by age (--lifetimes). */
+void report_lifetimes(FILE *f, const struct session *s, const struct built *b, size_t n);
 /* One line: the session's samples, stream losses, device drops and reader repairs, and the profile
  * written to path. dec_now: the decoder's counters now. */
 void report_summary(FILE *f, const struct session *s, const struct built *b,

@@ -54,6 +54,8 @@ void session_free(struct session *s)
     free(s->slots);
     free(s->live);
     pre_free(s->pre);
+    umap_free(&s->life_index);
+    free(s->life);
     for (size_t i = 0; i < s->nmarks; i++)
         free(s->marks[i]);
     free(s);
@@ -71,6 +73,50 @@ int session_is_new(const struct session *s, const struct msamp_record *rec)
     if (!s->have_header)
         return rec->u.session.resend_seq == 0 && session_has_data(s);
     return rec->u.session.session_id != s->session_id || rec->u.session.resend_seq == 0;
+}
+
+void session_set_min_lifetime(struct session *s, double seconds)
+{
+    s->min_life_s = seconds > 0 ? seconds : 0;
+}
+
+uint64_t session_life_edge_ns(unsigned b)
+{
+    uint64_t e = 0;
+    if (b > 0 && b < DRAIN_LIFE_BUCKETS)
+        for (e = 10000; b > 1; b--)
+            e *= 10;
+    return e;
+}
+
+unsigned session_life_bucket(double ns)
+{
+    unsigned b = 0;
+    while (b + 1 < DRAIN_LIFE_BUCKETS && ns >= (double)session_life_edge_ns(b + 1))
+        b++;
+    return b;
+}
+
+const char *session_life_name(unsigned b)
+{
+    static const char *const names[DRAIN_LIFE_BUCKETS] = {
+        "<10us", "10us", "100us", "1ms", "10ms", "100ms", "1s",
+        "10s",   "100s", "1e3s",  "1e4s", "1e5s",  ">=1e6s"};
+    return b < DRAIN_LIFE_BUCKETS ? names[b] : "?";
+}
+
+double session_age_ns(const struct session *s, uint64_t birth, uint64_t now)
+{
+    if (!s->tick_hz)
+        return -1;
+    return now > birth ? (double)(now - birth) * 1e9 / (double)s->tick_hz : 0.0;
+}
+
+void session_site_peak(const struct session *s, const struct site *st, double *n, double *b)
+{
+    int saved = s->peak_gen && st->peak_gen == s->peak_gen;
+    *n = saved ? st->peak_n : st->inuse_n;
+    *b = saved ? st->peak_b : st->inuse_b;
 }
 
 double session_weight(uint64_t size, uint64_t interval)
@@ -283,17 +329,31 @@ static struct slot *slot_at(struct session *s, uint64_t index)
     return sl;
 }
 
-/* The running in-use estimate, total and per site: weight dw more (or less) of the entry sl. */
+/* The running in-use estimate, total and per site: weight dw more (or less) of the entry sl. A
+ * site changed for the first time since the latest peak keeps its value at the peak first; a
+ * total above the peak is a new peak (O(1): sites are saved lazily, docs/DRAIN.md "Peak"). */
 static void inuse_add(struct session *s, const struct slot *sl, double dw)
 {
     struct site *st = &s->sites[sl->site];
     double db = dw * (double)sl->size;
+    if (s->peak_gen && st->peak_gen != s->peak_gen) {
+        st->peak_n = st->inuse_n;
+        st->peak_b = st->inuse_b;
+        st->peak_gen = s->peak_gen;
+    }
     st->inuse_n += dw;
     st->inuse_b += db;
     s->inuse_n += dw;
     s->inuse_b += db;
     if (s->nlive == 0) /* no drift left over once nothing is live */
         s->inuse_n = s->inuse_b = 0;
+    if (dw > 0 && s->inuse_b > s->peak_b) {
+        s->peak_b = s->inuse_b;
+        s->peak_n = s->inuse_n;
+        s->peak_ts = s->last_ts;
+        s->peak_ts_valid = s->ts_known;
+        s->peak_gen++;
+    }
 }
 
 /* The entry becomes live (the caller fills it) or leaves the live set. */
@@ -319,12 +379,59 @@ static void unset_live(struct session *s, struct slot *sl)
     inuse_add(s, sl, -sl->w);
 }
 
-static void count_free(struct session *s, struct slot *sl)
+/* The lifetime bin of (site, bucket), created on first use: memory O(bins used). */
+static struct lifebin *life_bin(struct session *s, uint32_t site, unsigned bucket)
+{
+    uint64_t key = (uint64_t)site * 16u + bucket;
+    uint32_t i = umap_get(&s->life_index, key);
+    if (i < s->nlife)
+        return &s->life[i];
+    GROW(s->life, s->caplife, s->nlife + 1);
+    struct lifebin *lb = &s->life[s->nlife];
+    memset(lb, 0, sizeof(*lb));
+    lb->site = site;
+    lb->bucket = bucket;
+    umap_put(&s->life_index, key, (uint32_t)s->nlife);
+    s->nlife++;
+    return lb;
+}
+
+/* The entry leaves the live set freed. timed: by a FREE record now (s->last_ts), so its lifetime
+ * is known when its birth is; a free inferred later (a reused slot, a snapshot) has none. An
+ * allocation freed younger than min_life_s leaves its site's allocated totals (culled) and is not
+ * counted as freed either. */
+static void count_free(struct session *s, struct slot *sl, int timed)
 {
     struct site *st = &s->sites[sl->site];
+    double ns = timed && sl->born && s->ts_known ? session_age_ns(s, sl->birth, s->last_ts) : -1;
+    if (timed && ns < 0)
+        s->n.untimed_frees++;
+    if (ns >= 0 && s->min_life_s > 0 && ns < s->min_life_s * 1e9) {
+        double ab = sl->aw * (double)sl->size;
+        st->alloc_n -= sl->aw;
+        st->alloc_b -= ab;
+        if (st->alloc_samples)
+            st->alloc_samples--;
+        st->cull_n += sl->aw;
+        st->cull_b += ab;
+        st->cull_samples++;
+        s->cull_n += sl->aw;
+        s->cull_b += ab;
+        s->n.culled++;
+        unset_live(s, sl);
+        return;
+    }
     st->free_n += sl->w;
     st->free_b += sl->w * (double)sl->size;
     st->free_samples++;
+    if (ns >= 0) {
+        struct lifebin *lb = life_bin(s, sl->site, session_life_bucket(ns));
+        lb->an += sl->aw;
+        lb->ab += sl->aw * (double)sl->size;
+        lb->fn += sl->w;
+        lb->fb += sl->w * (double)sl->size;
+        lb->samples++;
+    }
     unset_live(s, sl);
 }
 
@@ -344,13 +451,17 @@ static void count_alloc_delta(struct session *s, uint32_t site, uint64_t size, d
 }
 
 static void fill_slot(struct session *s, struct slot *sl, uint64_t size, uint64_t birth,
-                      uint64_t interval, double w, uint32_t site)
+                      int born, uint64_t interval, double w, uint32_t site)
 {
     sl->size = size;
     sl->birth = birth;
+    sl->born = (uint8_t)(born != 0);
     sl->interval = interval;
     sl->w = w;
+    sl->aw = w;
     sl->site = site;
+    sl->lsite = site;
+    sl->links = 0;
     sl->seen = s->snap_gen;
     sl->unweighted = interval == 0;
     set_live(s, sl);
@@ -358,7 +469,7 @@ static void fill_slot(struct session *s, struct slot *sl, uint64_t size, uint64_
 
 /* A sampled allocation now lives in slot (slot1 = index + 1; 0: untracked). */
 static void on_alloc(struct session *s, uint64_t slot1, uint64_t size, uint64_t stack_id,
-                     uint64_t ts)
+                     uint64_t ts, int ts_valid)
 {
     uint32_t site = site_of(s, stack_id);
     double w = weight_at(s, size, s->interval);
@@ -376,9 +487,51 @@ static void on_alloc(struct session *s, uint64_t slot1, uint64_t size, uint64_t 
         return;
     if (sl->live) {
         s->n.lost_frees++;
-        count_free(s, sl);
+        count_free(s, sl, 0);
     }
-    fill_slot(s, sl, size, ts, s->interval, w, site);
+    fill_slot(s, sl, size, ts, ts_valid, s->interval, w, site);
+}
+
+/* A REALLOC of a live sampled allocation (docs/DRAIN.md "Realloc chains"): the chain is one
+ * allocation that moves. It keeps its first site and birth and takes the new size and weight; its
+ * site's allocated totals move from the old size and weight to the new ones (a chain counts once,
+ * at its latest size), and nothing is freed. The device's record names the realloc's own stack:
+ * the entry remembers that site for the LIVE records that re-send it. */
+static void on_realloc_chain(struct session *s, struct slot *old, const struct msamp_record *r)
+{
+    uint64_t size = r->u.realloc.size;
+    uint32_t lsite = site_of(s, r->u.realloc.stack_id);
+    double w = weight_at(s, size, s->interval);
+    struct slot c = *old; /* the chain so far */
+    s->n.samples++;
+    s->n.chain_links++;
+    if (s->interval == 0)
+        s->n.samples_unweighted++;
+    if (r->u.realloc.stack_id == MSAMP_WIRE_STACK_FULL)
+        s->n.stack_full++;
+    s->sites[c.site].alloc_n += w - c.aw;
+    s->sites[c.site].alloc_b += w * (double)size - c.aw * (double)c.size;
+    unset_live(s, old); /* not a free: the block lives on */
+    if (r->u.realloc.new_slot1 == 0)
+        return; /* untracked from here on: allocated, never freed for the reader */
+    struct slot *sl = slot_at(s, r->u.realloc.new_slot1 - 1);
+    if (!sl)
+        return;
+    if (sl->live) {
+        s->n.lost_frees++;
+        count_free(s, sl, 0);
+    }
+    sl->size = size;
+    sl->birth = c.birth;
+    sl->born = c.born;
+    sl->interval = s->interval;
+    sl->w = sl->aw = w;
+    sl->site = c.site;
+    sl->lsite = lsite;
+    sl->links = c.links + 1;
+    sl->seen = s->snap_gen;
+    sl->unweighted = s->interval == 0;
+    set_live(s, sl);
 }
 
 static void on_free(struct session *s, uint64_t slot)
@@ -390,7 +543,7 @@ static void on_free(struct session *s, uint64_t slot)
         return;
     }
     s->n.frees++;
-    count_free(s, sl);
+    count_free(s, sl, 1);
 }
 
 static void on_live(struct session *s, const struct msamp_record *r)
@@ -404,9 +557,10 @@ static void on_live(struct session *s, const struct msamp_record *r)
     uint32_t site = site_of(s, r->u.live.stack_id);
     /* The interval the entry stands for: its own when the record says, else the one in force. */
     uint64_t interval = r->u.live.has_interval ? r->u.live.interval : s->interval;
-    /* LIVE records carry no task: an entry of a task's site is the same entry again. */
+    /* LIVE records carry no task: an entry of a task's site is the same entry again. The site a
+     * LIVE names is the latest record's (a realloc chain keeps its first site in sl->site). */
     if (sl->live && sl->size == r->u.live.size &&
-        (sl->site == site || s->sites[sl->site].base == site)) {
+        (sl->lsite == site || s->sites[sl->lsite].base == site)) {
         sl->seen = s->snap_gen;
         /* The device's word on the entry's interval wins: a thinning drain did not replay (or
          * an interval it never heard of) is corrected here. An entry whose interval drain
@@ -417,6 +571,7 @@ static void on_live(struct session *s, const struct msamp_record *r)
                 /* Its allocation was counted at weight 1 for lack of an interval: the interval
                  * it was sampled at is this one, so its allocated weight is corrected too. */
                 count_alloc_delta(s, sl->site, sl->size, w - sl->w);
+                sl->aw += w - sl->w;
                 s->n.reweighted_up++;
             }
             sl->interval = interval;
@@ -428,14 +583,22 @@ static void on_live(struct session *s, const struct msamp_record *r)
     }
     if (sl->live) {
         s->n.lost_frees++;
-        count_free(s, sl);
+        count_free(s, sl, 0);
     }
     /* Allocated before drain attached (or its ALLOC was lost): count it as allocated too, so
      * allocated >= in use holds for every stack. */
     double w = weight_at(s, r->u.live.size, interval);
     s->n.late_live++;
     count_alloc(s, site, r->u.live.size, w);
-    fill_slot(s, sl, r->u.live.size, r->u.live.birth, interval, w, site);
+    /* birth holds the low 32 bits of the time: the latest time not after now with them. */
+    uint64_t birth = r->u.live.birth & 0xffffffffu;
+    int born = s->ts_known;
+    if (born) {
+        birth |= s->last_ts & ~(uint64_t)0xffffffffu;
+        if (birth > s->last_ts && birth >= ((uint64_t)1 << 32))
+            birth -= (uint64_t)1 << 32;
+    }
+    fill_slot(s, sl, r->u.live.size, birth, born, interval, w, site);
 }
 
 static void on_snap_end(struct session *s, const struct msamp_record *r)
@@ -454,7 +617,7 @@ static void on_snap_end(struct session *s, const struct msamp_record *r)
         struct slot *sl = &s->slots[s->live[k]];
         if (sl->seen != s->snap_gen) {
             s->n.lost_frees++;
-            count_free(s, sl); /* moves the last live entry to k */
+            count_free(s, sl, 0); /* moves the last live entry to k */
         } else {
             k++;
         }
@@ -648,6 +811,8 @@ static void on_session(struct session *s, const struct msamp_record *r)
     s->max_depth = r->u.session.max_depth;
     s->build_id_len = r->u.session.build_id_len;
     memcpy(s->build_id, r->u.session.build_id, s->build_id_len);
+    s->device_id_len = r->u.session.device_id_len;
+    memcpy(s->device_id, r->u.session.device_id, s->device_id_len);
 }
 
 static void on_mapping(struct session *s, const struct msamp_record *r)
@@ -893,6 +1058,7 @@ struct session *session_replayed_defaults(const struct session *s)
     struct session *t = session_new(s->index, &s->dec_start);
     t->host_start = s->host_start;
     t->pre_off = 1;
+    t->min_life_s = s->min_life_s;
     /* What was applied directly (after a buffer overflow) cannot coexist with a kept buffer:
      * the buffer is flushed when it overflows. */
     pre_flush_defaults(t, s->pre);
@@ -960,7 +1126,7 @@ static void apply(struct session *s, const struct msamp_record *r)
         on_stack(s, r);
         break;
     case MSAMP_REC_ALLOC:
-        on_alloc(s, r->u.alloc.slot1, r->u.alloc.size, r->u.alloc.stack_id, r->ts);
+        on_alloc(s, r->u.alloc.slot1, r->u.alloc.size, r->u.alloc.stack_id, r->ts, r->ts_valid);
         break;
     case MSAMP_REC_FREE:
         on_free(s, r->u.free.slot);
@@ -999,10 +1165,12 @@ static void apply(struct session *s, const struct msamp_record *r)
         break;
     case MSAMP_REC_REALLOC: {
         struct slot *old = slot_at(s, r->u.realloc.old_slot);
-        if (old && old->live)
-            count_free(s, old);
         s->n.reallocs++;
-        on_alloc(s, r->u.realloc.new_slot1, r->u.realloc.size, r->u.realloc.stack_id, r->ts);
+        if (old && old->live)
+            on_realloc_chain(s, old, r);
+        else /* the old block is not live for the reader: the chain starts here */
+            on_alloc(s, r->u.realloc.new_slot1, r->u.realloc.size, r->u.realloc.stack_id, r->ts,
+                     r->ts_valid);
         break;
     }
     case MSAMP_REC_MARK:

@@ -33,6 +33,16 @@
 #define DRAIN_THIN_BUDGET0 (1u << 22)
 _Static_assert(DRAIN_MAX_MARK_LEN >= MSAMP_WIRE_MAX_MARK, "a device's MARK text is kept whole");
 
+/* Lifetime buckets (docs/DRAIN.md "Lifetimes"): bucket 0 is [0, 10 us), bucket k (1..11) is
+ * [10^(k+3) ns, 10^(k+4) ns) (10 us ... 11.6 days), bucket 12 is 10^15 ns (11.6 days) and more.
+ * A bucket's label value is its lower edge (0 for bucket 0). */
+#define DRAIN_LIFE_BUCKETS 13
+/* The lower edge of bucket b in nanoseconds, and the bucket of an age in nanoseconds. */
+uint64_t session_life_edge_ns(unsigned b);
+unsigned session_life_bucket(double ns);
+/* "<10us", "10us", "100us", "1ms", ... "1e5s", ">=1e6s": a bucket's short name. */
+const char *session_life_name(unsigned b);
+
 /* site.def for sites without frames: id 0, an id never defined (or not stored), and the device's
  * "stack table full" id. Real definitions are indexes below DRAIN_MAX_STACKS. */
 #define SITE_DEF_NONE UINT32_MAX
@@ -45,11 +55,22 @@ struct slot {
     uint64_t size, birth;
     uint64_t interval; /* the interval the entry stands for (R_e); 0 while unknown */
     double w;          /* its weight now (in-use estimates, and a free's) */
-    uint32_t site;     /* index in session.sites */
+    double aw;         /* the weight its site's allocated totals hold for it (size: its size) */
+    uint32_t site;     /* index in session.sites: a realloc chain's first site */
+    uint32_t lsite;    /* the site of the device's latest record of it (LIVE records match it) */
+    uint32_t links;    /* reallocs it went through (0: a plain allocation) */
     uint32_t index;    /* the device's slot index */
     uint32_t livepos;  /* position in session.live while live */
     uint32_t seen;     /* session.snap_gen when last allocated or re-sent */
     uint8_t live, unweighted;
+    uint8_t born; /* birth is a known time (the chain's first allocation's) */
+};
+
+/* Freed sampled allocations of one site in one lifetime bucket (session.life_index). */
+struct lifebin {
+    uint32_t site, bucket;
+    double an, ab, fn, fb; /* allocated (their aw) and freed (their w) estimates */
+    uint64_t samples;
 };
 
 /* Records received before the session's first header, kept (deep copies) to be replayed once it
@@ -76,6 +97,12 @@ struct site {
     uint64_t alloc_samples, free_samples;
     uint64_t events; /* of alloc_samples, those of ALLOC/REALLOC records (not snapshots) */
     double inuse_n, inuse_b; /* the running in-use estimate of its live entries */
+    double peak_n, peak_b;   /* its in-use at the session's peak, when peak_gen is the session's */
+    uint64_t peak_gen;
+    /* Allocations freed younger than the session's min_life_s: taken out of the allocated (and
+     * freed) totals, counted here. */
+    double cull_n, cull_b;
+    uint64_t cull_samples;
     /* FAIL records at this stack, by kind (enum msamp_wire_fail): how many, the bytes asked
      * (saturating) and the largest request. Not samples: every failure is reported. */
     uint64_t fail_n[MSAMP_FAIL_KINDS], fail_b[MSAMP_FAIL_KINDS], fail_max[MSAMP_FAIL_KINDS];
@@ -145,6 +172,9 @@ struct session_counts {
     uint64_t reweighted_up;       /* unweighted entries' allocated totals corrected by a LIVE */
     uint64_t fails[MSAMP_FAIL_KINDS]; /* FAIL records received, by kind */
     uint64_t fails_other;         /* FAIL records of a kind this reader does not know */
+    uint64_t chain_links;         /* REALLOCs that continued a live sampled allocation */
+    uint64_t culled;              /* sampled allocations left out by --min-lifetime */
+    uint64_t untimed_frees;       /* FREEs of entries without a known birth (no lifetime) */
 };
 
 struct session {
@@ -156,6 +186,8 @@ struct session {
         max_depth;
     uint8_t build_id[MSAMP_DEC_MAX_BUILD_ID];
     uint8_t build_id_len;
+    uint8_t device_id[MSAMP_DEC_MAX_DEVICE_ID]; /* SESSION's optional device id */
+    uint8_t device_id_len;
 
     struct mapping_rec *maps;
     size_t nmaps, capmaps;
@@ -190,6 +222,20 @@ struct session {
      * site.inuse_n/_b. Profiles recompute it exactly from the live set; views over time read
      * these. */
     double inuse_n, inuse_b;
+    /* The peak of inuse_b: its value, objects and time (last_ts then); peak_gen counts new peaks.
+     * A site's in-use at the peak is its peak_n/_b when its peak_gen equals this one, else its
+     * inuse_n/_b (unchanged since): saved at the first change after a peak, O(1) per change. */
+    double peak_n, peak_b;
+    uint64_t peak_ts;
+    int peak_ts_valid;
+    uint64_t peak_gen;
+
+    /* Lifetimes of freed sampled allocations by (site, bucket): key site * 16 + bucket. */
+    struct umap life_index;
+    struct lifebin *life;
+    size_t nlife, caplife;
+    double min_life_s; /* --min-lifetime: 0 keeps everything */
+    double cull_n, cull_b;
 
     struct pre_buf *pre;    /* records before the first header (NULL once replayed) */
     int pre_off;            /* no buffering: the buffer overflowed, records apply directly */
@@ -218,6 +264,12 @@ struct session {
 };
 
 struct session *session_new(int index, const struct msamp_dec_stats *dec_now);
+/* --min-lifetime: allocations freed younger than seconds leave the allocated and freed totals. */
+void session_set_min_lifetime(struct session *s, double seconds);
+/* The age in nanoseconds of an entry born at tick birth at tick now (-1 when unknown). */
+double session_age_ns(const struct session *s, uint64_t birth, uint64_t now);
+/* A site's in-use estimate at the session's peak (objects, bytes). */
+void session_site_peak(const struct session *s, const struct site *st, double *n, double *b);
 void session_free(struct session *s);
 
 /* 1 when rec (a SESSION record) starts a new session rather than repeating this one's header. */

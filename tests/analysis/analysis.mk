@@ -1,0 +1,37 @@
+# The answers drain gives beyond the profile's totals (docs/DRAIN.md): realloc chains, lifetimes,
+# --min-lifetime culling, the peak profile, device labels through drain merge, folded stacks with
+# file:line. One program, tests/analysis/analysis_app.c, whose allocations' sites, lifetimes and
+# peak it knows: linked with the hosted library (test-analysis-hosted) and built as firmware for
+# the board under QEMU (test-analysis-board). tests/analysis/check.sh holds the checks both share.
+
+ANALYSIS_T := $(BUILD)/analysis
+
+TESTS += analysis-hosted analysis-board
+
+$(ANALYSIS_T)/analysis_app: tests/analysis/analysis_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-optimize-sibling-calls \
+	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags msamp) $< \
+	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --libs msamp) -lm -o $@
+
+test-analysis-hosted: $(BUILD)/drain/drain-asan host_tools/drain $(ANALYSIS_T)/analysis_app ## Realloc chain, lifetimes, culling, peak, device labels through merge, folded: a hosted program (go tool pprof)
+	@tests/need.sh go
+	DRAIN=$(BUILD)/drain/drain-asan APP=$(ANALYSIS_T)/analysis_app W=$(ANALYSIS_T)/hosted \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/analysis/t_analysis.sh
+
+# The same program as firmware for the board (BOARD, default qemu-virt-aarch64): the demo's heap,
+# library (its configuration header) and UART transport; -DANALYSIS_BOARD picks the board's main.
+ANALYSIS_FW := $(BOARD_DIR)/analysis/analysis_fw.elf
+$(BOARD_DIR)/analysis/analysis_fw.o: tests/analysis/analysis_app.c $(BOARD_FLAGS)
+	@mkdir -p $(@D)
+	$(BOARD_COMPILE) $(DEMO_MSAMP_DEFS) -DANALYSIS_BOARD -I$(DEMO_DIR) -c $< -o $@
+$(ANALYSIS_FW): $(BOARD_DIR)/analysis/analysis_fw.o $(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_uart.a \
+		$(DEMO_LIB) $(BOARD_LDSCRIPT)
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LINK_FLAGS) -o $@ $(BOARD_DIR)/analysis/analysis_fw.o \
+		$(BOARD_OBJS) $(DEMO_OBJS) $(DEMO_LIB) $(BOARD_DIR)/libmsamp_uart.a $(BOARD_LIBGCC)
+
+test-analysis-board: ## The same checks on the board under QEMU (one firmware run over the UART, device id from msamp_config)
+	@tests/need.sh $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU)) go
+	@$(MAKE) --no-print-directory -s host_tools/drain $(BUILD)/drain/drain-asan $(ANALYSIS_FW)
+	@$(BOARD_ENV) DRAIN=$(BUILD)/drain/drain-asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	  tests/analysis/t_analysis_board.sh $(ANALYSIS_FW) $(ANALYSIS_T)/board
