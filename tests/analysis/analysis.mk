@@ -30,8 +30,9 @@ $(ANALYSIS_FW): $(BOARD_DIR)/analysis/analysis_fw.o $(BOARD_OBJS) $(DEMO_OBJS) $
 	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LINK_FLAGS) -o $@ $(BOARD_DIR)/analysis/analysis_fw.o \
 		$(BOARD_OBJS) $(DEMO_OBJS) $(DEMO_LIB) $(BOARD_DIR)/libmsamp_uart.a $(BOARD_LIBGCC)
 
-test-analysis-board: ## The same checks on the board under QEMU (one firmware run over the UART, device id from msamp_config)
-	@tests/need.sh $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU)) go
+test-analysis-board: ## The same checks on the board under QEMU (one firmware run over the UART, device id from msamp_config), and its timeline and flame graph in headless Chromium
+	@tests/need.sh $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU)) go chromium python3
 	@$(MAKE) --no-print-directory -s host_tools/drain $(BUILD)/drain/drain-asan $(ANALYSIS_FW)
 	@$(BOARD_ENV) DRAIN=$(BUILD)/drain/drain-asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
+	  ART=$(BUILD)/test-artifacts/analysis \
 	  tests/analysis/t_analysis_board.sh $(ANALYSIS_FW) $(ANALYSIS_T)/board

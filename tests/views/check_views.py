@@ -7,6 +7,10 @@ check_views.py png PNG RRGGBB...          a screenshot: not blank, each colour d
 check_views.py svg DOM                    the flame graph's DOM, no fragment
 check_views.py search DOM FOLDED NAME     ... after #search=NAME: matches and matched percent
 check_views.py zoom DOM NAME              ... after #zoom=NAME: NAME full width, others hidden
+check_views.py page DOM SRC FUNC...       any program's timeline page: the total's path, a site's
+                                          path, each FUNC in the legend as FUNC SRC:LINE, axes
+check_views.py peak CSV BYTES             the CSV's largest total_max_bytes is BYTES (interval 1)
+check_views.py frame DOM NAME             the flame graph has a frame labelled NAME
 Prints one "ok: ..." line per check; exits 1 at the first failure.
 """
 import html
@@ -108,6 +112,38 @@ def check_html(dom_path):
     if not re.search(r'<g class="interval">.*interval 4096\u219216384', dom):
         fail("interval change 4096 -> 16384 not marked")
     ok("interval change 4096->16384 marked")
+
+
+def check_page(dom_path, src, funcs):
+    dom = open(dom_path).read()
+    m = re.search(r'<path id="total"[^>]*\sd="([^"]*)"', dom)
+    if not m or len(re.findall(r"[MHV]", m.group(1))) < 6:
+        fail("total path missing or short: %s" % (m.group(1)[:80] if m else None))
+    if not re.findall(r'<path class="site" id="site\d+"[^>]*\sd="([^"]+)"', dom):
+        fail("no site path with data")
+    legend = [html.unescape(l) for l in re.findall(r'<text class="legend-site"[^>]*>([^<]*)</text>', dom)]
+    for fn in funcs:
+        if not any(re.match(re.escape(fn) + " " + re.escape(src) + r":\d+", l) for l in legend):
+            fail("legend lacks '%s %s:LINE': %s" % (fn, src, legend))
+    if not re.search(r'<text id="xlabel"[^>]*>time \(s\)', dom) or \
+            not re.search(r'<text id="ylabel"[^>]*>in use \((B|KiB|MiB|GiB)\)</text>', dom):
+        fail("axis labels")
+    ok("page: total and site paths, legend %s, axis labels" % "; ".join(legend))
+
+
+def check_peak(csv_path, want):
+    rows = [l.rstrip("\n").split(",") for l in open(csv_path)][1:]
+    got = max(float(r[3]) for r in rows) if rows else -1
+    if got != float(want):
+        fail("largest total_max_bytes %.0f, the program's peak %s" % (got, want))
+    ok("CSV: the largest total is the program's peak, %s bytes" % want)
+
+
+def check_frame(dom_path, name):
+    named = [t for a, r, t in frames(open(dom_path).read()) if t]
+    if not any(t.startswith(name) for t in named):
+        fail("no frame labelled %s: %s" % (name, named))
+    ok("flame graph: a frame labelled %s among %d" % (name, len(named)))
 
 
 def png_pixels(path):
@@ -279,6 +315,12 @@ def main():
         check_search(*args)
     elif cmd == "zoom":
         check_zoom(*args)
+    elif cmd == "page":
+        check_page(args[0], args[1], args[2:])
+    elif cmd == "peak":
+        check_peak(*args)
+    elif cmd == "frame":
+        check_frame(*args)
     else:
         fail("unknown check " + cmd)
 
