@@ -6,7 +6,7 @@
 #   the realloc chain keeps its first site (chain_start) and birth (age label >= 100 ms), counts
 #     as one allocation of its latest size, and nothing is counted at the realloc's own site;
 #   the short-lived site's allocations are all in lifetime buckets below 1 ms, the long-lived
-#     one's in [100 ms, 1 s), and nothing else is;
+#     one's in [100 ms, 1 s), and nothing else is but peak_phase's blocks on a loaded machine;
 #   --min-lifetime 10ms leaves out exactly the short-lived site (every other site unchanged) and
 #     says how many it left out;
 #   the peak profile's in-use equals the program's own in-use at its peak;
@@ -56,9 +56,12 @@ chain=$(tv chain_bytes) short=$(tv short_objects) peak=$(tv peak_bytes)
   [ "$(val "$p.short" TOTAL alloc_objects)" = "$short" ] &&
   ok "lifetime < 1 ms: exactly the $short short-lived allocations" ||
   fail "lifetime < 1 ms: short_lived $(val "$p.short" short_lived alloc_objects), all $(val "$p.short" TOTAL alloc_objects), want $short"
-[ "$(val "$p.long" long_lived alloc_objects)" = 1 ] && [ "$(val "$p.long" TOTAL alloc_objects)" = 1 ] &&
-  ok "lifetime in [100 ms, 1 s): exactly the long-lived allocation" ||
-  fail "lifetime in [100 ms, 1 s): long_lived $(val "$p.long" long_lived alloc_objects), all $(val "$p.long" TOTAL alloc_objects), want 1"
+# peak_phase's blocks are held 50 ms after the last is allocated: on a loaded machine the first
+# ones can pass 100 ms (seen in CI: 14 of 2000), so only they may join the long-lived one there.
+others=$(( $(val "$p.long" TOTAL alloc_objects) - $(val "$p.long" long_lived alloc_objects) - $(val "$p.long" peak_phase alloc_objects) ))
+[ "$(val "$p.long" long_lived alloc_objects)" = 1 ] && [ "$others" = 0 ] &&
+  ok "lifetime in [100 ms, 1 s): the long-lived allocation, and $(val "$p.long" peak_phase alloc_objects) of peak_phase's slow ones" ||
+  fail "lifetime in [100 ms, 1 s): long_lived $(val "$p.long" long_lived alloc_objects), all $(val "$p.long" TOTAL alloc_objects), want 1 (and peak_phase's)"
 grep -q "site chain_start" "$p.top" && grep -q "site short_lived" "$p.top" && ok "--lifetimes lists the sites" ||
   fail "--lifetimes: sites missing in $p.top"
 
