@@ -59,7 +59,10 @@ enum msamp_wire_type {
     /* slot1 size stack_id dt [addr]: a sampled allocation. slot1 = live-table slot + 1, or 0 when
      * the live table had no room (the allocation counts as allocated, never as in use). */
     MSAMP_REC_ALLOC = 3,
-    /* slot dt: the sampled allocation in that slot was freed. */
+    /* slot dt [moved]: the sampled allocation in that slot was freed; or, with moved = 1, it was
+     * realloc'd to a block that was not sampled: the allocation lives on unseen (a reader that
+     * counts a realloc chain as one allocation takes the chain out, as its last block was not
+     * sampled; a reader without the field sees a free). */
     MSAMP_REC_FREE = 4,
     /* slot size stack_id birth [addr] [interval]: a live sampled allocation, re-sent during a
      * snapshot pass. birth is the low 32 bits of the absolute time of the allocation: the reader

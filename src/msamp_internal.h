@@ -172,7 +172,7 @@ void msamp_layout_mapping(struct msamp_sink *s, const void *arg); /* a struct ms
 /* ALLOC [old_slot < 0], or REALLOC of old_slot: slot1 size stack dt [addr]. */
 void msamp_rec_alloc(int32_t old_slot, uint32_t slot1, uintptr_t size, uint32_t stack, uintptr_t dt,
                      uintptr_t addr);
-void msamp_rec_free(uint32_t slot, uintptr_t dt);
+void msamp_rec_free(uint32_t slot, uintptr_t dt, unsigned moved);
 /* LIVE; interval, the one the entry stands for, is sent when it differs from the one in force. */
 void msamp_rec_live(uint32_t slot, uintptr_t size, uint32_t stack, uint32_t birth, uintptr_t addr,
                     uint32_t interval);

@@ -94,10 +94,10 @@ void msamp_rec_alloc(int32_t old_slot, uint32_t slot1, uintptr_t size, uint32_t 
                         5u - first + ADDRESS);
 }
 
-void msamp_rec_free(uint32_t slot, uintptr_t dt)
+void msamp_rec_free(uint32_t slot, uintptr_t dt, unsigned moved)
 {
-    uintptr_t v[2] = {slot, dt};
-    msamp_event_varints(MSAMP_REC_FREE, v, 2);
+    uintptr_t v[3] = {slot, dt, 1};
+    msamp_event_varints(MSAMP_REC_FREE, v, 2u + (moved != 0));
 }
 
 void msamp_rec_live(uint32_t slot, uintptr_t size, uint32_t stack, uint32_t birth, uintptr_t addr,

@@ -46,10 +46,11 @@ static void put_stack(uint32_t id, const struct walk *w)
     msamp_event_record(MSAMP_REC_STACK, msamp_layout_stack, &f);
 }
 
-/* Writes a FREE of slot into the open event and empties the slot. */
-MSAMP_NOINLINE static void put_free(uint32_t slot)
+/* Writes a FREE of slot into the open event and empties the slot (moved: realloc'd to a block
+ * that was not sampled). */
+MSAMP_NOINLINE static void put_free(uint32_t slot, unsigned moved)
 {
-    msamp_rec_free(slot, msamp_event_stamp());
+    msamp_rec_free(slot, msamp_event_stamp(), moved);
     msamp_live_clear(slot);
     G.frees++;
 }
@@ -92,7 +93,7 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
     msamp_event_begin(&ev);
     uint32_t id = stack_of(&w);
     if (stale >= 0)
-        put_free((uint32_t)stale); /* its free was never seen: the address is reused */
+        put_free((uint32_t)stale, 0); /* its free was never seen: the address is reused */
     if (old_slot >= 0) {
         msamp_live_clear((uint32_t)old_slot);
         G.frees++;
@@ -130,14 +131,14 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
 }
 
 /* Frees old's slot, if it still has one (another context may have reported it meanwhile). */
-static void release(void *old)
+static void release(void *old, unsigned moved)
 {
     msamp_port_lock_t key = msamp_port_lock();
     int32_t slot = msamp_live_find_settled((uintptr_t)old);
     if (slot >= 0) {
         struct msamp_writer ev;
         msamp_event_begin(&ev);
-        put_free((uint32_t)slot);
+        put_free((uint32_t)slot, moved);
         (void)msamp_event_end(&ev, 1);
     }
     msamp_port_unlock(key);
@@ -177,7 +178,7 @@ void msamp_free_slow(struct msamp_context *c, void *p)
     if (busy(c))
         return;
     c->busy = MSAMP_BUSY_CORE;
-    release(p);
+    release(p, 0);
     leave(c);
 }
 
@@ -237,8 +238,9 @@ void msamp_slow_realloc(struct msamp_context *c, void *old, int old_sampled, voi
     if (c->busy) /* counted as reentrant when it decided */
         return;
     c->busy = MSAMP_BUSY_CORE;
+    /* The old block's allocation goes on in p unless realloc(old, 0) freed it. */
     if (drawn == 0 || p == NULL || !sample(c, (uintptr_t)p, size, frame, (uintptr_t)old, drawn))
-        release(old);
+        release(old, p != NULL);
     leave(c);
 }
 

@@ -335,6 +335,7 @@ static int parse_payload(struct msamp_dec *d, struct rd *r, struct msamp_record 
     case MSAMP_REC_FREE:
         rec->u.free.slot = rd_varint(r);
         rec->dt = rd_varint(r);
+        rec->u.free.moved = rd_left(r) ? rd_varint(r) != 0 : 0;
         break;
     case MSAMP_REC_LIVE:
         rec->u.live.slot = rd_varint(r);

@@ -69,7 +69,7 @@ struct msamp_record {
         } session;
         struct { uint64_t id; uint32_t depth; const uint64_t *frames; } stack;
         struct { uint64_t slot1, size, stack_id, addr; int has_addr; } alloc;
-        struct { uint64_t slot; } free;
+        struct { uint64_t slot; int moved; } free; /* moved: [moved] was 1 (docs/WIRE_FORMAT.md) */
         /* interval: the entry's own sampling interval when has_interval (else the one in force) */
         struct {
             uint64_t slot, size, stack_id, birth, addr, interval;

@@ -103,7 +103,8 @@ static void print_body(FILE *out, const struct msamp_record *rec)
         print_addr(out, rec->u.alloc.has_addr, rec->u.alloc.addr);
         break;
     case MSAMP_REC_FREE:
-        fprintf(out, "FREE slot=%" PRIu64 " dt=%" PRIu64, rec->u.free.slot, rec->dt);
+        fprintf(out, "FREE slot=%" PRIu64 " dt=%" PRIu64 "%s", rec->u.free.slot, rec->dt,
+                rec->u.free.moved ? " moved=1" : "");
         break;
     case MSAMP_REC_LIVE:
         fprintf(out, "LIVE slot=%" PRIu64 " size=%" PRIu64 " stack=%" PRIu64 " birth=%" PRIu64,

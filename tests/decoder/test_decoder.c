@@ -456,7 +456,7 @@ static void test_forward_compat(void)
     rec_put(&r, MSAMP_REC_SESSION, &p);
     buf_free(&p);
     rec_v(&r, MSAMP_REC_ALLOC, 6, U(1), U(8), U(2), U(3), U(0x1234), U(99));
-    rec_v(&r, MSAMP_REC_FREE, 3, U(0), U(1), U(55));
+    rec_v(&r, MSAMP_REC_FREE, 4, U(0), U(1), U(0), U(55)); /* [moved] 0, then a later field */
     rec_v(&r, MSAMP_REC_TIME, 2, U(50), U(1));
     rec_v(&r, MSAMP_REC_FAIL, 6, U(0), U(100), U(2), U(4), U(1), U(9)); /* + a later field */
     rec_v(&r, MSAMP_REC_EXTENDED, 3, U(20), U(300), U(1));

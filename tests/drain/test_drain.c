@@ -1178,6 +1178,7 @@ static void test_running_totals(void)
                 break;
             case MSAMP_REC_FREE:
                 r.u.free.slot = slot;
+                r.u.free.moved = (x >> 40) % 5 == 0;
                 break;
             case MSAMP_REC_REALLOC:
                 r.u.realloc.old_slot = slot;
@@ -1221,7 +1222,7 @@ static void test_running_totals(void)
             bad |= check_running(s);
         }
         CHECK(!bad);
-        CHECK(s->n.chain_links > 0 && s->peak_gen > 0);
+        CHECK(s->n.chain_links > 0 && s->peak_gen > 0 && s->n.chains_moved > 0);
         if (damaged)
             CHECK(s->n.lost_frees > 0 && s->n.thinned > 0);
         session_free(s);
@@ -1299,6 +1300,42 @@ static void test_realloc_chain(void)
     }
 }
 
+/* A chain realloc'd to a block the device did not sample (FREE moved=1) goes on unseen: counted
+ * by its last block, it leaves the allocated values, and is neither freed nor in use; a plain
+ * FREE of another chain frees it. At interval 4096 the weights are those of the sizes. */
+static void test_realloc_moved(void)
+{
+    struct session *s = session_new(1, NULL);
+    feed_session(s, 0x43, 0, 4096);
+    feed_stack(s, 1, 0x1000);
+    feed_stack(s, 2, 0x2000);
+    struct msamp_record r = rec(MSAMP_REC_ALLOC);
+    r.u.alloc = (__typeof__(r.u.alloc)){1, 1000, 1, 0, 0};
+    feed_at(s, &r, 10);
+    r = rec(MSAMP_REC_REALLOC);
+    r.u.realloc = (__typeof__(r.u.realloc)){.old_slot = 0, .new_slot1 = 2, .size = 2000,
+                                            .stack_id = 2};
+    feed_at(s, &r, 20);
+    r = rec(MSAMP_REC_ALLOC);
+    r.u.alloc = (__typeof__(r.u.alloc)){3, 5000, 1, 0, 0};
+    feed_at(s, &r, 30);
+    const struct site *a = site_for(s, 1);
+    double w5000 = session_weight(5000, 4096), w2000 = session_weight(2000, 4096);
+    CHECK(a && fabs(a->alloc_b - (w2000 * 2000 + w5000 * 5000)) < 1e-6);
+    r = rec(MSAMP_REC_FREE); /* the chain grew into an unsampled block */
+    r.u.free.slot = 1;
+    r.u.free.moved = 1;
+    feed_at(s, &r, 40);
+    r = rec(MSAMP_REC_FREE); /* the other one is freed */
+    r.u.free.slot = 2;
+    feed_at(s, &r, 50);
+    CHECK(fabs(a->alloc_b - w5000 * 5000) < 1e-6 && fabs(a->alloc_n - w5000) < 1e-9);
+    CHECK(fabs(a->free_b - w5000 * 5000) < 1e-6 && a->alloc_samples == 1 && a->free_samples == 1);
+    CHECK(s->nlive == 0 && s->inuse_b == 0 && s->n.chains_moved == 1 && s->n.frees == 1);
+    CHECK(check_running(s) == 0);
+    session_free(s);
+}
+
 int main(void)
 {
     test_weights();
@@ -1318,6 +1355,7 @@ int main(void)
     test_pre_overflow();
     test_running_totals();
     test_realloc_chain();
+    test_realloc_moved();
     if (failures) {
         fprintf(stderr, "test_drain: %d check(s) failed\n", failures);
         return 1;

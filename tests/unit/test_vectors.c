@@ -197,7 +197,10 @@ static int encode_listing(const char *path)
                             (uintptr_t)need(line, "size", lineno), (uint32_t)need(line, "stack", lineno),
                             (uintptr_t)need(line, "dt", lineno), (uintptr_t)addr);
         } else if (strcmp(type, "FREE") == 0) {
-            msamp_rec_free((uint32_t)need(line, "slot", lineno), (uintptr_t)need(line, "dt", lineno));
+            uint64_t moved = 0;
+            (void)field(line, "moved", &moved);
+            msamp_rec_free((uint32_t)need(line, "slot", lineno), (uintptr_t)need(line, "dt", lineno),
+                           (unsigned)moved);
         } else if (strcmp(type, "LIVE") == 0) {
             msamp_rec_live((uint32_t)need(line, "slot", lineno), (uintptr_t)need(line, "size", lineno),
                            (uint32_t)need(line, "stack", lineno), (uint32_t)need(line, "birth", lineno),

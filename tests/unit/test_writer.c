@@ -79,7 +79,7 @@ static void test_records(void)
 {
     reset();
     msamp_event_begin(&ev);
-    msamp_rec_free(5, 7);
+    msamp_rec_free(5, 7, 0);
     static uint8_t text[64];
     memset(text, 'x', sizeof text);
     struct msamp_bytes t14 = {text, 14}, t15 = {text, 15};
@@ -152,7 +152,7 @@ static void test_ring(void)
         uint32_t round_kept = 0;
         for (uint32_t i = 0; i < MSAMP_CFG_RING_SIZE; i++) {
             msamp_event_begin(&ev);
-            msamp_rec_free(i & 0x7F, (uintptr_t)round);
+            msamp_rec_free(i & 0x7F, (uintptr_t)round, 0);
             uint32_t before = msamp_core.count[MSAMP_DROP_RING_RECORDS];
             if (msamp_event_end(&ev, 1) == 0) {
                 round_kept++;

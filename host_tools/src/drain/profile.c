@@ -271,6 +271,13 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
                  (unsigned long long)n->chain_links);
         prof_comment(p, line);
     }
+    if (n->chains_moved) {
+        snprintf(line, sizeof(line),
+                 "realloc chains: %llu moved to a block that was not sampled (counted by the "
+                 "chain's last block: left out of the allocated values)",
+                 (unsigned long long)n->chains_moved);
+        prof_comment(p, line);
+    }
     if (s->peak_gen) {
         char when[64];
         if (s->peak_ts_valid && s->tick_hz && s->peak_ts >= s->first_ts)

@@ -173,6 +173,7 @@ struct session_counts {
     uint64_t fails[MSAMP_FAIL_KINDS]; /* FAIL records received, by kind */
     uint64_t fails_other;         /* FAIL records of a kind this reader does not know */
     uint64_t chain_links;         /* REALLOCs that continued a live sampled allocation */
+    uint64_t chains_moved;        /* FREE moved=1: a chain realloc'd to an unsampled block */
     uint64_t culled;              /* sampled allocations left out by --min-lifetime */
     uint64_t untimed_frees;       /* FREEs of entries without a known birth (no lifetime) */
 };
