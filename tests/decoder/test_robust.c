@@ -192,21 +192,28 @@ static int at_boundary(const struct ref *r, size_t pos)
 
 /* 1 when removing orig[a, b) leaves the same bytes as removing a range whose both ends are frame
  * boundaries: the range slid while the byte it gives up equals the byte it takes in (a cut from
- * just before one frame's closing 0x00 to just before another's is a cut of whole frames). */
-static int cut_aligned(const struct ref *r, size_t a, size_t b)
+ * just before one frame's closing 0x00 to just before another's is a cut of whole frames).
+ * *start gets that range's start (its length is b - a): cut there, the damaged stream's bytes are
+ * the same and its frames map to whole frames of the original. */
+static int cut_aligned(const struct ref *r, size_t a, size_t b, size_t *start)
 {
     size_t len = r->orig.len;
     for (size_t x = a, y = b;; x++, y++) { /* forward: drop orig[x], keep orig[y] */
-        if (at_boundary(r, x) && at_boundary(r, y))
+        if (at_boundary(r, x) && at_boundary(r, y)) {
+            *start = x;
             return 1;
+        }
         if (y >= len || r->orig.p[x] != r->orig.p[y])
             break;
     }
     for (size_t x = a, y = b; x > 0 && r->orig.p[x - 1] == r->orig.p[y - 1];) { /* backward */
         x--, y--;
-        if (at_boundary(r, x) && at_boundary(r, y))
+        if (at_boundary(r, x) && at_boundary(r, y)) {
+            *start = x;
             return 1;
+        }
     }
+    *start = a;
     return 0;
 }
 
@@ -456,10 +463,12 @@ static void damage_drops(const struct ref *r, const char *name, int rounds)
         size_t n = 1 + rnd_below(k % 8 == 7 ? 2048 : 64);
         if (n > len - a)
             n = len - a;
+        /* An aligned cut is made where it is aligned: the same bytes, frames that map. */
+        size_t at;
+        int aligned = cut_aligned(r, a, a + n, &at);
         struct damaged d = { 0 };
-        dmg_copy(&d, r, 0, a);
-        dmg_copy(&d, r, a + n, len - a - n);
-        int aligned = cut_aligned(r, a, a + n);
+        dmg_copy(&d, r, 0, at);
+        dmg_copy(&d, r, at + n, len - at - n);
         snprintf(what, sizeof(what), "%s without bytes [%zu, %zu)", name, a, a + n);
         check_case(what, r, &d, aligned ? EXPECT_ANY : EXPECT_DAMAGE);
         dmg_free(&d);
