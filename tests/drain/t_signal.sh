@@ -12,8 +12,9 @@ total=$(awk '$1 == "site" { n += $4 } END { print n }' "$W/big.truth")
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 
 # stop NAME SIGNAL PID ERRFILE PROFILE MAX: checks drain is decoding (its CPU time grows), sends
-# SIGNAL, and checks the exit, the latency, the final profile (between 1 and MAX-1 samples: the
-# ones decoded before the signal) and the message.
+# SIGNAL, and checks the exit, the latency, the final profile (between 1 and MAX samples: the
+# ones decoded before the signal; MAX when it came between two copies of the stream, as the fast
+# release build can meet it: seen in CI) and the message.
 stop() {
   local what=$1 sig=$2 pid=$3 errf=$4 prof=$5 max=$6 hz c0 c1 t0 t1 ms rc got
   hz=$(getconf CLK_TCK)
@@ -41,9 +42,9 @@ stop() {
   grep 'drain stats: .* handled' "$errf" | sed 's/^/    /'
   [ -z "$prof" ] && prof=$(sed -n 's/.*; wrote //p' "$errf" | tail -n1)
   got=$(counter samples "$prof")
-  [ -n "$got" ] && [ "$got" -gt 0 ] && [ "$got" -lt "$max" ] &&
+  [ -n "$got" ] && [ "$got" -gt 0 ] && [ "$got" -le "$max" ] &&
     ok "$what: final profile $(basename "$prof") holds the $got samples decoded before the signal" ||
-    fail "$what: final profile '$prof' has '$got' samples (expected 1 to $((max - 1)))"
+    fail "$what: final profile '$prof' has '$got' samples (expected 1 to $max)"
 }
 
 # A pipe that never ends: its writer sends the stream again and again (each copy a new session,
