@@ -364,6 +364,15 @@ static void site_locs(struct prof *p, const struct session *s, const struct site
     *nloc = n;
 }
 
+/* Whether a site's samples may share their stack with another site's and must be merged into
+ * one pprof sample (interned): only the frameless kinds and a definition two stack ids reached (a
+ * late one). Every other site is a distinct stack (drain stores each once; a task's site differs
+ * by its label), so its samples skip the intern table's hashing. */
+static int site_merges(const struct session *s, const struct site *st)
+{
+    return st->def >= s->nstacks || s->stacks[st->def].shared;
+}
+
 /* A string label; value text of n bytes, non-printable bytes as '?'. */
 static struct prof_label str_label(struct prof *p, const char *key, const uint8_t *v, size_t n)
 {
@@ -389,16 +398,12 @@ static uint32_t task_label(struct prof *p, const struct session *s, uint32_t sit
     return 1;
 }
 
-/* The labels every sample of site `site` carries (docs/DRAIN.md "Labels"): the device's id
- * (`device`), its build-id (`build_id`) and session id (`session`), each when the stream gave it,
- * and on an RTOS device the site's `task` (the task's name, or the interrupt context's, or
- * "task N" when no TASK record named it). At most DRAIN_SITE_LABELS; the caller may append more
- * (a lifetime). */
-#define DRAIN_SITE_LABELS 8
-static uint32_t sample_labels(struct prof *p, const struct session *s, uint32_t site,
-                              struct prof_label *out)
+/* The labels of the session every sample carries (docs/DRAIN.md "Labels"): the device's id
+ * (`device`), its build-id (`build_id`) and session id (`session`), each when the stream gave it.
+ * Made once per profile (their strings interned once, not per sample): at most 3. */
+static uint32_t origin_labels(struct prof *p, const struct session *s, struct prof_label *out)
 {
-    uint32_t n = task_label(p, s, site, out);
+    uint32_t n = 0;
     char text[2 * MSAMP_WIRE_MAX_BUILD_ID + 1];
     if (s->device_id_len)
         out[n++] = str_label(p, "device", s->device_id, s->device_id_len);
@@ -410,6 +415,21 @@ static uint32_t sample_labels(struct prof *p, const struct session *s, uint32_t 
         snprintf(text, sizeof(text), "0x%08x", s->session_id);
         out[n++] = (struct prof_label){prof_cstr(p, "session"), prof_cstr(p, text), 0, 0};
     }
+    return n;
+}
+
+/* The labels every sample of site `site` carries: on an RTOS device the site's `task` (the
+ * task's name, or the interrupt context's, or "task N" when no TASK record named it), then the
+ * session's (origin, norigin: origin_labels()). At most DRAIN_SITE_LABELS; the caller may append
+ * more (a lifetime). */
+#define DRAIN_SITE_LABELS 8
+static uint32_t sample_labels(struct prof *p, const struct session *s, uint32_t site,
+                              const struct prof_label *origin, uint32_t norigin,
+                              struct prof_label *out)
+{
+    uint32_t n = task_label(p, s, site, out);
+    for (uint32_t k = 0; k < norigin; k++)
+        out[n++] = origin[k];
     return n;
 }
 
@@ -577,7 +597,8 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
     for (int i = 0; i < V_COUNT; i++)
         prof_add_type(&out->agg, sample_type_names[i][0], sample_type_names[i][1]);
     uint64_t locs[MSAMP_DEC_MAX_DEPTH];
-    struct prof_label labels[DRAIN_SITE_LABELS + 1];
+    struct prof_label labels[DRAIN_SITE_LABELS + 1], origin[3];
+    uint32_t norigin = origin_labels(p, s, origin);
     for (size_t i = 0; i < s->nsites; i++) {
         const struct site *st = &s->sites[i];
         int failed = 0;
@@ -589,6 +610,7 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
             continue;
         uint32_t nloc = 0;
         site_locs(p, s, st, maps, nmaps, bare, cache, locs, &nloc);
+        int merge = site_merges(s, st);
         if (session_site_stack(s, st, &(uint32_t){0}) == NULL && st->def != SITE_DEF_FULL) {
             out->unknown_stack += st->alloc_samples;
             out->unknown_events += st->events;
@@ -603,7 +625,7 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         }
         if (!sampled)
             continue;
-        uint32_t nl = sample_labels(p, s, (uint32_t)i, labels);
+        uint32_t nl = sample_labels(p, s, (uint32_t)i, origin, norigin, labels);
         /* The site's parts (age bins, lifetime bins, the rest), rounded so that they add up to
          * the site's rounded totals (largest remainders): the per-site totals of a split profile
          * are those of an unsplit one. */
@@ -630,29 +652,40 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         parts[np++] = (struct part){{0, 0, ra_n, ra_b, rf_n, rf_b}, {0}, NULL, AGE_UNKNOWN};
         int raised = cover_inuse(parts, np);
         round_parts(parts, np);
-        int64_t tot[V_COUNT] = {0};
-        for (size_t k = 0; k < np; k++) {
-            int64_t *v = parts[k].v;
-            if (v[V_ALLOC_N] < v[V_INUSE_N]) /* rounding beyond 2^53 alone */
-                v[V_ALLOC_N] = v[V_INUSE_N];
-            if (v[V_ALLOC_B] < v[V_INUSE_B])
-                v[V_ALLOC_B] = v[V_INUSE_B];
+        int64_t tot[V_COUNT] = {0}, untimed[V_COUNT] = {0};
+        int any_untimed = 0;
+        for (size_t k = 0; k <= np; k++) {
+            /* Parts without a time label share their labels: one sample, after the others. */
+            int64_t *v = k < np ? parts[k].v : untimed;
+            int timed = k < np && parts[k].key && parts[k].bucket != AGE_UNKNOWN;
+            if (k < np) {
+                if (v[V_ALLOC_N] < v[V_INUSE_N]) /* rounding beyond 2^53 alone */
+                    v[V_ALLOC_N] = v[V_INUSE_N];
+                if (v[V_ALLOC_B] < v[V_INUSE_B])
+                    v[V_ALLOC_B] = v[V_INUSE_B];
+            }
             int any = 0;
             for (int c = 0; c < V_COUNT; c++)
                 any |= v[c] != 0;
-            if (!any)
+            if (!any || (k == np && !any_untimed))
                 continue;
+            if (k < np && !timed) {
+                add_values(untimed, v);
+                any_untimed = 1;
+                continue;
+            }
             uint32_t n = nl;
-            if (parts[k].key && parts[k].bucket != AGE_UNKNOWN)
+            if (timed)
                 labels[n++] = time_label(p, parts[k].key, parts[k].bucket);
-            prof_add_sample(p, locs, nloc, v, labels, n, 1);
+            prof_add_sample(p, locs, nloc, v, labels, n, merge);
             add_values(tot, v);
         }
         out->alloc_raised += (uint64_t)raised;
         /* Per site: the same stack in two tasks stays two lines of --top (the label's strings
          * are p's, as the locations are). */
         struct prof_label tl[1];
-        uint32_t si = prof_add_sample(&out->agg, locs, nloc, tot, tl, task_label(p, s, (uint32_t)i, tl), 1);
+        uint32_t si = prof_add_sample(&out->agg, locs, nloc, tot, tl,
+                                      task_label(p, s, (uint32_t)i, tl), merge);
         out->site_agg[i] = si;
         GROW(out->inuse_samples, out->cap_inuse, si + 1);
         GROW(out->alloc_samples, out->cap_alloc, si + 1);
@@ -675,7 +708,8 @@ static void peak_samples(struct prof *p, const struct session *s, struct mapinfo
                          size_t nmaps, int bare, struct umap *cache)
 {
     uint64_t locs[MSAMP_DEC_MAX_DEPTH];
-    struct prof_label labels[DRAIN_SITE_LABELS];
+    struct prof_label labels[DRAIN_SITE_LABELS], origin[3];
+    uint32_t norigin = origin_labels(p, s, origin);
     for (size_t i = 0; i < s->nsites; i++) {
         const struct site *st = &s->sites[i];
         double n, b;
@@ -685,8 +719,8 @@ static void peak_samples(struct prof *p, const struct session *s, struct mapinfo
             continue;
         uint32_t nloc = 0;
         site_locs(p, s, st, maps, nmaps, bare, cache, locs, &nloc);
-        uint32_t nl = sample_labels(p, s, (uint32_t)i, labels);
-        prof_add_sample(p, locs, nloc, v, labels, nl, 1);
+        uint32_t nl = sample_labels(p, s, (uint32_t)i, origin, norigin, labels);
+        prof_add_sample(p, locs, nloc, v, labels, nl, site_merges(s, st));
     }
 }
 
