@@ -20,12 +20,8 @@ sed -n 's/^analysis-truth //p' "$out/run/console.txt" >"$out/truth"
 views=$here/../views/check_views.py
 art=${ART:-$out/art}
 mkdir -p "$art"
-chrome() {
-  local dir
-  dir=$(mktemp -d "$out/chrome.XXXXXX")
-  timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
-    --user-data-dir="$dir" "$@" 2>>"$out/chrome.err"
-}
+CHROME_DIR=$out
+. "$here/../views/chrome.sh"
 if ! "$DRAIN" -q --elf "$elf" -o "$out/v.pb.gz" --timeline "$art/board.html" \
     --timeline-csv "$out/v.csv" --flame "$art/board.svg" "$out/run/stream.bin" 2>"$out/v.err"; then
   echo "FAIL: drain --timeline --flame: $(head -c 300 "$out/v.err")"; rc=1

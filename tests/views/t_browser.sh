@@ -22,13 +22,8 @@ ok() { echo "ok: $*"; }
 check() { python3 "$here/check_views.py" "$@" || fail "check_views.py $1"; }
 app=$T/views_app
 
-# Chromium headless as root: no sandbox, no GPU; a profile directory per run (runs go in pairs).
-chrome() {
-  local dir
-  dir=$(mktemp -d "$W/chrome.XXXXXX")
-  timeout 60 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
-    --user-data-dir="$dir" "$@" 2>>"$W/chrome.err"
-}
+CHROME_DIR=$W
+. "$here/chrome.sh"
 
 MSAMP_OUTPUT=$W/v.bin MSAMP_INTERVAL=4096 MSAMP_SEED=7 "$app" "$W/truth.txt" || fail "views_app exit $?"
 [ -s "$W/v.bin" ] && [ -s "$W/truth.txt" ] || { fail "no stream or truth"; exit 1; }
