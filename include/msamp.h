@@ -152,7 +152,11 @@ int msamp_get_stats(struct msamp_stats *out);
  *   function whose __builtin_frame_address(0) is frame (for wrappers of your own).
  * msamp_on_free(p): p is about to be freed (NULL is ignored).
  * msamp_on_realloc(old, p, size): old was just resized into p (p NULL with size 0: freed; p NULL
- *   with size > 0: the resize failed, reported as a failure).
+ *   with size > 0: the resize failed, reported as a failure). Called after the fact, it cannot
+ *   tell old's allocation from another context's sampled between the resize and this call at the
+ *   same address (the realloc wrappers, which take old's slot off its address before the real
+ *   call, can); call it with interrupts (or the scheduler) held off around the resize where
+ *   another context allocates from the same allocator.
  */
 void msamp_on_alloc(void *p, size_t size);
 void msamp_on_alloc_from(void *p, size_t size, const void *frame);

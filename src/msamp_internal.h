@@ -375,9 +375,18 @@ static inline void msamp_note_alloc(void *p, size_t size, const void *frame)
 uint32_t msamp_slow_decide(struct msamp_context *c, size_t size, const void *frame);
 void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void *frame,
                       uint32_t drawn);
-/* realloc's: old was a sampled block (old_sampled, probed before the call) and p is realloc's
- * result; the old block is untouched when p is NULL for a nonzero size. */
-void msamp_slow_realloc(struct msamp_context *c, void *old, int old_sampled, void *p, size_t size,
+/* realloc's, in two halves too. Before the real call, msamp_realloc_detach takes old's live slot
+ * off its address (under the lock; -1 when old is not tracked, or the context is busy): the slot
+ * keeps the allocation but holds old | MSAMP_LIVE_MOVING, which no probe matches. Once the real
+ * realloc has freed old, its address may come back from another context's malloc (an interrupt,
+ * a task, a thread) before this one takes the lock again; a sample of that block must not take
+ * the chain's slot for its stale entry, nor the chain take the new block's slot for its own.
+ * msamp_slow_realloc then ends the move: a REALLOC from the slot when p is sampled, a FREE
+ * (marked moved) when it is not, the slot given back its address when the call failed (p NULL for
+ * a nonzero size: the old block is untouched), a FREE when realloc(old, 0) freed it. */
+#define MSAMP_LIVE_MOVING ((uintptr_t)1) /* allocators' blocks are at least 2-aligned */
+int32_t msamp_realloc_detach(struct msamp_context *c, void *old);
+void msamp_slow_realloc(struct msamp_context *c, void *old, int32_t old_slot, void *p, size_t size,
                         const void *frame, uint32_t drawn);
 
 /* An allocation that failed without a result to look at (posix_memalign's error, a failed

@@ -59,7 +59,7 @@ static void rebuild_word(uint32_t word)
     for (uint32_t i = msamp_live_bucket(h_lo) * MSAMP_CFG_LIVE_WAYS; i < end; i++) {
         uintptr_t a = atomic_load_explicit(&L[i], memory_order_relaxed);
         uint32_t h = msamp_live_hash(a);
-        if (a != 0 && msamp_live_word(h) == word)
+        if (a != 0 && (a & MSAMP_LIVE_MOVING) == 0 && msamp_live_word(h) == word)
             mask |= msamp_live_bit(h);
     }
     atomic_store_explicit(&msamp_live_mask[word], mask, memory_order_relaxed);
@@ -70,15 +70,17 @@ void msamp_live_publish(uint32_t slot, uintptr_t p)
 {
     atomic_store_explicit(&L[slot], p, memory_order_release);
     uint32_t b = slot / MSAMP_CFG_LIVE_WAYS;
-    if (!MSAMP_CFG_SMALL_CODE && p != 0) { /* one more block: its bit joins the mask */
+    /* A realloc's detached slot (p | MSAMP_LIVE_MOVING) has no bit: no probe is to find it. */
+    if (!MSAMP_CFG_SMALL_CODE && p != 0 && (p & MSAMP_LIVE_MOVING) == 0) {
+        /* one more block: its bit joins the mask */
         uint32_t h = msamp_live_hash(p), word = msamp_live_word(h);
         uint32_t mask = atomic_load_explicit(&msamp_live_mask[word], memory_order_relaxed);
         atomic_store_explicit(&msamp_live_mask[word], mask | msamp_live_bit(h),
                               memory_order_relaxed);
         return;
     }
-    /* One block fewer (or, for smaller code, any change): the bits of the blocks the word covers,
-     * since two may share one. */
+    /* One block fewer (or a block detached, or, for smaller code, any change): the bits of the
+     * blocks the word covers, since two may share one. */
 #if MSAMP_CFG_RUNTIME_TABLES
     /* The words of bucket b's hash range (the removed block's among them): two at the default
      * sizes, each rebuilt from the one or few buckets it covers. */
@@ -90,7 +92,7 @@ void msamp_live_publish(uint32_t slot, uintptr_t p)
     uint32_t base = b * MSAMP_CFG_LIVE_WAYS, mask = 0;
     for (uint32_t w = 0; w < MSAMP_CFG_LIVE_WAYS; w++) {
         uintptr_t a = atomic_load_explicit(&L[base + w], memory_order_relaxed);
-        if (a != 0)
+        if (a != 0 && (a & MSAMP_LIVE_MOVING) == 0)
             mask |= msamp_live_bit(msamp_live_hash(a));
     }
     atomic_store_explicit(&msamp_live_mask[b], mask, memory_order_relaxed);

@@ -178,7 +178,8 @@ static void scan_pass(void)
             f.depth = msamp_stack_frames(e.stack, &f.pcs);
             msamp_event_record(MSAMP_REC_STACK, msamp_layout_stack, &f);
         }
-        msamp_rec_live(G.cursor, e.size, e.stack, e.birth, e.addr, e.interval);
+        /* A realloc's detached slot is its allocation still: the block's address, unmarked. */
+        msamp_rec_live(G.cursor, e.size, e.stack, e.birth, e.addr & ~MSAMP_LIVE_MOVING, e.interval);
         if (msamp_event_end(&ev, 0) != 0)
             return; /* resume at this entry on the next poll */
         if (send_stack)

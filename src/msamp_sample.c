@@ -61,10 +61,11 @@ static int still(uint32_t slot, uintptr_t a)
     return msamp_live_addr(slot) == a && msamp_live_settled(slot);
 }
 
-/* Records a sampled allocation p of size bytes, decided at interval `drawn`; a REALLOC that frees
- * old when old is tracked. 0 when the adaptive interval thinned the sample out (nothing written). */
+/* Records a sampled allocation p of size bytes, decided at interval `drawn`; a REALLOC from
+ * old_slot when it is realloc's detached slot of old (msamp_realloc_detach), else -1. 0 when the
+ * adaptive interval thinned the sample out (nothing written). */
 static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const void *frame,
-                  uintptr_t old, uint32_t drawn)
+                  uintptr_t old, int32_t old_slot, uint32_t drawn)
 {
     uintptr_t pcs[MSAMP_CFG_MAX_DEPTH];
     struct walk w = {pcs, 0};
@@ -72,10 +73,9 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
     msamp_port_walk(frame, collect, &w);
 
     msamp_port_lock_t key = msamp_port_lock();
-    int32_t old_slot = old != 0 ? msamp_live_find_settled(old) : -1;
+    /* The detached slot matches no address: p (old itself, grown in place, or a block another
+     * context freed meanwhile) finds only a stale entry of its own. */
     int32_t stale = msamp_live_find_settled(p);
-    if (stale >= 0 && stale == old_slot)
-        stale = -1;
     /* A full bucket makes room by itself when a slot of it is freed here. */
     int room = stale >= 0 || msamp_live_free_slot(p) >= 0 ||
                (old_slot >= 0 && msamp_live_bucket(msamp_live_hash(old)) ==
@@ -86,7 +86,7 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
         return 0;
     }
     /* A raise meanwhile may have made them pending again, or taken them out. */
-    if (old_slot >= 0 && !still((uint32_t)old_slot, old))
+    if (old_slot >= 0 && !still((uint32_t)old_slot, old | MSAMP_LIVE_MOVING))
         old_slot = -1;
     if (stale >= 0 && !still((uint32_t)stale, p))
         stale = -1;
@@ -130,18 +130,34 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
     return 1;
 }
 
-/* Frees old's slot, if it still has one (another context may have reported it meanwhile). */
-static void release(void *old, unsigned moved)
+/* What release() does with the slot it finds. */
+#define SLOT_FREE 0u   /* a FREE record, the slot emptied */
+#define SLOT_MOVED 1u  /* the same, marked moved: realloc'd to a block not sampled */
+#define SLOT_DETACH 2u /* realloc's: the slot holds p | MSAMP_LIVE_MOVING until the move ends */
+#define SLOT_ATTACH 3u /* the move failed: the slot holds p again */
+
+/* Under the lock, finds p's slot (p a block's address), or checks that `slot` still holds realloc's
+ * mark p (old | MSAMP_LIVE_MOVING: a raise's thinning may have taken it out meanwhile), and does
+ * `what` with it. The slot, or -1 when there was none. */
+static int32_t release(uintptr_t p, int32_t slot, unsigned what)
 {
     msamp_port_lock_t key = msamp_port_lock();
-    int32_t slot = msamp_live_find_settled((uintptr_t)old);
+    if ((p & MSAMP_LIVE_MOVING) == 0)
+        slot = msamp_live_find_settled(p);
+    else if (slot >= 0 && !still((uint32_t)slot, p))
+        slot = -1;
     if (slot >= 0) {
-        struct msamp_writer ev;
-        msamp_event_begin(&ev);
-        put_free((uint32_t)slot, moved);
-        (void)msamp_event_end(&ev, 1);
+        if (what >= SLOT_DETACH) {
+            msamp_live_publish((uint32_t)slot, p ^ MSAMP_LIVE_MOVING);
+        } else {
+            struct msamp_writer ev;
+            msamp_event_begin(&ev);
+            put_free((uint32_t)slot, what);
+            (void)msamp_event_end(&ev, 1);
+        }
     }
     msamp_port_unlock(key);
+    return slot;
 }
 
 /* Leaves the slow path: the port may drain a filling ring from here (hosted MSAMP_FLUSH=inline). */
@@ -178,7 +194,7 @@ void msamp_free_slow(struct msamp_context *c, void *p)
     if (busy(c))
         return;
     c->busy = MSAMP_BUSY_CORE;
-    release(p, 0);
+    (void)release((uintptr_t)p, -1, SLOT_FREE);
     leave(c);
 }
 
@@ -188,7 +204,17 @@ void msamp_realloc_slow(struct msamp_context *c, void *old, void *p, size_t size
 {
     if (busy(c))
         return;
-    msamp_slow_realloc(c, old, 1, p, size, frame, p != NULL ? msamp_decide(c, size) : 0u);
+    /* Detached only now: the hooks are called after the real realloc, so a block another context
+     * was handed at old's address in between is taken for it (msamp.h, msamp_on_realloc). */
+    int32_t slot = msamp_realloc_detach(c, old);
+    msamp_slow_realloc(c, old, slot, p, size, frame, p != NULL ? msamp_decide(c, size) : 0u);
+}
+
+int32_t msamp_realloc_detach(struct msamp_context *c, void *old)
+{
+    if (c->busy || !msamp_is_sampled(old))
+        return -1; /* busy: its realloc is not looked at (counted as reentrant when it decided) */
+    return release((uintptr_t)old, -1, SLOT_DETACH);
 }
 
 uint32_t msamp_slow_decide(struct msamp_context *c, size_t size, const void *frame)
@@ -224,23 +250,27 @@ void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void 
     if (drawn == 0 || c->busy) /* busy: counted as reentrant when it decided */
         return;
     c->busy = MSAMP_BUSY_CORE;
-    (void)sample(c, (uintptr_t)p, size, frame, 0, drawn);
+    (void)sample(c, (uintptr_t)p, size, frame, 0, -1, drawn);
     leave(c);
 }
 
-void msamp_slow_realloc(struct msamp_context *c, void *old, int old_sampled, void *p, size_t size,
+void msamp_slow_realloc(struct msamp_context *c, void *old, int32_t old_slot, void *p, size_t size,
                         const void *frame, uint32_t drawn)
 {
-    if (old == NULL || !old_sampled || (p == NULL && size != 0)) {
-        msamp_slow_alloc(c, p, size, frame, drawn); /* a failure leaves the old block untouched */
+    uintptr_t mark = (uintptr_t)old | MSAMP_LIVE_MOVING;
+    if (old_slot >= 0 && p == NULL && size != 0) /* failed: the old block is untouched */
+        (void)release(mark, old_slot, SLOT_ATTACH);
+    if (old_slot < 0 || (p == NULL && size != 0)) {
+        msamp_slow_alloc(c, p, size, frame, drawn); /* a failure is reported from here */
         return;
     }
-    if (c->busy) /* counted as reentrant when it decided */
-        return;
+    /* Detached by this context, which was not busy then and is not now (every wrapper call it
+     * made in between has returned). The old block's allocation goes on in p unless
+     * realloc(old, 0) freed it. */
     c->busy = MSAMP_BUSY_CORE;
-    /* The old block's allocation goes on in p unless realloc(old, 0) freed it. */
-    if (drawn == 0 || p == NULL || !sample(c, (uintptr_t)p, size, frame, (uintptr_t)old, drawn))
-        release(old, p != NULL);
+    if (drawn == 0 || p == NULL ||
+        !sample(c, (uintptr_t)p, size, frame, (uintptr_t)old, old_slot, drawn))
+        (void)release(mark, old_slot, p != NULL ? SLOT_MOVED : SLOT_FREE);
     leave(c);
 }
 

@@ -12,10 +12,10 @@ MSAMP_NOINLINE static void *slow(void *reent, void *old, size_t size)
     uint32_t drawn = msamp_slow_decide(c, size, MSAMP_FRAME());
     if (drawn == MSAMP_SLOW_REFUSED)
         return NULL;
-    int old_sampled = msamp_is_sampled(old);
+    int32_t old_slot = msamp_realloc_detach(c, old);
     void *p;
     MSAMP_NESTED(1, p = __real__realloc_r(reent, old, size)); /* calls _malloc_r, _free_r */
-    msamp_slow_realloc(c, old, old_sampled, p, size, MSAMP_FRAME(), drawn);
+    msamp_slow_realloc(c, old, old_slot, p, size, MSAMP_FRAME(), drawn);
     return p;
 }
 

@@ -88,7 +88,18 @@ void *__real_calloc(size_t n, size_t size);
 void *__real_realloc(void *p, size_t size);
 void *__wrap_malloc(size_t size);
 void __wrap_free(void *p);
-void *__real_malloc(size_t size) { return fake_fail ? NULL : malloc(size); }
+static void *fake_reuse; /* a block realloc moved from, for the next malloc it fits */
+void *__real_malloc(size_t size)
+{
+    if (fake_fail)
+        return NULL;
+    if (fake_reuse != NULL && malloc_usable_size(fake_reuse) >= size) {
+        void *p = fake_reuse;
+        fake_reuse = NULL;
+        return p;
+    }
+    return malloc(size);
+}
 void __real_free(void *p) { free(p); }
 void *__real_calloc(size_t n, size_t size)
 {
@@ -103,10 +114,27 @@ void *__real_calloc(size_t n, size_t size)
         memset(p, 0, n * size);
     return p;
 }
+void (*fake_realloc_between)(void *freed);
 void *__real_realloc(void *p, size_t size)
 {
     if (fake_fail && size != 0)
         return NULL;
+    if (fake_realloc_between != NULL && p != NULL && size != 0) {
+        /* A move, and another context runs once the old block is free (before realloc returns). */
+        void *q = malloc(size);
+        if (q) {
+            size_t old = malloc_usable_size(p);
+            memcpy(q, p, old < size ? old : size);
+            /* "Freed", and the next malloc that fits is handed it (under ASan, the C library's
+             * quarantine would hand out another block). */
+            fake_reuse = p;
+            fake_realloc_between(p);
+            if (fake_reuse != NULL)
+                free(fake_reuse);
+            fake_reuse = NULL;
+        }
+        return q;
+    }
     if (!fake_nested)
         return realloc(p, size);
     if (size == 0) {

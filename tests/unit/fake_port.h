@@ -23,5 +23,8 @@ extern const uint8_t *fake_build_id;
 extern size_t fake_build_id_len;
 extern int fake_fail;                /* 1: the "real" allocator fails every request */
 extern int fake_nested;              /* 1: its calloc and realloc call the wrapped malloc, free */
+/* Set: realloc moves every block, and calls this once the old block is freed, before it returns
+ * (what an interrupt or another task may do there). */
+extern void (*fake_realloc_between)(void *freed);
 
 #endif

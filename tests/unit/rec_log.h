@@ -46,6 +46,7 @@ static void on_record(void *arg, const struct msamp_record *r)
         break;
     case MSAMP_REC_FREE:
         x->a = r->u.free.slot;
+        x->b = r->u.free.moved;
         break;
     case MSAMP_REC_REALLOC:
         x->a = r->u.realloc.old_slot;

@@ -350,12 +350,97 @@ static void test_free_null(void)
     drain_all();
 }
 
+/* Another context (an interrupt, a task, a thread) is handed the address realloc just freed, and
+ * samples it, before the realloc's own bookkeeping: neither may take the other's live slot. Before
+ * the realloc wrappers detached the old slot, the other context's sample freed the chain's slot as
+ * stale, and the REALLOC then continued the other context's block. */
+static void *race_block;
+static void race_between(void *freed)
+{
+    unsigned was = fake_ctx;
+    fake_ctx = 1;
+    race_block = __wrap_malloc(100);
+    fake_ctx = was;
+    CHECK(race_block == freed); /* the fake allocator hands the freed block to the next malloc */
+}
+
+static void test_realloc_race(void)
+{
+    struct msamp_stats a, b;
+    drain_all();
+    CHECK_EQ(msamp_get_stats(&a), 0);
+    size_t mark = fake_out_len;
+    void *old = __wrap_malloc(100); /* interval 1: every allocation sampled */
+    fake_realloc_between = race_between;
+    void *grown = __wrap_realloc(old, 300);
+    fake_realloc_between = NULL;
+    CHECK(grown != NULL && grown != old);
+    CHECK(msamp_is_sampled(race_block));
+    CHECK(msamp_is_sampled(grown));
+    CHECK_EQ(msamp_get_stats(&b), 0);
+    CHECK_EQ(b.live_used, a.live_used + 2);
+    drain_all();
+    decode_from(mark);
+    const struct rec *al = find(MSAMP_REC_ALLOC, 0), *other = find(MSAMP_REC_ALLOC, 1);
+    const struct rec *re = find(MSAMP_REC_REALLOC, 0);
+    CHECK(al != NULL && other != NULL && re != NULL);
+    CHECK_EQ(count(MSAMP_REC_FREE), 0); /* the chain was not freed as the other block's stale entry */
+    uint64_t other_slot = 0, chain_slot = 0;
+    if (al && other && re) {
+        CHECK(other->a != al->a);
+        CHECK_EQ(re->a, al->a - 1); /* the REALLOC continues the first block's slot */
+        CHECK_EQ(re->c, 300);
+        other_slot = other->a - 1;
+        chain_slot = re->b - 1;
+        CHECK(chain_slot != other_slot);
+    }
+    mark = fake_out_len;
+    __wrap_free(race_block);
+    __wrap_free(grown);
+    drain_all();
+    decode_from(mark);
+    const struct rec *f0 = find(MSAMP_REC_FREE, 0), *f1 = find(MSAMP_REC_FREE, 1);
+    CHECK(f0 != NULL && f1 != NULL);
+    if (f0 && f1) {
+        CHECK_EQ(f0->a, other_slot);
+        CHECK_EQ(f1->a, chain_slot);
+        CHECK_EQ(f0->b + f1->b, 0); /* freed, not moved */
+    }
+    CHECK_EQ(msamp_get_stats(&b), 0);
+    CHECK_EQ(b.live_used, a.live_used);
+
+    /* A failed realloc gives the detached slot its address back: the block is tracked still. */
+    void *keep = __wrap_malloc(64);
+    fake_fail = 1;
+    CHECK(__wrap_realloc(keep, 5000) == NULL);
+    fake_fail = 0;
+    CHECK(msamp_is_sampled(keep));
+    CHECK(msamp_live_maybe((uintptr_t)keep) != 0);
+    /* Moved to a block not sampled: the slot is freed, marked moved. */
+    mark = fake_out_len;
+    CHECK_EQ(msamp_set_interval(1u << 30), 0);
+    void *moved = __wrap_realloc(keep, 200);
+    CHECK(moved != NULL);
+    CHECK(!msamp_is_sampled(moved) && !msamp_is_sampled(keep));
+    drain_all();
+    decode_from(mark);
+    const struct rec *fm = find(MSAMP_REC_FREE, 0);
+    CHECK(fm != NULL && fm->b == 1);
+    CHECK_EQ(count(MSAMP_REC_REALLOC), 0);
+    CHECK_EQ(msamp_set_interval(1), 0);
+    __wrap_free(moved);
+    CHECK_EQ(msamp_get_stats(&b), 0);
+    CHECK_EQ(b.live_used, a.live_used);
+    CHECK_EQ(fake_lock_errors, 0);
+}
+
 int main(void)
 {
     test_basic_events();
     test_free_null();
     test_ram_dump();
     test_other_allocator();
+    test_realloc_race();
     test_overflow_and_snapshot();
     test_late_join();
     test_resend_by_volume();

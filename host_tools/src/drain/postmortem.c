@@ -704,7 +704,7 @@ void pm_emit(const struct pm_dump *d, msamp_record_fn fn, void *arg)
         memset(&r, 0, sizeof(r));
         r.type = MSAMP_REC_LIVE;
         r.u.live.slot = i;
-        r.u.live.addr = addr;
+        r.u.live.addr = addr & ~(uint64_t)1; /* bit 0: a realloc under way (docs/POSTMORTEM.md) */
         r.u.live.has_addr = 1;
         r.u.live.has_interval = 1;
         if (coded) {
