@@ -454,9 +454,10 @@ static inline int msamp_is_sampled(void *p)
     return p != NULL && msamp_live_maybe((uintptr_t)p) && msamp_live_find((uintptr_t)p) >= 0;
 }
 
-/* realloc's bookkeeping: old was probed (old_sampled) before the real realloc returned p. Out of
- * line (msamp_note_realloc.c): realloc is rare next to malloc and free, and a wrapper with one call
- * and one return is one that every port's unwinder reads (MIPS's scans its code). */
+/* msamp_on_realloc's bookkeeping, after the real realloc returned p: old_sampled is old's probe
+ * (an unsampled old block takes msamp_note_alloc's charge, as a malloc would). Out of line
+ * (msamp_note_realloc.c); the realloc wrappers detach old's slot before their real call instead
+ * (msamp_realloc_detach). */
 void msamp_note_realloc(void *old, int old_sampled, void *p, size_t size, const void *frame);
 
 #endif

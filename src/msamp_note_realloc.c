@@ -1,5 +1,5 @@
-/* realloc's bookkeeping for the realloc wrappers and msamp_on_realloc() (msamp_internal.h); a file
- * of its own, so that a static link pulls it with a realloc wrapper without the msamp_on_* hooks. */
+/* realloc's bookkeeping for msamp_on_realloc() (msamp_internal.h), after the real realloc; the
+ * realloc wrappers have their own two halves (msamp_realloc_detach, msamp_slow_realloc). */
 #include "msamp_internal.h"
 
 void msamp_note_realloc(void *old, int old_sampled, void *p, size_t size, const void *frame)

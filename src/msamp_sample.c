@@ -130,7 +130,7 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
     return 1;
 }
 
-/* What release() does with the slot it finds. */
+/* What slot_do() does with the slot it finds. */
 #define SLOT_FREE 0u   /* a FREE record, the slot emptied */
 #define SLOT_MOVED 1u  /* the same, marked moved: realloc'd to a block not sampled */
 #define SLOT_DETACH 2u /* realloc's: the slot holds p | MSAMP_LIVE_MOVING until the move ends */
@@ -139,7 +139,7 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
 /* Under the lock, finds p's slot (p a block's address), or checks that `slot` still holds realloc's
  * mark p (old | MSAMP_LIVE_MOVING: a raise's thinning may have taken it out meanwhile), and does
  * `what` with it. The slot, or -1 when there was none. */
-static int32_t release(uintptr_t p, int32_t slot, unsigned what)
+static int32_t slot_do(uintptr_t p, int32_t slot, unsigned what)
 {
     msamp_port_lock_t key = msamp_port_lock();
     if ((p & MSAMP_LIVE_MOVING) == 0)
@@ -194,7 +194,7 @@ void msamp_free_slow(struct msamp_context *c, void *p)
     if (busy(c))
         return;
     c->busy = MSAMP_BUSY_CORE;
-    (void)release((uintptr_t)p, -1, SLOT_FREE);
+    (void)slot_do((uintptr_t)p, -1, SLOT_FREE);
     leave(c);
 }
 
@@ -214,7 +214,7 @@ int32_t msamp_realloc_detach(struct msamp_context *c, void *old)
 {
     if (c->busy || !msamp_is_sampled(old))
         return -1; /* busy: its realloc is not looked at (counted as reentrant when it decided) */
-    return release((uintptr_t)old, -1, SLOT_DETACH);
+    return slot_do((uintptr_t)old, -1, SLOT_DETACH);
 }
 
 uint32_t msamp_slow_decide(struct msamp_context *c, size_t size, const void *frame)
@@ -259,7 +259,7 @@ void msamp_slow_realloc(struct msamp_context *c, void *old, int32_t old_slot, vo
 {
     uintptr_t mark = (uintptr_t)old | MSAMP_LIVE_MOVING;
     if (old_slot >= 0 && p == NULL && size != 0) /* failed: the old block is untouched */
-        (void)release(mark, old_slot, SLOT_ATTACH);
+        (void)slot_do(mark, old_slot, SLOT_ATTACH);
     if (old_slot < 0 || (p == NULL && size != 0)) {
         msamp_slow_alloc(c, p, size, frame, drawn); /* a failure is reported from here */
         return;
@@ -270,7 +270,7 @@ void msamp_slow_realloc(struct msamp_context *c, void *old, int32_t old_slot, vo
     c->busy = MSAMP_BUSY_CORE;
     if (drawn == 0 || p == NULL ||
         !sample(c, (uintptr_t)p, size, frame, (uintptr_t)old, old_slot, drawn))
-        (void)release(mark, old_slot, p != NULL ? SLOT_MOVED : SLOT_FREE);
+        (void)slot_do(mark, old_slot, p != NULL ? SLOT_MOVED : SLOT_FREE);
     leave(c);
 }
 
