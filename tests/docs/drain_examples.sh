@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Usage: tests/docs/drain_examples.sh FWDIR FILE...   (test docs-drain-examples)
-# drain's "Examples" blocks (README.md's drain(1) section, docs/DRAIN.md), each line as written
+# drain's example blocks (README.md's drain section, docs/DRAIN.md's Examples), each line as written
 # in order, in a user's checkout holding what the lines name and a user would have:
 #   firmware.elf   the README's firmware snippet (FWDIR/firmware.elf, docs-firmware-snippet)
 #   ./app          tests/docs/app.c built through pkg-config (-O2 -g -fno-omit-frame-pointer)
@@ -16,8 +16,8 @@
 #                        before wrote (stand-ins for two devices' profiles)
 # A port the lines name that is in use on this machine is replaced by a free one (said so). Every
 # line must exit 0; every profile a line writes (-o, merge) must hold samples; go tool pprof's
-# table must list the firmware's or the app's sites. A block identical to one run before (the
-# README's copy of docs/DRAIN.md) is not run again.
+# table must list the firmware's or the app's sites. A block identical to one run before is not
+# run again.
 . "$(dirname "$0")/lib.sh"
 fw=$1
 shift
