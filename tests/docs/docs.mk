@@ -72,14 +72,14 @@ test-docs-make-targets: ## The make commands of README.md, docs/BOARDS.md and bo
 	@$(DOCS_ENV) tests/docs/make_targets.sh README.md docs/BOARDS.md boards/README.md
 
 TESTS += docs-output
-test-docs-output: ## The docs' output and usage examples: each line has the shape of a line drain, msamp-dump or the demo really print
+test-docs-output: ## The docs' output and usage examples: each line has the shape of a line drain, msamp-dump or the demo really print; DRAIN.md's synopsis names every option
 	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 go
 	@$(docs_firmware) $(DRAIN_T)/gen
 	@$(DOCS_ENV) $(DOCS_QEMU) DEMO_ELF=$(DOCS_DEMO_ELF) GEN=$(DRAIN_T)/gen tests/docs/output.sh \
-		README.md docs/BOARDS.md docs/DRAIN.md docs/MSAMP_DUMP.md tests/vectors/README.md
+		docs/BOARDS.md docs/DRAIN.md docs/MSAMP_DUMP.md tests/vectors/README.md
 
 TESTS += docs-drain-examples
-test-docs-drain-examples: ## drain's Examples (README.md, docs/DRAIN.md) as written: a tty, TCP both ways, --follow, go tool pprof, merge
+test-docs-drain-examples: ## drain's examples (README.md's, docs/DRAIN.md's) as written: a tty, TCP both ways, --follow, views, go tool pprof, merge
 	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 go pkg-config setsid ss
 	@$(docs_firmware) hosted
 	@$(DOCS_ENV) $(DOCS_QEMU) tests/docs/drain_examples.sh $(DOCS_FW) README.md docs/DRAIN.md

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Usage: tests/docs/drain_examples.sh FWDIR FILE...   (test docs-drain-examples)
-# drain's "Examples" blocks (README.md's drain(1) section, docs/DRAIN.md), each line as written
+# drain's example blocks (README.md's drain section, docs/DRAIN.md's Examples), each line as written
 # in order, in a user's checkout holding what the lines name and a user would have:
 #   firmware.elf   the README's firmware snippet (FWDIR/firmware.elf, docs-firmware-snippet)
 #   ./app          tests/docs/app.c built through pkg-config (-O2 -g -fno-omit-frame-pointer)
@@ -15,9 +15,10 @@
 #   drain merge OUT IN...  the IN profiles the checkout lacks are copies of the profiles the lines
 #                        before wrote (stand-ins for two devices' profiles)
 # A port the lines name that is in use on this machine is replaced by a free one (said so). Every
-# line must exit 0; every profile a line writes (-o, merge) must hold samples; go tool pprof's
-# table must list the firmware's or the app's sites. A block identical to one run before (the
-# README's copy of docs/DRAIN.md) is not run again.
+# line must exit 0; every profile a line writes (-o, merge) must hold samples, every view it asks
+# for (--timeline, --flame, --folded, --peak) must be written; go tool pprof's
+# table must list the firmware's or the app's sites. A block identical to one run before is not
+# run again.
 . "$(dirname "$0")/lib.sh"
 fw=$1
 shift
@@ -139,6 +140,10 @@ for f in "$@"; do
     n=$(pp -raw "$co/$p" 2>/dev/null | sed -n 's/.*reader: samples=\([0-9]*\).*/\1/p' | head -n1)
     rows=$(samples "$co/$p")
     [ "$rows" -gt 0 ] && ok "$f: $p holds $rows sample rows${n:+ ($n samples)}" || fail "$f: $p: no profile with samples"
+  done
+  # The views the lines asked for were written.
+  for v in $(grep -oE -- '--(timeline|timeline-csv|flame|folded|peak) [^ ]+' "$W/this-block" | cut -d' ' -f2 | sort -u); do
+    [ -s "$co/$v" ] && ok "$f: $v written ($(stat -c %s "$co/$v") bytes)" || fail "$f: $v, named by a line, was not written"
   done
   out=$(line_out '^go tool pprof -top')
   if grep -q '^go tool pprof -top' "$W/this-block"; then

@@ -7,7 +7,8 @@
 #   --adapt, raises only and raises and lowers): its summary line, --top report and the profile's
 #   comments (go tool pprof -comments); the demo firmware's console under QEMU
 #   ($DEMO_ELF, qemu-virt-aarch64); msamp-dump over every golden vector and over the demo's stream
-#   with 37 bytes cut out of its middle (loss lines).
+#   with 37 bytes cut out of its middle (loss lines). And a FILE named DRAIN.md must name, in its
+#   Synopsis, every option drain --help gives.
 # A line no run here prints (e.g. drain's "... and N more interval changes", past 64 changes)
 # passes only when its text is the tool's own (host_tools' or the demo's sources), said so.
 . "$(dirname "$0")/lib.sh"
@@ -32,6 +33,21 @@ half=$(($(stat -c %s "$s") / 2))
 host_tools/msamp-dump "$W/cut.bin" >>"$real"
 grep -q '^# loss bytes=' "$real" || fail "msamp-dump printed no loss line for the cut stream"
 note "$(wc -l <"$real") lines of real output"
+
+# drain's manual names every option drain --help does, in its Synopsis (the usage lines, then
+# the options line).
+for f in "$@"; do
+  case "$f" in */DRAIN.md | DRAIN.md) ;; *) continue ;; esac
+  syn=$(awk '/^## Synopsis/ { on = 1; next } /^## / { on = 0 } on' "$f")
+  opts=$($D --help 2>&1 | grep -oE -- '--[a-z][a-z-]+' | sort -u)
+  opts="$opts $($D --help 2>&1 | sed -nE 's/^  (-[a-zA-Z]), --.*/\1/p')"
+  missing=
+  for o in $opts; do
+    grep -qE -- "(^|[\`/ ])$o([\` ]|\$)" <<<"$syn" || missing="$missing $o"
+  done
+  [ -z "$missing" ] && ok "$f: its Synopsis names every option of drain --help ($(wc -w <<<"$opts"))" ||
+    fail "$f: its Synopsis lacks options drain --help names:$missing"
+done
 
 for f in "$@"; do
   i=0
