@@ -1,14 +1,10 @@
 /* The devices QEMU's ARM "virt" machines share, AArch64 (qemu-virt-aarch64) and 32-bit ARM
- * (qemu-virt-arm): a GICv2 distributor and CPU interface, and the virtual timer's interrupt on it.
- * Header only; each virt board includes it and keeps its CPU-specific code (interrupt masks, timer
- * registers). */
+ * (qemu-virt-arm): a GICv2 distributor and CPU interface. Header only; each
+ * virt board includes it and keeps its CPU-specific code (interrupt masks, timer registers). */
 #ifndef QEMU_VIRT_H
 #define QEMU_VIRT_H
 
-#include <stddef.h>
 #include <stdint.h>
-
-#include "common/board_common.h"
 
 #define VIRT_GICD_BASE 0x08000000u
 #define VIRT_GICC_BASE 0x08010000u
@@ -59,20 +55,6 @@ static inline void virt_gic_end(uint32_t iar)
 {
     if ((iar & 0x3ffu) != VIRT_SPURIOUS)
         *virt_mmio32(VIRT_GICC_BASE + VIRT_GICC_EOIR) = iar;
-}
-
-/* The virt boards' board_irq_handler(): acknowledges the interrupt; for the virtual timer's,
- * re-arms the timer (rearm) and calls the function board_timer_start() set; ends the interrupt.
- * Inlined, so that the function runs in the handler's own frame. */
-__attribute__((always_inline)) static inline void virt_timer_irq(void (*rearm)(void))
-{
-    uint32_t iar = virt_gic_ack();
-    if ((iar & 0x3ffu) == VIRT_VTIMER_PPI) {
-        rearm();
-        if (board_timer_fn != NULL)
-            board_timer_fn();
-    }
-    virt_gic_end(iar);
 }
 
 #endif

@@ -32,11 +32,6 @@ static void vtimer_arm(uint64_t ticks)
                      : : "r"(ticks), "r"((uint64_t)1) : "memory");
 }
 
-static void vtimer_rearm(void)
-{
-    vtimer_arm(timer_period);
-}
-
 void board_timer_enable(uint32_t period_us)
 {
     timer_period = board_tick_hz() * period_us / 1000000u;
@@ -58,6 +53,12 @@ void board_timer_disable(void)
 void board_irq_handler(void)
 {
     msamp_irq_enter();
-    virt_timer_irq(vtimer_rearm);
+    uint32_t iar = virt_gic_ack();
+    if ((iar & 0x3ffu) == VIRT_VTIMER_PPI) {
+        vtimer_arm(timer_period);
+        if (board_timer_fn != NULL)
+            board_timer_fn();
+    }
+    virt_gic_end(iar);
     msamp_irq_exit();
 }

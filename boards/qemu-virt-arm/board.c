@@ -37,11 +37,6 @@ static void vtimer_arm(uint32_t ticks)
                      : "memory");
 }
 
-static void vtimer_rearm(void)
-{
-    vtimer_arm(timer_period);
-}
-
 void board_timer_enable(uint32_t period_us)
 {
     uint64_t period = board_tick_hz() * period_us / 1000000u;
@@ -61,5 +56,11 @@ void board_timer_disable(void)
 /* Called from irq_entry (start.S) in IRQ mode, IRQs masked. */
 void board_irq_handler(void)
 {
-    virt_timer_irq(vtimer_rearm);
+    uint32_t iar = virt_gic_ack();
+    if ((iar & 0x3ffu) == VIRT_VTIMER_PPI) {
+        vtimer_arm(timer_period);
+        if (board_timer_fn != NULL)
+            board_timer_fn();
+    }
+    virt_gic_end(iar);
 }
