@@ -25,7 +25,38 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fr
 TESTS :=
 BENCHES :=
 
-include $(sort $(wildcard src/*.mk port/*/*.mk host_tools/*.mk host_tools/*/*.mk boards/*.mk tests/*/*.mk))
+# The fragments, each read once, in the order they depend on each other: a fragment may use at once
+# (in targets, prerequisites, := and $(eval)) what those before it define. The core's source lists
+# and the ports' (port/msamp.mk, which boards.mk includes as a firmware project does, reads them
+# only when they were not read before); the host tools (the decoder library, then drain's
+# fragments, wherever in host_tools/ they are); the hosted library; the boards; the tests (drain's own
+# first: its other fragments name its helpers). A fragment is read only when listed here: every
+# *.mk in these folders must be (the check below stops make otherwise).
+MK_FRAGMENTS := src/sources.mk \
+	port/aarch64/port.mk port/arm/port.mk port/hosted/port.mk port/mips64/port.mk port/riscv64/port.mk \
+	port/x86_64/port.mk \
+	host_tools/host_tools.mk \
+	$(filter-out host_tools/host_tools.mk,$(sort $(wildcard host_tools/*.mk host_tools/*/*.mk host_tools/*/*/*.mk))) \
+	port/hosted/hosted.mk \
+	boards/boards.mk \
+	tests/analysis/analysis.mk tests/bench/bench.mk tests/board/board.mk tests/board/board_faults.mk \
+	tests/control/control.mk tests/cross/cross.mk tests/cxx/cxx.mk tests/decoder/decoder.mk \
+	tests/docs/docs.mk \
+	tests/drain/drain_tests.mk tests/drain/drain_fail.mk tests/drain/drain_io.mk tests/drain/drain_model.mk \
+	tests/fastpath/fastpath.mk tests/firstcontact/firstcontact.mk tests/fuzz/fuzz.mk \
+	tests/hosted/hosted.mk tests/hosted/hosted_robust.mk \
+	$(wildcard tests/knobs/knobs.mk) \
+	tests/newlib/newlib.mk tests/ports/ports.mk tests/postmortem/postmortem.mk \
+	tests/robust/noise.mk tests/robust/robust.mk tests/rtos/rtos.mk tests/rtt/rtt.mk tests/unit/unit.mk \
+	tests/views/views.mk
+# A new fragment is listed above, where what it uses is defined: make stops until it is.
+# (port/msamp.mk and boards/<board>/board.mk are included by boards/boards.mk.)
+MK_UNLISTED := $(filter-out $(MK_FRAGMENTS),$(wildcard src/*.mk port/*/*.mk host_tools/*.mk \
+	host_tools/*/*.mk host_tools/*/*/*.mk boards/*.mk tests/*/*.mk))
+ifneq ($(MK_UNLISTED),)
+$(error Makefile: fragment(s) not in MK_FRAGMENTS, so never read: $(MK_UNLISTED))
+endif
+include $(MK_FRAGMENTS)
 
 .PHONY: all deps test check test-list bench help clean
 

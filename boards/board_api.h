@@ -42,4 +42,18 @@ static inline void board_put_hex(char *out, uint64_t v, unsigned digits)
         out[i] = "0123456789abcdef"[v & 15u];
 }
 
+/* Writes v in decimal without a terminator (1 to 20 digits); returns how many it wrote. */
+static inline unsigned board_put_dec(char *out, uint64_t v)
+{
+    char tmp[20];
+    unsigned n = 0;
+    do {
+        tmp[n++] = (char)('0' + v % 10u);
+        v /= 10u;
+    } while (v != 0);
+    for (unsigned i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    return n;
+}
+
 #endif

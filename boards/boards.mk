@@ -4,6 +4,13 @@
 DEMO_DIR := boards/examples/demo
 ifneq ($(wildcard boards/$(BOARD)/board.mk),)
 include boards/$(BOARD)/board.mk
+# What every board's transports share, unless its board.mk says otherwise: semihosting writes the
+# stream to stream.bin in QEMU's folder; SEGGER RTT (docs/RTT.md) makes the demo wait for the
+# probe (drain gdb:..., through QEMU's gdbstub) when the up-buffer is full, as it waits for the
+# UART's FIFO, so it loses nothing (a board.mk sets -DMSAMP_RTT_UP_SIZE=... -DMSAMP_RTT_BLOCK=1).
+BOARD_TRANSPORT_SRCS_semihosting ?= port/transport/semihosting.c
+BOARD_TRANSPORT_DEFS_semihosting ?= -DMSAMP_SEMIHOST_PATH='"stream.bin"'
+BOARD_TRANSPORT_SRCS_rtt ?= port/transport/rtt.c
 
 # A board.mk may set BOARD_VARIANT (e.g. -thumb, -clang) to keep builds of one board apart, and
 # BOARD_PROFILE, the core's profile it builds by default (full, or tiny for small parts);

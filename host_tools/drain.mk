@@ -1,15 +1,12 @@
 # drain (host_tools/drain): msamp stream -> symbolized pprof profiles, reports, merge.
 # Sources in host_tools/src/drain/; tests in tests/drain/drain_tests.mk. Needs zlib, libdw and
 # libstdc++ (its __cxa_demangle turns C++ symbol names into source names: symbolize.c).
-# The decoder library path is spelled out: host_tools.mk (which defines HOSTDEC_LIB) is read after
-# this fragment, and prerequisites are expanded when a rule is read (recipes, which use its
-# HOST_TOOLS_CFLAGS, only when run).
 
 DRAIN_SRCS := $(wildcard host_tools/src/drain/*.c)
 DRAIN_HDRS := $(wildcard host_tools/src/drain/*.h host_tools/lib/*.h) include/msamp_wire.h
 DRAIN_INC := -Ihost_tools/src/drain -Ihost_tools/lib -Iinclude
 DRAIN_LIBS := -ldw -lelf -lz -lm -lstdc++
-DRAIN_DECLIB := $(BUILD)/host/libmsampdec.a
+DRAIN_DECLIB := $(HOSTDEC_LIB)
 
 TOOLS += host_tools/drain
 CLEAN_FILES += host_tools/drain

@@ -53,14 +53,19 @@ msamp_p := $(if $(filter .,$(MSAMP_DIR)),,$(MSAMP_DIR)/)
 MSAMP_TRANSPORT ?= none
 MSAMP_PROFILE ?= full
 
-# The core's sources and flags (MSAMP_CORE_SRCS for MSAMP_PROFILE, MSAMP_WRAP_SRCS...).
+# The core's sources and flags (MSAMP_CORE_SRCS for MSAMP_PROFILE, MSAMP_WRAP_SRCS...), and below
+# the port's list: each read once (msamp's own Makefile reads them before this file).
+ifeq ($(filter $(msamp_p)src/sources.mk,$(MAKEFILE_LIST)),)
 include $(msamp_p)src/sources.mk
+endif
 
 msamp_ports := $(patsubst $(msamp_p)port/%/port.mk,%,$(wildcard $(msamp_p)port/*/port.mk))
 ifeq ($(filter $(MSAMP_ARCH),$(msamp_ports)),)
 $(error msamp.mk: set MSAMP_ARCH to one of: $(msamp_ports))
 endif
+ifeq ($(filter $(msamp_p)port/$(MSAMP_ARCH)/port.mk,$(MAKEFILE_LIST)),)
 include $(msamp_p)port/$(MSAMP_ARCH)/port.mk
+endif
 ifeq ($(filter full tiny,$(MSAMP_PROFILE)),)
 $(error msamp.mk: MSAMP_PROFILE is full or tiny, not '$(MSAMP_PROFILE)')
 endif

@@ -1,9 +1,18 @@
-/* The board API's interrupt mask and clock, for boards whose port already provides both: the
- * port's critical section and timestamp source are exactly what the board API asks for. */
+/* What the boards share (boards/common/board_common.h); every board links this file. The board
+ * API's interrupt mask and clock, from the port: its critical section and timestamp source are
+ * exactly what the board API asks for. The timer's bookkeeping: board_timer_start() and
+ * board_timer_stop() around the board's board_timer_enable() and board_timer_disable(). The
+ * console and exit through semihosting, on the boards that have it. The report of an unexpected
+ * exception. */
+#include <stddef.h>
 #include <stdint.h>
 
 #include "board_api.h"
+#include "common/board_common.h"
 #include "msamp_port.h"
+#if BOARD_SEMIHOSTING
+#include "msamp_semihost.h"
+#endif
 
 uintptr_t board_irq_save(void)
 {
@@ -23,4 +32,71 @@ uint64_t board_ticks(void)
 uint64_t board_tick_hz(void)
 {
     return msamp_port_time_hz();
+}
+
+void (*board_timer_fn)(void);
+
+int board_timer_start(uint32_t period_us, void (*fn)(void))
+{
+    if (fn == NULL || period_us == 0)
+        return -1;
+    board_timer_fn = fn;
+    board_timer_enable(period_us);
+    return 0;
+}
+
+void board_timer_stop(void)
+{
+    board_timer_disable();
+    board_timer_fn = NULL;
+}
+
+#if BOARD_SEMIHOSTING
+void board_console(const char *text)
+{
+    msamp_semihost_console(text);
+}
+
+_Noreturn void board_exit(int status)
+{
+    msamp_semihost_exit(status & 0xff);
+    for (;;) {
+#if defined(__mips__)
+        __asm__ volatile("wait");
+#else
+        __asm__ volatile("wfi");
+#endif
+    }
+}
+#endif
+
+/* Appends text to line[*len], leaving room for the "\n" and terminator. */
+static void fault_put(char *line, size_t size, size_t *len, const char *text)
+{
+    while (*text != '\0' && *len < size - 2)
+        line[(*len)++] = *text++;
+}
+
+_Noreturn void board_fault_exit(const char *what, const struct board_fault_field *fields,
+                                unsigned count, unsigned digits)
+{
+    char line[128];
+    char hex[17];
+    size_t len = 0;
+    if (digits > sizeof hex - 1)
+        digits = sizeof hex - 1;
+    fault_put(line, sizeof line, &len, "board: unexpected ");
+    fault_put(line, sizeof line, &len, what);
+    for (unsigned i = 0; i < count; i++) {
+        fault_put(line, sizeof line, &len, " ");
+        fault_put(line, sizeof line, &len, fields[i].name);
+        fault_put(line, sizeof line, &len, "0x");
+        board_put_hex(hex, fields[i].value, digits);
+        hex[digits] = '\0';
+        fault_put(line, sizeof line, &len, hex);
+    }
+    line[len++] = '\n';
+    line[len] = '\0';
+    board_console(line);
+    board_exit(99);
 }

@@ -1,12 +1,12 @@
 /* qemu-malta-mips64(el) board API: CP0 Count/Compare timer interrupt (on the line IntCtl.IPTI
- * names), UHI semihosting console and exit. */
+ * names); the UHI semihosting console and exit are boards/common/'s. */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "board_api.h"
+#include "common/board_common.h"
 #include "msamp_mips64.h"
 #include "msamp_port.h"
-#include "msamp_semihost.h"
 
 void board_irq_handler(uint32_t cause, uintptr_t epc);
 int main(void);
@@ -15,7 +15,6 @@ int main(void);
 #define CAUSE_TI (1u << 30) /* release 2: the timer interrupt is pending */
 #define CAUSE_EXC(c) (((c) >> 2) & 31u)
 
-static void (*timer_fn)(void);
 static uint32_t timer_period;
 
 static uint32_t cp0_status(void)
@@ -68,53 +67,29 @@ void board_init(void)
     cp0_set_status(cp0_status() & ~(ST_IE | 0xff00u));
 }
 
-void board_console(const char *text)
+void board_timer_enable(uint32_t period_us)
 {
-    msamp_semihost_console(text);
-}
-
-_Noreturn void board_exit(int status)
-{
-    msamp_semihost_exit(status & 0xff);
-    for (;;)
-        __asm__ volatile("wait");
-}
-
-static _Noreturn void fault(uint32_t cause, uintptr_t epc)
-{
-    char line[] = "board: unexpected exception cause=0x0000000000000000 epc=0x0000000000000000\n";
-    board_put_hex(line + 36, cause, 16);
-    board_put_hex(line + 59, epc, 16);
-    board_console(line);
-    board_exit(99);
-}
-
-int board_timer_start(uint32_t period_us, void (*fn)(void))
-{
-    if (fn == NULL || period_us == 0)
-        return -1;
-    timer_fn = fn;
     uint64_t period = (uint64_t)MSAMP_MIPS64_COUNT_HZ * period_us / 1000000u;
     timer_period = period > 0 && period < 0x7fffffffu ? (uint32_t)period : 1u;
     timer_arm();
     cp0_set_status(cp0_status() | timer_ip() | ST_IE);
-    return 0;
 }
 
-void board_timer_stop(void)
+void board_timer_disable(void)
 {
     cp0_set_status(cp0_status() & ~(timer_ip() | ST_IE));
-    timer_fn = NULL;
 }
 
 /* Called from irq_entry (start.S) for every exception, Status.EXL set. */
 void board_irq_handler(uint32_t cause, uintptr_t epc)
 {
-    if (CAUSE_EXC(cause) != 0 || (cause & CAUSE_TI) == 0)
-        fault(cause, epc);
+    if (CAUSE_EXC(cause) != 0 || (cause & CAUSE_TI) == 0) {
+        const struct board_fault_field f[] = {{"cause=", cause}, {"epc=", epc}};
+        board_fault_exit("exception", f, 2, 16);
+    }
     timer_arm(); /* also acknowledges the interrupt */
-    if (timer_fn != NULL)
-        timer_fn();
+    if (board_timer_fn != NULL)
+        board_timer_fn();
     /* No tail call: the handler's frame stays on interrupt stacks. */
     __asm__ volatile("" : : : "memory");
 }

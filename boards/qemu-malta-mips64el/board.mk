@@ -11,8 +11,6 @@ BOARD_SRCS := boards/qemu-malta-mips64el/start.S boards/qemu-malta-mips64el/boar
 BOARD_TRANSPORTS := uart semihosting
 BOARD_TRANSPORT_SRCS_uart := port/transport/uart16550.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_16550_BASE=0xffffffffb80003f8
-BOARD_TRANSPORT_SRCS_semihosting := port/transport/semihosting.c
-BOARD_TRANSPORT_DEFS_semihosting := -DMSAMP_SEMIHOST_PATH='"stream.bin"'
 # -vga none: Malta's default Cirrus VGA needs vgabios-cirrus.bin, which comes with seabios, only a
 # Recommends of qemu-system-mips (as -nic none leaves out the PCnet NIC's boot ROM from ipxe-qemu).
 BOARD_QEMU := qemu-system-mips64$(if $(filter -EB,$(MALTA_ENDIAN)),,el) -M malta -cpu MIPS64R2-generic \

@@ -4,6 +4,7 @@
 #include <stdint.h>
 
 #include "board_api.h"
+#include "common/board_common.h"
 #include "msamp_irq_contexts.h"
 #include "msamp_port.h"
 #include "msamp_x86_64.h"
@@ -29,7 +30,6 @@ int main(void);
 #define LAPIC_LINT0 0xfee00350u
 #define LAPIC_LINT1 0xfee00360u
 
-static void (*timer_fn)(void);
 
 static void outb(uint16_t port, uint8_t v)
 {
@@ -162,37 +162,30 @@ _Noreturn void board_exit(int status)
 
 _Noreturn void board_fault(uint64_t rip)
 {
-    char line[] = "board: unexpected exception at 0x0000000000000000\n";
-    board_put_hex(line + 33, rip, 16);
-    board_console(line);
-    board_exit(99);
+    const struct board_fault_field f[] = {{"at ", rip}};
+    board_fault_exit("exception", f, 1, 16);
 }
 
-int board_timer_start(uint32_t period_us, void (*fn)(void))
+void board_timer_enable(uint32_t period_us)
 {
-    if (fn == NULL || period_us == 0)
-        return -1;
-    timer_fn = fn;
     uint64_t div = (uint64_t)PIT_HZ * period_us / 1000000u;
     pit_periodic(div == 0 ? 1 : div > 0xffff ? 0xffff : (uint16_t)div);
     outb(PIC1_DATA, 0xfe);
     __asm__ volatile("sti" : : : "memory");
-    return 0;
 }
 
-void board_timer_stop(void)
+void board_timer_disable(void)
 {
     __asm__ volatile("cli" : : : "memory");
     outb(PIC1_DATA, 0xff);
-    timer_fn = NULL;
 }
 
 /* Called from irq_entry (start.S) for the timer, IF clear. */
 void board_irq_handler(void)
 {
     msamp_irq_enter();
-    if (timer_fn != NULL)
-        timer_fn();
+    if (board_timer_fn != NULL)
+        board_timer_fn();
     outb(PIC1_CMD, 0x20); /* end of interrupt */
     msamp_irq_exit();
 }

@@ -8,6 +8,22 @@
 	.asciz "Xen"
 	.quad _start
 
+/* Points the page-directory-pointer entry at `entry` to the page directory `table`, whose 512
+ * entries map 2 MiB pages from the start of its GiB (the first entry's address is `flags`'s high
+ * bits: 0, or 0xc0000000 for the fourth GiB) with `flags`. */
+	.macro map_gib table, entry, flags
+	movl $\table, %eax
+	orl $3, %eax
+	movl %eax, \entry
+	movl $\table, %edi
+	movl $\flags, %eax
+	movl $512, %ecx
+0:	movl %eax, (%edi)
+	addl $0x200000, %eax
+	addl $8, %edi
+	loop 0b
+	.endm
+
 	.section .text.boot, "ax"
 	.code32
 	.global _start
@@ -22,31 +38,14 @@ _start:
 	shrl $2, %ecx
 	xorl %eax, %eax
 	rep stosl
-	/* PML4[0] -> PDPT, PDPT[0] -> PD, PD[i] = 2 MiB page i */
+	/* PML4[0] -> PDPT */
 	movl $pdpt, %eax
 	orl $3, %eax
 	movl %eax, pml4
-	movl $pd, %eax
-	orl $3, %eax
-	movl %eax, pdpt
-	movl $pd, %edi
-	movl $0x83, %eax               /* present, writable, 2 MiB */
-	movl $512, %ecx
-1:	movl %eax, (%edi)
-	addl $0x200000, %eax
-	addl $8, %edi
-	loop 1b
+	/* PDPT[0] -> PD, PD[i] = 2 MiB page i */
+	map_gib pd, pdpt, 0x83         /* present, writable, 2 MiB */
 	/* PDPT[3] -> PD_IO: the fourth GiB (local APIC, I/O APIC), uncached */
-	movl $pd_io, %eax
-	orl $3, %eax
-	movl %eax, pdpt + 24
-	movl $pd_io, %edi
-	movl $0xc000009b, %eax         /* present, writable, write-through, uncached, 2 MiB */
-	movl $512, %ecx
-3:	movl %eax, (%edi)
-	addl $0x200000, %eax
-	addl $8, %edi
-	loop 3b
+	map_gib pd_io, pdpt + 24, 0xc000009b /* present, writable, write-through, uncached, 2 MiB */
 	movl $pml4, %eax
 	movl %eax, %cr3
 	movl %cr4, %eax

@@ -65,15 +65,7 @@ static volatile uint32_t done_tasks, failures, preempted_inside;
 /* --- console --- */
 static char *put_u64(char *p, uint64_t v)
 {
-    char tmp[20];
-    unsigned n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v != 0);
-    while (n > 0)
-        *p++ = tmp[--n];
-    return p;
+    return p + board_put_dec(p, v);
 }
 
 static char *put_str(char *p, const char *s)

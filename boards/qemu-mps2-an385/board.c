@@ -1,12 +1,12 @@
-/* qemu-mps2-an385 board API: CMSDK TIMER0 interrupt, semihosting console and exit,
- * SysTick as the clock (msamp's). */
+/* qemu-mps2-an385 board API: CMSDK TIMER0 interrupt, SysTick as the clock (msamp's); the
+ * semihosting console and exit are boards/common/'s. */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "board_api.h"
+#include "common/board_common.h"
 #include "msamp_arm.h"
 #include "msamp_port.h"
-#include "msamp_semihost.h"
 
 void board_irq_handler(void);
 _Noreturn void board_fault(uint32_t exception, uint32_t pc);
@@ -21,7 +21,6 @@ int main(void);
 #define NVIC_ISER0 0xe000e100u
 #define NVIC_ICER0 0xe000e180u
 
-static void (*timer_fn)(void);
 
 static volatile uint32_t *mmio32(uintptr_t addr)
 {
@@ -33,32 +32,14 @@ void board_init(void)
     __asm__ volatile("cpsid i" : : : "memory");
 }
 
-void board_console(const char *text)
-{
-    msamp_semihost_console(text);
-}
-
-_Noreturn void board_exit(int status)
-{
-    msamp_semihost_exit(status & 0xff);
-    for (;;)
-        __asm__ volatile("wfi");
-}
-
 _Noreturn void board_fault(uint32_t exception, uint32_t pc)
 {
-    char line[] = "board: unexpected exception 0x00000000 pc=0x00000000\n";
-    board_put_hex(line + 30, exception, 8);
-    board_put_hex(line + 44, pc, 8);
-    board_console(line);
-    board_exit(99);
+    const struct board_fault_field f[] = {{"", exception}, {"pc=", pc}};
+    board_fault_exit("exception", f, 2, 8);
 }
 
-int board_timer_start(uint32_t period_us, void (*fn)(void))
+void board_timer_enable(uint32_t period_us)
 {
-    if (fn == NULL || period_us == 0)
-        return -1;
-    timer_fn = fn;
     uint64_t reload = (uint64_t)MSAMP_ARM_CPU_HZ * period_us / 1000000u;
     *mmio32(TIMER0_BASE + TIMER_CTRL) = 0;
     *mmio32(TIMER0_BASE + TIMER_RELOAD) = reload > 1 ? (uint32_t)reload : 1u;
@@ -67,15 +48,13 @@ int board_timer_start(uint32_t period_us, void (*fn)(void))
     *mmio32(TIMER0_BASE + TIMER_CTRL) = 1u | 8u; /* enable, interrupt */
     *mmio32(NVIC_ISER0) = 1u << TIMER0_IRQ;
     __asm__ volatile("cpsie i" : : : "memory");
-    return 0;
 }
 
-void board_timer_stop(void)
+void board_timer_disable(void)
 {
     __asm__ volatile("cpsid i" : : : "memory");
     *mmio32(TIMER0_BASE + TIMER_CTRL) = 0;
     *mmio32(NVIC_ICER0) = 1u << TIMER0_IRQ;
-    timer_fn = NULL;
 }
 
 /* Called from irq_entry (start.S) in handler mode. */
@@ -85,8 +64,8 @@ void board_irq_handler(void)
     __asm__ volatile("mrs %0, ipsr" : "=r"(ipsr));
     if ((ipsr & 0x1ffu) == 16u + TIMER0_IRQ) {
         *mmio32(TIMER0_BASE + TIMER_INTCLEAR) = 1;
-        if (timer_fn != NULL)
-            timer_fn();
+        if (board_timer_fn != NULL)
+            board_timer_fn();
         /* No tail call: the handler's frame stays on interrupt stacks. */
         __asm__ volatile("" : : : "memory");
     }

@@ -14,11 +14,7 @@ BOARD_SRCS := boards/qemu-mps2-an385/start.S boards/qemu-mps2-an385/board.c boar
 BOARD_TRANSPORTS := uart semihosting rtt
 BOARD_TRANSPORT_SRCS_uart := port/transport/cmsdk_uart.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_CMSDK_UART_BASE=0x40004000
-BOARD_TRANSPORT_SRCS_semihosting := port/transport/semihosting.c
-BOARD_TRANSPORT_DEFS_semihosting := -DMSAMP_SEMIHOST_PATH='"stream.bin"'
-# SEGGER RTT (docs/RTT.md): the demo waits for the probe (drain gdb:..., through QEMU's gdbstub)
-# when the up-buffer is full, as it waits for the UART's FIFO, so it loses nothing.
-BOARD_TRANSPORT_SRCS_rtt := port/transport/rtt.c
+# SEGGER RTT: the up-buffer's size here, the rest is boards.mk's.
 BOARD_TRANSPORT_DEFS_rtt := -DMSAMP_RTT_UP_SIZE=4096 -DMSAMP_RTT_BLOCK=1
 BOARD_QEMU := qemu-system-arm -M mps2-an385 -display none -monitor none -nic none \
 	-semihosting-config enable=on,target=native

@@ -8,11 +8,7 @@ BOARD_SRCS := boards/qemu-virt-aarch64/start.S boards/qemu-virt-aarch64/board.c 
 BOARD_TRANSPORTS := uart semihosting rtt
 BOARD_TRANSPORT_SRCS_uart := port/transport/pl011.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_PL011_BASE=0x09000000
-BOARD_TRANSPORT_SRCS_semihosting := port/transport/semihosting.c
-BOARD_TRANSPORT_DEFS_semihosting := -DMSAMP_SEMIHOST_PATH='"stream.bin"'
-# SEGGER RTT (docs/RTT.md): the demo waits for the probe (drain gdb:..., through QEMU's gdbstub)
-# when the up-buffer is full, as it waits for the UART's FIFO, so it loses nothing.
-BOARD_TRANSPORT_SRCS_rtt := port/transport/rtt.c
+# SEGGER RTT: the up-buffer's size here, the rest is boards.mk's.
 BOARD_TRANSPORT_DEFS_rtt := -DMSAMP_RTT_UP_SIZE=16384 -DMSAMP_RTT_BLOCK=1
 BOARD_QEMU := qemu-system-aarch64 -M virt -cpu cortex-a53 -m 128M -display none -monitor none -nic none \
 	-semihosting-config enable=on,target=native

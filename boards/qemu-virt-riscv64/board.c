@@ -1,12 +1,13 @@
-/* qemu-virt-riscv64 board API: CLINT machine timer interrupt, semihosting console and exit. */
+/* qemu-virt-riscv64 board API: CLINT machine timer interrupt; the semihosting console and exit are
+ * boards/common/'s. */
 #include <stddef.h>
 #include <stdint.h>
 
 #include "board_api.h"
+#include "common/board_common.h"
 #include "msamp_irq_contexts.h"
 #include "msamp_port.h"
 #include "msamp_riscv64.h"
-#include "msamp_semihost.h"
 
 void board_irq_handler(uint64_t mcause, uint64_t mepc);
 int main(void);
@@ -17,7 +18,6 @@ int main(void);
 #define MCAUSE_INTERRUPT (1ull << 63)
 #define IRQ_M_TIMER 7u
 
-static void (*timer_fn)(void);
 static uint64_t timer_period;
 
 static volatile uint64_t *mmio64(uintptr_t addr)
@@ -30,54 +30,30 @@ void board_init(void)
     __asm__ volatile("csrci mstatus, 8" : : : "memory");
 }
 
-void board_console(const char *text)
+void board_timer_enable(uint32_t period_us)
 {
-    msamp_semihost_console(text);
-}
-
-_Noreturn void board_exit(int status)
-{
-    msamp_semihost_exit(status & 0xff);
-    for (;;)
-        __asm__ volatile("wfi");
-}
-
-static _Noreturn void fault(uint64_t mcause, uint64_t mepc)
-{
-    char line[] = "board: unexpected trap mcause=0x0000000000000000 mepc=0x0000000000000000\n";
-    board_put_hex(line + 32, mcause, 16);
-    board_put_hex(line + 56, mepc, 16);
-    board_console(line);
-    board_exit(99);
-}
-
-int board_timer_start(uint32_t period_us, void (*fn)(void))
-{
-    if (fn == NULL || period_us == 0)
-        return -1;
-    timer_fn = fn;
     timer_period = (uint64_t)MSAMP_RISCV64_TIME_HZ * period_us / 1000000u;
     if (timer_period == 0)
         timer_period = 1;
     *mmio64(CLINT_MTIMECMP) = *mmio64(CLINT_MTIME) + timer_period;
     __asm__ volatile("csrs mie, %0\n\tcsrsi mstatus, 8" : : "r"(MIE_MTIE) : "memory");
-    return 0;
 }
 
-void board_timer_stop(void)
+void board_timer_disable(void)
 {
     __asm__ volatile("csrci mstatus, 8\n\tcsrc mie, %0" : : "r"(MIE_MTIE) : "memory");
-    timer_fn = NULL;
 }
 
 /* Called from irq_entry (start.S) for every trap, mstatus.MIE clear. */
 void board_irq_handler(uint64_t mcause, uint64_t mepc)
 {
-    if (mcause != (MCAUSE_INTERRUPT | IRQ_M_TIMER))
-        fault(mcause, mepc);
+    if (mcause != (MCAUSE_INTERRUPT | IRQ_M_TIMER)) {
+        const struct board_fault_field f[] = {{"mcause=", mcause}, {"mepc=", mepc}};
+        board_fault_exit("trap", f, 2, 16);
+    }
     msamp_irq_enter();
     *mmio64(CLINT_MTIMECMP) = *mmio64(CLINT_MTIME) + timer_period;
-    if (timer_fn != NULL)
-        timer_fn();
+    if (board_timer_fn != NULL)
+        board_timer_fn();
     msamp_irq_exit();
 }

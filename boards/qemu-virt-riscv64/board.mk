@@ -10,8 +10,6 @@ BOARD_SRCS := boards/qemu-virt-riscv64/start.S boards/qemu-virt-riscv64/board.c 
 BOARD_TRANSPORTS := uart semihosting
 BOARD_TRANSPORT_SRCS_uart := port/transport/uart16550.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_16550_BASE=0x10000000
-BOARD_TRANSPORT_SRCS_semihosting := port/transport/semihosting.c
-BOARD_TRANSPORT_DEFS_semihosting := -DMSAMP_SEMIHOST_PATH='"stream.bin"'
 BOARD_QEMU := qemu-system-riscv64 -M virt -bios none -m 128M -display none -monitor none -nic none \
 	-semihosting-config enable=on,target=native
 BOARD_QEMU_TIMEOUT := 60

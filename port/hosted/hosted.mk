@@ -3,8 +3,7 @@
 # Cross builds for the other Linux architectures (run under qemu-user by tests/cross and
 # tests/hosted) go to build/hosted-<arch>/ the same way.
 
-# The core's lists (this fragment is read before src/'s) and the port's (port/hosted/port.mk).
-include src/sources.mk port/hosted/port.mk
+# The core's lists (src/sources.mk) and the port's (port/hosted/port.mk), read before this fragment.
 # hosted_cxx.c: the list of every C++ wrapper, for C++ programs (hosted_cxx.c says why).
 HOSTED_PORT_SRCS := $(addprefix port/,$(msamp_port_hosted)) port/hosted/hosted_cxx.c
 # glibc has no newlib entry points (_malloc_r...): their wrappers would name missing __real_ ones.

@@ -9,8 +9,7 @@ TESTS += drain-listen drain-listen-qemu
 
 .PHONY: test-drain-signal test-drain-partial test-drain-follow test-drain-listen test-drain-listen-qemu
 
-# drain_tests.mk (DRAIN_T, DRAIN_T_TOOLS) is read after this file: prerequisites named here.
-DRAIN_IO_TOOLS := host_tools/drain $(BUILD)/drain/drain-asan $(BUILD)/drain/gen $(BUILD)/drain/mangle
+DRAIN_IO_TOOLS := $(DRAIN_T_TOOLS)
 
 test-drain-signal: $(DRAIN_IO_TOOLS) ## drain: SIGINT/SIGTERM while decoding a large stream: final profile within 1 s
 	@tests/need.sh go
@@ -24,7 +23,7 @@ test-drain-follow: $(DRAIN_IO_TOOLS) ## drain: --follow across truncation, rotat
 	@tests/need.sh go
 	$(DRAIN_T_ENV) tests/drain/t_follow.sh
 
-test-drain-listen: $(DRAIN_IO_TOOLS) $(BUILD)/drain/hosted_app ## drain: tcp-listen on 127.0.0.1: a hosted program connects; --follow, signals in accept, port in use
+test-drain-listen: $(DRAIN_IO_TOOLS) $(DRAIN_T)/hosted_app ## drain: tcp-listen on 127.0.0.1: a hosted program connects; --follow, signals in accept, port in use
 	@tests/need.sh go ss python3
 	$(DRAIN_T_ENV) tests/drain/t_listen.sh
 

@@ -84,33 +84,35 @@ test-ports-size:
 # qemu-virt-aarch64 (symbolized sites, estimates within bound, leak, interrupt stacks, drops), over
 # the UART and over semihosting where the architecture has it; the other compiler or instruction
 # set of a board over the UART. Runs tests/board's e2e rules with BOARD= and the board's variables.
-# name | board | make variables | transports
-PT_BOARD_CONFIGS := mps2-an385 mps2-an385-clang mps2-an385-full virt-arm virt-arm-thumb virt-arm-thumb-clang \
-	malta-mips64el malta-mips64 virt-riscv64 microvm-x86_64
+# Every board of boards/*/board.mk (named without qemu-) over each transport its board.mk lists but
+# rtt (tests/rtt), except the boards tested elsewhere: qemu-virt-aarch64 (tests/board), the FreeRTOS
+# board (tests/rtos). Then the variants: another compiler, instruction set or profile of a board.
+PT_BOARDS_ELSEWHERE := qemu-virt-aarch64 qemu-mps2-an385-freertos
+PT_BOARDS := $(filter-out $(PT_BOARDS_ELSEWHERE),$(patsubst boards/%/board.mk,%,$(wildcard boards/*/board.mk)))
+PT_VARIANTS := mps2-an385-clang mps2-an385-full virt-arm-thumb virt-arm-thumb-clang
+PT_BOARD_CONFIGS := $(patsubst qemu-%,%,$(PT_BOARDS)) $(PT_VARIANTS)
+# name | board | make variables | transports (all: the board's BOARD_TRANSPORTS but rtt)
 pt_board = $(eval PTB_BOARD_$(1) := $(2))$(eval PTB_VARS_$(1) := $(3))$(eval PTB_T_$(1) := $(4))
-$(call pt_board,mps2-an385,qemu-mps2-an385,,uart semihosting)
+$(foreach b,$(PT_BOARDS),$(call pt_board,$(patsubst qemu-%,%,$(b)),$(b),,all))
 $(call pt_board,mps2-an385-clang,qemu-mps2-an385,BOARD_COMPILER=clang,uart)
 $(call pt_board,mps2-an385-full,qemu-mps2-an385,MSAMP_PROFILE=full,uart)
 $(call pt_board,mps2-an385-clang-full,qemu-mps2-an385,MSAMP_PROFILE=full BOARD_COMPILER=clang,uart)
-$(call pt_board,virt-arm,qemu-virt-arm,,uart semihosting)
 $(call pt_board,virt-arm-thumb,qemu-virt-arm,ARM_ISA=thumb,uart semihosting)
 $(call pt_board,virt-arm-thumb-clang,qemu-virt-arm,ARM_ISA=thumb BOARD_COMPILER=clang,uart)
-$(call pt_board,malta-mips64el,qemu-malta-mips64el,,uart semihosting)
-$(call pt_board,malta-mips64,qemu-malta-mips64,,uart semihosting)
-$(call pt_board,virt-riscv64,qemu-virt-riscv64,,uart semihosting)
-$(call pt_board,microvm-x86_64,qemu-microvm-x86_64,,uart)
 
 define pt_board_test
 TESTS += ports-board-$(1)
 test-ports-board-$(1):
 	@$(MAKE) --no-print-directory -s BOARD=$(PTB_BOARD_$(1)) $(PTB_VARS_$(1)) \
-		$(foreach t,$(PTB_T_$(1)),test-board-e2e-$(t))
+		$(if $(filter all,$(PTB_T_$(1))),pt-board-e2e-all,$(foreach t,$(PTB_T_$(1)),test-board-e2e-$(t)))
 endef
 $(foreach c,$(PT_BOARD_CONFIGS),$(eval $(call pt_board_test,$(c))))
 
 # Instructions per walk and per sampled allocation on a board (tests/ports/bench_fw.c, counted by
 # tests/ports/bench.sh under QEMU): `make bench` runs bench-ports over the boards below.
 ifneq ($(wildcard boards/$(BOARD)/board.mk),)
+.PHONY: pt-board-e2e-all
+pt-board-e2e-all: $(foreach t,$(filter-out rtt,$(BOARD_TRANSPORTS)),test-board-e2e-$(t))
 PT_BENCH_ELF := $(BOARD_DIR)/bench/bench_fw.elf
 $(BOARD_DIR)/bench/bench_fw.o: tests/ports/bench_fw.c $(BOARD_FLAGS)
 	@mkdir -p $(@D)

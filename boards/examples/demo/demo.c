@@ -301,16 +301,11 @@ void line_str(struct demo_line *l, const char *text)
 void line_u64(struct demo_line *l, const char *key, uint64_t v)
 {
     char digits[21];
-    unsigned n = 0;
-    do {
-        digits[n++] = (char)('0' + v % 10u);
-        v /= 10u;
-    } while (v != 0);
+    digits[board_put_dec(digits, v)] = '\0';
     line_str(l, " ");
     line_str(l, key);
     line_str(l, "=");
-    while (n > 0 && l->len < sizeof l->buf - 2)
-        l->buf[l->len++] = digits[--n];
+    line_str(l, digits);
 }
 
 void line_emit(struct demo_line *l)
