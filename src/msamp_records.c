@@ -1,6 +1,8 @@
-/* The layout of each record of wire format v1 (docs/WIRE_FORMAT.md, include/msamp_wire.h), written
- * once for every build: each function writes a record's fields into a sink, which either counts
- * them (to size the record's header) or writes them into the open frame. */
+/* The device's encoder of each record of wire format v1 (include/msamp_wire.h, docs/WIRE_FORMAT.md),
+ * one for every build. A free-form record (SESSION, STACK, MARK, MAPPING, TASK) has a layout
+ * function that writes its fields into a sink, which either counts them (to size the record's
+ * header) or writes them into the open frame; a varint record is an array of varints filled by
+ * the names its field list in msamp_wire.h gives. */
 #include "msamp_internal.h"
 
 void msamp_layout_session(struct msamp_sink *s, const void *arg)
