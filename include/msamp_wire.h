@@ -61,6 +61,9 @@
  *   FLAG   [field], 0 or 1 (absent: 0), present when bytes remain
  *   WITH   [field], the second of a pair: present exactly when the optional field before it is
  *          (a payload that holds the first without it is malformed)
+ * and, in the fixed part of SESSION (a free-form record whose encoder and parser expand
+ * MSAMP_WIRE_FIELDS_SESSION for it), fixed-size fields:
+ *   VERSION  a u8, MSAMP_WIRE_VERSION      U8  a u8      U32LE  a little-endian u32
  */
 #define MSAMP_WIRE_RECORDS(FREEFORM, VARINT)  \
     FREEFORM(SESSION, 1, session)             \
@@ -81,12 +84,17 @@
     FREEFORM(TASK, 17, task)                  \
     VARINT(SAMPLE_TASK, 18, task)
 
-/* SESSION: version:u8 flags:u8 session_id:u32le resend_seq arch:u8 ptr_size:u8 tick_hz interval
- * live_capacity stack_capacity max_depth build_id_len:u8 build_id[build_id_len]
- * [device_id_len:u8 device_id[device_id_len]] (1..MSAMP_WIRE_MAX_DEVICE_ID bytes; absent when
- * the device has no id).
+/* SESSION: the fields of MSAMP_WIRE_FIELDS_SESSION (VERSION: a u8, MSAMP_WIRE_VERSION; U8, U32LE:
+ * fixed-size), then build_id_len:u8 build_id[build_id_len] [device_id_len:u8
+ * device_id[device_id_len]] (1..MSAMP_WIRE_MAX_DEVICE_ID bytes; absent when the device has no id).
  * resend_seq is 0 in the first header after reset and counts up with each periodic re-send;
  * a header whose session_id differs, or whose resend_seq is 0, starts a new session. */
+#define MSAMP_WIRE_FIELDS_SESSION(F, m)                                                          \
+    F(m, VERSION, version, version) F(m, U8, flags, flags) F(m, U32LE, session_id, session_id)  \
+    F(m, REQ, resend_seq, resend_seq) F(m, U8, arch, arch) F(m, U8, ptr_size, ptr_size)         \
+    F(m, REQ, tick_hz, tick_hz) F(m, REQ, interval, interval)                                   \
+    F(m, REQ, live_capacity, live_capacity) F(m, REQ, stack_capacity, stack_capacity)           \
+    F(m, REQ, max_depth, max_depth)
 
 /* STACK: stack_id depth frame0 (svarint delta)*(depth-1): frame0 is an absolute address, each
  * later frame the difference to the one before. Frames are return addresses as the unwinder found
@@ -97,54 +105,38 @@
 
 /* ALLOC: a sampled allocation. slot1 = live-table slot + 1, or 0 when the live table had no room
  * (the allocation counts as allocated, never as in use). */
-#define MSAMP_WIRE_FIELDS_ALLOC(F, m) \
-    F(m, REQ, slot1, slot1)           \
-    F(m, REQ, size, size)             \
-    F(m, REQ, stack_id, stack)        \
-    F(m, DT, dt, dt)                  \
+#define MSAMP_WIRE_FIELDS_ALLOC(F, m)                                                         \
+    F(m, REQ, slot1, slot1) F(m, REQ, size, size) F(m, REQ, stack_id, stack) F(m, DT, dt, dt) \
     F(m, ADDR, addr, addr)
 
 /* FREE: the sampled allocation in that slot was freed; or, with moved = 1, it was realloc'd to a
  * block that was not sampled: the allocation lives on unseen (a reader that counts a realloc
  * chain as one allocation takes the chain out, as its last block was not sampled; a reader
  * without the field sees a free). */
-#define MSAMP_WIRE_FIELDS_FREE(F, m) \
-    F(m, REQ, slot, slot)            \
-    F(m, DT, dt, dt)                 \
-    F(m, FLAG, moved, moved)
+#define MSAMP_WIRE_FIELDS_FREE(F, m)                                \
+    F(m, REQ, slot, slot) F(m, DT, dt, dt) F(m, FLAG, moved, moved)
 
 /* LIVE: a live sampled allocation, re-sent during a snapshot pass. birth is the low 32 bits of the
  * absolute time of the allocation: the reader takes the latest time not after the current one
  * with those low bits. interval, present only when it differs from the interval in force, is the
  * one the entry stands for (it was sampled, or last thinned, at it). Not an allocation event. */
-#define MSAMP_WIRE_FIELDS_LIVE(F, m) \
-    F(m, REQ, slot, slot)            \
-    F(m, REQ, size, size)            \
-    F(m, REQ, stack_id, stack)       \
-    F(m, REQ, birth, birth)          \
-    F(m, ADDR, addr, addr)           \
-    F(m, OPT, interval, interval)
+#define MSAMP_WIRE_FIELDS_LIVE(F, m)                                             \
+    F(m, REQ, slot, slot) F(m, REQ, size, size) F(m, REQ, stack_id, stack)       \
+    F(m, REQ, birth, birth) F(m, ADDR, addr, addr) F(m, OPT, interval, interval)
 
 /* SNAP_BEGIN: a snapshot pass starts at absolute time ts. */
-#define MSAMP_WIRE_FIELDS_SNAP_BEGIN(F, m) \
-    F(m, REQ, pass, pass)                  \
-    F(m, TS, ts, ts)
+#define MSAMP_WIRE_FIELDS_SNAP_BEGIN(F, m) F(m, REQ, pass, pass) F(m, TS, ts, ts)
 
 /* SNAP_END: the pass ended; count LIVE records were sent in it. Every allocation that was live at
  * SNAP_BEGIN and still is at SNAP_END appeared in a LIVE or ALLOC record in between. */
-#define MSAMP_WIRE_FIELDS_SNAP_END(F, m) \
-    F(m, REQ, pass, pass)                \
-    F(m, REQ, count, count)
+#define MSAMP_WIRE_FIELDS_SNAP_END(F, m) F(m, REQ, pass, pass) F(m, REQ, count, count)
 
 /* DROPS: cumulative device counters of samples that lost information (see msamp_stats), in the
  * order of enum msamp_wire_drop. */
-#define MSAMP_WIRE_FIELDS_DROPS(F, m)       \
-    F(m, REQ, ring_records, ring_records)   \
-    F(m, REQ, ring_bytes, ring_bytes)       \
-    F(m, REQ, live_full, live_full)         \
-    F(m, REQ, stack_full, stack_full)       \
-    F(m, REQ, reentrant, reentrant)         \
-    F(m, REQ, truncated, truncated)         \
+#define MSAMP_WIRE_FIELDS_DROPS(F, m)                                       \
+    F(m, REQ, ring_records, ring_records) F(m, REQ, ring_bytes, ring_bytes) \
+    F(m, REQ, live_full, live_full) F(m, REQ, stack_full, stack_full)       \
+    F(m, REQ, reentrant, reentrant) F(m, REQ, truncated, truncated)         \
     F(m, OPT, no_frame, no_frame)
 
 /* INTERVAL: sampling interval in bytes for the samples that follow. reason (enum
@@ -154,10 +146,8 @@
  * msamp_thin_keep(slot, epoch, session_id, msamp_thin_q16(size, its interval, interval))
  * (include/msamp_thin.h); an entry that stays now stands for the new interval, one that does not
  * leaves the live set without a FREE. docs/ADAPTIVE.md. */
-#define MSAMP_WIRE_FIELDS_INTERVAL(F, m) \
-    F(m, REQ, interval, interval)        \
-    F(m, DT, dt, dt)                     \
-    F(m, OPT, reason, reason)            \
+#define MSAMP_WIRE_FIELDS_INTERVAL(F, m)                                     \
+    F(m, REQ, interval, interval) F(m, DT, dt, dt) F(m, OPT, reason, reason) \
     F(m, WITH, epoch, epoch)
 
 /* TIME: absolute timestamp; following dt fields are relative to it. */
@@ -165,13 +155,9 @@
 
 /* REALLOC: a realloc of a sampled block whose result was sampled too: the old block is freed and
  * the new one continues its lifetime. */
-#define MSAMP_WIRE_FIELDS_REALLOC(F, m) \
-    F(m, REQ, old_slot, old_slot)       \
-    F(m, REQ, new_slot1, new_slot1)     \
-    F(m, REQ, size, size)               \
-    F(m, REQ, stack_id, stack)          \
-    F(m, DT, dt, dt)                    \
-    F(m, ADDR, addr, addr)
+#define MSAMP_WIRE_FIELDS_REALLOC(F, m)                                                 \
+    F(m, REQ, old_slot, old_slot) F(m, REQ, new_slot1, new_slot1) F(m, REQ, size, size) \
+    F(m, REQ, stack_id, stack) F(m, DT, dt, dt) F(m, ADDR, addr, addr)
 
 /* MARK: text bytes (the whole payload): an application marker (msamp_mark). */
 
@@ -185,20 +171,15 @@
  * Every failure is reported, not a sample of them: size is the request's, not weighted. count is
  * the device's cumulative number of failures of that kind (those whose record the ring dropped
  * included), so the host knows the total. */
-#define MSAMP_WIRE_FIELDS_FAIL(F, m) \
-    F(m, REQ, kind, kind)            \
-    F(m, REQ, size, size)            \
-    F(m, REQ, stack_id, stack)       \
-    F(m, DT, dt, dt)                 \
+#define MSAMP_WIRE_FIELDS_FAIL(F, m)                                                        \
+    F(m, REQ, kind, kind) F(m, REQ, size, size) F(m, REQ, stack_id, stack) F(m, DT, dt, dt) \
     F(m, REQ, count, count)
 
 /* CMD_ACK (extended): the device accepted the command frame seq (docs/CONTROL.md) of command cmd
  * (enum msamp_wire_cmd) and carried it out with status (enum msamp_wire_cmd_status). A resent
  * frame with the seq of the last accepted one is acknowledged again, not carried out again. */
-#define MSAMP_WIRE_FIELDS_CMD_ACK(F, m) \
-    F(m, REQ, seq, seq)                 \
-    F(m, REQ, cmd, cmd)                 \
-    F(m, REQ, status, status)
+#define MSAMP_WIRE_FIELDS_CMD_ACK(F, m)                               \
+    F(m, REQ, seq, seq) F(m, REQ, cmd, cmd) F(m, REQ, status, status)
 
 /* TASK (extended): task name_len name[name_len]: the name of a task id (1..65535) of an RTOS
  * device (an interrupt context has an id and a name too, "[interrupt]"). Sent once per identity

@@ -5,21 +5,19 @@
  * the names its field list in msamp_wire.h gives. */
 #include "msamp_internal.h"
 
+/* SESSION's fixed part (MSAMP_WIRE_FIELDS_SESSION), from struct msamp_session_fields f. */
+#define PUT_VERSION(f, field) msamp_sink_byte(s, MSAMP_WIRE_VERSION);
+#define PUT_U8(f, field) msamp_sink_byte(s, f->field);
+#define PUT_U32LE(f, field)         \
+    for (unsigned i = 0; i < 4u; i++) \
+        msamp_sink_byte(s, f->field >> (8u * i));
+#define PUT_REQ(f, field) msamp_sink_varint(s, f->field);
+#define PUT_FIELD(f, kind, field, label) PUT_##kind(f, field)
+
 void msamp_layout_session(struct msamp_sink *s, const void *arg)
 {
     const struct msamp_session_fields *f = arg;
-    msamp_sink_byte(s, MSAMP_WIRE_VERSION);
-    msamp_sink_byte(s, f->flags);
-    for (unsigned i = 0; i < 4u; i++)
-        msamp_sink_byte(s, f->session_id >> (8u * i)); /* u32le */
-    msamp_sink_varint(s, f->resend_seq);
-    msamp_sink_byte(s, f->arch);
-    msamp_sink_byte(s, f->ptr_size);
-    msamp_sink_varint(s, f->tick_hz);
-    msamp_sink_varint(s, f->interval);
-    msamp_sink_varint(s, f->live_capacity);
-    msamp_sink_varint(s, f->stack_capacity);
-    msamp_sink_varint(s, f->max_depth);
+    MSAMP_WIRE_FIELDS_SESSION(PUT_FIELD, f)
     msamp_sink_byte(s, f->build_id_len);
     msamp_sink_bytes(s, f->build_id, f->build_id_len);
     if (f->device_id_len != 0) { /* the optional trailing [device_id_len device_id] */

@@ -219,7 +219,7 @@ static void clock_add(struct msamp_dec *d, uint64_t dt)
 #define TIME_WITH 0
 #define TIME_FIELD(m, kind, field, label) | TIME_##kind
 #define TIME_RECORD(NAME, number, m) \
-    case MSAMP_REC_##NAME:         \
+    case MSAMP_REC_##NAME:                                  \
         return 0 MSAMP_WIRE_FIELDS_##NAME(TIME_FIELD, m);
 #define TIME_NONE(NAME, number, m)
 
@@ -246,19 +246,47 @@ static uint64_t ptr_mask(const struct msamp_dec *d)
     return d->ptr_size >= 8 ? UINT64_MAX : ((uint64_t)1 << (8u * d->ptr_size)) - 1u;
 }
 
+/* One statement per field KIND of the records' field lists (include/msamp_wire.h). `on`: the latest
+ * optional field was present (a WITH field comes with it). */
+#define RD_REQ(m, field) rec->u.m.field = rd_varint(r);
+#define RD_VERSION(m, field) rec->u.m.field = rd_u8(r);
+#define RD_U8(m, field) rec->u.m.field = rd_u8(r);
+#define RD_U32LE(m, field) rec->u.m.field = rd_u32le(r);
+#define RD_DT(m, field) rec->dt = rd_varint(r);
+#define RD_TS(m, field)                                     \
+    {                                                       \
+        uint64_t ts = rd_varint(r);                         \
+        if (!r->err)                                        \
+            clock_set(d, ts);                               \
+    }
+#define RD_ID16(m, field)                                   \
+    rec->u.m.field = rd_varint(r);                          \
+    if (!r->err && (rec->u.m.field == 0 || rec->u.m.field > 0xFFFFu)) \
+        return -1;
+#define RD_ADDR(m, field) RD_OPTIONAL(m, field, want_addr(d, r))
+#define RD_OPT(m, field) RD_OPTIONAL(m, field, rd_left(r) != 0)
+#define RD_OPTIONAL(m, field, present)                      \
+    on = !r->err && (present);                              \
+    if (on) {                                               \
+        rec->u.m.field = rd_varint(r);                      \
+        rec->u.m.has_##field = 1;                           \
+    }
+#define RD_FLAG(m, field)                                   \
+    if (!r->err && rd_left(r) != 0)                         \
+        rec->u.m.field = rd_varint(r) != 0;
+#define RD_WITH(m, field)                                   \
+    if (on)                                                 \
+        rec->u.m.field = rd_varint(r);
+#define RD_FIELD(m, kind, field, label) RD_##kind(m, field)
+#define RD_VARINT(NAME, number, m)                          \
+    case MSAMP_REC_##NAME:                                  \
+        rec->type = MSAMP_REC_##NAME;                       \
+        MSAMP_WIRE_FIELDS_##NAME(RD_FIELD, m)               \
+        break;
+
 static int parse_session(struct msamp_dec *d, struct rd *r, struct msamp_record *rec)
 {
-    rec->u.session.version = rd_u8(r);
-    rec->u.session.flags = rd_u8(r);
-    rec->u.session.session_id = rd_u32le(r);
-    rec->u.session.resend_seq = rd_varint(r);
-    rec->u.session.arch = rd_u8(r);
-    rec->u.session.ptr_size = rd_u8(r);
-    rec->u.session.tick_hz = rd_varint(r);
-    rec->u.session.interval = rd_varint(r);
-    rec->u.session.live_capacity = rd_varint(r);
-    rec->u.session.stack_capacity = rd_varint(r);
-    rec->u.session.max_depth = rd_varint(r);
+    MSAMP_WIRE_FIELDS_SESSION(RD_FIELD, session)
     rec->u.session.build_id_len = rd_u8(r);
     if (r->err || rec->u.session.build_id_len > MSAMP_DEC_MAX_BUILD_ID ||
         rec->u.session.ptr_size == 0 || rec->u.session.ptr_size > 8)
@@ -355,44 +383,10 @@ static int parse_task(struct msamp_dec *d, struct rd *r, struct msamp_record *re
     return 0;
 }
 
-/* One statement per field KIND of the varint records (include/msamp_wire.h). `on`: the latest
- * optional field was present (a WITH field comes with it). */
-#define RD_REQ(m, field) rec->u.m.field = rd_varint(r);
-#define RD_DT(m, field) rec->dt = rd_varint(r);
-#define RD_TS(m, field)               \
-    {                                 \
-        uint64_t ts = rd_varint(r);   \
-        if (!r->err)                  \
-            clock_set(d, ts);         \
-    }
-#define RD_ID16(m, field)                                                                 \
-    rec->u.m.field = rd_varint(r);                                                        \
-    if (!r->err && (rec->u.m.field == 0 || rec->u.m.field > 0xFFFFu))                     \
-        return -1;
-#define RD_ADDR(m, field) RD_OPTIONAL(m, field, want_addr(d, r))
-#define RD_OPT(m, field) RD_OPTIONAL(m, field, rd_left(r) != 0)
-#define RD_OPTIONAL(m, field, present)          \
-    on = !r->err && (present);                  \
-    if (on) {                                   \
-        rec->u.m.field = rd_varint(r);          \
-        rec->u.m.has_##field = 1;               \
-    }
-#define RD_FLAG(m, field)                        \
-    if (!r->err && rd_left(r) != 0)              \
-        rec->u.m.field = rd_varint(r) != 0;
-#define RD_WITH(m, field)                        \
-    if (on)                                      \
-        rec->u.m.field = rd_varint(r);
-#define RD_FIELD(m, kind, field, label) RD_##kind(m, field)
-#define RD_VARINT(NAME, number, m)                 \
-    case MSAMP_REC_##NAME:                       \
-        rec->type = MSAMP_REC_##NAME;            \
-        MSAMP_WIRE_FIELDS_##NAME(RD_FIELD, m)    \
-        break;
 /* A record of a free-form layout has its parser, parse_<member>. */
-#define RD_FREEFORM(NAME, number, m)               \
-    case MSAMP_REC_##NAME:                       \
-        rec->type = MSAMP_REC_##NAME;            \
+#define RD_FREEFORM(NAME, number, m)                        \
+    case MSAMP_REC_##NAME:                                  \
+        rec->type = MSAMP_REC_##NAME;                       \
         return parse_##m(d, r, rec);
 
 /* Fills rec from one payload; returns -1 when a required field is missing or invalid. */
