@@ -7,7 +7,6 @@
 #define BODY_MIN (1u + MSAMP_WIRE_CRC_SIZE) /* seq + crc */
 /* Latest frames remembered to drop repeats. */
 #define MSAMP_DEC_RECENT 16u
-#define MAX2(a, b) ((a) > (b) ? (a) : (b))
 
 struct msamp_dec {
     msamp_record_fn fn;
@@ -254,11 +253,9 @@ static uint64_t ptr_mask(const struct msamp_dec *d)
 #define RD_U32LE(m, field) rec->u.m.field = rd_u32le(r);
 #define RD_DT(m, field) rec->dt = rd_varint(r);
 #define RD_TS(m, field)                                     \
-    {                                                       \
-        uint64_t ts = rd_varint(r);                         \
-        if (!r->err)                                        \
-            clock_set(d, ts);                               \
-    }
+    rec->u.m.field = rd_varint(r);                          \
+    if (!r->err)                                            \
+        clock_set(d, rec->u.m.field);
 #define RD_ID16(m, field)                                   \
     rec->u.m.field = rd_varint(r);                          \
     if (!r->err && (rec->u.m.field == 0 || rec->u.m.field > 0xFFFFu)) \
@@ -416,6 +413,14 @@ static int parse_payload(struct msamp_dec *d, struct rd *r, struct msamp_record 
     return 0;
 }
 
+/* The members of struct msamp_record's union that the varint records fill, side by side: their
+ * size is what parse_records zeroes. */
+#define VARINT_MEMBER(NAME, number, m) char m[sizeof(((struct msamp_record *)0)->u.m)];
+#define NO_MEMBER(NAME, number, m)
+union varint_members {
+    MSAMP_WIRE_RECORDS(NO_MEMBER, VARINT_MEMBER)
+};
+
 static void parse_records(struct msamp_dec *d, const uint8_t *p, const uint8_t *end)
 {
     while (p < end) {
@@ -435,12 +440,11 @@ static void parse_records(struct msamp_dec *d, const uint8_t *p, const uint8_t *
         struct rd payload = { r.p, r.p + len, 0 };
         p = r.p + len;
 
-        /* Zero only what the per-record parsers do not set: the small members of the union
-         * (the optional fields' flags among them) and dt. SESSION and MAPPING set all theirs. */
+        /* Zero only what the per-record parsers do not set: the members of the varint records
+         * (their optional fields' flags among them) and dt. The free-form records set all
+         * theirs. */
         struct msamp_record rec;
-        memset(&rec.u, 0, MAX2(MAX2(MAX2(sizeof(rec.u.realloc), sizeof(rec.u.live)),
-                                    sizeof(rec.u.interval)),
-                               sizeof(rec.u.drops)));
+        memset(&rec.u, 0, sizeof(union varint_members));
         rec.type = type;
         rec.dt = 0;
         rec.ts = 0;

@@ -77,7 +77,8 @@ struct msamp_record {
             uint64_t slot, size, stack_id, birth, addr, interval;
             int has_addr, has_interval;
         } live;
-        struct { uint64_t pass; } snap_begin;
+        struct { uint64_t pass, ts; } snap_begin; /* ts: as rec->ts */
+        struct { uint64_t ts; } time;             /* TIME: ts as rec->ts */
         struct { uint64_t pass, count; } snap_end;
         struct {
             uint64_t ring_records, ring_bytes, live_full, stack_full, reentrant, truncated;
