@@ -48,8 +48,11 @@
  * member of the decoder's struct msamp_record u.member or, for dt, rec->dt; label: msamp-dump's
  * name of it). The device encoder (src/msamp_records.c), the host decoder (parse_payload in
  * host_tools/lib/msamp_decode.c) and the listing (host_tools/lib/msamp_listing.c) expand these
- * lists; nanopb's message descriptors are the model. Types >= 16 are extended: sent as type 15,
- * the payload's first varint the real type. KIND is one of:
+ * lists (a free-form record has hand-written parse_<member> and print_<member> there instead), and
+ * decoder-unit (test_record_list) decodes and lists each record from its list alone; nanopb's
+ * message descriptors are the model. Types >= 16 are extended: sent as type 15, the payload's
+ * first varint the real type. A field added to a record later goes at its end, optional (the
+ * wire version stays 1). KIND is one of:
  *   REQ    a varint
  *   DT     a varint, the time since the previous timed record (docs/WIRE_FORMAT.md#time)
  *   TS     a varint, an absolute time: it sets the reader's clock
