@@ -39,85 +39,168 @@
 /* Deepest STACK record (depth 1..this). */
 #define MSAMP_WIRE_MAX_DEPTH 256u
 
-/* Record types. Fields are listed in order; [x] marks an optional trailing field. */
+/*
+ * The records, described once. MSAMP_WIRE_RECORDS(FREEFORM, VARINT) calls FREEFORM(NAME, type,
+ * member) for a record whose layout is written by hand (a length, bytes, deltas: its layout is in
+ * the comment above it and in its encoder and parser), and VARINT(NAME, type, member) for a record
+ * whose payload is a list of varints, listed once as MSAMP_WIRE_FIELDS_NAME(F, m): one
+ * F(m, KIND, field, label) per field, in wire order (m: the caller's, passed through; field: the
+ * member of the decoder's struct msamp_record u.member or, for dt, rec->dt; label: msamp-dump's
+ * name of it). The device encoder (src/msamp_records.c), the host decoder (parse_payload in
+ * host_tools/lib/msamp_decode.c) and the listing (host_tools/lib/msamp_listing.c) expand these
+ * lists (a free-form record has hand-written parse_<member> and print_<member> there instead), and
+ * decoder-unit (test_record_list) decodes and lists each record from its list alone; nanopb's
+ * message descriptors are the model. Types >= 16 are extended: sent as type 15, the payload's
+ * first varint the real type. A field added to a record later goes at its end, optional (the
+ * wire version stays 1). KIND is one of:
+ *   REQ    a varint
+ *   DT     a varint, the time since the previous timed record (docs/WIRE_FORMAT.md#time)
+ *   TS     a varint, an absolute time: it sets the reader's clock
+ *   ID16   a varint in 1..65535 (a task id), else the record is malformed
+ * and, trailing only, optional fields: a reader that predates one sees the record as before it.
+ *   ADDR   [addr], present when SESSION has MSAMP_SESSION_FLAG_ADDRESSES (before any SESSION:
+ *          when bytes remain); has_addr says it was
+ *   OPT    [field], present when bytes remain; has_<field> says it was
+ *   FLAG   [field], 0 or 1 (absent: 0), present when bytes remain
+ *   WITH   [field], the second of a pair: present exactly when the optional field before it is
+ *          (a payload that holds the first without it is malformed)
+ * and, in the fixed part of SESSION (a free-form record whose encoder and parser expand
+ * MSAMP_WIRE_FIELDS_SESSION for it), fixed-size fields:
+ *   VERSION  a u8, MSAMP_WIRE_VERSION      U8  a u8      U32LE  a little-endian u32
+ */
+#define MSAMP_WIRE_RECORDS(FREEFORM, VARINT)  \
+    FREEFORM(SESSION, 1, session)             \
+    FREEFORM(STACK, 2, stack)                 \
+    VARINT(ALLOC, 3, alloc)                   \
+    VARINT(FREE, 4, free)                     \
+    VARINT(LIVE, 5, live)                     \
+    VARINT(SNAP_BEGIN, 6, snap_begin)         \
+    VARINT(SNAP_END, 7, snap_end)             \
+    VARINT(DROPS, 8, drops)                   \
+    VARINT(INTERVAL, 9, interval)             \
+    VARINT(TIME, 10, time)                    \
+    VARINT(REALLOC, 11, realloc)              \
+    FREEFORM(MARK, 12, mark)                  \
+    FREEFORM(MAPPING, 13, mapping)            \
+    VARINT(FAIL, 14, fail)                    \
+    VARINT(CMD_ACK, 16, cmd_ack)              \
+    FREEFORM(TASK, 17, task)                  \
+    VARINT(SAMPLE_TASK, 18, task)
+
+/* SESSION: the fields of MSAMP_WIRE_FIELDS_SESSION (VERSION: a u8, MSAMP_WIRE_VERSION; U8, U32LE:
+ * fixed-size), then build_id_len:u8 build_id[build_id_len] [device_id_len:u8
+ * device_id[device_id_len]] (1..MSAMP_WIRE_MAX_DEVICE_ID bytes; absent when the device has no id).
+ * resend_seq is 0 in the first header after reset and counts up with each periodic re-send;
+ * a header whose session_id differs, or whose resend_seq is 0, starts a new session. */
+#define MSAMP_WIRE_FIELDS_SESSION(F, m)                                                          \
+    F(m, VERSION, version, version) F(m, U8, flags, flags) F(m, U32LE, session_id, session_id)  \
+    F(m, REQ, resend_seq, resend_seq) F(m, U8, arch, arch) F(m, U8, ptr_size, ptr_size)         \
+    F(m, REQ, tick_hz, tick_hz) F(m, REQ, interval, interval)                                   \
+    F(m, REQ, live_capacity, live_capacity) F(m, REQ, stack_capacity, stack_capacity)           \
+    F(m, REQ, max_depth, max_depth)
+
+/* STACK: stack_id depth frame0 (svarint delta)*(depth-1): frame0 is an absolute address, each
+ * later frame the difference to the one before. Frames are return addresses as the unwinder found
+ * them, innermost first (the allocator's caller); the host moves each back into its call
+ * instruction before symbolizing. Stack id 0 is never defined: it means "stack unknown".
+ * A device may define an id again with other frames once no live entry uses it (the stack
+ * table evicted it): records after the new definition mean the new stack. */
+
+/* ALLOC: a sampled allocation. slot1 = live-table slot + 1, or 0 when the live table had no room
+ * (the allocation counts as allocated, never as in use). */
+#define MSAMP_WIRE_FIELDS_ALLOC(F, m)                                                         \
+    F(m, REQ, slot1, slot1) F(m, REQ, size, size) F(m, REQ, stack_id, stack) F(m, DT, dt, dt) \
+    F(m, ADDR, addr, addr)
+
+/* FREE: the sampled allocation in that slot was freed; or, with moved = 1, it was realloc'd to a
+ * block that was not sampled: the allocation lives on unseen (a reader that counts a realloc
+ * chain as one allocation takes the chain out, as its last block was not sampled; a reader
+ * without the field sees a free). */
+#define MSAMP_WIRE_FIELDS_FREE(F, m)                                \
+    F(m, REQ, slot, slot) F(m, DT, dt, dt) F(m, FLAG, moved, moved)
+
+/* LIVE: a live sampled allocation, re-sent during a snapshot pass. birth is the low 32 bits of the
+ * absolute time of the allocation: the reader takes the latest time not after the current one
+ * with those low bits. interval, present only when it differs from the interval in force, is the
+ * one the entry stands for (it was sampled, or last thinned, at it). Not an allocation event. */
+#define MSAMP_WIRE_FIELDS_LIVE(F, m)                                             \
+    F(m, REQ, slot, slot) F(m, REQ, size, size) F(m, REQ, stack_id, stack)       \
+    F(m, REQ, birth, birth) F(m, ADDR, addr, addr) F(m, OPT, interval, interval)
+
+/* SNAP_BEGIN: a snapshot pass starts at absolute time ts. */
+#define MSAMP_WIRE_FIELDS_SNAP_BEGIN(F, m) F(m, REQ, pass, pass) F(m, TS, ts, ts)
+
+/* SNAP_END: the pass ended; count LIVE records were sent in it. Every allocation that was live at
+ * SNAP_BEGIN and still is at SNAP_END appeared in a LIVE or ALLOC record in between. */
+#define MSAMP_WIRE_FIELDS_SNAP_END(F, m) F(m, REQ, pass, pass) F(m, REQ, count, count)
+
+/* DROPS: cumulative device counters of samples that lost information (see msamp_stats), in the
+ * order of enum msamp_wire_drop. */
+#define MSAMP_WIRE_FIELDS_DROPS(F, m)                                       \
+    F(m, REQ, ring_records, ring_records) F(m, REQ, ring_bytes, ring_bytes) \
+    F(m, REQ, live_full, live_full) F(m, REQ, stack_full, stack_full)       \
+    F(m, REQ, reentrant, reentrant) F(m, REQ, truncated, truncated)         \
+    F(m, OPT, no_frame, no_frame)
+
+/* INTERVAL: sampling interval in bytes for the samples that follow. reason (enum
+ * msamp_wire_interval_reason, 0 when absent) says who changed it. A raise by the device (reasons
+ * LIVE_HIGH, STACK_HIGH, BUCKET_FULL) also thins the live table at this point of the stream:
+ * every live entry whose interval is below the new one stays only if
+ * msamp_thin_keep(slot, epoch, session_id, msamp_thin_q16(size, its interval, interval))
+ * (include/msamp_thin.h); an entry that stays now stands for the new interval, one that does not
+ * leaves the live set without a FREE. docs/ADAPTIVE.md. */
+#define MSAMP_WIRE_FIELDS_INTERVAL(F, m)                                     \
+    F(m, REQ, interval, interval) F(m, DT, dt, dt) F(m, OPT, reason, reason) \
+    F(m, WITH, epoch, epoch)
+
+/* TIME: absolute timestamp; following dt fields are relative to it. */
+#define MSAMP_WIRE_FIELDS_TIME(F, m) F(m, TS, ts, ts)
+
+/* REALLOC: a realloc of a sampled block whose result was sampled too: the old block is freed and
+ * the new one continues its lifetime. */
+#define MSAMP_WIRE_FIELDS_REALLOC(F, m)                                                 \
+    F(m, REQ, old_slot, old_slot) F(m, REQ, new_slot1, new_slot1) F(m, REQ, size, size) \
+    F(m, REQ, stack_id, stack) F(m, DT, dt, dt) F(m, ADDR, addr, addr)
+
+/* MARK: text bytes (the whole payload): an application marker (msamp_mark). */
+
+/* MAPPING: start limit offset build_id_len:u8 build_id path_len path: a loaded image (hosted
+ * programs). Addresses in [start, limit) belong to the ELF file `path`, mapped from file offset
+ * `offset`. Sent with each SESSION. Without any MAPPING, addresses are the ELF's own (bare
+ * metal). */
+
+/* FAIL: an allocation that failed (kind MSAMP_FAIL_NULL: the allocator returned NULL for size > 0)
+ * or that the giant-allocation guard refused (MSAMP_FAIL_GIANT), with the stack of the call.
+ * Every failure is reported, not a sample of them: size is the request's, not weighted. count is
+ * the device's cumulative number of failures of that kind (those whose record the ring dropped
+ * included), so the host knows the total. */
+#define MSAMP_WIRE_FIELDS_FAIL(F, m)                                                        \
+    F(m, REQ, kind, kind) F(m, REQ, size, size) F(m, REQ, stack_id, stack) F(m, DT, dt, dt) \
+    F(m, REQ, count, count)
+
+/* CMD_ACK (extended): the device accepted the command frame seq (docs/CONTROL.md) of command cmd
+ * (enum msamp_wire_cmd) and carried it out with status (enum msamp_wire_cmd_status). A resent
+ * frame with the seq of the last accepted one is acknowledged again, not carried out again. */
+#define MSAMP_WIRE_FIELDS_CMD_ACK(F, m)                               \
+    F(m, REQ, seq, seq) F(m, REQ, cmd, cmd) F(m, REQ, status, status)
+
+/* TASK (extended): task name_len name[name_len]: the name of a task id (1..65535) of an RTOS
+ * device (an interrupt context has an id and a name too, "[interrupt]"). Sent once per identity
+ * and when the id first appears; a later TASK for the same id renames it (the RTOS reused the
+ * id). */
+
+/* SAMPLE_TASK (extended): the task id of the sample record (ALLOC, REALLOC, FAIL) that follows it
+ * in the same frame; any other record in between forgets it. Samples without one have no task. */
+#define MSAMP_WIRE_FIELDS_SAMPLE_TASK(F, m) F(m, ID16, task, task)
+
+#define MSAMP_WIRE_TYPE_(NAME, type, member) MSAMP_REC_##NAME = type,
 enum msamp_wire_type {
     MSAMP_REC_INVALID = 0,
-    /* version:u8 flags:u8 session_id:u32le resend_seq arch:u8 ptr_size:u8 tick_hz interval
-     * live_capacity stack_capacity max_depth build_id_len:u8 build_id[build_id_len]
-     * [device_id_len:u8 device_id[device_id_len]] (1..MSAMP_WIRE_MAX_DEVICE_ID bytes; absent when
-     * the device has no id)
-     * resend_seq is 0 in the first header after reset and counts up with each periodic re-send;
-     * a header whose session_id differs, or whose resend_seq is 0, starts a new session. */
-    MSAMP_REC_SESSION = 1,
-    /* stack_id depth frame0 (svarint delta)*(depth-1): frame0 is an absolute address, each later
-     * frame the difference to the one before. Frames are return addresses as the unwinder found
-     * them, innermost first (the allocator's caller); the host moves each back into its call
-     * instruction before symbolizing. Stack id 0 is never defined: it means "stack unknown".
-     * A device may define an id again with other frames once no live entry uses it (the stack
-     * table evicted it): records after the new definition mean the new stack. */
-    MSAMP_REC_STACK = 2,
-    /* slot1 size stack_id dt [addr]: a sampled allocation. slot1 = live-table slot + 1, or 0 when
-     * the live table had no room (the allocation counts as allocated, never as in use). */
-    MSAMP_REC_ALLOC = 3,
-    /* slot dt [moved]: the sampled allocation in that slot was freed; or, with moved = 1, it was
-     * realloc'd to a block that was not sampled: the allocation lives on unseen (a reader that
-     * counts a realloc chain as one allocation takes the chain out, as its last block was not
-     * sampled; a reader without the field sees a free). */
-    MSAMP_REC_FREE = 4,
-    /* slot size stack_id birth [addr] [interval]: a live sampled allocation, re-sent during a
-     * snapshot pass. birth is the low 32 bits of the absolute time of the allocation: the reader
-     * takes the latest time not after the current one with those low bits. interval, present only
-     * when it differs from the interval in force, is the one the entry stands for (it was sampled,
-     * or last thinned, at it). Not an allocation event. */
-    MSAMP_REC_LIVE = 5,
-    /* pass ts: a snapshot pass starts at absolute time ts. */
-    MSAMP_REC_SNAP_BEGIN = 6,
-    /* pass count: the pass ended; count LIVE records were sent in it. Every allocation that was live
-     * at SNAP_BEGIN and still is at SNAP_END appeared in a LIVE or ALLOC record in between. */
-    MSAMP_REC_SNAP_END = 7,
-    /* ring_records ring_bytes live_full stack_full reentrant truncated [no_frame]: cumulative
-     * device counters of samples that lost information (see msamp_stats). */
-    MSAMP_REC_DROPS = 8,
-    /* interval dt [reason epoch]: sampling interval in bytes for the samples that follow. reason
-     * (enum msamp_wire_interval_reason, 0 when absent) says who changed it. A raise by the device
-     * (reasons LIVE_HIGH, STACK_HIGH, BUCKET_FULL) also thins the live table at this point of the
-     * stream: every live entry whose interval is below the new one stays only if
-     * msamp_thin_keep(slot, epoch, session_id, msamp_thin_q16(size, its interval, interval))
-     * (include/msamp_thin.h); an entry that stays now stands for the new interval, one that does
-     * not leaves the live set without a FREE. docs/ADAPTIVE.md. */
-    MSAMP_REC_INTERVAL = 9,
-    /* ts: absolute timestamp; following dt fields are relative to it. */
-    MSAMP_REC_TIME = 10,
-    /* old_slot new_slot1 size stack_id dt [addr]: a realloc of a sampled block whose result was
-     * sampled too: the old block is freed and the new one continues its lifetime. */
-    MSAMP_REC_REALLOC = 11,
-    /* text bytes: an application marker (msamp_mark). */
-    MSAMP_REC_MARK = 12,
-    /* start limit offset build_id_len:u8 build_id path_len path: a loaded image (hosted programs).
-     * Addresses in [start, limit) belong to the ELF file `path`, mapped from file offset `offset`.
-     * Sent with each SESSION. Without any MAPPING, addresses are the ELF's own (bare metal). */
-    MSAMP_REC_MAPPING = 13,
-    /* kind size stack_id dt count: an allocation that failed (kind MSAMP_FAIL_NULL: the allocator
-     * returned NULL for size > 0) or that the giant-allocation guard refused (MSAMP_FAIL_GIANT),
-     * with the stack of the call. Every failure is reported, not a sample of them: size is the
-     * request's, not weighted. count is the device's cumulative number of failures of that kind
-     * (those whose record the ring dropped included), so the host knows the total. */
-    MSAMP_REC_FAIL = 14,
     /* Type 15 means the first payload varint holds the real type (>= 16). */
     MSAMP_REC_EXTENDED = 15,
-    /* Extended types (sent as type 15, the real type the payload's first varint). */
-    /* seq cmd status: the device accepted the command frame seq (docs/CONTROL.md) of command cmd
-     * (enum msamp_wire_cmd) and carried it out with status (enum msamp_wire_cmd_status). A resent
-     * frame with the seq of the last accepted one is acknowledged again, not carried out again. */
-    MSAMP_REC_CMD_ACK = 16,
-    /* task name_len name[name_len]: the name of a task id (1..65535) of an RTOS device (an
-     * interrupt context has an id and a name too, "[interrupt]"). Sent once per identity and when
-     * the id first appears; a later TASK for the same id renames it (the RTOS reused the id). */
-    MSAMP_REC_TASK = 17,
-    /* task: the task id of the sample record (ALLOC, REALLOC, FAIL) that follows it in the same
-     * frame; any other record in between forgets it. Samples without one have no task. */
-    MSAMP_REC_SAMPLE_TASK = 18
+    MSAMP_WIRE_RECORDS(MSAMP_WIRE_TYPE_, MSAMP_WIRE_TYPE_)
 };
+#undef MSAMP_WIRE_TYPE_
 /* Longest TASK name a device sends (configMAX_TASK_NAME_LEN is 16 by default). */
 #define MSAMP_WIRE_MAX_TASK_NAME 32u
 

@@ -1,23 +1,23 @@
-/* The layout of each record of wire format v1 (docs/WIRE_FORMAT.md, include/msamp_wire.h), written
- * once for every build: each function writes a record's fields into a sink, which either counts
- * them (to size the record's header) or writes them into the open frame. */
+/* The device's encoder of each record of wire format v1 (include/msamp_wire.h, docs/WIRE_FORMAT.md),
+ * one for every build. A free-form record (SESSION, STACK, MARK, MAPPING, TASK) has a layout
+ * function that writes its fields into a sink, which either counts them (to size the record's
+ * header) or writes them into the open frame; a varint record is an array of varints filled by
+ * the names its field list in msamp_wire.h gives. */
 #include "msamp_internal.h"
+
+/* SESSION's fixed part (MSAMP_WIRE_FIELDS_SESSION), from struct msamp_session_fields f. */
+#define PUT_VERSION(f, field) msamp_sink_byte(s, MSAMP_WIRE_VERSION);
+#define PUT_U8(f, field) msamp_sink_byte(s, f->field);
+#define PUT_U32LE(f, field)         \
+    for (unsigned i = 0; i < 4u; i++) \
+        msamp_sink_byte(s, f->field >> (8u * i));
+#define PUT_REQ(f, field) msamp_sink_varint(s, f->field);
+#define PUT_FIELD(f, kind, field, label) PUT_##kind(f, field)
 
 void msamp_layout_session(struct msamp_sink *s, const void *arg)
 {
     const struct msamp_session_fields *f = arg;
-    msamp_sink_byte(s, MSAMP_WIRE_VERSION);
-    msamp_sink_byte(s, f->flags);
-    for (unsigned i = 0; i < 4u; i++)
-        msamp_sink_byte(s, f->session_id >> (8u * i)); /* u32le */
-    msamp_sink_varint(s, f->resend_seq);
-    msamp_sink_byte(s, f->arch);
-    msamp_sink_byte(s, f->ptr_size);
-    msamp_sink_varint(s, f->tick_hz);
-    msamp_sink_varint(s, f->interval);
-    msamp_sink_varint(s, f->live_capacity);
-    msamp_sink_varint(s, f->stack_capacity);
-    msamp_sink_varint(s, f->max_depth);
+    MSAMP_WIRE_FIELDS_SESSION(PUT_FIELD, f)
     msamp_sink_byte(s, f->build_id_len);
     msamp_sink_bytes(s, f->build_id, f->build_id_len);
     if (f->device_id_len != 0) { /* the optional trailing [device_id_len device_id] */
@@ -39,7 +39,8 @@ void msamp_layout_stack(struct msamp_sink *s, const void *arg)
     }
 }
 
-/* Varints that may be 64-bit on every target (TIME, SNAP_BEGIN: absolute timestamps). */
+/* Varints that may be 64-bit on every target (TIME, SNAP_BEGIN: absolute timestamps, their fields
+ * in the order of MSAMP_WIRE_FIELDS_TIME and _SNAP_BEGIN: ts; pass ts). */
 void msamp_layout_varints64(struct msamp_sink *s, const void *arg)
 {
     const struct msamp_varints64 *f = arg;
@@ -79,73 +80,134 @@ void msamp_layout_mapping(struct msamp_sink *s, const void *arg)
 }
 #endif
 
+/* The varint records (MSAMP_WIRE_RECORDS in include/msamp_wire.h) as arrays of varints:
+ * F_NAME_field is the index of field in the array, F_NAME__type that of an extended record's type
+ * (-1: a base type), F_NAME__req the number of varints before the first optional field and
+ * F_NAME__all the number with every optional field. Each function fills its record's array by
+ * these names and sends its first n varints (SEND); the names are constants, so the code is
+ * what the same function written by hand with numbers compiles to. */
+#define REQUIRED_REQ 1
+#define REQUIRED_DT 1
+#define REQUIRED_TS 1
+#define REQUIRED_ID16 1
+#define REQUIRED_ADDR 0
+#define REQUIRED_OPT 0
+#define REQUIRED_FLAG 0
+#define REQUIRED_WITH 0
+#define INDEX(N, kind, field, label) F_##N##_##field,
+#define COUNT_REQUIRED(N, kind, field, label) +REQUIRED_##kind
+#define POSITIONS(NAME, type, m)                                                  \
+    enum {                                                                        \
+        F_##NAME##__type = ((type) >= 16) - 1,                                    \
+        MSAMP_WIRE_FIELDS_##NAME(INDEX, NAME) F_##NAME##__all,                    \
+        F_##NAME##__req = F_##NAME##__type + 1 MSAMP_WIRE_FIELDS_##NAME(COUNT_REQUIRED, NAME) \
+    };
+#define NO_POSITIONS(NAME, type, m)
+MSAMP_WIRE_RECORDS(NO_POSITIONS, POSITIONS)
+/* TIME and SNAP_BEGIN are written by msamp_layout_varints64 (timestamps are 64-bit everywhere). */
+_Static_assert(F_TIME_ts == 0 && F_TIME__all == 1 && F_SNAP_BEGIN_pass == 0 &&
+                   F_SNAP_BEGIN_ts == 1 && F_SNAP_BEGIN__all == 2,
+               "TIME = ts, SNAP_BEGIN = pass ts");
+
+/* Sends the first n varints of record NAME's array v. */
+#define SEND(NAME, v, n) \
+    msamp_event_varints(MSAMP_REC_##NAME >= 16 ? MSAMP_REC_EXTENDED : MSAMP_REC_##NAME, v, n)
+
 #if MSAMP_CFG_SEND_ADDRESSES
 #define ADDRESS 1u
 #else
 #define ADDRESS 0u
 #endif
 
+/* REALLOC is old_slot, then ALLOC's fields: one array holds both. */
+_Static_assert(F_REALLOC_new_slot1 == F_ALLOC_slot1 + 1 && F_REALLOC_size == F_ALLOC_size + 1 &&
+                   F_REALLOC_stack_id == F_ALLOC_stack_id + 1 && F_REALLOC_dt == F_ALLOC_dt + 1 &&
+                   F_REALLOC_addr == F_ALLOC_addr + 1 && F_REALLOC__all == F_ALLOC__all + 1 &&
+                   F_REALLOC__req == F_ALLOC__req + 1 && F_REALLOC_old_slot == 0,
+               "REALLOC = old_slot + ALLOC");
+
 void msamp_rec_alloc(int32_t old_slot, uint32_t slot1, uintptr_t size, uint32_t stack, uintptr_t dt,
                      uintptr_t addr)
 {
-    uintptr_t v[6] = {(uintptr_t)old_slot, slot1, size, stack, dt, addr};
+    uintptr_t v[F_REALLOC__all] = {
+        [F_REALLOC_old_slot] = (uintptr_t)old_slot, [F_REALLOC_new_slot1] = slot1,
+        [F_REALLOC_size] = size,   [F_REALLOC_stack_id] = stack,
+        [F_REALLOC_dt] = dt,       [F_REALLOC_addr] = addr};
     unsigned first = old_slot < 0;
     msamp_event_varints(first ? MSAMP_REC_ALLOC : MSAMP_REC_REALLOC, &v[first],
-                        5u - first + ADDRESS);
+                        F_REALLOC__req - first + ADDRESS);
 }
 
 void msamp_rec_free(uint32_t slot, uintptr_t dt, unsigned moved)
 {
-    uintptr_t v[3] = {slot, dt, 1};
-    msamp_event_varints(MSAMP_REC_FREE, v, 2u + (moved != 0));
+    uintptr_t v[F_FREE__all] = {[F_FREE_slot] = slot, [F_FREE_dt] = dt, [F_FREE_moved] = 1};
+    SEND(FREE, v, F_FREE__req + (moved != 0));
 }
 
 void msamp_rec_live(uint32_t slot, uintptr_t size, uint32_t stack, uint32_t birth, uintptr_t addr,
                     uint32_t interval)
 {
-    uintptr_t v[6] = {slot, size, stack, birth, addr, interval};
-    uint32_t n = 4u + ADDRESS;
+    uintptr_t v[F_LIVE__all] = {[F_LIVE_slot] = slot,   [F_LIVE_size] = size,
+                                [F_LIVE_stack_id] = stack, [F_LIVE_birth] = birth,
+                                [F_LIVE_addr] = addr,   [F_LIVE_interval] = interval};
+    uint32_t n = F_LIVE__req + ADDRESS;
     if (interval != atomic_load_explicit(&msamp_core.interval, memory_order_relaxed))
         v[n++] = interval;
-    msamp_event_varints(MSAMP_REC_LIVE, v, n);
+    SEND(LIVE, v, n);
 }
+
+/* The device's counters are in the order of the record's fields. */
+#define SAME(a, b) ((int)(a) == (int)(b))
+_Static_assert(SAME(F_DROPS_ring_records, MSAMP_DROP_RING_RECORDS) &&
+                   SAME(F_DROPS_ring_bytes, MSAMP_DROP_RING_BYTES) &&
+                   SAME(F_DROPS_live_full, MSAMP_DROP_LIVE_FULL) &&
+                   SAME(F_DROPS_stack_full, MSAMP_DROP_STACK_FULL) &&
+                   SAME(F_DROPS_reentrant, MSAMP_DROP_REENTRANT) &&
+                   SAME(F_DROPS_truncated, MSAMP_DROP_TRUNCATED) &&
+                   SAME(F_DROPS_no_frame, MSAMP_DROP_NO_FRAME) && SAME(F_DROPS__all, MSAMP_DROP_COUNT),
+               "DROPS = enum msamp_wire_drop");
 
 void msamp_rec_drops(const uint32_t *count)
 {
-    uintptr_t v[MSAMP_DROP_COUNT];
-    for (unsigned i = 0; i < MSAMP_DROP_COUNT; i++)
+    uintptr_t v[F_DROPS__all];
+    for (unsigned i = 0; i < F_DROPS__all; i++)
         v[i] = count[i];
-    msamp_event_varints(MSAMP_REC_DROPS, v, MSAMP_DROP_COUNT);
+    SEND(DROPS, v, F_DROPS__all);
 }
 
 void msamp_rec_interval(uint32_t interval, uintptr_t dt, unsigned reason, uint32_t epoch)
 {
-    uintptr_t v[4] = {interval, dt, reason, epoch};
-    msamp_event_varints(MSAMP_REC_INTERVAL, v, reason != MSAMP_INTERVAL_SET ? 4u : 2u);
+    uintptr_t v[F_INTERVAL__all] = {[F_INTERVAL_interval] = interval, [F_INTERVAL_dt] = dt,
+                                    [F_INTERVAL_reason] = reason, [F_INTERVAL_epoch] = epoch};
+    SEND(INTERVAL, v, reason != MSAMP_INTERVAL_SET ? F_INTERVAL__all : F_INTERVAL__req);
 }
 
 void msamp_rec_snap_end(uint32_t pass, uint32_t count)
 {
-    uintptr_t v[2] = {pass, count};
-    msamp_event_varints(MSAMP_REC_SNAP_END, v, 2);
+    uintptr_t v[F_SNAP_END__all] = {[F_SNAP_END_pass] = pass, [F_SNAP_END_count] = count};
+    SEND(SNAP_END, v, F_SNAP_END__all);
 }
 
 void msamp_rec_fail(unsigned kind, uintptr_t size, uint32_t stack, uintptr_t dt, uint32_t count)
 {
-    uintptr_t v[5] = {kind, size, stack, dt, count};
-    msamp_event_varints(MSAMP_REC_FAIL, v, 5);
+    uintptr_t v[F_FAIL__all] = {[F_FAIL_kind] = kind, [F_FAIL_size] = size,
+                                [F_FAIL_stack_id] = stack, [F_FAIL_dt] = dt,
+                                [F_FAIL_count] = count};
+    SEND(FAIL, v, F_FAIL__all);
 }
 
 void msamp_rec_cmd_ack(uint32_t seq, unsigned cmd, unsigned status)
 {
-    uintptr_t v[4] = {MSAMP_REC_CMD_ACK, seq, cmd, status};
-    msamp_event_varints(MSAMP_REC_EXTENDED, v, 4);
+    uintptr_t v[F_CMD_ACK__all] = {[F_CMD_ACK__type] = MSAMP_REC_CMD_ACK, [F_CMD_ACK_seq] = seq,
+                                   [F_CMD_ACK_cmd] = cmd, [F_CMD_ACK_status] = status};
+    SEND(CMD_ACK, v, F_CMD_ACK__all);
 }
 
 void msamp_rec_sample_task(uint32_t task)
 {
-    uintptr_t v[2] = {MSAMP_REC_SAMPLE_TASK, task};
-    msamp_event_varints(MSAMP_REC_EXTENDED, v, 2);
+    uintptr_t v[F_SAMPLE_TASK__all] = {[F_SAMPLE_TASK__type] = MSAMP_REC_SAMPLE_TASK,
+                                       [F_SAMPLE_TASK_task] = task};
+    SEND(SAMPLE_TASK, v, F_SAMPLE_TASK__all);
 }
 
 /* extended type, task, name_len, name (cut at MSAMP_WIRE_MAX_TASK_NAME bytes). */

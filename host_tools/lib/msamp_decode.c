@@ -7,7 +7,6 @@
 #define BODY_MIN (1u + MSAMP_WIRE_CRC_SIZE) /* seq + crc */
 /* Latest frames remembered to drop repeats. */
 #define MSAMP_DEC_RECENT 16u
-#define MAX2(a, b) ((a) > (b) ? (a) : (b))
 
 struct msamp_dec {
     msamp_record_fn fn;
@@ -207,10 +206,29 @@ static void clock_add(struct msamp_dec *d, uint64_t dt)
         d->now += dt;
 }
 
-static int has_dt(int type)
+/* What a record's fields do to the clock: bit 0 a dt advances it (DT), bit 1 an absolute time sets
+ * it (TS). A malformed record with either leaves the clock unknown. */
+#define TIME_REQ 0
+#define TIME_DT 1
+#define TIME_TS 2
+#define TIME_ID16 0
+#define TIME_ADDR 0
+#define TIME_OPT 0
+#define TIME_FLAG 0
+#define TIME_WITH 0
+#define TIME_FIELD(m, kind, field, label) | TIME_##kind
+#define TIME_RECORD(NAME, number, m) \
+    case MSAMP_REC_##NAME:                                  \
+        return 0 MSAMP_WIRE_FIELDS_##NAME(TIME_FIELD, m);
+#define TIME_NONE(NAME, number, m)
+
+static int time_fields(int type)
 {
-    return type == MSAMP_REC_ALLOC || type == MSAMP_REC_FREE || type == MSAMP_REC_INTERVAL ||
-           type == MSAMP_REC_REALLOC || type == MSAMP_REC_FAIL;
+    switch (type) {
+        MSAMP_WIRE_RECORDS(TIME_NONE, TIME_RECORD)
+    default:
+        return 0;
+    }
 }
 
 /* The optional [addr] is read when the session says addresses are sent, or, before any SESSION,
@@ -227,19 +245,45 @@ static uint64_t ptr_mask(const struct msamp_dec *d)
     return d->ptr_size >= 8 ? UINT64_MAX : ((uint64_t)1 << (8u * d->ptr_size)) - 1u;
 }
 
+/* One statement per field KIND of the records' field lists (include/msamp_wire.h). `on`: the latest
+ * optional field was present (a WITH field comes with it). */
+#define RD_REQ(m, field) rec->u.m.field = rd_varint(r);
+#define RD_VERSION(m, field) rec->u.m.field = rd_u8(r);
+#define RD_U8(m, field) rec->u.m.field = rd_u8(r);
+#define RD_U32LE(m, field) rec->u.m.field = rd_u32le(r);
+#define RD_DT(m, field) rec->dt = rd_varint(r);
+#define RD_TS(m, field)                                     \
+    rec->u.m.field = rd_varint(r);                          \
+    if (!r->err)                                            \
+        clock_set(d, rec->u.m.field);
+#define RD_ID16(m, field)                                   \
+    rec->u.m.field = rd_varint(r);                          \
+    if (!r->err && (rec->u.m.field == 0 || rec->u.m.field > 0xFFFFu)) \
+        return -1;
+#define RD_ADDR(m, field) RD_OPTIONAL(m, field, want_addr(d, r))
+#define RD_OPT(m, field) RD_OPTIONAL(m, field, rd_left(r) != 0)
+#define RD_OPTIONAL(m, field, present)                      \
+    on = !r->err && (present);                              \
+    if (on) {                                               \
+        rec->u.m.field = rd_varint(r);                      \
+        rec->u.m.has_##field = 1;                           \
+    }
+#define RD_FLAG(m, field)                                   \
+    if (!r->err && rd_left(r) != 0)                         \
+        rec->u.m.field = rd_varint(r) != 0;
+#define RD_WITH(m, field)                                   \
+    if (on)                                                 \
+        rec->u.m.field = rd_varint(r);
+#define RD_FIELD(m, kind, field, label) RD_##kind(m, field)
+#define RD_VARINT(NAME, number, m)                          \
+    case MSAMP_REC_##NAME:                                  \
+        rec->type = MSAMP_REC_##NAME;                       \
+        MSAMP_WIRE_FIELDS_##NAME(RD_FIELD, m)               \
+        break;
+
 static int parse_session(struct msamp_dec *d, struct rd *r, struct msamp_record *rec)
 {
-    rec->u.session.version = rd_u8(r);
-    rec->u.session.flags = rd_u8(r);
-    rec->u.session.session_id = rd_u32le(r);
-    rec->u.session.resend_seq = rd_varint(r);
-    rec->u.session.arch = rd_u8(r);
-    rec->u.session.ptr_size = rd_u8(r);
-    rec->u.session.tick_hz = rd_varint(r);
-    rec->u.session.interval = rd_varint(r);
-    rec->u.session.live_capacity = rd_varint(r);
-    rec->u.session.stack_capacity = rd_varint(r);
-    rec->u.session.max_depth = rd_varint(r);
+    MSAMP_WIRE_FIELDS_SESSION(RD_FIELD, session)
     rec->u.session.build_id_len = rd_u8(r);
     if (r->err || rec->u.session.build_id_len > MSAMP_DEC_MAX_BUILD_ID ||
         rec->u.session.ptr_size == 0 || rec->u.session.ptr_size > 8)
@@ -294,8 +338,9 @@ static int parse_stack(struct msamp_dec *d, struct rd *r, struct msamp_record *r
     return 0;
 }
 
-static int parse_mapping(struct rd *r, struct msamp_record *rec)
+static int parse_mapping(struct msamp_dec *d, struct rd *r, struct msamp_record *rec)
 {
+    (void)d;
     rec->u.mapping.start = rd_varint(r);
     rec->u.mapping.limit = rd_varint(r);
     rec->u.mapping.offset = rd_varint(r);
@@ -314,157 +359,67 @@ static int parse_mapping(struct rd *r, struct msamp_record *rec)
     return 0;
 }
 
+static int parse_mark(struct msamp_dec *d, struct rd *r, struct msamp_record *rec)
+{
+    (void)d;
+    rec->u.mark.text = r->p;
+    rec->u.mark.len = rd_left(r);
+    return 0;
+}
+
+static int parse_task(struct msamp_dec *d, struct rd *r, struct msamp_record *rec)
+{
+    (void)d;
+    rec->u.task.task = rd_varint(r);
+    uint64_t n = rd_varint(r);
+    if (r->err || rec->u.task.task == 0 || rec->u.task.task > 0xFFFFu ||
+        n > MSAMP_WIRE_MAX_TASK_NAME || n > rd_left(r))
+        return -1;
+    rec->u.task.name = r->p;
+    rec->u.task.len = (size_t)n;
+    return 0;
+}
+
+/* A record of a free-form layout has its parser, parse_<member>. */
+#define RD_FREEFORM(NAME, number, m)                        \
+    case MSAMP_REC_##NAME:                                  \
+        rec->type = MSAMP_REC_##NAME;                       \
+        return parse_##m(d, r, rec);
+
 /* Fills rec from one payload; returns -1 when a required field is missing or invalid. */
 static int parse_payload(struct msamp_dec *d, struct rd *r, struct msamp_record *rec)
 {
-    switch (rec->type) {
-    case MSAMP_REC_SESSION:
-        return parse_session(d, r, rec);
-    case MSAMP_REC_STACK:
-        return parse_stack(d, r, rec);
-    case MSAMP_REC_ALLOC:
-        rec->u.alloc.slot1 = rd_varint(r);
-        rec->u.alloc.size = rd_varint(r);
-        rec->u.alloc.stack_id = rd_varint(r);
-        rec->dt = rd_varint(r);
-        if (!r->err && want_addr(d, r)) {
-            rec->u.alloc.addr = rd_varint(r);
-            rec->u.alloc.has_addr = 1;
-        }
-        break;
-    case MSAMP_REC_FREE:
-        rec->u.free.slot = rd_varint(r);
-        rec->dt = rd_varint(r);
-        rec->u.free.moved = rd_left(r) ? rd_varint(r) != 0 : 0;
-        break;
-    case MSAMP_REC_LIVE:
-        rec->u.live.slot = rd_varint(r);
-        rec->u.live.size = rd_varint(r);
-        rec->u.live.stack_id = rd_varint(r);
-        rec->u.live.birth = rd_varint(r);
-        if (!r->err && want_addr(d, r)) {
-            rec->u.live.addr = rd_varint(r);
-            rec->u.live.has_addr = 1;
-        }
-        if (!r->err && rd_left(r) != 0) {
-            rec->u.live.interval = rd_varint(r);
-            rec->u.live.has_interval = 1;
-        }
-        break;
-    case MSAMP_REC_SNAP_BEGIN:
-        rec->u.snap_begin.pass = rd_varint(r);
-        {
-            uint64_t ts = rd_varint(r);
-            if (!r->err)
-                clock_set(d, ts);
-        }
-        break;
-    case MSAMP_REC_SNAP_END:
-        rec->u.snap_end.pass = rd_varint(r);
-        rec->u.snap_end.count = rd_varint(r);
-        break;
-    case MSAMP_REC_DROPS:
-        rec->u.drops.ring_records = rd_varint(r);
-        rec->u.drops.ring_bytes = rd_varint(r);
-        rec->u.drops.live_full = rd_varint(r);
-        rec->u.drops.stack_full = rd_varint(r);
-        rec->u.drops.reentrant = rd_varint(r);
-        rec->u.drops.truncated = rd_varint(r);
-        if (!r->err && rd_left(r) != 0) {
-            rec->u.drops.no_frame = rd_varint(r);
-            rec->u.drops.has_no_frame = 1;
-        }
-        break;
-    case MSAMP_REC_FAIL:
-        rec->u.fail.kind = rd_varint(r);
-        rec->u.fail.size = rd_varint(r);
-        rec->u.fail.stack_id = rd_varint(r);
-        rec->dt = rd_varint(r);
-        rec->u.fail.count = rd_varint(r);
-        break;
-    case MSAMP_REC_INTERVAL:
-        rec->u.interval.interval = rd_varint(r);
-        rec->dt = rd_varint(r);
-        if (!r->err && rd_left(r) != 0) {
-            /* reason and epoch come as a pair: a reason alone is a cut record. */
-            rec->u.interval.reason = rd_varint(r);
-            rec->u.interval.epoch = rd_varint(r);
-            rec->u.interval.has_reason = 1;
-        }
-        break;
-    case MSAMP_REC_TIME: {
-        uint64_t ts = rd_varint(r);
-        if (!r->err)
-            clock_set(d, ts);
-        break;
-    }
-    case MSAMP_REC_REALLOC:
-        rec->u.realloc.old_slot = rd_varint(r);
-        rec->u.realloc.new_slot1 = rd_varint(r);
-        rec->u.realloc.size = rd_varint(r);
-        rec->u.realloc.stack_id = rd_varint(r);
-        rec->dt = rd_varint(r);
-        if (!r->err && want_addr(d, r)) {
-            rec->u.realloc.addr = rd_varint(r);
-            rec->u.realloc.has_addr = 1;
-        }
-        break;
-    case MSAMP_REC_MARK:
-        rec->u.mark.text = r->p;
-        rec->u.mark.len = rd_left(r);
-        break;
-    case MSAMP_REC_MAPPING:
-        return parse_mapping(r, rec);
-    case MSAMP_REC_EXTENDED: {
-        uint64_t t = rd_varint(r);
-        if (r->err || t < 16)
+    uint64_t type = (uint64_t)rec->type;
+    int on = 0;
+    if (type == MSAMP_REC_EXTENDED) {
+        type = rd_varint(r);
+        if (r->err || type < 16)
             return -1;
-        if (t == MSAMP_REC_CMD_ACK) {
-            rec->type = MSAMP_REC_CMD_ACK;
-            rec->u.cmd_ack.seq = rd_varint(r);
-            rec->u.cmd_ack.cmd = rd_varint(r);
-            rec->u.cmd_ack.status = rd_varint(r);
-            break;
-        }
-        if (t == MSAMP_REC_TASK) {
-            rec->type = MSAMP_REC_TASK;
-            rec->u.task.task = rd_varint(r);
-            uint64_t n = rd_varint(r);
-            if (r->err || rec->u.task.task == 0 || rec->u.task.task > 0xFFFFu ||
-                n > MSAMP_WIRE_MAX_TASK_NAME || n > rd_left(r))
-                return -1;
-            rec->u.task.name = r->p;
-            rec->u.task.len = (size_t)n;
-            break;
-        }
-        if (t == MSAMP_REC_SAMPLE_TASK) {
-            rec->type = MSAMP_REC_SAMPLE_TASK;
-            rec->u.task.task = rd_varint(r);
-            rec->u.task.name = NULL;
-            rec->u.task.len = 0;
-            if (!r->err && (rec->u.task.task == 0 || rec->u.task.task > 0xFFFFu))
-                return -1;
-            break;
-        }
-        rec->type = MSAMP_DEC_UNKNOWN;
-        rec->u.unknown.type = t;
-        rec->u.unknown.payload = r->p;
-        rec->u.unknown.len = rd_left(r);
-        break;
     }
+    switch (type) {
+        MSAMP_WIRE_RECORDS(RD_FREEFORM, RD_VARINT)
     default:
-        rec->u.unknown.type = (uint64_t)rec->type;
         rec->type = MSAMP_DEC_UNKNOWN;
+        rec->u.unknown.type = type;
         rec->u.unknown.payload = r->p;
         rec->u.unknown.len = rd_left(r);
-        break;
+        return 0;
     }
+    (void)on;
     if (r->err)
         return -1;
-    if (has_dt(rec->type))
+    if (time_fields(rec->type) & TIME_DT)
         clock_add(d, rec->dt);
     return 0;
 }
+
+/* The members of struct msamp_record's union that the varint records fill, side by side: their
+ * size is what parse_records zeroes. */
+#define VARINT_MEMBER(NAME, number, m) char m[sizeof(((struct msamp_record *)0)->u.m)];
+#define NO_MEMBER(NAME, number, m)
+union varint_members {
+    MSAMP_WIRE_RECORDS(NO_MEMBER, VARINT_MEMBER)
+};
 
 static void parse_records(struct msamp_dec *d, const uint8_t *p, const uint8_t *end)
 {
@@ -485,19 +440,18 @@ static void parse_records(struct msamp_dec *d, const uint8_t *p, const uint8_t *
         struct rd payload = { r.p, r.p + len, 0 };
         p = r.p + len;
 
-        /* Zero only what the per-record parsers do not set: the small members of the union
-         * (the optional fields' flags among them) and dt. SESSION and MAPPING set all theirs. */
+        /* Zero only what the per-record parsers do not set: the members of the varint records
+         * (their optional fields' flags among them) and dt. The free-form records set all
+         * theirs. */
         struct msamp_record rec;
-        memset(&rec.u, 0, MAX2(MAX2(MAX2(sizeof(rec.u.realloc), sizeof(rec.u.live)),
-                                    sizeof(rec.u.interval)),
-                               sizeof(rec.u.drops)));
+        memset(&rec.u, 0, sizeof(union varint_members));
         rec.type = type;
         rec.dt = 0;
         rec.ts = 0;
         rec.ts_valid = 0;
         if (parse_payload(d, &payload, &rec) < 0) {
             d->st.records_malformed++;
-            if (has_dt(type) || type == MSAMP_REC_TIME || type == MSAMP_REC_SNAP_BEGIN)
+            if (time_fields(rec.type) != 0)
                 clock_lost(d);
             continue;
         }

@@ -16,11 +16,13 @@
  *   ptr_size outside 1..8, build_id_len > MSAMP_WIRE_MAX_BUILD_ID, or an optional device id
  *   whose length is 0, above MSAMP_WIRE_MAX_DEVICE_ID or cut short, STACK with id 0 or depth
  *   outside 1..MSAMP_WIRE_MAX_DEPTH, and an extended type below 16 are malformed.
- * - The optional [addr] is read when the latest SESSION has MSAMP_SESSION_FLAG_ADDRESSES, or,
- *   before any SESSION, when bytes remain in the payload. LIVE's optional [interval] is read when
- *   bytes remain after that (has_interval). INTERVAL's optional pair [reason epoch] is read when
- *   bytes remain after dt (has_reason); a reason without its epoch is malformed. Both are reported
- *   as sent: what they mean (thinning, an entry's own interval) is the reader's model's business.
+ * - Each varint record is parsed from its field list in msamp_wire.h (MSAMP_WIRE_FIELDS_<NAME>),
+ *   into u.<member>.<field> (dt into rec->dt), and each optional trailing field by its kind: ADDR
+ *   when the latest SESSION has MSAMP_SESSION_FLAG_ADDRESSES or, before any SESSION, when bytes
+ *   remain (has_addr); OPT when bytes remain (has_<field>); FLAG when bytes remain (0 when not);
+ *   WITH exactly when the optional field before it was present (a pair cut after its first field
+ *   is malformed). Optional fields are reported as sent: what they mean (thinning, an entry's own
+ *   interval) is the reader's model's business.
  * - A record whose length runs past its frame, or of type 0, ends the frame's parsing: one
  *   malformed record is counted and the clock becomes unknown.
  */
@@ -75,7 +77,8 @@ struct msamp_record {
             uint64_t slot, size, stack_id, birth, addr, interval;
             int has_addr, has_interval;
         } live;
-        struct { uint64_t pass; } snap_begin;
+        struct { uint64_t pass, ts; } snap_begin; /* ts: as rec->ts */
+        struct { uint64_t ts; } time;             /* TIME: ts as rec->ts */
         struct { uint64_t pass, count; } snap_end;
         struct {
             uint64_t ring_records, ring_bytes, live_full, stack_full, reentrant, truncated;

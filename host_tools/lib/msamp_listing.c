@@ -37,16 +37,10 @@ static void print_quoted(FILE *out, const uint8_t *p, size_t n)
     fputc('"', out);
 }
 
-static void print_addr(FILE *out, int has, uint64_t addr)
-{
-    if (has)
-        fprintf(out, " addr=0x%" PRIx64, addr);
-}
-
 static void print_session(FILE *out, const struct msamp_record *rec)
 {
     unsigned arch = rec->u.session.arch;
-    fprintf(out, "SESSION version=%u flags=0x%02x session_id=0x%08" PRIx32 " resend_seq=%" PRIu64,
+    fprintf(out, " version=%u flags=0x%02x session_id=0x%08" PRIx32 " resend_seq=%" PRIu64,
             rec->u.session.version, rec->u.session.flags, rec->u.session.session_id,
             rec->u.session.resend_seq);
     if (arch == MSAMP_ARCH_UNKNOWN || strcmp(msamp_arch_name(arch), "unknown") != 0)
@@ -74,8 +68,72 @@ static void print_session(FILE *out, const struct msamp_record *rec)
     }
 }
 
+static void print_stack(FILE *out, const struct msamp_record *rec)
+{
+    fprintf(out, " id=%" PRIu64 " depth=%" PRIu32 " frames=", rec->u.stack.id, rec->u.stack.depth);
+    for (uint32_t i = 0; i < rec->u.stack.depth; i++)
+        fprintf(out, "%s0x%" PRIx64, i ? "," : "", rec->u.stack.frames[i]);
+}
+
+static void print_mark(FILE *out, const struct msamp_record *rec)
+{
+    fputs(" text=", out);
+    print_quoted(out, rec->u.mark.text, rec->u.mark.len);
+}
+
+static void print_mapping(FILE *out, const struct msamp_record *rec)
+{
+    fprintf(out, " start=0x%" PRIx64 " limit=0x%" PRIx64 " offset=0x%" PRIx64 " build_id=",
+            rec->u.mapping.start, rec->u.mapping.limit, rec->u.mapping.offset);
+    print_hexbytes(out, rec->u.mapping.build_id, rec->u.mapping.build_id_len);
+    fputs(" path=", out);
+    print_quoted(out, rec->u.mapping.path, rec->u.mapping.path_len);
+}
+
+static void print_task(FILE *out, const struct msamp_record *rec)
+{
+    fprintf(out, " task=%" PRIu64 " name=", rec->u.task.task);
+    print_quoted(out, rec->u.task.name, rec->u.task.len);
+}
+
+/* One statement per field KIND of the varint records (include/msamp_wire.h): " label=value",
+ * optional fields when present. `on`: the latest optional field was (a WITH field comes with
+ * it). */
+#define PR_U64(label, v) fprintf(out, " " #label "=%" PRIu64, v);
+#define PR_REQ(m, field, label) PR_U64(label, rec->u.m.field)
+#define PR_ID16(m, field, label) PR_U64(label, rec->u.m.field)
+#define PR_DT(m, field, label) PR_U64(label, rec->dt)
+#define PR_TS(m, field, label) PR_U64(label, rec->ts)
+#define PR_ADDR(m, field, label)                                      \
+    on = rec->u.m.has_##field;                                        \
+    if (on)                                                           \
+        fprintf(out, " " #label "=0x%" PRIx64, rec->u.m.field);
+#define PR_OPT(m, field, label)                                       \
+    on = rec->u.m.has_##field;                                        \
+    if (on)                                                           \
+        PR_U64(label, rec->u.m.field)
+#define PR_FLAG(m, field, label)                                      \
+    if (rec->u.m.field)                                               \
+        fputs(" " #label "=1", out);
+#define PR_WITH(m, field, label)                                      \
+    if (on)                                                           \
+        PR_U64(label, rec->u.m.field)
+#define PR_FIELD(m, kind, field, label) PR_##kind(m, field, label)
+#define PR_VARINT(NAME, number, m)                                      \
+    case MSAMP_REC_##NAME:                                            \
+        fputs(#NAME, out);                                            \
+        MSAMP_WIRE_FIELDS_##NAME(PR_FIELD, m)                         \
+        break;
+/* A record of a free-form layout has its printer, print_<member>. */
+#define PR_FREEFORM(NAME, number, m)                                    \
+    case MSAMP_REC_##NAME:                                            \
+        fputs(#NAME, out);                                            \
+        print_##m(out, rec);                                          \
+        break;
+
 static void print_body(FILE *out, const struct msamp_record *rec)
 {
+    int on = 0;
     switch (rec->type) {
     case MSAMP_DEC_FRAME:
         if (rec->u.frame.lost)
@@ -88,100 +146,12 @@ static void print_body(FILE *out, const struct msamp_record *rec)
     case MSAMP_DEC_UNKNOWN:
         fprintf(out, "UNKNOWN type=%" PRIu64 " len=%zu", rec->u.unknown.type, rec->u.unknown.len);
         break;
-    case MSAMP_REC_SESSION:
-        print_session(out, rec);
-        break;
-    case MSAMP_REC_STACK:
-        fprintf(out, "STACK id=%" PRIu64 " depth=%" PRIu32 " frames=", rec->u.stack.id,
-                rec->u.stack.depth);
-        for (uint32_t i = 0; i < rec->u.stack.depth; i++)
-            fprintf(out, "%s0x%" PRIx64, i ? "," : "", rec->u.stack.frames[i]);
-        break;
-    case MSAMP_REC_ALLOC:
-        fprintf(out, "ALLOC slot1=%" PRIu64 " size=%" PRIu64 " stack=%" PRIu64 " dt=%" PRIu64,
-                rec->u.alloc.slot1, rec->u.alloc.size, rec->u.alloc.stack_id, rec->dt);
-        print_addr(out, rec->u.alloc.has_addr, rec->u.alloc.addr);
-        break;
-    case MSAMP_REC_FREE:
-        fprintf(out, "FREE slot=%" PRIu64 " dt=%" PRIu64 "%s", rec->u.free.slot, rec->dt,
-                rec->u.free.moved ? " moved=1" : "");
-        break;
-    case MSAMP_REC_LIVE:
-        fprintf(out, "LIVE slot=%" PRIu64 " size=%" PRIu64 " stack=%" PRIu64 " birth=%" PRIu64,
-                rec->u.live.slot, rec->u.live.size, rec->u.live.stack_id, rec->u.live.birth);
-        print_addr(out, rec->u.live.has_addr, rec->u.live.addr);
-        if (rec->u.live.has_interval)
-            fprintf(out, " interval=%" PRIu64, rec->u.live.interval);
-        break;
-    case MSAMP_REC_SNAP_BEGIN:
-        fprintf(out, "SNAP_BEGIN pass=%" PRIu64 " ts=%" PRIu64, rec->u.snap_begin.pass, rec->ts);
-        break;
-    case MSAMP_REC_SNAP_END:
-        fprintf(out, "SNAP_END pass=%" PRIu64 " count=%" PRIu64, rec->u.snap_end.pass,
-                rec->u.snap_end.count);
-        break;
-    case MSAMP_REC_DROPS:
-        fprintf(out,
-                "DROPS ring_records=%" PRIu64 " ring_bytes=%" PRIu64 " live_full=%" PRIu64
-                " stack_full=%" PRIu64 " reentrant=%" PRIu64 " truncated=%" PRIu64,
-                rec->u.drops.ring_records, rec->u.drops.ring_bytes, rec->u.drops.live_full,
-                rec->u.drops.stack_full, rec->u.drops.reentrant, rec->u.drops.truncated);
-        if (rec->u.drops.has_no_frame)
-            fprintf(out, " no_frame=%" PRIu64, rec->u.drops.no_frame);
-        break;
-    case MSAMP_REC_FAIL:
-        fprintf(out,
-                "FAIL kind=%" PRIu64 " size=%" PRIu64 " stack=%" PRIu64 " dt=%" PRIu64
-                " count=%" PRIu64,
-                rec->u.fail.kind, rec->u.fail.size, rec->u.fail.stack_id, rec->dt,
-                rec->u.fail.count);
-        break;
-    case MSAMP_REC_INTERVAL:
-        fprintf(out, "INTERVAL interval=%" PRIu64 " dt=%" PRIu64, rec->u.interval.interval,
-                rec->dt);
-        if (rec->u.interval.has_reason)
-            fprintf(out, " reason=%" PRIu64 " epoch=%" PRIu64, rec->u.interval.reason,
-                    rec->u.interval.epoch);
-        break;
-    case MSAMP_REC_TIME:
-        fprintf(out, "TIME ts=%" PRIu64, rec->ts);
-        break;
-    case MSAMP_REC_REALLOC:
-        fprintf(out,
-                "REALLOC old_slot=%" PRIu64 " new_slot1=%" PRIu64 " size=%" PRIu64
-                " stack=%" PRIu64 " dt=%" PRIu64,
-                rec->u.realloc.old_slot, rec->u.realloc.new_slot1, rec->u.realloc.size,
-                rec->u.realloc.stack_id, rec->dt);
-        print_addr(out, rec->u.realloc.has_addr, rec->u.realloc.addr);
-        break;
-    case MSAMP_REC_MARK:
-        fputs("MARK text=", out);
-        print_quoted(out, rec->u.mark.text, rec->u.mark.len);
-        break;
-    case MSAMP_REC_MAPPING:
-        fprintf(out,
-                "MAPPING start=0x%" PRIx64 " limit=0x%" PRIx64 " offset=0x%" PRIx64
-                " build_id=",
-                rec->u.mapping.start, rec->u.mapping.limit, rec->u.mapping.offset);
-        print_hexbytes(out, rec->u.mapping.build_id, rec->u.mapping.build_id_len);
-        fputs(" path=", out);
-        print_quoted(out, rec->u.mapping.path, rec->u.mapping.path_len);
-        break;
-    case MSAMP_REC_TASK:
-        fprintf(out, "TASK task=%" PRIu64 " name=", rec->u.task.task);
-        print_quoted(out, rec->u.task.name, rec->u.task.len);
-        break;
-    case MSAMP_REC_SAMPLE_TASK:
-        fprintf(out, "SAMPLE_TASK task=%" PRIu64, rec->u.task.task);
-        break;
-    case MSAMP_REC_CMD_ACK:
-        fprintf(out, "CMD_ACK seq=%" PRIu64 " cmd=%" PRIu64 " status=%" PRIu64,
-                rec->u.cmd_ack.seq, rec->u.cmd_ack.cmd, rec->u.cmd_ack.status);
-        break;
+        MSAMP_WIRE_RECORDS(PR_FREEFORM, PR_VARINT)
     default:
         fprintf(out, "# event %d", rec->type);
         break;
     }
+    (void)on;
 }
 
 void msamp_record_print_opt(FILE *out, const struct msamp_record *rec, unsigned opts)

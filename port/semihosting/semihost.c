@@ -2,15 +2,14 @@
  * semihost_trap.c). */
 #include "msamp_semihost.h"
 
-enum {
-    SYS_OPEN = 0x01,
-    SYS_CLOSE = 0x02,
-    SYS_WRITE0 = 0x04,
-    SYS_WRITE = 0x05,
-    SYS_READ = 0x06,
-    SYS_EXIT = 0x18,
-    SYS_EXIT_EXTENDED = 0x20
-};
+/* The operations' numbers (Arm's semihosting specification). */
+#define SYS_OPEN 0x01u
+#define SYS_CLOSE 0x02u
+#define SYS_WRITE0 0x04u
+#define SYS_WRITE 0x05u
+#define SYS_READ 0x06u
+#define SYS_EXIT 0x18u
+#define SYS_EXIT_EXTENDED 0x20u
 #define OPEN_MODE_WB 5u
 #define OPEN_MODE_APLUSB 11u /* "a+b": read and append, created when missing */
 #define ADP_STOPPED_APPLICATION_EXIT 0x20026u
