@@ -6,12 +6,14 @@
  * with include/msamp_thin.h), coded sizes, LIVE's interval, stack redefinition, the "stack table
  * full" id, and the comments, --top and summary text that tell of it.
  */
+#include <elf.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "msamp_arch.h"
 #include "prof_codec.h"
 #include "prof_model.h"
 #include "profile.h"
@@ -132,9 +134,23 @@ static void test_weights(void)
     CHECK(fabs(session_weight(4096, 4096) - 1.0 / (1.0 - exp(-1.0))) < 1e-12);
     CHECK(session_weight(1u << 30, 4096) == 1.0);
     CHECK(session_weight(0, 4096) > 4000); /* size 0 counts as 1 byte: finite */
-    CHECK(return_adjust(MSAMP_ARCH_X86_64) == 1 && return_adjust(MSAMP_ARCH_AARCH64) == 4 &&
-          return_adjust(MSAMP_ARCH_MIPS64) == 8 && return_adjust(MSAMP_ARCH_ARM_THUMB) == 2 &&
-          return_adjust(MSAMP_ARCH_RISCV64) == 2);
+    CHECK(msamp_arch_get(MSAMP_ARCH_X86_64)->ret_adjust == 1 &&
+          msamp_arch_get(MSAMP_ARCH_AARCH64)->ret_adjust == 4 &&
+          msamp_arch_get(MSAMP_ARCH_MIPS64)->ret_adjust == 8 &&
+          msamp_arch_get(MSAMP_ARCH_ARM_THUMB)->ret_adjust == 2 &&
+          msamp_arch_get(MSAMP_ARCH_RISCV64)->ret_adjust == 2);
+    /* the arch table (host_tools/lib/msamp_arch.c): names, ELF machines, call sites */
+    CHECK(strcmp(msamp_arch_get(MSAMP_ARCH_ARM_THUMB)->name, "thumb") == 0 &&
+          strcmp(msamp_arch_get(99)->name, "unknown") == 0);
+    CHECK(msamp_arch_of_elf(EM_ARM, ELFCLASS32, 0x101) == MSAMP_ARCH_ARM_THUMB &&
+          msamp_arch_of_elf(EM_ARM, ELFCLASS32, 0x100) == MSAMP_ARCH_ARM &&
+          msamp_arch_of_elf(EM_RISCV, ELFCLASS32, 0) == MSAMP_ARCH_RISCV32 &&
+          msamp_arch_of_elf(EM_RISCV, ELFCLASS64, 0) == MSAMP_ARCH_RISCV64 &&
+          msamp_arch_of_elf(EM_MIPS, ELFCLASS64, 0) == MSAMP_ARCH_MIPS64 &&
+          msamp_arch_of_elf(EM_386, ELFCLASS32, 0) == MSAMP_ARCH_X86 &&
+          msamp_arch_of_elf(EM_SPARC, ELFCLASS32, 0) == MSAMP_ARCH_UNKNOWN);
+    CHECK(msamp_arch_call_site(msamp_arch_get(MSAMP_ARCH_ARM_THUMB), 4, 0x1000000805u) == 0x802 &&
+          msamp_arch_call_site(msamp_arch_get(MSAMP_ARCH_X86_64), 8, 0) == 0);
 }
 
 static void test_alloc_free(void)

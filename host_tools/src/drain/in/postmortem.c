@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "msamp_arch.h"
 #include "msamp_wire.h"
 #include "util.h"
 #define MSAMP_THIN_WORD uint64_t
@@ -242,20 +243,6 @@ int pm_add_core(struct pm_dump *d, const char *path, char *err, size_t errlen)
     return rc;
 }
 
-static unsigned arch_of(const GElf_Ehdr *eh)
-{
-    switch (eh->e_machine) {
-    case EM_X86_64: return MSAMP_ARCH_X86_64;
-    case EM_386: return MSAMP_ARCH_X86;
-    case EM_AARCH64: return MSAMP_ARCH_AARCH64;
-    case EM_ARM: return (eh->e_entry & 1u) ? MSAMP_ARCH_ARM_THUMB : MSAMP_ARCH_ARM;
-    case EM_MIPS: return MSAMP_ARCH_MIPS64;
-    case EM_RISCV:
-        return eh->e_ident[EI_CLASS] == ELFCLASS64 ? MSAMP_ARCH_RISCV64 : MSAMP_ARCH_RISCV32;
-    default: return MSAMP_ARCH_UNKNOWN;
-    }
-}
-
 int pm_set_elf(struct pm_dump *d, const char *path, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -279,7 +266,7 @@ int pm_set_elf(struct pm_dump *d, const char *path, char *err, size_t errlen)
     d->have_elf = 1;
     d->elf_big = eh.e_ident[EI_DATA] == ELFDATA2MSB;
     d->elf_class64 = eh.e_ident[EI_CLASS] == ELFCLASS64;
-    d->arch = arch_of(&eh);
+    d->arch = msamp_arch_of_elf(eh.e_machine, eh.e_ident[EI_CLASS], eh.e_entry);
     snprintf(d->elf_name, sizeof(d->elf_name), "%s", base_name(path));
     size_t shstr;
     if (elf_getshdrstrndx(e, &shstr) != 0)
@@ -580,7 +567,7 @@ int pm_find(struct pm_dump *d, char *err, size_t errlen)
                      "ELF", d->elf_name, d->elf_big ? "big" : "little", d->big ? "big" : "little");
             return -1;
         }
-        if ((d->ptr == 8) != d->elf_class64 && d->arch != MSAMP_ARCH_MIPS64) {
+        if ((d->ptr == 8) != d->elf_class64 && msamp_arch_get(d->arch)->class_is_ptr) {
             snprintf(err, errlen, "--elf %s is ELF%d but the dump's block has %u-byte pointers: a "
                      "wrong ELF", d->elf_name, d->elf_class64 ? 64 : 32, d->ptr);
             return -1;

@@ -1,25 +1,10 @@
 #include "profile.h"
 
+#include "msamp_arch.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-uint64_t return_adjust(unsigned arch)
-{
-    switch (arch) {
-    case MSAMP_ARCH_AARCH64:
-    case MSAMP_ARCH_ARM:
-        return 4;
-    case MSAMP_ARCH_ARM_THUMB:
-    case MSAMP_ARCH_RISCV64:
-    case MSAMP_ARCH_RISCV32:
-        return 2;
-    case MSAMP_ARCH_MIPS64:
-        return 8; /* jal and its delay slot */
-    default:
-        return 1;
-    }
-}
 
 /* A build-id as hex text: the stream's and an ELF's are at most MSAMP_WIRE_MAX_BUILD_ID bytes. */
 #define BID_HEX_SIZE (2 * MSAMP_WIRE_MAX_BUILD_ID + 1)
@@ -168,7 +153,7 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
         snprintf(line, sizeof(line),
                  "device: arch=%s ptr_size=%u session_id=0x%08x tick_hz=%llu build_id=%s "
                  "live_capacity=%llu stack_capacity=%llu max_depth=%llu",
-                 msamp_arch_name(s->arch), s->ptr_size, s->session_id,
+                 msamp_arch_get(s->arch)->name, s->ptr_size, s->session_id,
                  (unsigned long long)s->tick_hz, s->build_id_len ? bid : "(none)",
                  (unsigned long long)s->live_capacity, (unsigned long long)s->stack_capacity,
                  (unsigned long long)s->max_depth);
@@ -345,16 +330,11 @@ static void site_locs(struct prof *p, const struct session *s, const struct site
                       struct mapinfo *maps, size_t nmaps, int bare, struct umap *cache,
                       uint64_t *locs, uint32_t *nloc)
 {
-    uint64_t adj = return_adjust(s->arch);
-    uint64_t mask = s->ptr_size == 4 ? 0xffffffffu : UINT64_MAX;
+    const struct msamp_arch *arch = msamp_arch_get(s->arch);
     uint32_t depth = 0, n = 0;
     const uint64_t *fr = session_site_stack(s, st, &depth);
     for (uint32_t k = 0; fr && k < depth; k++) {
-        uint64_t a = fr[k] & mask;
-        if (s->arch == MSAMP_ARCH_ARM_THUMB)
-            a &= ~(uint64_t)1;
-        if (a >= adj)
-            a -= adj;
+        uint64_t a = msamp_arch_call_site(arch, s->ptr_size, fr[k]);
         locs[n++] = frame_location(p, maps, nmaps, bare, cache, a);
     }
     if (n == 0 && st->def == SITE_DEF_FULL)
