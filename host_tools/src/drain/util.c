@@ -243,6 +243,21 @@ void umap_put(struct umap *m, uint64_t key, uint32_t val)
     m->e[j].val = val;
 }
 
+void *umap_elem(struct umap *m, uint64_t key, void **arr, size_t *n, size_t *cap, size_t elem,
+                int *fresh)
+{
+    uint32_t i = umap_get(m, key);
+    *fresh = i >= *n;
+    if (!*fresh)
+        return (char *)*arr + (size_t)i * elem;
+    grow(arr, cap, *n + 1, elem);
+    void *e = (char *)*arr + *n * elem;
+    memset(e, 0, elem);
+    umap_put(m, key, (uint32_t)*n);
+    (*n)++;
+    return e;
+}
+
 void umap_free(struct umap *m)
 {
     free(m->dense);

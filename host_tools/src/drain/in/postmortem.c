@@ -377,21 +377,12 @@ static int check_block(struct pm_dump *d, uint64_t a, int big, char *why, size_t
         snprintf(why, n, "pointer size %u (expected 4 or 8)", d->ptr);
         return -1;
     }
-    uint32_t f[12];
+    /* The header's fields in their order (flags since version 4). */
+    uint32_t *const field[] = {&d->live_cap,   &d->ways,     &d->stack_cap,   &d->frame_cap,
+                               &d->max_depth,  &d->session_id, &d->interval,  &d->tick_hz,
+                               &d->live_used,  &d->stacks_used, &d->frames_used, &d->flags};
     for (int i = 0; i < 12; i++)
-        f[i] = (uint32_t)rd(h + 8 + 4 * i, 4, big);
-    d->live_cap = f[0];
-    d->ways = f[1];
-    d->stack_cap = f[2];
-    d->frame_cap = f[3];
-    d->max_depth = f[4];
-    d->session_id = f[5];
-    d->interval = f[6];
-    d->tick_hz = f[7];
-    d->live_used = f[8];
-    d->stacks_used = f[9];
-    d->frames_used = f[10];
-    d->flags = d->version >= 4 ? f[11] : 0;
+        *field[i] = i < 11 || d->version >= 4 ? (uint32_t)rd(h + 8 + 4 * i, 4, big) : 0;
     if (d->flags & ~HD_FLAG_CODED) {
         snprintf(why, n, "unknown flags 0x%x", d->flags);
         return -1;
@@ -423,16 +414,12 @@ static int check_block(struct pm_dump *d, uint64_t a, int big, char *why, size_t
         snprintf(why, n, "its array pointers (0x%" PRIx64 ") are not wholly in the dump", pa);
         return -1;
     }
+    /* The block's array pointers in their order. */
+    uint64_t *const array[7] = {&d->a_addr,     &d->a_size,   &d->a_stack, &d->a_birth,
+                                &d->a_interval, &d->a_stacks, &d->a_frames};
     uint64_t ptrs[7];
     for (int i = 0; i < 7; i++)
-        ptrs[i] = rd(pp + (size_t)i * d->ptr, d->ptr, big);
-    d->a_addr = ptrs[0];
-    d->a_size = ptrs[1];
-    d->a_stack = ptrs[2];
-    d->a_birth = ptrs[3];
-    d->a_interval = ptrs[4];
-    d->a_stacks = ptrs[5];
-    d->a_frames = ptrs[6];
+        ptrs[i] = *array[i] = rd(pp + (size_t)i * d->ptr, d->ptr, big);
     static const char *names[7] = {"live_addr", "live_size", "live_stack", "live_birth",
                                    "live_interval", "stacks", "frames"};
     uint64_t lc = d->live_cap, word = d->ptr, byte_or_word = coded ? 1u : word;
