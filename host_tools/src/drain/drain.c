@@ -26,9 +26,8 @@
 #include "rttprobe.h"
 #include "session.h"
 #include "symbolize.h"
-#include "timeline.h"
-#include "flame.h"
 #include "util.h"
+#include "views.h"
 
 #define MAX_ELVES 16
 
@@ -53,7 +52,7 @@ static const char usage_head[] =
     "                       truncated, rotated or replaced file is read again from its start;\n"
     "                       tcp-listen: accept the next connection after each disconnect\n"
     "  -E, --every SECONDS  also write a numbered partial profile every SECONDS\n";
-/* ... then each view's lines (views[] below), then: */
+/* ... then each view's lines (views[], views/views.c), then: */
 static const char usage_tail[] =
     "  -q, --quiet          no status line and no summary on stderr\n"
     "      --send CMD       send a command to the device at start (repeatable): enable, disable,\n"
@@ -78,97 +77,6 @@ static const char usage_tail[] =
 #define EXIT_USAGE 2  /* the command line is wrong */
 #define EXIT_NODATA 4 /* the input held no valid msamp frame: no profile written */
 
-struct drain;
-
-/* The views (docs/VIEWS.md): what is written from a session's final profile besides the profile.
- * A view is one entry of views[]: its options, its lines in --help, what it needs and its writer.
- * drain turns a view on when one of its options that say so is given, makes its state (new) when
- * it needs every record (VIEW_RECORDS), hands it each record (record), writes it when a session
- * ends (write, in the table's order; the first failure is the one reported) and frees its state
- * (free) once, at the end. */
-#define VIEW_OPTS 2 /* options of one view at most */
-enum view_arg {
-    VIEW_FLAG,  /* no argument */
-    VIEW_FILE,  /* a path, named per session as -o names sessions (STEM.sN.EXT) */
-    VIEW_VALUE, /* a value, checked (and turned into the number val) by the view's check */
-};
-struct view_opt {
-    const char *name;  /* the long option */
-    int letter;        /* its short option, or 0 */
-    enum view_arg arg;
-    int on;            /* giving it turns the view on */
-    /* Its argument, when it needs checking: 0 (and *val set for a VIEW_VALUE), or -1 with the
-     * message (after "drain: "). */
-    int (*check)(const char *arg, long *val, char *msg, size_t msglen);
-};
-#define VIEW_RECORDS 1u /* needs every record of the stream: new, record and free are called */
-/* What a view's writer is given: the session, its final profile, the paths of its FILE options
- * (NULL: not given), its value, its state, and the --top count (0: not given). */
-struct view_run {
-    struct drain *d;
-    const struct session *s;
-    const struct built *b;
-    const char *path[VIEW_OPTS];
-    long val;
-    void *state;
-    long top;
-};
-struct view {
-    struct view_opt opt[VIEW_OPTS];
-    const char *help; /* its lines in drain --help */
-    unsigned needs;   /* VIEW_RECORDS or 0 */
-    const char *fail; /* the message's start when it is not written */
-    void *(*new)(void);
-    void (*free)(void *state);
-    void (*record)(void *state, const struct session *s, const struct msamp_record *rec);
-    int (*write)(const struct view_run *r, char *why, size_t whylen); /* 0, or -1 with why */
-};
-
-static int parse_num(const char *s, double lo, double hi, double *out);
-static int check_top(const char *arg, long *val, char *msg, size_t msglen);
-static int check_peak(const char *arg, long *val, char *msg, size_t msglen);
-static int check_flame_type(const char *arg, long *val, char *msg, size_t msglen);
-static int write_top(const struct view_run *r, char *why, size_t whylen);
-static int write_folded(const struct view_run *r, char *why, size_t whylen);
-static int write_lifetimes(const struct view_run *r, char *why, size_t whylen);
-static int write_peak(const struct view_run *r, char *why, size_t whylen);
-static int write_timeline(const struct view_run *r, char *why, size_t whylen);
-static int write_flame(const struct view_run *r, char *why, size_t whylen);
-static void *new_timeline(void);
-static void free_timeline(void *state);
-static void record_timeline(void *state, const struct session *s, const struct msamp_record *rec);
-
-#define VIEW_TOP 0 /* views[VIEW_TOP] is --top, whose count --lifetimes uses too */
-static const struct view views[] = {
-    {{{"top", 't', VIEW_VALUE, 1, check_top}}, /* VIEW_TOP */
-     "  -t, --top N          print the top N sites by in-use and by allocated bytes\n",
-     0, "top sites not printed", NULL, NULL, NULL, write_top},
-    {{{"folded", 's', VIEW_FILE, 1, NULL}},
-     "  -s, --folded FILE    write folded stacks (in-use bytes) for flame-graph tools, frames\n"
-     "                       as func@file.c:LINE, one line per distinct stack\n",
-     0, "folded stacks not written", NULL, NULL, NULL, write_folded},
-    /* --min-lifetime is the session model's (parse_args), said here beside --lifetimes */
-    {{{"lifetimes", 0, VIEW_FLAG, 1, NULL}},
-     "      --lifetimes      print, per top site (--top N, default 10), how long its sampled\n"
-     "                       allocations lived (freed) and how old the live ones are\n"
-     "      --min-lifetime T leave allocations freed younger than T (10us, 5ms, 2s, 1m, 1h, 1d)\n"
-     "                       out of the allocated and freed values (said in the comments)\n",
-     0, "lifetimes not printed", NULL, NULL, NULL, write_lifetimes},
-    {{{"peak", 0, VIEW_FILE, 1, check_peak}},
-     "      --peak FILE      also write the in-use profile at the peak of the in-use estimate\n",
-     0, "peak profile not written", NULL, NULL, NULL, write_peak},
-    {{{"timeline", 0, VIEW_FILE, 1, NULL}, {"timeline-csv", 0, VIEW_FILE, 1, NULL}},
-     "      --timeline FILE  write in-use bytes over device time (total, top sites, marks) as\n"
-     "                       an HTML page with an SVG chart; --timeline-csv FILE: as CSV\n",
-     VIEW_RECORDS, "timeline not written", new_timeline, free_timeline, record_timeline,
-     write_timeline},
-    {{{"flame", 0, VIEW_FILE, 1, NULL}, {"flame-type", 0, VIEW_VALUE, 0, check_flame_type}},
-     "      --flame FILE     write an interactive flame graph (SVG); --flame-type inuse|alloc\n"
-     "                       (default inuse: in-use bytes; alloc: allocated bytes)\n",
-     0, "flame graph not written", NULL, NULL, NULL, write_flame},
-};
-#define NVIEWS (sizeof(views) / sizeof(views[0]))
-
 /* A view as the command line set it. */
 struct view_conf {
     const char *arg[VIEW_OPTS]; /* the arguments of its options given ("" for a flag) */
@@ -180,14 +88,14 @@ struct view_conf {
 static void print_usage(FILE *f)
 {
     fputs(usage_head, f);
-    for (size_t v = 0; v < NVIEWS; v++)
+    for (size_t v = 0; v < nviews; v++)
         fputs(views[v].help, f);
     fputs(usage_tail, f);
 }
 
 struct opts {
     const char *input, *output;
-    struct view_conf view[NVIEWS];
+    struct view_conf view[VIEW_MAX];
     double min_life; /* seconds */
     const char *rtt_scan; /* --rtt-scan ADDR:SIZE (gdb: inputs) */
     const char *elf_paths[MAX_ELVES];
@@ -215,8 +123,8 @@ struct drain {
     struct msamp_dec *dec;
     struct session *cur;
     /* The views that see every record, and their states. */
-    const struct view *rec_view[NVIEWS];
-    void *rec_state[NVIEWS];
+    const struct view *rec_view[VIEW_MAX];
+    void *rec_state[VIEW_MAX];
     size_t nrec;
     int nsessions, partials, failed, written;
     int elves_checked; /* the current session's ELFs were checked against its identity */
@@ -296,11 +204,12 @@ static int write_views(struct drain *d, const struct built *b, char *err, size_t
 {
     int bad = 0;
     long top = d->o.view[VIEW_TOP].on ? d->o.view[VIEW_TOP].val : 0;
-    for (size_t v = 0; v < NVIEWS; v++) {
+    for (size_t v = 0; v < nviews; v++) {
         const struct view_conf *c = &d->o.view[v];
         if (!c->on)
             continue;
-        struct view_run r = {d, d->cur, b, {NULL}, c->val, c->state, top};
+        struct view_run r = {d->cur, b, {NULL}, c->val, c->state, top, &d->elves,
+                              msamp_dec_stats(d->dec)};
         char *paths[VIEW_OPTS] = {NULL};
         for (size_t i = 0; i < VIEW_OPTS; i++)
             if (views[v].opt[i].arg == VIEW_FILE && c->arg[i])
@@ -314,101 +223,10 @@ static int write_views(struct drain *d, const struct built *b, char *err, size_t
     return bad ? -1 : 0;
 }
 
-/* The views' options (views[]). */
-static int check_top(const char *arg, long *val, char *msg, size_t msglen)
-{
-    double v;
-    if (parse_num(arg, 1, 1e6, &v) || v != (long)v) {
-        snprintf(msg, msglen, "--top %s: expected a count >= 1", arg);
-        return -1;
-    }
-    *val = (long)v;
-    return 0;
-}
-
-static int check_peak(const char *arg, long *val, char *msg, size_t msglen)
-{
-    (void)val;
-    if (!*arg) {
-        snprintf(msg, msglen, "empty --peak");
-        return -1;
-    }
-    return 0;
-}
-
-static int check_flame_type(const char *arg, long *val, char *msg, size_t msglen)
-{
-    if (strcmp(arg, "inuse") && strcmp(arg, "alloc")) {
-        snprintf(msg, msglen, "--flame-type %s: expected inuse or alloc", arg);
-        return -1;
-    }
-    *val = arg[0] == 'a';
-    return 0;
-}
-
-/* The views' writers (views[]). */
-static int write_top(const struct view_run *r, char *why, size_t whylen)
-{
-    (void)why, (void)whylen;
-    report_top(stdout, r->s, r->b, (size_t)r->val, 1);
-    return 0;
-}
-
-static int write_lifetimes(const struct view_run *r, char *why, size_t whylen)
-{
-    (void)why, (void)whylen;
-    report_lifetimes(stdout, r->s, r->b, r->top > 0 ? (size_t)r->top : 10);
-    return 0;
-}
-
-static int write_folded(const struct view_run *r, char *why, size_t whylen)
-{
-    if (report_folded(r->b, r->path[0]) == 0)
-        return 0;
-    snprintf(why, whylen, "%s: %s", r->path[0], strerror(errno));
-    return -1;
-}
-
-/* --peak: the session's in-use profile at its peak (named as -o names sessions). */
-static int write_peak(const struct view_run *r, char *why, size_t whylen)
-{
-    struct built b;
-    if (build_peak_profile(r->s, &r->d->elves, msamp_dec_stats(r->d->dec), &b, why, whylen) != 0)
-        return -1;
-    int rc = prof_write_file(&b.prof, r->path[0], why, whylen);
-    built_free(&b);
-    return rc;
-}
-
-static void *new_timeline(void)
-{
-    return timeline_new();
-}
-
-static void free_timeline(void *state)
-{
-    timeline_free(state);
-}
-
-static void record_timeline(void *state, const struct session *s, const struct msamp_record *rec)
-{
-    timeline_record(state, s, rec);
-}
-
-static int write_timeline(const struct view_run *r, char *why, size_t whylen)
-{
-    return timeline_write(r->state, r->s, r->b, r->path[0], r->path[1], why, whylen);
-}
-
-static int write_flame(const struct view_run *r, char *why, size_t whylen)
-{
-    return flame_write(r->b, r->s, (int)r->val, r->path[0], why, whylen);
-}
-
 /* The views' states, made once for the run (the views turned on that need every record). */
 static void drain_views_open(struct drain *d)
 {
-    for (size_t v = 0; v < NVIEWS; v++) {
+    for (size_t v = 0; v < nviews; v++) {
         struct view_conf *c = &d->o.view[v];
         if (c->on && (views[v].needs & VIEW_RECORDS)) {
             c->state = views[v].new();
@@ -420,7 +238,7 @@ static void drain_views_open(struct drain *d)
 
 static void drain_views_close(struct drain *d)
 {
-    for (size_t v = 0; v < NVIEWS; v++)
+    for (size_t v = 0; v < nviews; v++)
         if (d->o.view[v].state)
             views[v].free(d->o.view[v].state);
 }
@@ -667,17 +485,6 @@ static void no_frame_message(const struct drain *d, const struct input *in)
             causes);
 }
 
-static int parse_num(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* A time with a unit (ns, us, ms, s, m, h, d) in seconds, > 0 and at most a year. */
 static int parse_duration(const char *s, double *out)
 {
@@ -708,7 +515,7 @@ static int parse_duration(const char *s, double *out)
 #define VIEW_OPT 0x200
 static int view_option(struct opts *o, int c, const char *arg)
 {
-    for (size_t v = 0; v < NVIEWS; v++) {
+    for (size_t v = 0; v < nviews; v++) {
         for (size_t i = 0; i < VIEW_OPTS && views[v].opt[i].name; i++) {
             const struct view_opt *vo = &views[v].opt[i];
             if (c != (vo->letter ? vo->letter : VIEW_OPT + (int)(VIEW_OPTS * v + i)))
@@ -742,11 +549,11 @@ static int parse_args(struct opts *o, int argc, char **argv)
     /* ... and the views' options (views[]): getopt returns VIEW_OPT + VIEW_OPTS * view + option
      * for those without a letter. */
     enum { NBASE = sizeof(base) / sizeof(base[0]) };
-    struct option longopts[NBASE + NVIEWS * VIEW_OPTS + 1];
+    struct option longopts[NBASE + VIEW_MAX * VIEW_OPTS + 1];
     char shortopts[64] = ":o:e:fb:FE:qhV";
     size_t nlong = NBASE, nshort = strlen(shortopts);
     memcpy(longopts, base, sizeof(base));
-    for (size_t v = 0; v < NVIEWS; v++) {
+    for (size_t v = 0; v < nviews; v++) {
         for (size_t i = 0; i < VIEW_OPTS && views[v].opt[i].name; i++) {
             const struct view_opt *vo = &views[v].opt[i];
             int has = vo->arg == VIEW_FLAG ? no_argument : required_argument;

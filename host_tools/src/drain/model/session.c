@@ -1099,10 +1099,11 @@ void session_record(struct session *s, const struct msamp_record *r)
     apply(s, r);
 }
 
-/* The records whose handler takes the record as it is, by type; apply() does the others. */
+/* The records whose handler takes the record as it is, by type; apply() does the others and the
+ * frequent ones (ALLOC, FREE, LIVE, SNAP_BEGIN: in its switch, before this table). */
 static void (*const on_type[])(struct session *s, const struct msamp_record *r) = {
     [MSAMP_REC_SESSION] = on_session,   [MSAMP_REC_STACK] = on_stack,
-    [MSAMP_REC_LIVE] = on_live,         [MSAMP_REC_SNAP_END] = on_snap_end,
+    [MSAMP_REC_SNAP_END] = on_snap_end,
     [MSAMP_REC_FAIL] = on_fail,         [MSAMP_REC_INTERVAL] = on_interval,
     [MSAMP_REC_MARK] = on_mark,         [MSAMP_REC_MAPPING] = on_mapping,
     [MSAMP_REC_TASK] = on_task,
@@ -1126,11 +1127,6 @@ static void apply(struct session *s, const struct msamp_record *r)
     }
     if (r->type != MSAMP_REC_ALLOC && r->type != MSAMP_REC_REALLOC && r->type != MSAMP_REC_FAIL)
         s->sample_task = 0;
-    if (r->type >= 0 && (size_t)r->type < sizeof(on_type) / sizeof(on_type[0]) &&
-        on_type[r->type]) {
-        on_type[r->type](s, r);
-        return;
-    }
     switch (r->type) {
     case MSAMP_DEC_FRAME:
         if (r->u.frame.lost)
@@ -1144,6 +1140,9 @@ static void apply(struct session *s, const struct msamp_record *r)
         break;
     case MSAMP_REC_FREE:
         on_free(s, r->u.free.slot, r->u.free.moved);
+        break;
+    case MSAMP_REC_LIVE:
+        on_live(s, r);
         break;
     case MSAMP_REC_SNAP_BEGIN:
         s->snap_gen++; /* every live entry is now unseen in this pass: O(1) */
@@ -1176,6 +1175,9 @@ static void apply(struct session *s, const struct msamp_record *r)
         break;
     }
     default:
+        if (r->type >= 0 && (size_t)r->type < sizeof(on_type) / sizeof(on_type[0]) &&
+            on_type[r->type])
+            on_type[r->type](s, r);
         break;
     }
 }
