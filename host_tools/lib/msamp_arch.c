@@ -49,11 +49,3 @@ unsigned msamp_arch_of_elf(unsigned machine, unsigned elf_class, uint64_t entry)
     }
     return MSAMP_ARCH_UNKNOWN;
 }
-
-uint64_t msamp_arch_call_site(const struct msamp_arch *a, unsigned ptr_size, uint64_t ret)
-{
-    uint64_t pc = ptr_size == 4 ? ret & 0xffffffffu : ret;
-    if (a->thumb_bit)
-        pc &= ~(uint64_t)1;
-    return pc >= a->ret_adjust ? pc - a->ret_adjust : pc;
-}

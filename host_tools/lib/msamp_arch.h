@@ -26,7 +26,15 @@ const struct msamp_arch *msamp_arch_get(unsigned arch);
 unsigned msamp_arch_of_elf(unsigned machine, unsigned elf_class, uint64_t entry);
 
 /* A frame's return address (ptr_size bytes wide, 4 or 8) as an address inside its call: the mode
- * bit cleared, ret_adjust bytes back, so that symbolizing it names the caller's line. */
-uint64_t msamp_arch_call_site(const struct msamp_arch *a, unsigned ptr_size, uint64_t ret);
+ * bit cleared, ret_adjust bytes back, so that symbolizing it names the caller's line. Inline: it
+ * runs for every frame of a profile. */
+static inline uint64_t msamp_arch_call_site(const struct msamp_arch *a, unsigned ptr_size,
+                                            uint64_t ret)
+{
+    uint64_t pc = ptr_size == 4 ? ret & 0xffffffffu : ret;
+    if (a->thumb_bit)
+        pc &= ~(uint64_t)1;
+    return pc >= a->ret_adjust ? pc - a->ret_adjust : pc;
+}
 
 #endif

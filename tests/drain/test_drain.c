@@ -19,6 +19,7 @@
 #include "profile.h"
 #include "report.h"
 #include "session.h"
+#include "views.h"
 
 #define MSAMP_THIN_WORD uint64_t
 #include "msamp_thin.h"
@@ -1352,6 +1353,32 @@ static void test_realloc_moved(void)
     session_free(s);
 }
 
+/* The table of views (views/views.c): what the driver relies on. Each view has a writer, a
+ * failure message, help lines and an option that turns it on; a view that needs every record has
+ * new, record and free; option names and letters are unique; --top is views[VIEW_TOP]. */
+static void test_views_table(void)
+{
+    CHECK(nviews > 0 && nviews <= VIEW_MAX);
+    CHECK(strcmp(views[VIEW_TOP].opt[0].name, "top") == 0);
+    for (size_t v = 0; v < nviews; v++) {
+        const struct view *w = &views[v];
+        int on = 0;
+        CHECK(w->write && w->fail && w->help && w->help[strlen(w->help) - 1] == '\n');
+        CHECK(!(w->needs & VIEW_RECORDS) || (w->new && w->record && w->free));
+        for (size_t i = 0; i < VIEW_OPTS && w->opt[i].name; i++) {
+            on |= w->opt[i].on;
+            CHECK(w->opt[i].arg != VIEW_VALUE || w->opt[i].check);
+            CHECK(strstr(w->help, w->opt[i].name) != NULL);
+            for (size_t u = 0; u < nviews; u++)
+                for (size_t j = 0; j < VIEW_OPTS && views[u].opt[j].name; j++)
+                    CHECK((u == v && j == i) ||
+                          (strcmp(views[u].opt[j].name, w->opt[i].name) != 0 &&
+                           (!w->opt[i].letter || views[u].opt[j].letter != w->opt[i].letter)));
+        }
+        CHECK(on);
+    }
+}
+
 int main(void)
 {
     test_weights();
@@ -1372,6 +1399,7 @@ int main(void)
     test_running_totals();
     test_realloc_chain();
     test_realloc_moved();
+    test_views_table();
     if (failures) {
         fprintf(stderr, "test_drain: %d check(s) failed\n", failures);
         return 1;

@@ -1100,10 +1100,9 @@ void session_record(struct session *s, const struct msamp_record *r)
 }
 
 /* The records whose handler takes the record as it is, by type; apply() does the others and the
- * frequent ones (ALLOC, FREE, LIVE, SNAP_BEGIN: in its switch, before this table). */
+ * frequent ones (STACK, ALLOC, FREE, LIVE, SNAP_BEGIN: in its switch, before this table). */
 static void (*const on_type[])(struct session *s, const struct msamp_record *r) = {
-    [MSAMP_REC_SESSION] = on_session,   [MSAMP_REC_STACK] = on_stack,
-    [MSAMP_REC_SNAP_END] = on_snap_end,
+    [MSAMP_REC_SESSION] = on_session,   [MSAMP_REC_SNAP_END] = on_snap_end,
     [MSAMP_REC_FAIL] = on_fail,         [MSAMP_REC_INTERVAL] = on_interval,
     [MSAMP_REC_MARK] = on_mark,         [MSAMP_REC_MAPPING] = on_mapping,
     [MSAMP_REC_TASK] = on_task,
@@ -1140,6 +1139,9 @@ static void apply(struct session *s, const struct msamp_record *r)
         break;
     case MSAMP_REC_FREE:
         on_free(s, r->u.free.slot, r->u.free.moved);
+        break;
+    case MSAMP_REC_STACK:
+        on_stack(s, r);
         break;
     case MSAMP_REC_LIVE:
         on_live(s, r);

@@ -173,8 +173,10 @@ void prof_encode(const struct prof *p, struct buf *out)
         for (uint32_t j = 0; j < s->nlabel; j++) {
             const struct prof_label *l = &p->labelpool[s->label_off + j];
             t.len = 0;
-            put_ints(&t, (const uint64_t[]){(uint64_t)l->key, (uint64_t)l->str, (uint64_t)l->num,
-                                            (uint64_t)l->num_unit}, 4);
+            put_int(&t, 1, (uint64_t)l->key);
+            put_int(&t, 2, (uint64_t)l->str);
+            put_int(&t, 3, (uint64_t)l->num);
+            put_int(&t, 4, (uint64_t)l->num_unit);
             put_bytes(&m, 3, t.p, t.len);
         }
         put_bytes(out, 2, m.p, m.len);
@@ -191,7 +193,9 @@ void prof_encode(const struct prof *p, struct buf *out)
     for (size_t i = 0; i < p->nlocation; i++) {
         const struct prof_location *l = &p->location[i];
         m.len = 0;
-        put_ints(&m, (const uint64_t[]){i + 1, l->mapping_id, l->address}, 3);
+        put_int(&m, 1, i + 1);
+        put_int(&m, 2, l->mapping_id);
+        put_int(&m, 3, l->address);
         for (uint32_t j = 0; j < l->nline; j++) {
             const struct prof_line *ln = &p->linepool[l->line_off + j];
             t.len = 0;
