@@ -10,6 +10,9 @@ HOSTDEC_LIB := $(BUILD)/host/libmsampdec.a
 HOSTDEC_SRCS := host_tools/lib/msamp_decode.c host_tools/lib/msamp_cobs_crc.c host_tools/lib/msamp_listing.c \
 	host_tools/lib/msamp_command.c
 HOSTDEC_HDRS := host_tools/lib/msamp_decode.h host_tools/lib/msamp_command.h include/msamp_wire.h
+# the architectures as the host knows them (drain, msamp-dump)
+HOSTDEC_SRCS += host_tools/lib/msamp_arch.c
+HOSTDEC_HDRS += host_tools/lib/msamp_arch.h
 HOSTDEC_OBJS := $(patsubst host_tools/lib/%.c,$(BUILD)/host/%.o,$(HOSTDEC_SRCS))
 
 TOOLS += host_tools/msamp-dump

@@ -6,17 +6,20 @@
  * with include/msamp_thin.h), coded sizes, LIVE's interval, stack redefinition, the "stack table
  * full" id, and the comments, --top and summary text that tell of it.
  */
+#include <elf.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "msamp_arch.h"
 #include "prof_codec.h"
 #include "prof_model.h"
 #include "profile.h"
 #include "report.h"
 #include "session.h"
+#include "views.h"
 
 #define MSAMP_THIN_WORD uint64_t
 #include "msamp_thin.h"
@@ -132,9 +135,23 @@ static void test_weights(void)
     CHECK(fabs(session_weight(4096, 4096) - 1.0 / (1.0 - exp(-1.0))) < 1e-12);
     CHECK(session_weight(1u << 30, 4096) == 1.0);
     CHECK(session_weight(0, 4096) > 4000); /* size 0 counts as 1 byte: finite */
-    CHECK(return_adjust(MSAMP_ARCH_X86_64) == 1 && return_adjust(MSAMP_ARCH_AARCH64) == 4 &&
-          return_adjust(MSAMP_ARCH_MIPS64) == 8 && return_adjust(MSAMP_ARCH_ARM_THUMB) == 2 &&
-          return_adjust(MSAMP_ARCH_RISCV64) == 2);
+    CHECK(msamp_arch_get(MSAMP_ARCH_X86_64)->ret_adjust == 1 &&
+          msamp_arch_get(MSAMP_ARCH_AARCH64)->ret_adjust == 4 &&
+          msamp_arch_get(MSAMP_ARCH_MIPS64)->ret_adjust == 8 &&
+          msamp_arch_get(MSAMP_ARCH_ARM_THUMB)->ret_adjust == 2 &&
+          msamp_arch_get(MSAMP_ARCH_RISCV64)->ret_adjust == 2);
+    /* the arch table (host_tools/lib/msamp_arch.c): names, ELF machines, call sites */
+    CHECK(strcmp(msamp_arch_get(MSAMP_ARCH_ARM_THUMB)->name, "thumb") == 0 &&
+          strcmp(msamp_arch_get(99)->name, "unknown") == 0);
+    CHECK(msamp_arch_of_elf(EM_ARM, ELFCLASS32, 0x101) == MSAMP_ARCH_ARM_THUMB &&
+          msamp_arch_of_elf(EM_ARM, ELFCLASS32, 0x100) == MSAMP_ARCH_ARM &&
+          msamp_arch_of_elf(EM_RISCV, ELFCLASS32, 0) == MSAMP_ARCH_RISCV32 &&
+          msamp_arch_of_elf(EM_RISCV, ELFCLASS64, 0) == MSAMP_ARCH_RISCV64 &&
+          msamp_arch_of_elf(EM_MIPS, ELFCLASS64, 0) == MSAMP_ARCH_MIPS64 &&
+          msamp_arch_of_elf(EM_386, ELFCLASS32, 0) == MSAMP_ARCH_X86 &&
+          msamp_arch_of_elf(EM_SPARC, ELFCLASS32, 0) == MSAMP_ARCH_UNKNOWN);
+    CHECK(msamp_arch_call_site(msamp_arch_get(MSAMP_ARCH_ARM_THUMB), 4, 0x1000000805u) == 0x802 &&
+          msamp_arch_call_site(msamp_arch_get(MSAMP_ARCH_X86_64), 8, 0) == 0);
 }
 
 static void test_alloc_free(void)
@@ -1336,6 +1353,32 @@ static void test_realloc_moved(void)
     session_free(s);
 }
 
+/* The table of views (views/views.c): what the driver relies on. Each view has a writer, a
+ * failure message, help lines and an option that turns it on; a view that needs every record has
+ * new, record and free; option names and letters are unique; --top is views[VIEW_TOP]. */
+static void test_views_table(void)
+{
+    CHECK(nviews > 0 && nviews <= VIEW_MAX);
+    CHECK(strcmp(views[VIEW_TOP].opt[0].name, "top") == 0);
+    for (size_t v = 0; v < nviews; v++) {
+        const struct view *w = &views[v];
+        int on = 0;
+        CHECK(w->write && w->fail && w->help && w->help[strlen(w->help) - 1] == '\n');
+        CHECK(!(w->needs & VIEW_RECORDS) || (w->new && w->record && w->free));
+        for (size_t i = 0; i < VIEW_OPTS && w->opt[i].name; i++) {
+            on |= w->opt[i].on;
+            CHECK(w->opt[i].arg != VIEW_VALUE || w->opt[i].check);
+            CHECK(strstr(w->help, w->opt[i].name) != NULL);
+            for (size_t u = 0; u < nviews; u++)
+                for (size_t j = 0; j < VIEW_OPTS && views[u].opt[j].name; j++)
+                    CHECK((u == v && j == i) ||
+                          (strcmp(views[u].opt[j].name, w->opt[i].name) != 0 &&
+                           (!w->opt[i].letter || views[u].opt[j].letter != w->opt[i].letter)));
+        }
+        CHECK(on);
+    }
+}
+
 int main(void)
 {
     test_weights();
@@ -1356,6 +1399,7 @@ int main(void)
     test_running_totals();
     test_realloc_chain();
     test_realloc_moved();
+    test_views_table();
     if (failures) {
         fprintf(stderr, "test_drain: %d check(s) failed\n", failures);
         return 1;

@@ -26,13 +26,12 @@
 #include "rttprobe.h"
 #include "session.h"
 #include "symbolize.h"
-#include "timeline.h"
-#include "flame.h"
 #include "util.h"
+#include "views.h"
 
 #define MAX_ELVES 16
 
-static const char usage_text[] =
+static const char usage_head[] =
     "usage: drain [options] INPUT\n"
     "       drain [options] --ram FILE@ADDR... | --core FILE\n"
     "       drain merge OUT.pb.gz IN.pb.gz...\n"
@@ -52,19 +51,9 @@ static const char usage_text[] =
     "  -F, --follow         keep reading a regular file as it grows (stop with Ctrl-C); a\n"
     "                       truncated, rotated or replaced file is read again from its start;\n"
     "                       tcp-listen: accept the next connection after each disconnect\n"
-    "  -E, --every SECONDS  also write a numbered partial profile every SECONDS\n"
-    "  -t, --top N          print the top N sites by in-use and by allocated bytes\n"
-    "  -s, --folded FILE    write folded stacks (in-use bytes) for flame-graph tools, frames\n"
-    "                       as func@file.c:LINE, one line per distinct stack\n"
-    "      --lifetimes      print, per top site (--top N, default 10), how long its sampled\n"
-    "                       allocations lived (freed) and how old the live ones are\n"
-    "      --min-lifetime T leave allocations freed younger than T (10us, 5ms, 2s, 1m, 1h, 1d)\n"
-    "                       out of the allocated and freed values (said in the comments)\n"
-    "      --peak FILE      also write the in-use profile at the peak of the in-use estimate\n"
-    "      --timeline FILE  write in-use bytes over device time (total, top sites, marks) as\n"
-    "                       an HTML page with an SVG chart; --timeline-csv FILE: as CSV\n"
-    "      --flame FILE     write an interactive flame graph (SVG); --flame-type inuse|alloc\n"
-    "                       (default inuse: in-use bytes; alloc: allocated bytes)\n"
+    "  -E, --every SECONDS  also write a numbered partial profile every SECONDS\n";
+/* ... then each view's lines (views[], views/views.c), then: */
+static const char usage_tail[] =
     "  -q, --quiet          no status line and no summary on stderr\n"
     "      --send CMD       send a command to the device at start (repeatable): enable, disable,\n"
     "                       snapshot, identity, interval=N, bounds=MIN:MAX, mark=TEXT; acks are\n"
@@ -88,10 +77,25 @@ static const char usage_text[] =
 #define EXIT_USAGE 2  /* the command line is wrong */
 #define EXIT_NODATA 4 /* the input held no valid msamp frame: no profile written */
 
+/* A view as the command line set it. */
+struct view_conf {
+    const char *arg[VIEW_OPTS]; /* the arguments of its options given ("" for a flag) */
+    long val;                   /* its VIEW_VALUE option's value */
+    int on;
+    void *state; /* VIEW_RECORDS */
+};
+
+static void print_usage(FILE *f)
+{
+    fputs(usage_head, f);
+    for (size_t v = 0; v < nviews; v++)
+        fputs(views[v].help, f);
+    fputs(usage_tail, f);
+}
+
 struct opts {
-    const char *input, *output, *folded, *peak;
-    const char *timeline, *timeline_csv, *flame; /* docs/VIEWS.md */
-    int flame_alloc, lifetimes;
+    const char *input, *output;
+    struct view_conf view[VIEW_MAX];
     double min_life; /* seconds */
     const char *rtt_scan; /* --rtt-scan ADDR:SIZE (gdb: inputs) */
     const char *elf_paths[MAX_ELVES];
@@ -99,7 +103,7 @@ struct opts {
     int force, follow, quiet, stats;
     const char *ram[PM_MAX_REGIONS], *core; /* a post-mortem dump (postmortem.c) */
     size_t nram;
-    long baud, top;
+    long baud;
     double every;
     struct control *ctl; /* --send, --send-file (control.h) */
 };
@@ -118,7 +122,10 @@ struct drain {
     struct elf_set elves;
     struct msamp_dec *dec;
     struct session *cur;
-    struct timeline *tl; /* --timeline, --timeline-csv */
+    /* The views that see every record, and their states. */
+    const struct view *rec_view[VIEW_MAX];
+    void *rec_state[VIEW_MAX];
+    size_t nrec;
     int nsessions, partials, failed, written;
     int elves_checked; /* the current session's ELFs were checked against its identity */
     int elves_ok;      /* ... and matched it */
@@ -191,24 +198,49 @@ static double now_s(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* --timeline, --timeline-csv, --flame of a session (docs/VIEWS.md): 0, or -1 with the message in
- * err unless rc already holds a failure. */
-static int write_views(struct drain *d, struct session *s, const struct built *b, char *err,
-                       size_t errlen, int rc)
+/* The views turned on, written for the current session (its final profile b): 0, or -1 with the
+ * first failure's message in err. */
+static int write_views(struct drain *d, const struct built *b, char *err, size_t errlen)
 {
-    char why[1000];
     int bad = 0;
-    char *h = d->o.timeline ? derived_name(d->o.timeline, s->index, 0) : NULL;
-    char *c = d->o.timeline_csv ? derived_name(d->o.timeline_csv, s->index, 0) : NULL;
-    char *fl = d->o.flame ? derived_name(d->o.flame, s->index, 0) : NULL;
-    if ((h || c) && timeline_write(d->tl, s, b, h, c, why, sizeof(why)) != 0 && ++bad && !rc)
-        snprintf(err, errlen, "timeline not written: %s", why);
-    if (fl && flame_write(b, s, d->o.flame_alloc, fl, why, sizeof(why)) != 0 && ++bad && !rc)
-        snprintf(err, errlen, "flame graph not written: %s", why);
-    free(h);
-    free(c);
-    free(fl);
+    long top = d->o.view[VIEW_TOP].on ? d->o.view[VIEW_TOP].val : 0;
+    for (size_t v = 0; v < nviews; v++) {
+        const struct view_conf *c = &d->o.view[v];
+        if (!c->on)
+            continue;
+        struct view_run r = {d->cur, b, {NULL}, c->val, c->state, top, &d->elves,
+                              msamp_dec_stats(d->dec)};
+        char *paths[VIEW_OPTS] = {NULL};
+        for (size_t i = 0; i < VIEW_OPTS; i++)
+            if (views[v].opt[i].arg == VIEW_FILE && c->arg[i])
+                r.path[i] = paths[i] = derived_name(c->arg[i], d->cur->index, 0);
+        char why[1024];
+        if (views[v].write(&r, why, sizeof(why)) != 0 && !bad++)
+            snprintf(err, errlen, "%s: %s", views[v].fail, why);
+        for (size_t i = 0; i < VIEW_OPTS; i++)
+            free(paths[i]);
+    }
     return bad ? -1 : 0;
+}
+
+/* The views' states, made once for the run (the views turned on that need every record). */
+static void drain_views_open(struct drain *d)
+{
+    for (size_t v = 0; v < nviews; v++) {
+        struct view_conf *c = &d->o.view[v];
+        if (c->on && (views[v].needs & VIEW_RECORDS)) {
+            c->state = views[v].new();
+            d->rec_view[d->nrec] = &views[v];
+            d->rec_state[d->nrec++] = c->state;
+        }
+    }
+}
+
+static void drain_views_close(struct drain *d)
+{
+    for (size_t v = 0; v < nviews; v++)
+        if (d->o.view[v].state)
+            views[v].free(d->o.view[v].state);
 }
 
 /* The next session, with the options its model takes. */
@@ -219,24 +251,9 @@ static struct session *new_session(struct drain *d)
     return s;
 }
 
-/* --peak: the current session's in-use profile at its peak (named as -o names sessions). */
-static int write_peak(struct drain *d, char *err, size_t errlen)
-{
-    struct built b;
-    if (build_peak_profile(d->cur, &d->elves, msamp_dec_stats(d->dec), &b, err, errlen) != 0)
-        return -1;
-    char *path = derived_name(d->o.peak, d->cur->index, 0);
-    int rc = prof_write_file(&b.prof, path, err, errlen);
-    free(path);
-    built_free(&b);
-    return rc;
-}
-
-/* Writes the profile (and, for the final one, reports) of the current session. part 0: final.
- * 0; -1 when the profile was not written, -2 when it was but the folded stacks were not, -3 when
- * it was but the peak profile (--peak) was not: the
- * message in err and the kind of failure in *kind (an errno value, or -1 when the profile could
- * not be built). */
+/* Writes the profile (and, for the final one, the views) of the current session. part 0: final.
+ * 0; -1 when the profile was not written, -2 when it was but a view was not: the message in err
+ * and the kind of failure in *kind (an errno value, or -1 when the profile could not be built). */
 static int write_session(struct drain *d, int part, char *err, size_t errlen, int *kind)
 {
     struct session *s = d->cur;
@@ -260,25 +277,7 @@ static int write_session(struct drain *d, int part, char *err, size_t errlen, in
         rc = -1;
     }
     if (rc == 0 && !part) {
-        if (d->o.top > 0)
-            report_top(stdout, s, &b, (size_t)d->o.top, 1);
-        if (d->o.lifetimes)
-            report_lifetimes(stdout, s, &b, d->o.top > 0 ? (size_t)d->o.top : 10);
-        if (d->o.peak && write_peak(d, why, sizeof(why)) != 0) {
-            *kind = errno;
-            snprintf(err, errlen, "peak profile not written: %s", why);
-            rc = -2;
-        }
-        if (d->o.folded) {
-            char *fp = derived_name(d->o.folded, s->index, 0);
-            if (report_folded(&b, fp) != 0) {
-                *kind = errno;
-                snprintf(err, errlen, "folded stacks not written: %s: %s", fp, strerror(errno));
-                rc = -2;
-            }
-            free(fp);
-        }
-        if (write_views(d, s, &b, err, errlen, rc) != 0) {
+        if (write_views(d, &b, err, errlen) != 0) {
             *kind = errno;
             rc = -2;
         }
@@ -383,8 +382,8 @@ static void on_record(void *arg, const struct msamp_record *rec)
         d->id_losses = stream_losses(d);
     }
     session_record(d->cur, rec);
-    if (d->tl)
-        timeline_record(d->tl, d->cur, rec);
+    for (size_t i = 0; i < d->nrec; i++)
+        d->rec_view[i]->record(d->rec_state[i], d->cur, rec);
     /* A wrong --elf is reported as soon as the session's header and mappings are in, not at the
      * end of a long capture. On a line that lost frames since the header, a MAPPING may be what
      * was lost: the ELFs are checked again after the next re-send, and a mismatch that stands
@@ -486,17 +485,6 @@ static void no_frame_message(const struct drain *d, const struct input *in)
             causes);
 }
 
-static int parse_num(const char *s, double lo, double hi, double *out)
-{
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || *end || !(v >= lo && v <= hi))
-        return -1;
-    *out = v;
-    return 0;
-}
-
 /* A time with a unit (ns, us, ms, s, m, h, d) in seconds, > 0 and at most a year. */
 static int parse_duration(const char *s, double *out)
 {
@@ -522,23 +510,64 @@ static int parse_duration(const char *s, double *out)
     return -1;
 }
 
+/* Option c (getopt's answer) when it is a view's (views[]): 0 taken, 2 (EXIT_USAGE) wrong, said on
+ * stderr; -1 when it is none of theirs. */
+#define VIEW_OPT 0x200
+static int view_option(struct opts *o, int c, const char *arg)
+{
+    for (size_t v = 0; v < nviews; v++) {
+        for (size_t i = 0; i < VIEW_OPTS && views[v].opt[i].name; i++) {
+            const struct view_opt *vo = &views[v].opt[i];
+            if (c != (vo->letter ? vo->letter : VIEW_OPT + (int)(VIEW_OPTS * v + i)))
+                continue;
+            struct view_conf *vc = &o->view[v];
+            char msg[600];
+            if (vo->check && vo->check(arg, &vc->val, msg, sizeof(msg)) != 0) {
+                fprintf(stderr, "drain: %s\n", msg);
+                return EXIT_USAGE;
+            }
+            vc->arg[i] = vo->arg == VIEW_FLAG ? "" : arg;
+            vc->on |= vo->on;
+            return 0;
+        }
+    }
+    return -1;
+}
+
 static int parse_args(struct opts *o, int argc, char **argv)
 {
-    static const struct option longopts[] = {
+    static const struct option base[] = {
         {"output", required_argument, 0, 'o'}, {"elf", required_argument, 0, 'e'},
         {"force", no_argument, 0, 'f'},        {"baud", required_argument, 0, 'b'},
         {"follow", no_argument, 0, 'F'},       {"every", required_argument, 0, 'E'},
-        {"top", required_argument, 0, 't'},    {"folded", required_argument, 0, 's'},
         {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
         {"version", no_argument, 0, 'V'},      {"stats", no_argument, 0, 'S'},
         {"ram", required_argument, 0, 0x100},  {"core", required_argument, 0, 0x101},
         {"send", required_argument, 0, 'C'},   {"send-file", required_argument, 0, 'P'},
         {"rtt-scan", required_argument, 0, 'R'}, {"send-stdin", no_argument, 0, 'I'},
-        {"timeline", required_argument, 0, 0x102}, {"timeline-csv", required_argument, 0, 0x103},
-        {"flame", required_argument, 0, 0x104},    {"flame-type", required_argument, 0, 0x105},
-        {"lifetimes", no_argument, 0, 0x106},  {"min-lifetime", required_argument, 0, 0x107},
-        {"peak", required_argument, 0, 0x108},
-        {0, 0, 0, 0}};
+        {"min-lifetime", required_argument, 0, 0x107}};
+    /* ... and the views' options (views[]): getopt returns VIEW_OPT + VIEW_OPTS * view + option
+     * for those without a letter. */
+    enum { NBASE = sizeof(base) / sizeof(base[0]) };
+    struct option longopts[NBASE + VIEW_MAX * VIEW_OPTS + 1];
+    char shortopts[64] = ":o:e:fb:FE:qhV";
+    size_t nlong = NBASE, nshort = strlen(shortopts);
+    memcpy(longopts, base, sizeof(base));
+    for (size_t v = 0; v < nviews; v++) {
+        for (size_t i = 0; i < VIEW_OPTS && views[v].opt[i].name; i++) {
+            const struct view_opt *vo = &views[v].opt[i];
+            int has = vo->arg == VIEW_FLAG ? no_argument : required_argument;
+            int val = vo->letter ? vo->letter : VIEW_OPT + (int)(VIEW_OPTS * v + i);
+            longopts[nlong++] = (struct option){vo->name, has, 0, val};
+            if (vo->letter) {
+                shortopts[nshort++] = (char)vo->letter;
+                if (has == required_argument)
+                    shortopts[nshort++] = ':';
+            }
+        }
+    }
+    longopts[nlong] = (struct option){0, 0, 0, 0};
+    shortopts[nshort] = 0;
     char cerr[512];
     struct control *ctl = o->ctl;
     memset(o, 0, sizeof(*o));
@@ -548,7 +577,12 @@ static int parse_args(struct opts *o, int argc, char **argv)
     int c;
     double v;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, ":o:e:fb:FE:t:s:qhV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
+        int vr = view_option(o, c, optarg);
+        if (vr > 0)
+            return EXIT_USAGE;
+        if (vr == 0)
+            continue;
         switch (c) {
         case 'o': o->output = optarg; break;
         case 'e':
@@ -574,14 +608,6 @@ static int parse_args(struct opts *o, int argc, char **argv)
             }
             o->every = v;
             break;
-        case 't':
-            if (parse_num(optarg, 1, 1e6, &v) || v != (long)v) {
-                fprintf(stderr, "drain: --top %s: expected a count >= 1\n", optarg);
-                return EXIT_USAGE;
-            }
-            o->top = (long)v;
-            break;
-        case 's': o->folded = optarg; break;
         case 'q': o->quiet = 1; break;
         case 'S': o->stats = 1; break;
         case 0x100: {
@@ -602,30 +628,12 @@ static int parse_args(struct opts *o, int argc, char **argv)
             break;
         }
         case 0x101: o->core = optarg; break;
-        case 0x102: o->timeline = optarg; break;
-        case 0x103: o->timeline_csv = optarg; break;
-        case 0x104: o->flame = optarg; break;
-        case 0x105:
-            if (strcmp(optarg, "inuse") && strcmp(optarg, "alloc")) {
-                fprintf(stderr, "drain: --flame-type %s: expected inuse or alloc\n", optarg);
-                return EXIT_USAGE;
-            }
-            o->flame_alloc = optarg[0] == 'a';
-            break;
-        case 0x106: o->lifetimes = 1; break;
         case 0x107:
             if (parse_duration(optarg, &o->min_life) != 0) {
                 fprintf(stderr, "drain: --min-lifetime %s: expected a time > 0 with a unit (ns, us, "
                                 "ms, s, m, h, d), as 10us or 5ms\n", optarg);
                 return EXIT_USAGE;
             }
-            break;
-        case 0x108:
-            if (!*optarg) {
-                fprintf(stderr, "drain: empty --peak\n");
-                return EXIT_USAGE;
-            }
-            o->peak = optarg;
             break;
         case 'C':
             if (control_add(o->ctl, optarg, cerr, sizeof(cerr)) != 0) {
@@ -636,7 +644,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
         case 'P': control_set_file(o->ctl, optarg); break;
         case 'R': o->rtt_scan = optarg; break;
         case 'I': control_set_stdin(o->ctl); break;
-        case 'h': fputs(usage_text, stdout); return -1;
+        case 'h': print_usage(stdout); return -1;
         case 'V': printf("drain (msamp) %s, wire format v%u\n", DRAIN_VERSION, MSAMP_WIRE_VERSION); return -1;
         case ':':
             fprintf(stderr, "drain: option %s needs an argument\n", argv[optind - 1]);
@@ -653,8 +661,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
     if (o->nram || o->core)
         return 0;
     if (optind != argc - 1) {
-        fprintf(stderr, "drain: %s\n%s", optind >= argc ? "no input given" : "more than one input",
-                usage_text);
+        fprintf(stderr, "drain: %s\n", optind >= argc ? "no input given" : "more than one input");
+        print_usage(stderr);
         return EXIT_USAGE;
     }
     o->input = argv[optind];
@@ -708,70 +716,15 @@ static int run_dump(struct drain *d)
     return d->failed || d->final_failed || !out_ok ? EXIT_FAIL : 0;
 }
 
-int main(int argc, char **argv)
+/* A stream: read from in until its end, an error or a stop signal, decoded, the sessions' profiles
+ * and views written; the exit status. */
+static int capture(struct drain *d, struct input *in)
 {
-    if (argc > 1 && strcmp(argv[1], "merge") == 0)
-        return drain_merge(argc - 1, argv + 1);
-    struct drain d;
-    memset(&d, 0, sizeof(d));
-    d.o.ctl = control_new();
-    int rc = parse_args(&d.o, argc, argv);
-    if (rc != 0)
-        control_free(d.o.ctl);
-    if (rc > 0)
-        return rc;
-    if (rc < 0) /* --help, --version */
-        return stdout_ok() ? 0 : EXIT_FAIL;
-
     char err[1024];
-    struct sym_elf *elves[MAX_ELVES];
-    for (size_t i = 0; i < d.o.nelf; i++) {
-        elves[i] = sym_open(d.o.elf_paths[i], err, sizeof(err));
-        if (!elves[i]) {
-            fprintf(stderr, "drain: --elf %s\n", err);
-            while (i-- > 0)
-                sym_close(elves[i]);
-            control_free(d.o.ctl);
-            return EXIT_FAIL;
-        }
-    }
-    d.elves = (struct elf_set){elves, d.o.nelf, d.o.force};
-    if (d.o.timeline || d.o.timeline_csv)
-        d.tl = timeline_new();
-    if (d.o.nram || d.o.core) {
-        control_free(d.o.ctl); /* a dump is not a device: nothing to send to */
-        int drc = run_dump(&d);
-        timeline_free(d.tl);
-        for (size_t i = 0; i < d.o.nelf; i++)
-            sym_close(elves[i]);
-        return drc;
-    }
-
-    struct input in;
-    input_gdb_options(d.o.nelf ? d.o.elf_paths[0] : NULL, d.o.rtt_scan);
-    int orc = input_open(&in, d.o.input, d.o.baud, d.o.follow, err, sizeof(err));
-    if (orc != 0) {
-        fprintf(stderr, "drain: %s\n", err);
-        timeline_free(d.tl);
-        for (size_t i = 0; i < d.o.nelf; i++)
-            sym_close(elves[i]);
-        control_free(d.o.ctl);
-        return orc == -2 ? EXIT_USAGE : EXIT_FAIL;
-    }
-    if (control_start(d.o.ctl, &in, err, sizeof(err)) != 0) {
-        fprintf(stderr, "drain: %s\n", err);
-        input_close(&in);
-        timeline_free(d.tl);
-        for (size_t i = 0; i < d.o.nelf; i++)
-            sym_close(elves[i]);
-        control_free(d.o.ctl);
-        return EXIT_USAGE;
-    }
-
     int wake[2];
     if (pipe2(wake, O_NONBLOCK | O_CLOEXEC) == 0) {
         wake_wr = wake[1];
-        in.wake_fd = wake[0];
+        in->wake_fd = wake[0];
     }
     struct sigaction sa;
     memset(&sa, 0, sizeof(sa));
@@ -781,56 +734,56 @@ int main(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     /* Said even with --quiet, once SIGINT and SIGTERM are handled: a script waits for this line
      * before it starts the program that connects (and reads the port chosen for port 0). */
-    if (in.listen_fd >= 0)
-        fprintf(stderr, "drain: listening on %s\n", in.where);
+    if (in->listen_fd >= 0)
+        fprintf(stderr, "drain: listening on %s\n", in->where);
 
-    d.dec = msamp_dec_new(on_record, &d);
-    if (!d.dec)
+    d->dec = msamp_dec_new(on_record, d);
+    if (!d->dec)
         drain_oom();
-    d.cur = new_session(&d);
-    d.status = isatty(2) && !d.o.quiet;
+    d->cur = new_session(d);
+    d->status = isatty(2) && !d->o.quiet;
     double t0 = now_s();
-    d.next_part = t0 + d.o.every;
-    d.next_status = t0 + 0.5;
-    d.last_t = t0;
+    d->next_part = t0 + d->o.every;
+    d->next_status = t0 + 0.5;
+    d->last_t = t0;
     uint8_t *buf = xmalloc(READ_CHUNK);
     int io_error = 0;
-    while (!stop_signal && !d.failed) {
-        control_tick(d.o.ctl, &in, now_s());
-        ssize_t n = input_read(&in, buf, READ_CHUNK, 200, err, sizeof(err));
-        if (in.restarted) {
+    while (!stop_signal && !d->failed) {
+        control_tick(d->o.ctl, in, now_s());
+        ssize_t n = input_read(in, buf, READ_CHUNK, 200, err, sizeof(err));
+        if (in->restarted) {
             /* A followed file started over: its bytes are a new stream. The frame cut short is
              * dropped (counted as discarded); the new stream's SESSION decides whether a new
              * session begins (a restarted program's does). */
-            in.restarted = 0;
-            d.restarts++;
-            msamp_dec_finish(d.dec);
-            if (!d.o.quiet)
-                fprintf(stderr, "%sdrain: %s\n", d.status ? "\n" : "", in.notice);
+            in->restarted = 0;
+            d->restarts++;
+            msamp_dec_finish(d->dec);
+            if (!d->o.quiet)
+                fprintf(stderr, "%sdrain: %s\n", d->status ? "\n" : "", in->notice);
         }
-        if (in.announce) {
-            in.announce = 0;
-            if (!d.o.quiet)
-                fprintf(stderr, "%sdrain: %s\n", d.status ? "\n" : "", in.notice);
+        if (in->announce) {
+            in->announce = 0;
+            if (!d->o.quiet)
+                fprintf(stderr, "%sdrain: %s\n", d->status ? "\n" : "", in->notice);
         }
         if (n > 0) {
-            if (d.head_len < sizeof(d.head)) {
-                size_t k = sizeof(d.head) - d.head_len < (size_t)n ? sizeof(d.head) - d.head_len
+            if (d->head_len < sizeof(d->head)) {
+                size_t k = sizeof(d->head) - d->head_len < (size_t)n ? sizeof(d->head) - d->head_len
                                                                    : (size_t)n;
-                memcpy(d.head + d.head_len, buf, k);
-                d.head_len += k;
+                memcpy(d->head + d->head_len, buf, k);
+                d->head_len += k;
             }
-            d.bytes += (uint64_t)n;
-            if (msamp_dec_stats(d.dec)->frames_ok <= msamp_dec_stats(d.dec)->frames_bad)
-                pm_magic_feed(&d.magic, buf, (size_t)n); /* a RAM dump given as INPUT? */
-            for (size_t off = 0; off < (size_t)n && !d.failed; off += FEED_PIECE) {
+            d->bytes += (uint64_t)n;
+            if (msamp_dec_stats(d->dec)->frames_ok <= msamp_dec_stats(d->dec)->frames_bad)
+                pm_magic_feed(&d->magic, buf, (size_t)n); /* a RAM dump given as INPUT? */
+            for (size_t off = 0; off < (size_t)n && !d->failed; off += FEED_PIECE) {
                 size_t k = (size_t)n - off < FEED_PIECE ? (size_t)n - off : FEED_PIECE;
                 double tf = now_s();
-                msamp_dec_feed(d.dec, buf + off, k);
+                msamp_dec_feed(d->dec, buf + off, k);
                 double t = now_s();
-                d.decode_s += t - tf;
+                d->decode_s += t - tf;
                 if (!stop_signal)
-                    timers(&d, t);
+                    timers(d, t);
             }
         } else if (n == -1) {
             break;
@@ -839,48 +792,49 @@ int main(int argc, char **argv)
             io_error = 1;
             break;
         } else {
-            timers(&d, now_s());
+            timers(d, now_s());
         }
     }
-    d.loop_end = now_s();
-    if (d.status)
+    d->loop_end = now_s();
+    if (d->status)
         fputc('\n', stderr);
-    if (stop_signal && !d.o.quiet)
+    if (stop_signal && !d->o.quiet)
         fprintf(stderr, "drain: %s: %s\n", strsignal(stop_signal),
-                msamp_dec_stats(d.dec)->frames_ok ? "writing the final profile" : "stopping");
-    if (d.skipped)
+                msamp_dec_stats(d->dec)->frames_ok ? "writing the final profile" : "stopping");
+    if (d->skipped)
         fprintf(stderr,
                 "drain: %llu records read before the signal were not applied (applying them "
                 "took longer than %.0f ms)\n",
-                (unsigned long long)d.skipped, STOP_BUDGET_S * 1e3);
-    msamp_dec_finish(d.dec);
-    control_finish(d.o.ctl); /* reported; the exit status does not depend on it */
-    control_free(d.o.ctl);
+                (unsigned long long)d->skipped, STOP_BUDGET_S * 1e3);
+    msamp_dec_finish(d->dec);
+    control_finish(d->o.ctl); /* reported; the exit status does not depend on it */
+    control_free(d->o.ctl);
+    d->o.ctl = NULL;
     /* Bytes that are mostly not frames and hold the heapdump block: a RAM dump, whose few frames
      * (the ring's) are no profile. */
-    const struct msamp_dec_stats *fin = msamp_dec_stats(d.dec);
-    int ram_dump = d.magic.seen && fin->frames_ok <= fin->frames_bad;
-    if (!d.failed && !ram_dump)
-        end_session(&d, 1);
+    const struct msamp_dec_stats *fin = msamp_dec_stats(d->dec);
+    int ram_dump = d->magic.seen && fin->frames_ok <= fin->frames_bad;
+    if (!d->failed && !ram_dump)
+        end_session(d, 1);
     else
-        session_free(d.cur);
-    if (d.part_failed)
-        fprintf(stderr, "drain: %d of %d partial profiles were not written\n", d.part_failed,
-                d.partials);
-    if (d.o.stats) {
+        session_free(d->cur);
+    if (d->part_failed)
+        fprintf(stderr, "drain: %d of %d partial profiles were not written\n", d->part_failed,
+                d->partials);
+    if (d->o.stats) {
         struct rusage ru;
         getrusage(RUSAGE_SELF, &ru);
-        const struct msamp_dec_stats *st = msamp_dec_stats(d.dec);
+        const struct msamp_dec_stats *st = msamp_dec_stats(d->dec);
         fprintf(stderr,
                 "drain stats: %llu bytes, %llu records, decode+model %.3f s (%.1f MB/s), "
                 "profiles %.3f s, peak RSS %ld KiB\n",
-                (unsigned long long)d.bytes, (unsigned long long)st->records, d.decode_s,
-                d.decode_s > 0 ? (double)d.bytes / d.decode_s / 1e6 : 0.0, d.write_s,
+                (unsigned long long)d->bytes, (unsigned long long)st->records, d->decode_s,
+                d->decode_s > 0 ? (double)d->bytes / d->decode_s / 1e6 : 0.0, d->write_s,
                 ru.ru_maxrss);
-        if (in.rtt) {
+        if (in->rtt) {
             unsigned long long rb, polls;
             double secs;
-            rtt_stats(in.rtt, &rb, &secs, &polls);
+            rtt_stats(in->rtt, &rb, &secs, &polls);
             fprintf(stderr, "drain stats: gdb RTT: %llu bytes in %.2f s (%.0f B/s), %llu polls\n",
                     rb, secs, secs > 0 ? (double)rb / secs : 0.0, polls);
         }
@@ -889,37 +843,34 @@ int main(int argc, char **argv)
             fprintf(stderr,
                     "drain stats: %s handled: decoding stopped %.1f ms after it, profiles "
                     "written %.1f ms after it\n",
-                    strsignal(stop_signal), (d.loop_end - sig_t) * 1e3, (now_s() - sig_t) * 1e3);
+                    strsignal(stop_signal), (d->loop_end - sig_t) * 1e3, (now_s() - sig_t) * 1e3);
         }
     }
-    uint64_t frames_ok = msamp_dec_stats(d.dec)->frames_ok;
-    msamp_dec_free(d.dec);
-    timeline_free(d.tl);
-    input_close(&in);
+    uint64_t frames_ok = msamp_dec_stats(d->dec)->frames_ok;
+    msamp_dec_free(d->dec);
     free(buf);
     if (wake_wr >= 0) {
         wake_wr = -1;
+        in->wake_fd = -1;
         close(wake[0]);
         close(wake[1]);
     }
-    for (size_t i = 0; i < d.o.nelf; i++)
-        sym_close(elves[i]);
     int out_ok = stdout_ok();
-    if (d.failed || d.final_failed || io_error || !out_ok)
+    if (d->failed || d->final_failed || io_error || !out_ok)
         return EXIT_FAIL;
     if (ram_dump) {
         fprintf(stderr, "drain: %llu valid msamp frames in the %llu bytes read from %s, but they "
                 "hold the msamp_heapdump block: this looks like a RAM dump: use --ram FILE@ADDR "
                 "(the address the image starts at) or --core FILE, with --elf (docs/POSTMORTEM.md); "
                 "no profile written\n", (unsigned long long)frames_ok,
-                (unsigned long long)d.bytes, in.desc);
+                (unsigned long long)d->bytes, in->desc);
         return EXIT_NODATA;
     }
     if (frames_ok == 0) {
-        no_frame_message(&d, &in);
+        no_frame_message(d, in);
         return EXIT_NODATA;
     }
-    if (d.headers == 0 && !d.o.quiet)
+    if (d->headers == 0 && !d->o.quiet)
         fprintf(stderr,
                 "drain: no session header (SESSION record) in the %llu valid frames read: drain "
                 "joined mid-stream and no re-send of it came, or its frames were lost; the "
@@ -927,4 +878,63 @@ int main(int argc, char **argv)
                 "record gave the interval; see \"Records before the header\" in docs/DRAIN.md)\n",
                 (unsigned long long)frames_ok);
     return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "merge") == 0)
+        return drain_merge(argc - 1, argv + 1);
+    struct drain d;
+    memset(&d, 0, sizeof(d));
+    d.o.ctl = control_new();
+    struct sym_elf *elves[MAX_ELVES];
+    size_t nelves = 0;
+    struct input in;
+    int in_open = 0;
+    char err[1024];
+    int rc = parse_args(&d.o, argc, argv);
+    if (rc < 0) { /* --help, --version */
+        rc = stdout_ok() ? 0 : EXIT_FAIL;
+        goto out;
+    }
+    if (rc != 0)
+        goto out;
+    for (; nelves < d.o.nelf; nelves++) {
+        elves[nelves] = sym_open(d.o.elf_paths[nelves], err, sizeof(err));
+        if (!elves[nelves]) {
+            fprintf(stderr, "drain: --elf %s\n", err);
+            rc = EXIT_FAIL;
+            goto out;
+        }
+    }
+    d.elves = (struct elf_set){elves, d.o.nelf, d.o.force};
+    drain_views_open(&d);
+    if (d.o.nram || d.o.core) {
+        control_free(d.o.ctl); /* a dump is not a device: nothing to send to */
+        d.o.ctl = NULL;
+        rc = run_dump(&d);
+        goto out;
+    }
+    input_gdb_options(d.o.nelf ? d.o.elf_paths[0] : NULL, d.o.rtt_scan);
+    rc = input_open(&in, d.o.input, d.o.baud, d.o.follow, err, sizeof(err));
+    if (rc != 0) {
+        fprintf(stderr, "drain: %s\n", err);
+        rc = rc == -2 ? EXIT_USAGE : EXIT_FAIL;
+        goto out;
+    }
+    in_open = 1;
+    if (control_start(d.o.ctl, &in, err, sizeof(err)) != 0) {
+        fprintf(stderr, "drain: %s\n", err);
+        rc = EXIT_USAGE;
+        goto out;
+    }
+    rc = capture(&d, &in);
+out:
+    control_free(d.o.ctl);
+    drain_views_close(&d);
+    if (in_open)
+        input_close(&in);
+    while (nelves > 0)
+        sym_close(elves[--nelves]);
+    return rc;
 }

@@ -1,5 +1,6 @@
 #include "util.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,6 +244,18 @@ void umap_put(struct umap *m, uint64_t key, uint32_t val)
     m->e[j].val = val;
 }
 
+void *umap_append(struct umap *m, uint64_t key, void **arr, size_t *n, size_t *cap, size_t elem,
+                  int *fresh)
+{
+    *fresh = 1;
+    grow(arr, cap, *n + 1, elem);
+    void *e = (char *)*arr + *n * elem;
+    memset(e, 0, elem);
+    umap_put(m, key, (uint32_t)*n);
+    (*n)++;
+    return e;
+}
+
 void umap_free(struct umap *m)
 {
     free(m->dense);
@@ -254,4 +267,15 @@ const char *base_name(const char *path)
 {
     const char *s = strrchr(path, '/');
     return s ? s + 1 : path;
+}
+
+int parse_num(const char *s, double lo, double hi, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || end == s || *end || !(v >= lo && v <= hi))
+        return -1;
+    *out = v;
+    return 0;
 }

@@ -68,6 +68,26 @@ struct umap {
 uint32_t umap_get(const struct umap *m, uint64_t key);
 void umap_put(struct umap *m, uint64_t key, uint32_t val);
 void umap_free(struct umap *m);
+/* The element of key in the array *arr of *n elements of size elem that m indexes; one made
+ * (zeroed, appended, *fresh set) when key has none (umap_append). UMAP_ELEM(m, key, arr, n, cap,
+ * fresh) for a typed array arr with its count n and capacity cap. Inline: a hot path (slots). */
+void *umap_append(struct umap *m, uint64_t key, void **arr, size_t *n, size_t *cap, size_t elem,
+                  int *fresh);
+static inline void *umap_elem(struct umap *m, uint64_t key, void **arr, size_t *n, size_t *cap,
+                              size_t elem, int *fresh)
+{
+    uint32_t i = umap_get(m, key);
+    if (i < *n) {
+        *fresh = 0;
+        return (char *)*arr + (size_t)i * elem;
+    }
+    return umap_append(m, key, arr, n, cap, elem, fresh);
+}
+#define UMAP_ELEM(m, key, arr, n, cap, fresh)                                                      \
+    umap_elem((m), (key), (void **)&(arr), &(n), &(cap), sizeof(*(arr)), (fresh))
+
+/* s as a number in [lo, hi]: 0 and *out, or -1. */
+int parse_num(const char *s, double lo, double hi, double *out);
 
 /* The file name part of a path: what follows its last '/'. */
 const char *base_name(const char *path);

@@ -1,25 +1,12 @@
 #include "profile.h"
 
+#include "msamp_arch.h"
+
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-uint64_t return_adjust(unsigned arch)
-{
-    switch (arch) {
-    case MSAMP_ARCH_AARCH64:
-    case MSAMP_ARCH_ARM:
-        return 4;
-    case MSAMP_ARCH_ARM_THUMB:
-    case MSAMP_ARCH_RISCV64:
-    case MSAMP_ARCH_RISCV32:
-        return 2;
-    case MSAMP_ARCH_MIPS64:
-        return 8; /* jal and its delay slot */
-    default:
-        return 1;
-    }
-}
 
 /* A build-id as hex text: the stream's and an ELF's are at most MSAMP_WIRE_MAX_BUILD_ID bytes. */
 #define BID_HEX_SIZE (2 * MSAMP_WIRE_MAX_BUILD_ID + 1)
@@ -154,21 +141,47 @@ static const char *const drop_names[MSAMP_DROP_COUNT] = {
     [MSAMP_DROP_NO_FRAME] = "no_frame",
 };
 
+/* A comment of the profile, formatted (at most 511 bytes, as the others). */
+static void commentf(struct prof *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void commentf(struct prof *p, const char *fmt, ...)
+{
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof(line), fmt, ap);
+    va_end(ap);
+    prof_comment(p, line);
+}
+
+/* A comment "WHAT: name=count name=count ...": names is "WHAT: name name ...", v the counts. */
+static void comment_counts(struct prof *p, const char *names, const uint64_t *v)
+{
+    char line[512];
+    const char *at = strchr(names, ':') + 1;
+    size_t len = (size_t)snprintf(line, sizeof(line), "%.*s", (int)(at - names), names);
+    for (size_t i = 0; *at && len < sizeof(line); i++) {
+        size_t w = strcspn(++at, " ");
+        len += (size_t)snprintf(line + len, sizeof(line) - len, " %.*s=%llu", (int)w, at,
+                                (unsigned long long)v[i]);
+        at += w;
+    }
+    prof_comment(p, line);
+}
+
 static void add_comments(struct prof *p, const struct session *s, const char *kind,
                          const struct msamp_dec_stats *d, const struct built *b)
 {
     uint64_t unknown_stack = b->unknown_stack, alloc_raised = b->alloc_raised;
     char line[512], bid[BID_HEX_SIZE];
     const struct session_counts *n = &s->n;
-    snprintf(line, sizeof(line), "msamp drain %s, wire format v%u, %s profile of session %d",
+    commentf(p, "msamp drain %s, wire format v%u, %s profile of session %d",
              DRAIN_VERSION, s->version ? s->version : MSAMP_WIRE_VERSION, kind, s->index);
-    prof_comment(p, line);
     if (s->have_header) {
         hex(bid, s->build_id, s->build_id_len);
         snprintf(line, sizeof(line),
                  "device: arch=%s ptr_size=%u session_id=0x%08x tick_hz=%llu build_id=%s "
                  "live_capacity=%llu stack_capacity=%llu max_depth=%llu",
-                 msamp_arch_name(s->arch), s->ptr_size, s->session_id,
+                 msamp_arch_get(s->arch)->name, s->ptr_size, s->session_id,
                  (unsigned long long)s->tick_hz, s->build_id_len ? bid : "(none)",
                  (unsigned long long)s->live_capacity, (unsigned long long)s->stack_capacity,
                  (unsigned long long)s->max_depth);
@@ -182,10 +195,9 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
         snprintf(line, sizeof(line), "device: no session header received (joined mid-stream)");
     }
     prof_comment(p, line);
-    snprintf(line, sizeof(line), "sampling interval: %llu bytes (first %llu, %llu changes)",
+    commentf(p, "sampling interval: %llu bytes (first %llu, %llu changes)",
              (unsigned long long)s->interval, (unsigned long long)s->first_interval,
              (unsigned long long)n->interval_changes);
-    prof_comment(p, line);
     if (n->interval_changes) {
         session_interval_summary(s, line, sizeof(line));
         prof_comment(p, line);
@@ -195,9 +207,8 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
         prof_comment(p, line);
     }
     if (n->interval_changes > s->ninterval_log) {
-        snprintf(line, sizeof(line), "... and %llu more interval changes (not listed)",
+        commentf(p, "... and %llu more interval changes (not listed)",
                  (unsigned long long)(n->interval_changes - s->ninterval_log));
-        prof_comment(p, line);
     }
     if (s->have_drops) {
         size_t len = (size_t)snprintf(line, sizeof(line), "device drops:");
@@ -211,7 +222,7 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
     prof_comment(p, line);
     if (n->fails[MSAMP_FAIL_NULL] || n->fails[MSAMP_FAIL_GIANT] || n->fails_other ||
         session_failures(s, MSAMP_FAIL_NULL) || session_failures(s, MSAMP_FAIL_GIANT)) {
-        snprintf(line, sizeof(line),
+        commentf(p,
                  "allocation failures: null=%llu giant_refused=%llu (device counts; records "
                  "received: %llu and %llu, %llu of unknown kinds)",
                  (unsigned long long)session_failures(s, MSAMP_FAIL_NULL),
@@ -219,64 +230,51 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
                  (unsigned long long)n->fails[MSAMP_FAIL_NULL],
                  (unsigned long long)n->fails[MSAMP_FAIL_GIANT],
                  (unsigned long long)n->fails_other);
-        prof_comment(p, line);
     }
     if (d) {
         struct msamp_dec_stats l = session_stream_losses(s, d);
-        snprintf(line, sizeof(line),
-                 "stream losses: frames_bad=%llu frames_lost=%llu bytes_discarded=%llu "
-                 "records_malformed=%llu records_unknown=%llu frames_repeated=%llu",
-                 (unsigned long long)l.frames_bad, (unsigned long long)l.frames_lost,
-                 (unsigned long long)l.bytes_discarded, (unsigned long long)l.records_malformed,
-                 (unsigned long long)l.records_unknown, (unsigned long long)l.frames_repeated);
-        prof_comment(p, line);
+        comment_counts(p,
+                       "stream losses: frames_bad frames_lost bytes_discarded records_malformed "
+                       "records_unknown frames_repeated",
+                       (const uint64_t[]){l.frames_bad, l.frames_lost, l.bytes_discarded,
+                                          l.records_malformed, l.records_unknown,
+                                          l.frames_repeated});
     }
-    snprintf(line, sizeof(line),
-             "reader: samples=%llu frees=%llu reallocs=%llu lost_frees=%llu unknown_frees=%llu "
-             "late_live=%llu bad_slots=%llu unknown_stack=%llu stack_full=%llu "
-             "stack_overflow=%llu stack_redefined=%llu unweighted=%llu thinned=%llu "
-             "snapshots_ok=%llu snapshots_skipped=%llu",
-             (unsigned long long)n->samples, (unsigned long long)n->frees,
-             (unsigned long long)n->reallocs, (unsigned long long)n->lost_frees,
-             (unsigned long long)n->unknown_frees, (unsigned long long)n->late_live,
-             (unsigned long long)n->bad_slots, (unsigned long long)unknown_stack,
-             (unsigned long long)n->stack_full, (unsigned long long)n->stack_overflow,
-             (unsigned long long)n->stack_redefined, (unsigned long long)n->unweighted,
-             (unsigned long long)n->thinned, (unsigned long long)n->snapshots_ok,
-             (unsigned long long)n->snapshots_skipped);
-    prof_comment(p, line);
-    snprintf(line, sizeof(line),
-             "reader repairs: pre_header_replayed=%llu pre_header_defaults=%llu "
-             "pre_header_interval_guessed=%llu pending_stack_resolved=%llu "
-             "alloc_reweighted=%llu alloc_raised=%llu thin_over_budget=%llu "
-             "samples_unweighted=%llu samples_unknown_stack=%llu",
-             (unsigned long long)n->pre_replayed, (unsigned long long)n->pre_defaults,
-             (unsigned long long)n->pre_guessed, (unsigned long long)n->pending_resolved,
-             (unsigned long long)n->reweighted_up, (unsigned long long)alloc_raised,
-             (unsigned long long)n->thin_over_budget, (unsigned long long)n->samples_unweighted,
-             (unsigned long long)b->unknown_events);
-    prof_comment(p, line);
+    comment_counts(p,
+                   "reader: samples frees reallocs lost_frees unknown_frees late_live bad_slots "
+                   "unknown_stack stack_full stack_overflow stack_redefined unweighted thinned "
+                   "snapshots_ok snapshots_skipped",
+                   (const uint64_t[]){n->samples, n->frees, n->reallocs, n->lost_frees,
+                                      n->unknown_frees, n->late_live, n->bad_slots, unknown_stack,
+                                      n->stack_full, n->stack_overflow, n->stack_redefined,
+                                      n->unweighted, n->thinned, n->snapshots_ok,
+                                      n->snapshots_skipped});
+    comment_counts(p,
+                   "reader repairs: pre_header_replayed pre_header_defaults "
+                   "pre_header_interval_guessed pending_stack_resolved alloc_reweighted "
+                   "alloc_raised thin_over_budget samples_unweighted samples_unknown_stack",
+                   (const uint64_t[]){n->pre_replayed, n->pre_defaults, n->pre_guessed,
+                                      n->pending_resolved, n->reweighted_up, alloc_raised,
+                                      n->thin_over_budget, n->samples_unweighted,
+                                      b->unknown_events});
     if (s->device_id_len) {
         char id[MSAMP_WIRE_MAX_DEVICE_ID + 1];
         for (size_t i = 0; i < s->device_id_len; i++)
             id[i] = s->device_id[i] >= 0x20 && s->device_id[i] < 0x7f ? (char)s->device_id[i] : '?';
         id[s->device_id_len] = 0;
-        snprintf(line, sizeof(line), "device id: %s (label device)", id);
-        prof_comment(p, line);
+        commentf(p, "device id: %s (label device)", id);
     }
     if (n->chain_links) {
-        snprintf(line, sizeof(line),
+        commentf(p,
                  "realloc chains: %llu reallocs continued a live sampled allocation (a chain is one "
                  "allocation: its first site and birth, its latest size)",
                  (unsigned long long)n->chain_links);
-        prof_comment(p, line);
     }
     if (n->chains_moved) {
-        snprintf(line, sizeof(line),
+        commentf(p,
                  "realloc chains: %llu moved to a block that was not sampled (counted by the "
                  "chain's last block: left out of the allocated values)",
                  (unsigned long long)n->chains_moved);
-        prof_comment(p, line);
     }
     if (s->peak_gen) {
         char when[64];
@@ -285,22 +283,19 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
                      (double)(s->peak_ts - s->first_ts) / (double)s->tick_hz);
         else
             snprintf(when, sizeof(when), "at an unknown time");
-        snprintf(line, sizeof(line),
+        commentf(p,
                  "peak of the in-use estimate: %.0f bytes, %.0f objects, %s (the device reports "
                  "no high-water mark of its own)",
                  s->peak_b, s->peak_n, when);
-        prof_comment(p, line);
     }
     if (s->min_life_s > 0) {
-        snprintf(line, sizeof(line),
+        commentf(p,
                  "min lifetime %g s: left out %llu sampled allocations freed younger (estimated "
                  "%.0f objects, %.0f bytes) from the allocated and freed values",
                  s->min_life_s, (unsigned long long)n->culled, s->cull_n, s->cull_b);
-        prof_comment(p, line);
     }
     for (size_t i = 0; i < s->nmarks; i++) {
-        snprintf(line, sizeof(line), "mark: %s", s->marks[i]);
-        prof_comment(p, line);
+        commentf(p, "mark: %s", s->marks[i]);
     }
 }
 
@@ -345,16 +340,11 @@ static void site_locs(struct prof *p, const struct session *s, const struct site
                       struct mapinfo *maps, size_t nmaps, int bare, struct umap *cache,
                       uint64_t *locs, uint32_t *nloc)
 {
-    uint64_t adj = return_adjust(s->arch);
-    uint64_t mask = s->ptr_size == 4 ? 0xffffffffu : UINT64_MAX;
+    const struct msamp_arch *arch = msamp_arch_get(s->arch);
     uint32_t depth = 0, n = 0;
     const uint64_t *fr = session_site_stack(s, st, &depth);
     for (uint32_t k = 0; fr && k < depth; k++) {
-        uint64_t a = fr[k] & mask;
-        if (s->arch == MSAMP_ARCH_ARM_THUMB)
-            a &= ~(uint64_t)1;
-        if (a >= adj)
-            a -= adj;
+        uint64_t a = msamp_arch_call_site(arch, s->ptr_size, fr[k]);
         locs[n++] = frame_location(p, maps, nmaps, bare, cache, a);
     }
     if (n == 0 && st->def == SITE_DEF_FULL)

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "msamp_arch.h"
+
 /* Appends a location's frames to out: "func file:line" for the first frame of the site, then
  * "func:line" for the inlined callers and outer frames, or the address when unsymbolized. */
 static size_t site_frames(const struct prof *p, uint64_t loc_id, int first, char *out, size_t n,
@@ -213,7 +215,7 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
     char title[256], story[512];
     fprintf(f, "session %d (id 0x%08x, %s, interval %llu bytes): estimates; samples = sampled "
                "allocations behind each\n",
-            s->index, s->session_id, msamp_arch_name(s->arch), (unsigned long long)s->interval);
+            s->index, s->session_id, msamp_arch_get(s->arch)->name, (unsigned long long)s->interval);
     session_interval_summary(s, story, sizeof(story));
     fprintf(f, "sampling: %s\n", story);
     snprintf(title, sizeof(title), "top %zu sites by in-use bytes%s:", n,
@@ -225,27 +227,6 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
     if (tasks)
         task_table(f, b);
     fail_table(f, s, b, n);
-}
-
-/* What a walk that found no frame usually means on the device's architecture. */
-static const char *no_frame_cause(unsigned arch)
-{
-    switch (arch) {
-    case MSAMP_ARCH_ARM:
-    case MSAMP_ARCH_ARM_THUMB:
-        return "built with gcc, the ARM walker reads the unwind tables: compile every file, "
-               "msamp's and your own, with -funwind-tables (port/msamp.mk's MSAMP_CFLAGS and "
-               "port/msamp.cmake carry it) and keep .ARM.exidx and .ARM.extab in the image "
-               "(KEEP them in the linker script); built with clang, it follows the r7 frame "
-               "chain: compile with -fno-omit-frame-pointer";
-    case MSAMP_ARCH_MIPS64:
-        return "the MIPS walker reads each function's prologue: compile with "
-               "-fno-omit-frame-pointer and without -mips16 or microMIPS";
-    default:
-        return "the walker follows frame pointers: compile every file, msamp's and your own, "
-               "with -fno-omit-frame-pointer (MSAMP_CFLAGS carries it; -O2 and -Os drop it "
-               "otherwise)";
-    }
 }
 
 /* Said once per run: most samples came without a single frame. */
@@ -260,7 +241,7 @@ static void warn_no_frame(FILE *f, const struct session *s)
             "drain: %llu of the device's stack walks found no frame at all, so those samples "
             "have no call stack ([unknown stack]). The firmware's code lacks what the walker "
             "needs: %s.\n",
-            (unsigned long long)nf, no_frame_cause(s->arch));
+            (unsigned long long)nf, msamp_arch_get(s->arch)->no_frame);
 }
 
 /* Appends one frame of folded text: "func@file.c:LINE" (the call's line in the caller), or "func"
@@ -445,7 +426,7 @@ void report_summary(FILE *f, const struct session *s, const struct built *b,
             "drain: session %d (id 0x%08x, %s): %llu samples, %llu frees; %s; stream losses: "
             "%llu bad frames, %llu lost frames, %llu bytes discarded, %llu malformed records; "
             "device drops %llu; reader: %llu lost frees, %llu unknown stacks%s; wrote %s\n",
-            s->index, s->session_id, msamp_arch_name(s->arch), (unsigned long long)s->n.samples,
+            s->index, s->session_id, msamp_arch_get(s->arch)->name, (unsigned long long)s->n.samples,
             (unsigned long long)s->n.frees, story, (unsigned long long)l.frames_bad,
             (unsigned long long)l.frames_lost, (unsigned long long)l.bytes_discarded,
             (unsigned long long)l.records_malformed,

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "flame.h"
+#include "msamp_arch.h"
 
 /* One time bin: the estimate after the last record that fell in it (its time in ts), and the
  * largest total seen in it (peaks survive the merging of bins). */
@@ -252,15 +253,11 @@ static void site_name(const struct session *s, const struct built *b, const stru
     uint32_t depth = 0;
     const uint64_t *fr = session_site_stack(s, st, &depth);
     snprintf(out, n, "%s", st->def == SITE_DEF_FULL ? "[stack table full]" : "[unknown stack]");
-    uint64_t adj = return_adjust(s->arch), mask = s->ptr_size == 4 ? 0xffffffffu : UINT64_MAX;
+    const struct msamp_arch *arch = msamp_arch_get(s->arch);
     size_t len = 0;
     int frames = 0;
     for (uint32_t k = 0; fr && k < depth && frames < 3 && len + 1 < n; k++) {
-        uint64_t a = fr[k] & mask;
-        if (s->arch == MSAMP_ARCH_ARM_THUMB)
-            a &= ~(uint64_t)1;
-        if (a >= adj)
-            a -= adj;
+        uint64_t a = msamp_arch_call_site(arch, s->ptr_size, fr[k]);
         uint32_t li = umap_get(by_addr, a);
         if (li == UINT32_MAX) {
             len += (size_t)snprintf(out + len, n - len, "%s0x%llx", k ? " < " : "",
@@ -386,7 +383,7 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
                "svg text{font-family:'DejaVu Sans',sans-serif}\n</style></head><body>\n",
             s->index);
     fprintf(f, "<h2>Heap in use over time: session %d (id 0x%08x, %s)</h2>\n", s->index,
-            s->session_id, msamp_arch_name(s->arch));
+            s->session_id, msamp_arch_get(s->arch)->name);
     char story[512];
     session_interval_summary(s, story, sizeof(story));
     fprintf(f, "<p id=\"about\">Estimated in-use bytes (drain's running estimate from the sampled "

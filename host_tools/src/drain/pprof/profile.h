@@ -69,7 +69,4 @@ int build_peak_profile(const struct session *s, const struct elf_set *elves,
 /* The ELF check of build_profile alone: 0, or -1 with the message (an ELF matches no mapping). */
 int check_elves(const struct session *s, const struct elf_set *elves, char *err, size_t errlen);
 
-/* Bytes to subtract from a return address to land in its call instruction, by SESSION.arch. */
-uint64_t return_adjust(unsigned arch);
-
 #endif

@@ -317,15 +317,10 @@ static struct slot *slot_at(struct session *s, uint64_t index)
         s->n.bad_slots++;
         return NULL;
     }
-    uint32_t i = umap_get(&s->slot_index, index);
-    if (i < s->nslots)
-        return &s->slots[i];
-    GROW(s->slots, s->capslots, s->nslots + 1);
-    struct slot *sl = &s->slots[s->nslots];
-    memset(sl, 0, sizeof(*sl));
-    sl->index = (uint32_t)index;
-    umap_put(&s->slot_index, index, (uint32_t)s->nslots);
-    s->nslots++;
+    int fresh;
+    struct slot *sl = UMAP_ELEM(&s->slot_index, index, s->slots, s->nslots, s->capslots, &fresh);
+    if (fresh)
+        sl->index = (uint32_t)index;
     return sl;
 }
 
@@ -383,16 +378,12 @@ static void unset_live(struct session *s, struct slot *sl)
 static struct lifebin *life_bin(struct session *s, uint32_t site, unsigned bucket)
 {
     uint64_t key = (uint64_t)site * 16u + bucket;
-    uint32_t i = umap_get(&s->life_index, key);
-    if (i < s->nlife)
-        return &s->life[i];
-    GROW(s->life, s->caplife, s->nlife + 1);
-    struct lifebin *lb = &s->life[s->nlife];
-    memset(lb, 0, sizeof(*lb));
-    lb->site = site;
-    lb->bucket = bucket;
-    umap_put(&s->life_index, key, (uint32_t)s->nlife);
-    s->nlife++;
+    int fresh;
+    struct lifebin *lb = UMAP_ELEM(&s->life_index, key, s->life, s->nlife, s->caplife, &fresh);
+    if (fresh) {
+        lb->site = site;
+        lb->bucket = bucket;
+    }
     return lb;
 }
 
@@ -1108,6 +1099,15 @@ void session_record(struct session *s, const struct msamp_record *r)
     apply(s, r);
 }
 
+/* The records whose handler takes the record as it is, by type; apply() does the others and the
+ * frequent ones (STACK, ALLOC, FREE, LIVE, SNAP_BEGIN: in its switch, before this table). */
+static void (*const on_type[])(struct session *s, const struct msamp_record *r) = {
+    [MSAMP_REC_SESSION] = on_session,   [MSAMP_REC_SNAP_END] = on_snap_end,
+    [MSAMP_REC_FAIL] = on_fail,         [MSAMP_REC_INTERVAL] = on_interval,
+    [MSAMP_REC_MARK] = on_mark,         [MSAMP_REC_MAPPING] = on_mapping,
+    [MSAMP_REC_TASK] = on_task,
+};
+
 static void apply(struct session *s, const struct msamp_record *r)
 {
     if (s->thin_budget < UINT64_MAX - DRAIN_THIN_PER_RECORD)
@@ -1134,17 +1134,14 @@ static void apply(struct session *s, const struct msamp_record *r)
     case MSAMP_DEC_LOSS:
         s->snap_dirty = 1;
         break;
-    case MSAMP_REC_SESSION:
-        on_session(s, r);
-        break;
-    case MSAMP_REC_STACK:
-        on_stack(s, r);
-        break;
     case MSAMP_REC_ALLOC:
         on_alloc(s, r->u.alloc.slot1, r->u.alloc.size, r->u.alloc.stack_id, r->ts, r->ts_valid);
         break;
     case MSAMP_REC_FREE:
         on_free(s, r->u.free.slot, r->u.free.moved);
+        break;
+    case MSAMP_REC_STACK:
+        on_stack(s, r);
         break;
     case MSAMP_REC_LIVE:
         on_live(s, r);
@@ -1155,9 +1152,6 @@ static void apply(struct session *s, const struct msamp_record *r)
         s->snap_dirty = 0;
         s->snap_pass = r->u.snap_begin.pass;
         s->snap_lives = 0;
-        break;
-    case MSAMP_REC_SNAP_END:
-        on_snap_end(s, r);
         break;
     case MSAMP_REC_DROPS:
         s->have_drops = 1;
@@ -1172,12 +1166,6 @@ static void apply(struct session *s, const struct msamp_record *r)
             s->drops[MSAMP_DROP_NO_FRAME] = r->u.drops.no_frame;
         }
         break;
-    case MSAMP_REC_FAIL:
-        on_fail(s, r);
-        break;
-    case MSAMP_REC_INTERVAL:
-        on_interval(s, r);
-        break;
     case MSAMP_REC_REALLOC: {
         struct slot *old = slot_at(s, r->u.realloc.old_slot);
         s->n.reallocs++;
@@ -1188,16 +1176,10 @@ static void apply(struct session *s, const struct msamp_record *r)
                      r->ts_valid);
         break;
     }
-    case MSAMP_REC_MARK:
-        on_mark(s, r);
-        break;
-    case MSAMP_REC_MAPPING:
-        on_mapping(s, r);
-        break;
-    case MSAMP_REC_TASK:
-        on_task(s, r);
-        break;
     default:
+        if (r->type >= 0 && (size_t)r->type < sizeof(on_type) / sizeof(on_type[0]) &&
+            on_type[r->type])
+            on_type[r->type](s, r);
         break;
     }
 }

@@ -124,6 +124,13 @@ static void put_int(struct buf *b, unsigned field, uint64_t v)
     buf_varint(b, v);
 }
 
+/* Fields 1..n of a message, from v (zeros left out, as put_int does). */
+static void put_ints(struct buf *b, const uint64_t *v, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        put_int(b, i + 1, v[i]);
+}
+
 static void put_bytes(struct buf *b, unsigned field, const void *data, size_t len)
 {
     put_key(b, field, 2);
@@ -177,16 +184,10 @@ void prof_encode(const struct prof *p, struct buf *out)
     for (size_t i = 0; i < p->nmapping; i++) {
         const struct prof_mapping *mp = &p->mapping[i];
         m.len = 0;
-        put_int(&m, 1, i + 1);
-        put_int(&m, 2, mp->start);
-        put_int(&m, 3, mp->limit);
-        put_int(&m, 4, mp->offset);
-        put_int(&m, 5, (uint64_t)mp->filename);
-        put_int(&m, 6, (uint64_t)mp->build_id);
-        put_int(&m, 7, mp->has_functions);
-        put_int(&m, 8, mp->has_filenames);
-        put_int(&m, 9, mp->has_line_numbers);
-        put_int(&m, 10, mp->has_inline_frames);
+        put_ints(&m, (const uint64_t[]){i + 1, mp->start, mp->limit, mp->offset,
+                                        (uint64_t)mp->filename, (uint64_t)mp->build_id,
+                                        mp->has_functions, mp->has_filenames,
+                                        mp->has_line_numbers, mp->has_inline_frames}, 10);
         put_bytes(out, 3, m.p, m.len);
     }
     for (size_t i = 0; i < p->nlocation; i++) {
@@ -198,9 +199,8 @@ void prof_encode(const struct prof *p, struct buf *out)
         for (uint32_t j = 0; j < l->nline; j++) {
             const struct prof_line *ln = &p->linepool[l->line_off + j];
             t.len = 0;
-            put_int(&t, 1, ln->function_id);
-            put_int(&t, 2, (uint64_t)ln->line);
-            put_int(&t, 3, (uint64_t)ln->column);
+            put_ints(&t, (const uint64_t[]){ln->function_id, (uint64_t)ln->line,
+                                            (uint64_t)ln->column}, 3);
             put_bytes(&m, 4, t.p, t.len);
         }
         put_int(&m, 5, l->is_folded);
@@ -209,11 +209,8 @@ void prof_encode(const struct prof *p, struct buf *out)
     for (size_t i = 0; i < p->nfunction; i++) {
         const struct prof_function *f = &p->function[i];
         m.len = 0;
-        put_int(&m, 1, i + 1);
-        put_int(&m, 2, (uint64_t)f->name);
-        put_int(&m, 3, (uint64_t)f->system_name);
-        put_int(&m, 4, (uint64_t)f->filename);
-        put_int(&m, 5, (uint64_t)f->start_line);
+        put_ints(&m, (const uint64_t[]){i + 1, (uint64_t)f->name, (uint64_t)f->system_name,
+                                        (uint64_t)f->filename, (uint64_t)f->start_line}, 5);
         put_bytes(out, 5, m.p, m.len);
     }
     for (size_t i = 0; i < p->nstr; i++)
@@ -362,6 +359,16 @@ static int dec_vt(struct dec *d, struct rd r, struct prof_vt *vt)
     return map_str(d, type, &vt->type) || map_str(d, unit, &vt->unit) ? -1 : 0;
 }
 
+/* A function's or mapping's id: 0 when it is new and the table (of n) has room; else -1 (said). */
+static int new_id(struct dec *d, const struct umap *ids, uint64_t id, size_t n, const char *what)
+{
+    if (id == 0 || umap_get(ids, id) != UINT32_MAX)
+        return fail(d, "bad or duplicate %s id %llu", what, (unsigned long long)id);
+    if (n >= PROF_MAX_ITEMS)
+        return fail(d, "more than %u %ss", PROF_MAX_ITEMS, what);
+    return 0;
+}
+
 static int dec_function(struct dec *d, struct rd r)
 {
     struct field f;
@@ -382,10 +389,8 @@ static int dec_function(struct dec *d, struct rd r)
     if (map_str(d, name, &fn.name) || map_str(d, sys, &fn.system_name) ||
         map_str(d, file, &fn.filename))
         return -1;
-    if (id == 0 || umap_get(&d->funcid, id) != UINT32_MAX)
-        return fail(d, "bad or duplicate function id %llu", (unsigned long long)id);
-    if (d->p->nfunction >= PROF_MAX_ITEMS)
-        return fail(d, "more than %u functions", PROF_MAX_ITEMS);
+    if (new_id(d, &d->funcid, id, d->p->nfunction, "function"))
+        return -1;
     umap_put(&d->funcid, id, (uint32_t)(prof_add_function(d->p, &fn) - 1));
     return 0;
 }
@@ -407,10 +412,8 @@ static int dec_mapping(struct dec *d, struct rd r)
                              .has_line_numbers = v[9] != 0, .has_inline_frames = v[10] != 0};
     if (map_str(d, v[5], &m.filename) || map_str(d, v[6], &m.build_id))
         return -1;
-    if (id == 0 || umap_get(&d->mapid, id) != UINT32_MAX)
-        return fail(d, "bad or duplicate mapping id %llu", (unsigned long long)id);
-    if (d->p->nmapping >= PROF_MAX_ITEMS)
-        return fail(d, "more than %u mappings", PROF_MAX_ITEMS);
+    if (new_id(d, &d->mapid, id, d->p->nmapping, "mapping"))
+        return -1;
     umap_put(&d->mapid, id, (uint32_t)(prof_add_mapping(d->p, &m) - 1));
     return 0;
 }

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "msamp_arch.h"
 #include "msamp_wire.h"
 #include "util.h"
 #define MSAMP_THIN_WORD uint64_t
@@ -242,20 +243,6 @@ int pm_add_core(struct pm_dump *d, const char *path, char *err, size_t errlen)
     return rc;
 }
 
-static unsigned arch_of(const GElf_Ehdr *eh)
-{
-    switch (eh->e_machine) {
-    case EM_X86_64: return MSAMP_ARCH_X86_64;
-    case EM_386: return MSAMP_ARCH_X86;
-    case EM_AARCH64: return MSAMP_ARCH_AARCH64;
-    case EM_ARM: return (eh->e_entry & 1u) ? MSAMP_ARCH_ARM_THUMB : MSAMP_ARCH_ARM;
-    case EM_MIPS: return MSAMP_ARCH_MIPS64;
-    case EM_RISCV:
-        return eh->e_ident[EI_CLASS] == ELFCLASS64 ? MSAMP_ARCH_RISCV64 : MSAMP_ARCH_RISCV32;
-    default: return MSAMP_ARCH_UNKNOWN;
-    }
-}
-
 int pm_set_elf(struct pm_dump *d, const char *path, char *err, size_t errlen)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -279,7 +266,7 @@ int pm_set_elf(struct pm_dump *d, const char *path, char *err, size_t errlen)
     d->have_elf = 1;
     d->elf_big = eh.e_ident[EI_DATA] == ELFDATA2MSB;
     d->elf_class64 = eh.e_ident[EI_CLASS] == ELFCLASS64;
-    d->arch = arch_of(&eh);
+    d->arch = msamp_arch_of_elf(eh.e_machine, eh.e_ident[EI_CLASS], eh.e_entry);
     snprintf(d->elf_name, sizeof(d->elf_name), "%s", base_name(path));
     size_t shstr;
     if (elf_getshdrstrndx(e, &shstr) != 0)
@@ -390,21 +377,12 @@ static int check_block(struct pm_dump *d, uint64_t a, int big, char *why, size_t
         snprintf(why, n, "pointer size %u (expected 4 or 8)", d->ptr);
         return -1;
     }
-    uint32_t f[12];
+    /* The header's fields in their order (flags since version 4). */
+    uint32_t *const field[] = {&d->live_cap,   &d->ways,     &d->stack_cap,   &d->frame_cap,
+                               &d->max_depth,  &d->session_id, &d->interval,  &d->tick_hz,
+                               &d->live_used,  &d->stacks_used, &d->frames_used, &d->flags};
     for (int i = 0; i < 12; i++)
-        f[i] = (uint32_t)rd(h + 8 + 4 * i, 4, big);
-    d->live_cap = f[0];
-    d->ways = f[1];
-    d->stack_cap = f[2];
-    d->frame_cap = f[3];
-    d->max_depth = f[4];
-    d->session_id = f[5];
-    d->interval = f[6];
-    d->tick_hz = f[7];
-    d->live_used = f[8];
-    d->stacks_used = f[9];
-    d->frames_used = f[10];
-    d->flags = d->version >= 4 ? f[11] : 0;
+        *field[i] = i < 11 || d->version >= 4 ? (uint32_t)rd(h + 8 + 4 * i, 4, big) : 0;
     if (d->flags & ~HD_FLAG_CODED) {
         snprintf(why, n, "unknown flags 0x%x", d->flags);
         return -1;
@@ -436,16 +414,12 @@ static int check_block(struct pm_dump *d, uint64_t a, int big, char *why, size_t
         snprintf(why, n, "its array pointers (0x%" PRIx64 ") are not wholly in the dump", pa);
         return -1;
     }
+    /* The block's array pointers in their order. */
+    uint64_t *const array[7] = {&d->a_addr,     &d->a_size,   &d->a_stack, &d->a_birth,
+                                &d->a_interval, &d->a_stacks, &d->a_frames};
     uint64_t ptrs[7];
     for (int i = 0; i < 7; i++)
-        ptrs[i] = rd(pp + (size_t)i * d->ptr, d->ptr, big);
-    d->a_addr = ptrs[0];
-    d->a_size = ptrs[1];
-    d->a_stack = ptrs[2];
-    d->a_birth = ptrs[3];
-    d->a_interval = ptrs[4];
-    d->a_stacks = ptrs[5];
-    d->a_frames = ptrs[6];
+        ptrs[i] = *array[i] = rd(pp + (size_t)i * d->ptr, d->ptr, big);
     static const char *names[7] = {"live_addr", "live_size", "live_stack", "live_birth",
                                    "live_interval", "stacks", "frames"};
     uint64_t lc = d->live_cap, word = d->ptr, byte_or_word = coded ? 1u : word;
@@ -580,7 +554,7 @@ int pm_find(struct pm_dump *d, char *err, size_t errlen)
                      "ELF", d->elf_name, d->elf_big ? "big" : "little", d->big ? "big" : "little");
             return -1;
         }
-        if ((d->ptr == 8) != d->elf_class64 && d->arch != MSAMP_ARCH_MIPS64) {
+        if ((d->ptr == 8) != d->elf_class64 && msamp_arch_get(d->arch)->class_is_ptr) {
             snprintf(err, errlen, "--elf %s is ELF%d but the dump's block has %u-byte pointers: a "
                      "wrong ELF", d->elf_name, d->elf_class64 ? 64 : 32, d->ptr);
             return -1;

@@ -1,0 +1,135 @@
+/* The table of drain's views (views.h): one entry a view. */
+#include "views.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "flame.h"
+#include "prof_file.h"
+#include "report.h"
+#include "timeline.h"
+#include "util.h"
+
+/* The views' options (views[]). */
+static int check_top(const char *arg, long *val, char *msg, size_t msglen)
+{
+    double v;
+    if (parse_num(arg, 1, 1e6, &v) || v != (long)v) {
+        snprintf(msg, msglen, "--top %s: expected a count >= 1", arg);
+        return -1;
+    }
+    *val = (long)v;
+    return 0;
+}
+
+static int check_peak(const char *arg, long *val, char *msg, size_t msglen)
+{
+    (void)val;
+    if (!*arg) {
+        snprintf(msg, msglen, "empty --peak");
+        return -1;
+    }
+    return 0;
+}
+
+static int check_flame_type(const char *arg, long *val, char *msg, size_t msglen)
+{
+    if (strcmp(arg, "inuse") && strcmp(arg, "alloc")) {
+        snprintf(msg, msglen, "--flame-type %s: expected inuse or alloc", arg);
+        return -1;
+    }
+    *val = arg[0] == 'a';
+    return 0;
+}
+
+/* The views' writers (views[]). */
+static int write_top(const struct view_run *r, char *why, size_t whylen)
+{
+    (void)why, (void)whylen;
+    report_top(stdout, r->s, r->b, (size_t)r->val, 1);
+    return 0;
+}
+
+static int write_lifetimes(const struct view_run *r, char *why, size_t whylen)
+{
+    (void)why, (void)whylen;
+    report_lifetimes(stdout, r->s, r->b, r->top > 0 ? (size_t)r->top : 10);
+    return 0;
+}
+
+static int write_folded(const struct view_run *r, char *why, size_t whylen)
+{
+    if (report_folded(r->b, r->path[0]) == 0)
+        return 0;
+    snprintf(why, whylen, "%s: %s", r->path[0], strerror(errno));
+    return -1;
+}
+
+/* --peak: the session's in-use profile at its peak (named as -o names sessions). */
+static int write_peak(const struct view_run *r, char *why, size_t whylen)
+{
+    struct built b;
+    if (build_peak_profile(r->s, r->elves, r->dec, &b, why, whylen) != 0)
+        return -1;
+    int rc = prof_write_file(&b.prof, r->path[0], why, whylen);
+    built_free(&b);
+    return rc;
+}
+
+static void *new_timeline(void)
+{
+    return timeline_new();
+}
+
+static void free_timeline(void *state)
+{
+    timeline_free(state);
+}
+
+static void record_timeline(void *state, const struct session *s, const struct msamp_record *rec)
+{
+    timeline_record(state, s, rec);
+}
+
+static int write_timeline(const struct view_run *r, char *why, size_t whylen)
+{
+    return timeline_write(r->state, r->s, r->b, r->path[0], r->path[1], why, whylen);
+}
+
+static int write_flame(const struct view_run *r, char *why, size_t whylen)
+{
+    return flame_write(r->b, r->s, (int)r->val, r->path[0], why, whylen);
+}
+
+/* The table: one entry a view, in the order of --help and of writing. */
+const struct view views[] = {
+    {{{"top", 't', VIEW_VALUE, 1, check_top}}, /* VIEW_TOP */
+     "  -t, --top N          print the top N sites by in-use and by allocated bytes\n",
+     0, "top sites not printed", NULL, NULL, NULL, write_top},
+    {{{"folded", 's', VIEW_FILE, 1, NULL}},
+     "  -s, --folded FILE    write folded stacks (in-use bytes) for flame-graph tools, frames\n"
+     "                       as func@file.c:LINE, one line per distinct stack\n",
+     0, "folded stacks not written", NULL, NULL, NULL, write_folded},
+    /* --min-lifetime is the session model's (drain.c's parse_args), said here beside --lifetimes */
+    {{{"lifetimes", 0, VIEW_FLAG, 1, NULL}},
+     "      --lifetimes      print, per top site (--top N, default 10), how long its sampled\n"
+     "                       allocations lived (freed) and how old the live ones are\n"
+     "      --min-lifetime T leave allocations freed younger than T (10us, 5ms, 2s, 1m, 1h, 1d)\n"
+     "                       out of the allocated and freed values (said in the comments)\n",
+     0, "lifetimes not printed", NULL, NULL, NULL, write_lifetimes},
+    {{{"peak", 0, VIEW_FILE, 1, check_peak}},
+     "      --peak FILE      also write the in-use profile at the peak of the in-use estimate\n",
+     0, "peak profile not written", NULL, NULL, NULL, write_peak},
+    {{{"timeline", 0, VIEW_FILE, 1, NULL}, {"timeline-csv", 0, VIEW_FILE, 1, NULL}},
+     "      --timeline FILE  write in-use bytes over device time (total, top sites, marks) as\n"
+     "                       an HTML page with an SVG chart; --timeline-csv FILE: as CSV\n",
+     VIEW_RECORDS, "timeline not written", new_timeline, free_timeline, record_timeline,
+     write_timeline},
+    {{{"flame", 0, VIEW_FILE, 1, NULL}, {"flame-type", 0, VIEW_VALUE, 0, check_flame_type}},
+     "      --flame FILE     write an interactive flame graph (SVG); --flame-type inuse|alloc\n"
+     "                       (default inuse: in-use bytes; alloc: allocated bytes)\n",
+     0, "flame graph not written", NULL, NULL, NULL, write_flame},
+};
+const size_t nviews = sizeof(views) / sizeof(views[0]);
+_Static_assert(sizeof(views) / sizeof(views[0]) <= VIEW_MAX, "VIEW_MAX: too small");
