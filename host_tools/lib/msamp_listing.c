@@ -1,4 +1,5 @@
 /* msamp-dump's listing format (tests/vectors/README.md): one line per frame, record or event. */
+#include "msamp_arch.h"
 #include "msamp_decode.h"
 
 #include <inttypes.h>
@@ -6,17 +7,7 @@
 
 const char *msamp_arch_name(unsigned arch)
 {
-    switch (arch) {
-    case MSAMP_ARCH_X86_64: return "x86_64";
-    case MSAMP_ARCH_AARCH64: return "aarch64";
-    case MSAMP_ARCH_ARM: return "arm";
-    case MSAMP_ARCH_ARM_THUMB: return "thumb";
-    case MSAMP_ARCH_MIPS64: return "mips64";
-    case MSAMP_ARCH_RISCV64: return "riscv64";
-    case MSAMP_ARCH_RISCV32: return "riscv32";
-    case MSAMP_ARCH_X86: return "x86";
-    default: return "unknown";
-    }
+    return msamp_arch_get(arch)->name;
 }
 
 static void print_hexbytes(FILE *out, const uint8_t *p, size_t n)
