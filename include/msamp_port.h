@@ -55,6 +55,9 @@ struct msamp_context {
  * whose lookup is a variable (a thread-local one when hosted) may also define
  * MSAMP_PORT_CONTEXT() in its configuration file (MSAMP_CONFIG_FILE) to make it inline. */
 struct msamp_context *msamp_port_context(void);
+#ifndef MSAMP_PORT_CONTEXT
+#define MSAMP_PORT_CONTEXT() msamp_port_context()
+#endif
 
 /* Called with each return address found, innermost first; return nonzero to go on, 0 to stop. */
 typedef int (*msamp_frame_fn)(void *arg, uintptr_t pc);

@@ -1,5 +1,6 @@
 /* Hooks for allocators other than malloc (msamp.h): the same fast paths as the wrappers. */
 #include "msamp_internal.h"
+#include "wrap/msamp_fast.h"
 
 void msamp_on_alloc(void *p, size_t size)
 {

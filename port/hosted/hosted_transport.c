@@ -61,7 +61,7 @@
 
 #include "hosted.h"
 #include "msamp.h"
-#include "msamp_internal.h" /* the context's busy marks, MSAMP_PORT_CONTEXT() */
+#include "wrap/msamp_fast.h" /* the context's busy marks, the nesting guard */
 
 #if defined(__has_include)
 #if __has_include(<sys/single_threaded.h>)
