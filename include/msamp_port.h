@@ -155,6 +155,17 @@ const char *msamp_port_task_name(uint32_t id);
  * it when a thread exits); the core attaches contexts itself on their first allocation. */
 void msamp_context_detach(struct msamp_context *ctx);
 
+/* For ports: runs fn(arg) with the calling context's allocations passing through unseen, for a
+ * port's own call that allocates through the wrappers (hosted: pthread_create of the writer
+ * thread, whose DTV a -static link allocates through them). Meanwhile the context is marked as
+ * inside a wrapper's guarded call of the real allocator (MSAMP_CFG_WRAP_NESTED): its allocations
+ * are neither sampled nor counted as reentrant, its countdown is parked and put back after (unless
+ * a configuration change zeroed it meanwhile), and frees of sampled blocks are left unseen too. It
+ * may be called from any state of the context, inside the core too (msamp_port_ring_notify), and
+ * nests. fn must not return by longjmp; an interrupt or signal handler that allocates in this
+ * context meanwhile passes through unseen as well (block them around it to avoid that). */
+void msamp_unseen(void (*fn)(void *arg), void *arg);
+
 #ifdef __cplusplus
 }
 #endif
