@@ -27,6 +27,7 @@ _Static_assert(MSAMP_CFG_MAX_CONTEXTS >= 1, "MSAMP_CFG_MAX_CONTEXTS: at least 1"
 _Static_assert(!MSAMP_CFG_SNAPSHOTS || !MSAMP_CFG_COMPACT_TABLES, "MSAMP_CFG_SNAPSHOTS needs the full tables (MSAMP_CFG_COMPACT_TABLES 0)");
 _Static_assert(MSAMP_CFG_STACK_CAPACITY < MSAMP_WIRE_STACK_FULL, "stack ids below MSAMP_WIRE_STACK_FULL");
 _Static_assert(MSAMP_CFG_THIN_BATCH >= 1, "MSAMP_CFG_THIN_BATCH: at least 1");
+_Static_assert(MSAMP_CFG_CRC_TABLE >= 0 && MSAMP_CFG_CRC_TABLE <= 2, "MSAMP_CFG_CRC_TABLE: 0, 1 or 2");
 
 #if defined(__GNUC__)
 #define MSAMP_LIKELY(x) __builtin_expect(!!(x), 1)
