@@ -9,10 +9,4 @@
 MSAMP_PORT_LOCK_SAVED(uintptr_t, "mrs %0, daif\n\tmsr daifset, #3", "msr daif, %0")
 
 MSAMP_PORT_TIME_COUNTER("isb\n\tmrs %0, cntvct_el0")
-
-uint64_t msamp_port_time_hz(void)
-{
-    uint64_t hz;
-    __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(hz));
-    return hz != 0 ? hz : 1;
-}
+MSAMP_PORT_TIME_HZ_REGISTER(uint64_t, "mrs %0, cntfrq_el0")

@@ -108,11 +108,5 @@ struct msamp_context *msamp_port_context(void)
 MSAMP_PORT_LOCK_SAVED(uint32_t, "mrs %0, cpsr\n\tcpsid if", "msr cpsr_c, %0")
 
 MSAMP_PORT_TIME_COUNTER("isb\n\tmrrc p15, 1, %Q0, %R0, c14")
-
-uint64_t msamp_port_time_hz(void)
-{
-    uint32_t hz;
-    __asm__ volatile("mrc p15, 0, %0, c14, c0, 0" : "=r"(hz));
-    return hz != 0 ? hz : 1;
-}
+MSAMP_PORT_TIME_HZ_REGISTER(uint32_t, "mrc p15, 0, %0, c14, c0, 0")
 #endif

@@ -1,5 +1,6 @@
 /* What the bare-metal ports share in shape, each filled with its architecture's instructions: the
- * interrupt-mask lock (two kinds), the time from a 64-bit counter register, and a 32-bit counter
+ * interrupt-mask lock (two kinds), the time from a 64-bit counter register and its rate from a
+ * frequency register, and a 32-bit counter
  * extended to 64 bits. Macros where the difference is an asm string (which must be a literal),
  * a static inline function otherwise; each expands to what the port wrote out before. */
 #ifndef MSAMP_PORT_SHAPES_H
@@ -45,6 +46,16 @@
         uint64_t t_;                                                                               \
         __asm__ volatile(READ : "=r"(t_) : : "memory");                                            \
         return t_;                                                                                 \
+    }
+
+/* msamp_port_time_hz from the counter's frequency register (of type TYPE), which READ puts in %0;
+ * 1 when it reads 0 (nobody set it). */
+#define MSAMP_PORT_TIME_HZ_REGISTER(TYPE, READ)                                                    \
+    uint64_t msamp_port_time_hz(void)                                                              \
+    {                                                                                              \
+        TYPE hz_;                                                                                  \
+        __asm__ volatile(READ : "=r"(hz_));                                                        \
+        return hz_ != 0 ? hz_ : 1;                                                                 \
     }
 
 /* A 32-bit counter extended to 64 bits: each read (under the port's lock) counts a wrap since the
