@@ -1,7 +1,8 @@
 /*
  * Compile-time knobs of the msamp library. Each has a default here; a build overrides any of them
  * with -DNAME=value or, for many at once, -DMSAMP_CONFIG_FILE='"my_msamp_config.h"', a header
- * read first. 0/1 knobs are tested with #if, so build with -Werror=undef.
+ * read first. 0/1 knobs are tested with #if, so build with -Werror=undef. Every value documented
+ * here compiles alone and in pairs with every other knob's (tests/knobs, make test-cross-knobs).
  * Architecture facts live in the port (msamp_port.h), not here.
  */
 #ifndef MSAMP_CONFIG_H

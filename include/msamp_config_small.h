@@ -5,10 +5,23 @@
  * 32 sampled blocks live at once (the adaptive interval keeps the estimates unbiased when more
  * are live: docs/ADAPTIVE.md), 16 distinct stacks of up to 16 frames at a time (the compact
  * tables evict one in turn for a new one, whose definition is sent again), and a 512-byte ring
- * (about 30 sampled events between two msamp_poll() calls). */
+ * (about 30 sampled events between two msamp_poll() calls). Each value can still be overridden
+ * with -D on the command line. */
+#ifndef MSAMP_CFG_LIVE_CAPACITY
 #define MSAMP_CFG_LIVE_CAPACITY 32
+#endif
+#ifndef MSAMP_CFG_STACK_CAPACITY
 #define MSAMP_CFG_STACK_CAPACITY 16
+#endif
+#ifndef MSAMP_CFG_FRAME_POOL
 #define MSAMP_CFG_FRAME_POOL 256
+#endif
+#ifndef MSAMP_CFG_MAX_DEPTH
 #define MSAMP_CFG_MAX_DEPTH 16
+#endif
+#ifndef MSAMP_CFG_RING_SIZE
 #define MSAMP_CFG_RING_SIZE 512
+#endif
+#ifndef MSAMP_CFG_MAX_CONTEXTS
 #define MSAMP_CFG_MAX_CONTEXTS 2
+#endif

@@ -55,6 +55,9 @@ struct msamp_context {
  * whose lookup is a variable (a thread-local one when hosted) may also define
  * MSAMP_PORT_CONTEXT() in its configuration file (MSAMP_CONFIG_FILE) to make it inline. */
 struct msamp_context *msamp_port_context(void);
+#ifndef MSAMP_PORT_CONTEXT
+#define MSAMP_PORT_CONTEXT() msamp_port_context()
+#endif
 
 /* Called with each return address found, innermost first; return nonzero to go on, 0 to stop. */
 typedef int (*msamp_frame_fn)(void *arg, uintptr_t pc);
@@ -151,6 +154,17 @@ const char *msamp_port_task_name(uint32_t id);
 /* For ports: the core's context registry. msamp_context_detach() releases a context's slot (call
  * it when a thread exits); the core attaches contexts itself on their first allocation. */
 void msamp_context_detach(struct msamp_context *ctx);
+
+/* For ports: runs fn(arg) with the calling context's allocations passing through unseen, for a
+ * port's own call that allocates through the wrappers (hosted: pthread_create of the writer
+ * thread, whose DTV a -static link allocates through them). Meanwhile the context is marked as
+ * inside a wrapper's guarded call of the real allocator (MSAMP_CFG_WRAP_NESTED): its allocations
+ * are neither sampled nor counted as reentrant, its countdown is parked and put back after (unless
+ * a configuration change zeroed it meanwhile), and frees of sampled blocks are left unseen too. It
+ * may be called from any state of the context, inside the core too (msamp_port_ring_notify), and
+ * nests. fn must not return by longjmp; an interrupt or signal handler that allocates in this
+ * context meanwhile passes through unseen as well (block them around it to avoid that). */
+void msamp_unseen(void (*fn)(void *arg), void *arg);
 
 #ifdef __cplusplus
 }

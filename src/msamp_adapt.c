@@ -13,6 +13,12 @@
 #define G msamp_core
 #define HIGH(cap) ((cap) - (cap) / 4u)
 #define LOW(cap) ((cap) / 4u)
+/* LOW(cap) as a function, for the comparisons of a count with it: a capacity below 4 (whose quarter
+ * is 0, the test then always true) draws no warning (-Wtype-limits). */
+static inline uint32_t low(uint32_t cap)
+{
+    return LOW(cap);
+}
 
 /* The rule's q, once in the code (its arithmetic is the biggest part of this file). */
 static MSAMP_NOINLINE uint32_t thin_q16(uintptr_t size, uint32_t from, uint32_t to)
@@ -148,8 +154,8 @@ void msamp_adapt_poll(void)
     msamp_adapt_after_sample();
     step(8u * MSAMP_CFG_THIN_BATCH);
     uint32_t now = atomic_load_explicit(&G.interval, memory_order_relaxed);
-    if (G.thin_target != 0 || now <= G.interval_min || msamp_live_used() >= LOW(MSAMP_LIVE_CAP) ||
-        msamp_stacks_referenced() >= LOW(MSAMP_STACK_CAP) ||
+    if (G.thin_target != 0 || now <= G.interval_min || msamp_live_used() >= low(MSAMP_LIVE_CAP) ||
+        msamp_stacks_referenced() >= low(MSAMP_STACK_CAP) ||
         (uint32_t)msamp_now() - G.changed_at < msamp_tick_hz())
         return;
     uint32_t next = now / 2u > G.interval_min ? now / 2u : G.interval_min;

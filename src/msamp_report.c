@@ -203,9 +203,12 @@ static void scan_pass(void)
  * took. */
 static int pass_due_by_bytes(void)
 {
+#if MSAMP_CFG_SNAPSHOT_BYTES == 0
+    return 0; /* by time alone */
+#else
     uint32_t since = G.w.wh - G.pass_end;
-    return MSAMP_CFG_SNAPSHOT_BYTES != 0 && since >= (uint32_t)MSAMP_CFG_SNAPSHOT_BYTES &&
-           since / 3u >= G.pass_bytes;
+    return since >= (uint32_t)MSAMP_CFG_SNAPSHOT_BYTES && since / 3u >= G.pass_bytes;
+#endif
 }
 
 static void passes(void)

@@ -10,6 +10,13 @@
 #include "msamp_config.h"
 #include "msamp_heapdump.h"
 
+/* The rules of include/msamp_config.h the tables' own code depends on: checked here, before
+ * anything below uses them, so that a build that breaks them stops at the rule's message. */
+_Static_assert(!MSAMP_CFG_RUNTIME_TABLES || !MSAMP_CFG_COMPACT_TABLES,
+               "MSAMP_CFG_RUNTIME_TABLES needs the full tables (MSAMP_CFG_COMPACT_TABLES 0)");
+_Static_assert(MSAMP_CFG_HEAPDUMP || MSAMP_CFG_COMPACT_TABLES,
+               "MSAMP_CFG_HEAPDUMP 0 needs the compact tables (the full tables are the RAM-dump block)");
+
 /* Linked into the executable (or a firmware image): reached without a GOT load. */
 #define MSAMP_TABLE_HIDDEN __attribute__((visibility("hidden")))
 

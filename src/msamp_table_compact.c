@@ -12,8 +12,6 @@
 
 #if MSAMP_CFG_COMPACT_TABLES
 
-_Static_assert(!MSAMP_CFG_RUNTIME_TABLES, "MSAMP_CFG_RUNTIME_TABLES needs the full tables (MSAMP_CFG_COMPACT_TABLES 0)");
-
 #define PTR_BITS (sizeof(uintptr_t) * 8u)
 #define STACK_N MSAMP_CFG_STACK_CAPACITY
 

@@ -4,29 +4,9 @@
 #include <stdint.h>
 
 #include "msamp_port.h"
+#include "msamp_port_shapes.h"
 
-msamp_port_lock_t msamp_port_lock(void)
-{
-    uintptr_t daif;
-    __asm__ volatile("mrs %0, daif\n\tmsr daifset, #3" : "=r"(daif) : : "memory");
-    return daif;
-}
+MSAMP_PORT_LOCK_SAVED(uintptr_t, "mrs %0, daif\n\tmsr daifset, #3", "msr daif, %0")
 
-void msamp_port_unlock(msamp_port_lock_t token)
-{
-    __asm__ volatile("msr daif, %0" : : "r"(token) : "memory");
-}
-
-uint64_t msamp_port_time(void)
-{
-    uint64_t t;
-    __asm__ volatile("isb\n\tmrs %0, cntvct_el0" : "=r"(t) : : "memory");
-    return t;
-}
-
-uint64_t msamp_port_time_hz(void)
-{
-    uint64_t hz;
-    __asm__ volatile("mrs %0, cntfrq_el0" : "=r"(hz));
-    return hz != 0 ? hz : 1;
-}
+MSAMP_PORT_TIME_COUNTER("isb\n\tmrs %0, cntvct_el0")
+MSAMP_PORT_TIME_HZ_REGISTER(uint64_t, "mrs %0, cntfrq_el0")

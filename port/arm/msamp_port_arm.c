@@ -4,6 +4,7 @@
 
 #include "msamp_arm.h"
 #include "msamp_port.h"
+#include "msamp_port_shapes.h"
 
 #if defined(__ARM_ARCH_PROFILE)
 #if __ARM_ARCH_PROFILE == 'M'
@@ -48,17 +49,7 @@ struct msamp_context *msamp_port_context(void)
     return &contexts[(ipsr & 0x1ffu) != 0];
 }
 
-msamp_port_lock_t msamp_port_lock(void)
-{
-    uint32_t primask;
-    __asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask) : : "memory");
-    return primask;
-}
-
-void msamp_port_unlock(msamp_port_lock_t token)
-{
-    __asm__ volatile("msr primask, %0" : : "r"((uint32_t)token) : "memory");
-}
+MSAMP_PORT_LOCK_SAVED(uint32_t, "mrs %0, primask\n\tcpsid i", "msr primask, %0")
 
 #define SYST_CSR (*(volatile uint32_t *)0xe000e010u)
 #define SYST_RVR (*(volatile uint32_t *)0xe000e014u)
@@ -114,29 +105,8 @@ struct msamp_context *msamp_port_context(void)
     }
 }
 
-msamp_port_lock_t msamp_port_lock(void)
-{
-    uint32_t cpsr;
-    __asm__ volatile("mrs %0, cpsr\n\tcpsid if" : "=r"(cpsr) : : "memory");
-    return cpsr;
-}
+MSAMP_PORT_LOCK_SAVED(uint32_t, "mrs %0, cpsr\n\tcpsid if", "msr cpsr_c, %0")
 
-void msamp_port_unlock(msamp_port_lock_t token)
-{
-    __asm__ volatile("msr cpsr_c, %0" : : "r"((uint32_t)token) : "memory");
-}
-
-uint64_t msamp_port_time(void)
-{
-    uint64_t t;
-    __asm__ volatile("isb\n\tmrrc p15, 1, %Q0, %R0, c14" : "=r"(t) : : "memory");
-    return t;
-}
-
-uint64_t msamp_port_time_hz(void)
-{
-    uint32_t hz;
-    __asm__ volatile("mrc p15, 0, %0, c14, c0, 0" : "=r"(hz));
-    return hz != 0 ? hz : 1;
-}
+MSAMP_PORT_TIME_COUNTER("isb\n\tmrrc p15, 1, %Q0, %R0, c14")
+MSAMP_PORT_TIME_HZ_REGISTER(uint32_t, "mrc p15, 0, %0, c14, c0, 0")
 #endif

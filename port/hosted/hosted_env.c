@@ -40,41 +40,40 @@ void msamp_hosted_say(const char *fmt, const char *a, const char *b)
         (void)!write(STDERR_FILENO, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 }
 
-/* A decimal in 1..UINT32_MAX; 0 when absent or invalid (after saying so). */
-static uint32_t env_u32(const char *name)
+/* The environment variable `name` as a decimal in lo..hi (strtoull's: leading blanks and a '+'
+ * taken; never a '-', nor, when digit_first, anything but a digit first): its value; dflt when it
+ * is absent or empty, or not one (then said on stderr: `expected` names what it should be). */
+static unsigned long long env_number(const char *name, unsigned long long lo, unsigned long long hi,
+                                     int digit_first, unsigned long long dflt, const char *expected)
 {
     const char *v = getenv(name);
     char *end;
     unsigned long long x;
 
     if (v == NULL || v[0] == '\0')
-        return 0;
+        return dflt;
     errno = 0;
     x = strtoull(v, &end, 10);
-    if (errno != 0 || *end != '\0' || v[0] == '-' || x == 0 || x > UINT32_MAX) {
-        msamp_hosted_say("msamp: ignoring %s=%s (expected a number of bytes, 1..4294967295)\n",
-                         name, v);
-        return 0;
+    if (errno != 0 || *end != '\0' || v[0] == '-' || (digit_first && (v[0] < '0' || v[0] > '9')) ||
+        x < lo || x > hi) {
+        char line[128];
+        snprintf(line, sizeof line, "msamp: ignoring %%s=%%s (expected %s)\n", expected);
+        msamp_hosted_say(line, name, v);
+        return dflt;
     }
-    return (uint32_t)x;
+    return x;
+}
+
+/* A decimal in 1..UINT32_MAX; 0 when absent or invalid (after saying so). */
+static uint32_t env_u32(const char *name)
+{
+    return (uint32_t)env_number(name, 1, UINT32_MAX, 0, 0, "a number of bytes, 1..4294967295");
 }
 
 /* MSAMP_EXIT_TIMEOUT_MS: 0..600000 milliseconds; the default when absent or invalid (said). */
 static unsigned env_exit_ms(void)
 {
-    const char *v = getenv("MSAMP_EXIT_TIMEOUT_MS");
-    char *end;
-    unsigned long long x;
-
-    if (v == NULL || v[0] == '\0')
-        return 1000;
-    errno = 0;
-    x = strtoull(v, &end, 10);
-    if (errno != 0 || *end != '\0' || v[0] < '0' || v[0] > '9' || x > 600000) {
-        msamp_hosted_say("msamp: ignoring MSAMP_EXIT_TIMEOUT_MS=%s (expected 0..600000)%s\n", v, "");
-        return 1000;
-    }
-    return (unsigned)x;
+    return (unsigned)env_number("MSAMP_EXIT_TIMEOUT_MS", 0, 600000, 1, 1000, "0..600000");
 }
 
 int msamp_hosted_settings(struct msamp_hosted_settings *s)

@@ -12,8 +12,8 @@
  *   the program has a second thread of its own, it starts the writer thread ("msamp-writer"), once;
  *   from then on the writer polls every POLL_MS (at once again while busy) and the allocating
  *   threads only write records into the ring. pthread_create allocates (its DTV; a -static link
- *   wraps those calls): the creating thread's context is marked MSAMP_BUSY_NESTED around it, so
- *   those allocations pass through unseen instead of counting as reentrant. Without
+ *   wraps those calls): it runs through msamp_unseen (msamp_port.h), so those allocations pass
+ *   through unseen instead of counting as reentrant. Without
  *   <sys/single_threaded.h> (not glibc, or glibc before 2.32) the program is taken as
  *   multi-threaded: the writer starts at the first sampled path.
  * - MSAMP_FLUSH=thread: the writer from start-up (the constructor). MSAMP_FLUSH=inline: never a
@@ -61,7 +61,7 @@
 
 #include "hosted.h"
 #include "msamp.h"
-#include "msamp_internal.h" /* the context's busy marks, MSAMP_PORT_CONTEXT() */
+#include "msamp_port.h"
 
 #if defined(__has_include)
 #if __has_include(<sys/single_threaded.h>)
@@ -560,10 +560,15 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
+/* pthread_create of the writer, its result in *(int *)rc: msamp_unseen's call. */
+static void create_writer(void *rc)
+{
+    *(int *)rc = pthread_create(&writer, NULL, writer_main, NULL);
+}
+
 /* Starts the writer thread, once (whoever wins writer_state's NONE -> CREATING); 1 when it runs. */
 static int start_writer(void)
 {
-    struct msamp_context *c = MSAMP_PORT_CONTEXT();
     sigset_t all, old;
     int expected = W_NONE, rc;
 
@@ -583,18 +588,10 @@ static int start_writer(void)
         return 0;
     }
     /* pthread_create allocates (the new thread's DTV), through the wrappers in a -static link.
-     * From msamp_port_ring_notify this thread is inside the core (MSAMP_BUSY_CORE), where such an
-     * allocation would be counted as reentrant: made a wrapper's nested call instead
-     * (MSAMP_BUSY_NESTED, the countdown parked), they pass through unseen. msamp_nest_begin
-     * starts only from an idle context: the guard is lifted for it, with every signal blocked
-     * (no handler can allocate in this context meanwhile), and put back after. */
-    uint8_t busy = c->busy;
-    struct msamp_nest nest;
-    c->busy = 0;
-    msamp_nest_begin(&nest);
-    rc = pthread_create(&writer, NULL, writer_main, NULL);
-    msamp_nest_end(&nest);
-    c->busy = busy;
+     * From msamp_port_ring_notify this thread is inside the core, where such an allocation would
+     * be counted as reentrant: made unseen instead (msamp_unseen), with every signal blocked (no
+     * handler can allocate in this context meanwhile). */
+    msamp_unseen(create_writer, &rc);
     atomic_store(&writer_state, rc == 0 ? W_RUNNING : W_FAILED);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (rc != 0)

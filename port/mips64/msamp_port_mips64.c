@@ -3,6 +3,7 @@
 
 #include "msamp_mips64.h"
 #include "msamp_port.h"
+#include "msamp_port_shapes.h"
 
 extern const char __msamp_stack_lo[], __msamp_stack_hi[];
 extern const char __msamp_text_lo[], __msamp_text_hi[];
@@ -71,17 +72,14 @@ void msamp_port_unlock(msamp_port_lock_t token)
 
 /* Count is 32 bits (43 s at 100 MHz): extended here, so a wrap between two calls is seen as long
  * as msamp_poll() or an allocation reads the time at least once per wrap period. */
-static uint32_t count_last, count_wraps;
+static struct msamp_counter32 count;
 
 uint64_t msamp_port_time(void)
 {
     msamp_port_lock_t key = msamp_port_lock();
     uint32_t c;
     __asm__ volatile("mfc0 %0, $9" : "=r"(c));
-    if (c < count_last)
-        count_wraps++;
-    count_last = c;
-    uint64_t t = (uint64_t)count_wraps << 32 | c;
+    uint64_t t = msamp_counter32_extend(&count, c);
     msamp_port_unlock(key);
     return t;
 }

@@ -4,29 +4,14 @@
 #include <stdint.h>
 
 #include "msamp_port.h"
+#include "msamp_port_shapes.h"
 #include "msamp_riscv64.h"
 
 #define MSTATUS_MIE 0x8u
 
-msamp_port_lock_t msamp_port_lock(void)
-{
-    uintptr_t old;
-    __asm__ volatile("csrrci %0, mstatus, 8" : "=r"(old) : : "memory");
-    return old & MSTATUS_MIE;
-}
+MSAMP_PORT_LOCK_BIT("csrrci %0, mstatus, 8", "csrsi mstatus, 8", MSTATUS_MIE)
 
-void msamp_port_unlock(msamp_port_lock_t token)
-{
-    if ((token & MSTATUS_MIE) != 0)
-        __asm__ volatile("csrsi mstatus, 8" : : : "memory");
-}
-
-uint64_t msamp_port_time(void)
-{
-    uint64_t t;
-    __asm__ volatile("rdtime %0" : "=r"(t) : : "memory");
-    return t;
-}
+MSAMP_PORT_TIME_COUNTER("rdtime %0")
 
 uint64_t msamp_port_time_hz(void)
 {

@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "msamp_port.h"
-#include "msamp_transport.h"
+#include "msamp_uart.h"
 
 #ifndef MSAMP_CMSDK_UART_BASE
 #error "define MSAMP_CMSDK_UART_BASE, the UART's base address"
@@ -35,35 +35,10 @@ int msamp_transport_init(void)
     return 0;
 }
 
-/* Called only from msamp_poll()/msamp_flush(): waits for room in the TX buffer. */
-int msamp_transport_write(const uint8_t *data, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        while ((*reg(UART_STATE) & STATE_TX_FULL) != 0) {
-        }
-        *reg(UART_DATA) = data[i];
-    }
-    return len > (size_t)INT32_MAX ? INT32_MAX : (int)len;
-}
-
-/* The down-channel: the one-byte receive buffer, drained while it holds a byte (up to max); never
- * waits. At the line's speed a byte arrives per ~87 us at 115200 baud: msamp_poll() must run that
- * often while a command comes in, or bytes are overrun (the frame's CRC then drops the command
- * and the host resends it). */
-int msamp_transport_read(uint8_t *buf, size_t max)
-{
-    size_t n = 0;
-    while (n < max && (*reg(UART_STATE) & STATE_RX_FULL) != 0)
-        buf[n++] = (uint8_t)*reg(UART_DATA);
-    return (int)n;
-}
-
-int msamp_transport_flush(void)
-{
-    return 0;
-}
-
-const char *msamp_transport_name(void)
-{
-    return "uart";
-}
+/* Writes wait for room in the TX buffer. Reads drain the one-byte receive buffer: at the line's
+ * speed a byte arrives per ~87 us at 115200 baud, so msamp_poll() must run that often while a
+ * command comes in, or bytes are overrun (the frame's CRC then drops the command and the host
+ * resends it). */
+#define DATA_PUT(b) (*reg(UART_DATA) = (b))
+MSAMP_UART_TRANSPORT((*reg(UART_STATE) & STATE_TX_FULL) != 0, DATA_PUT,
+                     (*reg(UART_STATE) & STATE_RX_FULL) != 0, *reg(UART_DATA))

@@ -4,7 +4,7 @@
 #include <stdint.h>
 
 #include "msamp_port.h"
-#include "msamp_transport.h"
+#include "msamp_uart.h"
 
 #ifndef MSAMP_PL011_BASE
 #error "define MSAMP_PL011_BASE, the UART's base address"
@@ -48,32 +48,7 @@ int msamp_transport_init(void)
     return 0;
 }
 
-/* Called only from msamp_poll()/msamp_flush(): waits for FIFO room, as the contract allows. */
-int msamp_transport_write(const uint8_t *data, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        while ((*reg(UART_FR) & FR_TXFF) != 0) {
-        }
-        *reg(UART_DR) = data[i];
-    }
-    return len > (size_t)INT32_MAX ? INT32_MAX : (int)len;
-}
-
-/* The down-channel: what the receive FIFO holds, up to max bytes; never waits. */
-int msamp_transport_read(uint8_t *buf, size_t max)
-{
-    size_t n = 0;
-    while (n < max && (*reg(UART_FR) & FR_RXFE) == 0)
-        buf[n++] = (uint8_t)*reg(UART_DR); /* bits 8..11 (errors): the frame's CRC catches them */
-    return (int)n;
-}
-
-int msamp_transport_flush(void)
-{
-    return 0;
-}
-
-const char *msamp_transport_name(void)
-{
-    return "uart";
-}
+/* Writes wait for FIFO room; reads take what the receive FIFO holds (a byte's bits 8..11, its
+ * errors, are dropped: the frame's CRC catches them). */
+#define DR_PUT(b) (*reg(UART_DR) = (b))
+MSAMP_UART_TRANSPORT((*reg(UART_FR) & FR_TXFF) != 0, DR_PUT, (*reg(UART_FR) & FR_RXFE) == 0, *reg(UART_DR))

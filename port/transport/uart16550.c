@@ -6,7 +6,7 @@
 #include <stdint.h>
 
 #include "msamp_port.h"
-#include "msamp_transport.h"
+#include "msamp_uart.h"
 
 #ifndef MSAMP_16550_BASE
 #error "define MSAMP_16550_BASE, the UART's base address (or I/O port)"
@@ -58,32 +58,6 @@ int msamp_transport_init(void)
     return 0; /* the boot code (or QEMU) leaves the line configured */
 }
 
-/* Called only from msamp_poll()/msamp_flush(): waits for the holding register to empty. */
-int msamp_transport_write(const uint8_t *data, size_t len)
-{
-    for (size_t i = 0; i < len; i++) {
-        while ((rd(REG_LSR) & LSR_THRE) == 0) {
-        }
-        wr(REG_THR, data[i]);
-    }
-    return len > (size_t)INT32_MAX ? INT32_MAX : (int)len;
-}
-
-/* The down-channel: the bytes received so far (the FIFO), up to max; never waits. */
-int msamp_transport_read(uint8_t *buf, size_t max)
-{
-    size_t n = 0;
-    while (n < max && (rd(REG_LSR) & LSR_DR) != 0)
-        buf[n++] = rd(REG_RBR);
-    return (int)n;
-}
-
-int msamp_transport_flush(void)
-{
-    return 0;
-}
-
-const char *msamp_transport_name(void)
-{
-    return "uart";
-}
+/* Writes wait for the holding register to empty; reads take what the FIFO holds. */
+#define THR_PUT(b) wr(REG_THR, b)
+MSAMP_UART_TRANSPORT((rd(REG_LSR) & LSR_THRE) == 0, THR_PUT, (rd(REG_LSR) & LSR_DR) != 0, rd(REG_RBR))

@@ -4,22 +4,12 @@
 #include <stdint.h>
 
 #include "msamp_port.h"
+#include "msamp_port_shapes.h"
 #include "msamp_x86_64.h"
 
 #define RFLAGS_IF 0x200u
 
-msamp_port_lock_t msamp_port_lock(void)
-{
-    uintptr_t flags;
-    __asm__ volatile("pushfq\n\tpopq %0\n\tcli" : "=r"(flags) : : "memory");
-    return flags & RFLAGS_IF;
-}
-
-void msamp_port_unlock(msamp_port_lock_t token)
-{
-    if ((token & RFLAGS_IF) != 0)
-        __asm__ volatile("sti" : : : "memory");
-}
+MSAMP_PORT_LOCK_BIT("pushfq\n\tpopq %0\n\tcli", "sti", RFLAGS_IF)
 
 uint64_t msamp_port_time(void)
 {

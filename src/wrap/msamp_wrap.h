@@ -3,7 +3,7 @@
 #ifndef MSAMP_WRAP_H
 #define MSAMP_WRAP_H
 
-#include "../msamp_internal.h"
+#include "msamp_fast.h"
 
 /* The frame address of the wrapper: the walk starts at the wrapper's caller. */
 #define MSAMP_FRAME() __builtin_frame_address(0)

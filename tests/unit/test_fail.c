@@ -221,6 +221,45 @@ static void test_nested(void)
     CHECK_EQ(after.samples, before.samples + 5);
 }
 
+/* msamp_unseen (the port contract): a port's own allocations pass through unseen, from an idle
+ * context and from inside the core (as from msamp_port_ring_notify): neither sampled nor counted
+ * as reentrant; the context's mark and countdown are back after. */
+static void unseen_allocs(void *arg)
+{
+    void **p = arg;
+    p[0] = __wrap_malloc(100);
+    p[1] = __wrap_calloc(2, 50);
+    __wrap_free(p[1]);
+}
+
+static void test_unseen(void)
+{
+    struct msamp_context *c = MSAMP_PORT_CONTEXT();
+    struct msamp_stats before, after;
+    void *p[2], *q[2];
+    CHECK_EQ(msamp_get_stats(&before), 0);
+    uintptr_t countdown = atomic_load(&c->countdown);
+    msamp_unseen(unseen_allocs, p);
+    CHECK(p[0] != NULL);
+    CHECK_EQ(c->busy, 0);
+    CHECK_EQ(atomic_load(&c->countdown), countdown);
+    c->busy = MSAMP_BUSY_CORE;
+    msamp_unseen(unseen_allocs, q);
+    CHECK(q[0] != NULL);
+    CHECK_EQ(c->busy, MSAMP_BUSY_CORE);
+    c->busy = 0;
+    CHECK_EQ(msamp_get_stats(&after), 0);
+    CHECK_EQ(after.samples, before.samples);
+    CHECK_EQ(after.reentrant, before.reentrant);
+    __wrap_free(p[0]);
+    __wrap_free(q[0]);
+    void *s = __wrap_malloc(8); /* sampling goes on, at interval 1 */
+    __wrap_free(s);
+    CHECK_EQ(msamp_get_stats(&after), 0);
+    CHECK_EQ(after.samples, before.samples + 1);
+    decode_new();
+}
+
 static void test_no_frame(void)
 {
     decode_new(); /* what went before */
@@ -299,6 +338,7 @@ int main(int argc, char **argv)
     test_failures();
     test_giant();
     test_nested();
+    test_unseen();
     test_no_frame();
     test_clamp();
     test_disabled();

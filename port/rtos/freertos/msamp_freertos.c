@@ -6,6 +6,7 @@
 
 #include "FreeRTOS.h"
 #include "msamp_port.h"
+#include "msamp_port_shapes.h"
 #include "task.h"
 
 #if configNUM_THREAD_LOCAL_STORAGE_POINTERS <= MSAMP_FREERTOS_TLS_INDEX
@@ -36,9 +37,8 @@ static struct msamp_context none_ctx = {.task = MSAMP_FREERTOS_ID_NONE};
 static struct task_slot slots[MSAMP_FREERTOS_MAX_TASKS];
 /* Ids given so far (the next is next_id): msamp_port_tasks(). Under the lock. */
 static uint32_t next_id = MSAMP_FREERTOS_ID_FIRST;
-/* The tick count's high word (the clock), and its last low word. Under the lock. */
-static uint32_t tick_high;
-static TickType_t tick_last;
+/* The tick count extended to 64 bits (the clock). Under the lock. */
+static struct msamp_counter32 ticks;
 
 msamp_port_lock_t msamp_port_lock(void)
 {
@@ -56,10 +56,7 @@ uint64_t msamp_port_time(void)
     int isr = MSAMP_FREERTOS_IN_ISR();
     msamp_port_lock_t key = msamp_port_lock();
     TickType_t t = isr ? xTaskGetTickCountFromISR() : xTaskGetTickCount();
-    if (t < tick_last)
-        tick_high++;
-    tick_last = t;
-    uint64_t now = (uint64_t)tick_high << 32 | t;
+    uint64_t now = msamp_counter32_extend(&ticks, t);
     msamp_port_unlock(key);
     return now;
 }
