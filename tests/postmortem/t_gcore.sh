@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Usage: tests/postmortem/t_gcore.sh OUTDIR APP...   (environment: DRAIN, default host_tools/drain)
+# Usage: tests/postmortem/t_gcore.sh OUTDIR APP...   (environment: DRAIN, default host_tools/drain;
+#   DRAIN_ASAN, with two APPs, PIE then -no-pie: hostile cores, below)
 # Post-mortem of a hosted program's gdb core (docs/POSTMORTEM.md, "Hosted programs"): each APP
 # (tests/postmortem/gcore_app.c linked with the hosted port: a PIE, Debian's default, and a
 # -no-pie build) runs at the default table size (65536 live slots) with MSAMP_INTERVAL=4096, sends
@@ -102,4 +103,39 @@ for app in "$@"; do
     fail "$name: without --elf: in-use $(total "$dir/scan.top"), with it $(total "$dir/core.top")"
   fi
 done
+# Hostile cores under ASan+UBSan (DRAIN_ASAN): the PIE's core with its NT_FILE note damaged
+# (mutcore.py) must still give the stream's profile (the load bias from the build-id note found in
+# the dump), without a sanitizer report; each program's ELF given for the other's core is refused.
+if [ -n "${DRAIN_ASAN:-}" ] && [ $# = 2 ]; then
+  asan=$(realpath "$DRAIN_ASAN")
+  export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+  pie=$(realpath "$1") nopie=$(realpath "$2")
+  pdir=$out/$(basename "$pie") ndir=$out/$(basename "$nopie")
+  mkdir -p "$out/hostile"
+  for m in $(python3 "$(dirname "$0")/mutcore.py" "$(ls "$pdir"/core.[0-9]*)" "$out/hostile"); do
+    "$asan" --core "$out/hostile/$m.core" --elf "$pie" --folded "$out/hostile/$m.folded" \
+      -o /dev/null >/dev/null 2>"$out/hostile/$m.err"
+    hrc=$?
+    if grep -q -E 'Sanitizer|runtime error' "$out/hostile/$m.err"; then
+      fail "hostile $m: a sanitizer report"; head -5 "$out/hostile/$m.err"
+    elif [ $hrc != 0 ]; then
+      fail "hostile $m: exit $hrc: $(cat "$out/hostile/$m.err")"
+    elif ! diff -q <(sort "$pdir/stream.folded") <(sort "$out/hostile/$m.folded") >/dev/null; then
+      fail "hostile $m: the profile differs from the stream's"
+    else
+      ok "hostile $m: $(grep -o 'loaded at.*' "$out/hostile/$m.err")"
+    fi
+  done
+  for pair in "$(ls "$pdir"/core.[0-9]*) $nopie" "$(ls "$ndir"/core.[0-9]*) $pie"; do
+    set -- $pair
+    "$asan" --core "$1" --elf "$2" -o /dev/null >/dev/null 2>"$out/hostile/wrong.err"
+    hrc=$?
+    if [ $hrc = 1 ] && ! grep -q -E 'Sanitizer|runtime error' "$out/hostile/wrong.err"; then
+      ok "hostile: $(basename "$2") for the other's core: exit 1: $(cut -c1-150 "$out/hostile/wrong.err")"
+    else
+      fail "hostile: $(basename "$2") for the other's core: exit $hrc: $(head -3 "$out/hostile/wrong.err")"
+    fi
+  done
+  set -- "$pie" "$nopie"
+fi
 [ $nfail = 0 ] && echo "PASS: $# programs" || { echo "FAILED: $nfail"; exit 1; }

@@ -779,7 +779,7 @@ static void emit_mapping(msamp_record_fn fn, void *arg, uint64_t start, uint64_t
     r.u.mapping.start = start;
     r.u.mapping.limit = limit;
     r.u.mapping.offset = offset;
-    if (bid_len <= sizeof(r.u.mapping.build_id)) {
+    if (bid_len && bid_len <= sizeof(r.u.mapping.build_id)) {
         r.u.mapping.build_id_len = (uint8_t)bid_len;
         memcpy(r.u.mapping.build_id, bid, bid_len);
     }
