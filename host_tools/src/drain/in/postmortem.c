@@ -233,7 +233,7 @@ static void read_nt_file(struct pm_dump *d, const uint8_t *p, uint64_t n, int bi
 }
 
 /* The notes of a PT_NOTE segment: 4-byte aligned name and descriptor (as Linux writes them). */
-static void read_core_notes(struct pm_dump *d, const uint8_t *p, uint64_t n, int big, unsigned w)
+void pm_add_core_notes(struct pm_dump *d, const uint8_t *p, uint64_t n, int big, unsigned w)
 {
     uint64_t o = 0;
     while (n - o >= 12u) {
@@ -288,7 +288,7 @@ int pm_add_core(struct pm_dump *d, const char *path, char *err, size_t errlen)
         }
         if (ph.p_type == PT_NOTE && ph.p_offset <= size && ph.p_filesz <= size - ph.p_offset &&
             d->nfiles == 0)
-            read_core_notes(d, p + ph.p_offset, ph.p_filesz, eh.e_ident[EI_DATA] == ELFDATA2MSB,
+            pm_add_core_notes(d, p + ph.p_offset, ph.p_filesz, eh.e_ident[EI_DATA] == ELFDATA2MSB,
                             eh.e_ident[EI_CLASS] == ELFCLASS64 ? 8u : 4u);
         if (ph.p_type != PT_LOAD || ph.p_filesz == 0)
             continue;
