@@ -568,8 +568,8 @@ static void find_bias(struct pm_dump *d)
 {
     d->bias = 0;
     d->bias_how = NULL;
-    if (!d->have_elf || !d->elf_dyn)
-        return;
+    if (!d->have_elf || !d->elf_dyn || note_at(d, 0))
+        return; /* linked at fixed addresses, or loaded where linked (a firmware built as ET_DYN) */
     int named = 0;
     uint64_t named_bias = 0;
     for (size_t i = 0; i < d->nfiles; i++) {
