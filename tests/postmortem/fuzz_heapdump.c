@@ -5,11 +5,14 @@
  * Input: a 16-byte header, then the image.
  *   byte 0     flags: bit 0 the block's address is given (base + offset, as --elf's symbol), else
  *              the reader scans for it; bit 1 the image is two regions, cut at the offset rounded
- *              down to 4 bytes, the second moved up by (flags >> 4) * 4 KiB (0: adjacent)
+ *              down to 4 bytes, the second moved up by (flags >> 4) * 4 KiB (0: adjacent);
+ *              bit 2 the image is also read as a core's PT_NOTE segment (an NT_FILE note: the
+ *              files mapped, emitted as MAPPING records), with 4-byte words if bit 3, else 8
  *   bytes 4-7  offset of the block in the image (little-endian)
  *   bytes 8-15 base address of the image (little-endian)
  * The seeds (tests/postmortem/seeds/) are real dumps of the demo's tables, cropped: little- and
- * big-endian 64-bit, 32-bit, and the compact tables' block. Also the magic watcher of plain inputs
+ * big-endian 64-bit, 32-bit, and the compact tables' block; aarch64-files is the aarch64 one whose
+ * first 152 bytes are an NT_FILE note of three files (flags 5). Also the magic watcher of plain inputs
  * (pm_magic_feed), over the raw input in two chunks, must agree with a plain search.
  */
 #include <stdint.h>
@@ -78,6 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         rc = pm_add_mem(d, base, img, n, "image", err, sizeof(err));
     }
+    if (flags & 4)
+        pm_add_core_notes(d, img, n, 0, flags & 8 ? 4u : 8u);
     if (flags & 1)
         pm_set_block_addr(d, base + off, 1);
     if (rc == 0)

@@ -5,7 +5,8 @@
 # records (t_postmortem.sh, compare.py): aarch64 (an ELF core and pmemsave), big-endian MIPS64
 # (memsave), 32-bit Arm (pmemsave) and the Cortex-M3 in the tiny profile (the compact tables'
 # block, code and RAM as two --ram images). Hostile dumps under ASan+UBSan (t_hostile.sh), and a
-# libFuzzer target of the reader seeded with real dumps (seeds/, made by mkseed.py).
+# libFuzzer target of the reader seeded with real dumps (seeds/, made by mkseed.py). A hosted
+# program's gdb core, PIE and not (t_gcore.sh).
 PM_OUT = $(BUILD)/postmortem
 PM_TOOLS = host_tools/drain $(BUILD)/drain/drain-asan
 PM_ELF = $(BOARD_DIR)/uart/demo-long.elf
@@ -44,6 +45,27 @@ test-postmortem-hostile: ## Post-mortem: truncated, misplaced and corrupted dump
 postmortem-hostile-run:
 	@$(BOARD_ENV) DRAIN=$(BUILD)/drain/drain-asan READELF=$(BOARD_CROSS)readelf NM=$(BOARD_CROSS)nm \
 		tests/postmortem/t_hostile.sh $(PM_OUT)/hostile $(PM_ELF) $(PM_OTHER_ELF) $(BOARD_DIR)/uart/demo.elf
+
+# A hosted program's gdb core (t_gcore.sh, gcore_app.c): the program linked with the hosted port
+# as a PIE (Debian's default) and with -no-pie, stopped by itself at a known point, its core taken
+# with gcore and read with --core --elf: the in-use profile equal to its own stream's; the core with
+# its NT_FILE note damaged (mutcore.py) and the other build's ELF under ASan+UBSan.
+PM_GCORE_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -fno-builtin-malloc \
+	-fno-optimize-sibling-calls -fno-omit-frame-pointer
+PM_GCORE_PC = $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags --libs msamp)
+$(PM_OUT)/gcore_app: tests/postmortem/gcore_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(PM_GCORE_CFLAGS) -pie -fPIE $< $(PM_GCORE_PC) -o $@
+$(PM_OUT)/gcore_app_nopie: tests/postmortem/gcore_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(PM_GCORE_CFLAGS) -no-pie $< $(PM_GCORE_PC) -o $@
+TESTS += postmortem-hosted-gcore
+.PHONY: test-postmortem-hosted-gcore
+test-postmortem-hosted-gcore: ## Post-mortem: a hosted program (PIE and -no-pie, default table size) stopped, its gdb core read by drain --core --elf, equal to its stream
+	@tests/need.sh gdb gcore python3
+	@$(MAKE) --no-print-directory -s $(PM_TOOLS) $(PM_OUT)/gcore_app $(PM_OUT)/gcore_app_nopie
+	@DRAIN=host_tools/drain DRAIN_ASAN=$(BUILD)/drain/drain-asan tests/postmortem/t_gcore.sh $(PM_OUT)/gcore $(PM_OUT)/gcore_app \
+		$(PM_OUT)/gcore_app_nopie
 
 # The dump reader's fuzzer. Its inputs are memory images (the seeds are 6-47 KB), so its own
 # length limit; FUZZ_HEAPDUMP_SECONDS (5) for `make test` (the other targets' FUZZ_SHORT_SECONDS is 20).

@@ -30,6 +30,15 @@
 #define HD_MAX_FRAMES (1u << 28)
 #define HD_STACK_ENTRY 16u
 #define MAX_MAPS 72 /* files mapped: --ram files and a core */
+#define MAX_FILES 256 /* a process core's file mappings kept (its NT_FILE note) */
+#define MAX_ELF_LOADS 16 /* the --elf's PT_LOAD segments kept */
+#define PAGE 4096u /* load addresses are multiples of it */
+
+/* A file mapped in the process a core is of (gdb gcore, the kernel: the NT_FILE note). */
+struct core_file {
+    uint64_t start, end, offset;
+    char *path;
+};
 
 struct region {
     uint64_t base, size;
@@ -42,10 +51,18 @@ struct pm_dump {
     size_t nr;
     struct { void *p; size_t n; } maps[MAX_MAPS];
     size_t nmaps;
+    /* From a process core's NT_FILE note. */
+    struct core_file *files;
+    size_t nfiles;
     /* From --elf. */
     int have_elf, elf_big, elf_class64, have_sym;
     unsigned arch;
     uint64_t sym_addr, sym_size;
+    int elf_dyn; /* ET_DYN: a PIE (or a shared object), loaded at a bias found in the dump */
+    struct { uint64_t vaddr, offset, filesz, memsz; } load[MAX_ELF_LOADS];
+    size_t nload;
+    uint64_t bias;  /* the --elf's load bias: its addresses + bias are the dump's */
+    const char *bias_how; /* how it was found, or NULL (none: 0) */
     uint8_t build_id[MSAMP_WIRE_MAX_BUILD_ID];
     size_t build_id_len;
     char elf_name[96];
@@ -63,6 +80,8 @@ struct pm_dump {
     uint32_t in_use, defined, skipped_stacks;
     char warn[512];
 };
+
+static uint64_t rd(const uint8_t *p, unsigned n, int big);
 
 static const char *plural(uint64_t n)
 {
@@ -84,6 +103,9 @@ void pm_free(struct pm_dump *d)
     for (size_t i = 0; i < d->nmaps; i++)
         munmap(d->maps[i].p, d->maps[i].n);
     free(d->note);
+    for (size_t i = 0; i < d->nfiles; i++)
+        free(d->files[i].path);
+    free(d->files);
     free(d);
 }
 
@@ -180,6 +202,54 @@ int pm_add_ram(struct pm_dump *d, const char *spec, char *err, size_t errlen)
     return pm_add_mem(d, base, p, size, name, err, errlen);
 }
 
+/* A process core's NT_FILE note (name "CORE"): count, page size, count (start, end, offset in
+ * pages) words, then count NUL-terminated paths. The files mapped are kept (the first MAX_FILES);
+ * a malformed note is ignored (it only helps find a PIE's load bias and name the mappings). */
+static void read_nt_file(struct pm_dump *d, const uint8_t *p, uint64_t n, int big, unsigned w)
+{
+    if (n < 2u * w)
+        return;
+    uint64_t count = rd(p, w, big), page = rd(p + w, w, big);
+    if (count == 0 || count > (n - 2u * w) / (3u * w) || page == 0 || (page & (page - 1u)))
+        return;
+    const uint8_t *name = p + 2u * w + count * 3u * w, *end = p + n;
+    for (uint64_t i = 0; i < count && d->nfiles < MAX_FILES && name < end; i++) {
+        const uint8_t *z = memchr(name, 0, (size_t)(end - name));
+        if (!z)
+            break;
+        const uint8_t *t = p + 2u * w + i * 3u * w;
+        uint64_t start = rd(t, w, big), stop = rd(t + w, w, big), off = rd(t + 2u * w, w, big);
+        if (stop > start && off <= UINT64_MAX / page) {
+            if (!d->files)
+                d->files = xcalloc(MAX_FILES, sizeof(*d->files));
+            struct core_file *f = &d->files[d->nfiles++];
+            f->start = start;
+            f->end = stop;
+            f->offset = off * page;
+            f->path = xstrndup((const char *)name, (size_t)(z - name));
+        }
+        name = z + 1;
+    }
+}
+
+/* The notes of a PT_NOTE segment: 4-byte aligned name and descriptor (as Linux writes them). */
+void pm_add_core_notes(struct pm_dump *d, const uint8_t *p, uint64_t n, int big, unsigned w)
+{
+    uint64_t o = 0;
+    while (n - o >= 12u) {
+        uint64_t namesz = rd(p + o, 4, big), descsz = rd(p + o + 4, 4, big),
+                 type = rd(p + o + 8, 4, big);
+        uint64_t name_at = o + 12u, desc_at = name_at + ((namesz + 3u) & ~(uint64_t)3);
+        if (desc_at > n || descsz > n - desc_at)
+            return;
+        if (type == 0x46494c45u /* NT_FILE */ && namesz == 5 && !memcmp(p + name_at, "CORE", 5))
+            read_nt_file(d, p + desc_at, descsz, big, w);
+        o = desc_at + ((descsz + 3u) & ~(uint64_t)3);
+        if (o > n)
+            return;
+    }
+}
+
 int pm_add_core(struct pm_dump *d, const char *path, char *err, size_t errlen)
 {
     uint64_t size;
@@ -216,6 +286,10 @@ int pm_add_core(struct pm_dump *d, const char *path, char *err, size_t errlen)
             rc = -1;
             break;
         }
+        if (ph.p_type == PT_NOTE && ph.p_offset <= size && ph.p_filesz <= size - ph.p_offset &&
+            d->nfiles == 0)
+            pm_add_core_notes(d, p + ph.p_offset, ph.p_filesz, eh.e_ident[EI_DATA] == ELFDATA2MSB,
+                            eh.e_ident[EI_CLASS] == ELFCLASS64 ? 8u : 4u);
         if (ph.p_type != PT_LOAD || ph.p_filesz == 0)
             continue;
         if (ph.p_offset > size || ph.p_filesz > size - ph.p_offset) {
@@ -268,6 +342,19 @@ int pm_set_elf(struct pm_dump *d, const char *path, char *err, size_t errlen)
     d->elf_class64 = eh.e_ident[EI_CLASS] == ELFCLASS64;
     d->arch = msamp_arch_of_elf(eh.e_machine, eh.e_ident[EI_CLASS], eh.e_entry);
     snprintf(d->elf_name, sizeof(d->elf_name), "%s", base_name(path));
+    d->elf_dyn = eh.e_type == ET_DYN;
+    size_t nph;
+    if (elf_getphdrnum(e, &nph) == 0) {
+        for (size_t i = 0; i < nph && d->nload < MAX_ELF_LOADS; i++) {
+            GElf_Phdr ph;
+            if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD && ph.p_memsz) {
+                d->load[d->nload].vaddr = ph.p_vaddr;
+                d->load[d->nload].offset = ph.p_offset;
+                d->load[d->nload].filesz = ph.p_filesz;
+                d->load[d->nload++].memsz = ph.p_memsz;
+            }
+        }
+    }
     size_t shstr;
     if (elf_getshdrstrndx(e, &shstr) != 0)
         shstr = 0;
@@ -423,7 +510,9 @@ static int check_block(struct pm_dump *d, uint64_t a, int big, char *why, size_t
     static const char *names[7] = {"live_addr", "live_size", "live_stack", "live_birth",
                                    "live_interval", "stacks", "frames"};
     uint64_t lc = d->live_cap, word = d->ptr, byte_or_word = coded ? 1u : word;
-    uint64_t bytes[7] = {lc * word,  lc * byte_or_word, lc * 4u, lc * 4u, lc * byte_or_word,
+    /* Widths as the header declares them: live_addr, live_size and frames are uintptr_t, the
+     * stack ids, births and intervals uint32_t (one byte each in the coded block). */
+    uint64_t bytes[7] = {lc * word,  lc * byte_or_word, lc * 4u, lc * 4u, coded ? lc : lc * 4u,
                          (uint64_t)d->stack_cap * HD_STACK_ENTRY, (uint64_t)d->frame_cap * word};
     for (int i = 0; i < 7; i++) {
         /* The compact tables' block has no stacks, frames, stack ids or births. */
@@ -462,6 +551,66 @@ static int stack_entry(const struct pm_dump *d, const uint8_t *st, const uint8_t
     return 1;
 }
 
+/* 1 when the dump holds the --elf's build-id note, moved by bias, with the ELF's bytes. */
+static int note_at(const struct pm_dump *d, uint64_t bias)
+{
+    const uint8_t *p = d->note_len ? mem(d, d->note_addr + bias, d->note_len) : NULL;
+    return p && memcmp(p, d->note, d->note_len) == 0;
+}
+
+/* A PIE's load bias (docs/POSTMORTEM.md, "Hosted programs"): each file mapping of the core
+ * (NT_FILE) at the file offset of one of the ELF's PT_LOAD segments gives a candidate, the start
+ * of the mapping less the segment's page; the first whose build-id note the dump holds where the
+ * candidate puts it is taken, else the first from a file of the ELF's name. Without NT_FILE (a
+ * core of another writer, or --ram images), the pages of the dump that hold the note at its page
+ * offset. None found: 0, as for a program linked at fixed addresses. */
+static void find_bias(struct pm_dump *d)
+{
+    d->bias = 0;
+    d->bias_how = NULL;
+    if (!d->have_elf || !d->elf_dyn || note_at(d, 0))
+        return; /* linked at fixed addresses, or loaded where linked (a firmware built as ET_DYN) */
+    int named = 0;
+    uint64_t named_bias = 0;
+    for (size_t i = 0; i < d->nfiles; i++) {
+        const struct core_file *f = &d->files[i];
+        for (size_t k = 0; k < d->nload; k++) {
+            if ((d->load[k].offset & ~(uint64_t)(PAGE - 1u)) != f->offset)
+                continue;
+            uint64_t bias = f->start - (d->load[k].vaddr & ~(uint64_t)(PAGE - 1u));
+            if (note_at(d, bias)) {
+                d->bias = bias;
+                d->bias_how = "mapped file and build-id note";
+                return;
+            }
+            if (!named && strcmp(base_name(f->path), d->elf_name) == 0) {
+                named = 1;
+                named_bias = bias;
+            }
+            break;
+        }
+    }
+    if (named) {
+        d->bias = named_bias;
+        d->bias_how = "mapped file of the same name";
+        return;
+    }
+    if (!d->note_len)
+        return;
+    uint64_t in_page = d->note_addr & (PAGE - 1u), page = d->note_addr - in_page;
+    for (size_t i = 0; i < d->nr; i++) {
+        const struct region *r = &d->r[i];
+        uint64_t a = (r->base + PAGE - 1u) & ~(uint64_t)(PAGE - 1u);
+        for (; a >= r->base && a - r->base < r->size; a += PAGE) {
+            if (note_at(d, a - page)) {
+                d->bias = a - page;
+                d->bias_how = "build-id note found in the dump";
+                return;
+            }
+        }
+    }
+}
+
 int pm_find(struct pm_dump *d, char *err, size_t errlen)
 {
     char why[512];
@@ -469,17 +618,18 @@ int pm_find(struct pm_dump *d, char *err, size_t errlen)
         snprintf(err, errlen, "no memory to read (--ram FILE@ADDR or --core FILE)");
         return -1;
     }
+    find_bias(d);
     if (d->have_elf && d->note_len) {
         /* The image holds the firmware's build-id note where the ELF says: they must agree. */
-        const uint8_t *p = mem(d, d->note_addr, d->note_len);
+        const uint8_t *p = mem(d, d->note_addr + d->bias, d->note_len);
         if (p && memcmp(p, d->note, d->note_len) != 0) {
             snprintf(err, errlen, "--elf %s is not the firmware of this dump: its build-id note "
                      "at 0x%" PRIx64 " differs from the dump's bytes there", d->elf_name,
-                     d->note_addr);
+                     d->note_addr + d->bias);
             return -1;
         }
     }
-    uint64_t given = d->have_addr ? d->given_addr : d->sym_addr;
+    uint64_t given = d->have_addr ? d->given_addr : d->sym_addr + d->bias;
     if (d->have_addr || d->have_sym) {
         const char *src = d->have_addr ? "given" : "symbol msamp_heapdump of --elf";
         if (d->have_sym && d->sym_size && d->sym_size < HD_HEADER + 7u * 4u) {
@@ -491,7 +641,12 @@ int pm_find(struct pm_dump *d, char *err, size_t errlen)
         if (!h) {
             snprintf(err, errlen, "the block's address 0x%" PRIx64 " (%s) is in none of the dump's "
                      "regions: a wrong base address (--ram FILE@ADDR), a region not dumped, or an "
-                     "ELF of another firmware", given, src);
+                     "ELF of another firmware%s", given, src,
+                     d->have_sym && !d->have_addr && d->elf_dyn && !d->bias_how
+                         ? " (the ELF is position-independent and its load address was not found: "
+                           "no mapping of it in the core's NT_FILE note, no build-id note in the "
+                           "dump)"
+                         : "");
             return -1;
         }
         int big = rd(h, 4, 0) == HD_MAGIC ? 0 : rd(h, 4, 1) == HD_MAGIC ? 1 : d->elf_big;
@@ -603,11 +758,63 @@ const char *pm_warnings(const struct pm_dump *d)
 
 void pm_describe(const struct pm_dump *d, char *out, size_t n)
 {
+    char bias[160] = "";
+    if (d->bias_how)
+        snprintf(bias, sizeof(bias), ", %s loaded at +0x%" PRIx64 " (%s)", d->elf_name, d->bias,
+                 d->bias_how);
     snprintf(out, n, "block at 0x%" PRIx64 " (%s), version %u%s, %s-endian, %u-byte pointers, "
-             "%u of %u slots in use, %u stacks, interval %u", d->at,
+             "%u of %u slots in use, %u stacks, interval %u%s", d->at,
              d->scanned ? "found by scanning" : "symbol msamp_heapdump", d->version,
              d->flags & HD_FLAG_CODED ? " (compact tables: coded sizes, no stacks)" : "",
-             d->big ? "big" : "little", d->ptr, d->in_use, d->live_cap, d->defined, d->interval);
+             d->big ? "big" : "little", d->ptr, d->in_use, d->live_cap, d->defined, d->interval,
+             bias);
+}
+
+static void emit_mapping(msamp_record_fn fn, void *arg, uint64_t start, uint64_t limit,
+                         uint64_t offset, const uint8_t *bid, size_t bid_len, const char *path)
+{
+    struct msamp_record r;
+    memset(&r, 0, sizeof(r));
+    r.type = MSAMP_REC_MAPPING;
+    r.u.mapping.start = start;
+    r.u.mapping.limit = limit;
+    r.u.mapping.offset = offset;
+    if (bid_len && bid_len <= sizeof(r.u.mapping.build_id)) {
+        r.u.mapping.build_id_len = (uint8_t)bid_len;
+        memcpy(r.u.mapping.build_id, bid, bid_len);
+    }
+    r.u.mapping.path = (const uint8_t *)path;
+    r.u.mapping.path_len = strlen(path);
+    fn(arg, &r);
+}
+
+/* A process's core (NT_FILE) or a PIE: MAPPING records, as the hosted port sends them, so that
+ * return addresses symbolize at the ELF's own addresses: the --elf's PT_LOAD segments where they
+ * were loaded (with its build-id), then the core's other file mappings (shared libraries: their
+ * paths, no build-id). A firmware's dump has none: its addresses are the ELF's. */
+static void emit_mappings(const struct pm_dump *d, msamp_record_fn fn, void *arg)
+{
+    if (d->nfiles == 0 && !d->bias_how)
+        return;
+    size_t ours = 0;
+    if (d->have_elf && (!d->elf_dyn || d->bias_how)) {
+        for (size_t k = 0; k < d->nload; k++) {
+            uint64_t start = d->load[k].vaddr + d->bias;
+            emit_mapping(fn, arg, start, start + d->load[k].memsz, d->load[k].offset, d->build_id,
+                         d->build_id_len, d->elf_name);
+        }
+        ours = d->nload;
+    }
+    for (size_t i = 0; i < d->nfiles; i++) {
+        const struct core_file *f = &d->files[i];
+        int overlaps = 0;
+        for (size_t k = 0; k < ours && !overlaps; k++) {
+            uint64_t start = d->load[k].vaddr + d->bias;
+            overlaps = f->start < start + d->load[k].memsz && start < f->end;
+        }
+        if (!overlaps)
+            emit_mapping(fn, arg, f->start, f->end, f->offset, NULL, 0, f->path);
+    }
 }
 
 void pm_emit(const struct pm_dump *d, msamp_record_fn fn, void *arg)
@@ -635,6 +842,7 @@ void pm_emit(const struct pm_dump *d, msamp_record_fn fn, void *arg)
         memcpy(r.u.session.build_id, d->build_id, d->build_id_len);
     }
     fn(arg, &r);
+    emit_mappings(d, fn, arg);
 
     char text[MSAMP_WIRE_MAX_MARK + 1];
     int tl = snprintf(text, sizeof(text), "post-mortem: heapdump v%u at 0x%" PRIx64 "%s",

@@ -34,6 +34,10 @@ int pm_add_mem(struct pm_dump *d, uint64_t base, const uint8_t *p, uint64_t size
 int pm_add_ram(struct pm_dump *d, const char *spec, char *err, size_t errlen);
 /* --core FILE: an ELF core's PT_LOAD segments (gdb gcore, QEMU dump-guest-memory). */
 int pm_add_core(struct pm_dump *d, const char *path, char *err, size_t errlen);
+/* The notes of a core's PT_NOTE segment (n bytes, the core's byte order, `word`-byte words: 4
+ * or 8), as pm_add_core reads them: an NT_FILE note's files mapped (a process's core) give a PIE's
+ * load bias and the profile's mappings; the rest is ignored, a malformed note too. */
+void pm_add_core_notes(struct pm_dump *d, const uint8_t *p, uint64_t n, int big, unsigned word);
 /* --elf FILE: the firmware, for the block's address (symbol msamp_heapdump), its byte order,
  * pointer size, architecture and build-id. -1 when it is not a readable ELF. */
 int pm_set_elf(struct pm_dump *d, const char *path, char *err, size_t errlen);

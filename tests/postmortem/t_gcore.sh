@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# Usage: tests/postmortem/t_gcore.sh OUTDIR APP...   (environment: DRAIN, default host_tools/drain;
+#   DRAIN_ASAN, with two APPs, PIE then -no-pie: hostile cores, below)
+# Post-mortem of a hosted program's gdb core (docs/POSTMORTEM.md, "Hosted programs"): each APP
+# (tests/postmortem/gcore_app.c linked with the hosted port: a PIE, Debian's default, and a
+# -no-pie build) runs at the default table size (65536 live slots) with MSAMP_INTERVAL=4096, sends
+# its stream to a file, stops itself (SIGSTOP); `gcore` takes its core; continued, it exits without
+# touching its heap (its stream ends with the exit's snapshot of the same live set). drain reads
+# the stream (`--elf APP`) and the core (`--core CORE --elf APP`): the folded in-use stacks (names
+# symbolized: each site's function must be there) and the in-use section of --top (bytes, objects
+# and samples per site) must be equal. The PIE's core must report the load bias drain found; the
+# core read without --elf (the block found by scanning) must hold the same in-use total.
+set -u
+out=$1
+shift
+drain=$(realpath "${DRAIN:-host_tools/drain}")
+rm -rf "$out" && mkdir -p "$out" || exit 2
+nfail=0
+fail() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
+ok() { echo "ok: $*"; }
+
+# The in-use section of --top: "bytes objects samples site" lines, sorted.
+inuse() { sed -n '/sites by in-use bytes/,/^top .*allocated/p' "$1" | grep -E '^ +[0-9]' | sort; }
+total() { inuse "$1" | awk '{b += $1; o += $2} END {print b, o}'; }
+
+for app in "$@"; do
+  app=$(realpath "$app")
+  name=$(basename "$app")
+  dir=$out/$name
+  mkdir -p "$dir"
+  pie=no
+  file_type=$(od -An -j16 -N2 -tu2 "$app" | tr -d ' ')
+  [ "$file_type" = 3 ] && pie=yes
+  echo "== $name (PIE: $pie)"
+  MSAMP_OUTPUT="$dir/stream.%p.bin" MSAMP_INTERVAL=4096 "$app" &
+  pid=$!
+  state=
+  for _ in $(seq 300); do
+    state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)
+    [ "$state" = T ] && break
+    [ -z "$state" ] && break
+    sleep 0.1
+  done
+  if [ "$state" != T ]; then
+    fail "$name: did not stop itself (state '${state}')"
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    continue
+  fi
+  timeout 120 gcore -o "$dir/core" "$pid" >"$dir/gcore.log" 2>&1
+  grc=$?
+  kill -CONT "$pid"
+  wait "$pid"
+  arc=$?
+  core="$dir/core.$pid"
+  stream="$dir/stream.$pid.bin"
+  if [ $grc != 0 ] || [ ! -s "$core" ]; then
+    fail "$name: gcore exit $grc (ptrace not allowed?)"
+    tail -3 "$dir/gcore.log"
+    continue
+  fi
+  [ $arc = 0 ] || fail "$name: the program exited $arc"
+  ok "$name: core of $(stat -c %s "$core") bytes, stream of $(stat -c %s "$stream") bytes"
+
+  "$drain" --elf "$app" --top 50 --folded "$dir/stream.folded" -o "$dir/stream.pb.gz" \
+    "$stream" >"$dir/stream.top" 2>"$dir/stream.err" || { fail "$name: drain of the stream"; cat "$dir/stream.err"; continue; }
+  "$drain" --core "$core" --elf "$app" --top 50 --folded "$dir/core.folded" -o "$dir/core.pb.gz" \
+    >"$dir/core.top" 2>"$dir/core.err"
+  drc=$?
+  if [ $drc != 0 ]; then
+    fail "$name: drain --core --elf: exit $drc: $(cat "$dir/core.err")"
+    continue
+  fi
+  what=$(grep -o 'block at.*' "$dir/core.err")
+  ok "$name: drain --core --elf: $what"
+  case "$pie/$what" in
+    yes/*"loaded at +0x"*|no/*) ;;
+    no/*"loaded at"*) fail "$name: a load bias for a program linked at fixed addresses" ;;
+    *) fail "$name: the PIE's load bias is not reported" ;;
+  esac
+  if diff <(sort "$dir/stream.folded") <(sort "$dir/core.folded") >"$dir/folded.diff"; then
+    ok "$name: folded in-use stacks equal ($(wc -l <"$dir/core.folded") sites)"
+  else
+    fail "$name: folded in-use stacks differ (< stream, > core):"
+    cat "$dir/folded.diff"
+  fi
+  for fn in small_blocks large_blocks zeroed_blocks 'depth1@[^;]*;depth2@[^;]*;depth3' main; do
+    grep -q ";$fn@gcore_app.c" "$dir/core.folded" || fail "$name: no symbolized '$fn' in the core's stacks"
+  done
+  if diff <(inuse "$dir/stream.top") <(inuse "$dir/core.top") >"$dir/top.diff" &&
+      [ -n "$(inuse "$dir/core.top")" ]; then
+    ok "$name: in-use bytes, objects, samples per site equal (in all: $(total "$dir/core.top"))"
+  else
+    fail "$name: --top's in-use sections differ (< stream, > core):"
+    cat "$dir/top.diff"
+  fi
+  "$drain" --core "$core" --top 50 -o "$dir/scan.pb.gz" >"$dir/scan.top" 2>"$dir/scan.err" ||
+    fail "$name: drain --core without --elf: $(cat "$dir/scan.err")"
+  if [ "$(total "$dir/scan.top")" = "$(total "$dir/core.top")" ] &&
+      grep -q 'found by scanning' "$dir/scan.err"; then
+    ok "$name: without --elf (found by scanning): the same in-use total"
+  else
+    fail "$name: without --elf: in-use $(total "$dir/scan.top"), with it $(total "$dir/core.top")"
+  fi
+done
+# Hostile cores under ASan+UBSan (DRAIN_ASAN): the PIE's core with its NT_FILE note damaged
+# (mutcore.py) must still give the stream's profile (the load bias from the build-id note found in
+# the dump), without a sanitizer report; each program's ELF given for the other's core is refused.
+if [ -n "${DRAIN_ASAN:-}" ] && [ $# = 2 ]; then
+  asan=$(realpath "$DRAIN_ASAN")
+  export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+  pie=$(realpath "$1") nopie=$(realpath "$2")
+  pdir=$out/$(basename "$pie") ndir=$out/$(basename "$nopie")
+  mkdir -p "$out/hostile"
+  for m in $(python3 "$(dirname "$0")/mutcore.py" "$(ls "$pdir"/core.[0-9]*)" "$out/hostile"); do
+    "$asan" --core "$out/hostile/$m.core" --elf "$pie" --folded "$out/hostile/$m.folded" \
+      -o /dev/null >/dev/null 2>"$out/hostile/$m.err"
+    hrc=$?
+    if grep -q -E 'Sanitizer|runtime error' "$out/hostile/$m.err"; then
+      fail "hostile $m: a sanitizer report"; head -5 "$out/hostile/$m.err"
+    elif [ $hrc != 0 ]; then
+      fail "hostile $m: exit $hrc: $(cat "$out/hostile/$m.err")"
+    elif ! diff -q <(sort "$pdir/stream.folded") <(sort "$out/hostile/$m.folded") >/dev/null; then
+      fail "hostile $m: the profile differs from the stream's"
+    else
+      ok "hostile $m: $(grep -o 'loaded at.*' "$out/hostile/$m.err")"
+    fi
+  done
+  for pair in "$(ls "$pdir"/core.[0-9]*) $nopie" "$(ls "$ndir"/core.[0-9]*) $pie"; do
+    set -- $pair
+    "$asan" --core "$1" --elf "$2" -o /dev/null >/dev/null 2>"$out/hostile/wrong.err"
+    hrc=$?
+    if [ $hrc = 1 ] && ! grep -q -E 'Sanitizer|runtime error' "$out/hostile/wrong.err"; then
+      ok "hostile: $(basename "$2") for the other's core: exit 1: $(cut -c1-150 "$out/hostile/wrong.err")"
+    else
+      fail "hostile: $(basename "$2") for the other's core: exit $hrc: $(head -3 "$out/hostile/wrong.err")"
+    fi
+  done
+  set -- "$pie" "$nopie"
+fi
+[ $nfail = 0 ] && echo "PASS: $# programs" || { echo "FAILED: $nfail"; exit 1; }
