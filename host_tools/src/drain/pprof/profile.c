@@ -266,14 +266,16 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
     }
     if (n->chain_links) {
         commentf(p,
-                 "realloc chains: %llu reallocs continued a live sampled allocation (a chain is one "
-                 "allocation: its first site and birth, its latest size)",
+                 "realloc chains: %llu reallocs continued a live sampled allocation (in use a chain "
+                 "is one allocation: its first site and birth, its latest size; allocated counts "
+                 "each block at the call that returned it, a realloc's at its stack and new size, "
+                 "so a chain's first site may show more in use than allocated)",
                  (unsigned long long)n->chain_links);
     }
     if (n->chains_moved) {
         commentf(p,
-                 "realloc chains: %llu moved to a block that was not sampled (counted by the "
-                 "chain's last block: left out of the allocated values)",
+                 "realloc chains: %llu moved to a block that was not sampled (no longer in use "
+                 "nor freed; their sampled blocks stay allocated where they were asked for)",
                  (unsigned long long)n->chains_moved);
     }
     if (s->peak_gen) {
