@@ -9,7 +9,11 @@
 # one at the start interval: sqrt(sum s^2 (1 - p) / p / RUNS)); at the pinned interval the in-use
 # totals too (in-use follows the chain: its first site, its latest size; the split between sites is
 # not checked). At the rising interval the filler (small_keep) and the totals over everything are
-# reported, not checked: plain 48-byte blocks there read high in some runs, not a chain matter.
+# reported, not checked: a site whose blocks mostly stay live reads high there (about +5 % at
+# small_keep over 30 seeds, without any realloc) because the profile raises a site's allocated
+# values to its in-use when a replayed thinning's survivors weigh more than the site was counted
+# at (alloc_raised, docs/DRAIN.md): E[max(allocated, in use)] is above the truth. Not a chain
+# matter: with that raise left out the same runs read +1.3 % (1.25 se).
 # Needs DRAIN, APP, W; RUNS (default 16), R (default 4096).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -71,8 +75,8 @@ for mode in pinned rising; do
           z = se > 0 ? bias / se : (bias == 0 ? 0 : 99)
           rel = tr[k, ty] ? 100 * bias / tr[k, ty] : 0
           bad = (z > 3 || z < -3)
-          # The filler at a rising interval: reported, not checked (its plain 48-byte blocks
-          # read high there, a bias that is not the chains: so do the totals over everything).
+          # The filler at a rising interval: reported, not checked (alloc_raised, see above; so
+          # are the totals over everything).
           # In use at a rising interval: reported too (this test is about allocated).
           filler = mode == "rising" && (k == "small_keep" || k == "TOTAL")
           if (filler && bad) bad = 2
