@@ -6,7 +6,7 @@
 
 ANALYSIS_T := $(BUILD)/analysis
 
-TESTS += analysis-hosted analysis-board
+TESTS += analysis-hosted analysis-board analysis-chains
 
 $(ANALYSIS_T)/analysis_app: tests/analysis/analysis_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
 	@mkdir -p $(@D)
@@ -18,6 +18,18 @@ test-analysis-hosted: $(BUILD)/drain/drain-asan host_tools/drain $(ANALYSIS_T)/a
 	@tests/need.sh go
 	DRAIN=$(BUILD)/drain/drain-asan APP=$(ANALYSIS_T)/analysis_app W=$(ANALYSIS_T)/hosted \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/analysis/t_analysis.sh
+
+# Allocated as peers count it: realloc chains (doubled arrays, 100 -> 1000 -> 4000 byte chains)
+# against the program's own truth, per site, pooled over seeds at a pinned and a rising interval.
+$(ANALYSIS_T)/chains_app: tests/analysis/chains_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-optimize-sibling-calls -fno-builtin-malloc \
+	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags msamp) $< \
+	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --libs msamp) -lm -o $@
+
+test-analysis-chains: host_tools/drain $(ANALYSIS_T)/chains_app ## Realloc chains' allocated per site (every block the allocator returns, at its call) against a hosted program's truth: 16 seeds pooled, bias < 3 se, at a pinned and a rising interval (go tool pprof)
+	@tests/need.sh go
+	DRAIN=host_tools/drain APP=$(ANALYSIS_T)/chains_app W=$(ANALYSIS_T)/chains tests/analysis/t_chains.sh
 
 # The same program as firmware for the board (BOARD, default qemu-virt-aarch64): the demo's heap,
 # library (its configuration header) and UART transport; -DANALYSIS_BOARD picks the board's main.

@@ -3,8 +3,10 @@
 # The analysis checks of one run of analysis_app.c (hosted or on a board) recorded at interval 1
 # (every allocation sampled: the numbers are exact). Writes PREFIX.pb.gz, PREFIX.peak.pb.gz,
 # PREFIX.cull.pb.gz, PREFIX.folded and PREFIX.top with $DRAIN, then checks:
-#   the realloc chain keeps its first site (chain_start) and birth (age label >= 100 ms), counts
-#     as one allocation of its latest size, and nothing is counted at the realloc's own site;
+#   the realloc chain is in use at its first site (chain_start) with its birth (age label
+#     >= 100 ms) and its latest size; allocated counts every block the allocator returned at the
+#     call that asked for it (as peers do): chain_start's 1024 bytes, chain_grow's three reallocs
+#     (2048, 8192, 65536 bytes: analysis_app.c's scenario);
 #   the short-lived site's allocations are all in lifetime buckets below 1 ms, the long-lived
 #     one's in [100 ms, 1 s), and nothing else is but peak_phase's blocks on a loaded machine;
 #   --min-lifetime 10ms leaves out exactly the short-lived site (every other site unchanged) and
@@ -41,12 +43,16 @@ chain=$(tv chain_bytes) short=$(tv short_objects) peak=$(tv peak_bytes)
 
 # The realloc chain.
 [ "$(val "$p.sum" chain_start inuse_space)" = "$chain" ] &&
+  [ "$(val "$p.sum" chain_start inuse_objects)" = 1 ] &&
   [ "$(val "$p.sum" chain_start alloc_objects)" = 1 ] &&
-  [ "$(val "$p.sum" chain_start alloc_space)" = "$chain" ] &&
-  ok "realloc chain: one allocation of $chain bytes at its first site (chain_start)" ||
-  fail "realloc chain: chain_start in use $(val "$p.sum" chain_start inuse_space), allocated $(val "$p.sum" chain_start alloc_objects) / $(val "$p.sum" chain_start alloc_space), want 1 / $chain"
-[ "$(grep -c '^chain_grow ' "$p.sum")" = 0 ] && ok "realloc chain: nothing at the realloc's site" ||
-  fail "realloc chain: chain_grow has samples: $(grep '^chain_grow ' "$p.sum" | tr '\n' ' ')"
+  [ "$(val "$p.sum" chain_start alloc_space)" = 1024 ] &&
+  ok "realloc chain: in use, one allocation of $chain bytes at its first site (chain_start); allocated there its first block, 1024 bytes" ||
+  fail "realloc chain: chain_start in use $(val "$p.sum" chain_start inuse_objects) / $(val "$p.sum" chain_start inuse_space), allocated $(val "$p.sum" chain_start alloc_objects) / $(val "$p.sum" chain_start alloc_space), want 1 / $chain, 1 / 1024"
+grow=$((2048 + 8192 + 65536))
+[ "$(val "$p.sum" chain_grow alloc_objects)" = 3 ] && [ "$(val "$p.sum" chain_grow alloc_space)" = $grow ] &&
+  [ "$(val "$p.sum" chain_grow inuse_space)" = 0 ] &&
+  ok "realloc chain: the realloc's site allocated its 3 blocks, $grow bytes, none in use there" ||
+  fail "realloc chain: chain_grow allocated $(val "$p.sum" chain_grow alloc_objects) / $(val "$p.sum" chain_grow alloc_space), in use $(val "$p.sum" chain_grow inuse_space), want 3 / $grow, 0"
 [ "$(val "$p.old" chain_start inuse_space)" = "$chain" ] &&
   ok "realloc chain: its birth is its first allocation's (age >= 100 ms)" ||
   fail "realloc chain: not in the age >= 100 ms samples ($(val "$p.old" chain_start inuse_space) bytes)"

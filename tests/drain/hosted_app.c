@@ -1,8 +1,9 @@
 /*
  * drain's hosted end-to-end program: linked against build/hosted/libmsamp.a (the real library,
  * wrapping malloc/free/realloc), it allocates from known functions, one of them always inlined,
- * one growing blocks with realloc (a realloc chain: counted at its first site, start_buffer, at its
- * latest size: docs/DRAIN.md "Realloc chains"), and writes
+ * one growing blocks with realloc (a realloc chain: in use at its first site, start_buffer, at its
+ * latest size; allocated where each block was asked for, start_buffer's 40000 bytes and
+ * grow_buffers' 50000: docs/DRAIN.md "Realloc chains"), and writes
  * the truth per leaf function: "site NAME - alloc_objects alloc_bytes inuse_objects inuse_bytes"
  * (check_truth.sh's format keyed by function name). Held blocks stay live until exit.
  * usage: hosted_app TRUTH.txt   (run with MSAMP_OUTPUT=stream.bin MSAMP_INTERVAL=R)
@@ -78,15 +79,19 @@ NOINLINE static void *start_buffer(void)
     return p;
 }
 
-/* realloc moves each block into a bigger one that stays live: one long-lived allocation, at its
- * first site (start_buffer) with its latest size. */
+/* realloc moves each block into a bigger one that stays live: one long-lived allocation, in use
+ * at its first site (start_buffer) with its latest size; allocated, each block at its own call:
+ * 40000 bytes at start_buffer, 50000 at grow_buffers (as peers count it). */
 NOINLINE static void grow_buffers(int count)
 {
     for (int i = 0; i < count; i++) {
         void *p = realloc(start_buffer(), 50000);
         sink = (uintptr_t)p;
         held[nheld++] = p;
-        note(3, "start_buffer", 50000, 1);
+        note(3, "start_buffer", 40000, 0);
+        truth[3].in++;
+        truth[3].ib += 50000;
+        note(4, "grow_buffers", 50000, 0);
     }
 }
 
@@ -103,7 +108,7 @@ int main(int argc, char **argv)
     FILE *f = fopen(argv[1], "w");
     if (!f)
         return 1;
-    for (int i = 0; i < 4; i++)
+    for (int i = 0; i < 5; i++)
         fprintf(f, "site %s - %lu %lu %lu %lu\n", truth[i].name, truth[i].an, truth[i].ab,
                 truth[i].in, truth[i].ib);
     fclose(f);

@@ -1253,9 +1253,12 @@ static void feed_at(struct session *s, struct msamp_record *r, uint64_t ts)
     session_record(s, r);
 }
 
-/* A realloc chain is one allocation: its first site and birth, its latest size; the LIVE record
- * that re-sends it (with the realloc's stack) matches it; its lifetime ends at its FREE. Culling
- * leaves a short-lived allocation out of the allocated and freed totals, and nothing else. */
+/* A realloc chain is one allocation in use: its first site and birth, its latest size; the LIVE
+ * record that re-sends it (with the realloc's stack) matches it; its lifetime ends at its FREE.
+ * Allocated counts each block the allocator returned at its own call: the first at stack 1, the
+ * realloc's at stack 2; the profile leaves stack 1's in-use above its allocated (not raised).
+ * Culling leaves a short-lived allocation out of the allocated and freed totals, and nothing
+ * else. */
 static void test_realloc_chain(void)
 {
     for (int cull = 0; cull < 2; cull++) {
@@ -1277,6 +1280,19 @@ static void test_realloc_chain(void)
         feed_at(s, &r, 1600);
         CHECK(s->n.lost_frees == 0 && s->n.late_live == 0 && s->n.chain_links == 1);
         CHECK(slot_of(s, 2).birth == 1000 && slot_of(s, 2).site == site_for(s, 1) - s->sites);
+        {
+            struct elf_set none = {NULL, 0, 0};
+            struct built b;
+            char err[256];
+            CHECK(build_profile(s, &none, "final", NULL, &b, err, sizeof(err)) == 0);
+            int64_t t[V_COUNT] = {0};
+            for (size_t i = 0; i < b.prof.nsample; i++)
+                for (int c = 0; c < V_COUNT; c++)
+                    t[c] += b.prof.valpool[b.prof.sample[i].val_off + c];
+            CHECK(t[V_ALLOC_N] == 2 && t[V_ALLOC_B] == 400 && t[V_INUSE_N] == 1 &&
+                  t[V_INUSE_B] == 300 && b.alloc_raised == 0);
+            built_free(&b);
+        }
         /* A short-lived one at stack 3: 100 ms. */
         r = rec(MSAMP_REC_ALLOC);
         r.u.alloc = (__typeof__(r.u.alloc)){5, 50, 3, 0, 0};
@@ -1288,8 +1304,8 @@ static void test_realloc_chain(void)
         r.u.free.slot = 2;
         feed_at(s, &r, 3000); /* the chain lived 2 s */
         const struct site *a = site_for(s, 1), *b = site_for(s, 2), *c = site_for(s, 3);
-        CHECK(a && a->alloc_n == 1 && a->alloc_b == 300 && a->free_b == 300 && a->inuse_b == 0);
-        CHECK(!b || (b->alloc_n == 0 && b->alloc_b == 0 && b->free_n == 0));
+        CHECK(a && a->alloc_n == 1 && a->alloc_b == 100 && a->free_b == 300 && a->inuse_b == 0);
+        CHECK(b && b->alloc_n == 1 && b->alloc_b == 300 && b->free_n == 0 && b->alloc_samples == 1);
         CHECK(c && c->alloc_n == (cull ? 0 : 1) && c->alloc_b == (cull ? 0 : 50) &&
               c->free_b == (cull ? 0 : 50) && c->cull_samples == (cull ? 1u : 0u));
         CHECK(s->n.culled == (cull ? 1u : 0u));
@@ -1297,8 +1313,10 @@ static void test_realloc_chain(void)
          * [100 ms, 1 s) unless culled. */
         int chain_bin = 0, short_bin = 0;
         for (size_t l = 0; l < s->nlife; l++) {
+            /* its free, not its allocated share: that is the realloc site's */
             chain_bin += s->life[l].site == (uint32_t)(a - s->sites) &&
-                         s->life[l].bucket == session_life_bucket(2e9) && s->life[l].samples == 1;
+                         s->life[l].bucket == session_life_bucket(2e9) && s->life[l].samples == 1 &&
+                         s->life[l].fb == 300 && s->life[l].ab == 0;
             short_bin += c && s->life[l].site == (uint32_t)(c - s->sites);
         }
         CHECK(session_life_bucket(2e9) == 6 && session_life_edge_ns(6) == 1000000000u);
@@ -1317,9 +1335,10 @@ static void test_realloc_chain(void)
     }
 }
 
-/* A chain realloc'd to a block the device did not sample (FREE moved=1) goes on unseen: counted
- * by its last block, it leaves the allocated values, and is neither freed nor in use; a plain
- * FREE of another chain frees it. At interval 4096 the weights are those of the sizes. */
+/* A chain realloc'd to a block the device did not sample (FREE moved=1) goes on unseen, neither
+ * freed nor in use; the blocks sampled stay allocated where they were asked for (the first at
+ * stack 1, the realloc's at stack 2); a plain FREE of another allocation frees it. At interval
+ * 4096 the weights are those of the sizes. */
 static void test_realloc_moved(void)
 {
     struct session *s = session_new(1, NULL);
@@ -1336,9 +1355,11 @@ static void test_realloc_moved(void)
     r = rec(MSAMP_REC_ALLOC);
     r.u.alloc = (__typeof__(r.u.alloc)){3, 5000, 1, 0, 0};
     feed_at(s, &r, 30);
-    const struct site *a = site_for(s, 1);
+    const struct site *a = site_for(s, 1), *b = site_for(s, 2);
     double w5000 = session_weight(5000, 4096), w2000 = session_weight(2000, 4096);
-    CHECK(a && fabs(a->alloc_b - (w2000 * 2000 + w5000 * 5000)) < 1e-6);
+    double w1000 = session_weight(1000, 4096);
+    CHECK(a && fabs(a->alloc_b - (w1000 * 1000 + w5000 * 5000)) < 1e-6);
+    CHECK(b && fabs(b->alloc_b - w2000 * 2000) < 1e-6 && fabs(b->alloc_n - w2000) < 1e-9);
     r = rec(MSAMP_REC_FREE); /* the chain grew into an unsampled block */
     r.u.free.slot = 1;
     r.u.free.moved = 1;
@@ -1346,8 +1367,10 @@ static void test_realloc_moved(void)
     r = rec(MSAMP_REC_FREE); /* the other one is freed */
     r.u.free.slot = 2;
     feed_at(s, &r, 50);
-    CHECK(fabs(a->alloc_b - w5000 * 5000) < 1e-6 && fabs(a->alloc_n - w5000) < 1e-9);
-    CHECK(fabs(a->free_b - w5000 * 5000) < 1e-6 && a->alloc_samples == 1 && a->free_samples == 1);
+    CHECK(fabs(a->alloc_b - (w1000 * 1000 + w5000 * 5000)) < 1e-6 &&
+          fabs(a->alloc_n - (w1000 + w5000)) < 1e-9);
+    CHECK(fabs(a->free_b - w5000 * 5000) < 1e-6 && a->alloc_samples == 2 && a->free_samples == 1);
+    CHECK(fabs(b->alloc_b - w2000 * 2000) < 1e-6 && b->alloc_samples == 1 && b->free_n == 0);
     CHECK(s->nlive == 0 && s->inuse_b == 0 && s->n.chains_moved == 1 && s->n.frees == 1);
     CHECK(check_running(s) == 0);
     session_free(s);

@@ -5,8 +5,9 @@
  *   leak_record       a slow leak: a small block every LEAK_EVERY iterations, never freed (up to
  *                     LEAK_LIMIT blocks: a run bounded by time leaks in step with the machine's speed)
  *   churn_scratch     temporary buffers of assorted sizes, freed at once
- *   grow_buffer       a buffer grown by realloc from 1 KiB to 4 KiB, then freed: one allocation
- *                     of 4 KiB for drain (a realloc chain, docs/DRAIN.md)
+ *   grow_buffer       a buffer grown by realloc from 1 KiB to 4 KiB, then freed: allocated, every
+ *                     block realloc returned (1, 2 and 4 KiB); in use, one allocation that moves
+ *                     (a realloc chain, docs/DRAIN.md)
  *   deep_alloc        at the end of a chain of ten calls; the last DEEP_KEEP blocks stay live
  *   isr_make_packet   in the timer interrupt: a packet kept until ISR_KEEP ticks later
  *   oversize_request  every OVERSIZE_EVERY iterations, a block larger than the heap (the
@@ -202,7 +203,8 @@ __attribute__((noinline)) static void churn_scratch(void)
     truth_free(CHURN, n);
 }
 
-/* A realloc chain: one allocation of its latest size (docs/DRAIN.md "Realloc chains"). */
+/* A realloc chain (docs/DRAIN.md "Realloc chains"): each block realloc returns is an allocation
+ * (as peers count it), the one it replaced no longer live. */
 __attribute__((noinline)) static void grow_buffer(void)
 {
     uint8_t *buf = NULL;
@@ -210,10 +212,12 @@ __attribute__((noinline)) static void grow_buffer(void)
     for (size_t n = GROW_FROM; n <= GROW_TO; n *= 2) {
         uint8_t *next = checked(realloc(buf, n));
         touch(next, n);
+        truth_alloc(GROW, n);
+        if (have != 0)
+            truth_free(GROW, have);
         buf = next;
         have = n;
     }
-    truth_alloc(GROW, have);
     free(buf);
     truth_free(GROW, have);
 }

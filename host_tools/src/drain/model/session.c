@@ -394,18 +394,21 @@ static struct lifebin *life_bin(struct session *s, uint32_t site, unsigned bucke
 static void count_free(struct session *s, struct slot *sl, int timed)
 {
     struct site *st = &s->sites[sl->site];
+    struct site *ast = &s->sites[sl->lsite]; /* where its block's allocation is counted */
     double ns = timed && sl->born && s->ts_known ? session_age_ns(s, sl->birth, s->last_ts) : -1;
     if (timed && ns < 0)
         s->n.untimed_frees++;
     if (ns >= 0 && s->min_life_s > 0 && ns < s->min_life_s * 1e9) {
+        /* A chain's culled allocation is its latest block's, at the realloc's site (its earlier
+         * blocks were freed by the reallocs that moved it, unheard of as such). */
         double ab = sl->aw * (double)sl->size;
-        st->alloc_n -= sl->aw;
-        st->alloc_b -= ab;
-        if (st->alloc_samples)
-            st->alloc_samples--;
-        st->cull_n += sl->aw;
-        st->cull_b += ab;
-        st->cull_samples++;
+        ast->alloc_n -= sl->aw;
+        ast->alloc_b -= ab;
+        if (ast->alloc_samples)
+            ast->alloc_samples--;
+        ast->cull_n += sl->aw;
+        ast->cull_b += ab;
+        ast->cull_samples++;
         s->cull_n += sl->aw;
         s->cull_b += ab;
         s->n.culled++;
@@ -416,9 +419,13 @@ static void count_free(struct session *s, struct slot *sl, int timed)
     st->free_b += sl->w * (double)sl->size;
     st->free_samples++;
     if (ns >= 0) {
+        /* The allocated share of a chain's latest block stays in its realloc site's untimed
+         * rest: the bin at the first site holds the chain's free alone. */
         struct lifebin *lb = life_bin(s, sl->site, session_life_bucket(ns));
-        lb->an += sl->aw;
-        lb->ab += sl->aw * (double)sl->size;
+        if (sl->lsite == sl->site) {
+            lb->an += sl->aw;
+            lb->ab += sl->aw * (double)sl->size;
+        }
         lb->fn += sl->w;
         lb->fb += sl->w * (double)sl->size;
         lb->samples++;
@@ -483,11 +490,13 @@ static void on_alloc(struct session *s, uint64_t slot1, uint64_t size, uint64_t 
     fill_slot(s, sl, size, ts, ts_valid, s->interval, w, site);
 }
 
-/* A REALLOC of a live sampled allocation (docs/DRAIN.md "Realloc chains"): the chain is one
- * allocation that moves. It keeps its first site and birth and takes the new size and weight; its
- * site's allocated totals move from the old size and weight to the new ones (a chain counts once,
- * at its latest size), and nothing is freed. The device's record names the realloc's own stack:
- * the entry remembers that site for the LIVE records that re-send it. */
+/* A REALLOC of a live sampled allocation (docs/DRAIN.md "Realloc chains"): in use, the chain is one
+ * allocation that moves. It keeps its first site and birth and takes the new size and weight, and
+ * nothing is freed. Allocated counts every block the allocator returned, as peers do: the new
+ * block, sampled by its own size at the interval in force, adds its weight w and w * size at the
+ * realloc's own site (the record's stack), and what the earlier blocks added stays where it was.
+ * The entry remembers that site (lsite): its allocated share is there, and LIVE records re-send
+ * it with that stack. */
 static void on_realloc_chain(struct session *s, struct slot *old, const struct msamp_record *r)
 {
     uint64_t size = r->u.realloc.size;
@@ -500,8 +509,8 @@ static void on_realloc_chain(struct session *s, struct slot *old, const struct m
         s->n.samples_unweighted++;
     if (r->u.realloc.stack_id == MSAMP_WIRE_STACK_FULL)
         s->n.stack_full++;
-    s->sites[c.site].alloc_n += w - c.aw;
-    s->sites[c.site].alloc_b += w * (double)size - c.aw * (double)c.size;
+    s->sites[lsite].events++;
+    count_alloc(s, lsite, size, w);
     unset_live(s, old); /* not a free: the block lives on */
     if (r->u.realloc.new_slot1 == 0)
         return; /* untracked from here on: allocated, never freed for the reader */
@@ -534,16 +543,10 @@ static void on_free(struct session *s, uint64_t slot, int moved)
         return;
     }
     if (moved) {
-        /* realloc'd to a block the device did not sample: the chain goes on unseen. A chain is
-         * counted by its last block (sampled with p(its size), weighed 1/p): this one's was not
-         * sampled, so the chain leaves the allocated values too, and is neither freed nor in
-         * use. Counting it here as well would count a chain the device breaks once per sampled
-         * run of its blocks (docs/DRAIN.md "Realloc chains"). */
-        struct site *st = &s->sites[sl->site];
-        st->alloc_n -= sl->aw;
-        st->alloc_b -= sl->aw * (double)sl->size;
-        if (st->alloc_samples)
-            st->alloc_samples--;
+        /* realloc'd to a block the device did not sample: the chain goes on unseen, neither
+         * freed nor in use. Its sampled blocks stay allocated where they were counted: each
+         * block the allocator returned counts by its own sampling (docs/DRAIN.md "Realloc
+         * chains"); the unsampled new one is among those its weight stands for. */
         s->n.chains_moved++;
         unset_live(s, sl);
         return;
@@ -576,7 +579,7 @@ static void on_live(struct session *s, const struct msamp_record *r)
             if (sl->unweighted && w > sl->w) {
                 /* Its allocation was counted at weight 1 for lack of an interval: the interval
                  * it was sampled at is this one, so its allocated weight is corrected too. */
-                count_alloc_delta(s, sl->site, sl->size, w - sl->w);
+                count_alloc_delta(s, sl->lsite, sl->size, w - sl->w);
                 sl->aw += w - sl->w;
                 s->n.reweighted_up++;
             }

@@ -55,9 +55,11 @@ struct slot {
     uint64_t size, birth;
     uint64_t interval; /* the interval the entry stands for (R_e); 0 while unknown */
     double w;          /* its weight now (in-use estimates, and a free's) */
-    double aw;         /* the weight its site's allocated totals hold for it (size: its size) */
-    uint32_t site;     /* index in session.sites: a realloc chain's first site */
-    uint32_t lsite;    /* the site of the device's latest record of it (LIVE records match it) */
+    double aw;         /* the weight lsite's allocated totals hold for its block (of its size) */
+    uint32_t site;     /* index in session.sites: a realloc chain's first site (in use, freed) */
+    uint32_t lsite;    /* the site of the device's latest record of it: where its block's
+                        * allocation is counted (a chain's: its latest realloc's), and the one
+                        * LIVE records match */
     uint32_t links;    /* reallocs it went through (0: a plain allocation) */
     uint32_t index;    /* the device's slot index */
     uint32_t livepos;  /* position in session.live while live */

@@ -266,14 +266,16 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
     }
     if (n->chain_links) {
         commentf(p,
-                 "realloc chains: %llu reallocs continued a live sampled allocation (a chain is one "
-                 "allocation: its first site and birth, its latest size)",
+                 "realloc chains: %llu reallocs continued a live sampled allocation (in use a chain "
+                 "is one allocation: its first site and birth, its latest size; allocated counts "
+                 "each block at the call that returned it, a realloc's at its stack and new size, "
+                 "so a chain's first site may show more in use than allocated)",
                  (unsigned long long)n->chain_links);
     }
     if (n->chains_moved) {
         commentf(p,
-                 "realloc chains: %llu moved to a block that was not sampled (counted by the "
-                 "chain's last block: left out of the allocated values)",
+                 "realloc chains: %llu moved to a block that was not sampled (no longer in use "
+                 "nor freed; their sampled blocks stay allocated where they were asked for)",
                  (unsigned long long)n->chains_moved);
     }
     if (s->peak_gen) {
@@ -443,6 +445,7 @@ static void add_values(int64_t *tot, const int64_t *v)
 struct agebin {
     uint32_t site, bucket, next;
     double n, b, an, ab;
+    double cn, cb; /* of n, b: realloc chains' in-use, whose allocated share is at another site */
     uint64_t samples;
 };
 
@@ -454,6 +457,9 @@ struct part {
     int64_t v[V_COUNT];
     const char *key;
     unsigned bucket;
+    /* Of its in-use objects and bytes, realloc chains' (allocated at their reallocs' sites): in
+     * use above allocated by that much is not repaired (docs/DRAIN.md "Realloc chains"). */
+    double chain[2];
 };
 
 /* Rounds each value column of the parts so that the rounded parts add up to the rounded sum of the
@@ -505,21 +511,26 @@ static void round_parts(struct part *parts, size_t np)
     }
 }
 
-/* In use never above allocated (docs/DRAIN.md), in every sample: a live part whose in-use is
- * above its allocated share (its entries' weights raised since they were counted as allocated: a
- * replayed thinning's survivors, an interval corrected by a LIVE record) takes the difference
- * from the site's other parts' allocated values (what they hold beyond their own in-use); only
- * what the whole site lacks is added (the site's allocated values raised to its in-use: returns
- * 1, counted as alloc_raised). */
+/* In use never above allocated (docs/DRAIN.md), in every sample, but for realloc chains: a live
+ * part whose in-use is above its allocated share (its entries' weights raised since they were
+ * counted as allocated: a replayed thinning's survivors, an interval corrected by a LIVE record)
+ * takes the difference from the site's other parts' allocated values (what they hold beyond their
+ * own in-use); only what the whole site lacks is added (the site's allocated values raised to its
+ * in-use: returns 1, counted as alloc_raised). A realloc chain's in-use is at its first site and
+ * the allocation of its latest block at the realloc's site (allocated counts every block the
+ * allocator returned, where it was asked for): that part of the in-use (part.chain) is not
+ * covered, so a first site may show more in use than it allocated. */
 static int cover_inuse(struct part *parts, size_t np)
 {
     int raised = 0;
     for (int c = V_ALLOC_N; c <= V_ALLOC_B; c++) {
         int u = c - 2; /* the in-use column of the same unit */
         for (size_t k = 0; k < np; k++) {
-            double need = parts[k].x[u] - parts[k].x[c];
+            double backed = parts[k].x[u] - parts[k].chain[c - V_ALLOC_N];
+            double need = backed - parts[k].x[c];
             for (size_t j = 0; j < np && need > 0; j++) {
-                double spare = parts[j].x[c] - (parts[j].x[u] > 0 ? parts[j].x[u] : 0);
+                double bj = parts[j].x[u] - parts[j].chain[c - V_ALLOC_N];
+                double spare = parts[j].x[c] - (bj > 0 ? bj : 0);
                 if (j == k || !(spare > 0))
                     continue;
                 double take = spare < need ? spare : need;
@@ -531,7 +542,7 @@ static int cover_inuse(struct part *parts, size_t np)
                 parts[k].x[c] += need;
                 raised = 1;
             } else if (need > 0) {
-                parts[k].x[c] = parts[k].x[u];
+                parts[k].x[c] = backed;
             }
         }
     }
@@ -563,15 +574,20 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         uint32_t a = umap_get(&idx, key);
         if (a >= nages) {
             GROW(ages, capages, nages + 1);
-            ages[nages] = (struct agebin){sl->site, bucket, age_head[sl->site], 0, 0, 0, 0, 0};
+            ages[nages] = (struct agebin){sl->site, bucket, age_head[sl->site], 0, 0, 0, 0, 0, 0, 0};
             age_head[sl->site] = (uint32_t)nages;
             umap_put(&idx, key, (uint32_t)nages);
             a = (uint32_t)nages++;
         }
         ages[a].n += sl->w;
         ages[a].b += sl->w * (double)sl->size;
-        ages[a].an += sl->aw;
-        ages[a].ab += sl->aw * (double)sl->size;
+        if (sl->lsite == sl->site) {
+            ages[a].an += sl->aw;
+            ages[a].ab += sl->aw * (double)sl->size;
+        } else { /* a chain: its latest block's allocation is in its realloc site's rest */
+            ages[a].cn += sl->w;
+            ages[a].cb += sl->w * (double)sl->size;
+        }
         ages[a].samples++;
     }
     for (size_t l = s->nlife; l-- > 0;) {
@@ -625,7 +641,8 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         uint64_t inuse_cnt = 0;
         for (uint32_t a = age_head[i]; a != UINT32_MAX && np < MAX_PARTS - 1; a = ages[a].next) {
             const struct agebin *g = &ages[a];
-            parts[np++] = (struct part){{g->n, g->b, g->an, g->ab, 0, 0}, {0}, "age", g->bucket};
+            parts[np++] = (struct part){
+                {g->n, g->b, g->an, g->ab, 0, 0}, {0}, "age", g->bucket, {g->cn, g->cb}};
             ra_n -= g->an;
             ra_b -= g->ab;
             inuse_cnt += g->samples;
@@ -633,13 +650,13 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         for (uint32_t l = life_head[i]; l != UINT32_MAX && np < MAX_PARTS - 1; l = life_next[l]) {
             const struct lifebin *lb = &s->life[l];
             parts[np++] = (struct part){{0, 0, lb->an, lb->ab, lb->fn, lb->fb}, {0}, "lifetime",
-                                        lb->bucket};
+                                        lb->bucket, {0, 0}};
             ra_n -= lb->an;
             ra_b -= lb->ab;
             rf_n -= lb->fn;
             rf_b -= lb->fb;
         }
-        parts[np++] = (struct part){{0, 0, ra_n, ra_b, rf_n, rf_b}, {0}, NULL, AGE_UNKNOWN};
+        parts[np++] = (struct part){{0, 0, ra_n, ra_b, rf_n, rf_b}, {0}, NULL, AGE_UNKNOWN, {0, 0}};
         int raised = cover_inuse(parts, np);
         round_parts(parts, np);
         int64_t tot[V_COUNT] = {0}, untimed[V_COUNT] = {0};
@@ -648,7 +665,7 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
             /* Parts without a time label share their labels: one sample, after the others. */
             int64_t *v = k < np ? parts[k].v : untimed;
             int timed = k < np && parts[k].key && parts[k].bucket != AGE_UNKNOWN;
-            if (k < np) {
+            if (k < np && !(parts[k].chain[0] > 0)) {
                 if (v[V_ALLOC_N] < v[V_INUSE_N]) /* rounding beyond 2^53 alone */
                     v[V_ALLOC_N] = v[V_INUSE_N];
                 if (v[V_ALLOC_B] < v[V_INUSE_B])
