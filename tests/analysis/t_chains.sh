@@ -25,9 +25,11 @@ nfail=0
 fail() { echo "FAIL: $*" >&2; nfail=$((nfail + 1)); }
 ok() { echo "ok: $*"; }
 
-for mode in pinned rising; do
+# One mode's RUNS runs from seed OFF+1; sets n, the values beyond 3 se.
+run_mode() {
+  local mode=$1 off=$2 seed b
   : >"$W/$mode.est"
-  for seed in $(seq 1 "$runs"); do
+  for seed in $(seq $((off + 1)) $((off + runs))); do
     b=$W/$mode.$seed
     if [ $mode = pinned ]; then
       env MSAMP_OUTPUT=$b.bin MSAMP_INTERVAL=$R MSAMP_INTERVAL_PIN=1 MSAMP_SEED=$seed \
@@ -37,8 +39,8 @@ for mode in pinned rising; do
         "$APP" "$W/truth" || fail "chains_app exit $?"
     fi
     "$DRAIN" -q -o "$b.pb.gz" --elf "$APP" "$b.bin" 2>"$b.err" || { fail "drain exit $?"; cat "$b.err"; }
-    "$here/pprof_sum.sh" "$b.pb.gz" | sed "s/^/$seed /" >>"$W/$mode.est"
-    if [ $mode = rising ] && [ "$seed" = 1 ]; then
+    "$here/pprof_sum.sh" "$b.pb.gz" | sed "s/^/$((seed - off)) /" >>"$W/$mode.est"
+    if [ $mode = rising ] && [ "$seed" = $((off + 1)) ]; then
       "$here/../drain/gopprof.sh" -comments "$b.pb.gz" 2>/dev/null | grep -m1 'adapted' >"$W/rising.story"
       grep -q 'raise' "$W/rising.story" && ok "rising: $(cat "$W/rising.story")" ||
         fail "rising: the interval did not rise"
@@ -88,6 +90,18 @@ for mode in pinned rising; do
     }' "$W/truth" "$W/$mode.est" >"$W/$mode.check"
   cat "$W/$mode.check"
   n=$(grep -c '^FAIL:' "$W/$mode.check")
+}
+
+# Pinned runs are the same every time (fixed seeds). Rising ones are not (when the writer thread's
+# thinning passes fall depends on the machine), and a dozen checked values at 3 se each leave a
+# few per cent of unbiased runs with one beyond it by chance: a rising set that flags is run again
+# with other seeds, and fails only when that one flags too (a real bias does, by far).
+for mode in pinned rising; do
+  run_mode $mode 0
+  if [ "$n" != 0 ] && [ $mode = rising ]; then
+    echo "note: rising: $n value(s) beyond 3 se in seeds 1..$runs; again with seeds $((runs + 1))..$((2 * runs))"
+    run_mode $mode "$runs"
+  fi
   [ "$n" = 0 ] && ok "$mode: every site's allocated and the in-use totals within 3 se of the truth ($runs runs)" ||
     fail "$mode: $n value(s) biased beyond 3 se"
 done
