@@ -18,6 +18,8 @@
  *   sitemaps    SESSION, 256 MAPPINGs, N stacks of 64 frames spread over the mappings
  *   prehdr      N ALLOC/LIVE/STACK records and no SESSION at all (the pre-header buffer)
  *   marks       SESSION, N MARKs, N MAPPINGs (new and repeated), DROPS
+ *   tasksites   SESSION, one 1 MB ALLOC of task 1 at stack 1, then N sites: SAMPLE_TASK (tasks 1..
+ *               65535) and an ALLOC at one of N/65535+1 256-frame stacks, each (stack, task) new
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,6 +190,18 @@ int main(int argc, char **argv)
         }
         stack_line(&g, 1, 0x400000, 3, 0x10);
         SG(&g, MSAMP_REC_ALLOC, 1, 64, 1, 1);
+    } else if (!strcmp(mode, "tasksites")) {
+        session(&g, 1, 0, 4096, 1u << 20, big, 256);
+        for (uint64_t k = 0; k <= n / 65535; k++)
+            stack_line(&g, k + 1, 0x400000 + k * 4096, 256, 1);
+        SG(&g, MSAMP_REC_EXTENDED, MSAMP_REC_SAMPLE_TASK, 1);
+        SG(&g, MSAMP_REC_ALLOC, 0, 1000000, 1, 1);
+        for (uint64_t i = 0; i < n; i++) {
+            if (g.len + 32 > g.max_body)
+                sg_flush(&g); /* SAMPLE_TASK and its ALLOC in one frame */
+            SG(&g, MSAMP_REC_EXTENDED, MSAMP_REC_SAMPLE_TASK, 1 + i % 65535);
+            SG(&g, MSAMP_REC_ALLOC, 1 + i % 1000, 64, 1 + i / 65535, 1);
+        }
     } else {
         fprintf(stderr, "craft: unknown mode %s\n", mode);
         fclose(f);

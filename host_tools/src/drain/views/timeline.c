@@ -252,7 +252,7 @@ static void site_name(const struct session *s, const struct built *b, const stru
     const struct site *st = &s->sites[site];
     uint32_t depth = 0;
     const uint64_t *fr = session_site_stack(s, st, &depth);
-    snprintf(out, n, "%s", st->def == SITE_DEF_FULL ? "[stack table full]" : "[unknown stack]");
+    snprintf(out, n, "%s", session_site_kind(st));
     const struct msamp_arch *arch = msamp_arch_get(s->arch);
     size_t len = 0;
     int frames = 0;
