@@ -18,6 +18,9 @@
  *   sitemaps    SESSION, 256 MAPPINGs, N stacks of 64 frames spread over the mappings
  *   prehdr      N ALLOC/LIVE/STACK records and no SESSION at all (the pre-header buffer)
  *   marks       SESSION, N MARKs, N MAPPINGs (new and repeated), DROPS
+ *   bigslots    SESSION of interval 1 and a 2^21-slot live table, N (at most 2^21) ALLOCs of 100
+ *               bytes scattered over all its slots, every third freed: in use (N - ceil(N/3)) * 100
+ *               bytes exactly (each sample weighs 1)
  *   tasksites   SESSION, one 1 MB ALLOC of task 1 at stack 1, then N sites: SAMPLE_TASK (tasks 1..
  *               65535) and an ALLOC at one of N/65535+1 256-frame stacks, each (stack, task) new
  */
@@ -190,6 +193,15 @@ int main(int argc, char **argv)
         }
         stack_line(&g, 1, 0x400000, 3, 0x10);
         SG(&g, MSAMP_REC_ALLOC, 1, 64, 1, 1);
+    } else if (!strcmp(mode, "bigslots")) {
+        session(&g, 1, 0, 1, 1u << 21, 1024, 32);
+        stack_line(&g, 1, 0x400000, 3, 0x10);
+        for (uint64_t i = 0; i < n && i < (1u << 21); i++) {
+            uint64_t slot = (i * 2654435761u) & ((1u << 21) - 1); /* odd: a permutation */
+            SG(&g, MSAMP_REC_ALLOC, slot + 1, 100, 1, 1);
+            if (i % 3 == 0)
+                SG(&g, MSAMP_REC_FREE, slot, 1);
+        }
     } else if (!strcmp(mode, "tasksites")) {
         session(&g, 1, 0, 4096, 1u << 20, big, 256);
         for (uint64_t k = 0; k <= n / 65535; k++)

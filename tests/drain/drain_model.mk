@@ -9,8 +9,8 @@ $(DRAIN_T)/craft: tests/drain/craft.c tests/drain/streamgen.h include/msamp_wire
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -Iinclude -Itests/drain $< -o $@
 
-TESTS += drain-lossy drain-bounds drain-bounds-sites
-ROBUST_TESTS += drain-lossy drain-bounds drain-bounds-sites
+TESTS += drain-lossy drain-bounds drain-bounds-sites drain-slots
+ROBUST_TESTS += drain-lossy drain-bounds drain-bounds-sites drain-slots
 TEST_PREREQS += $(DRAIN_T)/craft
 
 test-drain-lossy: $(DRAIN_M_TOOLS) host_tools/msamp-dump ## drain: a noisy line (1e-4..1e-2 byte errors, late join): >= 80 % of intact frames' samples used, in-use <= allocated
@@ -24,3 +24,7 @@ test-drain-bounds: $(DRAIN_M_TOOLS) $(DRAIN_T)/craft ## drain: crafted hostile s
 test-drain-bounds-sites: $(DRAIN_M_TOOLS) $(DRAIN_T)/craft ## drain: (stack, task) sites past the site cap fold into one overflow site: memory within the bound, the capture kept
 	@tests/need.sh go
 	$(DRAIN_T_ENV) tests/drain/t_bounds_sites.sh
+
+test-drain-slots: $(DRAIN_M_TOOLS) $(DRAIN_T)/craft ## drain: a 2^21-slot live table (the one slot limit, MSAMP_WIRE_MAX_SLOTS): in-use equal to the truth
+	@tests/need.sh go
+	$(DRAIN_T_ENV) tests/drain/t_slots.sh
