@@ -13,6 +13,8 @@
  *               huge slots, stack ids, sizes, passes and intervals
  *   sessions    N sessions of one stack and one ALLOC each
  *   empty       N sessions with a header only
+ *   spans       N sessions of one stack, an ALLOC and 30 more ALLOCs each 2^k ticks later (k 10..39):
+ *               short sessions whose time spans need their timeline's bins widened 30 times
  *   stacks      SESSION, N stacks with scattered 64-bit ids (depth 4), an ALLOC each, then every
  *               id redefined once
  *   sitemaps    SESSION, 256 MAPPINGs, N stacks of 64 frames spread over the mappings
@@ -148,6 +150,15 @@ int main(int argc, char **argv)
                 continue;
             stack_line(&g, 1, 0x400000 + s * 16, 3, 0x10);
             SG(&g, MSAMP_REC_ALLOC, 1, 64, 1, 1);
+        }
+    } else if (!strcmp(mode, "spans")) {
+        for (uint64_t s = 0; s < n; s++) {
+            session(&g, (uint32_t)s + 1, 0, 4096, 64, 64, 32);
+            stack_line(&g, 1, 0x400000 + s * 16, 3, 0x10);
+            SG(&g, MSAMP_REC_TIME, 1000);
+            SG(&g, MSAMP_REC_ALLOC, 1, 64, 1, 1);
+            for (unsigned k = 10; k < 40; k++)
+                SG(&g, MSAMP_REC_ALLOC, 2 + k, 64 << (k % 4), 1, 1ull << k);
         }
     } else if (!strcmp(mode, "stacks")) {
         session(&g, 1, 0, 4096, 1u << 20, big, 32);
