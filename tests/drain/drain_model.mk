@@ -25,6 +25,12 @@ test-drain-bounds-sites: $(DRAIN_M_TOOLS) $(DRAIN_T)/craft ## drain: (stack, tas
 	@tests/need.sh go
 	$(DRAIN_T_ENV) tests/drain/t_bounds_sites.sh
 
-test-drain-slots: $(DRAIN_M_TOOLS) $(DRAIN_T)/craft ## drain: a 2^21-slot live table (the one slot limit, MSAMP_WIRE_MAX_SLOTS): in-use equal to the truth
+$(DRAIN_T)/slots_app: tests/drain/slots_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags msamp) $< \
+	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --libs msamp) -o $@
+
+test-drain-slots: $(DRAIN_M_TOOLS) $(DRAIN_T)/craft $(DRAIN_T)/slots_app ## drain: a 2^21-slot live table (the one slot limit, MSAMP_WIRE_MAX_SLOTS): in-use equal to the truth
 	@tests/need.sh go
-	$(DRAIN_T_ENV) tests/drain/t_slots.sh
+	$(DRAIN_T_ENV) SLOTS_APP=$(DRAIN_T)/slots_app tests/drain/t_slots.sh
