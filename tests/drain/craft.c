@@ -13,8 +13,8 @@
  *               huge slots, stack ids, sizes, passes and intervals
  *   sessions    N sessions of one stack and one ALLOC each
  *   empty       N sessions with a header only
- *   spans       N sessions of one stack, an ALLOC and 30 more ALLOCs each 2^k ticks later (k 10..39):
- *               short sessions whose time spans need their timeline's bins widened 30 times
+ *   spans       N sessions of one stack, a TIME, an ALLOC and 30 more ALLOCs each 2^k ticks
+ *               later (k 10..39): short sessions whose timeline's bins are widened 30 times
  *   stacks      SESSION, N stacks with scattered 64-bit ids (depth 4), an ALLOC each, then every
  *               id redefined once
  *   sitemaps    SESSION, 256 MAPPINGs, N stacks of 64 frames spread over the mappings
