@@ -36,6 +36,10 @@
 /* Longest device id carried in SESSION's optional [device_id_len device_id] (docs/WIRE_FORMAT.md). */
 #define MSAMP_WIRE_MAX_DEVICE_ID 32u
 
+/* Live-table slots: a device's table holds at most this many (its slot indexes are below it), and
+ * a reader tracks every index below it. */
+#define MSAMP_WIRE_MAX_SLOTS (1u << 22)
+
 /* Deepest STACK record (depth 1..this). */
 #define MSAMP_WIRE_MAX_DEPTH 256u
 

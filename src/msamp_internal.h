@@ -17,6 +17,8 @@
 _Static_assert(MSAMP_IS_POW2(MSAMP_CFG_LIVE_CAPACITY), "MSAMP_CFG_LIVE_CAPACITY: power of two");
 _Static_assert(MSAMP_IS_POW2(MSAMP_CFG_LIVE_WAYS), "MSAMP_CFG_LIVE_WAYS: power of two");
 _Static_assert(MSAMP_CFG_LIVE_CAPACITY >= MSAMP_CFG_LIVE_WAYS, "live table smaller than a bucket");
+_Static_assert(MSAMP_CFG_LIVE_CAPACITY <= MSAMP_WIRE_MAX_SLOTS,
+               "MSAMP_CFG_LIVE_CAPACITY: at most MSAMP_WIRE_MAX_SLOTS (msamp_wire.h)");
 _Static_assert(MSAMP_CFG_LIVE_WAYS <= 32, "MSAMP_CFG_LIVE_WAYS: at most 32");
 _Static_assert(MSAMP_IS_POW2(MSAMP_CFG_STACK_CAPACITY), "MSAMP_CFG_STACK_CAPACITY: power of two");
 _Static_assert(MSAMP_CFG_STACK_CAPACITY >= 2, "MSAMP_CFG_STACK_CAPACITY: at least 2");

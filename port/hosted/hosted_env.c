@@ -139,7 +139,8 @@ static uint32_t env_capacity(const char *name, uint32_t dflt, uint32_t lo, uint3
 
 void msamp_port_table_caps(uint32_t *live, uint32_t *stacks, uint32_t *frames)
 {
-    *live = env_capacity("MSAMP_LIVE_CAPACITY", MSAMP_HOSTED_LIVE_CAPACITY, 64u, 1u << 22);
+    *live = env_capacity("MSAMP_LIVE_CAPACITY", MSAMP_HOSTED_LIVE_CAPACITY, 64u,
+                         MSAMP_WIRE_MAX_SLOTS);
     *stacks = env_capacity("MSAMP_STACK_CAPACITY", MSAMP_HOSTED_STACK_CAPACITY, 64u, 1u << 16);
     *frames = *stacks * MSAMP_HOSTED_FRAMES_PER_STACK;
 }

@@ -13,11 +13,18 @@
  *               huge slots, stack ids, sizes, passes and intervals
  *   sessions    N sessions of one stack and one ALLOC each
  *   empty       N sessions with a header only
+ *   spans       N sessions of one stack, a TIME, an ALLOC and 30 more ALLOCs each 2^k ticks
+ *               later (k 10..39): short sessions whose timeline's bins are widened 30 times
  *   stacks      SESSION, N stacks with scattered 64-bit ids (depth 4), an ALLOC each, then every
  *               id redefined once
  *   sitemaps    SESSION, 256 MAPPINGs, N stacks of 64 frames spread over the mappings
  *   prehdr      N ALLOC/LIVE/STACK records and no SESSION at all (the pre-header buffer)
  *   marks       SESSION, N MARKs, N MAPPINGs (new and repeated), DROPS
+ *   bigslots    SESSION of interval 1 and a 2^21-slot live table, N (at most 2^21) ALLOCs of 100
+ *               bytes scattered over all its slots, every third freed: in use (N - ceil(N/3)) * 100
+ *               bytes exactly (each sample weighs 1)
+ *   tasksites   SESSION, one 1 MB ALLOC of task 1 at stack 1, then N sites: SAMPLE_TASK (tasks 1..
+ *               65535) and an ALLOC at one of N/65535+1 256-frame stacks, each (stack, task) new
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,6 +151,15 @@ int main(int argc, char **argv)
             stack_line(&g, 1, 0x400000 + s * 16, 3, 0x10);
             SG(&g, MSAMP_REC_ALLOC, 1, 64, 1, 1);
         }
+    } else if (!strcmp(mode, "spans")) {
+        for (uint64_t s = 0; s < n; s++) {
+            session(&g, (uint32_t)s + 1, 0, 4096, 64, 64, 32);
+            stack_line(&g, 1, 0x400000 + s * 16, 3, 0x10);
+            SG(&g, MSAMP_REC_TIME, 1000);
+            SG(&g, MSAMP_REC_ALLOC, 1, 64, 1, 1);
+            for (unsigned k = 10; k < 40; k++)
+                SG(&g, MSAMP_REC_ALLOC, 2 + k, 64 << (k % 4), 1, 1ull << k);
+        }
     } else if (!strcmp(mode, "stacks")) {
         session(&g, 1, 0, 4096, 1u << 20, big, 32);
         for (int pass = 0; pass < 2; pass++) {
@@ -188,6 +204,27 @@ int main(int argc, char **argv)
         }
         stack_line(&g, 1, 0x400000, 3, 0x10);
         SG(&g, MSAMP_REC_ALLOC, 1, 64, 1, 1);
+    } else if (!strcmp(mode, "bigslots")) {
+        session(&g, 1, 0, 1, 1u << 21, 1024, 32);
+        stack_line(&g, 1, 0x400000, 3, 0x10);
+        for (uint64_t i = 0; i < n && i < (1u << 21); i++) {
+            uint64_t slot = (i * 2654435761u) & ((1u << 21) - 1); /* odd: a permutation */
+            SG(&g, MSAMP_REC_ALLOC, slot + 1, 100, 1, 1);
+            if (i % 3 == 0)
+                SG(&g, MSAMP_REC_FREE, slot, 1);
+        }
+    } else if (!strcmp(mode, "tasksites")) {
+        session(&g, 1, 0, 4096, 1u << 20, big, 256);
+        for (uint64_t k = 0; k <= n / 65535; k++)
+            stack_line(&g, k + 1, 0x400000 + k * 4096, 256, 1);
+        SG(&g, MSAMP_REC_EXTENDED, MSAMP_REC_SAMPLE_TASK, 1);
+        SG(&g, MSAMP_REC_ALLOC, 0, 1000000, 1, 1);
+        for (uint64_t i = 0; i < n; i++) {
+            if (g.len + 32 > g.max_body)
+                sg_flush(&g); /* SAMPLE_TASK and its ALLOC in one frame */
+            SG(&g, MSAMP_REC_EXTENDED, MSAMP_REC_SAMPLE_TASK, 1 + i % 65535);
+            SG(&g, MSAMP_REC_ALLOC, 1 + i % 1000, 64, 1 + i / 65535, 1);
+        }
     } else {
         fprintf(stderr, "craft: unknown mode %s\n", mode);
         fclose(f);

@@ -177,6 +177,71 @@ static void test_alloc_free(void)
     session_free(s);
 }
 
+/* A FREE of a slot not known live after the device reported dropped records is counted apart
+ * (frees_after_drops), at most as many as it dropped; beyond that it is unknown. */
+static void test_drop_frees(void)
+{
+    struct session *s = session_new(1, NULL);
+    feed_session(s, 7, 0, 1);
+    feed_stack(s, 1, 0x1000);
+    feed_alloc(s, 1, 100, 1);
+    feed_free(s, 9); /* before any DROPS: unknown */
+    CHECK(s->n.unknown_frees == 1 && s->n.drop_frees == 0);
+    struct msamp_record r = rec(MSAMP_REC_DROPS);
+    r.u.drops.ring_records = 2;
+    session_record(s, &r);
+    feed_free(s, 10);
+    feed_free(s, 11);
+    feed_free(s, 12);
+    feed_free(s, 0); /* a known one */
+    CHECK(s->n.drop_frees == 2 && s->n.unknown_frees == 2 && s->n.frees == 1);
+    session_free(s);
+}
+
+static void feed_task_alloc(struct session *s, uint32_t task, uint64_t slot1, uint64_t stack)
+{
+    struct msamp_record r = rec(MSAMP_REC_SAMPLE_TASK);
+    r.u.task.task = task;
+    session_record(s, &r);
+    feed_alloc(s, slot1, 64, stack);
+}
+
+/* Sites cost the frames they reference: past DRAIN_MAX_SITE_FRAMES a new (stack, task) site folds
+ * into the overflow site, and pending sites whose definition comes past it show its frame. */
+static void test_site_limit(void)
+{
+    struct session *s = session_new(1, NULL);
+    feed_session(s, 7, 0, 1);
+    for (uint32_t t = 1; t <= 3; t++)
+        feed_task_alloc(s, t, 0, 2); /* id 2 not defined yet: pending sites of 1 frame */
+    uint64_t fr[256];
+    for (int i = 0; i < 256; i++)
+        fr[i] = 0x1000 + (uint64_t)i * 4;
+    struct msamp_record st = rec(MSAMP_REC_STACK);
+    st.u.stack.id = 1;
+    st.u.stack.depth = 256;
+    st.u.stack.frames = fr;
+    session_record(s, &st);
+    uint32_t fit = (DRAIN_MAX_SITE_FRAMES - 4) / 256; /* the base site of id 1 and fit-1 tasks */
+    feed_alloc(s, 0, 64, 1);
+    for (uint32_t t = 1; t < fit; t++)
+        feed_task_alloc(s, t, 0, 1);
+    CHECK(s->n.site_limit == 0 && s->over_site == UINT32_MAX);
+    size_t nsites = s->nsites;
+    feed_task_alloc(s, fit, 0, 1);
+    feed_task_alloc(s, fit + 1, 0, 1);
+    CHECK(s->n.site_limit == 2 && s->over_site < s->nsites && s->nsites == nsites + 1);
+    CHECK(s->sites[s->over_site].alloc_samples == 2 && s->sites[s->over_site].def == SITE_DEF_OVER);
+    CHECK(strcmp(session_site_kind(&s->sites[s->over_site]), DRAIN_SITE_LIMIT_NAME) == 0);
+    feed_task_alloc(s, 1, 0, 1); /* an existing site still counts its own */
+    CHECK(s->n.site_limit == 2);
+    st.u.stack.id = 2;
+    fr[0] = 0x8000;
+    session_record(s, &st); /* the pending sites' definition comes past the cap */
+    CHECK(s->n.sites_folded == 4 && s->site_frames <= DRAIN_MAX_SITE_FRAMES);
+    session_free(s);
+}
+
 static void test_snapshot_reconcile(void)
 {
     struct session *s = session_new(1, NULL);
@@ -1406,6 +1471,8 @@ int main(void)
 {
     test_weights();
     test_alloc_free();
+    test_drop_frees();
+    test_site_limit();
     test_snapshot_reconcile();
     test_late_join();
     test_hostile();

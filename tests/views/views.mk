@@ -7,7 +7,7 @@ VIEWS_T := $(BUILD)/views
 VIEWS_ENV = DRAIN=$(DRAIN_T)/drain-asan T=$(VIEWS_T) ART=$(BUILD)/test-artifacts/views \
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 
-TESTS += views-browser views-bounds
+TESTS += views-browser views-bounds views-timeline-work
 
 $(VIEWS_T)/views_app: tests/views/views_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
 	@mkdir -p $(@D)
@@ -21,3 +21,7 @@ test-views-browser: $(DRAIN_T)/drain-asan $(VIEWS_T)/views_app ## views: a hoste
 
 test-views-bounds: $(DRAIN_T)/drain-asan $(DRAIN_T)/gen $(DRAIN_T)/craft ## views: many sites and sessions, hostile streams, write errors (/dev/full) and SIGINT: bounded, clear, written
 	$(VIEWS_ENV) GEN=$(DRAIN_T)/gen CRAFT=$(DRAIN_T)/craft tests/views/t_bounds.sh
+
+test-views-timeline-work: host_tools/drain $(DRAIN_T)/craft ## views: the timeline's work per session bounded, in instructions (callgrind): 300 short sessions whose time spans double 30 times each
+	@tests/need.sh valgrind
+	REL=host_tools/drain T=$(VIEWS_T) CRAFT=$(DRAIN_T)/craft tests/views/t_timeline_work.sh

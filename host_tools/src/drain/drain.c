@@ -283,6 +283,7 @@ static int write_session(struct drain *d, int part, char *err, size_t errlen, in
         }
         if (!d->o.quiet)
             report_summary(stderr, s, &b, msamp_dec_stats(d->dec), path);
+        report_site_limit(stderr, built_session(&b, s));
     }
     free(path);
     built_free(&b);

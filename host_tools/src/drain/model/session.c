@@ -29,6 +29,7 @@ struct session *session_new(int index, const struct msamp_dec_stats *dec_now)
     struct session *s = xcalloc(1, sizeof(*s));
     s->index = index;
     s->thin_budget = DRAIN_THIN_BUDGET0;
+    s->over_site = UINT32_MAX;
     clock_gettime(CLOCK_REALTIME, &s->host_start);
     if (dec_now)
         s->dec_start = *dec_now;
@@ -168,6 +169,40 @@ struct msamp_dec_stats session_stream_losses(const struct session *s,
     };
 }
 
+const char *session_site_kind(const struct site *st)
+{
+    return st->def == SITE_DEF_FULL   ? "[stack table full]"
+           : st->def == SITE_DEF_OVER ? DRAIN_SITE_LIMIT_NAME
+                                      : "[unknown stack]";
+}
+
+/* Frames a site of definition def references (its pprof sample's locations): at least 1. */
+static uint64_t site_cost(const struct session *s, uint32_t def)
+{
+    return def < s->nstacks && s->stacks[def].depth ? s->stacks[def].depth : 1;
+}
+
+/* Whether a new site of definition def fits the caps (and then charges it). */
+static int site_fits(struct session *s, uint32_t def)
+{
+    uint64_t c = site_cost(s, def);
+    if (s->nsites >= DRAIN_MAX_STACKS || s->site_frames + c > DRAIN_MAX_SITE_FRAMES)
+        return 0;
+    s->site_frames += c;
+    return 1;
+}
+
+static uint32_t new_site(struct session *s, uint64_t stack_id, uint32_t def);
+
+/* The overflow site, where samples of sites beyond the caps go (made at the first). */
+static uint32_t over_site(struct session *s)
+{
+    s->n.site_limit++;
+    if (s->over_site == UINT32_MAX)
+        s->over_site = new_site(s, 0, SITE_DEF_OVER);
+    return s->over_site;
+}
+
 static uint32_t new_site(struct session *s, uint64_t stack_id, uint32_t def)
 {
     GROW(s->sites, s->capsites, s->nsites + 1);
@@ -199,10 +234,8 @@ static uint32_t stack_site_of(struct session *s, uint64_t stack_id)
     }
     if (def < s->nstacks && s->stacks[def].site != UINT32_MAX) {
         i = s->stacks[def].site;
-    } else if (s->nsites >= DRAIN_MAX_STACKS && stack_id != 0 &&
-               stack_id != MSAMP_WIRE_STACK_FULL) {
-        s->n.stack_overflow++;
-        return stack_site_of(s, 0);
+    } else if (stack_id != 0 && stack_id != MSAMP_WIRE_STACK_FULL && !site_fits(s, def)) {
+        return over_site(s); /* not cached: each sample is counted */
     } else {
         i = new_site(s, stack_id, def);
     }
@@ -225,10 +258,10 @@ static uint32_t site_of(struct session *s, uint64_t stack_id)
     uint32_t i = umap_get(&s->task_site_index, key);
     if (i < s->nsites)
         return i;
-    if (s->nsites >= DRAIN_MAX_STACKS) {
-        s->n.stack_overflow++;
-        return base;
-    }
+    if (base == s->over_site)
+        return base; /* counted */
+    if (!site_fits(s, s->sites[base].def))
+        return over_site(s);
     i = new_site(s, s->sites[base].stack_id, SITE_DEF_NONE);
     s->sites[i].def = s->sites[base].def; /* not the definition's own site: the base keeps it */
     s->sites[i].task = task;
@@ -538,7 +571,9 @@ static void on_free(struct session *s, uint64_t slot, int moved)
 {
     struct slot *sl = slot_at(s, slot);
     if (!sl || !sl->live) {
-        if (sl)
+        if (sl && s->n.drop_frees < s->drops[MSAMP_DROP_RING_RECORDS])
+            s->n.drop_frees++; /* its ALLOC was among the records the device dropped */
+        else if (sl)
             s->n.unknown_frees++;
         return;
     }
@@ -654,6 +689,20 @@ static int def_eq(const void *ctx, uint32_t i)
            memcmp(&k->s->frames[d->off], k->frames, k->depth * sizeof(uint64_t)) == 0;
 }
 
+/* A pending site's definition arrives: it now references d's frames, unless that passes the cap
+ * (its samples stay its own, shown under the overflow site's frame). */
+static void resolve_def(struct session *s, uint32_t site, uint32_t d)
+{
+    uint64_t more = site_cost(s, d) - 1;
+    if (s->site_frames + more <= DRAIN_MAX_SITE_FRAMES) {
+        s->site_frames += more;
+        s->sites[site].def = d;
+    } else {
+        s->sites[site].def = SITE_DEF_OVER;
+        s->n.sites_folded++;
+    }
+}
+
 /* A STACK record: the id now means these frames. The same frames again change nothing; other
  * frames (the device evicted the stack and reused its id) are a new definition, and the id's later
  * samples a new site, while what was counted under the old frames stays there. */
@@ -701,13 +750,17 @@ static void on_stack(struct session *s, const struct msamp_record *r)
     } else if (site < s->nsites && s->sites[site].def == SITE_DEF_NONE && d < s->nstacks) {
         /* The id's first definition (or the first drain could store): the samples that came
          * before it (a late join) were of these frames. */
-        s->sites[site].def = d;
+        /* Each site now references the frames: those beyond the cap show as the overflow
+         * site's frame instead (their samples stay theirs). */
+        resolve_def(s, site, d);
         s->n.pending_resolved += s->sites[site].alloc_samples;
         for (uint32_t t = s->sites[site].next_task; t < s->nsites; t = s->sites[t].next_task) {
-            s->sites[t].def = d;
+            resolve_def(s, t, d);
             s->n.pending_resolved += s->sites[t].alloc_samples;
         }
-        if (s->stacks[d].site == UINT32_MAX)
+        if (s->sites[site].def != d)
+            ; /* folded: the definition's site is made at its next sample */
+        else if (s->stacks[d].site == UINT32_MAX)
             s->stacks[d].site = site;
         else
             s->stacks[d].shared = 1; /* another id already has these frames: merge on output */

@@ -18,9 +18,14 @@
 #include "msamp_decode.h"
 #include "util.h"
 
-#define DRAIN_MAX_SLOTS (1u << 20)    /* live-table slots tracked (index must be below) */
+#define DRAIN_MAX_SLOTS MSAMP_WIRE_MAX_SLOTS /* live-table slots tracked (the device's limit) */
 #define DRAIN_MAX_STACKS (1u << 20)   /* distinct stack definitions (and sites) per session */
 #define DRAIN_MAX_FRAMES (1u << 22)   /* frames of all stacks of a session */
+/* Frames referenced by all sites of a session (a site costs its stack's depth, at least 1: each
+ * is a pprof sample holding its whole stack). A new site beyond this or DRAIN_MAX_STACKS folds
+ * into the session's one overflow site, "[msamp: site limit reached]". */
+#define DRAIN_MAX_SITE_FRAMES (1u << 22)
+#define DRAIN_SITE_LIMIT_NAME "[msamp: site limit reached]"
 #define DRAIN_MAX_MAPPINGS 256        /* MAPPING records per session */
 #define DRAIN_MAX_MARKS 64            /* MARK texts kept per session */
 #define DRAIN_MAX_MARK_LEN 128        /* characters kept of a MARK text: a device's are whole */
@@ -47,6 +52,7 @@ const char *session_life_name(unsigned b);
  * "stack table full" id. Real definitions are indexes below DRAIN_MAX_STACKS. */
 #define SITE_DEF_NONE UINT32_MAX
 #define SITE_DEF_FULL (UINT32_MAX - 1u)
+#define SITE_DEF_OVER (UINT32_MAX - 3u) /* the overflow site: sites beyond the caps fold here */
 
 /* One live sampled allocation, by live-table slot. It stands for 1/P allocations, P its inclusion
  * probability: w = 1 / (1 - exp(-size / R)) for the interval R it was sampled at, times 65536/q16
@@ -178,6 +184,11 @@ struct session_counts {
     uint64_t chains_moved;        /* FREE moved=1: a chain realloc'd to an unsampled block */
     uint64_t culled;              /* sampled allocations left out by --min-lifetime */
     uint64_t untimed_frees;       /* FREEs of entries without a known birth (no lifetime) */
+    /* FREEs of a slot not known live once the device reported dropped records (DROPS
+     * ring_records): the ALLOC was among the drops (at most as many as it reported). */
+    uint64_t drop_frees;
+    uint64_t site_limit;          /* samples folded into the overflow site (site caps) */
+    uint64_t sites_folded;        /* pending sites whose definition came beyond the cap */
 };
 
 struct session {
@@ -210,6 +221,8 @@ struct session {
     size_t ntasks, captasks;
     struct site *sites;
     size_t nsites, capsites;
+    uint64_t site_frames; /* frames referenced by the sites (DRAIN_MAX_SITE_FRAMES) */
+    uint32_t over_site;   /* the overflow site, UINT32_MAX until one is needed */
 
     /* Live-table entries by the device's slot index (slot_index: index -> position in slots,
      * which holds only indexes the stream used), and the positions of the live ones. */
@@ -296,6 +309,9 @@ double session_weight(uint64_t size, uint64_t interval);
 
 /* A stack id's current frames, or NULL when undefined (id 0 or never received). */
 const uint64_t *session_stack(const struct session *s, uint64_t id, uint32_t *depth);
+/* The name of a site without frames: "[stack table full]", "[msamp: site limit reached]" or
+ * "[unknown stack]". */
+const char *session_site_kind(const struct site *st);
 /* A site's frames, or NULL when it has none (unknown stack, stack table full). */
 const uint64_t *session_site_stack(const struct session *s, const struct site *st,
                                    uint32_t *depth);

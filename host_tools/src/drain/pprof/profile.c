@@ -257,6 +257,24 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
                                       n->pending_resolved, n->reweighted_up, alloc_raised,
                                       n->thin_over_budget, n->samples_unweighted,
                                       b->unknown_events});
+    comment_counts(p, "reader bounds: frees_after_drops site_limit_samples site_limit_pending",
+                   (const uint64_t[]){n->drop_frees, n->site_limit, n->sites_folded});
+    if (n->site_limit || n->sites_folded) {
+        commentf(p,
+                 "site limit reached: %llu samples of new sites beyond drain's caps (%u sites, "
+                 "%u frames referenced by sites) counted under " DRAIN_SITE_LIMIT_NAME
+                 " (and %llu sites defined past the cap shown with that frame); the sites "
+                 "before the cap are kept whole",
+                 (unsigned long long)n->site_limit, DRAIN_MAX_STACKS, DRAIN_MAX_SITE_FRAMES,
+                 (unsigned long long)n->sites_folded);
+    }
+    if (n->drop_frees) {
+        commentf(p,
+                 "frees after device drops: %llu FREEs of slots not known live, their ALLOC "
+                 "among the %llu records the device dropped (not stream damage)",
+                 (unsigned long long)n->drop_frees,
+                 (unsigned long long)s->drops[MSAMP_DROP_RING_RECORDS]);
+    }
     if (s->device_id_len) {
         char id[MSAMP_WIRE_MAX_DEVICE_ID + 1];
         for (size_t i = 0; i < s->device_id_len; i++)
@@ -349,10 +367,8 @@ static void site_locs(struct prof *p, const struct session *s, const struct site
         uint64_t a = msamp_arch_call_site(arch, s->ptr_size, fr[k]);
         locs[n++] = frame_location(p, maps, nmaps, bare, cache, a);
     }
-    if (n == 0 && st->def == SITE_DEF_FULL)
-        locs[n++] = named_location(p, "[stack table full]");
-    else if (n == 0)
-        locs[n++] = named_location(p, "[unknown stack]");
+    if (n == 0)
+        locs[n++] = named_location(p, session_site_kind(st));
     *nloc = n;
 }
 
@@ -617,7 +633,8 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         uint32_t nloc = 0;
         site_locs(p, s, st, maps, nmaps, bare, cache, locs, &nloc);
         int merge = site_merges(s, st);
-        if (session_site_stack(s, st, &(uint32_t){0}) == NULL && st->def != SITE_DEF_FULL) {
+        if (session_site_stack(s, st, &(uint32_t){0}) == NULL && st->def != SITE_DEF_FULL &&
+            st->def != SITE_DEF_OVER) {
             out->unknown_stack += st->alloc_samples;
             out->unknown_events += st->events;
         }

@@ -412,6 +412,15 @@ void report_lifetimes(FILE *f, const struct session *s, const struct built *b, s
     free(live);
 }
 
+void report_site_limit(FILE *f, const struct session *s)
+{
+    if (s->n.site_limit || s->n.sites_folded)
+        fprintf(f,
+                "drain: session %d: site limit reached: %llu samples of new sites counted under "
+                DRAIN_SITE_LIMIT_NAME "; the profile keeps the sites before it\n",
+                s->index, (unsigned long long)(s->n.site_limit + s->n.sites_folded));
+}
+
 void report_summary(FILE *f, const struct session *s, const struct built *b,
                     const struct msamp_dec_stats *dec_now, const char *path)
 {

@@ -23,6 +23,8 @@ int report_folded(const struct built *b, const char *path);
 void report_lifetimes(FILE *f, const struct session *s, const struct built *b, size_t n);
 /* One line: the session's samples, stream losses, device drops and reader repairs, and the profile
  * written to path. dec_now: the decoder's counters now. */
+/* The site limit, when reached: one line (said even with --quiet: the profile lost detail). */
+void report_site_limit(FILE *f, const struct session *s);
 void report_summary(FILE *f, const struct session *s, const struct built *b,
                     const struct msamp_dec_stats *dec_now, const char *path);
 

@@ -42,13 +42,19 @@ struct timeline {
     size_t nmarks, nivals;
     uint64_t marks_over, ivals_over, replaced;
     size_t hi; /* bins from hi on are unused */
+    /* The bins used, in order (time never goes back: a record's bin is the last used or later):
+     * merges and resets visit these, not every bin. */
+    uint16_t used[TL_MAX_POINTS];
+    size_t nused;
 };
 
 /* Starts over for a session: the bins used are cleared (not the whole table: a stream of many
  * short sessions costs what it holds). Per-candidate values are written before they are read. */
 static void tl_reset(struct timeline *tl, int session)
 {
-    memset(tl->pt, 0, tl->hi * sizeof(tl->pt[0]));
+    for (size_t u = 0; u < tl->nused; u++)
+        tl->pt[tl->used[u]].used = 0;
+    tl->nused = 0;
     memset(tl->cand, 0, sizeof(tl->cand));
     memset(tl->peak, 0, sizeof(tl->peak));
     tl->session = session;
@@ -72,21 +78,33 @@ void timeline_free(struct timeline *tl)
     free(tl);
 }
 
-/* Halves the bins in use: bin j takes bins 2j and 2j+1 (the later one's values, the larger max). */
-static void tl_merge(struct timeline *tl)
+/* Widens the bins 2^k times at once: bin j >> k takes bins j (the latest used one's values, the
+ * largest max). One pass over the bins in use, however far time jumped (k doublings one at a
+ * time walked every bin k times: a session whose records span 2^40 ticks cost 30 walks). In
+ * place: bin j >> k is at most j, and bins are read in order. */
+static void tl_merge(struct timeline *tl, unsigned k)
 {
-    for (size_t j = 0; j < TL_MAX_POINTS / 2; j++) {
-        struct tl_point a = tl->pt[2 * j], b = tl->pt[2 * j + 1];
-        const double *va = tl->val[2 * j], *vb = tl->val[2 * j + 1];
-        struct tl_point m = b.used ? b : a;
-        if (a.used && b.used && a.total_max > m.total_max)
-            m.total_max = a.total_max;
-        tl->pt[j] = m;
-        memmove(tl->val[j], b.used ? vb : va, sizeof(tl->val[j]));
+    size_t n = 0;
+    for (size_t u = 0; u < tl->nused; u++) {
+        size_t j = tl->used[u], d = j >> k;
+        struct tl_point b = tl->pt[j];
+        if (d == j) { /* bin 0 */
+            tl->used[n++] = (uint16_t)d;
+            continue;
+        }
+        tl->pt[j].used = 0;
+        if (n > 0 && tl->used[n - 1] == d) {
+            if (tl->pt[d].total_max > b.total_max)
+                b.total_max = tl->pt[d].total_max;
+        } else {
+            tl->used[n++] = (uint16_t)d;
+        }
+        tl->pt[d] = b;
+        memcpy(tl->val[d], tl->val[j], sizeof(tl->val[d]));
     }
-    memset(&tl->pt[TL_MAX_POINTS / 2], 0, sizeof(tl->pt) / 2);
-    tl->width *= 2;
-    tl->hi = (tl->hi + 1) / 2;
+    tl->nused = n;
+    tl->width <<= k;
+    tl->hi = tl->hi ? ((tl->hi - 1) >> k) + 1 : 0;
 }
 
 /* The site a record touched (its slot's), or UINT32_MAX. */
@@ -127,8 +145,8 @@ static void tl_candidate(struct timeline *tl, const struct session *s, uint32_t 
     }
     tl->cand[low] = site;
     tl->peak[low] = v;
-    for (size_t i = 0; i < tl->hi; i++)
-        tl->val[i][low] = NAN;
+    for (size_t u = 0; u < tl->nused; u++)
+        tl->val[tl->used[u]][low] = NAN;
 }
 
 static void tl_event(struct tl_event *v, size_t *n, uint64_t *over, size_t cap, uint64_t ts,
@@ -179,13 +197,23 @@ void timeline_record(struct timeline *tl, const struct session *s, const struct 
     tl_candidate(tl, s, touched_site(s, r));
     if (!known)
         return;
-    while ((ts - tl->t0) / tl->width >= TL_MAX_POINTS)
-        tl_merge(tl);
-    size_t i = (size_t)((ts - tl->t0) / tl->width);
+    uint64_t q = (ts - tl->t0) / tl->width;
+    unsigned k = 0;
+    for (; q >> k >= TL_MAX_POINTS; k++)
+        ;
+    if (k) {
+        tl_merge(tl, k);
+        q >>= k;
+    }
+    size_t i = (size_t)q;
     struct tl_point *p = &tl->pt[i];
-    for (; tl->hi <= i; tl->hi++)
-        for (size_t c = 0; c < TL_CANDIDATES; c++)
-            tl->val[tl->hi][c] = NAN;
+    if (!p->used)
+        tl->used[tl->nused++] = (uint16_t)i;
+    /* A bin's values are read only while it is used: written here for every candidate followed,
+     * and NAN for the bins used when a candidate enters (tl_candidate). Bins skipped by a
+     * jump in time are not touched. */
+    if (tl->hi <= i)
+        tl->hi = i + 1;
     if (!p->used || s->inuse_b > p->total_max)
         p->total_max = s->inuse_b;
     p->used = 1;
@@ -252,7 +280,7 @@ static void site_name(const struct session *s, const struct built *b, const stru
     const struct site *st = &s->sites[site];
     uint32_t depth = 0;
     const uint64_t *fr = session_site_stack(s, st, &depth);
-    snprintf(out, n, "%s", st->def == SITE_DEF_FULL ? "[stack table full]" : "[unknown stack]");
+    snprintf(out, n, "%s", session_site_kind(st));
     const struct msamp_arch *arch = msamp_arch_get(s->arch);
     size_t len = 0;
     int frames = 0;
@@ -329,7 +357,8 @@ static double tl_x(const struct timeline *tl, const struct chart *c, uint64_t ts
 static void series_path(FILE *f, const struct timeline *tl, const struct chart *c, int col)
 {
     int pen = 0;
-    for (size_t i = 0; i < TL_MAX_POINTS; i++) {
+    for (size_t u = 0; u < tl->nused; u++) { /* the bins used, in order */
+        size_t i = tl->used[u];
         const struct tl_point *p = &tl->pt[i];
         if (!p->used)
             continue;
@@ -351,7 +380,8 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
                        const size_t *top, size_t ntop, char names[][256])
 {
     struct chart c = {(double)s->tick_hz, 0, 0};
-    for (size_t i = 0; i < TL_MAX_POINTS; i++) {
+    for (size_t u = 0; u < tl->nused; u++) { /* the bins used, in order */
+        size_t i = tl->used[u];
         const struct tl_point *p = &tl->pt[i];
         if (!p->used)
             continue;
@@ -546,7 +576,8 @@ static void write_csv(FILE *f, const struct timeline *tl, const struct session *
         csv_field(f, names[k]);
     }
     fputc('\n', f);
-    for (size_t i = 0; i < TL_MAX_POINTS; i++) {
+    for (size_t u = 0; u < tl->nused; u++) { /* the bins used, in order */
+        size_t i = tl->used[u];
         const struct tl_point *p = &tl->pt[i];
         if (!p->used)
             continue;
