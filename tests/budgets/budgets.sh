@@ -20,6 +20,7 @@
 # BUDGETS_TABLE (another table: default tests/budgets/budgets.tsv); BUDGETS_PARTS (a subset of the
 # parts above, judged alone); BUDGETS_SELFTEST=1 (then: the judge run again on a copy of the table
 # with every budget lowered below its measure must fail, with a "budget exceeded" line for each).
+# shellcheck disable=SC2317 # the parts are called by name (part_$p)
 set -u
 out=${1:?output folder}
 make=${MAKE:-make}
@@ -55,10 +56,10 @@ part_hosted() {
 # passes and re-sends that follow the timer), its UART stream in a file.
 part_demo() {
   local b=qemu-virt-aarch64 d=$out/demo qemu elf bytes
-  $make -s --no-print-directory BOARD=$b TRANSPORT=uart firmware >"$out/demo-build.txt" 2>&1 ||
+  $make -s --no-print-directory BOARD="$b" TRANSPORT=uart firmware >"$out/demo-build.txt" 2>&1 ||
     { tail -20 "$out/demo-build.txt"; return 1; }
-  elf=$($make -s --no-print-directory BOARD=$b board-dir)/uart/demo.elf
-  qemu=$($make -s --no-print-directory BOARD=$b board-qemu)
+  elf=$($make -s --no-print-directory BOARD="$b" board-dir)/uart/demo.elf
+  qemu=$($make -s --no-print-directory BOARD="$b" board-qemu)
   BOARD_QEMU=$qemu BOARD_QEMU_TIMEOUT=120 boards/qemu_run.sh "$elf" uart "$d" >/dev/null ||
     { echo "the demo failed under QEMU:"; tail -5 "$d/console.txt"; return 1; }
   "$build/tests/hosted/msamp_check" wire "$d/stream.bin" >"$out/demo.txt" || { cat "$out/demo.txt"; return 1; }
@@ -92,7 +93,7 @@ part_ports() {
     fi
     echo "$row" | awk -v l="$label" '$1 == l && $4 ~ /^[0-9]+$/ { print "ports." l ".sampled-malloc-free\t" $4 }' >>"$1"
   done < <($make -s --no-print-directory budgets-ports-list)
-  return $st
+  return "$st"
 }
 
 # Streams from tests/drain/gen (budgets.mk makes them): sites.bin, 400000 sampled allocations at 1000
@@ -133,6 +134,7 @@ for p in $parts; do
   echo "part $p: $(($(date +%s) - start)) s"
 done
 
+# shellcheck disable=SC2086 # one argument per prefix
 tests/budgets/compare.sh "$table" "$measured" $prefixes
 st=$?
 [ -z "$failed" ] || { echo "budgets: could not measure:$failed"; st=1; }
@@ -146,6 +148,7 @@ if [ "${BUDGETS_SELFTEST:-}" = 1 ]; then
     $1 in v && v[$1] > 0 { $2 = (v[$1] ~ /\./) ? sprintf("%.2f", v[$1] - 0.01) : v[$1] - 1 } { print }' \
     "$measured" "$table" >"$low"
   want=$(awk -F'\t' '$2 > 0' "$measured" | wc -l)
+  # shellcheck disable=SC2086 # one argument per prefix
   sel=$(tests/budgets/compare.sh "$low" "$measured" $prefixes)
   sst=$?
   got=$(grep -c '^budget exceeded: ' <<<"$sel")

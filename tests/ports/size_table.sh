@@ -50,7 +50,7 @@ tsv=${SIZE_TABLE_TSV:-}
 # tsv_put LABEL MEASURE N: one machine-readable line (SIZE_TABLE_TSV)
 tsv_put() {
   [ -n "$tsv" ] || return 0
-  printf 'size.%s.%s\t%s\n' "$(echo "$1" | tr 'A-Z' 'a-z' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')" "$2" "$3" >>"$tsv"
+  printf 'size.%s.%s\t%s\n' "$(echo "$1" | tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')" "$2" "$3" >>"$tsv"
 }
 for c in "${configs[@]}"; do
   IFS='|' read -r board vars label unwinder <<<"$c"
