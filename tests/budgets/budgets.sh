@@ -52,15 +52,21 @@ part_hosted() {
        /^wire_bytes_per_sampled_free / { print "hosted.wire-per-sampled-free\t" $2 }' "$out/hosted.txt" >"$1"
 }
 
-# The demo (seeded: the same allocations every run but those of its timer interrupt, and snapshot
-# passes and re-sends that follow the timer), its UART stream in a file.
+# QEMU's clock from the instruction count (16 ns an instruction, no sleeping when idle): the timer
+# ticks at the same instructions every run, so the demo's stream and the boards' counts are the same
+# every run, however loaded the machine (in real time, a loaded machine gives the demo 50 % more
+# bytes per event: more ticks, snapshot passes and re-sends in its run).
+icount="-icount shift=4,sleep=off"
+
+# The demo (seeded; its timer interrupt's allocations, snapshot passes and re-sends follow the
+# clock), its UART stream in a file.
 part_demo() {
   local b=qemu-virt-aarch64 d=$out/demo qemu elf bytes
   $make -s --no-print-directory BOARD="$b" TRANSPORT=uart firmware >"$out/demo-build.txt" 2>&1 ||
     { tail -20 "$out/demo-build.txt"; return 1; }
   elf=$($make -s --no-print-directory BOARD="$b" board-dir)/uart/demo.elf
   qemu=$($make -s --no-print-directory BOARD="$b" board-qemu)
-  BOARD_QEMU=$qemu BOARD_QEMU_TIMEOUT=120 boards/qemu_run.sh "$elf" uart "$d" >/dev/null ||
+  BOARD_QEMU=$qemu BOARD_QEMU_EXTRA=$icount BOARD_QEMU_TIMEOUT=120 boards/qemu_run.sh "$elf" uart "$d" >/dev/null ||
     { echo "the demo failed under QEMU:"; tail -5 "$d/console.txt"; return 1; }
   "$build/tests/hosted/msamp_check" wire "$d/stream.bin" >"$out/demo.txt" || { cat "$out/demo.txt"; return 1; }
   bytes=$(stat -c %s "$d/stream.bin")
@@ -80,15 +86,18 @@ part_wrappers() {
 }
 
 # The boards of bench-ports (PT_BENCH_BOARDS in tests/ports/ports.mk), one row each: label walk
-# frames sampled drain smp+drain unsampled.
+# frames sampled drain smp+drain unsampled; QEMU with $icount (in real time, the sampled path's
+# count moves by 1 % with the load: its clock reads and what follows from them).
 part_ports() {
-  local label board vars row st=0
+  local label board vars row qemu st=0
   : >"$1"
   while IFS='|' read -r label board vars; do
     [ -n "$label" ] || continue
     # shellcheck disable=SC2086
-    if ! row=$($make -s --no-print-directory -j2 BOARD="$board" $vars PT_BENCH_LABEL="$label" bench-ports-one \
-        2>"$out/ports-$label.err"); then
+    qemu=$($make -s --no-print-directory BOARD="$board" $vars board-qemu)
+    # shellcheck disable=SC2086
+    if ! row=$($make -s --no-print-directory -j2 BOARD="$board" $vars BOARD_QEMU="$qemu $icount" \
+        PT_BENCH_LABEL="$label" bench-ports-one 2>"$out/ports-$label.err"); then
       echo "bench-ports on $label failed:"; tail -5 "$out/ports-$label.err"; st=1; continue
     fi
     echo "$row" | awk -v l="$label" '$1 == l && $4 ~ /^[0-9]+$/ { print "ports." l ".sampled-malloc-free\t" $4 }' >>"$1"

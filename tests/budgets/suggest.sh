@@ -26,17 +26,17 @@ awk -F'\t' -v OFS='\t' '
       h = 3; unit = "B/event"
       how = "app workload, interval 1024, seed 1, inline flush; msamp_check wire (framing shared; varies with the flush times)"
     } else if (m ~ /^demo\..*stream-per-event$/) {
-      h = 10; unit = "B/event"
-      how = "demo over the UART: stream bytes / (ALLOC+FREE+REALLOC); snapshot passes follow the timer"
+      h = 2; unit = "B/event"
+      how = "demo over the UART, QEMU -icount shift=4 (the same stream every run): stream bytes / (ALLOC+FREE+REALLOC)"
     } else if (m ~ /^demo\./) {
-      h = 5; unit = "B/event"
-      how = "demo over the UART, msamp_check wire; stacks re-sent after a session follow the timer"
+      h = 2; unit = "B/event"
+      how = "demo over the UART, QEMU -icount shift=4 (the same stream every run): msamp_check wire"
     } else if (m ~ /^wrapper\./) {
       h = 2; unit = "instructions/call"
       how = "bench-wrappers (callgrind, N=20000): unsampled, beyond a bare --wrap"
     } else if (m ~ /^ports\./) {
       h = 2; unit = "instructions"
-      how = "bench-ports (QEMU, one instruction per TB): a sampled malloc+free, 6-deep chain"
+      how = "bench-ports (QEMU, one instruction per TB, -icount shift=4): a sampled malloc+free, 6-deep chain"
     } else if (m ~ /^drain\.instructions/) {
       h = 2; unit = "instructions/MB"
       how = "callgrind: drain -q -o on gen --allocs 400000 --sites 1000 (4.8 MB; decode, model, profile)"
