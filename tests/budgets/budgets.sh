@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Usage: tests/budgets/budgets.sh OUT   (make budgets, make test-budgets; docs/PERFORMANCE.md#budgets)
+# Usage: tests/budgets/budgets.sh OUT   (make budgets, make test-budgets; docs/PERFORMANCE.md#budgets-make-budgets)
 # Takes the deterministic measures of msamp and judges them against the checked-in table
 # (tests/budgets/budgets.tsv, through compare.sh): one "ok MEASURE X <= BUDGET" or "budget exceeded:
 # MEASURE = X > BUDGET (unit)" line per measure; exits 1 if a measure is over its budget or could not
@@ -9,10 +9,10 @@
 #   hosted    wire bytes per sampled allocation and free, a hosted program at a fixed seed
 #             (tests/bench/bench_alloc.c's app workload, msamp_check wire)
 #   demo      the demo firmware on qemu-virt-aarch64 over the UART: stream bytes per event (ALLOC,
-#             FREE, REALLOC records), wire bytes per sampled allocation and free
+#             FREE, REALLOC records), wire bytes per sampled allocation and free; QEMU -icount
 #   wrappers  unsampled instructions per call of each wrapper beyond a bare --wrap (callgrind,
 #             tests/bench/wrappers.sh, BENCH_WRAPPERS_TSV)
-#   ports     instructions per sampled malloc+free on each board of bench-ports (QEMU,
+#   ports     instructions per sampled malloc+free on each board of bench-ports (QEMU -icount,
 #             tests/ports/bench.sh)
 #   drain     drain's instructions per MB of stream (callgrind) and its peak RSS on generated
 #             streams (1000 stacks; 10^6 distinct stacks)
