@@ -1,4 +1,4 @@
-# Budgets that CI enforces (issue 26; docs/PERFORMANCE.md#budgets): deterministic measures of
+# Budgets that CI enforces (issue 26; docs/PERFORMANCE.md#budgets-make-budgets): deterministic measures of
 # msamp (code and RAM of every `make size` row, wire bytes per event, instructions per wrapper call
 # and per sampled allocation on each board, drain's instructions per MB and peak memory) judged
 # against tests/budgets/budgets.tsv by tests/budgets/budgets.sh. No wall-clock time is gated.

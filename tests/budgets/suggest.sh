@@ -3,7 +3,7 @@
 # Prints a line of tests/budgets/budgets.tsv for each measure taken: the budget is the measure plus
 # its class's headroom, rounded up (whole numbers stay whole, others to two decimals). For a new
 # measure, or a budget lowered after an improvement; a budget is raised only in a commit of its own
-# that says why (docs/PERFORMANCE.md#budgets).
+# that says why (docs/PERFORMANCE.md#budgets-make-budgets).
 set -u
 awk -F'\t' -v OFS='\t' '
   function up(x, dec) { return dec ? sprintf("%.2f", int(x * 100 + 0.999999) / 100) : sprintf("%d", int(x + 0.999999)) }
