@@ -14,11 +14,13 @@
 #     whose polls every 10 ms would add instructions in proportion to the run's wall time (50 times
 #     longer under valgrind); the wrappers' paths do not depend on the flush mode. The inline drains
 #     come after sampled calls only (since 76d6852 at most one per 10 ms): in the default column.
-# Writes the results to BENCHDIR/wrappers.txt as well.
+# Writes the results to BENCHDIR/wrappers.txt as well. BENCH_WRAPPERS_TSV=FILE (tests/budgets): also
+# writes "wrapper.NAME.unsampled<TAB>msamp-bare at the largest interval, as printed" to FILE.
 set -eu
 b=$1 dump=$2
 res=$b/wrappers.txt
 : > "$res"
+[ -z "${BENCH_WRAPPERS_TSV:-}" ] || : >"$BENCH_WRAPPERS_TSV"
 say() { echo "$*" | tee -a "$res"; }
 N=${BENCH_WRAPPERS_N:-100000}
 HUGE=4294967295
@@ -64,6 +66,8 @@ for w in malloc free calloc realloc; do
       (da < 10 ? "  " : (da < 100 ? " " : "")), t, (u <= t ? "met" : "NOT MET")
   }')
   say "$line"
+  [ -z "${BENCH_WRAPPERS_TSV:-}" ] ||
+    printf 'wrapper.%s.unsampled\t%.2f\n' "$w" "$(awk -v h="$huge" -v b="$bare" -v n="$N" 'BEGIN { print (h - b) / n }')" >>"$BENCH_WRAPPERS_TSV"
   case $line in *"NOT MET"*) fails=$((fails + 1)) ;; esac
   # An unsampled measure that sampled is no measure of the unsampled path.
   [ "$huge_allocs" = 0 ] || say "   (!) $w at the largest interval sampled $huge_allocs calls: that column is not the unsampled path alone"

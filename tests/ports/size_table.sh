@@ -5,12 +5,19 @@
 # default configuration and in the smallest useful one (SMALL_DEFS), and the unwinder's share of
 # the text. Builds with each board's own flags (qemu-mps2-an385 builds with -Os) through
 # `make BOARD=...`; Cortex-M3 in both profiles of the core.
+# SIZE_TABLE_TSV=FILE (tests/budgets): also writes each number as a line "size.ROW.MEASURE<TAB>N" to
+# FILE (ROW: the label in lower case, runs of other characters as one '-'); the table is unchanged.
 set -u
 # Each row names its own variables: none may leak in from the make that runs this (BOARD_COMPILER).
 unset MAKEFLAGS MFLAGS MAKEOVERRIDES
 out=${1:?build dir}; small=${2:?small config defs}
 make=${MAKE:-make}
 jobs=-j$(nproc 2>/dev/null || echo 2) # each build's objects in parallel
+# One table at a time in a build folder (make test's ports-size and budgets share theirs): the
+# second waits, then finds it built.
+mkdir -p "$out"
+exec 9>"$out/.lock"
+flock 9
 # board | make variables | label | unwinder objects (port/...: msamp_frame_walk.o is port/common's
 # frame walker with msamp_port_walk())
 configs=(
@@ -38,6 +45,13 @@ members() { size "$@" 2>/dev/null | awk 'NR > 1 && $1 ~ /^[0-9]+$/ { print $1, $
 printf '%-36s | %-22s | %-22s | %-15s | %s\n' "msamp library, bytes" "default: text data bss" "small: text data bss" \
   "firmware, small" "unwinder text"
 printf '%s\n' "-------------------------------------+------------------------+------------------------+-----------------+--------------"
+tsv=${SIZE_TABLE_TSV:-}
+[ -z "$tsv" ] || : >"$tsv"
+# tsv_put LABEL MEASURE N: one machine-readable line (SIZE_TABLE_TSV)
+tsv_put() {
+  [ -n "$tsv" ] || return 0
+  printf 'size.%s.%s\t%s\n' "$(echo "$1" | tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')" "$2" "$3" >>"$tsv"
+}
 for c in "${configs[@]}"; do
   IFS='|' read -r board vars label unwinder <<<"$c"
   [ -f "boards/$board/board.mk" ] || continue
@@ -60,6 +74,7 @@ for c in "${configs[@]}"; do
         { t += $1; d += $2; b += $3; if (mine ~ " " $4 " ") u += $1 }
         END { printf "%d %d %d %d", t, d, b, u }')"
     row+=("$(printf '%7d %6d %7d' "$t" "$d" "$b")")
+    tsv_put "$label" "lib-$cfg-text" "$t"; tsv_put "$label" "lib-$cfg-ram" "$((d + b))"
     if [ "$cfg" = small ]; then
       # shellcheck disable=SC2086
       if ! fw=$($make -s --no-print-directory $jobs BOARD="$board" $vars BUILD="$dir" OBJ_DEFS="$defs" \
@@ -68,6 +83,7 @@ for c in "${configs[@]}"; do
       fi
       read -r ft fd fb <<<"$fw"
       firmware=$(printf '%7d %7d' "$ft" "$((fd + fb))")
+      tsv_put "$label" fw-small-code "$ft"; tsv_put "$label" fw-small-ram "$((fd + fb))"
     fi
     if [ "$cfg" = default ]; then
       if [ -n "$unwinder" ]; then
@@ -95,6 +111,8 @@ if [ -f "boards/$rtos_board/board.mk" ]; then
   slots=$(arm-none-eabi-nm -S "$bdir/libmsamp.a" 2>/dev/null | awk '$4 == "slots" { print $2 }')
   [ -n "$slots" ] || { echo "size_table: no pool (slots) in $bdir/libmsamp.a" >&2; exit 1; }
   per=$(( 16#$slots / tasks ))
+  tsv_put "FreeRTOS layer, Cortex-M3 -Os (gcc)" code "$lt"; tsv_put "FreeRTOS layer, Cortex-M3 -Os (gcc)" ram "$((ld + lb))"
+  tsv_put "FreeRTOS layer, Cortex-M3 -Os (gcc)" ram-per-task $((per + 8))
   printf '%-36s | %7d %6d %7d | RAM per task: %d bytes (%d in the layer'"'"'s pool, 4 in the core'"'"'s registry, 4 in the TCB); %d tasks\n' \
     "FreeRTOS layer, Cortex-M3 -Os (gcc)" "$lt" "$ld" "$lb" $((per + 8)) "$per" "$tasks"
 fi
