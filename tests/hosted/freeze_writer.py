@@ -16,9 +16,24 @@ while tid is None and p.poll() is None:
                 tid = int(t)
     except OSError:
         pass
+WALL, WNOHANG = 0x40000000, 1
 if tid and libc.ptrace(PTRACE_SEIZE, tid, None, None) == 0:
     libc.ptrace(PTRACE_INTERRUPT, tid, None, None)
+    os.waitpid(tid, WALL)
     print(f"freeze: writer {tid} stopped for {secs} s", flush=True)
-    time.sleep(secs)
-    libc.ptrace(PTRACE_DETACH, tid, None, None)
+    end, gone = time.monotonic() + secs, False
+    while not gone and time.monotonic() < end:
+        # The program may exit meanwhile (its exit flush waits MSAMP_EXIT_TIMEOUT_MS for the
+        # writer): the stopped thread's end is then ours to collect, or the process stays a zombie.
+        try:
+            w, st = os.waitpid(tid, WALL | WNOHANG)
+            gone = w == tid and (os.WIFEXITED(st) or os.WIFSIGNALED(st))
+        except ChildProcessError:
+            gone = True
+        time.sleep(0.01)
+    if not gone and libc.ptrace(PTRACE_DETACH, tid, None, None) != 0:
+        try:
+            os.waitpid(tid, WALL)
+        except ChildProcessError:
+            pass
 sys.exit(p.wait())
