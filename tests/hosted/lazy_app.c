@@ -7,7 +7,8 @@
  * Usage: lazy_app MODE WRITER OUTPUT TRUTH
  *   MODE single    single-threaded to the end; at three points it allocates until msamp's OUTPUT
  *                  grows (the ring is drained during the run, not only at exit), at most 400000
- *                  rounds (at MSAMP_INTERVAL=4096 several times the records that fill the ring).
+ *                  rounds (at MSAMP_INTERVAL=4096 several times the records that fill the ring);
+ *                  with WRITER start it then waits up to 30 s for the writer thread to drain.
  *   MODE thread    single-threaded first, then starts a thread of its own that allocates from a
  *                  third site and waits; allocates until the writer appears (WRITER lazy), then
  *                  more; msamp_get_stats' reentrant count must stay 0 (the writer's creation
@@ -203,6 +204,8 @@ static void check_alone(const char *where)
         check_threads(where, 1, 0, 1);
 }
 
+static void sleep_ms(long ms);
+
 static long long output_size(void)
 {
     struct stat st;
@@ -219,6 +222,12 @@ static void until_output_grows(const char *where, unsigned limit)
         work(64);
         i += 64;
     }
+    /* With the writer thread from the start, draining is its job, every 10 ms of its time: a
+     * loaded machine may not run it within the rounds above. Wait for it (at most 30 s), without
+     * allocating more (it would only fill the ring). The allocating thread's own drains (lazy
+     * while single-threaded, inline) are bounded in rounds: no wait for them. */
+    for (int ms = 0; expect == W_START && output_size() == before && ms < 30000; ms++)
+        sleep_ms(1);
     if (output_size() == before)
         FAIL("%s: msamp's output stayed at %lld bytes for %u rounds", where, before, i);
     else

@@ -65,7 +65,19 @@ $DRAIN -q -F -o "$W/i.pb.gz" --timeline "$W/i.html" --timeline-csv "$W/i.csv" --
   "$W/g.bin" 2>"$W/i.err" &
 pid=$!
 for _ in $(seq 1 50); do [ -s "$W/i.pb.gz" ] && break; sleep 0.1; done # session 1 ends at the reset
-sleep 0.5
+# Then until drain has read the whole file (its read() bytes, /proc/PID/io) and its CPU time
+# stands still (waiting at the end for more), at most 60 s: not a fixed 0.5 s a loaded machine may
+# not give the ASan build to reach 100 rows of session 2.
+size=$(stat -c %s "$W/g.bin")
+ticks() { awk '{ print $14 + $15 }' "/proc/$pid/stat" 2>/dev/null; }
+prev=-1
+for _ in $(seq 1 600); do
+  got=$(sed -n 's/^rchar: //p' "/proc/$pid/io" 2>/dev/null)
+  now=$(ticks)
+  [ "${got:-0}" -ge "$size" ] && [ "$now" = "$prev" ] && break
+  prev=$now
+  sleep 0.1
+done
 kill -INT $pid
 wait $pid
 rc=$?
