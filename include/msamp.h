@@ -139,6 +139,14 @@ int msamp_poll(void);
  * failed. */
 int msamp_flush(void);
 
+/* The end of the session: turns sampling off, flushes (as msamp_flush()), writes the END record
+ * with the session's totals (samples, frees, records the ring dropped: the reader compares them with
+ * what it received, docs/DRAIN.md "Completeness") and flushes again. Call it last, at shutdown
+ * (the hosted port calls it at exit); a stream without END is one that was cut short. Returns as
+ * msamp_flush(); MSAMP_ERR_BUSY when the ring had no room for END even after the flush (the
+ * transport refuses bytes): call it again once it takes them. MSAMP_ERR_STATE before msamp_init. */
+int msamp_end(void);
+
 /* Copy the counters. MSAMP_ERR_INVAL for NULL. */
 int msamp_get_stats(struct msamp_stats *out);
 

@@ -1,4 +1,4 @@
-/* msamp_init, msamp_poll and msamp_flush: what every firmware calls. The control API is in
+/* msamp_init, msamp_poll, msamp_flush and msamp_end: what every firmware calls. The control API is in
  * msamp_control.c, an archive member of its own. */
 #include "msamp_internal.h"
 
@@ -102,4 +102,20 @@ int msamp_flush(void)
         if (n == 0 || msamp_ring_empty()) /* all sent, or the transport takes nothing now */
             return msamp_transport_flush() < 0 ? MSAMP_ERR_IO : total;
     }
+}
+
+int msamp_end(void)
+{
+    int rc = msamp_flush(); /* room for END, and the records before it out first */
+    if (rc < 0)
+        return rc;
+    msamp_port_lock_t key = msamp_port_lock();
+    atomic_store_explicit(&G.enabled, 0, memory_order_relaxed); /* nothing sampled after END */
+    struct msamp_writer ev;
+    msamp_event_begin(&ev);
+    msamp_rec_end(G.samples, G.frees, G.count[MSAMP_DROP_RING_RECORDS]);
+    rc = msamp_event_end(&ev, 0);
+    msamp_writer_close();
+    msamp_port_unlock(key);
+    return rc != 0 ? MSAMP_ERR_BUSY : msamp_flush();
 }
