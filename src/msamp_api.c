@@ -43,19 +43,10 @@ int msamp_init(const struct msamp_config *cfg)
     G.seed = (__typeof__(G.seed))seed; /* the tiny profile keeps its low 32 bits */
 #if !MSAMP_CFG_TINY
     G.device_id = cfg->device_id;
-#endif
-#if !MSAMP_CFG_TINY
-    /* The device id, where there is one, in the session id: devices without entropy that boot
+    /* msamp_config.device_id, where set, in the session id: devices without entropy that boot
      * alike still differ (boots of one device are told apart by the boot header, not the id). */
-    const uint8_t *id = (const uint8_t *)cfg->device_id;
-    size_t id_len = 0;
-    if (id != NULL)
-        while (id_len < MSAMP_WIRE_MAX_DEVICE_ID && id[id_len] != 0)
-            id_len++;
-    else
-        id_len = msamp_port_device_id(&id);
-    for (size_t i = 0; id != NULL && i < id_len; i++)
-        entropy = (entropy ^ id[i]) * 0x100000001b3u;
+    for (const char *d = cfg->device_id; d != NULL && *d != '\0'; d++)
+        entropy = entropy * 31u + (uint8_t)*d;
 #endif
     uint32_t session_id = (uint32_t)msamp_rng_seed(entropy ^ G.seed ^ (uint64_t)(uintptr_t)&G);
     G.session_id = session_id;
