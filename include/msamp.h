@@ -58,7 +58,9 @@ struct msamp_config {
     /* This device's id (serial number, MAC, name): a NUL-terminated string, sent in the SESSION
      * record (its first MSAMP_WIRE_MAX_DEVICE_ID bytes), so drain labels the device's samples and
      * a merged fleet profile splits again. Kept by pointer: it must stay valid. NULL: the port's
-     * msamp_port_device_id(). Ignored by the tiny profile (MSAMP_CFG_TINY), which asks the port. */
+     * msamp_port_device_id(). Ignored by the tiny profile (MSAMP_CFG_TINY), which asks the port.
+     * Outside the tiny profile, this id is mixed into the session id, so devices without entropy
+     * that boot alike get different ones. */
     const char *device_id;
 };
 
@@ -138,6 +140,14 @@ int msamp_poll(void);
  * and fatal-error handlers. Returns as msamp_poll(); MSAMP_ERR_IO when the transport's flush
  * failed. */
 int msamp_flush(void);
+
+/* The end of the session: turns sampling off, flushes (as msamp_flush()), writes the END record
+ * with the session's totals (samples, frees, records the ring dropped: the reader compares them with
+ * what it received, docs/DRAIN.md "Completeness") and flushes again. Call it last, at shutdown
+ * (the hosted port calls it at exit); a stream without END is one that was cut short. Returns as
+ * msamp_flush(); MSAMP_ERR_BUSY when the ring had no room for END even after the flush (the
+ * transport refuses bytes): call it again once it takes them. MSAMP_ERR_STATE before msamp_init. */
+int msamp_end(void);
 
 /* Copy the counters. MSAMP_ERR_INVAL for NULL. */
 int msamp_get_stats(struct msamp_stats *out);

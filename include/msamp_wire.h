@@ -89,7 +89,8 @@
     VARINT(FAIL, 14, fail)                    \
     VARINT(CMD_ACK, 16, cmd_ack)              \
     FREEFORM(TASK, 17, task)                  \
-    VARINT(SAMPLE_TASK, 18, task)
+    VARINT(SAMPLE_TASK, 18, task)             \
+    VARINT(END, 19, end)
 
 /* SESSION: the fields of MSAMP_WIRE_FIELDS_SESSION (VERSION: a u8, MSAMP_WIRE_VERSION; U8, U32LE:
  * fixed-size), then build_id_len:u8 build_id[build_id_len] [device_id_len:u8
@@ -196,6 +197,14 @@
 /* SAMPLE_TASK (extended): the task id of the sample record (ALLOC, REALLOC, FAIL) that follows it
  * in the same frame; any other record in between forgets it. Samples without one have no task. */
 #define MSAMP_WIRE_FIELDS_SAMPLE_TASK(F, m) F(m, ID16, task, task)
+
+/* END (extended): the device's last record of the session (msamp_end(): a hosted program's exit,
+ * a firmware's shutdown), with its session totals: sampled allocations (ALLOC and REALLOC records
+ * written or dropped), frees of sampled allocations (FREE records and REALLOC's old blocks) and
+ * records the ring dropped (DROPS.ring_records). A reader that received every sample has
+ * samples of them; a stream that ends without END was cut short. */
+#define MSAMP_WIRE_FIELDS_END(F, m)                                          \
+    F(m, REQ, samples, samples) F(m, REQ, frees, frees) F(m, REQ, dropped, dropped)
 
 #define MSAMP_WIRE_TYPE_(NAME, type, member) MSAMP_REC_##NAME = type,
 enum msamp_wire_type {

@@ -1,4 +1,4 @@
-/* msamp_init, msamp_poll and msamp_flush: what every firmware calls. The control API is in
+/* msamp_init, msamp_poll, msamp_flush and msamp_end: what every firmware calls. The control API is in
  * msamp_control.c, an archive member of its own. */
 #include "msamp_internal.h"
 
@@ -43,6 +43,10 @@ int msamp_init(const struct msamp_config *cfg)
     G.seed = (__typeof__(G.seed))seed; /* the tiny profile keeps its low 32 bits */
 #if !MSAMP_CFG_TINY
     G.device_id = cfg->device_id;
+    /* msamp_config.device_id, where set, in the session id: devices without entropy that boot
+     * alike still differ (boots of one device are told apart by the boot header, not the id). */
+    for (const char *d = cfg->device_id; d != NULL && *d != '\0'; d++)
+        entropy = entropy * 31u + (uint8_t)*d;
 #endif
     uint32_t session_id = (uint32_t)msamp_rng_seed(entropy ^ G.seed ^ (uint64_t)(uintptr_t)&G);
     G.session_id = session_id;
@@ -102,4 +106,20 @@ int msamp_flush(void)
         if (n == 0 || msamp_ring_empty()) /* all sent, or the transport takes nothing now */
             return msamp_transport_flush() < 0 ? MSAMP_ERR_IO : total;
     }
+}
+
+int msamp_end(void)
+{
+    int rc = msamp_flush(); /* room for END, and the records before it out first */
+    if (rc < 0)
+        return rc;
+    msamp_port_lock_t key = msamp_port_lock();
+    atomic_store_explicit(&G.enabled, 0, memory_order_relaxed); /* nothing sampled after END */
+    struct msamp_writer ev;
+    msamp_event_begin(&ev);
+    msamp_rec_end(G.samples, G.frees, G.count[MSAMP_DROP_RING_RECORDS]);
+    rc = msamp_event_end(&ev, 0);
+    msamp_writer_close();
+    msamp_port_unlock(key);
+    return rc != 0 ? MSAMP_ERR_BUSY : msamp_flush();
 }

@@ -186,6 +186,8 @@ void msamp_rec_snap_end(uint32_t pass, uint32_t count);
 void msamp_rec_fail(unsigned kind, uintptr_t size, uint32_t stack, uintptr_t dt, uint32_t count);
 /* CMD_ACK (an extended record): command frame seq, its command and status. */
 void msamp_rec_cmd_ack(uint32_t seq, unsigned cmd, unsigned status);
+/* END (an extended record): the session's totals, the device's last record (msamp_end). */
+void msamp_rec_end(uint32_t samples, uint32_t frees, uint32_t dropped);
 /* SAMPLE_TASK (an extended record): the task of the sample record that follows in the event. */
 void msamp_rec_sample_task(uint32_t task);
 /* TASK (an extended record): a task id's name, a NUL-terminated string. */

@@ -210,6 +210,13 @@ void msamp_rec_sample_task(uint32_t task)
     SEND(SAMPLE_TASK, v, F_SAMPLE_TASK__all);
 }
 
+void msamp_rec_end(uint32_t samples, uint32_t frees, uint32_t dropped)
+{
+    uintptr_t v[F_END__all] = {[F_END__type] = MSAMP_REC_END, [F_END_samples] = samples,
+                               [F_END_frees] = frees, [F_END_dropped] = dropped};
+    SEND(END, v, F_END__all);
+}
+
 /* extended type, task, name_len, name (cut at MSAMP_WIRE_MAX_TASK_NAME bytes). */
 void msamp_layout_task(struct msamp_sink *s, const void *arg)
 {

@@ -106,6 +106,8 @@ struct msamp_record {
         /* TASK (extended type 17): a task id (1..65535) and its name (not NUL-terminated, at most
          * MSAMP_WIRE_MAX_TASK_NAME bytes); SAMPLE_TASK (18): the task id alone (name NULL) */
         struct { uint64_t task; const uint8_t *name; size_t len; } task;
+        /* END (extended type 19): the device's session totals (docs/WIRE_FORMAT.md) */
+        struct { uint64_t samples, frees, dropped; } end;
     } u;
     uint64_t dt; /* the record's dt field as sent (ALLOC, FREE, INTERVAL, REALLOC, FAIL), else 0 */
 };

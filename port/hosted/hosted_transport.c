@@ -499,8 +499,9 @@ int msamp_transport_read(uint8_t *buf, size_t max)
     return msamp_hosted_control_read(buf, max);
 }
 
-/* One drain step (or a flush) and the write of what it produced, under poll_lock. Keeps errno as
- * the application left it. Returns what msamp_poll()/msamp_flush() returned. */
+/* One drain step (or a flush, or with flush 2 the stream's END: msamp_end) and the write of what
+ * it produced, under poll_lock. Keeps errno as the application left it. Returns what
+ * msamp_poll()/msamp_flush()/msamp_end() returned. */
 static int poll_once(int flush, int sigs_blocked)
 {
     int saved = errno;
@@ -517,7 +518,7 @@ static int poll_once(int flush, int sigs_blocked)
             check_connect(0);
         (void)out_push(); /* what the consumer did not take last time goes first */
     }
-    n = flush ? msamp_flush() : msamp_poll();
+    n = flush == 2 ? msamp_end() : flush ? msamp_flush() : msamp_poll();
     if (!child)
         (void)out_push();
     errno = saved;
@@ -748,12 +749,17 @@ void msamp_hosted_output_stop(void)
     }
     unsigned rounds = 2u * (stats.live_capacity / (16u * MSAMP_CFG_SNAPSHOT_BATCH) +
                             stats.live_used / MSAMP_CFG_SNAPSHOT_BATCH + 2u);
-    for (unsigned i = 0; i < rounds;) {
-        (void)poll_once(1, 1);
+    /* Then END (msamp_end), once the pass is out: the stream's last record, which tells the reader
+     * the stream is whole. A stream cut short by the deadline has none. */
+    int ended = 0;
+    for (unsigned i = 0; i <= rounds;) {
+        int rc = poll_once(i < rounds ? 1 : ended ? 1 : 2, 1);
         if (atomic_load_explicit(&out_state, memory_order_relaxed) == OUT_STOPPED ||
             atomic_load_explicit(&in_child, memory_order_relaxed))
             break;
-        if (!refused && out_off == out_len) {
+        if (i == rounds && rc != MSAMP_ERR_BUSY)
+            ended = 1;
+        if (!refused && out_off == out_len && (i < rounds || ended)) {
             i++;
             continue;
         }

@@ -15,7 +15,7 @@ DRAIN_T_ENV = DRAIN=$(DRAIN_T)/drain-asan DRAIN_REL=host_tools/drain T=$(DRAIN_T
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 
 TESTS += drain-unit drain-cli drain-exit drain-model drain-adapt drain-symbolize drain-hosted \
-	drain-damage drain-inputs drain-merge
+	drain-damage drain-inputs drain-merge drain-end
 BENCHES += drain
 
 $(DRAIN_T)/drain-asan: $(DRAIN_SRCS) $(DRAIN_HDRS) $(DRAIN_T_DEC)
@@ -80,6 +80,10 @@ test-drain-symbolize: $(DRAIN_T_TOOLS) $(DRAIN_T)/symprog $(DRAIN_T)/symprog-nop
 test-drain-hosted: $(DRAIN_T_TOOLS) $(DRAIN_T)/hosted_app ## drain: hosted end-to-end read by go tool pprof
 	@tests/need.sh go
 	$(DRAIN_T_ENV) tests/drain/t_hosted.sh
+
+test-drain-end: $(DRAIN_T_TOOLS) $(DRAIN_T)/hosted_app ## drain: END says a stream is complete; a cut, stalled or reset stream is told incomplete; boots with one session id apart
+	@tests/need.sh go
+	$(DRAIN_T_ENV) tests/drain/t_end.sh
 
 test-drain-damage: $(DRAIN_T_TOOLS) ## drain: damaged streams end to end (ASan+UBSan)
 	@tests/need.sh go

@@ -451,8 +451,9 @@ int main(void)
     board_timer_stop();
     uint64_t ticks = board_ticks() - start;
 
-    if (msamp_flush() < 0)
-        demo_fail("flush");
+    /* The shutdown: the stream's END (the session's totals) after what the ring holds. */
+    if (msamp_end() < 0)
+        demo_fail("end");
     report(ticks, it);
     board_console("msamp-demo done\n");
     return 0;

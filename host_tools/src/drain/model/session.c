@@ -286,6 +286,19 @@ static size_t task_pos(const struct session *s, uint32_t id)
     return lo;
 }
 
+/* END: the device's totals; its ring-drop count is the latest DROPS.ring_records too. */
+static void on_end(struct session *s, const struct msamp_record *r)
+{
+    s->have_end = 1;
+    s->end_samples = r->u.end.samples;
+    s->end_frees = r->u.end.frees;
+    s->end_dropped = r->u.end.dropped;
+    if (r->u.end.dropped > s->drops[MSAMP_DROP_RING_RECORDS]) {
+        s->have_drops = 1;
+        s->drops[MSAMP_DROP_RING_RECORDS] = r->u.end.dropped;
+    }
+}
+
 /* A TASK record: id's name, replacing an earlier one (an RTOS that reused the id). */
 static void on_task(struct session *s, const struct msamp_record *r)
 {
@@ -1161,7 +1174,7 @@ static void (*const on_type[])(struct session *s, const struct msamp_record *r) 
     [MSAMP_REC_SESSION] = on_session,   [MSAMP_REC_SNAP_END] = on_snap_end,
     [MSAMP_REC_FAIL] = on_fail,         [MSAMP_REC_INTERVAL] = on_interval,
     [MSAMP_REC_MARK] = on_mark,         [MSAMP_REC_MAPPING] = on_mapping,
-    [MSAMP_REC_TASK] = on_task,
+    [MSAMP_REC_TASK] = on_task,         [MSAMP_REC_END] = on_end,
 };
 
 static void apply(struct session *s, const struct msamp_record *r)
@@ -1341,4 +1354,32 @@ void session_interval_summary(const struct session *s, char *out, size_t n)
     if (c->thin_unreplayed)
         APPEND(" (%llu thinnings not replayed)", (unsigned long long)c->thin_unreplayed);
 #undef APPEND
+}
+
+int session_completeness(const struct session *s, int final, char *text, size_t n)
+{
+    if (!s->have_end) {
+        snprintf(text, n, final ? "stream ended without END: incomplete (the device's totals "
+                                  "never came: the stream was cut short or the device reset)"
+                                : "no END yet (the stream goes on)");
+        return 0;
+    }
+    /* The device counts a FREE record and a REALLOC's old block as frees. */
+    uint64_t samples = s->n.samples, frees = s->n.frees + s->n.unknown_frees + s->n.chains_moved +
+                                             s->n.reallocs;
+    uint64_t lost = (s->end_samples > samples ? s->end_samples - samples : 0) +
+                    (s->end_frees > frees ? s->end_frees - frees : 0);
+    if (lost == 0) {
+        snprintf(text, n, "stream complete: END received, all %llu samples and %llu frees of the "
+                          "device",
+                 (unsigned long long)s->end_samples, (unsigned long long)s->end_frees);
+        return 1;
+    }
+    snprintf(text, n, "stream incomplete: END received; %llu events lost (produced - received): "
+                      "%llu of %llu samples and %llu of %llu frees received; the device's ring "
+                      "dropped %llu records",
+             (unsigned long long)lost, (unsigned long long)(samples < s->end_samples ? samples : s->end_samples),
+             (unsigned long long)s->end_samples, (unsigned long long)(frees < s->end_frees ? frees : s->end_frees),
+             (unsigned long long)s->end_frees, (unsigned long long)s->end_dropped);
+    return 0;
 }

@@ -267,6 +267,9 @@ struct session {
     uint64_t drops[MSAMP_DROP_COUNT]; /* the latest DROPS record, by enum msamp_wire_drop */
     /* The device's count of failures by kind: the largest FAIL.count seen (lost records too). */
     uint64_t fail_device[MSAMP_FAIL_KINDS];
+    /* END: the device's session totals (have_end 0: none came; the stream was cut short). */
+    int have_end;
+    uint64_t end_samples, end_frees, end_dropped;
 
     struct msamp_dec_stats dec_start; /* decoder counters when the session began */
 
@@ -340,6 +343,11 @@ uint64_t session_device_drops(const struct session *s);
 /* Allocation failures of a kind (enum msamp_wire_fail): the device's count (FAIL.count, which
  * includes failures whose record was lost), never below the records received. */
 uint64_t session_failures(const struct session *s, unsigned kind);
+/* Whether the session's stream is complete (docs/DRAIN.md "Completeness"): 1 when END came and
+ * every sample and free it counts was received, else 0; text says so in one phrase ("stream
+ * complete: ...", "stream ended without END: incomplete", or with END the events lost). final: the
+ * session is over (0 for a partial profile: "no END yet"). */
+int session_completeness(const struct session *s, int final, char *text, size_t n);
 /* The decoder's counters since the session began, given its counters now. */
 struct msamp_dec_stats session_stream_losses(const struct session *s,
                                              const struct msamp_dec_stats *now);

@@ -220,6 +220,8 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
         snprintf(line, sizeof(line), "device drops: not reported");
     }
     prof_comment(p, line);
+    session_completeness(s, strncmp(kind, "partial", 7) != 0, line, sizeof(line));
+    prof_comment(p, line);
     if (n->fails[MSAMP_FAIL_NULL] || n->fails[MSAMP_FAIL_GIANT] || n->fails_other ||
         session_failures(s, MSAMP_FAIL_NULL) || session_failures(s, MSAMP_FAIL_GIANT)) {
         commentf(p,

@@ -218,6 +218,8 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
             s->index, s->session_id, msamp_arch_get(s->arch)->name, (unsigned long long)s->interval);
     session_interval_summary(s, story, sizeof(story));
     fprintf(f, "sampling: %s\n", story);
+    session_completeness(s, final, story, sizeof(story));
+    fprintf(f, "%s\n", story);
     snprintf(title, sizeof(title), "top %zu sites by in-use bytes%s:", n,
              final ? " (live at end: suspected leaks)" : "");
     int tasks = s->task_samples != 0;
@@ -441,6 +443,8 @@ void report_summary(FILE *f, const struct session *s, const struct built *b,
             (unsigned long long)l.records_malformed,
             (unsigned long long)session_device_drops(s), (unsigned long long)s->n.lost_frees,
             (unsigned long long)b->unknown_stack, full, path);
+    session_completeness(s, 1, story, sizeof(story));
+    fprintf(f, "drain: session %d: %s\n", s->index, story);
     uint64_t fails = session_failures(s, MSAMP_FAIL_NULL) + session_failures(s, MSAMP_FAIL_GIANT);
     if (fails)
         fprintf(f, "drain: session %d: %llu allocation failures (NULL returns and giant-guard "
