@@ -116,7 +116,8 @@ int msamp_disable(void);
 int msamp_set_interval(uint32_t interval);
 
 /* Bounds of the adaptive interval (min <= max; min == max pins it). The interval in force moves
- * inside them at its next change; MSAMP_ERR_INVAL for min 0 or min > max. */
+ * inside them at its next change; MSAMP_ERR_INVAL for min 0 or min > max; MSAMP_ERR_UNSUPPORTED
+ * for min != max in a build without the adaptive interval (MSAMP_CFG_ADAPTIVE 0). */
 int msamp_set_interval_bounds(uint32_t min, uint32_t max);
 
 /* Ask for a snapshot pass: every live sampled allocation (and its stack) is re-sent over the next

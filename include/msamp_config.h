@@ -164,6 +164,16 @@
 #define MSAMP_CFG_INTERVAL_MAX (1u << 30)
 #endif
 
+/* 1: the adaptive interval (docs/ADAPTIVE.md): when the live table fills, the sampling interval
+ * doubles and the table is thinned so the estimates stay unbiased; it halves again when the
+ * tables empty. 0: the interval is pinned (msamp_config.interval, msamp_set_interval()), as with
+ * msamp_config.pin_interval: a sample that finds no room in the live table is counted as allocated
+ * but not in use (stats.live_full and the DROPS record), and msamp_set_interval_bounds() with
+ * min != max answers MSAMP_ERR_UNSUPPORTED. Saves the thinning code (about 1.5 KB on a Cortex-M3). */
+#ifndef MSAMP_CFG_ADAPTIVE
+#define MSAMP_CFG_ADAPTIVE 1
+#endif
+
 /* Live slots a thinning pass settles per sampled allocation while it is under way (msamp_poll()
  * settles 8 times as many): the cost a raise of the interval spreads over the allocations after
  * it. */

@@ -11,6 +11,8 @@
 #include "msamp_internal.h"
 
 #define G msamp_core
+
+#if MSAMP_CFG_ADAPTIVE
 #define HIGH(cap) ((cap) - (cap) / 4u)
 #define LOW(cap) ((cap) / 4u)
 /* LOW(cap) as a function, for the comparisons of a count with it: a capacity below 4 (whose quarter
@@ -70,24 +72,6 @@ static void step(uint32_t budget)
         if (++G.thin_cursor >= MSAMP_LIVE_CAP)
             G.thin_target = 0;
     }
-}
-
-int msamp_adapt_change(uint32_t next, unsigned reason)
-{
-    struct msamp_writer ev;
-    /* A raise starts a thinning epoch: its coins differ from every earlier raise's. */
-    uint32_t epoch =
-        G.epoch + (reason != MSAMP_INTERVAL_LOWER && reason != MSAMP_INTERVAL_SET);
-    msamp_event_begin(&ev);
-    msamp_rec_interval(next, msamp_event_stamp(), reason, epoch);
-    if (msamp_event_end(&ev, 0) != 0)
-        return 0;
-    G.epoch = epoch;
-    atomic_store_explicit(&G.interval, next, memory_order_relaxed);
-    G.changed_at = (uint32_t)msamp_now();
-    msamp_table_describe(G.session_id, next, msamp_tick_hz());
-    msamp_broadcast();
-    return 1;
 }
 
 /* Doubles the interval (up to the maximum) and starts the pass that thins the table to it. */
@@ -166,4 +150,24 @@ void msamp_adapt_poll(void)
 void msamp_adapt_settle_all(void)
 {
     step(MSAMP_LIVE_CAP);
+}
+#endif
+
+/* Also the pinned build's: msamp_set_interval()'s INTERVAL record. */
+int msamp_adapt_change(uint32_t next, unsigned reason)
+{
+    struct msamp_writer ev;
+    /* A raise starts a thinning epoch: its coins differ from every earlier raise's. */
+    uint32_t epoch =
+        G.epoch + (reason != MSAMP_INTERVAL_LOWER && reason != MSAMP_INTERVAL_SET);
+    msamp_event_begin(&ev);
+    msamp_rec_interval(next, msamp_event_stamp(), reason, epoch);
+    if (msamp_event_end(&ev, 0) != 0)
+        return 0;
+    G.epoch = epoch;
+    atomic_store_explicit(&G.interval, next, memory_order_relaxed);
+    G.changed_at = (uint32_t)msamp_now();
+    msamp_table_describe(G.session_id, next, msamp_tick_hz());
+    msamp_broadcast();
+    return 1;
 }

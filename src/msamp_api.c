@@ -19,8 +19,8 @@ int msamp_init(const struct msamp_config *cfg)
     uint32_t hi = cfg->interval_max != 0 ? cfg->interval_max : MSAMP_CFG_INTERVAL_MAX;
     if (cfg->interval_max == 0 && hi < interval)
         hi = interval;
-    if (cfg->pin_interval)
-        lo = hi = interval;
+    if (cfg->pin_interval || !MSAMP_CFG_ADAPTIVE)
+        lo = hi = interval; /* pinned */
     if (lo > hi || interval < lo || interval > hi)
         return MSAMP_ERR_INVAL;
     if (msamp_transport_init() < 0)

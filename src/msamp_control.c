@@ -62,6 +62,8 @@ int msamp_set_interval_bounds(uint32_t min, uint32_t max)
 {
     if (min == 0 || min > max)
         return MSAMP_ERR_INVAL;
+    if (!MSAMP_CFG_ADAPTIVE && min != max)
+        return MSAMP_ERR_UNSUPPORTED; /* the interval stays pinned */
     if (!G.initialised)
         return MSAMP_ERR_STATE;
     msamp_port_lock_t key = msamp_port_lock();

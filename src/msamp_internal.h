@@ -298,6 +298,7 @@ void msamp_put_clock(void);
 void msamp_report_duties(void);
 
 /* The adaptive interval (msamp_adapt.c), under the lock. */
+#if MSAMP_CFG_ADAPTIVE
 /* p's live slot, its pending thinning settled first (-1: not in the table, or thinned out). */
 int32_t msamp_live_find_settled(uintptr_t p);
 /* Whether slot holds an entry once its pending thinning is settled. */
@@ -312,12 +313,45 @@ int msamp_adapt_room(struct msamp_context *c, uint32_t *drawn, uintptr_t p, uint
 void msamp_adapt_after_sample(void);
 /* From msamp_poll(): more of the pass, a raise or a lowering when due. */
 void msamp_adapt_poll(void);
+#else
+/* Pinned: nothing is pending, nothing is thinned; a sample without room is counted live_full. */
+static inline int32_t msamp_live_find_settled(uintptr_t p)
+{
+    return msamp_live_find(p);
+}
+static inline int msamp_live_settled(uint32_t slot)
+{
+    return msamp_live_addr(slot) != 0;
+}
+static inline int msamp_adapt_admit(struct msamp_context *c, uint32_t *drawn, uintptr_t size)
+{
+    (void)c, (void)drawn, (void)size;
+    return 1;
+}
+static inline int msamp_adapt_room(struct msamp_context *c, uint32_t *drawn, uintptr_t p,
+                                   uintptr_t size)
+{
+    (void)c, (void)drawn, (void)p, (void)size;
+    return 1;
+}
+static inline void msamp_adapt_after_sample(void)
+{
+}
+static inline void msamp_adapt_poll(void)
+{
+}
+static inline void msamp_adapt_settle_all(void)
+{
+}
+#endif
 /* Changes the interval in force, with its INTERVAL record (reason: enum
  * msamp_wire_interval_reason) as an event of its own: the host must hear every change, so none
  * happens unless the record is in the ring. 1 when done. A raise starts a new thinning epoch. */
 int msamp_adapt_change(uint32_t next, unsigned reason);
+#if MSAMP_CFG_ADAPTIVE
 /* Ends the pass under way (before the interval is set by hand). */
 void msamp_adapt_settle_all(void);
+#endif
 
 /* The slow paths the wrappers call (msamp_sample.c). */
 void msamp_alloc_slow(struct msamp_context *c, void *p, size_t size, const void *frame);

@@ -13,7 +13,13 @@ table=$(tests/ports/size_table.sh "$out" "$small") || { echo "FAIL: size_table.s
 echo "$table"
 rows=$(echo "$table" | awk -F'|' 'NF == 5 && $2 ~ /^ *[0-9]+ +[0-9]+ +[0-9]+ *$/ &&
   $3 ~ /^ *[0-9]+ +[0-9]+ +[0-9]+ *$/ && $4 ~ /^ *[1-9][0-9]* +[0-9]+ *$/' | wc -l)
-[ "$rows" -eq 11 ] || bad "expected 11 rows of numbers, got $rows"
+[ "$rows" -eq 13 ] || bad "expected 13 rows of numbers, got $rows"
+
+# The minimal row (every feature knob off, malloc and free wrapped): within 1 KiB of RAM.
+minimal=$(echo "$table" | awk -F'|' '$1 ~ /minimal \(clang, frames\)/')
+[ -n "$minimal" ] || bad "no minimal row with clang"
+read -r mcode mram <<<"$(echo "$minimal" | cut -d'|' -f4)"
+[ -n "${mram:-}" ] && [ "$mram" -le 1024 ] || bad "minimal, clang: firmware RAM ${mram:-?} > 1024"
 
 tiny=$(echo "$table" | awk -F'|' '$1 ~ /tiny \(clang, frames\)/')
 [ -n "$tiny" ] || bad "no row for the tiny profile with clang"
@@ -36,5 +42,5 @@ done
 for s in msamp_get_stats msamp_set_interval msamp_mark msamp_enable; do
   grep -q " T $s\$" <<<"$syms" && bad "the tiny size probe links $s, which it never calls"
 done
-[ $fail -eq 0 ] && echo "ok: $rows rows; tiny small config RAM $((sd + sb)) (firmware $fram, of which the heapdump header $blk); control API not linked"
+[ $fail -eq 0 ] && echo "ok: $rows rows; tiny small config RAM $((sd + sb)) (firmware $fram, of which the heapdump header $blk); minimal (clang) code $mcode RAM $mram; control API not linked"
 exit $fail

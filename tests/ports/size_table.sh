@@ -19,7 +19,13 @@ mkdir -p "$out"
 exec 9>"$out/.lock"
 flock 9
 # board | make variables | label | unwinder objects (port/...: msamp_frame_walk.o is port/common's
-# frame walker with msamp_port_walk())
+# frame walker with msamp_port_walk()) | knobs added to both configurations | the functions wrapped
+# (default: malloc free calloc realloc)
+# The minimal rows: the tiny profile with every feature knob off (no adaptive interval, RAM-dump
+# block, failure reports, stack or identity re-sends, nested-call guards), malloc and free wrapped
+# only; timestamps and the build-id kept.
+minimal="-DMSAMP_CFG_ADAPTIVE=0 -DMSAMP_CFG_HEAPDUMP=0 -DMSAMP_CFG_FAILURES=0 \
+-DMSAMP_CFG_STACK_RESEND_SAMPLES=0 -DMSAMP_CFG_RESEND_BYTES=0 -DMSAMP_CFG_WRAP_NESTED=0"
 configs=(
   "qemu-virt-aarch64||aarch64 (gcc, frames)|msamp_frame_walk.o"
   "qemu-virt-arm||arm A15 ARM (gcc, frames)|msamp_frame_walk.o"
@@ -28,6 +34,8 @@ configs=(
   "qemu-mps2-an385|MSAMP_PROFILE=full BOARD_COMPILER=clang|Cortex-M3 -Os full (clang, frames)|msamp_frame_walk.o"
   "qemu-mps2-an385|MSAMP_PROFILE=tiny|Cortex-M3 -Os tiny (gcc, exidx)|msamp_arm_exidx.o msamp_arm_capture.o msamp_arm_pr_stubs.o"
   "qemu-mps2-an385|MSAMP_PROFILE=tiny BOARD_COMPILER=clang|Cortex-M3 -Os tiny (clang, frames)|msamp_frame_walk.o"
+  "qemu-mps2-an385|MSAMP_PROFILE=tiny|Cortex-M3 -Os minimal (gcc, exidx)|msamp_arm_exidx.o msamp_arm_capture.o msamp_arm_pr_stubs.o|$minimal|malloc free"
+  "qemu-mps2-an385|MSAMP_PROFILE=tiny BOARD_COMPILER=clang|Cortex-M3 -Os minimal (clang, frames)|msamp_frame_walk.o|$minimal|malloc free"
   "qemu-malta-mips64el||mips64el (gcc, scanner)|msamp_mips64_walk.o msamp_mips64_capture.o"
   "qemu-malta-mips64||mips64 BE (gcc, scanner)|msamp_mips64_walk.o msamp_mips64_capture.o"
   "qemu-virt-riscv64||riscv64 (gcc, frames)|msamp_frame_walk.o"
@@ -53,22 +61,28 @@ tsv_put() {
   printf 'size.%s.%s\t%s\n' "$(echo "$1" | tr '[:upper:]' '[:lower:]' | sed 's/[^a-z0-9]\{1,\}/-/g; s/^-//; s/-$//')" "$2" "$3" >>"$tsv"
 }
 for c in "${configs[@]}"; do
-  IFS='|' read -r board vars label unwinder <<<"$c"
+  IFS='|' read -r board vars label unwinder extra wraps <<<"$c"
+  wrapvar=()
+  [ -n "$wraps" ] && wrapvar=("MSAMP_WRAP_FUNCS=$wraps")
+  unwrapped=""
+  for f in calloc realloc; do
+    case " ${wraps:-calloc realloc} " in *" $f "*) ;; *) unwrapped="$unwrapped wrap_$f.o" ;; esac
+  done
   [ -f "boards/$board/board.mk" ] || continue
   row=()
   for cfg in default small; do
-    dir=$out/$cfg
-    defs=""; [ "$cfg" = small ] && defs=$small
+    dir=$out/$cfg${extra:+-minimal}
+    defs=$extra; [ "$cfg" = small ] && defs="$small $extra"
     mkdir -p "$dir"
     # shellcheck disable=SC2086
     bdir=$($make -s --no-print-directory BOARD="$board" $vars BUILD="$dir" board-dir)
     # shellcheck disable=SC2086
-    if ! $make -s --no-print-directory $jobs BOARD="$board" $vars BUILD="$dir" OBJ_DEFS="$defs" \
+    if ! $make -s --no-print-directory $jobs BOARD="$board" $vars "${wrapvar[@]}" BUILD="$dir" OBJ_DEFS="$defs" \
         "$bdir/libmsamp.a" "$bdir/libmsamp_uart.a" >/dev/null 2>"$dir.err"; then
       echo "size_table: building $board $vars failed:" >&2; tail -5 "$dir.err" >&2; exit 1
     fi
     read -r t d b ut <<<"$(members "$bdir/libmsamp.a" "$bdir/libmsamp_uart.a" |
-      awk -v skip=" $skip " -v arm=" $arm_unwinders " -v mine=" $unwinder " '
+      awk -v skip=" $skip $unwrapped " -v arm=" $arm_unwinders " -v mine=" $unwinder " '
         skip ~ " " $4 " " { next }
         arm ~ " " $4 " " && mine !~ " " $4 " " { next }
         { t += $1; d += $2; b += $3; if (mine ~ " " $4 " ") u += $1 }
@@ -77,7 +91,7 @@ for c in "${configs[@]}"; do
     tsv_put "$label" "lib-$cfg-text" "$t"; tsv_put "$label" "lib-$cfg-ram" "$((d + b))"
     if [ "$cfg" = small ]; then
       # shellcheck disable=SC2086
-      if ! fw=$($make -s --no-print-directory $jobs BOARD="$board" $vars BUILD="$dir" OBJ_DEFS="$defs" \
+      if ! fw=$($make -s --no-print-directory $jobs BOARD="$board" $vars "${wrapvar[@]}" BUILD="$dir" OBJ_DEFS="$defs" \
           size-probe 2>"$dir.err"); then
         echo "size_table: the size probe of $board $vars failed:" >&2; tail -5 "$dir.err" >&2; exit 1
       fi
@@ -117,6 +131,7 @@ if [ -f "boards/$rtos_board/board.mk" ]; then
     "FreeRTOS layer, Cortex-M3 -Os (gcc)" "$lt" "$ld" "$lb" $((per + 8)) "$per" "$tasks"
 fi
 echo "core (without the msamp_on_* hooks), wrappers of malloc free calloc realloc, port, UART transport;"
+echo "minimal: the tiny profile with $minimal, malloc and free wrapped only"
 echo "text includes .ARM.exidx/.ARM.extab where built with unwind tables; small: $small"
 echo "firmware, small: code (text) and RAM (data + bss) that msamp adds to a firmware that wraps"
 echo "malloc free calloc realloc and calls msamp_init and msamp_poll: tests/ports/size_probe.c linked"
