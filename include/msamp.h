@@ -59,8 +59,8 @@ struct msamp_config {
      * record (its first MSAMP_WIRE_MAX_DEVICE_ID bytes), so drain labels the device's samples and
      * a merged fleet profile splits again. Kept by pointer: it must stay valid. NULL: the port's
      * msamp_port_device_id(). Ignored by the tiny profile (MSAMP_CFG_TINY), which asks the port.
-     * Outside the tiny profile, this id is mixed into the session id, so devices without entropy
-     * that boot alike get different ones. */
+     * Two devices without entropy that boot alike may share a session id: drain tells their
+     * streams apart by this id and each boot by its boot header. */
     const char *device_id;
 };
 

@@ -43,10 +43,6 @@ int msamp_init(const struct msamp_config *cfg)
     G.seed = (__typeof__(G.seed))seed; /* the tiny profile keeps its low 32 bits */
 #if !MSAMP_CFG_TINY
     G.device_id = cfg->device_id;
-    /* msamp_config.device_id, where set, in the session id: devices without entropy that boot
-     * alike still differ (boots of one device are told apart by the boot header, not the id). */
-    for (const char *d = cfg->device_id; d != NULL && *d != '\0'; d++)
-        entropy = entropy * 31u + (uint8_t)*d;
 #endif
     uint32_t session_id = (uint32_t)msamp_rng_seed(entropy ^ G.seed ^ (uint64_t)(uintptr_t)&G);
     G.session_id = session_id;
