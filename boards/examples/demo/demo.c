@@ -451,10 +451,12 @@ int main(void)
     board_timer_stop();
     uint64_t ticks = board_ticks() - start;
 
+    if (msamp_flush() < 0) /* the faults builds' final pass and live-table check (demo_faults.h) */
+        demo_fail("flush");
+    report(ticks, it); /* msamp's state as the run left it (sampling still enabled) */
     /* The shutdown: the stream's END (the session's totals) after what the ring holds. */
     if (msamp_end() < 0)
         demo_fail("end");
-    report(ticks, it);
     board_console("msamp-demo done\n");
     return 0;
 }
