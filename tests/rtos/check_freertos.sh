@@ -10,7 +10,7 @@
 #              the bound is 4 * sqrt(R * truth bytes), plus 0.5% and 16 bytes per site for the
 #              rounding of weights
 #   labels     the pprof profile's `task` label has every task (go tool pprof -tags)
-#   leak       the first in-use site is the leaking task's leak_record
+#   leak       the leaking task's leak_record is among the in-use sites, labelled with its task
 #   preemption ticks struck tasks inside msamp (preempted_inside > 0) and no allocation went
 #              unsampled for it (reentrant 0, no ring drops), every sample the device took reached
 #              drain (its samples equal the sum of drain's), drain's live entries at the end equal
@@ -63,11 +63,24 @@ for t in producer consumer worker leaker TmrSvc '[interrupt]'; do
   grep -qF "): $t" <<<"$tags" || bad "the profile's task label has no value $t"
 done
 
-first=$(awk '$1 == "inuse" { print; exit }' <<<"$rows")
-case "$first" in
-  "inuse leaker "*leak_record*) echo "  leak: the first in-use site is the leaker's leak_record" ;;
-  *) bad "the first in-use site is not the leaker's leak_record: $first" ;;
-esac
+# The leak: the leaker's leak_record is an in-use site of task leaker (its bytes are checked against
+# the truth above). Not "the first in-use site": what the leaker has leaked by the end varies from
+# run to run (2.5 to 65 KB seen, with and without QEMU -icount) while the worker's working set
+# (8-10 KB) and the kernel's task stacks ([no_task] prvCreateTask, about 10 KB) are live at the end
+# too; live-at-end ranks a working set beside a leak, so ranking cannot tell them apart.
+# A leak of L bytes has no sample at all with probability exp(-L/R): its in-use site is required
+# from L >= 7 R (9e-4), said otherwise; its allocated site (tens of intervals) always.
+leak=$(awk '$1 == "inuse" && $2 == "leaker" && $0 ~ /leak_record/ { print; exit }' <<<"$rows")
+leaked=$(sed -n 's/^msamp-freertos truth task=leaker .* inuse_bytes=\([0-9]*\).*/\1/p' "$console")
+if [ -n "$leak" ]; then
+  echo "  leak: the leaker's leak_record is an in-use site of task leaker: $leak"
+elif [ "${leaked:-0}" -lt $((7 * R)) ]; then
+  echo "  leak: the leaker leaked ${leaked:-0} B, below 7 intervals ($((7 * R)) B): no in-use sample is required"
+else
+  bad "no in-use site leak_record of task leaker: $(awk '$1 == "inuse"' <<<"$rows" | head -5 | tr '\n' ';')"
+fi
+awk '$1 == "alloc" && $2 == "leaker" && $0 ~ /leak_record/ { f = 1 } END { exit !f }' <<<"$rows" ||
+  bad "no allocated site leak_record of task leaker"
 
 pre=$(stat preempted_inside); [ "${pre:-0}" -gt 0 ] || bad "no tick struck a task inside msamp"
 [ "$(stat reentrant)" = 0 ] || bad "reentrant $(stat reentrant): allocations went unsampled"
