@@ -233,6 +233,21 @@
 #define MSAMP_CFG_FAILURES 1
 #endif
 
+/* 1: the allocator's own state (docs/HEALTH.md): msamp asks the port (msamp_port_heap_stats:
+ * free, low watermark, largest free block, free blocks) at each msamp_poll() and sends a HEAP
+ * record with each identity, after each FAIL record and when the low watermark falls by
+ * MSAMP_CFG_HEAP_STEP; then it also starts a snapshot pass, so the in-use profile at the heap's
+ * worst moment is the device's own. 0 leaves it out (its code, 32-56 bytes of RAM, the record). */
+#ifndef MSAMP_CFG_HEAP_STATS
+#define MSAMP_CFG_HEAP_STATS 1
+#endif
+/* The low watermark's step in bytes: a HEAP record (and a snapshot pass) each time the fewest free
+ * bytes seen fall this much below the last reported. 0: 1/32 of the heap's total (of the first
+ * free figure when the allocator does not say its total). */
+#ifndef MSAMP_CFG_HEAP_STEP
+#define MSAMP_CFG_HEAP_STEP 0
+#endif
+
 /* Which results the wrappers look at, for the FAIL records above. 0: every one (the wrappers call
  * the allocator and test what it returns: the firmware default, where an exhausted heap is the
  * question). N > 0: the unsampled path of a request of at most N bytes tail-calls the allocator

@@ -143,6 +143,28 @@ void msamp_port_refused(size_t size);
  * Default: nothing. */
 void msamp_port_ring_notify(uint32_t used, uint32_t size);
 
+/* The allocator's own state (MSAMP_CFG_HEAP_STATS, docs/HEALTH.md): fills what the allocator
+ * knows and sets a MSAMP_HEAP_* bit in `valid` for each field filled (a field whose bit is clear is
+ * unknown and sent as 0). Called outside the core's lock, from msamp_init(), msamp_poll() and
+ * after an allocation failed (in the failing context, after the real allocator returned): it may
+ * take the allocator's own lock, never allocate. Default (weak): nothing known. Implementations:
+ * port/rtos/freertos/msamp_freertos_heap.c (heap_4/heap_5), port/common/msamp_heap_newlib.c
+ * (newlib's mallinfo), port/hosted (glibc's mallinfo2), the demo's heap; a firmware's own
+ * allocator fills it in a few lines (docs/API.md). */
+#define MSAMP_HEAP_TOTAL 0x01u        /* total: the heap's size (bytes the allocator manages) */
+#define MSAMP_HEAP_FREE 0x02u         /* free: bytes free now */
+#define MSAMP_HEAP_MIN_FREE 0x04u     /* min_free: the fewest bytes free ever (the allocator's) */
+#define MSAMP_HEAP_LARGEST_FREE 0x08u /* largest_free: the largest free block */
+#define MSAMP_HEAP_FREE_BLOCKS 0x10u  /* free_blocks: free blocks (holes) */
+/* Set by the core, not the port: min_free is the fewest bytes free the device saw at its polls
+ * (the allocator keeps no low watermark of its own, MSAMP_HEAP_MIN_FREE clear). */
+#define MSAMP_HEAP_MIN_SEEN 0x20u
+struct msamp_heap_stats {
+    uintptr_t total, free, min_free, largest_free, free_blocks;
+    uint32_t valid; /* MSAMP_HEAP_* bits */
+};
+void msamp_port_heap_stats(struct msamp_heap_stats *out);
+
 /* RTOS layers (port/rtos/, docs/FREERTOS.md): the names of the task ids contexts carry in their
  * `task` field. In a build with MSAMP_PORT_RTOS (others keep no state for them), msamp_poll() sends a TASK record for each id in 1..msamp_port_tasks() once per
  * identity (the first poll after init, every re-sent SESSION) and as new ids appear, asking

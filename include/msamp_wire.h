@@ -90,7 +90,8 @@
     VARINT(CMD_ACK, 16, cmd_ack)              \
     FREEFORM(TASK, 17, task)                  \
     VARINT(SAMPLE_TASK, 18, task)             \
-    VARINT(END, 19, end)
+    VARINT(END, 19, end)                      \
+    VARINT(HEAP, 20, heap)
 
 /* SESSION: the fields of MSAMP_WIRE_FIELDS_SESSION (VERSION: a u8, MSAMP_WIRE_VERSION; U8, U32LE:
  * fixed-size), then build_id_len:u8 build_id[build_id_len] [device_id_len:u8
@@ -206,6 +207,17 @@
 #define MSAMP_WIRE_FIELDS_END(F, m)                                          \
     F(m, REQ, samples, samples) F(m, REQ, frees, frees) F(m, REQ, dropped, dropped)
 
+/* HEAP (extended): the allocator's own state (msamp_port_heap_stats, docs/HEALTH.md) when the
+ * device sent it: reason (enum msamp_wire_heap_reason), valid (the MSAMP_HEAP_* bits of
+ * msamp_port.h, MSAMP_WIRE_HEAP_* here: which of the next five fields the allocator knows; an
+ * unknown one is 0), bytes free, the fewest bytes free ever (the allocator's figure or, with
+ * MSAMP_WIRE_HEAP_MIN_SEEN, the fewest the device saw at its polls), the largest free block, the
+ * free blocks and the heap's total. */
+#define MSAMP_WIRE_FIELDS_HEAP(F, m)                                                         \
+    F(m, REQ, reason, reason) F(m, REQ, valid, valid) F(m, REQ, free_bytes, free)           \
+    F(m, REQ, min_free, min_free) F(m, REQ, largest_free, largest_free)                     \
+    F(m, REQ, free_blocks, free_blocks) F(m, REQ, total, total) F(m, DT, dt, dt)
+
 #define MSAMP_WIRE_TYPE_(NAME, type, member) MSAMP_REC_##NAME = type,
 enum msamp_wire_type {
     MSAMP_REC_INVALID = 0,
@@ -268,6 +280,22 @@ enum msamp_wire_fail {
     MSAMP_FAIL_GIANT = 1, /* the giant-allocation guard (MSAMP_CFG_GIANT_BYTES) refused it */
     MSAMP_FAIL_KINDS = 2
 };
+
+/* Why a HEAP record was sent (HEAP.reason). */
+enum msamp_wire_heap_reason {
+    MSAMP_HEAP_IDENTITY = 0, /* with an identity (SESSION) */
+    MSAMP_HEAP_LOW = 1,      /* the low watermark fell by the step: a snapshot pass follows */
+    MSAMP_HEAP_FAIL = 2,     /* right after a FAIL record, in its event: the heap at the failure */
+    MSAMP_HEAP_END = 3,      /* just before END (msamp_end): the heap as the session ends */
+    MSAMP_HEAP_REASONS = 4
+};
+/* HEAP.valid bits (the same as msamp_port.h's MSAMP_HEAP_*). */
+#define MSAMP_WIRE_HEAP_TOTAL 0x01u
+#define MSAMP_WIRE_HEAP_FREE 0x02u
+#define MSAMP_WIRE_HEAP_MIN_FREE 0x04u
+#define MSAMP_WIRE_HEAP_LARGEST_FREE 0x08u
+#define MSAMP_WIRE_HEAP_FREE_BLOCKS 0x10u
+#define MSAMP_WIRE_HEAP_MIN_SEEN 0x20u /* min_free: the fewest the device saw, not the allocator's */
 
 /* Why the interval changed (INTERVAL.reason). */
 enum msamp_wire_interval_reason {

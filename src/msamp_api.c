@@ -25,6 +25,10 @@ int msamp_init(const struct msamp_config *cfg)
         return MSAMP_ERR_INVAL;
     if (msamp_transport_init() < 0)
         return MSAMP_ERR_IO;
+#if MSAMP_CFG_HEAP_STATS
+    struct msamp_heap_stats heap;
+    msamp_heap_read(&heap); /* outside the lock: the allocator may take its own */
+#endif
 
     msamp_port_lock_t key = msamp_port_lock();
     int rc = msamp_table_reset();
@@ -60,6 +64,10 @@ int msamp_init(const struct msamp_config *cfg)
     /* The boot header: a delimiter (ends a frame a reset cut short, so the boot frame is read
      * whole), SESSION with resend_seq 0, the mappings, the clock. */
     msamp_writer_boot();
+#if MSAMP_CFG_HEAP_STATS
+    G.heap_step = 0; /* a new baseline */
+    msamp_heap_note(&heap);
+#endif
     msamp_put_identity(session_id, 0);
     msamp_put_clock();
 #if MSAMP_CFG_SNAPSHOTS
@@ -82,7 +90,14 @@ int msamp_poll(void)
 #if MSAMP_CFG_CONTROL
     msamp_command_poll(); /* outside the lock: a command takes it as the API call does */
 #endif
+#if MSAMP_CFG_HEAP_STATS
+    struct msamp_heap_stats heap;
+    msamp_heap_read(&heap);
+#endif
     msamp_port_lock_t key = msamp_port_lock();
+#if MSAMP_CFG_HEAP_STATS
+    msamp_heap_note(&heap); /* before the duties: a new low asks for the pass they start */
+#endif
     msamp_report_duties();
     msamp_writer_close();
     msamp_port_unlock(key);
@@ -113,6 +128,9 @@ int msamp_end(void)
     atomic_store_explicit(&G.enabled, 0, memory_order_relaxed); /* nothing sampled after END */
     struct msamp_writer ev;
     msamp_event_begin(&ev);
+#if MSAMP_CFG_HEAP_STATS
+    msamp_heap_put(MSAMP_HEAP_END); /* as the flush's last poll read it */
+#endif
     msamp_rec_end(G.samples, G.frees, G.count[MSAMP_DROP_RING_RECORDS]);
     rc = msamp_event_end(&ev, 0);
     msamp_writer_close();

@@ -188,6 +188,16 @@ void msamp_rec_fail(unsigned kind, uintptr_t size, uint32_t stack, uintptr_t dt,
 void msamp_rec_cmd_ack(uint32_t seq, unsigned cmd, unsigned status);
 /* END (an extended record): the session's totals, the device's last record (msamp_end). */
 void msamp_rec_end(uint32_t samples, uint32_t frees, uint32_t dropped);
+#if MSAMP_CFG_HEAP_STATS
+void msamp_rec_heap(unsigned reason, const struct msamp_heap_stats *h, uintptr_t dt);
+/* The allocator's state (msamp_heap.c): msamp_heap_read asks the port, outside the lock (a stats
+ * struct of the caller's); msamp_heap_note, under the lock, keeps it and, when the low watermark
+ * fell by the step, sends a HEAP record (reason LOW) and asks for a snapshot pass; msamp_heap_put
+ * writes a HEAP record of the kept state into the open event. */
+void msamp_heap_read(struct msamp_heap_stats *h);
+void msamp_heap_note(const struct msamp_heap_stats *h);
+void msamp_heap_put(unsigned reason);
+#endif
 /* SAMPLE_TASK (an extended record): the task of the sample record that follows in the event. */
 void msamp_rec_sample_task(uint32_t task);
 /* TASK (an extended record): a task id's name, a NUL-terminated string. */
@@ -251,6 +261,12 @@ struct msamp_core {
     uint32_t pass_start, pass_end, pass_bytes;
     uint8_t scanning, snap_requested;
     uint64_t resend_ticks, next_resend;
+#endif
+#if MSAMP_CFG_HEAP_STATS
+    /* The allocator's state as last read (msamp_heap_read), the low watermark last reported in a
+     * HEAP record (UINTPTR_MAX: none yet) and its step. */
+    struct msamp_heap_stats heap;
+    uintptr_t heap_low, heap_step;
 #endif
     struct msamp_context *ctx[MSAMP_CFG_MAX_CONTEXTS];
     uint8_t ring[MSAMP_CFG_RING_SIZE];

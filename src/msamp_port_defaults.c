@@ -54,6 +54,13 @@ MSAMP_WEAK size_t msamp_port_mappings(struct msamp_mapping *out, size_t max)
     return 0;
 }
 
+#if MSAMP_CFG_HEAP_STATS
+MSAMP_WEAK void msamp_port_heap_stats(struct msamp_heap_stats *out)
+{
+    out->valid = 0;
+}
+#endif
+
 MSAMP_WEAK uint32_t msamp_port_tasks(void)
 {
     return 0;

@@ -217,6 +217,24 @@ void msamp_rec_end(uint32_t samples, uint32_t frees, uint32_t dropped)
     SEND(END, v, F_END__all);
 }
 
+#if MSAMP_CFG_HEAP_STATS
+void msamp_rec_heap(unsigned reason, const struct msamp_heap_stats *h, uintptr_t dt)
+{
+    uint32_t k = h->valid;
+    uintptr_t v[F_HEAP__all] = {
+        [F_HEAP__type] = MSAMP_REC_HEAP,
+        [F_HEAP_reason] = reason,
+        [F_HEAP_valid] = k,
+        [F_HEAP_free_bytes] = k & MSAMP_HEAP_FREE ? h->free : 0u,
+        [F_HEAP_min_free] = k & (MSAMP_HEAP_MIN_FREE | MSAMP_HEAP_MIN_SEEN) ? h->min_free : 0u,
+        [F_HEAP_largest_free] = k & MSAMP_HEAP_LARGEST_FREE ? h->largest_free : 0u,
+        [F_HEAP_free_blocks] = k & MSAMP_HEAP_FREE_BLOCKS ? h->free_blocks : 0u,
+        [F_HEAP_total] = k & MSAMP_HEAP_TOTAL ? h->total : 0u,
+        [F_HEAP_dt] = dt};
+    SEND(HEAP, v, F_HEAP__all);
+}
+#endif
+
 /* extended type, task, name_len, name (cut at MSAMP_WIRE_MAX_TASK_NAME bytes). */
 void msamp_layout_task(struct msamp_sink *s, const void *arg)
 {

@@ -70,7 +70,68 @@ void msamp_put_identity(uint32_t session_id, uint32_t resend_seq)
 #if MSAMP_PORT_RTOS
     G.tasks_named = 0; /* the task names go again, with this identity */
 #endif
+#if MSAMP_CFG_HEAP_STATS
+    msamp_event_begin(&ev);
+    G.w.ts = UINT64_MAX; /* an absolute TIME before it: the reader may have joined at SESSION */
+    msamp_heap_put(MSAMP_HEAP_IDENTITY);
+    (void)msamp_event_end(&ev, 0);
+#endif
 }
+
+#if MSAMP_CFG_HEAP_STATS
+_Static_assert(MSAMP_HEAP_TOTAL == MSAMP_WIRE_HEAP_TOTAL && MSAMP_HEAP_FREE == MSAMP_WIRE_HEAP_FREE &&
+                   MSAMP_HEAP_MIN_FREE == MSAMP_WIRE_HEAP_MIN_FREE &&
+                   MSAMP_HEAP_LARGEST_FREE == MSAMP_WIRE_HEAP_LARGEST_FREE &&
+                   MSAMP_HEAP_FREE_BLOCKS == MSAMP_WIRE_HEAP_FREE_BLOCKS &&
+                   MSAMP_HEAP_MIN_SEEN == MSAMP_WIRE_HEAP_MIN_SEEN,
+               "HEAP.valid = msamp_heap_stats.valid");
+
+void msamp_heap_read(struct msamp_heap_stats *h)
+{
+    h->valid = 0;
+    msamp_port_heap_stats(h);
+    h->valid &= MSAMP_HEAP_TOTAL | MSAMP_HEAP_FREE | MSAMP_HEAP_MIN_FREE | MSAMP_HEAP_LARGEST_FREE |
+                MSAMP_HEAP_FREE_BLOCKS;
+}
+
+void msamp_heap_note(const struct msamp_heap_stats *h)
+{
+    uintptr_t seen = G.heap.min_free; /* the fewest free seen so far (valid once heap_step is set) */
+    G.heap = *h;
+    if (!(h->valid & MSAMP_HEAP_FREE))
+        return;
+    if (!(h->valid & MSAMP_HEAP_MIN_FREE)) {
+        G.heap.min_free = G.heap_step != 0 && seen < h->free ? seen : h->free;
+        G.heap.valid |= MSAMP_HEAP_MIN_SEEN;
+    }
+    uintptr_t low = G.heap.min_free;
+    if (G.heap_step == 0) { /* the first figures: the baseline */
+        uintptr_t step = (uintptr_t)MSAMP_CFG_HEAP_STEP;
+        if (step == 0)
+            step = (h->valid & MSAMP_HEAP_TOTAL ? h->total : h->free) / 32u;
+        G.heap_step = step != 0 ? step : 1u;
+        G.heap_low = low;
+        return;
+    }
+    if (low > G.heap_low || G.heap_low - low < G.heap_step)
+        return;
+    struct msamp_writer ev;
+    msamp_event_begin(&ev);
+    msamp_heap_put(MSAMP_HEAP_LOW);
+    if (msamp_event_end(&ev, 0) != 0)
+        return; /* the ring is full: again at the next poll */
+    G.heap_low = low;
+#if MSAMP_CFG_SNAPSHOTS
+    G.snap_requested = 1; /* the in-use profile at the heap's worst moment, from the device */
+#endif
+}
+
+void msamp_heap_put(unsigned reason)
+{
+    uintptr_t dt = msamp_event_stamp();
+    msamp_rec_heap(reason, &G.heap, dt);
+}
+#endif
 
 #if MSAMP_PORT_RTOS
 /* A TASK record for each task id the RTOS layer has named since the last one sent (all of them

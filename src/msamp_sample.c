@@ -283,8 +283,15 @@ void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, un
     struct walk w = {pcs, 0};
     struct msamp_writer ev;
     msamp_port_walk(frame, collect, &w);
+#if MSAMP_CFG_HEAP_STATS
+    struct msamp_heap_stats heap;
+    msamp_heap_read(&heap); /* the heap as the failure left it, outside the lock */
+#endif
 
     msamp_port_lock_t key = msamp_port_lock();
+#if MSAMP_CFG_HEAP_STATS
+    msamp_heap_note(&heap);
+#endif
     if (G.failed[kind] != MSAMP_FAILED_MAX) /* saturates (16-bit in the tiny profile) */
         G.failed[kind]++;
     uint32_t count = G.failed[kind];
@@ -297,6 +304,9 @@ void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, un
     if (c->task != 0)
         msamp_rec_sample_task(c->task);
     msamp_rec_fail(kind, size, id, dt, count);
+#if MSAMP_CFG_HEAP_STATS
+    msamp_heap_put(MSAMP_HEAP_FAIL); /* the same event: the reader has both or neither */
+#endif
     if (msamp_event_end(&ev, 1) == 0 && send_stack)
         msamp_stack_sent(id, msamp_pass());
     msamp_port_unlock(key);

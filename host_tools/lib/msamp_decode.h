@@ -108,6 +108,9 @@ struct msamp_record {
         struct { uint64_t task; const uint8_t *name; size_t len; } task;
         /* END (extended type 19): the device's session totals (docs/WIRE_FORMAT.md) */
         struct { uint64_t samples, frees, dropped; } end;
+        /* HEAP (extended type 20): the allocator's state (enum msamp_wire_heap_reason; valid: the
+         * MSAMP_WIRE_HEAP_* bits; an unknown field is 0) */
+        struct { uint64_t reason, valid, free_bytes, min_free, largest_free, free_blocks, total; } heap;
     } u;
     uint64_t dt; /* the record's dt field as sent (ALLOC, FREE, INTERVAL, REALLOC, FAIL), else 0 */
 };

@@ -1,6 +1,7 @@
 /* The hosted port's life in the process: started by a constructor before main() (the settings,
  * the output, msamp_init(), the drain: no thread unless MSAMP_FLUSH=thread), flushed by a
  * destructor after every other one, and off in a fork child. */
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -12,6 +13,21 @@ atomic_int msamp_hosted_running;
 /* fork: the lock is taken around fork() so the child never inherits it held; the child keeps
  * running with profiling off and writes nothing (the ring's bytes belong to the parent's stream).
  * A program the child exec()s starts its own profile. */
+#if MSAMP_CFG_HEAP_STATS
+/* glibc's own figures (docs/HEALTH.md): mallinfo2's free bytes in the main and other arenas
+ * (fordblks), its free chunks (ordblks, fastbin chunks apart: smblks) and what it took from the
+ * system (arena and mmapped blocks). The largest free block and a low watermark glibc does not
+ * keep (finding the largest would walk every bin under the arenas' locks): unknown. */
+void msamp_port_heap_stats(struct msamp_heap_stats *out)
+{
+    struct mallinfo2 m = mallinfo2();
+    out->total = m.arena + m.hblkhd;
+    out->free = m.fordblks;
+    out->free_blocks = m.ordblks + m.smblks;
+    out->valid = MSAMP_HEAP_TOTAL | MSAMP_HEAP_FREE | MSAMP_HEAP_FREE_BLOCKS;
+}
+#endif
+
 static void fork_prepare(void)
 {
     msamp_port_lock();

@@ -74,6 +74,8 @@ KNOBS = {
     "MAX_CONTEXTS": [U, 1, 256],
     "GIANT_BYTES": [U, 0, 1048576],
     "FAILURES": [U, 0, 1],
+    "HEAP_STATS": [U, 0, 1],
+    "HEAP_STEP": [U, 0, 1, 65536],
     "FAIL_WATCH_BYTES": [U, 0, 4096, "MSAMP_FAIL_WATCH_SAMPLED"],
     "WRAP_NESTED": [U, 0, 1, 2],
     "ASSERT(x)": [U, "((x) ? (void)0 : __builtin_trap())"],

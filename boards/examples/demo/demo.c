@@ -26,6 +26,7 @@
 #include "board_api.h"
 #include "demo.h"
 #include "msamp.h"
+#include "msamp_port.h"
 #include "msamp_transport.h"
 
 #ifndef DEMO_ITERATIONS
@@ -319,6 +320,21 @@ void line_emit(struct demo_line *l)
     board_console(l->buf);
 }
 
+/* The allocator's own figures (what drain's heap health must equal): the hook msamp asks. */
+static void report_heap(void)
+{
+    struct demo_line l;
+    struct msamp_heap_stats h;
+    msamp_port_heap_stats(&h);
+    line_start(&l, "msamp-demo heap");
+    line_u64(&l, "free", h.free);
+    line_u64(&l, "min_free", h.min_free);
+    line_u64(&l, "largest_free", h.largest_free);
+    line_u64(&l, "free_blocks", h.free_blocks);
+    line_u64(&l, "total", h.total);
+    line_emit(&l);
+}
+
 static void report(uint64_t ticks, uint32_t iterations)
 {
     struct demo_line l;
@@ -454,6 +470,7 @@ int main(void)
     if (msamp_flush() < 0) /* the faults builds' final pass and live-table check (demo_faults.h) */
         demo_fail("flush");
     report(ticks, it); /* msamp's state as the run left it (sampling still enabled) */
+    report_heap();     /* as msamp_end's HEAP record will say it: nothing allocates in between */
     /* The shutdown: the stream's END (the session's totals) after what the ring holds. */
     if (msamp_end() < 0)
         demo_fail("end");

@@ -8,6 +8,7 @@
 
 #include "board_api.h"
 #include "demo.h"
+#include "msamp_port.h"
 
 #ifndef DEMO_HEAP_BYTES
 #define DEMO_HEAP_BYTES (512u * 1024u)
@@ -30,6 +31,7 @@ static _Alignas(16) uint8_t arena[DEMO_HEAP_BYTES];
 static struct block *free_list;
 static int ready;
 static size_t heap_in_use;
+static size_t heap_most_used; /* the low watermark: DEMO_HEAP_BYTES - the most ever in use */
 
 static void heap_setup(void)
 {
@@ -75,6 +77,8 @@ static void *heap_alloc(size_t n)
     }
     b->u.magic = USED_MAGIC;
     heap_in_use += b->size;
+    if (heap_in_use > heap_most_used)
+        heap_most_used = heap_in_use;
     board_irq_restore(irq);
     return (uint8_t *)b + HDR;
 }
@@ -148,6 +152,29 @@ void *realloc(void *old, size_t n)
         p[i] = ((const uint8_t *)old)[i];
     heap_release(old);
     return p;
+}
+
+/* The heap's state for msamp (docs/HEALTH.md), and for the demo's last line: a walk of the free
+ * list under the heap's own lock. */
+void msamp_port_heap_stats(struct msamp_heap_stats *out)
+{
+    size_t largest = 0, blocks = 0;
+    uintptr_t irq = board_irq_save();
+    if (!ready)
+        heap_setup();
+    for (const struct block *b = free_list; b != NULL; b = b->u.next) {
+        blocks++;
+        if (b->size > largest)
+            largest = b->size;
+    }
+    out->free = DEMO_HEAP_BYTES - heap_in_use;
+    out->min_free = DEMO_HEAP_BYTES - heap_most_used;
+    board_irq_restore(irq);
+    out->total = DEMO_HEAP_BYTES;
+    out->largest_free = largest > HDR ? largest - HDR : 0; /* the most one request can have */
+    out->free_blocks = blocks;
+    out->valid = MSAMP_HEAP_TOTAL | MSAMP_HEAP_FREE | MSAMP_HEAP_MIN_FREE |
+                 MSAMP_HEAP_LARGEST_FREE | MSAMP_HEAP_FREE_BLOCKS;
 }
 
 size_t demo_heap_in_use(void)
