@@ -7,6 +7,7 @@
 
 /* The device's thinning rule, at the host's width (the same numbers as the device's). */
 #define MSAMP_THIN_WORD uint64_t
+#include "heap.h"
 #include "msamp_thin.h"
 
 /* Values of the id maps that are not indexes: stack_index for an id whose latest definition was
@@ -59,6 +60,7 @@ void session_free(struct session *s)
     free(s->life);
     for (size_t i = 0; i < s->nmarks; i++)
         free(s->marks[i]);
+    heap_model_free(s->heap);
     free(s);
 }
 
@@ -115,6 +117,9 @@ double session_age_ns(const struct session *s, uint64_t birth, uint64_t now)
 
 void session_site_peak(const struct session *s, const struct site *st, double *n, double *b)
 {
+    /* The device's own low-watermark moment first (model/heap.c, docs/HEALTH.md). */
+    if (heap_site_low(s, (uint32_t)(st - s->sites), n, b))
+        return;
     int saved = s->peak_gen && st->peak_gen == s->peak_gen;
     *n = saved ? st->peak_n : st->inuse_n;
     *b = saved ? st->peak_b : st->inuse_b;
@@ -659,7 +664,8 @@ static void on_live(struct session *s, const struct msamp_record *r)
 }
 
 static void on_snap_end(struct session *s, const struct msamp_record *r)
-{
+{    heap_on_snap_end(s); /* a pass a low watermark started: the device's live set */
+
     /* Only a pass heard in full proves that a missing allocation was freed. */
     if (!s->snap_active || s->snap_dirty || r->u.snap_end.pass != s->snap_pass ||
         r->u.snap_end.count != s->snap_lives) {
@@ -948,6 +954,7 @@ static void on_fail(struct session *s, const struct msamp_record *r)
     s->n.fails[k]++;
     if (r->u.fail.count > s->fail_device[k])
         s->fail_device[k] = r->u.fail.count;
+    heap_on_fail(s, r, si); /* the HEAP record of its event says the heap then */
 }
 
 uint64_t session_failures(const struct session *s, unsigned kind)
@@ -1175,6 +1182,7 @@ static void (*const on_type[])(struct session *s, const struct msamp_record *r) 
     [MSAMP_REC_FAIL] = on_fail,         [MSAMP_REC_INTERVAL] = on_interval,
     [MSAMP_REC_MARK] = on_mark,         [MSAMP_REC_MAPPING] = on_mapping,
     [MSAMP_REC_TASK] = on_task,         [MSAMP_REC_END] = on_end,
+    [MSAMP_REC_HEAP] = heap_on_record,
 };
 
 static void apply(struct session *s, const struct msamp_record *r)

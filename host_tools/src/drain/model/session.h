@@ -280,6 +280,8 @@ struct session {
     size_t ninterval_log;
 
     struct session_counts n;
+
+    struct heap_model *heap; /* HEAP records (model/heap.c), NULL until one came */
 };
 
 struct session *session_new(int index, const struct msamp_dec_stats *dec_now);

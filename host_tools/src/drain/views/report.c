@@ -229,6 +229,25 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
     if (tasks)
         task_table(f, b);
     fail_table(f, s, b, n);
+    health_top(f, s, b); /* views/health.c */
+}
+
+void report_site_name(const struct built *b, uint32_t site, char *out, size_t n)
+{
+    if (b->site_agg && b->site_agg[site] < b->agg.nsample) {
+        site_text(b, &b->agg.sample[b->site_agg[site]], out, n);
+        return;
+    }
+    snprintf(out, n, "(site %u)", site);
+    for (size_t i = 0; i < b->nfails; i++) /* a site of failures alone */
+        if (b->fails[i].site == site) {
+            size_t len = 0;
+            int frames = 0;
+            out[0] = 0;
+            for (uint32_t k = 0; k < b->fails[i].nloc && frames < 5 && len < n - 1; k++)
+                len = site_frames(&b->prof, b->fails[i].locs[k], k == 0, out, n, len, &frames);
+            return;
+        }
 }
 
 /* Said once per run: most samples came without a single frame. */

@@ -15,6 +15,11 @@
 /* Top n sites by in-use bytes and by allocated bytes. final: the in-use list is what was live at
  * the end (suspected leaks). */
 void report_top(FILE *f, const struct session *s, const struct built *b, size_t n, int final);
+/* A session site's frames as one line (at most 5). */
+void report_site_name(const struct built *b, uint32_t site, char *out, size_t n);
+/* Heap health (views/health.c, docs/HEALTH.md): the allocator's figures, the verdict with its
+ * evidence and each failure explained, after --top's tables; nothing without HEAP records. */
+void health_top(FILE *f, const struct session *s, const struct built *b);
 /* Folded stacks (root first, ';'-separated frames "func@file.c:LINE", then in-use bytes) for
  * flame-graph tools: one line per distinct symbolized stack. */
 int report_folded(const struct built *b, const char *path);

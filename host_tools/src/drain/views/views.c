@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "flame.h"
+#include "heap.h"
 #include "prof_file.h"
 #include "report.h"
 #include "timeline.h"
@@ -74,6 +75,11 @@ static int write_peak(const struct view_run *r, char *why, size_t whylen)
         return -1;
     int rc = prof_write_file(&b.prof, r->path[0], why, whylen);
     built_free(&b);
+    const struct heap_point *low;
+    if (rc == 0 && heap_peak_is_device(r->s, &low)) /* docs/HEALTH.md */
+        fprintf(stderr, "drain: session %d: --peak %s: the device's low-watermark snapshot (%llu B "
+                        "free), not the peak of drain's incomplete estimate\n",
+                r->s->index, r->path[0], (unsigned long long)low->min_free);
     return rc;
 }
 

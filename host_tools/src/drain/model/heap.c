@@ -1,0 +1,318 @@
+/* Heap health (heap.h, docs/HEALTH.md): HEAP records into a bounded series beside the sampled
+ * in-use, failures with the heap they left, the device's low-watermark moment, the verdict. */
+#include "heap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "session.h"
+#include "util.h"
+
+void heap_model_free(struct heap_model *h)
+{
+    if (!h)
+        return;
+    free(h->pts);
+    free(h->base[0]);
+    free(h->base[1]);
+    free(h->low_n);
+    free(h->low_b);
+    free(h);
+}
+
+static struct heap_model *model_of(struct session *s)
+{
+    if (!s->heap)
+        s->heap = xcalloc(1, sizeof(*s->heap));
+    return s->heap;
+}
+
+/* The sites' in-use bytes now (and objects when n is given), into a fresh array. */
+static double *sites_now(const struct session *s, double **n)
+{
+    double *b = xcalloc(s->nsites + 1, sizeof(*b));
+    if (n)
+        *n = xcalloc(s->nsites + 1, sizeof(**n));
+    for (size_t i = 0; i < s->nsites; i++) {
+        b[i] = s->sites[i].inuse_b;
+        if (n)
+            (*n)[i] = s->sites[i].inuse_n;
+    }
+    return b;
+}
+
+static void add_point(struct heap_model *h, const struct heap_point *p)
+{
+    if (h->n == HEAP_MAX_POINTS) { /* every other one goes, the latest stays */
+        size_t k = 0;
+        for (size_t i = 0; i < h->n; i += 2)
+            h->pts[k++] = h->pts[i];
+        h->n = k;
+    }
+    if (h->n == h->cap) {
+        h->cap = h->cap ? h->cap * 2 : 64;
+        h->pts = xrealloc(h->pts, h->cap * sizeof(*h->pts));
+    }
+    h->pts[h->n++] = *p;
+}
+
+void heap_on_record(struct session *s, const struct msamp_record *r)
+{
+    struct heap_model *h = model_of(s);
+    struct heap_point p = {r->ts, r->ts_valid, (unsigned)r->u.heap.reason, r->u.heap.valid,
+                           r->u.heap.free_bytes, r->u.heap.min_free, r->u.heap.largest_free,
+                           r->u.heap.free_blocks, r->u.heap.total, s->inuse_b};
+    if (h->records && (p.valid & MSAMP_WIRE_HEAP_TOTAL) && p.total != h->last.total)
+        h->total_varies = 1; /* a heap that grows (glibc's arenas): its low is not its worst */
+    h->records++;
+    h->last = p;
+    add_point(h, &p);
+    if (p.reason == MSAMP_HEAP_FAIL && h->fail_pending && h->nfails < HEAP_MAX_FAILS)
+        h->fails[h->nfails++] = (struct heap_fail){h->fail_size, h->fail_kind, h->fail_site, p};
+    h->fail_pending = 0;
+    /* Baselines at records 1, 2, 4, 8, ...: the newer one moves to the older place. */
+    if ((h->records & (h->records - 1)) == 0) {
+        free(h->base[0]);
+        h->base[0] = h->base[1];
+        h->base_sites[0] = h->base_sites[1];
+        h->base_pt[0] = h->base_pt[1];
+        h->base[1] = sites_now(s, NULL);
+        h->base_sites[1] = s->nsites;
+        h->base_pt[1] = p;
+    }
+    if (p.reason == MSAMP_HEAP_LOW) {
+        h->low_next = p;
+        h->low_pending = 1;
+    }
+}
+
+void heap_on_snap_end(struct session *s)
+{
+    struct heap_model *h = s->heap;
+    if (!h || !h->low_pending)
+        return;
+    free(h->low_n);
+    free(h->low_b);
+    h->low_b = sites_now(s, &h->low_n);
+    h->low_sites = s->nsites;
+    h->low = h->low_next;
+    h->have_low = 1;
+    h->low_pending = 0;
+}
+
+int heap_peak_is_device(const struct session *s, const struct heap_point **when)
+{
+    const struct heap_model *h = s->heap;
+    char text[512];
+    if (!h || !h->have_low || h->total_varies || session_completeness(s, 1, text, sizeof(text)))
+        return 0;
+    if (when)
+        *when = &h->low;
+    return 1;
+}
+
+void heap_on_fail(struct session *s, const struct msamp_record *r, uint32_t site)
+{
+    struct heap_model *h = model_of(s);
+    h->fail_pending = 1;
+    h->fail_size = r->u.fail.size;
+    h->fail_kind = r->u.fail.kind;
+    h->fail_site = site;
+}
+
+int heap_site_low(const struct session *s, uint32_t site, double *n, double *b)
+{
+    const struct heap_model *h = s->heap;
+    if (!heap_peak_is_device(s, NULL))
+        return 0;
+    *n = site < h->low_sites ? h->low_n[site] : 0;
+    *b = site < h->low_sites ? h->low_b[site] : 0;
+    return 1;
+}
+
+#define KNOWS(p, bit) (((p)->valid & (bit)) != 0)
+
+static double frag_index(const struct heap_point *p)
+{
+    if (!KNOWS(p, MSAMP_WIRE_HEAP_FREE) || !KNOWS(p, MSAMP_WIRE_HEAP_LARGEST_FREE) || p->free == 0)
+        return -1;
+    return 1.0 - (double)p->largest / (double)p->free;
+}
+
+/* The largest values of x over sites, their indexes into site[] (at most HEAP_MAX_NAMED, each at
+ * least min). */
+static size_t top_sites(const double *x, size_t n, double min, uint32_t *site, double *val)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] >= min) || !(x[i] > 0))
+            continue;
+        size_t j = k < HEAP_MAX_NAMED ? k++ : HEAP_MAX_NAMED;
+        if (j == HEAP_MAX_NAMED) {
+            if (!(x[i] > val[HEAP_MAX_NAMED - 1]))
+                continue;
+            j = HEAP_MAX_NAMED - 1;
+        }
+        while (j > 0 && val[j - 1] < x[i]) {
+            val[j] = val[j - 1];
+            site[j] = site[j - 1];
+            j--;
+        }
+        val[j] = x[i];
+        site[j] = (uint32_t)i;
+    }
+    return k;
+}
+
+void heap_verdict(const struct session *s, struct heap_verdict *v)
+{
+    memset(v, 0, sizeof(*v));
+    v->frag_first = v->frag_last = v->window_s = -1;
+    const struct heap_model *h = s->heap;
+    if (!h || h->n < 2 || !KNOWS(&h->last, MSAMP_WIRE_HEAP_FREE))
+        return;
+    const struct heap_point *e = &h->last, *first = &h->pts[0];
+    /* The window of growth: from the older baseline (a quarter to a half of the records back),
+     * or the first record. */
+    int bi = h->base[0] && h->records >= 4 ? 0 : 1;
+    const struct heap_point *b = h->base[bi] ? &h->base_pt[bi] : first;
+    if (!KNOWS(b, MSAMP_WIRE_HEAP_FREE))
+        return;
+    v->known = 1;
+    if (b->ts_known && e->ts_known && s->tick_hz && e->ts >= b->ts)
+        v->window_s = (double)(e->ts - b->ts) / (double)s->tick_hz;
+    v->used_growth = (double)b->free - (double)e->free;
+    v->sampled_growth = e->inuse_b - b->inuse_b;
+    double total = KNOWS(e, MSAMP_WIRE_HEAP_TOTAL) ? (double)e->total : (double)first->free;
+    /* A leak: the allocator's use grew by 0.5 % of the heap at least over the window, and the
+     * sampled in-use with it (a quarter of it at least: the rest may be unsampled blocks). */
+    if (v->used_growth > 0.005 * total && v->sampled_growth > 0.25 * v->used_growth) {
+        v->leak = 1;
+        size_t ns = h->base[bi] ? h->base_sites[bi] : 0;
+        double *grow = xcalloc(s->nsites + 1, sizeof(*grow));
+        for (size_t i = 0; i < s->nsites; i++)
+            grow[i] = s->sites[i].inuse_b - (i < ns ? h->base[bi][i] : 0);
+        v->ngrow = top_sites(grow, s->nsites, 0.1 * v->sampled_growth, v->grow_site, v->grow_b);
+        free(grow);
+    }
+    /* Fragmentation: at the end, half the free bytes at least lie outside the largest block, and
+     * that share grew by a quarter since the first record (the largest block shrank while free
+     * held); or a failure asked for no more than was free but more than the largest block. */
+    v->frag_first = frag_index(first);
+    v->frag_last = frag_index(e);
+    for (size_t i = 0; i < h->nfails; i++) {
+        const struct heap_point *a = &h->fails[i].at;
+        if (h->fails[i].kind == MSAMP_FAIL_NULL && KNOWS(a, MSAMP_WIRE_HEAP_LARGEST_FREE) &&
+            h->fails[i].size <= a->free && h->fails[i].size > a->largest)
+            v->frag_fails++;
+    }
+    if ((v->frag_last >= 0.5 && v->frag_first >= 0 && v->frag_last >= v->frag_first + 0.25) ||
+        v->frag_fails) {
+        v->frag = 1;
+        /* The sites holding long-lived blocks (alive over the later half of the session): the
+         * blocks that sit between the holes. */
+        double *held = xcalloc(s->nsites + 1, sizeof(*held));
+        uint64_t half = s->ts_known ? (s->last_ts - s->first_ts) / 2 : 0;
+        for (size_t i = 0; i < s->nlive; i++) {
+            const struct slot *sl = &s->slots[s->live[i]];
+            if (sl->born && s->ts_known && s->last_ts - sl->birth >= half && sl->site < s->nsites)
+                held[sl->site] += sl->w * (double)sl->size;
+        }
+        v->nheld = top_sites(held, s->nsites, 0, v->held_site, v->held_b);
+        free(held);
+    }
+}
+
+const char *heap_verdict_word(const struct heap_verdict *v)
+{
+    if (!v->known)
+        return "unknown";
+    if (v->leak && v->frag)
+        return "leak and fragmentation";
+    return v->leak ? "leak" : v->frag ? "fragmentation" : "healthy";
+}
+
+void heap_fail_text(const struct heap_fail *f, char *out, size_t n)
+{
+    const struct heap_point *a = &f->at;
+    size_t len = (size_t)snprintf(out, n, "asked %llu B", (unsigned long long)f->size);
+    if (KNOWS(a, MSAMP_WIRE_HEAP_FREE) && len < n)
+        len += (size_t)snprintf(out + len, n - len, ", %llu B free", (unsigned long long)a->free);
+    if (KNOWS(a, MSAMP_WIRE_HEAP_LARGEST_FREE) && len < n)
+        len += (size_t)snprintf(out + len, n - len, ", largest free block %llu B",
+                                (unsigned long long)a->largest);
+    const char *why = "the allocator's state unknown";
+    if (f->kind == MSAMP_FAIL_GIANT)
+        why = "refused by the giant guard";
+    else if (KNOWS(a, MSAMP_WIRE_HEAP_FREE) && f->size > a->free)
+        why = "exhaustion (more than is free)";
+    else if (KNOWS(a, MSAMP_WIRE_HEAP_LARGEST_FREE) && f->size > a->largest)
+        why = "fragmentation";
+    else if (KNOWS(a, MSAMP_WIRE_HEAP_LARGEST_FREE))
+        why = "the allocator's overhead or alignment (a free block was large enough)";
+    else if (KNOWS(a, MSAMP_WIRE_HEAP_FREE))
+        why = "fragmentation or the allocator's overhead (its largest free block unknown)";
+    if (len < n)
+        snprintf(out + len, n - len, ": %s", why);
+}
+
+static void json_opt(FILE *f, const char *name, const struct heap_point *p, uint64_t bit,
+                     uint64_t val)
+{
+    if (p->valid & bit)
+        fprintf(f, ",\"%s\":%llu", name, (unsigned long long)val);
+    else
+        fprintf(f, ",\"%s\":null", name);
+}
+
+void heap_json_write(FILE *f, const struct session *s)
+{
+    const struct heap_model *h = s->heap;
+    if (!h || h->records == 0) {
+        fputs("\"heap\":null", f);
+        return;
+    }
+    const struct heap_point *e = &h->last;
+    fprintf(f, "\"heap\":{\"records\":%llu", (unsigned long long)h->records);
+    json_opt(f, "free", e, MSAMP_WIRE_HEAP_FREE, e->free);
+    json_opt(f, "min_free", e, MSAMP_WIRE_HEAP_MIN_FREE | MSAMP_WIRE_HEAP_MIN_SEEN, e->min_free);
+    json_opt(f, "largest_free", e, MSAMP_WIRE_HEAP_LARGEST_FREE, e->largest);
+    json_opt(f, "free_blocks", e, MSAMP_WIRE_HEAP_FREE_BLOCKS, e->blocks);
+    json_opt(f, "total", e, MSAMP_WIRE_HEAP_TOTAL, e->total);
+    fprintf(f, ",\"min_free_seen_by_device\":%s",
+            e->valid & MSAMP_WIRE_HEAP_MIN_SEEN ? "true" : "false");
+    struct heap_verdict v;
+    heap_verdict(s, &v);
+    fprintf(f, ",\"verdict\":\"%s\",\"used_growth\":%.0f,\"sampled_growth\":%.0f",
+            heap_verdict_word(&v), v.used_growth, v.sampled_growth);
+    fputs(",\"growing_stacks\":[", f);
+    for (size_t i = 0; i < v.ngrow; i++)
+        fprintf(f, "%s{\"stack_id\":%llu,\"bytes\":%.0f}", i ? "," : "",
+                (unsigned long long)s->sites[v.grow_site[i]].stack_id, v.grow_b[i]);
+    fputs("],\"long_lived_stacks\":[", f);
+    for (size_t i = 0; i < v.nheld; i++)
+        fprintf(f, "%s{\"stack_id\":%llu,\"bytes\":%.0f}", i ? "," : "",
+                (unsigned long long)s->sites[v.held_site[i]].stack_id, v.held_b[i]);
+    fputs("],\"failures\":[", f);
+    for (size_t i = 0; i < h->nfails; i++) {
+        char text[256];
+        heap_fail_text(&h->fails[i], text, sizeof(text));
+        fprintf(f, "%s{\"size\":%llu,\"free\":%llu,\"largest_free\":%llu,\"why\":\"%s\"}",
+                i ? "," : "", (unsigned long long)h->fails[i].size,
+                (unsigned long long)h->fails[i].at.free,
+                (unsigned long long)h->fails[i].at.largest, text);
+    }
+    fputs("],\"series\":[", f);
+    for (size_t i = 0; i < h->n; i++) {
+        const struct heap_point *p = &h->pts[i];
+        double t = p->ts_known && s->ts_known && s->tick_hz && p->ts >= s->first_ts
+                       ? (double)(p->ts - s->first_ts) / (double)s->tick_hz
+                       : -1;
+        fprintf(f, "%s{\"t\":%.6f,\"reason\":%u,\"free\":%llu,\"min_free\":%llu,"
+                   "\"largest_free\":%llu,\"free_blocks\":%llu,\"inuse_sampled\":%.0f}",
+                i ? "," : "", t, p->reason, (unsigned long long)p->free,
+                (unsigned long long)p->min_free, (unsigned long long)p->largest,
+                (unsigned long long)p->blocks, p->inuse_b);
+    }
+    fputs("]}", f);
+}

@@ -1,0 +1,86 @@
+/* Heap health in --top (docs/HEALTH.md): the allocator's latest figures, the headroom, the verdict
+ * in plain words with its evidence, each failure explained. The model and the verdict are
+ * model/heap.c's. */
+#include <stdio.h>
+
+#include "heap.h"
+#include "report.h"
+
+static void figure(FILE *f, const char *name, const struct heap_point *p, uint64_t bit,
+                   uint64_t v)
+{
+    if (p->valid & bit)
+        fprintf(f, " %s=%llu", name, (unsigned long long)v);
+    else
+        fprintf(f, " %s=?", name);
+}
+
+void health_top(FILE *f, const struct session *s, const struct built *b)
+{
+    const struct heap_model *h = s->heap;
+    if (!h || h->records == 0)
+        return;
+    const struct heap_point *e = &h->last;
+    fprintf(f, "heap (the allocator's own figures, %llu HEAP records):",
+            (unsigned long long)h->records);
+    figure(f, "free", e, MSAMP_WIRE_HEAP_FREE, e->free);
+    figure(f, "min_free", e, MSAMP_WIRE_HEAP_MIN_FREE | MSAMP_WIRE_HEAP_MIN_SEEN, e->min_free);
+    figure(f, "largest_free", e, MSAMP_WIRE_HEAP_LARGEST_FREE, e->largest);
+    figure(f, "free_blocks", e, MSAMP_WIRE_HEAP_FREE_BLOCKS, e->blocks);
+    figure(f, "total", e, MSAMP_WIRE_HEAP_TOTAL, e->total);
+    fputc('\n', f);
+    if (e->valid & MSAMP_WIRE_HEAP_MIN_SEEN)
+        fprintf(f, "  (min_free: the fewest the device saw at its polls; the allocator keeps none)\n");
+    struct heap_verdict v;
+    heap_verdict(s, &v);
+    char site[1024];
+    if ((e->valid & (MSAMP_WIRE_HEAP_MIN_FREE | MSAMP_WIRE_HEAP_MIN_SEEN)) &&
+        (e->valid & MSAMP_WIRE_HEAP_TOTAL) && e->total)
+        fprintf(f, "  headroom: at its lowest %llu B free (%.1f %% of %llu B)\n",
+                (unsigned long long)e->min_free, 100.0 * (double)e->min_free / (double)e->total,
+                (unsigned long long)e->total);
+    fprintf(f, "  verdict: %s", heap_verdict_word(&v));
+    if (!v.known)
+        fprintf(f, " (fewer than two HEAP records with the free bytes)");
+    fputc('\n', f);
+    if (v.known)
+        fprintf(f, "    allocator's use %+.0f B, sampled in-use %+.0f B over the last %.3g s\n",
+                v.used_growth, v.sampled_growth, v.window_s);
+    if (v.leak)
+        for (size_t i = 0; i < v.ngrow; i++) {
+            report_site_name(b, v.grow_site[i], site, sizeof(site));
+            fprintf(f, "    leak: grew %+.0f B  %s\n", v.grow_b[i], site);
+        }
+    if (v.frag) {
+        fprintf(f, "    fragmentation: %.0f %% of the free bytes outside the largest block at the "
+                   "end (%.0f %% at the start)",
+                100.0 * v.frag_last, 100.0 * v.frag_first);
+        if (v.frag_fails)
+            fprintf(f, "; %llu failures asked for less than was free",
+                    (unsigned long long)v.frag_fails);
+        fputc('\n', f);
+        for (size_t i = 0; i < v.nheld; i++) {
+            report_site_name(b, v.held_site[i], site, sizeof(site));
+            fprintf(f, "    long-lived blocks between the holes: %.0f B  %s\n", v.held_b[i], site);
+        }
+    }
+    if (!v.leak && !v.frag && v.known)
+        fprintf(f, "    healthy: no growth the samples share, the free bytes mostly in one block\n");
+    for (size_t i = 0; i < h->nfails; i++) {
+        if (i == 4 && h->nfails > 5) { /* the first four and the last */
+            fprintf(f, "  ... %zu more failures explained alike in --json\n", h->nfails - 5);
+            i = h->nfails - 1;
+        }
+        char text[256];
+        heap_fail_text(&h->fails[i], text, sizeof(text));
+        report_site_name(b, h->fails[i].site, site, sizeof(site));
+        fprintf(f, "  failure: %s  %s\n", text, site);
+    }
+    if (h->have_low && h->low.ts_known && s->ts_known && s->tick_hz && h->low.ts >= s->first_ts)
+        fprintf(f, "  the device's low watermark: %llu B free at %.3f s; --peak takes %s\n",
+                (unsigned long long)h->low.min_free,
+                (double)(h->low.ts - s->first_ts) / (double)s->tick_hz,
+                heap_peak_is_device(s, NULL)
+                    ? "the device's snapshot of it (drain's own model is incomplete)"
+                    : "the peak of drain's running estimate (its model is complete)");
+}
