@@ -6,7 +6,11 @@
  *   consumer  (priority 3) receives and frees them; keeps a log of its last 8 entries
  *   worker    (priority 2, time-sliced with producer) buffers of 64..1024 bytes, 16 kept, in
  *             tight loops
- *   leaker    (priority 1) a 256-byte record every 5 ms, never freed, and scratch blocks freed
+ *   leaker    (priority 1) a 256-byte record every 5 ms, never freed, and scratch blocks freed;
+ *             at 40 % of the run a fragmenting phase: 1536-byte blocks interleaved with 128-byte
+ *             keepers until the heap is down to FRAG_RESERVE, the big ones freed (holes between
+ *             the keepers, which stay), then one request between the largest free block and the
+ *             free bytes: it fails for fragmentation
  *   TmrSvc    a software timer's callback every 1 ms: samples of 32..96 bytes, 4 kept
  *   interrupt TIMER0 every 500 us: packets from a static pool (msamp_on_alloc: an ISR may not call
  *             pvPortMalloc), sent with xQueueSendFromISR to sink (priority 3), which frees them
@@ -16,7 +20,10 @@
  *
  * Console lines (semihosting): "msamp-freertos truth task=NAME alloc_bytes=.. alloc_n=..
  * inuse_bytes=.. inuse_n=.." per task, "msamp-freertos stats ..." (msamp's counters, the
- * preemptions inside msamp, the checks of the live table against heap_4) and "msamp-freertos done".
+ * preemptions inside msamp, the checks of the live table against heap_4), "msamp-demo heap
+ * free=.. min_free=.. largest_free=.." (heap_4's own figures as msamp_end's HEAP record has them),
+ * "msamp-freertos frag asked=.. free=.. largest_free=.." (the fragmentation failure) and
+ * "msamp-freertos done".
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -61,6 +68,7 @@ static QueueHandle_t msg_q, isr_q;
 static TimerHandle_t timer;
 static volatile int stopping;
 static volatile uint32_t done_tasks, failures, preempted_inside;
+static volatile TickType_t frag_at; /* when the leaker's fragmenting phase starts */
 
 /* --- console --- */
 static char *put_u64(char *p, uint64_t v)
@@ -188,6 +196,22 @@ static __attribute__((noinline)) void *leaker_scratch(uint32_t size)
     SITE(heap_alloc(O_LEAKER, size));
 }
 
+static __attribute__((noinline)) void *frag_hole(void)
+{
+    SITE(heap_alloc(O_LEAKER, 1536));
+}
+
+static __attribute__((noinline)) void *frag_keeper(void)
+{
+    SITE(heap_alloc(O_LEAKER, 128));
+}
+
+static __attribute__((noinline)) void *frag_big(uint32_t size)
+{
+    __asm__ volatile("/* frag_big: not folded into leaker_scratch */" : : : "memory");
+    SITE(heap_alloc(O_LEAKER, size));
+}
+
 static __attribute__((noinline)) void *timer_sample(uint32_t size)
 {
     SITE(heap_alloc(O_TIMER, size));
@@ -302,11 +326,44 @@ static void worker(void *arg)
     (void)arg;
 }
 
+/* The fragmenting phase: keepers between holes, the rest of the heap left to the other tasks
+ * (their blocks all fit the holes), then a request no hole and not the largest block can hold. */
+#define FRAG_PAIRS 160u
+#define FRAG_RESERVE (32u * 1024u)
+static void *frag_keepers[FRAG_PAIRS];
+static uint32_t frag_asked, frag_free, frag_largest;
+static void fragment(void)
+{
+    void *holes[FRAG_PAIRS];
+    uint32_t n = 0;
+    while (n < FRAG_PAIRS && xPortGetFreeHeapSize() > FRAG_RESERVE + 2048u) {
+        holes[n] = frag_hole();
+        frag_keepers[n] = frag_keeper();
+        if (holes[n] == NULL || frag_keepers[n] == NULL)
+            fail("fragmenting phase: the heap ran out");
+        n++;
+    }
+    for (uint32_t i = 0; i < n; i++)
+        heap_free(holes[i]);
+    HeapStats_t h;
+    vPortGetHeapStats(&h);
+    frag_free = h.xAvailableHeapSpaceInBytes;
+    frag_largest = h.xSizeOfLargestFreeBlockInBytes;
+    frag_asked = frag_largest + (frag_free - frag_largest) / 2u;
+    if (frag_asked <= frag_largest || frag_big(frag_asked) != NULL)
+        fail("fragmenting phase: the heap did not fragment");
+}
+
 static void leaker(void *arg)
 {
     uint32_t rng = 0x5eed5eedu;
     TickType_t last = xTaskGetTickCount();
+    int fragmented = 0;
     while (!stopping) {
+        if (!fragmented && frag_at != 0 && (int32_t)(xTaskGetTickCount() - frag_at) >= 0) {
+            fragment();
+            fragmented = 1;
+        }
         (void)leak_record();
         for (int i = 0; i < 24; i++)
             heap_free(leaker_scratch(16u + rng_next(&rng) % 113u));
@@ -411,6 +468,7 @@ static void drainer(void *arg)
     if (xTimerStart(timer, 0) != pdPASS)
         fail("xTimerStart");
     TickType_t end = xTaskGetTickCount() + MS(DEMO_RUN_MS);
+    frag_at = xTaskGetTickCount() + MS(DEMO_RUN_MS * 2 / 5);
     while ((int32_t)(xTaskGetTickCount() - end) < 0) {
         (void)msamp_poll();
         vTaskDelay((TickType_t)(configTICK_RATE_HZ / 2000u));
@@ -467,7 +525,25 @@ static void drainer(void *arg)
     p = put_str(p, "\n");
     *p = '\0';
     board_console(text);
-    (void)msamp_flush();
+    p = put_str(text, "msamp-freertos frag");
+    p = put_kv(p, "asked", frag_asked);
+    p = put_kv(p, "free", frag_free);
+    p = put_kv(p, "largest_free", frag_largest);
+    p = put_str(p, "\n");
+    *p = '\0';
+    board_console(text);
+    /* heap_4's own figures, which msamp_end's last poll reads too (nothing allocates between). */
+    struct msamp_heap_stats hs;
+    msamp_port_heap_stats(&hs);
+    p = put_str(text, "msamp-demo heap");
+    p = put_kv(p, "free", hs.free);
+    p = put_kv(p, "min_free", hs.min_free);
+    p = put_kv(p, "largest_free", hs.largest_free);
+    p = put_kv(p, "free_blocks", hs.free_blocks);
+    p = put_str(p, "\n");
+    *p = '\0';
+    board_console(text);
+    (void)msamp_end();
     board_console("msamp-freertos done\n");
     board_exit(0);
     (void)arg;

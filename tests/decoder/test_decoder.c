@@ -459,7 +459,7 @@ static void test_forward_compat(void)
     rec_v(&r, MSAMP_REC_FREE, 4, U(0), U(1), U(0), U(55)); /* [moved] 0, then a later field */
     rec_v(&r, MSAMP_REC_TIME, 2, U(50), U(1));
     rec_v(&r, MSAMP_REC_FAIL, 6, U(0), U(100), U(2), U(4), U(1), U(9)); /* + a later field */
-    rec_v(&r, MSAMP_REC_EXTENDED, 3, U(20), U(300), U(1));
+    rec_v(&r, MSAMP_REC_EXTENDED, 3, U(40), U(300), U(1));
     rec_v(&r, MSAMP_REC_EXTENDED, 1, U(1000000));
     buf_put(&p, "\x0f", 1); /* an extended type below 16 is malformed */
     buf_put(&p, "0123456789abcdef", 16);
@@ -476,7 +476,7 @@ static void test_forward_compat(void)
                  "FREE slot=0 dt=1 @ts=?\n"
                  "TIME ts=50 @ts=50\n"
                  "FAIL kind=0 size=100 stack=2 dt=4 count=1 @ts=54\n"
-                 "UNKNOWN type=20 len=3 @ts=54\n"
+                 "UNKNOWN type=40 len=3 @ts=54\n"
                  "UNKNOWN type=1000000 len=0 @ts=54\n"
                  "SNAP_END pass=2 count=0 @ts=54\n");
     struct msamp_dec_stats st;

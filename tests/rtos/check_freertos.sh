@@ -17,6 +17,10 @@
 #              the device's live table, and that table matches heap_4's own accounting: every
 #              entry a block heap_4 has handed out with the size and owner msamp has (live_bad 0),
 #              and the heap's live blocks equal the demo's (heap_live = demo_live)
+#   heap       drain's free, min_free and largest_free equal heap_4's own at the end; the leaker's
+#              fragmenting phase called fragmentation with its keepers named, the leak a leak
+#              with leak_record named, the failure it provokes explained as fragmentation
+#              (tests/board/check_heap.sh)
 set -u
 out=${1:?outdir}
 console=$out/console.txt; report=$out/drain.txt
@@ -92,5 +96,6 @@ drained=$(awk '$1 == "alloc" { s += $4 } END { print s + 0 }' <<<"$rows")
 live=$(awk '$1 == "inuse" { s += $4 } END { print s + 0 }' <<<"$rows")
 [ "$live" = "$(stat live_entries)" ] || bad "drain's live entries $live, the device's live table $(stat live_entries)"
 echo "  preemption: $pre ticks inside msamp; reentrant $(stat reentrant); samples $(stat samples) sent and counted; live table $live entries = heap_4's blocks (heap_live $(stat heap_live))"
+"$(dirname "$0")/../board/check_heap.sh" "$out" leak=leak_record frag=frag_keeper fragfail || fail=1
 [ $fail = 0 ] && echo "freertos checks passed"
 exit $fail

@@ -24,15 +24,17 @@ void msamp_port_heap_stats(struct msamp_heap_stats *out)
 {
     HeapStats_t h;
     vPortGetHeapStats(&h);
+#ifdef configTOTAL_HEAP_SIZE
+    out->total = configTOTAL_HEAP_SIZE;
+    out->valid = MSAMP_HEAP_TOTAL;
+#endif
+    if (h.xAvailableHeapSpaceInBytes == 0 && h.xNumberOfSuccessfulAllocations == 0)
+        return; /* before the heap's first allocation it has no free list yet: nothing known */
     out->free = h.xAvailableHeapSpaceInBytes;
     out->min_free = h.xMinimumEverFreeBytesRemaining;
     out->largest_free = h.xSizeOfLargestFreeBlockInBytes;
     out->free_blocks = h.xNumberOfFreeBlocks;
-    out->valid = MSAMP_HEAP_FREE | MSAMP_HEAP_MIN_FREE | MSAMP_HEAP_LARGEST_FREE |
-                 MSAMP_HEAP_FREE_BLOCKS;
-#ifdef configTOTAL_HEAP_SIZE
-    out->total = configTOTAL_HEAP_SIZE;
-    out->valid |= MSAMP_HEAP_TOTAL;
-#endif
+    out->valid |= MSAMP_HEAP_FREE | MSAMP_HEAP_MIN_FREE | MSAMP_HEAP_LARGEST_FREE |
+                  MSAMP_HEAP_FREE_BLOCKS;
 }
 #endif

@@ -164,30 +164,64 @@ static size_t top_sites(const double *x, size_t n, double min, uint32_t *site, d
     return k;
 }
 
+/* The least-squares slope of y over t (0 with fewer than 2 distinct times). */
+static double slope(const double *t, const double *y, size_t n)
+{
+    double st = 0, sy = 0, stt = 0, sty = 0;
+    for (size_t i = 0; i < n; i++) {
+        st += t[i];
+        sy += y[i];
+        stt += t[i] * t[i];
+        sty += t[i] * y[i];
+    }
+    double d = (double)n * stt - st * st;
+    return n >= 2 && d > 0 ? ((double)n * sty - st * sy) / d : 0;
+}
+
 void heap_verdict(const struct session *s, struct heap_verdict *v)
 {
     memset(v, 0, sizeof(*v));
     v->frag_first = v->frag_last = v->window_s = -1;
     const struct heap_model *h = s->heap;
-    if (!h || h->n < 2 || !KNOWS(&h->last, MSAMP_WIRE_HEAP_FREE))
+    if (!h || !KNOWS(&h->last, MSAMP_WIRE_HEAP_FREE))
         return;
-    const struct heap_point *e = &h->last, *first = &h->pts[0];
-    /* The window of growth: from the older baseline (a quarter to a half of the records back),
-     * or the first record. */
-    int bi = h->base[0] && h->records >= 4 ? 0 : 1;
-    const struct heap_point *b = h->base[bi] ? &h->base_pt[bi] : first;
-    if (!KNOWS(b, MSAMP_WIRE_HEAP_FREE))
+    const struct heap_point *e = &h->last, *first = NULL;
+    for (size_t i = 0; i < h->n && !first; i++) /* before the allocator's start it knows nothing */
+        if (KNOWS(&h->pts[i], MSAMP_WIRE_HEAP_FREE) && h->pts[i].free != 0)
+            first = &h->pts[i];
+    if (!first || first == e)
         return;
     v->known = 1;
-    if (b->ts_known && e->ts_known && s->tick_hz && e->ts >= b->ts)
-        v->window_s = (double)(e->ts - b->ts) / (double)s->tick_hz;
-    v->used_growth = (double)b->free - (double)e->free;
-    v->sampled_growth = e->inuse_b - b->inuse_b;
     double total = KNOWS(e, MSAMP_WIRE_HEAP_TOTAL) ? (double)e->total : (double)first->free;
-    /* A leak: the allocator's use grew by 0.5 % of the heap at least over the window, and the
-     * sampled in-use with it (a quarter of it at least: the rest may be unsampled blocks). */
+    /* A leak: over the later half of the session (by time), the trend (least squares) of the
+     * allocator's use rose by 0.5 % of the heap at least, and the sampled in-use's with it (a
+     * quarter of it at least: the rest may be unsampled blocks, or the allocator's overhead). */
+    double *t = xcalloc(h->n + 1, sizeof(*t)), *used = xcalloc(h->n + 1, sizeof(*used)),
+           *inuse = xcalloc(h->n + 1, sizeof(*inuse));
+    size_t m = 0;
+    if (first->ts_known && e->ts_known && s->tick_hz && e->ts > first->ts) {
+        uint64_t mid = first->ts + (e->ts - first->ts) / 2;
+        for (size_t i = 0; i < h->n; i++) {
+            const struct heap_point *p = &h->pts[i];
+            if (!p->ts_known || p->ts < mid || !KNOWS(p, MSAMP_WIRE_HEAP_FREE))
+                continue;
+            t[m] = (double)(p->ts - mid) / (double)s->tick_hz;
+            used[m] = -(double)p->free;
+            inuse[m++] = p->inuse_b;
+        }
+        v->window_s = (double)(e->ts - mid) / (double)s->tick_hz;
+    }
+    if (m >= 3) {
+        v->used_growth = slope(t, used, m) * v->window_s;
+        v->sampled_growth = slope(t, inuse, m) * v->window_s;
+    }
+    free(t);
+    free(used);
+    free(inuse);
     if (v->used_growth > 0.005 * total && v->sampled_growth > 0.25 * v->used_growth) {
         v->leak = 1;
+        /* The sites that grew since the older baseline (a quarter to a half of the records back). */
+        int bi = h->base[0] && h->records >= 4 ? 0 : 1;
         size_t ns = h->base[bi] ? h->base_sites[bi] : 0;
         double *grow = xcalloc(s->nsites + 1, sizeof(*grow));
         for (size_t i = 0; i < s->nsites; i++)

@@ -44,8 +44,9 @@ void health_top(FILE *f, const struct session *s, const struct built *b)
         fprintf(f, " (fewer than two HEAP records with the free bytes)");
     fputc('\n', f);
     if (v.known)
-        fprintf(f, "    allocator's use %+.0f B, sampled in-use %+.0f B over the last %.3g s\n",
-                v.used_growth, v.sampled_growth, v.window_s);
+        fprintf(f, "    trend over the later half (%.3g s): allocator's use %+.0f B, sampled in-use "
+                   "%+.0f B\n",
+                v.window_s, v.used_growth, v.sampled_growth);
     if (v.leak)
         for (size_t i = 0; i < v.ngrow; i++) {
             report_site_name(b, v.grow_site[i], site, sizeof(site));
