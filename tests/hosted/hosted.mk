@@ -52,6 +52,14 @@ $(HT)/unwind_app: tests/hosted/unwind_app.c $(HT)/nofp_lib.o $(BUILD)/hosted/lib
 TESTS += hosted-e2e hosted-e2e-static hosted-e2e-clang hosted-behaviour hosted-threads-tsan \
 	hosted-unwind hosted-env hosted-fork
 
+$(HT)/heap_app: tests/hosted/heap_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) $< $$($(call HT_PC,hosted)) -o $@
+
+TESTS += hosted-heap
+test-hosted-heap: $(HT)/heap_app host_tools/drain ## glibc's mallinfo2 through the HEAP record: drain's free figures within 1 % of the program's own at exit
+	tests/hosted/heap.sh $(HT)/heap_app host_tools/drain $(HT)/heap
+
 test-hosted-e2e: $(HT)/e2e_app $(HT)/msamp_check ## Hosted end to end: known sites, stacks and estimates within 4.5 sd
 	tests/hosted/e2e.sh $(HT)/e2e_app $(HT)/msamp_check $(HT)/e2e
 
