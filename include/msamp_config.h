@@ -237,9 +237,10 @@
  * free, low watermark, largest free block, free blocks) at each msamp_poll() and sends a HEAP
  * record with each identity, after each FAIL record and when the low watermark falls by
  * MSAMP_CFG_HEAP_STEP; then it also starts a snapshot pass, so the in-use profile at the heap's
- * worst moment is the device's own. 0 leaves it out (its code, 32-56 bytes of RAM, the record). */
+ * worst moment is the device's own. 0 leaves it out (its code, its RAM, the record). Default: on,
+ * but in the tiny profile (whose RAM budget it would strain). */
 #ifndef MSAMP_CFG_HEAP_STATS
-#define MSAMP_CFG_HEAP_STATS 1
+#define MSAMP_CFG_HEAP_STATS (!MSAMP_CFG_TINY)
 #endif
 /* The low watermark's step in bytes: a HEAP record (and a snapshot pass) each time the fewest free
  * bytes seen fall this much below the last reported. 0: 1/32 of the heap's total (of the first
