@@ -38,12 +38,13 @@ test-board-late-join: ## Drain joins mid-stream: the in-use profile is complete 
 	$(call board_e2e,late,uart)
 
 TESTS += board-heap
-test-board-heap: ## Heap health over the UART: drain's free/min_free/largest_free = the demo heap's own, the leak called a leak
-	@tests/need.sh $(BOARD_E2E_NEEDS)
+test-board-heap: ## Heap health over the UART: drain's free/min_free/largest_free = the demo heap's own, the leak called a leak, the three lines on the timeline (Chromium)
+	@tests/need.sh $(BOARD_E2E_NEEDS) chromium python3
 	@$(MAKE) --no-print-directory -s host_tools/drain $(BOARD_DIR)/uart/demo.elf
 	@$(BOARD_ENV) $(DEMO_DIR)/run_demo.sh $(BOARD_DIR)/uart/demo.elf uart $(BOARD_DIR)/test-heap \
 		$(BOARD_DIR)/test-heap/demo.pb.gz >$(BOARD_DIR)/test-heap.log 2>&1 || { cat $(BOARD_DIR)/test-heap.log; exit 1; }
 	@tests/board/check_heap.sh $(BOARD_DIR)/test-heap leak=leak_record
+	@tests/board/heap_timeline.sh $(BOARD_DIR)/test-heap $(BOARD_DIR)/uart/demo.elf
 
 # Firmware integration: the demo built by a project's own Makefile through port/msamp.mk, and by
 # its own CMake build through port/msamp.cmake, then run and checked like the demo. Each project's

@@ -11,6 +11,9 @@ check_views.py page DOM SRC FUNC...       any program's timeline page: the total
                                           path, each FUNC in the legend as FUNC SRC:LINE, axes
 check_views.py peak CSV BYTES             the CSV's largest total_max_bytes is BYTES (interval 1)
 check_views.py frame DOM NAME             the flame graph has a frame labelled NAME
+check_views.py heap DOM FREE MIN LARGEST  the timeline's heap lines (docs/HEALTH.md): free, min
+                                          free, largest free block, each a path of 2 points at
+                                          least, its latest value the allocator's figure given
 Prints one "ok: ..." line per check; exits 1 at the first failure.
 """
 import html
@@ -301,6 +304,22 @@ def check_zoom(dom_path, name):
        % (name, parents, hidden))
 
 
+def check_heap(dom_path, free, min_free, largest):
+    dom = open(dom_path).read()
+    for pid, name, want in (("heap-free", "free (allocator)", free),
+                            ("heap-min-free", "min free (allocator)", min_free),
+                            ("heap-largest-free", "largest free block", largest)):
+        m = re.search(r'<path id="%s"[^>]*\sd="([^"]*)"[^>]*><title>([^<]*)</title>' % pid, dom)
+        if not m or len(re.findall(r"[MHV]", m.group(1))) < 3:
+            fail("heap line %s missing or short: %s" % (pid, m.group(1)[:80] if m else None))
+        if m.group(2) != "%s: latest %s B" % (name, want):
+            fail("heap line %s: title '%s', want latest %s B" % (pid, m.group(2), want))
+        ok("heap line %s: %d commands, latest %s B" % (pid, len(re.findall(r"[MHV]", m.group(1))), want))
+    if not re.search(r'<path id="total"[^>]*\sd="M', dom):
+        fail("no total in-use path beside the heap lines")
+    ok("the heap lines beside the sampled in-use")
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == "csv":
@@ -319,6 +338,8 @@ def main():
         check_page(args[0], args[1], args[2:])
     elif cmd == "peak":
         check_peak(*args)
+    elif cmd == "heap":
+        check_heap(*sys.argv[2:6])
     elif cmd == "frame":
         check_frame(*args)
     else:

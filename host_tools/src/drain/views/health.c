@@ -85,3 +85,69 @@ void health_top(FILE *f, const struct session *s, const struct built *b)
                     ? "the device's snapshot of it (drain's own model is incomplete)"
                     : "the peak of drain's running estimate (its model is complete)");
 }
+
+double health_timeline_ymax(const struct session *s)
+{
+    const struct heap_model *h = s->heap;
+    double m = 0;
+    for (size_t i = 0; h && i < h->n; i++) {
+        const struct heap_point *p = &h->pts[i];
+        if ((p->valid & MSAMP_WIRE_HEAP_FREE) && (double)p->free > m)
+            m = (double)p->free;
+        if ((p->valid & MSAMP_WIRE_HEAP_LARGEST_FREE) && (double)p->largest > m)
+            m = (double)p->largest;
+    }
+    return m;
+}
+
+/* The three lines: free, the low watermark, the largest free block (steps from one HEAP record to
+ * the next), each with its latest value in its title and a label at its end. */
+void health_timeline_svg(FILE *f, const struct session *s, const struct health_map *m)
+{
+    const struct heap_model *h = s->heap;
+    if (!h || h->n == 0 || !(m->xmax > 0) || !(m->ymax > 0))
+        return;
+    static const struct {
+        const char *id, *name, *colour, *dash;
+        uint64_t bit;
+    } line[3] = {{"heap-free", "free (allocator)", "#000000", "", MSAMP_WIRE_HEAP_FREE},
+                 {"heap-min-free", "min free (allocator)", "#7f7f7f", "4 3",
+                  MSAMP_WIRE_HEAP_MIN_FREE | MSAMP_WIRE_HEAP_MIN_SEEN},
+                 {"heap-largest-free", "largest free block", "#8c6d31", "1 2",
+                  MSAMP_WIRE_HEAP_LARGEST_FREE}};
+    fprintf(f, "<g id=\"heap\">\n");
+    for (int k = 0; k < 3; k++) {
+        int pen = 0;
+        double lx = 0, ly = 0;
+        uint64_t last = 0;
+        for (size_t i = 0; i < h->n; i++) {
+            const struct heap_point *p = &h->pts[i];
+            if (!(p->valid & line[k].bit) || !p->ts_known || p->ts < m->t0)
+                continue;
+            uint64_t v = k == 0 ? p->free : k == 1 ? p->min_free : p->largest;
+            double t = (double)(p->ts - m->t0) / (m->tick_hz > 0 ? m->tick_hz : 1);
+            if (t > m->xmax)
+                t = m->xmax;
+            double x = m->left + t / m->xmax * m->width;
+            double y = m->bottom - ((double)v / m->ymax) * m->height;
+            if (!pen)
+                fprintf(f, "<path id=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.5\" "
+                           "stroke-dasharray=\"%s\" d=\"M%.1f %.1f",
+                        line[k].id, line[k].colour, line[k].dash, x, y);
+            else
+                fprintf(f, "H%.1f V%.1f", x, y);
+            pen = 1;
+            lx = x;
+            ly = y;
+            last = v;
+        }
+        if (!pen)
+            continue;
+        fprintf(f, "\"><title>%s: latest %llu B</title></path>\n<text class=\"heap-label\" "
+                   "x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\" text-anchor=\"end\">%s "
+                   "%llu B</text>\n",
+                line[k].name, (unsigned long long)last, lx - 2, ly - 3 - 14.0 * k,
+                line[k].colour, line[k].name, (unsigned long long)last);
+    }
+    fprintf(f, "</g>\n");
+}

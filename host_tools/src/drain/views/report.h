@@ -20,6 +20,15 @@ void report_site_name(const struct built *b, uint32_t site, char *out, size_t n)
 /* Heap health (views/health.c, docs/HEALTH.md): the allocator's figures, the verdict with its
  * evidence and each failure explained, after --top's tables; nothing without HEAP records. */
 void health_top(FILE *f, const struct session *s, const struct built *b);
+/* The timeline's heap lines (views/health.c): the allocator's free bytes, low watermark and largest
+ * free block beside the sampled in-use, on the chart's axes (x: seconds since t0 over
+ * [0, xmax] -> [left, left + width]; y: bytes over [0, ymax] -> [bottom, bottom - height]). */
+struct health_map {
+    uint64_t t0;
+    double tick_hz, xmax, ymax, left, width, bottom, height;
+};
+double health_timeline_ymax(const struct session *s);
+void health_timeline_svg(FILE *f, const struct session *s, const struct health_map *m);
 /* Folded stacks (root first, ';'-separated frames "func@file.c:LINE", then in-use bytes) for
  * flame-graph tools: one line per distinct symbolized stack. */
 int report_folded(const struct built *b, const char *path);

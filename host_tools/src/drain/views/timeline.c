@@ -7,6 +7,7 @@
 
 #include "flame.h"
 #include "msamp_arch.h"
+#include "report.h"
 
 /* One time bin: the estimate after the last record that fell in it (its time in ts), and the
  * largest total seen in it (peaks survive the merging of bins). */
@@ -394,6 +395,8 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
     for (size_t k = 0; k < ntop; k++)
         if (tl->peak[top[k]] > c.ymax)
             c.ymax = tl->peak[top[k]];
+    if (health_timeline_ymax(s) > c.ymax) /* the allocator's figures (views/health.c) */
+        c.ymax = health_timeline_ymax(s);
     const char *uname;
     double unit = byte_unit(c.ymax, &uname);
     double ystep = nice_step(c.ymax / unit) * unit, xstep = nice_step(c.xmax);
@@ -494,6 +497,8 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
             TL_TOTAL_COLOUR);
     series_path(f, tl, &c, -1);
     fprintf(f, "\"><title>total in use</title></path>\n");
+    health_timeline_svg(f, s, &(struct health_map){tl->t0, c.tick_hz, c.xmax, c.ymax, PL,
+                                                   CW - PL - PR, CH - PB, CH - PT - PB});
     /* Legend. */
     fprintf(f, "<g id=\"legend\" font-size=\"12\">\n");
     double ly = CH + 6;
