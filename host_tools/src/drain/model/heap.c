@@ -290,13 +290,14 @@ void heap_fail_text(const struct heap_fail *f, char *out, size_t n)
         snprintf(out + len, n - len, ": %s", why);
 }
 
-static void json_opt(FILE *f, const char *name, const struct heap_point *p, uint64_t bit,
-                     uint64_t val)
+void heap_put_figure(FILE *f, const char *name, const struct heap_point *p, uint64_t bit,
+                     uint64_t val, int json)
 {
+    const char *lead = json ? ",\"" : " ", *sep = json ? "\":" : "=";
     if (p->valid & bit)
-        fprintf(f, ",\"%s\":%llu", name, (unsigned long long)val);
+        fprintf(f, "%s%s%s%llu", lead, name, sep, (unsigned long long)val);
     else
-        fprintf(f, ",\"%s\":null", name);
+        fprintf(f, "%s%s%s%s", lead, name, sep, json ? "null" : "?");
 }
 
 void heap_json_write(FILE *f, const struct session *s)
@@ -308,11 +309,12 @@ void heap_json_write(FILE *f, const struct session *s)
     }
     const struct heap_point *e = &h->last;
     fprintf(f, "\"heap\":{\"records\":%llu", (unsigned long long)h->records);
-    json_opt(f, "free", e, MSAMP_WIRE_HEAP_FREE, e->free);
-    json_opt(f, "min_free", e, MSAMP_WIRE_HEAP_MIN_FREE | MSAMP_WIRE_HEAP_MIN_SEEN, e->min_free);
-    json_opt(f, "largest_free", e, MSAMP_WIRE_HEAP_LARGEST_FREE, e->largest);
-    json_opt(f, "free_blocks", e, MSAMP_WIRE_HEAP_FREE_BLOCKS, e->blocks);
-    json_opt(f, "total", e, MSAMP_WIRE_HEAP_TOTAL, e->total);
+    heap_put_figure(f, "free", e, MSAMP_WIRE_HEAP_FREE, e->free, 1);
+    heap_put_figure(f, "min_free", e, MSAMP_WIRE_HEAP_MIN_FREE | MSAMP_WIRE_HEAP_MIN_SEEN,
+                    e->min_free, 1);
+    heap_put_figure(f, "largest_free", e, MSAMP_WIRE_HEAP_LARGEST_FREE, e->largest, 1);
+    heap_put_figure(f, "free_blocks", e, MSAMP_WIRE_HEAP_FREE_BLOCKS, e->blocks, 1);
+    heap_put_figure(f, "total", e, MSAMP_WIRE_HEAP_TOTAL, e->total, 1);
     fprintf(f, ",\"min_free_seen_by_device\":%s",
             e->valid & MSAMP_WIRE_HEAP_MIN_SEEN ? "true" : "false");
     struct heap_verdict v;
