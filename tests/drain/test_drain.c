@@ -17,6 +17,7 @@
 #include "prof_codec.h"
 #include "prof_model.h"
 #include "profile.h"
+#include "heap.h"
 #include "report.h"
 #include "session.h"
 #include "views.h"
@@ -1467,6 +1468,83 @@ static void test_views_table(void)
     }
 }
 
+static void feed_heap(struct session *s, uint64_t ts, unsigned reason, uint64_t free_b,
+                      uint64_t largest, uint64_t total)
+{
+    struct msamp_record r = rec(MSAMP_REC_HEAP);
+    r.ts = ts;
+    r.ts_valid = 1;
+    r.u.heap.reason = reason;
+    r.u.heap.valid = MSAMP_WIRE_HEAP_TOTAL | MSAMP_WIRE_HEAP_FREE | MSAMP_WIRE_HEAP_MIN_SEEN |
+                     MSAMP_WIRE_HEAP_LARGEST_FREE | MSAMP_WIRE_HEAP_FREE_BLOCKS;
+    r.u.heap.free_bytes = free_b;
+    r.u.heap.min_free = free_b;
+    r.u.heap.largest_free = largest;
+    r.u.heap.free_blocks = 3;
+    r.u.heap.total = total;
+    session_record(s, &r);
+}
+
+/* Heap health (model/heap.c, docs/HEALTH.md): a leak (the allocator's use and a site's sampled
+ * in-use grow together), fragmentation (free holds, the largest block shrinks) with a failure
+ * explained, the JSON member. */
+static void test_heap_health(void)
+{
+    struct msamp_dec_stats z;
+    memset(&z, 0, sizeof(z));
+    struct session *s = session_new(1, &z);
+    feed_session(s, 7, 0, 1);
+    feed_stack(s, 1, 0x1000);
+    feed_stack(s, 2, 0x2000);
+    feed_alloc(s, 1, 500, 2); /* steady */
+    for (uint64_t i = 0; i < 20; i++) {
+        feed_alloc(s, 2 + i, 1000, 1); /* the leak */
+        feed_heap(s, 1000 * i, 0, 90000 - 1000 * i, 90000 - 1000 * i, 100000);
+    }
+    struct heap_verdict v;
+    heap_verdict(s, &v);
+    CHECK(v.known && v.leak && !v.frag);
+    CHECK(v.ngrow == 1 && s->sites[v.grow_site[0]].stack_id == 1);
+    CHECK(v.used_growth > 9000 && v.used_growth < 11000); /* 1000 B/s over the later 9.5 s */
+    CHECK(strcmp(heap_verdict_word(&v), "leak") == 0);
+    session_free(s);
+
+    s = session_new(1, &z);
+    feed_session(s, 8, 0, 1);
+    feed_stack(s, 1, 0x1000);
+    for (uint64_t i = 0; i < 10; i++)
+        feed_heap(s, 1000 * i, 0, 50000, 50000 - 4000 * i, 100000);
+    struct msamp_record f = rec(MSAMP_REC_FAIL);
+    f.u.fail.kind = MSAMP_FAIL_NULL;
+    f.u.fail.size = 20000;
+    f.u.fail.stack_id = 1;
+    session_record(s, &f);
+    feed_heap(s, 10000, MSAMP_HEAP_FAIL, 50000, 14000, 100000);
+    heap_verdict(s, &v);
+    CHECK(v.known && !v.leak && v.frag && v.frag_fails == 1);
+    CHECK(s->heap->nfails == 1);
+    char text[256];
+    heap_fail_text(&s->heap->fails[0], text, sizeof(text));
+    CHECK(strcmp(text, "asked 20000 B, 50000 B free, largest free block 14000 B: "
+                       "fragmentation") == 0);
+    char *json = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&json, &len);
+    heap_json_write(m, s);
+    fclose(m);
+    CHECK(strncmp(json, "\"heap\":{", 8) == 0);
+    CHECK(strstr(json, "\"free\":50000,\"min_free\":50000,\"largest_free\":14000") != NULL);
+    CHECK(strstr(json, "\"verdict\":\"fragmentation\"") != NULL);
+    int depth = 0, bad = 0;
+    for (const char *c = json; *c; c++) {
+        depth += (*c == '{' || *c == '[') - (*c == '}' || *c == ']');
+        bad |= depth < 0;
+    }
+    CHECK(depth == 0 && !bad);
+    free(json);
+    session_free(s);
+}
+
 int main(void)
 {
     test_weights();
@@ -1490,6 +1568,7 @@ int main(void)
     test_realloc_chain();
     test_realloc_moved();
     test_views_table();
+    test_heap_health();
     if (failures) {
         fprintf(stderr, "test_drain: %d check(s) failed\n", failures);
         return 1;
