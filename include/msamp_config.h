@@ -248,6 +248,13 @@
 #ifndef MSAMP_CFG_HEAP_STEP
 #define MSAMP_CFG_HEAP_STEP 0
 #endif
+/* msamp_poll() asks the port for the heap's state at most once per this many milliseconds (0: at
+ * every poll, the firmware default: heap_4's and the demo heap's walks are short). Init, failures
+ * and msamp_end() always ask. Hosted: 1000 (glibc's mallinfo2 walks every free chunk: 28000
+ * instructions with 4000 of them). */
+#ifndef MSAMP_CFG_HEAP_POLL_MS
+#define MSAMP_CFG_HEAP_POLL_MS 0
+#endif
 
 /* Which results the wrappers look at, for the FAIL records above. 0: every one (the wrappers call
  * the allocator and test what it returns: the firmware default, where an exhausted heap is the

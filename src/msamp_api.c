@@ -92,11 +92,15 @@ int msamp_poll(void)
 #endif
 #if MSAMP_CFG_HEAP_STATS
     struct msamp_heap_stats heap;
-    msamp_heap_read(&heap);
+    int heap_due = msamp_heap_due();
+    if (heap_due)
+        msamp_heap_read(&heap);
 #endif
     msamp_port_lock_t key = msamp_port_lock();
 #if MSAMP_CFG_HEAP_STATS
-    msamp_heap_note(&heap); /* before the duties: a new low asks for the pass they start */
+    if (heap_due)
+        msamp_heap_note(&heap); /* before the duties: a new low asks for the pass they start */
+    msamp_heap_plan();
 #endif
     msamp_report_duties();
     msamp_writer_close();
@@ -124,7 +128,14 @@ int msamp_end(void)
     int rc = msamp_flush(); /* room for END, and the records before it out first */
     if (rc < 0)
         return rc;
+#if MSAMP_CFG_HEAP_STATS
+    struct msamp_heap_stats heap;
+    msamp_heap_read(&heap); /* the heap as the session ends, whatever MSAMP_CFG_HEAP_POLL_MS */
+#endif
     msamp_port_lock_t key = msamp_port_lock();
+#if MSAMP_CFG_HEAP_STATS
+    msamp_heap_note(&heap);
+#endif
     atomic_store_explicit(&G.enabled, 0, memory_order_relaxed); /* nothing sampled after END */
     struct msamp_writer ev;
     msamp_event_begin(&ev);

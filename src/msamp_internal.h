@@ -195,6 +195,10 @@ void msamp_rec_heap(unsigned reason, const struct msamp_heap_stats *h, uintptr_t
  * fell by the step, sends a HEAP record (reason LOW) and asks for a snapshot pass; msamp_heap_put
  * writes a HEAP record of the kept state into the open event. */
 void msamp_heap_read(struct msamp_heap_stats *h);
+/* msamp_poll's (MSAMP_CFG_HEAP_POLL_MS): msamp_heap_due, outside the lock, says whether to ask the
+ * port now; msamp_heap_plan, under it, decides for the next poll. */
+int msamp_heap_due(void);
+void msamp_heap_plan(void);
 void msamp_heap_note(const struct msamp_heap_stats *h);
 void msamp_heap_put(unsigned reason);
 #endif
@@ -267,6 +271,10 @@ struct msamp_core {
      * HEAP record (UINTPTR_MAX: none yet) and its step. */
     struct msamp_heap_stats heap;
     uintptr_t heap_low, heap_step;
+#if MSAMP_CFG_HEAP_POLL_MS
+    uint64_t heap_next;       /* the time msamp_poll() asks the port again */
+    _Atomic uint8_t heap_ask; /* set under the lock, read by the next msamp_poll() before it */
+#endif
 #endif
     struct msamp_context *ctx[MSAMP_CFG_MAX_CONTEXTS];
     uint8_t ring[MSAMP_CFG_RING_SIZE];

@@ -94,6 +94,26 @@ void msamp_heap_read(struct msamp_heap_stats *h)
                 MSAMP_HEAP_FREE_BLOCKS;
 }
 
+int msamp_heap_due(void)
+{
+#if MSAMP_CFG_HEAP_POLL_MS
+    return atomic_load_explicit(&G.heap_ask, memory_order_relaxed);
+#else
+    return 1;
+#endif
+}
+
+void msamp_heap_plan(void)
+{
+#if MSAMP_CFG_HEAP_POLL_MS
+    uint64_t now = msamp_now();
+    uint8_t ask = now >= G.heap_next;
+    if (ask)
+        G.heap_next = now + (uint64_t)msamp_tick_hz() * MSAMP_CFG_HEAP_POLL_MS / 1000u;
+    atomic_store_explicit(&G.heap_ask, ask, memory_order_relaxed);
+#endif
+}
+
 void msamp_heap_note(const struct msamp_heap_stats *h)
 {
     uintptr_t seen = G.heap.min_free; /* the fewest free seen so far (valid once heap_step is set) */

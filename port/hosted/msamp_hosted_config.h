@@ -48,6 +48,10 @@
 #ifndef MSAMP_CFG_MAPPINGS
 #define MSAMP_CFG_MAPPINGS 1
 #endif
+/* glibc's mallinfo2 walks every free chunk of every arena: the heap's figures once a second. */
+#ifndef MSAMP_CFG_HEAP_POLL_MS
+#define MSAMP_CFG_HEAP_POLL_MS 1000
+#endif
 /* glibc has no newlib _malloc_r entry points. */
 
 /* The unsampled path tail-calls glibc and does not look at its result; sampled requests' results

@@ -76,6 +76,7 @@ KNOBS = {
     "FAILURES": [U, 0, 1],
     "HEAP_STATS": [U, 0, 1],
     "HEAP_STEP": [U, 0, 1, 65536],
+    "HEAP_POLL_MS": [U, 0, 1000],
     "FAIL_WATCH_BYTES": [U, 0, 4096, "MSAMP_FAIL_WATCH_SAMPLED"],
     "WRAP_NESTED": [U, 0, 1, 2],
     "ASSERT(x)": [U, "((x) ? (void)0 : __builtin_trap())"],
