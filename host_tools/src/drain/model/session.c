@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heap.h"
+
 /* The device's thinning rule, at the host's width (the same numbers as the device's). */
 #define MSAMP_THIN_WORD uint64_t
-#include "heap.h"
 #include "msamp_thin.h"
 
 /* Values of the id maps that are not indexes: stack_index for an id whose latest definition was
@@ -664,8 +665,8 @@ static void on_live(struct session *s, const struct msamp_record *r)
 }
 
 static void on_snap_end(struct session *s, const struct msamp_record *r)
-{    heap_on_snap_end(s); /* a pass a low watermark started: the device's live set */
-
+{
+    heap_on_snap_end(s); /* a pass a low watermark started: the device's live set */
     /* Only a pass heard in full proves that a missing allocation was freed. */
     if (!s->snap_active || s->snap_dirty || r->u.snap_end.pass != s->snap_pass ||
         r->u.snap_end.count != s->snap_lives) {
