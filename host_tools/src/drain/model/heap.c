@@ -89,8 +89,11 @@ void heap_on_record(struct session *s, const struct msamp_record *r)
 void heap_on_snap_end(struct session *s)
 {
     struct heap_model *h = s->heap;
-    if (!h || !h->low_pending)
+    /* A copy of every site at most once per nsites/16 HEAP records: a stream of low watermarks
+     * and passes costs drain 16 site copies per record at most (docs/RELIABILITY.md's bounds). */
+    if (!h || !h->low_pending || (h->have_low && h->records - h->low_copied_at < s->nsites / 16))
         return;
+    h->low_copied_at = h->records;
     free(h->low_n);
     free(h->low_b);
     h->low_b = sites_now(s, &h->low_n);

@@ -50,6 +50,7 @@ struct heap_model {
     /* The device's low-watermark moment (a HEAP of reason LOW) and the sites' in-use at the end
      * of the snapshot pass it started (every live entry re-sent: the device's own live set). */
     int have_low, low_pending, total_varies;
+    uint64_t low_copied_at; /* records when the sites were last copied (the work bound) */
     struct heap_point low, low_next;
     double *low_n, *low_b;
     size_t low_sites;
