@@ -293,14 +293,23 @@ void heap_fail_text(const struct heap_fail *f, char *out, size_t n)
         snprintf(out + len, n - len, ": %s", why);
 }
 
-void heap_put_figure(FILE *f, const char *name, const struct heap_point *p, uint64_t bit,
-                     uint64_t val, int json)
+void heap_put_figures(FILE *f, const struct heap_point *p, int json)
 {
+    const struct {
+        const char *name;
+        uint64_t bit, val;
+    } fig[5] = {{"free", MSAMP_WIRE_HEAP_FREE, p->free},
+                {"min_free", MSAMP_WIRE_HEAP_MIN_FREE | MSAMP_WIRE_HEAP_MIN_SEEN, p->min_free},
+                {"largest_free", MSAMP_WIRE_HEAP_LARGEST_FREE, p->largest},
+                {"free_blocks", MSAMP_WIRE_HEAP_FREE_BLOCKS, p->blocks},
+                {"total", MSAMP_WIRE_HEAP_TOTAL, p->total}};
     const char *lead = json ? ",\"" : " ", *sep = json ? "\":" : "=";
-    if (p->valid & bit)
-        fprintf(f, "%s%s%s%llu", lead, name, sep, (unsigned long long)val);
-    else
-        fprintf(f, "%s%s%s%s", lead, name, sep, json ? "null" : "?");
+    for (int i = 0; i < 5; i++) {
+        if (p->valid & fig[i].bit)
+            fprintf(f, "%s%s%s%llu", lead, fig[i].name, sep, (unsigned long long)fig[i].val);
+        else
+            fprintf(f, "%s%s%s%s", lead, fig[i].name, sep, json ? "null" : "?");
+    }
 }
 
 void heap_json_write(FILE *f, const struct session *s)
@@ -312,12 +321,7 @@ void heap_json_write(FILE *f, const struct session *s)
     }
     const struct heap_point *e = &h->last;
     fprintf(f, "\"heap\":{\"records\":%llu", (unsigned long long)h->records);
-    heap_put_figure(f, "free", e, MSAMP_WIRE_HEAP_FREE, e->free, 1);
-    heap_put_figure(f, "min_free", e, MSAMP_WIRE_HEAP_MIN_FREE | MSAMP_WIRE_HEAP_MIN_SEEN,
-                    e->min_free, 1);
-    heap_put_figure(f, "largest_free", e, MSAMP_WIRE_HEAP_LARGEST_FREE, e->largest, 1);
-    heap_put_figure(f, "free_blocks", e, MSAMP_WIRE_HEAP_FREE_BLOCKS, e->blocks, 1);
-    heap_put_figure(f, "total", e, MSAMP_WIRE_HEAP_TOTAL, e->total, 1);
+    heap_put_figures(f, e, 1);
     fprintf(f, ",\"min_free_seen_by_device\":%s",
             e->valid & MSAMP_WIRE_HEAP_MIN_SEEN ? "true" : "false");
     struct heap_verdict v;

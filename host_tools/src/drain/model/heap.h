@@ -85,9 +85,9 @@ void heap_verdict(const struct session *s, struct heap_verdict *v);
 void heap_fail_text(const struct heap_fail *f, char *out, size_t n);
 /* The verdict's word: "leak", "fragmentation", "leak and fragmentation", "healthy", "unknown". */
 const char *heap_verdict_word(const struct heap_verdict *v);
-/* One figure of p: ' name=V' (json 0; '?' when unknown) or ',"name":V' (json 1; null). */
-void heap_put_figure(FILE *f, const char *name, const struct heap_point *p, uint64_t bit,
-                     uint64_t val, int json);
+/* p's free, min_free, largest_free, free_blocks and total: ' name=V' each (json 0; '?' when
+ * unknown) or ',"name":V' (json 1; null). */
+void heap_put_figures(FILE *f, const struct heap_point *p, int json);
 /* The member "heap": {...} of a session's JSON object (no leading comma). */
 void heap_json_write(FILE *f, const struct session *s);
 

@@ -14,12 +14,7 @@ void health_top(FILE *f, const struct session *s, const struct built *b)
     const struct heap_point *e = &h->last;
     fprintf(f, "heap (the allocator's own figures, %llu HEAP records):",
             (unsigned long long)h->records);
-    heap_put_figure(f, "free", e, MSAMP_WIRE_HEAP_FREE, e->free, 0);
-    heap_put_figure(f, "min_free", e, MSAMP_WIRE_HEAP_MIN_FREE | MSAMP_WIRE_HEAP_MIN_SEEN,
-                    e->min_free, 0);
-    heap_put_figure(f, "largest_free", e, MSAMP_WIRE_HEAP_LARGEST_FREE, e->largest, 0);
-    heap_put_figure(f, "free_blocks", e, MSAMP_WIRE_HEAP_FREE_BLOCKS, e->blocks, 0);
-    heap_put_figure(f, "total", e, MSAMP_WIRE_HEAP_TOTAL, e->total, 0);
+    heap_put_figures(f, e, 0);
     fputc('\n', f);
     if (e->valid & MSAMP_WIRE_HEAP_MIN_SEEN)
         fprintf(f, "  (min_free: the fewest the device saw at its polls; the allocator keeps none)\n");
