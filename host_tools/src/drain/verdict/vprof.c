@@ -121,8 +121,11 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
                 vs->sample = order[i];
             for (int e = 0; e < E_COUNT; e++) {
                 vs->e[e].est += (double)val[col[e]];
+                /* The file holds integers: each value's rounding adds up to 1/12 (uniform on
+                 * +-0.5), which matters where the sampling's variance is below it (blocks
+                 * sampled with P near 1). */
                 if (out->has_var)
-                    vs->e[e].var += (double)val[vcol[e]];
+                    vs->e[e].var += (double)val[vcol[e]] + 1.0 / 12;
             }
             if (out->has_var)
                 vs->samples += (uint64_t)(val[V_SAMPLES] > 0 ? val[V_SAMPLES] : 0);
