@@ -2,7 +2,8 @@
 # Sources in host_tools/src/drain/ by stage: in/ (inputs), model/ (session model), pprof/ (profile
 # builder, codec, file, merge, symbols), views/ (reports, timeline, flame), verdict/ (estimates
 # with intervals, check, diff) and, at the top, the driver drain.c and util; tests in
-# tests/drain/drain_tests.mk. Needs zlib, libdw and libstdc++ (its __cxa_demangle turns C++ symbol names into source names: symbolize.c).
+# tests/drain/drain_tests.mk. Needs zlib, libdw and libstdc++ (its __cxa_demangle turns C++
+# symbol names into source names: symbolize.c).
 
 DRAIN_DIR := host_tools/src/drain
 DRAIN_STAGES := in model pprof views verdict
