@@ -372,16 +372,18 @@ static const char check_usage[] =
 
 int drain_check(int argc, char **argv)
 {
-    const char *input = NULL, *junit = NULL, *json = NULL;
-    char *elves[16];
-    size_t nelf = 0, nb = 0;
+    const char *input = NULL, *junit = NULL;
+    struct verdict_args va = {{0}, 0, NULL};
+    size_t nb = 0;
     struct budget *b = xcalloc(CHECK_MAX_BUDGETS, sizeof(*b));
     char why[1024];
     int rc = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *a = argv[i];
-        int more = i + 1 < argc;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        int more = i + 1 < argc, common = verdict_arg(&va, argc, argv, &i, why, sizeof(why));
+        if (common) {
+            rc = common < 0 ? 2 : 0;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(check_usage, stdout);
             free(b);
             return 0;
@@ -399,15 +401,6 @@ int drain_check(int argc, char **argv)
                 rc = 2;
         } else if (strcmp(a, "--junit") == 0 && more) {
             junit = argv[++i];
-        } else if (strcmp(a, "--json") == 0 && more) {
-            json = argv[++i];
-        } else if ((strcmp(a, "--elf") == 0 || strcmp(a, "-e") == 0) && more) {
-            if (nelf == 16) {
-                snprintf(why, sizeof(why), "more than 16 --elf");
-                rc = 2;
-            } else {
-                elves[nelf++] = argv[++i];
-            }
         } else if (a[0] == '-' && a[1] && !input) {
             snprintf(why, sizeof(why), "unknown option or missing argument: %s", a);
             rc = 2;
@@ -428,7 +421,7 @@ int drain_check(int argc, char **argv)
         return rc;
     }
     struct prof p;
-    if (verdict_load(&p, input, elves, nelf, why, sizeof(why)) != 0) {
+    if (verdict_load(&p, input, va.elf, va.nelf, why, sizeof(why)) != 0) {
         fprintf(stderr, "drain check: %s\n", why);
         free(b);
         return 1;
@@ -455,8 +448,8 @@ int drain_check(int argc, char **argv)
         fprintf(stderr, "drain check: --junit %s: %s\n", junit, strerror(errno));
         rc = 1;
     }
-    if (json && write_check_json(json, b, nb) != 0) {
-        fprintf(stderr, "drain check: --json %s: %s\n", json, strerror(errno));
+    if (va.json && write_check_json(va.json, b, nb) != 0) {
+        fprintf(stderr, "drain check: --json %s: %s\n", va.json, strerror(errno));
         rc = 1;
     }
     vprof_free(&v);

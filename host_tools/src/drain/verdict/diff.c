@@ -27,24 +27,6 @@ struct dsite {
     int sig[E_COUNT], any;
 };
 
-/* The match key: frames with raw addresses as "?", then the task. */
-static char *match_key(const struct vprof *v, const struct vsite *s)
-{
-    struct buf b = {0};
-    for (uint32_t k = 0; k < s->nframe; k++) {
-        const char *f = v->frames[s->frame_off + k];
-        if (strncmp(f, "0x", 2) == 0)
-            f = "?";
-        buf_put(&b, f, strlen(f));
-        buf_put(&b, "\n", 1);
-    }
-    buf_put(&b, "task=", 5);
-    if (s->task)
-        buf_put(&b, s->task, strlen(s->task));
-    buf_put(&b, "", 1);
-    return (char *)b.p;
-}
-
 static int by_key(const void *a, const void *b)
 {
     return strcmp(((const struct dsite *)a)->key, ((const struct dsite *)b)->key);
@@ -118,20 +100,20 @@ static void write_diff_json(FILE *f, const struct dsite *d, size_t n)
 
 int drain_diff(int argc, char **argv)
 {
-    const char *in[2] = {NULL, NULL}, *json = NULL;
-    char *elves[16];
-    size_t nelf = 0, nin = 0;
+    const char *in[2] = {NULL, NULL};
+    struct verdict_args va = {{0}, 0, NULL};
+    size_t nin = 0;
     long top = 20;
     char why[1024] = "";
     int rc = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *a = argv[i];
-        int more = i + 1 < argc;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+        int more = i + 1 < argc, common = verdict_arg(&va, argc, argv, &i, why, sizeof(why));
+        if (common) {
+            rc = common < 0 ? 2 : 0;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             fputs(diff_usage, stdout);
             return 0;
-        } else if (strcmp(a, "--json") == 0 && more) {
-            json = argv[++i];
         } else if ((strcmp(a, "--top") == 0 || strcmp(a, "-t") == 0) && more) {
             double v;
             if (parse_num(argv[++i], 1, 1e6, &v) || v != (long)v) {
@@ -139,13 +121,6 @@ int drain_diff(int argc, char **argv)
                 rc = 2;
             }
             top = (long)v;
-        } else if ((strcmp(a, "--elf") == 0 || strcmp(a, "-e") == 0) && more) {
-            if (nelf == 16) {
-                snprintf(why, sizeof(why), "more than 16 --elf");
-                rc = 2;
-            } else {
-                elves[nelf++] = argv[++i];
-            }
         } else if (a[0] == '-' && a[1]) {
             snprintf(why, sizeof(why), "unknown option or missing argument: %s", a);
             rc = 2;
@@ -168,7 +143,7 @@ int drain_diff(int argc, char **argv)
     struct vprof v[2];
     int loaded = 0, built = 0;
     for (; loaded < 2; loaded++)
-        if (verdict_load(&p[loaded], in[loaded], elves, nelf, why, sizeof(why)) != 0)
+        if (verdict_load(&p[loaded], in[loaded], va.elf, va.nelf, why, sizeof(why)) != 0)
             break;
     for (; loaded == 2 && built < 2; built++)
         if (vprof_build(&p[built], &v[built], why, sizeof(why)) != 0)
@@ -188,7 +163,7 @@ int drain_diff(int argc, char **argv)
     for (int k = 0; k < 2; k++) {
         for (size_t i = 0; i < v[k].nsite; i++) {
             struct dsite *x = &d[nd++];
-            x->key = match_key(&v[k], &v[k].site[i]);
+            x->key = vsite_key(&v[k], &v[k].site[i], 1);
             x->v = &v[k];
             x->s = &v[k].site[i];
             /* One sample's worth of continuity: where blocks are sampled with P near 1, the
@@ -272,6 +247,7 @@ int drain_diff(int argc, char **argv)
             printf(" [task %s]", d[i].s->task);
         printf("\n");
     }
+    const char *json = va.json;
     if (json) {
         FILE *f = fopen(json, "w");
         if (!f) {

@@ -89,24 +89,25 @@ static double est_n(struct est e)
     return e.est * e.est / e.var;
 }
 
-double est_lo(struct est e)
+/* The lower (hi 0) or upper (hi 1) end of the 95 % interval. */
+static double est_end(struct est e, int hi)
 {
     double n = est_n(e);
     if (n == 0)
         return e.est;
     if (n < 0)
-        return est_sym_lo(e);
-    return e.est / n * gamma_q(n, 0.025);
+        return hi ? est_sym_hi(e) : est_sym_lo(e);
+    return e.est / n * (hi ? gamma_q(n + 1, 0.975) : gamma_q(n, 0.025));
+}
+
+double est_lo(struct est e)
+{
+    return est_end(e, 0);
 }
 
 double est_hi(struct est e)
 {
-    double n = est_n(e);
-    if (n == 0)
-        return e.est;
-    if (n < 0)
-        return est_sym_hi(e);
-    return e.est / n * gamma_q(n + 1, 0.975);
+    return est_end(e, 1);
 }
 
 struct est est_sub(struct est b, struct est a)

@@ -65,6 +65,25 @@ int verdict_load(struct prof *p, const char *path, char *const *elves, size_t ne
     return rc;
 }
 
+int verdict_arg(struct verdict_args *va, int argc, char **argv, int *i, char *why, size_t whylen)
+{
+    const char *a = argv[*i];
+    if (*i + 1 >= argc)
+        return 0;
+    if (strcmp(a, "--json") == 0) {
+        va->json = argv[++*i];
+        return 1;
+    }
+    if (strcmp(a, "--elf") != 0 && strcmp(a, "-e") != 0)
+        return 0;
+    if (va->nelf == VERDICT_MAX_ELF) {
+        snprintf(why, whylen, "more than %d --elf", VERDICT_MAX_ELF);
+        return -1;
+    }
+    va->elf[va->nelf++] = argv[++*i];
+    return 1;
+}
+
 void fmt_bytes(char *out, size_t n, double b)
 {
     static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};

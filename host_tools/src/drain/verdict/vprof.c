@@ -177,11 +177,13 @@ size_t vprof_sum(const struct vprof *v, const char *task, const char *fn, struct
     return n;
 }
 
-char *vsite_key(const struct vprof *v, const struct vsite *s)
+char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address)
 {
     struct buf b = {0};
     for (uint32_t k = 0; k < s->nframe; k++) {
         const char *f = v->frames[s->frame_off + k];
+        if (any_address && strncmp(f, "0x", 2) == 0)
+            f = "?";
         buf_put(&b, f, strlen(f));
         buf_put(&b, "\n", 1);
     }

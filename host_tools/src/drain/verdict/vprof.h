@@ -47,8 +47,9 @@ void vprof_free(struct vprof *v);
 int vsite_has_frame(const struct vprof *v, const struct vsite *s, const char *fn);
 /* Sums over the sites of task (NULL: all). Returns the sites summed. */
 size_t vprof_sum(const struct vprof *v, const char *task, const char *fn, struct est *out);
-/* The site's stack and task as one key (frames joined by '\n', then "\ntask=" and its task). */
-char *vsite_key(const struct vprof *v, const struct vsite *s);
+/* The site's stack and task as one key (frames joined by '\n', then "task=" and its task; with
+ * any_address, raw addresses, which move between runs, as "?"). The caller frees it. */
+char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address);
 /* JSON output: a string (quoted, escaped; NULL: null), a number (null when not finite), an
  * estimate {"est","lo","hi"} (lo and hi null when its variance is unknown), and a site's stack
  * as an array of names. */
