@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util.h"
 #include "verdict/growth.h"
 #include "verdict/vprof.h"
 
@@ -18,6 +19,11 @@ static void write_ests(FILE *f, const struct est *e, int has_var)
         fputs(": ", f);
         json_est(f, e[k], has_var);
     }
+}
+
+static int by_task(const void *a, const void *b)
+{
+    return strcmp((*(const struct vsite *const *)a)->task, (*(const struct vsite *const *)b)->task);
 }
 
 static void write_session(FILE *f, const struct json_session *js, const struct vprof *v)
@@ -47,6 +53,30 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
         write_ests(f, s->e, v->has_var);
         fputc('}', f);
     }
+    fputs("],\n  \"tasks\": [", f);
+    /* per task (an RTOS device's): the sums of its sites, by task name */
+    size_t nt = 0, groups = 0;
+    const struct vsite **ts = xmalloc((v->nsite + 1) * sizeof(*ts));
+    for (size_t i = 0; i < v->nsite; i++)
+        if (v->site[i].task)
+            ts[nt++] = &v->site[i];
+    qsort(ts, nt, sizeof(*ts), by_task);
+    for (size_t i = 0; i < nt;) {
+        const char *t = ts[i]->task;
+        struct est sum[E_COUNT] = {{0, 0}};
+        for (; i < nt && strcmp(ts[i]->task, t) == 0; i++) {
+            for (int e = 0; e < E_COUNT; e++) {
+                sum[e].est += ts[i]->e[e].est;
+                sum[e].var += ts[i]->e[e].var;
+            }
+        }
+        fputs(groups++ ? ",\n    {\"task\": " : "\n    {\"task\": ", f);
+        json_str(f, t);
+        fputs(", ", f);
+        write_ests(f, sum, v->has_var);
+        fputc('}', f);
+    }
+    free(ts);
     fputs("],\n  \"peak\": ", f);
     struct growth_peak pk;
     memset(&pk, 0, sizeof(pk));

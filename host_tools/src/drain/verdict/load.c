@@ -1,6 +1,7 @@
 /* Loading a profile for the verdicts (load.h). */
 #include "verdict/load.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
@@ -22,7 +23,8 @@ int verdict_load(struct prof *p, const char *path, char *const *elves, size_t ne
         snprintf(why, whylen, "%s: %s", path, strerror(errno));
         return -1;
     }
-    /* Not a profile: a stream. drain reads it into a profile in a private directory. */
+    /* Not a profile: a stream. drain reads it into a profile in a private directory (the first
+     * session's: docs/VERDICTS.md). */
     char dir[] = "/tmp/drain-verdict-XXXXXX";
     if (!mkdtemp(dir)) {
         snprintf(why, whylen, "temporary directory: %s", strerror(errno));
@@ -60,7 +62,18 @@ int verdict_load(struct prof *p, const char *path, char *const *elves, size_t ne
         rc = 0;
     }
     free(argv);
-    unlink(out);
+    /* the first session's profile and any later sessions' (STEM.sN.pb.gz) */
+    DIR *dp = opendir(dir);
+    struct dirent *de;
+    while (dp && (de = readdir(dp)) != NULL) {
+        char f[sizeof(dir) + 300];
+        if (de->d_name[0] == '.')
+            continue;
+        snprintf(f, sizeof(f), "%s/%.255s", dir, de->d_name);
+        unlink(f);
+    }
+    if (dp)
+        closedir(dp);
     rmdir(dir);
     return rc;
 }
