@@ -242,7 +242,8 @@ int drain_diff(int argc, char **argv)
         }
         printf("  %-3s %-42s %-42s  ", d[i].any ? "*" : "", t[0], t[1]);
         for (uint32_t k = 0; k < d[i].s->nframe && k < 5; k++)
-            printf("%s%s", k ? " < " : "", d[i].v->frames[d[i].s->frame_off + k]);
+            printf("%s%s", k ? " < " : "",
+                   vframe_text(&d[i].v->frames[d[i].s->frame_off + k], (char[VFRAME_TEXT]){0}));
         if (d[i].s->task)
             printf(" [task %s]", d[i].s->task);
         printf("\n");

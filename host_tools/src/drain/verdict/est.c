@@ -95,6 +95,8 @@ static double est_end(struct est e, int hi)
     double n = est_n(e);
     if (n == 0)
         return e.est;
+    if (n < 0 && e.est == 0) /* a total of nothing seen: never below 0 */
+        return hi ? est_sym_hi(e) : 0;
     if (n < 0)
         return hi ? est_sym_hi(e) : est_sym_lo(e);
     return e.est / n * (hi ? gamma_q(n + 1, 0.975) : gamma_q(n, 0.025));

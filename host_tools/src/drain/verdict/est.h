@@ -14,8 +14,8 @@ struct est {
 /* The 95 % interval of an estimate of a non-negative total (bytes, objects, a peak): a scaled
  * Poisson (Garwood) interval on the estimate's effective sample count n = est^2 / var, which is
  * exact for n equal-weight samples and becomes the normal interval as n grows; [est, est] when
- * var is 0 (every block counted), never below 0. An estimate below 0 (a slope, a change) gets
- * the normal interval, as est_sym_lo/est_sym_hi. */
+ * var is 0 (every block counted), never below 0 ([0, 1.96 sqrt(var)] for an estimate of 0). An
+ * estimate below 0 (a slope, a change) gets the normal interval, as est_sym_lo/est_sym_hi. */
 double est_lo(struct est e);
 double est_hi(struct est e);
 

@@ -24,12 +24,18 @@ static const char *label_of(const struct prof *p, const struct prof_sample *s, c
     return NULL;
 }
 
-static void add_frame(struct vprof *v, const char *name)
+static void add_frame(struct vprof *v, const char *name, uint64_t addr)
 {
-    size_t n = strlen(name) + 1;
     GROW(v->frames, v->capframes, v->nframes + 1);
-    v->frames[v->nframes] = xmalloc(n);
-    memcpy(v->frames[v->nframes++], name, n);
+    v->frames[v->nframes++] = (struct vframe){name, addr};
+}
+
+const char *vframe_text(const struct vframe *f, char buf[VFRAME_TEXT])
+{
+    if (f->name)
+        return f->name;
+    snprintf(buf, VFRAME_TEXT, "0x%" PRIx64, f->addr);
+    return buf;
 }
 
 /* Samples in site order: locations, then task, session, device. */
@@ -101,16 +107,13 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
         for (uint32_t k = 0; k < s0->nloc; k++) {
             uint64_t id = p->locpool[s0->loc_off + k];
             const struct prof_location *l = &p->location[id - 1];
-            if (l->nline == 0) {
-                char a[32];
-                snprintf(a, sizeof(a), "0x%" PRIx64, l->address);
-                add_frame(out, a);
-            }
+            if (l->nline == 0)
+                add_frame(out, NULL, l->address);
             for (uint32_t j = 0; j < l->nline; j++) {
                 const struct prof_line *ln = &p->linepool[l->line_off + j];
                 const char *name =
                     ln->function_id ? p->str[p->function[ln->function_id - 1].name] : "";
-                add_frame(out, name[0] ? name : "??");
+                add_frame(out, name[0] ? name : "??", l->address);
             }
         }
         vs->nframe = (uint32_t)(out->nframes - vs->frame_off);
@@ -141,8 +144,6 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
 
 void vprof_free(struct vprof *v)
 {
-    for (size_t i = 0; i < v->nframes; i++)
-        free(v->frames[i]);
     free(v->frames);
     free(v->site);
     free(v->site_of);
@@ -151,8 +152,9 @@ void vprof_free(struct vprof *v)
 
 int vsite_has_frame(const struct vprof *v, const struct vsite *s, const char *fn)
 {
+    char buf[VFRAME_TEXT];
     for (uint32_t k = 0; k < s->nframe; k++)
-        if (strcmp(v->frames[s->frame_off + k], fn) == 0)
+        if (strcmp(vframe_text(&v->frames[s->frame_off + k], buf), fn) == 0)
             return 1;
     return 0;
 }
@@ -181,9 +183,9 @@ char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address)
 {
     struct buf b = {0};
     for (uint32_t k = 0; k < s->nframe; k++) {
-        const char *f = v->frames[s->frame_off + k];
-        if (any_address && strncmp(f, "0x", 2) == 0)
-            f = "?";
+        char tmp[VFRAME_TEXT];
+        const struct vframe *vf = &v->frames[s->frame_off + k];
+        const char *f = any_address && !vf->name ? "?" : vframe_text(vf, tmp);
         buf_put(&b, f, strlen(f));
         buf_put(&b, "\n", 1);
     }
@@ -241,7 +243,8 @@ void json_stack(FILE *f, const struct vprof *v, const struct vsite *s)
     for (uint32_t k = 0; k < s->nframe; k++) {
         if (k)
             fputs(", ", f);
-        json_str(f, v->frames[s->frame_off + k]);
+        char buf[VFRAME_TEXT];
+        json_str(f, vframe_text(&v->frames[s->frame_off + k], buf));
     }
     fputc(']', f);
 }

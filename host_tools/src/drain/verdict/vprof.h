@@ -21,7 +21,7 @@ extern const char *const vprof_est_name[E_COUNT]; /* "inuse_bytes", "alloc_bytes
 
 struct vsite {
     uint32_t sample;  /* the first of its samples in the profile (growth_leak.sample) */
-    uint32_t nframe;  /* frames in vprof.frames from frame_off: names, innermost first */
+    uint32_t nframe;  /* frames in vprof.frames from frame_off, innermost first */
     size_t frame_off;
     const char *task; /* its task label, NULL for none */
     const char *session, *device; /* labels, NULL for none */
@@ -34,7 +34,10 @@ struct vprof {
     int has_var;
     struct vsite *site;
     size_t nsite;
-    char **frames; /* names (owned) */
+    struct vframe {
+        const char *name; /* the function's (the profile's string), NULL: a raw address */
+        uint64_t addr;
+    } *frames;
     size_t nframes, capframes;
     struct est total[E_COUNT];
     uint32_t *site_of; /* per profile sample: its site's index in site */
@@ -43,6 +46,9 @@ struct vprof {
 /* 0, or -1 with why: a profile without drain's six sample types. */
 int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whylen);
 void vprof_free(struct vprof *v);
+/* A frame's text: its function's name, or its address as "0x..." (in buf). */
+#define VFRAME_TEXT 24
+const char *vframe_text(const struct vframe *f, char buf[VFRAME_TEXT]);
 /* 1 when the site's stack has a frame named fn. */
 int vsite_has_frame(const struct vprof *v, const struct vsite *s, const char *fn);
 /* Sums over the sites of task (NULL: all). Returns the sites summed. */
