@@ -2,7 +2,7 @@
 # Intervals cover the truth (docs/VERDICTS.md): verdict_app (24 sites of known truth) over 8 seeds
 # at 4 KiB and 16 KiB; drain --json gives each site's 95 % intervals. Over all (site, run) pairs
 # the intervals of in-use and allocated bytes and objects must contain the truth for 90-99 % (a
-# site without a sample counts as missed), the 24 sites' total is within its interval in 13 of 16 runs
+# site without a sample counts as missed), the 24 sites' total is within its interval in 12 of 16 runs
 # (the 2 % bound on totals stays drain-hosted's and drain-model's), and the median relative
 # interval width is printed. The JSON is valid (python3 -m json.tool); a profile written from the
 # same stream carries the variances (sample types 7-11) and go tool pprof still opens it with
@@ -64,7 +64,7 @@ for R in ("4096", "16384"):
             print(f"  coverage outside 90-99 %"); bad += 1
 for n, h in tothit.items():
     print(f"the sites' total {n} within its 95 % interval in {h} of 16 runs")
-    if h < 13: bad += 1
+    if h < 12: bad += 1  # 95 % coverage gives 11 or fewer once in 1000 runs
 sys.exit(1 if bad else 0)
 PY
 pp -raw "$W/v4096.1.pb.gz" >"$W/raw" 2>/dev/null && ok "go tool pprof -raw opens it" || fail "pprof -raw"
