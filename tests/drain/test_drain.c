@@ -20,7 +20,10 @@
 #include "report.h"
 #include "session.h"
 #include "views.h"
+#include "merge.h"
+#include "prof_file.h"
 #include "verdict/est.h"
+#include "verdict/vprof.h"
 
 #define MSAMP_THIN_WORD uint64_t
 #include "msamp_thin.h"
@@ -1484,6 +1487,61 @@ static double uniform01(void)
     return (double)(xs_state >> 11) / 9007199254740992.0;
 }
 
+/* Variances through a profile file and drain merge (docs/VERDICTS.md "In the profile"): at
+ * interval 4096 a 100-byte block sampled once carries s^2 (w^2 - w) and w^2 - w; merged with itself
+ * the variances double; merged with a profile of the six types alone (an older drain's) the merge
+ * keeps the six types and reads with unknown variance. */
+static void test_variance_files(void)
+{
+    struct session *s = session_new(1, NULL);
+    feed_session(s, 0x77, 0, 4096);
+    feed_stack(s, 1, 0x1004);
+    feed_alloc(s, 1, 100, 1);
+    struct elf_set none = {NULL, 0, 0};
+    struct built b;
+    char err[256], a[64], o[64], m[64];
+    CHECK(build_profile(s, &none, "final", NULL, &b, err, sizeof(err)) == 0);
+    double w = session_weight(100, 4096);
+    struct vprof v;
+    CHECK(vprof_build(&b.prof, &v, err, sizeof(err)) == 0);
+    CHECK(v.has_var && v.nsite == 1);
+    if (v.nsite == 1) {
+        CHECK(fabs(v.site[0].e[E_INUSE_N].var - (w * w - w) - 1.0 / 12) < 1);
+        CHECK(fabs(v.site[0].e[E_ALLOC_B].var / (1e4 * (w * w - w)) - 1) < 1e-3);
+        CHECK(v.site[0].samples == 1);
+    }
+    snprintf(a, sizeof(a), "/tmp/test_drain.%d.a.pb.gz", (int)getpid());
+    snprintf(o, sizeof(o), "/tmp/test_drain.%d.o.pb.gz", (int)getpid());
+    snprintf(m, sizeof(m), "/tmp/test_drain.%d.m.pb.gz", (int)getpid());
+    CHECK(prof_write_file(&b.prof, a, err, sizeof(err)) == 0);
+    size_t nvt = b.prof.nvt;
+    b.prof.nvt = V_COUNT; /* an older drain's profile */
+    CHECK(prof_write_file(&b.prof, o, err, sizeof(err)) == 0);
+    b.prof.nvt = nvt;
+    char *twice[] = {"merge", m, a, a, NULL}, *mixed[] = {"merge", m, a, o, NULL};
+    struct prof q;
+    CHECK(drain_merge(4, twice) == 0);
+    CHECK(prof_read_file(&q, m, err, sizeof(err)) == 0);
+    struct vprof v2;
+    CHECK(prof_has_variances(&q) && vprof_build(&q, &v2, err, sizeof(err)) == 0);
+    CHECK(fabs(v2.total[E_ALLOC_B].var - 2 * v.total[E_ALLOC_B].var) < 1);
+    vprof_free(&v2);
+    prof_free(&q);
+    CHECK(drain_merge(4, mixed) == 0);
+    CHECK(prof_read_file(&q, m, err, sizeof(err)) == 0);
+    CHECK(q.nvt == V_COUNT && !prof_has_variances(&q));
+    CHECK(vprof_build(&q, &v2, err, sizeof(err)) == 0 && !v2.has_var);
+    CHECK(est_lo(v2.total[E_ALLOC_B]) == v2.total[E_ALLOC_B].est); /* no variance claimed */
+    vprof_free(&v2);
+    prof_free(&q);
+    unlink(a);
+    unlink(o);
+    unlink(m);
+    vprof_free(&v);
+    built_free(&b);
+    session_free(s);
+}
+
 static void test_est_intervals(void)
 {
     struct est exact = {1000, 0}, neg = {-50, 100};
@@ -1520,6 +1578,7 @@ static void test_est_intervals(void)
 int main(void)
 {
     test_est_intervals();
+    test_variance_files();
     test_weights();
     test_alloc_free();
     test_drop_frees();
