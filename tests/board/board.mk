@@ -25,7 +25,10 @@ board_e2e = @tests/need.sh $(BOARD_E2E_NEEDS) && \
 		$(foreach v,$(DEMO_VARIANTS),$(BOARD_DIR)/$(2)/$(v).elf) && \
 	$(BOARD_ENV) tests/board/e2e.sh $(1) $(2) $(BOARD_DIR)
 
-TESTS += board-e2e-uart board-e2e-semihosting board-stall board-late-join board-scale
+TESTS += board-e2e-uart board-e2e-semihosting board-stall board-late-join board-scale board-verdict
+test-board-verdict: ## The demo gated by drain check (a budget it meets passes, one it breaks fails, JUnit), out/demo.json valid
+	@tests/need.sh python3
+	$(call board_e2e,verdict,uart)
 test-board-e2e-uart: ## Demo over the UART: pprof symbols, estimates within bound, leak live, ISR stacks, drops
 	$(call board_e2e,full,uart)
 test-board-e2e-semihosting: ## The same over semihosting

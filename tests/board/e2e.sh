@@ -8,6 +8,7 @@
 #          builds must equal the one from the whole stream, site by site, thanks to the re-sends
 #   scale  demo-scale.elf: a live sampled set over 10x the live table; the adaptive interval keeps
 #          every site's estimates within the bound of the truth at the largest interval reached
+#   verdict  the demo gated by `drain check` as a firmware project's CI would (tests/board/verdict.sh)
 #   tcp-late  QEMU's UART is a TCP server and drain connects 0.4 s after the firmware
 #          started (demo-long.elf, at least 1.5 s): the in-use profile at the end is within the
 #          bound of the truth for every site, though drain never saw the cache being filled
@@ -16,7 +17,7 @@ mode=$1; transport=$2; dir=$3
 drain=${DRAIN:-host_tools/drain}
 here=$(cd "$(dirname "$0")" && pwd)
 case "$mode" in
-  full|late) elf=$dir/$transport/demo.elf ;;
+  full|late|verdict) elf=$dir/$transport/demo.elf ;;
   stall) elf=$dir/$transport/demo-stall.elf ;;
   tcp-late) elf=$dir/$transport/demo-long.elf ;;
   scale) elf=$dir/$transport/demo-scale.elf ;;
@@ -29,6 +30,7 @@ case "$mode" in
   full) exec "$here/check_demo.sh" "$out/demo.pb.gz" "$out/console.txt" ;;
   stall) exec "$here/check_demo.sh" "$out/demo.pb.gz" "$out/console.txt" symbols leak isr drops-nonzero ;;
   scale) exec "$here/check_demo.sh" "$out/demo.pb.gz" "$out/console.txt" adapt accuracy leak drops ;;
+  verdict) exec "$here/verdict.sh" "$elf" "$out" ;;
 esac
 
 # late join

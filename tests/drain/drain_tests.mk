@@ -15,7 +15,8 @@ DRAIN_T_ENV = DRAIN=$(DRAIN_T)/drain-asan DRAIN_REL=host_tools/drain T=$(DRAIN_T
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
 
 TESTS += drain-unit drain-cli drain-exit drain-model drain-adapt drain-symbolize drain-hosted \
-	drain-damage drain-inputs drain-merge drain-end
+	drain-damage drain-inputs drain-merge drain-end drain-verdict-cover drain-verdict-diff \
+	drain-verdict-check
 BENCHES += drain
 
 $(DRAIN_T)/drain-asan: $(DRAIN_SRCS) $(DRAIN_HDRS) $(DRAIN_T_DEC)
@@ -48,9 +49,15 @@ $(DRAIN_T)/hosted_app: tests/drain/hosted_app.c $(BUILD)/hosted/libmsamp.a $(BUI
 	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags msamp) $< \
 	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --libs msamp) -o $@
 
+$(DRAIN_T)/verdict_app: tests/drain/verdict_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror \
+	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags msamp) $< \
+	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --libs msamp) -o $@
+
 DRAIN_T_TOOLS := host_tools/drain $(DRAIN_T)/drain-asan $(DRAIN_T)/gen $(DRAIN_T)/mangle
 DRAIN_T_HELPERS := $(DRAIN_T_TOOLS) $(DRAIN_T)/test_drain $(DRAIN_T)/symprog \
-	$(DRAIN_T)/symprog-nopie $(DRAIN_T)/hosted_app
+	$(DRAIN_T)/symprog-nopie $(DRAIN_T)/hosted_app $(DRAIN_T)/verdict_app
 .PHONY: drain-test-tools
 drain-test-tools: $(DRAIN_T_HELPERS) ## Build drain's test helpers (sanitized drain, generators)
 TEST_PREREQS += drain-test-tools
@@ -99,3 +106,15 @@ test-drain-merge: $(DRAIN_T_TOOLS) ## drain: merge of profiles
 
 bench-drain: host_tools/drain $(DRAIN_T)/gen ## drain: decode throughput, profile write time, peak memory
 	T=$(DRAIN_T) tests/drain/bench.sh
+
+test-drain-verdict-cover: $(DRAIN_T_TOOLS) $(DRAIN_T)/verdict_app ## drain: 95 % intervals contain the truth for 90-99 % of (site, run) pairs; variances in the profile, summed by merge
+	@tests/need.sh go python3
+	$(DRAIN_T_ENV) tests/drain/t_verdict_cover.sh
+
+test-drain-verdict-diff: $(DRAIN_T_TOOLS) $(DRAIN_T)/verdict_app ## drain diff: other seeds flag at most 5 % of comparisons; 25 % more at one site is flagged there alone, its true change inside the interval
+	@tests/need.sh python3
+	$(DRAIN_T_ENV) tests/drain/t_verdict_diff.sh
+
+test-drain-verdict-check: $(DRAIN_T_TOOLS) $(DRAIN_T)/verdict_app ## drain check: pass, warn and fail with exit codes and JUnit; hostile SPECs and budget files exit 2
+	@tests/need.sh python3 xmllint
+	$(DRAIN_T_ENV) tests/drain/t_verdict_check.sh

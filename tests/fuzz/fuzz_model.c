@@ -82,10 +82,10 @@ static void check_profile(struct run *r, const char *kind)
     struct prof q;
     if (prof_read_mem(&q, enc.p, enc.len, err, sizeof(err)) != 0)
         die("the pprof reader refused drain's profile", err);
-    if (q.nvt != b.prof.nvt || q.nvt != V_COUNT || q.ncomment != b.prof.ncomment ||
+    if (q.nvt != b.prof.nvt || q.nvt != V_ALL || q.ncomment != b.prof.ncomment ||
         q.nmapping != b.prof.nmapping || q.nsample > b.prof.nsample)
         die("profile read back differs", "counts");
-    __int128 a[V_COUNT], c[V_COUNT];
+    __int128 a[V_ALL], c[V_ALL];
     int sat = 0;
     sums(&b.prof, a, &sat);
     sums(&q, c, &sat);

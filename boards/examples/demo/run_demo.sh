@@ -33,7 +33,7 @@ case "$transport" in
     # stdout and stderr (the board console) go to console.txt.
     rm -f uart.fifo && mkfifo uart.fifo || exit 2
     timeout "$limit" tee stream.bin <uart.fifo |
-      timeout "$limit" "$drain" -q -e "$elf" -o "$profile" -t "$top" - >drain.txt 2>drain.err &
+      timeout "$limit" "$drain" -q -e "$elf" -o "$profile" --json "${profile%.pb.gz}.json" -t "$top" - >drain.txt 2>drain.err &
     reader=$!
     timeout "$limit" $BOARD_QEMU -serial file:uart.fifo -kernel "$elf" </dev/null >console.txt 2>&1
     qemu=$?
@@ -47,7 +47,7 @@ case "$transport" in
     qemu=$?
     dr=1
     echo "no stream file written" >drain.err
-    [ -f stream.bin ] && { timeout "$limit" "$drain" -q -e "$elf" -o "$profile" -t "$top" stream.bin >drain.txt 2>drain.err; dr=$?; }
+    [ -f stream.bin ] && { timeout "$limit" "$drain" -q -e "$elf" -o "$profile" --json "${profile%.pb.gz}.json" -t "$top" stream.bin >drain.txt 2>drain.err; dr=$?; }
     ;;
   rtt)
     # A free port: QEMU fails at once on a port in use, and another is tried.
@@ -70,7 +70,7 @@ case "$transport" in
     if [ $up = 1 ]; then
       echo "$port" >gdb.port
       # shellcheck disable=SC2086  # DEMO_DRAIN_ARGS: more drain options (--send CMD ...)
-      timeout "$limit" "$drain" -q --stats -e "$elf" -o "$profile" -t "$top" ${DEMO_DRAIN_ARGS:-} \
+      timeout "$limit" "$drain" -q --stats -e "$elf" -o "$profile" --json "${profile%.pb.gz}.json" -t "$top" ${DEMO_DRAIN_ARGS:-} \
         gdb:127.0.0.1:$port >drain.txt 2>drain.err
       dr=$?
       # drain gone early: a stopped QEMU would wait for its timeout

@@ -2,7 +2,7 @@
  * drain: reads an msamp byte stream (tty, file, stdin, TCP as client or server), rebuilds each
  * device session and writes gzip-compressed pprof profiles, symbolized with --elf; prints top
  * sites and folded stacks.
- * `drain merge` merges profiles. See docs/DRAIN.md.
+ * `drain merge` merges profiles; `drain check` and `drain diff` judge them (verdict/). See docs/DRAIN.md.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +18,7 @@
 #include "control.h"
 #include "input.h"
 #include "merge.h"
+#include "verdict/check.h"
 #include "msamp_decode.h"
 #include "postmortem.h"
 #include "prof_file.h"
@@ -35,6 +36,8 @@ static const char usage_head[] =
     "usage: drain [options] INPUT\n"
     "       drain [options] --ram FILE@ADDR... | --core FILE\n"
     "       drain merge OUT.pb.gz IN.pb.gz...\n"
+    "       drain check INPUT --budget SPEC... [--budgets FILE] [--junit FILE] [--json FILE]\n"
+    "       drain diff BASE NEW [--json FILE] [--top N]\n"
     "Reads an msamp stream and writes a gzip-compressed pprof heap profile per device session.\n"
     "INPUT: a tty (/dev/ttyUSB0), a file, - for stdin, tcp:HOST:PORT (connect: QEMU -serial\n"
     "  tcp:HOST:PORT,server), or tcp-listen:[HOST:]PORT (listen on HOST, default 127.0.0.1, and\n"
@@ -885,6 +888,10 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
         return drain_merge(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "check") == 0)
+        return drain_check(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "diff") == 0)
+        return drain_diff(argc - 1, argv + 1);
     struct drain d;
     memset(&d, 0, sizeof(d));
     d.o.ctl = control_new();

@@ -230,3 +230,14 @@ void prof_reserve(struct prof *p, size_t samples, size_t sample_locs, size_t loc
     GROW(p->valpool, p->capvalpool, p->nvalpool + samples * p->nvt);
     GROW(p->location, p->caplocation, p->nlocation + locations);
 }
+
+int prof_vt_index(const struct prof *p, const char *type)
+{
+    size_t n = strlen(type);
+    for (size_t i = 0; i < p->nvt; i++) {
+        int64_t t = p->vt[i].type;
+        if (t >= 0 && (size_t)t < p->nstr && p->strlen[t] == n && memcmp(p->str[t], type, n) == 0)
+            return (int)i;
+    }
+    return -1;
+}

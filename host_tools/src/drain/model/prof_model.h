@@ -85,6 +85,8 @@ void prof_free(struct prof *p);
 
 int64_t prof_str(struct prof *p, const char *s, size_t len);
 int64_t prof_cstr(struct prof *p, const char *s);
+/* The index of the sample type of this name, or -1. */
+int prof_vt_index(const struct prof *p, const char *type);
 void prof_add_type(struct prof *p, const char *type, const char *unit);
 void prof_comment(struct prof *p, const char *s);
 /* Append a sample type, or a comment, whose strings are already in the string table. */

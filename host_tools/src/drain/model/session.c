@@ -53,6 +53,7 @@ void session_free(struct session *s)
     umap_free(&s->task_site_index);
     free(s->tasks);
     free(s->sites);
+    free(s->site_var);
     umap_free(&s->slot_index);
     free(s->slots);
     free(s->live);
@@ -211,8 +212,12 @@ static uint32_t over_site(struct session *s)
 
 static uint32_t new_site(struct session *s, uint64_t stack_id, uint32_t def)
 {
+    size_t cap = s->capsites;
     GROW(s->sites, s->capsites, s->nsites + 1);
+    if (s->capsites != cap)
+        s->site_var = xrealloc(s->site_var, s->capsites * sizeof(*s->site_var));
     memset(&s->sites[s->nsites], 0, sizeof(s->sites[0]));
+    memset(&s->site_var[s->nsites], 0, sizeof(s->site_var[0]));
     s->sites[s->nsites].stack_id = stack_id;
     s->sites[s->nsites].def = def;
     s->sites[s->nsites].base = UINT32_MAX;
@@ -439,6 +444,15 @@ static struct lifebin *life_bin(struct session *s, uint32_t site, unsigned bucke
     return lb;
 }
 
+/* A block of size counted at allocated weight w enters (sign 1) or leaves (-1) a site's
+ * allocated variance. */
+static void alloc_var(struct session *s, uint32_t site, uint64_t size, double w, double sign)
+{
+    double v = sign * (w * w - w), sz = (double)size;
+    s->site_var[site].n += v;
+    s->site_var[site].b += v * sz * sz;
+}
+
 /* The entry leaves the live set freed. timed: by a FREE record now (s->last_ts), so its lifetime
  * is known when its birth is; a free inferred later (a reused slot, a snapshot) has none. An
  * allocation freed younger than min_life_s leaves its site's allocated totals (culled) and is not
@@ -454,6 +468,7 @@ static void count_free(struct session *s, struct slot *sl, int timed)
         /* A chain's culled allocation is its latest block's, at the realloc's site (its earlier
          * blocks were freed by the reallocs that moved it, unheard of as such). */
         double ab = sl->aw * (double)sl->size;
+        alloc_var(s, sl->lsite, sl->size, sl->aw, -1);
         ast->alloc_n -= sl->aw;
         ast->alloc_b -= ab;
         if (ast->alloc_samples)
@@ -491,11 +506,16 @@ static void count_alloc(struct session *s, uint32_t site, uint64_t size, double 
     st->alloc_n += w;
     st->alloc_b += w * (double)size;
     st->alloc_samples++;
+    alloc_var(s, site, size, w, 1);
 }
 
-static void count_alloc_delta(struct session *s, uint32_t site, uint64_t size, double dw)
+/* A counted block's allocated weight goes from aw to aw + dw. */
+static void count_alloc_delta(struct session *s, uint32_t site, uint64_t size, double aw,
+                              double dw)
 {
     struct site *st = &s->sites[site];
+    alloc_var(s, site, size, aw, -1);
+    alloc_var(s, site, size, aw + dw, 1);
     st->alloc_n += dw;
     st->alloc_b += dw * (double)size;
 }
@@ -633,7 +653,7 @@ static void on_live(struct session *s, const struct msamp_record *r)
             if (sl->unweighted && w > sl->w) {
                 /* Its allocation was counted at weight 1 for lack of an interval: the interval
                  * it was sampled at is this one, so its allocated weight is corrected too. */
-                count_alloc_delta(s, sl->lsite, sl->size, w - sl->w);
+                count_alloc_delta(s, sl->lsite, sl->size, sl->aw, w - sl->w);
                 sl->aw += w - sl->w;
                 s->n.reweighted_up++;
             }

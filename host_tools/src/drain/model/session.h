@@ -221,6 +221,12 @@ struct session {
     size_t ntasks, captasks;
     struct site *sites;
     size_t nsites, capsites;
+    /* The variance of each site's allocated estimates (parallel to sites, capsites entries):
+     * objects sum(aw^2 - aw), bytes sum(size^2 (aw^2 - aw)) over the blocks they count
+     * (docs/VERDICTS.md). In-use variances come from the live set when a profile is built. */
+    struct site_var {
+        double n, b;
+    } *site_var;
     uint64_t site_frames; /* frames referenced by the sites (DRAIN_MAX_SITE_FRAMES) */
     uint32_t over_site;   /* the overflow site, UINT32_MAX until one is needed */
 

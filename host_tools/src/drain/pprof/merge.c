@@ -20,6 +20,28 @@ static int same_str(const struct prof *a, int64_t i, const struct prof *b, int64
     return a->strlen[i] == b->strlen[j] && memcmp(a->str[i], b->str[j], a->strlen[i]) == 0;
 }
 
+/* The six standard sample types first, in drain's order. */
+int prof_std_types(const struct prof *p)
+{
+    static const char *const names[V_COUNT] = {"inuse_objects", "inuse_space", "alloc_objects",
+                                               "alloc_space",   "freed_objects", "freed_space"};
+    if (p->nvt < V_COUNT)
+        return 0;
+    for (int i = 0; i < V_COUNT; i++)
+        if (prof_vt_index(p, names[i]) != i)
+            return 0;
+    return 1;
+}
+
+int prof_has_variances(const struct prof *p)
+{
+    return prof_std_types(p) && prof_vt_index(p, "inuse_objects_var") == V_INUSE_NV &&
+           prof_vt_index(p, "inuse_space_var") == V_INUSE_BV &&
+           prof_vt_index(p, "alloc_objects_var") == V_ALLOC_NV &&
+           prof_vt_index(p, "alloc_space_var") == V_ALLOC_BV &&
+           prof_vt_index(p, "alloc_samples") == V_SAMPLES;
+}
+
 static int same_types(const struct prof *a, const struct prof *b)
 {
     if (a->nvt != b->nvt)
@@ -220,23 +242,46 @@ int drain_merge(int argc, char **argv)
     struct merger mg;
     merge_init(&mg);
     char err[1024];
-    for (int i = 2; i < argc; i++) {
-        struct prof in;
-        if (prof_read_file(&in, argv[i], err, sizeof(err)) != 0) {
+    int nin = argc - 2;
+    struct prof *in = xcalloc((size_t)nin, sizeof(*in));
+    int rc = 0, read = 0;
+    for (; read < nin && rc == 0; read++) {
+        if (prof_read_file(&in[read], argv[read + 2], err, sizeof(err)) != 0) {
             fprintf(stderr, "drain merge: %s\n", err);
-            merge_free(&mg);
-            return 1;
-        }
-        int rc = merge_add(&mg, &in, err, sizeof(err));
-        prof_free(&in);
-        if (rc != 0) {
-            fprintf(stderr, "drain merge: %s: %s\n", argv[i], err);
-            merge_free(&mg);
-            return 1;
+            rc = 1;
         }
     }
+    /* Profiles an older drain wrote have no variances (docs/VERDICTS.md): merged with ones that
+     * have, the merge keeps the six standard types alone, its variance unknown. */
+    size_t with = 0, without = 0;
+    for (int i = 0; i < nin && rc == 0; i++) {
+        if (prof_has_variances(&in[i]))
+            with++;
+        else if (in[i].nvt == V_COUNT && prof_std_types(&in[i]))
+            without++;
+    }
+    if (rc == 0 && with && without) {
+        fprintf(stderr, "drain merge: note: %zu of the profiles carry no variances (an older drain "
+                        "wrote them): the merge keeps the six standard sample types, its "
+                        "intervals unknown\n", without);
+        for (int i = 0; i < nin; i++)
+            if (prof_std_types(&in[i]))
+                in[i].nvt = V_COUNT;
+    }
+    for (int i = 0; i < nin && rc == 0; i++) {
+        if (merge_add(&mg, &in[i], err, sizeof(err)) != 0) {
+            fprintf(stderr, "drain merge: %s: %s\n", argv[i + 2], err);
+            rc = 1;
+        }
+    }
+    for (int i = 0; i < read; i++)
+        prof_free(&in[i]);
+    free(in);
+    if (rc != 0) {
+        merge_free(&mg);
+        return 1;
+    }
     merge_finish(&mg);
-    int rc = 0;
     if (prof_write_file(&mg.out, outpath, err, sizeof(err)) != 0) {
         fprintf(stderr, "drain merge: %s\n", err);
         rc = 1;

@@ -25,6 +25,11 @@ int merge_add(struct merger *mg, const struct prof *in, char *err, size_t errlen
 void merge_finish(struct merger *mg);
 void merge_free(struct merger *mg);
 
+/* 1 when p's first sample types are drain's six standard ones, in their order; 1 when they are
+ * followed by the variances and sample count (profile.h V_ALL): a profile with variances. */
+int prof_std_types(const struct prof *p);
+int prof_has_variances(const struct prof *p);
+
 int drain_merge(int argc, char **argv);
 
 #endif

@@ -82,9 +82,13 @@ static int assign_elves(struct mapinfo *m, size_t nm, int bare, const struct elf
     return 0;
 }
 
-static const char *sample_type_names[V_COUNT][2] = {
-    {"inuse_objects", "count"}, {"inuse_space", "bytes"}, {"alloc_objects", "count"},
-    {"alloc_space", "bytes"},   {"freed_objects", "count"}, {"freed_space", "bytes"},
+static const char *sample_type_names[V_ALL][2] = {
+    {"inuse_objects", "count"},        {"inuse_space", "bytes"},
+    {"alloc_objects", "count"},        {"alloc_space", "bytes"},
+    {"freed_objects", "count"},        {"freed_space", "bytes"},
+    {"inuse_objects_var", "count^2"},  {"inuse_space_var", "bytes^2"},
+    {"alloc_objects_var", "count^2"},  {"alloc_space_var", "bytes^2"},
+    {"alloc_samples", "count"},
 };
 
 /* A location of one frame that is only a name: "[unknown stack]", "[stack table full]". */
@@ -453,7 +457,7 @@ static struct prof_label time_label(struct prof *p, const char *key, unsigned bu
 /* tot += v, saturating (the values of a hostile stream can be INT64_MAX). */
 static void add_values(int64_t *tot, const int64_t *v)
 {
-    for (int k = 0; k < V_COUNT; k++)
+    for (int k = 0; k < V_ALL; k++)
         if (__builtin_add_overflow(tot[k], v[k], &tot[k]))
             tot[k] = INT64_MAX;
 }
@@ -464,6 +468,7 @@ struct agebin {
     uint32_t site, bucket, next;
     double n, b, an, ab;
     double cn, cb; /* of n, b: realloc chains' in-use, whose allocated share is at another site */
+    double v[4];   /* the variances of n, b, an, ab */
     uint64_t samples;
 };
 
@@ -471,8 +476,8 @@ struct agebin {
  * no time label). */
 #define MAX_PARTS (2 * 16 + 2)
 struct part {
-    double x[V_COUNT];
-    int64_t v[V_COUNT];
+    double x[V_ALL];
+    int64_t v[V_ALL];
     const char *key;
     unsigned bucket;
     /* Of its in-use objects and bytes, realloc chains' (allocated at their reallocs' sites): in
@@ -486,6 +491,9 @@ struct part {
  * Negative values count as 0; values beyond 2^53 are rounded one by one. */
 static void round_parts(struct part *parts, size_t np)
 {
+    for (size_t k = 0; k < np; k++) /* variances and counts: each alone */
+        for (int c = V_COUNT; c < V_ALL; c++)
+            parts[k].v[c] = round_val(parts[k].x[c]);
     for (int c = 0; c < V_COUNT; c++) {
         double sum = 0;
         int big = 0;
@@ -592,16 +600,22 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         uint32_t a = umap_get(&idx, key);
         if (a >= nages) {
             GROW(ages, capages, nages + 1);
-            ages[nages] = (struct agebin){sl->site, bucket, age_head[sl->site], 0, 0, 0, 0, 0, 0, 0};
+            ages[nages] = (struct agebin){sl->site, bucket, age_head[sl->site], 0, 0, 0, 0, 0, 0,
+                                          {0, 0, 0, 0}, 0};
             age_head[sl->site] = (uint32_t)nages;
             umap_put(&idx, key, (uint32_t)nages);
             a = (uint32_t)nages++;
         }
+        double sz2 = (double)sl->size * (double)sl->size;
         ages[a].n += sl->w;
         ages[a].b += sl->w * (double)sl->size;
+        ages[a].v[0] += sl->w * sl->w - sl->w;
+        ages[a].v[1] += (sl->w * sl->w - sl->w) * sz2;
         if (sl->lsite == sl->site) {
             ages[a].an += sl->aw;
             ages[a].ab += sl->aw * (double)sl->size;
+            ages[a].v[2] += sl->aw * sl->aw - sl->aw;
+            ages[a].v[3] += (sl->aw * sl->aw - sl->aw) * sz2;
         } else { /* a chain: its latest block's allocation is in its realloc site's rest */
             ages[a].cn += sl->w;
             ages[a].cb += sl->w * (double)sl->size;
@@ -618,7 +632,7 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
     for (size_t i = 0; i < s->nsites; i++)
         out->site_agg[i] = UINT32_MAX;
     prof_init(&out->agg);
-    for (int i = 0; i < V_COUNT; i++)
+    for (int i = 0; i < V_ALL; i++)
         prof_add_type(&out->agg, sample_type_names[i][0], sample_type_names[i][1]);
     uint64_t locs[MSAMP_DEC_MAX_DEPTH];
     struct prof_label labels[DRAIN_SITE_LABELS + 1], origin[3];
@@ -657,28 +671,43 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         struct part parts[MAX_PARTS];
         size_t np = 0;
         double ra_n = st->alloc_n, ra_b = st->alloc_b, rf_n = st->free_n, rf_b = st->free_b;
+        double rv_n = s->site_var[i].n, rv_b = s->site_var[i].b;
         uint64_t inuse_cnt = 0;
         for (uint32_t a = age_head[i]; a != UINT32_MAX && np < MAX_PARTS - 1; a = ages[a].next) {
             const struct agebin *g = &ages[a];
-            parts[np++] = (struct part){
-                {g->n, g->b, g->an, g->ab, 0, 0}, {0}, "age", g->bucket, {g->cn, g->cb}};
+            parts[np++] = (struct part){{g->n, g->b, g->an, g->ab, 0, 0, g->v[0], g->v[1], g->v[2],
+                                         g->v[3], 0},
+                                        {0},
+                                        "age",
+                                        g->bucket,
+                                        {g->cn, g->cb}};
             ra_n -= g->an;
             ra_b -= g->ab;
+            rv_n -= g->v[2];
+            rv_b -= g->v[3];
             inuse_cnt += g->samples;
         }
         for (uint32_t l = life_head[i]; l != UINT32_MAX && np < MAX_PARTS - 1; l = life_next[l]) {
             const struct lifebin *lb = &s->life[l];
-            parts[np++] = (struct part){{0, 0, lb->an, lb->ab, lb->fn, lb->fb}, {0}, "lifetime",
-                                        lb->bucket, {0, 0}};
+            parts[np++] = (struct part){
+                {0, 0, lb->an, lb->ab, lb->fn, lb->fb, 0, 0, 0, 0, 0}, {0}, "lifetime", lb->bucket,
+                {0, 0}};
             ra_n -= lb->an;
             ra_b -= lb->ab;
             rf_n -= lb->fn;
             rf_b -= lb->fb;
         }
-        parts[np++] = (struct part){{0, 0, ra_n, ra_b, rf_n, rf_b}, {0}, NULL, AGE_UNKNOWN, {0, 0}};
+        /* The rest holds the allocated variance the age bins do not (the lifetime bins' too)
+         * and the site's sampled allocations. */
+        parts[np++] = (struct part){{0, 0, ra_n, ra_b, rf_n, rf_b, 0, 0, rv_n > 0 ? rv_n : 0,
+                                     rv_b > 0 ? rv_b : 0, (double)st->alloc_samples},
+                                    {0},
+                                    NULL,
+                                    AGE_UNKNOWN,
+                                    {0, 0}};
         int raised = cover_inuse(parts, np);
         round_parts(parts, np);
-        int64_t tot[V_COUNT] = {0}, untimed[V_COUNT] = {0};
+        int64_t tot[V_ALL] = {0}, untimed[V_ALL] = {0};
         int any_untimed = 0;
         for (size_t k = 0; k <= np; k++) {
             /* Parts without a time label share their labels: one sample, after the others. */
@@ -691,7 +720,7 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
                     v[V_ALLOC_B] = v[V_INUSE_B];
             }
             int any = 0;
-            for (int c = 0; c < V_COUNT; c++)
+            for (int c = 0; c < V_ALL; c++)
                 any |= v[c] != 0;
             if (!any || (k == np && !any_untimed))
                 continue;
@@ -794,7 +823,7 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
     memset(out, 0, sizeof(*out));
     struct prof *p = &out->prof;
     prof_init(p);
-    for (int i = 0; i < (peak ? V_ALLOC_N : V_COUNT); i++)
+    for (int i = 0; i < (peak ? V_ALLOC_N : V_ALL); i++)
         prof_add_type(p, sample_type_names[i][0], sample_type_names[i][1]);
     p->default_sample_type = prof_cstr(p, "inuse_space");
     p->period_type = (struct prof_vt){prof_cstr(p, "space"), prof_cstr(p, "bytes")};

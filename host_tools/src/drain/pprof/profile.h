@@ -1,6 +1,6 @@
 /*
  * The pprof builder: turns a session (session.h) into a pprof profile (prof_model.h) with six
- * sample types, symbolized locations, mappings with build-ids and comments. The text reports made
+ * sample types (and the extra ones of the verdicts), symbolized locations, mappings with build-ids and comments. The text reports made
  * from a built profile are report.h's.
  */
 #ifndef DRAIN_PROFILE_H
@@ -16,8 +16,11 @@
 
 #define DRAIN_VERSION "0.1"
 
-/* Value order in every sample. */
+/* Value order in every sample: the six standard types (V_COUNT), then the variances of the in-use
+ * and allocated estimates and the sampled allocations behind the allocated ones (V_ALL:
+ * docs/VERDICTS.md; a profile's variances are the sums of its samples'). */
 enum { V_INUSE_N, V_INUSE_B, V_ALLOC_N, V_ALLOC_B, V_FREE_N, V_FREE_B, V_COUNT };
+enum { V_INUSE_NV = V_COUNT, V_INUSE_BV, V_ALLOC_NV, V_ALLOC_BV, V_SAMPLES, V_ALL };
 
 struct elf_set {
     struct sym_elf **elf;

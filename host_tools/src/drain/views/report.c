@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "msamp_arch.h"
+#include "verdict/est.h"
 
 /* Appends a location's frames to out: "func file:line" for the first frame of the site, then
  * "func:line" for the inlined callers and outer frames, or the address when unsymbolized. */
@@ -81,11 +82,11 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
     qsort(order, p->nsample, sizeof(*order), by_value);
     fprintf(f, "%s\n", title);
     if (tasks)
-        fprintf(f, "  %14s %10s %8s  %-16s %s\n", "bytes", "objects", "samples", "task",
-                "site (innermost first)");
+        fprintf(f, "  %14s %10s %8s  %-25s %-16s %s\n", "bytes", "objects", "samples",
+                "(bytes: 95 % interval)", "task", "site (innermost first)");
     else
-        fprintf(f, "  %14s %10s %8s  %s\n", "bytes", "objects", "samples",
-                "site (innermost first)");
+        fprintf(f, "  %14s %10s %8s  %-25s %s\n", "bytes", "objects", "samples",
+                "(bytes: 95 % interval)", "site (innermost first)");
     const uint64_t *cnt = v_bytes == V_INUSE_B ? b->inuse_samples : b->alloc_samples;
     size_t shown = 0;
     for (size_t i = 0; i < p->nsample && shown < n; i++) {
@@ -95,8 +96,11 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
             break;
         char site[1024];
         site_text(b, s, site, sizeof(site));
-        fprintf(f, "  %14lld %10lld %8llu  ", (long long)v[v_bytes], (long long)v[v_bytes - 1],
-                (unsigned long long)cnt[order[i]]);
+        struct est e = {(double)v[v_bytes], (double)v[v_bytes + V_INUSE_BV - V_INUSE_B]};
+        char ci[64];
+        snprintf(ci, sizeof(ci), "(%.0f-%.0f)", est_lo(e), est_hi(e));
+        fprintf(f, "  %14lld %10lld %8llu  %-25s ", (long long)v[v_bytes], (long long)v[v_bytes - 1],
+                (unsigned long long)cnt[order[i]], ci);
         if (tasks)
             fprintf(f, "%-16s ", sample_task(&b->prof, p, s));
         fprintf(f, "%s\n", site);

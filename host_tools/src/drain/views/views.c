@@ -11,6 +11,7 @@
 #include "report.h"
 #include "timeline.h"
 #include "util.h"
+#include "verdict/json_out.h"
 
 /* The views' options (views[]). */
 static int check_top(const char *arg, long *val, char *msg, size_t msglen)
@@ -108,6 +109,27 @@ static int write_flame(const struct view_run *r, char *why, size_t whylen)
     return flame_write(r->b, r->s, (int)r->val, r->path[0], why, whylen);
 }
 
+/* --json: the session's estimates with 95 % intervals (docs/VERDICTS.md). */
+static int write_json(const struct view_run *r, char *why, size_t whylen)
+{
+    const struct session *s = built_session(r->b, r->s);
+    char id[16], dev[2 * MSAMP_DEC_MAX_DEVICE_ID + 1];
+    snprintf(id, sizeof(id), "0x%08x", s->session_id);
+    int printable = 1;
+    for (size_t i = 0; i < s->device_id_len; i++)
+        printable &= s->device_id[i] >= 0x20 && s->device_id[i] < 0x7f;
+    if (printable) {
+        memcpy(dev, s->device_id, s->device_id_len);
+        dev[s->device_id_len] = 0;
+    } else {
+        for (size_t i = 0; i < s->device_id_len; i++)
+            snprintf(dev + 2 * i, 3, "%02x", s->device_id[i]);
+    }
+    struct json_session js = {&r->b->prof, s->have_header ? id : NULL,
+                              s->device_id_len ? dev : NULL, (double)s->interval, NULL, NULL};
+    return json_write(r->path[0], &js, 1, why, whylen);
+}
+
 /* The table: one entry a view, in the order of --help and of writing. */
 const struct view views[] = {
     {{{"top", 't', VIEW_VALUE, 1, check_top}}, /* VIEW_TOP */
@@ -136,6 +158,10 @@ const struct view views[] = {
      "      --flame FILE     write an interactive flame graph (SVG); --flame-type inuse|alloc\n"
      "                       (default inuse: in-use bytes; alloc: allocated bytes)\n",
      0, "flame graph not written", NULL, NULL, NULL, write_flame},
+    {{{"json", 0, VIEW_FILE, 1, NULL}},
+     "      --json FILE      write the estimates with their 95 % intervals (totals, sites,\n"
+     "                       peak, leaks) as JSON (docs/VERDICTS.md)\n",
+     0, "JSON not written", NULL, NULL, NULL, write_json},
 };
 const size_t nviews = sizeof(views) / sizeof(views[0]);
 _Static_assert(sizeof(views) / sizeof(views[0]) <= VIEW_MAX, "VIEW_MAX: too small");

@@ -1,0 +1,459 @@
+/*
+ * `drain check INPUT --budget SPEC...`: budgets judged on 95 % intervals (docs/VERDICTS.md
+ * "Check"). SPEC is KIND[:WHERE]<=SIZE: KIND inuse, alloc, peak or growth (SIZE per second),
+ * WHERE a function on the site's stack, task=NAME, or nothing for the total; SIZE with K, M, G
+ * (powers of 1024). A budget fails when its interval's low end is above it, warns when the
+ * interval straddles it (or there is no data to judge), passes otherwise.
+ */
+#include "verdict/check.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "verdict/growth.h"
+#include "verdict/load.h"
+#include "verdict/vprof.h"
+
+#define CHECK_MAX_BUDGETS 1024
+#define CHECK_MAX_SPEC 512
+#define CHECK_MAX_LEAKS 4096
+
+enum kind { K_INUSE, K_ALLOC, K_PEAK, K_GROWTH };
+static const char *const kind_name[] = {"inuse", "alloc", "peak", "growth"};
+enum status { S_PASS, S_WARN, S_FAIL };
+static const char *const status_name[] = {"PASS", "WARN", "FAIL"};
+
+struct budget {
+    char spec[CHECK_MAX_SPEC + 1];
+    enum kind kind;
+    char where[CHECK_MAX_SPEC + 1]; /* "" total, "task=NAME" or a function */
+    double limit;
+    /* the verdict */
+    enum status st;
+    struct est e;
+    double lo, hi;
+    int known;        /* there was data to judge */
+    char note[256];
+};
+
+/* SIZE: a number >= 0 with an optional K, M or G (powers of 1024) and an optional B; growth
+ * budgets may end in /s. */
+static int parse_size(const char *t, int per_s, double *out, char *why, size_t whylen)
+{
+    char *end;
+    errno = 0;
+    if (!isdigit((unsigned char)t[0]) && t[0] != '.') {
+        snprintf(why, whylen, "SIZE '%s': expected a number (K, M, G: powers of 1024)", t);
+        return -1;
+    }
+    double v = strtod(t, &end);
+    if (errno || !isfinite(v) || v < 0) {
+        snprintf(why, whylen, "SIZE '%s': not a finite size", t);
+        return -1;
+    }
+    double m = 1;
+    if (*end == 'K' || *end == 'k')
+        m = 1024, end++;
+    else if (*end == 'M' || *end == 'm')
+        m = 1024.0 * 1024, end++;
+    else if (*end == 'G' || *end == 'g')
+        m = 1024.0 * 1024 * 1024, end++;
+    if (*end == 'B')
+        end++;
+    if (per_s && strcmp(end, "/s") == 0)
+        end += 2;
+    if (*end) {
+        snprintf(why, whylen, "SIZE '%s': unexpected '%s' (K, M, G: powers of 1024%s)", t, end,
+                 per_s ? "; growth: per second, optionally /s" : "");
+        return -1;
+    }
+    *out = v * m;
+    if (!isfinite(*out) || *out > 9.0e18) {
+        snprintf(why, whylen, "SIZE '%s': too large", t);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_spec(const char *spec, struct budget *b, char *why, size_t whylen)
+{
+    memset(b, 0, sizeof(*b));
+    size_t len = strlen(spec);
+    if (len == 0 || len > CHECK_MAX_SPEC) {
+        snprintf(why, whylen, "budget '%.64s': %s", spec, len ? "too long" : "empty");
+        return -1;
+    }
+    for (size_t i = 0; i < len; i++) {
+        if ((unsigned char)spec[i] < 0x20 || spec[i] == 0x7f) {
+            snprintf(why, whylen, "budget: a control character in '%.64s'", spec);
+            return -1;
+        }
+    }
+    memcpy(b->spec, spec, len + 1);
+    const char *le = strstr(spec, "<=");
+    if (!le) {
+        snprintf(why, whylen, "budget '%s': expected KIND[:WHERE]<=SIZE", spec);
+        return -1;
+    }
+    size_t kl = strcspn(spec, ":<");
+    int k;
+    for (k = 0; k < 4; k++)
+        if (strlen(kind_name[k]) == kl && strncmp(spec, kind_name[k], kl) == 0)
+            break;
+    if (k == 4) {
+        snprintf(why, whylen, "budget '%s': KIND '%.*s' is none of inuse, alloc, peak, growth",
+                 spec, (int)(kl > 32 ? 32 : kl), spec);
+        return -1;
+    }
+    b->kind = (enum kind)k;
+    if (spec[kl] == ':') {
+        size_t wl = (size_t)(le - (spec + kl + 1));
+        memcpy(b->where, spec + kl + 1, wl);
+        b->where[wl] = 0;
+        if (wl == 0 || strcmp(b->where, "task=") == 0) {
+            snprintf(why, whylen, "budget '%s': empty WHERE after ':' (leave out ':' for the "
+                                  "total)", spec);
+            return -1;
+        }
+        if (b->kind == K_PEAK) {
+            snprintf(why, whylen, "budget '%s': a peak budget is on the total only", spec);
+            return -1;
+        }
+    } else if (spec + kl != le) {
+        snprintf(why, whylen, "budget '%s': expected KIND[:WHERE]<=SIZE", spec);
+        return -1;
+    }
+    char sw[256];
+    if (parse_size(le + 2, b->kind == K_GROWTH, &b->limit, sw, sizeof(sw)) != 0) {
+        snprintf(why, whylen, "budget '%s': %s", spec, sw);
+        return -1;
+    }
+    return 0;
+}
+
+/* --budgets FILE: one SPEC a line; '#' starts a comment, blank lines are skipped. */
+static int read_budgets(const char *path, struct budget *b, size_t *nb, char *why, size_t whylen)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(why, whylen, "--budgets %s: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[CHECK_MAX_SPEC + 4];
+    int no = 0, rc = 0;
+    while (rc == 0 && fgets(line, sizeof(line), f)) {
+        no++;
+        size_t l = strlen(line);
+        if (l == sizeof(line) - 1 && line[l - 1] != '\n') {
+            snprintf(why, whylen, "%s:%d: line too long", path, no);
+            rc = -1;
+            break;
+        }
+        if (memchr(line, 0, l) != NULL || l != strlen(line)) {
+            snprintf(why, whylen, "%s:%d: a NUL byte", path, no);
+            rc = -1;
+            break;
+        }
+        char *h = strchr(line, '#');
+        if (h)
+            *h = 0;
+        char *s = line;
+        while (isspace((unsigned char)*s))
+            s++;
+        char *e = s + strlen(s);
+        while (e > s && isspace((unsigned char)e[-1]))
+            *--e = 0;
+        if (!*s)
+            continue;
+        if (*nb >= CHECK_MAX_BUDGETS) {
+            snprintf(why, whylen, "%s:%d: more than %d budgets", path, no, CHECK_MAX_BUDGETS);
+            rc = -1;
+            break;
+        }
+        char w[600];
+        if (parse_spec(s, &b[*nb], w, sizeof(w)) != 0) {
+            snprintf(why, whylen, "%s:%d: %s", path, no, w);
+            rc = -1;
+            break;
+        }
+        (*nb)++;
+    }
+    if (rc == 0 && ferror(f)) {
+        snprintf(why, whylen, "%s: read error", path);
+        rc = -1;
+    }
+    fclose(f);
+    return rc;
+}
+
+static void judge(struct budget *b, const struct vprof *v)
+{
+    const char *task = strncmp(b->where, "task=", 5) == 0 ? b->where + 5 : NULL;
+    const char *fn = b->where[0] && !task ? b->where : NULL;
+    if (b->kind == K_INUSE || b->kind == K_ALLOC) {
+        struct est sum[E_COUNT];
+        size_t n = vprof_sum(v, task, fn, sum);
+        b->e = sum[b->kind == K_INUSE ? E_INUSE_B : E_ALLOC_B];
+        b->known = 1;
+        if (n == 0 && b->where[0])
+            snprintf(b->note, sizeof(b->note), "no site %s", task ? "of this task" :
+                                                             "has this function on its stack");
+        if (!v->has_var) {
+            b->lo = b->hi = b->e.est;
+            snprintf(b->note, sizeof(b->note), "variance unknown (an older profile): judged on "
+                                               "the estimate");
+        } else {
+            b->lo = est_lo(b->e);
+            b->hi = est_hi(b->e);
+        }
+    } else if (b->kind == K_PEAK) {
+        struct growth_peak pk;
+        memset(&pk, 0, sizeof(pk));
+        if (growth_peak_from_prof(v->p, &pk) && pk.known) {
+            b->known = 1;
+            b->e = pk.inuse_bytes;
+            b->lo = est_lo(b->e);
+            b->hi = est_hi(b->e);
+            pk.method[sizeof(pk.method) - 1] = 0;
+            snprintf(b->note, sizeof(b->note), "%s", pk.method);
+        } else {
+            snprintf(b->note, sizeof(b->note), "no peak in this profile: not judged");
+        }
+    } else {
+        struct growth_leak *lk = xmalloc(CHECK_MAX_LEAKS * sizeof(*lk));
+        size_t nl = growth_leaks_from_prof(v->p, lk, CHECK_MAX_LEAKS);
+        int any = growth_peak_from_prof(v->p, &(struct growth_peak){0}) || nl;
+        if (!any) {
+            snprintf(b->note, sizeof(b->note), "no growth data in this profile: not judged");
+        } else {
+            b->known = 1;
+            for (size_t i = 0; i < nl && i < CHECK_MAX_LEAKS; i++) {
+                if (lk[i].sample >= v->p->nsample)
+                    continue;
+                const struct vsite *s = &v->site[v->site_of[lk[i].sample]];
+                if ((task && (!s->task || strcmp(s->task, task))) ||
+                    (fn && !vsite_has_frame(v, s, fn)))
+                    continue;
+                b->e.est += lk[i].slope_bytes_per_s.est;
+                b->e.var += lk[i].slope_bytes_per_s.var;
+            }
+            b->lo = est_sym_lo(b->e);
+            b->hi = est_sym_hi(b->e);
+        }
+        free(lk);
+    }
+    if (!b->known)
+        b->st = S_WARN;
+    else if (b->lo > b->limit)
+        b->st = S_FAIL;
+    else if (b->hi > b->limit)
+        b->st = S_WARN;
+    else
+        b->st = S_PASS;
+}
+
+static void xml_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        case '\'': fputs("&apos;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static void line_of(const struct budget *b, char *out, size_t n)
+{
+    char e[32], lo[32], hi[32], lim[32];
+    const char *ps = b->kind == K_GROWTH ? "/s" : "";
+    fmt_bytes(lim, sizeof(lim), b->limit);
+    if (!b->known) {
+        snprintf(out, n, "%s %s: %s (budget %s%s)", status_name[b->st], b->spec, b->note, lim, ps);
+        return;
+    }
+    fmt_bytes(e, sizeof(e), b->e.est);
+    fmt_bytes(lo, sizeof(lo), b->lo);
+    fmt_bytes(hi, sizeof(hi), b->hi);
+    snprintf(out, n, "%s %s: %s%s (95 %% %s..%s) %s budget %s%s%s%s", status_name[b->st], b->spec,
+             e, ps, lo, hi,
+             b->st == S_FAIL ? "above" : b->st == S_WARN ? "straddles" : "within", lim, ps,
+             b->note[0] ? "; " : "", b->note);
+}
+
+static int write_junit(const char *path, const struct budget *b, size_t nb, const char *input)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    size_t fails = 0;
+    for (size_t i = 0; i < nb; i++)
+        fails += b[i].st == S_FAIL;
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite "
+               "name=\"drain check\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", nb, fails);
+    for (size_t i = 0; i < nb; i++) {
+        char l[1024];
+        line_of(&b[i], l, sizeof(l));
+        fputs("  <testcase classname=\"drain.check.", f);
+        xml_text(f, kind_name[b[i].kind]);
+        fputs("\" name=\"", f);
+        xml_text(f, b[i].spec);
+        fputs("\">\n", f);
+        if (b[i].st == S_FAIL) {
+            fputs("    <failure message=\"", f);
+            xml_text(f, l);
+            fputs("\"/>\n", f);
+        }
+        fputs("    <system-out>", f);
+        xml_text(f, l);
+        fputs(" [", f);
+        xml_text(f, input);
+        fputs("]</system-out>\n  </testcase>\n", f);
+    }
+    fputs("</testsuite>\n</testsuites>\n", f);
+    return fclose(f);
+}
+
+static int write_check_json(const char *path, const struct budget *b, size_t nb)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fputs("{\"budgets\": [", f);
+    for (size_t i = 0; i < nb; i++) {
+        fputs(i ? ",\n  {\"spec\": " : "\n  {\"spec\": ", f);
+        json_str(f, b[i].spec);
+        fputs(", \"kind\": ", f);
+        json_str(f, kind_name[b[i].kind]);
+        fputs(", \"where\": ", f);
+        json_str(f, b[i].where[0] ? b[i].where : NULL);
+        fputs(", \"limit\": ", f);
+        json_num(f, b[i].limit);
+        fputs(", \"status\": ", f);
+        json_str(f, b[i].st == S_FAIL ? "fail" : b[i].st == S_WARN ? "warn" : "pass");
+        fputs(", \"value\": ", f);
+        if (b[i].known) {
+            fputs("{\"est\": ", f);
+            json_num(f, b[i].e.est);
+            fputs(", \"lo\": ", f);
+            json_num(f, b[i].lo);
+            fputs(", \"hi\": ", f);
+            json_num(f, b[i].hi);
+            fputc('}', f);
+        } else {
+            fputs("null", f);
+        }
+        fputs(", \"note\": ", f);
+        json_str(f, b[i].note[0] ? b[i].note : NULL);
+        fputc('}', f);
+    }
+    fputs("]}\n", f);
+    return fclose(f);
+}
+
+static const char check_usage[] =
+    "usage: drain check INPUT --budget SPEC... [--budgets FILE] [--junit FILE] [--json FILE]\n"
+    "                  [--elf FILE]\n"
+    "Judges budgets on a profile drain wrote (or a stream, read as drain would) with 95 %\n"
+    "intervals. SPEC: KIND[:WHERE]<=SIZE; KIND inuse, alloc, peak or growth (SIZE per second);\n"
+    "WHERE a function on the site's stack, task=NAME, or nothing for the total; SIZE with K, M,\n"
+    "G (powers of 1024). FAIL when the interval's low end is above the budget, WARN when it\n"
+    "straddles it (or there is no data to judge), PASS otherwise. --budgets FILE: one SPEC a\n"
+    "line, '#' comments. Exit status: 0 none failed, 1 one failed (or the input could not be\n"
+    "read), 2 bad command line, SPEC or budgets file. See docs/VERDICTS.md.\n";
+
+int drain_check(int argc, char **argv)
+{
+    const char *input = NULL, *junit = NULL;
+    struct verdict_args va = {{0}, 0, NULL};
+    size_t nb = 0;
+    struct budget *b = xcalloc(CHECK_MAX_BUDGETS, sizeof(*b));
+    char why[1024];
+    int rc = 0;
+    for (int i = 1; i < argc && rc == 0; i++) {
+        const char *a = argv[i];
+        int more = i + 1 < argc, common = verdict_arg(&va, argc, argv, &i, why, sizeof(why));
+        if (common) {
+            rc = common < 0 ? 2 : 0;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(check_usage, stdout);
+            free(b);
+            return 0;
+        } else if (strcmp(a, "--budget") == 0 && more) {
+            if (nb >= CHECK_MAX_BUDGETS) {
+                snprintf(why, sizeof(why), "more than %d budgets", CHECK_MAX_BUDGETS);
+                rc = 2;
+            } else if (parse_spec(argv[++i], &b[nb], why, sizeof(why)) != 0) {
+                rc = 2;
+            } else {
+                nb++;
+            }
+        } else if (strcmp(a, "--budgets") == 0 && more) {
+            if (read_budgets(argv[++i], b, &nb, why, sizeof(why)) != 0)
+                rc = 2;
+        } else if (strcmp(a, "--junit") == 0 && more) {
+            junit = argv[++i];
+        } else if (a[0] == '-' && a[1] && !input) {
+            snprintf(why, sizeof(why), "unknown option or missing argument: %s", a);
+            rc = 2;
+        } else if (!input) {
+            input = a;
+        } else {
+            snprintf(why, sizeof(why), "unexpected argument: %s", a);
+            rc = 2;
+        }
+    }
+    if (rc == 0 && (!input || nb == 0)) {
+        snprintf(why, sizeof(why), "%s", !input ? "no INPUT" : "no budget (--budget SPEC)");
+        rc = 2;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "drain check: %s\n%s", why, check_usage);
+        free(b);
+        return rc;
+    }
+    struct prof p;
+    if (verdict_load(&p, input, va.elf, va.nelf, why, sizeof(why)) != 0) {
+        fprintf(stderr, "drain check: %s\n", why);
+        free(b);
+        return 1;
+    }
+    struct vprof v;
+    if (vprof_build(&p, &v, why, sizeof(why)) != 0) {
+        fprintf(stderr, "drain check: %s: %s\n", input, why);
+        prof_free(&p);
+        free(b);
+        return 1;
+    }
+    if (!v.has_var)
+        fprintf(stderr, "drain check: %s carries no variances (an older drain wrote it): "
+                        "budgets are judged on the estimates alone\n", input);
+    int failed = 0;
+    for (size_t i = 0; i < nb; i++) {
+        judge(&b[i], &v);
+        char l[1024];
+        line_of(&b[i], l, sizeof(l));
+        printf("%s\n", l);
+        failed |= b[i].st == S_FAIL;
+    }
+    if (junit && write_junit(junit, b, nb, input) != 0) {
+        fprintf(stderr, "drain check: --junit %s: %s\n", junit, strerror(errno));
+        rc = 1;
+    }
+    if (va.json && write_check_json(va.json, b, nb) != 0) {
+        fprintf(stderr, "drain check: --json %s: %s\n", va.json, strerror(errno));
+        rc = 1;
+    }
+    vprof_free(&v);
+    prof_free(&p);
+    free(b);
+    return failed ? 1 : rc;
+}

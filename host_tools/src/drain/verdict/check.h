@@ -1,0 +1,8 @@
+/* `drain check` and `drain diff` (docs/VERDICTS.md). */
+#ifndef DRAIN_CHECK_H
+#define DRAIN_CHECK_H
+
+int drain_check(int argc, char **argv);
+int drain_diff(int argc, char **argv);
+
+#endif

@@ -1,0 +1,274 @@
+/*
+ * `drain diff BASE NEW`: per site (matched by symbolized stack and task; raw addresses, which
+ * move between runs, match any address) the change of each estimate with its 95 % interval
+ * (independent samples: variances add) and whether it is significant. Multiple comparisons:
+ * Benjamini-Hochberg at a false discovery rate of 5 % over all (site, estimate) comparisons
+ * (docs/VERDICTS.md "Diff").
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "verdict/check.h"
+#include "verdict/load.h"
+#include "verdict/vprof.h"
+
+#define DIFF_FDR 0.05
+
+struct dsite {
+    char *key;
+    const struct vprof *v; /* the profile its stack is shown from */
+    const struct vsite *s;
+    struct est base[E_COUNT], now[E_COUNT];
+    double p[E_COUNT];
+    int sig[E_COUNT], any;
+};
+
+static int by_key(const void *a, const void *b)
+{
+    return strcmp(((const struct dsite *)a)->key, ((const struct dsite *)b)->key);
+}
+
+static double *sort_p;
+static int by_p(const void *a, const void *b)
+{
+    double x = sort_p[*(const size_t *)a], y = sort_p[*(const size_t *)b];
+    return x < y ? -1 : x > y;
+}
+
+static double rank_of(const struct dsite *d)
+{
+    double r = 0;
+    for (int e = E_INUSE_B; e <= E_ALLOC_B; e++) {
+        double x = fabs(d->now[e].est - d->base[e].est);
+        if (x > r)
+            r = x;
+    }
+    return r;
+}
+
+static int by_change(const void *a, const void *b)
+{
+    const struct dsite *x = a, *y = b;
+    if (x->any != y->any)
+        return x->any ? -1 : 1;
+    double rx = rank_of(x), ry = rank_of(y);
+    return rx > ry ? -1 : rx < ry;
+}
+
+static const char diff_usage[] =
+    "usage: drain diff BASE NEW [--json FILE] [--top N] [--elf FILE]\n"
+    "Compares two profiles (files drain wrote, merges, or streams): per site, matched by\n"
+    "symbolized stack and task, the change of in-use and allocated bytes and objects with a 95 %\n"
+    "interval, and whether it is significant (Benjamini-Hochberg, 5 % false discovery rate over\n"
+    "all comparisons); significant changes first. Exit status: 0 compared, 1 an input could\n"
+    "not be read, 2 bad command line. See docs/VERDICTS.md.\n";
+
+static void write_diff_json(FILE *f, const struct dsite *d, size_t n)
+{
+    fputs("{\"fdr\": 0.05, \"sites\": [", f);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ",\n  {\"stack\": " : "\n  {\"stack\": ", f);
+        json_stack(f, d[i].v, d[i].s);
+        fputs(", \"task\": ", f);
+        json_str(f, d[i].s->task);
+        for (int e = 0; e < E_COUNT; e++) {
+            fputs(", ", f);
+            json_str(f, vprof_est_name[e]);
+            fputs(": {\"base\": ", f);
+            json_est(f, d[i].base[e], 1);
+            fputs(", \"new\": ", f);
+            json_est(f, d[i].now[e], 1);
+            struct est dl = est_sub(d[i].now[e], d[i].base[e]);
+            fputs(", \"delta\": {\"est\": ", f);
+            json_num(f, dl.est);
+            fputs(", \"lo\": ", f);
+            json_num(f, est_sym_lo(dl));
+            fputs(", \"hi\": ", f);
+            json_num(f, est_sym_hi(dl));
+            fputs("}, \"p\": ", f);
+            json_num(f, d[i].p[e]);
+            fprintf(f, ", \"significant\": %s}", d[i].sig[e] ? "true" : "false");
+        }
+        fputc('}', f);
+    }
+    fputs("]}\n", f);
+}
+
+int drain_diff(int argc, char **argv)
+{
+    const char *in[2] = {NULL, NULL};
+    struct verdict_args va = {{0}, 0, NULL};
+    size_t nin = 0;
+    long top = 20;
+    char why[1024] = "";
+    int rc = 0;
+    for (int i = 1; i < argc && rc == 0; i++) {
+        const char *a = argv[i];
+        int more = i + 1 < argc, common = verdict_arg(&va, argc, argv, &i, why, sizeof(why));
+        if (common) {
+            rc = common < 0 ? 2 : 0;
+        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            fputs(diff_usage, stdout);
+            return 0;
+        } else if ((strcmp(a, "--top") == 0 || strcmp(a, "-t") == 0) && more) {
+            double v;
+            if (parse_num(argv[++i], 1, 1e6, &v) || v != (long)v) {
+                snprintf(why, sizeof(why), "--top %s: expected a count >= 1", argv[i]);
+                rc = 2;
+            }
+            top = (long)v;
+        } else if (a[0] == '-' && a[1]) {
+            snprintf(why, sizeof(why), "unknown option or missing argument: %s", a);
+            rc = 2;
+        } else if (nin < 2) {
+            in[nin++] = a;
+        } else {
+            snprintf(why, sizeof(why), "unexpected argument: %s", a);
+            rc = 2;
+        }
+    }
+    if (rc == 0 && nin != 2) {
+        snprintf(why, sizeof(why), "expected BASE and NEW");
+        rc = 2;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "drain diff: %s\n%s", why, diff_usage);
+        return rc;
+    }
+    struct prof p[2];
+    struct vprof v[2];
+    int loaded = 0, built = 0;
+    for (; loaded < 2; loaded++)
+        if (verdict_load(&p[loaded], in[loaded], va.elf, va.nelf, why, sizeof(why)) != 0)
+            break;
+    for (; loaded == 2 && built < 2; built++)
+        if (vprof_build(&p[built], &v[built], why, sizeof(why)) != 0)
+            break;
+    if (loaded < 2 || built < 2) {
+        fprintf(stderr, "drain diff: %s\n", why);
+        rc = 1;
+        goto out;
+    }
+    for (int k = 0; k < 2; k++)
+        if (!v[k].has_var)
+            fprintf(stderr, "drain diff: %s carries no variances (an older drain wrote it): its "
+                            "estimates count as exact\n", in[k]);
+    /* All sites of both, by key; equal keys are one site. */
+    size_t n = v[0].nsite + v[1].nsite, nd = 0;
+    struct dsite *d = xcalloc(n + 1, sizeof(*d));
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; i < v[k].nsite; i++) {
+            struct dsite *x = &d[nd++];
+            x->key = vsite_key(&v[k], &v[k].site[i], 1);
+            x->v = &v[k];
+            x->s = &v[k].site[i];
+            /* One sample's worth of continuity: where blocks are sampled with P near 1, the
+             * variance estimated from the samples seen is near 0, yet a run that missed one
+             * block differs by about one sample's weight (docs/VERDICTS.md "Diff"). */
+            const struct vsite *vs = &v[k].site[i];
+            double ns = vs->samples ? (double)vs->samples : 1;
+            for (int e = 0; e < E_COUNT; e++) {
+                double u = vs->e[e == E_INUSE_B || e == E_ALLOC_B ? E_ALLOC_B : E_ALLOC_N].est / ns;
+                (k ? x->now : x->base)[e] = vs->e[e];
+                (k ? x->now : x->base)[e].var += u * u;
+            }
+        }
+    }
+    qsort(d, nd, sizeof(*d), by_key);
+    size_t m = 0;
+    for (size_t i = 0; i < nd; i++) {
+        if (m && strcmp(d[m - 1].key, d[i].key) == 0) {
+            for (int e = 0; e < E_COUNT; e++) {
+                d[m - 1].base[e].est += d[i].base[e].est;
+                d[m - 1].base[e].var += d[i].base[e].var;
+                d[m - 1].now[e].est += d[i].now[e].est;
+                d[m - 1].now[e].var += d[i].now[e].var;
+            }
+            if (d[i].v == &v[1]) { /* show the new profile's stack */
+                d[m - 1].v = d[i].v;
+                d[m - 1].s = d[i].s;
+            }
+            free(d[i].key);
+        } else {
+            d[m++] = d[i];
+        }
+    }
+    /* Benjamini-Hochberg over all m * E_COUNT comparisons. */
+    size_t nc = m * E_COUNT;
+    double *pv = xmalloc((nc + 1) * sizeof(double));
+    size_t *ord = xmalloc((nc + 1) * sizeof(size_t));
+    for (size_t i = 0; i < m; i++) {
+        for (int e = 0; e < E_COUNT; e++) {
+            d[i].p[e] = est_p_zero(est_sub(d[i].now[e], d[i].base[e]));
+            pv[i * E_COUNT + (size_t)e] = d[i].p[e];
+        }
+    }
+    for (size_t i = 0; i < nc; i++)
+        ord[i] = i;
+    sort_p = pv;
+    qsort(ord, nc, sizeof(*ord), by_p);
+    size_t kmax = 0;
+    for (size_t r = 1; r <= nc; r++)
+        if (pv[ord[r - 1]] <= DIFF_FDR * (double)r / (double)nc)
+            kmax = r;
+    size_t flagged = 0;
+    for (size_t r = 0; r < kmax; r++) {
+        size_t c = ord[r];
+        d[c / E_COUNT].sig[c % E_COUNT] = 1;
+        d[c / E_COUNT].any = 1;
+        flagged++;
+    }
+    free(pv);
+    free(ord);
+    qsort(d, m, sizeof(*d), by_change);
+    printf("drain diff: %zu sites, %zu comparisons, %zu significant (Benjamini-Hochberg, false "
+           "discovery rate 5 %%)\n",
+           m, nc, flagged);
+    printf("  %-3s %14s %-27s %14s %-27s  %s\n", "sig", "in-use change", "(95 % interval)",
+           "alloc change", "(95 % interval)", "site (innermost first)");
+    for (size_t i = 0; i < m && (long)i < top; i++) {
+        char t[2][128];
+        for (int e = 0; e < 2; e++) {
+            struct est dl = est_sub(d[i].now[e], d[i].base[e]);
+            char a[32], lo[32], hi[32];
+            fmt_bytes(a, sizeof(a), dl.est);
+            fmt_bytes(lo, sizeof(lo), est_sym_lo(dl));
+            fmt_bytes(hi, sizeof(hi), est_sym_hi(dl));
+            snprintf(t[e], sizeof(t[e]), "%14s (%s..%s)%s", a, lo, hi, d[i].sig[e] ? " *" : "");
+        }
+        printf("  %-3s %-42s %-42s  ", d[i].any ? "*" : "", t[0], t[1]);
+        for (uint32_t k = 0; k < d[i].s->nframe && k < 5; k++)
+            printf("%s%s", k ? " < " : "",
+                   vframe_text(&d[i].v->frames[d[i].s->frame_off + k], (char[VFRAME_TEXT]){0}));
+        if (d[i].s->task)
+            printf(" [task %s]", d[i].s->task);
+        printf("\n");
+    }
+    const char *json = va.json;
+    if (json) {
+        FILE *f = fopen(json, "w");
+        if (!f) {
+            fprintf(stderr, "drain diff: --json %s: %s\n", json, strerror(errno));
+            rc = 1;
+        } else {
+            write_diff_json(f, d, m);
+            if (fclose(f) != 0) {
+                fprintf(stderr, "drain diff: --json %s: %s\n", json, strerror(errno));
+                rc = 1;
+            }
+        }
+    }
+    for (size_t i = 0; i < m; i++)
+        free(d[i].key);
+    free(d);
+out:
+    for (int k = 0; k < built; k++)
+        vprof_free(&v[k]);
+    for (int k = 0; k < loaded; k++)
+        prof_free(&p[k]);
+    return rc;
+}

@@ -1,0 +1,154 @@
+/* --json (json_out.h): totals, sites, peak and leaks with 95 % intervals. */
+#include "verdict/json_out.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "verdict/growth.h"
+#include "verdict/vprof.h"
+
+#define JSON_MAX_LEAKS 4096
+
+static void write_ests(FILE *f, const struct est *e, int has_var)
+{
+    for (int k = 0; k < E_COUNT; k++) {
+        fprintf(f, "%s", k ? ", " : "");
+        json_str(f, vprof_est_name[k]);
+        fputs(": ", f);
+        json_est(f, e[k], has_var);
+    }
+}
+
+static int by_task(const void *a, const void *b)
+{
+    return strcmp((*(const struct vsite *const *)a)->task, (*(const struct vsite *const *)b)->task);
+}
+
+static void write_session(FILE *f, const struct json_session *js, const struct vprof *v)
+{
+    fputs("{\"session\": ", f);
+    json_str(f, js->session);
+    fputs(", \"device\": ", f);
+    json_str(f, js->device);
+    fputs(", \"interval\": ", f);
+    json_num(f, js->interval);
+    fprintf(f, ", \"variance\": %s", v->has_var ? "\"known\"" : "\"unknown\"");
+    fputs(",\n  \"totals\": {", f);
+    write_ests(f, v->total, v->has_var);
+    fputs("},\n  \"sites\": [", f);
+    for (size_t i = 0; i < v->nsite; i++) {
+        const struct vsite *s = &v->site[i];
+        fputs(i ? ",\n    {\"stack\": " : "\n    {\"stack\": ", f);
+        json_stack(f, v, s);
+        fputs(", \"task\": ", f);
+        json_str(f, s->task);
+        fputs(", \"samples\": ", f);
+        if (v->has_var)
+            fprintf(f, "%llu", (unsigned long long)s->samples);
+        else
+            fputs("null", f);
+        fputs(", ", f);
+        write_ests(f, s->e, v->has_var);
+        fputc('}', f);
+    }
+    fputs("],\n  \"tasks\": [", f);
+    /* per task (an RTOS device's): the sums of its sites, by task name */
+    size_t nt = 0, groups = 0;
+    const struct vsite **ts = xmalloc((v->nsite + 1) * sizeof(*ts));
+    for (size_t i = 0; i < v->nsite; i++)
+        if (v->site[i].task)
+            ts[nt++] = &v->site[i];
+    qsort(ts, nt, sizeof(*ts), by_task);
+    for (size_t i = 0; i < nt;) {
+        const char *t = ts[i]->task;
+        struct est sum[E_COUNT] = {{0, 0}};
+        for (; i < nt && strcmp(ts[i]->task, t) == 0; i++) {
+            for (int e = 0; e < E_COUNT; e++) {
+                sum[e].est += ts[i]->e[e].est;
+                sum[e].var += ts[i]->e[e].var;
+            }
+        }
+        fputs(groups++ ? ",\n    {\"task\": " : "\n    {\"task\": ", f);
+        json_str(f, t);
+        fputs(", ", f);
+        write_ests(f, sum, v->has_var);
+        fputc('}', f);
+    }
+    free(ts);
+    fputs("],\n  \"peak\": ", f);
+    struct growth_peak pk;
+    memset(&pk, 0, sizeof(pk));
+    if (growth_peak_from_prof(js->p, &pk) && pk.known) {
+        fputs("{\"inuse_bytes\": ", f);
+        json_est(f, pk.inuse_bytes, 1);
+        fputs(", \"at_s\": ", f);
+        json_num(f, pk.at_s);
+        fputs(", \"method\": ", f);
+        pk.method[sizeof(pk.method) - 1] = 0;
+        pk.note[sizeof(pk.note) - 1] = 0;
+        json_str(f, pk.method);
+        fputs(", \"note\": ", f);
+        json_str(f, pk.note);
+        fputc('}', f);
+    } else {
+        fputs("null", f);
+    }
+    fputs(",\n  \"leaks\": [", f);
+    struct growth_leak *lk = xmalloc(JSON_MAX_LEAKS * sizeof(*lk));
+    size_t nl = growth_leaks_from_prof(js->p, lk, JSON_MAX_LEAKS);
+    size_t shown = 0;
+    for (size_t i = 0; i < nl && i < JSON_MAX_LEAKS; i++) {
+        if (lk[i].sample >= js->p->nsample)
+            continue;
+        const struct vsite *s = &v->site[v->site_of[lk[i].sample]];
+        fputs(shown++ ? ",\n    {\"stack\": " : "\n    {\"stack\": ", f);
+        json_stack(f, v, s);
+        fputs(", \"task\": ", f);
+        json_str(f, s->task);
+        fputs(", \"growth_bytes_per_s\": {\"est\": ", f);
+        json_num(f, lk[i].slope_bytes_per_s.est);
+        fputs(", \"lo\": ", f);
+        json_num(f, est_sym_lo(lk[i].slope_bytes_per_s));
+        fputs(", \"hi\": ", f);
+        json_num(f, est_sym_hi(lk[i].slope_bytes_per_s));
+        fputs("}, \"since_s\": ", f);
+        json_num(f, lk[i].since_s);
+        fputc('}', f);
+    }
+    free(lk);
+    fputc(']', f);
+    if (js->extra)
+        js->extra(f, js->ctx, js->p);
+    fputc('}', f);
+}
+
+int json_write(const char *path, const struct json_session *s, size_t n, char *why,
+               size_t whylen)
+{
+    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
+    if (!f) {
+        snprintf(why, whylen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    int rc = 0;
+    fputs("{\"sessions\": [", f);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        struct vprof v;
+        if (vprof_build(s[i].p, &v, why, whylen) != 0) {
+            rc = -1;
+            break;
+        }
+        fputs(i ? ",\n " : "\n ", f);
+        write_session(f, &s[i], &v);
+        vprof_free(&v);
+    }
+    fputs("]}\n", f);
+    if (f != stdout ? fclose(f) != 0 : fflush(f) != 0) {
+        if (rc == 0)
+            snprintf(why, whylen, "%s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    return rc;
+}

@@ -1,0 +1,24 @@
+/* --json: drain's results in machine-readable form (docs/VERDICTS.md "JSON"). */
+#ifndef DRAIN_JSON_OUT_H
+#define DRAIN_JSON_OUT_H
+
+#include <stdio.h>
+
+#include "prof_model.h"
+
+/* One session of the "sessions" array. extra, when not NULL, writes more members of the session
+ * object (each preceded by ", "), such as a "heap" object: it is called last. */
+struct json_session {
+    const struct prof *p;   /* its profile (a built one or a file drain wrote) */
+    const char *session;    /* "0x..." or NULL */
+    const char *device;     /* NULL: none */
+    double interval;        /* the mean sampling interval (bytes) */
+    void (*extra)(FILE *f, const void *ctx, const struct prof *p);
+    const void *ctx;
+};
+
+/* Writes {"sessions": [...]} to path ("-": stdout): 0, or -1 with why. */
+int json_write(const char *path, const struct json_session *s, size_t n, char *why,
+               size_t whylen);
+
+#endif

@@ -1,0 +1,28 @@
+/* Loading a profile for the verdicts: a file drain wrote (or a merge), or an msamp stream turned
+ * into one by drain itself (check.c, diff.c). */
+#ifndef DRAIN_LOAD_H
+#define DRAIN_LOAD_H
+
+#include <stddef.h>
+
+#include "prof_model.h"
+
+/* Reads path as a pprof profile; when it is none, runs drain on it as a stream (with these
+ * --elf files) and reads the profile of its first session. 0, or -1 with why. */
+int verdict_load(struct prof *p, const char *path, char *const *elves, size_t nelf, char *why,
+                 size_t whylen);
+/* The options check and diff share: --elf FILE (-e; at most VERDICT_MAX_ELF) and --json FILE. */
+#define VERDICT_MAX_ELF 16
+struct verdict_args {
+    char *elf[VERDICT_MAX_ELF];
+    size_t nelf;
+    const char *json;
+};
+/* 1 when argv[*i] is one of them (its argument consumed: *i advanced), 0 when it is not, -1 with
+ * why when it is wrong. */
+int verdict_arg(struct verdict_args *va, int argc, char **argv, int *i, char *why, size_t whylen);
+
+/* "11.4 MiB", "512 B", "-3.0 KiB": bytes in binary units. */
+void fmt_bytes(char *out, size_t n, double b);
+
+#endif

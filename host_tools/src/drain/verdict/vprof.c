@@ -1,0 +1,250 @@
+/* A profile's sites with estimates and variances (vprof.h). */
+#include "verdict/vprof.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+#include "profile.h"
+#include "util.h"
+
+const char *const vprof_est_name[E_COUNT] = {"inuse_bytes", "alloc_bytes", "inuse_objects",
+                                             "alloc_objects"};
+
+/* The label of key on sample s, NULL when it has none. */
+static const char *label_of(const struct prof *p, const struct prof_sample *s, const char *key)
+{
+    for (uint32_t k = 0; k < s->nlabel; k++) {
+        const struct prof_label *l = &p->labelpool[s->label_off + k];
+        if (l->str > 0 && strcmp(p->str[l->key], key) == 0)
+            return p->str[l->str];
+    }
+    return NULL;
+}
+
+static void add_frame(struct vprof *v, const char *name, uint64_t addr)
+{
+    GROW(v->frames, v->capframes, v->nframes + 1);
+    v->frames[v->nframes++] = (struct vframe){name, addr};
+}
+
+const char *vframe_text(const struct vframe *f, char buf[VFRAME_TEXT])
+{
+    if (f->name)
+        return f->name;
+    snprintf(buf, VFRAME_TEXT, "0x%" PRIx64, f->addr);
+    return buf;
+}
+
+/* Samples in site order: locations, then task, session, device. */
+static const struct prof *cmp_p;
+static int same_site(const struct prof *p, const struct prof_sample *a, const struct prof_sample *b)
+{
+    if (a->nloc != b->nloc ||
+        memcmp(&p->locpool[a->loc_off], &p->locpool[b->loc_off], a->nloc * sizeof(uint64_t)))
+        return 0;
+    static const char *const keys[] = {"task", "session", "device"};
+    for (int k = 0; k < 3; k++) {
+        const char *x = label_of(p, a, keys[k]), *y = label_of(p, b, keys[k]);
+        if ((x == NULL) != (y == NULL) || (x && strcmp(x, y)))
+            return 0;
+    }
+    return 1;
+}
+
+static int by_site(const void *a, const void *b)
+{
+    const struct prof *p = cmp_p;
+    const struct prof_sample *x = &p->sample[*(const uint32_t *)a];
+    const struct prof_sample *y = &p->sample[*(const uint32_t *)b];
+    if (x->nloc != y->nloc)
+        return x->nloc < y->nloc ? -1 : 1;
+    int c = memcmp(&p->locpool[x->loc_off], &p->locpool[y->loc_off], x->nloc * sizeof(uint64_t));
+    if (c)
+        return c;
+    static const char *const keys[] = {"task", "session", "device"};
+    for (int k = 0; k < 3; k++) {
+        const char *s = label_of(p, x, keys[k]), *t = label_of(p, y, keys[k]);
+        c = strcmp(s ? s : "", t ? t : "");
+        if (c)
+            return c;
+    }
+    uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
+    return (i > j) - (i < j);
+}
+
+int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whylen)
+{
+    memset(out, 0, sizeof(*out));
+    out->p = p;
+    if (!prof_std_types(p)) {
+        snprintf(why, whylen, "not a profile drain wrote (its first sample types are not "
+                              "inuse_objects, inuse_space, alloc_objects, alloc_space, ...)");
+        return -1;
+    }
+    out->has_var = prof_has_variances(p);
+    uint32_t *order = xmalloc((p->nsample + 1) * sizeof(*order));
+    for (size_t i = 0; i < p->nsample; i++)
+        order[i] = (uint32_t)i;
+    cmp_p = p;
+    qsort(order, p->nsample, sizeof(*order), by_site);
+    out->site_of = xmalloc((p->nsample + 1) * sizeof(*out->site_of));
+    static const int col[E_COUNT] = {V_INUSE_B, V_ALLOC_B, V_INUSE_N, V_ALLOC_N};
+    static const int vcol[E_COUNT] = {V_INUSE_BV, V_ALLOC_BV, V_INUSE_NV, V_ALLOC_NV};
+    size_t cap = 0;
+    for (size_t i = 0; i < p->nsample;) {
+        const struct prof_sample *s0 = &p->sample[order[i]];
+        GROW(out->site, cap, out->nsite + 1);
+        struct vsite *vs = &out->site[out->nsite++];
+        memset(vs, 0, sizeof(*vs));
+        vs->sample = order[i];
+        vs->task = label_of(p, s0, "task");
+        vs->session = label_of(p, s0, "session");
+        vs->device = label_of(p, s0, "device");
+        vs->frame_off = out->nframes;
+        for (uint32_t k = 0; k < s0->nloc; k++) {
+            uint64_t id = p->locpool[s0->loc_off + k];
+            const struct prof_location *l = &p->location[id - 1];
+            if (l->nline == 0)
+                add_frame(out, NULL, l->address);
+            for (uint32_t j = 0; j < l->nline; j++) {
+                const struct prof_line *ln = &p->linepool[l->line_off + j];
+                const char *name =
+                    ln->function_id ? p->str[p->function[ln->function_id - 1].name] : "";
+                add_frame(out, name[0] ? name : "??", l->address);
+            }
+        }
+        vs->nframe = (uint32_t)(out->nframes - vs->frame_off);
+        for (; i < p->nsample && same_site(p, s0, &p->sample[order[i]]); i++) {
+            const int64_t *val = &p->valpool[p->sample[order[i]].val_off];
+            out->site_of[order[i]] = (uint32_t)(out->nsite - 1);
+            if (order[i] < vs->sample)
+                vs->sample = order[i];
+            for (int e = 0; e < E_COUNT; e++) {
+                vs->e[e].est += (double)val[col[e]];
+                /* The file holds integers: each value's rounding adds up to 1/12 (uniform on
+                 * +-0.5), which matters where the sampling's variance is below it (blocks
+                 * sampled with P near 1). */
+                if (out->has_var)
+                    vs->e[e].var += (double)val[vcol[e]] + 1.0 / 12;
+            }
+            if (out->has_var)
+                vs->samples += (uint64_t)(val[V_SAMPLES] > 0 ? val[V_SAMPLES] : 0);
+        }
+        for (int e = 0; e < E_COUNT; e++) {
+            out->total[e].est += vs->e[e].est;
+            out->total[e].var += vs->e[e].var;
+        }
+    }
+    free(order);
+    return 0;
+}
+
+void vprof_free(struct vprof *v)
+{
+    free(v->frames);
+    free(v->site);
+    free(v->site_of);
+    memset(v, 0, sizeof(*v));
+}
+
+int vsite_has_frame(const struct vprof *v, const struct vsite *s, const char *fn)
+{
+    char buf[VFRAME_TEXT];
+    for (uint32_t k = 0; k < s->nframe; k++)
+        if (strcmp(vframe_text(&v->frames[s->frame_off + k], buf), fn) == 0)
+            return 1;
+    return 0;
+}
+
+size_t vprof_sum(const struct vprof *v, const char *task, const char *fn, struct est *out)
+{
+    size_t n = 0;
+    for (int e = 0; e < E_COUNT; e++)
+        out[e] = (struct est){0, 0};
+    for (size_t i = 0; i < v->nsite; i++) {
+        const struct vsite *s = &v->site[i];
+        if (task && (!s->task || strcmp(s->task, task)))
+            continue;
+        if (fn && !vsite_has_frame(v, s, fn))
+            continue;
+        for (int e = 0; e < E_COUNT; e++) {
+            out[e].est += s->e[e].est;
+            out[e].var += s->e[e].var;
+        }
+        n++;
+    }
+    return n;
+}
+
+char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address)
+{
+    struct buf b = {0};
+    for (uint32_t k = 0; k < s->nframe; k++) {
+        char tmp[VFRAME_TEXT];
+        const struct vframe *vf = &v->frames[s->frame_off + k];
+        const char *f = any_address && !vf->name ? "?" : vframe_text(vf, tmp);
+        buf_put(&b, f, strlen(f));
+        buf_put(&b, "\n", 1);
+    }
+    buf_put(&b, "task=", 5);
+    if (s->task)
+        buf_put(&b, s->task, strlen(s->task));
+    buf_put(&b, "", 1);
+    return (char *)b.p;
+}
+
+void json_str(FILE *f, const char *s)
+{
+    if (!s) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        if (*c == '"' || *c == '\\')
+            fprintf(f, "\\%c", *c);
+        else if (*c == '\n')
+            fputs("\\n", f);
+        else if (*c < 0x20 || *c == 0x7f)
+            fprintf(f, "\\u%04x", *c);
+        else
+            fputc(*c, f);
+    }
+    fputc('"', f);
+}
+
+void json_num(FILE *f, double x)
+{
+    if (!isfinite(x))
+        fputs("null", f);
+    else if (x == floor(x) && fabs(x) < 9e15)
+        fprintf(f, "%.0f", x);
+    else
+        fprintf(f, "%.10g", x);
+}
+
+void json_est(FILE *f, struct est e, int has_var)
+{
+    fputs("{\"est\": ", f);
+    json_num(f, e.est);
+    fputs(", \"lo\": ", f);
+    json_num(f, has_var ? est_lo(e) : NAN);
+    fputs(", \"hi\": ", f);
+    json_num(f, has_var ? est_hi(e) : NAN);
+    fputc('}', f);
+}
+
+void json_stack(FILE *f, const struct vprof *v, const struct vsite *s)
+{
+    fputc('[', f);
+    for (uint32_t k = 0; k < s->nframe; k++) {
+        if (k)
+            fputs(", ", f);
+        char buf[VFRAME_TEXT];
+        json_str(f, vframe_text(&v->frames[s->frame_off + k], buf));
+    }
+    fputc(']', f);
+}
