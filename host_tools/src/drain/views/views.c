@@ -109,7 +109,16 @@ static int write_flame(const struct view_run *r, char *why, size_t whylen)
     return flame_write(r->b, r->s, (int)r->val, r->path[0], why, whylen);
 }
 
-/* --json: the session's estimates with 95 % intervals (docs/VERDICTS.md). */
+/* The session's "heap" member (docs/HEALTH.md): the allocator's figures, their series and the
+ * verdict, from the HEAP records (null when there were none). */
+static void json_heap(FILE *f, const void *ctx, const struct prof *p)
+{
+    (void)p;
+    fputs(", ", f);
+    heap_json_write(f, ctx);
+}
+
+/* --json: the session's estimates with 95 % intervals (docs/VERDICTS.md), and heap health. */
 static int write_json(const struct view_run *r, char *why, size_t whylen)
 {
     const struct session *s = built_session(r->b, r->s);
@@ -126,7 +135,7 @@ static int write_json(const struct view_run *r, char *why, size_t whylen)
             snprintf(dev + 2 * i, 3, "%02x", s->device_id[i]);
     }
     struct json_session js = {&r->b->prof, s->have_header ? id : NULL,
-                              s->device_id_len ? dev : NULL, (double)s->interval, NULL, NULL};
+                              s->device_id_len ? dev : NULL, (double)s->interval, json_heap, s};
     return json_write(r->path[0], &js, 1, why, whylen);
 }
 
