@@ -1,11 +1,11 @@
 # drain (host_tools/drain): msamp stream -> symbolized pprof profiles, reports, merge.
 # Sources in host_tools/src/drain/ by stage: in/ (inputs), model/ (session model), pprof/ (profile
-# builder, codec, file, merge, symbols), views/ (reports, timeline, flame) and, at the top, the
-# driver drain.c and util; tests in tests/drain/drain_tests.mk. Needs zlib, libdw and
+# builder, codec, file, merge, symbols), views/ (reports, timeline, flame), verdict/ (estimates
+# with intervals, check, diff) and, at the top, the driver drain.c and util; tests in tests/drain/drain_tests.mk. Needs zlib, libdw and
 # libstdc++ (its __cxa_demangle turns C++ symbol names into source names: symbolize.c).
 
 DRAIN_DIR := host_tools/src/drain
-DRAIN_STAGES := in model pprof views
+DRAIN_STAGES := in model pprof views verdict
 DRAIN_SRCS := $(wildcard $(DRAIN_DIR)/*.c $(DRAIN_STAGES:%=$(DRAIN_DIR)/%/*.c))
 DRAIN_HDRS := $(wildcard $(DRAIN_DIR)/*.h $(DRAIN_STAGES:%=$(DRAIN_DIR)/%/*.h) host_tools/lib/*.h) \
 	include/msamp_wire.h
