@@ -40,6 +40,8 @@ void session_free(struct session *s)
 {
     if (!s)
         return;
+    if (s->hook.free)
+        s->hook.free(s->hook.ctx);
     for (size_t i = 0; i < s->nmaps; i++)
         free(s->maps[i].path);
     free(s->maps);
@@ -116,8 +118,20 @@ double session_age_ns(const struct session *s, uint64_t birth, uint64_t now)
 void session_site_peak(const struct session *s, const struct site *st, double *n, double *b)
 {
     int saved = s->peak_gen && st->peak_gen == s->peak_gen;
-    *n = saved ? st->peak_n : st->inuse_n;
-    *b = saved ? st->peak_b : st->inuse_b;
+    *n = saved ? st->peak_n : st->half_n;
+    *b = saved ? st->peak_b : st->half_b;
+}
+
+int session_half(const struct session *s, const struct slot *sl)
+{
+    return (int)(hash_u64(hash_u64((uint64_t)sl->index << 32 ^ s->session_id) ^ sl->birth) >> 63);
+}
+
+double session_half_weight(const struct session *s, const struct slot *sl, double w, int h)
+{
+    if (w <= 1)
+        return w;
+    return session_half(s, sl) == h ? 2 * w : 0;
 }
 
 double session_weight(uint64_t size, uint64_t interval)
@@ -370,31 +384,42 @@ static struct slot *slot_at(struct session *s, uint64_t index)
     return sl;
 }
 
-/* The running in-use estimate, total and per site: weight dw more (or less) of the entry sl. A
- * site changed for the first time since the latest peak keeps its value at the peak first; a
- * total above the peak is a new peak (O(1): sites are saved lazily, docs/DRAIN.md "Peak"). */
-static void inuse_add(struct session *s, const struct slot *sl, double dw)
+/* The running in-use estimate, total and per site: the entry sl's weight goes from w_old to
+ * w_new. Half A's and half B's estimates (session_half) follow; a site changed for the first time
+ * since the latest peak keeps its half-B value at the peak first; half A's total above its maximum
+ * is a new peak (O(1): sites are saved lazily, docs/DRAIN.md "Peak"). */
+static void inuse_add(struct session *s, const struct slot *sl, double w_old, double w_new)
 {
     struct site *st = &s->sites[sl->site];
-    double db = dw * (double)sl->size;
+    double dw = w_new - w_old, db = dw * (double)sl->size;
+    double da = session_half_weight(s, sl, w_new, 0) - session_half_weight(s, sl, w_old, 0);
+    double dh = session_half_weight(s, sl, w_new, 1) - session_half_weight(s, sl, w_old, 1);
     if (s->peak_gen && st->peak_gen != s->peak_gen) {
-        st->peak_n = st->inuse_n;
-        st->peak_b = st->inuse_b;
+        st->peak_n = st->half_n;
+        st->peak_b = st->half_b;
         st->peak_gen = s->peak_gen;
     }
     st->inuse_n += dw;
     st->inuse_b += db;
+    st->half_n += dh;
+    st->half_b += dh * (double)sl->size;
     s->inuse_n += dw;
     s->inuse_b += db;
+    s->half_a_b += da * (double)sl->size;
+    s->half_n += dh;
+    s->half_b += dh * (double)sl->size;
     if (s->nlive == 0) /* no drift left over once nothing is live */
-        s->inuse_n = s->inuse_b = 0;
-    if (dw > 0 && s->inuse_b > s->peak_b) {
-        s->peak_b = s->inuse_b;
-        s->peak_n = s->inuse_n;
+        s->inuse_n = s->inuse_b = s->half_a_b = s->half_n = s->half_b = 0;
+    if (da > 0 && s->half_a_b > s->peak_a_b) {
+        s->peak_a_b = s->half_a_b;
+        s->peak_b = s->half_b;
+        s->peak_n = s->half_n;
         s->peak_ts = s->last_ts;
         s->peak_ts_valid = s->ts_known;
         s->peak_gen++;
     }
+    if (s->hook.change)
+        s->hook.change(s->hook.ctx, s, sl, w_old, w_new);
 }
 
 /* The entry becomes live (the caller fills it) or leaves the live set. */
@@ -406,7 +431,7 @@ static void set_live(struct session *s, struct slot *sl)
     sl->livepos = (uint32_t)s->nlive;
     s->live[s->nlive++] = (uint32_t)(sl - s->slots);
     sl->live = 1;
-    inuse_add(s, sl, sl->w);
+    inuse_add(s, sl, 0, sl->w);
 }
 
 static void unset_live(struct session *s, struct slot *sl)
@@ -417,7 +442,7 @@ static void unset_live(struct session *s, struct slot *sl)
     s->live[sl->livepos] = last;
     s->slots[last].livepos = sl->livepos;
     sl->live = 0;
-    inuse_add(s, sl, -sl->w);
+    inuse_add(s, sl, sl->w, 0);
 }
 
 /* The lifetime bin of (site, bucket), created on first use: memory O(bins used). */
@@ -632,7 +657,7 @@ static void on_live(struct session *s, const struct msamp_record *r)
                 s->n.reweighted_up++;
             }
             sl->interval = interval;
-            inuse_add(s, sl, w - sl->w);
+            inuse_add(s, sl, sl->w, w);
             sl->w = w;
             sl->unweighted = 0;
         }
@@ -807,7 +832,7 @@ static void thin_live(struct session *s, struct interval_change *c, uint64_t to,
         uint32_t q16 = msamp_thin_q16(size, r_e, r_to);
         if (msamp_thin_keep(sl->index, epoch, s->session_id, q16)) {
             double w = sl->w * ((double)MSAMP_THIN_ONE / (double)q16); /* q16 > 0: it won */
-            inuse_add(s, sl, w - sl->w);
+            inuse_add(s, sl, sl->w, w);
             sl->w = w;
             sl->interval = to;
             k++;
