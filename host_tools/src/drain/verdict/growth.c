@@ -495,11 +495,8 @@ void growth_print_peak(FILE *f, const struct prof *p)
     struct growth_peak pk;
     if (!growth_peak_from_prof(p, &pk))
         return;
-    char e[32], lo[32], hi[32];
-    bytes_text(pk.inuse_bytes.est, e, sizeof(e));
-    bytes_text(est_lo(pk.inuse_bytes), lo, sizeof(lo));
-    bytes_text(est_hi(pk.inuse_bytes), hi, sizeof(hi));
-    fprintf(f, "peak in use: %s [%s, %s] (95 %%)", e, lo, hi);
+    fprintf(f, "peak in use: %.0f bytes [%.0f, %.0f] (95 %%)", pk.inuse_bytes.est,
+            est_lo(pk.inuse_bytes), est_hi(pk.inuse_bytes));
     if (pk.at_s >= 0)
         fprintf(f, " at %.3f s", pk.at_s);
     fprintf(f, "%s; %s; %s\n", pk.known ? "" : " (not placed)", pk.method, pk.note);
