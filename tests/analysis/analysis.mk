@@ -6,7 +6,7 @@
 
 ANALYSIS_T := $(BUILD)/analysis
 
-TESTS += analysis-hosted analysis-board analysis-chains analysis-growth analysis-peak
+TESTS += analysis-hosted analysis-board analysis-chains analysis-growth analysis-board-growth analysis-peak
 
 $(ANALYSIS_T)/analysis_app: tests/analysis/analysis_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
 	@mkdir -p $(@D)
@@ -41,6 +41,11 @@ $(ANALYSIS_T)/growth_app: tests/analysis/growth_app.c $(BUILD)/hosted/libmsamp.a
 
 test-analysis-growth: host_tools/drain $(ANALYSIS_T)/growth_app ## Leaks by growth on a hosted program: only the leaking site is called a leak (not a cache that levels off, a kept set, churn), 5 seeds at the default interval and 16 KiB; drain merge keeps the verdict
 	DRAIN=host_tools/drain APP=$(ANALYSIS_T)/growth_app W=$(ANALYSIS_T)/growth tests/analysis/t_growth.sh
+
+test-analysis-board-growth: ## Leaks by growth on the demo firmware under QEMU (BOARD, over the UART): leak_record is called a leak, cache_insert and the rest are not
+	@tests/need.sh $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU))
+	@$(MAKE) --no-print-directory -s host_tools/drain $(BOARD_DIR)/uart/demo.elf
+	@$(BOARD_ENV) DRAIN=host_tools/drain tests/analysis/t_growth_board.sh $(BOARD_DIR)/uart/demo.elf $(ANALYSIS_T)/board-growth
 
 # The honest peak (docs/VERDICTS.md): SQLite's churn (libsqlite3-dev) through an exact tracker.
 $(ANALYSIS_T)/peak_app: tests/analysis/peak_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc

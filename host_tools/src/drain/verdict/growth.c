@@ -239,6 +239,13 @@ int growth_peak_of(const struct session *s, struct growth_peak *out)
     return 1;
 }
 
+/* A change d of variance v is growth: d >= GR_Z_LEAK sd, or, exact (v 0), a byte or more (not
+ * the sums' rounding). */
+static int grows(double d, double v)
+{
+    return d > 0.5 && (v <= 0 || d >= GR_Z_LEAK * sqrt(v));
+}
+
 static int by_slope(const void *a, const void *b)
 {
     double x = ((const struct growth_leak *)a)->slope_bytes_per_s.est;
@@ -271,20 +278,45 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
         if (sl->born && gr_bin(g, sl->birth < end ? sl->birth : end) >= k)
             alive[sl->site] += var_of((double)sl->size, sl->w);
     }
+    /* Per site its change D over the window and D's variance; per group (the sites whose
+     * innermost frame is the same: one allocating call, reached by several stacks) their sums. */
+    size_t ns = g->capsite < s->nsites ? g->capsite : s->nsites;
+    double *sd = xcalloc(ns + 1, sizeof(double)), *sv = xcalloc(ns + 1, sizeof(double));
+    uint32_t *grp = xcalloc(ns + 1, sizeof(uint32_t));
+    double *gd = xcalloc(ns + 1, sizeof(double)), *gv = xcalloc(ns + 1, sizeof(double));
+    struct umap gidx = {0};
+    uint32_t ngrp = 0;
+    for (size_t i = 0; i < ns; i++) {
+        const struct gr_site *t = g->site[i];
+        if (!t)
+            continue;
+        for (size_t j = k; j <= last; j++) {
+            sd[i] += t->d[j];
+            sv[i] += t->dv[j] - t->bv[j];
+        }
+        sv[i] += alive[i];
+        if (sv[i] < 0)
+            sv[i] = 0;
+        uint32_t depth = 0;
+        const uint64_t *fr = session_site_stack(s, &s->sites[i], &depth);
+        uint64_t key = fr && depth ? fr[0] : UINT64_MAX - i;
+        uint32_t gi = umap_get(&gidx, key);
+        if (gi >= ngrp) {
+            gi = ngrp++;
+            umap_put(&gidx, key, gi);
+        }
+        grp[i] = gi;
+        gd[gi] += sd[i];
+        gv[gi] += sv[i];
+    }
+    umap_free(&gidx);
     size_t n = 0, cap = 0;
-    for (size_t i = 0; i < g->capsite && i < s->nsites; i++) {
+    for (size_t i = 0; i < ns; i++) {
         const struct gr_site *t = g->site[i];
         if (!t || !site_sample || site_sample[i] == UINT32_MAX)
             continue;
-        double d = 0, v = alive[i];
-        for (size_t j = k; j <= last; j++) {
-            d += t->d[j];
-            v += t->dv[j] - t->bv[j];
-        }
-        if (v < 0)
-            v = 0;
-        /* Exact (variance 0): a byte or more, not the sums' rounding. */
-        if (!(d > 0.5) || (v > 0 && d < GR_Z_LEAK * sqrt(v)))
+        double d = sd[i], v = sv[i];
+        if (!grows(d, v) || !grows(gd[grp[i]], gv[grp[i]]))
             continue;
         /* Since: the earliest boundary (at most the window's) from which the estimate never
          * fell below its value there: suf[j] = I(end) - I(b_j), suf[last + 1] = 0. */
@@ -307,6 +339,11 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
             ts > s->first_ts ? (double)(ts - s->first_ts) / (double)s->tick_hz : 0};
     }
     free(alive);
+    free(sd);
+    free(sv);
+    free(grp);
+    free(gd);
+    free(gv);
     qsort(*out, n, sizeof(**out), by_slope);
     return n;
 }
