@@ -42,10 +42,21 @@ $(ANALYSIS_T)/growth_app: tests/analysis/growth_app.c $(BUILD)/hosted/libmsamp.a
 test-analysis-growth: host_tools/drain $(ANALYSIS_T)/growth_app ## Leaks by growth on a hosted program: only the leaking site is called a leak (not a cache that levels off, a kept set, churn), 5 seeds at the default interval and 16 KiB; drain merge keeps the verdict
 	DRAIN=host_tools/drain APP=$(ANALYSIS_T)/growth_app W=$(ANALYSIS_T)/growth tests/analysis/t_growth.sh
 
-test-analysis-board-growth: ## Leaks by growth on the demo firmware under QEMU (BOARD, over the UART): leak_record is called a leak, cache_insert and the rest are not
+# The demo firmware (uart) built with 4 sampling seeds (DEMO_SEED).
+GROWTH_FW_SEEDS := 1 2 3 4
+GROWTH_FW := $(GROWTH_FW_SEEDS:%=$(BOARD_DIR)/analysis/demo-seed%.elf)
+$(BOARD_DIR)/analysis/demo-seed%.o: $(BOARD_DEMO_SRC) $(BOARD_FLAGS)
+	@mkdir -p $(@D)
+	$(BOARD_COMPILE) $(DEMO_MSAMP_DEFS) -DDEMO_SEED=$* -c $< -o $@
+$(BOARD_DIR)/analysis/demo-seed%.elf: $(BOARD_DIR)/analysis/demo-seed%.o $(BOARD_OBJS) $(DEMO_OBJS) \
+		$(DEMO_LIB) $(BOARD_DIR)/libmsamp_uart.a $(BOARD_LDSCRIPT)
+	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LINK_FLAGS) -o $@ $< \
+		$(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_uart.a $(DEMO_LIB) $(BOARD_LIBGCC)
+
+test-analysis-board-growth: ## Leaks by growth on the demo firmware under QEMU (BOARD, over the UART, 4 sampling seeds): leak_record is called a leak, cache_insert and the rest are not
 	@tests/need.sh $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU))
-	@$(MAKE) --no-print-directory -s host_tools/drain $(BOARD_DIR)/uart/demo.elf
-	@$(BOARD_ENV) DRAIN=host_tools/drain tests/analysis/t_growth_board.sh $(BOARD_DIR)/uart/demo.elf $(ANALYSIS_T)/board-growth
+	@$(MAKE) --no-print-directory -s host_tools/drain $(GROWTH_FW)
+	@$(BOARD_ENV) DRAIN=host_tools/drain tests/analysis/t_growth_board.sh $(ANALYSIS_T)/board-growth $(GROWTH_FW)
 
 # The honest peak (docs/VERDICTS.md): SQLite's churn (libsqlite3-dev) through an exact tracker.
 $(ANALYSIS_T)/peak_app: tests/analysis/peak_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
