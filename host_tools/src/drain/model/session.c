@@ -122,16 +122,20 @@ void session_site_peak(const struct session *s, const struct site *st, double *n
     *b = saved ? st->peak_b : st->half_b;
 }
 
-int session_half(const struct session *s, const struct slot *sl)
-{
-    return (int)(hash_u64(hash_u64((uint64_t)sl->index << 32 ^ s->session_id) ^ sl->birth) >> 63);
-}
-
+/* An entry sampled with probability p = 1/w is in half A only, B only or both, with
+ * probabilities a, a and 1 - 2a, a = q (1 - q) / p, q = 1 - sqrt(1 - p): then A and B are
+ * independent samples, each with inclusion probability q (1 - (1 - q)^2 = p), so weight 1/q in
+ * its half. The choice is a hash of its slot, birth and session (fixed while it is live,
+ * independent of its sampling). */
 double session_half_weight(const struct session *s, const struct slot *sl, double w, int h)
 {
     if (w <= 1)
-        return w;
-    return session_half(s, sl) == h ? 2 * w : 0;
+        return w; /* sampled surely (or not live): in both */
+    double p = 1 / w, q = -expm1(0.5 * log1p(-p)), a = q * (1 - q) / p;
+    uint64_t x = hash_u64(hash_u64((uint64_t)sl->index << 32 ^ s->session_id) ^ sl->birth);
+    double u = (double)(x >> 11) * 0x1p-53;
+    int in = h == 0 ? (u < a || u >= 2 * a) : u >= a;
+    return in ? 1 / q : 0;
 }
 
 double session_weight(uint64_t size, uint64_t interval)
@@ -385,7 +389,7 @@ static struct slot *slot_at(struct session *s, uint64_t index)
 }
 
 /* The running in-use estimate, total and per site: the entry sl's weight goes from w_old to
- * w_new. Half A's and half B's estimates (session_half) follow; a site changed for the first time
+ * w_new. Half A's and half B's estimates (session_half_weight) follow; a site changed for the first time
  * since the latest peak keeps its half-B value at the peak first; half A's total above its maximum
  * is a new peak (O(1): sites are saved lazily, docs/DRAIN.md "Peak"). */
 static void inuse_add(struct session *s, const struct slot *sl, double w_old, double w_new)

@@ -105,7 +105,7 @@ struct site {
     uint64_t alloc_samples, free_samples;
     uint64_t events; /* of alloc_samples, those of ALLOC/REALLOC records (not snapshots) */
     double inuse_n, inuse_b; /* the running in-use estimate of its live entries */
-    double half_n, half_b;   /* the same from half B of the samples (session_half) */
+    double half_n, half_b;   /* the same from half B of the samples (session_half_weight) */
     double peak_n, peak_b;   /* its half-B in-use at the session's peak, when peak_gen is the
                               * session's */
     uint64_t peak_gen;
@@ -240,7 +240,7 @@ struct session {
      * site.inuse_n/_b. Profiles recompute it exactly from the live set; views over time read
      * these. */
     double inuse_n, inuse_b;
-    /* The peak (docs/DRAIN.md "Peak"): the moment half A's in-use estimate (session_half) was
+    /* The peak (docs/DRAIN.md "Peak"): the moment half A's in-use estimate (session_half_weight) was
      * highest, its time (last_ts then) and half B's estimate then (peak_n/_b: not biased by the
      * maximum, which half A took); half_a_b is half A's running estimate, half_n/_b half B's,
      * peak_a_b half A's maximum; peak_gen counts new peaks. A site's in-use at the peak is its
@@ -302,10 +302,10 @@ struct session *session_new(int index, const struct msamp_dec_stats *dec_now);
 void session_set_min_lifetime(struct session *s, double seconds);
 /* The age in nanoseconds of an entry born at tick birth at tick now (-1 when unknown). */
 double session_age_ns(const struct session *s, uint64_t birth, uint64_t now);
-/* The half (0: A, 1: B) of the samples an entry belongs to: a hash of its slot, birth and the
- * session, fixed while it is live, independent of its sampling. An entry of weight 1 (sampled
- * surely) is in both: half h's estimate counts it at weight 1, and an entry of h at 2w. */
-int session_half(const struct session *s, const struct slot *sl);
+/* An entry's weight in half h (0: A, 1: B) of the samples when its weight is w: half A and half
+ * B are independent samples of the heap, each an unbiased estimate on its own (docs/VERDICTS.md
+ * "The peak"); an entry of weight 1 (sampled surely) is in both at weight 1; 0 when it is not in
+ * the half. */
 double session_half_weight(const struct session *s, const struct slot *sl, double w, int h);
 /* A site's in-use estimate at the session's peak (objects, bytes): half B's, at the moment half
  * A's total was highest. */

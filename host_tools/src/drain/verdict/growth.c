@@ -17,9 +17,9 @@
  * recent half (from the first boundary at or after its middle): a working set that levelled off
  * before it (a cache, a pool, a start-up set) has D near 0; a leak has D > 0.
  *
- * The peak. Each sampled entry is in half A or half B (session_half: a hash independent of its
- * sampling; entries of weight 1 are in both); each half is an unbiased estimate on its own, the
- * halves independent. The moment half A's estimate was highest is chosen looking at A only; B's
+ * The peak. Each sampled entry is in half A, half B or both (session_half_weight: a hash
+ * independent of its sampling, chosen so that the halves are independent samples, each an
+ * unbiased estimate on its own; entries of weight 1 are in both). The moment half A's estimate was highest is chosen looking at A only; B's
  * estimate then is unbiased for the heap's in-use at that moment, which is at most the peak: not
  * biased upward by the maximum. Both ways, averaged. The upper end accounts for the maximum: the
  * heap's in-use at its true peak is below the estimate then plus 1.96 sd with 97.5 %, so below the
