@@ -65,7 +65,7 @@ $(ANALYSIS_T)/peak_app: tests/analysis/peak_app.c $(BUILD)/hosted/libmsamp.a $(B
 	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags msamp) $< \
 	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --libs msamp) -lsqlite3 -lm -o $@
 
-test-analysis-peak: host_tools/drain ## The peak on SQLite's churn against an exact tracker: its 95 % interval holds the exact peak in >= 90 % of 16 runs (8 seeds, default interval and 4 KiB), within 25 % at 4 KiB, exact at interval 1
+test-analysis-peak: host_tools/drain ## The peak on SQLite's churn against an exact tracker: its 95 % interval holds the exact peak in >= 90 % of 20 runs (10 seeds, default interval and 4 KiB), within 25 % at 4 KiB, exact at interval 1
 	@[ -f /usr/include/sqlite3.h ] || { echo "missing libsqlite3-dev (run ci/deps.sh all as root)" >&2; \
 	  [ "$${CI:-}" = true ] && exit 1; exit 77; }
 	@$(MAKE) --no-print-directory -s $(ANALYSIS_T)/peak_app

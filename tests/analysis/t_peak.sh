@@ -6,7 +6,7 @@
 # 4 KiB its estimate must be within 25 % of it in every run; at interval 1 it is exact.
 set -u
 D=${DRAIN:?} app=${APP:?} W=${W:?}
-SEEDS=${SEEDS:-8}
+SEEDS=${SEEDS:-10}
 nfail=0
 ok() { echo "ok: $*"; }
 fail() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
