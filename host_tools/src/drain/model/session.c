@@ -127,15 +127,17 @@ void session_site_peak(const struct session *s, const struct site *st, double *n
  * independent samples, each with inclusion probability q (1 - (1 - q)^2 = p), so weight 1/q in
  * its half. The choice is a hash of its slot, birth and session (fixed while it is live,
  * independent of its sampling). */
-double session_half_weight(const struct session *s, const struct slot *sl, double w, int h)
+void session_half_weights(const struct session *s, const struct slot *sl, double w, double c[2])
 {
-    if (w <= 1)
-        return w; /* sampled surely (or not live): in both */
-    double p = 1 / w, q = -expm1(0.5 * log1p(-p)), a = q * (1 - q) / p;
+    if (w <= 1) { /* sampled surely (or not live: 0): in both */
+        c[0] = c[1] = w;
+        return;
+    }
+    double p = 1 / w, q = p / (1 + sqrt(1 - p)), a = q * (1 - q) / p;
     uint64_t x = hash_u64(hash_u64((uint64_t)sl->index << 32 ^ s->session_id) ^ sl->birth);
     double u = (double)(x >> 11) * 0x1p-53;
-    int in = h == 0 ? (u < a || u >= 2 * a) : u >= a;
-    return in ? 1 / q : 0;
+    c[0] = u < a || u >= 2 * a ? 1 / q : 0;
+    c[1] = u >= a ? 1 / q : 0;
 }
 
 double session_weight(uint64_t size, uint64_t interval)
@@ -389,15 +391,17 @@ static struct slot *slot_at(struct session *s, uint64_t index)
 }
 
 /* The running in-use estimate, total and per site: the entry sl's weight goes from w_old to
- * w_new. Half A's and half B's estimates (session_half_weight) follow; a site changed for the first time
+ * w_new. Half A's and half B's estimates (session_half_weights) follow; a site changed for the first time
  * since the latest peak keeps its half-B value at the peak first; half A's total above its maximum
  * is a new peak (O(1): sites are saved lazily, docs/DRAIN.md "Peak"). */
 static void inuse_add(struct session *s, const struct slot *sl, double w_old, double w_new)
 {
     struct site *st = &s->sites[sl->site];
     double dw = w_new - w_old, db = dw * (double)sl->size;
-    double da = session_half_weight(s, sl, w_new, 0) - session_half_weight(s, sl, w_old, 0);
-    double dh = session_half_weight(s, sl, w_new, 1) - session_half_weight(s, sl, w_old, 1);
+    double c_old[2], c_new[2];
+    session_half_weights(s, sl, w_old, c_old);
+    session_half_weights(s, sl, w_new, c_new);
+    double da = c_new[0] - c_old[0], dh = c_new[1] - c_old[1];
     if (s->peak_gen && st->peak_gen != s->peak_gen) {
         st->peak_n = st->half_n;
         st->peak_b = st->half_b;
@@ -423,7 +427,7 @@ static void inuse_add(struct session *s, const struct slot *sl, double w_old, do
         s->peak_gen++;
     }
     if (s->hook.change)
-        s->hook.change(s->hook.ctx, s, sl, w_old, w_new);
+        s->hook.change(s->hook.ctx, s, sl, w_old, w_new, c_old, c_new);
 }
 
 /* The entry becomes live (the caller fills it) or leaves the live set. */

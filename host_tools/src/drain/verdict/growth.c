@@ -17,7 +17,7 @@
  * recent half (from the first boundary at or after its middle): a working set that levelled off
  * before it (a cache, a pool, a start-up set) has D near 0; a leak has D > 0.
  *
- * The peak. Each sampled entry is in half A, half B or both (session_half_weight: a hash
+ * The peak. Each sampled entry is in half A, half B or both (session_half_weights: a hash
  * independent of its sampling, chosen so that the halves are independent samples, each an
  * unbiased estimate on its own; entries of weight 1 are in both). The moment half A's estimate was highest is chosen looking at A only; B's
  * estimate then is unbiased for the heap's in-use at that moment, which is at most the peak: not
@@ -40,6 +40,7 @@
 #define Z95 1.959963984540054
 
 struct gr_site {
+    unsigned shift;     /* the width its bins are at (merged up to the tracker's when touched) */
     double d[GR_BINS];  /* changes of the in-use estimate (bytes) in the bin */
     double dv[GR_BINS]; /* variances of the entries that left in the bin */
     double bv[GR_BINS]; /* the same entries' variances by the bin they were born in */
@@ -47,15 +48,19 @@ struct gr_site {
 
 struct growth {
     int have_t0;
-    uint64_t t0, width; /* bin i covers [t0 + i * width, t0 + (i + 1) * width) */
+    unsigned shift;     /* bin i covers [t0 + i * 2^shift, t0 + (i + 1) * 2^shift) */
+    uint64_t t0, width; /* width = 2^shift */
+    uint64_t edge;      /* t0 + GR_BINS * width: a time at or past it merges bins */
     struct gr_site **site;
     size_t capsite;
     uint64_t followed, unfollowed;
     /* The peak: the full estimate's variance, each half's bytes, variance and sampled entries,
      * and per half h its maximum, the other half's bytes, variance and entries then, and when. */
     double v;
-    double hs[2], hv[2], hk[2];
-    double max[2], other[2], other_v[2], other_k[2];
+    double hs[2], hv[2];
+    int64_t hk[2];
+    double max[2], other[2], other_v[2];
+    int64_t other_k[2];
     uint64_t at[2];
     int have[2], at_valid[2];
     double upper; /* max over time of the estimate + 1.96 sd */
@@ -66,49 +71,58 @@ static double var_of(double sz, double w)
     return w > 1 ? sz * sz * (w * w - w) : 0;
 }
 
+/* Doubles the bins' width: the sites' bins follow when next touched (gr_sync), so a doubling
+ * costs O(1), not O(sites). */
 static void gr_merge(struct growth *g)
 {
-    for (size_t i = 0; i < g->capsite; i++) {
-        struct gr_site *t = g->site[i];
-        if (!t)
-            continue;
-        for (size_t j = 0; j < GR_BINS / 2; j++) {
-            t->d[j] = t->d[2 * j] + t->d[2 * j + 1];
-            t->dv[j] = t->dv[2 * j] + t->dv[2 * j + 1];
-            t->bv[j] = t->bv[2 * j] + t->bv[2 * j + 1];
-        }
-        for (size_t j = GR_BINS / 2; j < GR_BINS; j++)
-            t->d[j] = t->dv[j] = t->bv[j] = 0;
-    }
+    g->shift++;
     g->width <<= 1;
+    g->edge = g->t0 + (g->width > (UINT64_MAX - g->t0) / GR_BINS ? UINT64_MAX - g->t0
+                                                                   : g->width * GR_BINS);
+}
+
+/* A site's bins at the tracker's width: bin j takes bins [j << k, (j + 1) << k), in place (bin j
+ * has moved down before anything is added to it). */
+static void gr_sync(const struct growth *g, struct gr_site *t)
+{
+    unsigned k = g->shift - t->shift;
+    if (k == 0)
+        return;
+    for (size_t i = 1; i < GR_BINS; i++) {
+        size_t j = k >= 8 ? 0 : i >> k;
+        t->d[j] += t->d[i];
+        t->dv[j] += t->dv[i];
+        t->bv[j] += t->bv[i];
+        t->d[i] = t->dv[i] = t->bv[i] = 0;
+    }
+    t->shift = g->shift;
 }
 
 static size_t gr_bin(const struct growth *g, uint64_t ts)
 {
     if (ts <= g->t0)
         return 0;
-    uint64_t b = (ts - g->t0) / g->width;
+    uint64_t b = (ts - g->t0) >> g->shift;
     return b < GR_BINS ? (size_t)b : GR_BINS - 1;
 }
 
 static void gr_change(void *ctx, const struct session *s, const struct slot *sl, double w_old,
-                      double w_new)
+                      double w_new, const double *c_old, const double *c_new)
 {
     struct growth *g = ctx;
     double sz = (double)sl->size;
     g->v += var_of(sz, w_new) - var_of(sz, w_old);
-    double dh[2];
     for (int h = 0; h < 2; h++) {
-        double cn = session_half_weight(s, sl, w_new, h), co = session_half_weight(s, sl, w_old, h);
-        dh[h] = cn - co;
-        g->hs[h] += sz * (cn - co);
-        g->hv[h] += var_of(sz, cn) - var_of(sz, co);
-        g->hk[h] += (cn > 0) - (co > 0);
+        if (c_new[h] == c_old[h])
+            continue;
+        g->hs[h] += sz * (c_new[h] - c_old[h]);
+        g->hv[h] += var_of(sz, c_new[h]) - var_of(sz, c_old[h]);
+        g->hk[h] += (int64_t)(c_new[h] > 0) - (int64_t)(c_old[h] > 0);
     }
     if (s->nlive == 0)
         g->v = g->hs[0] = g->hs[1] = g->hv[0] = g->hv[1] = g->hk[0] = g->hk[1] = 0;
     for (int h = 0; h < 2; h++) {
-        if (dh[h] > 0 && (!g->have[h] || g->hs[h] > g->max[h])) {
+        if (c_new[h] > c_old[h] && (!g->have[h] || g->hs[h] > g->max[h])) {
             g->have[h] = 1;
             g->max[h] = g->hs[h];
             g->other[h] = g->hs[!h];
@@ -118,8 +132,11 @@ static void gr_change(void *ctx, const struct session *s, const struct slot *sl,
             g->at_valid[h] = s->ts_known;
         }
     }
-    if (w_new > w_old) {
-        double up = s->inuse_b + Z95 * sqrt(g->v > 0 ? g->v : 0);
+    /* The upper end: a new maximum of the estimate + 1.96 sd (a square root only when one may
+     * be: below the maximum by more than 1.96 sd is none). */
+    double gap = g->upper - s->inuse_b, v = g->v > 0 ? g->v : 0;
+    if (w_new > w_old && (gap <= 0 || gap * gap < Z95 * Z95 * v)) {
+        double up = s->inuse_b + Z95 * sqrt(v);
         if (up > g->upper)
             g->upper = up;
     }
@@ -132,8 +149,9 @@ static void gr_change(void *ctx, const struct session *s, const struct slot *sl,
         g->have_t0 = 1;
         g->t0 = s->first_ts < ts ? s->first_ts : ts;
         g->width = 1;
+        g->edge = g->t0 + GR_BINS;
     }
-    while (ts > g->t0 && (ts - g->t0) / g->width >= GR_BINS && g->width < (UINT64_C(1) << 62))
+    while (ts >= g->edge && ((ts - g->t0) >> g->shift) >= GR_BINS && g->shift < 62)
         gr_merge(g);
     uint32_t si = sl->site;
     if (si >= g->capsite) {
@@ -148,8 +166,11 @@ static void gr_change(void *ctx, const struct session *s, const struct slot *sl,
             return;
         }
         t = g->site[si] = xcalloc(1, sizeof(*t));
+        t->shift = g->shift;
         g->followed++;
     }
+    if (t->shift != g->shift)
+        gr_sync(g, t);
     size_t b = gr_bin(g, ts);
     t->d[b] += sz * (w_new - w_old);
     if (w_new == 0 && w_old > 0) {
@@ -206,7 +227,8 @@ int growth_peak_of(const struct session *s, struct growth_peak *out)
     const struct growth *g = growth_of(s);
     if (!g || (!g->have[0] && !g->have[1]))
         return 0;
-    double est, var, k;
+    double est, var;
+    int64_t k;
     int h = g->have[0] ? 0 : 1;
     if (g->have[0] && g->have[1]) {
         est = (g->other[0] + g->other[1]) / 2;
@@ -228,14 +250,14 @@ int growth_peak_of(const struct session *s, struct growth_peak *out)
     snprintf(out->method, sizeof(out->method), "split halves: moment from one, bytes from other");
     if (out->known)
         snprintf(out->note, sizeof(out->note),
-                 "%.0f sampled blocks live at the moments chosen; upper end: max over time of "
+                 "%lld sampled blocks live at the moments chosen; upper end: max over time of "
                  "estimate + 1.96 sd",
-                 k);
+                 (long long)k);
     else
         snprintf(out->note, sizeof(out->note),
-                 "only %.0f sampled blocks live at the moments chosen: the samples cannot place "
+                 "only %lld sampled blocks live at the moments chosen: the samples cannot place "
                  "the peak; it is at most %.0f bytes (95 %%)",
-                 k, upper);
+                 (long long)k, upper);
     return 1;
 }
 
@@ -287,9 +309,10 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
     struct umap gidx = {0};
     uint32_t ngrp = 0;
     for (size_t i = 0; i < ns; i++) {
-        const struct gr_site *t = g->site[i];
+        struct gr_site *t = g->site[i];
         if (!t)
             continue;
+        gr_sync(g, t);
         for (size_t j = k; j <= last; j++) {
             sd[i] += t->d[j];
             sv[i] += t->dv[j] - t->bv[j];
