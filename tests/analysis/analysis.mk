@@ -39,8 +39,9 @@ $(ANALYSIS_T)/growth_app: tests/analysis/growth_app.c $(BUILD)/hosted/libmsamp.a
 	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags msamp) $< \
 	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --libs msamp) -lm -o $@
 
-test-analysis-growth: host_tools/drain $(ANALYSIS_T)/growth_app ## Leaks by growth on a hosted program: only the leaking site is called a leak (not a cache that levels off, a kept set, churn), 5 seeds at the default interval and 16 KiB; drain merge keeps the verdict
-	DRAIN=host_tools/drain APP=$(ANALYSIS_T)/growth_app W=$(ANALYSIS_T)/growth tests/analysis/t_growth.sh
+test-analysis-growth: $(BUILD)/drain/drain-asan host_tools/drain $(ANALYSIS_T)/growth_app ## Leaks by growth on a hosted program: only the leaking site is called a leak (not a cache that levels off, a kept set, churn), 5 seeds at the default interval and 16 KiB; drain merge keeps the verdict
+	DRAIN=$(BUILD)/drain/drain-asan APP=$(ANALYSIS_T)/growth_app W=$(ANALYSIS_T)/growth \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/analysis/t_growth.sh
 
 # The demo firmware (uart) built with 4 sampling seeds (DEMO_SEED).
 GROWTH_FW_SEEDS := 1 2 3 4
