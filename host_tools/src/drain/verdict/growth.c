@@ -367,7 +367,8 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
     free(grp);
     free(gd);
     free(gv);
-    qsort(*out, n, sizeof(**out), by_slope);
+    if (n > 1)
+        qsort(*out, n, sizeof(**out), by_slope);
     return n;
 }
 
