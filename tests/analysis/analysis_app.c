@@ -8,9 +8,9 @@
  *   long_lived: one allocation of 4096 bytes freed after the 300 ms pause;
  *   keep: 512 and 768 bytes from two call sites in scenario, live at exit;
  *   peak_phase: PEAK_N blocks of PEAK_SIZE bytes held 50 ms, then freed: the program's in-use
- *     peak (every byte it holds then), and the standard deviation of a sampling estimate of it at
- *     interval MSAMP_INTERVAL (sqrt of the sum over its live blocks of s^2 (1 - p) / p,
- *     p = 1 - exp(-s / R)).
+ *     peak (every byte it holds then), and the standard deviation of drain's estimate of it at
+ *     interval MSAMP_INTERVAL (drain's peak profile is one half of the samples: sqrt of the sum
+ *     over its live blocks of s^2 (1 - q) / q, q = 1 - sqrt(1 - p), p = 1 - exp(-s / R)).
  * It allocates nothing else (no stdio: the truth is written with write()).
  * usage: analysis_app TRUTH   (MSAMP_OUTPUT, MSAMP_INTERVAL, MSAMP_DEVICE_ID from the environment)
  *
@@ -85,8 +85,10 @@ static double var_of(uint64_t s)
 {
     if (interval <= 1)
         return 0;
-    double p = -expm1(-(double)s / interval);
-    return (double)s * (double)s * (1 - p) / p;
+    /* drain's peak profile is half B's estimate (docs/VERDICTS.md "The peak"): a block sampled
+     * with probability p is in it with probability q = 1 - sqrt(1 - p). */
+    double p = -expm1(-(double)s / interval), q = -expm1(0.5 * log1p(-p));
+    return (double)s * (double)s * (1 - q) / q;
 }
 #endif
 

@@ -29,6 +29,7 @@
 #include "symbolize.h"
 #include "util.h"
 #include "views.h"
+#include "verdict/growth_track.h"
 
 #define MAX_ELVES 16
 
@@ -251,6 +252,7 @@ static struct session *new_session(struct drain *d)
 {
     struct session *s = session_new(++d->nsessions, msamp_dec_stats(d->dec));
     session_set_min_lifetime(s, d->o.min_life);
+    growth_attach(s);
     return s;
 }
 

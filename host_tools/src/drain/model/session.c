@@ -42,6 +42,8 @@ void session_free(struct session *s)
 {
     if (!s)
         return;
+    if (s->hook.free)
+        s->hook.free(s->hook.ctx);
     for (size_t i = 0; i < s->nmaps; i++)
         free(s->maps[i].path);
     free(s->maps);
@@ -123,8 +125,26 @@ void session_site_peak(const struct session *s, const struct site *st, double *n
     if (heap_site_low(s, (uint32_t)(st - s->sites), n, b))
         return;
     int saved = s->peak_gen && st->peak_gen == s->peak_gen;
-    *n = saved ? st->peak_n : st->inuse_n;
-    *b = saved ? st->peak_b : st->inuse_b;
+    *n = saved ? st->peak_n : st->half_n;
+    *b = saved ? st->peak_b : st->half_b;
+}
+
+/* An entry sampled with probability p = 1/w is in half A only, B only or both, with
+ * probabilities a, a and 1 - 2a, a = q (1 - q) / p, q = 1 - sqrt(1 - p): then A and B are
+ * independent samples, each with inclusion probability q (1 - (1 - q)^2 = p), so weight 1/q in
+ * its half. The choice is a hash of its slot, birth and session (fixed while it is live,
+ * independent of its sampling). */
+void session_half_weights(const struct session *s, const struct slot *sl, double w, double c[2])
+{
+    if (w <= 1) { /* sampled surely (or not live: 0): in both */
+        c[0] = c[1] = w;
+        return;
+    }
+    double p = 1 / w, q = p / (1 + sqrt(1 - p)), a = q * (1 - q) / p;
+    uint64_t x = hash_u64(hash_u64((uint64_t)sl->index << 32 ^ s->session_id) ^ sl->birth);
+    double u = (double)(x >> 11) * 0x1p-53;
+    c[0] = u < a || u >= 2 * a ? 1 / q : 0;
+    c[1] = u >= a ? 1 / q : 0;
 }
 
 double session_weight(uint64_t size, uint64_t interval)
@@ -381,31 +401,44 @@ static struct slot *slot_at(struct session *s, uint64_t index)
     return sl;
 }
 
-/* The running in-use estimate, total and per site: weight dw more (or less) of the entry sl. A
- * site changed for the first time since the latest peak keeps its value at the peak first; a
- * total above the peak is a new peak (O(1): sites are saved lazily, docs/DRAIN.md "Peak"). */
-static void inuse_add(struct session *s, const struct slot *sl, double dw)
+/* The running in-use estimate, total and per site: the entry sl's weight goes from w_old to
+ * w_new. Half A's and half B's estimates (session_half_weights) follow; a site changed for the first time
+ * since the latest peak keeps its half-B value at the peak first; half A's total above its maximum
+ * is a new peak (O(1): sites are saved lazily, docs/DRAIN.md "Peak"). */
+static void inuse_add(struct session *s, const struct slot *sl, double w_old, double w_new)
 {
     struct site *st = &s->sites[sl->site];
-    double db = dw * (double)sl->size;
+    double dw = w_new - w_old, db = dw * (double)sl->size;
+    double c_old[2], c_new[2];
+    session_half_weights(s, sl, w_old, c_old);
+    session_half_weights(s, sl, w_new, c_new);
+    double da = c_new[0] - c_old[0], dh = c_new[1] - c_old[1];
     if (s->peak_gen && st->peak_gen != s->peak_gen) {
-        st->peak_n = st->inuse_n;
-        st->peak_b = st->inuse_b;
+        st->peak_n = st->half_n;
+        st->peak_b = st->half_b;
         st->peak_gen = s->peak_gen;
     }
     st->inuse_n += dw;
     st->inuse_b += db;
+    st->half_n += dh;
+    st->half_b += dh * (double)sl->size;
     s->inuse_n += dw;
     s->inuse_b += db;
+    s->half_a_b += da * (double)sl->size;
+    s->half_n += dh;
+    s->half_b += dh * (double)sl->size;
     if (s->nlive == 0) /* no drift left over once nothing is live */
-        s->inuse_n = s->inuse_b = 0;
-    if (dw > 0 && s->inuse_b > s->peak_b) {
-        s->peak_b = s->inuse_b;
-        s->peak_n = s->inuse_n;
+        s->inuse_n = s->inuse_b = s->half_a_b = s->half_n = s->half_b = 0;
+    if (da > 0 && s->half_a_b > s->peak_a_b) {
+        s->peak_a_b = s->half_a_b;
+        s->peak_b = s->half_b;
+        s->peak_n = s->half_n;
         s->peak_ts = s->last_ts;
         s->peak_ts_valid = s->ts_known;
         s->peak_gen++;
     }
+    if (s->hook.change)
+        s->hook.change(s->hook.ctx, s, sl, w_old, w_new, c_old, c_new);
 }
 
 /* The entry becomes live (the caller fills it) or leaves the live set. */
@@ -417,7 +450,7 @@ static void set_live(struct session *s, struct slot *sl)
     sl->livepos = (uint32_t)s->nlive;
     s->live[s->nlive++] = (uint32_t)(sl - s->slots);
     sl->live = 1;
-    inuse_add(s, sl, sl->w);
+    inuse_add(s, sl, 0, sl->w);
 }
 
 static void unset_live(struct session *s, struct slot *sl)
@@ -428,7 +461,7 @@ static void unset_live(struct session *s, struct slot *sl)
     s->live[sl->livepos] = last;
     s->slots[last].livepos = sl->livepos;
     sl->live = 0;
-    inuse_add(s, sl, -sl->w);
+    inuse_add(s, sl, sl->w, 0);
 }
 
 /* The lifetime bin of (site, bucket), created on first use: memory O(bins used). */
@@ -658,7 +691,7 @@ static void on_live(struct session *s, const struct msamp_record *r)
                 s->n.reweighted_up++;
             }
             sl->interval = interval;
-            inuse_add(s, sl, w - sl->w);
+            inuse_add(s, sl, sl->w, w);
             sl->w = w;
             sl->unweighted = 0;
         }
@@ -834,7 +867,7 @@ static void thin_live(struct session *s, struct interval_change *c, uint64_t to,
         uint32_t q16 = msamp_thin_q16(size, r_e, r_to);
         if (msamp_thin_keep(sl->index, epoch, s->session_id, q16)) {
             double w = sl->w * ((double)MSAMP_THIN_ONE / (double)q16); /* q16 > 0: it won */
-            inuse_add(s, sl, w - sl->w);
+            inuse_add(s, sl, sl->w, w);
             sl->w = w;
             sl->interval = to;
             k++;

@@ -105,7 +105,9 @@ struct site {
     uint64_t alloc_samples, free_samples;
     uint64_t events; /* of alloc_samples, those of ALLOC/REALLOC records (not snapshots) */
     double inuse_n, inuse_b; /* the running in-use estimate of its live entries */
-    double peak_n, peak_b;   /* its in-use at the session's peak, when peak_gen is the session's */
+    double half_n, half_b;   /* the same from half B of the samples (session_half_weights) */
+    double peak_n, peak_b;   /* its half-B in-use at the session's peak, when peak_gen is the
+                              * session's */
     uint64_t peak_gen;
     /* Allocations freed younger than the session's min_life_s: taken out of the allocated (and
      * freed) totals, counted here. */
@@ -244,9 +246,13 @@ struct session {
      * site.inuse_n/_b. Profiles recompute it exactly from the live set; views over time read
      * these. */
     double inuse_n, inuse_b;
-    /* The peak of inuse_b: its value, objects and time (last_ts then); peak_gen counts new peaks.
-     * A site's in-use at the peak is its peak_n/_b when its peak_gen equals this one, else its
-     * inuse_n/_b (unchanged since): saved at the first change after a peak, O(1) per change. */
+    /* The peak (docs/DRAIN.md "Peak"): the moment half A's in-use estimate (session_half_weights) was
+     * highest, its time (last_ts then) and half B's estimate then (peak_n/_b: not biased by the
+     * maximum, which half A took); half_a_b is half A's running estimate, half_n/_b half B's,
+     * peak_a_b half A's maximum; peak_gen counts new peaks. A site's in-use at the peak is its
+     * peak_n/_b when its peak_gen equals this one, else its half_n/_b (unchanged since): saved
+     * at the first change after a peak, O(1) per change. */
+    double half_a_b, half_n, half_b, peak_a_b;
     double peak_n, peak_b;
     uint64_t peak_ts;
     int peak_ts_valid;
@@ -288,6 +294,15 @@ struct session {
     struct session_counts n;
 
     struct heap_model *heap; /* HEAP records (model/heap.c), NULL until one came */
+    /* Called at every change of a live entry's weight (w_old -> w_new; 0 when it is not live),
+     * with its half weights before and after (session_half_weights), s->last_ts the time: the
+     * growth verdicts' (verdict/growth.h) feed; freed with s. */
+    struct session_hook {
+        void (*change)(void *ctx, const struct session *s, const struct slot *sl, double w_old,
+                       double w_new, const double *c_old, const double *c_new);
+        void (*free)(void *ctx);
+        void *ctx;
+    } hook;
 };
 
 struct session *session_new(int index, const struct msamp_dec_stats *dec_now);
@@ -295,7 +310,13 @@ struct session *session_new(int index, const struct msamp_dec_stats *dec_now);
 void session_set_min_lifetime(struct session *s, double seconds);
 /* The age in nanoseconds of an entry born at tick birth at tick now (-1 when unknown). */
 double session_age_ns(const struct session *s, uint64_t birth, uint64_t now);
-/* A site's in-use estimate at the session's peak (objects, bytes). */
+/* An entry's weights in half A (c[0]) and half B (c[1]) of the samples when its weight is w:
+ * half A and half B are independent samples of the heap, each an unbiased estimate on its own
+ * (docs/VERDICTS.md "The peak"); an entry of weight 1 (sampled surely) is in both at weight 1;
+ * 0 in a half it is not in. */
+void session_half_weights(const struct session *s, const struct slot *sl, double w, double c[2]);
+/* A site's in-use estimate at the session's peak (objects, bytes): half B's, at the moment half
+ * A's total was highest. */
 void session_site_peak(const struct session *s, const struct site *st, double *n, double *b);
 void session_free(struct session *s);
 

@@ -9,6 +9,7 @@
 #include "prof_file.h"
 #include "prof_model.h"
 #include "profile.h"
+#include "verdict/growth_track.h"
 
 static int64_t tr_str(struct prof *dst, const struct prof *src, int64_t i)
 {
@@ -101,6 +102,50 @@ static uint64_t merge_mapping(struct merger *mg, const struct prof *src, uint64_
     return nid;
 }
 
+/* Samples a and b of p have the same stack (their labels, lifetime and age among them, aside). */
+static int same_stack(const struct prof *p, uint32_t a, uint32_t b)
+{
+    const struct prof_sample *x = &p->sample[a], *y = &p->sample[b];
+    return a == b || (x->nloc == y->nloc && memcmp(&p->locpool[x->loc_off], &p->locpool[y->loc_off],
+                                                   x->nloc * sizeof(uint64_t)) == 0);
+}
+
+/* The growth verdicts of src (docs/VERDICTS.md "Leaks by growth", "The peak"): its peak adds to
+ * the sum of the inputs' peaks (profiles of other devices or runs: the peak of their sum is at
+ * most this); its leaks are kept at their merged sample, a site (a stack) leaking in several inputs with
+ * the sum of their slopes (the fleet's rate) and the earliest since. */
+static void merge_verdicts(struct merger *mg, const struct prof *src, const uint32_t *smap)
+{
+    struct growth_peak pk;
+    if (growth_peak_from_prof(src, &pk)) {
+        if (mg->npeak++ == 0) {
+            mg->peak = pk;
+        } else {
+            mg->peak.inuse_bytes.est += pk.inuse_bytes.est;
+            mg->peak.inuse_bytes.var += pk.inuse_bytes.var;
+            mg->peak.known &= pk.known;
+        }
+    }
+    size_t cap = src->ncomment + 1;
+    struct growth_leak *lk = xmalloc(cap * sizeof(*lk));
+    size_t n = growth_leaks_from_prof(src, lk, cap);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t d = smap[lk[i].sample];
+        size_t j = 0;
+        while (j < mg->nleaks && !same_stack(&mg->out, mg->leaks[j].sample, d))
+            j++;
+        if (j == mg->nleaks) {
+            GROW(mg->leaks, mg->capleaks, mg->nleaks + 1);
+            mg->leaks[mg->nleaks++] = (struct growth_leak){d, {0, 0}, lk[i].since_s};
+        }
+        mg->leaks[j].slope_bytes_per_s.est += lk[i].slope_bytes_per_s.est;
+        mg->leaks[j].slope_bytes_per_s.var += lk[i].slope_bytes_per_s.var;
+        if (lk[i].since_s < mg->leaks[j].since_s)
+            mg->leaks[j].since_s = lk[i].since_s;
+    }
+    free(lk);
+}
+
 static void merge_one(struct merger *mg, const struct prof *src)
 {
     struct prof *dst = &mg->out;
@@ -132,6 +177,7 @@ static void merge_one(struct merger *mg, const struct prof *src)
     size_t caplocs = 0;
     struct prof_label *labels = NULL;
     size_t caplabels = 0;
+    uint32_t *smap = xcalloc(src->nsample + 1, sizeof(uint32_t));
     for (size_t i = 0; i < src->nsample; i++) {
         const struct prof_sample *s = &src->sample[i];
         GROW(locs, caplocs, s->nloc + 1);
@@ -145,9 +191,16 @@ static void merge_one(struct merger *mg, const struct prof *src)
             l.num_unit = tr_str(dst, src, l.num_unit);
             labels[j] = l;
         }
-        prof_add_sample(dst, locs, s->nloc, &src->valpool[s->val_off], labels, s->nlabel, 1);
+        smap[i] =
+            prof_add_sample(dst, locs, s->nloc, &src->valpool[s->val_off], labels, s->nlabel, 1);
     }
+    merge_verdicts(mg, src, smap);
+    free(smap);
     for (size_t i = 0; i < src->ncomment; i++) {
+        int64_t sc = src->comment[i];
+        if (src->strlen[sc] >= strlen(GROWTH_COMMENT) &&
+            memcmp(src->str[sc], GROWTH_COMMENT, strlen(GROWTH_COMMENT)) == 0)
+            continue; /* the verdicts: merged by merge_verdicts */
         int64_t c = tr_str(dst, src, src->comment[i]);
         size_t old = mg->cap_seen;
         GROW(mg->comment_seen, mg->cap_seen, (size_t)c + 1);
@@ -176,6 +229,7 @@ void merge_free(struct merger *mg)
     prof_free(&mg->out);
     iset_free(&mg->mapset);
     free(mg->comment_seen);
+    free(mg->leaks);
     memset(mg, 0, sizeof(*mg));
 }
 
@@ -227,6 +281,13 @@ void merge_finish(struct merger *mg)
     char c[128];
     snprintf(c, sizeof(c), "msamp drain %s: merged %d profiles", DRAIN_VERSION, mg->n);
     prof_comment(out, c);
+    if (mg->npeak > 1) {
+        mg->peak.at_s = -1;
+        snprintf(mg->peak.method, sizeof(mg->peak.method), "sum of %d profiles' peaks", mg->npeak);
+        snprintf(mg->peak.note, sizeof(mg->peak.note),
+                 "the inputs' peaks added: at most this when they run at once");
+    }
+    growth_write(out, mg->npeak ? &mg->peak : NULL, mg->leaks, mg->nleaks);
 }
 
 int drain_merge(int argc, char **argv)

@@ -7,6 +7,7 @@
 
 #include "prof_model.h"
 #include "util.h"
+#include "verdict/growth.h"
 
 struct merger {
     struct prof out;       /* the merged profile */
@@ -15,6 +16,13 @@ struct merger {
     struct iset mapset;    /* equal mappings are unified */
     uint8_t *comment_seen; /* by string index of out: a comment already kept */
     size_t cap_seen;
+    /* The growth verdicts (docs/VERDICTS.md): the inputs' peaks summed (npeak of them, known
+     * while all are), their leaks by merged sample (slopes and variances summed, earliest
+     * since), written by merge_finish. */
+    struct growth_peak peak;
+    int npeak;
+    struct growth_leak *leaks;
+    size_t nleaks, capleaks;
 };
 
 void merge_init(struct merger *mg);

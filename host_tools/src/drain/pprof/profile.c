@@ -1,4 +1,5 @@
 #include "profile.h"
+#include "verdict/growth_track.h"
 
 #include "msamp_arch.h"
 
@@ -310,8 +311,9 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
         else
             snprintf(when, sizeof(when), "at an unknown time");
         commentf(p,
-                 "peak of the in-use estimate: %.0f bytes, %.0f objects, %s (the device reports "
-                 "no high-water mark of its own)",
+                 "peak of the in-use estimate: %.0f bytes, %.0f objects, %s (the moment half A "
+                 "of the samples peaked, estimated on half B: docs/VERDICTS.md; the device "
+                 "reports no high-water mark of its own)",
                  s->peak_b, s->peak_n, when);
     }
     if (s->min_life_s > 0) {
@@ -629,8 +631,9 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
     umap_free(&idx);
 
     out->site_agg = xmalloc((s->nsites + 1) * sizeof(uint32_t));
+    out->site_prof = xmalloc((s->nsites + 1) * sizeof(uint32_t));
     for (size_t i = 0; i < s->nsites; i++)
-        out->site_agg[i] = UINT32_MAX;
+        out->site_agg[i] = out->site_prof[i] = UINT32_MAX;
     prof_init(&out->agg);
     for (int i = 0; i < V_ALL; i++)
         prof_add_type(&out->agg, sample_type_names[i][0], sample_type_names[i][1]);
@@ -732,7 +735,9 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
             uint32_t n = nl;
             if (timed)
                 labels[n++] = time_label(p, parts[k].key, parts[k].bucket);
-            prof_add_sample(p, locs, nloc, v, labels, n, merge);
+            uint32_t ps = prof_add_sample(p, locs, nloc, v, labels, n, merge);
+            if (out->site_prof[i] == UINT32_MAX)
+                out->site_prof[i] = ps;
             add_values(tot, v);
         }
         out->alloc_raised += (uint64_t)raised;
@@ -866,6 +871,8 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
         site_samples(p, s, maps, nmaps, bare, &cache, out);
     umap_free(&cache);
     add_comments(p, s, kind, dec_now, out);
+    if (!peak)
+        growth_store(s, p, out->site_prof);
 out:
     free(maps);
     if (rc != 0)
@@ -878,6 +885,7 @@ void built_free(struct built *b)
     prof_free(&b->prof);
     prof_free(&b->agg);
     free(b->site_agg);
+    free(b->site_prof);
     session_free(b->replayed);
     free(b->inuse_samples);
     free(b->alloc_samples);

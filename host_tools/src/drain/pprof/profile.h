@@ -36,6 +36,8 @@ struct built {
     struct prof agg;
     /* Per session site: its agg sample (UINT32_MAX: none). */
     uint32_t *site_agg;
+    /* Per session site: its first sample in prof (UINT32_MAX: none), as the verdicts name it. */
+    uint32_t *site_prof;
     /* Per agg sample: sampled allocations behind the in-use and the allocated estimates. */
     uint64_t *inuse_samples, *alloc_samples;
     size_t cap_inuse, cap_alloc;

@@ -5,6 +5,7 @@
 
 #include "msamp_arch.h"
 #include "verdict/est.h"
+#include "verdict/growth_track.h"
 
 /* Appends a location's frames to out: "func file:line" for the first frame of the site, then
  * "func:line" for the inlined callers and outer frames, or the address when unsymbolized. */
@@ -224,6 +225,7 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
     fprintf(f, "sampling: %s\n", story);
     session_completeness(s, final, story, sizeof(story));
     fprintf(f, "%s\n", story);
+    growth_print_peak(f, &b->prof);
     snprintf(title, sizeof(title), "top %zu sites by in-use bytes%s:", n,
              final ? " (live at end: suspected leaks)" : "");
     int tasks = s->task_samples != 0;

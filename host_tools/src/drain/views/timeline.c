@@ -8,6 +8,7 @@
 #include "flame.h"
 #include "msamp_arch.h"
 #include "report.h"
+#include "verdict/growth.h"
 
 /* One time bin: the estimate after the last record that fell in it (its time in ts), and the
  * largest total seen in it (peaks survive the merging of bins). */
@@ -377,8 +378,10 @@ static void series_path(FILE *f, const struct timeline *tl, const struct chart *
     }
 }
 
+/* leak[k]: the leak verdict of top site k (docs/VERDICTS.md), NULL when it is not one. */
 static void write_html(FILE *f, const struct timeline *tl, const struct session *s,
-                       const size_t *top, size_t ntop, char names[][256])
+                       const size_t *top, size_t ntop, char names[][256],
+                       const struct growth_leak *const *leak)
 {
     struct chart c = {(double)s->tick_hz, 0, 0};
     for (size_t u = 0; u < tl->nused; u++) { /* the bins used, in order */
@@ -499,6 +502,18 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
     fprintf(f, "\"><title>total in use</title></path>\n");
     health_timeline_svg(f, s, &(struct health_map){tl->t0, c.tick_hz, c.xmax, c.ymax, PL,
                                                    CW - PL - PR, CH - PB, CH - PT - PB});
+    /* Leaks: a dotted line in the site's colour where its growth began. */
+    for (size_t k = 0; k < ntop; k++) {
+        if (!leak[k] || !s->tick_hz)
+            continue;
+        double x = leak[k]->since_s - ((double)tl->t0 - (double)s->first_ts) / (double)s->tick_hz;
+        x = px(&c, x > 0 ? x : 0);
+        fprintf(f, "<g class=\"leak\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
+                   "stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"1 3\"/><text x=\"%.1f\" "
+                   "y=\"%.1f\" fill=\"%s\" font-size=\"11\">leak %zu</text></g>\n",
+                x, x, PT, CH - PB, palette[k], x + 3, CH - PB - 4 - 12.0 * (double)k, palette[k],
+                k + 1);
+    }
     /* Legend. */
     fprintf(f, "<g id=\"legend\" font-size=\"12\">\n");
     double ly = CH + 6;
@@ -512,7 +527,12 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
                    "stroke-width=\"2\"/><text class=\"legend-site\" x=\"%.1f\" y=\"%.1f\">",
                 PL, PL + 30, ly, ly, palette[k], PL + 38, ly + 4);
         views_xml_text(f, names[k], strlen(names[k]));
-        fprintf(f, " (peak %.6g %s)</text>\n", tl->peak[top[k]] / unit, uname);
+        fprintf(f, " (peak %.6g %s)", tl->peak[top[k]] / unit, uname);
+        if (leak[k])
+            fprintf(f, " &#8212; leak: +%.3g bytes/s [%.3g, %.3g] since %.3f s",
+                    leak[k]->slope_bytes_per_s.est, est_sym_lo(leak[k]->slope_bytes_per_s),
+                    est_sym_hi(leak[k]->slope_bytes_per_s), leak[k]->since_s);
+        fprintf(f, "</text>\n");
     }
     fprintf(f, "</g>\n</svg>\n");
 }
@@ -619,6 +639,15 @@ int timeline_write(const struct timeline *tl, const struct session *s, const str
     for (size_t k = 0; k < ntop; k++)
         site_name(s, b, &by_addr, tl->cand[top[k]], names[k], sizeof(names[k]));
     umap_free(&by_addr);
+    /* The leak verdicts the profile holds, by top site. */
+    size_t cap = b->prof.ncomment + 1;
+    struct growth_leak *lk = xmalloc(cap * sizeof(*lk));
+    size_t nlk = growth_leaks_from_prof(&b->prof, lk, cap);
+    const struct growth_leak *leak[TL_CANDIDATES] = {NULL};
+    for (size_t k = 0; k < ntop && b->site_prof; k++)
+        for (size_t j = 0; j < nlk; j++)
+            if (tl->cand[top[k]] < s->nsites && lk[j].sample == b->site_prof[tl->cand[top[k]]])
+                leak[k] = &lk[j];
     const char *paths[2] = {html, csv};
     int rc = 0;
     for (int w = 0; w < 2; w++) {
@@ -632,7 +661,7 @@ int timeline_write(const struct timeline *tl, const struct session *s, const str
             continue;
         }
         if (w == 0) {
-            write_html(f, tl, s, top, ntop, names);
+            write_html(f, tl, s, top, ntop, names, leak);
             write_tables(f, tl, s, top, ntop, names);
         } else {
             write_csv(f, tl, s, top, ntop, names);
@@ -644,5 +673,6 @@ int timeline_write(const struct timeline *tl, const struct session *s, const str
             rc = -1;
         }
     }
+    free(lk);
     return rc;
 }

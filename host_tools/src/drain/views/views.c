@@ -12,6 +12,7 @@
 #include "timeline.h"
 #include "util.h"
 #include "verdict/json_out.h"
+#include "verdict/growth_track.h"
 
 /* The views' options (views[]). */
 static int check_top(const char *arg, long *val, char *msg, size_t msglen)
@@ -82,6 +83,14 @@ static int write_peak(const struct view_run *r, char *why, size_t whylen)
                         "free), not the peak of drain's incomplete estimate\n",
                 r->s->index, r->path[0], (unsigned long long)low->min_free);
     return rc;
+}
+
+/* --leaks: the sites whose in-use keeps growing, as the profile stores them. */
+static int write_leaks(const struct view_run *r, char *why, size_t whylen)
+{
+    (void)why, (void)whylen;
+    growth_print_leaks(stdout, &r->b->prof);
+    return 0;
 }
 
 static void *new_timeline(void)
@@ -155,8 +164,13 @@ const struct view views[] = {
      "      --min-lifetime T leave allocations freed younger than T (10us, 5ms, 2s, 1m, 1h, 1d)\n"
      "                       out of the allocated and freed values (said in the comments)\n",
      0, "lifetimes not printed", NULL, NULL, NULL, write_lifetimes},
+    {{{"leaks", 0, VIEW_FLAG, 1, NULL}},
+     "      --leaks          print the sites whose in-use still grows over the session's\n"
+     "                       recent half (leak suspects): slope with its 95 % interval, since\n",
+     0, "leaks not printed", NULL, NULL, NULL, write_leaks},
     {{{"peak", 0, VIEW_FILE, 1, check_peak}},
-     "      --peak FILE      also write the in-use profile at the peak of the in-use estimate\n",
+     "      --peak FILE      also write the in-use profile at the peak: the moment half of the\n"
+     "                       samples peaked, estimated on the other half (not biased upward)\n",
      0, "peak profile not written", NULL, NULL, NULL, write_peak},
     {{{"timeline", 0, VIEW_FILE, 1, NULL}, {"timeline-csv", 0, VIEW_FILE, 1, NULL}},
      "      --timeline FILE  write in-use bytes over device time (total, top sites, marks) as\n"

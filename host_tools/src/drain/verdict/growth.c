@@ -1,0 +1,564 @@
+/*
+ * The growth verdicts (docs/VERDICTS.md "Leaks by growth", "The peak"): fed at every change of a
+ * live entry's weight (the session's hook), kept in bounded memory, stored in the profile drain
+ * writes as comments ("msamp-verdict ..."), read back by growth.h's seam.
+ *
+ * Leaks. Per site, GR_BINS time bins (their width doubles, merging pairs, as the session outgrows
+ * them, as the timeline does) hold the changes of the site's in-use estimate (sum of s * dw), and
+ * the variances of the entries that left it (s^2 (w^2 - w)), by the bin they left in and by the bin
+ * they were born in. The change of the estimate from a bin boundary b to the end is then
+ *   D(b) = sum of the changes after b,
+ * an unbiased Horvitz-Thompson estimate of the site's true change I(end) - I(b), and its variance
+ * is that of the entries whose state differs between b and the end: those live at b and gone at
+ * the end (left after b, born before b: left after b minus born after b, which left after b too)
+ * and those born after b and live at the end (from the live set). Entries live at both, or born
+ * and gone between, cancel and add nothing: a running estimate's points are correlated, this is
+ * what the difference of two of them really varies by. The verdict tests D over the session's
+ * recent half (from the first boundary at or after its middle): a working set that levelled off
+ * before it (a cache, a pool, a start-up set) has D near 0; a leak has D > 0.
+ *
+ * The peak. Each sampled entry is in half A, half B or both (session_half_weights: a hash
+ * independent of its sampling, chosen so that the halves are independent samples, each an
+ * unbiased estimate on its own; entries of weight 1 are in both). The moment half A's estimate was highest is chosen looking at A only; B's
+ * estimate then is unbiased for the heap's in-use at that moment, which is at most the peak: not
+ * biased upward by the maximum. Both ways, averaged. The upper end accounts for the maximum: the
+ * heap's in-use at its true peak is below the estimate then plus 1.96 sd with 97.5 %, so below the
+ * maximum over time of (estimate + 1.96 sd).
+ */
+#include "verdict/growth.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile.h"
+#include "prof_model.h"
+#include "session.h"
+#include "verdict/growth_track.h"
+
+#define Z95 1.959963984540054
+
+struct gr_site {
+    unsigned shift;     /* the width its bins are at (merged up to the tracker's when touched) */
+    double d[GR_BINS];  /* changes of the in-use estimate (bytes) in the bin */
+    double dv[GR_BINS]; /* variances of the entries that left in the bin */
+    double bv[GR_BINS]; /* the same entries' variances by the bin they were born in */
+};
+
+struct growth {
+    int have_t0;
+    unsigned shift;     /* bin i covers [t0 + i * 2^shift, t0 + (i + 1) * 2^shift) */
+    uint64_t t0, width; /* width = 2^shift */
+    uint64_t edge;      /* t0 + GR_BINS * width: a time at or past it merges bins */
+    struct gr_site **site;
+    size_t capsite;
+    uint64_t followed, unfollowed;
+    /* The peak: the full estimate's variance, each half's bytes, variance and sampled entries,
+     * and per half h its maximum, the other half's bytes, variance and entries then, and when. */
+    double v;
+    double hs[2], hv[2];
+    int64_t hk[2];
+    double max[2], other[2], other_v[2];
+    int64_t other_k[2];
+    uint64_t at[2];
+    int have[2], at_valid[2];
+    double upper; /* max over time of the estimate + 1.96 sd */
+};
+
+static double var_of(double sz, double w)
+{
+    return w > 1 ? sz * sz * (w * w - w) : 0;
+}
+
+/* Doubles the bins' width: the sites' bins follow when next touched (gr_sync), so a doubling
+ * costs O(1), not O(sites). */
+static void gr_merge(struct growth *g)
+{
+    g->shift++;
+    g->width <<= 1;
+    g->edge = g->t0 + (g->width > (UINT64_MAX - g->t0) / GR_BINS ? UINT64_MAX - g->t0
+                                                                   : g->width * GR_BINS);
+}
+
+/* A site's bins at the tracker's width: bin j takes bins [j << k, (j + 1) << k), in place (bin j
+ * has moved down before anything is added to it). */
+static void gr_sync(const struct growth *g, struct gr_site *t)
+{
+    unsigned k = g->shift - t->shift;
+    if (k == 0)
+        return;
+    for (size_t i = 1; i < GR_BINS; i++) {
+        size_t j = k >= 8 ? 0 : i >> k;
+        t->d[j] += t->d[i];
+        t->dv[j] += t->dv[i];
+        t->bv[j] += t->bv[i];
+        t->d[i] = t->dv[i] = t->bv[i] = 0;
+    }
+    t->shift = g->shift;
+}
+
+static size_t gr_bin(const struct growth *g, uint64_t ts)
+{
+    if (ts <= g->t0)
+        return 0;
+    uint64_t b = (ts - g->t0) >> g->shift;
+    return b < GR_BINS ? (size_t)b : GR_BINS - 1;
+}
+
+static void gr_change(void *ctx, const struct session *s, const struct slot *sl, double w_old,
+                      double w_new, const double *c_old, const double *c_new)
+{
+    struct growth *g = ctx;
+    double sz = (double)sl->size;
+    g->v += var_of(sz, w_new) - var_of(sz, w_old);
+    for (int h = 0; h < 2; h++) {
+        if (c_new[h] == c_old[h])
+            continue;
+        g->hs[h] += sz * (c_new[h] - c_old[h]);
+        g->hv[h] += var_of(sz, c_new[h]) - var_of(sz, c_old[h]);
+        g->hk[h] += (int64_t)(c_new[h] > 0) - (int64_t)(c_old[h] > 0);
+    }
+    if (s->nlive == 0)
+        g->v = g->hs[0] = g->hs[1] = g->hv[0] = g->hv[1] = g->hk[0] = g->hk[1] = 0;
+    for (int h = 0; h < 2; h++) {
+        if (c_new[h] > c_old[h] && (!g->have[h] || g->hs[h] > g->max[h])) {
+            g->have[h] = 1;
+            g->max[h] = g->hs[h];
+            g->other[h] = g->hs[!h];
+            g->other_v[h] = g->hv[!h];
+            g->other_k[h] = g->hk[!h];
+            g->at[h] = s->last_ts;
+            g->at_valid[h] = s->ts_known;
+        }
+    }
+    /* The upper end: a new maximum of the estimate + 1.96 sd (a square root only when one may
+     * be: below the maximum by more than 1.96 sd is none). */
+    double gap = g->upper - s->inuse_b, v = g->v > 0 ? g->v : 0;
+    if (w_new > w_old && (gap <= 0 || gap * gap < Z95 * Z95 * v)) {
+        double up = s->inuse_b + Z95 * sqrt(v);
+        if (up > g->upper)
+            g->upper = up;
+    }
+
+    /* Growth: the site's bins. */
+    if (!s->ts_known)
+        return;
+    uint64_t ts = s->last_ts;
+    if (!g->have_t0) {
+        g->have_t0 = 1;
+        g->t0 = s->first_ts < ts ? s->first_ts : ts;
+        g->width = 1;
+        g->edge = g->t0 + GR_BINS;
+    }
+    while (ts >= g->edge && ((ts - g->t0) >> g->shift) >= GR_BINS && g->shift < 62)
+        gr_merge(g);
+    uint32_t si = sl->site;
+    if (si >= g->capsite) {
+        size_t old = g->capsite;
+        GROW(g->site, g->capsite, (size_t)si + 1);
+        memset(g->site + old, 0, (g->capsite - old) * sizeof(*g->site));
+    }
+    struct gr_site *t = g->site[si];
+    if (!t) {
+        if (g->followed >= GR_MAX_SITES) {
+            g->unfollowed++;
+            return;
+        }
+        t = g->site[si] = xcalloc(1, sizeof(*t));
+        t->shift = g->shift;
+        g->followed++;
+    }
+    if (t->shift != g->shift)
+        gr_sync(g, t);
+    size_t b = gr_bin(g, ts);
+    t->d[b] += sz * (w_new - w_old);
+    if (w_new == 0 && w_old > 0) {
+        double v = var_of(sz, w_old);
+        t->dv[b] += v;
+        size_t bb = sl->born ? gr_bin(g, sl->birth < ts ? sl->birth : ts) : 0;
+        t->bv[bb] += v;
+    }
+}
+
+static void gr_free(void *ctx)
+{
+    struct growth *g = ctx;
+    for (size_t i = 0; i < g->capsite; i++)
+        free(g->site[i]);
+    free(g->site);
+    free(g);
+}
+
+void growth_attach(struct session *s)
+{
+    struct growth *g = xcalloc(1, sizeof(*g));
+    s->hook.change = gr_change;
+    s->hook.free = gr_free;
+    s->hook.ctx = g;
+}
+
+static const struct growth *growth_of(const struct session *s)
+{
+    return s->hook.change == gr_change ? s->hook.ctx : NULL;
+}
+
+/* The variance v >= v0 for which est_hi({est, v}) reaches hi (est_hi grows with v). */
+static double var_for_hi(double est, double v0, double hi)
+{
+    if (est_hi((struct est){est, v0}) >= hi)
+        return v0;
+    double lo = v0 > 0 ? v0 : 1e-9 * (hi * hi + 1), up = lo;
+    for (int i = 0; i < 200 && est_hi((struct est){est, up}) < hi; i++)
+        up *= 4;
+    for (int i = 0; i < 100; i++) {
+        double mid = sqrt(lo * up);
+        if (est_hi((struct est){est, mid}) < hi)
+            lo = mid;
+        else
+            up = mid;
+    }
+    return up;
+}
+
+int growth_peak_of(const struct session *s, struct growth_peak *out)
+{
+    memset(out, 0, sizeof(*out));
+    const struct growth *g = growth_of(s);
+    if (!g || (!g->have[0] && !g->have[1]))
+        return 0;
+    double est, var;
+    int64_t k;
+    int h = g->have[0] ? 0 : 1;
+    if (g->have[0] && g->have[1]) {
+        est = (g->other[0] + g->other[1]) / 2;
+        var = (g->other_v[0] + g->other_v[1]) / 4;
+        k = g->other_k[0] + g->other_k[1];
+    } else {
+        est = g->other[h];
+        var = g->other_v[h];
+        k = g->other_k[h];
+    }
+    if (est < 0)
+        est = 0;
+    double upper = g->upper > est ? g->upper : est;
+    out->inuse_bytes = (struct est){est, var_for_hi(est, var, upper)};
+    out->at_s = -1;
+    if (g->at_valid[h] && s->tick_hz && g->at[h] >= s->first_ts)
+        out->at_s = (double)(g->at[h] - s->first_ts) / (double)s->tick_hz;
+    out->known = var == 0 || k >= GR_PEAK_SAMPLES;
+    snprintf(out->method, sizeof(out->method), "split halves: moment from one, bytes from other");
+    if (out->known)
+        snprintf(out->note, sizeof(out->note),
+                 "%lld sampled blocks live at the moments chosen; upper end: max over time of "
+                 "estimate + 1.96 sd",
+                 (long long)k);
+    else
+        snprintf(out->note, sizeof(out->note),
+                 "only %lld sampled blocks live at the moments chosen: the samples cannot place "
+                 "the peak; it is at most %.0f bytes (95 %%)",
+                 (long long)k, upper);
+    return 1;
+}
+
+/* A change d of variance v is growth: d >= GR_Z_LEAK sd, or, exact (v 0), a byte or more (not
+ * the sums' rounding). */
+static int grows(double d, double v)
+{
+    return d > 0.5 && (v <= 0 || d >= GR_Z_LEAK * sqrt(v));
+}
+
+static int by_slope(const void *a, const void *b)
+{
+    double x = ((const struct growth_leak *)a)->slope_bytes_per_s.est;
+    double y = ((const struct growth_leak *)b)->slope_bytes_per_s.est;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
+                       struct growth_leak **out)
+{
+    *out = NULL;
+    const struct growth *g = growth_of(s);
+    if (!g || !g->have_t0 || !s->ts_known || !s->tick_hz || s->last_ts <= g->t0)
+        return 0;
+    uint64_t end = s->last_ts, span = end - g->t0;
+    size_t last = gr_bin(g, end);
+    uint64_t k = (span / 2 + g->width - 1) / g->width;
+    if (k > last)
+        k = last;
+    uint64_t bk = g->t0 + k * g->width;
+    if (bk >= end)
+        return 0;
+    double secs = (double)(end - bk) / (double)s->tick_hz;
+    /* The live entries born in the window: their variance, per followed site. */
+    double *alive = xcalloc(g->capsite + 1, sizeof(double));
+    for (size_t i = 0; i < s->nlive; i++) {
+        const struct slot *sl = &s->slots[s->live[i]];
+        if (sl->site >= g->capsite || !g->site[sl->site])
+            continue;
+        if (sl->born && gr_bin(g, sl->birth < end ? sl->birth : end) >= k)
+            alive[sl->site] += var_of((double)sl->size, sl->w);
+    }
+    /* Per site its change D over the window and D's variance; per group (the sites whose
+     * innermost frame is the same: one allocating call, reached by several stacks) their sums. */
+    size_t ns = g->capsite < s->nsites ? g->capsite : s->nsites;
+    double *sd = xcalloc(ns + 1, sizeof(double)), *sv = xcalloc(ns + 1, sizeof(double));
+    uint32_t *grp = xcalloc(ns + 1, sizeof(uint32_t));
+    double *gd = xcalloc(ns + 1, sizeof(double)), *gv = xcalloc(ns + 1, sizeof(double));
+    struct umap gidx = {0};
+    uint32_t ngrp = 0;
+    for (size_t i = 0; i < ns; i++) {
+        struct gr_site *t = g->site[i];
+        if (!t)
+            continue;
+        gr_sync(g, t);
+        for (size_t j = k; j <= last; j++) {
+            sd[i] += t->d[j];
+            sv[i] += t->dv[j] - t->bv[j];
+        }
+        sv[i] += alive[i];
+        if (sv[i] < 0)
+            sv[i] = 0;
+        uint32_t depth = 0;
+        const uint64_t *fr = session_site_stack(s, &s->sites[i], &depth);
+        uint64_t key = fr && depth ? fr[0] : UINT64_MAX - i;
+        uint32_t gi = umap_get(&gidx, key);
+        if (gi >= ngrp) {
+            gi = ngrp++;
+            umap_put(&gidx, key, gi);
+        }
+        grp[i] = gi;
+        gd[gi] += sd[i];
+        gv[gi] += sv[i];
+    }
+    umap_free(&gidx);
+    size_t n = 0, cap = 0;
+    for (size_t i = 0; i < ns; i++) {
+        const struct gr_site *t = g->site[i];
+        if (!t || !site_sample || site_sample[i] == UINT32_MAX)
+            continue;
+        double d = sd[i], v = sv[i];
+        if (!grows(d, v) || !grows(gd[grp[i]], gv[grp[i]]))
+            continue;
+        /* Since: the earliest boundary (at most the window's) from which the estimate never
+         * fell below its value there: suf[j] = I(end) - I(b_j), suf[last + 1] = 0. */
+        double suf[GR_BINS + 1];
+        suf[last + 1] = 0;
+        for (size_t j = last + 1; j-- > 0;)
+            suf[j] = suf[j + 1] + t->d[j];
+        size_t since = (size_t)k;
+        double later_max = 0;
+        for (size_t j = last + 1; j-- > 0;) {
+            if (j <= k && suf[j] >= later_max)
+                since = j;
+            if (suf[j] > later_max)
+                later_max = suf[j];
+        }
+        uint64_t ts = g->t0 + since * g->width;
+        GROW(*out, cap, n + 1);
+        (*out)[n++] = (struct growth_leak){
+            site_sample[i], {d / secs, v / (secs * secs)},
+            ts > s->first_ts ? (double)(ts - s->first_ts) / (double)s->tick_hz : 0};
+    }
+    free(alive);
+    free(sd);
+    free(sv);
+    free(grp);
+    free(gd);
+    free(gv);
+    if (n > 1)
+        qsort(*out, n, sizeof(**out), by_slope);
+    return n;
+}
+
+uint64_t growth_unfollowed(const struct session *s)
+{
+    const struct growth *g = growth_of(s);
+    return g ? g->unfollowed : 0;
+}
+
+/* The comments: "msamp-verdict peak|est=E|var=V|at_s=T|known=K|method=M|note=N" and
+ * "msamp-verdict leak|sample=I|slope=E|var=V|since_s=T" (docs/VERDICTS.md). */
+void growth_write(struct prof *p, const struct growth_peak *pk, const struct growth_leak *lk,
+                  size_t n)
+{
+    char line[512];
+    if (pk) {
+        snprintf(line, sizeof(line),
+                 "%speak|est=%.17g|var=%.17g|at_s=%.9g|known=%d|method=%s|note=%s",
+                 GROWTH_COMMENT, pk->inuse_bytes.est, pk->inuse_bytes.var, pk->at_s, pk->known,
+                 pk->method, pk->note);
+        prof_comment(p, line);
+    }
+    for (size_t i = 0; i < n; i++) {
+        snprintf(line, sizeof(line), "%sleak|sample=%u|slope=%.17g|var=%.17g|since_s=%.9g",
+                 GROWTH_COMMENT, lk[i].sample, lk[i].slope_bytes_per_s.est,
+                 lk[i].slope_bytes_per_s.var, lk[i].since_s);
+        prof_comment(p, line);
+    }
+}
+
+void growth_store(const struct session *s, struct prof *p, const uint32_t *site_sample)
+{
+    struct growth_peak pk;
+    int have = growth_peak_of(s, &pk);
+    struct growth_leak *lk;
+    size_t n = growth_leaks_of(s, site_sample, &lk);
+    growth_write(p, have ? &pk : NULL, lk, n);
+    free(lk);
+}
+
+/* The value of "|key=" in the comment c (NULL when absent): up to the next '|' (the note: the
+ * rest). */
+static const char *field(const char *c, const char *key, char *out, size_t n, int rest)
+{
+    char pat[32];
+    snprintf(pat, sizeof(pat), "|%s=", key);
+    const char *f = strstr(c, pat);
+    if (!f)
+        return NULL;
+    f += strlen(pat);
+    size_t len = rest ? strlen(f) : strcspn(f, "|");
+    if (len >= n)
+        len = n - 1;
+    memcpy(out, f, len);
+    out[len] = 0;
+    return out;
+}
+
+static int num(const char *c, const char *key, double *v)
+{
+    char buf[64], *end;
+    if (!field(c, key, buf, sizeof(buf), 0))
+        return -1;
+    *v = strtod(buf, &end);
+    return end != buf && *end == 0 && !isnan(*v) ? 0 : -1;
+}
+
+/* Comment i of p as a C string in buf, or NULL when it is not a verdict of this kind. */
+static const char *verdict(const struct prof *p, size_t i, const char *kind, char *buf, size_t n)
+{
+    int64_t c = p->comment[i];
+    if (c < 0 || (size_t)c >= p->nstr)
+        return NULL;
+    size_t len = p->strlen[c];
+    size_t pl = strlen(GROWTH_COMMENT), kl = strlen(kind);
+    if (len >= n || len < pl + kl || memcmp(p->str[c], GROWTH_COMMENT, pl) ||
+        memcmp(p->str[c] + pl, kind, kl) || p->str[c][pl + kl] != '|')
+        return NULL;
+    memcpy(buf, p->str[c], len);
+    buf[len] = 0;
+    if (memchr(buf, 0, len))
+        return NULL;
+    return buf;
+}
+
+int growth_peak_from_prof(const struct prof *p, struct growth_peak *out)
+{
+    memset(out, 0, sizeof(*out));
+    char buf[1024];
+    for (size_t i = 0; i < p->ncomment; i++) {
+        const char *c = verdict(p, i, "peak", buf, sizeof(buf));
+        double e, v, at, kn;
+        if (!c || num(c, "est", &e) || num(c, "var", &v) || num(c, "at_s", &at) ||
+            num(c, "known", &kn) || v < 0)
+            continue;
+        out->inuse_bytes = (struct est){e, v};
+        out->at_s = at;
+        out->known = kn != 0;
+        if (!field(c, "method", out->method, sizeof(out->method), 0))
+            out->method[0] = 0;
+        if (!field(c, "note", out->note, sizeof(out->note), 1))
+            out->note[0] = 0;
+        return 1;
+    }
+    return 0;
+}
+
+size_t growth_leaks_from_prof(const struct prof *p, struct growth_leak *out, size_t max)
+{
+    char buf[1024];
+    size_t n = 0;
+    for (size_t i = 0; i < p->ncomment && n < max; i++) {
+        const char *c = verdict(p, i, "leak", buf, sizeof(buf));
+        double idx, e, v, since;
+        if (!c || num(c, "sample", &idx) || num(c, "slope", &e) || num(c, "var", &v) ||
+            num(c, "since_s", &since) || v < 0 || idx < 0 || idx >= (double)p->nsample ||
+            idx != floor(idx))
+            continue;
+        out[n++] = (struct growth_leak){(uint32_t)idx, {e, v}, since};
+    }
+    return n;
+}
+
+/* A prof sample's frames as one line: function names, innermost first, at most 5. */
+static void sample_site(const struct prof *p, uint32_t si, char *out, size_t n)
+{
+    const struct prof_sample *smp = &p->sample[si];
+    size_t len = 0;
+    int frames = 0;
+    out[0] = 0;
+    for (uint32_t k = 0; k < smp->nloc && frames < 5 && len + 1 < n; k++) {
+        const struct prof_location *l = &p->location[p->locpool[smp->loc_off + k] - 1];
+        if (l->nline == 0) {
+            len += (size_t)snprintf(out + len, n - len, "%s0x%llx", frames ? " < " : "",
+                                    (unsigned long long)l->address);
+            frames++;
+        }
+        for (uint32_t j = 0; j < l->nline && len + 1 < n && frames < 5; j++) {
+            const struct prof_line *ln = &p->linepool[l->line_off + j];
+            const struct prof_function *f = &p->function[ln->function_id - 1];
+            len += (size_t)snprintf(out + len, n - len, "%s%s", frames ? " < " : "",
+                                    p->str[f->name]);
+            frames++;
+        }
+    }
+    if (len >= n)
+        out[n - 1] = 0;
+}
+
+static void bytes_text(double b, char *out, size_t n)
+{
+    double a = fabs(b);
+    if (a >= 1024.0 * 1024 * 1024)
+        snprintf(out, n, "%.3g GiB", b / (1024.0 * 1024 * 1024));
+    else if (a >= 1024.0 * 1024)
+        snprintf(out, n, "%.3g MiB", b / (1024.0 * 1024));
+    else if (a >= 1024.0)
+        snprintf(out, n, "%.3g KiB", b / 1024.0);
+    else
+        snprintf(out, n, "%.3g B", b);
+}
+
+void growth_print_leaks(FILE *f, const struct prof *p)
+{
+    size_t cap = p->ncomment + 1;
+    struct growth_leak *lk = xmalloc(cap * sizeof(*lk));
+    size_t n = growth_leaks_from_prof(p, lk, cap);
+    fprintf(f, "leaks by growth (in-use still growing over the session's recent half; slope with "
+               "its 95 %% interval; docs/VERDICTS.md):\n");
+    for (size_t i = 0; i < n; i++) {
+        char e[32], lo[32], hi[32], site[512];
+        bytes_text(lk[i].slope_bytes_per_s.est, e, sizeof(e));
+        bytes_text(est_sym_lo(lk[i].slope_bytes_per_s), lo, sizeof(lo));
+        bytes_text(est_sym_hi(lk[i].slope_bytes_per_s), hi, sizeof(hi));
+        sample_site(p, lk[i].sample, site, sizeof(site));
+        fprintf(f, "  +%s/s [%s/s, %s/s] since %.3f s  %s\n", e, lo, hi, lk[i].since_s, site);
+    }
+    if (n == 0)
+        fprintf(f, "  (none)\n");
+    free(lk);
+}
+
+void growth_print_peak(FILE *f, const struct prof *p)
+{
+    struct growth_peak pk;
+    if (!growth_peak_from_prof(p, &pk))
+        return;
+    fprintf(f, "peak in use: %.0f bytes [%.0f, %.0f] (95 %%)", pk.inuse_bytes.est,
+            est_lo(pk.inuse_bytes), est_hi(pk.inuse_bytes));
+    if (pk.at_s >= 0)
+        fprintf(f, " at %.3f s", pk.at_s);
+    fprintf(f, "%s; %s; %s\n", pk.known ? "" : " (not placed)", pk.method, pk.note);
+}
