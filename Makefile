@@ -57,6 +57,8 @@ ifneq ($(MK_UNLISTED),)
 $(error Makefile: fragment(s) not in MK_FRAGMENTS, so never read: $(MK_UNLISTED))
 endif
 include $(MK_FRAGMENTS)
+# TOOLS is complete only now (drain.mk adds to it after host_tools.mk defines the target).
+tools: $(TOOLS)
 
 .PHONY: all deps test check test-list bench help clean
 
