@@ -1631,6 +1631,10 @@ static void test_variance_files(void)
     unlink(o);
     unlink(m);
     vprof_free(&v);
+    built_free(&b);
+    session_free(s);
+}
+
 /* The growth verdicts (verdict/growth_track.h, docs/VERDICTS.md), exact at interval 1: a site
  * whose blocks are never freed is a leak, growing since the start; a cache filled in the first
  * tenth and then refilled one for one (from the same call) is not; a set allocated once and kept
