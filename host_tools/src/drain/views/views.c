@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "flame.h"
+#include "heapmap.h"
+#include "heapwalk.h"
 #include "prof_file.h"
 #include "report.h"
 #include "timeline.h"
@@ -48,6 +50,8 @@ static int write_top(const struct view_run *r, char *why, size_t whylen)
 {
     (void)why, (void)whylen;
     report_top(stdout, r->s, r->b, (size_t)r->val, 1);
+    if (hw_current) /* a dump whose heap was walked: its sampled blocks' reachability */
+        heapmap_sites(stdout, hw_current, r->s, r->b);
     return 0;
 }
 
@@ -102,6 +106,17 @@ static int write_flame(const struct view_run *r, char *why, size_t whylen)
     return flame_write(r->b, r->s, (int)r->val, r->path[0], why, whylen);
 }
 
+static int write_heap_map(const struct view_run *r, char *why, size_t whylen)
+{
+    if (!hw_current) {
+        snprintf(why, whylen, "%s", hw_current_why[0] ? hw_current_why
+                                                       : "--heap-map needs a dump (--ram, --core) "
+                                                         "and its firmware's --elf");
+        return -1;
+    }
+    return heapmap_write(hw_current, r->s, r->b, r->path[0], why, whylen);
+}
+
 /* The table: one entry a view, in the order of --help and of writing. */
 const struct view views[] = {
     {{{"top", 't', VIEW_VALUE, 1, check_top}}, /* VIEW_TOP */
@@ -130,6 +145,11 @@ const struct view views[] = {
      "      --flame FILE     write an interactive flame graph (SVG); --flame-type inuse|alloc\n"
      "                       (default inuse: in-use bytes; alloc: allocated bytes)\n",
      0, "flame graph not written", NULL, NULL, NULL, write_flame},
+    {{{"heap-map", 0, VIEW_FILE, 1, NULL}},
+     "      --heap-map FILE  of a dump (--ram, --core) with --elf: write the heap walked from\n"
+     "                       the allocator's free list (FreeRTOS heap_4/heap_5) as an HTML page:\n"
+     "                       free holes, sampled live blocks reachable or unreachable by site\n",
+     0, "heap map not written", NULL, NULL, NULL, write_heap_map},
 };
 const size_t nviews = sizeof(views) / sizeof(views[0]);
 _Static_assert(sizeof(views) / sizeof(views[0]) <= VIEW_MAX, "VIEW_MAX: too small");
