@@ -1,0 +1,94 @@
+#!/usr/bin/env python3
+"""Usage: mutheap.py RAM BASE XSTART PXEND UCHEAP OUTDIR
+Writes damaged copies of a little-endian 32-bit RAM image (starting at device address BASE) of a
+FreeRTOS heap_4 firmware to OUTDIR, and one line "NAME what" for each (t_heapwalk.sh reads them
+with drain --heap-map under ASan+UBSan): the free list's links (wild, unaligned, a cycle, a link
+back, out of the image), its sizes (huge, marked allocated, zero), xStart and pxEnd, an allocated
+block's size word, the heap zeroed or random, 4 KiB not dumped inside the heap, 64 bytes over xStart.
+Addresses are hex (readelf's) or 0x-prefixed."""
+import os
+import random
+import struct
+import sys
+
+
+def main():
+    ram = open(sys.argv[1], "rb").read()
+    base, xstart, pxend, ucheap = (int(a, 16) for a in sys.argv[2:6])
+    out = sys.argv[6]
+    os.makedirs(out, exist_ok=True)
+
+    def get(img, a):
+        return struct.unpack_from("<I", img, a - base)[0]
+
+    def put(img, a, v):
+        struct.pack_into("<I", img, a - base, v & 0xFFFFFFFF)
+
+    end = get(ram, pxend)
+    first = get(ram, xstart)
+    frees = []
+    p = first
+    while p != end and len(frees) < 100000:
+        frees.append(p)
+        p = get(ram, p)
+    lo = (ucheap + 7) & ~7
+    alloc = lo  # the first allocated block (the heap's start is allocated in the demo, else after a hole)
+    while get(ram, alloc + 4) & 0x80000000 == 0:
+        alloc += get(ram, alloc + 4)
+    muts = []
+
+    def mut(name, what, fn):
+        img = bytearray(ram)
+        fn(img)
+        open(os.path.join(out, name), "wb").write(img)
+        muts.append((name, what))
+
+    mut("xstart-wild", "xStart's link 0xdeadbeef", lambda m: put(m, xstart, 0xDEADBEEF))
+    mut("xstart-unaligned", "xStart's link 2 bytes off", lambda m: put(m, xstart, first + 2))
+    mut("xstart-null", "xStart's link NULL", lambda m: put(m, xstart, 0))
+    mut("pxend-null", "pxEnd NULL (never initialised)", lambda m: put(m, pxend, 0))
+    mut("pxend-outside", "pxEnd out of ucHeap", lambda m: put(m, pxend, 0x10))
+    mut("pxend-early", "pxEnd before the last free block", lambda m: put(m, pxend, frees[-1] - 8))
+    mut("link-cycle", "the third free block linked to the second", lambda m: put(m, frees[2], frees[1]))
+    mut("link-self", "a free block linked to itself", lambda m: put(m, frees[1], frees[1]))
+    mut("link-back", "a free block linked to the heap's start", lambda m: put(m, frees[3], lo))
+    mut("link-out", "a free block linked past the image", lambda m: put(m, frees[1], base + len(ram) + 64))
+    mut("link-into-block", "a link into an allocated block", lambda m: put(m, frees[1], alloc + 16))
+    mut("size-huge", "a free block's size 0x7fffffff", lambda m: put(m, frees[1] + 4, 0x7FFFFFFF))
+    mut("size-allocated", "a free block's size marked allocated", lambda m: put(m, frees[1] + 4, get(m, frees[1] + 4) | 0x80000000))
+    mut("size-zero", "a free block's size 0", lambda m: put(m, frees[1] + 4, 0))
+    mut("size-overlap", "a free block's size over the next free block", lambda m: put(m, frees[1] + 4, frees[2] - frees[1] + 64))
+    mut("block-tiny", "an allocated block's size 3", lambda m: put(m, alloc + 4, 0x80000003))
+    mut("block-huge", "an allocated block's size past the heap", lambda m: put(m, alloc + 4, 0xFFFFFFF0))
+    mut("block-unmarked", "an allocated block's size without its allocated bit", lambda m: put(m, alloc + 4, get(m, alloc + 4) & 0x7FFFFFFF))
+    mut("block-zero", "an allocated block's size 0", lambda m: put(m, alloc + 4, 0))
+
+    def zero_heap(m):
+        m[lo - base:end - base] = bytes(end - lo)
+    mut("heap-zero", "the heap zeroed", zero_heap)
+
+    def random_heap(m):
+        r = random.Random(1234)
+        m[lo - base:end - base] = bytes(r.getrandbits(8) for _ in range(end - lo))
+    mut("heap-random", "the heap random bytes", random_heap)
+
+    def pointers_everywhere(m):
+        for a in range(lo, end, 4):
+            put(m, a, lo + 8 + (a - lo) // 2 * 0 + 0)
+        put(m, xstart, first)
+    mut("heap-selfpointers", "every heap word a pointer to the first block", pointers_everywhere)
+
+    for name, what in muts:
+        print(name, what)
+    # Memory not dumped: the image in two parts (NAME.a at BASE, NAME.b at BASE + NAME.off) with
+    # a gap inside the free list, and over xStart.
+    for name, at, gap, what in (("gap-heap", frees[len(frees) // 2] - base & ~0xFFF, 4096, "4 KiB of the heap not dumped"),
+                                ("gap-xstart", xstart - base & ~15, 64, "the 64 bytes around xStart not dumped")):
+        open(os.path.join(out, name + ".a"), "wb").write(ram[:at])
+        open(os.path.join(out, name + ".b"), "wb").write(ram[at + gap:])
+        open(os.path.join(out, name + ".off"), "w").write(str(at + gap))
+        print(name, what)
+
+
+if __name__ == "__main__":
+    main()
