@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
-"""Usage: mutheap.py RAM BASE XSTART PXEND UCHEAP OUTDIR
+"""Usage: mutheap.py freertos RAM BASE XSTART PXEND UCHEAP OUTDIR
+       mutheap.py nano RAM BASE FREE_LIST SBRK_START ARENA OUTDIR
 Writes damaged copies of a little-endian 32-bit RAM image (starting at device address BASE) of a
-FreeRTOS heap_4 firmware to OUTDIR, and one line "NAME what" for each (t_heapwalk.sh reads them
+FreeRTOS heap_4 firmware (or a newlib-nano one: __malloc_free_list, __malloc_sbrk_start, its
+arena) to OUTDIR, and one line "NAME what" for each (t_heapwalk.sh reads them
 with drain --heap-map under ASan+UBSan): the free list's links (wild, unaligned, a cycle, a link
 back, out of the image), its sizes (huge, marked allocated, zero), xStart and pxEnd, an allocated
 block's size word, the heap zeroed or random, 4 KiB not dumped inside the heap, 64 bytes over xStart.
@@ -13,10 +15,13 @@ import sys
 
 
 def main():
-    ram = open(sys.argv[1], "rb").read()
-    base, xstart, pxend, ucheap = (int(a, 16) for a in sys.argv[2:6])
-    out = sys.argv[6]
+    mode = sys.argv[1]
+    ram = open(sys.argv[2], "rb").read()
+    base, xstart, pxend, ucheap = (int(a, 16) for a in sys.argv[3:7])
+    out = sys.argv[7]
     os.makedirs(out, exist_ok=True)
+    if mode == "nano":
+        return nano(ram, base, xstart, pxend, ucheap, out)
 
     def get(img, a):
         return struct.unpack_from("<I", img, a - base)[0]
@@ -80,14 +85,76 @@ def main():
 
     for name, what in muts:
         print(name, what)
-    # Memory not dumped: the image in two parts (NAME.a at BASE, NAME.b at BASE + NAME.off) with
-    # a gap inside the free list, and over xStart.
-    for name, at, gap, what in (("gap-heap", frees[len(frees) // 2] - base & ~0xFFF, 4096, "4 KiB of the heap not dumped"),
-                                ("gap-xstart", xstart - base & ~15, 64, "the 64 bytes around xStart not dumped")):
+    gaps(ram, base, out, (("gap-heap", frees[len(frees) // 2] - base & ~0xFFF, 4096, "4 KiB of the heap not dumped"),
+                          ("gap-xstart", xstart - base & ~15, 64, "the 64 bytes around xStart not dumped")))
+
+
+def gaps(ram, base, out, spans):
+    """Memory not dumped: the image in two parts (NAME.a at BASE, NAME.b at BASE + NAME.off)."""
+    for name, at, gap, what in spans:
         open(os.path.join(out, name + ".a"), "wb").write(ram[:at])
         open(os.path.join(out, name + ".b"), "wb").write(ram[at + gap:])
         open(os.path.join(out, name + ".off"), "w").write(str(at + gap))
         print(name, what)
+
+
+def nano(ram, base, flist, sstart, arena, out):
+    def get(img, a):
+        return struct.unpack_from("<I", img, a - base)[0]
+
+    def put(img, a, v):
+        struct.pack_into("<I", img, a - base, v & 0xFFFFFFFF)
+
+    frees = []
+    p = get(ram, flist)
+    while p and len(frees) < 100000:
+        frees.append(p)
+        p = get(ram, p + 4)
+    start = get(ram, sstart)
+    lo = (start + 3) & ~3
+    alloc = lo
+    while alloc in frees:
+        alloc += get(ram, alloc)
+    muts = []
+
+    def mut(name, what, fn):
+        img = bytearray(ram)
+        fn(img)
+        open(os.path.join(out, name), "wb").write(img)
+        muts.append((name, what))
+
+    mut("list-wild", "__malloc_free_list 0xdeadbeef", lambda m: put(m, flist, 0xDEADBEEF))
+    mut("list-unaligned", "__malloc_free_list 2 bytes off", lambda m: put(m, flist, frees[0] + 2))
+    mut("list-null", "__malloc_free_list NULL (no free chunk: valid)", lambda m: put(m, flist, 0))
+    mut("start-null", "__malloc_sbrk_start NULL", lambda m: put(m, sstart, 0))
+    mut("start-wild", "__malloc_sbrk_start 0xfffffff0", lambda m: put(m, sstart, 0xFFFFFFF0))
+    mut("start-late", "__malloc_sbrk_start past the first free chunk", lambda m: put(m, sstart, frees[0] + 64))
+    mut("link-cycle", "the third free chunk linked to the second", lambda m: put(m, frees[2] + 4, frees[1]))
+    mut("link-self", "a free chunk linked to itself", lambda m: put(m, frees[1] + 4, frees[1]))
+    mut("link-back", "a free chunk linked to the heap's start", lambda m: put(m, frees[3] + 4, lo))
+    mut("link-out", "a free chunk linked past the image", lambda m: put(m, frees[1] + 4, base + len(ram) + 64))
+    mut("link-into-chunk", "a link into an allocated chunk", lambda m: put(m, frees[1] + 4, alloc + 8))
+    mut("size-huge", "a free chunk's size 0x7fffffff", lambda m: put(m, frees[1], 0x7FFFFFFF))
+    mut("size-negative", "a free chunk's size -16", lambda m: put(m, frees[1], -16))
+    mut("size-zero", "a free chunk's size 0", lambda m: put(m, frees[1], 0))
+    mut("size-odd", "a free chunk's size 8 bytes more", lambda m: put(m, frees[1], get(m, frees[1]) + 8))
+    mut("chunk-zero", "an allocated chunk's size 0 (the walk ends early)", lambda m: put(m, alloc, 0))
+    mut("chunk-huge", "an allocated chunk's size past the image", lambda m: put(m, alloc, 0x7FFFFFF0))
+
+    def zero_heap(m):
+        end = frees[-1] + get(ram, frees[-1])
+        m[lo - base:end - base] = bytes(end - lo)
+    mut("heap-zero", "the heap zeroed", zero_heap)
+
+    def random_heap(m):
+        r = random.Random(1234)
+        end = frees[-1] + get(ram, frees[-1])
+        m[lo - base:end - base] = bytes(r.getrandbits(8) for _ in range(end - lo))
+    mut("heap-random", "the heap random bytes", random_heap)
+    for name, what in muts:
+        print(name, what)
+    gaps(ram, base, out, (("gap-heap", frees[len(frees) // 2] - base & ~0xFF, 256, "256 bytes of the heap not dumped"),
+                          ("gap-list", flist - base & ~15, 16, "__malloc_free_list not dumped")))
 
 
 if __name__ == "__main__":

@@ -108,3 +108,21 @@ postmortem-heapmap-run: $(BOARD_DIR)/uart/demo-heapwalk.elf
 	@mkdir -p $(BUILD)/test-artifacts/postmortem
 	@$(BOARD_ENV) DRAIN=$(BUILD)/drain/drain-asan READELF=$(BOARD_CROSS)readelf ART=$(BUILD)/test-artifacts/postmortem \
 		tests/postmortem/t_heapwalk.sh $(PM_OUT)/heapmap $<
+
+# The same for newlib-nano's malloc on the Cortex-M3 (tests/postmortem/nano_fw.c, built through
+# tests/newlib/fw.make as the newlib tests build theirs: Debian's libc_nano.a, malloc and free
+# wrapped, every allocation sampled).
+PM_NANO := $(PM_OUT)/nano-fw
+TESTS += postmortem-heapmap-nano
+.PHONY: test-postmortem-heapmap-nano postmortem-heapmap-nano-run
+test-postmortem-heapmap-nano: ## Post-mortem: newlib-nano's heap dumped, frozen in a fragmented state: --heap-map's holes equal its free list as the firmware printed it, the lost block unreachable, the held ones reachable; in Chromium; 21 damaged dumps under ASan+UBSan
+	@tests/newlib/need_newlib.sh
+	@tests/need.sh qemu-system-arm chromium python3
+	@$(MAKE) --no-print-directory -s $(PM_TOOLS)
+	@$(MAKE) --no-print-directory -s -f tests/newlib/fw.make OBJ_ROOT=$(PM_OUT)/nano-obj OUT=$(PM_NANO) LIBC=nano \
+		WRAP="malloc free" SRC=tests/postmortem/nano_fw.c >$(PM_OUT)/nano-build.log 2>&1 || { cat $(PM_OUT)/nano-build.log; exit 1; }
+	@$(MAKE) --no-print-directory -s BOARD=qemu-mps2-an385 postmortem-heapmap-nano-run
+postmortem-heapmap-nano-run:
+	@mkdir -p $(BUILD)/test-artifacts/postmortem-nano
+	@$(BOARD_ENV) DRAIN=$(BUILD)/drain/drain-asan READELF=$(BOARD_CROSS)readelf ART=$(BUILD)/test-artifacts/postmortem-nano \
+		tests/postmortem/t_heapwalk.sh $(PM_OUT)/heapmap-nano $(PM_NANO)/fw.elf nano

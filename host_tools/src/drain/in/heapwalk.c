@@ -57,8 +57,8 @@ void hw_free(struct hw_heap *h)
 
 /* What the ELF gives: the allocator's symbols, the writable sections, the objects. */
 struct elfinfo {
-    int have_start, have_end, have_heap, have_canary;
-    uint64_t start, end, heap, heap_size, canary;
+    int have_start, have_end, have_heap, have_canary, have_nano_list, have_nano_start;
+    uint64_t start, end, heap, heap_size, canary, nano_list, nano_start;
 };
 
 static int by_sym(const void *a, const void *b)
@@ -122,6 +122,10 @@ static int read_elf(struct hw_heap *h, const char *path, uint64_t bias, struct e
                 e->have_heap = 1, e->heap = a, e->heap_size = sym.st_size;
             else if (strcmp(sn, "xHeapCanary") == 0)
                 e->have_canary = 1, e->canary = a;
+            else if (strcmp(sn, "__malloc_free_list") == 0)
+                e->have_nano_list = 1, e->nano_list = a;
+            else if (strcmp(sn, "__malloc_sbrk_start") == 0)
+                e->have_nano_start = 1, e->nano_start = a;
             if (sym.st_size == 0 || h->nsym >= 1u << 20)
                 continue;
             if (h->nsym == cap) {
@@ -189,36 +193,39 @@ static size_t free_at(const struct hw_heap *h, uint64_t a)
  * aligned, in the heap, after the previous one's end (address order: no cycle), size not marked
  * allocated. heap_5's region-end markers (size 0, not pxEnd) are passed. -1 with a message. */
 static int walk_free_list(const struct pm_dump *d, struct hw_heap *h, uint64_t first,
-                          uint64_t canary, char *err, size_t errlen)
+                          uint64_t canary, int nano, char *err, size_t errlen)
 {
     const uint64_t top = (uint64_t)1 << (8u * h->ptr - 1u);
     size_t cap = 0;
     uint64_t p = first, prev_end = h->lo;
     for (size_t steps = 0;; steps++) {
-        if (p == h->end)
+        if (nano ? p == 0 : p == h->end)
             return 0;
         if (steps >= MAX_BLOCKS || p < prev_end || p >= h->end || (p & 3u)) {
-            snprintf(err, errlen, "free-list entry %zu: 0x%" PRIx64 " is %s", steps, p,
+            snprintf(err, errlen, "free-list entry %zu: 0x%" PRIx64 " is %s (the heap: 0x%" PRIx64
+                     "-0x%" PRIx64 ")", steps, p,
                      p & 3u ? "not aligned" : p >= h->end || p < h->lo ? "outside the heap"
                      : steps >= MAX_BLOCKS ? "past the walk's bound"
                                            : "before the previous entry's end (a cycle or a "
-                                             "corrupt link: heap_4 keeps its list in address "
-                                             "order)");
+                                             "corrupt link: the allocator keeps its list in "
+                                             "address order)", h->lo, h->end);
             return -1;
         }
-        uint64_t next, size;
-        if (word(d, h, p, &next) || word(d, h, p + h->ptr, &size)) {
+        uint64_t next, size; /* heap_4: the link then the size; newlib-nano: the other way */
+        if (word(d, h, p + (nano ? h->ptr : 0u), &next) ||
+            word(d, h, p + (nano ? 0u : h->ptr), &size)) {
             snprintf(err, errlen, "free-list entry %zu at 0x%" PRIx64 " is not in the dump", steps,
                      p);
             return -1;
         }
         next ^= canary;
         if (size & top) {
-            snprintf(err, errlen, "free-list entry %zu at 0x%" PRIx64 " is marked allocated "
-                     "(size word 0x%" PRIx64 "): a corrupt heap", steps, p, size);
+            snprintf(err, errlen, "free-list entry %zu at 0x%" PRIx64 " is %s (size word 0x%"
+                     PRIx64 "): a corrupt heap", steps, p, nano ? "negative" : "marked allocated",
+                     size);
             return -1;
         }
-        if (size != 0 && (size < h->hdr || size > h->end - p)) {
+        if ((size != 0 || nano) && (size < h->hdr || size > h->end - p)) {
             snprintf(err, errlen, "free-list entry %zu at 0x%" PRIx64 ": size %" PRIu64
                      " runs past the heap's end (0x%" PRIx64 ")", steps, p, size, h->end);
             return -1;
@@ -334,6 +341,126 @@ static void reachability(const struct pm_dump *d, struct hw_heap *h, const struc
     free(stack);
 }
 
+/* FreeRTOS heap_4 (ucHeap known) and heap_5: 0, or -1 with a message. */
+static int walk_freertos(const struct pm_dump *d, struct hw_heap *h, const struct elfinfo *e,
+                         char *err, size_t errlen)
+{
+    h->hdr = (2u * h->ptr + 7u) & ~7u; /* xHeapStructSize: BlockLink_t rounded to 8 */
+    h->allocator = e->have_heap ? "FreeRTOS heap_4" : "FreeRTOS heap_5";
+    uint64_t first, endp, canary = 0;
+    if (word(d, h, e->start, &first) || word(d, h, e->end, &endp) ||
+        (e->have_canary && word(d, h, e->canary, &canary))) {
+        snprintf(err, errlen, "%s: xStart, pxEnd or xHeapCanary (0x%" PRIx64 ", 0x%" PRIx64
+                 ") not in the dump", h->allocator, e->start, e->end);
+        return -1;
+    }
+    if (endp == 0) {
+        snprintf(err, errlen, "%s: pxEnd is NULL: the heap was never initialised (no allocation "
+                 "before the dump)", h->allocator);
+        return -1;
+    }
+    h->end = endp;
+    if (e->have_heap) {
+        h->lo = (e->heap + 7u) & ~(uint64_t)7;
+        if (endp < h->lo || endp - e->heap > e->heap_size || e->heap_size < h->hdr) {
+            snprintf(err, errlen, "%s: pxEnd 0x%" PRIx64 " is not in ucHeap (0x%" PRIx64 ", %"
+                     PRIu64 " bytes)", h->allocator, endp, e->heap, e->heap_size);
+            return -1;
+        }
+    } else {
+        h->lo = first ^ canary;
+        if (h->lo > endp) {
+            snprintf(err, errlen, "%s: the first free block 0x%" PRIx64 " is past pxEnd 0x%"
+                     PRIx64, h->allocator, h->lo, endp);
+            return -1;
+        }
+    }
+    h->hi = endp + h->hdr;
+    char why[256];
+    if (walk_free_list(d, h, first ^ canary, canary, 0, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "%s: %s", h->allocator, why);
+        return -1;
+    }
+    /* Every block: heap_4 from the heap's start; heap_5 (regions unknown) from each free block's
+     * end, and the free blocks themselves. */
+    size_t cap = 0;
+    int ok = 1;
+    if (e->have_heap)
+        ok = walk_span(d, h, &cap, h->lo, h->end) == 0;
+    for (size_t i = 0; i < h->nfl && ok; i++) {
+        add_block(h, &cap, h->fl[i].addr, h->fl[i].size, 1);
+        uint64_t stop = i + 1 < h->nfl ? h->fl[i + 1].addr : h->end;
+        ok = walk_span(d, h, &cap, h->fl[i].addr + h->fl[i].size, stop) == 0 || !e->have_heap;
+    }
+    h->walked_all = ok && e->have_heap;
+    h->scan_partial = !e->have_heap;
+    if (!e->have_heap && !h->note[0])
+        snprintf(h->note, sizeof(h->note), "heap_5: its regions are not in the ELF: allocated "
+                 "blocks before a region's first free block are not walked");
+    return 0;
+}
+
+/* newlib-nano (nano-mallocr.c): chunks of a size word (a long) then the payload, the first at
+ * the break newlib found (__malloc_sbrk_start) aligned to a pointer's size, one after the other
+ * (a payload 8-aligned by padding inside its chunk); free chunks on __malloc_free_list (address order, NULL-terminated: the size word,
+ * then the next chunk). No allocated bit and no end: a chunk is free when on the list; the heap
+ * ends at the first chunk whose size is 0 or out of range (the break). 0, or -1 with a message. */
+static int walk_nano(const struct pm_dump *d, struct hw_heap *h, const struct elfinfo *e,
+                     char *err, size_t errlen)
+{
+    h->allocator = "newlib-nano malloc";
+    h->hdr = h->ptr; /* CHUNK_OFFSET: the payload (or a padding's negative offset) follows */
+    uint64_t start, first;
+    if (word(d, h, e->nano_start, &start) || word(d, h, e->nano_list, &first)) {
+        snprintf(err, errlen, "%s: __malloc_sbrk_start or __malloc_free_list (0x%" PRIx64 ", 0x%"
+                 PRIx64 ") not in the dump", h->allocator, e->nano_start, e->nano_list);
+        return -1;
+    }
+    if (start == 0) {
+        snprintf(err, errlen, "%s: __malloc_sbrk_start is NULL: no allocation before the dump",
+                 h->allocator);
+        return -1;
+    }
+    h->lo = (start + h->ptr - 1u) & ~(uint64_t)(h->ptr - 1u); /* CHUNK_ALIGN: a pointer's */
+    if (h->lo < start) {
+        snprintf(err, errlen, "%s: __malloc_sbrk_start 0x%" PRIx64 " at the address space's end",
+                 h->allocator, start);
+        return -1;
+    }
+    /* The chunks by their sizes up to the break: the heap's extent, which bounds the list. */
+    size_t cap = 0;
+    uint64_t a = h->lo, size;
+    while (h->nb < MAX_BLOCKS && word(d, h, a, &size) == 0) {
+        if (h->ptr == 4 && (size & 0x80000000u))
+            break; /* a negative long */
+        if (size < 2u * h->ptr || (size & 3u) || !pm_mem(d, a, size) || a + size < a)
+            break;
+        add_block(h, &cap, a, size, 0);
+        a += size;
+    }
+    h->end = h->hi = a;
+    char why[256];
+    if (walk_free_list(d, h, first, 0, 1, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "%s: %s", h->allocator, why);
+        return -1;
+    }
+    /* Each free chunk must be one of the chunks walked. */
+    size_t k = 0;
+    for (size_t i = 0; i < h->nfl; i++) {
+        while (k < h->nb && h->b[k].addr < h->fl[i].addr)
+            k++;
+        if (k == h->nb || h->b[k].addr != h->fl[i].addr || h->b[k].size != h->fl[i].size) {
+            snprintf(err, errlen, "%s: free chunk 0x%" PRIx64 " (%" PRIu64 " bytes) is not a chunk "
+                     "of the walk by sizes from 0x%" PRIx64 " (a corrupt size or link)",
+                     h->allocator, h->fl[i].addr, h->fl[i].size, h->lo);
+            return -1;
+        }
+        h->b[k].free = 1;
+    }
+    h->walked_all = 1;
+    return 0;
+}
+
 struct hw_heap *hw_walk(const struct pm_dump *d, const char *elf, char *err, size_t errlen)
 {
     struct hw_heap *h = xcalloc(1, sizeof(*h));
@@ -341,70 +468,27 @@ struct hw_heap *hw_walk(const struct pm_dump *d, const char *elf, char *err, siz
     memset(&e, 0, sizeof(e));
     h->ptr = pm_ptr(d);
     h->big = pm_big(d);
-    h->hdr = (2u * h->ptr + 7u) & ~7u; /* xHeapStructSize: BlockLink_t rounded to 8 */
     if (read_elf(h, elf, pm_bias(d), &e, err, errlen) != 0)
         goto fail;
-    if (!e.have_start || !e.have_end) {
-        snprintf(err, errlen, "no allocator known in %s (FreeRTOS heap_4/heap_5: symbols xStart "
-                 "and pxEnd)", base_name(elf));
-        goto fail;
-    }
-    h->allocator = e.have_heap ? "FreeRTOS heap_4" : "FreeRTOS heap_5";
-    uint64_t first, endp, canary = 0;
-    if (word(d, h, e.start, &first) || word(d, h, e.end, &endp) ||
-        (e.have_canary && word(d, h, e.canary, &canary))) {
-        snprintf(err, errlen, "%s: xStart, pxEnd or xHeapCanary (0x%" PRIx64 ", 0x%" PRIx64
-                 ") not in the dump", h->allocator, e.start, e.end);
-        goto fail;
-    }
-    if (endp == 0) {
-        snprintf(err, errlen, "%s: pxEnd is NULL: the heap was never initialised (no allocation "
-                 "before the dump)", h->allocator);
-        goto fail;
-    }
-    h->end = endp;
-    if (e.have_heap) {
-        h->lo = (e.heap + 7u) & ~(uint64_t)7;
-        if (endp < h->lo || endp - e.heap > e.heap_size || e.heap_size < h->hdr) {
-            snprintf(err, errlen, "%s: pxEnd 0x%" PRIx64 " is not in ucHeap (0x%" PRIx64 ", %"
-                     PRIu64 " bytes)", h->allocator, endp, e.heap, e.heap_size);
+    if (e.have_start && e.have_end) {
+        if (walk_freertos(d, h, &e, err, errlen) != 0)
             goto fail;
-        }
+    } else if (e.have_nano_list && e.have_nano_start) {
+        if (walk_nano(d, h, &e, err, errlen) != 0)
+            goto fail;
     } else {
-        h->lo = first ^ canary;
-        if (h->lo > endp) {
-            snprintf(err, errlen, "%s: the first free block 0x%" PRIx64 " is past pxEnd 0x%"
-                     PRIx64, h->allocator, h->lo, endp);
-            goto fail;
-        }
-    }
-    h->hi = endp + h->hdr;
-    char why[256];
-    if (walk_free_list(d, h, first ^ canary, canary, why, sizeof(why)) != 0) {
-        snprintf(err, errlen, "%s: %s", h->allocator, why);
+        snprintf(err, errlen, "no allocator known in %s (FreeRTOS heap_4/heap_5: symbols xStart "
+                 "and pxEnd; newlib-nano: __malloc_free_list and __malloc_sbrk_start)",
+                 base_name(elf));
         goto fail;
-    }
-    /* Every block: heap_4 from the heap's start; heap_5 (regions unknown) from each free block's
-     * end, and the free blocks themselves. */
-    size_t cap = 0;
-    int ok = 1;
-    if (e.have_heap)
-        ok = walk_span(d, h, &cap, h->lo, h->end) == 0;
-    for (size_t i = 0; i < h->nfl && ok; i++) {
-        add_block(h, &cap, h->fl[i].addr, h->fl[i].size, 1);
-        uint64_t stop = i + 1 < h->nfl ? h->fl[i + 1].addr : h->end;
-        ok = walk_span(d, h, &cap, h->fl[i].addr + h->fl[i].size, stop) == 0 || !e.have_heap;
     }
     if (h->nb)
         qsort(h->b, h->nb, sizeof(*h->b), by_block);
-    h->walked_all = ok && e.have_heap;
-    if (!e.have_heap && !h->note[0])
-        snprintf(h->note, sizeof(h->note), "heap_5: its regions are not in the ELF: allocated "
-                 "blocks before a region's first free block are not walked");
     for (size_t i = 0; i < h->nb; i++)
         if (!h->b[i].free)
             h->used_bytes += h->b[i].size, h->used_blocks++;
-    /* The sampled live blocks, each in its heap block. */
+    /* The sampled live blocks, each in its heap block: its payload starts past the header, at
+     * most 8 bytes of alignment padding further (newlib-nano). */
     uint32_t cap_live = pm_live_capacity(d);
     h->live = xcalloc(cap_live + 1u, sizeof(*h->live));
     for (uint32_t i = 0; i < cap_live; i++) {
@@ -413,11 +497,12 @@ struct hw_heap *hw_walk(const struct pm_dump *d, const char *elf, char *err, siz
             continue;
         l->slot = i;
         l->block = l->addr >= h->hdr ? block_at(h, l->addr - h->hdr) : SIZE_MAX;
-        if (l->block != SIZE_MAX && h->b[l->block].addr != l->addr - h->hdr)
+        if (l->block != SIZE_MAX &&
+            (l->addr - h->hdr < h->b[l->block].addr || l->addr - h->hdr - h->b[l->block].addr >= 8u))
             l->block = SIZE_MAX;
         h->nlive++;
     }
-    if (h->walked_all || !e.have_heap)
+    if (h->walked_all || h->scan_partial)
         reachability(d, h, &e);
     for (size_t i = 0; i < h->nlive; i++) {
         struct hw_live *l = &h->live[i];
@@ -426,7 +511,7 @@ struct hw_heap *hw_walk(const struct pm_dump *d, const char *elf, char *err, siz
                                                ? HW_IN_FREE
                                                : HW_OUTSIDE)
                    : h->b[l->block].free ? HW_IN_FREE
-                   : !h->walked_all && e.have_heap ? HW_NOT_SCANNED
+                   : !h->walked_all && !h->scan_partial ? HW_NOT_SCANNED
                    : h->b[l->block].marked ? HW_REACHABLE
                                            : HW_UNREACHABLE;
         h->count[l->state]++;

@@ -1,7 +1,8 @@
 /*
  * drain's heap walk of a post-mortem dump (docs/POSTMORTEM.md "The heap map"): the allocator's
  * blocks and free list read from the dumped memory at the addresses the --elf's symbols give
- * (FreeRTOS heap_4: xStart, pxEnd, ucHeap; heap_5: xStart, pxEnd), the health numbers computed
+ * (FreeRTOS heap_4: xStart, pxEnd, ucHeap; heap_5: xStart, pxEnd; newlib-nano's malloc:
+ * __malloc_free_list, __malloc_sbrk_start), the health numbers computed
  * from them, each sampled live block of the msamp_heapdump block placed in its heap block, and a
  * conservative reachability scan: from the firmware's writable sections (.data, .bss, the main
  * stack's section) through every heap block reached, an aligned word whose value lies inside an
@@ -46,7 +47,7 @@ struct hw_root {
 
 #define HW_MAX_ROOTS 32
 struct hw_heap {
-    const char *allocator; /* "FreeRTOS heap_4", "FreeRTOS heap_5" */
+    const char *allocator; /* "FreeRTOS heap_4", "FreeRTOS heap_5", "newlib-nano malloc" */
     uint64_t lo, hi, end; /* the heap's first block, its end marker (pxEnd) and past it */
     unsigned ptr, hdr;
     int big;
@@ -55,7 +56,8 @@ struct hw_heap {
     struct { uint64_t addr, size; } *fl; /* the free list in its own order */
     size_t nfl;
     uint64_t free_bytes, largest, largest_at, used_bytes, used_blocks;
-    int walked_all; /* the physical walk covered the heap (heap_4) */
+    int walked_all;   /* the walk by sizes covered the heap (heap_4, newlib-nano) */
+    int scan_partial; /* heap_5: the blocks walked are scanned, though not all were */
     struct hw_live *live;
     size_t nlive;
     size_t count[5]; /* sampled blocks by state */
