@@ -147,8 +147,10 @@ const struct view views[] = {
      0, "flame graph not written", NULL, NULL, NULL, write_flame},
     {{{"heap-map", 0, VIEW_FILE, 1, NULL}},
      "      --heap-map FILE  of a dump (--ram, --core) with --elf: write the heap walked from\n"
-     "                       the allocator's free list (FreeRTOS heap_4/heap_5) as an HTML page:\n"
-     "                       free holes, sampled live blocks reachable or unreachable by site\n",
+     "                       the allocator's free list (FreeRTOS heap_4/heap_5, newlib-nano) as\n"
+     "                       an HTML page:"
+ " free holes, sampled live blocks reachable or\n"
+     "                       unreachable by site\n",
      0, "heap map not written", NULL, NULL, NULL, write_heap_map},
 };
 const size_t nviews = sizeof(views) / sizeof(views[0]);
