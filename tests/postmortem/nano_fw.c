@@ -1,7 +1,7 @@
 /*
  * newlib-nano's malloc under msamp on qemu-mps2-an385 (Cortex-M3), for drain's heap walk of a
  * dump (tests/postmortem/t_heapwalk.sh nano, docs/POSTMORTEM.md "The heap map"). Every allocation
- * sampled (interval 1). It fragments its heap (48 blocks of 24..1000 bytes, every other one freed,
+ * sampled (interval 1). It fragments its heap (48 blocks of 24..400 bytes, every other one freed,
  * the rest held from .bss), makes a block lost on purpose (lost_block: its pointer dropped, the
  * dead part of the main stack cleared) and three held ones (from .bss, from that block, from
  * main's frame), then walks newlib-nano's free list (__malloc_free_list, address order) and
@@ -19,7 +19,7 @@ int main(void);
 void *_sbrk(ptrdiff_t incr);
 
 /* The heap newlib grows with _sbrk: a static arena. */
-static unsigned char arena[64 * 1024] __attribute__((aligned(8)));
+static unsigned char arena[24 * 1024] __attribute__((aligned(8)));
 static size_t arena_used;
 
 void *_sbrk(ptrdiff_t incr)
@@ -73,19 +73,19 @@ static __attribute__((noinline)) void *kept_block(size_t n)
 }
 static __attribute__((noinline)) void *lost_block(void)
 {
-    SITE(malloc(3000));
+    SITE(malloc(1000));
 }
 static __attribute__((noinline)) void *held_by_static(void)
 {
-    SITE(malloc(3008));
+    SITE(malloc(1008));
 }
 static __attribute__((noinline)) void *held_by_heap(void)
 {
-    SITE(malloc(3016));
+    SITE(malloc(1016));
 }
 static __attribute__((noinline)) void *held_by_stack(void)
 {
-    SITE(malloc(3024));
+    SITE(malloc(1024));
 }
 
 struct held {
@@ -149,7 +149,7 @@ int main(void)
     uint32_t rng = 0x1234567u;
     for (int i = 0; i < 48; i++) {
         rng ^= rng << 13, rng ^= rng >> 17, rng ^= rng << 5;
-        kept[i] = kept_block(24u + rng % 977u);
+        kept[i] = kept_block(24u + rng % 377u);
         if (kept[i] == NULL)
             fail("kept_block");
     }

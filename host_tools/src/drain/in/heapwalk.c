@@ -55,11 +55,7 @@ void hw_free(struct hw_heap *h)
     free(h);
 }
 
-/* What the ELF gives: the allocator's symbols, the writable sections, the objects. */
-struct elfinfo {
-    int have_start, have_end, have_heap, have_canary, have_nano_list, have_nano_start;
-    uint64_t start, end, heap, heap_size, canary, nano_list, nano_start;
-};
+#define elfinfo hw_syms
 
 static int by_sym(const void *a, const void *b)
 {
@@ -461,15 +457,17 @@ static int walk_nano(const struct pm_dump *d, struct hw_heap *h, const struct el
     return 0;
 }
 
-struct hw_heap *hw_walk(const struct pm_dump *d, const char *elf, char *err, size_t errlen)
+/* The walk of h (its roots and objects already set) at the allocator's symbols e. */
+static struct hw_heap *walk(const struct pm_dump *d, struct hw_heap *h, const struct hw_syms *se,
+                            const char *elf, char *err, size_t errlen)
 {
-    struct hw_heap *h = xcalloc(1, sizeof(*h));
-    struct elfinfo e;
-    memset(&e, 0, sizeof(e));
+    struct hw_syms e = *se;
     h->ptr = pm_ptr(d);
     h->big = pm_big(d);
-    if (read_elf(h, elf, pm_bias(d), &e, err, errlen) != 0)
+    if (h->ptr != 4 && h->ptr != 8) {
+        snprintf(err, errlen, "no heap walk: pointer size %u", h->ptr);
         goto fail;
+    }
     if (e.have_start && e.have_end) {
         if (walk_freertos(d, h, &e, err, errlen) != 0)
             goto fail;
@@ -478,8 +476,7 @@ struct hw_heap *hw_walk(const struct pm_dump *d, const char *elf, char *err, siz
             goto fail;
     } else {
         snprintf(err, errlen, "no allocator known in %s (FreeRTOS heap_4/heap_5: symbols xStart "
-                 "and pxEnd; newlib-nano: __malloc_free_list and __malloc_sbrk_start)",
-                 base_name(elf));
+                 "and pxEnd; newlib-nano: __malloc_free_list and __malloc_sbrk_start)", elf);
         goto fail;
     }
     if (h->nb)
@@ -520,6 +517,32 @@ struct hw_heap *hw_walk(const struct pm_dump *d, const char *elf, char *err, siz
 fail:
     hw_free(h);
     return NULL;
+}
+
+struct hw_heap *hw_walk(const struct pm_dump *d, const char *elf, char *err, size_t errlen)
+{
+    struct hw_heap *h = xcalloc(1, sizeof(*h));
+    struct hw_syms e;
+    memset(&e, 0, sizeof(e));
+    if (read_elf(h, elf, pm_bias(d), &e, err, errlen) != 0) {
+        hw_free(h);
+        return NULL;
+    }
+    return walk(d, h, &e, base_name(elf), err, errlen);
+}
+
+struct hw_heap *hw_walk_at(const struct pm_dump *d, const struct hw_syms *e, const uint64_t *lo,
+                           const uint64_t *hi, size_t nroots, char *err, size_t errlen)
+{
+    struct hw_heap *h = xcalloc(1, sizeof(*h));
+    for (size_t i = 0; i < nroots && i < HW_MAX_ROOTS; i++) {
+        if (hi[i] <= lo[i])
+            continue;
+        h->root[h->nroot].lo = lo[i];
+        h->root[h->nroot].hi = hi[i];
+        snprintf(h->root[h->nroot++].name, sizeof(h->root[0].name), "root %zu", i);
+    }
+    return walk(d, h, e, "the symbols given", err, errlen);
 }
 
 void hw_describe(const struct hw_heap *h, char *out, size_t n)

@@ -69,10 +69,19 @@ struct hw_heap {
     char note[512]; /* what stopped or limited the walk, or "" */
 };
 
+/* The allocator's symbols (their device addresses). */
+struct hw_syms {
+    int have_start, have_end, have_heap, have_canary, have_nano_list, have_nano_start;
+    uint64_t start, end, heap, heap_size, canary, nano_list, nano_start;
+};
+
 /* Walks the heap of a dump that pm_find read (elf: the firmware's ELF, for its symbols and
  * sections). NULL with the reason in err when the ELF names no known allocator or the walk fails
  * before any free list could be read; otherwise the heap (possibly partial: note says why). */
 struct hw_heap *hw_walk(const struct pm_dump *d, const char *elf, char *err, size_t errlen);
+/* The same at the symbols given, the roots [lo[i], hi[i]) (the fuzzer's way in). */
+struct hw_heap *hw_walk_at(const struct pm_dump *d, const struct hw_syms *e, const uint64_t *lo,
+                           const uint64_t *hi, size_t nroots, char *err, size_t errlen);
 void hw_free(struct hw_heap *h);
 /* One line: "FreeRTOS heap_4 0x20000be8-0x20040be8: free 169896 B in 43 blocks, largest 164240 B
  * at 0x...; 36 sampled live blocks: 30 reachable, 6 unreachable". */
