@@ -14,6 +14,29 @@ import struct
 import sys
 
 
+class Muts:
+    """The damaged copies of a RAM image at BASE: word reads and writes, and each copy written."""
+
+    def __init__(self, ram, base, out):
+        self.ram, self.base, self.out, self.names = ram, base, out, []
+
+    def get(self, img, a):
+        return struct.unpack_from("<I", img, a - self.base)[0]
+
+    def put(self, img, a, v):
+        struct.pack_into("<I", img, a - self.base, v & 0xFFFFFFFF)
+
+    def mut(self, name, what, fn):
+        img = bytearray(self.ram)
+        fn(img)
+        open(os.path.join(self.out, name), "wb").write(img)
+        self.names.append((name, what))
+
+    def done(self):
+        for name, what in self.names:
+            print(name, what)
+
+
 def main():
     mode = sys.argv[1]
     ram = open(sys.argv[2], "rb").read()
@@ -23,12 +46,8 @@ def main():
     if mode == "nano":
         return nano(ram, base, xstart, pxend, ucheap, out)
 
-    def get(img, a):
-        return struct.unpack_from("<I", img, a - base)[0]
-
-    def put(img, a, v):
-        struct.pack_into("<I", img, a - base, v & 0xFFFFFFFF)
-
+    m = Muts(ram, base, out)
+    get, put, mut = m.get, m.put, m.mut
     end = get(ram, pxend)
     first = get(ram, xstart)
     frees = []
@@ -40,13 +59,6 @@ def main():
     alloc = lo  # the first allocated block (the heap's start is allocated in the demo, else after a hole)
     while get(ram, alloc + 4) & 0x80000000 == 0:
         alloc += get(ram, alloc + 4)
-    muts = []
-
-    def mut(name, what, fn):
-        img = bytearray(ram)
-        fn(img)
-        open(os.path.join(out, name), "wb").write(img)
-        muts.append((name, what))
 
     mut("xstart-wild", "xStart's link 0xdeadbeef", lambda m: put(m, xstart, 0xDEADBEEF))
     mut("xstart-unaligned", "xStart's link 2 bytes off", lambda m: put(m, xstart, first + 2))
@@ -83,8 +95,7 @@ def main():
         put(m, xstart, first)
     mut("heap-selfpointers", "every heap word a pointer to the first block", pointers_everywhere)
 
-    for name, what in muts:
-        print(name, what)
+    m.done()
     gaps(ram, base, out, (("gap-heap", frees[len(frees) // 2] - base & ~0xFFF, 4096, "4 KiB of the heap not dumped"),
                           ("gap-xstart", xstart - base & ~15, 64, "the 64 bytes around xStart not dumped")))
 
@@ -99,12 +110,8 @@ def gaps(ram, base, out, spans):
 
 
 def nano(ram, base, flist, sstart, arena, out):
-    def get(img, a):
-        return struct.unpack_from("<I", img, a - base)[0]
-
-    def put(img, a, v):
-        struct.pack_into("<I", img, a - base, v & 0xFFFFFFFF)
-
+    m = Muts(ram, base, out)
+    get, put, mut = m.get, m.put, m.mut
     frees = []
     p = get(ram, flist)
     while p and len(frees) < 100000:
@@ -115,13 +122,6 @@ def nano(ram, base, flist, sstart, arena, out):
     alloc = lo
     while alloc in frees:
         alloc += get(ram, alloc)
-    muts = []
-
-    def mut(name, what, fn):
-        img = bytearray(ram)
-        fn(img)
-        open(os.path.join(out, name), "wb").write(img)
-        muts.append((name, what))
 
     mut("list-wild", "__malloc_free_list 0xdeadbeef", lambda m: put(m, flist, 0xDEADBEEF))
     mut("list-unaligned", "__malloc_free_list 2 bytes off", lambda m: put(m, flist, frees[0] + 2))
@@ -151,8 +151,7 @@ def nano(ram, base, flist, sstart, arena, out):
         end = frees[-1] + get(ram, frees[-1])
         m[lo - base:end - base] = bytes(r.getrandbits(8) for _ in range(end - lo))
     mut("heap-random", "the heap random bytes", random_heap)
-    for name, what in muts:
-        print(name, what)
+    m.done()
     gaps(ram, base, out, (("gap-heap", frees[len(frees) // 2] - base & ~0xFF, 256, "256 bytes of the heap not dumped"),
                           ("gap-list", flist - base & ~15, 16, "__malloc_free_list not dumped")))
 

@@ -16,21 +16,8 @@
 #include "msamp.h"
 
 int main(void);
-void *_sbrk(ptrdiff_t incr);
-
-/* The heap newlib grows with _sbrk: a static arena. */
-static unsigned char arena[24 * 1024] __attribute__((aligned(8)));
-static size_t arena_used;
-
-void *_sbrk(ptrdiff_t incr)
-{
-    if ((incr > 0 && (size_t)incr > sizeof arena - arena_used) ||
-        (incr < 0 && (size_t)-incr > arena_used))
-        return (void *)-1;
-    void *p = arena + arena_used;
-    arena_used += (size_t)incr;
-    return p;
-}
+#define NL_ARENA_BYTES (24 * 1024)
+#include "../newlib/sbrk_arena.h"
 
 /* newlib-nano's chunk (nano-mallocr.c): its size, then (free) the next free chunk. */
 struct chunk {

@@ -149,7 +149,7 @@ static void neighbour(FILE *f, const struct hw_heap *h, const struct session *s,
             fprintf(f, ", sampled, %s: ", hw_state_name(h->live[i].state));
             views_xml_text(f, site, strlen(site));
         }
-    fprintf(f, "%s)", n->free ? "" : "");
+    fprintf(f, ")");
 }
 
 int heapmap_write(const struct hw_heap *h, const struct session *s, const struct built *b,
