@@ -24,6 +24,15 @@
  * free=.. min_free=.. largest_free=.." (heap_4's own figures as msamp_end's HEAP record has them),
  * "msamp-freertos frag asked=.. free=.. largest_free=.." (the fragmentation failure) and
  * "msamp-freertos done".
+ *
+ * Built with DEMO_HEAPWALK_MS=T (the demo-heapwalk variant, tests/postmortem/t_heapwalk.sh): the
+ * leaker also makes four 12 KB blocks at start (sampled but for e^-12), one lost on purpose
+ * (lost_block: its pointer dropped, the dead stack below scrubbed) and three held: from .bss
+ * (held_by_static), from that block (held_by_heap) and from the leaker's frame (held_by_stack). T ms
+ * into the run the drainer enters a critical section (nothing allocates or frees any more), walks
+ * heap_4's free list through its own links and prints it ("msamp-freertos heapwalk free addr=A
+ * size=S" per block, then the totals and vPortGetHeapStats' figures), prints "msamp-freertos
+ * heapwalk end" and spins there: the test dumps RAM then (drain --heap-map).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -217,6 +226,68 @@ static __attribute__((noinline)) void *timer_sample(uint32_t size)
     SITE(heap_alloc(O_TIMER, size));
 }
 
+#ifdef DEMO_HEAPWALK_MS
+/* The reachability scan's known answers (drain --heap-map, docs/POSTMORTEM.md). */
+#define HW_BLOCK 12288u
+struct held {
+    struct head head; /* the demo's owner and size, as every block's */
+    struct held *next;
+};
+static struct held *volatile held_static;
+static uintptr_t heap_start;
+
+/* Four sites of four sizes (sites of one size would be folded into one function). */
+static __attribute__((noinline)) void *lost_block(void)
+{
+    SITE(heap_alloc(O_LEAKER, HW_BLOCK));
+}
+
+static __attribute__((noinline)) void *held_by_static(void)
+{
+    SITE(heap_alloc(O_LEAKER, HW_BLOCK + 8u));
+}
+
+static __attribute__((noinline)) void *held_by_heap(void)
+{
+    SITE(heap_alloc(O_LEAKER, HW_BLOCK + 16u));
+}
+
+static __attribute__((noinline)) void *held_by_stack(void)
+{
+    SITE(heap_alloc(O_LEAKER, HW_BLOCK + 24u));
+}
+
+/* Zeroes the calling task's dead stack (from its bottom up to the stack pointer), where the calls
+ * that allocated the lost block left copies of its address: a scan of the whole stack block would
+ * find them. The stack is the heap block that holds the stack pointer. */
+static __attribute__((noinline)) void scrub_stack(void)
+{
+    const size_t top = (size_t)1 << (sizeof(size_t) * 8u - 1u);
+    uintptr_t sp;
+    taskENTER_CRITICAL();
+    __asm__ volatile("mov %0, sp" : "=r"(sp));
+    uintptr_t b = heap_start;
+    for (uint32_t n = 0; n < 100000u && b < heap_start + configTOTAL_HEAP_SIZE; n++) {
+        size_t size = ((const size_t *)b)[1] & ~top;
+        if (size == 0)
+            break;
+        if (sp >= b && sp < b + size) {
+            for (volatile uint32_t *p = (volatile uint32_t *)(b + 8u); (uintptr_t)p < sp - 8u; p++)
+                *p = 0;
+            break;
+        }
+        b += size;
+    }
+    taskEXIT_CRITICAL();
+}
+
+static __attribute__((noinline)) void lose_block(void)
+{
+    void *p = lost_block();
+    __asm__ volatile("" : : "r"(p) : "memory");
+}
+#endif
+
 /* --- the interrupt's pool: 64-byte blocks, a bit each --- */
 #define POOL_BLOCKS 32u
 #define POOL_BLOCK 64u
@@ -357,6 +428,15 @@ static void fragment(void)
 static void leaker(void *arg)
 {
     uint32_t rng = 0x5eed5eedu;
+#ifdef DEMO_HEAPWALK_MS
+    lose_block();
+    scrub_stack();
+    held_static = held_by_static();
+    if (held_static != NULL)
+        held_static->next = held_by_heap();
+    void *volatile on_stack = held_by_stack(); /* in the leaker's frame until it ends */
+    scrub_stack();
+#endif
     TickType_t last = xTaskGetTickCount();
     int fragmented = 0;
     while (!stopping) {
@@ -369,6 +449,9 @@ static void leaker(void *arg)
             heap_free(leaker_scratch(16u + rng_next(&rng) % 113u));
         vTaskDelayUntil(&last, MS(5));
     }
+#ifdef DEMO_HEAPWALK_MS
+    (void)on_stack;
+#endif
     finish();
     (void)arg;
 }
@@ -457,6 +540,52 @@ static uint32_t check_live_table(uint32_t *live)
     return bad;
 }
 
+#ifdef DEMO_HEAPWALK_MS
+/* heap_4's free list as heap_4 links it, printed where nothing can change it (a critical
+ * section that is never left): from the heap's first block (heap_start: the first allocation's
+ * header) to the first free block, then by each block's pxNextFreeBlock until pxEnd (size 0). */
+
+static _Noreturn void heapwalk_and_stop(void)
+{
+    HeapStats_t hs;
+    vPortGetHeapStats(&hs);
+    taskENTER_CRITICAL();
+    const size_t top = (size_t)1 << (sizeof(size_t) * 8u - 1u);
+    const uintptr_t lo = heap_start, hi = heap_start + configTOTAL_HEAP_SIZE;
+    const size_t *b = (const size_t *)heap_start;
+    char text[160];
+    /* The first free block in address order: blocks by their sizes from the heap's start. */
+    for (uint32_t n = 0; n < 100000u && (b[1] & top) != 0; n++)
+        b = (const size_t *)((uintptr_t)b + (b[1] & ~top));
+    uint64_t free_bytes = 0, blocks = 0, largest = 0;
+    while ((uintptr_t)b >= lo && (uintptr_t)b < hi && b[1] != 0 && blocks < 100000u) {
+        char *p = put_str(text, "msamp-freertos heapwalk free");
+        p = put_kv(p, "addr", (uintptr_t)b);
+        p = put_kv(p, "size", b[1]);
+        p = put_str(p, "\n");
+        *p = '\0';
+        board_console(text);
+        free_bytes += b[1];
+        largest = b[1] > largest ? b[1] : largest;
+        blocks++;
+        b = (const size_t *)b[0];
+    }
+    char *p = put_str(text, "msamp-freertos heapwalk");
+    p = put_kv(p, "free_bytes", free_bytes);
+    p = put_kv(p, "free_blocks", blocks);
+    p = put_kv(p, "largest", largest);
+    p = put_kv(p, "stats_free", hs.xAvailableHeapSpaceInBytes);
+    p = put_kv(p, "stats_blocks", hs.xNumberOfFreeBlocks);
+    p = put_kv(p, "stats_largest", hs.xSizeOfLargestFreeBlockInBytes);
+    p = put_str(p, "\n");
+    *p = '\0';
+    board_console(text);
+    board_console("msamp-freertos heapwalk end\n");
+    for (;;)
+        __asm__ volatile("" ::: "memory");
+}
+#endif
+
 static void drainer(void *arg)
 {
     HeapStats_t before, after;
@@ -470,6 +599,10 @@ static void drainer(void *arg)
     TickType_t end = xTaskGetTickCount() + MS(DEMO_RUN_MS);
     frag_at = xTaskGetTickCount() + MS(DEMO_RUN_MS * 2 / 5);
     while ((int32_t)(xTaskGetTickCount() - end) < 0) {
+#ifdef DEMO_HEAPWALK_MS
+        if ((int32_t)(xTaskGetTickCount() - (end - MS(DEMO_RUN_MS) + MS(DEMO_HEAPWALK_MS))) >= 0)
+            heapwalk_and_stop();
+#endif
         (void)msamp_poll();
         vTaskDelay((TickType_t)(configTICK_RATE_HZ / 2000u));
     }
@@ -552,6 +685,11 @@ static void drainer(void *arg)
 int main(void)
 {
     board_init();
+#ifdef DEMO_HEAPWALK_MS
+    void *first = pvPortMalloc(8); /* the heap's first block: its header starts the heap */
+    heap_start = (uintptr_t)first - 8u;
+    vPortFree(first);
+#endif
     struct msamp_config cfg = {.interval = DEMO_INTERVAL, .resend_ms = 500, .seed = 0x5eed};
     if (msamp_init(&cfg) != 0)
         fail("msamp_init");

@@ -36,21 +36,8 @@
 #endif
 
 int main(void);
-void *_sbrk(ptrdiff_t incr);
-
-/* The heap newlib grows with _sbrk: a static arena. */
-static unsigned char arena[48 * 1024] __attribute__((aligned(8)));
-static size_t arena_used;
-
-void *_sbrk(ptrdiff_t incr)
-{
-    if ((incr > 0 && (size_t)incr > sizeof arena - arena_used) ||
-        (incr < 0 && (size_t)-incr > arena_used))
-        return (void *)-1;
-    void *p = arena + arena_used;
-    arena_used += (size_t)incr;
-    return p;
-}
+#define NL_ARENA_BYTES (48 * 1024)
+#include "sbrk_arena.h"
 
 static void fail(const char *why)
 {

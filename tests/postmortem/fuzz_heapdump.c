@@ -8,11 +8,19 @@
  *              down to 4 bytes, the second moved up by (flags >> 4) * 4 KiB (0: adjacent);
  *              bit 2 the image is also read as a core's PT_NOTE segment (an NT_FILE note: the
  *              files mapped, emitted as MAPPING records), with 4-byte words if bit 3, else 8
+ *   byte 1     the heap walk (heapwalk.c) after the profile: 0 none, 1 FreeRTOS heap_4, 2 heap_5,
+ *              3 newlib-nano (byte 1 & 3); the allocator's symbols at base + bytes 2-3 (LE) * 4
+ *              (mod the image's size): xStart and pxEnd 16 bytes apart (heap_4's ucHeap: 64
+ *              bytes past pxEnd, to the image's end), or __malloc_free_list and
+ *              __malloc_sbrk_start 4 bytes apart; the whole image is the roots. The heap's page
+ *              (--heap-map) goes to /dev/null, its sites' table too.
  *   bytes 4-7  offset of the block in the image (little-endian)
  *   bytes 8-15 base address of the image (little-endian)
  * The seeds (tests/postmortem/seeds/) are real dumps of the demo's tables, cropped: little- and
  * big-endian 64-bit, 32-bit, and the compact tables' block; aarch64-files is the aarch64 one whose
- * first 152 bytes are an NT_FILE note of three files (flags 5). Also the magic watcher of plain inputs
+ * first 152 bytes are an NT_FILE note of three files (flags 5); nano-heap is the newlib-nano
+ * firmware's RAM (tests/postmortem/nano_fw.c) from its start past __malloc_free_list, its heap
+ * walked (byte 1 = 3: mkseed.py --whole). Also the magic watcher of plain inputs
  * (pm_magic_feed), over the raw input in two chunks, must agree with a plain search.
  */
 #include <stdint.h>
@@ -20,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "heapmap.h"
+#include "heapwalk.h"
 #include "postmortem.h"
 #include "prof_codec.h"
 #include "profile.h"
@@ -108,6 +118,39 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         die("prof_validate", err);
     report_top(devnull, s, &b, 5, 1);
     report_summary(devnull, s, &b, &zero, "fuzz.pb.gz");
+    if ((data[1] & 3) && n >= 64) {
+        struct hw_syms e;
+        memset(&e, 0, sizeof(e));
+        uint64_t at = base + le(data + 2, 2) * 4u % n;
+        if ((data[1] & 3) == 3) {
+            e.have_nano_list = e.have_nano_start = 1;
+            e.nano_list = at;
+            e.nano_start = at + 4u;
+        } else {
+            e.have_start = e.have_end = 1;
+            e.start = at;
+            e.end = at + 16u;
+            if ((data[1] & 3) == 1 && at + 64u < base + n) {
+                e.have_heap = 1;
+                e.heap = at + 64u;
+                e.heap_size = base + n - e.heap;
+            }
+        }
+        uint64_t lo = base, hi = base + n;
+        struct hw_heap *h = hw_walk_at(d, &e, &lo, &hi, 1, err, sizeof(err));
+        if (!h && !err[0])
+            die("hw_walk_at: an error without a message", "");
+        if (h) {
+            hw_describe(h, what, sizeof(what));
+            heapmap_sites(devnull, h, s, &b);
+            if (heapmap_write(h, s, &b, "/dev/null", err, sizeof(err)) != 0)
+                die("heapmap_write", err);
+            for (size_t i = 0; i < h->nlive; i++)
+                if (h->live[i].state == HW_REACHABLE)
+                    hw_holder(h, h->b[h->live[i].block].held_at, what, sizeof(what));
+            hw_free(h);
+        }
+    }
     built_free(&b);
     session_free(s);
     pm_free(d);

@@ -88,3 +88,41 @@ fuzz-heapdump:
 	$(call fuzz_heapdump_run,$(FUZZ_LONG_OPTS))
 test-fuzz-heapdump: ## Fuzz drain's post-mortem dump reader (drain --ram) for 5 s from real dumps' seeds (libFuzzer, ASan+UBSan)
 	$(call fuzz_heapdump_run,-max_total_time=$(FUZZ_HEAPDUMP_SECONDS))
+
+# The heap from a dump (t_heapwalk.sh, docs/POSTMORTEM.md "The heap map"): the FreeRTOS demo built
+# with DEMO_HEAPWALK_MS (demo-heapwalk: four 12 KB blocks, one lost on purpose, three held; the
+# heap frozen and heap_4's free list printed 400 ms in) is dumped there; drain --heap-map's free
+# holes must be the firmware's list, the lost block unreachable and the held ones reachable.
+ifeq ($(BOARD),qemu-mps2-an385-freertos)
+DEMO_DEFS_demo-heapwalk := -DDEMO_HEAPWALK_MS=400
+DEMO_LIB_demo-heapwalk := $(DEMO_LIB)
+$(eval $(call board_demo,uart,demo-heapwalk))
+endif
+TESTS += postmortem-heapmap
+.PHONY: test-postmortem-heapmap postmortem-heapmap-run
+test-postmortem-heapmap: ## Post-mortem: the FreeRTOS demo dumped mid-run: --heap-map's holes equal heap_4's free list as the firmware printed it, a block lost on purpose unreachable, held ones reachable; in Chromium; 24 damaged dumps under ASan+UBSan
+	@tests/need.sh arm-none-eabi-gcc qemu-system-arm chromium python3
+	@$(MAKE) --no-print-directory -s $(PM_TOOLS)
+	@$(MAKE) --no-print-directory -s BOARD=qemu-mps2-an385-freertos postmortem-heapmap-run
+postmortem-heapmap-run: $(BOARD_DIR)/uart/demo-heapwalk.elf
+	@mkdir -p $(BUILD)/test-artifacts/postmortem
+	@$(BOARD_ENV) DRAIN=$(BUILD)/drain/drain-asan READELF=$(BOARD_CROSS)readelf ART=$(BUILD)/test-artifacts/postmortem \
+		tests/postmortem/t_heapwalk.sh $(PM_OUT)/heapmap $<
+
+# The same for newlib-nano's malloc on the Cortex-M3 (tests/postmortem/nano_fw.c, built through
+# tests/newlib/fw.make as the newlib tests build theirs: Debian's libc_nano.a, malloc and free
+# wrapped, every allocation sampled).
+PM_NANO := $(PM_OUT)/nano-fw
+TESTS += postmortem-heapmap-nano
+.PHONY: test-postmortem-heapmap-nano postmortem-heapmap-nano-run
+test-postmortem-heapmap-nano: ## Post-mortem: newlib-nano's heap dumped, frozen in a fragmented state: --heap-map's holes equal its free list as the firmware printed it, the lost block unreachable, the held ones reachable; in Chromium; 21 damaged dumps under ASan+UBSan
+	@tests/newlib/need_newlib.sh
+	@tests/need.sh qemu-system-arm chromium python3
+	@$(MAKE) --no-print-directory -s $(PM_TOOLS)
+	@$(MAKE) --no-print-directory -s -f tests/newlib/fw.make OBJ_ROOT=$(PM_OUT)/nano-obj OUT=$(PM_NANO) LIBC=nano \
+		WRAP="malloc free" SRC=tests/postmortem/nano_fw.c >$(PM_OUT)/nano-build.log 2>&1 || { cat $(PM_OUT)/nano-build.log; exit 1; }
+	@$(MAKE) --no-print-directory -s BOARD=qemu-mps2-an385 postmortem-heapmap-nano-run
+postmortem-heapmap-nano-run:
+	@mkdir -p $(BUILD)/test-artifacts/postmortem-nano
+	@$(BOARD_ENV) DRAIN=$(BUILD)/drain/drain-asan READELF=$(BOARD_CROSS)readelf ART=$(BUILD)/test-artifacts/postmortem-nano \
+		tests/postmortem/t_heapwalk.sh $(PM_OUT)/heapmap-nano $(PM_NANO)/fw.elf nano

@@ -6,6 +6,8 @@ on an error answer or when QEMU is not there (waits up to 10 s for the socket).
 Pseudo-commands, run here between two QMP commands:
   wait-bytes {"file": PATH, "bytes": N, "timeout": S}  until PATH holds at least N bytes (exit 3
                                                        when it does not within S seconds)
+  wait-text {"file": PATH, "text": T, "timeout": S}    until PATH holds the text T (exit 3 when it
+                                                       does not within S seconds)
   size {"file": PATH}                                  prints PATH's size now
   wait-more {"file": PATH, "bytes": N, "timeout": S}   until PATH holds N bytes more than at the
                                                        last `size`, or QEMU ends (the commands
@@ -70,6 +72,21 @@ def main():
                     print(f"qmp.py: {arg['file']}: {n} bytes, not {arg['bytes']}", file=sys.stderr)
                     return 3
                 time.sleep(0.0005)
+            continue
+        if cmd == "wait-text":
+            end = time.monotonic() + float(arg.get("timeout", 30))
+            want = arg["text"].encode()
+            while True:
+                try:
+                    with open(arg["file"], "rb") as t:
+                        if want in t.read():
+                            break
+                except OSError:
+                    pass
+                if time.monotonic() > end:
+                    print(f"qmp.py: {arg['file']}: no {arg['text']!r}", file=sys.stderr)
+                    return 3
+                time.sleep(0.01)
             continue
         if cmd == "size":
             last = os.path.getsize(arg["file"])

@@ -32,26 +32,7 @@ export ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=halt_on_error=1:print_stacktrac
 # The ELF's allocated sections in groups (a gap over 1 MiB starts a new one): "ADDR SIZE" lines.
 # Its class and byte order: what drain must report.
 "$readelf" -SW "$elf" >sections.txt || exit 2
-python3 - sections.txt >regions.txt <<'EOF' || exit 2
-import re, sys
-spans = []
-for line in open(sys.argv[1]):
-    m = re.match(r"\s*\[\s*\d+\]\s+(\S+)\s+(\S+)\s+([0-9a-f]+)\s+[0-9a-f]+\s+([0-9a-f]+)\s+\S+\s+(\S*)", line)
-    if m and "A" in m.group(5) and int(m.group(4), 16) and m.group(2) != "NULL":
-        a = int(m.group(3), 16)
-        spans.append((a, a + int(m.group(4), 16)))
-spans.sort()
-groups = []
-for a, b in spans:
-    if groups and a - groups[-1][1] < (1 << 20):
-        groups[-1][1] = max(groups[-1][1], b)
-    else:
-        groups.append([a, b])
-for a, b in groups:
-    a &= ~0xFFF
-    b = (b + 0xFFF) & ~0xFFF
-    print(a, b - a)
-EOF
+python3 "$here/regions.py" sections.txt >regions.txt || exit 2
 class=$("$readelf" -hW "$elf" | sed -n 's/^ *Class: *ELF\([0-9]*\)$/\1/p')
 endian=$("$readelf" -hW "$elf" | sed -n 's/^ *Data: *.*\(little\|big\) endian.*$/\1/p')
 ptr=$([ "$class" = 64 ] && echo 8 || echo 4)

@@ -20,6 +20,7 @@
 #include "merge.h"
 #include "verdict/check.h"
 #include "msamp_decode.h"
+#include "heapwalk.h"
 #include "postmortem.h"
 #include "prof_file.h"
 #include "profile.h"
@@ -679,6 +680,22 @@ static int parse_args(struct opts *o, int argc, char **argv)
     return 0;
 }
 
+/* The dump's heap walked (heapwalk.c) for --heap-map and --top: said on stderr when the ELF names
+ * an allocator drain knows, a warning when its walk fails. */
+static void heap_walk(struct drain *d, const struct pm_dump *pm)
+{
+    hw_current_why[0] = 0;
+    if (!d->o.nelf)
+        return;
+    hw_current = hw_walk(pm, d->o.elf_paths[0], hw_current_why, sizeof(hw_current_why));
+    char what[1024];
+    if (hw_current && !d->o.quiet) {
+        hw_describe(hw_current, what, sizeof(what));
+        fprintf(stderr, "drain: heap: %s\n", what);
+    } else if (!hw_current && strncmp(hw_current_why, "no allocator known", 18) != 0)
+        fprintf(stderr, "drain: warning: heap walk: %s\n", hw_current_why);
+}
+
 /* --ram, --core: the in-use profile from the dump's msamp_heapdump block, through the session
  * model and the outputs a stream goes through (postmortem.c, docs/POSTMORTEM.md). */
 static int run_dump(struct drain *d)
@@ -706,6 +723,7 @@ static int run_dump(struct drain *d)
     }
     if (pm_warnings(pm)[0])
         fprintf(stderr, "drain: warning: %s\n", pm_warnings(pm));
+    heap_walk(d, pm);
     d->dump = 1;
     d->dec = msamp_dec_new(on_record, d); /* no bytes: its counters stay 0 in the comments */
     if (!d->dec)
@@ -717,6 +735,8 @@ static int run_dump(struct drain *d)
     else
         session_free(d->cur);
     msamp_dec_free(d->dec);
+    hw_free(hw_current);
+    hw_current = NULL;
     pm_free(pm);
     int out_ok = stdout_ok();
     return d->failed || d->final_failed || !out_ok ? EXIT_FAIL : 0;

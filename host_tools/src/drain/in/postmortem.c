@@ -902,6 +902,70 @@ void pm_emit(const struct pm_dump *d, msamp_record_fn fn, void *arg)
     }
 }
 
+const uint8_t *pm_mem(const struct pm_dump *d, uint64_t a, uint64_t n)
+{
+    return mem(d, a, n);
+}
+
+int pm_big(const struct pm_dump *d)
+{
+    return d->big;
+}
+
+unsigned pm_ptr(const struct pm_dump *d)
+{
+    return d->ptr;
+}
+
+uint64_t pm_bias(const struct pm_dump *d)
+{
+    return d->bias;
+}
+
+uint32_t pm_live_capacity(const struct pm_dump *d)
+{
+    return d->found ? d->live_cap : 0;
+}
+
+int pm_live_slot(const struct pm_dump *d, uint32_t i, uint64_t *addr, uint64_t *size,
+                 uint32_t *stack)
+{
+    if (!d->found || i >= d->live_cap)
+        return 0;
+    unsigned w = d->ptr;
+    int coded = d->flags & HD_FLAG_CODED;
+    const uint8_t *la = mem(d, d->a_addr + (uint64_t)i * w, w);
+    const uint8_t *ls = mem(d, d->a_size + (uint64_t)i * (coded ? 1u : w), coded ? 1u : w);
+    const uint8_t *lk = d->a_stack ? mem(d, d->a_stack + (uint64_t)i * 4u, 4) : NULL;
+    uint64_t a = la ? rd(la, w, d->big) : 0;
+    if (a == 0 || !ls)
+        return 0;
+    *addr = a & ~(uint64_t)1;
+    *size = coded ? msamp_thin_decode(ls[0]) : rd(ls, w, d->big);
+    *stack = lk ? (uint32_t)rd(lk, 4, d->big) : 0;
+    return 1;
+}
+
+size_t pm_block_spans(const struct pm_dump *d, uint64_t lo[8], uint64_t hi[8])
+{
+    if (!d->found)
+        return 0;
+    int coded = d->flags & HD_FLAG_CODED;
+    uint64_t w = d->ptr, c = d->live_cap;
+    const uint64_t at[8] = {d->at, d->a_addr, d->a_size, d->a_stack, d->a_birth, d->a_interval,
+                            d->a_stacks, d->a_frames};
+    const uint64_t len[8] = {HD_HEADER + 7u * w, c * w, c * (coded ? 1u : w), c * 4u, c * 4u,
+                             c * (coded ? 1u : 4u), (uint64_t)d->stack_cap * HD_STACK_ENTRY,
+                             (uint64_t)d->frame_cap * w};
+    size_t n = 0;
+    for (size_t i = 0; i < 8; i++)
+        if (at[i] && len[i] && at[i] + len[i] > at[i]) {
+            lo[n] = at[i];
+            hi[n++] = at[i] + len[i];
+        }
+    return n;
+}
+
 /* A header at p (n bytes available) that could be the block's: magic in either order, then a
  * known version, pointer size and capacities; 1 also when the header is cut by the chunk's end. */
 static int plausible(const uint8_t *p, size_t n)

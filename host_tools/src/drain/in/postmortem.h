@@ -59,6 +59,19 @@ void pm_describe(const struct pm_dump *d, char *out, size_t n);
 /* Warnings worth saying on stderr (skipped stacks, a live count that disagrees), or "" */
 const char *pm_warnings(const struct pm_dump *d);
 
+/* For the heap walk (heapwalk.c), once pm_find succeeded: n bytes at device address a wholly in
+ * one region of the dump, or NULL; the block's byte order and pointer size; the --elf's load
+ * bias; the live table's slot i (0 when empty: addr without its realloc bit, size, stack id);
+ * the device ranges the block and its arrays take (at most 8), which a scan for pointers skips. */
+const uint8_t *pm_mem(const struct pm_dump *d, uint64_t a, uint64_t n);
+int pm_big(const struct pm_dump *d);
+unsigned pm_ptr(const struct pm_dump *d);
+uint64_t pm_bias(const struct pm_dump *d);
+uint32_t pm_live_capacity(const struct pm_dump *d);
+int pm_live_slot(const struct pm_dump *d, uint32_t i, uint64_t *addr, uint64_t *size,
+                 uint32_t *stack);
+size_t pm_block_spans(const struct pm_dump *d, uint64_t lo[8], uint64_t hi[8]);
+
 /* Watches plain input for the block's magic, in either byte order, across chunk boundaries. */
 struct pm_magic_scan {
     uint8_t tail[3];

@@ -38,6 +38,8 @@ void report_lifetimes(FILE *f, const struct session *s, const struct built *b, s
 /* One line: the session's samples, stream losses, device drops and reader repairs, and the profile
  * written to path. dec_now: the decoder's counters now. */
 /* The site limit, when reached: one line (said even with --quiet: the profile lost detail). */
+/* Site i of the session (session.sites) as --top names it (at most 5 frames, innermost first). */
+void report_site_name(const struct built *b, size_t site, char *out, size_t n);
 void report_site_limit(FILE *f, const struct session *s);
 void report_summary(FILE *f, const struct session *s, const struct built *b,
                     const struct msamp_dec_stats *dec_now, const char *path);

@@ -7,6 +7,8 @@
 
 #include "flame.h"
 #include "heap.h"
+#include "heapmap.h"
+#include "heapwalk.h"
 #include "prof_file.h"
 #include "report.h"
 #include "timeline.h"
@@ -51,6 +53,8 @@ static int write_top(const struct view_run *r, char *why, size_t whylen)
 {
     (void)why, (void)whylen;
     report_top(stdout, r->s, r->b, (size_t)r->val, 1);
+    if (hw_current) /* a dump whose heap was walked: its sampled blocks' reachability */
+        heapmap_sites(stdout, hw_current, r->s, r->b);
     return 0;
 }
 
@@ -148,6 +152,17 @@ static int write_json(const struct view_run *r, char *why, size_t whylen)
     return json_write(r->path[0], &js, 1, why, whylen);
 }
 
+static int write_heap_map(const struct view_run *r, char *why, size_t whylen)
+{
+    if (!hw_current) {
+        snprintf(why, whylen, "%s", hw_current_why[0] ? hw_current_why
+                                                       : "--heap-map needs a dump (--ram, --core) "
+                                                         "and its firmware's --elf");
+        return -1;
+    }
+    return heapmap_write(hw_current, r->s, r->b, r->path[0], why, whylen);
+}
+
 /* The table: one entry a view, in the order of --help and of writing. */
 const struct view views[] = {
     {{{"top", 't', VIEW_VALUE, 1, check_top}}, /* VIEW_TOP */
@@ -185,6 +200,13 @@ const struct view views[] = {
      "      --json FILE      write the estimates with their 95 % intervals (totals, sites,\n"
      "                       peak, leaks) as JSON (docs/VERDICTS.md)\n",
      0, "JSON not written", NULL, NULL, NULL, write_json},
+    {{{"heap-map", 0, VIEW_FILE, 1, NULL}},
+     "      --heap-map FILE  of a dump (--ram, --core) with --elf: write the heap walked from\n"
+     "                       the allocator's free list (FreeRTOS heap_4/heap_5, newlib-nano) as\n"
+     "                       an HTML page:"
+ " free holes, sampled live blocks reachable or\n"
+     "                       unreachable by site\n",
+     0, "heap map not written", NULL, NULL, NULL, write_heap_map},
 };
 const size_t nviews = sizeof(views) / sizeof(views[0]);
 _Static_assert(sizeof(views) / sizeof(views[0]) <= VIEW_MAX, "VIEW_MAX: too small");

@@ -1,0 +1,28 @@
+/* The heap newlib grows with _sbrk: a static arena of NL_ARENA_BYTES (the newlib tests' firmware,
+ * tests/newlib/newlib_fw.c, and tests/postmortem/nano_fw.c). Included once, by the firmware's
+ * file. */
+#ifndef NL_SBRK_ARENA_H
+#define NL_SBRK_ARENA_H
+
+#include <stddef.h>
+
+#ifndef NL_ARENA_BYTES
+#error "sbrk_arena.h: define NL_ARENA_BYTES"
+#endif
+
+void *_sbrk(ptrdiff_t incr);
+
+static unsigned char arena[NL_ARENA_BYTES] __attribute__((aligned(8)));
+static size_t arena_used;
+
+void *_sbrk(ptrdiff_t incr)
+{
+    if ((incr > 0 && (size_t)incr > sizeof arena - arena_used) ||
+        (incr < 0 && (size_t)-incr > arena_used))
+        return (void *)-1;
+    void *p = arena + arena_used;
+    arena_used += (size_t)incr;
+    return p;
+}
+
+#endif
