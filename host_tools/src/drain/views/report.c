@@ -38,14 +38,6 @@ static size_t site_frames(const struct prof *p, uint64_t loc_id, int first, char
 
 static void site_text(const struct built *b, const struct prof_sample *s, char *site, size_t n);
 
-void report_site_name(const struct built *b, size_t site, char *out, size_t n)
-{
-    if (b->site_agg && b->site_agg[site] < b->agg.nsample)
-        site_text(b, &b->agg.sample[b->site_agg[site]], out, n);
-    else
-        snprintf(out, n, "(no sample in the profile)");
-}
-
 static const struct built *sort_b;
 static int sort_v;
 

@@ -15,7 +15,7 @@
 /* Top n sites by in-use bytes and by allocated bytes. final: the in-use list is what was live at
  * the end (suspected leaks). */
 void report_top(FILE *f, const struct session *s, const struct built *b, size_t n, int final);
-/* A session site's frames as one line (at most 5). */
+/* Site i of the session (session.sites) as --top names it (at most 5 frames, innermost first). */
 void report_site_name(const struct built *b, uint32_t site, char *out, size_t n);
 /* Heap health (views/health.c, docs/HEALTH.md): the allocator's figures, the verdict with its
  * evidence and each failure explained, after --top's tables; nothing without HEAP records. */
@@ -38,8 +38,6 @@ void report_lifetimes(FILE *f, const struct session *s, const struct built *b, s
 /* One line: the session's samples, stream losses, device drops and reader repairs, and the profile
  * written to path. dec_now: the decoder's counters now. */
 /* The site limit, when reached: one line (said even with --quiet: the profile lost detail). */
-/* Site i of the session (session.sites) as --top names it (at most 5 frames, innermost first). */
-void report_site_name(const struct built *b, size_t site, char *out, size_t n);
 void report_site_limit(FILE *f, const struct session *s);
 void report_summary(FILE *f, const struct session *s, const struct built *b,
                     const struct msamp_dec_stats *dec_now, const char *path);
