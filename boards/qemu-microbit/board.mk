@@ -9,7 +9,7 @@ BOARD_CLANG_TARGET := thumbv6m-none-eabi
 BOARD_VARIANT := $(if $(filter clang,$(BOARD_COMPILER)),-clang)
 BOARD_PROFILE := tiny
 BOARD_CFLAGS := -mthumb -mcpu=cortex-m0 -mfloat-abi=soft -Os -DMSAMP_ARM_CPU_HZ=16000000u -DDEMO_SMALL_RAM=1 \
-	$(if $(filter clang,$(BOARD_COMPILER)),-fshort-enums -gdwarf-4 -gdwarf-aranges,-funwind-tables)
+	$(if $(filter clang,$(BOARD_COMPILER)),-fshort-enums -gdwarf-4 -gdwarf-aranges -Wno-atomic-alignment,-funwind-tables)
 BOARD_LDFLAGS :=
 BOARD_LDSCRIPT := boards/qemu-microbit/link.ld
 BOARD_SRCS := boards/common/start_cortex_m.S boards/qemu-microbit/board.c boards/common/board_port.c \
