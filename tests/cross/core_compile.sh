@@ -23,7 +23,7 @@ builds=(
   "clang-x86_64|clang|--target=x86_64-unknown-linux-gnu"
   "clang-aarch64|clang|--target=aarch64-none-elf -mstrict-align"
   "clang-cortex-m3|clang|--target=thumbv7m-none-eabi -mcpu=cortex-m3"
-  "clang-cortex-m0|clang|--target=thumbv6m-none-eabi -mcpu=cortex-m0"
+  "clang-cortex-m0|clang|--target=thumbv6m-none-eabi -mcpu=cortex-m0 -Wno-atomic-alignment"
   "clang-cortex-m23|clang|--target=thumbv8m.base-none-eabi -mcpu=cortex-m23"
   "clang-cortex-a15|clang|--target=armv7a-none-eabi -mcpu=cortex-a15 -marm -mno-unaligned-access"
   "clang-mips64el|clang|--target=mips64el-linux-gnuabi64 -mno-abicalls -fno-pic"
