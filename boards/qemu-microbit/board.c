@@ -70,7 +70,7 @@ void board_timer_disable(void)
     *mmio32(NVIC_ICER0) = 1u << TIMER0_IRQ;
 }
 
-/* Called from irq_entry (boards/common/start_cortex_m.S) in handler mode. */
+/* Called from irq_entry (boards/qemu-mps2-an385/start.S) in handler mode. */
 void board_irq_handler(void)
 {
     uint32_t ipsr;

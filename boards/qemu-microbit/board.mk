@@ -15,7 +15,7 @@ BOARD_CFLAGS := -mthumb -mcpu=$(MICROBIT_CPU) -mfloat-abi=soft -Os -DMSAMP_ARM_C
 	$(if $(filter clang,$(BOARD_COMPILER)),-fshort-enums -gdwarf-4 -gdwarf-aranges -Wno-atomic-alignment,-funwind-tables)
 BOARD_LDFLAGS :=
 BOARD_LDSCRIPT := boards/qemu-microbit/link.ld
-BOARD_SRCS := boards/common/start_cortex_m.S boards/qemu-microbit/board.c boards/common/board_port.c \
+BOARD_SRCS := boards/qemu-mps2-an385/start.S boards/qemu-microbit/board.c boards/common/board_port.c \
 	boards/qemu-mps2-an385/aeabi_mem.c
 BOARD_TRANSPORTS := uart semihosting
 BOARD_TRANSPORT_SRCS_uart := boards/qemu-microbit/nrf51_uart.c

@@ -13,7 +13,7 @@ BOARD_CFLAGS := -mthumb -mcpu=cortex-m33 -mfpu=fpv5-sp-d16 -mfloat-abi=hard -Os 
 	$(if $(filter clang,$(BOARD_COMPILER)),-fshort-enums -gdwarf-4 -gdwarf-aranges,-funwind-tables)
 BOARD_LDFLAGS :=
 BOARD_LDSCRIPT := boards/qemu-mps2-an505/link.ld
-BOARD_SRCS := boards/common/start_cortex_m.S boards/qemu-mps2-an385/board.c boards/common/board_port.c \
+BOARD_SRCS := boards/qemu-mps2-an385/start.S boards/qemu-mps2-an385/board.c boards/common/board_port.c \
 	boards/qemu-mps2-an385/aeabi_mem.c
 BOARD_TRANSPORTS := uart semihosting
 BOARD_TRANSPORT_SRCS_uart := port/transport/cmsdk_uart.c
