@@ -1,7 +1,7 @@
 # qemu-microbit: QEMU's BBC micro:bit, an nRF51822 (Cortex-M0, ARMv6-M: Thumb-1 only) with 16 KiB
 # of RAM and 256 KiB of flash, bare metal, built with gcc (exidx walker, -funwind-tables) or
 # BOARD_COMPILER=clang (r7 frame chain). The tiny profile (docs/TINY.md) by default, and the demo
-# scaled to the RAM (DEMO_SMALL_RAM: an 8 KiB heap, a 128-slot live table, a 1 KiB ring, a 2 KiB
+# scaled to the RAM (DEMO_SMALL_RAM: a 9 KiB heap, a 128-slot live table, a 1 KiB ring, a 2 KiB
 # stack; docs/BOARDS.md). The nRF51's UART (boards/qemu-microbit/nrf51_uart.c) and semihosting.
 # MICROBIT_CPU=cortex-m23 builds the same for an ARMv8-M baseline core (no QEMU machine has one:
 # make size and the compile tests use it, in a folder of its own).

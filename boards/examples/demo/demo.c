@@ -19,7 +19,7 @@
  * DEMO_TIMER_US, DEMO_MIN_MS (run at least this long), and DEMO_STALL_FROM/DEMO_STALL_TO:
  * iterations during which the demo stops calling msamp_poll(), as a drain that takes no bytes
  * would make a flow-controlled link do. DEMO_SMALL_RAM=1 (qemu-microbit: 16 KiB of RAM) scales the
- * workload to demo_heap.c's 8 KiB heap: 8 cache entries, 40 leaked blocks, 4 deep blocks kept, a
+ * workload to demo_heap.c's 9 KiB heap: 8 cache entries, 32 leaked blocks, 4 deep blocks kept, a
  * realloc chain from 256 bytes to 1 KiB, sampled every 128 bytes.
  */
 #include <stddef.h>
@@ -61,7 +61,7 @@
 #ifndef LEAK_EVERY
 #define LEAK_EVERY 12
 #endif
-#define LEAK_LIMIT (DEMO_SMALL_RAM ? 40u : 3000u)
+#define LEAK_LIMIT (DEMO_SMALL_RAM ? 32u : 3000u)
 #define LEAK_SIZE 48
 #define GROW_EVERY 64
 /* From 1 KiB: at the demo's intervals (256, 1024) the first block is sampled with probability

@@ -6,7 +6,7 @@
 #define DEMO_SMALL_RAM 0
 #endif
 #if DEMO_SMALL_RAM
-/* A part with 16 KiB of RAM (qemu-microbit, demo.c's DEMO_SMALL_RAM): an 8 KiB heap sampled at
+/* A part with 16 KiB of RAM (qemu-microbit, demo.c's DEMO_SMALL_RAM): a 9 KiB heap sampled at
  * 128 bytes keeps about 50 samples live, and a UART drained each iteration needs a small ring. */
 #ifndef MSAMP_CFG_LIVE_CAPACITY
 #define MSAMP_CFG_LIVE_CAPACITY 128
