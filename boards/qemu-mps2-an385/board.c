@@ -12,12 +12,19 @@ void board_irq_handler(void);
 _Noreturn void board_fault(uint32_t exception, uint32_t pc);
 int main(void);
 
-#define TIMER0_BASE 0x40000000u
+/* AN385's TIMER0 and its interrupt (AN386 has the same; qemu-mps2-an505's board.mk sets its own). */
+#ifndef BOARD_TIMER0_BASE
+#define BOARD_TIMER0_BASE 0x40000000u
+#endif
+#ifndef BOARD_TIMER0_IRQ
+#define BOARD_TIMER0_IRQ 8u
+#endif
+#define TIMER0_BASE BOARD_TIMER0_BASE
 #define TIMER_CTRL 0x00u
 #define TIMER_VALUE 0x04u
 #define TIMER_RELOAD 0x08u
 #define TIMER_INTCLEAR 0x0cu
-#define TIMER0_IRQ 8u
+#define TIMER0_IRQ BOARD_TIMER0_IRQ
 #define NVIC_ISER0 0xe000e100u
 #define NVIC_ICER0 0xe000e180u
 

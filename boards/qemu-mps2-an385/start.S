@@ -1,4 +1,7 @@
-/* qemu-mps2-an385 start-up (Cortex-M3): vector table, reset, the interrupt entry. */
+/* qemu-mps2-an385 start-up (Cortex-M3), the start-up of every Cortex-M board (qemu-microbit's
+ * Cortex-M0, qemu-mps2-an386's Cortex-M4F, qemu-mps2-an505's Cortex-M33 too): vector table, reset,
+ * the interrupt entry. Thumb-1 instructions only (ARMv6-M: no high-register stores, no
+ * post-indexed addressing, no cbz/cbnz, no IT blocks). */
 	.syntax unified
 	.thumb
 
@@ -27,19 +30,30 @@
 	.endr
 
 	.text
-/* Zeroes .bss and calls main with r7 = r11 = lr = 0: frame walks end at main's caller. */
+/* Gives the FPU full access when the code is built for one (hard-float ABI: the compiler may use
+ * it anywhere), zeroes .bss and calls main with r7 = r11 = lr = 0: frame walks end at main's
+ * caller. */
 	.global reset_handler
 	.type reset_handler, %function
 	.thumb_func
 reset_handler:
 	.fnstart
 	.cantunwind
+#if defined(__ARM_FP)
+	ldr r0, =0xe000ed88            /* CPACR: CP10 and CP11 full access */
+	ldr r1, [r0]
+	ldr r2, =0x00f00000
+	orrs r1, r2
+	str r1, [r0]
+	dsb
+	isb
+#endif
 	ldr r0, =__bss_start
 	ldr r1, =__bss_end
 	movs r2, #0
 1:	cmp r0, r1
 	bhs 2f
-	str r2, [r0], #4
+	stmia r0!, {r2}
 	b 1b
 2:	movs r7, #0
 	mov r11, r7

@@ -81,7 +81,8 @@ struct msamp_arm_regs {
 };
 
 /* One unwind step by the exidx entry covering r[15]: on success updates regs to the caller's
- * state (sp strictly higher) and returns 1; returns 0 when it cannot prove the step. */
+ * state (sp strictly higher) and returns 1; returns 0 when it cannot prove the step, leaving regs
+ * partly unwound (a walk ends there). */
 int msamp_arm_exidx_step(struct msamp_arm_regs *regs, const struct msamp_arm_bounds *b);
 
 /* Unwinds from regs; the first function whose frame [sp, CFA) holds `frame` (the wrapper's frame

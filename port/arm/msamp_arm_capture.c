@@ -1,7 +1,9 @@
 /* msamp_arm_capture(regs): stores its caller's r4-r11, sp, and lr as both lr and pc, for the exidx
- * walker to unwind from. A leaf that changes nothing, so the caller's state is exact. Written in
- * assembly (in the file's own instruction set) because no C function can see its caller's
- * registers. */
+ * walker to unwind from. A leaf that changes nothing the caller keeps (r1, a scratch register, is
+ * its only work register), so the caller's state is exact. Written in assembly (in the file's own
+ * instruction set) because no C function can see its caller's registers. The Thumb form uses only
+ * Thumb-1 instructions: ARMv6-M and ARMv8-M baseline (Cortex-M0/M0+/M23) have no `str` of a high
+ * register (r8-r11, lr), so those go through r1; ARM state and Thumb-2 take the same code. */
 #include "msamp_arm.h"
 
 #if defined(__thumb__)
@@ -11,6 +13,7 @@
 #endif
 
 __asm__(".pushsection .text.msamp_arm_capture, \"ax\", %progbits\n"
+        ".syntax unified\n"
         ".balign 4\n"
         ".global msamp_arm_capture\n"
         ".type msamp_arm_capture, %function\n" THUMB_FUNC
@@ -19,14 +22,19 @@ __asm__(".pushsection .text.msamp_arm_capture, \"ax\", %progbits\n"
         "  str r5, [r0, #20]\n"
         "  str r6, [r0, #24]\n"
         "  str r7, [r0, #28]\n"
-        "  str r8, [r0, #32]\n"
-        "  str r9, [r0, #36]\n"
-        "  str r10, [r0, #40]\n"
-        "  str r11, [r0, #44]\n"
+        "  mov r1, r8\n"
+        "  str r1, [r0, #32]\n"
+        "  mov r1, r9\n"
+        "  str r1, [r0, #36]\n"
+        "  mov r1, r10\n"
+        "  str r1, [r0, #40]\n"
+        "  mov r1, r11\n"
+        "  str r1, [r0, #44]\n"
         "  mov r1, sp\n"
         "  str r1, [r0, #52]\n"
-        "  str lr, [r0, #56]\n"
-        "  str lr, [r0, #60]\n"
+        "  mov r1, lr\n"
+        "  str r1, [r0, #56]\n"
+        "  str r1, [r0, #60]\n"
         "  bx lr\n"
         ".size msamp_arm_capture, . - msamp_arm_capture\n"
         ".popsection\n");

@@ -256,17 +256,17 @@ int msamp_arm_exidx_step(struct msamp_arm_regs *regs, const struct msamp_arm_bou
     if (e == 0 || !load_ops(e, b, &o))
         return 0;
 
-    struct msamp_arm_regs s = *regs;
+    /* In place: a failed step ends the walk, so the registers need no copy to fall back on (a
+     * 64-byte struct copy is a memcpy call on ARMv6-M, and 64 bytes of stack). */
     uint32_t vsp = sp;
     int pc_set = 0;
-    if (!run(&o, &s, &vsp, &pc_set, b))
+    if (!run(&o, regs, &vsp, &pc_set, b))
         return 0;
     if (!pc_set)
-        s.r[15] = s.r[14];
-    if (vsp <= sp || vsp > b->mem.stack_hi || bad_pc(s.r[15], b))
+        regs->r[15] = regs->r[14];
+    if (vsp <= sp || vsp > b->mem.stack_hi || bad_pc(regs->r[15], b))
         return 0;
-    s.r[13] = vsp;
-    *regs = s;
+    regs->r[13] = vsp;
     return 1;
 }
 

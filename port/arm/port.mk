@@ -2,6 +2,7 @@
 # boards), port/msamp.cmake (through msamp.mk) and the tests build. Both unwinders are built;
 # msamp_port_walk() uses the one the compiler's frames need (port/arm/README.md).
 msamp_port_arm := arm/msamp_port_arm.c arm/msamp_arm_exidx.c arm/msamp_arm_capture.c arm/msamp_arm_pr_stubs.c \
+	arm/msamp_arm_atomic_v6m.c \
 	common/msamp_frame_walk.c common/msamp_build_id.c
 # Semihosting (the board console, the semihosting transport): ARM's operations, `svc`/`bkpt` trap.
 msamp_semihosting_arm := semihosting/semihost.c semihosting/semihost_trap.c

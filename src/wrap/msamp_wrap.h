@@ -8,6 +8,17 @@
 /* The frame address of the wrapper: the walk starts at the wrapper's caller. */
 #define MSAMP_FRAME() __builtin_frame_address(0)
 
+/* A wrapper file's slow function, which records from its own frame: out of line and tail-called by
+ * the wrapper, so that its frame's caller is the application. Thumb-1 code gets no tail calls from
+ * gcc (ARMv6-M and ARMv8-M baseline: Cortex-M0/M0+/M23) nor from clang on ARMv6-M, where the
+ * wrapper's call would leave the wrapper as the caller: there the slow path is inlined into the
+ * wrapper and shares its frame. */
+#if defined(__thumb__) && !defined(__thumb2__) && !(defined(__clang__) && defined(__ARM_ARCH_8M_BASE__))
+#define MSAMP_WRAP_SLOW __attribute__((always_inline)) inline
+#else
+#define MSAMP_WRAP_SLOW MSAMP_NOINLINE
+#endif
+
 #define MSAMP_ENOMEM 12 /* ENOMEM on every platform msamp supports (freestanding has no errno.h) */
 
 #if MSAMP_CFG_GIANT_BYTES

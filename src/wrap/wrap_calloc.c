@@ -7,7 +7,7 @@ void *__wrap_calloc(size_t n, size_t size);
 
 /* Tail-called by the wrapper: its frame's caller is the application. An overflowing product is
  * reported as SIZE_MAX bytes. */
-MSAMP_NOINLINE static void *slow(size_t n, size_t size)
+MSAMP_WRAP_SLOW static void *slow(size_t n, size_t size)
 {
     struct msamp_context *c = MSAMP_PORT_CONTEXT();
     size_t total = msamp_calloc_total(n, size);

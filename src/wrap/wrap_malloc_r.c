@@ -6,7 +6,7 @@ void *__real__malloc_r(void *reent, size_t size);
 void *__wrap__malloc_r(void *reent, size_t size);
 
 /* Tail-called by the wrapper: its frame's caller is the application. */
-MSAMP_NOINLINE static void *slow(void *reent, size_t size)
+MSAMP_WRAP_SLOW static void *slow(void *reent, size_t size)
 {
     struct msamp_context *c = MSAMP_PORT_CONTEXT();
     uint32_t drawn = msamp_slow_decide(c, size, MSAMP_FRAME());

@@ -6,7 +6,7 @@ int __real_posix_memalign(void **out, size_t align, size_t size);
 int __wrap_posix_memalign(void **out, size_t align, size_t size);
 
 /* Tail-called by the wrapper: its frame's caller is the application. */
-MSAMP_NOINLINE static int slow(void **out, size_t align, size_t size)
+MSAMP_WRAP_SLOW static int slow(void **out, size_t align, size_t size)
 {
     struct msamp_context *c = MSAMP_PORT_CONTEXT();
     uint32_t drawn = msamp_slow_decide(c, size, MSAMP_FRAME());

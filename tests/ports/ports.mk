@@ -19,6 +19,8 @@ PT_MIPS_FLAGS := -mno-abicalls -fno-pic -G0 -march=mips64r2
 # name | compiler | flags | port folder | sources | link driver | runner
 PT_CONFIGS := arm-gcc arm-gcc-apcs arm-clang thumb-gcc thumb-clang m3-gcc m3-clang mips64el mips64 \
 	riscv64-gcc riscv64-clang x86_64-gcc x86_64-clang
+# ARMv6-M (Cortex-M0) and ARMv8-M baseline (Cortex-M23): Thumb-1 code, run by qemu-arm's default CPU.
+PT_CONFIGS += m0-gcc m0-clang m23-gcc m23-clang
 pt_cfg = $(eval PT_CC_$(1) := $(2))$(eval PT_FLAGS_$(1) := $(3))$(eval PT_ARCH_$(1) := $(4))$(eval \
 	PT_SRCS_$(1) := $(5))$(eval PT_LD_$(1) := $(6))$(eval PT_RUN_$(1) := $(7))
 $(call pt_cfg,arm-gcc,arm-none-eabi-gcc,-marm -mcpu=cortex-a15 -mfloat-abi=soft,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
@@ -28,6 +30,10 @@ $(call pt_cfg,thumb-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-a15 -mfloat-abi=s
 $(call pt_cfg,thumb-clang,clang --target=armv7a-none-eabi,-mthumb -mcpu=cortex-a15 -mfloat-abi=soft -fshort-enums,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
 $(call pt_cfg,m3-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-m3 -funwind-tables,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
 $(call pt_cfg,m3-clang,clang --target=thumbv7m-none-eabi,-mthumb -mcpu=cortex-m3 -mfloat-abi=soft -fshort-enums,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,m0-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-m0 -funwind-tables,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,m0-clang,clang --target=thumbv6m-none-eabi,-mthumb -mcpu=cortex-m0 -mfloat-abi=soft -fshort-enums,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,m23-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-m23 -funwind-tables,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,m23-clang,clang --target=thumbv8m.base-none-eabi,-mthumb -mcpu=cortex-m23 -mfloat-abi=soft -fshort-enums,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
 $(call pt_cfg,mips64el,mips64el-linux-gnuabi64-gcc,$(PT_MIPS_FLAGS) -EL,mips64,$(call pt_port,mips64),mips64el-linux-gnuabi64-gcc -EL,qemu-mips64el)
 $(call pt_cfg,mips64,mips64el-linux-gnuabi64-gcc,$(PT_MIPS_FLAGS) -EB,mips64,$(call pt_port,mips64),mips64el-linux-gnuabi64-gcc -EB,qemu-mips64)
 $(call pt_cfg,riscv64-gcc,riscv64-linux-gnu-gcc,-mcmodel=medany,riscv64,$(call pt_port,riscv64),riscv64-linux-gnu-gcc,qemu-riscv64)
@@ -90,6 +96,7 @@ test-ports-size:
 PT_BOARDS_ELSEWHERE := qemu-virt-aarch64 qemu-mps2-an385-freertos
 PT_BOARDS := $(filter-out $(PT_BOARDS_ELSEWHERE),$(patsubst boards/%/board.mk,%,$(wildcard boards/*/board.mk)))
 PT_VARIANTS := mps2-an385-clang mps2-an385-full virt-arm-thumb virt-arm-thumb-clang
+PT_VARIANTS += microbit-clang mps2-an386-clang mps2-an505-clang
 PT_BOARD_CONFIGS := $(patsubst qemu-%,%,$(PT_BOARDS)) $(PT_VARIANTS)
 # name | board | make variables | transports (all: the board's BOARD_TRANSPORTS but rtt)
 pt_board = $(eval PTB_BOARD_$(1) := $(2))$(eval PTB_VARS_$(1) := $(3))$(eval PTB_T_$(1) := $(4))
@@ -97,6 +104,9 @@ $(foreach b,$(PT_BOARDS),$(call pt_board,$(patsubst qemu-%,%,$(b)),$(b),,all))
 $(call pt_board,mps2-an385-clang,qemu-mps2-an385,BOARD_COMPILER=clang,uart)
 $(call pt_board,mps2-an385-full,qemu-mps2-an385,MSAMP_PROFILE=full,uart)
 $(call pt_board,mps2-an385-clang-full,qemu-mps2-an385,MSAMP_PROFILE=full BOARD_COMPILER=clang,uart)
+$(call pt_board,microbit-clang,qemu-microbit,BOARD_COMPILER=clang,uart)
+$(call pt_board,mps2-an386-clang,qemu-mps2-an386,BOARD_COMPILER=clang,uart)
+$(call pt_board,mps2-an505-clang,qemu-mps2-an505,BOARD_COMPILER=clang,uart)
 $(call pt_board,virt-arm-thumb,qemu-virt-arm,ARM_ISA=thumb,uart semihosting)
 $(call pt_board,virt-arm-thumb-clang,qemu-virt-arm,ARM_ISA=thumb BOARD_COMPILER=clang,uart)
 
@@ -140,6 +150,7 @@ endif
 
 PT_BENCH_BOARDS := mps2-an385 mps2-an385-clang mps2-an385-full mps2-an385-clang-full virt-arm virt-arm-thumb malta-mips64el virt-riscv64 \
 	microvm-x86_64
+PT_BENCH_BOARDS += microbit microbit-clang mps2-an386 mps2-an386-clang mps2-an505 mps2-an505-clang
 BENCHES += thin-boards
 bench-thin-boards: ## Adaptive interval: instructions of a thinning pass on the Cortex-M3 (tiny and full) under QEMU
 	@echo "a thinning pass on the board, instructions (QEMU, one per TB), ratio to a sampled malloc+free"

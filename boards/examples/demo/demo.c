@@ -18,7 +18,9 @@
  * Build-time knobs: DEMO_ITERATIONS, DEMO_INTERVAL (msamp's mean sampling interval), DEMO_RESEND_MS,
  * DEMO_TIMER_US, DEMO_MIN_MS (run at least this long), and DEMO_STALL_FROM/DEMO_STALL_TO:
  * iterations during which the demo stops calling msamp_poll(), as a drain that takes no bytes
- * would make a flow-controlled link do.
+ * would make a flow-controlled link do. DEMO_SMALL_RAM=1 (qemu-microbit: 16 KiB of RAM) scales the
+ * workload to demo_heap.c's 9 KiB heap: 8 cache entries, 32 leaked blocks, 4 deep blocks kept, a
+ * realloc chain from 256 bytes to 1 KiB, sampled every 128 bytes.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -33,7 +35,7 @@
 #define DEMO_ITERATIONS 4000
 #endif
 #ifndef DEMO_INTERVAL
-#define DEMO_INTERVAL 256
+#define DEMO_INTERVAL (DEMO_SMALL_RAM ? 128 : 256)
 #endif
 #ifndef DEMO_RESEND_MS
 #define DEMO_RESEND_MS 20
@@ -55,21 +57,21 @@
 #define DEMO_SEED 12345
 #endif
 
-#define CACHE_ENTRIES 64
+#define CACHE_ENTRIES (DEMO_SMALL_RAM ? 8 : 64)
 #define CACHE_EVICT_EVERY 100
 #ifndef LEAK_EVERY
 #define LEAK_EVERY 12
 #endif
-#define LEAK_LIMIT 3000u
+#define LEAK_LIMIT (DEMO_SMALL_RAM ? 32u : 3000u)
 #define LEAK_SIZE 48
 #define GROW_EVERY 64
 /* From 1 KiB: at the demo's intervals (256, 1024) the first block is sampled with probability
  * 0.98 or more, so drain sees (almost) every chain whole (a chain whose first block was not sampled
- * is counted again from its first sampled block). */
-#define GROW_FROM 1024
-#define GROW_TO 4096
+ * is counted again from its first sampled block); 256 bytes at 128 (DEMO_SMALL_RAM): 0.86. */
+#define GROW_FROM (DEMO_SMALL_RAM ? 256 : 1024)
+#define GROW_TO (DEMO_SMALL_RAM ? 1024 : 4096)
 #define DEEP_EVERY 4
-#define DEEP_KEEP 32
+#define DEEP_KEEP (DEMO_SMALL_RAM ? 4 : 32)
 #define DEEP_SIZE 160
 #define ISR_KEEP 8
 #define ISR_SIZE 80

@@ -11,7 +11,11 @@
 #include "msamp_port.h"
 
 #ifndef DEMO_HEAP_BYTES
+#if defined(DEMO_SMALL_RAM) && DEMO_SMALL_RAM /* qemu-microbit's 16 KiB of RAM (demo.c's DEMO_SMALL_RAM) */
+#define DEMO_HEAP_BYTES (9u * 1024u)
+#else
 #define DEMO_HEAP_BYTES (512u * 1024u)
+#endif
 #endif
 #define ALIGN 16u
 #define HDR 16u /* keeps payloads 16-byte aligned */
