@@ -33,8 +33,9 @@ void msamp_live_reset(void)
             atomic_store_explicit(&msamp_live_mask[b], 0, memory_order_relaxed);
 }
 
-/* The first slot of p's reach whose address is `want` (p itself, or 0 for a free one), or -1. */
-static int32_t slot_holding(uintptr_t p, uintptr_t want)
+/* The first slot of p's reach whose address is `want` (p itself, or 0 for a free one), or -1.
+ * One copy for both callers when code size comes first. */
+static MSAMP_HOT int32_t slot_holding(uintptr_t p, uintptr_t want)
 {
     uint32_t base = msamp_live_bucket(msamp_live_hash(p)) * MSAMP_CFG_LIVE_WAYS;
     for (uint32_t k = 0; k < MSAMP_LIVE_REACH; k++) {
