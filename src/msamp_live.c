@@ -18,6 +18,22 @@
 #endif
 
 _Atomic uint32_t msamp_live_mask[MSAMP_PROBE_WORDS];
+/* One bit per mask word: set when a block of the word went to a slot outside its home bucket (it
+ * overflowed), cleared by a rebuild that finds none there any more. A clear bit lets the rebuild
+ * read only the word's own buckets, as before the reach; a stale set bit costs only a longer
+ * scan, so a reset leaves them. Not where code size and RAM come first: a rebuild there always
+ * reads the reach. */
+#define SPILL (!MSAMP_CFG_SMALL_CODE)
+#if SPILL
+static uint32_t spill[(MSAMP_PROBE_WORDS + 31u) / 32u];
+#define SPILLED(word) (spill[(word) / 32u] & (1u << ((word) % 32u)))
+#define SPILL_SET(word) (spill[(word) / 32u] |= 1u << ((word) % 32u))
+#define SPILL_CLEAR(word) (spill[(word) / 32u] &= ~(1u << ((word) % 32u)))
+#else
+#define SPILLED(word) 1u
+#define SPILL_SET(word) ((void)0)
+#define SPILL_CLEAR(word) ((void)0)
+#endif
 
 /* Tables sized at init come zeroed from the port (msamp_port_table_memory) and are left
  * untouched: a pass over them would make every page resident at start-up (about 0.8 MiB at the
@@ -46,9 +62,10 @@ static MSAMP_HOT int32_t slot_holding(uintptr_t p, uintptr_t want)
     return -1;
 }
 
+/* A block whose fingerprint bit is clear is not in the table: no scan. */
 int32_t msamp_live_find(uintptr_t p)
 {
-    return p != 0 ? slot_holding(p, p) : -1;
+    return p != 0 && msamp_live_maybe(p) ? slot_holding(p, p) : -1;
 }
 
 int32_t msamp_live_free_slot(uintptr_t p)
@@ -56,26 +73,32 @@ int32_t msamp_live_free_slot(uintptr_t p)
     return slot_holding(p, 0);
 }
 
-/* Rebuilds mask word `word` from the blocks whose home its hash range covers: they are in the
- * slots from its first bucket's first to its last bucket's reach. */
+/* Rebuilds mask word `word` from the blocks whose home its hash range covers: they are in its
+ * buckets, and in the reach after them when some overflowed. */
 static void rebuild_word(uint32_t word)
 {
 #if MSAMP_CFG_RUNTIME_TABLES
     uint32_t h_lo = word << (32u - MSAMP_PROBE_WORD_BITS);
     uint32_t h_hi = h_lo | (0xFFFFFFFFu >> MSAMP_PROBE_WORD_BITS);
     uint32_t i = msamp_live_bucket(h_lo) * MSAMP_CFG_LIVE_WAYS;
-    uint32_t n = (msamp_live_bucket(h_hi) - msamp_live_bucket(h_lo)) * MSAMP_CFG_LIVE_WAYS +
-                 MSAMP_LIVE_REACH;
+    uint32_t own = (msamp_live_bucket(h_hi) - msamp_live_bucket(h_lo) + 1u) * MSAMP_CFG_LIVE_WAYS;
 #else
-    uint32_t i = word * MSAMP_CFG_LIVE_WAYS, n = MSAMP_LIVE_REACH;
+    uint32_t i = word * MSAMP_CFG_LIVE_WAYS, own = MSAMP_CFG_LIVE_WAYS;
 #endif
-    uint32_t mask = 0;
-    for (; n != 0; n--, i++) {
-        uintptr_t a = atomic_load_explicit(&L[i & (MSAMP_LIVE_CAP - 1u)], memory_order_relaxed);
+    uint32_t mask = 0, outside = 0;
+    for (uint32_t k = 0; k < (SPILLED(word) ? own - MSAMP_CFG_LIVE_WAYS + MSAMP_LIVE_REACH : own);
+         k++) {
+        uintptr_t a = atomic_load_explicit(&L[(i + k) & (MSAMP_LIVE_CAP - 1u)], memory_order_relaxed);
+        if (MSAMP_LIKELY(a == 0))
+            continue; /* a free slot: a load and a branch, not the hash */
         uint32_t h = msamp_live_hash(a);
-        if (a != 0 && (a & MSAMP_LIVE_MOVING) == 0 && msamp_live_word(h) == word)
+        if ((a & MSAMP_LIVE_MOVING) == 0 && msamp_live_word(h) == word) {
             mask |= msamp_live_bit(h);
+            outside |= k >= own;
+        }
     }
+    if (SPILL && !outside)
+        SPILL_CLEAR(word);
     atomic_store_explicit(&msamp_live_mask[word], mask, memory_order_relaxed);
 }
 
@@ -83,19 +106,22 @@ void msamp_live_publish(uint32_t slot, uintptr_t p)
 {
     uintptr_t was = atomic_load_explicit(&L[slot], memory_order_relaxed);
     atomic_store_explicit(&L[slot], p, memory_order_release);
+    /* The block in or out (a detached one's address without its mark): its hash and word. */
+    uint32_t h = msamp_live_hash((p != 0 ? p : was) & ~MSAMP_LIVE_MOVING), word = msamp_live_word(h);
+    if (SPILL && p != 0 && slot / MSAMP_CFG_LIVE_WAYS != msamp_live_bucket(h))
+        SPILL_SET(word); /* it overflowed: rebuilds read the reach */
     /* A realloc's detached slot (p | MSAMP_LIVE_MOVING) has no bit: no probe is to find it. */
-    if (!MSAMP_CFG_SMALL_CODE && p != 0 && (p & MSAMP_LIVE_MOVING) == 0) {
+    if (p != 0 && (p & MSAMP_LIVE_MOVING) == 0) {
         /* one more block: its bit joins the mask */
-        uint32_t h = msamp_live_hash(p), word = msamp_live_word(h);
         uint32_t mask = atomic_load_explicit(&msamp_live_mask[word], memory_order_relaxed);
         atomic_store_explicit(&msamp_live_mask[word], mask | msamp_live_bit(h),
                               memory_order_relaxed);
         return;
     }
-    /* One block fewer (or a block detached, or, for smaller code, any change): the bits of the
+    /* One block fewer (or a block detached): the bits of the
      * blocks whose home is the changed block's, since two may share one. */
-    uint32_t b = msamp_live_bucket(msamp_live_hash((p != 0 ? p : was) & ~MSAMP_LIVE_MOVING));
 #if MSAMP_CFG_RUNTIME_TABLES
+    uint32_t b = msamp_live_bucket(h);
     /* The words of bucket b's hash range: two at the default sizes, each rebuilt from the one or
      * few buckets it covers and their reach. */
     uint32_t first = msamp_live_word((uint32_t)(((uint64_t)b << 32) / MSAMP_LIVE_BUCKETS));
@@ -103,6 +129,6 @@ void msamp_live_publish(uint32_t slot, uintptr_t p)
     for (uint32_t w = first; w <= last; w++)
         rebuild_word(w);
 #else
-    rebuild_word(b);
+    rebuild_word(word);
 #endif
 }
