@@ -111,16 +111,18 @@
 #endif
 
 /* Sampled allocations tracked at once (the live table). Power of two, >= MSAMP_CFG_LIVE_WAYS.
- * RAM: one entry per slot (pointer + 16 bytes; compact tables: pointer + 3 bytes). When the table
- * passes three quarters full, or a new sample finds its bucket full, the adaptive interval doubles
- * the sampling interval and thins the table (docs/ADAPTIVE.md). A sample whose bucket is full is
- * not tracked (stats.live_full counts it) only with the interval pinned or at its maximum, or when
- * the bucket is still full after the raise it caused (rare: at most one sample per raise). */
+ * RAM: one entry per slot (pointer + 16 bytes; compact tables: pointer + 3 bytes). A sample takes
+ * the first free slot of its reach (its home bucket and the 3 after it). When the table passes
+ * three quarters full, the adaptive interval doubles the sampling interval and thins the table
+ * (docs/ADAPTIVE.md). A sample whose reach is full is not tracked (stats.live_full counts it) when
+ * the table is under three quarters full (rare), with the interval pinned or at its maximum, or
+ * when the reach is still full after the raise it caused (at most one sample per raise). */
 #ifndef MSAMP_CFG_LIVE_CAPACITY
 #define MSAMP_CFG_LIVE_CAPACITY 256
 #endif
 
-/* Entries per live-table bucket: a free of an unsampled pointer reads one bucket, no more. */
+/* Entries per live-table bucket: a free of an unsampled pointer reads one mask word, and the
+ * reach (4 buckets) only when its fingerprint bit is set. */
 #ifndef MSAMP_CFG_LIVE_WAYS
 #define MSAMP_CFG_LIVE_WAYS 8
 #endif

@@ -24,11 +24,18 @@
 #define MSAMP_THIN_WORD uintptr_t
 #endif
 
+/* How the helpers msamp_thin_q16 calls twice are declared: static inline (inlined at the
+ * compiler's choice), or static noinline where code size comes first (the tiny profile: one copy
+ * of each). Either way the same arithmetic. */
+#ifndef MSAMP_THIN_HELPER
+#define MSAMP_THIN_HELPER static inline
+#endif
+
 /* q16 of a keep decision that always keeps. */
 #define MSAMP_THIN_ONE 65536u
 
 /* x = s / r in Q16, saturated at 64 (where exp(-x) is below 2^-92: p is 1 to Q32). */
-static inline uint32_t msamp_thin_x_q16(MSAMP_THIN_WORD s, uint32_t r)
+MSAMP_THIN_HELPER uint32_t msamp_thin_x_q16(MSAMP_THIN_WORD s, uint32_t r)
 {
     if (s == 0)
         s = 1;
@@ -40,7 +47,7 @@ static inline uint32_t msamp_thin_x_q16(MSAMP_THIN_WORD s, uint32_t r)
 }
 
 /* p(x) = 1 - exp(-x) in Q32 (saturated at 2^32 - 1), x in Q16 (at most 64 << 16). */
-static inline uint32_t msamp_thin_p_q32(uint32_t x_q16)
+MSAMP_THIN_HELPER uint32_t msamp_thin_p_q32(uint32_t x_q16)
 {
     /* 2^-(2^-(i+1)) in Q32, i = 0..15: the factors of 2^-f, one per fraction bit of f. */
     static const uint32_t half_powers[16] = {

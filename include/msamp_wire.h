@@ -302,7 +302,7 @@ enum msamp_wire_interval_reason {
     MSAMP_INTERVAL_SET = 0,         /* msamp_set_interval(): no thinning */
     MSAMP_INTERVAL_LIVE_HIGH = 1,   /* raised: the live table crossed its high-water mark */
     MSAMP_INTERVAL_STACK_HIGH = 2,  /* raised: stacks in use crossed the stack table's mark */
-    MSAMP_INTERVAL_BUCKET_FULL = 3, /* raised: a sample found its live-table bucket full */
+    MSAMP_INTERVAL_BUCKET_FULL = 3, /* raised: a sample found its reach full, the table 3/4 full */
     MSAMP_INTERVAL_LOWER = 4,       /* lowered: the tables fell below their low-water mark */
     MSAMP_INTERVAL_REASONS = 5
 };

@@ -1,13 +1,14 @@
 /* The adaptive interval (docs/ADAPTIVE.md). When the live table passes three quarters full (or a
- * sample finds its bucket full, or the stacks in use pass three quarters of the stack table), the
- * interval doubles, up to its maximum, and an INTERVAL record says so; from that point of the
- * stream every live entry sampled below the new interval is "pending": it stays with probability
- * p(s, R') / p(s, R), decided by a coin the host replays (include/msamp_thin.h). Pending entries
- * are settled lazily, a few slots per sampled allocation and per poll (a pass over the table), and
- * whenever one is looked up first: by a free, a realloc, a snapshot, or a full bucket. A new raise
- * waits for the pass under way (finishing it at once when a bucket is full). The interval halves
- * again, not below its minimum, when both tables are below a quarter full for a second. All of it
- * runs under the port lock, off the allocation fast path, in integer arithmetic. */
+ * sample finds its reach full past that mark, or the stacks in use pass three quarters of the
+ * stack table), the interval doubles, up to its maximum, and an INTERVAL record says so; from that
+ * point of the stream every live entry sampled below the new interval is "pending": it stays with
+ * probability p(s, R') / p(s, R), decided by a coin the host replays (include/msamp_thin.h).
+ * Pending entries are settled lazily, a few slots per sampled allocation and per poll (a pass over
+ * the table), and whenever one is looked up first: by a free, a realloc, a snapshot, or a full
+ * reach. A new raise waits for the pass under way (finishing it at once when a reach is full). The
+ * interval halves again, not below its minimum, when both tables are below a quarter full and the
+ * last change is a second old. All of it runs under the port lock, off the allocation fast path,
+ * in integer arithmetic. */
 #include "msamp_internal.h"
 
 #define G msamp_core
@@ -110,9 +111,13 @@ int msamp_adapt_room(struct msamp_context *c, uint32_t *drawn, uintptr_t p, uint
 {
     uint32_t base = msamp_live_bucket(msamp_live_hash(p)) * MSAMP_CFG_LIVE_WAYS;
     for (int round = 0; round < 2; round++) {
-        for (uint32_t w = 0; w < MSAMP_CFG_LIVE_WAYS; w++)
-            (void)msamp_live_settled(base + w);
-        if (msamp_live_free_slot(p) >= 0 || round == 1)
+        for (uint32_t k = 0; k < MSAMP_LIVE_REACH; k++)
+            (void)msamp_live_settled((base + k) & (MSAMP_LIVE_CAP - 1u));
+        /* A full reach in a table under its high-water mark is a local crowd, not a live set
+         * that outgrew the table: no raise (it would halve the table, and the lowering would undo
+         * it a second later); the sample is counted in live_full. */
+        if (msamp_live_free_slot(p) >= 0 || round == 1 ||
+            msamp_live_used() < HIGH(MSAMP_LIVE_CAP))
             break;
         if (!raise_interval(MSAMP_INTERVAL_BUCKET_FULL))
             break; /* pinned, at the maximum, or no room for the record: counted as live_full */

@@ -10,6 +10,9 @@
 #include "msamp_heapdump.h"
 #include "msamp_port.h"
 #include "msamp_table.h"
+#if MSAMP_CFG_SMALL_CODE
+#define MSAMP_THIN_HELPER static __attribute__((noinline, unused))
+#endif
 #include "msamp_thin.h"
 #include "msamp_wire.h"
 

@@ -1,9 +1,13 @@
 /* The live table's slots and fingerprint masks, for both table implementations: sampled blocks
- * not yet freed, by address. Set-associative: an address hashes to one bucket of
- * MSAMP_CFG_LIVE_WAYS slots, so a free of an unsampled block reads one mask word and, at most
- * ways/32 of the time, one bucket. A new sample whose bucket is full is not tracked (the caller
- * counts it). A slot is published or emptied by a single store of its address, so a RAM dump and
- * the lock-free probe never see a half-written slot. */
+ * not yet freed, by address. An address hashes to its home bucket of MSAMP_CFG_LIVE_WAYS slots
+ * and takes the first free slot of its reach (MSAMP_LIVE_REACH slots from the home's first,
+ * wrapping round: the home and the buckets after it), so a crowded bucket overflows into its
+ * neighbours instead of refusing a sample while the table is mostly empty. The masks are by home:
+ * a block's fingerprint bit is in its home's word wherever its slot is, so a free of an unsampled
+ * block still reads one mask word, and the reach only when its bit is set. A new sample whose
+ * reach is full is not tracked (the caller counts it, or raises the interval). A slot is published
+ * or emptied by a single store of its address, so a RAM dump and the lock-free probe never see a
+ * half-written slot. */
 #include "msamp_internal.h"
 
 /* The slots' storage: in the dump block, or an array of the compact tables' own. */
@@ -14,6 +18,22 @@
 #endif
 
 _Atomic uint32_t msamp_live_mask[MSAMP_PROBE_WORDS];
+/* One bit per mask word: set when a block of the word went to a slot outside its home bucket (it
+ * overflowed), cleared by a rebuild that finds none there any more. A clear bit lets the rebuild
+ * read only the word's own buckets, as before the reach; a stale set bit costs only a longer
+ * scan, so a reset leaves them. Not where code size and RAM come first: a rebuild there always
+ * reads the reach. */
+#define SPILL (!MSAMP_CFG_SMALL_CODE)
+#if SPILL
+static uint32_t spill[(MSAMP_PROBE_WORDS + 31u) / 32u];
+#define SPILLED(word) (spill[(word) / 32u] & (1u << ((word) % 32u)))
+#define SPILL_SET(word) (spill[(word) / 32u] |= 1u << ((word) % 32u))
+#define SPILL_CLEAR(word) (spill[(word) / 32u] &= ~(1u << ((word) % 32u)))
+#else
+#define SPILLED(word) 1u
+#define SPILL_SET(word) ((void)0)
+#define SPILL_CLEAR(word) ((void)0)
+#endif
 
 /* Tables sized at init come zeroed from the port (msamp_port_table_memory) and are left
  * untouched: a pass over them would make every page resident at start-up (about 0.8 MiB at the
@@ -29,19 +49,23 @@ void msamp_live_reset(void)
             atomic_store_explicit(&msamp_live_mask[b], 0, memory_order_relaxed);
 }
 
-/* The slot of p's bucket whose address is `want` (p itself, or 0 for a free one), or -1. */
-static int32_t slot_holding(uintptr_t p, uintptr_t want)
+/* The first slot of p's reach whose address is `want` (p itself, or 0 for a free one), or -1.
+ * One copy for both callers when code size comes first. */
+static MSAMP_HOT int32_t slot_holding(uintptr_t p, uintptr_t want)
 {
     uint32_t base = msamp_live_bucket(msamp_live_hash(p)) * MSAMP_CFG_LIVE_WAYS;
-    for (uint32_t w = 0; w < MSAMP_CFG_LIVE_WAYS; w++)
-        if (atomic_load_explicit(&L[base + w], memory_order_relaxed) == want)
-            return (int32_t)(base + w);
+    for (uint32_t k = 0; k < MSAMP_LIVE_REACH; k++) {
+        uint32_t i = (base + k) & (MSAMP_LIVE_CAP - 1u);
+        if (atomic_load_explicit(&L[i], memory_order_relaxed) == want)
+            return (int32_t)i;
+    }
     return -1;
 }
 
+/* A block whose fingerprint bit is clear is not in the table: no scan. */
 int32_t msamp_live_find(uintptr_t p)
 {
-    return p != 0 ? slot_holding(p, p) : -1;
+    return p != 0 && msamp_live_maybe(p) ? slot_holding(p, p) : -1;
 }
 
 int32_t msamp_live_free_slot(uintptr_t p)
@@ -49,52 +73,62 @@ int32_t msamp_live_free_slot(uintptr_t p)
     return slot_holding(p, 0);
 }
 
-#if MSAMP_CFG_RUNTIME_TABLES
-/* Rebuilds mask word `word` from the blocks of the buckets its hash range covers. */
+/* Rebuilds mask word `word` from the blocks whose home its hash range covers: they are in its
+ * buckets, and in the reach after them when some overflowed. */
 static void rebuild_word(uint32_t word)
 {
+#if MSAMP_CFG_RUNTIME_TABLES
     uint32_t h_lo = word << (32u - MSAMP_PROBE_WORD_BITS);
-    uint32_t h_hi = h_lo | (0xFFFFFFFFu >> MSAMP_PROBE_WORD_BITS), mask = 0;
-    uint32_t end = (msamp_live_bucket(h_hi) + 1u) * MSAMP_CFG_LIVE_WAYS;
-    for (uint32_t i = msamp_live_bucket(h_lo) * MSAMP_CFG_LIVE_WAYS; i < end; i++) {
-        uintptr_t a = atomic_load_explicit(&L[i], memory_order_relaxed);
+    uint32_t h_hi = h_lo | (0xFFFFFFFFu >> MSAMP_PROBE_WORD_BITS);
+    uint32_t i = msamp_live_bucket(h_lo) * MSAMP_CFG_LIVE_WAYS;
+    uint32_t own = (msamp_live_bucket(h_hi) - msamp_live_bucket(h_lo) + 1u) * MSAMP_CFG_LIVE_WAYS;
+#else
+    uint32_t i = word * MSAMP_CFG_LIVE_WAYS, own = MSAMP_CFG_LIVE_WAYS;
+#endif
+    uint32_t mask = 0, outside = 0;
+    for (uint32_t k = 0; k < (SPILLED(word) ? own - MSAMP_CFG_LIVE_WAYS + MSAMP_LIVE_REACH : own);
+         k++) {
+        uintptr_t a = atomic_load_explicit(&L[(i + k) & (MSAMP_LIVE_CAP - 1u)], memory_order_relaxed);
+        if (MSAMP_LIKELY(a == 0))
+            continue; /* a free slot: a load and a branch, not the hash */
         uint32_t h = msamp_live_hash(a);
-        if (a != 0 && (a & MSAMP_LIVE_MOVING) == 0 && msamp_live_word(h) == word)
+        if ((a & MSAMP_LIVE_MOVING) == 0 && msamp_live_word(h) == word) {
             mask |= msamp_live_bit(h);
+            outside |= k >= own;
+        }
     }
+    if (SPILL && !outside)
+        SPILL_CLEAR(word);
     atomic_store_explicit(&msamp_live_mask[word], mask, memory_order_relaxed);
 }
-#endif
 
 void msamp_live_publish(uint32_t slot, uintptr_t p)
 {
+    uintptr_t was = atomic_load_explicit(&L[slot], memory_order_relaxed);
     atomic_store_explicit(&L[slot], p, memory_order_release);
-    uint32_t b = slot / MSAMP_CFG_LIVE_WAYS;
+    /* The block in or out (a detached one's address without its mark): its hash and word. */
+    uint32_t h = msamp_live_hash((p != 0 ? p : was) & ~MSAMP_LIVE_MOVING), word = msamp_live_word(h);
+    if (SPILL && p != 0 && slot / MSAMP_CFG_LIVE_WAYS != msamp_live_bucket(h))
+        SPILL_SET(word); /* it overflowed: rebuilds read the reach */
     /* A realloc's detached slot (p | MSAMP_LIVE_MOVING) has no bit: no probe is to find it. */
-    if (!MSAMP_CFG_SMALL_CODE && p != 0 && (p & MSAMP_LIVE_MOVING) == 0) {
+    if (p != 0 && (p & MSAMP_LIVE_MOVING) == 0) {
         /* one more block: its bit joins the mask */
-        uint32_t h = msamp_live_hash(p), word = msamp_live_word(h);
         uint32_t mask = atomic_load_explicit(&msamp_live_mask[word], memory_order_relaxed);
         atomic_store_explicit(&msamp_live_mask[word], mask | msamp_live_bit(h),
                               memory_order_relaxed);
         return;
     }
-    /* One block fewer (or a block detached, or, for smaller code, any change): the bits of the
-     * blocks the word covers, since two may share one. */
+    /* One block fewer (or a block detached): the bits of the
+     * blocks whose home is the changed block's, since two may share one. */
 #if MSAMP_CFG_RUNTIME_TABLES
-    /* The words of bucket b's hash range (the removed block's among them): two at the default
-     * sizes, each rebuilt from the one or few buckets it covers. */
+    uint32_t b = msamp_live_bucket(h);
+    /* The words of bucket b's hash range: two at the default sizes, each rebuilt from the one or
+     * few buckets it covers and their reach. */
     uint32_t first = msamp_live_word((uint32_t)(((uint64_t)b << 32) / MSAMP_LIVE_BUCKETS));
     uint32_t last = msamp_live_word((uint32_t)((((uint64_t)b + 1u) << 32) / MSAMP_LIVE_BUCKETS - 1u));
     for (uint32_t w = first; w <= last; w++)
         rebuild_word(w);
 #else
-    uint32_t base = b * MSAMP_CFG_LIVE_WAYS, mask = 0;
-    for (uint32_t w = 0; w < MSAMP_CFG_LIVE_WAYS; w++) {
-        uintptr_t a = atomic_load_explicit(&L[base + w], memory_order_relaxed);
-        if (a != 0 && (a & MSAMP_LIVE_MOVING) == 0)
-            mask |= msamp_live_bit(msamp_live_hash(a));
-    }
-    atomic_store_explicit(&msamp_live_mask[b], mask, memory_order_relaxed);
+    rebuild_word(word);
 #endif
 }

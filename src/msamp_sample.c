@@ -76,10 +76,9 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
     /* The detached slot matches no address: p (old itself, grown in place, or a block another
      * context freed meanwhile) finds only a stale entry of its own. */
     int32_t stale = msamp_live_find_settled(p);
-    /* A full bucket makes room by itself when a slot of it is freed here. */
+    /* A full reach makes room by itself when a slot of it is freed here. */
     int room = stale >= 0 || msamp_live_free_slot(p) >= 0 ||
-               (old_slot >= 0 && msamp_live_bucket(msamp_live_hash(old)) ==
-                                     msamp_live_bucket(msamp_live_hash(p)));
+               (old_slot >= 0 && msamp_live_reaches(p, (uint32_t)old_slot));
     if (!msamp_adapt_admit(c, &drawn, size) ||
         (!room && !msamp_adapt_room(c, &drawn, p, size))) {
         msamp_port_unlock(key);

@@ -77,13 +77,19 @@ void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_
 #endif
 }
 
+/* msamp_thin_code once in the code: three callers. */
+static MSAMP_NOINLINE uint8_t code_of(uintptr_t v)
+{
+    return (uint8_t)msamp_thin_code(v);
+}
+
 void msamp_live_set(uint32_t slot, uintptr_t p, uintptr_t size, uint32_t stack, uint32_t birth,
                     uint32_t interval)
 {
     (void)stack;
     (void)birth;
-    t.size_code[slot] = (uint8_t)msamp_thin_code(size);
-    t.interval_code[slot] = (uint8_t)msamp_thin_code(interval);
+    t.size_code[slot] = code_of(size);
+    t.interval_code[slot] = code_of(interval);
     msamp_live_publish(slot, p);
     LIVE_USED++;
 }
@@ -111,7 +117,7 @@ uint32_t msamp_live_interval(uint32_t slot)
 
 void msamp_live_set_interval(uint32_t slot, uint32_t interval)
 {
-    t.interval_code[slot] = (uint8_t)msamp_thin_code(interval);
+    t.interval_code[slot] = code_of(interval);
 }
 
 uintptr_t msamp_live_addr(uint32_t slot)

@@ -1,6 +1,7 @@
 /* The table interface (src/msamp_table.h) on whichever implementation the build chose (unit-tables:
  * the RAM-dump tables; unit-tables-compact: MSAMP_CFG_COMPACT_TABLES), with small capacities: the live
- * table (insert, find, remove, full buckets, one-bucket probes, fingerprint masks) and the stack
+ * table (insert, find, remove, a bucket's overflow into its reach, full reaches, fingerprint masks by
+ * home) and the stack
  * table (interning, ids, sent marks, references, eviction of unused stacks, the pool's compaction,
  * MSAMP_WIRE_STACK_FULL when every stack is in use). */
 #include <string.h>
@@ -28,7 +29,11 @@ static void test_live(void)
             refused++;
             continue;
         }
-        CHECK_EQ((uint32_t)s / MSAMP_CFG_LIVE_WAYS, msamp_live_bucket(msamp_live_hash(p)));
+        /* The first free slot of its reach: its home bucket, else the buckets after it. */
+        CHECK(msamp_live_reaches(p, (uint32_t)s));
+        uint32_t base = msamp_live_bucket(msamp_live_hash(p)) * MSAMP_CFG_LIVE_WAYS;
+        for (uint32_t k = base; k != (uint32_t)s; k = (k + 1u) & (MSAMP_LIVE_CAP - 1u))
+            CHECK(msamp_live_addr(k) != 0);
         msamp_live_set((uint32_t)s, p, i + 1, 7, 100 + i, 4096);
         CHECK(msamp_live_maybe(p) != 0);
         in++;
@@ -58,15 +63,21 @@ static void test_live(void)
     for (unsigned i = 0; i < N; i += 2)
         if (slots[i] >= 0)
             CHECK(msamp_live_free_slot(addrs[i]) >= 0);
-    /* Each bucket's mask holds exactly its blocks' bits. */
+    /* Each bucket's mask holds exactly the bits of the blocks whose home it is, in it or in a
+     * bucket after it. */
+    unsigned overflowed = 0;
+    for (unsigned i = 1; i < N; i += 2)
+        overflowed += slots[i] >= 0 && (uint32_t)slots[i] / MSAMP_CFG_LIVE_WAYS !=
+                                           msamp_live_bucket(msamp_live_hash(addrs[i]));
+    CHECK(MSAMP_LIVE_BUCKETS == 1 || overflowed > 0); /* the test covers blocks in a neighbour */
     for (uint32_t b = 0; b < MSAMP_LIVE_BUCKETS; b++) {
         uint32_t want = 0;
         for (unsigned i = 1; i < N; i += 2)
-            if (slots[i] >= 0 && (uint32_t)slots[i] / MSAMP_CFG_LIVE_WAYS == b)
+            if (slots[i] >= 0 && msamp_live_bucket(msamp_live_hash(addrs[i])) == b)
                 want |= msamp_live_bit(msamp_live_hash(addrs[i]));
         CHECK_EQ(atomic_load(&msamp_live_mask[b]), want);
     }
-    /* A probe never leaves its bucket: an address is only found in its own bucket. */
+    /* A probe never leaves its reach: an address is only found where it is. */
     uintptr_t p = 0x777770;
     int32_t s = msamp_live_free_slot(p);
     if (s >= 0) {

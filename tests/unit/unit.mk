@@ -93,6 +93,23 @@ $(UNIT_OUT)/test_adapt_compact: tests/unit/test_adapt.c tests/unit/fake_port.c $
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CFG_LIVE_CAPACITY=256 \
 		-DMSAMP_CFG_STACK_CAPACITY=64 -DMSAMP_CFG_RING_SIZE=65536 $(filter %.c,$^) -lz -lm -o $@
 
+# A table that fills: occupancy, refusals and interval changes under a steady workload and a
+# live set that doubles (1024 slots), over three seeds; the same on the tiny profile's compact
+# tables.
+$(UNIT_OUT)/test_fill: tests/unit/test_fill.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) \
+		$(UNIT_WRAPS) $(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_LIVE_CAPACITY=1024 -DMSAMP_CFG_RING_SIZE=65536 \
+		$(filter %.c,$^) -o $@
+$(UNIT_OUT)/test_fill_tiny: tests/unit/test_fill.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) \
+		$(UNIT_WRAPS) $(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CFG_LIVE_CAPACITY=1024 \
+		-DMSAMP_CFG_STACK_CAPACITY=64 -DMSAMP_CFG_RING_SIZE=65536 $(filter %.c,$^) -o $@
+FILL_SEEDS := 1 2 3
+test-unit-fill test-unit-fill_tiny: test-unit-%: $(UNIT_OUT)/test_%
+	$(foreach s,$(FILL_SEEDS),$(UNIT_RUN) $< $(s) &&) true
+
 # Failures, the giant guard (1 MiB here), nested allocator calls and frameless walks, in both
 # profiles of the core.
 $(UNIT_OUT)/test_fail: tests/unit/test_fail.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) \
@@ -118,7 +135,7 @@ $(UNIT_OUT)/test_command_tiny: tests/unit/test_command.c tests/unit/fake_port.c 
 		$(filter %.c,$^) -lz -o $@
 
 UNIT_TESTS := sampler sampler32 writer writer_nibble writer_bitwise tables tables_compact core core_small tiny vectors \
-	adapt adapt_compact fail fail_tiny command command_tiny
+	adapt adapt_compact fill fill_tiny fail fail_tiny command command_tiny
 TESTS += $(addprefix unit-,$(UNIT_TESTS))
 
 test-unit-vectors: $(UNIT_OUT)/test_vectors $(UNIT_OUT)/test_vectors_addr
