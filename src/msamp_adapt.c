@@ -108,10 +108,10 @@ int msamp_adapt_admit(struct msamp_context *c, uint32_t *drawn, uintptr_t size)
 
 int msamp_adapt_room(struct msamp_context *c, uint32_t *drawn, uintptr_t p, uintptr_t size)
 {
-    uint32_t base = msamp_live_bucket(msamp_live_hash(p)) * MSAMP_CFG_LIVE_WAYS;
+    uint32_t b = msamp_live_bucket(msamp_live_hash(p));
     for (int round = 0; round < 2; round++) {
         for (uint32_t w = 0; w < MSAMP_CFG_LIVE_WAYS; w++)
-            (void)msamp_live_settled(base + w);
+            (void)msamp_live_settled(msamp_live_slot_of(b, w));
         if (msamp_live_free_slot(p) >= 0 || round == 1)
             break;
         if (!raise_interval(MSAMP_INTERVAL_BUCKET_FULL))

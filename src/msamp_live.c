@@ -32,10 +32,12 @@ void msamp_live_reset(void)
 /* The slot of p's bucket whose address is `want` (p itself, or 0 for a free one), or -1. */
 static int32_t slot_holding(uintptr_t p, uintptr_t want)
 {
-    uint32_t base = msamp_live_bucket(msamp_live_hash(p)) * MSAMP_CFG_LIVE_WAYS;
-    for (uint32_t w = 0; w < MSAMP_CFG_LIVE_WAYS; w++)
-        if (atomic_load_explicit(&L[base + w], memory_order_relaxed) == want)
-            return (int32_t)(base + w);
+    uint32_t b = msamp_live_bucket(msamp_live_hash(p));
+    for (uint32_t w = 0; w < MSAMP_CFG_LIVE_WAYS; w++) {
+        uint32_t s = msamp_live_slot_of(b, w);
+        if (atomic_load_explicit(&L[s], memory_order_relaxed) == want)
+            return (int32_t)s;
+    }
     return -1;
 }
 
@@ -55,13 +57,13 @@ static void rebuild_word(uint32_t word)
 {
     uint32_t h_lo = word << (32u - MSAMP_PROBE_WORD_BITS);
     uint32_t h_hi = h_lo | (0xFFFFFFFFu >> MSAMP_PROBE_WORD_BITS), mask = 0;
-    uint32_t end = (msamp_live_bucket(h_hi) + 1u) * MSAMP_CFG_LIVE_WAYS;
-    for (uint32_t i = msamp_live_bucket(h_lo) * MSAMP_CFG_LIVE_WAYS; i < end; i++) {
-        uintptr_t a = atomic_load_explicit(&L[i], memory_order_relaxed);
-        uint32_t h = msamp_live_hash(a);
-        if (a != 0 && (a & MSAMP_LIVE_MOVING) == 0 && msamp_live_word(h) == word)
-            mask |= msamp_live_bit(h);
-    }
+    for (uint32_t b = msamp_live_bucket(h_lo); b <= msamp_live_bucket(h_hi); b++)
+        for (uint32_t w = 0; w < MSAMP_CFG_LIVE_WAYS; w++) {
+            uintptr_t a = atomic_load_explicit(&L[msamp_live_slot_of(b, w)], memory_order_relaxed);
+            uint32_t h = msamp_live_hash(a);
+            if (a != 0 && (a & MSAMP_LIVE_MOVING) == 0 && msamp_live_word(h) == word)
+                mask |= msamp_live_bit(h);
+        }
     atomic_store_explicit(&msamp_live_mask[word], mask, memory_order_relaxed);
 }
 #endif
@@ -69,7 +71,7 @@ static void rebuild_word(uint32_t word)
 void msamp_live_publish(uint32_t slot, uintptr_t p)
 {
     atomic_store_explicit(&L[slot], p, memory_order_release);
-    uint32_t b = slot / MSAMP_CFG_LIVE_WAYS;
+    uint32_t b = msamp_live_bucket_of(slot);
     /* A realloc's detached slot (p | MSAMP_LIVE_MOVING) has no bit: no probe is to find it. */
     if (!MSAMP_CFG_SMALL_CODE && p != 0 && (p & MSAMP_LIVE_MOVING) == 0) {
         /* one more block: its bit joins the mask */
@@ -89,9 +91,9 @@ void msamp_live_publish(uint32_t slot, uintptr_t p)
     for (uint32_t w = first; w <= last; w++)
         rebuild_word(w);
 #else
-    uint32_t base = b * MSAMP_CFG_LIVE_WAYS, mask = 0;
+    uint32_t mask = 0;
     for (uint32_t w = 0; w < MSAMP_CFG_LIVE_WAYS; w++) {
-        uintptr_t a = atomic_load_explicit(&L[base + w], memory_order_relaxed);
+        uintptr_t a = atomic_load_explicit(&L[msamp_live_slot_of(b, w)], memory_order_relaxed);
         if (a != 0 && (a & MSAMP_LIVE_MOVING) == 0)
             mask |= msamp_live_bit(msamp_live_hash(a));
     }

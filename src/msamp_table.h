@@ -97,7 +97,21 @@ static inline uint32_t msamp_live_maybe(uintptr_t p)
 #endif
 }
 
-/* The live slots' addresses (0: free), slot i in bucket i / MSAMP_CFG_LIVE_WAYS: the compact
+/* The slots of a bucket are MSAMP_LIVE_BUCKETS apart (way-major): slot = way * buckets + bucket.
+ * The wire names an entry by its slot, so the ways filled first (way 0, then 1) take the
+ * smallest numbers: at the hosted 65536 slots a slot of way 0 or 1 is a 2-byte varint, where
+ * bucket-major numbering made three quarters of the slots 3 bytes (docs/WIRE_FORMAT.md#slots). */
+static inline uint32_t msamp_live_slot_of(uint32_t bucket, uint32_t way)
+{
+    return bucket + way * MSAMP_LIVE_BUCKETS;
+}
+
+static inline uint32_t msamp_live_bucket_of(uint32_t slot)
+{
+    return slot & (MSAMP_LIVE_BUCKETS - 1u);
+}
+
+/* The live slots' addresses (0: free), slot i in bucket msamp_live_bucket_of(i): the compact
  * tables' own array, or msamp_heapdump.live_addr. msamp_live.c keeps them and the masks for both
  * implementations. */
 #if MSAMP_CFG_COMPACT_TABLES

@@ -28,7 +28,7 @@ static void test_live(void)
             refused++;
             continue;
         }
-        CHECK_EQ((uint32_t)s / MSAMP_CFG_LIVE_WAYS, msamp_live_bucket(msamp_live_hash(p)));
+        CHECK_EQ(msamp_live_bucket_of((uint32_t)s), msamp_live_bucket(msamp_live_hash(p)));
         msamp_live_set((uint32_t)s, p, i + 1, 7, 100 + i, 4096);
         CHECK(msamp_live_maybe(p) != 0);
         in++;
@@ -62,7 +62,7 @@ static void test_live(void)
     for (uint32_t b = 0; b < MSAMP_LIVE_BUCKETS; b++) {
         uint32_t want = 0;
         for (unsigned i = 1; i < N; i += 2)
-            if (slots[i] >= 0 && (uint32_t)slots[i] / MSAMP_CFG_LIVE_WAYS == b)
+            if (slots[i] >= 0 && msamp_live_bucket_of((uint32_t)slots[i]) == b)
                 want |= msamp_live_bit(msamp_live_hash(addrs[i]));
         CHECK_EQ(atomic_load(&msamp_live_mask[b]), want);
     }
