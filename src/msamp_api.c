@@ -41,12 +41,8 @@ int msamp_init(const struct msamp_config *cfg)
 #if !MSAMP_CFG_TINY
     G.device_id = cfg->device_id;
 #endif
-    /* The port's entropy (the clock; a board's boot counter), and the device's id where it has
-     * one (FNV-1a over its bytes): two devices that boot alike draw different session ids. */
-    uint64_t entropy = msamp_port_entropy();
-    const uint8_t *id;
-    for (uint32_t i = 0, n = msamp_device_id(&id); i < n; i++)
-        entropy = (entropy ^ id[i]) * 0x100000001B3ull;
+    /* The port's entropy (the clock; a board's boot counter) and the device's id. */
+    uint64_t entropy = msamp_device_entropy(msamp_port_entropy());
     uint64_t seed = cfg->seed != 0 ? cfg->seed : msamp_rng_seed(entropy);
     G.seed = (__typeof__(G.seed))seed; /* the tiny profile keeps its low 32 bits */
     uint32_t session_id = (uint32_t)msamp_rng_seed(entropy ^ G.seed ^ (uint64_t)(uintptr_t)&G);

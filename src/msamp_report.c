@@ -46,6 +46,14 @@ uint32_t msamp_device_id(const uint8_t **id)
     return (uint32_t)(n < MSAMP_WIRE_MAX_DEVICE_ID ? n : MSAMP_WIRE_MAX_DEVICE_ID);
 }
 
+uint64_t msamp_device_entropy(uint64_t entropy)
+{
+    const uint8_t *id;
+    for (uint32_t i = 0, n = msamp_device_id(&id); i < n; i++)
+        entropy = (entropy ^ id[i]) * 0x100000001B3ull;
+    return entropy;
+}
+
 void msamp_put_identity(uint32_t session_id, uint32_t resend_seq)
 {
     struct msamp_writer ev;
