@@ -30,6 +30,10 @@ void board_irq_restore(uintptr_t saved);
 int board_timer_start(uint32_t period_us, void (*fn)(void));
 void board_timer_stop(void);
 
+/* Boots since the last power-on: 0 after a cold boot, one more after each warm reset (kept in the
+ * linker script's .noinit section; boards/README.md). msamp's session id mixes it in. */
+uint32_t board_boot_count(void);
+
 /* A free-running tick counter and its rate in Hz. */
 uint64_t board_ticks(void);
 uint64_t board_tick_hz(void);

@@ -114,7 +114,10 @@ size_t msamp_port_build_id(const uint8_t **id);
  * Asked at every SESSION record when msamp_config.device_id is NULL; the bytes must stay valid. */
 size_t msamp_port_device_id(const uint8_t **id);
 
-/* Some bits of entropy for the session id and the default seed (default: the time). */
+/* Some bits of entropy for the session id and the default seed (default: the time). The core mixes
+ * in the device id too (msamp_config.device_id or msamp_port_device_id()). A port whose clock
+ * starts alike at every boot adds what differs between boots: the boards' boot counter in a
+ * .noinit section (boards/common/board_port.c), a hardware RNG, a unique id. */
 uint64_t msamp_port_entropy(void);
 /* Loaded images whose addresses differ from their ELF's (hosted PIE programs): fills up to max
  * entries and returns how many. Sent as MAPPING records with each SESSION. Default: none. */

@@ -42,12 +42,13 @@ int msamp_init(const struct msamp_config *cfg)
         hz >>= 1;
         G.shift++;
     }
-    uint64_t entropy = msamp_port_entropy();
-    uint64_t seed = cfg->seed != 0 ? cfg->seed : msamp_rng_seed(entropy);
-    G.seed = (__typeof__(G.seed))seed; /* the tiny profile keeps its low 32 bits */
 #if !MSAMP_CFG_TINY
     G.device_id = cfg->device_id;
 #endif
+    /* The port's entropy (the clock; a board's boot counter) and the device's id. */
+    uint64_t entropy = msamp_device_entropy(msamp_port_entropy());
+    uint64_t seed = cfg->seed != 0 ? cfg->seed : msamp_rng_seed(entropy);
+    G.seed = (__typeof__(G.seed))seed; /* the tiny profile keeps its low 32 bits */
     uint32_t session_id = (uint32_t)msamp_rng_seed(entropy ^ G.seed ^ (uint64_t)(uintptr_t)&G);
     G.session_id = session_id;
     atomic_store_explicit(&G.interval, interval, memory_order_relaxed);

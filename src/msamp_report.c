@@ -27,6 +27,33 @@ static void put_mappings(void)
 }
 #endif
 
+uint32_t msamp_device_id(const uint8_t **id)
+{
+    size_t n = 0;
+    *id = NULL;
+#if !MSAMP_CFG_TINY
+    if (G.device_id != NULL) {
+        *id = (const uint8_t *)G.device_id;
+        while (n < MSAMP_WIRE_MAX_DEVICE_ID && G.device_id[n] != '\0')
+            n++;
+    } else
+#endif
+    {
+        n = msamp_port_device_id(id);
+    }
+    if (*id == NULL)
+        return 0;
+    return (uint32_t)(n < MSAMP_WIRE_MAX_DEVICE_ID ? n : MSAMP_WIRE_MAX_DEVICE_ID);
+}
+
+uint64_t msamp_device_entropy(uint64_t entropy)
+{
+    const uint8_t *id;
+    for (uint32_t i = 0, n = msamp_device_id(&id); i < n; i++)
+        entropy = (entropy ^ id[i]) * 0x100000001B3ull;
+    return entropy;
+}
+
 void msamp_put_identity(uint32_t session_id, uint32_t resend_seq)
 {
     struct msamp_writer ev;
@@ -34,22 +61,7 @@ void msamp_put_identity(uint32_t session_id, uint32_t resend_seq)
     f.build_id_len = (uint32_t)msamp_port_build_id(&f.build_id);
     if (f.build_id_len > MSAMP_WIRE_MAX_BUILD_ID)
         f.build_id_len = 0;
-    size_t id_len = 0;
-    f.device_id = NULL;
-#if !MSAMP_CFG_TINY
-    if (G.device_id != NULL) {
-        f.device_id = (const uint8_t *)G.device_id;
-        while (id_len < MSAMP_WIRE_MAX_DEVICE_ID && G.device_id[id_len] != '\0')
-            id_len++;
-    } else
-#endif
-    {
-        id_len = msamp_port_device_id(&f.device_id);
-    }
-    if (f.device_id == NULL)
-        id_len = 0;
-    f.device_id_len = (uint32_t)(id_len < MSAMP_WIRE_MAX_DEVICE_ID ? id_len
-                                                                   : MSAMP_WIRE_MAX_DEVICE_ID);
+    f.device_id_len = msamp_device_id(&f.device_id);
     f.flags = MSAMP_SESSION_ENDIAN | (MSAMP_CFG_SEND_ADDRESSES ? MSAMP_SESSION_FLAG_ADDRESSES : 0u) |
               (!MSAMP_CFG_COMPACT_TABLES ? 0u : MSAMP_SESSION_FLAG_CODED_SIZES);
     f.session_id = session_id;

@@ -28,6 +28,10 @@ void board_timer_enable(uint32_t period_us);
  * interrupt and stop the timer. */
 void board_timer_disable(void);
 
+/* The clock's share of msamp_port_entropy() (board_port.c, which adds the boot count): weak there,
+ * msamp_port_time(); a firmware may define it to return a constant (no entropy). */
+uint64_t board_entropy_clock(void);
+
 /* One value of a fault report: its name as printed ("pc=", or "" for a bare value) and value. */
 struct board_fault_field {
     const char *name;

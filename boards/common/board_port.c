@@ -34,6 +34,45 @@ uint64_t board_tick_hz(void)
     return msamp_port_time_hz();
 }
 
+/* The boot counter, in .noinit (every board's link.ld has the section after .bss: neither loaded
+ * from the image nor zeroed by the start code), so a warm reset (a watchdog's, a debugger's, QEMU's
+ * system_reset) finds the previous boot's count. After power-on the words hold whatever the RAM
+ * came up with: unless the magic is there and the check word is the count's complement, the count
+ * starts again at 0. */
+#define BOARD_BOOT_MAGIC 0x746f6f62u /* "boot" */
+static struct {
+    uint32_t magic, count, check;
+} board_boot __attribute__((section(".noinit")));
+static uint32_t board_boots; /* this boot's count + 1, 0 until read (in .bss: zeroed each boot) */
+
+uint32_t board_boot_count(void)
+{
+    if (board_boots == 0) {
+        uint32_t n = 0;
+        if (board_boot.magic == BOARD_BOOT_MAGIC && board_boot.check == ~board_boot.count)
+            n = board_boot.count + 1u;
+        board_boot.count = n;
+        board_boot.check = ~n;
+        board_boot.magic = BOARD_BOOT_MAGIC;
+        board_boots = n + 1u;
+    }
+    return board_boots - 1u;
+}
+
+/* The clock's share of the session id's entropy (the time at msamp_init). Weak: a firmware that
+ * plays a device with no entropy at all (the demo's faults-boots variant) returns a constant. */
+__attribute__((weak)) uint64_t board_entropy_clock(void)
+{
+    return msamp_port_time();
+}
+
+/* msamp's entropy (msamp_port.h): the clock and the boot count, so two boots of a device whose
+ * clock starts alike at every reset still draw different session ids. */
+uint64_t msamp_port_entropy(void)
+{
+    return board_entropy_clock() ^ (uint64_t)board_boot_count() * 0x9E3779B97F4A7C15ull;
+}
+
 void (*board_timer_fn)(void);
 
 int board_timer_start(uint32_t period_us, void (*fn)(void))

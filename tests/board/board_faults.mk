@@ -5,19 +5,23 @@
 # DEMO_VARIANTS stay as they are):
 #   demo-faults-reset   demo-long's workload (>= 1.5 s, interval 1024) and a boot line with the
 #                       session id
+#   demo-faults-boots   demo-faults-reset as a device without entropy (DEMO_NO_ENTROPY: the clock
+#                       gives the session id nothing), told apart by the boot counter alone
 #   demo-faults-tables  interval 1 pinned, a 128-slot live table and a 4-entry stack table, the
 #                       timer interrupt every 50 us allocating and freeing, msamp_poll() stalled for
 #                       700 of 2000 iterations; the firmware checks msamp's live table against its own
 #                       registry of the blocks it holds
 ifneq ($(wildcard boards/$(BOARD)/board.mk),)
-FAULTS_VARIANTS := demo-faults-reset demo-faults-tables
+FAULTS_VARIANTS := demo-faults-reset demo-faults-boots demo-faults-tables
 FAULTS_DEFS_demo-faults-reset := -DDEMO_FAULTS=1 -DDEMO_MIN_MS=1500 -DDEMO_INTERVAL=1024
+FAULTS_DEFS_demo-faults-boots := $(FAULTS_DEFS_demo-faults-reset) -DDEMO_NO_ENTROPY=1
 FAULTS_DEFS_demo-faults-tables := -DDEMO_FAULTS=2 -DDEMO_INTERVAL=1 -DDEMO_TIMER_US=50 -DDEMO_ITERATIONS=2000 \
 	-DDEMO_STALL_FROM=500 -DDEMO_STALL_TO=1200
 FAULTS_LIB := $(BOARD_DIR)/demo-faults-lib/libmsamp.a
 FAULTS_LIB_OBJS := $(call obj_of,$(BOARD_DIR)/demo-faults-lib,$(MSAMP_LIB_SRCS))
 FAULTS_LIB_DEFS := -DMSAMP_CFG_LIVE_CAPACITY=128 -DMSAMP_CFG_STACK_CAPACITY=4
 FAULTS_LIB_demo-faults-reset := $(DEMO_LIB)
+FAULTS_LIB_demo-faults-boots := $(DEMO_LIB)
 FAULTS_LIB_demo-faults-tables := $(FAULTS_LIB)
 FAULTS_MK := tests/board/board_faults.mk
 
@@ -52,10 +56,12 @@ board_faults = @tests/need.sh $(FAULTS_NEEDS) && \
 		$(foreach v,$(FAULTS_VARIANTS),$(BOARD_DIR)/uart/$(v).elf) && \
 	$(BOARD_ENV) $(2) tests/board/faults.sh $(1) $(BOARD_DIR)
 
-TESTS += board-faults-reset board-faults-drain board-faults-power board-faults-tables
-ROBUST_TESTS += board-faults-reset board-faults-drain board-faults-power board-faults-tables
+TESTS += board-faults-reset board-faults-boots board-faults-drain board-faults-power board-faults-tables
+ROBUST_TESTS += board-faults-reset board-faults-boots board-faults-drain board-faults-power board-faults-tables
 test-board-faults-reset: ## Resets (QMP) inside frames and splices inside the boot SESSION: one clean session per boot
 	$(call board_faults,reset)
+test-board-faults-boots: ## A device without entropy: warm resets count boots in .noinit, each boot its own session id
+	$(call board_faults,boots)
 test-board-faults-drain: ## Drain killed (SIGKILL), interrupted (SIGINT) and restarted on a TCP UART
 	$(call board_faults,drain)
 test-board-faults-power: ## QEMU killed under a connected drain (TCP, --follow): profile written, next boot clean

@@ -10,6 +10,11 @@
 #           one session per boot, each session's report equal to drain's report of that boot's
 #           bytes alone (no mixing), the cut frame counted as bad, no frame counted lost, the last
 #           boot's estimates within the demo's bounds.
+#   boots   demo-faults-boots, a device without entropy (the clock gives its session id nothing):
+#           two warm resets (QMP system_reset) in one QEMU run, then a cold boot in a new QEMU.
+#           The boot counter (.noinit) reads 0, 1, 2 and the three session ids differ; drain
+#           reports three sessions with those ids, each equal to its boot's bytes alone; the cold
+#           boot counts 0 again and draws the first boot's id (nothing else tells boots apart).
 #   drain   the UART is a TCP server; a drain is killed (SIGKILL) mid-stream, another interrupted
 #           (SIGINT: it writes what it had, a profile pprof reads), a third connects later: its
 #           in-use profile is within bound of the truth after the re-sends.
@@ -119,7 +124,7 @@ mode_reset() {
     wait_pid "$qemu" "$limit"; st=$?
     [ "$st" = 0 ] || { bad "seed $seed: QEMU exit status $st"; tail -3 "$run/console.txt"; continue; }
     boots=$(grep -c '^msamp-demo boot' "$run/console.txt")
-    ids=$(sed -n 's/^msamp-demo boot session=//p' "$run/console.txt" | tr '\n' ' ')
+    ids=$(boot_lines "$run/console.txt" session | tr '\n' ' ')
     offs=$(boot_offsets "$run/stream.bin" | tr '\n' ' ')
     echo "seed $seed: $boots boots (session ids $ids), boot frames at bytes $offs of $(stat -c %s "$run/stream.bin")"
     [ "$boots" = $((resets + 1)) ] || bad "seed $seed: $boots boots for $resets resets"
@@ -166,6 +171,41 @@ mode_reset() {
   echo "splice same-id: boot B (id $b_id) cut at byte $half, then boot B again (the same id)"
   check_pieces "$out/splice/same-id.bin" same-id "$lb $((half + lb))" "$b_id $b_id"
   cd "$out" || exit 2
+}
+
+mode_boots() {
+  local elf run=$out/boots cold=$out/cold qemu st r ids counts offs
+  elf=$(realpath "$dir/uart/demo-faults-boots.elf"); ELF=$elf
+  mkdir -p "$run" "$cold"
+  BOARD_QEMU_EXTRA="-qmp unix:$run/qmp.sock,server=on,wait=off" \
+    "$(realpath "$here/../../boards/qemu_run.sh")" "$elf" uart "$run" >/dev/null 2>&1 &
+  qemu=$!
+  qmp_open "$run/qmp.sock" || { bad "QMP"; kill "$qemu"; wait "$qemu"; return; }
+  for ((r = 1; r <= 2; r++)); do
+    wait_lines "$run/console.txt" '^msamp-demo boot' "$r" 20 || { bad "boot $r never came"; break; }
+    sleep 0.3
+    qmp_cmd system_reset || { bad "reset $r"; break; }
+  done
+  qmp_close
+  wait_pid "$qemu" "$limit"; st=$?
+  [ "$st" = 0 ] || { bad "QEMU exit status $st"; tail -3 "$run/console.txt"; return; }
+  ids=$(boot_lines "$run/console.txt" session | tr '\n' ' ')
+  counts=$(boot_lines "$run/console.txt" boots | tr '\n' ' ')
+  echo "one QEMU run, two warm resets: boot counts $counts, session ids $ids"
+  [ "$counts" = "0 1 2 " ] || bad "boot counts '$counts', expected '0 1 2 ' (.noinit kept across a warm reset)"
+  # shellcheck disable=SC2086 # one id a word
+  [ "$(printf '%s\n' $ids | sort -u | wc -l)" = 3 ] || bad "session ids $ids: not three different ones"
+  offs=$(boot_offsets "$run/stream.bin" | tr '\n' ' ')
+  cd "$run" && check_pieces "$run/stream.bin" boots "$offs" "$ids" "$run/console.txt"; cd "$out" || exit 2
+  # A cold boot: a new QEMU, RAM as it comes up: the count starts again, and without entropy the
+  # session id is the first boot's.
+  "$(realpath "$here/../../boards/qemu_run.sh")" "$elf" uart "$cold" >/dev/null 2>&1 ||
+    { bad "cold boot: QEMU exit status $?"; return; }
+  local cold_id cold_count
+  cold_id=$(boot_lines "$cold/console.txt" session); cold_count=$(boot_lines "$cold/console.txt" boots)
+  echo "a cold boot in a new QEMU: boot count $cold_count, session id $cold_id"
+  [ "$cold_count" = 0 ] || bad "cold boot: boot count '$cold_count', expected 0"
+  [ "$cold_id" = "${ids%% *}" ] || bad "cold boot: id $cold_id, not the first boot's ${ids%% *}: the firmware has entropy after all"
 }
 
 mode_drain() {
@@ -215,7 +255,7 @@ mode_power() {
   wait_lines console.txt '^msamp-demo boot' 1 20 || bad "no boot line"
   sleep 0.5; kill -9 "$q1"; wait "$q1" 2>/dev/null
   wait_pid "$d" 5; st=$?
-  id1=$(sed -n 's/^msamp-demo boot session=//p' console.txt | head -1)
+  id1=$(boot_lines console.txt session | head -1)
   [ "$st" = 0 ] || bad "drain after the power loss: exit status $st"
   n=$(sed -n 's/^drain: session 1 (id \(0x[0-9a-f]*\), [^)]*): \([0-9]*\) samples.*/\1 \2/p' lost.err)
   echo "power loss: QEMU killed 0.5 s into the boot; drain ended by itself ($st): session ${n:-none}"
@@ -228,7 +268,7 @@ mode_power() {
   wait_pid "$QEMU_PID" "$limit"; st=$?
   wait_pid "$d" 10 || bad "drain of the second boot: exit status $?"
   [ "$st" = 0 ] || bad "second QEMU: exit status $st"
-  id2=$(sed -n 's/^msamp-demo boot session=//p' console.txt | head -1)
+  id2=$(boot_lines console.txt session | head -1)
   n=$(sed -n 's/^drain: session 1 (id \(0x[0-9a-f]*\),.*/\1/p' again.err)
   [ "$n" = "$id2" ] && [ "$(sessions_of again)" = 1 ] || bad "second boot: sessions $(sessions_of again), id ${n:-none} (boot id $id2)"
   echo "power back: a new connection, session $n"
@@ -255,7 +295,7 @@ mode_power() {
   echo "power loss with drain --follow: first boot cut at byte $cut ($([ "$(byte_at stream.bin $((cut - 1)))" = 00 ] && echo 'a frame end' || echo 'inside a frame'))"
   # drain --follow's sessions, one per boot, each the same as drain's of that boot's bytes alone.
   local ids offs lead
-  ids=$(sed -n 's/^msamp-demo boot session=//p' console.txt | tr '\n' ' ')
+  ids=$(boot_lines console.txt session | tr '\n' ' ')
   offs=$(boot_offsets stream.bin | tr '\n' ' ')
   lead=$(lead_of stream.bin "${offs%% *}")
   [ "$offs" = "$lead $((cut + lead)) " ] || bad "boot frames at $offs, expected at $lead and $((cut + lead))"
@@ -295,7 +335,7 @@ mode_tables() {
 }
 
 case "$mode" in
-  reset|drain|power|tables) "mode_$mode" ;;
+  reset|boots|drain|power|tables) "mode_$mode" ;;
   *) echo "unknown mode $mode" >&2; exit 2 ;;
 esac
 [ $fail = 0 ] && echo "ok: device faults ($mode)"

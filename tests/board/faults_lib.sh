@@ -82,6 +82,9 @@ boot_offsets() {
       grep -q '^frame seq=0 SESSION .*resend_seq=0 ' && echo "$o"
   done
 }
+# boot_lines CONSOLE FIELD: each boot line's field (session: the session id, boots: the board's boot
+# count), one a line ("msamp-demo boot session=0x........ boots=N").
+boot_lines() { sed -n "s/^msamp-demo boot .*\<$2=\([0-9a-fx]*\).*/\1/p" "$1"; }
 # lead_of STREAM FIRST-BOOT-OFFSET: 1 when the device sends a delimiter ahead of its boot frame
 # (the stream starts 0x00 then the boot frame), else 0.
 lead_of() { [ "$2" = 1 ] && [ "$(byte_at "$1" 0)" = 00 ] && echo 1 || echo 0; }

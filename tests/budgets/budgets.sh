@@ -7,7 +7,9 @@
 #   size      every row of `make size` (tests/ports/size_table.sh, SIZE_TABLE_TSV), in the build
 #             folder of make test's ports-size ($BUILD/test-size), which it reuses
 #   hosted    wire bytes per sampled allocation and free, a hosted program at a fixed seed
-#             (tests/bench/bench_alloc.c's app workload, msamp_check wire)
+#             (tests/bench/bench_alloc.c's app workload, msamp_check wire); and per sampled
+#             allocation with its free, every byte of the stream included, on its synthetic
+#             malloc/free workload at 64 KiB (issue 26: at most 12)
 #   demo      the demo firmware on qemu-virt-aarch64 over the UART: stream bytes per event (ALLOC,
 #             FREE, REALLOC records), wire bytes per sampled allocation and free; QEMU -icount
 #   wrappers  unsampled instructions per call of each wrapper beyond a bare --wrap (callgrind,
@@ -50,6 +52,14 @@ part_hosted() {
   "$build/tests/hosted/msamp_check" wire "$s" >"$out/hosted.txt" || { cat "$out/hosted.txt"; return 1; }
   awk '/^wire_bytes_per_sampled_alloc / { print "hosted.wire-per-sampled-alloc\t" $2 }
        /^wire_bytes_per_sampled_free / { print "hosted.wire-per-sampled-free\t" $2 }' "$out/hosted.txt" >"$1"
+  # bench_alloc micro: 4*10^6 malloc+free pairs of 16..1040 bytes at 64 KiB, about 32000 sampled
+  # pairs: the stream's bytes over them (identity re-sends, snapshot passes, END, framing).
+  s=$out/hosted-64k.bin
+  rm -f "$s"
+  MSAMP_SEED=1 MSAMP_FLUSH=inline MSAMP_INTERVAL=65536 MSAMP_OUTPUT="$s" "$build/bench/alloc_msamp" micro 4000000 \
+    >/dev/null || return 1
+  "$build/tests/hosted/msamp_check" wire "$s" >"$out/hosted-64k.txt" || { cat "$out/hosted-64k.txt"; return 1; }
+  awk '/^wire_bytes_per_sampled_pair / { print "hosted.wire-per-sampled-pair-64k\t" $2 }' "$out/hosted-64k.txt" >>"$1"
 }
 
 # QEMU's clock from the instruction count (16 ns an instruction, no sleeping when idle): the timer

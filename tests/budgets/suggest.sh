@@ -22,6 +22,9 @@ awk -F'\t' -v OFS='\t' '
       else if (m ~ /ram$/) how = "FreeRTOS layer: data+bss of its members"
       else how = "FreeRTOS layer: text of its members"
       how = "make size: " how
+    } else if (m ~ /^hosted\.wire-per-sampled-pair-64k$/) {
+      h = 3; unit = "B/pair"
+      how = "micro workload (4e6 malloc+free of 16..1040 B), interval 65536, seed 1, inline flush; msamp_check wire: stream bytes / sampled allocations"
     } else if (m ~ /^hosted\.wire/) {
       h = 3; unit = "B/event"
       how = "app workload, interval 1024, seed 1, inline flush; msamp_check wire (framing shared; varies with the flush times)"

@@ -35,7 +35,8 @@
  *       frees of slots that were never allocated) or holds no session.
  *   msamp_check wire STREAM
  *       Bytes on the wire per sampled allocation and per sampled free (stacks, time records and
- *       framing amortized), from the records' encoded sizes.
+ *       framing amortized), from the records' encoded sizes; and per sampled allocation with its
+ *       free, everything included (the stream's bytes over its ALLOC and REALLOC records).
  * Exit status: 0 pass, 1 check failed, 2 bad usage or unreadable input.
  */
 #include <elfutils/libdwfl.h>
@@ -1018,6 +1019,10 @@ static int cmd_wire(const char *stream)
            st.count_by_type[MSAMP_REC_TIME], nf, f);
     printf("wire_bytes_per_sampled_alloc %.2f\n", a * (1 + frame_per_byte));
     printf("wire_bytes_per_sampled_free %.2f\n", f * (1 + frame_per_byte));
+    /* Everything included: the whole stream (identity re-sends, snapshot passes, DROPS, END,
+     * framing) over the sampled allocations (ALLOC and REALLOC records). */
+    printf("wire_bytes_per_sampled_pair %.2f\n",
+           (double)total / (double)(na + st.count_by_type[MSAMP_REC_REALLOC]));
     return 0;
 }
 

@@ -434,6 +434,34 @@ static void test_realloc_race(void)
     CHECK_EQ(fake_lock_errors, 0);
 }
 
+/* The session id of a boot at time t (the fake port's entropy: its clock) of a device with that id
+ * (NULL: none), from a fresh core. */
+static uint32_t session_at(uint64_t t, const char *device)
+{
+    memset(&msamp_core, 0, sizeof msamp_core);
+    fake_time = t;
+    struct msamp_config cfg = {.interval = 4096, .seed = 7, .device_id = device};
+    CHECK_EQ(msamp_init(&cfg), 0);
+    CHECK(msamp_flush() >= 0);
+    return msamp_core.session_id;
+}
+
+/* Boots alike (the same clock at init, the same seed) draw the same id unless the device id
+ * differs: it is mixed in (issue 26). Last: it starts the core afresh each time. */
+static void test_session_entropy(void)
+{
+    uint32_t none = session_at(1000, NULL), a = session_at(1000, "dev-a");
+    CHECK_EQ(session_at(1000, NULL), none); /* nothing tells these two boots apart */
+    CHECK_EQ(session_at(1000, "dev-a"), a);
+#if !MSAMP_CFG_TINY
+    CHECK(a != none);
+    CHECK(session_at(1000, "dev-b") != a);
+#else
+    CHECK_EQ(a, none); /* the tiny profile takes the id from the port only (none here) */
+#endif
+    CHECK(session_at(1001, NULL) != none);
+}
+
 int main(void)
 {
     test_basic_events();
@@ -445,5 +473,6 @@ int main(void)
     test_late_join();
     test_resend_by_volume();
     test_controls();
+    test_session_entropy();
     return check_report("unit-core");
 }

@@ -4,8 +4,10 @@
  * already makes, so demo.c's code and line numbers stay those of the default demo.
  *
  * DEMO_FAULTS=1 (demo-faults-reset): the boot line only. msamp_init() is followed by
- *   "msamp-demo boot session=0x........" on the console, so a test that resets the board knows
- *   each boot's session id.
+ *   "msamp-demo boot session=0x........ boots=N" on the console, so a test that resets the board
+ *   knows each boot's session id and count (board_boot_count()). With DEMO_NO_ENTROPY=1
+ *   (demo-faults-boots) the board's clock gives the session id nothing (board_entropy_clock()
+ *   returns 0): a device without entropy, told apart from its previous boot by its boot count.
  * DEMO_FAULTS=2 (demo-faults-tables): also
  *   - every block the demo allocates, reallocates or frees is kept in a registry (address, size,
  *     site) outside the heap and outside msamp;
