@@ -19,7 +19,8 @@
 # wrappers and hooks are built without frame pointers), what the port's stack walker needs on
 # every file, the firmware's own too since each walk goes up through them (ARCH arm with gcc:
 # -funwind-tables, port/arm/README.md; the compiler is CMAKE_C_COMPILER_ID's), and the link options
-# -Wl,--wrap=FUNC for each WRAP function plus -Wl,--build-id. msamp_add_library also sets
+# -Wl,--wrap=FUNC for each WRAP function plus -Wl,--build-id, and port/ on the link's search path
+# (the linker script's `INCLUDE msamp.ld`: port/msamp.ld, README.md). msamp_add_library also sets
 # MSAMP_SEMIHOSTING_SOURCES in the caller's scope: the architecture's semihosting helpers
 # (port/semihosting/: console text, exit), for firmware that uses them itself. The project's
 # toolchain file sets the compiler and CPU flags; for the .S files of a port, enable ASM in
@@ -114,5 +115,7 @@ function(msamp_add_library name)
     list(JOIN wrap_list ",--wrap=" wraps)
     target_link_options(${name} INTERFACE "LINKER:--wrap=${wraps}" ${cxx_undef} "LINKER:--build-id"
                         ${MSAMP_RTOS_LDFLAGS})
+    # The linker script's INCLUDE msamp.ld looks along the -L paths.
+    target_link_directories(${name} INTERFACE "${MSAMP_DIR}/port")
     set(MSAMP_SEMIHOSTING_SOURCES ${MSAMP_SEMIHOSTING_SRCS} PARENT_SCOPE)
 endfunction()

@@ -48,6 +48,12 @@ test-docs-firmware-snippet: ## README's firmware snippet as written: built for q
 	@$(docs_firmware)
 	@$(DOCS_ENV) $(DOCS_QEMU) tests/docs/firmware_snippet.sh README.md $(DOCS_FW)
 
+TESTS += docs-firmware-outoftree
+test-docs-firmware-outoftree: ## README's snippet, Make block and linker-script line as written: a firmware built in a temporary folder outside the checkout with its own start-up and script, run under QEMU, real stacks
+	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 go
+	@$(MAKE) --no-print-directory -s host_tools/drain
+	@$(DOCS_ENV) $(DOCS_QEMU) tests/docs/firmware_outoftree.sh README.md
+
 TESTS += docs-hosted
 test-docs-hosted: ## README's and docs/HOSTED.md's hosted examples as written, with a small app.c: built through pkg-config, run, drained
 	@tests/need.sh cc pkg-config go
