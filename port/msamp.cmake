@@ -105,15 +105,23 @@ function(msamp_add_library name)
     endif()
     # cxx in WRAP: every C++ form under the ARCH's mangled name, and every wrapper taken with -u
     # (linked before libstdc++, which calls forms the firmware may not, and malloc: port/msamp.mk).
+    # newlib's _r functions in WRAP: their wrappers taken with -u too, since newlib's own malloc,
+    # strdup, printf... call them from libc.a, linked after this library (port/msamp.mk).
     set(wrap_list ${M_WRAP})
-    set(cxx_undef)
+    set(undef_list)
+    foreach(f IN LISTS wrap_list)
+        if(f MATCHES "^_[a-z]+_r$")
+            list(APPEND undef_list ${f})
+        endif()
+    endforeach()
     if("cxx" IN_LIST wrap_list)
         list(REMOVE_ITEM wrap_list cxx)
         list(APPEND wrap_list ${MSAMP_CXX_FUNCS})
-        list(TRANSFORM wrap_list PREPEND "LINKER:-u,__wrap_" OUTPUT_VARIABLE cxx_undef)
+        set(undef_list ${wrap_list})
     endif()
+    list(TRANSFORM undef_list PREPEND "LINKER:-u,__wrap_" OUTPUT_VARIABLE wrap_undef)
     list(JOIN wrap_list ",--wrap=" wraps)
-    target_link_options(${name} INTERFACE "LINKER:--wrap=${wraps}" ${cxx_undef} "LINKER:--build-id"
+    target_link_options(${name} INTERFACE "LINKER:--wrap=${wraps}" ${wrap_undef} "LINKER:--build-id"
                         ${MSAMP_RTOS_LDFLAGS})
     # The linker script's INCLUDE msamp.ld looks along the -L paths.
     target_link_directories(${name} INTERFACE "${MSAMP_DIR}/port")

@@ -168,6 +168,11 @@ MSAMP_CFLAGS := $(MSAMP_INCLUDES) -fno-omit-frame-pointer $(MSAMP_UNWIND_CFLAGS)
 MSAMP_OWN_CFLAGS := -fomit-frame-pointer -ffunction-sections -fdata-sections
 MSAMP_OWN_SRCS := $(filter-out $(MSAMP_WRAP_SRCS) %/msamp_hooks.c %/msamp_freertos_heap.c,$(MSAMP_LIB_SRCS) $(MSAMP_TRANSPORT_SRCS))
 
+# newlib's _r functions: their wrappers named with -u too (always, cxx or not), since newlib's own
+# malloc, strdup, printf... call them from libc.a: with a libmsamp.a linked before libc.a, a
+# firmware that reaches them only through newlib would otherwise not link (__wrap__malloc_r
+# undefined).
+msamp_wrap_undef := $(if $(msamp_cxx),$(patsubst cxx,$(MSAMP_CXX_FUNCS),$(MSAMP_WRAP_FUNCS)),$(filter _%_r,$(MSAMP_WRAP_FUNCS)))
 MSAMP_LDFLAGS := $(foreach f,$(patsubst cxx,$(MSAMP_CXX_FUNCS),$(MSAMP_WRAP_FUNCS)),-Wl,--wrap=$(f)) \
-	$(if $(msamp_cxx),$(foreach f,$(patsubst cxx,$(MSAMP_CXX_FUNCS),$(MSAMP_WRAP_FUNCS)),-Wl,-u,__wrap_$(f)) )-Wl,--build-id $(MSAMP_RTOS_LDFLAGS) \
+	$(foreach f,$(msamp_wrap_undef),-Wl,-u,__wrap_$(f)) -Wl,--build-id $(MSAMP_RTOS_LDFLAGS) \
 	-L$(msamp_p)port
