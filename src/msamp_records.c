@@ -164,7 +164,8 @@ _Static_assert(SAME(F_DROPS_ring_records, MSAMP_DROP_RING_RECORDS) &&
                    SAME(F_DROPS_stack_full, MSAMP_DROP_STACK_FULL) &&
                    SAME(F_DROPS_reentrant, MSAMP_DROP_REENTRANT) &&
                    SAME(F_DROPS_truncated, MSAMP_DROP_TRUNCATED) &&
-                   SAME(F_DROPS_no_frame, MSAMP_DROP_NO_FRAME) && SAME(F_DROPS__all, MSAMP_DROP_COUNT),
+                   SAME(F_DROPS_no_frame, MSAMP_DROP_NO_FRAME) &&
+                   SAME(F_DROPS_out_of_bounds, MSAMP_DROP_OUT_OF_BOUNDS) && SAME(F_DROPS__all, MSAMP_DROP_COUNT),
                "DROPS = enum msamp_wire_drop");
 
 void msamp_rec_drops(const uint32_t *count)

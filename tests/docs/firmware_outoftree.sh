@@ -8,7 +8,10 @@
 # msamp's build rules; the same script without the README's line must fail to link on msamp's
 # symbols. The firmware runs under QEMU ($BOARD_QEMU, qemu-virt-aarch64's machine) for a few
 # seconds, its UART into a file; drain reads it with the ELF: real stacks (keep_message < do_work <
-# main), no walk without a frame, the build-id of the stream the ELF's.
+# main), no walk without a frame, the build-id of the stream the ELF's. Then the same firmware
+# linked with stack bounds that leave its stack out (--defsym over msamp.ld's PROVIDE): every walk
+# finds no frame and the device counts each as begun outside the bounds (out_of_bounds =
+# no_frame = samples in the profile's comments), and drain's hint says so.
 . "$(dirname "$0")/lib.sh"
 readme=$1
 [ -n "${BOARD_QEMU:-}" ] || { echo "BOARD_QEMU is not set" >&2; exit 2; }
@@ -84,4 +87,31 @@ for site in keep_message scratch; do
 done
 unknown=$(grep -c 'unknown stack' "$W/traces.txt")
 [ "$unknown" = 0 ] && ok "no [unknown stack]" || fail "$unknown [unknown stack] traces"
+
+# Bounds that leave the stack out: 256 bytes at the start of RAM, below the code's end.
+oob_flags="-Wl,--defsym=__msamp_stack_lo=0x40100000 -Wl,--defsym=__msamp_stack_hi=0x40100100"
+if user make -C "$P" -s ELF=oob.elf EXTRA_LDFLAGS="$oob_flags" >"$W/oob-make.log" 2>&1; then
+  ok "linked with the stack outside its declared bounds ($oob_flags)"
+else
+  fail "the link with narrow bounds failed"; show "$W/oob-make.log"; finish
+fi
+cp "$P/oob.elf" "$W/oob.elf"
+BOARD_QEMU_TIMEOUT=3 "$ROOT/boards/qemu_run.sh" "$W/oob.elf" uart "$W/oob-run" >"$W/oob-qemu.log" 2>&1
+host_tools/drain -e "$W/oob.elf" -o "$W/oob.pb.gz" "$W/oob-run/stream.bin" >/dev/null 2>"$W/oob-drain.err" ||
+  { fail "drain exit $? on the out-of-bounds stream"; show "$W/oob-drain.err"; }
+pp -comments "$W/oob.pb.gz" >"$W/oob-comments.txt" 2>/dev/null
+nf=$(grep -o ' no_frame=[0-9]*' "$W/oob-comments.txt" | head -n1 | cut -d= -f2)
+oob=$(grep -o ' out_of_bounds=[0-9]*' "$W/oob-comments.txt" | head -n1 | cut -d= -f2)
+ns=$(pp -raw "$W/oob.pb.gz" 2>/dev/null | sed -n 's/.*reader: samples=\([0-9]*\).*/\1/p')
+if [ "${nf:-0}" -ge 50 ] && [ "$oob" = "$nf" ]; then
+  ok "device drops: no_frame=$nf out_of_bounds=$oob ($ns samples): every walk began outside the bounds"
+else
+  fail "no_frame=${nf:-missing} out_of_bounds=${oob:-missing}: want equal, at least 50"; show "$W/oob-comments.txt"
+fi
+if grep -q "found no frame at all.* $oob of them began on a stack outside the bounds the walker may read (\[__msamp_stack_lo, __msamp_stack_hi)" "$W/oob-drain.err" &&
+  ! grep -q 'began inside them' "$W/oob-drain.err"; then
+  ok "drain's hint: $(grep -o "$oob of them began[^:]*" "$W/oob-drain.err")"
+else
+  fail "drain's hint does not name the stack outside the bounds"; show "$W/oob-drain.err"
+fi
 finish
