@@ -66,6 +66,12 @@ test-docs-wrap-allocator: ## README's MSAMP_WRAP_ALLOCATOR block as written arou
 	@$(MAKE) --no-print-directory -s host_tools/drain hosted
 	@$(DOCS_ENV) tests/docs/wrap_allocator.sh README.md
 
+TESTS += docs-tail-call
+test-docs-tail-call: ## docs/API.md's own-allocator rules on a hosted program: a `return malloc(n);` helper's samples at its caller at -O2 (at the helper with -fno-optimize-sibling-calls), a wrapped pool's calls from its own file never sampled
+	@tests/need.sh cc pkg-config go
+	@$(MAKE) --no-print-directory -s host_tools/drain hosted
+	@$(DOCS_ENV) tests/docs/tail_call.sh docs/API.md
+
 TESTS += docs-readme-intro
 test-docs-readme-intro: ## README's first block as written: drain on a tty (a QEMU pty for /dev/ttyUSB0) until Ctrl-C, go tool pprof -http serving
 	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 go curl setsid
