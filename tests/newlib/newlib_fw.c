@@ -21,6 +21,7 @@
 
 #include "board_api.h"
 #include "msamp.h"
+#include "nl_sbrk.h"
 
 #ifndef NL_WRAP_realloc
 #define NL_WRAP_realloc 0
@@ -36,29 +37,6 @@
 #endif
 
 int main(void);
-void *_sbrk(ptrdiff_t incr);
-
-/* The heap newlib grows with _sbrk: a static arena. */
-static unsigned char arena[48 * 1024] __attribute__((aligned(8)));
-static size_t arena_used;
-
-void *_sbrk(ptrdiff_t incr)
-{
-    if ((incr > 0 && (size_t)incr > sizeof arena - arena_used) ||
-        (incr < 0 && (size_t)-incr > arena_used))
-        return (void *)-1;
-    void *p = arena + arena_used;
-    arena_used += (size_t)incr;
-    return p;
-}
-
-static void fail(const char *why)
-{
-    board_console("nl-fail ");
-    board_console(why);
-    board_console("\n");
-    board_exit(1);
-}
 
 /* A console line built piece by piece (no printf: it would allocate through newlib). */
 static char line[160];
