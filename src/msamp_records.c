@@ -170,10 +170,10 @@ _Static_assert(SAME(F_DROPS_ring_records, MSAMP_DROP_RING_RECORDS) &&
 
 void msamp_rec_drops(const uint32_t *count)
 {
-    uintptr_t v[F_DROPS__all];
-    for (unsigned i = 0; i < F_DROPS__all; i++)
+    uintptr_t v[MSAMP_CORE_DROPS];
+    for (unsigned i = 0; i < MSAMP_CORE_DROPS; i++)
         v[i] = count[i];
-    SEND(DROPS, v, F_DROPS__all);
+    SEND(DROPS, v, MSAMP_CORE_DROPS);
 }
 
 void msamp_rec_interval(uint32_t interval, uintptr_t dt, unsigned reason, uint32_t epoch)

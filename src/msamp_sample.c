@@ -39,8 +39,10 @@ static uint32_t stack_of(struct walk *w)
     }
     if (w->n == 0) {
         G.count[MSAMP_DROP_NO_FRAME]++;
+#if !MSAMP_CFG_TINY
         if (w->oob)
             G.count[MSAMP_DROP_OUT_OF_BOUNDS]++;
+#endif
     }
     uint32_t id = msamp_stack_intern(w->pcs, w->n);
     if (id == MSAMP_WIRE_STACK_FULL)
