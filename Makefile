@@ -33,7 +33,7 @@ BENCHES :=
 # first: its other fragments name its helpers). A fragment is read only when listed here: every
 # *.mk in these folders must be (the check below stops make otherwise).
 MK_FRAGMENTS := src/sources.mk \
-	port/aarch64/port.mk port/arm/port.mk port/hosted/port.mk port/mips64/port.mk port/riscv64/port.mk \
+	port/aarch64/port.mk port/arm/port.mk port/hosted/port.mk port/mips64/port.mk port/riscv32/port.mk port/riscv64/port.mk \
 	port/x86_64/port.mk \
 	host_tools/host_tools.mk \
 	$(filter-out host_tools/host_tools.mk,$(sort $(wildcard host_tools/*.mk host_tools/*/*.mk host_tools/*/*/*.mk))) \

@@ -14,12 +14,16 @@ pkgs_host="gcc make libc6-dev pkg-config zlib1g-dev libdw-dev libelf-dev libstdc
 # reads the writer thread's waits from its log. gdb: test-postmortem-hosted-gcore takes a core with gcore.
 # chromium, fonts-dejavu-core: tests/views loads drain's HTML and SVG views in headless Chromium
 # (as root: --no-sandbox); with --no-install-recommends no font comes with it.
-pkgs_test="libsqlite3-dev clang libclang-rt-14-dev valgrind gdb golang-go socat cmake lld iproute2 python3 curl g++ strace chromium fonts-dejavu-core"
+# graphviz: the graph view of go tool pprof's web UI (docs-readme-intro asks for it; make demo
+# prints the command that opens it).
+pkgs_test="libsqlite3-dev clang libclang-rt-14-dev valgrind gdb golang-go socat cmake lld iproute2 python3 curl g++ strace chromium fonts-dejavu-core graphviz"
 # Newlib for the Cortex-M3 (tests/newlib) and its libstdc++ (tests/cxx): only Recommends of
 # gcc-arm-none-eabi and of libnewlib-arm-none-eabi.
-pkgs_cross="gcc-aarch64-linux-gnu gcc-arm-none-eabi gcc-mips64el-linux-gnuabi64 gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-mips64el-cross libc6-dev-riscv64-cross libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib"
+# gcc-riscv64-unknown-elf: the bare-metal RISC-V gcc whose rv32imac/ilp32 multilib (libgcc) builds
+# qemu-virt-riscv32 (the Linux one has no 32-bit libgcc).
+pkgs_cross="gcc-aarch64-linux-gnu gcc-arm-none-eabi gcc-mips64el-linux-gnuabi64 gcc-riscv64-linux-gnu libc6-dev-arm64-cross libc6-dev-mips64el-cross libc6-dev-riscv64-cross libnewlib-arm-none-eabi libstdc++-arm-none-eabi-newlib gcc-riscv64-unknown-elf"
 pkgs_qemu="qemu-user qemu-system-arm qemu-system-mips qemu-system-x86 qemu-system-misc"
-pkgs_demo="gcc-aarch64-linux-gnu qemu-system-arm golang-go"
+pkgs_demo="gcc-aarch64-linux-gnu qemu-system-arm golang-go graphviz"
 # make bench-wrappers and bench-apps (tests/bench/): callgrind, and the workloads and peers they
 # link: Lua 5.4's and SQLite's static libraries, jemalloc and tcmalloc (their heap profilers).
 pkgs_bench="valgrind liblua5.4-dev libsqlite3-dev libjemalloc-dev libgoogle-perftools-dev"

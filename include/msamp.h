@@ -96,6 +96,11 @@ struct msamp_stats {
      * frames acknowledged again without being carried out, and frames ignored as malformed (bad
      * COBS or CRC, too long, cut short, another format version). */
     uint32_t commands, commands_repeated, commands_bad;
+    /* Of the no_frame walks, those that began on a stack outside the bounds the walker may read
+     * (bare metal: __msamp_stack_lo/hi; hosted: the thread's stack): an RTOS task's or an
+     * interrupt's stack elsewhere, or a linker script's bounds that leave the stack out. Always 0
+     * in the tiny profile, which does not count them (docs/TINY.md). */
+    uint32_t out_of_bounds;
 };
 
 /* Initialise the library: bring up the transport the firmware links (msamp_transport_init(),

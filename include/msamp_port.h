@@ -68,6 +68,11 @@ typedef int (*msamp_frame_fn)(void *arg, uintptr_t pc);
  * increasing towards the stack base, depth capped by the caller's fn); the walk stops quietly at
  * anything it cannot prove, and never faults. */
 void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg);
+/* What a walk reports to fn, as its only pc, when `frame` itself lies outside the stack bounds it
+ * may read (bare metal: __msamp_stack_lo/hi): the allocation was made on a stack the bounds leave
+ * out. Not an address: the core records no frame and counts the walk (msamp_stats out_of_bounds,
+ * DROPS), so the host can name the cause. A port may also never report it. */
+#define MSAMP_WALK_OUT_OF_BOUNDS UINTPTR_MAX
 
 /* A short critical section that excludes every other context that may enter the core: an IRQ mask
  * on single-core bare metal, a lock when hosted. Must be safe to take from an interrupt handler

@@ -146,7 +146,7 @@
     F(m, REQ, ring_records, ring_records) F(m, REQ, ring_bytes, ring_bytes) \
     F(m, REQ, live_full, live_full) F(m, REQ, stack_full, stack_full)       \
     F(m, REQ, reentrant, reentrant) F(m, REQ, truncated, truncated)         \
-    F(m, OPT, no_frame, no_frame)
+    F(m, OPT, no_frame, no_frame) F(m, OPT, out_of_bounds, out_of_bounds)
 
 /* INTERVAL: sampling interval in bytes for the samples that follow. reason (enum
  * msamp_wire_interval_reason, 0 when absent) says who changed it. A raise by the device (reasons
@@ -271,7 +271,9 @@ enum msamp_wire_drop {
     MSAMP_DROP_TRUNCATED = 5,    /* stacks cut at the device's maximum depth */
     MSAMP_DROP_NO_FRAME = 6,     /* walks that found no frame at all (stack id 0): no unwind tables,
                                     no frame pointers, misplaced unwind sections */
-    MSAMP_DROP_COUNT = 7
+    MSAMP_DROP_OUT_OF_BOUNDS = 7, /* of those, walks that began on a stack outside the bounds the
+                                     walker may read (__msamp_stack_lo/hi): counted in both */
+    MSAMP_DROP_COUNT = 8
 };
 
 /* FAIL.kind. */

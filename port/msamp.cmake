@@ -19,7 +19,8 @@
 # wrappers and hooks are built without frame pointers), what the port's stack walker needs on
 # every file, the firmware's own too since each walk goes up through them (ARCH arm with gcc:
 # -funwind-tables, port/arm/README.md; the compiler is CMAKE_C_COMPILER_ID's), and the link options
-# -Wl,--wrap=FUNC for each WRAP function plus -Wl,--build-id. msamp_add_library also sets
+# -Wl,--wrap=FUNC for each WRAP function plus -Wl,--build-id, and port/ on the link's search path
+# (the linker script's `INCLUDE msamp.ld`: port/msamp.ld, README.md). msamp_add_library also sets
 # MSAMP_SEMIHOSTING_SOURCES in the caller's scope: the architecture's semihosting helpers
 # (port/semihosting/: console text, exit), for firmware that uses them itself. The project's
 # toolchain file sets the compiler and CPU flags; for the .S files of a port, enable ASM in
@@ -104,15 +105,25 @@ function(msamp_add_library name)
     endif()
     # cxx in WRAP: every C++ form under the ARCH's mangled name, and every wrapper taken with -u
     # (linked before libstdc++, which calls forms the firmware may not, and malloc: port/msamp.mk).
+    # newlib's _r functions in WRAP: their wrappers taken with -u too, since newlib's own malloc,
+    # strdup, printf... call them from libc.a, linked after this library (port/msamp.mk).
     set(wrap_list ${M_WRAP})
-    set(cxx_undef)
+    set(undef_list)
+    foreach(f IN LISTS wrap_list)
+        if(f MATCHES "^_[a-z]+_r$")
+            list(APPEND undef_list ${f})
+        endif()
+    endforeach()
     if("cxx" IN_LIST wrap_list)
         list(REMOVE_ITEM wrap_list cxx)
         list(APPEND wrap_list ${MSAMP_CXX_FUNCS})
-        list(TRANSFORM wrap_list PREPEND "LINKER:-u,__wrap_" OUTPUT_VARIABLE cxx_undef)
+        set(undef_list ${wrap_list})
     endif()
+    list(TRANSFORM undef_list PREPEND "LINKER:-u,__wrap_" OUTPUT_VARIABLE wrap_undef)
     list(JOIN wrap_list ",--wrap=" wraps)
-    target_link_options(${name} INTERFACE "LINKER:--wrap=${wraps}" ${cxx_undef} "LINKER:--build-id"
+    target_link_options(${name} INTERFACE "LINKER:--wrap=${wraps}" ${wrap_undef} "LINKER:--build-id"
                         ${MSAMP_RTOS_LDFLAGS})
+    # The linker script's INCLUDE msamp.ld looks along the -L paths.
+    target_link_directories(${name} INTERFACE "${MSAMP_DIR}/port")
     set(MSAMP_SEMIHOSTING_SOURCES ${MSAMP_SEMIHOSTING_SRCS} PARENT_SCOPE)
 endfunction()

@@ -33,7 +33,9 @@
 #                    is empty (DROPS no_frame), on yours stacks stop at your first function
 #   MSAMP_OWN_CFLAGS optional, for MSAMP_OWN_SRCS (msamp's sources but the wrappers and hooks):
 #                    no frame pointers, a section per function (for -Wl,--gc-sections)
-#   MSAMP_LDFLAGS    the --wrap flags that route malloc & co. through msamp, and --build-id
+#   MSAMP_LDFLAGS    the --wrap flags that route malloc & co. through msamp, --build-id, and
+#                    -L of port/, where the linker script's `INCLUDE msamp.ld` finds port/msamp.ld
+#                    (the stack bounds and the build-id note the link needs: README.md)
 #   MSAMP_RTOS_SRCS, MSAMP_RTOS_CFLAGS, MSAMP_RTOS_LDFLAGS  the RTOS layer's sources and its part
 #                    of MSAMP_CFLAGS and MSAMP_LDFLAGS (empty for MSAMP_RTOS none)
 #   MSAMP_CXX_SRCS   the C++ wrappers (every one): compile them with MSAMP_CXX_CFLAGS added
@@ -166,5 +168,11 @@ MSAMP_CFLAGS := $(MSAMP_INCLUDES) -fno-omit-frame-pointer $(MSAMP_UNWIND_CFLAGS)
 MSAMP_OWN_CFLAGS := -fomit-frame-pointer -ffunction-sections -fdata-sections
 MSAMP_OWN_SRCS := $(filter-out $(MSAMP_WRAP_SRCS) %/msamp_hooks.c %/msamp_freertos_heap.c,$(MSAMP_LIB_SRCS) $(MSAMP_TRANSPORT_SRCS))
 
+# newlib's _r functions: their wrappers named with -u too (always, cxx or not), since newlib's own
+# malloc, strdup, printf... call them from libc.a: with a libmsamp.a linked before libc.a, a
+# firmware that reaches them only through newlib would otherwise not link (__wrap__malloc_r
+# undefined).
+msamp_wrap_undef := $(if $(msamp_cxx),$(patsubst cxx,$(MSAMP_CXX_FUNCS),$(MSAMP_WRAP_FUNCS)),$(filter _%_r,$(MSAMP_WRAP_FUNCS)))
 MSAMP_LDFLAGS := $(foreach f,$(patsubst cxx,$(MSAMP_CXX_FUNCS),$(MSAMP_WRAP_FUNCS)),-Wl,--wrap=$(f)) \
-	$(if $(msamp_cxx),$(foreach f,$(patsubst cxx,$(MSAMP_CXX_FUNCS),$(MSAMP_WRAP_FUNCS)),-Wl,-u,__wrap_$(f)) )-Wl,--build-id $(MSAMP_RTOS_LDFLAGS)
+	$(foreach f,$(msamp_wrap_undef),-Wl,-u,__wrap_$(f)) -Wl,--build-id $(MSAMP_RTOS_LDFLAGS) \
+	-L$(msamp_p)port

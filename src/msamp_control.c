@@ -121,6 +121,9 @@ int msamp_get_stats(struct msamp_stats *out)
         .reentrant = msamp_reentrant(),
         .truncated = G.count[MSAMP_DROP_TRUNCATED],
         .no_frame = G.count[MSAMP_DROP_NO_FRAME],
+#if !MSAMP_CFG_TINY
+        .out_of_bounds = G.count[MSAMP_DROP_OUT_OF_BOUNDS],
+#endif
         .failed = G.failed[MSAMP_FAIL_NULL],
         .refused = G.failed[MSAMP_FAIL_GIANT],
         .live_used = msamp_live_used(),

@@ -182,7 +182,7 @@ void msamp_rec_free(uint32_t slot, uintptr_t dt, unsigned moved);
 /* LIVE; interval, the one the entry stands for, is sent when it differs from the one in force. */
 void msamp_rec_live(uint32_t slot, uintptr_t size, uint32_t stack, uint32_t birth, uintptr_t addr,
                     uint32_t interval);
-void msamp_rec_drops(const uint32_t *count); /* MSAMP_DROP_COUNT counters */
+void msamp_rec_drops(const uint32_t *count); /* MSAMP_CORE_DROPS counters */
 /* INTERVAL; reason and epoch are sent unless reason is MSAMP_INTERVAL_SET. */
 void msamp_rec_interval(uint32_t interval, uintptr_t dt, unsigned reason, uint32_t epoch);
 void msamp_rec_snap_end(uint32_t pass, uint32_t count);
@@ -223,6 +223,16 @@ void msamp_command_feed(const uint8_t *p, size_t n);
 /* The parser's counters: commands carried out, repeats acknowledged again, malformed frames. */
 void msamp_command_counts(uint32_t *done, uint32_t *repeated, uint32_t *bad);
 
+/* The loss counters the core keeps and sends in DROPS: all of enum msamp_wire_drop, but in the tiny
+ * profile, which leaves out out_of_bounds (its DROPS stop at no_frame, as a device's from before
+ * the field: drain then names both causes of walks without a frame) to keep the smallest
+ * configuration within 1 KiB of RAM. */
+#if MSAMP_CFG_TINY
+#define MSAMP_CORE_DROPS MSAMP_DROP_OUT_OF_BOUNDS
+#else
+#define MSAMP_CORE_DROPS MSAMP_DROP_COUNT
+#endif
+
 /* The core's state, under the port lock but where noted. */
 struct msamp_core {
     struct msamp_writer w; /* first: small offsets keep Thumb loads and stores 16-bit */
@@ -231,7 +241,7 @@ struct msamp_core {
     _Atomic uint8_t enabled;
     _Atomic uint32_t gen;      /* bumped by every configuration change */
     _Atomic uint32_t interval; /* bytes */
-    uint32_t count[MSAMP_DROP_COUNT]; /* loss counters (the reentrant one summed when sent) */
+    uint32_t count[MSAMP_CORE_DROPS]; /* loss counters (the reentrant one summed when sent) */
     uint32_t sent;                    /* their sum when last sent in a DROPS record */
     uint32_t samples, frees;
     /* Failures reported (FAIL.count), by kind; in the tiny profile 16-bit, saturating (with the

@@ -164,15 +164,16 @@ _Static_assert(SAME(F_DROPS_ring_records, MSAMP_DROP_RING_RECORDS) &&
                    SAME(F_DROPS_stack_full, MSAMP_DROP_STACK_FULL) &&
                    SAME(F_DROPS_reentrant, MSAMP_DROP_REENTRANT) &&
                    SAME(F_DROPS_truncated, MSAMP_DROP_TRUNCATED) &&
-                   SAME(F_DROPS_no_frame, MSAMP_DROP_NO_FRAME) && SAME(F_DROPS__all, MSAMP_DROP_COUNT),
+                   SAME(F_DROPS_no_frame, MSAMP_DROP_NO_FRAME) &&
+                   SAME(F_DROPS_out_of_bounds, MSAMP_DROP_OUT_OF_BOUNDS) && SAME(F_DROPS__all, MSAMP_DROP_COUNT),
                "DROPS = enum msamp_wire_drop");
 
 void msamp_rec_drops(const uint32_t *count)
 {
-    uintptr_t v[F_DROPS__all];
-    for (unsigned i = 0; i < F_DROPS__all; i++)
+    uintptr_t v[MSAMP_CORE_DROPS];
+    for (unsigned i = 0; i < MSAMP_CORE_DROPS; i++)
         v[i] = count[i];
-    SEND(DROPS, v, F_DROPS__all);
+    SEND(DROPS, v, MSAMP_CORE_DROPS);
 }
 
 void msamp_rec_interval(uint32_t interval, uintptr_t dt, unsigned reason, uint32_t epoch)

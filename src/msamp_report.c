@@ -209,7 +209,7 @@ static void report_drops(void)
     struct msamp_writer ev;
     G.count[MSAMP_DROP_REENTRANT] = msamp_reentrant();
     uint32_t sum = 0;
-    for (unsigned i = 0; i < MSAMP_DROP_COUNT; i++)
+    for (unsigned i = 0; i < MSAMP_CORE_DROPS; i++)
         sum += G.count[i];
     if (sum == G.sent)
         return;

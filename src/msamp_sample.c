@@ -5,15 +5,21 @@
 
 #define G msamp_core
 
-/* The walk's frames; n one past MSAMP_CFG_MAX_DEPTH means the stack was cut. */
+/* The walk's frames; n one past MSAMP_CFG_MAX_DEPTH means the stack was cut; oob: the walk began
+ * outside the stack bounds (MSAMP_WALK_OUT_OF_BOUNDS). */
 struct walk {
     uintptr_t *pcs;
     uint32_t n;
+    uint32_t oob;
 };
 
 static int collect(void *arg, uintptr_t pc)
 {
     struct walk *w = arg;
+    if (pc == MSAMP_WALK_OUT_OF_BOUNDS) {
+        w->oob = 1;
+        return 0;
+    }
     if (w->n == MSAMP_CFG_MAX_DEPTH) {
         w->n++;
         return 0;
@@ -31,8 +37,13 @@ static uint32_t stack_of(struct walk *w)
         w->n = MSAMP_CFG_MAX_DEPTH;
         G.count[MSAMP_DROP_TRUNCATED]++;
     }
-    if (w->n == 0)
+    if (w->n == 0) {
         G.count[MSAMP_DROP_NO_FRAME]++;
+#if !MSAMP_CFG_TINY
+        if (w->oob)
+            G.count[MSAMP_DROP_OUT_OF_BOUNDS]++;
+#endif
+    }
     uint32_t id = msamp_stack_intern(w->pcs, w->n);
     if (id == MSAMP_WIRE_STACK_FULL)
         G.count[MSAMP_DROP_STACK_FULL]++;
@@ -68,7 +79,7 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
                   uintptr_t old, int32_t old_slot, uint32_t drawn)
 {
     uintptr_t pcs[MSAMP_CFG_MAX_DEPTH];
-    struct walk w = {pcs, 0};
+    struct walk w = {pcs, 0, 0};
     struct msamp_writer ev;
     msamp_port_walk(frame, collect, &w);
 
@@ -279,7 +290,7 @@ void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, un
         return;
     c->busy = MSAMP_BUSY_CORE;
     uintptr_t pcs[MSAMP_CFG_MAX_DEPTH];
-    struct walk w = {pcs, 0};
+    struct walk w = {pcs, 0, 0};
     struct msamp_writer ev;
     msamp_port_walk(frame, collect, &w);
 #if MSAMP_CFG_HEAP_STATS

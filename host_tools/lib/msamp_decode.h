@@ -83,7 +83,9 @@ struct msamp_record {
         struct {
             uint64_t ring_records, ring_bytes, live_full, stack_full, reentrant, truncated;
             uint64_t no_frame; /* walks that found no frame (0 when !has_no_frame: older devices) */
-            int has_no_frame;
+            uint64_t out_of_bounds; /* of those, walks begun outside the stack bounds (0 when
+                                       !has_out_of_bounds: older devices) */
+            int has_no_frame, has_out_of_bounds;
         } drops;
         /* kind: enum msamp_wire_fail (other values: a later kind, listed by number); count: the
          * device's cumulative failures of that kind */

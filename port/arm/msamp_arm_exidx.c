@@ -276,9 +276,13 @@ unsigned msamp_arm_exidx_walk(struct msamp_arm_regs *regs, uintptr_t frame,
     unsigned n = 0;
     int reporting = 0;
 
-    /* The wrapper's frame lies in the stack, above the walker's own. */
-    if ((frame & 3u) != 0 || frame < regs->r[13] || frame < b->mem.stack_lo ||
-        frame >= b->mem.stack_hi)
+    /* The wrapper's frame lies in the stack, above the walker's own; outside the stack's bounds,
+     * the allocation ran on a stack they leave out. */
+    if (frame < b->mem.stack_lo || frame >= b->mem.stack_hi) {
+        fn(arg, MSAMP_WALK_OUT_OF_BOUNDS);
+        return 0;
+    }
+    if ((frame & 3u) != 0 || frame < regs->r[13])
         return 0;
     for (unsigned steps = 0; steps < MSAMP_ARM_WALK_MAX; steps++) {
         if (!msamp_arm_exidx_step(regs, b))

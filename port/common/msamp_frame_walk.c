@@ -21,6 +21,11 @@ unsigned msamp_frame_walk(uintptr_t fp, const struct msamp_bounds *b, msamp_fram
     uintptr_t lo = b->stack_lo + MSAMP_FRAME_BELOW;
     uintptr_t span = b->stack_hi - b->stack_lo - rec_size;
     uintptr_t text_span = text_hi - text_lo;
+    /* The first frame outside the stack: the allocation ran on a stack the bounds leave out. */
+    if (fp < b->stack_lo || fp >= b->stack_hi) {
+        fn(arg, MSAMP_WALK_OUT_OF_BOUNDS);
+        return 0;
+    }
     while (n < MSAMP_FRAME_WALK_MAX) {
         if ((fp & (sizeof(uintptr_t) - 1u)) != 0 || fp - lo > span)
             break;

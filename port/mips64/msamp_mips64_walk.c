@@ -547,8 +547,13 @@ unsigned msamp_mips64_walk(struct msamp_mips64_regs *regs, uintptr_t frame,
     unsigned n = 0;
     int reporting = 0;
 
-    /* The wrapper's frame lies in the stack, above the walker's own. */
-    if ((frame & 7u) != 0 || frame < regs->sp || frame < b->stack_lo || frame >= b->stack_hi)
+    /* The wrapper's frame lies in the stack, above the walker's own; outside the stack's bounds,
+     * the allocation ran on a stack they leave out. */
+    if (frame < b->stack_lo || frame >= b->stack_hi) {
+        fn(arg, MSAMP_WALK_OUT_OF_BOUNDS);
+        return 0;
+    }
+    if ((frame & 7u) != 0 || frame < regs->sp)
         return 0;
     for (unsigned steps = 0; steps < MSAMP_MIPS64_WALK_MAX; steps++) {
         if (!msamp_mips64_step(regs, b))

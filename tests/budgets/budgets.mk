@@ -25,8 +25,8 @@ BUDGETS_PREREQS := host_tools/drain host_tools/msamp-dump $(HT)/msamp_check \
 	$(addprefix $(BUDGETS_OUT)/,maxrss streams/sites.bin streams/unique.bin)
 # The size table's compilers, the boards' QEMUs, callgrind.
 BUDGETS_NEEDS := valgrind flock pkg-config arm-none-eabi-gcc clang ld.lld aarch64-linux-gnu-gcc \
-	mips64el-linux-gnuabi64-gcc riscv64-linux-gnu-gcc qemu-system-aarch64 qemu-system-arm \
-	qemu-system-mips64el qemu-system-riscv64 qemu-system-x86_64
+	mips64el-linux-gnuabi64-gcc riscv64-linux-gnu-gcc riscv64-unknown-elf-gcc qemu-system-aarch64 qemu-system-arm \
+	qemu-system-mips64el qemu-system-riscv64 qemu-system-riscv32 qemu-system-x86_64
 budgets_run = @tests/need.sh $(BUDGETS_NEEDS) && \
 	$(MAKE) --no-print-directory -s -j2 $(BUDGETS_PREREQS) && \
 	MAKE="$(MAKE)" BUILD="$(BUILD)" SIZE_SMALL="$(SIZE_TABLE_SMALL)" $(1) tests/budgets/budgets.sh $(BUDGETS_OUT)

@@ -20,6 +20,7 @@ builds=(
   "gcc-mips64el|mips64el-linux-gnuabi64-gcc|-mno-abicalls -fno-pic -G0"
   "gcc-mips64-be|mips64el-linux-gnuabi64-gcc|-EB -mno-abicalls -fno-pic -G0"
   "gcc-riscv64|riscv64-linux-gnu-gcc|-mcmodel=medany"
+  "gcc-riscv32|riscv64-unknown-elf-gcc|-march=rv32imac -mabi=ilp32 -misa-spec=2.2 -mcmodel=medany"
   "clang-x86_64|clang|--target=x86_64-unknown-linux-gnu"
   "clang-aarch64|clang|--target=aarch64-none-elf -mstrict-align"
   "clang-cortex-m3|clang|--target=thumbv7m-none-eabi -mcpu=cortex-m3"
@@ -28,6 +29,7 @@ builds=(
   "clang-cortex-a15|clang|--target=armv7a-none-eabi -mcpu=cortex-a15 -marm -mno-unaligned-access"
   "clang-mips64el|clang|--target=mips64el-linux-gnuabi64 -mno-abicalls -fno-pic"
   "clang-riscv64|clang|--target=riscv64-unknown-elf -march=rv64gc -mcmodel=medany"
+  "clang-riscv32|clang|--target=riscv32-unknown-elf -march=rv32imac -mabi=ilp32 -mcmodel=medany"
 )
 compilers=$(for b in "${builds[@]}"; do IFS='|' read -r _ cc _ <<< "$b"; echo "$cc"; done | sort -u)
 tests/need.sh $compilers || exit $?

@@ -7,7 +7,7 @@ CROSS_OUT := $(BUILD)/tests/cross
 NPROC := $(shell nproc 2>/dev/null || echo 2)
 
 TESTS += cross-core
-test-cross-core: ## The core compiles with -ffreestanding -Werror for x86-64, aarch64, Cortex-M0/M3/M23/M33/A15, mips64 (el/be), riscv64, gcc and clang
+test-cross-core: ## The core compiles with -ffreestanding -Werror for x86-64, aarch64, Cortex-M0/M3/M23/M33/A15, mips64 (el/be), riscv64, riscv32 (RV32IMAC), gcc and clang
 	TARGET_WARN="$(TARGET_WARN)" tests/cross/core_compile.sh $(CROSS_OUT)/core $(MSAMP_CORE_SRCS) $(MSAMP_WRAP_SRCS)
 
 TESTS += cross-core-tiny

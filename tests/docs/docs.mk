@@ -48,6 +48,12 @@ test-docs-firmware-snippet: ## README's firmware snippet as written: built for q
 	@$(docs_firmware)
 	@$(DOCS_ENV) $(DOCS_QEMU) tests/docs/firmware_snippet.sh README.md $(DOCS_FW)
 
+TESTS += docs-firmware-outoftree
+test-docs-firmware-outoftree: ## README's snippet, Make block and linker-script line as written: a firmware built in a temporary folder outside the checkout with its own start-up and script, run under QEMU, real stacks
+	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 go
+	@$(MAKE) --no-print-directory -s host_tools/drain
+	@$(DOCS_ENV) $(DOCS_QEMU) tests/docs/firmware_outoftree.sh README.md
+
 TESTS += docs-hosted
 test-docs-hosted: ## README's and docs/HOSTED.md's hosted examples as written, with a small app.c: built through pkg-config, run, drained
 	@tests/need.sh cc pkg-config go
@@ -59,6 +65,12 @@ test-docs-wrap-allocator: ## README's MSAMP_WRAP_ALLOCATOR block as written arou
 	@tests/need.sh cc pkg-config go
 	@$(MAKE) --no-print-directory -s host_tools/drain hosted
 	@$(DOCS_ENV) tests/docs/wrap_allocator.sh README.md
+
+TESTS += docs-tail-call
+test-docs-tail-call: ## docs/API.md's own-allocator rules on a hosted program: a `return malloc(n);` helper's samples at its caller at -O2 (at the helper with -fno-optimize-sibling-calls), a wrapped pool's calls from its own file never sampled
+	@tests/need.sh cc pkg-config go
+	@$(MAKE) --no-print-directory -s host_tools/drain hosted
+	@$(DOCS_ENV) tests/docs/tail_call.sh docs/API.md
 
 TESTS += docs-readme-intro
 test-docs-readme-intro: ## README's first block as written: drain on a tty (a QEMU pty for /dev/ttyUSB0) until Ctrl-C, go tool pprof -http serving

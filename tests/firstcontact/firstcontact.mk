@@ -73,7 +73,8 @@ firstcontact-demo:
 	  $(FC_DIR)/demo-$(BOARD)
 
 # make demo on BOARD: the tools, the board's compiler and QEMU, the firmware's headers and libgcc,
-# what run_demo.sh runs, and go (the demo's last lines tell to open the profile with go tool pprof).
+# what run_demo.sh runs, and go and graphviz's dot (the demo's last lines tell to open the profile
+# with go tool pprof's web UI, whose graph view runs dot).
 firstcontact-deps-demo:
 	@tests/need.sh $(firstword $(BOARD_CC)) $(firstword $(BOARD_QEMU))
 	@mkdir -p $(FC_DIR)
@@ -81,6 +82,6 @@ firstcontact-deps-demo:
 	@$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(DEMO_MSAMP_DEFS) -M $(BOARD_DEMO_SRC) \
 	  $(filter %.c,$(DEMO_SRCS) $(BOARD_SRCS) $(MSAMP_LIB_SRCS)) >$(FC_DIR)/demo-$(BOARD).M
 	@tests/firstcontact/deps_check.sh "demo BOARD=$(BOARD)" "$(BOARD_DEPS)" $(fc_tools_items) \
-	  $(firstword $(BOARD_CC)) $(BOARD_AR) $(firstword $(BOARD_QEMU)) $(BOARD_LIBGCC) mkfifo timeout tee go \
+	  $(firstword $(BOARD_CC)) $(BOARD_AR) $(firstword $(BOARD_QEMU)) $(BOARD_LIBGCC) mkfifo timeout tee go dot \
 	  $(call fc_paths,$(FC_DIR)/tools.M) $(call fc_paths,$(FC_DIR)/demo-$(BOARD).M)
 endif

@@ -17,6 +17,11 @@ test-newlib-cmake: ## The newlib firmware through port/msamp.cmake, all eight en
 	@tests/newlib/need_newlib.sh cmake
 	$(NL_TOOLS)
 	$(call nl_run,tests/newlib/cmake.sh $(NL_DIR)/cmake)
+TESTS += newlib-cmake-indirect
+test-newlib-cmake-indirect: ## msamp.cmake with newlib's _r functions alone wrapped, reached only through newlib's malloc and strdup: links (-u), each allocation and free recorded once
+	@tests/newlib/need_newlib.sh cmake
+	$(NL_TOOLS)
+	$(call nl_run,tests/newlib/cmake_indirect.sh $(NL_DIR)/cmake-indirect)
 test-arm-unwind-flags: ## gcc Cortex-M: msamp.mk's -funwind-tables gives whole stacks; without it every sample is DROPS no_frame
 	@tests/newlib/need_newlib.sh
 	$(NL_TOOLS)

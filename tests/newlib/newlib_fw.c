@@ -21,6 +21,7 @@
 
 #include "board_api.h"
 #include "msamp.h"
+#include "nl_sbrk.h"
 
 #ifndef NL_WRAP_realloc
 #define NL_WRAP_realloc 0
@@ -36,16 +37,6 @@
 #endif
 
 int main(void);
-#define NL_ARENA_BYTES (48 * 1024)
-#include "sbrk_arena.h"
-
-static void fail(const char *why)
-{
-    board_console("nl-fail ");
-    board_console(why);
-    board_console("\n");
-    board_exit(1);
-}
 
 /* A console line built piece by piece (no printf: it would allocate through newlib). */
 static char line[160];

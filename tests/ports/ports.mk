@@ -83,7 +83,7 @@ size-table: ## Library text/data/bss per architecture, default and small configu
 TESTS += ports-size
 test-ports-size:
 	@tests/need.sh arm-none-eabi-gcc clang ld.lld aarch64-linux-gnu-gcc mips64el-linux-gnuabi64-gcc \
-		riscv64-linux-gnu-gcc
+		riscv64-linux-gnu-gcc riscv64-unknown-elf-gcc
 	@MAKE="$(MAKE)" tests/ports/check_size.sh $(BUILD)/test-size "$(SIZE_TABLE_SMALL)"
 
 # End to end on the boards of these ports: the demo under QEMU, drained and checked like on
@@ -97,6 +97,7 @@ PT_BOARDS_ELSEWHERE := qemu-virt-aarch64 qemu-mps2-an385-freertos
 PT_BOARDS := $(filter-out $(PT_BOARDS_ELSEWHERE),$(patsubst boards/%/board.mk,%,$(wildcard boards/*/board.mk)))
 PT_VARIANTS := mps2-an385-clang mps2-an385-full virt-arm-thumb virt-arm-thumb-clang
 PT_VARIANTS += microbit-clang mps2-an386-clang mps2-an505-clang
+PT_VARIANTS += virt-riscv32-clang
 PT_BOARD_CONFIGS := $(patsubst qemu-%,%,$(PT_BOARDS)) $(PT_VARIANTS)
 # name | board | make variables | transports (all: the board's BOARD_TRANSPORTS but rtt)
 pt_board = $(eval PTB_BOARD_$(1) := $(2))$(eval PTB_VARS_$(1) := $(3))$(eval PTB_T_$(1) := $(4))
@@ -109,6 +110,7 @@ $(call pt_board,mps2-an386-clang,qemu-mps2-an386,BOARD_COMPILER=clang,uart)
 $(call pt_board,mps2-an505-clang,qemu-mps2-an505,BOARD_COMPILER=clang,uart)
 $(call pt_board,virt-arm-thumb,qemu-virt-arm,ARM_ISA=thumb,uart semihosting)
 $(call pt_board,virt-arm-thumb-clang,qemu-virt-arm,ARM_ISA=thumb BOARD_COMPILER=clang,uart)
+$(call pt_board,virt-riscv32-clang,qemu-virt-riscv32,BOARD_COMPILER=clang,uart)
 
 define pt_board_test
 TESTS += ports-board-$(1)
@@ -151,6 +153,7 @@ endif
 PT_BENCH_BOARDS := mps2-an385 mps2-an385-clang mps2-an385-full mps2-an385-clang-full virt-arm virt-arm-thumb malta-mips64el virt-riscv64 \
 	microvm-x86_64
 PT_BENCH_BOARDS += microbit microbit-clang mps2-an386 mps2-an386-clang mps2-an505 mps2-an505-clang
+PT_BENCH_BOARDS += virt-riscv32 virt-riscv32-clang
 BENCHES += thin-boards
 bench-thin-boards: ## Adaptive interval: instructions of a thinning pass on the Cortex-M3 (tiny and full) under QEMU
 	@echo "a thinning pass on the board, instructions (QEMU, one per TB), ratio to a sampled malloc+free"

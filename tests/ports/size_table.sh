@@ -45,6 +45,7 @@ configs=(
   "qemu-malta-mips64el||mips64el (gcc, scanner)|msamp_mips64_walk.o msamp_mips64_capture.o"
   "qemu-malta-mips64||mips64 BE (gcc, scanner)|msamp_mips64_walk.o msamp_mips64_capture.o"
   "qemu-virt-riscv64||riscv64 (gcc, frames)|msamp_frame_walk.o"
+  "qemu-virt-riscv32||riscv32 RV32IMAC (gcc, frames)|msamp_frame_walk.o"
   "qemu-microvm-x86_64||x86_64 (gcc, frames)|msamp_frame_walk.o"
 )
 # The archive members a firmware that wraps malloc free calloc realloc links: the core (not the

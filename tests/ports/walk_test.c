@@ -81,9 +81,15 @@ static volatile int sink;
 static int live_mode;
 static uint64_t live_pcs;
 
+static unsigned noob; /* walks that said their start lay outside the stack */
+
 static int collect(void *arg, uintptr_t pc)
 {
     (void)arg;
+    if (pc == MSAMP_WALK_OUT_OF_BOUNDS) {
+        noob++;
+        return 0;
+    }
     got[ngot++] = pc;
     return ngot < CAP;
 }
@@ -335,8 +341,13 @@ static void corrupt_once(unsigned iter)
 
     uintptr_t start = kind == 5 ? (rnd() % 2 ? hi + REC_BELOW : lo - sizeof(uintptr_t)) : fp[0];
     ngot = 0;
+    noob = 0;
     walk_range(start, lo, hi, collect, 0);
     total_pcs += ngot;
+    /* A start outside the stack is said (MSAMP_WALK_OUT_OF_BOUNDS, the core counts it), once;
+     * any other walk never says it. */
+    if (noob != (kind == 5))
+        fail(kind == 5 ? "start outside the stack not reported as such" : "out-of-bounds reported for a start inside the stack", iter);
     if (ngot > CAP)
         fail("callback cap overrun", iter);
     unsigned want = exact ? exact : atleast;

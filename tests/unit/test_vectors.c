@@ -214,19 +214,24 @@ static int encode_listing(const char *path)
             msamp_rec_snap_end((uint32_t)need(line, "pass", lineno), (uint32_t)need(line, "count", lineno));
         } else if (strcmp(type, "DROPS") == 0) {
             const char *k[MSAMP_DROP_COUNT] = {"ring_records", "ring_bytes", "live_full",
-                                               "stack_full", "reentrant", "truncated", "no_frame"};
+                                               "stack_full", "reentrant", "truncated", "no_frame",
+                                               "out_of_bounds"};
             uint32_t c[MSAMP_DROP_COUNT];
             uint64_t v;
-            if (field(line, "no_frame", &v)) {
+            /* The trailing counters the listing has: a device from before no_frame sent six, one
+             * from before out_of_bounds seven; this build's own writer sends them all. */
+            unsigned n = MSAMP_DROP_NO_FRAME;
+            while (n < MSAMP_DROP_COUNT && field(line, k[n], &v))
+                n++;
+            if (n == MSAMP_DROP_COUNT) {
                 for (unsigned i = 0; i < MSAMP_DROP_COUNT; i++)
                     c[i] = (uint32_t)need(line, k[i], lineno);
                 msamp_rec_drops(c);
             } else {
-                /* A device from before no_frame: the six counters it sent. */
-                uintptr_t w[MSAMP_DROP_NO_FRAME];
-                for (unsigned i = 0; i < MSAMP_DROP_NO_FRAME; i++)
+                uintptr_t w[MSAMP_DROP_COUNT];
+                for (unsigned i = 0; i < n; i++)
                     w[i] = (uintptr_t)need(line, k[i], lineno);
-                msamp_event_varints(MSAMP_REC_DROPS, w, MSAMP_DROP_NO_FRAME);
+                msamp_event_varints(MSAMP_REC_DROPS, w, n);
             }
         } else if (strcmp(type, "FAIL") == 0) {
             msamp_rec_fail((unsigned)need(line, "kind", lineno), (uintptr_t)need(line, "size", lineno),

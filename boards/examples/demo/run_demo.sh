@@ -13,6 +13,10 @@
 #                 commands go down the RTT down-buffer).
 # QEMU's stdout and stderr, where the board console goes (the demo's truth table and counters,
 # via semihosting on boards that have it), are kept in OUTDIR/console.txt.
+# Then the demo's true live bytes beside drain's in-use estimate (the profile's total, read with
+# go tool pprof when go is installed), where the stream was saved with the drain command that
+# turns it into a timeline and a flame graph, and the commands that open the profile (pprof's web
+# UI on a free local port). Paths are relative to the folder it was started from.
 # Exits nonzero if QEMU, the firmware or drain fails.
 set -u
 [ $# -ge 4 ] || { echo "usage: $0 ELF TRANSPORT OUTDIR PROFILE [TOP]" >&2; exit 2; }
@@ -22,6 +26,8 @@ drain=$(realpath "${DRAIN:-host_tools/drain}")
 [ -n "${BOARD_QEMU:-}" ] || { echo "$0: BOARD_QEMU is not set" >&2; exit 2; }
 mkdir -p "$out" "$(dirname "$profile")"
 profile=$(realpath "$profile")
+start_dir=$(pwd)
+rel() { realpath -m --relative-to="$start_dir" "$1"; }
 rm -f "$out/stream.bin" "$out/console.txt" "$profile"
 limit=${BOARD_QEMU_TIMEOUT:-60}
 cd "$out" || exit 2
@@ -95,10 +101,32 @@ if [ "$dr" != 0 ]; then
   exit 1
 fi
 cat drain.txt
-if [ -f stream.bin ]; then
-  echo "stream: $(stat -c %s stream.bin) bytes over $transport; profile: $profile"
-else
-  echo "stream: $(sed -n 's/^drain stats: \([0-9]*\) bytes.*/\1/p' drain.err) bytes over $transport; profile: $profile"
+# The truth: each site's size times its live count, from the console's truth lines (heap_in_use
+# also counts the heap's block headers and alignment).
+truth=$(awk '/^msamp-demo truth / { s = l = 0; for (i = 3; i <= NF; i++) { split($i, kv, "=")
+  if (kv[1] == "size") s = kv[2]; if (kv[1] == "live") l = kv[2] } t += s * l; n += l }
+  END { if (n) printf "%d %d", t, n }' console.txt)
+if [ -n "$truth" ]; then
+  est=
+  if command -v go >/dev/null; then
+    est=$(go tool pprof -top -sample_index=inuse_space -unit=B -nodecount=1 "$profile" 2>/dev/null |
+      sed -n 's/.*% of \([0-9.]*\)B total.*/\1/p' | head -n1)
+  fi
+  t=${truth% *}; n=${truth#* }
+  if [ -n "$est" ]; then
+    echo "in use at the end: $t bytes in $n blocks, the demo's own count (heap_in_use adds the heap's headers);" \
+      "$est bytes estimated from the samples ($(awk -v e="$est" -v t="$t" 'BEGIN { printf "%+.1f", (e - t) * 100 / t }') %)"
+  else
+    echo "in use at the end: $t bytes in $n blocks, the demo's own count (heap_in_use adds the heap's headers)"
+  fi
 fi
-echo "open it with:  go tool pprof -http=127.0.0.1:8080 $profile"
-echo "           or: go tool pprof -top -sample_index=alloc_space $profile"
+p=$(rel "$profile")
+if [ -f stream.bin ]; then
+  s=$(rel "$(pwd)/stream.bin")
+  echo "stream: $(stat -c %s stream.bin) bytes over $transport, saved in $s; profile: $p"
+  echo "timeline and flame graph:  host_tools/drain $s --elf $(rel "$elf") -o $p --timeline ${p%.pb.gz}.html --flame ${p%.pb.gz}.svg"
+else
+  echo "stream: $(sed -n 's/^drain stats: \([0-9]*\) bytes.*/\1/p' drain.err) bytes over $transport (read through the debugger, not saved); profile: $p"
+fi
+echo "open it with:  go tool pprof -http=127.0.0.1: $p     (web UI on a free local port; its graph view needs graphviz)"
+echo "           or: go tool pprof -top -sample_index=alloc_space $p"

@@ -1296,6 +1296,10 @@ static void apply(struct session *s, const struct msamp_record *r)
             s->have_no_frame = 1;
             s->drops[MSAMP_DROP_NO_FRAME] = r->u.drops.no_frame;
         }
+        if (r->u.drops.has_out_of_bounds) {
+            s->have_out_of_bounds = 1;
+            s->drops[MSAMP_DROP_OUT_OF_BOUNDS] = r->u.drops.out_of_bounds;
+        }
         break;
     case MSAMP_REC_REALLOC: {
         struct slot *old = slot_at(s, r->u.realloc.old_slot);

@@ -276,6 +276,7 @@ struct session {
     uint64_t snap_pass, snap_lives;
 
     int have_drops, have_no_frame; /* have_no_frame: the DROPS records carry no_frame */
+    int have_out_of_bounds;        /* ... and out_of_bounds (devices since issue 29) */
     uint64_t drops[MSAMP_DROP_COUNT]; /* the latest DROPS record, by enum msamp_wire_drop */
     /* The device's count of failures by kind: the largest FAIL.count seen (lost records too). */
     uint64_t fail_device[MSAMP_FAIL_KINDS];

@@ -143,7 +143,7 @@ static const char *const drop_names[MSAMP_DROP_COUNT] = {
     [MSAMP_DROP_RING_RECORDS] = "ring_records", [MSAMP_DROP_RING_BYTES] = "ring_bytes",
     [MSAMP_DROP_LIVE_FULL] = "live_full",       [MSAMP_DROP_STACK_FULL] = "stack_full",
     [MSAMP_DROP_REENTRANT] = "reentrant",       [MSAMP_DROP_TRUNCATED] = "truncated",
-    [MSAMP_DROP_NO_FRAME] = "no_frame",
+    [MSAMP_DROP_NO_FRAME] = "no_frame",         [MSAMP_DROP_OUT_OF_BOUNDS] = "out_of_bounds",
 };
 
 /* A comment of the profile, formatted (at most 511 bytes, as the others). */
@@ -218,7 +218,8 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
     if (s->have_drops) {
         size_t len = (size_t)snprintf(line, sizeof(line), "device drops:");
         for (int i = 0; i < MSAMP_DROP_COUNT; i++)
-            if (i != MSAMP_DROP_NO_FRAME || s->have_no_frame)
+            if ((i != MSAMP_DROP_NO_FRAME || s->have_no_frame) &&
+                (i != MSAMP_DROP_OUT_OF_BOUNDS || s->have_out_of_bounds))
                 len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%llu",
                                         drop_names[i], (unsigned long long)s->drops[i]);
     } else {

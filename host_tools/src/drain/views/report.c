@@ -266,11 +266,29 @@ static void warn_no_frame(FILE *f, const struct session *s)
     if (said || !s->have_no_frame || nf == 0 || nf * 10 < total)
         return;
     said = 1;
+    uint64_t oob = s->drops[MSAMP_DROP_OUT_OF_BOUNDS];
     fprintf(f,
             "drain: %llu of the device's stack walks found no frame at all, so those samples "
-            "have no call stack ([unknown stack]). The firmware's code lacks what the walker "
-            "needs: %s.\n",
-            (unsigned long long)nf, msamp_arch_get(s->arch)->no_frame);
+            "have no call stack ([unknown stack]).",
+            (unsigned long long)nf);
+    if (oob != 0)
+        fprintf(f,
+                " %llu of them began on a stack outside the bounds the walker may read "
+                "([__msamp_stack_lo, __msamp_stack_hi) on firmware): an RTOS task's or an "
+                "interrupt's stack elsewhere, or a linker script whose bounds leave the stack out; "
+                "widen the bounds to hold every stack (port/msamp.ld gives all of RAM).",
+                (unsigned long long)oob);
+    if (oob < nf && s->have_out_of_bounds)
+        fprintf(f, " %s%llu began inside them: the code lacks what the walker needs: %s.",
+                oob != 0 ? "The other " : "All ", (unsigned long long)(nf - oob),
+                msamp_arch_get(s->arch)->no_frame);
+    else if (!s->have_out_of_bounds)
+        fprintf(f,
+                " Likely causes: the code lacks what the walker needs (%s), or the allocations "
+                "ran on a stack outside the bounds the walker may read (firmware: "
+                "[__msamp_stack_lo, __msamp_stack_hi); this device does not say which).",
+                msamp_arch_get(s->arch)->no_frame);
+    fputc('\n', f);
 }
 
 /* Appends one frame of folded text: "func@file.c:LINE" (the call's line in the caller), or "func"
