@@ -135,20 +135,31 @@ static void task_table(FILE *f, const struct built *b)
         order[i] = (uint32_t)i;
     task_p = p;
     qsort(order, p->nsample, sizeof(*order), by_task);
-    fprintf(f, "by task:\n  %14s %10s %14s %10s  %s\n", "in-use bytes", "objects", "alloc bytes",
-            "objects", "task");
+    fprintf(f, "by task:\n  %14s %10s %14s %10s  %-25s %-25s %s\n", "in-use bytes", "objects",
+            "alloc bytes", "objects", "(in-use: 95 % interval)", "(alloc: 95 % interval)", "task");
     for (size_t i = 0; i < p->nsample;) {
         const char *task = sample_task(p, p, &p->sample[order[i]]);
         int64_t t[4] = {0, 0, 0, 0};
+        double var[2] = {0, 0}; /* the sites' variances add (docs/VERDICTS.md) */
         for (; i < p->nsample && strcmp(sample_task(p, p, &p->sample[order[i]]), task) == 0; i++) {
             const int64_t *v = &p->valpool[p->sample[order[i]].val_off];
             t[0] += v[V_INUSE_B];
             t[1] += v[V_INUSE_B - 1];
             t[2] += v[V_ALLOC_B];
             t[3] += v[V_ALLOC_B - 1];
+            if (p->nvt > V_ALLOC_BV) {
+                var[0] += (double)v[V_INUSE_BV];
+                var[1] += (double)v[V_ALLOC_BV];
+            }
         }
-        fprintf(f, "  %14lld %10lld %14lld %10lld  %s\n", (long long)t[0], (long long)t[1],
-                (long long)t[2], (long long)t[3], task[0] ? task : "(no task)");
+        char ci[2][64];
+        for (int k = 0; k < 2; k++) {
+            struct est e = {(double)t[2 * k], var[k]};
+            snprintf(ci[k], sizeof(ci[k]), "(%.0f-%.0f)", est_lo(e), est_hi(e));
+        }
+        fprintf(f, "  %14lld %10lld %14lld %10lld  %-25s %-25s %s\n", (long long)t[0],
+                (long long)t[1], (long long)t[2], (long long)t[3], ci[0], ci[1],
+                task[0] ? task : "(no task)");
     }
     free(order);
 }
