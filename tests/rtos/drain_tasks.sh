@@ -28,7 +28,8 @@ row() { awk -v t="$1" -v want="$2" '
 grep -q '^by task:' "$out/tasks.txt" || bad "no by-task table"
 # in use 400 / (1 - exp(-400/1024)) = 1237 bytes (3.09 objects); allocated those and
 # 200 / (1 - exp(-200/1024)) = 1127 bytes (5.64 objects): 2364 bytes, 9 objects
-grep -Eq '^ +1237 +3 +2364 +9  producer$' "$out/tasks.txt" || bad "by-task producer row: $(grep producer "$out/tasks.txt" | tail -1)"
+# (their 95 % intervals: in use one 400-byte sample; allocated with two 200-byte ones)
+grep -Eq '^ +1237 +3 +2364 +9  \([0-9]+-[0-9]+\) +\([0-9]+-[0-9]+\) +producer$' "$out/tasks.txt" || bad "by-task producer row: $(grep producer "$out/tasks.txt" | tail -1)"
 grep -q '(no task)$' "$out/tasks.txt" || bad "by-task table without the (no task) row"
 grep -Eq '^ +1 +100000 +100000  null   Tmr Svc +0x' "$out/tasks.txt" || bad "the failure without its task Tmr Svc"
 if command -v go >/dev/null; then
