@@ -20,8 +20,9 @@ test-cross-hosted-port-clang: ## The hosted port compiles with clang -Werror for
 	@tests/need.sh clang
 	set -e; for t in x86_64-linux-gnu aarch64-linux-gnu riscv64-linux-gnu mips64el-linux-gnuabi64; do \
 	  mkdir -p $(CROSS_OUT)/port-clang/$$t; \
+	  sysroot=; [ $$t = x86_64-linux-gnu ] || sysroot=--sysroot=/usr/$$t; \
 	  for f in $(HOSTED_PORT_SRCS) port/mips64/msamp_mips64_walk.c; do \
-	    clang --target=$$t $(HOSTED_PORT_CFLAGS) -Iport/mips64 -c $$f \
+	    clang --target=$$t $$sysroot $(HOSTED_PORT_CFLAGS) -Iport/mips64 -c $$f \
 	      -o $(CROSS_OUT)/port-clang/$$t/$$(basename $$f .c).o; \
 	  done; \
 	  echo "ok    clang $$t: $(notdir $(HOSTED_PORT_SRCS))"; \

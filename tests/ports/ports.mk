@@ -37,7 +37,7 @@ $(call pt_cfg,m23-clang,clang --target=thumbv8m.base-none-eabi,-mthumb -mcpu=cor
 $(call pt_cfg,mips64el,mips64el-linux-gnuabi64-gcc,$(PT_MIPS_FLAGS) -EL,mips64,$(call pt_port,mips64),mips64el-linux-gnuabi64-gcc -EL,qemu-mips64el)
 $(call pt_cfg,mips64,mips64el-linux-gnuabi64-gcc,$(PT_MIPS_FLAGS) -EB,mips64,$(call pt_port,mips64),mips64el-linux-gnuabi64-gcc -EB,qemu-mips64)
 $(call pt_cfg,riscv64-gcc,riscv64-linux-gnu-gcc,-mcmodel=medany,riscv64,$(call pt_port,riscv64),riscv64-linux-gnu-gcc,qemu-riscv64)
-$(call pt_cfg,riscv64-clang,clang --target=riscv64-linux-gnu,-mcmodel=medany -mno-relax,riscv64,$(call pt_port,riscv64),riscv64-linux-gnu-gcc,qemu-riscv64)
+$(call pt_cfg,riscv64-clang,clang --target=riscv64-linux-gnu --sysroot=/usr/riscv64-linux-gnu,-mcmodel=medany -mno-relax,riscv64,$(call pt_port,riscv64),riscv64-linux-gnu-gcc,qemu-riscv64)
 $(call pt_cfg,x86_64-gcc,gcc,-fno-pie -fcf-protection=none,x86_64,$(call pt_port,x86_64),gcc -no-pie,)
 $(call pt_cfg,x86_64-clang,clang,-fno-pie -fcf-protection=none,x86_64,$(call pt_port,x86_64),gcc -no-pie,)
 
