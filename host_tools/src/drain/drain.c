@@ -17,6 +17,7 @@
 
 #include "control.h"
 #include "input.h"
+#include "fleet.h"
 #include "merge.h"
 #include "msamp_decode.h"
 #include "postmortem.h"
@@ -36,6 +37,8 @@ static const char usage_head[] =
     "usage: drain [options] INPUT\n"
     "       drain [options] --ram FILE@ADDR... | --core FILE\n"
     "       drain merge OUT.pb.gz IN.pb.gz...\n"
+    "       drain push --db CONNINFO PROFILE...\n"
+    "       drain fleet --db CONNINFO merge OUT.pb.gz|top|devices|leaks [FILTER]...\n"
     "Reads an msamp stream and writes a gzip-compressed pprof heap profile per device session.\n"
     "INPUT: a tty (/dev/ttyUSB0), a file, - for stdin, tcp:HOST:PORT (connect: QEMU -serial\n"
     "  tcp:HOST:PORT,server), or tcp-listen:[HOST:]PORT (listen on HOST, default 127.0.0.1, and\n"
@@ -887,6 +890,10 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "merge") == 0)
         return drain_merge(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "push") == 0)
+        return drain_push(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "fleet") == 0)
+        return drain_fleet(argc - 1, argv + 1);
     struct drain d;
     memset(&d, 0, sizeof(d));
     d.o.ctl = control_new();
