@@ -16,7 +16,7 @@ pg_as() {
 pg_start() {
   PG_BIN=$(pg_bin) || {
     if [ "${CI:-}" = true ]; then echo "FAIL: no PostgreSQL server (/usr/lib/postgresql/*/bin): ci/deps.sh test installs postgresql"; exit 1; fi
-    echo "SKIP: no PostgreSQL server (/usr/lib/postgresql/*/bin; ci/deps.sh test installs postgresql)"; exit 0
+    echo "SKIP: no PostgreSQL server (/usr/lib/postgresql/*/bin; ci/deps.sh test installs postgresql)"; exit 77
   }
   PG_DIR=$(mktemp -d /tmp/msamp-pg.XXXXXX)
   chmod 755 "$PG_DIR"

@@ -66,6 +66,8 @@ static const char usage_tail[] =
     "      --send-file PATH send commands by appending them to PATH (semihosting: msamp.cmd)\n"
     "                       or writing them to the FIFO PATH (hosted: MSAMP_CONTROL)\n"
     "      --send-stdin     read commands from stdin (one a line) even when it is no terminal\n"
+    "      --push CONNINFO  store each profile written (partial and final) in PostgreSQL too, as\n"
+    "                       drain push does (docs/FLEET.md)\n"
     "      --stats          print decode and profile-writing times and peak memory at the end\n"
     "      --ram FILE@ADDR  read the in-use profile from a raw RAM image starting at ADDR (gdb\n"
     "                       dump binary memory, OpenOCD dump_image, QEMU pmemsave); repeat for\n"
@@ -102,6 +104,7 @@ struct opts {
     struct view_conf view[VIEW_MAX];
     double min_life; /* seconds */
     const char *rtt_scan; /* --rtt-scan ADDR:SIZE (gdb: inputs) */
+    const char *push;     /* --push CONNINFO: each profile written is stored (fleet/fleet.h) */
     const char *elf_paths[MAX_ELVES];
     size_t nelf;
     int force, follow, quiet, stats;
@@ -281,6 +284,9 @@ static int write_session(struct drain *d, int part, char *err, size_t errlen, in
         snprintf(err, errlen, "%s", why);
         rc = -1;
     }
+    /* --push: the profile is on disk whatever the store says; a failure is reported only. */
+    if (rc == 0 && d->o.push && fleet_push_file(d->o.push, path, why, sizeof(why)) != 0)
+        fprintf(stderr, "drain: --push: %s (the profile is kept in %s)\n", why, path);
     if (rc == 0 && !part) {
         if (write_views(d, &b, err, errlen) != 0) {
             *kind = errno;
@@ -551,7 +557,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
         {"ram", required_argument, 0, 0x100},  {"core", required_argument, 0, 0x101},
         {"send", required_argument, 0, 'C'},   {"send-file", required_argument, 0, 'P'},
         {"rtt-scan", required_argument, 0, 'R'}, {"send-stdin", no_argument, 0, 'I'},
-        {"min-lifetime", required_argument, 0, 0x107}};
+        {"min-lifetime", required_argument, 0, 0x107}, {"push", required_argument, 0, 0x108}};
     /* ... and the views' options (views[]): getopt returns VIEW_OPT + VIEW_OPTS * view + option
      * for those without a letter. */
     enum { NBASE = sizeof(base) / sizeof(base[0]) };
@@ -616,6 +622,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
             break;
         case 'q': o->quiet = 1; break;
         case 'S': o->stats = 1; break;
+        case 0x108: o->push = optarg; break;
         case 0x100: {
             const char *at = strrchr(optarg, '@');
             char *end;

@@ -720,9 +720,9 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
               " tot AS (SELECT sel.*, coalesce((SELECT sum((st.vals->>sel.rank_type)::numeric)"
               " FROM msamp_site st WHERE st.device = sel.device AND st.profile_id = sel.id), 0)"
               " AS inuse FROM sel)"
-              " SELECT device, (array_agg(inuse ORDER BY t_end DESC, kind = 'final' DESC, id DESC))[1]::text,"
-              " count(*)::text, max(failures)::text, min(inuse)::text, max(inuse)::text,"
-              " (array_agg(rank_type))[1] FROM tot GROUP BY device ORDER BY 2::numeric DESC, device",
+              " SELECT device, (array_agg(inuse ORDER BY t_end DESC, kind = 'final' DESC, id DESC))[1]"
+              " AS latest, count(*), max(failures), min(inuse), max(inuse),"
+              " (array_agg(rank_type))[1] FROM tot GROUP BY device ORDER BY latest DESC, device",
               rank_sql, s->where.s);
     PGresult *r = sel_query(c, s, q.s, err, errlen);
     free(q.s);
