@@ -13,5 +13,5 @@ test-fleet-store: $(BUILD)/drain/drain-asan $(ANALYSIS_T)/growth_app $(ANALYSIS_
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/fleet/t_fleet.sh
 
 .PHONY: bench-fleet
-bench-fleet: host_tools/drain ## Push and query times, database bytes per profile and per site row (PROFILES x SITES, default 10000 x 1000)
+bench-fleet: host_tools/drain ## Push and query times, database bytes per profile and per site row (PROFILES profiles of 1000 sites, default 10000)
 	DRAIN=host_tools/drain W=$(FLEET_T)/bench tests/fleet/bench_fleet.sh
