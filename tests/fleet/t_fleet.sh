@@ -112,6 +112,10 @@ down="host=127.0.0.1 port=$(python3 -c 'import socket; s=socket.socket(); s.bind
   fail "drain --push, server down: $(cat "$W/down2.err")"
 [ $rc = 1 ] && grep -q 'cannot connect to the database' "$W/down.err" && ok "server down: exit 1, $(head -1 "$W/down.err")" ||
   fail "server down: exit $rc, $(cat "$W/down.err")"
+# A file that is no profile: reported, the others still stored, exit 1.
+"$D" push --db "$PG_CONN" "$W/q1.bin" "$W/q1.pb.gz" 2>"$W/bad.err"; rc=$?
+[ $rc = 1 ] && grep -q "q1.bin: not a profile" "$W/bad.err" && grep -q '0 profiles stored, 1 already there' "$W/bad.err" &&
+  ok "a file that is no profile: exit 1, $(head -1 "$W/bad.err")" || fail "no profile: exit $rc, $(cat "$W/bad.err")"
 # A wrong password (scram over TCP).
 pg_sql "create role fleet login password 'right'; grant all on schema public to fleet" || fail "create role"
 "$D" push --db "host=127.0.0.1 port=$PG_PORT user=fleet password=wrong dbname=postgres" $files 2>"$W/pw.err"; rc=$?
