@@ -48,7 +48,7 @@ MK_FRAGMENTS := src/sources.mk \
 	tests/knobs/knobs.mk \
 	tests/newlib/newlib.mk tests/ports/ports.mk tests/postmortem/postmortem.mk \
 	tests/robust/noise.mk tests/robust/robust.mk tests/rtos/rtos.mk tests/rtt/rtt.mk tests/unit/unit.mk \
-	tests/views/views.mk tests/budgets/budgets.mk
+	tests/views/views.mk tests/budgets/budgets.mk tests/fleet/fleet.mk
 # A new fragment is listed above, where what it uses is defined: make stops until it is.
 # (port/msamp.mk and boards/<board>/board.mk are included by boards/boards.mk.)
 MK_UNLISTED := $(filter-out $(MK_FRAGMENTS),$(wildcard src/*.mk port/*/*.mk host_tools/*.mk \
@@ -120,6 +120,7 @@ test-docs-*|the documentation's commands and code blocks run as written (tests/d
 test-views-*|drain's heap over time and flame graph: a hosted program's, in headless Chromium; bounds, errors (tests/views/)
 test-control*|the down-channel: drain's commands acked over every UART, semihosting and hosted (tests/control/)
 test-rtos-*|FreeRTOS on the Cortex-M3: per-task contexts and attribution against the demo's truth, preemption inside msamp (tests/rtos/)
+test-fleet-*|the fleet store: drain push and drain fleet against a scratch PostgreSQL server, hosted devices and a board (tests/fleet/)
 test-budgets|code, RAM, wire bytes, instruction counts and drain's memory within the budgets of tests/budgets/budgets.tsv
 test-firstcontact-*|a new user's first steps: demo on every board without recommended packages, make help (tests/firstcontact/)
 endef

@@ -3,15 +3,17 @@
 # builder, codec, file, merge, symbols), views/ (reports, timeline, flame), verdict/ (estimates
 # with intervals, check, diff) and, at the top, the driver drain.c and util; tests in
 # tests/drain/drain_tests.mk. Needs zlib, libdw and libstdc++ (its __cxa_demangle turns C++
-# symbol names into source names: symbolize.c).
+# symbol names into source names: symbolize.c), and libpq (fleet/: drain push and drain
+# fleet store and query profiles in PostgreSQL, docs/FLEET.md).
 
 DRAIN_DIR := host_tools/src/drain
-DRAIN_STAGES := in model pprof views verdict
+DRAIN_STAGES := in model pprof views verdict fleet
 DRAIN_SRCS := $(wildcard $(DRAIN_DIR)/*.c $(DRAIN_STAGES:%=$(DRAIN_DIR)/%/*.c))
 DRAIN_HDRS := $(wildcard $(DRAIN_DIR)/*.h $(DRAIN_STAGES:%=$(DRAIN_DIR)/%/*.h) host_tools/lib/*.h) \
 	include/msamp_wire.h
-DRAIN_INC := -I$(DRAIN_DIR) $(DRAIN_STAGES:%=-I$(DRAIN_DIR)/%) -Ihost_tools/lib -Iinclude
-DRAIN_LIBS := -ldw -lelf -lz -lm -lstdc++
+DRAIN_INC := -I$(DRAIN_DIR) $(DRAIN_STAGES:%=-I$(DRAIN_DIR)/%) -Ihost_tools/lib -Iinclude \
+	-I/usr/include/postgresql
+DRAIN_LIBS := -ldw -lelf -lz -lm -lstdc++ -lpq
 DRAIN_DECLIB := $(HOSTDEC_LIB)
 
 TOOLS += host_tools/drain

@@ -88,7 +88,7 @@ test-docs-output: ## The docs' output and usage examples: each line has the shap
 	@tests/need.sh aarch64-linux-gnu-gcc qemu-system-aarch64 go
 	@$(docs_firmware) $(DRAIN_T)/gen
 	@$(DOCS_ENV) $(DOCS_QEMU) DEMO_ELF=$(DOCS_DEMO_ELF) GEN=$(DRAIN_T)/gen tests/docs/output.sh \
-		docs/BOARDS.md docs/DRAIN.md docs/MSAMP_DUMP.md tests/vectors/README.md
+		docs/BOARDS.md docs/DRAIN.md docs/FLEET.md docs/MSAMP_DUMP.md tests/vectors/README.md
 
 TESTS += docs-drain-examples
 test-docs-drain-examples: ## drain's examples (README.md's, docs/DRAIN.md's) as written: a tty, TCP both ways, --follow, views, go tool pprof, merge

@@ -17,6 +17,7 @@
 
 #include "control.h"
 #include "input.h"
+#include "fleet.h"
 #include "merge.h"
 #include "verdict/check.h"
 #include "msamp_decode.h"
@@ -40,6 +41,8 @@ static const char usage_head[] =
     "       drain merge OUT.pb.gz IN.pb.gz...\n"
     "       drain check INPUT --budget SPEC... [--budgets FILE] [--junit FILE] [--json FILE]\n"
     "       drain diff BASE NEW [--json FILE] [--top N]\n"
+    "       drain push --db CONNINFO PROFILE...\n"
+    "       drain fleet --db CONNINFO merge OUT.pb.gz|top|devices|leaks [FILTER]...\n"
     "Reads an msamp stream and writes a gzip-compressed pprof heap profile per device session.\n"
     "INPUT: a tty (/dev/ttyUSB0), a file, - for stdin, tcp:HOST:PORT (connect: QEMU -serial\n"
     "  tcp:HOST:PORT,server), or tcp-listen:[HOST:]PORT (listen on HOST, default 127.0.0.1, and\n"
@@ -67,6 +70,8 @@ static const char usage_tail[] =
     "      --send-file PATH send commands by appending them to PATH (semihosting: msamp.cmd)\n"
     "                       or writing them to the FIFO PATH (hosted: MSAMP_CONTROL)\n"
     "      --send-stdin     read commands from stdin (one a line) even when it is no terminal\n"
+    "      --push CONNINFO  store each profile written (partial and final) in PostgreSQL too, as\n"
+    "                       drain push does (docs/FLEET.md)\n"
     "      --stats          print decode and profile-writing times and peak memory at the end\n"
     "      --ram FILE@ADDR  read the in-use profile from a raw RAM image starting at ADDR (gdb\n"
     "                       dump binary memory, OpenOCD dump_image, QEMU pmemsave); repeat for\n"
@@ -103,6 +108,7 @@ struct opts {
     struct view_conf view[VIEW_MAX];
     double min_life; /* seconds */
     const char *rtt_scan; /* --rtt-scan ADDR:SIZE (gdb: inputs) */
+    const char *push;     /* --push CONNINFO: each profile written is stored (fleet/fleet.h) */
     const char *elf_paths[MAX_ELVES];
     size_t nelf;
     int force, follow, quiet, stats;
@@ -282,6 +288,9 @@ static int write_session(struct drain *d, int part, char *err, size_t errlen, in
         snprintf(err, errlen, "%s", why);
         rc = -1;
     }
+    /* --push: the profile is on disk whatever the store says; a failure is reported only. */
+    if (rc == 0 && d->o.push && fleet_push_file(d->o.push, path, why, sizeof(why)) != 0)
+        fprintf(stderr, "drain: --push: %s (the profile is kept in %s)\n", why, path);
     if (rc == 0 && !part) {
         if (write_views(d, &b, err, errlen) != 0) {
             *kind = errno;
@@ -552,7 +561,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
         {"ram", required_argument, 0, 0x100},  {"core", required_argument, 0, 0x101},
         {"send", required_argument, 0, 'C'},   {"send-file", required_argument, 0, 'P'},
         {"rtt-scan", required_argument, 0, 'R'}, {"send-stdin", no_argument, 0, 'I'},
-        {"min-lifetime", required_argument, 0, 0x107}};
+        {"min-lifetime", required_argument, 0, 0x107}, {"push", required_argument, 0, 0x108}};
     /* ... and the views' options (views[]): getopt returns VIEW_OPT + VIEW_OPTS * view + option
      * for those without a letter. */
     enum { NBASE = sizeof(base) / sizeof(base[0]) };
@@ -617,6 +626,7 @@ static int parse_args(struct opts *o, int argc, char **argv)
             break;
         case 'q': o->quiet = 1; break;
         case 'S': o->stats = 1; break;
+        case 0x108: o->push = optarg; break;
         case 0x100: {
             const char *at = strrchr(optarg, '@');
             char *end;
@@ -914,6 +924,10 @@ int main(int argc, char **argv)
         return drain_check(argc - 1, argv + 1);
     if (argc > 1 && strcmp(argv[1], "diff") == 0)
         return drain_diff(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "push") == 0)
+        return drain_push(argc - 1, argv + 1);
+    if (argc > 1 && strcmp(argv[1], "fleet") == 0)
+        return drain_fleet(argc - 1, argv + 1);
     struct drain d;
     memset(&d, 0, sizeof(d));
     d.o.ctl = control_new();

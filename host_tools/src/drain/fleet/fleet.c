@@ -1,0 +1,890 @@
+/*
+ * The fleet store in PostgreSQL (docs/FLEET.md). push: each profile file's bytes, with what
+ * selects it (device, build id, session, kind, time range, labels) and a per-site rollup (the
+ * symbolized stack, the task, every sample type's value by name, so variance types are kept as
+ * well), and the leak verdicts drain stored in it. A profile is stored once (its SHA-256).
+ * fleet: merge (merge.c on the stored bytes), top, devices, leaks over a selection.
+ */
+#include "fleet.h"
+
+#include <errno.h>
+#include <libpq-fe.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "merge.h"
+#include "prof_file.h"
+#include "util.h"
+#include "verdict/est.h"
+#include "verdict/growth.h"
+
+#define FLEET_SCHEMA_VERSION 1
+#define MAX_FILTERS 64
+
+/* The schema, version 1 (docs/FLEET.md "Schema"). Every table carries device and has it in its
+ * keys, so it can be distributed by device (Citus: create_distributed_table(..., 'device')). */
+static const char schema_v1[] =
+    "CREATE TABLE msamp_profile ("
+    " device text NOT NULL, id bigserial NOT NULL, sha256 bytea NOT NULL,"
+    " build_id text NOT NULL, session text NOT NULL,"
+    " kind text NOT NULL CHECK (kind IN ('partial', 'final')),"
+    " t_start timestamptz NOT NULL, t_end timestamptz NOT NULL,"
+    " labels text[] NOT NULL, sample_types text[] NOT NULL, comments text[] NOT NULL,"
+    " failures bigint NOT NULL, bytes bytea NOT NULL, pushed timestamptz NOT NULL DEFAULT now(),"
+    " PRIMARY KEY (device, id), UNIQUE (device, sha256));"
+    "CREATE INDEX msamp_profile_time ON msamp_profile (t_end, t_start);"
+    "CREATE INDEX msamp_profile_build ON msamp_profile (build_id);"
+    "CREATE INDEX msamp_profile_labels ON msamp_profile USING gin (labels);"
+    "CREATE TABLE msamp_site ("
+    " device text NOT NULL, profile_id bigint NOT NULL, site int NOT NULL,"
+    " stack text[] NOT NULL, task text NOT NULL, vals jsonb NOT NULL,"
+    " PRIMARY KEY (device, profile_id, site),"
+    " FOREIGN KEY (device, profile_id) REFERENCES msamp_profile ON DELETE CASCADE);"
+    "CREATE TABLE msamp_leak ("
+    " device text NOT NULL, profile_id bigint NOT NULL, site int NOT NULL,"
+    " slope double precision NOT NULL, slope_var double precision NOT NULL,"
+    " since_s double precision NOT NULL,"
+    " PRIMARY KEY (device, profile_id, site),"
+    " FOREIGN KEY (device, profile_id, site) REFERENCES msamp_site ON DELETE CASCADE);"
+    "INSERT INTO msamp_schema VALUES (1);";
+
+struct sbuf {
+    char *s;
+    size_t n, cap;
+};
+static void sb_put(struct sbuf *b, const char *s, size_t n)
+{
+    grow((void **)&b->s, &b->cap, b->n + n + 1, 1);
+    memcpy(b->s + b->n, s, n);
+    b->n += n;
+    b->s[b->n] = 0;
+}
+static void sb_cstr(struct sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+#include <stdarg.h>
+static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void sb_printf(struct sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n <= 0)
+        return;
+    grow((void **)&b->s, &b->cap, b->n + (size_t)n + 1, 1);
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->n += (size_t)n;
+}
+/* A JSON string (quoted); bytes that are no valid text become \u00XX escapes of themselves. */
+static void sb_json(struct sbuf *b, const char *s, size_t n)
+{
+    sb_cstr(b, "\"");
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') {
+            char e[2] = {'\\', (char)c};
+            sb_put(b, e, 2);
+        } else if (c < 0x20 || c >= 0x7f) {
+            sb_printf(b, "\\u%04x", c);
+        } else {
+            sb_put(b, (const char *)&c, 1);
+        }
+    }
+    sb_cstr(b, "\"");
+}
+
+static PGconn *db_open(const char *conninfo, char *err, size_t errlen)
+{
+    PGconn *c = PQconnectdb(conninfo);
+    if (!c || PQstatus(c) != CONNECTION_OK) {
+        snprintf(err, errlen, "cannot connect to the database: %s",
+                 c ? PQerrorMessage(c) : "out of memory");
+        size_t l = strlen(err);
+        while (l && (err[l - 1] == '\n' || err[l - 1] == ' '))
+            err[--l] = 0;
+        PQfinish(c);
+        return NULL;
+    }
+    PGresult *r = PQexec(c, "SET client_min_messages = warning");
+    PQclear(r);
+    return c;
+}
+
+static int db_err(PGconn *c, PGresult *r, const char *what, char *err, size_t errlen)
+{
+    snprintf(err, errlen, "%s: %s", what, PQresultErrorMessage(r)[0] ? PQresultErrorMessage(r)
+                                                                        : PQerrorMessage(c));
+    size_t l = strlen(err);
+    while (l && (err[l - 1] == '\n' || err[l - 1] == ' '))
+        err[--l] = 0;
+    PQclear(r);
+    return -1;
+}
+
+static int db_cmd(PGconn *c, const char *sql, const char *what, char *err, size_t errlen)
+{
+    PGresult *r = PQexec(c, sql);
+    ExecStatusType st = PQresultStatus(r);
+    if (st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK)
+        return db_err(c, r, what, err, errlen);
+    PQclear(r);
+    return 0;
+}
+
+/* Creates the schema, or checks its version (a newer one is an error: this drain does not know
+ * it). Under an advisory lock, so that concurrent pushes create it once. */
+static int db_schema(PGconn *c, int create, char *err, size_t errlen)
+{
+    if (db_cmd(c, "BEGIN", "begin", err, errlen) != 0)
+        return -1;
+    if (create && (db_cmd(c, "SELECT pg_advisory_xact_lock(7235871)", "lock", err, errlen) != 0 ||
+                   db_cmd(c, "CREATE TABLE IF NOT EXISTS msamp_schema (version int NOT NULL)",
+                          "creating msamp_schema", err, errlen) != 0))
+        goto fail;
+    PGresult *r = PQexec(c, "SELECT coalesce(max(version), 0) FROM msamp_schema");
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        db_err(c, r, "reading the schema version (no fleet store here? drain push creates it)",
+               err, errlen);
+        goto fail;
+    }
+    int v = atoi(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    if (v > FLEET_SCHEMA_VERSION) {
+        snprintf(err, errlen,
+                 "the database's msamp schema is version %d, newer than this drain's (%d): use "
+                 "a newer drain (nothing changed)", v, FLEET_SCHEMA_VERSION);
+        goto fail;
+    }
+    if (v == 0 && create && db_cmd(c, schema_v1, "creating the schema", err, errlen) != 0)
+        goto fail;
+    if (v == 0 && !create) {
+        snprintf(err, errlen, "the database holds no msamp profiles yet (drain push creates them)");
+        goto fail;
+    }
+    return db_cmd(c, "COMMIT", "commit", err, errlen);
+fail:
+    PQclear(PQexec(c, "ROLLBACK"));
+    return -1;
+}
+
+static const char *pstr(const struct prof *p, int64_t i)
+{
+    return i >= 0 && (size_t)i < p->nstr ? p->str[i] : "";
+}
+
+/* The first value of the string label key over the samples ("" if none). */
+static const char *first_label(const struct prof *p, const char *key)
+{
+    for (size_t s = 0; s < p->nsample; s++)
+        for (uint32_t l = 0; l < p->sample[s].nlabel; l++) {
+            const struct prof_label *lb = &p->labelpool[p->sample[s].label_off + l];
+            if (lb->str && strcmp(pstr(p, lb->key), key) == 0)
+                return pstr(p, lb->str);
+        }
+    return "";
+}
+
+/* A site: a symbolized stack (innermost first) and a task; its samples' values summed. */
+struct site {
+    char *key;          /* the stack as JSON array text, a 0, the task */
+    size_t key_len;
+    size_t stack_len;   /* the JSON array's length in key */
+    const char *task;
+    int64_t *val;
+};
+
+static void frame_text(const struct prof *p, uint64_t locid, struct sbuf *b)
+{
+    const struct prof_location *l = &p->location[locid - 1];
+    if (l->nline == 0) {
+        char t[32];
+        snprintf(t, sizeof(t), "0x%llx", (unsigned long long)l->address);
+        sb_json(b, t, strlen(t));
+        return;
+    }
+    for (uint32_t i = 0; i < l->nline; i++) {
+        const struct prof_line *ln = &p->linepool[l->line_off + i];
+        const char *fn = ln->function_id ? pstr(p, p->function[ln->function_id - 1].name) : "?";
+        if (i)
+            sb_cstr(b, ",");
+        sb_json(b, fn, strlen(fn));
+    }
+}
+
+/* The profile's rollup by site, as JSON arrays msamp_site's rows are inserted from, of at most
+ * SITE_BATCH sites each (a JSON value of PostgreSQL is at most 256 MiB). */
+#define SITE_BATCH 4096
+static size_t rollup_json(const struct prof *p, struct sbuf **batch, uint32_t **site_of_sample)
+{
+    struct site *sites = NULL;
+    size_t nsites = 0, cap = 0;
+    struct umap idx;
+    memset(&idx, 0, sizeof(idx));
+    *site_of_sample = xcalloc(p->nsample ? p->nsample : 1, sizeof(uint32_t));
+    for (size_t s = 0; s < p->nsample; s++) {
+        const struct prof_sample *sm = &p->sample[s];
+        struct sbuf k = {0};
+        sb_cstr(&k, "[");
+        for (uint32_t i = 0; i < sm->nloc; i++) {
+            if (i)
+                sb_cstr(&k, ",");
+            frame_text(p, p->locpool[sm->loc_off + i], &k);
+        }
+        sb_cstr(&k, "]");
+        size_t stack_len = k.n;
+        const char *task = "";
+        for (uint32_t l = 0; l < sm->nlabel; l++) {
+            const struct prof_label *lb = &p->labelpool[sm->label_off + l];
+            if (lb->str && strcmp(pstr(p, lb->key), "task") == 0)
+                task = pstr(p, lb->str);
+        }
+        sb_put(&k, "", 1); /* a 0 between stack and task in the key */
+        sb_cstr(&k, task);
+        uint64_t h = hash_bytes(k.s, k.n, 1);
+        size_t j = umap_get(&idx, h);
+        if (j < nsites && (sites[j].key_len != k.n || memcmp(sites[j].key, k.s, k.n) != 0))
+            for (j = 0; j < nsites; j++) /* a hash collision: look through all (rare) */
+                if (sites[j].key_len == k.n && memcmp(sites[j].key, k.s, k.n) == 0)
+                    break;
+        if (j > nsites)
+            j = nsites;
+        if (j == nsites) {
+            grow((void **)&sites, &cap, nsites + 1, sizeof(*sites));
+            sites[nsites] = (struct site){k.s, k.n, stack_len, task, xcalloc(p->nvt ? p->nvt : 1, 8)};
+            umap_put(&idx, h, (uint32_t)nsites);
+            nsites++;
+        } else {
+            free(k.s);
+        }
+        for (size_t v = 0; v < p->nvt; v++)
+            sites[j].val[v] += p->valpool[sm->val_off + v];
+        (*site_of_sample)[s] = (uint32_t)j;
+    }
+    size_t nb = (nsites + SITE_BATCH - 1) / SITE_BATCH;
+    *batch = xcalloc(nb ? nb : 1, sizeof(**batch));
+    for (size_t j = 0; j < nsites; j++) {
+        struct sbuf *out = &(*batch)[j / SITE_BATCH];
+        sb_printf(out, "%s{\"i\":%zu,\"stack\":", j % SITE_BATCH ? "," : "[", j);
+        sb_put(out, sites[j].key, sites[j].stack_len);
+        sb_cstr(out, ",\"task\":");
+        sb_json(out, sites[j].task, strlen(sites[j].task));
+        sb_cstr(out, ",\"vals\":{");
+        for (size_t v = 0; v < p->nvt; v++) {
+            const char *name = pstr(p, p->vt[v].type);
+            if (v)
+                sb_cstr(out, ",");
+            sb_json(out, name, strlen(name));
+            sb_printf(out, ":%lld", (long long)sites[j].val[v]);
+        }
+        sb_cstr(out, j % SITE_BATCH == SITE_BATCH - 1 || j == nsites - 1 ? "}}]" : "}}");
+        free(sites[j].key);
+        free(sites[j].val);
+    }
+    free(sites);
+    umap_free(&idx);
+    return nb;
+}
+
+/* "{a,b}" text array literal of strings. */
+static void sb_array(struct sbuf *b, const char *const *v, size_t n)
+{
+    sb_cstr(b, "{");
+    for (size_t i = 0; i < n; i++) {
+        sb_cstr(b, i ? ",\"" : "\"");
+        for (const char *s = v[i]; *s; s++) {
+            if (*s == '"' || *s == '\\')
+                sb_put(b, "\\", 1);
+            sb_put(b, s, 1);
+        }
+        sb_cstr(b, "\"");
+    }
+    sb_cstr(b, "}");
+}
+
+static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct buf raw = {0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && raw.len <= PROF_MAX_FILE)
+        buf_put(&raw, chunk, n);
+    int rerr = ferror(f);
+    fclose(f);
+    if (rerr || raw.len > PROF_MAX_FILE) {
+        snprintf(err, errlen, "%s: %s", path, rerr ? "read error" : "larger than the bound");
+        buf_free(&raw);
+        return -1;
+    }
+    struct prof p;
+    char why[512];
+    if (prof_read_mem(&p, raw.p, raw.len, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        buf_free(&raw);
+        return -1;
+    }
+    /* What selects it. */
+    const char *device = first_label(&p, "device");
+    const char *build = first_label(&p, "build_id");
+    if (!*build)
+        for (size_t m = 0; m < p.nmapping && !*build; m++)
+            build = pstr(&p, p.mapping[m].build_id);
+    const char *session = first_label(&p, "session");
+    const char *kind = "final";
+    long long failures = 0;
+    const char **cm = xcalloc(p.ncomment + 1, sizeof(char *));
+    for (size_t i = 0; i < p.ncomment; i++) {
+        cm[i] = pstr(&p, p.comment[i]);
+        if (strstr(cm[i], "no END yet (the stream goes on)"))
+            kind = "partial";
+        unsigned long long a, g;
+        if (sscanf(cm[i], "allocation failures: null=%llu giant_refused=%llu", &a, &g) == 2)
+            failures = (long long)(a + g);
+    }
+    /* The labels: every distinct string label K=V but the per-site ones. */
+    struct sbuf lab = {0};
+    char **lv = NULL;
+    size_t nlv = 0, caplv = 0;
+    for (size_t s = 0; s < p.nsample; s++)
+        for (uint32_t l = 0; l < p.sample[s].nlabel; l++) {
+            const struct prof_label *lb = &p.labelpool[p.sample[s].label_off + l];
+            const char *k = pstr(&p, lb->key);
+            if (!lb->str || strcmp(k, "task") == 0)
+                continue;
+            char kv[512];
+            snprintf(kv, sizeof(kv), "%s=%s", k, pstr(&p, lb->str));
+            size_t i = 0;
+            while (i < nlv && strcmp(lv[i], kv) != 0)
+                i++;
+            if (i == nlv && nlv < 256) {
+                grow((void **)&lv, &caplv, nlv + 1, sizeof(*lv));
+                lv[nlv++] = xstrndup(kv, strlen(kv));
+            }
+        }
+    sb_array(&lab, (const char *const *)lv, nlv);
+    const char **vtn = xcalloc(p.nvt + 1, sizeof(char *));
+    for (size_t v = 0; v < p.nvt; v++)
+        vtn[v] = pstr(&p, p.vt[v].type);
+    struct sbuf vts = {0}, cms = {0}, leaks = {0}, *sites;
+    sb_array(&vts, vtn, p.nvt);
+    sb_array(&cms, cm, p.ncomment);
+    uint32_t *site_of;
+    size_t nbatch = rollup_json(&p, &sites, &site_of);
+    struct growth_leak gl[256];
+    size_t ngl = growth_leaks_from_prof(&p, gl, 256);
+    sb_cstr(&leaks, "[");
+    for (size_t i = 0; i < ngl; i++)
+        sb_printf(&leaks, "%s{\"i\":%u,\"slope\":%.17g,\"var\":%.17g,\"since\":%.17g}",
+                  i ? "," : "", gl[i].sample < p.nsample ? site_of[gl[i].sample] : 0,
+                  gl[i].slope_bytes_per_s.est, gl[i].slope_bytes_per_s.var, gl[i].since_s);
+    sb_cstr(&leaks, "]");
+    char t0[32], t1[32], fl[32];
+    snprintf(t0, sizeof(t0), "%lld", (long long)p.time_nanos);
+    snprintf(t1, sizeof(t1), "%lld", (long long)(p.time_nanos + p.duration_nanos));
+    snprintf(fl, sizeof(fl), "%lld", failures);
+    const char *vals[11] = {device, build, session, kind, t0, t1, lab.s, vts.s, cms.s, fl,
+                            (const char *)raw.p};
+    int lens[11] = {0};
+    int fmts[11] = {0};
+    lens[10] = (int)raw.len;
+    fmts[10] = 1;
+    /* One transaction: the profile unless its hash is there, then its sites and leaks. */
+    static const char sql[] =
+        "INSERT INTO msamp_profile (device, build_id, session, kind, t_start, t_end,"
+        " labels, sample_types, comments, failures, bytes, sha256)"
+        " VALUES ($1, $2, $3, $4, to_timestamp($5::numeric / 1e9), to_timestamp($6::numeric / 1e9),"
+        " $7::text[], $8::text[], $9::text[], $10::bigint, $11::bytea, sha256($11::bytea))"
+        " ON CONFLICT (device, sha256) DO NOTHING RETURNING id";
+    static const char sql_sites[] =
+        "INSERT INTO msamp_site SELECT $1, $2::bigint, (e->>'i')::int,"
+        " ARRAY(SELECT jsonb_array_elements_text(e->'stack')), e->>'task', e->'vals'"
+        " FROM jsonb_array_elements($3::jsonb) e";
+    static const char sql_leaks[] =
+        "INSERT INTO msamp_leak SELECT $1, $2::bigint, (e->>'i')::int, (e->>'slope')::float8,"
+        " (e->>'var')::float8, (e->>'since')::float8 FROM jsonb_array_elements($3::jsonb) e"
+        " ON CONFLICT DO NOTHING";
+    char what[600];
+    snprintf(what, sizeof(what), "%s: storing it", path);
+    int rc = db_cmd(c, "BEGIN", what, err, errlen);
+    PGresult *r = rc ? NULL : PQexecParams(c, sql, 11, NULL, vals, lens, fmts, 0);
+    *stored = 0;
+    if (r && PQresultStatus(r) != PGRES_TUPLES_OK) {
+        rc = db_err(c, r, what, err, errlen);
+    } else if (r) {
+        char id[32];
+        *stored = PQntuples(r);
+        snprintf(id, sizeof(id), "%s", *stored ? PQgetvalue(r, 0, 0) : "");
+        PQclear(r);
+        for (size_t i = 0; *stored && rc == 0 && i <= nbatch; i++) {
+            const char *v[3] = {device, id, i < nbatch ? sites[i].s : leaks.s};
+            r = PQexecParams(c, i < nbatch ? sql_sites : sql_leaks, 3, NULL, v, NULL, NULL, 0);
+            if (PQresultStatus(r) != PGRES_COMMAND_OK)
+                rc = db_err(c, r, what, err, errlen);
+            else
+                PQclear(r);
+        }
+    }
+    if (rc == 0)
+        rc = db_cmd(c, "COMMIT", what, err, errlen);
+    else
+        PQclear(PQexec(c, "ROLLBACK"));
+    for (size_t i = 0; i < nbatch; i++)
+        free(sites[i].s);
+    free(sites);
+    for (size_t i = 0; i < nlv; i++)
+        free(lv[i]);
+    free(lv);
+    free(vtn);
+    free(cm);
+    free(site_of);
+    free(lab.s);
+    free(vts.s);
+    free(cms.s);
+    free(leaks.s);
+    prof_free(&p);
+    buf_free(&raw);
+    return rc;
+}
+
+int fleet_push_file(const char *conninfo, const char *path, char *err, size_t errlen)
+{
+    PGconn *c = db_open(conninfo, err, errlen);
+    if (!c)
+        return -1;
+    int stored = 0;
+    int rc = db_schema(c, 1, err, errlen) == 0 ? push_one(c, path, &stored, err, errlen) : -1;
+    PQfinish(c);
+    return rc;
+}
+
+static const char push_usage[] =
+    "usage: drain push --db CONNINFO PROFILE...\n"
+    "Stores pprof profiles (drain's) in PostgreSQL: CONNINFO is a libpq connection string or URI.\n"
+    "A profile already stored (the same bytes) is stored once. See docs/FLEET.md.\n";
+
+int drain_push(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
+        fputs(push_usage, stdout);
+        return 0;
+    }
+    if (argc < 4 || strcmp(argv[1], "--db") != 0) {
+        fputs(push_usage, stderr);
+        return 2;
+    }
+    char err[1024];
+    PGconn *c = db_open(argv[2], err, sizeof(err));
+    if (!c || db_schema(c, 1, err, sizeof(err)) != 0) {
+        fprintf(stderr, "drain push: %s\n", err);
+        PQfinish(c);
+        return 1;
+    }
+    int rc = 0, nnew = 0, nold = 0;
+    for (int i = 3; i < argc; i++) {
+        int stored = 0;
+        if (push_one(c, argv[i], &stored, err, sizeof(err)) != 0) {
+            fprintf(stderr, "drain push: %s\n", err);
+            rc = 1;
+            if (PQstatus(c) != CONNECTION_OK)
+                break;
+            continue;
+        }
+        stored ? nnew++ : nold++;
+    }
+    fprintf(stderr, "drain push: %d profiles stored, %d already there\n", nnew, nold);
+    PQfinish(c);
+    return rc;
+}
+
+/* ---- drain fleet ---- */
+
+struct sel {
+    const char *device[MAX_FILTERS];
+    int ndevice;
+    const char *build, *since, *until, *json;
+    const char *label[MAX_FILTERS];
+    int nlabel;
+    const char *params[2 * MAX_FILTERS + 4];
+    int nparams;
+    struct sbuf where; /* over msamp_profile p */
+};
+
+static const char *add_param(struct sel *s, const char *v)
+{
+    static char num[2 * MAX_FILTERS + 4][16];
+    s->params[s->nparams] = v;
+    snprintf(num[s->nparams], sizeof(num[0]), "$%u", (unsigned)(s->nparams + 1) % 1000u);
+    return num[s->nparams++];
+}
+
+/* A time: seconds since the epoch, or anything PostgreSQL's timestamptz reads. */
+static void time_cond(struct sel *s, const char *col, const char *op, const char *t)
+{
+    const char *pn = add_param(s, t);
+    sb_printf(&s->where, " AND p.%s %s (CASE WHEN %s ~ '^[0-9]+(\\.[0-9]*)?$' THEN"
+              " to_timestamp(%s::float8) ELSE %s::timestamptz END)", col, op, pn, pn, pn);
+}
+
+static void sel_build(struct sel *s)
+{
+    sb_cstr(&s->where, "TRUE");
+    if (s->ndevice) {
+        sb_cstr(&s->where, " AND p.device IN (");
+        for (int i = 0; i < s->ndevice; i++)
+            sb_printf(&s->where, "%s%s", i ? ", " : "", add_param(s, s->device[i]));
+        sb_cstr(&s->where, ")");
+    }
+    if (s->build)
+        sb_printf(&s->where, " AND p.build_id = %s", add_param(s, s->build));
+    if (s->since)
+        time_cond(s, "t_end", ">=", s->since);
+    if (s->until)
+        time_cond(s, "t_start", "<=", s->until);
+    for (int i = 0; i < s->nlabel; i++)
+        sb_printf(&s->where, " AND %s = ANY (p.labels)", add_param(s, s->label[i]));
+}
+
+static PGresult *sel_query(PGconn *c, struct sel *s, const char *sql, char *err, size_t errlen)
+{
+    PGresult *r = PQexecParams(c, sql, s->nparams, NULL, s->params, NULL, NULL, 0);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+        db_err(c, r, "query", err, errlen);
+        return NULL;
+    }
+    return r;
+}
+
+static int fleet_merge(PGconn *c, struct sel *s, const char *out, char *err, size_t errlen)
+{
+    struct sbuf q = {0};
+    sb_printf(&q, "SELECT p.bytes FROM msamp_profile p WHERE %s ORDER BY p.t_start, p.device, p.id",
+              s->where.s);
+    PGresult *r = PQexecParams(c, q.s, s->nparams, NULL, s->params, NULL, NULL, 1);
+    free(q.s);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return db_err(c, r, "query", err, errlen);
+    int n = PQntuples(r);
+    if (n == 0) {
+        PQclear(r);
+        snprintf(err, errlen, "no stored profile matches the selection");
+        return -1;
+    }
+    struct merger mg;
+    merge_init(&mg);
+    int rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        struct prof in;
+        if (prof_read_mem(&in, (const uint8_t *)PQgetvalue(r, i, 0), (size_t)PQgetlength(r, i, 0),
+                          err, errlen) != 0) {
+            rc = -1;
+            break;
+        }
+        rc = merge_add(&mg, &in, err, errlen);
+        prof_free(&in);
+    }
+    PQclear(r);
+    if (rc == 0) {
+        merge_finish(&mg);
+        rc = prof_write_file(&mg.out, out, err, errlen);
+        if (rc == 0)
+            fprintf(stderr, "drain fleet merge: %d profiles merged into %s\n", n, out);
+    }
+    merge_free(&mg);
+    return rc;
+}
+
+/* The sample type the ranking uses: inuse_space when there, else the last one. */
+static const char rank_sql[] =
+    "(SELECT coalesce((SELECT t FROM unnest(p.sample_types) t WHERE t = 'inuse_space'),"
+    " p.sample_types[array_length(p.sample_types, 1)]))";
+
+static void json_open(FILE **jf, const char *path)
+{
+    *jf = path ? fopen(path, "w") : NULL;
+}
+
+static int fleet_top(PGconn *c, struct sel *s, long ntop, char *err, size_t errlen)
+{
+    struct sbuf q = {0};
+    sb_printf(&q,
+              "SELECT array_to_json(st.stack)::text, st.task, v.key, sum(v.value::numeric)::text,"
+              " min(%s) FROM msamp_profile p JOIN msamp_site st ON st.device = p.device AND"
+              " st.profile_id = p.id, jsonb_each_text(st.vals) v WHERE %s"
+              " GROUP BY st.stack, st.task, v.key ORDER BY st.stack, st.task, v.key",
+              rank_sql, s->where.s);
+    PGresult *r = sel_query(c, s, q.s, err, errlen);
+    free(q.s);
+    if (!r)
+        return -1;
+    int n = PQntuples(r);
+    /* rows grouped by site: collect sites with their values */
+    struct tsite {
+        int row0, nrow;
+        double rank;
+    } *ts = NULL;
+    size_t nts = 0, cap = 0;
+    for (int i = 0; i < n; i++) {
+        if (nts == 0 || strcmp(PQgetvalue(r, i, 0), PQgetvalue(r, ts[nts - 1].row0, 0)) != 0 ||
+            strcmp(PQgetvalue(r, i, 1), PQgetvalue(r, ts[nts - 1].row0, 1)) != 0) {
+            grow((void **)&ts, &cap, nts + 1, sizeof(*ts));
+            ts[nts++] = (struct tsite){i, 0, 0};
+        }
+        ts[nts - 1].nrow++;
+        if (strcmp(PQgetvalue(r, i, 2), PQgetvalue(r, i, 4)) == 0)
+            ts[nts - 1].rank = atof(PQgetvalue(r, i, 3));
+    }
+    for (size_t i = 1; i < nts; i++) /* by rank, descending (insertion: stable) */
+        for (size_t j = i; j > 0 && ts[j].rank > ts[j - 1].rank; j--) {
+            struct tsite t = ts[j];
+            ts[j] = ts[j - 1];
+            ts[j - 1] = t;
+        }
+    FILE *jf;
+    json_open(&jf, s->json);
+    if (s->json && !jf) {
+        snprintf(err, errlen, "--json %s: %s", s->json, strerror(errno));
+        PQclear(r);
+        free(ts);
+        return -1;
+    }
+    if (jf)
+        fputs("{\"sites\":[", jf);
+    printf("top sites of the selection (%zu sites; value [95 %% interval] when the variance is "
+           "stored)\n", nts);
+    for (size_t i = 0; i < nts && (long)i < ntop; i++) {
+        struct tsite *t = &ts[i];
+        printf("%zu. %s%s%s\n", i + 1, PQgetvalue(r, t->row0, 0),
+               PQgetvalue(r, t->row0, 1)[0] ? " task=" : "", PQgetvalue(r, t->row0, 1));
+        if (jf) {
+            struct sbuf b = {0};
+            sb_json(&b, PQgetvalue(r, t->row0, 1), strlen(PQgetvalue(r, t->row0, 1)));
+            fprintf(jf, "%s{\"stack\":%s,\"task\":%s,\"values\":{", i ? "," : "",
+                    PQgetvalue(r, t->row0, 0), b.s);
+            free(b.s);
+        }
+        int first = 1;
+        for (int k = t->row0; k < t->row0 + t->nrow; k++) {
+            const char *key = PQgetvalue(r, k, 2);
+            size_t kl = strlen(key);
+            if (kl > 4 && strcmp(key + kl - 4, "_var") == 0)
+                continue;
+            struct est e = {atof(PQgetvalue(r, k, 3)), -1};
+            for (int m = t->row0; m < t->row0 + t->nrow; m++)
+                if (strncmp(PQgetvalue(r, m, 2), key, kl) == 0 &&
+                    strcmp(PQgetvalue(r, m, 2) + kl, "_var") == 0)
+                    e.var = atof(PQgetvalue(r, m, 3));
+            if (e.var >= 0)
+                printf("   %s %s [%.0f, %.0f]\n", key, PQgetvalue(r, k, 3), est_lo(e), est_hi(e));
+            else
+                printf("   %s %s\n", key, PQgetvalue(r, k, 3));
+            if (jf) {
+                fprintf(jf, "%s\"%s\":{\"value\":%s", first ? "" : ",", key, PQgetvalue(r, k, 3));
+                if (e.var >= 0)
+                    fprintf(jf, ",\"lo\":%.17g,\"hi\":%.17g", est_lo(e), est_hi(e));
+                fputs("}", jf);
+            }
+            first = 0;
+        }
+        if (jf)
+            fputs("}}", jf);
+    }
+    if (jf) {
+        fputs("]}\n", jf);
+        if (fclose(jf) != 0) {
+            snprintf(err, errlen, "--json %s: %s", s->json, strerror(errno));
+            PQclear(r);
+            free(ts);
+            return -1;
+        }
+    }
+    PQclear(r);
+    free(ts);
+    return 0;
+}
+
+static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
+{
+    struct sbuf q = {0};
+    /* Each device's latest profile in the selection (a final one before a partial at the same
+     * end), its in-use total; the minimum of that over its profiles; failures at most. */
+    sb_printf(&q,
+              "WITH sel AS (SELECT p.device, p.id, p.t_end, p.kind, p.failures, %s AS rank_type"
+              " FROM msamp_profile p WHERE %s),"
+              " tot AS (SELECT sel.*, coalesce((SELECT sum((st.vals->>sel.rank_type)::numeric)"
+              " FROM msamp_site st WHERE st.device = sel.device AND st.profile_id = sel.id), 0)"
+              " AS inuse FROM sel)"
+              " SELECT device, (array_agg(inuse ORDER BY t_end DESC, kind = 'final' DESC, id DESC))[1]"
+              " AS latest, count(*), max(failures), min(inuse), max(inuse),"
+              " (array_agg(rank_type))[1] FROM tot GROUP BY device ORDER BY latest DESC, device",
+              rank_sql, s->where.s);
+    PGresult *r = sel_query(c, s, q.s, err, errlen);
+    free(q.s);
+    if (!r)
+        return -1;
+    FILE *jf;
+    json_open(&jf, s->json);
+    if (jf)
+        fputs("{\"devices\":[", jf);
+    printf("devices by in-use (their latest profile's %s)\n", PQntuples(r) ? PQgetvalue(r, 0, 6) : "");
+    printf("  %-24s %14s %9s %9s %14s %14s\n", "device", "in-use", "profiles", "failures",
+           "min in-use", "max in-use");
+    for (int i = 0; i < PQntuples(r); i++) {
+        printf("  %-24s %14s %9s %9s %14s %14s\n", PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
+               PQgetvalue(r, i, 2), PQgetvalue(r, i, 3), PQgetvalue(r, i, 4), PQgetvalue(r, i, 5));
+        if (jf) {
+            struct sbuf b = {0};
+            sb_json(&b, PQgetvalue(r, i, 0), strlen(PQgetvalue(r, i, 0)));
+            fprintf(jf, "%s{\"device\":%s,\"inuse\":%s,\"profiles\":%s,\"failures\":%s,"
+                    "\"min_inuse\":%s,\"max_inuse\":%s}", i ? "," : "", b.s, PQgetvalue(r, i, 1),
+                    PQgetvalue(r, i, 2), PQgetvalue(r, i, 3), PQgetvalue(r, i, 4),
+                    PQgetvalue(r, i, 5));
+            free(b.s);
+        }
+    }
+    if (jf) {
+        fputs("]}\n", jf);
+        fclose(jf);
+    }
+    PQclear(r);
+    return 0;
+}
+
+static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
+{
+    struct sbuf q = {0};
+    /* A suspect: a site the leak verdict names in a device's latest profile of a session that
+     * carries verdicts, whose in-use also grew over that device's consecutive profiles. */
+    sb_printf(&q,
+              "WITH sel AS (SELECT p.* FROM msamp_profile p WHERE %s),"
+              " latest AS (SELECT DISTINCT ON (device) device, id FROM sel"
+              " WHERE EXISTS (SELECT 1 FROM msamp_leak l WHERE l.device = sel.device AND"
+              " l.profile_id = sel.id) ORDER BY device, t_end DESC, kind = 'final' DESC, id DESC)"
+              " SELECT l.device, array_to_json(st.stack)::text, st.task, l.slope, l.slope_var,"
+              " l.since_s, (SELECT count(*) FROM msamp_leak l2 JOIN sel ON sel.device = l2.device"
+              " AND sel.id = l2.profile_id JOIN msamp_site s2 ON s2.device = l2.device AND"
+              " s2.profile_id = l2.profile_id AND s2.site = l2.site WHERE l2.device = l.device AND"
+              " s2.stack = st.stack AND s2.task = st.task)"
+              " FROM latest JOIN msamp_leak l ON l.device = latest.device AND l.profile_id = latest.id"
+              " JOIN msamp_site st ON st.device = l.device AND st.profile_id = l.profile_id AND"
+              " st.site = l.site ORDER BY l.slope DESC, l.device",
+              s->where.s);
+    PGresult *r = sel_query(c, s, q.s, err, errlen);
+    free(q.s);
+    if (!r)
+        return -1;
+    FILE *jf;
+    json_open(&jf, s->json);
+    if (jf)
+        fputs("{\"leaks\":[", jf);
+    printf("leak suspects (%d): device, +bytes/s [95 %% interval], since, profiles that call it, "
+           "site\n", PQntuples(r));
+    for (int i = 0; i < PQntuples(r); i++) {
+        struct est e = {atof(PQgetvalue(r, i, 3)), atof(PQgetvalue(r, i, 4))};
+        printf("  %s +%.0f/s [%.0f/s, %.0f/s] since %s s, %s profiles  %s%s%s\n",
+               PQgetvalue(r, i, 0), e.est, est_sym_lo(e), est_sym_hi(e), PQgetvalue(r, i, 5),
+               PQgetvalue(r, i, 6), PQgetvalue(r, i, 1), PQgetvalue(r, i, 2)[0] ? " task=" : "",
+               PQgetvalue(r, i, 2));
+        if (jf) {
+            struct sbuf b = {0};
+            sb_json(&b, PQgetvalue(r, i, 0), strlen(PQgetvalue(r, i, 0)));
+            fprintf(jf, "%s{\"device\":%s,\"stack\":%s,\"slope\":%.17g,\"lo\":%.17g,"
+                    "\"hi\":%.17g,\"since_s\":%s,\"profiles\":%s}", i ? "," : "", b.s,
+                    PQgetvalue(r, i, 1), e.est, est_sym_lo(e), est_sym_hi(e), PQgetvalue(r, i, 5),
+                    PQgetvalue(r, i, 6));
+            free(b.s);
+        }
+    }
+    if (jf) {
+        fputs("]}\n", jf);
+        fclose(jf);
+    }
+    PQclear(r);
+    return 0;
+}
+
+static const char fleet_usage[] =
+    "usage: drain fleet --db CONNINFO merge OUT.pb.gz [FILTER]...\n"
+    "       drain fleet --db CONNINFO top|devices|leaks [--json FILE] [--top N] [FILTER]...\n"
+    "Queries the profiles drain push stored. FILTER: --device D (repeatable), --build-id B,\n"
+    "--since T, --until T (seconds since the epoch or a timestamp), --label K=V (repeatable).\n"
+    "See docs/FLEET.md.\n";
+
+int drain_fleet(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
+        fputs(fleet_usage, stdout);
+        return 0;
+    }
+    if (argc < 4 || strcmp(argv[1], "--db") != 0) {
+        fputs(fleet_usage, stderr);
+        return 2;
+    }
+    const char *conninfo = argv[2], *cmd = argv[3], *out = NULL;
+    int i = 4;
+    if (strcmp(cmd, "merge") == 0) {
+        if (argc < 5) {
+            fputs(fleet_usage, stderr);
+            return 2;
+        }
+        out = argv[i++];
+    } else if (strcmp(cmd, "top") != 0 && strcmp(cmd, "devices") != 0 &&
+               strcmp(cmd, "leaks") != 0) {
+        fprintf(stderr, "drain fleet: unknown query '%s'\n%s", cmd, fleet_usage);
+        return 2;
+    }
+    struct sel s;
+    memset(&s, 0, sizeof(s));
+    double ntop = 20;
+    for (; i < argc; i++) {
+        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!v) {
+            fprintf(stderr, "drain fleet: %s needs a value\n", o);
+            return 2;
+        }
+        i++;
+        if (strcmp(o, "--device") == 0 && s.ndevice < MAX_FILTERS)
+            s.device[s.ndevice++] = v;
+        else if (strcmp(o, "--build-id") == 0)
+            s.build = v;
+        else if (strcmp(o, "--since") == 0)
+            s.since = v;
+        else if (strcmp(o, "--until") == 0)
+            s.until = v;
+        else if (strcmp(o, "--label") == 0 && s.nlabel < MAX_FILTERS && strchr(v, '='))
+            s.label[s.nlabel++] = v;
+        else if (strcmp(o, "--json") == 0 && !out)
+            s.json = v;
+        else if (strcmp(o, "--top") == 0 && !out && parse_num(v, 1, 1e9, &ntop) == 0)
+            ;
+        else {
+            fprintf(stderr, "drain fleet: bad option %s %s\n%s", o, v, fleet_usage);
+            return 2;
+        }
+    }
+    sel_build(&s);
+    char err[1024];
+    PGconn *c = db_open(conninfo, err, sizeof(err));
+    int rc = -1;
+    if (c && db_schema(c, 0, err, sizeof(err)) == 0) {
+        if (out)
+            rc = fleet_merge(c, &s, out, err, sizeof(err));
+        else if (strcmp(cmd, "top") == 0)
+            rc = fleet_top(c, &s, (long)ntop, err, sizeof(err));
+        else if (strcmp(cmd, "devices") == 0)
+            rc = fleet_devices(c, &s, err, sizeof(err));
+        else
+            rc = fleet_leaks(c, &s, err, sizeof(err));
+    }
+    if (rc != 0)
+        fprintf(stderr, "drain fleet %s: %s\n", cmd, err);
+    PQfinish(c);
+    free(s.where.s);
+    return rc == 0 ? 0 : 1;
+}

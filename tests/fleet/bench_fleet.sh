@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# The fleet store's benchmark (docs/FLEET.md "Sizing"), not a gating test: PROFILES distinct
+# profiles of 1000 sites each (build/budgets' sites.pb.gz, 1000 sites, its gzip header's MTIME
+# varied so each file's bytes, hence its SHA-256, differ; all carry the source's labels, one device), pushed in
+# batches of BATCH files per drain push, into a scratch PostgreSQL server; then the queries over
+# all of them. Prints push time per profile, query times, and the database's bytes per profile
+# and per site row (pg_total_relation_size of the tables after VACUUM).
+set -u
+D=${DRAIN:?} W=${W:?}
+PROFILES=${PROFILES:-10000} BATCH=${BATCH:-200}
+SRC=${SRC:-build/budgets/sites.pb.gz}
+T=$(dirname "$0")
+. "$T/pg.sh"
+[ -f "$SRC" ] || { echo "bench-fleet: $SRC missing (make test-budgets makes it)"; exit 1; }
+rm -rf "$W" && mkdir -p "$W/p"
+trap pg_stop EXIT
+pg_start
+python3 - "$SRC" "$W/p" "$PROFILES" <<'PY'
+import sys
+src, out, n = open(sys.argv[1], "rb").read(), sys.argv[2], int(sys.argv[3])
+assert src[:2] == b"\x1f\x8b"
+for i in range(n):
+    b = bytearray(src); b[4:8] = (i + 1).to_bytes(4, "little")
+    open(f"{out}/p{i:06d}.pb.gz", "wb").write(b)
+PY
+"$D" push --db "$PG_CONN" "$W/p/p000000.pb.gz" 2>/dev/null || exit 1
+sites=$(pg_sql "select count(*) from msamp_site")
+t0=$(date +%s.%N)
+ls "$W/p"/*.pb.gz | tail -n +2 | xargs -n "$BATCH" "$D" push --db "$PG_CONN" 2>"$W/push.err" || { tail -3 "$W/push.err"; exit 1; }
+t1=$(date +%s.%N)
+n=$(pg_sql "select count(*) from msamp_profile")
+rows=$(pg_sql "select count(*) from msamp_site")
+pg_sql "vacuum analyze" >/dev/null
+q() { local s e; s=$(date +%s.%N); "$D" fleet --db "$PG_CONN" "$@" >/dev/null 2>&1 || echo "query $* failed"; e=$(date +%s.%N); awk -v s="$s" -v e="$e" 'BEGIN { printf "%.2f\n", e - s }'; }
+tm=$(q merge "$W/all.pb.gz")
+tt=$(q top --top 20)
+td=$(q devices)
+tl=$(q leaks)
+tm1=$(q merge "$W/last.pb.gz" --since "$(pg_sql "select extract(epoch from max(t_end)) from msamp_profile")")
+prof_b=$(pg_sql "select pg_total_relation_size('msamp_profile')")
+site_b=$(pg_sql "select pg_total_relation_size('msamp_site')")
+file_b=$(stat -c %s "$SRC")
+echo "bench-fleet: $n profiles of $sites sites ($rows site rows), source $(basename "$SRC") ($file_b bytes gzip)"
+echo "  push: $(awk -v a="$t0" -v b="$t1" -v n="$n" 'BEGIN { printf "%.1f", (b - a) * 1000 / (n - 1) }') ms per profile (batches of $BATCH files per drain push)"
+echo "  fleet merge of all: $tm s; top: $tt s; devices: $td s; leaks: $tl s; merge --since (one time): $tm1 s"
+echo "  msamp_profile: $prof_b bytes ($((prof_b / n)) per profile, the file's bytes included)"
+echo "  msamp_site: $site_b bytes ($((site_b / rows)) per site row, indexes included)"
