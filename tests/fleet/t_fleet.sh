@@ -53,8 +53,11 @@ check() {
     { fail "$name: fleet merge exit $? ($(cat "$W/f.$name.err"))"; return; }
   # shellcheck disable=SC2086
   "$D" merge "$W/m.$name.pb.gz" $sel || { fail "$name: drain merge exit $?"; return; }
-  "$T/../analysis/pprof_sum.sh" "$W/f.$name.pb.gz" | grep '^TOTAL' >"$W/f.$name.tot"
-  "$T/../analysis/pprof_sum.sh" "$W/m.$name.pb.gz" | grep '^TOTAL' >"$W/m.$name.tot"
+  # the six standard sample types (the variance types after them are compared with the bytes)
+  "$T/../analysis/pprof_sum.sh" "$W/f.$name.pb.gz" |
+    grep -E '^TOTAL (inuse|alloc|freed)_(objects|space) ' >"$W/f.$name.tot"
+  "$T/../analysis/pprof_sum.sh" "$W/m.$name.pb.gz" |
+    grep -E '^TOTAL (inuse|alloc|freed)_(objects|space) ' >"$W/m.$name.tot"
   if cmp -s "$W/f.$name.pb.gz" "$W/m.$name.pb.gz" && [ "$(wc -l <"$W/f.$name.tot")" = 6 ] &&
      cmp -s "$W/f.$name.tot" "$W/m.$name.tot"; then
     ok "$name: fleet merge = drain merge of $(echo "$sel" | wc -l) files (bytes and six totals)"
@@ -86,9 +89,9 @@ tot = {}
 for s in top["sites"]:
     for k, v in s["values"].items():
         tot[k] = tot.get(k, 0) + v["value"]
-want = {l.split()[1]: int(l.split()[2]) for l in open(sys.argv[2])}
+want = {l.split()[1]: int(float(l.split()[2])) for l in open(sys.argv[2])}
 print("top:", tot, "merge:", want)
-sys.exit(0 if tot == want else 1)
+sys.exit(0 if len(want) == 6 and all(tot.get(k) == v for k, v in want.items()) else 1)
 PY
 # devices: four, the leaky one's in-use first (its leak and cache hold ~50 MB to the end)
 "$D" fleet --db "$PG_CONN" devices --json "$W/dev.json" >"$W/dev.txt" || fail "devices: exit $?"
@@ -97,7 +100,11 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["devices"]; print([x
 # leaks: the leaky device's leak_record, only
 "$D" fleet --db "$PG_CONN" leaks --json "$W/leaks.json" >"$W/leaks.txt" || fail "leaks: exit $?"
 got=$(python3 -c 'import json,sys; print(" ".join(sorted(x["device"] + ":" + x["stack"][0] for x in json.load(open(sys.argv[1]))["leaks"])))' "$W/leaks.json")
-[ "$got" = "leaky:leak_record" ] && ok "leaks: $got" || { fail "leaks: [$got], want leaky:leak_record"; cat "$W/leaks.txt"; }
+# leaky's leak is there and the churn of q1 and q2 is no leak; board-1 (analysis_app at interval 1)
+# may name its realloc chain, grown to 64 KiB late in its run and held to the end.
+case " $got " in *" leaky:leak_record "*) ok_leak=1 ;; *) ok_leak=0 ;; esac
+case " $got " in *" q1:"* | *" q2:"*) ok_leak=0 ;; esac
+[ $ok_leak = 1 ] && ok "leaks: $got" || { fail "leaks: [$got], want leaky:leak_record and none of q1, q2"; cat "$W/leaks.txt"; }
 
 # drain --push while draining: the profile written is stored as well
 "$D" -q "$W/q1.bin" --elf "$PEAK" -o "$W/q1b.pb.gz" --push "$PG_CONN" 2>"$W/q1b.err" || fail "drain --push: exit $?"
