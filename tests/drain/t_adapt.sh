@@ -95,7 +95,7 @@ full=$(counter stack_full "$W/stacks.pb.gz")
   fail "stack_full ${full:-?}, device $(device stacks 'stack table full')"
 grep -q "$full samples under \[stack table full\]" "$W/stacks.summary" && ok "summary: stack table full" ||
   fail "summary lacks the stack-table-full samples"
-grep -qE '^ +[0-9]+ +[0-9]+ +[0-9]+  \[stack table full\]$' "$W/stacks.top" &&
+grep -qE '^ +[0-9]+ +[0-9]+ +[0-9]+  \([0-9]+-[0-9]+\) +\[stack table full\]$' "$W/stacks.top" &&
   ok "--top shows [stack table full]" || { fail "--top lacks [stack table full]"; cat "$W/stacks.top" >&2; }
 
 # Both: stack table high water raises and lowers, more than the comments list one by one.

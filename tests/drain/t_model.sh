@@ -59,7 +59,7 @@ done
 # --top, --folded on the generated stream.
 $D -q -o "$W/t.pb.gz" --top 3 --folded "$W/t.folded" "$W/basic.bin" >"$W/top.txt" &&
   grep -q 'top 3 sites by in-use bytes' "$W/top.txt" && grep -q 'top 3 sites by allocated bytes' "$W/top.txt" &&
-  [ "$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+  0x' "$W/top.txt")" -eq 6 ] && ok "--top" || { fail "--top"; cat "$W/top.txt"; }
+  [ "$(grep -cE '^ +[0-9]+ +[0-9]+ +[0-9]+  \([0-9]+-[0-9]+\) +0x' "$W/top.txt")" -eq 6 ] && ok "--top" || { fail "--top"; cat "$W/top.txt"; }
 [ -s "$W/t.folded" ] && awk '{ if ($NF !~ /^[0-9]+$/ || NF != 2) bad = 1 } END { exit bad }' "$W/t.folded" &&
   ok "--folded" || fail "--folded format"
 finish
