@@ -112,7 +112,8 @@
 
 /* Sampled allocations tracked at once (the live table). Power of two, >= MSAMP_CFG_LIVE_WAYS.
  * RAM: one entry per slot (pointer + 16 bytes; compact tables: pointer + 3 bytes). A sample takes
- * the first free slot of its reach (its home bucket and the 3 after it). When the table passes
+ * the first free slot of its reach (its home bucket and the 3 after it, the lowest way of the four
+ * first: the smallest slot numbers on the wire, docs/WIRE_FORMAT.md#slots). When the table passes
  * three quarters full, the adaptive interval doubles the sampling interval and thins the table
  * (docs/ADAPTIVE.md). A sample whose reach is full is not tracked (stats.live_full counts it) when
  * the table is under three quarters full (rare), with the interval pinned or at its maximum, or

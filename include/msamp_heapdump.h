@@ -13,7 +13,8 @@
  *   hosted program): live_addr, live_size, live_stack, live_birth, live_interval (live_capacity
  *   entries each), stacks (stack_capacity entries of 16 bytes: hash, first, depth, pass, refs) and
  *   frames (frame_capacity pointer-sized words).
- * - Live slot i is in use when live_addr[i] != 0. Slot i belongs to bucket i / live_ways. The
+ * - Live slot i is in use when live_addr[i] != 0. Slot i belongs to bucket i % (live_capacity /
+ *   live_ways) (way-major: a bucket's slots are live_capacity / live_ways apart). The
  *   address is stored last when a slot is filled and is the only store when it is emptied, so a
  *   dump taken at any instant never shows a slot half-written: an in-use slot's size, stack, birth
  *   and interval belong to its address.

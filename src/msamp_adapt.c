@@ -109,10 +109,10 @@ int msamp_adapt_admit(struct msamp_context *c, uint32_t *drawn, uintptr_t size)
 
 int msamp_adapt_room(struct msamp_context *c, uint32_t *drawn, uintptr_t p, uintptr_t size)
 {
-    uint32_t base = msamp_live_bucket(msamp_live_hash(p)) * MSAMP_CFG_LIVE_WAYS;
+    uint32_t home = msamp_live_bucket(msamp_live_hash(p));
     for (int round = 0; round < 2; round++) {
         for (uint32_t k = 0; k < MSAMP_LIVE_REACH; k++)
-            (void)msamp_live_settled((base + k) & (MSAMP_LIVE_CAP - 1u));
+            (void)msamp_live_settled(msamp_live_reach_slot(home, k));
         /* A full reach in a table under its high-water mark is a local crowd, not a live set
          * that outgrew the table: no raise (it would halve the table, and the lowering would undo
          * it a second later); the sample is counted in live_full. */

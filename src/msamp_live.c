@@ -1,8 +1,9 @@
 /* The live table's slots and fingerprint masks, for both table implementations: sampled blocks
  * not yet freed, by address. An address hashes to its home bucket of MSAMP_CFG_LIVE_WAYS slots
- * and takes the first free slot of its reach (MSAMP_LIVE_REACH slots from the home's first,
- * wrapping round: the home and the buckets after it), so a crowded bucket overflows into its
- * neighbours instead of refusing a sample while the table is mostly empty. The masks are by home:
+ * and takes the first free slot of its reach (the home and the 3 buckets after it, wrapping round,
+ * way 0 of the four first: msamp_live_reach_slot), so a crowded bucket overflows into its
+ * neighbours instead of refusing a sample while the table is mostly empty, and the low ways, the
+ * small slot numbers, fill first. The masks are by home:
  * a block's fingerprint bit is in its home's word wherever its slot is, so a free of an unsampled
  * block still reads one mask word, and the reach only when its bit is set. A new sample whose
  * reach is full is not tracked (the caller counts it, or raises the interval). A slot is published
@@ -53,9 +54,9 @@ void msamp_live_reset(void)
  * One copy for both callers when code size comes first. */
 static MSAMP_HOT int32_t slot_holding(uintptr_t p, uintptr_t want)
 {
-    uint32_t base = msamp_live_bucket(msamp_live_hash(p)) * MSAMP_CFG_LIVE_WAYS;
+    uint32_t home = msamp_live_bucket(msamp_live_hash(p));
     for (uint32_t k = 0; k < MSAMP_LIVE_REACH; k++) {
-        uint32_t i = (base + k) & (MSAMP_LIVE_CAP - 1u);
+        uint32_t i = msamp_live_reach_slot(home, k);
         if (atomic_load_explicit(&L[i], memory_order_relaxed) == want)
             return (int32_t)i;
     }
@@ -79,22 +80,25 @@ static void rebuild_word(uint32_t word)
 {
 #if MSAMP_CFG_RUNTIME_TABLES
     uint32_t h_lo = word << (32u - MSAMP_PROBE_WORD_BITS);
-    uint32_t h_hi = h_lo | (0xFFFFFFFFu >> MSAMP_PROBE_WORD_BITS);
-    uint32_t i = msamp_live_bucket(h_lo) * MSAMP_CFG_LIVE_WAYS;
-    uint32_t own = (msamp_live_bucket(h_hi) - msamp_live_bucket(h_lo) + 1u) * MSAMP_CFG_LIVE_WAYS;
+    uint32_t b = msamp_live_bucket(h_lo);
+    uint32_t own = msamp_live_bucket(h_lo | (0xFFFFFFFFu >> MSAMP_PROBE_WORD_BITS)) - b + 1u;
 #else
-    uint32_t i = word * MSAMP_CFG_LIVE_WAYS, own = MSAMP_CFG_LIVE_WAYS;
+    uint32_t b = word, own = 1;
 #endif
     uint32_t mask = 0, outside = 0;
-    for (uint32_t k = 0; k < (SPILLED(word) ? own - MSAMP_CFG_LIVE_WAYS + MSAMP_LIVE_REACH : own);
-         k++) {
-        uintptr_t a = atomic_load_explicit(&L[(i + k) & (MSAMP_LIVE_CAP - 1u)], memory_order_relaxed);
+    /* The word's own buckets, and the 3 after them when a block overflowed: every way of each. */
+    uint32_t n = SPILLED(word) ? own + MSAMP_LIVE_REACH_BUCKETS - 1u : own;
+    for (uint32_t k = 0; k < n * MSAMP_CFG_LIVE_WAYS; k++) {
+        uint32_t j = k / MSAMP_CFG_LIVE_WAYS;
+        uintptr_t a = atomic_load_explicit(
+            &L[msamp_live_slot_of((b + j) & (MSAMP_LIVE_BUCKETS - 1u), k % MSAMP_CFG_LIVE_WAYS)],
+            memory_order_relaxed);
         if (MSAMP_LIKELY(a == 0))
             continue; /* a free slot: a load and a branch, not the hash */
         uint32_t h = msamp_live_hash(a);
         if ((a & MSAMP_LIVE_MOVING) == 0 && msamp_live_word(h) == word) {
             mask |= msamp_live_bit(h);
-            outside |= k >= own;
+            outside |= j >= own;
         }
     }
     if (SPILL && !outside)
@@ -108,7 +112,7 @@ void msamp_live_publish(uint32_t slot, uintptr_t p)
     atomic_store_explicit(&L[slot], p, memory_order_release);
     /* The block in or out (a detached one's address without its mark): its hash and word. */
     uint32_t h = msamp_live_hash((p != 0 ? p : was) & ~MSAMP_LIVE_MOVING), word = msamp_live_word(h);
-    if (SPILL && p != 0 && slot / MSAMP_CFG_LIVE_WAYS != msamp_live_bucket(h))
+    if (SPILL && p != 0 && msamp_live_bucket_of(slot) != msamp_live_bucket(h))
         SPILL_SET(word); /* it overflowed: rebuilds read the reach */
     /* A realloc's detached slot (p | MSAMP_LIVE_MOVING) has no bit: no probe is to find it. */
     if (p != 0 && (p & MSAMP_LIVE_MOVING) == 0) {

@@ -97,20 +97,46 @@ static inline uint32_t msamp_live_maybe(uintptr_t p)
 #endif
 }
 
-/* The slots a block may take, from its home bucket's first (wrapping round the table): its home
- * and the buckets after it. Four buckets' reach refuses about 1 sample in 10^5 at half load and
- * 1 in 100 at three quarters (8 ways; one bucket: 3 % and 12 %), and costs the lookups of a
- * sampled block that overflowed and the mask's rebuild when one is freed. */
-#define MSAMP_LIVE_REACH (4u * MSAMP_CFG_LIVE_WAYS)
-
-/* Whether slot is in p's reach. */
-static inline int msamp_live_reaches(uintptr_t p, uint32_t slot)
+/* The slots are numbered way-major: slot = way * buckets + bucket, a bucket's slots
+ * MSAMP_LIVE_BUCKETS apart. The wire names an entry by its slot, and the table fills its low ways
+ * first, so the entries take the smallest numbers, the shortest varints: at the hosted 65536 slots
+ * ways 0 and 1 are 2-byte varints, where bucket-major numbering made three slots in four 3 bytes;
+ * in a 256-slot firmware table ways 0..3 are one byte (docs/WIRE_FORMAT.md#slots). */
+static inline uint32_t msamp_live_slot_of(uint32_t bucket, uint32_t way)
 {
-    uint32_t base = msamp_live_bucket(msamp_live_hash(p)) * MSAMP_CFG_LIVE_WAYS;
-    return ((slot - base) & (MSAMP_LIVE_CAP - 1u)) < MSAMP_LIVE_REACH;
+    return bucket + way * MSAMP_LIVE_BUCKETS;
 }
 
-/* The live slots' addresses (0: free), slot i in bucket i / MSAMP_CFG_LIVE_WAYS: the compact
+static inline uint32_t msamp_live_bucket_of(uint32_t slot)
+{
+    return slot & (MSAMP_LIVE_BUCKETS - 1u);
+}
+
+/* The slots a block may take: way 0 of its home bucket and of the 3 buckets after it (wrapping
+ * round the table), then way 1 of the four, and so on: its reach, MSAMP_LIVE_REACH slots in the
+ * order a sample takes the first free one, so the low ways fill first (the shortest varints) and a
+ * sample goes to the least full of its four buckets. Four buckets' reach refuses about 1 sample in
+ * 10^5 at half load and 1 in 100 at three quarters (8 ways; one bucket: 3 % and 12 %), and costs
+ * the lookups of a sampled block and the mask's rebuild when one is freed. */
+#define MSAMP_LIVE_REACH_BUCKETS 4u
+#define MSAMP_LIVE_REACH (MSAMP_LIVE_REACH_BUCKETS * MSAMP_CFG_LIVE_WAYS)
+
+/* The k-th slot of the reach of the block whose home is bucket `home` (k < MSAMP_LIVE_REACH). */
+static inline uint32_t msamp_live_reach_slot(uint32_t home, uint32_t k)
+{
+    return msamp_live_slot_of((home + k % MSAMP_LIVE_REACH_BUCKETS) & (MSAMP_LIVE_BUCKETS - 1u),
+                              k / MSAMP_LIVE_REACH_BUCKETS);
+}
+
+/* Whether slot is in p's reach: its bucket is p's home or one of the 3 after it. */
+static inline int msamp_live_reaches(uintptr_t p, uint32_t slot)
+{
+    uint32_t home = msamp_live_bucket(msamp_live_hash(p));
+    return ((msamp_live_bucket_of(slot) - home) & (MSAMP_LIVE_BUCKETS - 1u)) <
+           MSAMP_LIVE_REACH_BUCKETS;
+}
+
+/* The live slots' addresses (0: free), slot i in bucket msamp_live_bucket_of(i): the compact
  * tables' own array, or msamp_heapdump.live_addr. msamp_live.c keeps them and the masks for both
  * implementations. */
 #if MSAMP_CFG_COMPACT_TABLES

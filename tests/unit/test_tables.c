@@ -29,11 +29,15 @@ static void test_live(void)
             refused++;
             continue;
         }
-        /* The first free slot of its reach: its home bucket, else the buckets after it. */
+        /* The first free slot of its reach, in its order: way 0 of its home bucket and of the 3
+         * after it, then way 1, ...; numbered way-major, so every slot before it in that order is
+         * taken, and it is in the lowest way free in the reach. */
         CHECK(msamp_live_reaches(p, (uint32_t)s));
-        uint32_t base = msamp_live_bucket(msamp_live_hash(p)) * MSAMP_CFG_LIVE_WAYS;
-        for (uint32_t k = base; k != (uint32_t)s; k = (k + 1u) & (MSAMP_LIVE_CAP - 1u))
-            CHECK(msamp_live_addr(k) != 0);
+        uint32_t home = msamp_live_bucket(msamp_live_hash(p)), k = 0;
+        while (k < MSAMP_LIVE_REACH && msamp_live_reach_slot(home, k) != (uint32_t)s)
+            CHECK(msamp_live_addr(msamp_live_reach_slot(home, k++)) != 0);
+        CHECK(k < MSAMP_LIVE_REACH);
+        CHECK_EQ((uint32_t)s / MSAMP_LIVE_BUCKETS, k / MSAMP_LIVE_REACH_BUCKETS);
         msamp_live_set((uint32_t)s, p, i + 1, 7, 100 + i, 4096);
         CHECK(msamp_live_maybe(p) != 0);
         in++;
@@ -67,7 +71,7 @@ static void test_live(void)
      * bucket after it. */
     unsigned overflowed = 0;
     for (unsigned i = 1; i < N; i += 2)
-        overflowed += slots[i] >= 0 && (uint32_t)slots[i] / MSAMP_CFG_LIVE_WAYS !=
+        overflowed += slots[i] >= 0 && msamp_live_bucket_of((uint32_t)slots[i]) !=
                                            msamp_live_bucket(msamp_live_hash(addrs[i]));
     CHECK(MSAMP_LIVE_BUCKETS == 1 || overflowed > 0); /* the test covers blocks in a neighbour */
     for (uint32_t b = 0; b < MSAMP_LIVE_BUCKETS; b++) {
