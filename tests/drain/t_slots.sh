@@ -20,7 +20,7 @@ bad=$(sed -n 's/.* bad_slots=\([0-9]*\).*/\1/p' "$W/raw" | head -n1)
 [ "$bad" = 0 ] && ok "2^21 slots: no bad slot" || fail "bad_slots=$bad"
 peak=$(sed -n 's/.*peak of the in-use estimate: \([0-9]*\) bytes.*/\1/p' "$W/raw")
 [ "$peak" = "$truth" ] && ok "peak in-use $peak bytes = the truth" || fail "peak in-use $peak bytes, truth $truth"
-inuse=$(awk '/^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+:/ { s += $2 } END { print s }' "$W/raw")
+inuse=$(awk '/^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+( +[0-9]+)*:/ { s += $2 } END { print s }' "$W/raw")
 [ "$inuse" = "$truth" ] && ok "inuse_space $inuse bytes = the truth" || fail "inuse_space $inuse, truth $truth"
 
 if [ -n "${SLOTS_APP:-}" ]; then
