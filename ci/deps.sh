@@ -8,7 +8,8 @@ set -u
 print=""
 [ "${1:-}" = --print ] && { print=1; shift; }
 # drain links libstdc++ (C++ names demangled): libstdc++-12-dev, the one of Debian 12's gcc.
-# libpq-dev: drain push and drain fleet store profiles in PostgreSQL (docs/FLEET.md).
+# libpq-dev: drain push and drain fleet store profiles in PostgreSQL (docs/FLEET.md): its header to
+# build; drain loads libpq.so.5 (libpq5, which libpq-dev depends on) when a store is used.
 pkgs_host="gcc make libc6-dev pkg-config zlib1g-dev libdw-dev libelf-dev libstdc++-12-dev libpq-dev"
 # python3 (drain's tests, the QMP client of tests/postmortem), curl (docs-readme-intro reads pprof's web UI), g++ (tests/cxx): none
 # is on a minimal Debian 12 (g++ only a Recommends of golang-go). strace: test-hosted-exit-wake

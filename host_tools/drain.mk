@@ -3,8 +3,9 @@
 # builder, codec, file, merge, symbols), views/ (reports, timeline, flame), verdict/ (estimates
 # with intervals, check, diff) and, at the top, the driver drain.c and util; tests in
 # tests/drain/drain_tests.mk. Needs zlib, libdw and libstdc++ (its __cxa_demangle turns C++
-# symbol names into source names: symbolize.c), and libpq (fleet/: drain push and drain
-# fleet store and query profiles in PostgreSQL, docs/FLEET.md).
+# symbol names into source names: symbolize.c). libpq (fleet/: drain push and drain fleet
+# store and query profiles in PostgreSQL, docs/FLEET.md) is not linked but loaded (dlopen) when a
+# store is used: its header at build time, DRAIN_DLOPEN at run time (firstcontact-deps checks both).
 
 DRAIN_DIR := host_tools/src/drain
 DRAIN_STAGES := in model pprof views verdict fleet
@@ -13,7 +14,8 @@ DRAIN_HDRS := $(wildcard $(DRAIN_DIR)/*.h $(DRAIN_STAGES:%=$(DRAIN_DIR)/%/*.h) h
 	include/msamp_wire.h
 DRAIN_INC := -I$(DRAIN_DIR) $(DRAIN_STAGES:%=-I$(DRAIN_DIR)/%) -Ihost_tools/lib -Iinclude \
 	-I/usr/include/postgresql
-DRAIN_LIBS := -ldw -lelf -lz -lm -lstdc++ -lpq
+DRAIN_LIBS := -ldw -lelf -lz -lm -lstdc++
+DRAIN_DLOPEN := libpq.so.5
 DRAIN_DECLIB := $(HOSTDEC_LIB)
 
 TOOLS += host_tools/drain

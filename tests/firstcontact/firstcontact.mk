@@ -14,11 +14,12 @@ FC_DIR = $(BUILD)/firstcontact
 FC_BOARDS := $(notdir $(patsubst %/board.mk,%,$(wildcard boards/*/board.mk)))
 
 # What make tools uses: the compiler, the system headers of drain's and msamp-dump's sources
-# (written to $(1) by the compiler's -M), the libraries drain links.
+# (written to $(1) by the compiler's -M), the libraries drain links
+# and those it loads (DRAIN_DLOPEN: libpq.so.5, libpq5's, libpq-dev brings it).
 fc_tools_headers = $(CC) $(HOST_TOOLS_CFLAGS) $(DRAIN_INC) -M $(DRAIN_SRCS) host_tools/src/msamp-dump.c \
 	$(HOSTDEC_SRCS) >$(1)
 fc_tools_items = make $(CC) $(AR) $$(for l in $(patsubst -l%,%,$(filter -l%,$(DRAIN_LIBS) -lz)); do \
-	$(CC) -print-file-name=lib$$l.so; done)
+	$(CC) -print-file-name=lib$$l.so; done) $(foreach l,$(DRAIN_DLOPEN),$$($(CC) -print-file-name=$(l)))
 # The absolute paths of a -M listing.
 fc_paths = $$(tr ' \\' '\n\n' <$(1) | grep '^/' | sort -u)
 

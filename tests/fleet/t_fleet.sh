@@ -7,7 +7,7 @@
 # for all and for selections by device, build id, time and label, and its six totals equal
 # drain merge's; top's totals equal the merge's; devices and leaks (the leaky device's
 # leak_record alone); errors: the server down, a wrong password, a newer schema (profile files
-# unchanged).
+# unchanged), libpq missing (MSAMP_DRAIN_LIBPQ); drain without a store loads no libpq.
 set -u
 D=${DRAIN:?} W=${W:?} GROWTH=${GROWTH_APP:?} PEAK=${PEAK_APP:?} BOARD_PROF=${BOARD_PROF:?}
 T=$(dirname "$0")
@@ -140,6 +140,22 @@ pg_sql "insert into msamp_schema values (99)"
 "$D" fleet --db "$PG_CONN" top >/dev/null 2>"$W/new2.err"; rc=$?
 [ $rc = 1 ] && grep -q 'newer than this drain' "$W/new2.err" && ok "newer schema: fleet refused" ||
   fail "newer schema (fleet): exit $rc, $(cat "$W/new2.err")"
+# libpq missing (MSAMP_DRAIN_LIBPQ names one that is not there): push, fleet and --push say so,
+# exit 1, and --push before it drains anything; drain without a store does not load it at all.
+nolib="$W/no-such-dir/libpq.so.5"
+nolib_check() { # NAME ARG...: drain ARG... with libpq missing
+  local name=$1 rc; shift
+  MSAMP_DRAIN_LIBPQ=$nolib "$D" "$@" >/dev/null 2>"$W/nolib.err"; rc=$?
+  [ $rc = 1 ] && grep -q "^drain: the PostgreSQL store needs libpq (Debian package libpq5): $nolib" "$W/nolib.err" &&
+    [ ! -e "$W/q2c.pb.gz" ] && ok "no libpq, $name: exit 1, $(head -1 "$W/nolib.err")" ||
+    fail "no libpq, $name: exit $rc, $(cat "$W/nolib.err")"
+}
+nolib_check push push --db "$PG_CONN" "$W/q1.pb.gz"
+nolib_check fleet fleet --db "$PG_CONN" top
+nolib_check --push -q "$W/q2.bin" --elf "$PEAK" -o "$W/q2c.pb.gz" --push "$PG_CONN"
+MSAMP_DRAIN_LIBPQ=$nolib LD_DEBUG=files "$D" -q "$W/q2.bin" --elf "$PEAK" -o "$W/q2d.pb.gz" 2>"$W/nostore.err" &&
+  [ -s "$W/q2d.pb.gz" ] && grep -q 'file=libz' "$W/nostore.err" && ! grep -q 'libpq' "$W/nostore.err" && ok "no store: drain works without libpq, loads none" ||
+  fail "no store: $(grep -m3 'libpq\|drain' "$W/nostore.err")"
 sha256sum -c --quiet "$W/files.sha" && ok "profile files unchanged" || fail "profile files changed"
 
 [ $nfail = 0 ] && echo "fleet: all passed" || echo "fleet: $nfail failed"

@@ -626,7 +626,10 @@ static int parse_args(struct opts *o, int argc, char **argv)
             break;
         case 'q': o->quiet = 1; break;
         case 'S': o->stats = 1; break;
-        case 0x108: o->push = optarg; break;
+        case 0x108: /* libpq loaded now (a missing one: exit 1), not after the stream is drained */
+            o->push = optarg;
+            fleet_load_libpq();
+            break;
         case 0x100: {
             const char *at = strrchr(optarg, '@');
             char *end;
