@@ -36,9 +36,10 @@
 /* Frames of 256 body bytes, not the firmware's 64: a hosted stream goes to a file, a pipe or TCP,
  * which lose no bytes, so a frame's 7 bytes of seq, CRC, COBS and delimiter are spread over 4x the
  * records (a sampled allocation and its free, everything included, 12.55 -> 11.62 B at 64 KiB:
- * tests/budgets/budgets.tsv). */
+ * tests/budgets/budgets.tsv). A quarter of the ring at most, as the firmware default (a small ring,
+ * msamp_config_small.h's, keeps frames it can hold). */
 #ifndef MSAMP_CFG_FRAME_BYTES
-#define MSAMP_CFG_FRAME_BYTES 256
+#define MSAMP_CFG_FRAME_BYTES (MSAMP_CFG_RING_SIZE / 4 < 256 ? MSAMP_CFG_RING_SIZE / 4 : 256)
 #endif
 #ifndef MSAMP_CFG_RING_SIZE
 #define MSAMP_CFG_RING_SIZE (256 * 1024)
