@@ -107,7 +107,14 @@ int heap_peak_is_device(const struct session *s, const struct heap_point **when)
 {
     const struct heap_model *h = s->heap;
     char text[512];
-    if (!h || !h->have_low || h->total_varies || session_completeness(s, 1, text, sizeof(text)))
+    if (!h || !h->have_low || h->total_varies)
+        return 0;
+    /* Records known lost: the END's totals against what came, or without an END the device's
+     * drops, a late join or the reader's repairs. A stream that only lacks its END (a firmware
+     * that never calls msamp_end) keeps drain's own peak, exact for what it saw. */
+    if (s->have_end ? session_completeness(s, 1, text, sizeof(text))
+                    : !(session_device_drops(s) || s->n.unknown_frees || s->n.late_live ||
+                        s->n.lost_frees))
         return 0;
     if (when)
         *when = &h->low;
