@@ -47,7 +47,7 @@ one() {
     FNR == 1 { R = $0; sub(/.*, interval /, "", R); sub(/ bytes.*/, "", R); R += 0 }
     /^top .* by in-use/ { s = 1; next }
     /^top .* by allocated/ { s = 0 }
-    s && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 4 { e[$4] += $1; E += $1 }
+    s && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 4 { site = $4 ~ /^\(/ ? $5 : $4; e[site] += $1; E += $1 }
     END {
       for (k in lb) {
         q = p(z[k], M); V += n[k] * z[k] * z[k] * (1 - q) / q

@@ -135,7 +135,8 @@ FNR == NR { next }
 /^top .* by allocated bytes/ { sec = "alloc"; next }
 /^session / { sec = ""; next }
 sec != "" && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 4 {
-  if (sec == "inuse") { el[$4] += $1; EL += $1 } else { ea[$4] += $1; EA += $1 }
+  site = $4 ~ /^\(/ ? $5 : $4 # after the bytes' 95 % interval column, when there is one
+  if (sec == "inuse") { el[site] += $1; EL += $1 } else { ea[site] += $1; EA += $1 }
 }
 END {
   bad = 0
