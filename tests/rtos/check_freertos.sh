@@ -37,8 +37,8 @@ rows=$(awk '
   /^top [0-9]+ sites by in-use bytes/ { t = "inuse"; next }
   /^top [0-9]+ sites by allocated bytes/ { t = "alloc"; next }
   /^[a-z]/ { t = "" }
-  t != "" && $1 ~ /^[0-9]+$/ { task = substr($0, 39, 16); gsub(/^ +| +$/, "", task); gsub(/ /, "_", task)
-    print t, task, $1, $3, substr($0, 56) }' "$report")
+  t != "" && $1 ~ /^[0-9]+$/ { task = substr($0, 65, 16); gsub(/^ +| +$/, "", task); gsub(/ /, "_", task)
+    print t, task, $1, $3, substr($0, 82) }' "$report")
 [ -n "$rows" ] || { echo "FAIL: no rows in $report"; exit 1; }
 sum() { awk -v t="$1" -v k="$2" -v col="$3" '$1 == t && $2 == k { s += $col } END { print s + 0 }' <<<"$rows"; }
 nsites() { awk -v t="$1" -v k="$2" '$1 == t && $2 == k { n++ } END { print n + 0 }' <<<"$rows"; }
