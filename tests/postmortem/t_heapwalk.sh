@@ -50,8 +50,12 @@ while read -r addr size; do
   i=$((i + 1))
 done <regions.txt
 
+# -icount: the guest's clock counts its instructions, so the moment of the dump (T ms of guest
+# time) holds the same heap on a loaded machine as on an idle one (without it, a loaded CI run
+# reached the dump with 1 sampled leak_record block where an idle one had 20-57, and which stale
+# words a conservative scan meets moved with it).
 # shellcheck disable=SC2086  # BOARD_QEMU is a command line
-timeout "$limit" $BOARD_QEMU -S -qmp unix:qmp.sock,server,nowait -serial "file:$PWD/stream.bin" \
+timeout "$limit" $BOARD_QEMU -icount shift=4,sleep=off -S -qmp unix:qmp.sock,server,nowait -serial "file:$PWD/stream.bin" \
   -kernel "$elf" </dev/null >console.txt 2>&1 &
 qpid=$!
 python3 "$here/qmp.py" qmp.sock cont \
