@@ -670,9 +670,30 @@ static const char rank_sql[] =
     "(SELECT coalesce((SELECT t FROM unnest(p.sample_types) t WHERE t = 'inuse_space'),"
     " p.sample_types[array_length(p.sample_types, 1)]))";
 
-static void json_open(FILE **jf, const char *path)
+/* --json FILE of a query: *jf the open file (NULL without --json); -1 with why when it cannot be
+ * opened. */
+static int json_open(FILE **jf, const char *path, char *err, size_t errlen)
 {
     *jf = path ? fopen(path, "w") : NULL;
+    if (path && !*jf) {
+        snprintf(err, errlen, "--json %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
+}
+
+/* Ends the document with tail and closes it: -1 with why when the writes failed (a full disk). */
+static int json_close(FILE *jf, const char *path, const char *tail, char *err, size_t errlen)
+{
+    if (!jf)
+        return 0;
+    fputs(tail, jf);
+    int bad = ferror(jf);
+    if (fclose(jf) != 0 || bad) {
+        snprintf(err, errlen, "--json %s: %s", path, bad ? "write error" : strerror(errno));
+        return -1;
+    }
+    return 0;
 }
 
 static int fleet_top(PGconn *c, struct sel *s, long ntop, char *err, size_t errlen)
@@ -712,9 +733,7 @@ static int fleet_top(PGconn *c, struct sel *s, long ntop, char *err, size_t errl
             ts[j - 1] = t;
         }
     FILE *jf;
-    json_open(&jf, s->json);
-    if (s->json && !jf) {
-        snprintf(err, errlen, "--json %s: %s", s->json, strerror(errno));
+    if (json_open(&jf, s->json, err, errlen) < 0) {
         PQclear(r);
         free(ts);
         return -1;
@@ -760,18 +779,10 @@ static int fleet_top(PGconn *c, struct sel *s, long ntop, char *err, size_t errl
         if (jf)
             fputs("}}", jf);
     }
-    if (jf) {
-        fputs("]}\n", jf);
-        if (fclose(jf) != 0) {
-            snprintf(err, errlen, "--json %s: %s", s->json, strerror(errno));
-            PQclear(r);
-            free(ts);
-            return -1;
-        }
-    }
+    int rc = json_close(jf, s->json, "]}\n", err, errlen);
     PQclear(r);
     free(ts);
-    return 0;
+    return rc;
 }
 
 static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
@@ -794,7 +805,10 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
     if (!r)
         return -1;
     FILE *jf;
-    json_open(&jf, s->json);
+    if (json_open(&jf, s->json, err, errlen) < 0) {
+        PQclear(r);
+        return -1;
+    }
     if (jf)
         fputs("{\"devices\":[", jf);
     printf("devices by in-use (their latest profile's %s)\n", PQntuples(r) ? PQgetvalue(r, 0, 6) : "");
@@ -813,12 +827,9 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
             free(b.s);
         }
     }
-    if (jf) {
-        fputs("]}\n", jf);
-        fclose(jf);
-    }
+    int rc = json_close(jf, s->json, "]}\n", err, errlen);
     PQclear(r);
-    return 0;
+    return rc;
 }
 
 static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
@@ -845,7 +856,10 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
     if (!r)
         return -1;
     FILE *jf;
-    json_open(&jf, s->json);
+    if (json_open(&jf, s->json, err, errlen) < 0) {
+        PQclear(r);
+        return -1;
+    }
     if (jf)
         fputs("{\"leaks\":[", jf);
     printf("leak suspects (%d): device, +bytes/s [95 %% interval], since, profiles that call it, "
@@ -866,12 +880,9 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
             free(b.s);
         }
     }
-    if (jf) {
-        fputs("]}\n", jf);
-        fclose(jf);
-    }
+    int rc = json_close(jf, s->json, "]}\n", err, errlen);
     PQclear(r);
-    return 0;
+    return rc;
 }
 
 static const char fleet_usage[] =
