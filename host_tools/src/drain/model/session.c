@@ -179,6 +179,13 @@ uint64_t session_device_drops(const struct session *s)
            s->drops[MSAMP_DROP_STACK_FULL] + s->drops[MSAMP_DROP_REENTRANT];
 }
 
+double session_line_loss(const struct session *s)
+{
+    uint64_t all = s->line_frames + s->line_frames_lost;
+    double q = all ? (double)s->line_frames_lost / (double)all : 0.0;
+    return q < 0.9 ? q : 0.9;
+}
+
 struct msamp_dec_stats session_stream_losses(const struct session *s,
                                              const struct msamp_dec_stats *now)
 {
@@ -1031,9 +1038,11 @@ static int pre_kind(int type)
 /* Keeps r (a deep copy). 0 when the buffer is full: the caller applies it directly. */
 static int pre_keep(struct session *s, const struct msamp_record *r)
 {
+    if (r->type == MSAMP_DEC_FRAME && !r->u.frame.lost)
+        s->line_frames++; /* a good frame, all the model reads of it (a gap is kept) */
     if (r->type == MSAMP_DEC_UNKNOWN || r->type == MSAMP_REC_CMD_ACK ||
         (r->type == MSAMP_DEC_FRAME && !r->u.frame.lost))
-        return 1; /* nothing the model reads */
+        return 1; /* nothing else the model reads */
     const void *extra = NULL;
     size_t len = 0;
     if (r->type == MSAMP_REC_STACK) {
@@ -1259,6 +1268,8 @@ static void apply(struct session *s, const struct msamp_record *r)
         s->sample_task = 0;
     switch (r->type) {
     case MSAMP_DEC_FRAME:
+        s->line_frames++;
+        s->line_frames_lost += r->u.frame.lost;
         if (r->u.frame.lost)
             s->snap_dirty = 1;
         break;

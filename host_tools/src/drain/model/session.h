@@ -287,6 +287,9 @@ struct session {
     uint64_t end_samples, end_frees, end_dropped;
 
     struct msamp_dec_stats dec_start; /* decoder counters when the session began */
+    /* The line's losses in this session (session_line_loss): frames received with a valid CRC, and
+     * frames missed by the seq gaps before them. */
+    uint64_t line_frames, line_frames_lost;
 
     char *marks[DRAIN_MAX_MARKS];
     size_t nmarks;
@@ -380,6 +383,10 @@ uint64_t session_failures(const struct session *s, unsigned kind);
  * complete: ...", "stream ended without END: incomplete", or with END the events lost). final: the
  * session is over (0 for a partial profile: "no END yet"). */
 int session_completeness(const struct session *s, int final, char *text, size_t n);
+/* The share of the session's frames the line lost, missed / (missed + received) by the seq gaps
+ * (0 on a clean line, at most 0.9): the allocations and frees of blocks no longer live are counted
+ * at 1 / (1 - it) of what arrived (docs/DRAIN.md "A noisy line"). */
+double session_line_loss(const struct session *s);
 /* The decoder's counters since the session began, given its counters now. */
 struct msamp_dec_stats session_stream_losses(const struct session *s,
                                              const struct msamp_dec_stats *now);

@@ -248,6 +248,15 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
                                           l.records_malformed, l.records_unknown,
                                           l.frames_repeated});
     }
+    if (s->line_frames_lost) {
+        double q = session_line_loss(s);
+        commentf(p,
+                 "lossy line: %llu frames received, %llu missed (seq gaps): allocated and freed "
+                 "of blocks no longer live scaled by 1/(1 - %.4f) = %.4f for the records lost "
+                 "with them (the live blocks' own, by LIVE records, are not)",
+                 (unsigned long long)s->line_frames, (unsigned long long)s->line_frames_lost, q,
+                 1.0 / (1.0 - q));
+    }
     comment_counts(p,
                    "reader: samples frees reallocs lost_frees unknown_frees late_live bad_slots "
                    "unknown_stack stack_full stack_overflow stack_redefined unweighted thinned "
@@ -709,6 +718,18 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
                                     NULL,
                                     AGE_UNKNOWN,
                                     {0, 0}};
+        /* A lossy line: the allocations counted of blocks no longer live (and their frees) are
+         * those whose records arrived, a share 1 - q of them; the live blocks' are whole (a LIVE
+         * record counts one whose ALLOC was lost). Said in the comments (add_comments). */
+        double up = 1.0 / (1.0 - session_line_loss(s));
+        for (size_t k = 0; k < np && up > 1.0; k++) {
+            if (parts[k].key != NULL && strcmp(parts[k].key, "age") == 0)
+                continue;
+            for (int c = V_ALLOC_N; c <= V_FREE_B; c++)
+                parts[k].x[c] *= up;
+            parts[k].x[V_ALLOC_NV] *= up * up;
+            parts[k].x[V_ALLOC_BV] *= up * up;
+        }
         int raised = cover_inuse(parts, np);
         round_parts(parts, np);
         int64_t tot[V_ALL] = {0}, untimed[V_ALL] = {0};
