@@ -14,6 +14,7 @@
  *   --release-leaks: at three quarters of the run the never-freed blocks are freed, but those of
  *   the first eighth of the run (the interval comes down; the oldest entries keep theirs).
  *   --odd-sizes: sizes 16 << (i % 8) plus a third plus 1 (no 8-bit code holds them exactly).
+ *   --scatter: a sample takes a free live-table slot at random, not the latest freed (simdev.h).
  * Site i (1-based) has a 3-frame stack with leaf return address 0x400000 + 0x100 * i (aarch64,
  * so drain lists it at that address - 4), allocates 16 << (i % 8) bytes per call (see
  * --odd-sizes); sites with
@@ -42,7 +43,7 @@ int main(int argc, char **argv)
 {
     uint64_t interval = 4096, seed = 1, allocs = 200000, snap_every = 20000, interval2 = 0;
     unsigned sites = 12, sessions = 1, lose = 0, max_body = 512, unknown = 0, unique = 0;
-    unsigned adapt = 0, coded = 0, stack_cap = 0, release = 0, odd = 0;
+    unsigned adapt = 0, coded = 0, stack_cap = 0, release = 0, odd = 0, scatter = 0;
     int i = 1;
     for (; i + 1 < argc && strncmp(argv[i], "--", 2) == 0; i++) {
         if (strcmp(argv[i], "--unknown-stacks") == 0) {
@@ -63,6 +64,10 @@ int main(int argc, char **argv)
         }
         if (strcmp(argv[i], "--odd-sizes") == 0) {
             odd = 1;
+            continue;
+        }
+        if (strcmp(argv[i], "--scatter") == 0) {
+            scatter = 1;
             continue;
         }
         if (i + 2 >= argc)
@@ -103,6 +108,7 @@ int main(int argc, char **argv)
     for (int k = 0; k < 20; k++)
         d.bid[k] = (uint8_t)(0xa0 + k);
     d.lose_free_every = lose;
+    d.scatter = (int)scatter;
     if (adapt) {
         d.adapt = 1;
         d.live_cap = adapt;

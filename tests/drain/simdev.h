@@ -56,6 +56,9 @@ struct simdev {
     uint32_t hval[2 * SIM_LIVE];
     uint64_t drops_live_full;
     unsigned lose_free_every, frees_sent;
+    /* A new sample takes a free slot at random, not the latest freed (a table indexed by address,
+     * whose freed slots are not soon reused: a reader's stale entry lingers). */
+    int scatter;
     /* Mappings re-sent with each SESSION (hosted); nmaps 0 for bare metal. */
     struct {
         uint64_t start, limit, off;
@@ -334,6 +337,11 @@ static int sim_alloc(struct simdev *d, uint64_t addr, uint64_t size, const uint6
     d->last_w = sim_weight(size, d->interval);
     d->last_full = id == MSAMP_WIRE_STACK_FULL;
     if (d->nfree) {
+        if (d->scatter) { /* a random free slot to the top of the stack */
+            uint32_t k = (uint32_t)(sim_rand(d) % d->nfree), t = d->freelist[k];
+            d->freelist[k] = d->freelist[d->nfree - 1];
+            d->freelist[d->nfree - 1] = t;
+        }
         uint32_t i = d->freelist[--d->nfree];
         d->live[i].used = 1;
         d->live[i].addr = addr;

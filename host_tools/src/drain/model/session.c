@@ -573,6 +573,7 @@ static void fill_slot(struct session *s, struct slot *sl, uint64_t size, uint64_
     sl->lsite = site;
     sl->links = 0;
     sl->seen = s->snap_gen;
+    sl->touch = s->settle_epoch;
     sl->unweighted = interval == 0;
     set_live(s, sl);
 }
@@ -642,6 +643,7 @@ static void on_realloc_chain(struct session *s, struct slot *old, const struct m
     sl->lsite = lsite;
     sl->links = c.links + 1;
     sl->seen = s->snap_gen;
+    sl->touch = s->settle_epoch;
     sl->unweighted = s->interval == 0;
     set_live(s, sl);
 }
@@ -669,9 +671,54 @@ static void on_free(struct session *s, uint64_t slot, int moved)
     count_free(s, sl, 1);
 }
 
+/* Each slot in [from, to) holding an entry last allocated or re-sent before the epoch mark was
+ * freed unheard: the pass's heard part covered it and did not list it. Visits min(to - from,
+ * live entries) slots, within the budget (what is left is not settled). */
+static void settle_range(struct session *s, uint64_t from, uint64_t to, uint32_t mark)
+{
+    if (to <= from || s->nlive == 0)
+        return;
+    if (to - from <= s->nlive) {
+        for (uint64_t i = from; i < to && s->settle_budget > 0; i++, s->settle_budget--) {
+            uint32_t k = umap_get(&s->slot_index, i);
+            struct slot *sl = k == UINT32_MAX ? NULL : &s->slots[k];
+            if (sl && sl->live && (int32_t)(sl->touch - mark) < 0) {
+                s->n.lost_frees++;
+                s->n.settled_frees++;
+                count_free(s, sl, 0);
+            }
+        }
+        return;
+    }
+    for (size_t k = 0; k < s->nlive && s->settle_budget > 0; s->settle_budget--) {
+        struct slot *sl = &s->slots[s->live[k]];
+        if (sl->index >= from && sl->index < to && (int32_t)(sl->touch - mark) < 0) {
+            s->n.lost_frees++;
+            s->n.settled_frees++;
+            count_free(s, sl, 0); /* moves the last live entry to k */
+        } else {
+            k++;
+        }
+    }
+}
+
+/* A record of a pass in the stream: SNAP_BEGIN (slot: 0) or a LIVE of that slot. The slots since
+ * the pass's previous record, when it was heard with nothing lost since, are settled; the pass has
+ * then covered up to slot + 1. */
+static void settle_pass(struct session *s, int begin, uint64_t slot)
+{
+    if (!begin && s->settle_on && slot >= s->settle_from)
+        settle_range(s, s->settle_from, slot, s->settle_mark);
+    s->settle_epoch++;
+    s->settle_mark = s->settle_epoch;
+    s->settle_on = 1;
+    s->settle_from = begin ? 0 : slot + 1;
+}
+
 static void on_live(struct session *s, const struct msamp_record *r)
 {
     s->n.lives++;
+    settle_pass(s, 0, r->u.live.slot);
     if (s->snap_active)
         s->snap_lives++;
     struct slot *sl = slot_at(s, r->u.live.slot);
@@ -685,6 +732,7 @@ static void on_live(struct session *s, const struct msamp_record *r)
     if (sl->live && sl->size == r->u.live.size &&
         (sl->lsite == site || s->sites[sl->lsite].base == site)) {
         sl->seen = s->snap_gen;
+    sl->touch = s->settle_epoch;
         /* The device's word on the entry's interval wins: a thinning drain did not replay (or
          * an interval it never heard of) is corrected here. An entry whose interval drain
          * already has keeps its weight, the exact 65536/q16 of the thinnings it survived. */
@@ -727,6 +775,9 @@ static void on_live(struct session *s, const struct msamp_record *r)
 static void on_snap_end(struct session *s, const struct msamp_record *r)
 {
     heap_on_snap_end(s); /* a pass a low watermark started: the device's live set */
+    /* The slots after the pass's last LIVE are not settled: SNAP_END's count may say LIVE
+     * records were lost that no gap showed (below), and those slots are few. */
+    s->settle_on = 0;
     /* Only a pass heard in full proves that a missing allocation was freed. */
     if (!s->snap_active || s->snap_dirty || r->u.snap_end.pass != s->snap_pass ||
         r->u.snap_end.count != s->snap_lives) {
@@ -1252,6 +1303,8 @@ static void apply(struct session *s, const struct msamp_record *r)
 {
     if (s->thin_budget < UINT64_MAX - DRAIN_THIN_PER_RECORD)
         s->thin_budget += DRAIN_THIN_PER_RECORD;
+    if (s->settle_budget < UINT64_MAX - DRAIN_THIN_PER_RECORD)
+        s->settle_budget += DRAIN_THIN_PER_RECORD;
     if (r->ts_valid && r->type >= 0) {
         if (!s->ts_known) {
             s->ts_known = 1;
@@ -1270,11 +1323,14 @@ static void apply(struct session *s, const struct msamp_record *r)
     case MSAMP_DEC_FRAME:
         s->line_frames++;
         s->line_frames_lost += r->u.frame.lost;
-        if (r->u.frame.lost)
+        if (r->u.frame.lost) {
             s->snap_dirty = 1;
+            s->settle_on = 0;
+        }
         break;
     case MSAMP_DEC_LOSS:
         s->snap_dirty = 1;
+        s->settle_on = 0;
         break;
     case MSAMP_REC_ALLOC:
         on_alloc(s, r->u.alloc.slot1, r->u.alloc.size, r->u.alloc.stack_id, r->ts, r->ts_valid);
@@ -1289,6 +1345,7 @@ static void apply(struct session *s, const struct msamp_record *r)
         on_live(s, r);
         break;
     case MSAMP_REC_SNAP_BEGIN:
+        settle_pass(s, 1, 0);
         s->snap_gen++; /* every live entry is now unseen in this pass: O(1) */
         s->snap_active = 1;
         s->snap_dirty = 0;

@@ -72,6 +72,7 @@ struct slot {
     uint32_t index;    /* the device's slot index */
     uint32_t livepos;  /* position in session.live while live */
     uint32_t seen;     /* session.snap_gen when last allocated or re-sent */
+    uint32_t touch;    /* session.settle_epoch then (compared modulo 2^32) */
     uint8_t live, unweighted;
     uint8_t born; /* birth is a known time (the chain's first allocation's) */
 };
@@ -163,6 +164,7 @@ struct session_counts {
     uint64_t lost_frees;          /* a slot reused or a snapshot showed a FREE was lost */
     uint64_t unknown_frees;       /* FREE of a slot not known live (normal after a late join) */
     uint64_t late_live;           /* live allocations first seen in a snapshot (late join) */
+    uint64_t settled_frees;       /* of lost_frees, those a part of a pass showed */
     uint64_t bad_slots;           /* slot index beyond the live capacity or drain's cap */
     uint64_t stack_overflow;      /* stacks or frames beyond drain's caps */
     uint64_t stack_redefined;     /* a stack id defined again with other frames (evicted, reused) */
@@ -243,6 +245,15 @@ struct session {
     size_t nlive, caplive;
     uint32_t snap_gen;      /* counts SNAP_BEGINs: entries not seen since are not re-sent */
     uint64_t thin_budget;   /* live-entry visits thinning replays may still make */
+    /* Settling by pass (docs/DRAIN.md "A noisy line"): a pass re-sends the live entries in slot
+     * order, so two of its LIVE records heard one after the other, nothing lost between them,
+     * show that the slots between them held no entry allocated before the first was sent. The
+     * epoch counts SNAP_BEGINs and LIVE records; settle_from is the slot the heard part of the
+     * pass has covered up to (settle_on: it is; 0 after a loss, until the pass's next LIVE),
+     * settle_mark the epoch of its latest record; settle_budget the slot visits it may make. */
+    uint32_t settle_epoch, settle_mark;
+    int settle_on;
+    uint64_t settle_from, settle_budget;
     /* The running in-use estimate (objects, bytes) of all live entries: sum of w and w * size,
      * kept as entries come and go and as their weights change (thinning, LIVE). Per site in
      * site.inuse_n/_b. Profiles recompute it exactly from the live set; views over time read

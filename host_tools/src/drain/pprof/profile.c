@@ -269,11 +269,12 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
     comment_counts(p,
                    "reader repairs: pre_header_replayed pre_header_defaults "
                    "pre_header_interval_guessed pending_stack_resolved alloc_reweighted "
-                   "alloc_raised thin_over_budget samples_unweighted samples_unknown_stack",
+                   "alloc_raised thin_over_budget samples_unweighted samples_unknown_stack "
+                   "frees_settled",
                    (const uint64_t[]){n->pre_replayed, n->pre_defaults, n->pre_guessed,
                                       n->pending_resolved, n->reweighted_up, alloc_raised,
                                       n->thin_over_budget, n->samples_unweighted,
-                                      b->unknown_events});
+                                      b->unknown_events, n->settled_frees});
     comment_counts(p, "reader bounds: frees_after_drops site_limit_samples site_limit_pending",
                    (const uint64_t[]){n->drop_frees, n->site_limit, n->sites_folded});
     if (n->site_limit || n->sites_folded) {
