@@ -3,7 +3,8 @@
 # drain must exit 0 without a sanitizer report, write a profile go tool pprof reads, use at least
 # MIN_USED% of the samples of the frames that arrived intact (counted by msamp-dump) with a weight
 # and a stack (drain's samples less its samples_unknown_stack and samples_unweighted), and keep the
-# in-use and allocated byte totals within the rate's bound of the clean stream's:
+# in-use and allocated byte totals within the rate's bound of the clean stream's (the clean stream
+# itself: no free settled by a pass, frees_settled=0):
 #   1e-4: 2%     1e-3: 10%     1e-2: no bound (no crash, no hang, a readable profile)
 # usage: noise.sh NAME STREAM [ELF]   (environment: DRAIN, MSAMP_DUMP, NOISE, OUT, SOAK)
 # The short form damages with every kind of error mixed (seed 1); SOAK=1 runs each kind alone
@@ -38,6 +39,10 @@ read -r c_in c_al < <(totals "$out/clean.pb.gz")
 c_s=$(counter samples "$out/clean.pb.gz")
 [ "${c_al:-0}" -gt 0 ] || { fail "clean stream: no allocated bytes in the profile"; exit 1; }
 echo "$name clean: $(stat -c %s "$stream") bytes, samples=$c_s inuse=$c_in alloc=$c_al"
+# A pass heard in part settles slots (docs/DRAIN.md "Snapshots"): on the clean stream, whose passes
+# run between the program's events, it must drop no entry the device still had.
+c_set=$(counter frees_settled "$out/clean.pb.gz")
+[ "$c_set" = 0 ] || fail "clean stream: drain settled '$c_set' frees (expected 0)"
 
 if [ -n "${SOAK:-}" ]; then modes="mix flip drop insert dup"; seeds="1 2 3 4 5"; else modes=mix; seeds=1; fi
 printf '%-6s %-7s %4s %9s %9s %8s %8s %8s\n' rate mode seed errors used% inuse% alloc% secs
