@@ -109,19 +109,26 @@ int msamp_poll(void)
     return msamp_ring_drain();
 }
 
-int msamp_flush(void)
+/* Polls (duties) until the ring is out; after END (duties 0) only the ring's records go out, so
+ * no duty (a pass going on, an identity) follows the stream's last record. */
+static int msamp_flush_(int duties)
 {
     if (!G.initialised)
         return MSAMP_ERR_STATE;
     int total = 0;
     for (;;) {
-        int n = msamp_poll();
+        int n = duties ? msamp_poll() : msamp_ring_drain();
         if (n < 0)
             return n;
         total += n;
         if (n == 0 || msamp_ring_empty()) /* all sent, or the transport takes nothing now */
             return msamp_transport_flush() < 0 ? MSAMP_ERR_IO : total;
     }
+}
+
+int msamp_flush(void)
+{
+    return msamp_flush_(1);
 }
 
 int msamp_end(void)
@@ -147,5 +154,5 @@ int msamp_end(void)
     rc = msamp_event_end(&ev, 0);
     msamp_writer_close();
     msamp_port_unlock(key);
-    return rc != 0 ? MSAMP_ERR_BUSY : msamp_flush();
+    return rc != 0 ? MSAMP_ERR_BUSY : msamp_flush_(0);
 }

@@ -88,9 +88,9 @@ test-drain-hosted: $(DRAIN_T_TOOLS) $(DRAIN_T)/hosted_app ## drain: hosted end-t
 	@tests/need.sh go
 	$(DRAIN_T_ENV) tests/drain/t_hosted.sh
 
-test-drain-end: $(DRAIN_T_TOOLS) $(DRAIN_T)/hosted_app ## drain: END says a stream is complete; a cut, stalled or reset stream is told incomplete; boots with one session id apart
+test-drain-end: $(DRAIN_T_TOOLS) $(DRAIN_T)/hosted_app host_tools/msamp-dump ## drain: END says a stream is complete; a cut, stalled or reset stream is told incomplete; boots with one session id apart
 	@tests/need.sh go
-	$(DRAIN_T_ENV) tests/drain/t_end.sh
+	$(DRAIN_T_ENV) MSAMP_DUMP=host_tools/msamp-dump tests/drain/t_end.sh
 
 test-drain-damage: $(DRAIN_T_TOOLS) ## drain: damaged streams end to end (ASan+UBSan)
 	@tests/need.sh go

@@ -34,6 +34,11 @@ grep -q '^stream complete: END received' "$W/normal.top" && ok "normal: complete
 pp -comments "$W/normal.pb.gz" 2>/dev/null | grep -q 'stream complete: END received' &&
   ok "normal: complete (profile comments)" || fail "normal: the profile's comments do not say complete"
 
+# END is the stream's last record: msamp_end sends only what the ring holds after it, no duty (a
+# snapshot pass going on, an identity re-send) follows it.
+last=$("${MSAMP_DUMP:?MSAMP_DUMP: msamp-dump}" "$W/n.bin" | grep -v '^frame \|^#' | tail -1)
+case $last in END\ *) ok "normal: END is the last record" ;; *) fail "normal: a record after END: $last" ;; esac
+
 size=$(stat -c %s "$W/n.bin")
 head -c $((size - 200)) "$W/n.bin" >"$W/cut.bin"
 verdict truncated "$W/cut.bin"
