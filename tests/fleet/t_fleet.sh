@@ -35,7 +35,10 @@ BOARD_QEMU=$BOARD2_QEMU DRAIN=$D boards/examples/demo/run_demo.sh "$BOARD2_ELF" 
 # The hosted devices' profiles: per seed a session of each; its partial profiles are drains of
 # the stream's prefixes (as drain --every writes them from a live stream, without its timing).
 files="$W/board.pb.gz $W/board2.pb.gz"
+# A profile's time range is drain's start plus the device time it covers (under a second here):
+# a second between seeds keeps each seed's profiles inside its own range.
 for seed in 1 2 3; do
+  sleep 1
   date +%s.%N >"$W/t0.s$seed"
   for dev in leaky q1 q2; do
     app=$PEAK; [ $dev = leaky ] && app=$GROWTH
