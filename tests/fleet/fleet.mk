@@ -1,16 +1,29 @@
 # The fleet store (docs/FLEET.md): drain push and drain fleet against a real PostgreSQL server the
 # test starts itself (tests/fleet/pg.sh: initdb in a scratch folder, 127.0.0.1 only, stopped
-# after). Profiles of three hosted devices (tests/analysis' growth_app and peak_app) and the
-# board's (test-analysis-board's, made first when missing). The benchmark: make bench-fleet.
+# after). Profiles of three hosted devices (tests/analysis' growth_app and peak_app) and two
+# QEMU boards: the default board's (test-analysis-board's, made first when missing) and
+# analysis_app's run on FLEET_BOARD2 (run by the test). A full disk on the server: enospc.so
+# (tests/fleet/enospc_shim.c) preloaded into it. The benchmark: make bench-fleet.
 FLEET_T := $(BUILD)/fleet
+FLEET_BOARD2 ?= qemu-mps2-an385
 TESTS += fleet-store
 BENCHES += fleet
 
-test-fleet-store: $(BUILD)/drain/drain-asan $(ANALYSIS_T)/growth_app $(ANALYSIS_T)/peak_app ## PostgreSQL fleet store: push once, fleet merge = drain merge (all, by device, build, time, label), top/devices/leaks, server down, wrong password, newer schema
+$(FLEET_T)/enospc.so: tests/fleet/enospc_shim.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC $< -o $@ -ldl
+
+test-fleet-store: $(BUILD)/drain/drain-asan $(ANALYSIS_T)/growth_app $(ANALYSIS_T)/peak_app $(FLEET_T)/enospc.so ## PostgreSQL fleet store: push once, fleet merge = drain merge (all, by device, build, time, label; two QEMU boards), top, devices by min free heap, leaks across consecutive profiles (3 seeds), migration, server down, wrong password, newer schema, full disk
 	@[ -f $(ANALYSIS_T)/board/b.pb.gz ] || $(MAKE) --no-print-directory test-analysis-board
+	@$(MAKE) --no-print-directory -s BOARD=$(FLEET_BOARD2) $(BUILD)/$(FLEET_BOARD2)/analysis/analysis_fw.elf
+	@tests/need.sh $$($(MAKE) -s --no-print-directory BOARD=$(FLEET_BOARD2) board-qemu | cut -d' ' -f1)
 	DRAIN=$(BUILD)/drain/drain-asan W=$(FLEET_T)/store GROWTH_APP=$(ANALYSIS_T)/growth_app \
 	  PEAK_APP=$(ANALYSIS_T)/peak_app BOARD_PROF=$(ANALYSIS_T)/board/b.pb.gz \
+	  BOARD2_ELF=$(BUILD)/$(FLEET_BOARD2)/analysis/analysis_fw.elf \
+	  BOARD2_QEMU="$$($(MAKE) -s --no-print-directory BOARD=$(FLEET_BOARD2) board-qemu)" \
+	  ENOSPC_SHIM=$(abspath $(FLEET_T)/enospc.so) \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/fleet/t_fleet.sh
+
 
 .PHONY: bench-fleet
 bench-fleet: host_tools/drain ## Push and query times, database bytes per profile and per site row (PROFILES profiles of 1000 sites, default 10000)

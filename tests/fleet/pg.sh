@@ -39,3 +39,11 @@ pg_stop() {
 }
 # psql as the superuser
 pg_sql() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$PG_CONN" -c "$1"; }
+# pg_restart VAR=VALUE...: restarts the server with these in its environment (t_fleet.sh's full
+# disk: LD_PRELOAD of a shim), on the same port and folder
+pg_restart() {
+  pg_as env "$@" "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -t 60 -m fast restart >/dev/null ||
+    { echo "FAIL: the PostgreSQL server did not restart: $(tail -5 "$PG_DIR/server.log")"; exit 1; }
+}
+# pg_sql_db CONNINFO SQL: psql on another database
+pg_sql_db() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$1" -c "$2"; }

@@ -1,15 +1,22 @@
 #!/usr/bin/env bash
 # The fleet store end to end (docs/FLEET.md) on a scratch PostgreSQL server (tests/fleet/pg.sh):
 # three hosted devices (growth_app, which leaks, as "leaky"; peak_app, which does not, as "q1" and
-# "q2"; each drained with --leaks so the verdicts are in the profiles) and one board profile
-# ($BOARD_PROF, device board-1 under QEMU). Checks: push stores each once (a second push stores
-# none); drain fleet merge is byte-identical to drain merge of the same files in the same order,
-# for all and for selections by device, build id, time and label, and its six totals equal
-# drain merge's; top's totals equal the merge's; devices and leaks (the leaky device's
-# leak_record alone); errors: the server down, a wrong password, a newer schema (profile files
-# unchanged), libpq missing (MSAMP_DRAIN_LIBPQ); drain without a store loads no libpq.
+# "q2"), each run once per seed (3 seeds: 3 sessions a device), each session stored as 3 partial
+# profiles (the stream's first quarter, half, three quarters) and its whole (drained with --leaks
+# so the verdicts are in it), all with the HEAP records of the hosted library (glibc's mallinfo2);
+# and two QEMU boards' profiles ($BOARD_PROF, analysis_app on the default board, and
+# $BOARD2_ELF's run on $BOARD2_QEMU: both device board-1, two builds). Checks: push stores each
+# once (a second push stores none); drain fleet merge is byte-identical to drain merge of the same
+# files in the same order, for all and for selections by device, build id, time and label, and its
+# six totals equal drain merge's; top's totals equal the merge's; devices ranked by minimum free
+# heap as the profiles' HEAP figures say; leaks across consecutive profiles (each seed's fleet
+# of three, and all sessions: the leaky device's leak_record alone); a version 1 store migrated;
+# errors: the server down, a wrong password, a newer schema, a full disk on the server (profile
+# files unchanged), --json to a full disk, libpq missing (MSAMP_DRAIN_LIBPQ); drain without a
+# store loads no libpq.
 set -u
-D=${DRAIN:?} W=${W:?} GROWTH=${GROWTH_APP:?} PEAK=${PEAK_APP:?} BOARD_PROF=${BOARD_PROF:?}
+D=${DRAIN:?} W=${W:?} ENOSPC_SHIM=${ENOSPC_SHIM:?} GROWTH=${GROWTH_APP:?} PEAK=${PEAK_APP:?} BOARD_PROF=${BOARD_PROF:?}
+BOARD2_ELF=${BOARD2_ELF:?} BOARD2_QEMU=${BOARD2_QEMU:?}
 T=$(dirname "$0")
 . "$T/pg.sh"
 nfail=0
@@ -19,22 +26,46 @@ rm -rf "$W" && mkdir -p "$W"
 trap pg_stop EXIT
 pg_start
 
-# The devices' profiles.
-for dev in leaky q1 q2; do
-  app=$PEAK; [ $dev = leaky ] && app=$GROWTH
-  MSAMP_DEVICE_ID=$dev MSAMP_OUTPUT=$W/$dev.bin MSAMP_SEED=7 "$app" || fail "$dev: exit $?"
-  "$D" -q "$W/$dev.bin" --elf "$app" -o "$W/$dev.pb.gz" --leaks >"$W/$dev.out" 2>"$W/$dev.err" ||
-    fail "drain $dev: exit $? ($(head -c 300 "$W/$dev.err"))"
-done
+# The boards' profiles first (the time selections below rely on it): the second board's run.
 cp "$BOARD_PROF" "$W/board.pb.gz"
-files="$W/leaky.pb.gz $W/q1.pb.gz $W/q2.pb.gz $W/board.pb.gz"
+BOARD_QEMU=$BOARD2_QEMU DRAIN=$D boards/examples/demo/run_demo.sh "$BOARD2_ELF" uart "$W/board2" "$W/board2/live.pb.gz" >/dev/null ||
+  fail "the second board's run: $(tail -3 "$W/board2/console.txt" "$W/board2/drain.err" 2>/dev/null)"
+"$D" -q "$W/board2/stream.bin" --elf "$BOARD2_ELF" -o "$W/board2.pb.gz" --leaks >/dev/null 2>"$W/board2.err" ||
+  fail "drain board2: $(head -c 300 "$W/board2.err")"
+# The hosted devices' profiles: per seed a session of each; its partial profiles are drains of
+# the stream's prefixes (as drain --every writes them from a live stream, without its timing).
+files="$W/board.pb.gz $W/board2.pb.gz"
+# A profile's time range is drain's start plus the device time it covers (under a second here):
+# a second between seeds keeps each seed's profiles inside its own range.
+for seed in 1 2 3; do
+  sleep 1
+  date +%s.%N >"$W/t0.s$seed"
+  for dev in leaky q1 q2; do
+    app=$PEAK; [ $dev = leaky ] && app=$GROWTH
+    b=$W/$dev.s$seed
+    MSAMP_DEVICE_ID=$dev MSAMP_OUTPUT=$b.bin MSAMP_SEED=$seed "$app" >/dev/null || fail "$dev seed $seed: exit $?"
+    n=$(stat -c %s "$b.bin")
+    for k in 1 2 3; do
+      head -c $((n * k / 4)) "$b.bin" >"$W/prefix.bin"
+      "$D" -q "$W/prefix.bin" --elf "$app" -o "$b.p$k.pb.gz" 2>"$W/$dev.err" ||
+        fail "drain $dev seed $seed part $k: exit $? ($(head -c 300 "$W/$dev.err"))"
+      files="$files $b.p$k.pb.gz"
+    done
+    "$D" -q "$b.bin" --elf "$app" -o "$b.pb.gz" --leaks >"$b.out" 2>"$W/$dev.err" ||
+      fail "drain $dev seed $seed: exit $? ($(head -c 300 "$W/$dev.err"))"
+    files="$files $b.pb.gz"
+  done
+  date +%s.%N >"$W/t1.s$seed"
+done
+# shellcheck disable=SC2086
 sha256sum $files >"$W/files.sha"
+nf=$(echo $files | wc -w)
 
 # push, twice
 "$D" push --db "$PG_CONN" $files 2>"$W/push1.err" || fail "push: exit $? ($(cat "$W/push1.err"))"
-grep -q '4 profiles stored, 0 already there' "$W/push1.err" && ok "push: 4 stored" || fail "push: $(cat "$W/push1.err")"
-"$D" push --db "$PG_CONN" $W/q1.pb.gz $files 2>"$W/push2.err" || fail "push again: exit $?"
-grep -q '0 profiles stored, 5 already there' "$W/push2.err" && [ "$(pg_sql 'select count(*) from msamp_profile')" = 4 ] &&
+grep -q "$nf profiles stored, 0 already there" "$W/push1.err" && ok "push: $nf stored" || fail "push: $(cat "$W/push1.err")"
+"$D" push --db "$PG_CONN" $W/q1.s1.pb.gz $files 2>"$W/push2.err" || fail "push again: exit $?"
+grep -q "0 profiles stored, $((nf + 1)) already there" "$W/push2.err" && [ "$(pg_sql 'select count(*) from msamp_profile')" = $nf ] &&
   ok "push again: stored once" || fail "push again: $(cat "$W/push2.err"), $(pg_sql 'select count(*) from msamp_profile') rows"
 
 # The stored files of a selection in fleet merge's order (by their SHA-256).
@@ -68,13 +99,20 @@ check() {
 check all "true"
 check dev-leaky "device = 'leaky'" --device leaky
 check dev-q "device in ('q1', 'q2')" --device q1 --device q2
-bid=$(pg_sql "select build_id from msamp_profile where device = 'board-1'")
-check build "build_id = '$bid'" --build-id "$bid"
+# the two boards: two builds (board-1, and the second board's, whose configuration sends no
+# device id: known by its session)
+boards="sha256 in (decode('$(sha256sum "$W/board.pb.gz" | cut -c1-64)', 'hex'), decode('$(sha256sum "$W/board2.pb.gz" | cut -c1-64)', 'hex'))"
+[ "$(pg_sql "select string_agg(device, ',' order by id) || ' ' || count(distinct build_id) from msamp_profile where $boards")" = "board-1,session-$(pg_sql "select session from msamp_profile where $boards and device <> 'board-1'") 2" ] &&
+  ok "two boards stored: two build ids, $(pg_sql "select string_agg(device, ', ' order by id) from msamp_profile where $boards")" ||
+  fail "two boards: $(pg_sql "select device, build_id from msamp_profile where $boards")"
+for bid in $(pg_sql "select build_id from msamp_profile where $boards order by id"); do
+  check "build-${bid:0:8}" "build_id = '$bid'" --build-id "$bid"
+done
 check label "'device=q2' = any(labels)" --label device=q2
-# time: the board profile was made before the hosted ones (its file is older)
-cut=$(pg_sql "select extract(epoch from t_end) + 0.001 from msamp_profile where device = 'board-1'")
-[ "$(pg_sql "select count(*) from msamp_profile where t_start <= to_timestamp($cut)")" -lt 4 ] ||
-  fail "time: the board's profile is not older than the hosted ones"
+# time: the boards' profiles were made before the hosted ones
+cut=$(pg_sql "select extract(epoch from max(t_end)) + 0.001 from msamp_profile where $boards")
+[ "$(pg_sql "select count(*) from msamp_profile where t_start <= to_timestamp($cut)")" = 2 ] ||
+  fail "time: the boards' profiles are not older than the hosted ones"
 check until "t_start <= to_timestamp($cut)" --until "$cut"
 check since "t_end >= to_timestamp($cut)" --since "$cut"
 "$D" fleet --db "$PG_CONN" merge "$W/none.pb.gz" --device nobody 2>"$W/none.err" &&
@@ -89,39 +127,72 @@ tot = {}
 for s in top["sites"]:
     for k, v in s["values"].items():
         tot[k] = tot.get(k, 0) + v["value"]
-want = {l.split()[1]: int(float(l.split()[2])) for l in open(sys.argv[2])}
+want = {l.split()[1]: float(l.split()[2]) for l in open(sys.argv[2])}
 print("top:", tot, "merge:", want)
-sys.exit(0 if len(want) == 6 and all(tot.get(k) == v for k, v in want.items()) else 1)
+# pprof_sum.sh prints 6 significant digits
+sys.exit(0 if len(want) == 6 and all(abs(tot.get(k, -1) - v) <= 1e-5 * v for k, v in want.items()) else 1)
 PY
-# devices: four, the leaky one's in-use first (its leak and cache hold ~50 MB to the end)
+# devices: ranked by minimum free heap, then failures, then in-use; each device's figures as its
+# profiles' comments say (the msamp-heap comment: the last HEAP record's min_free; allocation
+# failures, per session the most, summed over sessions; in-use of the latest profile)
 "$D" fleet --db "$PG_CONN" devices --json "$W/dev.json" >"$W/dev.txt" || fail "devices: exit $?"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["devices"]; print([x["device"] for x in d]); sys.exit(0 if len(d) == 4 and d[0]["device"] == "leaky" else 1)' "$W/dev.json" &&
-  ok "devices: 4, leaky first" || { fail "devices"; cat "$W/dev.txt"; }
-# leaks: the leaky device's leak_record, only
-"$D" fleet --db "$PG_CONN" leaks --json "$W/leaks.json" >"$W/leaks.txt" || fail "leaks: exit $?"
-got=$(python3 -c 'import json,sys; print(" ".join(sorted(x["device"] + ":" + x["stack"][0] for x in json.load(open(sys.argv[1]))["leaks"])))' "$W/leaks.json")
-# leaky's leak is there and the churn of q1 and q2 is no leak; board-1 (analysis_app at interval 1)
-# may name its realloc chain, grown to 64 KiB late in its run and held to the end.
-case " $got " in *" leaky:leak_record "*) ok_leak=1 ;; *) ok_leak=0 ;; esac
-case " $got " in *" q1:"* | *" q2:"*) ok_leak=0 ;; esac
-[ $ok_leak = 1 ] && ok "leaks: $got" || { fail "leaks: [$got], want leaky:leak_record and none of q1, q2"; cat "$W/leaks.txt"; }
+python3 - "$W/dev.json" "$W/m.all.pb.gz" $files <<'PY' && ok "devices: ranked by min free heap, the profiles' figures" || { fail "devices"; cat "$W/dev.txt"; }
+import gzip, json, re, sys
+got = json.load(open(sys.argv[1]))["devices"]
+want = {}
+for f in sys.argv[3:]:
+    b = gzip.open(f).read()
+    dev = re.search(rb"device id: ([!-~]+) ", b)
+    ses = re.search(rb"session_id=(0x[0-9a-f]+)", b).group(1)
+    dev = dev.group(1).decode() if dev else "session-" + ses.decode()
+    h = re.search(rb"msamp-heap free=[0-9?]+ min_free=([0-9]+)", b)
+    fl = re.search(rb"allocation failures: null=([0-9]+) giant_refused=([0-9]+)", b)
+    w = want.setdefault(dev, {"min_free": None, "ses": {}, "profiles": 0})
+    w["profiles"] += 1
+    if h:
+        v = int(h.group(1))
+        w["min_free"] = v if w["min_free"] is None else min(w["min_free"], v)
+    w["ses"][ses] = max(w["ses"].get(ses, 0), int(fl.group(1)) + int(fl.group(2)) if fl else 0)
+bad = 0
+for d in got:
+    w = want.get(d["device"])
+    exp = w and (w["min_free"], sum(w["ses"].values()), w["profiles"])
+    print(d["device"], (d["min_free"], d["failures"], d["profiles"]), "want", exp)
+    bad |= exp != (d["min_free"], d["failures"], d["profiles"])
+order = [(d["min_free"] is None, d["min_free"] or 0, -d["failures"]) for d in got]
+known = sum(1 for d in got if d["min_free"] is not None)
+sys.exit(1 if bad or len(got) != len(want) or order != sorted(order) or known < 3 else 0)
+PY
+# leaks across consecutive profiles: each seed's fleet of three (its time range: one session a
+# device), then all three seeds (three sessions a device): the leaky device's leak_record alone
+leaks_check() { # NAME WANT FILTER...: WANT "device:innermost:sessions... / innermost@devices..."
+  local name=$1 want=$2 got; shift 2
+  "$D" fleet --db "$PG_CONN" leaks --json "$W/leaks.$name.json" "$@" >"$W/leaks.$name.txt" || fail "leaks $name: exit $?"
+  got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(sorted("%s:%s:%s" % (x["device"], x["stack"][0], x["sessions"]) for x in d["leaks"])), "/", " ".join(sorted(x["stack"][0] + "@" + ",".join(x["devices"]) for x in d["sites"])))' "$W/leaks.$name.json")
+  [ "$got" = "$want" ] && ok "leaks $name: $got" || { fail "leaks $name: [$got], want [$2]"; cat "$W/leaks.$name.txt"; }
+}
+for seed in 1 2 3; do
+  leaks_check s$seed "leaky:leak_record:1 / leak_record@leaky" --since "$(cat "$W/t0.s$seed")" \
+    --until "$(cat "$W/t1.s$seed")" --device leaky --device q1 --device q2
+done
+leaks_check all-seeds "leaky:leak_record:3 / leak_record@leaky" --device leaky --device q1 --device q2
 
 # drain --push while draining: the profile written is stored as well
-"$D" -q "$W/q1.bin" --elf "$PEAK" -o "$W/q1b.pb.gz" --push "$PG_CONN" 2>"$W/q1b.err" || fail "drain --push: exit $?"
+"$D" -q "$W/q1.s1.bin" --elf "$PEAK" -o "$W/q1b.pb.gz" --push "$PG_CONN" 2>"$W/q1b.err" || fail "drain --push: exit $?"
 h=$(sha256sum "$W/q1b.pb.gz" | cut -d' ' -f1)
 [ "$(pg_sql "select count(*) from msamp_profile where sha256 = decode('$h', 'hex') and device = 'q1'")" = 1 ] &&
   ok "drain --push: the profile written is stored" || fail "drain --push: not stored ($(cat "$W/q1b.err"))"
 # Errors. The server down: a port nothing listens on.
 down="host=127.0.0.1 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') user=postgres connect_timeout=5"
 "$D" push --db "$down" $files 2>"$W/down.err"; rc=$?
-"$D" -q "$W/q2.bin" --elf "$PEAK" -o "$W/q2b.pb.gz" --push "$down" 2>"$W/down2.err" && [ -s "$W/q2b.pb.gz" ] &&
+"$D" -q "$W/q2.s1.bin" --elf "$PEAK" -o "$W/q2b.pb.gz" --push "$down" 2>"$W/down2.err" && [ -s "$W/q2b.pb.gz" ] &&
   grep -q 'the profile is kept in' "$W/down2.err" && ok "drain --push, server down: profile written, the failure reported" ||
   fail "drain --push, server down: $(cat "$W/down2.err")"
 [ $rc = 1 ] && grep -q 'cannot connect to the database' "$W/down.err" && ok "server down: exit 1, $(head -1 "$W/down.err")" ||
   fail "server down: exit $rc, $(cat "$W/down.err")"
 # A file that is no profile: reported, the others still stored, exit 1.
-"$D" push --db "$PG_CONN" "$W/q1.bin" "$W/q1.pb.gz" 2>"$W/bad.err"; rc=$?
-[ $rc = 1 ] && grep -q "q1.bin: not a profile" "$W/bad.err" && grep -q '0 profiles stored, 1 already there' "$W/bad.err" &&
+"$D" push --db "$PG_CONN" "$W/q1.s1.bin" "$W/q1.s1.pb.gz" 2>"$W/bad.err"; rc=$?
+[ $rc = 1 ] && grep -q "q1.s1.bin: not a profile" "$W/bad.err" && grep -q '0 profiles stored, 1 already there' "$W/bad.err" &&
   ok "a file that is no profile: exit 1, $(head -1 "$W/bad.err")" || fail "no profile: exit $rc, $(cat "$W/bad.err")"
 # A wrong password (scram over TCP).
 pg_sql "create role fleet login password 'right'; grant all on schema public to fleet" || fail "create role"
@@ -132,9 +203,51 @@ PGPASSWORD=right "$D" fleet --db "host=127.0.0.1 port=$PG_PORT user=fleet dbname
 # the role may not read the superuser's tables: the query's error is clear and nonzero
 [ $rc = 1 ] && grep -q 'permission denied' "$W/pwok.err" && ok "right password, no grant: $(cat "$W/pwok.err")" ||
   fail "right password: exit $rc, $(cat "$W/pwok.err")"
+# A version 1 store (made by MSAMP_DRAIN_FLEET_SCHEMA=1, its rows as a version 1 drain stored
+# them: no totals, no heap columns) is migrated by the first command that reads it: totals from
+# its sites, the heap from its profiles' msamp-heap comments (unknown without one).
+pg_sql "create database old" || fail "create database old"
+OLD="${PG_CONN/dbname=postgres/dbname=old}"
+MSAMP_DRAIN_FLEET_SCHEMA=1 "$D" push --db "$OLD" "$W/q1.s1.pb.gz" 2>"$W/v1.err"; rc=$?
+[ $rc = 1 ] && grep -q 'at version 1 at most' "$W/v1.err" && [ "$(pg_sql_db "$OLD" 'select max(version) from msamp_schema')" = 1 ] &&
+  ok "a version 1 store made" || fail "version 1: exit $rc, $(cat "$W/v1.err")"
+pg_sql_db "$OLD" "insert into msamp_profile (device, sha256, build_id, session, kind, t_start, t_end, labels,
+  sample_types, comments, failures, bytes) values
+  ('old-heap', '\x01', 'b', 's', 'final', now(), now(), '{}', '{inuse_space,inuse_space_var}',
+   array['msamp-heap free=900 min_free=40 largest_free=? free_blocks=2 total=1000'], 2, '\x00'),
+  ('old-none', '\x02', 'b', 's', 'final', now(), now(), '{}', '{inuse_space,inuse_space_var}',
+   array['device drops: not reported'], 0, '\x00');
+  insert into msamp_site select device, id, 0, '{f}', '', '{\"inuse_space\": 5, \"inuse_space_var\": 3}' from msamp_profile;
+  insert into msamp_site select device, id, 1, '{g}', '', '{\"inuse_space\": 7}' from msamp_profile where device = 'old-heap'" ||
+  fail "version 1 rows"
+"$D" fleet --db "$OLD" devices --json "$W/old.json" >"$W/old.txt" 2>&1 || fail "devices on a version 1 store: $(cat "$W/old.txt")"
+got=$(python3 -c 'import json,sys; print(" ".join("%s:%s:%s:%s:%s:%s" % (d["device"], d["min_free"], d["free"], d["largest_free"], d["heap_total"], d["inuse"]) for d in json.load(open(sys.argv[1]))["devices"]))' "$W/old.json")
+[ "$got" = "old-heap:40:900:None:1000:12 old-none:None:None:None:None:5" ] && [ "$(pg_sql_db "$OLD" 'select max(version) from msamp_schema')" = 2 ] &&
+  ok "version 1 migrated to 2: $got" || fail "migration: [$got], version $(pg_sql_db "$OLD" 'select max(version) from msamp_schema')"
+"$D" push --db "$OLD" "$W/q1.s1.pb.gz" 2>"$W/old-push.err" && grep -q '1 profiles stored' "$W/old-push.err" &&
+  ok "push to the migrated store" || fail "push to the migrated store: $(cat "$W/old-push.err")"
+# --json to a full disk: said, exit 1
+"$D" fleet --db "$PG_CONN" top --json /dev/full >/dev/null 2>"$W/full.err"; rc=$?
+[ $rc = 1 ] && grep -q -- '--json /dev/full: ' "$W/full.err" && ok "--json to a full disk: exit 1, $(cat "$W/full.err")" ||
+  fail "--json /dev/full: exit $rc, $(cat "$W/full.err")"
+# A full disk on the server (ENOSPC_SHIM, LD_PRELOAD into it: once the trigger file is there, a
+# relation's file cannot grow): push says so with the SQLSTATE, exit 1 (a profile that fits in
+# the tables' free pages may still be stored, whole: one transaction each); the files stay
+# (checked at the end); the same push once there is room again stores the rest.
+sha256sum "$W/q2b.pb.gz" "$W/board2/live.pb.gz" >>"$W/files.sha"
+pg_restart LD_PRELOAD="$ENOSPC_SHIM" ENOSPC_TRIGGER="$PG_DIR/disk-full"
+n0=$(pg_sql "select count(*) from msamp_profile")
+touch "$PG_DIR/disk-full"
+"$D" push --db "$PG_CONN" $W/*.s2.pb.gz "$W/q2b.pb.gz" "$W/board2/live.pb.gz" 2>"$W/enospc.err"; rc=$?
+rm -f "$PG_DIR/disk-full"
+[ $rc = 1 ] && grep -q 'No space left on device.*(SQLSTATE 53100: the database server.s disk is full)' "$W/enospc.err" &&
+  ok "server disk full: exit 1, $(grep -m1 53100 "$W/enospc.err")" || fail "server disk full: exit $rc, $(cat "$W/enospc.err")"
+"$D" push --db "$PG_CONN" "$W/q2b.pb.gz" "$W/board2/live.pb.gz" 2>"$W/enospc2.err" &&
+  [ "$(pg_sql "select count(*) from msamp_profile")" = $((n0 + 2)) ] &&
+  ok "room again: the same files stored" || fail "room again: $(cat "$W/enospc2.err")"
 # A newer schema.
 pg_sql "insert into msamp_schema values (99)"
-"$D" push --db "$PG_CONN" "$W/q1.pb.gz" 2>"$W/new.err"; rc=$?
+"$D" push --db "$PG_CONN" "$W/q1.s1.pb.gz" 2>"$W/new.err"; rc=$?
 [ $rc = 1 ] && grep -q 'version 99, newer than this drain' "$W/new.err" && ok "newer schema: push refused" ||
   fail "newer schema: exit $rc, $(cat "$W/new.err")"
 "$D" fleet --db "$PG_CONN" top >/dev/null 2>"$W/new2.err"; rc=$?
@@ -150,10 +263,10 @@ nolib_check() { # NAME ARG...: drain ARG... with libpq missing
     [ ! -e "$W/q2c.pb.gz" ] && ok "no libpq, $name: exit 1, $(head -1 "$W/nolib.err")" ||
     fail "no libpq, $name: exit $rc, $(cat "$W/nolib.err")"
 }
-nolib_check push push --db "$PG_CONN" "$W/q1.pb.gz"
+nolib_check push push --db "$PG_CONN" "$W/q1.s1.pb.gz"
 nolib_check fleet fleet --db "$PG_CONN" top
-nolib_check --push -q "$W/q2.bin" --elf "$PEAK" -o "$W/q2c.pb.gz" --push "$PG_CONN"
-MSAMP_DRAIN_LIBPQ=$nolib LD_DEBUG=files "$D" -q "$W/q2.bin" --elf "$PEAK" -o "$W/q2d.pb.gz" 2>"$W/nostore.err" &&
+nolib_check --push -q "$W/q2.s1.bin" --elf "$PEAK" -o "$W/q2c.pb.gz" --push "$PG_CONN"
+MSAMP_DRAIN_LIBPQ=$nolib LD_DEBUG=files "$D" -q "$W/q2.s1.bin" --elf "$PEAK" -o "$W/q2d.pb.gz" 2>"$W/nostore.err" &&
   [ -s "$W/q2d.pb.gz" ] && grep -q 'file=libz' "$W/nostore.err" && ! grep -q 'libpq' "$W/nostore.err" && ok "no store: drain works without libpq, loads none" ||
   fail "no store: $(grep -m3 'libpq\|drain' "$W/nostore.err")"
 sha256sum -c --quiet "$W/files.sha" && ok "profile files unchanged" || fail "profile files changed"

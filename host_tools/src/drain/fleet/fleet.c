@@ -20,6 +20,7 @@
 #include "util.h"
 #include "verdict/est.h"
 #include "verdict/growth.h"
+#include "verdict/growth_track.h"
 
 /* libpq is loaded when a store is used (the first push, fleet or --push), not linked: linked, its
  * ~32 libraries (libssl, krb5, ldap...) load at every drain start (peak RSS 9.35 -> 15.07 MiB on a
@@ -36,6 +37,7 @@
        int))                                                                                     \
     X(ExecStatusType, PQresultStatus, (const PGresult *))                                        \
     X(char *, PQresultErrorMessage, (const PGresult *))                                          \
+    X(char *, PQresultErrorField, (const PGresult *, int))                                       \
     X(int, PQntuples, (const PGresult *))                                                        \
     X(char *, PQgetvalue, (const PGresult *, int, int))                                          \
     X(int, PQgetlength, (const PGresult *, int, int))                                            \
@@ -77,6 +79,7 @@ void fleet_load_libpq(void)
 #define PQexecParams pq.PQexecParams
 #define PQresultStatus pq.PQresultStatus
 #define PQresultErrorMessage pq.PQresultErrorMessage
+#define PQresultErrorField pq.PQresultErrorField
 #define PQntuples pq.PQntuples
 #define PQgetvalue pq.PQgetvalue
 #define PQgetlength pq.PQgetlength
@@ -84,8 +87,9 @@ void fleet_load_libpq(void)
 /* libpq's PQfinish(NULL) does nothing; the callers rely on it. */
 #define PQfinish(c) ((c) ? pq.PQfinish(c) : (void)0)
 
-#define FLEET_SCHEMA_VERSION 1
+#define FLEET_SCHEMA_VERSION 2
 #define MAX_FILTERS 64
+#define MAX_TYPES 64 /* sample types top sums */
 
 /* The schema, version 1 (docs/FLEET.md "Schema"). Every table carries device and has it in its
  * keys, so it can be distributed by device (Citus: create_distributed_table(..., 'device')). */
@@ -113,6 +117,26 @@ static const char schema_v1[] =
     " PRIMARY KEY (device, profile_id, site),"
     " FOREIGN KEY (device, profile_id, site) REFERENCES msamp_site ON DELETE CASCADE);"
     "INSERT INTO msamp_schema VALUES (1);";
+
+/* Version 2: per profile its totals (each sample type summed over its sites: devices reads one
+ * row a profile, not its sites) and the heap's figures (the profile's msamp-heap comment: the
+ * last HEAP record; NULL unknown); an index for a device's sessions (leaks). Older profiles get
+ * both from what they stored: totals from their sites, the heap from their comments. */
+#define HEAP_FIG(name) \
+    "(SELECT substring(c from ' " name "=([0-9]+)')::bigint FROM unnest(p.comments) c" \
+    " WHERE c LIKE 'msamp-heap %' LIMIT 1)"
+static const char schema_v2[] =
+    "ALTER TABLE msamp_profile ADD COLUMN totals jsonb, ADD COLUMN heap_free bigint,"
+    " ADD COLUMN heap_min_free bigint, ADD COLUMN heap_largest_free bigint,"
+    " ADD COLUMN heap_total bigint;"
+    "UPDATE msamp_profile p SET totals = coalesce((SELECT jsonb_object_agg(k, t) FROM"
+    " (SELECT v.key AS k, sum(v.value::numeric) AS t FROM msamp_site st, jsonb_each_text(st.vals) v"
+    " WHERE st.device = p.device AND st.profile_id = p.id GROUP BY v.key) x), '{}'),"
+    " heap_free = " HEAP_FIG("free") ", heap_min_free = " HEAP_FIG("min_free") ","
+    " heap_largest_free = " HEAP_FIG("largest_free") ", heap_total = " HEAP_FIG("total") ";"
+    "ALTER TABLE msamp_profile ALTER COLUMN totals SET NOT NULL;"
+    "CREATE INDEX msamp_profile_session ON msamp_profile (device, session);"
+    "INSERT INTO msamp_schema VALUES (2);";
 
 struct sbuf {
     char *s;
@@ -178,13 +202,24 @@ static PGconn *db_open(const char *conninfo, char *err, size_t errlen)
     return c;
 }
 
+/* The server's error (its message, then its SQLSTATE; class 53, insufficient resources, named:
+ * 53100 a full disk, docs/FLEET.md) or the connection's. */
 static int db_err(PGconn *c, PGresult *r, const char *what, char *err, size_t errlen)
 {
     snprintf(err, errlen, "%s: %s", what, PQresultErrorMessage(r)[0] ? PQresultErrorMessage(r)
                                                                         : PQerrorMessage(c));
     size_t l = strlen(err);
+    for (size_t i = 0; i < l; i++) /* one line: the server's DETAIL and HINT after a ';' */
+        if (err[i] == '\n' && i + 1 < l)
+            err[i] = ';';
     while (l && (err[l - 1] == '\n' || err[l - 1] == ' '))
         err[--l] = 0;
+    const char *st = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    if (st && *st)
+        snprintf(err + l, errlen - l, " (SQLSTATE %s%s)", st,
+                 strcmp(st, "53100") == 0   ? ": the database server's disk is full"
+                 : strncmp(st, "53", 2) == 0 ? ": the database server is out of resources"
+                                             : "");
     PQclear(r);
     return -1;
 }
@@ -223,12 +258,32 @@ static int db_schema(PGconn *c, int create, char *err, size_t errlen)
                  "a newer drain (nothing changed)", v, FLEET_SCHEMA_VERSION);
         goto fail;
     }
-    if (v == 0 && create && db_cmd(c, schema_v1, "creating the schema", err, errlen) != 0)
-        goto fail;
     if (v == 0 && !create) {
         snprintf(err, errlen, "the database holds no msamp profiles yet (drain push creates them)");
         goto fail;
     }
+    /* Older versions are migrated (under the lock, in this transaction); fleet as well as push.
+     * MSAMP_DRAIN_FLEET_SCHEMA=N stops at version N (the test of a migration makes a version 1
+     * store with it). */
+    const char *upto = getenv("MSAMP_DRAIN_FLEET_SCHEMA");
+    int target = upto && atoi(upto) > 0 && atoi(upto) < FLEET_SCHEMA_VERSION ? atoi(upto)
+                                                                               : FLEET_SCHEMA_VERSION;
+    if (v < target && db_cmd(c, "SELECT pg_advisory_xact_lock(7235871)", "lock", err, errlen) != 0)
+        goto fail;
+    if (v < target && v > 0) { /* another drain may have migrated it meanwhile */
+        PGresult *r2 = PQexec(c, "SELECT coalesce(max(version), 0) FROM msamp_schema");
+        if (PQresultStatus(r2) != PGRES_TUPLES_OK) {
+            db_err(c, r2, "reading the schema version", err, errlen);
+            goto fail;
+        }
+        v = atoi(PQgetvalue(r2, 0, 0));
+        PQclear(r2);
+    }
+    static const char *const steps[FLEET_SCHEMA_VERSION] = {schema_v1, schema_v2};
+    for (; v < target; v++)
+        if (db_cmd(c, steps[v], v ? "migrating the schema" : "creating the schema", err, errlen) !=
+            0)
+            goto fail;
     return db_cmd(c, "COMMIT", "commit", err, errlen);
 fail:
     PQclear(PQexec(c, "ROLLBACK"));
@@ -250,6 +305,24 @@ static const char *first_label(const struct prof *p, const char *key)
                 return pstr(p, lb->str);
         }
     return "";
+}
+
+/* The figure NAME of an msamp-heap comment (pprof/profile.c: " name=V", V '?' when unknown) into
+ * out as digits; NULL when unknown or absent (the column's NULL). */
+static const char *heap_fig(const char *comment, const char *name, char out[24])
+{
+    char key[32];
+    snprintf(key, sizeof(key), " %s=", name);
+    const char *v = strstr(comment, key);
+    if (!v)
+        return NULL;
+    v += strlen(key);
+    size_t n = strspn(v, "0123456789");
+    if (n == 0 || n > 20)
+        return NULL;
+    memcpy(out, v, n);
+    out[n] = 0;
+    return out;
 }
 
 /* A site: a symbolized stack (innermost first) and a task; its samples' values summed. */
@@ -402,8 +475,16 @@ static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t 
         for (size_t m = 0; m < p.nmapping && !*build; m++)
             build = pstr(&p, p.mapping[m].build_id);
     const char *session = first_label(&p, "session");
+    /* A device that sends no id (its configuration leaves it out) is known by its session only. */
+    char anon[96];
+    if (!*device) {
+        snprintf(anon, sizeof(anon), "session-%s", *session ? session : "unknown");
+        device = anon;
+    }
     const char *kind = "final";
     long long failures = 0;
+    const char *heap[4] = {NULL, NULL, NULL, NULL};
+    char heapv[4][24];
     const char **cm = xcalloc(p.ncomment + 1, sizeof(char *));
     for (size_t i = 0; i < p.ncomment; i++) {
         cm[i] = pstr(&p, p.comment[i]);
@@ -412,6 +493,11 @@ static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t 
         unsigned long long a, g;
         if (sscanf(cm[i], "allocation failures: null=%llu giant_refused=%llu", &a, &g) == 2)
             failures = (long long)(a + g);
+        if (strncmp(cm[i], "msamp-heap ", 11) == 0) {
+            static const char *const fig[4] = {"free", "min_free", "largest_free", "total"};
+            for (int f = 0; f < 4; f++)
+                heap[f] = heap_fig(cm[i], fig[f], heapv[f]);
+        }
     }
     /* The labels: every distinct string label K=V but the per-site ones. */
     struct sbuf lab = {0};
@@ -439,6 +525,19 @@ static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t 
         vtn[v] = pstr(&p, p.vt[v].type);
     struct sbuf vts = {0}, cms = {0}, leaks = {0}, *sites;
     sb_array(&vts, vtn, p.nvt);
+    /* The totals: each type summed over the samples, as a JSON object. */
+    struct sbuf tot = {0};
+    int64_t *sum = xcalloc(p.nvt + 1, sizeof(int64_t));
+    for (size_t i = 0; i < p.nsample; i++)
+        for (size_t v = 0; v < p.nvt; v++)
+            sum[v] += p.valpool[p.sample[i].val_off + v];
+    sb_cstr(&tot, "{");
+    for (size_t v = 0; v < p.nvt; v++) {
+        sb_json(&tot, vtn[v], strlen(vtn[v]));
+        sb_printf(&tot, ":%lld%s", (long long)sum[v], v + 1 < p.nvt ? "," : "");
+    }
+    sb_cstr(&tot, "}");
+    free(sum);
     sb_array(&cms, cm, p.ncomment);
     uint32_t *site_of;
     size_t nbatch = rollup_json(&p, &sites, &site_of);
@@ -454,18 +553,21 @@ static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t 
     snprintf(t0, sizeof(t0), "%lld", (long long)p.time_nanos);
     snprintf(t1, sizeof(t1), "%lld", (long long)(p.time_nanos + p.duration_nanos));
     snprintf(fl, sizeof(fl), "%lld", failures);
-    const char *vals[11] = {device, build, session, kind, t0, t1, lab.s, vts.s, cms.s, fl,
-                            (const char *)raw.p};
-    int lens[11] = {0};
-    int fmts[11] = {0};
+    const char *vals[16] = {device, build,   session, kind,    t0,      t1,
+                            lab.s,  vts.s,   cms.s,   fl,      (const char *)raw.p,
+                            tot.s,  heap[0], heap[1], heap[2], heap[3]};
+    int lens[16] = {0};
+    int fmts[16] = {0};
     lens[10] = (int)raw.len;
     fmts[10] = 1;
     /* One transaction: the profile unless its hash is there, then its sites and leaks. */
     static const char sql[] =
         "INSERT INTO msamp_profile (device, build_id, session, kind, t_start, t_end,"
-        " labels, sample_types, comments, failures, bytes, sha256)"
+        " labels, sample_types, comments, failures, bytes, sha256, totals, heap_free,"
+        " heap_min_free, heap_largest_free, heap_total)"
         " VALUES ($1, $2, $3, $4, to_timestamp($5::numeric / 1e9), to_timestamp($6::numeric / 1e9),"
-        " $7::text[], $8::text[], $9::text[], $10::bigint, $11::bytea, sha256($11::bytea))"
+        " $7::text[], $8::text[], $9::text[], $10::bigint, $11::bytea, sha256($11::bytea),"
+        " $12::jsonb, $13::bigint, $14::bigint, $15::bigint, $16::bigint)"
         " ON CONFLICT (device, sha256) DO NOTHING RETURNING id";
     static const char sql_sites[] =
         "INSERT INTO msamp_site SELECT $1, $2::bigint, (e->>'i')::int,"
@@ -478,7 +580,7 @@ static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t 
     char what[600];
     snprintf(what, sizeof(what), "%s: storing it", path);
     int rc = db_cmd(c, "BEGIN", what, err, errlen);
-    PGresult *r = rc ? NULL : PQexecParams(c, sql, 11, NULL, vals, lens, fmts, 0);
+    PGresult *r = rc ? NULL : PQexecParams(c, sql, 16, NULL, vals, lens, fmts, 0);
     *stored = 0;
     if (r && PQresultStatus(r) != PGRES_TUPLES_OK) {
         rc = db_err(c, r, what, err, errlen);
@@ -511,6 +613,7 @@ static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t 
     free(site_of);
     free(lab.s);
     free(vts.s);
+    free(tot.s);
     free(cms.s);
     free(leaks.s);
     prof_free(&p);
@@ -551,6 +654,13 @@ int drain_push(int argc, char **argv)
         PQfinish(c);
         return 1;
     }
+    const char *upto = getenv("MSAMP_DRAIN_FLEET_SCHEMA");
+    if (upto && atoi(upto) > 0 && atoi(upto) < FLEET_SCHEMA_VERSION) {
+        fprintf(stderr, "drain push: the schema is at version %d at most "
+                "(MSAMP_DRAIN_FLEET_SCHEMA): nothing stored\n", atoi(upto));
+        PQfinish(c);
+        return 1;
+    }
     int rc = 0, nnew = 0, nold = 0;
     for (int i = 3; i < argc; i++) {
         int stored = 0;
@@ -576,14 +686,14 @@ struct sel {
     const char *build, *since, *until, *json;
     const char *label[MAX_FILTERS];
     int nlabel;
-    const char *params[2 * MAX_FILTERS + 4];
+    const char *params[2 * MAX_FILTERS + 4 + MAX_TYPES];
     int nparams;
     struct sbuf where; /* over msamp_profile p */
 };
 
 static const char *add_param(struct sel *s, const char *v)
 {
-    static char num[2 * MAX_FILTERS + 4][16];
+    static char num[2 * MAX_FILTERS + 4 + MAX_TYPES][16];
     s->params[s->nparams] = v;
     snprintf(num[s->nparams], sizeof(num[0]), "$%u", (unsigned)(s->nparams + 1) % 1000u);
     return num[s->nparams++];
@@ -696,80 +806,78 @@ static int json_close(FILE *jf, const char *path, const char *tail, char *err, s
     return 0;
 }
 
+/* top: the selection's sample types (in the profiles' order), then one row per site (stack, task)
+ * with each type's sum, aggregated by the server over the site rows (one GROUP BY, no row per
+ * type); the first --top N by the ranking type. */
 static int fleet_top(PGconn *c, struct sel *s, long ntop, char *err, size_t errlen)
 {
     struct sbuf q = {0};
     sb_printf(&q,
-              "SELECT array_to_json(st.stack)::text, st.task, v.key, sum(v.value::numeric)::text,"
-              " min(%s) FROM msamp_profile p JOIN msamp_site st ON st.device = p.device AND"
-              " st.profile_id = p.id, jsonb_each_text(st.vals) v WHERE %s"
-              " GROUP BY st.stack, st.task, v.key ORDER BY st.stack, st.task, v.key",
-              rank_sql, s->where.s);
+              "SELECT t FROM msamp_profile p, unnest(p.sample_types) WITH ORDINALITY u(t, o)"
+              " WHERE %s GROUP BY t ORDER BY min(o), t", s->where.s);
+    PGresult *ty = sel_query(c, s, q.s, err, errlen);
+    free(q.s);
+    if (!ty)
+        return -1;
+    int nt = PQntuples(ty), rank = nt - 1;
+    for (int k = 0; k < nt; k++)
+        if (strcmp(PQgetvalue(ty, k, 0), "inuse_space") == 0)
+            rank = k;
+    if (nt > MAX_TYPES)
+        nt = MAX_TYPES;
+    int base = s->nparams;
+    q = (struct sbuf){0};
+    sb_cstr(&q, "SELECT array_to_json(st.stack)::text, st.task, count(*) OVER ()");
+    for (int k = 0; k < nt; k++) {
+        add_param(s, PQgetvalue(ty, k, 0));
+        sb_printf(&q, ", sum((st.vals->>$%d)::numeric)::text", base + k + 1);
+    }
+    sb_printf(&q, " FROM msamp_profile p JOIN msamp_site st ON st.device = p.device AND"
+              " st.profile_id = p.id WHERE %s GROUP BY st.stack, st.task", s->where.s);
+    if (nt > 0)
+        sb_printf(&q, " ORDER BY sum((st.vals->>$%d)::numeric) DESC NULLS LAST, 1, 2",
+                  base + (rank < nt ? rank : 0) + 1);
+    sb_printf(&q, " LIMIT %ld", ntop);
     PGresult *r = sel_query(c, s, q.s, err, errlen);
     free(q.s);
-    if (!r)
-        return -1;
-    int n = PQntuples(r);
-    /* rows grouped by site: collect sites with their values */
-    struct tsite {
-        int row0, nrow;
-        double rank;
-    } *ts = NULL;
-    size_t nts = 0, cap = 0;
-    for (int i = 0; i < n; i++) {
-        if (nts == 0 || strcmp(PQgetvalue(r, i, 0), PQgetvalue(r, ts[nts - 1].row0, 0)) != 0 ||
-            strcmp(PQgetvalue(r, i, 1), PQgetvalue(r, ts[nts - 1].row0, 1)) != 0) {
-            grow((void **)&ts, &cap, nts + 1, sizeof(*ts));
-            ts[nts++] = (struct tsite){i, 0, 0};
-        }
-        ts[nts - 1].nrow++;
-        if (strcmp(PQgetvalue(r, i, 2), PQgetvalue(r, i, 4)) == 0)
-            ts[nts - 1].rank = atof(PQgetvalue(r, i, 3));
-    }
-    for (size_t i = 1; i < nts; i++) /* by rank, descending (insertion: stable) */
-        for (size_t j = i; j > 0 && ts[j].rank > ts[j - 1].rank; j--) {
-            struct tsite t = ts[j];
-            ts[j] = ts[j - 1];
-            ts[j - 1] = t;
-        }
-    FILE *jf;
-    if (json_open(&jf, s->json, err, errlen) < 0) {
+    FILE *jf = NULL;
+    if (!r || json_open(&jf, s->json, err, errlen) < 0) {
         PQclear(r);
-        free(ts);
+        PQclear(ty);
         return -1;
     }
     if (jf)
         fputs("{\"sites\":[", jf);
-    printf("top sites of the selection (%zu sites; value [95 %% interval] when the variance is "
-           "stored)\n", nts);
-    for (size_t i = 0; i < nts && (long)i < ntop; i++) {
-        struct tsite *t = &ts[i];
-        printf("%zu. %s%s%s\n", i + 1, PQgetvalue(r, t->row0, 0),
-               PQgetvalue(r, t->row0, 1)[0] ? " task=" : "", PQgetvalue(r, t->row0, 1));
+    printf("top sites of the selection (%s sites; value [95 %% interval] when the variance is "
+           "stored)\n", PQntuples(r) ? PQgetvalue(r, 0, 2) : "0");
+    for (int i = 0; i < PQntuples(r); i++) {
+        printf("%d. %s%s%s\n", i + 1, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1)[0] ? " task=" : "",
+               PQgetvalue(r, i, 1));
         if (jf) {
             struct sbuf b = {0};
-            sb_json(&b, PQgetvalue(r, t->row0, 1), strlen(PQgetvalue(r, t->row0, 1)));
+            sb_json(&b, PQgetvalue(r, i, 1), strlen(PQgetvalue(r, i, 1)));
             fprintf(jf, "%s{\"stack\":%s,\"task\":%s,\"values\":{", i ? "," : "",
-                    PQgetvalue(r, t->row0, 0), b.s);
+                    PQgetvalue(r, i, 0), b.s);
             free(b.s);
         }
         int first = 1;
-        for (int k = t->row0; k < t->row0 + t->nrow; k++) {
-            const char *key = PQgetvalue(r, k, 2);
+        for (int k = 0; k < nt; k++) {
+            const char *key = PQgetvalue(ty, k, 0);
             size_t kl = strlen(key);
-            if (kl > 4 && strcmp(key + kl - 4, "_var") == 0)
+            if ((kl > 4 && strcmp(key + kl - 4, "_var") == 0) || PQgetlength(r, i, 3 + k) == 0)
                 continue;
-            struct est e = {atof(PQgetvalue(r, k, 3)), -1};
-            for (int m = t->row0; m < t->row0 + t->nrow; m++)
-                if (strncmp(PQgetvalue(r, m, 2), key, kl) == 0 &&
-                    strcmp(PQgetvalue(r, m, 2) + kl, "_var") == 0)
-                    e.var = atof(PQgetvalue(r, m, 3));
+            const char *val = PQgetvalue(r, i, 3 + k);
+            struct est e = {atof(val), -1};
+            for (int m = 0; m < nt; m++)
+                if (strncmp(PQgetvalue(ty, m, 0), key, kl) == 0 &&
+                    strcmp(PQgetvalue(ty, m, 0) + kl, "_var") == 0 && PQgetlength(r, i, 3 + m))
+                    e.var = atof(PQgetvalue(r, i, 3 + m));
             if (e.var >= 0)
-                printf("   %s %s [%.0f, %.0f]\n", key, PQgetvalue(r, k, 3), est_lo(e), est_hi(e));
+                printf("   %s %s [%.0f, %.0f]\n", key, val, est_lo(e), est_hi(e));
             else
-                printf("   %s %s\n", key, PQgetvalue(r, k, 3));
+                printf("   %s %s\n", key, val);
             if (jf) {
-                fprintf(jf, "%s\"%s\":{\"value\":%s", first ? "" : ",", key, PQgetvalue(r, k, 3));
+                fprintf(jf, "%s\"%s\":{\"value\":%s", first ? "" : ",", key, val);
                 if (e.var >= 0)
                     fprintf(jf, ",\"lo\":%.17g,\"hi\":%.17g", est_lo(e), est_hi(e));
                 fputs("}", jf);
@@ -781,49 +889,79 @@ static int fleet_top(PGconn *c, struct sel *s, long ntop, char *err, size_t errl
     }
     int rc = json_close(jf, s->json, "]}\n", err, errlen);
     PQclear(r);
-    free(ts);
+    PQclear(ty);
     return rc;
+}
+
+/* A JSON value of a column: its text, or null when SQL NULL. */
+static const char *jv(const PGresult *r, int i, int k)
+{
+    return PQgetlength(r, i, k) ? PQgetvalue(r, i, k) : "null";
+}
+/* A text column's value, or "?" when SQL NULL (unknown). */
+static const char *tv(const PGresult *r, int i, int k)
+{
+    return PQgetlength(r, i, k) ? PQgetvalue(r, i, k) : "?";
 }
 
 static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
 {
     struct sbuf q = {0};
-    /* Each device's latest profile in the selection (a final one before a partial at the same
-     * end), its in-use total; the minimum of that over its profiles; failures at most. */
+    /* Per device: the smallest free heap its allocator reported (min_free of its profiles'
+     * last HEAP records), its failures (per session the most its profiles count, summed over
+     * sessions), its latest profile's in-use, free, largest free block and heap size (a final
+     * one before a partial at the same end), its profiles, its smallest and largest in-use.
+     * Ranked by minimum free heap (unknown last), then failures, then in-use. One row a
+     * profile is read (its totals), not its sites. */
     sb_printf(&q,
-              "WITH sel AS (SELECT p.device, p.id, p.t_end, p.kind, p.failures, %s AS rank_type"
-              " FROM msamp_profile p WHERE %s),"
-              " tot AS (SELECT sel.*, coalesce((SELECT sum((st.vals->>sel.rank_type)::numeric)"
-              " FROM msamp_site st WHERE st.device = sel.device AND st.profile_id = sel.id), 0)"
-              " AS inuse FROM sel)"
-              " SELECT device, (array_agg(inuse ORDER BY t_end DESC, kind = 'final' DESC, id DESC))[1]"
-              " AS latest, count(*), max(failures), min(inuse), max(inuse),"
-              " (array_agg(rank_type))[1] FROM tot GROUP BY device ORDER BY latest DESC, device",
-              rank_sql, s->where.s);
+              "WITH sel AS (SELECT p.device, p.id, p.session, p.t_end, p.kind, p.failures,"
+              " p.heap_free, p.heap_min_free, p.heap_largest_free, p.heap_total,"
+              " (p.totals->>%s)::numeric AS inuse, %s AS rank_type FROM msamp_profile p WHERE %s),"
+              " lat AS (SELECT DISTINCT ON (device) * FROM sel"
+              " ORDER BY device, t_end DESC, kind = 'final' DESC, id DESC),"
+              " fl AS (SELECT device, sum(f) AS f FROM (SELECT device, max(failures) AS f FROM sel"
+              " GROUP BY device, session) x GROUP BY device),"
+              " agg AS (SELECT device, count(*) AS n, min(inuse) AS lo, max(inuse) AS hi,"
+              " min(heap_min_free) AS min_free FROM sel GROUP BY device)"
+              " SELECT agg.device, agg.min_free, fl.f, lat.inuse, agg.n, agg.lo, agg.hi,"
+              " lat.heap_free, lat.heap_largest_free, lat.heap_total, lat.rank_type"
+              " FROM agg JOIN fl USING (device) JOIN lat USING (device)"
+              " ORDER BY agg.min_free ASC NULLS LAST, fl.f DESC, lat.inuse DESC NULLS LAST,"
+              " agg.device",
+              rank_sql, rank_sql, s->where.s);
     PGresult *r = sel_query(c, s, q.s, err, errlen);
     free(q.s);
-    if (!r)
-        return -1;
-    FILE *jf;
-    if (json_open(&jf, s->json, err, errlen) < 0) {
+    FILE *jf = NULL;
+    if (!r || json_open(&jf, s->json, err, errlen) < 0) {
         PQclear(r);
         return -1;
     }
     if (jf)
         fputs("{\"devices\":[", jf);
-    printf("devices by in-use (their latest profile's %s)\n", PQntuples(r) ? PQgetvalue(r, 0, 6) : "");
-    printf("  %-24s %14s %9s %9s %14s %14s\n", "device", "in-use", "profiles", "failures",
-           "min in-use", "max in-use");
+    printf("devices by minimum free heap (the allocator's HEAP records; ? unknown), failures, "
+           "in-use (their latest profile's %s)\n", PQntuples(r) ? PQgetvalue(r, 0, 10) : "");
+    static const char *const col[10] = {"device", "min free", "failures", "in-use", "profiles",
+                                        "min in-use", "max in-use", "free", "largest free",
+                                        "heap"};
+    static const char *const key[10] = {"device",    "min_free",  "failures",   "inuse",
+                                        "profiles",  "min_inuse", "max_inuse",  "free",
+                                        "largest_free", "heap_total"};
+    printf("  %-24s", col[0]);
+    for (int k = 1; k < 10; k++)
+        printf(" %*s", k == 2 || k == 4 ? 9 : 12, col[k]);
+    printf("\n");
     for (int i = 0; i < PQntuples(r); i++) {
-        printf("  %-24s %14s %9s %9s %14s %14s\n", PQgetvalue(r, i, 0), PQgetvalue(r, i, 1),
-               PQgetvalue(r, i, 2), PQgetvalue(r, i, 3), PQgetvalue(r, i, 4), PQgetvalue(r, i, 5));
+        printf("  %-24s", PQgetvalue(r, i, 0));
+        for (int k = 1; k < 10; k++)
+            printf(" %*s", k == 2 || k == 4 ? 9 : 12, tv(r, i, k));
+        printf("\n");
         if (jf) {
             struct sbuf b = {0};
             sb_json(&b, PQgetvalue(r, i, 0), strlen(PQgetvalue(r, i, 0)));
-            fprintf(jf, "%s{\"device\":%s,\"inuse\":%s,\"profiles\":%s,\"failures\":%s,"
-                    "\"min_inuse\":%s,\"max_inuse\":%s}", i ? "," : "", b.s, PQgetvalue(r, i, 1),
-                    PQgetvalue(r, i, 2), PQgetvalue(r, i, 3), PQgetvalue(r, i, 4),
-                    PQgetvalue(r, i, 5));
+            fprintf(jf, "%s{\"device\":%s", i ? "," : "", b.s);
+            for (int k = 1; k < 10; k++)
+                fprintf(jf, ",\"%s\":%s", key[k], jv(r, i, k));
+            fputs("}", jf);
             free(b.s);
         }
     }
@@ -832,54 +970,151 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
     return rc;
 }
 
+/* leaks: the verdicts' test (docs/VERDICTS.md "Leaks by growth") over consecutive profiles of a
+ * device. Per session of the device (its profiles: partials and the final), ordered by the
+ * device time they cover (t_end - t_start, from the session's first record), the change D of each
+ * site's in-use from the session's middle (its first profile at or after half the time its last
+ * covers, before the last) to its last profile. D's variance is that of the sampled blocks whose
+ * state differs between the two (growth.c); from the rollups it is bounded above by: the blocks
+ * born between them and live at the end (at most the last's inuse_space_var and at most the
+ * growth of its alloc_space_var), plus, unless the site freed nothing between them
+ * (freed_objects did not grow), the blocks live at the middle (its inuse_space_var). An upper
+ * bound: the test is conservative. The sessions' changes, variances and times add up (their
+ * samples are independent). A site is a suspect when D >= 3.29 sd (or, exact, a byte or more)
+ * and so is its group's: the sites of the same innermost frame together. Sites are matched by
+ * stack (unsymbolized frames as "?") and task. */
+#define F(row, key) "coalesce((" row "->>'" key "')::float8, 0)"
+/* A site's stack with its unsymbolized frames ("0x...") as "?": across sessions an address
+ * outside the symbolized program (a shared library's, moved by ASLR) names no place, so the
+ * same call path of two sessions is one site. */
+#define STACK_SQL                                                                                \
+    "ARRAY(SELECT CASE WHEN f ~ '^0x[0-9a-f]+$' THEN '?' ELSE f END FROM"                        \
+    " unnest(st.stack) WITH ORDINALITY u(f, o) ORDER BY o)"
 static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
 {
     struct sbuf q = {0};
-    /* A suspect: a site the leak verdict names in a device's latest profile of a session that
-     * carries verdicts, whose in-use also grew over that device's consecutive profiles. */
     sb_printf(&q,
-              "WITH sel AS (SELECT p.* FROM msamp_profile p WHERE %s),"
-              " latest AS (SELECT DISTINCT ON (device) device, id FROM sel"
-              " WHERE EXISTS (SELECT 1 FROM msamp_leak l WHERE l.device = sel.device AND"
-              " l.profile_id = sel.id) ORDER BY device, t_end DESC, kind = 'final' DESC, id DESC)"
-              " SELECT l.device, array_to_json(st.stack)::text, st.task, l.slope, l.slope_var,"
-              " l.since_s, (SELECT count(*) FROM msamp_leak l2 JOIN sel ON sel.device = l2.device"
-              " AND sel.id = l2.profile_id JOIN msamp_site s2 ON s2.device = l2.device AND"
-              " s2.profile_id = l2.profile_id AND s2.site = l2.site WHERE l2.device = l.device AND"
-              " s2.stack = st.stack AND s2.task = st.task)"
-              " FROM latest JOIN msamp_leak l ON l.device = latest.device AND l.profile_id = latest.id"
-              " JOIN msamp_site st ON st.device = l.device AND st.profile_id = l.profile_id AND"
-              " st.site = l.site ORDER BY l.slope DESC, l.device",
-              s->where.s);
+              "WITH sel AS (SELECT p.device, p.id, p.session, p.kind,"
+              " extract(epoch FROM p.t_end - p.t_start)::float8 AS up FROM msamp_profile p WHERE %s),"
+              " ses AS (SELECT device, session, max(up) / 2 AS half, max(up) AS u1, count(*) AS n"
+              " FROM sel GROUP BY device, session HAVING count(*) > 1 AND max(up) > min(up)),"
+              " lst AS (SELECT DISTINCT ON (sel.device, sel.session) sel.device, sel.session, sel.id,"
+              " sel.up FROM sel JOIN ses USING (device, session)"
+              " ORDER BY sel.device, sel.session, sel.up DESC, sel.kind = 'final' DESC, sel.id DESC),"
+              " mid AS (SELECT DISTINCT ON (sel.device, sel.session) sel.device, sel.session, sel.id,"
+              " sel.up, ses.n FROM sel JOIN ses USING (device, session) WHERE sel.up < ses.u1"
+              " ORDER BY sel.device, sel.session, sel.up < ses.half,"
+              " CASE WHEN sel.up >= ses.half THEN sel.up END, sel.up DESC, sel.id),"
+              " pr AS (SELECT l.device, m.id AS mid_id, l.id AS last_id, l.up - m.up AS dt, m.n"
+              " FROM lst l JOIN mid m USING (device, session)),"
+              " dev AS (SELECT device, sum(dt) AS dt, count(*) AS nses, sum(n) AS nprof FROM pr"
+              " GROUP BY device),"
+              " m AS (SELECT pr.device, pr.mid_id AS pair, " STACK_SQL " AS stack, st.task, st.vals"
+              " FROM pr JOIN msamp_site st ON st.device = pr.device AND st.profile_id = pr.mid_id),"
+              " l AS (SELECT pr.device, pr.mid_id AS pair, " STACK_SQL " AS stack, st.task, st.vals"
+              " FROM pr JOIN msamp_site st ON st.device = pr.device AND st.profile_id = pr.last_id),"
+              " ml AS (SELECT coalesce(l.device, m.device) AS device, coalesce(l.stack, m.stack)"
+              " AS stack, coalesce(l.task, m.task) AS task, coalesce(m.vals, '{}') AS a,"
+              " coalesce(l.vals, '{}') AS b FROM m FULL JOIN l ON l.device = m.device AND"
+              " l.pair = m.pair AND l.stack = m.stack AND l.task = m.task),"
+              " ch AS (SELECT device, stack, task, " F("b", "inuse_space") " - " F("a", "inuse_space")
+              " AS d, least(" F("b", "inuse_space_var") ", CASE WHEN b ? 'alloc_space_var' THEN"
+              " greatest(" F("b", "alloc_space_var") " - " F("a", "alloc_space_var") ", 0) ELSE "
+              F("b", "inuse_space_var") " END) + CASE WHEN b ? 'freed_objects' AND "
+              F("b", "freed_objects") " <= " F("a", "freed_objects") " THEN 0 ELSE "
+              F("a", "inuse_space_var") " END AS v FROM ml),"
+              " site AS (SELECT device, stack, task, sum(d) AS d, sum(v) AS v FROM ch"
+              " GROUP BY device, stack, task),"
+              " grp AS (SELECT device, stack[1] AS f, sum(d) AS d, sum(v) AS v FROM site"
+              " GROUP BY device, stack[1])"
+              " SELECT st.device, array_to_json(st.stack)::text, st.task, st.d, st.v, dev.dt,"
+              " dev.nses, dev.nprof FROM site st JOIN dev USING (device) JOIN grp"
+              " ON grp.device = st.device AND grp.f IS NOT DISTINCT FROM st.stack[1]"
+              " WHERE st.d > 0.5 AND (st.v <= 0 OR st.d >= %.17g * sqrt(st.v))"
+              " AND grp.d > 0.5 AND (grp.v <= 0 OR grp.d >= %.17g * sqrt(grp.v))"
+              " ORDER BY st.d / dev.dt DESC, st.device, 2, st.task",
+              s->where.s, GR_Z_LEAK, GR_Z_LEAK);
     PGresult *r = sel_query(c, s, q.s, err, errlen);
     free(q.s);
-    if (!r)
-        return -1;
-    FILE *jf;
-    if (json_open(&jf, s->json, err, errlen) < 0) {
+    FILE *jf = NULL;
+    if (!r || json_open(&jf, s->json, err, errlen) < 0) {
         PQclear(r);
         return -1;
     }
+    int n = PQntuples(r);
     if (jf)
         fputs("{\"leaks\":[", jf);
-    printf("leak suspects (%d): device, +bytes/s [95 %% interval], since, profiles that call it, "
-           "site\n", PQntuples(r));
-    for (int i = 0; i < PQntuples(r); i++) {
-        struct est e = {atof(PQgetvalue(r, i, 3)), atof(PQgetvalue(r, i, 4))};
-        printf("  %s +%.0f/s [%.0f/s, %.0f/s] since %s s, %s profiles  %s%s%s\n",
-               PQgetvalue(r, i, 0), e.est, est_sym_lo(e), est_sym_hi(e), PQgetvalue(r, i, 5),
-               PQgetvalue(r, i, 6), PQgetvalue(r, i, 1), PQgetvalue(r, i, 2)[0] ? " task=" : "",
-               PQgetvalue(r, i, 2));
+    printf("leak suspects by device (%d): in-use grown over the recent half of the device's "
+           "sessions, +bytes/s [95 %% interval], sessions, profiles, site\n", n);
+    /* by site: the suspects of the same stack and task on several devices, their rates added */
+    int *site_of = xcalloc((size_t)n + 1, sizeof(int));
+    for (int i = 0; i < n; i++) {
+        double dt = atof(PQgetvalue(r, i, 5));
+        struct est d = {atof(PQgetvalue(r, i, 3)), atof(PQgetvalue(r, i, 4))};
+        struct est sl = {d.est / dt, d.var / (dt * dt)};
+        printf("  %s +%.0f B (z %.1f) +%.0f/s [%.0f/s, %.0f/s] %s sessions, %s profiles  %s%s%s\n",
+               PQgetvalue(r, i, 0), d.est, d.var > 0 ? d.est / sqrt(d.var) : INFINITY, sl.est,
+               est_sym_lo(sl), est_sym_hi(sl), PQgetvalue(r, i, 6), PQgetvalue(r, i, 7),
+               PQgetvalue(r, i, 1), PQgetvalue(r, i, 2)[0] ? " task=" : "", PQgetvalue(r, i, 2));
         if (jf) {
-            struct sbuf b = {0};
+            struct sbuf b = {0}, t = {0};
             sb_json(&b, PQgetvalue(r, i, 0), strlen(PQgetvalue(r, i, 0)));
-            fprintf(jf, "%s{\"device\":%s,\"stack\":%s,\"slope\":%.17g,\"lo\":%.17g,"
-                    "\"hi\":%.17g,\"since_s\":%s,\"profiles\":%s}", i ? "," : "", b.s,
-                    PQgetvalue(r, i, 1), e.est, est_sym_lo(e), est_sym_hi(e), PQgetvalue(r, i, 5),
-                    PQgetvalue(r, i, 6));
+            sb_json(&t, PQgetvalue(r, i, 2), strlen(PQgetvalue(r, i, 2)));
+            fprintf(jf, "%s{\"device\":%s,\"stack\":%s,\"task\":%s,\"growth_bytes\":%.17g,"
+                    "\"growth_var\":%.17g,\"seconds\":%.17g,\"slope\":%.17g,\"lo\":%.17g,"
+                    "\"hi\":%.17g,\"sessions\":%s,\"profiles\":%s}", i ? "," : "", b.s,
+                    PQgetvalue(r, i, 1), t.s, d.est, d.var, dt, sl.est, est_sym_lo(sl),
+                    est_sym_hi(sl), PQgetvalue(r, i, 6), PQgetvalue(r, i, 7));
             free(b.s);
+            free(t.s);
         }
+        site_of[i] = i;
+        for (int j = 0; j < i; j++)
+            if (strcmp(PQgetvalue(r, j, 1), PQgetvalue(r, i, 1)) == 0 &&
+                strcmp(PQgetvalue(r, j, 2), PQgetvalue(r, i, 2)) == 0) {
+                site_of[i] = site_of[j];
+                break;
+            }
     }
+    if (jf)
+        fputs("],\"sites\":[", jf);
+    printf("leak suspects by site: devices, +bytes/s summed, site\n");
+    int nsite = 0;
+    for (int i = 0; i < n; i++) {
+        if (site_of[i] != i)
+            continue;
+        double slope = 0, var = 0;
+        struct sbuf devs = {0}, jdevs = {0};
+        int nd = 0;
+        for (int j = i; j < n; j++) {
+            if (site_of[j] != i)
+                continue;
+            double dt = atof(PQgetvalue(r, j, 5));
+            slope += atof(PQgetvalue(r, j, 3)) / dt;
+            var += atof(PQgetvalue(r, j, 4)) / (dt * dt);
+            sb_printf(&devs, "%s%s", nd ? "," : "", PQgetvalue(r, j, 0));
+            if (nd)
+                sb_cstr(&jdevs, ",");
+            sb_json(&jdevs, PQgetvalue(r, j, 0), strlen(PQgetvalue(r, j, 0)));
+            nd++;
+        }
+        struct est sl = {slope, var};
+        printf("  %d device%s (%s) +%.0f/s [%.0f/s, %.0f/s]  %s%s%s\n", nd, nd > 1 ? "s" : "",
+               devs.s, slope, est_sym_lo(sl), est_sym_hi(sl), PQgetvalue(r, i, 1),
+               PQgetvalue(r, i, 2)[0] ? " task=" : "", PQgetvalue(r, i, 2));
+        if (jf) {
+            struct sbuf t = {0};
+            sb_json(&t, PQgetvalue(r, i, 2), strlen(PQgetvalue(r, i, 2)));
+            fprintf(jf, "%s{\"stack\":%s,\"task\":%s,\"devices\":[%s],\"slope\":%.17g,"
+                    "\"lo\":%.17g,\"hi\":%.17g}", nsite ? "," : "", PQgetvalue(r, i, 1), t.s,
+                    jdevs.s, slope, est_sym_lo(sl), est_sym_hi(sl));
+            free(t.s);
+        }
+        nsite++;
+        free(devs.s);
+        free(jdevs.s);
+    }
+    free(site_of);
     int rc = json_close(jf, s->json, "]}\n", err, errlen);
     PQclear(r);
     return rc;

@@ -1,5 +1,6 @@
 #include "profile.h"
 #include "verdict/growth_track.h"
+#include "model/heap.h"
 
 #include "msamp_arch.h"
 
@@ -238,6 +239,15 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
                  (unsigned long long)n->fails[MSAMP_FAIL_NULL],
                  (unsigned long long)n->fails[MSAMP_FAIL_GIANT],
                  (unsigned long long)n->fails_other);
+    }
+    if (s->heap && s->heap->records) { /* the last HEAP record's figures (drain fleet reads them) */
+        FILE *m = fmemopen(line, sizeof(line), "w");
+        if (m) {
+            fputs("msamp-heap", m);
+            heap_put_figures(m, &s->heap->last, 0);
+            if (fclose(m) == 0)
+                prof_comment(p, line);
+        }
     }
     if (d) {
         struct msamp_dec_stats l = session_stream_losses(s, d);
