@@ -11,7 +11,8 @@
 #       PROFILE full                      # full (default) or tiny: the core's profile (docs/TINY.md)
 #       RTOS none                         # or freertos: the RTOS layer (docs/FREERTOS.md), whose
 #       RTOS_TASKS 16                     # sources need FreeRTOS's include paths in INCLUDES;
-#       RTOS_HEAP 1)                      # 0: pvPortMalloc unwrapped (heap_3 calls malloc)
+#       RTOS_HEAP 1                       # 0: pvPortMalloc unwrapped (heap_3 calls malloc)
+#       LIBC_HEAP none)                   # or newlib: newlib's heap state (docs/HEALTH.md)
 #   target_link_libraries(firmware.elf PRIVATE msamp)
 #
 # The static library holds the core, every wrapper, the port and the transport. Linking it gives
@@ -33,7 +34,7 @@ get_filename_component(MSAMP_DIR "${CMAKE_CURRENT_LIST_DIR}/.." ABSOLUTE)
 find_program(MSAMP_MAKE NAMES gmake make)
 
 function(msamp_add_library name)
-    cmake_parse_arguments(M "" "ARCH;TRANSPORT;PROFILE;RTOS;RTOS_TASKS;RTOS_HEAP" "DEFINITIONS;INCLUDES;WRAP" ${ARGN})
+    cmake_parse_arguments(M "" "ARCH;TRANSPORT;PROFILE;RTOS;RTOS_TASKS;RTOS_HEAP;LIBC_HEAP" "DEFINITIONS;INCLUDES;WRAP" ${ARGN})
     if(NOT M_TRANSPORT)
         set(M_TRANSPORT none)
     endif()
@@ -52,6 +53,9 @@ function(msamp_add_library name)
     if(NOT DEFINED M_RTOS_HEAP)
         set(M_RTOS_HEAP 1)
     endif()
+    if(NOT M_LIBC_HEAP)
+        set(M_LIBC_HEAP none)
+    endif()
     if(NOT MSAMP_MAKE)
         message(FATAL_ERROR "msamp_add_library: GNU make is needed to read msamp's source lists")
     endif()
@@ -59,7 +63,8 @@ function(msamp_add_library name)
     # port/msamp.mk's variables, one "NAME=value" line each.
     set(vars MSAMP_LIB_SRCS MSAMP_TRANSPORT_SRCS MSAMP_SEMIHOSTING_SRCS MSAMP_OWN_SRCS MSAMP_INCLUDES
              MSAMP_PROFILE_CFLAGS MSAMP_OWN_CFLAGS MSAMP_UNWIND_CFLAGS MSAMP_WRAP_CFLAGS
-             MSAMP_CXX_SRCS MSAMP_CXX_CFLAGS MSAMP_CXX_FUNCS MSAMP_RTOS_CFLAGS MSAMP_RTOS_LDFLAGS)
+             MSAMP_CXX_SRCS MSAMP_CXX_CFLAGS MSAMP_CXX_FUNCS MSAMP_RTOS_CFLAGS MSAMP_RTOS_LDFLAGS
+             MSAMP_LIBC_HEAP_LDFLAGS)
     # The walker's flags depend on the compiler (port/msamp.mk, MSAMP_COMPILER).
     if(CMAKE_C_COMPILER_ID MATCHES "Clang")
         set(m_compiler clang)
@@ -73,6 +78,7 @@ function(msamp_add_library name)
                 "MSAMP_DIR=${MSAMP_DIR}" "MSAMP_ARCH=${M_ARCH}" "MSAMP_TRANSPORT=${M_TRANSPORT}"
                 "MSAMP_PROFILE=${M_PROFILE}" "MSAMP_WRAP_FUNCS=${wrap_funcs}" "MSAMP_COMPILER=${m_compiler}"
                 "MSAMP_RTOS=${M_RTOS}" "MSAMP_RTOS_TASKS=${M_RTOS_TASKS}" "MSAMP_RTOS_HEAP=${M_RTOS_HEAP}"
+                "MSAMP_LIBC_HEAP=${M_LIBC_HEAP}"
                 "--eval=msamp-lists: ; @:$(foreach v,${var_names},$(info $(v)=$($(v))))" msamp-lists
         OUTPUT_VARIABLE lists ERROR_VARIABLE errors RESULT_VARIABLE status)
     if(NOT status EQUAL 0)
@@ -122,7 +128,7 @@ function(msamp_add_library name)
     list(TRANSFORM undef_list PREPEND "LINKER:-u,__wrap_" OUTPUT_VARIABLE wrap_undef)
     list(JOIN wrap_list ",--wrap=" wraps)
     target_link_options(${name} INTERFACE "LINKER:--wrap=${wraps}" ${wrap_undef} "LINKER:--build-id"
-                        ${MSAMP_RTOS_LDFLAGS})
+                        ${MSAMP_RTOS_LDFLAGS} ${MSAMP_LIBC_HEAP_LDFLAGS})
     # The linker script's INCLUDE msamp.ld looks along the -L paths.
     target_link_directories(${name} INTERFACE "${MSAMP_DIR}/port")
     set(MSAMP_SEMIHOSTING_SOURCES ${MSAMP_SEMIHOSTING_SRCS} PARENT_SCOPE)

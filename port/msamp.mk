@@ -14,6 +14,10 @@
 #   MSAMP_RTOS_TASKS tasks with a context of their own (freertos; default 16, docs/FREERTOS.md)
 #   MSAMP_RTOS_HEAP  1 (default): wrap the RTOS's heap (freertos: pvPortMalloc, vPortFree); 0 when
 #                    it calls malloc, wrapped itself (FreeRTOS's heap_3)
+#   MSAMP_LIBC_HEAP  none (default) or newlib: the heap's own state for msamp's HEAP records from
+#                    newlib's or newlib-nano's malloc (port/newlib/, docs/HEALTH.md): _mallinfo_r,
+#                    nano's free list; the firmware may define msamp_newlib_heap_end()
+#                    (port/newlib/msamp_newlib.h) for the room its _sbrk has not given yet
 #   MSAMP_COMPILER   gcc or clang: the compiler of the firmware's target code, for the flags the
 #                    port's stack walker needs from it (default: clang when $(CC) names it, else gcc)
 # It defines (it never touches CFLAGS, LDFLAGS or rules of the including Makefile):
@@ -38,6 +42,8 @@
 #                    (the stack bounds and the build-id note the link needs: README.md)
 #   MSAMP_RTOS_SRCS, MSAMP_RTOS_CFLAGS, MSAMP_RTOS_LDFLAGS  the RTOS layer's sources and its part
 #                    of MSAMP_CFLAGS and MSAMP_LDFLAGS (empty for MSAMP_RTOS none)
+#   MSAMP_LIBC_HEAP_SRCS, MSAMP_LIBC_HEAP_LDFLAGS  the C library's heap hook and its part of
+#                    MSAMP_LDFLAGS (-u: the hook out of a libmsamp.a; empty for MSAMP_LIBC_HEAP none)
 #   MSAMP_CXX_SRCS   the C++ wrappers (every one): compile them with MSAMP_CXX_CFLAGS added
 #   MSAMP_CXX_CFLAGS -fexceptions (a std::bad_alloc unwinds through operator new's wrappers)
 # Example:
@@ -152,12 +158,25 @@ MSAMP_RTOS_LDFLAGS := $(if $(filter 1,$(MSAMP_RTOS_HEAP)),-Wl$(msamp_comma)--wra
 else
 $(error msamp.mk: MSAMP_RTOS is none or freertos, not '$(MSAMP_RTOS)')
 endif
+# The C library's heap state (msamp_port_heap_stats): newlib's and newlib-nano's, one object.
+MSAMP_LIBC_HEAP ?= none
+ifeq ($(MSAMP_LIBC_HEAP),none)
+MSAMP_LIBC_HEAP_SRCS :=
+MSAMP_LIBC_HEAP_LDFLAGS :=
+else ifeq ($(MSAMP_LIBC_HEAP),newlib)
+MSAMP_LIBC_HEAP_SRCS := $(msamp_p)port/newlib/msamp_newlib_heap.c
+MSAMP_LIBC_HEAP_LDFLAGS := -Wl,-u,msamp_newlib_heap_stats
+else
+$(error msamp.mk: MSAMP_LIBC_HEAP is none or newlib, not '$(MSAMP_LIBC_HEAP)')
+endif
 # To compile into the firmware: the core, the chosen wrappers, the port and the transport.
-MSAMP_SRCS := $(MSAMP_CORE_SRCS) $(msamp_wraps) $(MSAMP_PORT_SRCS) $(MSAMP_TRANSPORT_SRCS) $(MSAMP_RTOS_SRCS)
+MSAMP_SRCS := $(MSAMP_CORE_SRCS) $(msamp_wraps) $(MSAMP_PORT_SRCS) $(MSAMP_TRANSPORT_SRCS) $(MSAMP_RTOS_SRCS) \
+	$(MSAMP_LIBC_HEAP_SRCS)
 # For a static library (libmsamp.a) instead: every wrapper, the link pulls only those it needs.
-MSAMP_LIB_SRCS := $(MSAMP_CORE_SRCS) $(MSAMP_WRAP_SRCS) $(MSAMP_PORT_SRCS) $(MSAMP_RTOS_SRCS)
+MSAMP_LIB_SRCS := $(MSAMP_CORE_SRCS) $(MSAMP_WRAP_SRCS) $(MSAMP_PORT_SRCS) $(MSAMP_RTOS_SRCS) $(MSAMP_LIBC_HEAP_SRCS)
 
-MSAMP_INCLUDES := $(MSAMP_CORE_INC) $(addprefix -I$(msamp_p)port/,$(MSAMP_ARCH) common transport semihosting)
+MSAMP_INCLUDES := $(MSAMP_CORE_INC) $(addprefix -I$(msamp_p)port/,$(MSAMP_ARCH) common transport semihosting) \
+	$(if $(MSAMP_LIBC_HEAP_SRCS),-I$(msamp_p)port/newlib)
 MSAMP_CFLAGS := $(MSAMP_INCLUDES) -fno-omit-frame-pointer $(MSAMP_UNWIND_CFLAGS) $(MSAMP_PROFILE_CFLAGS) \
 	$(MSAMP_WRAP_CFLAGS) $(MSAMP_RTOS_CFLAGS)
 # Optional, after MSAMP_CFLAGS, for MSAMP_OWN_SRCS: msamp's sources other than the wrappers and
@@ -174,5 +193,5 @@ MSAMP_OWN_SRCS := $(filter-out $(MSAMP_WRAP_SRCS) %/msamp_hooks.c %/msamp_freert
 # undefined).
 msamp_wrap_undef := $(if $(msamp_cxx),$(patsubst cxx,$(MSAMP_CXX_FUNCS),$(MSAMP_WRAP_FUNCS)),$(filter _%_r,$(MSAMP_WRAP_FUNCS)))
 MSAMP_LDFLAGS := $(foreach f,$(patsubst cxx,$(MSAMP_CXX_FUNCS),$(MSAMP_WRAP_FUNCS)),-Wl,--wrap=$(f)) \
-	$(foreach f,$(msamp_wrap_undef),-Wl,-u,__wrap_$(f)) -Wl,--build-id $(MSAMP_RTOS_LDFLAGS) \
+	$(foreach f,$(msamp_wrap_undef),-Wl,-u,__wrap_$(f)) -Wl,--build-id $(MSAMP_RTOS_LDFLAGS) $(MSAMP_LIBC_HEAP_LDFLAGS) \
 	-L$(msamp_p)port

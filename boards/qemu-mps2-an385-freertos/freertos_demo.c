@@ -6,11 +6,13 @@
  *   consumer  (priority 3) receives and frees them; keeps a log of its last 8 entries
  *   worker    (priority 2, time-sliced with producer) buffers of 64..1024 bytes, 16 kept, in
  *             tight loops
- *   leaker    (priority 1) a 256-byte record every 5 ms, never freed, and scratch blocks freed;
- *             at 40 % of the run a fragmenting phase: 1536-byte blocks interleaved with 128-byte
- *             keepers until the heap is down to FRAG_RESERVE, the big ones freed (holes between
- *             the keepers, which stay), then one request between the largest free block and the
- *             free bytes: it fails for fragmentation
+ *   leaker    (priority 3, above the busy ones: its leak is steady whatever CPU they take) a
+ *             256-byte record every 5 ms, never freed, and scratch blocks freed; at 15 % of the
+ *             run (its keepers then live over the later half, where drain judges the leak by its
+ *             trend) a fragmenting phase: 1536-byte blocks interleaved with 384-byte keepers until
+ *             the heap is down to FRAG_RESERVE, the big ones freed (holes between the keepers,
+ *             which stay), then one request between the largest free block and the free bytes: it
+ *             fails for fragmentation
  *   TmrSvc    a software timer's callback every 1 ms: samples of 32..96 bytes, 4 kept
  *   interrupt TIMER0 every 500 us: packets from a static pool (msamp_on_alloc: an ISR may not call
  *             pvPortMalloc), sent with xQueueSendFromISR to sink (priority 3), which frees them
@@ -52,6 +54,9 @@
 #endif
 #ifndef DEMO_RUN_MS
 #define DEMO_RUN_MS 1500
+#endif
+#ifndef DEMO_SEED
+#define DEMO_SEED 0x5eed
 #endif
 #define MS(n) ((TickType_t)((n) * configTICK_RATE_HZ / 1000))
 
@@ -212,7 +217,7 @@ static __attribute__((noinline)) void *frag_hole(void)
 
 static __attribute__((noinline)) void *frag_keeper(void)
 {
-    SITE(heap_alloc(O_LEAKER, 128));
+    SITE(heap_alloc(O_LEAKER, 384));
 }
 
 static __attribute__((noinline)) void *frag_big(uint32_t size)
@@ -597,7 +602,7 @@ static void drainer(void *arg)
     if (xTimerStart(timer, 0) != pdPASS)
         fail("xTimerStart");
     TickType_t end = xTaskGetTickCount() + MS(DEMO_RUN_MS);
-    frag_at = xTaskGetTickCount() + MS(DEMO_RUN_MS * 2 / 5);
+    frag_at = xTaskGetTickCount() + MS(DEMO_RUN_MS * 3 / 20);
     while ((int32_t)(xTaskGetTickCount() - end) < 0) {
 #ifdef DEMO_HEAPWALK_MS
         if ((int32_t)(xTaskGetTickCount() - (end - MS(DEMO_RUN_MS) + MS(DEMO_HEAPWALK_MS))) >= 0)
@@ -690,7 +695,7 @@ int main(void)
     heap_start = (uintptr_t)first - 8u;
     vPortFree(first);
 #endif
-    struct msamp_config cfg = {.interval = DEMO_INTERVAL, .resend_ms = 500, .seed = 0x5eed};
+    struct msamp_config cfg = {.interval = DEMO_INTERVAL, .resend_ms = 500, .seed = DEMO_SEED};
     if (msamp_init(&cfg) != 0)
         fail("msamp_init");
     msg_q = xQueueCreate(64, sizeof(void *));
@@ -703,7 +708,7 @@ int main(void)
         const char *name;
         UBaseType_t prio;
     } tasks[] = {{drainer, "drainer", 4}, {producer, "producer", 2}, {consumer, "consumer", 3},
-                 {worker, "worker", 2},   {leaker, "leaker", 1},     {sink, "sink", 3}};
+                 {worker, "worker", 2},   {leaker, "leaker", 3},     {sink, "sink", 3}};
     for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++)
         if (xTaskCreate(tasks[i].fn, tasks[i].name, 384, NULL, tasks[i].prio, NULL) != pdPASS)
             fail("xTaskCreate");

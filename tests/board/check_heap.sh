@@ -7,7 +7,6 @@
 # and each EXPECT:
 #   leak=FUNC  the verdict says leak, and FUNC is among the growing sites it names
 #   frag=FUNC  the verdict says fragmentation, and FUNC among the sites of long-lived blocks
-#   leak, frag the verdict says leak (fragmentation); the sites it names are printed, not checked
 #   fragfail   the firmware's fragmentation failure ("msamp-freertos frag asked=N ...") is
 #              explained as "asked N B, F B free, largest free block L B: fragmentation" with
 #              L < N <= F (the heap as the failure left it)
@@ -38,11 +37,6 @@ for e in "$@"; do
     [[ $verdict == *fragmentation* ]] && grep -q "^    long-lived blocks between the holes: .*$f" "$report" &&
       ok "verdict '$verdict', long-lived site $f named" ||
       bad "want fragmentation with $f: verdict '$verdict'; $(grep '^    long-lived' "$report" | tr '\n' ';')"
-    ;;
-  leak | frag)
-    w=$([ "$e" = leak ] && echo leak || echo fragmentation)
-    [[ $verdict == *$w* ]] && ok "verdict '$verdict'; named: $(grep -E '^    (leak: grew|long-lived)' "$report" |
-      sed 's/^ *//; s/  */ /g' | cut -c1-90 | tr '\n' ';')" || bad "want $w: verdict '$verdict'"
     ;;
   fragfail)
     asked=$(fig 'msamp-freertos frag' asked "$console")

@@ -11,11 +11,12 @@
 #             allocation with its free, every byte of the stream included, on its synthetic
 #             malloc/free workload at 64 KiB (issue 26: at most 12)
 #   demo      the demo firmware on qemu-virt-aarch64 over the UART: stream bytes per event (ALLOC,
-#             FREE, REALLOC records), wire bytes per sampled allocation and free; QEMU -icount
+#             FREE, REALLOC records), wire bytes per sampled allocation and free and per HEAP
+#             record (framing included); QEMU -icount
 #   wrappers  unsampled instructions per call of each wrapper beyond a bare --wrap (callgrind,
 #             tests/bench/wrappers.sh, BENCH_WRAPPERS_TSV)
-#   ports     instructions per sampled malloc+free on each board of bench-ports (QEMU -icount,
-#             tests/ports/bench.sh)
+#   ports     instructions per sampled malloc+free and per call of the heap-stats hook (the demo
+#             heap's) on each board of bench-ports (QEMU -icount, tests/ports/bench.sh)
 #   drain     drain's instructions per MB of stream (callgrind) and its peak RSS on generated
 #             streams (1000 stacks; 10^6 distinct stacks)
 # Environment: MAKE, BUILD; SIZE_SMALL (the small configuration's definitions, as make size);
@@ -85,7 +86,8 @@ part_demo() {
     $1 == "ALLOC" || $1 == "FREE" || $1 == "REALLOC" { ev++ }
     END { if (ev) printf "%s.stream-per-event\t%.2f\n", b, bytes / ev }' "$d/dump.txt" >"$1"
   awk -v b="demo.$b" '/^wire_bytes_per_sampled_alloc / { print b ".wire-per-sampled-alloc\t" $2 }
-       /^wire_bytes_per_sampled_free / { print b ".wire-per-sampled-free\t" $2 }' "$out/demo.txt" >>"$1"
+       /^wire_bytes_per_sampled_free / { print b ".wire-per-sampled-free\t" $2 }
+       /^wire_bytes_per_heap_record / { print b ".wire-per-heap-record\t" $2 }' "$out/demo.txt" >>"$1"
 }
 
 # N = 20000 calls (and 2N): the per-call figures are those of the default N = 100000 but realloc's
@@ -110,7 +112,8 @@ part_ports() {
         PT_BENCH_LABEL="$label" bench-ports-one 2>"$out/ports-$label.err"); then
       echo "bench-ports on $label failed:"; tail -5 "$out/ports-$label.err"; st=1; continue
     fi
-    echo "$row" | awk -v l="$label" '$1 == l && $4 ~ /^[0-9]+$/ { print "ports." l ".sampled-malloc-free\t" $4 }' >>"$1"
+    echo "$row" | awk -v l="$label" '$1 == l && $4 ~ /^[0-9]+$/ { print "ports." l ".sampled-malloc-free\t" $4 }
+      $1 == l && $8 ~ /^[0-9]+$/ { print "ports." l ".heap-stats-call\t" $8 }' >>"$1"
   done < <($make -s --no-print-directory budgets-ports-list)
   return "$st"
 }

@@ -31,12 +31,18 @@ awk -F'\t' -v OFS='\t' '
     } else if (m ~ /^demo\..*stream-per-event$/) {
       h = 2; unit = "B/event"
       how = "demo over the UART, QEMU -icount shift=4 (the same stream every run): stream bytes / (ALLOC+FREE+REALLOC)"
+    } else if (m ~ /^demo\..*wire-per-heap-record$/) {
+      h = 2; unit = "B/record"
+      how = "demo over the UART, QEMU -icount shift=4 (the same stream every run): msamp_check wire, a HEAP record with its framing"
     } else if (m ~ /^demo\./) {
       h = 2; unit = "B/event"
       how = "demo over the UART, QEMU -icount shift=4 (the same stream every run): msamp_check wire"
     } else if (m ~ /^wrapper\./) {
       h = 2; unit = "instructions/call"
       how = "bench-wrappers (callgrind, N=20000): unsampled, beyond a bare --wrap"
+    } else if (m ~ /^ports\..*heap-stats-call$/) {
+      h = 2; unit = "instructions/call"
+      how = "bench-ports (QEMU, one instruction per TB, -icount shift=4): a call of msamp_port_heap_stats (the demo heap hook)"
     } else if (m ~ /^ports\./) {
       h = 2; unit = "instructions"
       how = "bench-ports (QEMU, one instruction per TB, -icount shift=4): a sampled malloc+free, 6-deep chain"

@@ -1562,6 +1562,33 @@ static void test_heap_health(void)
     CHECK(strcmp(heap_verdict_word(&v), "leak") == 0);
     session_free(s);
 
+    /* A phase that fills the heap at once early on (site 3: a burst of 30 low-watermark records
+     * in 30 ms), then a steady leak (site 1): the growing site named is the leak's alone, as the
+     * baseline is a quarter to a half of the time back (by records, it fell inside the burst). */
+    s = session_new(1, &z);
+    feed_session(s, 9, 0, 1);
+    feed_stack(s, 1, 0x1000);
+    feed_stack(s, 3, 0x3000);
+    uint64_t used = 10000, slot = 1;
+    for (uint64_t t = 0; t <= 20000; t += 1000) {
+        if (t == 2000)
+            for (uint64_t b = 0; b < 30; b++) {
+                if (b % 3 == 0) {
+                    feed_alloc(s, slot++, 1000, 3);
+                    used += 1000;
+                }
+                feed_heap(s, t + b, MSAMP_HEAP_LOW, 100000 - used, 100000 - used, 100000);
+            }
+        if (t > 2000) {
+            feed_alloc(s, slot++, 1000, 1);
+            used += 1000;
+        }
+        feed_heap(s, t, 0, 100000 - used, 100000 - used, 100000);
+    }
+    heap_verdict(s, &v);
+    CHECK(v.known && v.leak && v.ngrow == 1 && s->sites[v.grow_site[0]].stack_id == 1);
+    session_free(s);
+
     s = session_new(1, &z);
     feed_session(s, 8, 0, 1);
     feed_stack(s, 1, 0x1000);

@@ -122,6 +122,7 @@ static struct state {
     int have_drops;
     /* wire accounting */
     uint64_t bytes_by_type[16], count_by_type[16];
+    uint64_t heap_bytes, heap_count; /* HEAP records (extended type 20) */
 } st;
 
 static void die_oom(void)
@@ -469,6 +470,11 @@ static uint64_t record_size(const struct msamp_record *r)
     case MSAMP_REC_MARK:
         p = r->u.mark.len;
         break;
+    case MSAMP_REC_HEAP: /* extended: its type as the payload's first varint */
+        p = vlen(MSAMP_REC_HEAP) + vlen(r->u.heap.reason) + vlen(r->u.heap.valid) +
+            vlen(r->u.heap.free_bytes) + vlen(r->u.heap.min_free) + vlen(r->u.heap.largest_free) +
+            vlen(r->u.heap.free_blocks) + vlen(r->u.heap.total) + vlen(r->dt);
+        break;
     case MSAMP_REC_MAPPING:
         p = vlen(r->u.mapping.start) + vlen(r->u.mapping.limit) + vlen(r->u.mapping.offset) + 1 +
             r->u.mapping.build_id_len + vlen(r->u.mapping.path_len) + r->u.mapping.path_len;
@@ -485,6 +491,9 @@ static void on_record(void *arg, const struct msamp_record *r)
     if (r->type >= 0 && r->type < 16) {
         st.count_by_type[r->type]++;
         st.bytes_by_type[r->type] += record_size(r);
+    } else if (r->type == MSAMP_REC_HEAP) {
+        st.heap_count++;
+        st.heap_bytes += record_size(r);
     }
     switch (r->type) {
     case MSAMP_REC_SESSION:
@@ -997,6 +1006,8 @@ static int cmd_wire(const char *stream)
         rec += st.bytes_by_type[t];
         recs += st.count_by_type[t];
     }
+    rec += st.heap_bytes; /* record bytes, not framing */
+    recs += st.heap_count;
     uint64_t na = st.count_by_type[MSAMP_REC_ALLOC], nf = st.count_by_type[MSAMP_REC_FREE];
     if (na == 0 || nf == 0 || recs == 0) {
         fprintf(stderr, "msamp_check: no sampled allocations and frees in %s\n", stream);
@@ -1017,6 +1028,10 @@ static int cmd_wire(const char *stream)
            na, (double)st.bytes_by_type[MSAMP_REC_ALLOC] / (double)na,
            st.count_by_type[MSAMP_REC_STACK], st.bytes_by_type[MSAMP_REC_STACK],
            st.count_by_type[MSAMP_REC_TIME], nf, f);
+    if (st.heap_count)
+        printf("HEAP %" PRIu64 " (%.2f B each)\nwire_bytes_per_heap_record %.2f\n", st.heap_count,
+               (double)st.heap_bytes / (double)st.heap_count,
+               (double)st.heap_bytes / (double)st.heap_count * (1 + frame_per_byte));
     printf("wire_bytes_per_sampled_alloc %.2f\n", a * (1 + frame_per_byte));
     printf("wire_bytes_per_sampled_free %.2f\n", f * (1 + frame_per_byte));
     /* Everything included: the whole stream (identity re-sends, snapshot passes, DROPS, END,

@@ -6,7 +6,10 @@
 # tests/newlib/check_counts.awk: each allocation and each free recorded exactly once, with its
 # size, at its call site, and the device counters equal to the records. Then a control that must
 # fail: malloc and _malloc_r wrapped without the nesting guard msamp.mk sets for them
-# (MSAMP_CFG_WRAP_NESTED=2) count each malloc twice. drain reads every stream too.
+# (MSAMP_CFG_WRAP_NESTED=2) count each malloc twice. drain reads every stream too, and its heap
+# figures (the HEAP records of msamp's newlib hook, port/newlib/, msamp_end's last) equal those
+# the firmware prints from newlib's own _mallinfo_r at the end (tests/board/check_heap.sh: free,
+# min_free, largest_free; full newlib's largest free block unknown on both sides).
 set -u
 out=${1:?usage: $0 OUTDIR}
 dump=${MSAMP_DUMP:-host_tools/msamp-dump}; drain=${DRAIN:-host_tools/drain}
@@ -37,13 +40,14 @@ run() {
     echo "FAIL: $name: the firmware did not finish (QEMU $status):"; cat "$dir/run/console.txt"; return 2
   fi
   "$dump" "$dir/run/stream.bin" >"$dir/run/listing.txt" || { echo "FAIL: $name: msamp-dump failed"; return 2; }
-  if ! "$drain" -q -e "$dir/fw.elf" -o "$dir/run/heap.pb.gz" "$dir/run/stream.bin" >"$dir/run/drain.txt" 2>&1; then
+  if ! "$drain" -q -e "$dir/fw.elf" -o "$dir/run/heap.pb.gz" -t 3 "$dir/run/stream.bin" >"$dir/run/drain.txt" 2>&1; then
     echo "FAIL: $name: drain failed:"; cat "$dir/run/drain.txt"; return 2
   fi
   arm-none-eabi-nm -S --defined-only "$dir/fw.elf" >"$dir/syms.txt"
   awk -v wrap="$wrap" -f tests/newlib/check_counts.awk "$dir/syms.txt" "$dir/run/console.txt" \
     "$dir/run/listing.txt" >"$dir/check.txt"
   local check=$?
+  tests/board/check_heap.sh "$dir/run" >"$dir/heap.txt" || { cat "$dir/heap.txt" >>"$dir/check.txt"; check=1; }
   return $check
 }
 
@@ -53,7 +57,7 @@ for libc in full nano; do
     i=$((i + 1))
     name=$libc-set$i
     if run "$name" "$libc" "$wrap"; then
-      echo "ok: $libc, wrap $wrap: $(sed 's/^ok: //' "$out/$name/check.txt")"
+      echo "ok: $libc, wrap $wrap: $(sed 's/^ok: //' "$out/$name/check.txt"); heap: $(sed -n 's/^msamp-demo heap //p' "$out/$name/run/console.txt") in drain too"
     else
       [ -f "$out/$name/check.txt" ] && { echo "FAIL: $libc, wrap $wrap:"; cat "$out/$name/check.txt"; }
       fail=1

@@ -23,6 +23,7 @@ MSAMP_ARCH := arm
 MSAMP_TRANSPORT := cmsdk_uart
 MSAMP_COMPILER := gcc
 MSAMP_WRAP_FUNCS := $(WRAP)
+MSAMP_LIBC_HEAP := newlib
 include $(MSAMP_DIR)/port/msamp.mk
 
 ifeq ($(filter full nano,$(LIBC)),)
@@ -44,10 +45,10 @@ $(OUT)/fw.elf: $(OUT)/fw.o $(LIB_OBJS) $(LDSCRIPT)
 		-Wl,--start-group -lc -lgcc -Wl,--end-group
 
 # The firmware knows the wrap set (NL_WRAP_<name>=1): it leaves out calls whose outcome the check
-# cannot predict for it.
+# cannot predict for it; and the library (NL_NANO=1: newlib-nano).
 $(OUT)/fw.o: $(SRC) FORCE
 	@mkdir -p $(@D)
-	$(CC) $(FW_CFLAGS) $(EXTRA_CFLAGS) $(foreach f,$(WRAP),-DNL_WRAP_$(f)=1) -c $< -o $@
+	$(CC) $(FW_CFLAGS) $(EXTRA_CFLAGS) $(foreach f,$(WRAP),-DNL_WRAP_$(f)=1) $(if $(filter nano,$(LIBC)),-DNL_NANO=1) -c $< -o $@
 # Objects keep their header dependencies (.d) and follow this file.
 $(LIB_DIR)/%.o: % tests/newlib/fw.make
 	@mkdir -p $(@D)

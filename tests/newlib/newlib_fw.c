@@ -14,6 +14,7 @@
  * into a free neighbour without calling them, or call them; only the wrappers of realloc or
  * _realloc_r see a realloc as one).
  */
+#include <malloc.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -76,6 +77,48 @@ static void emit(void)
     len = 0;
 }
 
+/* The heap as newlib tells it (_mallinfo_r: fordblks, the free bytes among those _sbrk gave) with
+ * the arena's room _sbrk has not given yet, at each moment msamp reads it too (msamp_init, each
+ * msamp_poll, msamp_end): the truth of msamp's HEAP records (port/newlib/msamp_newlib_heap.c),
+ * printed at the end as "msamp-demo heap free=F min_free=M largest_free=L" for
+ * tests/board/check_heap.sh. min_free: the fewest free at those moments (neither library keeps a
+ * low watermark: msamp's is the fewest its polls saw). largest_free: newlib-nano's free list
+ * walked here (the largest chunk, or the room if larger); unknown (?) for full newlib. */
+#ifdef NL_NANO
+struct nl_chunk {
+    long size;
+    struct nl_chunk *next;
+};
+extern struct nl_chunk *__malloc_free_list;
+#endif
+static size_t heap_min = SIZE_MAX;
+
+static size_t heap_free(void)
+{
+    struct mallinfo mi = _mallinfo_r(_REENT);
+    size_t f = mi.fordblks + (sizeof arena - arena_used);
+    heap_min = f < heap_min ? f : heap_min;
+    return f;
+}
+
+static void put_heap(void)
+{
+    put("msamp-demo heap free=");
+    put_u((uint32_t)heap_free());
+    put(" min_free=");
+    put_u((uint32_t)heap_min);
+    put(" largest_free=");
+#ifdef NL_NANO
+    size_t largest = sizeof arena - arena_used;
+    for (const struct nl_chunk *c = __malloc_free_list; c != NULL; c = c->next)
+        largest = (size_t)c->size > largest ? (size_t)c->size : largest;
+    put_u((uint32_t)largest);
+#else
+    put("?");
+#endif
+    emit();
+}
+
 /* One line per call; the stream is drained after each (no record waits in the ring). Addresses
  * as numbers, taken before the call that may free them. */
 static void op(const char *entry, const char *site, size_t size, uintptr_t old, const void *ret)
@@ -93,6 +136,7 @@ static void op(const char *entry, const char *site, size_t size, uintptr_t old, 
     emit();
     if (msamp_poll() < 0)
         fail("msamp_poll");
+    (void)heap_free();
 }
 
 /* Whether a realloc of a block through `wrapped` (realloc's or _realloc_r's wrapper present) has
@@ -179,6 +223,7 @@ int main(void)
     struct msamp_config cfg = {.interval = 1};
     if (msamp_init(&cfg) != 0)
         fail("msamp_init");
+    (void)heap_free();
 
     /* Two rounds: the second reuses the addresses the first freed. */
     for (int round = 0; round < 2; round++) {
@@ -228,6 +273,9 @@ int main(void)
         site_free_r(h);
         site_free(x);
     }
+    site_malloc(1000); /* live at the end: the heap's figures then are not its empty state's */
+    void *volatile kept = take();
+    (void)kept;
     if (msamp_flush() < 0)
         fail("msamp_flush");
 
@@ -253,6 +301,9 @@ int main(void)
     put(" failed=");
     put_u(st.failed);
     emit();
+    put_heap(); /* the heap msamp_end reads: nothing allocates between */
+    if (msamp_end() < 0)
+        fail("msamp_end");
     board_console("nl-done\n");
     board_exit(0);
 }

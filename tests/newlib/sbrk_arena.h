@@ -1,10 +1,12 @@
-/* The heap newlib grows with _sbrk: a static arena of NL_ARENA_BYTES (the newlib tests' firmware,
- * tests/newlib/newlib_fw.c, and tests/postmortem/nano_fw.c). Included once, by the firmware's
- * file. */
+/* The heap newlib grows with _sbrk: a static arena of NL_ARENA_BYTES, and its end for msamp's heap
+ * hook (the newlib tests' firmware, tests/newlib/newlib_fw.c, and tests/postmortem/nano_fw.c).
+ * Included once, by the firmware's file. */
 #ifndef NL_SBRK_ARENA_H
 #define NL_SBRK_ARENA_H
 
 #include <stddef.h>
+
+#include "msamp_newlib.h"
 
 #ifndef NL_ARENA_BYTES
 #error "sbrk_arena.h: define NL_ARENA_BYTES"
@@ -23,6 +25,13 @@ void *_sbrk(ptrdiff_t incr)
     void *p = arena + arena_used;
     arena_used += (size_t)incr;
     return p;
+}
+
+/* The arena's end, for msamp's newlib heap hook (port/newlib/): the room _sbrk has not given yet
+ * counts as free. */
+void *msamp_newlib_heap_end(void)
+{
+    return arena + sizeof arena;
 }
 
 #endif

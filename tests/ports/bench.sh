@@ -3,8 +3,9 @@
 # Runs tests/ports/bench_fw.c's firmware under QEMU with one instruction per translation block and
 # QEMU's execution trace, and counts the instructions executed between bench_begin and bench_end
 # in each of its regions (walk, sampled, unsampled: n times each; drain: once, for the n sampled
-# pairs). Prints one row: the means per region (drain per sampled pair, and sampled + drain) and the
-# frames the walk found. The counts include a few instructions of marker calls.
+# pairs), and between bench_heap_begin and bench_heap_end (heap: n calls of the heap-stats hook).
+# Prints one row: the means per region (drain per sampled pair, and sampled + drain, heap per call)
+# and the frames the walk found. The counts include a few instructions of marker calls.
 set -u
 elf=$1; label=$2
 n=64
@@ -18,12 +19,15 @@ awk -v n="$n" -v label="$label" '
       next
     }
     if (fn == "bench_end") { inside = 0; next }
+    if (fn == "bench_heap_begin") { if (!in_heap) heaps++; in_heap = 1; next }
+    if (fn == "bench_heap_end") { in_heap = 0; next }
     if (inside) count[region]++
+    if (in_heap) heap++
   }
   END {
-    if (seen != 3 * n + 1) { printf "bench: %s: %d regions seen, %d expected\n", label, seen, 3 * n + 1 > "/dev/stderr"; exit 1 }
-    printf "  %-34s %8.0f %8s %10.0f %10.0f %10.0f %10.0f\n", label, count[0] / n, " - ", count[1] / n,
-      count[3] / n, (count[1] + count[3]) / n, count[2] / n
+    if (seen != 3 * n + 1 || heaps != n) { printf "bench: %s: %d regions seen, %d expected; %d heap calls, %d expected\n", label, seen, 3 * n + 1, heaps, n > "/dev/stderr"; exit 1 }
+    printf "  %-34s %8.0f %8s %10.0f %10.0f %10.0f %10.0f %8.0f\n", label, count[0] / n, " - ", count[1] / n,
+      count[3] / n, (count[1] + count[3]) / n, count[2] / n, heap / n
   }' <"$dir/trace" >"$dir/row.txt"
 awk_status=$?
 wait "$qemu"

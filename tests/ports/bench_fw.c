@@ -9,6 +9,9 @@
  *   unsampled  malloc + free with sampling disabled (the wrapped allocator and the fast path)
  *   drain      msamp_flush() after the BENCH_N sampled pairs, which the ring holds: framing and
  *              transport for them (per pair, it is the rest of what a sampled allocation costs)
+ *   heap       msamp_port_heap_stats(), BENCH_N calls between bench_heap_begin and bench_heap_end:
+ *              the allocator's state as msamp asks it at each poll (the demo heap's hook, a walk of
+ *              its free list, which holds a few blocks here; docs/HEALTH.md)
  * The stream goes to the board's transport and is drained between regions.
  */
 #include <stddef.h>
@@ -27,6 +30,8 @@
 int main(void);
 __attribute__((noinline)) void bench_begin(int region);
 __attribute__((noinline)) void bench_end(int region);
+__attribute__((noinline)) void bench_heap_begin(void);
+__attribute__((noinline)) void bench_heap_end(void);
 __attribute__((noinline)) int bench_leaf(int region);
 __attribute__((noinline)) int bench_d1(int region);
 __attribute__((noinline)) int bench_d2(int region);
@@ -45,6 +50,16 @@ void bench_begin(int region)
 void bench_end(int region)
 {
     sink = region;
+}
+
+void bench_heap_begin(void)
+{
+    sink = 4;
+}
+
+void bench_heap_end(void)
+{
+    sink = 4;
 }
 
 static int count_frame(void *arg, uintptr_t pc)
@@ -134,6 +149,14 @@ int main(void)
                 fail("msamp_flush");
             bench_end(3);
         }
+    }
+    for (int i = 0; i < BENCH_N; i++) {
+        struct msamp_heap_stats h = {0};
+        bench_heap_begin();
+        msamp_port_heap_stats(&h);
+        bench_heap_end();
+        if ((h.valid & MSAMP_HEAP_FREE) == 0)
+            fail("the heap hook knew nothing");
     }
     if (msamp_flush() < 0)
         fail("flush");

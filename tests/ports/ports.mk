@@ -160,9 +160,9 @@ bench-thin-boards: ## Adaptive interval: instructions of a thinning pass on the 
 	@set -e; $(foreach b,mps2-an385-clang mps2-an385-clang-full,$(MAKE) --no-print-directory -s \
 		BOARD=$(PTB_BOARD_$(b)) $(PTB_VARS_$(b)) PT_BENCH_LABEL=$(b) bench-thin-one;)
 BENCHES += ports
-bench-ports: ## Instructions per unwind and per sampled malloc+free on each port's board (QEMU)
+bench-ports: ## Instructions per unwind, per sampled malloc+free and per heap-stats hook call on each port's board (QEMU)
 	@echo "msamp on the boards: instructions (QEMU, one per TB), a 6-deep chain, mean of each region"
-	@printf '  %-34s %8s %8s %10s %10s %10s %10s\n' board walk frames sampled drain "smp+drain" unsampled
+	@printf '  %-34s %8s %8s %10s %10s %10s %10s %8s\n' board walk frames sampled drain "smp+drain" unsampled heap
 	@set -e; $(foreach b,$(PT_BENCH_BOARDS),$(MAKE) --no-print-directory -s BOARD=$(PTB_BOARD_$(b)) \
 		$(PTB_VARS_$(b)) PT_BENCH_LABEL=$(b) bench-ports-one;)
 	@echo "transport cost per byte: instructions in msamp_transport_write (QEMU, 16 calls of 256 bytes; tests/rtt/)"

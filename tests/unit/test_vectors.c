@@ -254,6 +254,15 @@ static int encode_listing(const char *path)
             textb[n] = '\0';
             tk = (struct msamp_task_fields){(uint32_t)need(line, "task", lineno), (const char *)textb};
             rtype = MSAMP_REC_EXTENDED, layout = msamp_layout_task, arg = &tk;
+        } else if (strcmp(type, "HEAP") == 0) {
+            struct msamp_heap_stats h = {
+                .total = (uintptr_t)need(line, "total", lineno),
+                .free = (uintptr_t)need(line, "free", lineno),
+                .min_free = (uintptr_t)need(line, "min_free", lineno),
+                .largest_free = (uintptr_t)need(line, "largest_free", lineno),
+                .free_blocks = (uintptr_t)need(line, "free_blocks", lineno),
+                .valid = (uint32_t)need(line, "valid", lineno)};
+            msamp_rec_heap((unsigned)need(line, "reason", lineno), &h, (uintptr_t)need(line, "dt", lineno));
         } else if (strcmp(type, "SAMPLE_TASK") == 0) {
             msamp_rec_sample_task((uint32_t)need(line, "task", lineno));
         } else if (strcmp(type, "MAPPING") == 0) {

@@ -70,8 +70,19 @@ void heap_on_record(struct session *s, const struct msamp_record *r)
     if (p.reason == MSAMP_HEAP_FAIL && h->fail_pending && h->nfails < HEAP_MAX_FAILS)
         h->fails[h->nfails++] = (struct heap_fail){h->fail_size, h->fail_kind, h->fail_site, p};
     h->fail_pending = 0;
-    /* Baselines at records 1, 2, 4, 8, ...: the newer one moves to the older place. */
-    if ((h->records & (h->records - 1)) == 0) {
+    /* Baselines at 1, 2, 4, 8, ... ticks from the first timed record (at records 1, 2, 4, ... in a
+     * stream without time): the newer one moves to the older place. */
+    if (p.ts_known && !h->base_timed) {
+        h->base_timed = 1;
+        h->base_t0 = p.ts;
+        h->base_next = 0;
+    }
+    uint64_t at = !h->base_timed                      ? h->records
+                  : p.ts_known && p.ts >= h->base_t0 ? p.ts - h->base_t0 + 1
+                                                     : 0;
+    if (at >= h->base_next) {
+        while (h->base_next <= at)
+            h->base_next = h->base_next ? h->base_next * 2 : 1;
         free(h->base[0]);
         h->base[0] = h->base[1];
         h->base_sites[0] = h->base_sites[1];
@@ -230,7 +241,7 @@ void heap_verdict(const struct session *s, struct heap_verdict *v)
     free(inuse);
     if (v->used_growth > 0.005 * total && v->sampled_growth > 0.25 * v->used_growth) {
         v->leak = 1;
-        /* The sites that grew since the older baseline (a quarter to a half of the records back). */
+        /* The sites that grew since the older baseline (a quarter to a half of the time back). */
         int bi = h->base[0] && h->records >= 4 ? 0 : 1;
         size_t ns = h->base[bi] ? h->base_sites[bi] : 0;
         double *grow = xcalloc(s->nsites + 1, sizeof(*grow));

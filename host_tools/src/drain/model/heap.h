@@ -42,11 +42,15 @@ struct heap_model {
     uint32_t fail_site;
     struct heap_fail fails[HEAP_MAX_FAILS];
     size_t nfails;
-    /* Sites' in-use at the records numbered 2^k and 2^(k+1) (the baselines of growth: the older
-     * one lies between a quarter and a half of the records back). */
+    /* Sites' in-use at the first records 2^k and 2^(k+1) ticks after the first timed HEAP record
+     * (records, in a stream without time): the baselines of growth, the older one a quarter to a
+     * half of the session's time back, as the trend's window is the later half by time (a burst
+     * of records, such as low watermarks, does not move it). */
     double *base[2];
     size_t base_sites[2];
     struct heap_point base_pt[2];
+    uint64_t base_t0, base_next; /* the first timed record's time; the next baseline's offset */
+    int base_timed;
     /* The device's low-watermark moment (a HEAP of reason LOW) and the sites' in-use at the end
      * of the snapshot pass it started (every live entry re-sent: the device's own live set). */
     int have_low, low_pending, total_varies;
