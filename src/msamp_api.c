@@ -36,6 +36,9 @@ int msamp_init(const struct msamp_config *cfg)
         msamp_port_unlock(key);
         return rc;
     }
+#if MSAMP_CFG_TASK_BUDGETS
+    msamp_budget_reset();
+#endif
     G.interval_min = lo;
     G.interval_max = hi;
     while (hz > MSAMP_CFG_TIME_HZ) {
@@ -104,6 +107,9 @@ int msamp_poll(void)
     msamp_heap_plan();
 #endif
     msamp_report_duties();
+#if MSAMP_CFG_TASK_BUDGETS
+    msamp_budget_poll();
+#endif
     msamp_writer_close();
     msamp_port_unlock(key);
     return msamp_ring_drain();

@@ -134,8 +134,15 @@ $(UNIT_OUT)/test_command_tiny: tests/unit/test_command.c tests/unit/fake_port.c 
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CFG_CONTROL=1 -DMSAMP_CFG_RING_SIZE=65536 \
 		$(filter %.c,$^) -lz -o $@
 
+# Per-task budgets (2 entries): arguments, crossings, re-arming, the hook, the estimate.
+$(UNIT_OUT)/test_budget: tests/unit/test_budget.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) \
+		$(UNIT_WRAPS) $(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TASK_BUDGETS=2 -DMSAMP_CFG_RING_SIZE=4096 \
+		$(filter %.c,$^) -lz -lm -o $@
+
 UNIT_TESTS := sampler sampler32 writer writer_nibble writer_bitwise tables tables_compact core core_small tiny vectors \
-	adapt adapt_compact fill fill_tiny fail fail_tiny command command_tiny
+	adapt adapt_compact fill fill_tiny fail fail_tiny command command_tiny budget
 TESTS += $(addprefix unit-,$(UNIT_TESTS))
 
 test-unit-vectors: $(UNIT_OUT)/test_vectors $(UNIT_OUT)/test_vectors_addr
