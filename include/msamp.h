@@ -156,7 +156,9 @@ int msamp_flush(void);
  * transport refuses bytes): call it again once it takes them. MSAMP_ERR_STATE before msamp_init. */
 int msamp_end(void);
 
-/* Per-task budgets (MSAMP_CFG_TASK_BUDGETS entries; docs/HEALTH.md#task-budgets). task is the id
+#if MSAMP_CFG_TASK_BUDGETS
+/* Per-task budgets (MSAMP_CFG_TASK_BUDGETS entries; docs/HEALTH.md#task-budgets): declared and
+ * defined only in a build with budgets (0, the default, leaves out every byte). task is the id
  * the RTOS layer gives the task (1..65535, the id of its SAMPLE_TASK records: under FreeRTOS,
  * msamp_freertos_task_id() called in the task). From this call on the device adds the estimated
  * bytes (the sampling weight) of each of the task's sampled allocations and takes them off at
@@ -164,13 +166,13 @@ int msamp_end(void);
  * calls msamp_port_task_over_budget (msamp_port.h); again only after the estimate fell back to 7/8
  * of the budget. Blocks the task allocated before the call are not counted. A second call for the
  * task changes its budget (the estimate and peak go on); bytes 0 removes it (the entry is free
- * again). MSAMP_ERR_INVAL for task 0 or above 65535, MSAMP_ERR_FULL when every entry has a task,
- * MSAMP_ERR_UNSUPPORTED in a build without budgets (MSAMP_CFG_TASK_BUDGETS 0). May be called
- * before msamp_init (init zeroes the estimates, not the budgets). */
+ * again). MSAMP_ERR_INVAL for task 0 or above 65535, MSAMP_ERR_FULL when every entry has a task.
+ * May be called before msamp_init (init zeroes the estimates, not the budgets). */
 int msamp_task_budget(uint32_t task, size_t bytes);
-/* A budgeted task's estimated in-use bytes now and its peak (either pointer may be NULL).
- * MSAMP_ERR_INVAL when the task has no budget, MSAMP_ERR_UNSUPPORTED as above. */
+/* A budgeted task's estimated in-use bytes now and its peak since its budget was set or init
+ * (either pointer may be NULL). MSAMP_ERR_INVAL when the task has no budget. */
 int msamp_task_usage(uint32_t task, size_t *in_use, size_t *peak);
+#endif
 
 /* Copy the counters. MSAMP_ERR_INVAL for NULL. */
 int msamp_get_stats(struct msamp_stats *out);

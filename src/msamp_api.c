@@ -125,6 +125,10 @@ int msamp_flush(void)
         if (n < 0)
             return n;
         total += n;
+#if MSAMP_CFG_TASK_BUDGETS
+        if (n != 0 && msamp_ring_empty() && msamp_budget_due())
+            continue; /* a TASK_BUDGET record the full ring refused: the next poll writes it */
+#endif
         if (n == 0 || msamp_ring_empty()) /* all sent, or the transport takes nothing now */
             return msamp_transport_flush() < 0 ? MSAMP_ERR_IO : total;
     }

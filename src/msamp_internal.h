@@ -219,6 +219,7 @@ void msamp_budget_clear(uint32_t slot);
 void msamp_budget_reweigh(uint32_t slot, uint32_t interval);
 void msamp_budget_reset(void);
 void msamp_budget_poll(void);
+int msamp_budget_due(void); /* a record waits for msamp_budget_poll (msamp_flush goes on) */
 void msamp_budget_hooks(void);
 #else
 #define msamp_budget_set(slot, task) ((void)0)

@@ -24,7 +24,7 @@ struct budget {
 };
 static struct budget tb[MSAMP_CFG_TASK_BUDGETS];
 static uint8_t owner[MSAMP_CFG_LIVE_CAPACITY]; /* slot's entry + 1; 0: no budgeted task's */
-static _Atomic uint8_t hooks_due;
+static _Atomic uint8_t hooks_due, records_due;
 
 /* A slot's weight: its block's size s over p(s, R) = 1 - exp(-s / R), R the interval the entry
  * stands for, both as the table keeps them (so the weight taken off is the one added). p in Q16,
@@ -73,6 +73,8 @@ void msamp_budget_set(uint32_t slot, uint32_t task)
     b->over = 1;
     b->events++;
     b->due = put(b) != 0;
+    if (b->due)
+        atomic_store_explicit(&records_due, 1, memory_order_relaxed);
     b->hook = 1;
     atomic_store_explicit(&hooks_due, 1, memory_order_relaxed);
 }
@@ -114,13 +116,23 @@ void msamp_budget_reset(void)
         owner[i] = 0;
     for (uint32_t i = 0; i < MSAMP_CFG_TASK_BUDGETS; i++)
         tb[i].in_use = tb[i].peak = tb[i].over = tb[i].due = tb[i].hook = 0;
+    atomic_store_explicit(&records_due, 0, memory_order_relaxed);
 }
 
 void msamp_budget_poll(void)
 {
-    for (uint32_t i = 0; i < MSAMP_CFG_TASK_BUDGETS; i++)
+    uint8_t left = 0;
+    for (uint32_t i = 0; i < MSAMP_CFG_TASK_BUDGETS; i++) {
         if (tb[i].due && put(&tb[i]) == 0)
             tb[i].due = 0;
+        left |= tb[i].due;
+    }
+    atomic_store_explicit(&records_due, left, memory_order_relaxed);
+}
+
+int msamp_budget_due(void)
+{
+    return atomic_load_explicit(&records_due, memory_order_relaxed);
 }
 
 MSAMP_WEAK void msamp_port_task_over_budget(uint32_t task, size_t budget, size_t in_use)
@@ -194,15 +206,5 @@ int msamp_task_usage(uint32_t task, size_t *in_use, size_t *peak)
     return MSAMP_OK;
 }
 #else
-int msamp_task_budget(uint32_t task, size_t bytes)
-{
-    (void)task, (void)bytes;
-    return MSAMP_ERR_UNSUPPORTED;
-}
-
-int msamp_task_usage(uint32_t task, size_t *in_use, size_t *peak)
-{
-    (void)task, (void)in_use, (void)peak;
-    return MSAMP_ERR_UNSUPPORTED;
-}
+typedef int msamp_task_budgets_left_out; /* MSAMP_CFG_TASK_BUDGETS 0: nothing (ISO C: not empty) */
 #endif

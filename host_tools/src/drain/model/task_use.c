@@ -137,8 +137,9 @@ void task_use_top(FILE *f, const struct session *s)
     if (!m || m->n == 0)
         return;
     fprintf(f, "peak in-use by task (half the samples find the moment, the other half estimate it; "
-               "budgets: the device's TASK_BUDGET records):\n  %12s  %-25s %9s  %10s %7s  %s\n",
-            "peak bytes", "(95 % interval)", "at s", "budget", "events", "task");
+               "highest: the running estimate's maximum, biased up; budgets: the device's "
+               "TASK_BUDGET records):\n  %12s  %-25s %10s %9s  %10s %7s  %s\n",
+            "peak bytes", "(95 % interval)", "highest", "at s", "budget", "events", "task");
     char buf[32], ci[64], at[32];
     for (size_t i = 0; i < m->n; i++) {
         const struct task_use *t = &m->t[i];
@@ -146,7 +147,7 @@ void task_use_top(FILE *f, const struct session *s)
         peak_bounds(t, 0, &lo, &hi);
         snprintf(ci, sizeof(ci), "(%.0f-%.0f)", lo, hi);
         snprintf(at, sizeof(at), when >= 0 ? "%.3f" : "-", when);
-        fprintf(f, "  %12.0f  %-25s %9s  ", t->peak_b, ci, at);
+        fprintf(f, "  %12.0f  %-25s %10.0f %9s  ", t->peak_b, ci, t->max_est, at);
         if (t->events)
             fprintf(f, "%10llu %7llu  ", (unsigned long long)t->budget,
                     (unsigned long long)t->device_events);
