@@ -264,7 +264,7 @@
  * weights of its sampled live blocks) and its peak, and when the estimate passes the budget sends a
  * TASK_BUDGET record and calls msamp_port_task_over_budget (once per crossing; re-armed when the
  * estimate falls to 7/8 of the budget). RAM: 24 bytes per entry on a 32-bit part, plus one byte per
- * live-table slot (which entry owns it). Needs fixed tables (MSAMP_CFG_RUNTIME_TABLES 0), at most
+ * live-table slot (which entry owns it) and two flags. Needs fixed tables (MSAMP_CFG_RUNTIME_TABLES 0), at most
  * 255 entries. 0 (the default): compiled out (msamp.h does not declare msamp_task_budget). */
 #ifndef MSAMP_CFG_TASK_BUDGETS
 #define MSAMP_CFG_TASK_BUDGETS 0
