@@ -306,17 +306,10 @@ static uint32_t site_of(struct session *s, uint64_t stack_id)
 }
 
 /* The position of task id in s->tasks (sorted by id), or where it would go. */
+_Static_assert(offsetof(struct task_name, id) == 0, "id_pos: the id leads");
 static size_t task_pos(const struct session *s, uint32_t id)
 {
-    size_t lo = 0, hi = s->ntasks;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (s->tasks[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return id_pos(s->tasks, s->ntasks, sizeof(s->tasks[0]), id);
 }
 
 /* END: the device's totals; its ring-drop count is the latest DROPS.ring_records too. */

@@ -2,6 +2,7 @@
 #include "task_use.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,19 +13,13 @@ static void json_bytes(FILE *f, double x)
     fprintf(f, "%.0f", x);
 }
 
+_Static_assert(offsetof(struct task_use, id) == 0, "id_pos: the id leads");
 static struct task_use *get(struct session *s, uint32_t id)
 {
     if (!s->task_use)
         s->task_use = xcalloc(1, sizeof(*s->task_use));
     struct task_use_model *m = s->task_use;
-    size_t lo = 0, hi = m->n;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (m->t[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
+    size_t lo = id_pos(m->t, m->n, sizeof(m->t[0]), id);
     if (lo < m->n && m->t[lo].id == id)
         return &m->t[lo];
     if (m->n >= DRAIN_MAX_TASKS)
