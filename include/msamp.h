@@ -31,7 +31,8 @@ enum msamp_error {
     MSAMP_ERR_STATE = -2,  /* not initialised, or initialised twice */
     MSAMP_ERR_BUSY = -3,   /* no room in the ring right now: call msamp_poll() and retry */
     MSAMP_ERR_IO = -4,     /* the transport failed */
-    MSAMP_ERR_UNSUPPORTED = -5 /* not in this build (snapshots without MSAMP_CFG_SNAPSHOTS) */
+    MSAMP_ERR_UNSUPPORTED = -5, /* not in this build (snapshots without MSAMP_CFG_SNAPSHOTS) */
+    MSAMP_ERR_FULL = -6         /* a fixed table has no room (msamp_task_budget) */
 };
 
 /* Run-time configuration, owned by the caller and read only during msamp_init(). All-zero means
@@ -154,6 +155,24 @@ int msamp_flush(void);
  * msamp_flush(); MSAMP_ERR_BUSY when the ring had no room for END even after the flush (the
  * transport refuses bytes): call it again once it takes them. MSAMP_ERR_STATE before msamp_init. */
 int msamp_end(void);
+
+#if MSAMP_CFG_TASK_BUDGETS
+/* Per-task budgets (MSAMP_CFG_TASK_BUDGETS entries; docs/HEALTH.md#task-budgets): declared and
+ * defined only in a build with budgets (0, the default, leaves out every byte). task is the id
+ * the RTOS layer gives the task (1..65535, the id of its SAMPLE_TASK records: under FreeRTOS,
+ * msamp_freertos_task_id() called in the task). From this call on the device adds the estimated
+ * bytes (the sampling weight) of each of the task's sampled allocations and takes them off at
+ * their free, keeps the peak, and when the estimate passes `bytes` sends a TASK_BUDGET record and
+ * calls msamp_port_task_over_budget (msamp_port.h); again only after the estimate fell back to 7/8
+ * of the budget. Blocks the task allocated before the call are not counted. A second call for the
+ * task changes its budget (the estimate and peak go on); bytes 0 removes it (the entry is free
+ * again). MSAMP_ERR_INVAL for task 0 or above 65535, MSAMP_ERR_FULL when every entry has a task.
+ * May be called before msamp_init (init zeroes the estimates, not the budgets). */
+int msamp_task_budget(uint32_t task, size_t bytes);
+/* A budgeted task's estimated in-use bytes now and its peak since its budget was set or init
+ * (either pointer may be NULL). MSAMP_ERR_INVAL when the task has no budget. */
+int msamp_task_usage(uint32_t task, size_t *in_use, size_t *peak);
+#endif
 
 /* Copy the counters. MSAMP_ERR_INVAL for NULL. */
 int msamp_get_stats(struct msamp_stats *out);

@@ -259,6 +259,17 @@
 #define MSAMP_CFG_HEAP_POLL_MS 0
 #endif
 
+/* Per-task budgets (RTOS devices, docs/HEALTH.md#task-budgets): the number of tasks that may have
+ * a budget (msamp_task_budget). The device keeps each such task's estimated in-use bytes (the
+ * weights of its sampled live blocks) and its peak, and when the estimate passes the budget sends a
+ * TASK_BUDGET record and calls msamp_port_task_over_budget (once per crossing; re-armed when the
+ * estimate falls to 7/8 of the budget). RAM: 24 bytes per entry on a 32-bit part, plus one byte per
+ * live-table slot (which entry owns it) and two flags. Needs fixed tables (MSAMP_CFG_RUNTIME_TABLES 0), at most
+ * 255 entries. 0 (the default): compiled out (msamp.h does not declare msamp_task_budget). */
+#ifndef MSAMP_CFG_TASK_BUDGETS
+#define MSAMP_CFG_TASK_BUDGETS 0
+#endif
+
 /* Which results the wrappers look at, for the FAIL records above. 0: every one (the wrappers call
  * the allocator and test what it returns: the firmware default, where an exhausted heap is the
  * question). N > 0: the unsampled path of a request of at most N bytes tail-calls the allocator

@@ -181,6 +181,14 @@ void msamp_port_heap_stats(struct msamp_heap_stats *out);
 uint32_t msamp_port_tasks(void);
 const char *msamp_port_task_name(uint32_t id);
 
+/* A task passed its budget (msamp_task_budget, MSAMP_CFG_TASK_BUDGETS): its id, the budget and
+ * its estimated in-use bytes. Called once per crossing, right after the sampled allocation that
+ * passed it, in the context that made it (a task, or an interrupt handler for an interrupt's
+ * budget), outside the core's lock, as msamp's last step of that allocation: its own allocations
+ * and frees are profiled as any others. It may log, free (shed load), signal a task or reset; it
+ * must return quickly where the allocation was in an interrupt. Default (weak): nothing. */
+void msamp_port_task_over_budget(uint32_t task, size_t budget, size_t in_use);
+
 /* For ports: the core's context registry. msamp_context_detach() releases a context's slot (call
  * it when a thread exits); the core attaches contexts itself on their first allocation. */
 void msamp_context_detach(struct msamp_context *ctx);

@@ -91,7 +91,8 @@
     FREEFORM(TASK, 17, task)                  \
     VARINT(SAMPLE_TASK, 18, task)             \
     VARINT(END, 19, end)                      \
-    VARINT(HEAP, 20, heap)
+    VARINT(HEAP, 20, heap)                   \
+    VARINT(TASK_BUDGET, 21, task_budget)
 
 /* SESSION: the fields of MSAMP_WIRE_FIELDS_SESSION (VERSION: a u8, MSAMP_WIRE_VERSION; U8, U32LE:
  * fixed-size), then build_id_len:u8 build_id[build_id_len] [device_id_len:u8
@@ -217,6 +218,16 @@
     F(m, REQ, reason, reason) F(m, REQ, valid, valid) F(m, REQ, free_bytes, free)           \
     F(m, REQ, min_free, min_free) F(m, REQ, largest_free, largest_free)                     \
     F(m, REQ, free_blocks, free_blocks) F(m, REQ, total, total) F(m, DT, dt, dt)
+
+/* TASK_BUDGET (extended): task's estimated in-use bytes (the weights of its sampled live blocks,
+ * as the device counts them since the budget was set) passed its budget (msamp_task_budget,
+ * docs/HEALTH.md#task-budgets): the budget, the estimate just after the sample that passed it, the
+ * task's peak estimate so far and events, the task's crossings so far (this one included: a reader
+ * that saw fewer lost some). Once per crossing: the device sends the next after the estimate fell
+ * back to 7/8 of the budget. */
+#define MSAMP_WIRE_FIELDS_TASK_BUDGET(F, m)                                            \
+    F(m, ID16, task, task) F(m, REQ, budget, budget) F(m, REQ, in_use, in_use)        \
+    F(m, REQ, peak, peak) F(m, REQ, events, events) F(m, DT, dt, dt)
 
 #define MSAMP_WIRE_TYPE_(NAME, type, member) MSAMP_REC_##NAME = type,
 enum msamp_wire_type {

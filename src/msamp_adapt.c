@@ -42,9 +42,10 @@ static int settle(uint32_t slot)
         return 1;
     uint32_t q = thin_q16(msamp_live_thin_size(slot), msamp_live_interval(slot), G.thin_target);
     if (msamp_thin_keep(slot, G.epoch, G.session_id, q)) {
-        msamp_live_set_interval(slot, G.thin_target);
+        msamp_budget_reweigh(slot, G.thin_target);
         return 1;
     }
+    msamp_budget_clear(slot);
     msamp_live_clear(slot);
     G.thinned++;
     return 0;

@@ -36,6 +36,9 @@ int msamp_init(const struct msamp_config *cfg)
         msamp_port_unlock(key);
         return rc;
     }
+#if MSAMP_CFG_TASK_BUDGETS
+    msamp_budget_reset();
+#endif
     G.interval_min = lo;
     G.interval_max = hi;
     while (hz > MSAMP_CFG_TIME_HZ) {
@@ -104,6 +107,9 @@ int msamp_poll(void)
     msamp_heap_plan();
 #endif
     msamp_report_duties();
+#if MSAMP_CFG_TASK_BUDGETS
+    msamp_budget_poll();
+#endif
     msamp_writer_close();
     msamp_port_unlock(key);
     return msamp_ring_drain();
@@ -121,6 +127,10 @@ static int msamp_flush_(int duties)
         if (n < 0)
             return n;
         total += n;
+#if MSAMP_CFG_TASK_BUDGETS
+        if (n != 0 && msamp_ring_empty() && msamp_budget_due())
+            continue; /* a TASK_BUDGET record the full ring refused: the next poll writes it */
+#endif
         if (n == 0 || msamp_ring_empty()) /* all sent, or the transport takes nothing now */
             return msamp_transport_flush() < 0 ? MSAMP_ERR_IO : total;
     }

@@ -205,6 +205,27 @@ void msamp_heap_plan(void);
 void msamp_heap_note(const struct msamp_heap_stats *h);
 void msamp_heap_put(unsigned reason);
 #endif
+#if MSAMP_CFG_TASK_BUDGETS
+/* TASK_BUDGET (an extended record). */
+void msamp_rec_task_budget(uint32_t task, uintptr_t budget, uintptr_t in_use, uintptr_t peak,
+                           uint32_t events, uintptr_t dt);
+/* Per-task budgets (msamp_task_budget.c), under the lock but the hooks: a sampled block of task in
+ * slot (after msamp_live_set; a crossing sends its record, no event open); a slot about to be
+ * emptied (before msamp_live_clear); thinning's new interval of a slot that stays (sets it);
+ * init's zeroing; msamp_poll's records the ring had no room for; outside the lock, the hooks of
+ * crossings, from the slow paths' exit. */
+void msamp_budget_set(uint32_t slot, uint32_t task);
+void msamp_budget_clear(uint32_t slot);
+void msamp_budget_reweigh(uint32_t slot, uint32_t interval);
+void msamp_budget_reset(void);
+void msamp_budget_poll(void);
+int msamp_budget_due(void); /* a record waits for msamp_budget_poll (msamp_flush goes on) */
+void msamp_budget_hooks(void);
+#else
+#define msamp_budget_set(slot, task) ((void)0)
+#define msamp_budget_clear(slot) ((void)0)
+#define msamp_budget_reweigh(slot, interval) msamp_live_set_interval(slot, interval)
+#endif
 /* SAMPLE_TASK (an extended record): the task of the sample record that follows in the event. */
 void msamp_rec_sample_task(uint32_t task);
 /* TASK (an extended record): a task id's name, a NUL-terminated string. */

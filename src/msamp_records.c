@@ -218,6 +218,19 @@ void msamp_rec_end(uint32_t samples, uint32_t frees, uint32_t dropped)
     SEND(END, v, F_END__all);
 }
 
+#if MSAMP_CFG_TASK_BUDGETS
+void msamp_rec_task_budget(uint32_t task, uintptr_t budget, uintptr_t in_use, uintptr_t peak,
+                           uint32_t events, uintptr_t dt)
+{
+    uintptr_t v[F_TASK_BUDGET__all] = {
+        [F_TASK_BUDGET__type] = MSAMP_REC_TASK_BUDGET, [F_TASK_BUDGET_task] = task,
+        [F_TASK_BUDGET_budget] = budget,               [F_TASK_BUDGET_in_use] = in_use,
+        [F_TASK_BUDGET_peak] = peak,                   [F_TASK_BUDGET_events] = events,
+        [F_TASK_BUDGET_dt] = dt};
+    SEND(TASK_BUDGET, v, F_TASK_BUDGET__all);
+}
+#endif
+
 #if MSAMP_CFG_HEAP_STATS
 void msamp_rec_heap(unsigned reason, const struct msamp_heap_stats *h, uintptr_t dt)
 {

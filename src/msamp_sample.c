@@ -62,6 +62,7 @@ static void put_stack(uint32_t id, const struct walk *w)
 MSAMP_NOINLINE static void put_free(uint32_t slot, unsigned moved)
 {
     msamp_rec_free(slot, msamp_event_stamp(), moved);
+    msamp_budget_clear(slot);
     msamp_live_clear(slot);
     G.frees++;
 }
@@ -105,6 +106,7 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
     if (stale >= 0)
         put_free((uint32_t)stale, 0); /* its free was never seen: the address is reused */
     if (old_slot >= 0) {
+        msamp_budget_clear((uint32_t)old_slot);
         msamp_live_clear((uint32_t)old_slot);
         G.frees++;
     }
@@ -132,8 +134,10 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
         msamp_stack_sent(id, msamp_pass());
     /* Tracked even when the record was dropped: a snapshot pass reports it, or its FREE is an
      * unknown slot to the reader, which counts it. */
-    if (slot >= 0)
+    if (slot >= 0) {
         msamp_live_set((uint32_t)slot, p, size, id, (uint32_t)G.w.ts, drawn);
+        msamp_budget_set((uint32_t)slot, c->task);
+    }
     G.samples++;
     msamp_adapt_after_sample();
     msamp_port_unlock(key);
@@ -175,6 +179,9 @@ static void leave(struct msamp_context *c)
 {
     msamp_port_ring_notify(msamp_ring_pending(), MSAMP_CFG_RING_SIZE);
     c->busy = 0;
+#if MSAMP_CFG_TASK_BUDGETS
+    msamp_budget_hooks(); /* a crossing's, outside the lock and the guard */
+#endif
 }
 
 /* Whether the context is busy: an allocation in the core's own run counts as reentrant; one made

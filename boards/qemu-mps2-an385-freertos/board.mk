@@ -2,7 +2,8 @@
 # kernel vendored in kernel/ (kernel/VENDORED.md), its GCC/ARM_CM3 port and heap_4), with msamp's
 # FreeRTOS layer (port/rtos/freertos/, docs/FREERTOS.md): a sampler context per task, samples
 # labelled by task. The demo is this board's own (freertos_demo.c): tasks of three priorities
-# allocating and freeing through queues, a leaking task, a software timer and an interrupt that
+# allocating and freeing through queues, a leaking task, a task that passes its budget
+# (msamp_task_budget; MSAMP_CFG_TASK_BUDGETS 4 here), a software timer and an interrupt that
 # allocate. Start-up, linker script and board API are qemu-mps2-an385's (BOARD_FREERTOS: the
 # kernel's vectors; BOARD_STACKS_IN_RAM: walks may read the task stacks in the kernel's heap).
 BOARD_ARCH := arm
@@ -17,7 +18,7 @@ FREERTOS_SRCS := $(addprefix $(FREERTOS_DIR)/,tasks.c list.c queue.c timers.c \
 	portable/GCC/ARM_CM3/port.c portable/MemMang/heap_4.c)
 BOARD_CFLAGS := -mthumb -mcpu=cortex-m3 -mfloat-abi=soft -Os \
 	$(if $(filter clang,$(BOARD_COMPILER)),-fshort-enums -gdwarf-4 -gdwarf-aranges,-funwind-tables) \
-	-DBOARD_FREERTOS=1 -Iboards/qemu-mps2-an385-freertos -I$(FREERTOS_DIR)/include \
+	-DBOARD_FREERTOS=1 -DMSAMP_CFG_TASK_BUDGETS=4 -Iboards/qemu-mps2-an385-freertos -I$(FREERTOS_DIR)/include \
 	-I$(FREERTOS_DIR)/portable/GCC/ARM_CM3
 # The UART transport's archive comes before the core's in the demo's link: name its writer.
 BOARD_LDFLAGS := -Wl,--defsym=BOARD_STACKS_IN_RAM=1 -Wl,-u,msamp_transport_write

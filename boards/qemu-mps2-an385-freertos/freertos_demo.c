@@ -16,6 +16,9 @@
  *   TmrSvc    a software timer's callback every 1 ms: samples of 32..96 bytes, 4 kept
  *   interrupt TIMER0 every 500 us: packets from a static pool (msamp_on_alloc: an ISR may not call
  *             pvPortMalloc), sent with xQueueSendFromISR to sink (priority 3), which frees them
+ *   budgeted  (priority 2) a task with a budget (msamp_task_budget, 7 KB): twice, a backlog of
+ *             2 KB buffers, one a millisecond, until msamp's hook says it passed its budget (at
+ *             most 12), then all freed (shedding load)
  *   drainer   (priority 4) msamp_poll() every 0.5 ms; at the end stops the others and checks
  * The tick runs at 10 kHz with time slicing, so tasks preempt one another inside msamp; the tick
  * hook counts the ticks that struck a task while msamp was busy in it.
@@ -24,7 +27,10 @@
  * inuse_bytes=.. inuse_n=.." per task, "msamp-freertos stats ..." (msamp's counters, the
  * preemptions inside msamp, the checks of the live table against heap_4), "msamp-demo heap
  * free=.. min_free=.. largest_free=.." (heap_4's own figures as msamp_end's HEAP record has them),
- * "msamp-freertos frag asked=.. free=.. largest_free=.." (the fragmentation failure) and
+ * "msamp-freertos frag asked=.. free=.. largest_free=.." (the fragmentation failure),
+ * "msamp-demo task-budget task=budgeted id=.. budget=.. peak=.. passed=.. hook_calls=..
+ * hook_in_use=.." (the budgeted task's true peak in-use bytes, the times its own accounting passed
+ * the budget, the hook's calls and the device's estimate at the last) and
  * "msamp-freertos done".
  *
  * Built with DEMO_HEAPWALK_MS=T (the demo-heapwalk variant, tests/postmortem/t_heapwalk.sh): the
@@ -60,9 +66,9 @@
 #endif
 #define MS(n) ((TickType_t)((n) * configTICK_RATE_HZ / 1000))
 
-enum owner { O_PRODUCER, O_CONSUMER, O_WORKER, O_LEAKER, O_TIMER, O_ISR, O_COUNT };
-static const char *const owner_name[O_COUNT] = {"producer", "consumer", "worker",
-                                                "leaker",   "TmrSvc",   "[interrupt]"};
+enum owner { O_PRODUCER, O_CONSUMER, O_WORKER, O_LEAKER, O_TIMER, O_ISR, O_BUDGETED, O_COUNT };
+static const char *const owner_name[O_COUNT] = {"producer", "consumer",    "worker",  "leaker",
+                                                "TmrSvc",   "[interrupt]", "budgeted"};
 
 /* What each owner allocated, and holds now (requested bytes): the truth. */
 struct truth {
@@ -229,6 +235,11 @@ static __attribute__((noinline)) void *frag_big(uint32_t size)
 static __attribute__((noinline)) void *timer_sample(uint32_t size)
 {
     SITE(heap_alloc(O_TIMER, size));
+}
+
+static __attribute__((noinline)) void *backlog_buffer(void)
+{
+    SITE(heap_alloc(O_BUDGETED, 2048));
 }
 
 #ifdef DEMO_HEAPWALK_MS
@@ -461,6 +472,53 @@ static void leaker(void *arg)
     (void)arg;
 }
 
+/* The budgeted task's truth: its id, its true peak in-use bytes, the times its own accounting
+ * passed the budget; the hook's calls (it runs in the task that allocated), the last one's task
+ * and estimate. */
+#define BUDGET_BYTES (7u * 1024u)
+static uint32_t budget_id, budget_passed;
+static uint64_t budget_peak;
+static volatile uint32_t hook_calls, hook_task, hook_in_use;
+
+void msamp_port_task_over_budget(uint32_t task, size_t budget, size_t in_use)
+{
+    hook_calls = hook_calls + 1u;
+    hook_task = task;
+    hook_in_use = (uint32_t)in_use;
+    (void)budget;
+}
+
+static void budgeted(void *arg)
+{
+    void *backlog[12];
+    budget_id = msamp_freertos_task_id();
+    if (msamp_task_budget(budget_id, BUDGET_BYTES) != 0)
+        fail("msamp_task_budget");
+    for (int round = 0; round < 2 && !stopping; round++) {
+        uint32_t calls = hook_calls, n = 0;
+        int over = 0;
+        while (n < 12u && hook_calls == calls) {
+            backlog[n++] = backlog_buffer();
+            taskENTER_CRITICAL();
+            uint64_t now = truth[O_BUDGETED].inuse_bytes;
+            budget_peak = now > budget_peak ? now : budget_peak;
+            taskEXIT_CRITICAL();
+            if (!over && now > BUDGET_BYTES) {
+                over = 1;
+                budget_passed++;
+            }
+            vTaskDelay(MS(1));
+        }
+        while (n > 0) /* the hook said so (or 24 KB): shed the backlog */
+            heap_free(backlog[--n]);
+        vTaskDelay(MS(50));
+    }
+    while (!stopping)
+        vTaskDelay(MS(5));
+    finish();
+    (void)arg;
+}
+
 static void sink(void *arg)
 {
     while (!stopping || uxQueueMessagesWaiting(isr_q) != 0) {
@@ -614,7 +672,7 @@ static void drainer(void *arg)
     *(volatile uint32_t *)(TIMER0_BASE) = 0; /* TIMER0 off */
     (void)xTimerStop(timer, portMAX_DELAY);
     stopping = 1;
-    while (done_tasks < 5u) {
+    while (done_tasks < 6u) {
         (void)msamp_poll();
         vTaskDelay(1);
     }
@@ -681,6 +739,17 @@ static void drainer(void *arg)
     p = put_str(p, "\n");
     *p = '\0';
     board_console(text);
+    p = put_str(text, "msamp-demo task-budget task=budgeted");
+    p = put_kv(p, "id", budget_id);
+    p = put_kv(p, "budget", BUDGET_BYTES);
+    p = put_kv(p, "peak", budget_peak);
+    p = put_kv(p, "passed", budget_passed);
+    p = put_kv(p, "hook_calls", hook_calls);
+    p = put_kv(p, "hook_task", hook_task);
+    p = put_kv(p, "hook_in_use", hook_in_use);
+    p = put_str(p, "\n");
+    *p = '\0';
+    board_console(text);
     (void)msamp_end();
     board_console("msamp-freertos done\n");
     board_exit(0);
@@ -708,7 +777,8 @@ int main(void)
         const char *name;
         UBaseType_t prio;
     } tasks[] = {{drainer, "drainer", 4}, {producer, "producer", 2}, {consumer, "consumer", 3},
-                 {worker, "worker", 2},   {leaker, "leaker", 3},     {sink, "sink", 3}};
+                 {worker, "worker", 2},   {leaker, "leaker", 3},     {sink, "sink", 3},
+                 {budgeted, "budgeted", 2}};
     for (size_t i = 0; i < sizeof(tasks) / sizeof(tasks[0]); i++)
         if (xTaskCreate(tasks[i].fn, tasks[i].name, 384, NULL, tasks[i].prio, NULL) != pdPASS)
             fail("xTaskCreate");

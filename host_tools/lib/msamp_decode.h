@@ -113,6 +113,9 @@ struct msamp_record {
         /* HEAP (extended type 20): the allocator's state (enum msamp_wire_heap_reason; valid: the
          * MSAMP_WIRE_HEAP_* bits; an unknown field is 0) */
         struct { uint64_t reason, valid, free_bytes, min_free, largest_free, free_blocks, total; } heap;
+        /* TASK_BUDGET (extended type 21): a task passed its budget (docs/HEALTH.md#task-budgets):
+         * its estimated in-use bytes then, its peak so far, its crossings so far */
+        struct { uint64_t task, budget, in_use, peak, events; } task_budget;
     } u;
     uint64_t dt; /* the record's dt field as sent (ALLOC, FREE, INTERVAL, REALLOC, FAIL), else 0 */
 };

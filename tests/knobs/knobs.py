@@ -77,6 +77,7 @@ KNOBS = {
     "HEAP_STATS": [U, 0, 1],
     "HEAP_STEP": [U, 0, 1, 65536],
     "HEAP_POLL_MS": [U, 0, 1000],
+    "TASK_BUDGETS": [U, 0, 1, 255],
     "FAIL_WATCH_BYTES": [U, 0, 4096, "MSAMP_FAIL_WATCH_SAMPLED"],
     "WRAP_NESTED": [U, 0, 1, 2],
     "ASSERT(x)": [U, "((x) ? (void)0 : __builtin_trap())"],
@@ -124,6 +125,8 @@ INVALID = [
     ({"STACK_RESEND_SAMPLES": 100}, "MSAMP_CFG_STACK_RESEND_SAMPLES"),
     ({"RESEND_BYTES": 1000}, "MSAMP_CFG_RESEND_BYTES"),
     ({"CRC_TABLE": 3}, "MSAMP_CFG_CRC_TABLE: 0, 1 or 2"),
+    ({"TASK_BUDGETS": 256}, "MSAMP_CFG_TASK_BUDGETS: at most 255"),
+    ({"TASK_BUDGETS": 4, "RUNTIME_TABLES": 1}, "MSAMP_CFG_TASK_BUDGETS needs fixed tables"),
 ]
 
 
@@ -156,6 +159,7 @@ def valid_under(cfg, base):
     return not ((e["SNAPSHOTS"] and e["COMPACT_TABLES"]) or
                 (e["RUNTIME_TABLES"] and e["COMPACT_TABLES"]) or
                 (not e["HEAPDUMP"] and not e["COMPACT_TABLES"]) or
+                (e.get("TASK_BUDGETS") and e["RUNTIME_TABLES"]) or
                 e["LIVE_CAPACITY"] < e["LIVE_WAYS"] or
                 e["FRAME_POOL"] < e["MAX_DEPTH"] + 1 or
                 (e["COMPACT_TABLES"] and e["STACK_CAPACITY"] > 65536) or

@@ -136,6 +136,15 @@ if [ -f "boards/$rtos_board/board.mk" ]; then
   tsv_put "FreeRTOS layer, Cortex-M3 -Os (gcc)" ram-per-task $((per + 8))
   printf '%-36s | %7d %6d %7d | RAM per task: %d bytes (%d in the layer'"'"'s pool, 4 in the core'"'"'s registry, 4 in the TCB); %d tasks\n' \
     "FreeRTOS layer, Cortex-M3 -Os (gcc)" "$lt" "$ld" "$lb" $((per + 8)) "$per" "$tasks"
+  # Per-task budgets (MSAMP_CFG_TASK_BUDGETS, on in this board's build): their member (the table, a
+  # byte per live slot, the API, the hook's default); the hooks in the sample and free paths are in
+  # the core's members (docs/HEALTH.md#task-budgets has the whole difference).
+  entries=$($make -s --no-print-directory BOARD=$rtos_board BUILD="$dir" --eval='task-budgets: ; @echo $(patsubst -DMSAMP_CFG_TASK_BUDGETS=%,%,$(filter -DMSAMP_CFG_TASK_BUDGETS=%,$(BOARD_CFLAGS)))' task-budgets)
+  read -r bt bd bb <<<"$(members "$bdir/libmsamp.a" | awk '$4 == "msamp_task_budget.o" { t += $1; d += $2; b += $3 } END { print t + 0, d + 0, b + 0 }')"
+  [ "$bt" -gt 0 ] || { echo "size_table: no task budgets in $bdir/libmsamp.a" >&2; exit 1; }
+  tsv_put "task budgets, Cortex-M3 -Os (gcc)" code "$bt"; tsv_put "task budgets, Cortex-M3 -Os (gcc)" ram "$((bd + bb))"
+  printf '%-36s | %7d %6d %7d | %s entries (MSAMP_CFG_TASK_BUDGETS) and a byte per live slot\n' \
+    "task budgets, Cortex-M3 -Os (gcc)" "$bt" "$bd" "$bb" "${entries:-?}"
 fi
 echo "core (without the msamp_on_* hooks), wrappers of malloc free calloc realloc, port, UART transport;"
 echo "minimal: the tiny profile with $minimal, malloc and free wrapped only"

@@ -21,6 +21,8 @@
 #              fragmenting phase called fragmentation with frag_keeper named, the leak a leak
 #              with leak_record named, the failure it provokes explained as fragmentation
 #              (tests/board/check_heap.sh)
+#   budget     the task `budgeted` passes its budget: its events and true peak in drain's report,
+#              no other task's (tests/rtos/check_task_budget.sh)
 set -u
 out=${1:?outdir}
 console=$out/console.txt; report=$out/drain.txt
@@ -55,8 +57,8 @@ while read -r task ab an ib in; do
     [ "${ok%% *}" = 1 ] || bad "$task $kind: estimate $est, truth $truth (bound ${ok#* })"
   done
 done < <(sed -n 's/^msamp-freertos truth task=\([^ ]*\) alloc_bytes=\([0-9]*\) alloc_n=\([0-9]*\) inuse_bytes=\([0-9]*\) inuse_n=\([0-9]*\).*/\1 \2 \3 \4 \5/p' "$console")
-[ "$(grep -c '^msamp-freertos truth' "$console")" = 6 ] || bad "not 6 truth lines"
-for t in producer consumer worker leaker TmrSvc '[interrupt]'; do
+[ "$(grep -c '^msamp-freertos truth' "$console")" = 7 ] || bad "not 7 truth lines"
+for t in producer consumer worker leaker TmrSvc '[interrupt]' budgeted; do
   [ "$(nsites alloc "$t")" -gt 0 ] || bad "no allocated site of task $t"
 done
 
@@ -101,5 +103,6 @@ echo "  preemption: $pre ticks inside msamp; reentrant $(stat reentrant); sample
 # (at 15 % of the run) called fragmentation with frag_keeper among the long-lived blocks between
 # the holes (about 100 keepers of 384 B, 38 KB); the failure it provokes explained.
 "$(dirname "$0")/../board/check_heap.sh" "$out" leak=leak_record frag=frag_keeper fragfail || fail=1
+"$(dirname "$0")/check_task_budget.sh" "$out" || fail=1
 [ $fail = 0 ] && echo "freertos checks passed"
 exit $fail

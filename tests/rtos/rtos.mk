@@ -8,8 +8,8 @@ RTOS_OUT = $(BUILD)/tests/rtos
 # $(1): the test's name suffix, $(2): the board's compiler
 define rtos_test
 TESTS += rtos-freertos$(1)
-test-rtos-freertos$(1): ## FreeRTOS on Cortex-M3 ($(2)): per-task estimates within bound, the leaking task found, preemption inside msamp loses nothing, live table = heap_4's
-	@tests/need.sh arm-none-eabi-gcc qemu-system-arm go $(if $(filter clang,$(2)),clang ld.lld)
+test-rtos-freertos$(1): ## FreeRTOS on Cortex-M3 ($(2)): per-task estimates within bound, the leaking task found, preemption inside msamp loses nothing, live table = heap_4's, the task that passes its budget
+	@tests/need.sh arm-none-eabi-gcc qemu-system-arm go python3 $(if $(filter clang,$(2)),clang ld.lld)
 	@$$(MAKE) --no-print-directory -s host_tools/drain
 	@$$(MAKE) --no-print-directory -s BOARD=$(RTOS_BOARD) BOARD_COMPILER=$(2) firmware
 	@mkdir -p $(RTOS_OUT)

@@ -14,6 +14,7 @@
 #include "msamp.h"
 #include "msamp_decode.h"
 #include "msamp_internal.h"
+#include "decode_since.h"
 
 void *__wrap_malloc(size_t size);
 void __wrap_free(void *p);
@@ -70,14 +71,8 @@ static size_t mark;
 /* Flushes and decodes what went out since the last call. */
 static void decode_new(void)
 {
-    CHECK(msamp_flush() >= 0);
     nr = 0;
-    struct msamp_dec *d = msamp_dec_new(on_rec, NULL);
-    msamp_dec_feed(d, fake_out + mark, fake_out_len - mark);
-    msamp_dec_finish(d);
-    CHECK_EQ(msamp_dec_stats(d)->frames_bad, 0);
-    msamp_dec_free(d);
-    mark = fake_out_len;
+    decode_since(&mark, on_rec);
 }
 
 static int count_type(int type)

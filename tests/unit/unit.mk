@@ -8,7 +8,7 @@ UNIT_OUT ?= $(BUILD)/unit
 UNIT_CFLAGS = -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 	$(UNIT_SAN) -Iinclude -Isrc -Itests/unit $(HOSTDEC_INC)
 UNIT_DEPS := $(MSAMP_CORE_HDRS) tests/unit/check.h tests/unit/fake_port.h tests/unit/rec_log.h \
-	tests/unit/writer_port.h
+	tests/unit/writer_port.h tests/unit/decode_since.h
 # Small tables where a test fills them.
 UNIT_SMALL := -DMSAMP_CONFIG_FILE='"small_config.h"'
 UNIT_WRAPS := src/wrap/wrap_malloc.c src/wrap/wrap_free.c src/wrap/wrap_calloc.c \
@@ -134,8 +134,15 @@ $(UNIT_OUT)/test_command_tiny: tests/unit/test_command.c tests/unit/fake_port.c 
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CFG_CONTROL=1 -DMSAMP_CFG_RING_SIZE=65536 \
 		$(filter %.c,$^) -lz -o $@
 
+# Per-task budgets (2 entries): arguments, crossings, re-arming, the hook, the estimate.
+$(UNIT_OUT)/test_budget: tests/unit/test_budget.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) \
+		$(UNIT_WRAPS) $(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TASK_BUDGETS=2 -DMSAMP_CFG_RING_SIZE=4096 \
+		$(filter %.c,$^) -lz -lm -o $@
+
 UNIT_TESTS := sampler sampler32 writer writer_nibble writer_bitwise tables tables_compact core core_small tiny vectors \
-	adapt adapt_compact fill fill_tiny fail fail_tiny command command_tiny
+	adapt adapt_compact fill fill_tiny fail fail_tiny command command_tiny budget
 TESTS += $(addprefix unit-,$(UNIT_TESTS))
 
 test-unit-vectors: $(UNIT_OUT)/test_vectors $(UNIT_OUT)/test_vectors_addr

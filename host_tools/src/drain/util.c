@@ -279,3 +279,18 @@ int parse_num(const char *s, double lo, double hi, double *out)
     *out = v;
     return 0;
 }
+
+size_t id_pos(const void *arr, size_t n, size_t elem, uint32_t id)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        uint32_t at;
+        memcpy(&at, (const char *)arr + mid * elem, sizeof(at));
+        if (at < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}

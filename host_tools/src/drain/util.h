@@ -20,6 +20,9 @@ char *xstrndup(const char *s, size_t n);
 
 /* Grows *p (elements of size elem) so that it holds at least need elements; *cap is updated. */
 void grow(void **p, size_t *cap, size_t need, size_t elem);
+/* The position of id in an array of n elements of elem bytes each, sorted by a leading uint32_t
+ * id, or where it would go (n when after every one). */
+size_t id_pos(const void *arr, size_t n, size_t elem, uint32_t id);
 #define GROW(p, cap, need) grow((void **)&(p), &(cap), (need), sizeof(*(p)))
 
 struct buf {

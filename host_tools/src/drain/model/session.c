@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "heap.h"
+#include "task_use.h"
 
 /* The device's thinning rule, at the host's width (the same numbers as the device's). */
 #define MSAMP_THIN_WORD uint64_t
@@ -65,6 +66,7 @@ void session_free(struct session *s)
     for (size_t i = 0; i < s->nmarks; i++)
         free(s->marks[i]);
     heap_model_free(s->heap);
+    task_use_free(s->task_use);
     free(s);
 }
 
@@ -311,17 +313,10 @@ static uint32_t site_of(struct session *s, uint64_t stack_id)
 }
 
 /* The position of task id in s->tasks (sorted by id), or where it would go. */
+_Static_assert(offsetof(struct task_name, id) == 0, "id_pos: the id leads");
 static size_t task_pos(const struct session *s, uint32_t id)
 {
-    size_t lo = 0, hi = s->ntasks;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (s->tasks[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
+    return id_pos(s->tasks, s->ntasks, sizeof(s->tasks[0]), id);
 }
 
 /* END: the device's totals; its ring-drop count is the latest DROPS.ring_records too. */
@@ -444,6 +439,8 @@ static void inuse_add(struct session *s, const struct slot *sl, double w_old, do
         s->peak_ts_valid = s->ts_known;
         s->peak_gen++;
     }
+    if (st->task != 0)
+        task_use_change(s, sl, w_old, w_new, c_old, c_new);
     if (s->hook.change)
         s->hook.change(s->hook.ctx, s, sl, w_old, w_new, c_old, c_new);
 }
@@ -1296,7 +1293,7 @@ static void (*const on_type[])(struct session *s, const struct msamp_record *r) 
     [MSAMP_REC_FAIL] = on_fail,         [MSAMP_REC_INTERVAL] = on_interval,
     [MSAMP_REC_MARK] = on_mark,         [MSAMP_REC_MAPPING] = on_mapping,
     [MSAMP_REC_TASK] = on_task,         [MSAMP_REC_END] = on_end,
-    [MSAMP_REC_HEAP] = heap_on_record,
+    [MSAMP_REC_HEAP] = heap_on_record,  [MSAMP_REC_TASK_BUDGET] = task_use_on_record,
 };
 
 static void apply(struct session *s, const struct msamp_record *r)

@@ -311,6 +311,8 @@ struct session {
     struct session_counts n;
 
     struct heap_model *heap; /* HEAP records (model/heap.c), NULL until one came */
+    struct task_use_model *task_use; /* per-task in-use and budgets (model/task_use.c), NULL
+                                      * until a task's entry or TASK_BUDGET came */
     /* Called at every change of a live entry's weight (w_old -> w_new; 0 when it is not live),
      * with its half weights before and after (session_half_weights), s->last_ts the time: the
      * growth verdicts' (verdict/growth.h) feed; freed with s. */

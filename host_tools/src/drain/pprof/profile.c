@@ -1,6 +1,7 @@
 #include "profile.h"
 #include "verdict/growth_track.h"
 #include "model/heap.h"
+#include "task_use.h"
 
 #include "msamp_arch.h"
 
@@ -174,6 +175,11 @@ static void comment_counts(struct prof *p, const char *names, const uint64_t *v)
     prof_comment(p, line);
 }
 
+static void comment_line(void *ctx, const char *line)
+{
+    prof_comment(ctx, line);
+}
+
 static void add_comments(struct prof *p, const struct session *s, const char *kind,
                          const struct msamp_dec_stats *d, const struct built *b)
 {
@@ -303,6 +309,7 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
                  (unsigned long long)n->drop_frees,
                  (unsigned long long)s->drops[MSAMP_DROP_RING_RECORDS]);
     }
+    task_use_comments(s, comment_line, p); /* model/task_use.c: peaks and budget events */
     if (s->device_id_len) {
         char id[MSAMP_WIRE_MAX_DEVICE_ID + 1];
         for (size_t i = 0; i < s->device_id_len; i++)

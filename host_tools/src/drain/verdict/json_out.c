@@ -74,6 +74,8 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
         json_str(f, t);
         fputs(", ", f);
         write_ests(f, sum, v->has_var);
+        if (js->task_extra)
+            js->task_extra(f, js->ctx, t);
         fputc('}', f);
     }
     free(ts);

@@ -15,6 +15,9 @@ struct json_session {
     double interval;        /* the mean sampling interval (bytes) */
     void (*extra)(FILE *f, const void *ctx, const struct prof *p);
     const void *ctx;
+    /* When not NULL: writes more members of the tasks[] entry of task name (each preceded by
+     * ", "), such as its peak and budget events. */
+    void (*task_extra)(FILE *f, const void *ctx, const char *name);
 };
 
 /* Writes {"sessions": [...]} to path ("-": stdout): 0, or -1 with why. */

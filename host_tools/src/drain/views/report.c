@@ -6,6 +6,7 @@
 #include "msamp_arch.h"
 #include "verdict/est.h"
 #include "verdict/growth_track.h"
+#include "task_use.h"
 
 /* Appends a location's frames to out: "func file:line" for the first frame of the site, then
  * "func:line" for the inlined callers and outer frames, or the address when unsymbolized. */
@@ -245,8 +246,10 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
     top_table(f, b, n, V_INUSE_B, title, tasks);
     snprintf(title, sizeof(title), "top %zu sites by allocated bytes:", n);
     top_table(f, b, n, V_ALLOC_B, title, tasks);
-    if (tasks)
+    if (tasks) {
         task_table(f, b);
+        task_use_top(f, s); /* model/task_use.c: peaks and budgets */
+    }
     fail_table(f, s, b, n);
     health_top(f, s, b); /* views/health.c */
 }

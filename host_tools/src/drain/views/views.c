@@ -15,6 +15,7 @@
 #include "util.h"
 #include "verdict/json_out.h"
 #include "verdict/growth_track.h"
+#include "task_use.h"
 
 /* The views' options (views[]). */
 static int check_top(const char *arg, long *val, char *msg, size_t msglen)
@@ -131,6 +132,12 @@ static void json_heap(FILE *f, const void *ctx, const struct prof *p)
     heap_json_write(f, ctx);
 }
 
+/* A tasks[] entry's peak, budget and budget events (model/task_use.c). */
+static void json_task(FILE *f, const void *ctx, const char *name)
+{
+    task_use_json(f, ctx, name);
+}
+
 /* --json: the session's estimates with 95 % intervals (docs/VERDICTS.md), and heap health. */
 static int write_json(const struct view_run *r, char *why, size_t whylen)
 {
@@ -148,7 +155,8 @@ static int write_json(const struct view_run *r, char *why, size_t whylen)
             snprintf(dev + 2 * i, 3, "%02x", s->device_id[i]);
     }
     struct json_session js = {&r->b->prof, s->have_header ? id : NULL,
-                              s->device_id_len ? dev : NULL, (double)s->interval, json_heap, s};
+                              s->device_id_len ? dev : NULL, (double)s->interval, json_heap, s,
+                              json_task};
     return json_write(r->path[0], &js, 1, why, whylen);
 }
 
