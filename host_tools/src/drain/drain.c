@@ -277,7 +277,12 @@ static int write_session(struct drain *d, int part, char *err, size_t errlen, in
     struct built b;
     double t0 = now_s();
     *kind = -1;
-    if (build_profile(s, &d->elves, what, msamp_dec_stats(d->dec), &b, why, sizeof(why)) != 0) {
+    /* The per-site totals only for the views (a partial profile has none). */
+    int agg = 0;
+    for (size_t v = 0; v < nviews && !part; v++)
+        agg |= d->o.view[v].on != 0;
+    if (build_profile(s, &d->elves, what, msamp_dec_stats(d->dec), agg, &b, why, sizeof(why)) !=
+        0) {
         snprintf(err, errlen, "%s", why);
         return -1;
     }
