@@ -1394,7 +1394,8 @@ static void test_realloc_chain(void)
         CHECK(a && a->alloc_n == 1 && a->alloc_b == 100 && a->free_b == 300 && a->inuse_b == 0);
         CHECK(b && b->alloc_n == 1 && b->alloc_b == 300 && b->free_n == 0 && b->alloc_samples == 1);
         CHECK(c && c->alloc_n == (cull ? 0 : 1) && c->alloc_b == (cull ? 0 : 50) &&
-              c->free_b == (cull ? 0 : 50) && c->cull_samples == (cull ? 1u : 0u));
+              c->free_b == (cull ? 0 : 50) &&
+              session_site_rare(s, (uint32_t)(c - s->sites))->cull_samples == (cull ? 1u : 0u));
         CHECK(s->n.culled == (cull ? 1u : 0u));
         /* Lifetime bins: the chain in [1 s, 10 s) at its first site; the short one in
          * [100 ms, 1 s) unless culled. */

@@ -56,6 +56,10 @@ void session_free(struct session *s)
     free(s->tasks);
     free(s->sites);
     free(s->site_var);
+    umap_free(&s->rare_index);
+    free(s->rare);
+    umap_free(&s->link_index);
+    free(s->link);
     umap_free(&s->slot_index);
     free(s->slots);
     free(s->live);
@@ -221,6 +225,38 @@ static int site_fits(struct session *s, uint32_t def)
 
 static uint32_t new_site(struct session *s, uint64_t stack_id, uint32_t def);
 
+const struct site_rare *session_site_rare(const struct session *s, uint32_t site)
+{
+    static const struct site_rare none;
+    uint32_t i = umap_get(&s->rare_index, site);
+    return i < s->nrare ? &s->rare[i] : &none;
+}
+
+/* A site's rare totals, made (zeroed) at the first use. */
+static struct site_rare *site_rare(struct session *s, uint32_t site)
+{
+    int fresh;
+    return UMAP_ELEM(&s->rare_index, site, s->rare, s->nrare, s->caprare, &fresh);
+}
+
+static const struct site_link no_link = {UINT32_MAX, UINT32_MAX};
+
+/* A site's task chain (no_link when it is in none), and the same made at the first use. */
+static const struct site_link *link_of(const struct session *s, uint32_t site)
+{
+    uint32_t i = umap_get(&s->link_index, site);
+    return i < s->nlink ? &s->link[i] : &no_link;
+}
+
+static struct site_link *site_link(struct session *s, uint32_t site)
+{
+    int fresh;
+    struct site_link *l = UMAP_ELEM(&s->link_index, site, s->link, s->nlink, s->caplink, &fresh);
+    if (fresh)
+        *l = no_link;
+    return l;
+}
+
 /* The overflow site, where samples of sites beyond the caps go (made at the first). */
 static uint32_t over_site(struct session *s)
 {
@@ -240,8 +276,6 @@ static uint32_t new_site(struct session *s, uint64_t stack_id, uint32_t def)
     memset(&s->site_var[s->nsites], 0, sizeof(s->site_var[0]));
     s->sites[s->nsites].stack_id = stack_id;
     s->sites[s->nsites].def = def;
-    s->sites[s->nsites].base = UINT32_MAX;
-    s->sites[s->nsites].next_task = UINT32_MAX;
     if (def < s->nstacks)
         s->stacks[def].site = (uint32_t)s->nsites;
     return (uint32_t)s->nsites++;
@@ -296,9 +330,9 @@ static uint32_t site_of(struct session *s, uint64_t stack_id)
     i = new_site(s, s->sites[base].stack_id, SITE_DEF_NONE);
     s->sites[i].def = s->sites[base].def; /* not the definition's own site: the base keeps it */
     s->sites[i].task = task;
-    s->sites[i].base = base;
-    s->sites[i].next_task = s->sites[base].next_task;
-    s->sites[base].next_task = i;
+    uint32_t next = link_of(s, base)->next_task;
+    *site_link(s, i) = (struct site_link){base, next};
+    site_link(s, base)->next_task = i;
     umap_put(&s->task_site_index, key, i);
     return i;
 }
@@ -506,9 +540,10 @@ static void count_free(struct session *s, struct slot *sl, int timed)
         ast->alloc_b -= ab;
         if (ast->alloc_samples)
             ast->alloc_samples--;
-        ast->cull_n += sl->aw;
-        ast->cull_b += ab;
-        ast->cull_samples++;
+        struct site_rare *rr = site_rare(s, sl->lsite);
+        rr->cull_n += sl->aw;
+        rr->cull_b += ab;
+        rr->cull_samples++;
         s->cull_n += sl->aw;
         s->cull_b += ab;
         s->n.culled++;
@@ -676,7 +711,7 @@ static void on_live(struct session *s, const struct msamp_record *r)
     /* LIVE records carry no task: an entry of a task's site is the same entry again. The site a
      * LIVE names is the latest record's (a realloc chain keeps its first site in sl->site). */
     if (sl->live && sl->size == r->u.live.size &&
-        (sl->lsite == site || s->sites[sl->lsite].base == site)) {
+        (sl->lsite == site || link_of(s, sl->lsite)->base == site)) {
         sl->seen = s->snap_gen;
         /* The device's word on the entry's interval wins: a thinning drain did not replay (or
          * an interval it never heard of) is corrected here. An entry whose interval drain
@@ -827,7 +862,8 @@ static void on_stack(struct session *s, const struct msamp_record *r)
          * site's frame instead (their samples stay theirs). */
         resolve_def(s, site, d);
         s->n.pending_resolved += s->sites[site].alloc_samples;
-        for (uint32_t t = s->sites[site].next_task; t < s->nsites; t = s->sites[t].next_task) {
+        for (uint32_t t = link_of(s, site)->next_task; t < s->nsites;
+             t = link_of(s, t)->next_task) {
             resolve_def(s, t, d);
             s->n.pending_resolved += s->sites[t].alloc_samples;
         }
@@ -1000,7 +1036,7 @@ static void on_fail(struct session *s, const struct msamp_record *r)
         return;
     }
     uint32_t si = site_of(s, r->u.fail.stack_id); /* may grow s->sites */
-    struct site *st = &s->sites[si];
+    struct site_rare *st = site_rare(s, si);
     st->fail_n[k]++;
     st->fail_b[k] = add_sat(st->fail_b[k], r->u.fail.size);
     if (r->u.fail.size > st->fail_max[k])

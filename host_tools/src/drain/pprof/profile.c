@@ -650,7 +650,7 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         const struct site *st = &s->sites[i];
         int failed = 0;
         for (int k = 0; k < MSAMP_FAIL_KINDS; k++)
-            failed |= st->fail_n[k] != 0;
+            failed |= session_site_rare(s, (uint32_t)i)->fail_n[k] != 0;
         int sampled = age_head[i] != UINT32_MAX || st->alloc_samples || st->free_samples ||
                       st->alloc_n > 0 || st->free_n > 0;
         if (!sampled && !failed)
