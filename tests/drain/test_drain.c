@@ -1221,12 +1221,13 @@ static int check_running(const struct session *s)
     double pn = 0, pb = 0;
     for (size_t i = 0; i < s->nsites; i++) {
         const struct site *st = &s->sites[i];
-        mag = fmax(mag, fmax(st->alloc_b, st->peak_b));
+        const struct site_peak *sp = &s->site_peak[i]; /* session_keep_site_peaks */
+        mag = fmax(mag, fmax(st->alloc_b, sp->peak_b));
         bad |= fabs(st->inuse_n - n[i]) > 1e-9 * (1 + st->alloc_n + n[i]);
         bad |= fabs(st->inuse_b - b[i]) > 1e-9 * (1 + st->alloc_b + b[i]);
         /* half B's running estimate (the peak profile's values) follows the live set too */
-        bad |= fabs(st->half_n - hn[i]) > 1e-9 * (1 + 2 * st->alloc_n + hn[i]);
-        bad |= fabs(st->half_b - hb[i]) > 1e-9 * (1 + 2 * st->alloc_b + hb[i]);
+        bad |= fabs(sp->half_n - hn[i]) > 1e-9 * (1 + 2 * st->alloc_n + hn[i]);
+        bad |= fabs(sp->half_b - hb[i]) > 1e-9 * (1 + 2 * st->alloc_b + hb[i]);
         double x, y;
         session_site_peak(s, st, &x, &y);
         pn += x;
@@ -1254,6 +1255,7 @@ static void test_running_totals(void)
     for (int damaged = 0; damaged < 2; damaged++) {
         uint64_t x = damaged ? 0x1234567887654321ull : 0x9e3779b97f4a7c15ull;
         struct session *s = session_new(1, NULL);
+        session_keep_site_peaks(s); /* check_running reads them */
         feed_session(s, 0x77, 0, 4096);
         for (uint64_t id = 1; id <= 6; id++)
             feed_stack(s, id, 0x1000 * id);
@@ -1350,6 +1352,7 @@ static void test_realloc_chain(void)
 {
     for (int cull = 0; cull < 2; cull++) {
         struct session *s = session_new(1, NULL);
+        session_keep_site_peaks(s); /* check_running reads them */
         session_set_min_lifetime(s, cull ? 0.5 : 0);
         feed_session(s, 0x42, 0, 1); /* tick_hz 1000, interval 1: weights 1 */
         feed_stack(s, 1, 0x1000);
@@ -1430,6 +1433,7 @@ static void test_realloc_chain(void)
 static void test_realloc_moved(void)
 {
     struct session *s = session_new(1, NULL);
+    session_keep_site_peaks(s); /* check_running reads them */
     feed_session(s, 0x43, 0, 4096);
     feed_stack(s, 1, 0x1000);
     feed_stack(s, 2, 0x2000);

@@ -259,6 +259,9 @@ static struct session *new_session(struct drain *d)
 {
     struct session *s = session_new(++d->nsessions, msamp_dec_stats(d->dec));
     session_set_min_lifetime(s, d->o.min_life);
+    for (size_t v = 0; v < nviews; v++)
+        if (d->o.view[v].on && (views[v].needs & VIEW_SITE_PEAKS))
+            session_keep_site_peaks(s);
     growth_attach(s);
     return s;
 }

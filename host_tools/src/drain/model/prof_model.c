@@ -150,7 +150,7 @@ uint64_t prof_add_location(struct prof *p, uint64_t mapping_id, uint64_t address
     GROW(p->linepool, p->caplinepool, p->nlinepool + nline);
     struct prof_location *l = &p->location[p->nlocation];
     memset(l, 0, sizeof(*l));
-    l->mapping_id = mapping_id;
+    l->mapping_id = (uint32_t)mapping_id; /* ids are index + 1 (prof_location) */
     l->address = address;
     l->line_off = (uint32_t)p->nlinepool;
     l->nline = nline;

@@ -56,6 +56,7 @@ void session_free(struct session *s)
     free(s->tasks);
     free(s->sites);
     free(s->site_var);
+    free(s->site_peak);
     umap_free(&s->rare_index);
     free(s->rare);
     umap_free(&s->link_index);
@@ -89,6 +90,15 @@ int session_is_new(const struct session *s, const struct msamp_record *rec)
 void session_set_min_lifetime(struct session *s, double seconds)
 {
     s->min_life_s = seconds > 0 ? seconds : 0;
+}
+
+void session_keep_site_peaks(struct session *s)
+{
+    if (s->keep_site_peaks)
+        return;
+    s->keep_site_peaks = 1;
+    if (s->capsites) /* sites before it (too late a call): their values start at 0 */
+        s->site_peak = xcalloc(s->capsites, sizeof(*s->site_peak));
 }
 
 uint64_t session_life_edge_ns(unsigned b)
@@ -128,9 +138,14 @@ void session_site_peak(const struct session *s, const struct site *st, double *n
     /* The device's own low-watermark moment first (model/heap.c, docs/HEALTH.md). */
     if (heap_site_low(s, (uint32_t)(st - s->sites), n, b))
         return;
-    int saved = s->peak_gen && st->peak_gen == s->peak_gen;
-    *n = saved ? st->peak_n : st->half_n;
-    *b = saved ? st->peak_b : st->half_b;
+    if (!s->site_peak) {
+        *n = *b = 0;
+        return;
+    }
+    const struct site_peak *sp = &s->site_peak[st - s->sites];
+    int saved = s->peak_gen && sp->peak_gen == s->peak_gen;
+    *n = saved ? sp->peak_n : sp->half_n;
+    *b = saved ? sp->peak_b : sp->half_b;
 }
 
 /* An entry sampled with probability p = 1/w is in half A only, B only or both, with
@@ -270,10 +285,15 @@ static uint32_t new_site(struct session *s, uint64_t stack_id, uint32_t def)
 {
     size_t cap = s->capsites;
     GROW(s->sites, s->capsites, s->nsites + 1);
-    if (s->capsites != cap)
+    if (s->capsites != cap) {
         s->site_var = xrealloc(s->site_var, s->capsites * sizeof(*s->site_var));
+        if (s->keep_site_peaks)
+            s->site_peak = xrealloc(s->site_peak, s->capsites * sizeof(*s->site_peak));
+    }
     memset(&s->sites[s->nsites], 0, sizeof(s->sites[0]));
     memset(&s->site_var[s->nsites], 0, sizeof(s->site_var[0]));
+    if (s->site_peak)
+        memset(&s->site_peak[s->nsites], 0, sizeof(s->site_peak[0]));
     s->sites[s->nsites].stack_id = stack_id;
     s->sites[s->nsites].def = def;
     if (def < s->nstacks)
@@ -447,15 +467,18 @@ static void inuse_add(struct session *s, const struct slot *sl, double w_old, do
     session_half_weights(s, sl, w_old, c_old);
     session_half_weights(s, sl, w_new, c_new);
     double da = c_new[0] - c_old[0], dh = c_new[1] - c_old[1];
-    if (s->peak_gen && st->peak_gen != s->peak_gen) {
-        st->peak_n = st->half_n;
-        st->peak_b = st->half_b;
-        st->peak_gen = s->peak_gen;
+    if (s->site_peak) {
+        struct site_peak *sp = &s->site_peak[sl->site];
+        if (s->peak_gen && sp->peak_gen != s->peak_gen) {
+            sp->peak_n = sp->half_n;
+            sp->peak_b = sp->half_b;
+            sp->peak_gen = s->peak_gen;
+        }
+        sp->half_n += dh;
+        sp->half_b += dh * (double)sl->size;
     }
     st->inuse_n += dw;
     st->inuse_b += db;
-    st->half_n += dh;
-    st->half_b += dh * (double)sl->size;
     s->inuse_n += dw;
     s->inuse_b += db;
     s->half_a_b += da * (double)sl->size;
@@ -1231,6 +1254,7 @@ struct session *session_replayed_defaults(const struct session *s)
     t->host_start = s->host_start;
     t->pre_off = 1;
     t->min_life_s = s->min_life_s;
+    t->keep_site_peaks = s->keep_site_peaks;
     /* What was applied directly (after a buffer overflow) cannot coexist with a kept buffer:
      * the buffer is flushed when it overflows. */
     pre_flush_defaults(t, s->pre);

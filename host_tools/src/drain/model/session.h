@@ -111,12 +111,18 @@ struct site {
     uint64_t alloc_samples, free_samples;
     uint64_t events; /* of alloc_samples, those of ALLOC/REALLOC records (not snapshots) */
     double inuse_n, inuse_b; /* the running in-use estimate of its live entries */
-    double half_n, half_b;   /* the same from half B of the samples (session_half_weights) */
-    double peak_n, peak_b;   /* its half-B in-use at the session's peak, when peak_gen is the
-                              * session's */
+};
+_Static_assert(sizeof(struct site) <= 88, "the hot site record: rare fields go to side tables");
+
+/* A site's half-B in-use (session_half_weights) and its value at the session's peak, the peak
+ * profile's (session.site_peak, parallel to sites; kept only when asked for:
+ * session_keep_site_peaks). */
+struct site_peak {
+    double half_n, half_b; /* the running in-use estimate from half B of the samples */
+    double peak_n, peak_b; /* its half-B in-use at the session's peak, when peak_gen is the
+                            * session's */
     uint64_t peak_gen;
 };
-_Static_assert(sizeof(struct site) <= 128, "the hot site record: rare fields go to side tables");
 
 /* A site's rare totals (session.rare, by site; session_site_rare): only sites with a culled
  * allocation or a FAIL record have one. */
@@ -250,6 +256,8 @@ struct session {
     size_t nrare, caprare;
     struct site_link *link;
     size_t nlink, caplink;
+    struct site_peak *site_peak; /* NULL unless keep_site_peaks (capsites entries) */
+    int keep_site_peaks;
     uint64_t site_frames; /* frames referenced by the sites (DRAIN_MAX_SITE_FRAMES) */
     uint32_t over_site;   /* the overflow site, UINT32_MAX until one is needed */
 
@@ -330,6 +338,9 @@ struct session {
 struct session *session_new(int index, const struct msamp_dec_stats *dec_now);
 /* --min-lifetime: allocations freed younger than seconds leave the allocated and freed totals. */
 void session_set_min_lifetime(struct session *s, double seconds);
+/* Keep each site's in-use at the peak (session_site_peak: the peak profile's values; 40 bytes a
+ * site and work at every weight change). Before the first record. */
+void session_keep_site_peaks(struct session *s);
 /* The age in nanoseconds of an entry born at tick birth at tick now (-1 when unknown). */
 double session_age_ns(const struct session *s, uint64_t birth, uint64_t now);
 /* An entry's weights in half A (c[0]) and half B (c[1]) of the samples when its weight is w:
@@ -338,7 +349,7 @@ double session_age_ns(const struct session *s, uint64_t birth, uint64_t now);
  * 0 in a half it is not in. */
 void session_half_weights(const struct session *s, const struct slot *sl, double w, double c[2]);
 /* A site's in-use estimate at the session's peak (objects, bytes): half B's, at the moment half
- * A's total was highest. */
+ * A's total was highest (0 unless session_keep_site_peaks, or the device's low watermark). */
 void session_site_peak(const struct session *s, const struct site *st, double *n, double *b);
 void session_free(struct session *s);
 
