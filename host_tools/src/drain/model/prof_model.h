@@ -22,7 +22,7 @@ struct prof_label {
 struct prof_sample {
     uint32_t loc_off, nloc;       /* in prof.locpool: location ids, leaf first */
     uint32_t val_off;             /* in prof.valpool: nvt values */
-    uint32_t label_off, nlabel;   /* in prof.labelpool */
+    uint32_t label_off, nlabel;   /* in prof.labelpool (samples may share entries) */
 };
 struct prof_mapping {
     uint64_t start, limit, offset;
