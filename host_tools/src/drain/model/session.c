@@ -112,8 +112,12 @@ uint64_t session_life_edge_ns(unsigned b)
 
 unsigned session_life_bucket(double ns)
 {
+    /* session_life_edge_ns(1 .. 12) as doubles (exact): a FREE's bucket without recomputing them */
+    static const double edge[DRAIN_LIFE_BUCKETS] = {0,    1e4,  1e5,  1e6,  1e7,  1e8, 1e9,
+                                                     1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    _Static_assert(DRAIN_LIFE_BUCKETS == 13, "edge[] lists every bucket's lower edge");
     unsigned b = 0;
-    while (b + 1 < DRAIN_LIFE_BUCKETS && ns >= (double)session_life_edge_ns(b + 1))
+    while (b + 1 < DRAIN_LIFE_BUCKETS && ns >= edge[b + 1])
         b++;
     return b;
 }
@@ -153,17 +157,28 @@ void session_site_peak(const struct session *s, const struct site *st, double *n
  * independent samples, each with inclusion probability q (1 - (1 - q)^2 = p), so weight 1/q in
  * its half. The choice is a hash of its slot, birth and session (fixed while it is live,
  * independent of its sampling). */
-void session_half_weights(const struct session *s, const struct slot *sl, double w, double c[2])
+/* The entry's draw u in [0, 1): fixed while it is live. */
+static double half_draw(const struct session *s, const struct slot *sl)
+{
+    uint64_t x = hash_u64(hash_u64((uint64_t)sl->index << 32 ^ s->session_id) ^ sl->birth);
+    return (double)(x >> 11) * 0x1p-53;
+}
+
+/* session_half_weights with the entry's draw u (half_draw; unused when w <= 1). */
+static void half_weights_at(double w, double u, double c[2])
 {
     if (w <= 1) { /* sampled surely (or not live: 0): in both */
         c[0] = c[1] = w;
         return;
     }
     double p = 1 / w, q = p / (1 + sqrt(1 - p)), a = q * (1 - q) / p;
-    uint64_t x = hash_u64(hash_u64((uint64_t)sl->index << 32 ^ s->session_id) ^ sl->birth);
-    double u = (double)(x >> 11) * 0x1p-53;
     c[0] = u < a || u >= 2 * a ? 1 / q : 0;
     c[1] = u >= a ? 1 / q : 0;
+}
+
+void session_half_weights(const struct session *s, const struct slot *sl, double w, double c[2])
+{
+    half_weights_at(w, w > 1 ? half_draw(s, sl) : 0, c);
 }
 
 double session_weight(uint64_t size, uint64_t interval)
@@ -464,8 +479,9 @@ static void inuse_add(struct session *s, const struct slot *sl, double w_old, do
     struct site *st = &s->sites[sl->site];
     double dw = w_new - w_old, db = dw * (double)sl->size;
     double c_old[2], c_new[2];
-    session_half_weights(s, sl, w_old, c_old);
-    session_half_weights(s, sl, w_new, c_new);
+    double u = w_old > 1 || w_new > 1 ? half_draw(s, sl) : 0; /* one hash a change, at most */
+    half_weights_at(w_old, u, c_old);
+    half_weights_at(w_new, u, c_new);
     double da = c_new[0] - c_old[0], dh = c_new[1] - c_old[1];
     if (s->site_peak) {
         struct site_peak *sp = &s->site_peak[sl->site];
