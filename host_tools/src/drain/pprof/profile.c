@@ -649,8 +649,9 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
     for (size_t i = 0; i < s->nsites; i++) {
         const struct site *st = &s->sites[i];
         int failed = 0;
+        const struct site_rare *rr = session_site_rare(s, (uint32_t)i);
         for (int k = 0; k < MSAMP_FAIL_KINDS; k++)
-            failed |= session_site_rare(s, (uint32_t)i)->fail_n[k] != 0;
+            failed |= rr->fail_n[k] != 0;
         int sampled = age_head[i] != UINT32_MAX || st->alloc_samples || st->free_samples ||
                       st->alloc_n > 0 || st->free_n > 0;
         if (!sampled && !failed)
@@ -744,7 +745,8 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
             uint32_t ps = prof_add_sample(p, locs, nloc, v, labels, n, merge);
             if (out->site_prof[i] == UINT32_MAX)
                 out->site_prof[i] = ps;
-            add_values(tot, v);
+            if (agg)
+                add_values(tot, v);
         }
         out->alloc_raised += (uint64_t)raised;
         if (!agg)
