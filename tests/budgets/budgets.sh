@@ -22,7 +22,8 @@
 # Environment: MAKE, BUILD; SIZE_SMALL (the small configuration's definitions, as make size);
 # BUDGETS_TABLE (another table: default tests/budgets/budgets.tsv); BUDGETS_PARTS (a subset of the
 # parts above, judged alone); BUDGETS_SELFTEST=1 (then: the judge run again on a copy of the table
-# with every budget lowered below its measure must fail, with a "budget exceeded" line for each).
+# with every budget lowered below its measure must fail, with a "budget exceeded" line for each);
+# BUDGETS_DRAIN (another drain binary measured by the drain part: an older tree's, to compare).
 # shellcheck disable=SC2317 # the parts are called by name (part_$p)
 set -u
 out=${1:?output folder}
@@ -31,7 +32,7 @@ build=${BUILD:-build}
 table=${BUDGETS_TABLE:-tests/budgets/budgets.tsv}
 parts=${BUDGETS_PARTS:-size hosted demo wrappers ports drain}
 small=${SIZE_SMALL:--include include/msamp_config_small.h}
-drain=host_tools/drain
+drain=${BUDGETS_DRAIN:-host_tools/drain}
 mkdir -p "$out"
 unset MSAMP_INTERVAL MSAMP_INTERVAL_MIN MSAMP_INTERVAL_MAX MSAMP_INTERVAL_PIN MSAMP_DISABLE MSAMP_SEED MSAMP_FLUSH
 

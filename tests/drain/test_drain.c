@@ -499,7 +499,7 @@ static unsigned check_against_ref(const struct ref *f, const struct session *s)
     struct elf_set none = {NULL, 0, 0};
     struct built bt;
     char err[256];
-    CHECK(build_profile(s, &none, "final", NULL, &bt, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, 1, &bt, err, sizeof(err)) == 0);
     double pn = 0, pb = 0;
     for (size_t i = 0; i < bt.prof.nsample; i++) {
         const int64_t *v = &bt.prof.valpool[bt.prof.sample[i].val_off];
@@ -604,7 +604,7 @@ static void adaptive_run(int coded)
     struct elf_set none = {NULL, 0, 0};
     struct built bt;
     char err[256], want[256];
-    CHECK(build_profile(s, &none, "final", NULL, &bt, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, 1, &bt, err, sizeof(err)) == 0);
     int found = 0;
     snprintf(want, sizeof(want),
              "interval 4096 -> 16384 at 1.234 s: live table high water, %u of %u live entries "
@@ -777,7 +777,7 @@ static void test_stack_redefinition(void)
     struct elf_set none = {NULL, 0, 0};
     struct built bt;
     char err[256];
-    CHECK(build_profile(s, &none, "final", NULL, &bt, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, 1, &bt, err, sizeof(err)) == 0);
     CHECK(bt.prof.nsample == 2);
     for (size_t i = 0; i < bt.prof.nsample; i++) {
         const struct prof_sample *ps = &bt.prof.sample[i];
@@ -808,7 +808,7 @@ static void test_stack_redefinition(void)
     feed_stack(s, 2, 0x3004);
     feed_alloc(s, 3, 40, 2);
     CHECK(s->nsites == 2 && s->nstacks == 2);
-    CHECK(build_profile(s, &none, "final", NULL, &bt, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, 1, &bt, err, sizeof(err)) == 0);
     CHECK(bt.prof.nsample == 1 && bt.prof.valpool[bt.prof.sample[0].val_off + V_ALLOC_B] == 70);
     built_free(&bt);
     session_free(s);
@@ -829,7 +829,7 @@ static void test_stack_full(void)
     struct elf_set none = {NULL, 0, 0};
     struct built bt;
     char err[256];
-    CHECK(build_profile(s, &none, "final", NULL, &bt, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, 1, &bt, err, sizeof(err)) == 0);
     CHECK(bt.prof.nsample == 3 && bt.unknown_stack == 1);
     int full = 0, unknown = 0;
     for (size_t i = 0; i < bt.prof.nsample; i++) {
@@ -895,7 +895,7 @@ static void test_interval_log(void)
         struct elf_set none = {NULL, 0, 0};
         struct built bt;
         char err[256];
-        CHECK(build_profile(t, &none, "final", NULL, &bt, err, sizeof(err)) == 0);
+        CHECK(build_profile(t, &none, "final", NULL, 1, &bt, err, sizeof(err)) == 0);
         const struct session *u = built_session(&bt, t);
         /* The interval before the first raise to 1024 was 512. */
         CHECK(u != t && u->n.thin_unreplayed == 2 && live_count(u) == 1 && u->n.pre_defaults == 3 &&
@@ -933,7 +933,7 @@ static void test_interval_log(void)
     struct elf_set none = {NULL, 0, 0};
     struct built bt;
     char err[256];
-    CHECK(build_profile(s, &none, "final", NULL, &bt, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, 1, &bt, err, sizeof(err)) == 0);
     int listed = 0, more = 0, unrep = 0;
     for (size_t i = 0; i < bt.prof.ncomment; i++) {
         const char *c = bt.prof.str[bt.prof.comment[i]];
@@ -960,7 +960,7 @@ static void test_profile_roundtrip(void)
     struct elf_set none = {NULL, 0, 0};
     struct built b;
     char err[256];
-    CHECK(build_profile(s, &none, "final", NULL, &b, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
     struct prof *p = &b.prof;
     CHECK(p->nvt == V_ALL && p->nsample == 2); /* the six, the variances, the sample count */
     CHECK(strcmp(p->str[p->default_sample_type], "inuse_space") == 0);
@@ -1068,7 +1068,7 @@ static void test_random_records(void)
     struct elf_set none = {NULL, 0, 0};
     struct built b;
     char err[256];
-    CHECK(build_profile(s, &none, "final", NULL, &b, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
     struct buf enc = {0};
     prof_encode(&b.prof, &enc);
     struct prof q;
@@ -1190,7 +1190,7 @@ static void test_inuse_le_alloc(void)
         struct elf_set none = {NULL, 0, 0};
         struct built b;
         char err[256];
-        CHECK(build_profile(s, &none, "final", NULL, &b, err, sizeof(err)) == 0);
+        CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
         int over = 0;
         for (size_t i = 0; i < b.prof.nsample; i++) {
             const int64_t *v = &b.prof.valpool[b.prof.sample[i].val_off];
@@ -1253,12 +1253,13 @@ static int check_running(const struct session *s)
     double pn = 0, pb = 0;
     for (size_t i = 0; i < s->nsites; i++) {
         const struct site *st = &s->sites[i];
-        mag = fmax(mag, fmax(st->alloc_b, st->peak_b));
+        const struct site_peak *sp = &s->site_peak[i]; /* session_keep_site_peaks */
+        mag = fmax(mag, fmax(st->alloc_b, sp->peak_b));
         bad |= fabs(st->inuse_n - n[i]) > 1e-9 * (1 + st->alloc_n + n[i]);
         bad |= fabs(st->inuse_b - b[i]) > 1e-9 * (1 + st->alloc_b + b[i]);
         /* half B's running estimate (the peak profile's values) follows the live set too */
-        bad |= fabs(st->half_n - hn[i]) > 1e-9 * (1 + 2 * st->alloc_n + hn[i]);
-        bad |= fabs(st->half_b - hb[i]) > 1e-9 * (1 + 2 * st->alloc_b + hb[i]);
+        bad |= fabs(sp->half_n - hn[i]) > 1e-9 * (1 + 2 * st->alloc_n + hn[i]);
+        bad |= fabs(sp->half_b - hb[i]) > 1e-9 * (1 + 2 * st->alloc_b + hb[i]);
         double x, y;
         session_site_peak(s, st, &x, &y);
         pn += x;
@@ -1286,6 +1287,7 @@ static void test_running_totals(void)
     for (int damaged = 0; damaged < 2; damaged++) {
         uint64_t x = damaged ? 0x1234567887654321ull : 0x9e3779b97f4a7c15ull;
         struct session *s = session_new(1, NULL);
+        session_keep_site_peaks(s); /* check_running reads them */
         feed_session(s, 0x77, 0, 4096);
         for (uint64_t id = 1; id <= 6; id++)
             feed_stack(s, id, 0x1000 * id);
@@ -1382,6 +1384,7 @@ static void test_realloc_chain(void)
 {
     for (int cull = 0; cull < 2; cull++) {
         struct session *s = session_new(1, NULL);
+        session_keep_site_peaks(s); /* check_running reads them */
         session_set_min_lifetime(s, cull ? 0.5 : 0);
         feed_session(s, 0x42, 0, 1); /* tick_hz 1000, interval 1: weights 1 */
         feed_stack(s, 1, 0x1000);
@@ -1403,7 +1406,7 @@ static void test_realloc_chain(void)
             struct elf_set none = {NULL, 0, 0};
             struct built b;
             char err[256];
-            CHECK(build_profile(s, &none, "final", NULL, &b, err, sizeof(err)) == 0);
+            CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
             int64_t t[V_COUNT] = {0};
             for (size_t i = 0; i < b.prof.nsample; i++)
                 for (int c = 0; c < V_COUNT; c++)
@@ -1426,7 +1429,8 @@ static void test_realloc_chain(void)
         CHECK(a && a->alloc_n == 1 && a->alloc_b == 100 && a->free_b == 300 && a->inuse_b == 0);
         CHECK(b && b->alloc_n == 1 && b->alloc_b == 300 && b->free_n == 0 && b->alloc_samples == 1);
         CHECK(c && c->alloc_n == (cull ? 0 : 1) && c->alloc_b == (cull ? 0 : 50) &&
-              c->free_b == (cull ? 0 : 50) && c->cull_samples == (cull ? 1u : 0u));
+              c->free_b == (cull ? 0 : 50) &&
+              session_site_rare(s, (uint32_t)(c - s->sites))->cull_samples == (cull ? 1u : 0u));
         CHECK(s->n.culled == (cull ? 1u : 0u));
         /* Lifetime bins: the chain in [1 s, 10 s) at its first site; the short one in
          * [100 ms, 1 s) unless culled. */
@@ -1461,6 +1465,7 @@ static void test_realloc_chain(void)
 static void test_realloc_moved(void)
 {
     struct session *s = session_new(1, NULL);
+    session_keep_site_peaks(s); /* check_running reads them */
     feed_session(s, 0x43, 0, 4096);
     feed_stack(s, 1, 0x1000);
     feed_stack(s, 2, 0x2000);
@@ -1652,7 +1657,7 @@ static void test_variance_files(void)
     struct elf_set none = {NULL, 0, 0};
     struct built b;
     char err[256], a[64], o[64], m[64];
-    CHECK(build_profile(s, &none, "final", NULL, &b, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
     double w = session_weight(100, 4096);
     struct vprof v;
     CHECK(vprof_build(&b.prof, &v, err, sizeof(err)) == 0);
@@ -1750,7 +1755,7 @@ static void test_growth(void)
     struct elf_set none = {NULL, 0, 0};
     struct built b;
     char err[256];
-    CHECK(build_profile(s, &none, "final", NULL, &b, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
     struct growth_leak lk[4];
     size_t n = growth_leaks_from_prof(&b.prof, lk, 4);
     CHECK(n == 1);

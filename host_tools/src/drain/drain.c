@@ -259,6 +259,9 @@ static struct session *new_session(struct drain *d)
 {
     struct session *s = session_new(++d->nsessions, msamp_dec_stats(d->dec));
     session_set_min_lifetime(s, d->o.min_life);
+    for (size_t v = 0; v < nviews; v++)
+        if (d->o.view[v].on && (views[v].needs & VIEW_SITE_PEAKS))
+            session_keep_site_peaks(s);
     growth_attach(s);
     return s;
 }
@@ -277,7 +280,12 @@ static int write_session(struct drain *d, int part, char *err, size_t errlen, in
     struct built b;
     double t0 = now_s();
     *kind = -1;
-    if (build_profile(s, &d->elves, what, msamp_dec_stats(d->dec), &b, why, sizeof(why)) != 0) {
+    /* The per-site totals only for the views (a partial profile has none). */
+    int agg = 0;
+    for (size_t v = 0; v < nviews && !part; v++)
+        agg |= d->o.view[v].on != 0;
+    if (build_profile(s, &d->elves, what, msamp_dec_stats(d->dec), agg, &b, why, sizeof(why)) !=
+        0) {
         snprintf(err, errlen, "%s", why);
         return -1;
     }

@@ -43,7 +43,7 @@ char *xstrndup(const char *s, size_t n)
     return d;
 }
 
-void grow(void **p, size_t *cap, size_t need, size_t elem)
+void grow_to(void **p, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return;
@@ -63,16 +63,6 @@ void buf_put(struct buf *b, const void *data, size_t n)
     if (n)
         memcpy(b->p + b->len, data, n);
     b->len += n;
-}
-
-void buf_varint(struct buf *b, uint64_t v)
-{
-    GROW(b->p, b->cap, b->len + 10);
-    while (v >= 0x80) {
-        b->p[b->len++] = (uint8_t)(v | 0x80);
-        v >>= 7;
-    }
-    b->p[b->len++] = (uint8_t)v;
 }
 
 void buf_free(struct buf *b)

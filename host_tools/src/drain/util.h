@@ -19,7 +19,13 @@ void *xrealloc(void *p, size_t n);
 char *xstrndup(const char *s, size_t n);
 
 /* Grows *p (elements of size elem) so that it holds at least need elements; *cap is updated. */
-void grow(void **p, size_t *cap, size_t need, size_t elem);
+void grow_to(void **p, size_t *cap, size_t need, size_t elem); /* grow's reallocation */
+/* Inline: the common case (room left) costs a compare at each of drain's hot appends. */
+static inline void grow(void **p, size_t *cap, size_t need, size_t elem)
+{
+    if (need > *cap)
+        grow_to(p, cap, need, elem);
+}
 /* The position of id in an array of n elements of elem bytes each, sorted by a leading uint32_t
  * id, or where it would go (n when after every one). */
 size_t id_pos(const void *arr, size_t n, size_t elem, uint32_t id);
@@ -30,7 +36,16 @@ struct buf {
     size_t len, cap;
 };
 void buf_put(struct buf *b, const void *data, size_t n);
-void buf_varint(struct buf *b, uint64_t v);
+/* Inline: a profile's encoding is mostly varints. */
+static inline void buf_varint(struct buf *b, uint64_t v)
+{
+    GROW(b->p, b->cap, b->len + 10);
+    while (v >= 0x80) {
+        b->p[b->len++] = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    b->p[b->len++] = (uint8_t)v;
+}
 void buf_free(struct buf *b);
 
 uint64_t hash_bytes(const void *data, size_t n, uint64_t seed);

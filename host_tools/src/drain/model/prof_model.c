@@ -150,7 +150,7 @@ uint64_t prof_add_location(struct prof *p, uint64_t mapping_id, uint64_t address
     GROW(p->linepool, p->caplinepool, p->nlinepool + nline);
     struct prof_location *l = &p->location[p->nlocation];
     memset(l, 0, sizeof(*l));
-    l->mapping_id = mapping_id;
+    l->mapping_id = (uint32_t)mapping_id; /* ids are index + 1 (prof_location) */
     l->address = address;
     l->line_off = (uint32_t)p->nlinepool;
     l->nline = nline;
@@ -202,13 +202,22 @@ uint32_t prof_add_sample(struct prof *p, const uint64_t *locs, uint32_t nloc, co
     GROW(p->sample, p->capsample, p->nsample + 1);
     GROW(p->locpool, p->caplocpool, p->nlocpool + nloc);
     GROW(p->valpool, p->capvalpool, p->nvalpool + p->nvt);
-    GROW(p->labelpool, p->caplabelpool, p->nlabelpool + nlabel);
     struct prof_sample *s = &p->sample[p->nsample];
     s->loc_off = (uint32_t)p->nlocpool;
     s->nloc = nloc;
     s->val_off = (uint32_t)p->nvalpool;
-    s->label_off = (uint32_t)p->nlabelpool;
     s->nlabel = nlabel;
+    /* The labels of the sample before when they are the same (a session's samples mostly
+     * share theirs): pool entries are never changed once added, so samples may share them. */
+    const struct prof_sample *prev = p->nsample ? s - 1 : NULL;
+    if (nlabel && prev && prev->nlabel == nlabel &&
+        memcmp(&p->labelpool[prev->label_off], labels, nlabel * sizeof(*labels)) == 0) {
+        s->label_off = prev->label_off;
+        nlabel = 0; /* nothing to append */
+    } else {
+        GROW(p->labelpool, p->caplabelpool, p->nlabelpool + nlabel);
+        s->label_off = (uint32_t)p->nlabelpool;
+    }
     if (nloc)
         memcpy(&p->locpool[p->nlocpool], locs, nloc * sizeof(*locs));
     if (p->nvt)

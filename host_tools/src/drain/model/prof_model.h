@@ -22,7 +22,7 @@ struct prof_label {
 struct prof_sample {
     uint32_t loc_off, nloc;       /* in prof.locpool: location ids, leaf first */
     uint32_t val_off;             /* in prof.valpool: nvt values */
-    uint32_t label_off, nlabel;   /* in prof.labelpool */
+    uint32_t label_off, nlabel;   /* in prof.labelpool (samples may share entries) */
 };
 struct prof_mapping {
     uint64_t start, limit, offset;
@@ -34,10 +34,11 @@ struct prof_line {
     int64_t line, column;
 };
 struct prof_location {
-    uint64_t mapping_id, address;
+    uint64_t address;
+    uint32_t mapping_id;      /* 0 or an id (index + 1: PROF_MAX_ITEMS mappings at most) */
     uint32_t line_off, nline; /* in prof.linepool, innermost first */
     uint8_t is_folded;
-};
+}; /* 24 bytes: a profile of 10^6 distinct stacks holds millions */
 struct prof_function {
     int64_t name, system_name, filename, start_line;
 };

@@ -57,6 +57,11 @@ void session_free(struct session *s)
     free(s->tasks);
     free(s->sites);
     free(s->site_var);
+    free(s->site_peak);
+    umap_free(&s->rare_index);
+    free(s->rare);
+    umap_free(&s->link_index);
+    free(s->link);
     umap_free(&s->slot_index);
     free(s->slots);
     free(s->live);
@@ -89,6 +94,15 @@ void session_set_min_lifetime(struct session *s, double seconds)
     s->min_life_s = seconds > 0 ? seconds : 0;
 }
 
+void session_keep_site_peaks(struct session *s)
+{
+    if (s->keep_site_peaks)
+        return;
+    s->keep_site_peaks = 1;
+    if (s->capsites) /* sites before it (too late a call): their values start at 0 */
+        s->site_peak = xcalloc(s->capsites, sizeof(*s->site_peak));
+}
+
 uint64_t session_life_edge_ns(unsigned b)
 {
     uint64_t e = 0;
@@ -100,8 +114,12 @@ uint64_t session_life_edge_ns(unsigned b)
 
 unsigned session_life_bucket(double ns)
 {
+    /* session_life_edge_ns(1 .. 12) as doubles (exact): a FREE's bucket without recomputing them */
+    static const double edge[DRAIN_LIFE_BUCKETS] = {0,    1e4,  1e5,  1e6,  1e7,  1e8, 1e9,
+                                                     1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+    _Static_assert(DRAIN_LIFE_BUCKETS == 13, "edge[] lists every bucket's lower edge");
     unsigned b = 0;
-    while (b + 1 < DRAIN_LIFE_BUCKETS && ns >= (double)session_life_edge_ns(b + 1))
+    while (b + 1 < DRAIN_LIFE_BUCKETS && ns >= edge[b + 1])
         b++;
     return b;
 }
@@ -126,9 +144,14 @@ void session_site_peak(const struct session *s, const struct site *st, double *n
     /* The device's own low-watermark moment first (model/heap.c, docs/HEALTH.md). */
     if (heap_site_low(s, (uint32_t)(st - s->sites), n, b))
         return;
-    int saved = s->peak_gen && st->peak_gen == s->peak_gen;
-    *n = saved ? st->peak_n : st->half_n;
-    *b = saved ? st->peak_b : st->half_b;
+    if (!s->site_peak) {
+        *n = *b = 0;
+        return;
+    }
+    const struct site_peak *sp = &s->site_peak[st - s->sites];
+    int saved = s->peak_gen && sp->peak_gen == s->peak_gen;
+    *n = saved ? sp->peak_n : sp->half_n;
+    *b = saved ? sp->peak_b : sp->half_b;
 }
 
 /* An entry sampled with probability p = 1/w is in half A only, B only or both, with
@@ -136,17 +159,28 @@ void session_site_peak(const struct session *s, const struct site *st, double *n
  * independent samples, each with inclusion probability q (1 - (1 - q)^2 = p), so weight 1/q in
  * its half. The choice is a hash of its slot, birth and session (fixed while it is live,
  * independent of its sampling). */
-void session_half_weights(const struct session *s, const struct slot *sl, double w, double c[2])
+/* The entry's draw u in [0, 1): fixed while it is live. */
+static double half_draw(const struct session *s, const struct slot *sl)
+{
+    uint64_t x = hash_u64(hash_u64((uint64_t)sl->index << 32 ^ s->session_id) ^ sl->birth);
+    return (double)(x >> 11) * 0x1p-53;
+}
+
+/* session_half_weights with the entry's draw u (half_draw; unused when w <= 1). */
+static void half_weights_at(double w, double u, double c[2])
 {
     if (w <= 1) { /* sampled surely (or not live: 0): in both */
         c[0] = c[1] = w;
         return;
     }
     double p = 1 / w, q = p / (1 + sqrt(1 - p)), a = q * (1 - q) / p;
-    uint64_t x = hash_u64(hash_u64((uint64_t)sl->index << 32 ^ s->session_id) ^ sl->birth);
-    double u = (double)(x >> 11) * 0x1p-53;
     c[0] = u < a || u >= 2 * a ? 1 / q : 0;
     c[1] = u >= a ? 1 / q : 0;
+}
+
+void session_half_weights(const struct session *s, const struct slot *sl, double w, double c[2])
+{
+    half_weights_at(w, w > 1 ? half_draw(s, sl) : 0, c);
 }
 
 double session_weight(uint64_t size, uint64_t interval)
@@ -230,6 +264,38 @@ static int site_fits(struct session *s, uint32_t def)
 
 static uint32_t new_site(struct session *s, uint64_t stack_id, uint32_t def);
 
+const struct site_rare *session_site_rare(const struct session *s, uint32_t site)
+{
+    static const struct site_rare none;
+    uint32_t i = umap_get(&s->rare_index, site);
+    return i < s->nrare ? &s->rare[i] : &none;
+}
+
+/* A site's rare totals, made (zeroed) at the first use. */
+static struct site_rare *site_rare(struct session *s, uint32_t site)
+{
+    int fresh;
+    return UMAP_ELEM(&s->rare_index, site, s->rare, s->nrare, s->caprare, &fresh);
+}
+
+static const struct site_link no_link = {UINT32_MAX, UINT32_MAX};
+
+/* A site's task chain (no_link when it is in none), and the same made at the first use. */
+static const struct site_link *link_of(const struct session *s, uint32_t site)
+{
+    uint32_t i = umap_get(&s->link_index, site);
+    return i < s->nlink ? &s->link[i] : &no_link;
+}
+
+static struct site_link *site_link(struct session *s, uint32_t site)
+{
+    int fresh;
+    struct site_link *l = UMAP_ELEM(&s->link_index, site, s->link, s->nlink, s->caplink, &fresh);
+    if (fresh)
+        *l = no_link;
+    return l;
+}
+
 /* The overflow site, where samples of sites beyond the caps go (made at the first). */
 static uint32_t over_site(struct session *s)
 {
@@ -243,14 +309,17 @@ static uint32_t new_site(struct session *s, uint64_t stack_id, uint32_t def)
 {
     size_t cap = s->capsites;
     GROW(s->sites, s->capsites, s->nsites + 1);
-    if (s->capsites != cap)
+    if (s->capsites != cap) {
         s->site_var = xrealloc(s->site_var, s->capsites * sizeof(*s->site_var));
+        if (s->keep_site_peaks)
+            s->site_peak = xrealloc(s->site_peak, s->capsites * sizeof(*s->site_peak));
+    }
     memset(&s->sites[s->nsites], 0, sizeof(s->sites[0]));
     memset(&s->site_var[s->nsites], 0, sizeof(s->site_var[0]));
+    if (s->site_peak)
+        memset(&s->site_peak[s->nsites], 0, sizeof(s->site_peak[0]));
     s->sites[s->nsites].stack_id = stack_id;
     s->sites[s->nsites].def = def;
-    s->sites[s->nsites].base = UINT32_MAX;
-    s->sites[s->nsites].next_task = UINT32_MAX;
     if (def < s->nstacks)
         s->stacks[def].site = (uint32_t)s->nsites;
     return (uint32_t)s->nsites++;
@@ -305,9 +374,9 @@ static uint32_t site_of(struct session *s, uint64_t stack_id)
     i = new_site(s, s->sites[base].stack_id, SITE_DEF_NONE);
     s->sites[i].def = s->sites[base].def; /* not the definition's own site: the base keeps it */
     s->sites[i].task = task;
-    s->sites[i].base = base;
-    s->sites[i].next_task = s->sites[base].next_task;
-    s->sites[base].next_task = i;
+    uint32_t next = link_of(s, base)->next_task;
+    *site_link(s, i) = (struct site_link){base, next};
+    site_link(s, base)->next_task = i;
     umap_put(&s->task_site_index, key, i);
     return i;
 }
@@ -412,18 +481,22 @@ static void inuse_add(struct session *s, const struct slot *sl, double w_old, do
     struct site *st = &s->sites[sl->site];
     double dw = w_new - w_old, db = dw * (double)sl->size;
     double c_old[2], c_new[2];
-    session_half_weights(s, sl, w_old, c_old);
-    session_half_weights(s, sl, w_new, c_new);
+    double u = w_old > 1 || w_new > 1 ? half_draw(s, sl) : 0; /* one hash a change, at most */
+    half_weights_at(w_old, u, c_old);
+    half_weights_at(w_new, u, c_new);
     double da = c_new[0] - c_old[0], dh = c_new[1] - c_old[1];
-    if (s->peak_gen && st->peak_gen != s->peak_gen) {
-        st->peak_n = st->half_n;
-        st->peak_b = st->half_b;
-        st->peak_gen = s->peak_gen;
+    if (s->site_peak) {
+        struct site_peak *sp = &s->site_peak[sl->site];
+        if (s->peak_gen && sp->peak_gen != s->peak_gen) {
+            sp->peak_n = sp->half_n;
+            sp->peak_b = sp->half_b;
+            sp->peak_gen = s->peak_gen;
+        }
+        sp->half_n += dh;
+        sp->half_b += dh * (double)sl->size;
     }
     st->inuse_n += dw;
     st->inuse_b += db;
-    st->half_n += dh;
-    st->half_b += dh * (double)sl->size;
     s->inuse_n += dw;
     s->inuse_b += db;
     s->half_a_b += da * (double)sl->size;
@@ -510,9 +583,10 @@ static void count_free(struct session *s, struct slot *sl, int timed)
         ast->alloc_b -= ab;
         if (ast->alloc_samples)
             ast->alloc_samples--;
-        ast->cull_n += sl->aw;
-        ast->cull_b += ab;
-        ast->cull_samples++;
+        struct site_rare *rr = site_rare(s, sl->lsite);
+        rr->cull_n += sl->aw;
+        rr->cull_b += ab;
+        rr->cull_samples++;
         s->cull_n += sl->aw;
         s->cull_b += ab;
         s->n.culled++;
@@ -727,7 +801,7 @@ static void on_live(struct session *s, const struct msamp_record *r)
     /* LIVE records carry no task: an entry of a task's site is the same entry again. The site a
      * LIVE names is the latest record's (a realloc chain keeps its first site in sl->site). */
     if (sl->live && sl->size == r->u.live.size &&
-        (sl->lsite == site || s->sites[sl->lsite].base == site)) {
+        (sl->lsite == site || link_of(s, sl->lsite)->base == site)) {
         sl->seen = s->snap_gen;
     sl->touch = s->settle_epoch;
         /* The device's word on the entry's interval wins: a thinning drain did not replay (or
@@ -882,7 +956,8 @@ static void on_stack(struct session *s, const struct msamp_record *r)
          * site's frame instead (their samples stay theirs). */
         resolve_def(s, site, d);
         s->n.pending_resolved += s->sites[site].alloc_samples;
-        for (uint32_t t = s->sites[site].next_task; t < s->nsites; t = s->sites[t].next_task) {
+        for (uint32_t t = link_of(s, site)->next_task; t < s->nsites;
+             t = link_of(s, t)->next_task) {
             resolve_def(s, t, d);
             s->n.pending_resolved += s->sites[t].alloc_samples;
         }
@@ -1055,7 +1130,7 @@ static void on_fail(struct session *s, const struct msamp_record *r)
         return;
     }
     uint32_t si = site_of(s, r->u.fail.stack_id); /* may grow s->sites */
-    struct site *st = &s->sites[si];
+    struct site_rare *st = site_rare(s, si);
     st->fail_n[k]++;
     st->fail_b[k] = add_sat(st->fail_b[k], r->u.fail.size);
     if (r->u.fail.size > st->fail_max[k])
@@ -1252,6 +1327,7 @@ struct session *session_replayed_defaults(const struct session *s)
     t->host_start = s->host_start;
     t->pre_off = 1;
     t->min_life_s = s->min_life_s;
+    t->keep_site_peaks = s->keep_site_peaks;
     /* What was applied directly (after a buffer overflow) cannot coexist with a kept buffer:
      * the buffer is flushed when it overflows. */
     pre_flush_defaults(t, s->pre);

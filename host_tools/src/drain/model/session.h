@@ -100,18 +100,34 @@ struct pre_buf {
 };
 
 /* Where samples are counted: one stack definition (frames), or one of the frameless kinds. A stack
- * id names its current definition, so a redefined id's later samples go to another site. */
+ * id names its current definition, so a redefined id's later samples go to another site. What
+ * every sample touches is here (128 bytes: a session may hold 10^6 sites); what few sites have is
+ * in side tables (struct site_rare, struct site_link). */
 struct site {
     uint64_t stack_id; /* the id of the first samples (for the record; 0 for unknown) */
     uint32_t def;      /* index in session.stacks, or SITE_DEF_NONE / SITE_DEF_FULL */
+    /* RTOS devices (SAMPLE_TASK records): the task id of its samples (0: none). */
+    uint32_t task;
     double alloc_n, alloc_b, free_n, free_b;
     uint64_t alloc_samples, free_samples;
     uint64_t events; /* of alloc_samples, those of ALLOC/REALLOC records (not snapshots) */
     double inuse_n, inuse_b; /* the running in-use estimate of its live entries */
-    double half_n, half_b;   /* the same from half B of the samples (session_half_weights) */
-    double peak_n, peak_b;   /* its half-B in-use at the session's peak, when peak_gen is the
-                              * session's */
+};
+_Static_assert(sizeof(struct site) <= 88, "the hot site record: rare fields go to side tables");
+
+/* A site's half-B in-use (session_half_weights) and its value at the session's peak, the peak
+ * profile's (session.site_peak, parallel to sites; kept only when asked for:
+ * session_keep_site_peaks). */
+struct site_peak {
+    double half_n, half_b; /* the running in-use estimate from half B of the samples */
+    double peak_n, peak_b; /* its half-B in-use at the session's peak, when peak_gen is the
+                            * session's */
     uint64_t peak_gen;
+};
+
+/* A site's rare totals (session.rare, by site; session_site_rare): only sites with a culled
+ * allocation or a FAIL record have one. */
+struct site_rare {
     /* Allocations freed younger than the session's min_life_s: taken out of the allocated (and
      * freed) totals, counted here. */
     double cull_n, cull_b;
@@ -119,10 +135,13 @@ struct site {
     /* FAIL records at this stack, by kind (enum msamp_wire_fail): how many, the bytes asked
      * (saturating) and the largest request. Not samples: every failure is reported. */
     uint64_t fail_n[MSAMP_FAIL_KINDS], fail_b[MSAMP_FAIL_KINDS], fail_max[MSAMP_FAIL_KINDS];
-    /* RTOS devices (SAMPLE_TASK records): the task id of its samples (0: none), and the chain of
-     * the sites of the same stack for other tasks (base: the task-less site of its stack id, whose
-     * definition they follow; next_task: the next of them), UINT32_MAX where none. */
-    uint32_t task, base, next_task;
+};
+
+/* RTOS devices: the chain of the sites of the same stack for other tasks (session.link, by site;
+ * only sites in such a chain have one): base, the task-less site of its stack id, whose
+ * definition they follow; next_task, the next of them; UINT32_MAX where none. */
+struct site_link {
+    uint32_t base, next_task;
 };
 
 /* A task's name (TASK records): tasks are sorted by id. */
@@ -233,6 +252,14 @@ struct session {
     struct site_var {
         double n, b;
     } *site_var;
+    /* The sites' side tables (site index -> entry): rare totals, task chains. */
+    struct umap rare_index, link_index;
+    struct site_rare *rare;
+    size_t nrare, caprare;
+    struct site_link *link;
+    size_t nlink, caplink;
+    struct site_peak *site_peak; /* NULL unless keep_site_peaks (capsites entries) */
+    int keep_site_peaks;
     uint64_t site_frames; /* frames referenced by the sites (DRAIN_MAX_SITE_FRAMES) */
     uint32_t over_site;   /* the overflow site, UINT32_MAX until one is needed */
 
@@ -327,6 +354,9 @@ struct session {
 struct session *session_new(int index, const struct msamp_dec_stats *dec_now);
 /* --min-lifetime: allocations freed younger than seconds leave the allocated and freed totals. */
 void session_set_min_lifetime(struct session *s, double seconds);
+/* Keep each site's in-use at the peak (session_site_peak: the peak profile's values; 40 bytes a
+ * site and work at every weight change). Before the first record. */
+void session_keep_site_peaks(struct session *s);
 /* The age in nanoseconds of an entry born at tick birth at tick now (-1 when unknown). */
 double session_age_ns(const struct session *s, uint64_t birth, uint64_t now);
 /* An entry's weights in half A (c[0]) and half B (c[1]) of the samples when its weight is w:
@@ -335,7 +365,7 @@ double session_age_ns(const struct session *s, uint64_t birth, uint64_t now);
  * 0 in a half it is not in. */
 void session_half_weights(const struct session *s, const struct slot *sl, double w, double c[2]);
 /* A site's in-use estimate at the session's peak (objects, bytes): half B's, at the moment half
- * A's total was highest. */
+ * A's total was highest (0 unless session_keep_site_peaks, or the device's low watermark). */
 void session_site_peak(const struct session *s, const struct site *st, double *n, double *b);
 void session_free(struct session *s);
 
@@ -360,6 +390,8 @@ double session_weight(uint64_t size, uint64_t interval);
 
 /* A stack id's current frames, or NULL when undefined (id 0 or never received). */
 const uint64_t *session_stack(const struct session *s, uint64_t id, uint32_t *depth);
+/* A site's rare totals (culled allocations, FAIL records): all 0 when it has none. */
+const struct site_rare *session_site_rare(const struct session *s, uint32_t site);
 /* The name of a site without frames: "[stack table full]", "[msamp: site limit reached]" or
  * "[unknown stack]". */
 const char *session_site_kind(const struct site *st);

@@ -157,9 +157,20 @@ static void put_vt(struct buf *b, struct buf *tmp, unsigned field, const struct 
     put_bytes(b, field, tmp->p, tmp->len);
 }
 
-void prof_encode(const struct prof *p, struct buf *out)
+/* Hands out to the sink once it holds a chunk (last: whatever it holds). */
+#define SINK(last)                                                                                 \
+    do {                                                                                           \
+        if (sink && (out->len >= PROF_ENCODE_CHUNK || ((last) && out->len)) && sink(ctx, out)) { \
+            rc = -1;                                                                               \
+            goto done;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+int prof_encode_to(const struct prof *p, struct buf *out, int (*sink)(void *ctx, struct buf *out),
+                   void *ctx)
 {
     struct buf m = {0}, t = {0};
+    int rc = 0;
     for (size_t i = 0; i < p->nvt; i++)
         put_vt(out, &t, 1, &p->vt[i]);
     for (size_t i = 0; i < p->nsample; i++) {
@@ -180,6 +191,7 @@ void prof_encode(const struct prof *p, struct buf *out)
             put_bytes(&m, 3, t.p, t.len);
         }
         put_bytes(out, 2, m.p, m.len);
+        SINK(0);
     }
     for (size_t i = 0; i < p->nmapping; i++) {
         const struct prof_mapping *mp = &p->mapping[i];
@@ -189,6 +201,7 @@ void prof_encode(const struct prof *p, struct buf *out)
                                         mp->has_functions, mp->has_filenames,
                                         mp->has_line_numbers, mp->has_inline_frames}, 10);
         put_bytes(out, 3, m.p, m.len);
+        SINK(0);
     }
     for (size_t i = 0; i < p->nlocation; i++) {
         const struct prof_location *l = &p->location[i];
@@ -205,6 +218,7 @@ void prof_encode(const struct prof *p, struct buf *out)
         }
         put_int(&m, 5, l->is_folded);
         put_bytes(out, 4, m.p, m.len);
+        SINK(0);
     }
     for (size_t i = 0; i < p->nfunction; i++) {
         const struct prof_function *f = &p->function[i];
@@ -212,9 +226,12 @@ void prof_encode(const struct prof *p, struct buf *out)
         put_ints(&m, (const uint64_t[]){i + 1, (uint64_t)f->name, (uint64_t)f->system_name,
                                         (uint64_t)f->filename, (uint64_t)f->start_line}, 5);
         put_bytes(out, 5, m.p, m.len);
+        SINK(0);
     }
-    for (size_t i = 0; i < p->nstr; i++)
+    for (size_t i = 0; i < p->nstr; i++) {
         put_bytes(out, 6, p->str[i], p->strlen[i]);
+        SINK(0);
+    }
     put_int(out, 7, (uint64_t)p->drop_frames);
     put_int(out, 8, (uint64_t)p->keep_frames);
     put_int(out, 9, (uint64_t)p->time_nanos);
@@ -225,8 +242,17 @@ void prof_encode(const struct prof *p, struct buf *out)
     if (p->ncomment)
         put_packed(out, &t, 13, (const uint64_t *)p->comment, p->ncomment, 1);
     put_int(out, 14, (uint64_t)p->default_sample_type);
+    SINK(1);
+done:
     buf_free(&m);
     buf_free(&t);
+    return rc;
+}
+#undef SINK
+
+void prof_encode(const struct prof *p, struct buf *out)
+{
+    prof_encode_to(p, out, NULL, NULL);
 }
 
 /* ---- protobuf decoding ---- */

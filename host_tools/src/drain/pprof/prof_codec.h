@@ -32,6 +32,13 @@ int prof_validate(const struct prof *p, char *err, size_t errlen);
 
 /* Serializes to protobuf bytes. */
 void prof_encode(const struct prof *p, struct buf *out);
+/* The same in pieces: whenever out holds PROF_ENCODE_CHUNK bytes or more between two top-level
+ * fields, and at the end, sink(ctx, out) takes them and empties out (0), or fails (-1): encoding
+ * stops there and returns -1. 0 when every byte went to sink. A file's writer holds 1 MiB of the
+ * encoding, not all of it (50 MB for 10^6 distinct stacks). */
+#define PROF_ENCODE_CHUNK (1u << 20)
+int prof_encode_to(const struct prof *p, struct buf *out, int (*sink)(void *ctx, struct buf *out),
+                   void *ctx);
 /* Parses protobuf bytes into p (prof_init'ed); on error returns -1 with a message in err (size
  * errlen). A profile decoded without error passes prof_validate. */
 int prof_decode(struct prof *p, const uint8_t *data, size_t len, char *err, size_t errlen);

@@ -12,6 +12,29 @@
 
 #include "prof_codec.h"
 
+/* prof_encode_to's sink: the encoding so far, compressed into the file (errno kept in *e). */
+struct gz_sink {
+    gzFile gz;
+    int e;
+};
+
+static int gz_sink(void *ctx, struct buf *b)
+{
+    struct gz_sink *g = ctx;
+    size_t off = 0;
+    while (off < b->len) {
+        unsigned chunk = b->len - off > (1u << 30) ? 1u << 30 : (unsigned)(b->len - off);
+        errno = 0;
+        if (gzwrite(g->gz, b->p + off, chunk) != (int)chunk) {
+            g->e = errno ? errno : EIO;
+            return -1;
+        }
+        off += chunk;
+    }
+    b->len = 0;
+    return 0;
+}
+
 int prof_write_file(const struct prof *p, const char *path, char *err, size_t errlen)
 {
     char why[256];
@@ -22,7 +45,6 @@ int prof_write_file(const struct prof *p, const char *path, char *err, size_t er
         return -1;
     }
     struct buf b = {0};
-    prof_encode(p, &b);
     size_t n = strlen(path);
     char *tmp = xmalloc(n + 32);
     /* A regular file (or a new one) is written beside and renamed into place, so a reader never
@@ -50,19 +72,11 @@ int prof_write_file(const struct prof *p, const char *path, char *err, size_t er
         }
     }
     if (gz) {
-        size_t off = 0;
-        rc = 0;
         step = "write";
-        while (off < b.len) {
-            unsigned chunk = b.len - off > (1u << 30) ? 1u << 30 : (unsigned)(b.len - off);
-            errno = 0;
-            if (gzwrite(gz, b.p + off, chunk) != (int)chunk) {
-                e = errno ? errno : EIO;
-                rc = -1;
-                break;
-            }
-            off += chunk;
-        }
+        /* Encoded and compressed a chunk at a time: the whole encoding is never in memory. */
+        struct gz_sink sink = {gz, 0};
+        rc = prof_encode_to(p, &b, gz_sink, &sink);
+        e = sink.e;
         errno = 0;
         int zc = gzclose(gz); /* flushes: a full disk shows here */
         if (zc != Z_OK && rc == 0) {

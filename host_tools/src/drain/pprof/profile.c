@@ -609,9 +609,10 @@ static int cover_inuse(struct part *parts, size_t np)
  * (in use and their allocated share, label `age`), one per lifetime bucket of its freed entries
  * (allocated and freed, label `lifetime`), and one with the rest of its allocated and freed
  * totals (allocations without a slot, entries whose free was inferred or had no time), without a
- * time label. The per-site totals go to out->agg, one sample per distinct stack, for reports. */
+ * time label. With agg, the per-site totals go to out->agg, one sample per distinct stack, for
+ * reports (a profile written alone does without: 10^6 sites' totals are 100+ MB). */
 static void site_samples(struct prof *p, const struct session *s, struct mapinfo *maps,
-                         size_t nmaps, int bare, struct umap *cache, struct built *out)
+                         size_t nmaps, int bare, struct umap *cache, struct built *out, int agg)
 {
     /* Age bins of the live entries, and per-site lists of them and of the lifetime bins. */
     struct umap idx = {0};
@@ -658,21 +659,26 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
     }
     umap_free(&idx);
 
-    out->site_agg = xmalloc((s->nsites + 1) * sizeof(uint32_t));
     out->site_prof = xmalloc((s->nsites + 1) * sizeof(uint32_t));
     for (size_t i = 0; i < s->nsites; i++)
-        out->site_agg[i] = out->site_prof[i] = UINT32_MAX;
+        out->site_prof[i] = UINT32_MAX;
     prof_init(&out->agg);
-    for (int i = 0; i < V_ALL; i++)
-        prof_add_type(&out->agg, sample_type_names[i][0], sample_type_names[i][1]);
+    if (agg) {
+        out->site_agg = xmalloc((s->nsites + 1) * sizeof(uint32_t));
+        for (size_t i = 0; i < s->nsites; i++)
+            out->site_agg[i] = UINT32_MAX;
+        for (int i = 0; i < V_ALL; i++)
+            prof_add_type(&out->agg, sample_type_names[i][0], sample_type_names[i][1]);
+    }
     uint64_t locs[MSAMP_DEC_MAX_DEPTH];
     struct prof_label labels[DRAIN_SITE_LABELS + 1], origin[3];
     uint32_t norigin = origin_labels(p, s, origin);
     for (size_t i = 0; i < s->nsites; i++) {
         const struct site *st = &s->sites[i];
         int failed = 0;
+        const struct site_rare *rr = session_site_rare(s, (uint32_t)i);
         for (int k = 0; k < MSAMP_FAIL_KINDS; k++)
-            failed |= st->fail_n[k] != 0;
+            failed |= rr->fail_n[k] != 0;
         int sampled = age_head[i] != UINT32_MAX || st->alloc_samples || st->free_samples ||
                       st->alloc_n > 0 || st->free_n > 0;
         if (!sampled && !failed)
@@ -778,9 +784,12 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
             uint32_t ps = prof_add_sample(p, locs, nloc, v, labels, n, merge);
             if (out->site_prof[i] == UINT32_MAX)
                 out->site_prof[i] = ps;
-            add_values(tot, v);
+            if (agg)
+                add_values(tot, v);
         }
         out->alloc_raised += (uint64_t)raised;
+        if (!agg)
+            continue;
         /* Per site: the same stack in two tasks stays two lines of --top (the label's strings
          * are p's, as the locations are). */
         struct prof_label tl[1];
@@ -824,9 +833,12 @@ static void peak_samples(struct prof *p, const struct session *s, struct mapinfo
     }
 }
 
+/* What build_from builds: the profile, the profile and its per-site totals (built.agg, for
+ * reports), or the peak profile. */
+enum build_what { BUILD_PROFILE, BUILD_WITH_AGG, BUILD_PEAK };
 static int build_from(const struct session *s, const struct elf_set *elves, const char *kind,
                       const struct msamp_dec_stats *dec_now, struct built *out, char *err,
-                      size_t errlen, int peak);
+                      size_t errlen, enum build_what what);
 
 const struct session *built_session(const struct built *b, const struct session *s)
 {
@@ -834,13 +846,14 @@ const struct session *built_session(const struct built *b, const struct session 
 }
 
 int build_profile(const struct session *s, const struct elf_set *elves, const char *kind,
-                  const struct msamp_dec_stats *dec_now, struct built *out, char *err,
+                  const struct msamp_dec_stats *dec_now, int agg, struct built *out, char *err,
                   size_t errlen)
 {
     /* A session whose header never came holds its records unapplied: build from them replayed
      * with defaults (the session itself keeps them, for a header that may still come). */
     struct session *t = session_replayed_defaults(s);
-    int rc = build_from(t ? t : s, elves, kind, dec_now, out, err, errlen, 0);
+    int rc = build_from(t ? t : s, elves, kind, dec_now, out, err, errlen,
+                        agg ? BUILD_WITH_AGG : BUILD_PROFILE);
     if (rc == 0)
         out->replayed = t;
     else
@@ -853,7 +866,7 @@ int build_peak_profile(const struct session *s, const struct elf_set *elves,
                        size_t errlen)
 {
     struct session *t = session_replayed_defaults(s);
-    int rc = build_from(t ? t : s, elves, "peak", dec_now, out, err, errlen, 1);
+    int rc = build_from(t ? t : s, elves, "peak", dec_now, out, err, errlen, BUILD_PEAK);
     if (rc == 0)
         out->replayed = t;
     else
@@ -863,8 +876,9 @@ int build_peak_profile(const struct session *s, const struct elf_set *elves,
 
 static int build_from(const struct session *s, const struct elf_set *elves, const char *kind,
                       const struct msamp_dec_stats *dec_now, struct built *out, char *err,
-                      size_t errlen, int peak)
+                      size_t errlen, enum build_what what)
 {
+    int peak = what == BUILD_PEAK;
     memset(out, 0, sizeof(*out));
     struct prof *p = &out->prof;
     prof_init(p);
@@ -908,7 +922,7 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
     if (peak)
         peak_samples(p, s, maps, nmaps, bare, &cache);
     else
-        site_samples(p, s, maps, nmaps, bare, &cache, out);
+        site_samples(p, s, maps, nmaps, bare, &cache, out, what == BUILD_WITH_AGG);
     umap_free(&cache);
     add_comments(p, s, kind, dec_now, out);
     if (!peak)

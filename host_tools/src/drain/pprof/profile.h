@@ -32,9 +32,9 @@ struct built {
     struct prof prof;
     /* The per-site totals, one sample per distinct stack (its location ids are prof's), without
      * labels: prof's samples are split by lifetime and age (docs/DRAIN.md "Lifetimes"), the
-     * reports (--top, --folded) read these. Empty for a peak profile. */
+     * reports (--top, --folded) read these. Empty for a peak profile, and unless asked for. */
     struct prof agg;
-    /* Per session site: its agg sample (UINT32_MAX: none). */
+    /* Per session site: its agg sample (UINT32_MAX: none); NULL without agg. */
     uint32_t *site_agg;
     /* Per session site: its first sample in prof (UINT32_MAX: none), as the verdicts name it. */
     uint32_t *site_prof;
@@ -59,10 +59,11 @@ struct built {
 /* The model a profile was built from: b->replayed, or s. */
 const struct session *built_session(const struct built *b, const struct session *s);
 
-/* Builds the profile of s. kind is "final" or "partial N". Returns 0, or -1 with a message in err
- * (an ELF whose build-id matches no mapping of the stream, unless elves->force). */
+/* Builds the profile of s. kind is "final" or "partial N"; agg: the per-site totals too (built.agg,
+ * which the reports and views read). Returns 0, or -1 with a message in err (an ELF whose
+ * build-id matches no mapping of the stream, unless elves->force). */
 int build_profile(const struct session *s, const struct elf_set *elves, const char *kind,
-                  const struct msamp_dec_stats *dec_now, struct built *out, char *err,
+                  const struct msamp_dec_stats *dec_now, int agg, struct built *out, char *err,
                   size_t errlen);
 void built_free(struct built *b);
 /* The in-use profile at the peak of the session's in-use estimate (docs/DRAIN.md "Peak"): sample

@@ -170,8 +170,8 @@ static const struct session *fail_s;
 /* Failure sites, most failures first. */
 static int by_failures(const void *a, const void *b)
 {
-    const struct site *x = &fail_s->sites[((const struct built_fail *)a)->site];
-    const struct site *y = &fail_s->sites[((const struct built_fail *)b)->site];
+    const struct site_rare *x = session_site_rare(fail_s, ((const struct built_fail *)a)->site);
+    const struct site_rare *y = session_site_rare(fail_s, ((const struct built_fail *)b)->site);
     uint64_t nx = x->fail_n[MSAMP_FAIL_NULL] + x->fail_n[MSAMP_FAIL_GIANT];
     uint64_t ny = y->fail_n[MSAMP_FAIL_NULL] + y->fail_n[MSAMP_FAIL_GIANT];
     return nx < ny ? 1 : nx > ny ? -1 : 0;
@@ -203,6 +203,7 @@ static void fail_table(FILE *f, const struct session *s, const struct built *b, 
     size_t shown = 0;
     for (size_t i = 0; i < b->nfails && shown < n; i++) {
         const struct site *st = &s->sites[order[i].site];
+        const struct site_rare *rr = session_site_rare(s, order[i].site);
         char site[1024] = "";
         size_t len = 0;
         int frames = 0;
@@ -210,12 +211,12 @@ static void fail_table(FILE *f, const struct session *s, const struct built *b, 
             len = site_frames(&b->prof, order[i].locs[k], k == 0, site, sizeof(site), len,
                               &frames);
         for (int kind = 0; kind < MSAMP_FAIL_KINDS && shown < n; kind++) {
-            if (st->fail_n[kind] == 0)
+            if (rr->fail_n[kind] == 0)
                 continue;
             char buf[32];
             const char *task = session_site_task(s, st, buf, sizeof(buf));
-            fprintf(f, "  %10llu %14llu %14llu  %-6s ", (unsigned long long)st->fail_n[kind],
-                    (unsigned long long)st->fail_b[kind], (unsigned long long)st->fail_max[kind],
+            fprintf(f, "  %10llu %14llu %14llu  %-6s ", (unsigned long long)rr->fail_n[kind],
+                    (unsigned long long)rr->fail_b[kind], (unsigned long long)rr->fail_max[kind],
                     kind == MSAMP_FAIL_NULL ? "null" : "giant");
             if (tasks)
                 fprintf(f, "%-16s ", task ? task : "");
@@ -402,8 +403,9 @@ static const struct session *life_s;
 
 static int by_alloc(const void *a, const void *b)
 {
-    double x = life_s->sites[*(const size_t *)a].alloc_b + life_s->sites[*(const size_t *)a].cull_b;
-    double y = life_s->sites[*(const size_t *)b].alloc_b + life_s->sites[*(const size_t *)b].cull_b;
+    size_t i = *(const size_t *)a, j = *(const size_t *)b;
+    double x = life_s->sites[i].alloc_b + session_site_rare(life_s, (uint32_t)i)->cull_b;
+    double y = life_s->sites[j].alloc_b + session_site_rare(life_s, (uint32_t)j)->cull_b;
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -422,7 +424,7 @@ void report_lifetimes(FILE *f, const struct session *s, const struct built *b, s
     size_t *order = xmalloc((s->nsites + 1) * sizeof(*order));
     size_t m = 0;
     for (size_t i = 0; i < s->nsites; i++)
-        if (s->sites[i].alloc_samples || s->sites[i].cull_samples)
+        if (s->sites[i].alloc_samples || session_site_rare(s, (uint32_t)i)->cull_samples)
             order[m++] = i;
     life_s = s;
     qsort(order, m, sizeof(*order), by_alloc);
@@ -452,8 +454,9 @@ void report_lifetimes(FILE *f, const struct session *s, const struct built *b, s
             site_text(b, &b->agg.sample[b->site_agg[i]], site, sizeof(site));
         fprintf(f, "  site %s: %llu sampled allocations (%.0f bytes estimated)", site,
                 (unsigned long long)st->alloc_samples, st->alloc_b);
-        if (st->cull_samples)
-            fprintf(f, ", %llu culled", (unsigned long long)st->cull_samples);
+        uint64_t culled = session_site_rare(s, (uint32_t)i)->cull_samples;
+        if (culled)
+            fprintf(f, ", %llu culled", (unsigned long long)culled);
         fprintf(f, "\n    %-6s", "");
         for (unsigned k = 0; k < DRAIN_LIFE_BUCKETS; k++)
             fprintf(f, " %6s", session_life_name(k));

@@ -194,7 +194,7 @@ const struct view views[] = {
     {{{"peak", 0, VIEW_FILE, 1, check_peak}},
      "      --peak FILE      also write the in-use profile at the peak: the moment half of the\n"
      "                       samples peaked, estimated on the other half (not biased upward)\n",
-     0, "peak profile not written", NULL, NULL, NULL, write_peak},
+     VIEW_SITE_PEAKS, "peak profile not written", NULL, NULL, NULL, write_peak},
     {{{"timeline", 0, VIEW_FILE, 1, NULL}, {"timeline-csv", 0, VIEW_FILE, 1, NULL}},
      "      --timeline FILE  write in-use bytes over device time (total, top sites, marks) as\n"
      "                       an HTML page with an SVG chart; --timeline-csv FILE: as CSV\n",

@@ -31,6 +31,7 @@ struct view_opt {
     int (*check)(const char *arg, long *val, char *msg, size_t msglen);
 };
 #define VIEW_RECORDS 1u /* needs every record of the stream: new, record and free are called */
+#define VIEW_SITE_PEAKS 2u /* reads each site's in-use at the peak (session_keep_site_peaks) */
 /* What a view's writer is given: the session, its final profile, the paths of its FILE options
  * (NULL: not given), its value, its state, the --top count (0: not given), the ELFs and the
  * decoder's counters. */
@@ -47,7 +48,7 @@ struct view_run {
 struct view {
     struct view_opt opt[VIEW_OPTS];
     const char *help; /* its lines in drain --help */
-    unsigned needs;   /* VIEW_RECORDS or 0 */
+    unsigned needs;   /* VIEW_RECORDS, VIEW_SITE_PEAKS or 0 */
     const char *fail; /* the message's start when it is not written */
     void *(*new)(void);
     void (*free)(void *state);
