@@ -278,9 +278,17 @@ uintptr_t msamp_event_stamp(void)
 {
     uint64_t ts = msamp_now();
     uint64_t d = ts - W.ts;
-    if (ts < W.ts || d >= DT_LIMIT) { /* TIME = ts, written here: no layout to size it twice */
+    if (ts < W.ts || d >= DT_LIMIT) {
+#if MSAMP_CFG_SMALL_CODE
+        /* TIME = ts without a layout sized twice (36 bytes less on a Cortex-M3); elsewhere the
+         * header and varint writer would be copied here, inlined. */
+        struct msamp_sink s = {0, 0};
         header(MSAMP_REC_TIME, varint_size(ts));
-        put_varint(ts);
+        msamp_sink_varint(&s, ts);
+#else
+        struct msamp_varints64 f = {&ts, 1};
+        msamp_event_record(MSAMP_REC_TIME, msamp_layout_varints64, &f);
+#endif
         d = 0;
     }
     W.ts = ts;
