@@ -182,7 +182,7 @@
  * while the real realloc runs so that no other context's block is taken for it. 0: a realloc of a
  * sampled block is a FREE of it after the call and the new block a new allocation, sampled on its
  * own (a block another context is handed at the old address meanwhile may lose its sample). Saves
- * the detach and move code (about 130 bytes on a Cortex-M3). */
+ * the detach and move code (168 bytes with clang, 210 with gcc, on a Cortex-M3: make size). */
 #ifndef MSAMP_CFG_REALLOC_CHAINS
 #define MSAMP_CFG_REALLOC_CHAINS 1
 #endif
