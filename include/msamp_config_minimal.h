@@ -2,7 +2,8 @@
  * what you use"), with the tiny profile (MSAMP_PROFILE=tiny) and only malloc and free wrapped
  * (MSAMP_WRAP_FUNCS="malloc free"). Timestamps and the build-id are kept. Include it before
  * msamp_config.h (-include include/msamp_config_minimal.h, beside msamp_config_small.h for its
- * table sizes); each knob can still be set with -D. What each knob drops: include/msamp_config.h. */
+ * table sizes); each knob can still be set with -D. What each knob drops:
+ * include/msamp_config.h. */
 #ifndef MSAMP_CFG_ADAPTIVE
 #define MSAMP_CFG_ADAPTIVE 0
 #endif

@@ -341,7 +341,8 @@ int main(void)
     test_tables_full();
     test_time_and_controls();
     /* no passes: identity (none again in the minimal configuration: 9 KiB without one) */
-    CHECK_EQ(check_identity_by_volume(9 * (MSAMP_CFG_RESEND_BYTES ? MSAMP_CFG_RESEND_BYTES : 1024)), 0);
+    CHECK_EQ(check_identity_by_volume(9u * (MSAMP_CFG_RESEND_BYTES ? MSAMP_CFG_RESEND_BYTES : 1024u)),
+             0);
     test_estimates();
     CHECK_EQ(fake_lock_errors, 0);
     CHECK_EQ(fake_lock_depth, 0);
