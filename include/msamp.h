@@ -191,7 +191,8 @@ int msamp_get_stats(struct msamp_stats *out);
  *   tell old's allocation from another context's sampled between the resize and this call at the
  *   same address (the realloc wrappers, which take old's slot off its address before the real
  *   call, can); call it with interrupts (or the scheduler) held off around the resize where
- *   another context allocates from the same allocator.
+ *   another context allocates from the same allocator. Built with MSAMP_CFG_REALLOC_CHAINS 0
+ *   (include/msamp_config.h), a realloc of a sampled block is its FREE and a new allocation.
  */
 void msamp_on_alloc(void *p, size_t size);
 void msamp_on_alloc_from(void *p, size_t size, const void *frame);

@@ -177,6 +177,16 @@
 #define MSAMP_CFG_ADAPTIVE 1
 #endif
 
+/* 1: a realloc is followed as one block: a REALLOC record moves the sample to the new address and
+ * the chain keeps its first site and birth (in-use, ages and lifetimes), the old slot detached
+ * while the real realloc runs so that no other context's block is taken for it. 0: a realloc of a
+ * sampled block is a FREE of it after the call and the new block a new allocation, sampled on its
+ * own (a block another context is handed at the old address meanwhile may lose its sample). Saves
+ * the detach and move code (168 bytes with clang, 210 with gcc, on a Cortex-M3: make size). */
+#ifndef MSAMP_CFG_REALLOC_CHAINS
+#define MSAMP_CFG_REALLOC_CHAINS 1
+#endif
+
 /* Live slots a thinning pass settles per sampled allocation while it is under way (msamp_poll()
  * settles 8 times as many): the cost a raise of the interval spreads over the allocations after
  * it. */

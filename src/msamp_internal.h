@@ -451,7 +451,11 @@ void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void 
  * msamp_slow_realloc then ends the move: a REALLOC from the slot when p is sampled, a FREE
  * (marked moved) when it is not, the slot given back its address when the call failed (p NULL for
  * a nonzero size: the old block is untouched), a FREE when realloc(old, 0) freed it. */
+#if MSAMP_CFG_REALLOC_CHAINS
 #define MSAMP_LIVE_MOVING ((uintptr_t)1) /* allocators' blocks are at least 2-aligned */
+#else
+#define MSAMP_LIVE_MOVING ((uintptr_t)0) /* no slot is ever detached */
+#endif
 int32_t msamp_realloc_detach(struct msamp_context *c, void *old);
 void msamp_slow_realloc(struct msamp_context *c, void *old, int32_t old_slot, void *p, size_t size,
                         const void *frame, uint32_t drawn);

@@ -83,6 +83,8 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
     struct walk w = {pcs, 0, 0};
     struct msamp_writer ev;
     msamp_port_walk(frame, collect, &w);
+    if (!MSAMP_CFG_REALLOC_CHAINS)
+        old_slot = -1; /* never called with one: the code that follows it folds away */
 
     msamp_port_lock_t key = msamp_port_lock();
     /* The detached slot matches no address: p (old itself, grown in place, or a block another
@@ -161,7 +163,7 @@ static int32_t slot_do(uintptr_t p, int32_t slot, unsigned what)
     else if (slot >= 0 && !still((uint32_t)slot, p))
         slot = -1;
     if (slot >= 0) {
-        if (what >= SLOT_DETACH) {
+        if (MSAMP_CFG_REALLOC_CHAINS && what >= SLOT_DETACH) {
             msamp_live_publish((uint32_t)slot, p ^ MSAMP_LIVE_MOVING);
         } else {
             struct msamp_writer ev;
@@ -229,7 +231,7 @@ void msamp_realloc_slow(struct msamp_context *c, void *old, void *p, size_t size
 
 int32_t msamp_realloc_detach(struct msamp_context *c, void *old)
 {
-    if (c->busy || !msamp_is_sampled(old))
+    if (!MSAMP_CFG_REALLOC_CHAINS || c->busy || !msamp_is_sampled(old))
         return -1; /* busy: its realloc is not looked at (counted as reentrant when it decided) */
     return slot_do((uintptr_t)old, -1, SLOT_DETACH);
 }
@@ -274,6 +276,14 @@ void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void 
 void msamp_slow_realloc(struct msamp_context *c, void *old, int32_t old_slot, void *p, size_t size,
                         const void *frame, uint32_t drawn)
 {
+#if !MSAMP_CFG_REALLOC_CHAINS
+    /* No chains (and nothing detached): old's free once the real realloc freed it, then p's
+     * allocation, sampled on its own (a failure is reported from there). */
+    (void)old_slot;
+    if (p != NULL || size == 0)
+        msamp_free_slow(c, old);
+    msamp_slow_alloc(c, p, size, frame, drawn);
+#else
     uintptr_t mark = (uintptr_t)old | MSAMP_LIVE_MOVING;
     if (old_slot >= 0 && p == NULL && size != 0) /* failed: the old block is untouched */
         (void)slot_do(mark, old_slot, SLOT_ATTACH);
@@ -289,6 +299,7 @@ void msamp_slow_realloc(struct msamp_context *c, void *old, int32_t old_slot, vo
         !sample(c, (uintptr_t)p, size, frame, (uintptr_t)old, old_slot, drawn))
         (void)slot_do(mark, old_slot, p != NULL ? SLOT_MOVED : SLOT_FREE);
     leave(c);
+#endif
 }
 
 void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, unsigned kind)

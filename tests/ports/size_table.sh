@@ -21,11 +21,10 @@ flock 9
 # board | make variables | label | unwinder objects (port/...: msamp_frame_walk.o is port/common's
 # frame walker with msamp_port_walk()) | knobs added to both configurations | the functions wrapped
 # (default: malloc free calloc realloc)
-# The minimal rows: the tiny profile with every feature knob off (no adaptive interval, RAM-dump
-# block, failure reports, stack or identity re-sends, nested-call guards), malloc and free wrapped
-# only; timestamps and the build-id kept.
-minimal="-DMSAMP_CFG_ADAPTIVE=0 -DMSAMP_CFG_HEAPDUMP=0 -DMSAMP_CFG_FAILURES=0 \
--DMSAMP_CFG_STACK_RESEND_SAMPLES=0 -DMSAMP_CFG_RESEND_BYTES=0 -DMSAMP_CFG_WRAP_NESTED=0"
+# The minimal rows: the tiny profile with every feature knob off (include/msamp_config_minimal.h:
+# no adaptive interval, RAM-dump block, failure reports, stack or identity re-sends, nested-call
+# guards, realloc chains), malloc and free wrapped only; timestamps and the build-id kept.
+minimal="-include include/msamp_config_minimal.h"
 configs=(
   "qemu-virt-aarch64||aarch64 (gcc, frames)|msamp_frame_walk.o"
   "qemu-virt-arm||arm A15 ARM (gcc, frames)|msamp_frame_walk.o"

@@ -140,12 +140,20 @@ static inline int check_identity_by_volume(size_t bytes)
         CHECK(i + 1 < nrec && (recs[i + 1].type == MSAMP_REC_TIME ||
                                recs[i + 1].type == MSAMP_REC_DROPS));
     }
+#if MSAMP_CFG_RESEND_BYTES
     int due = (int)(dstats.bytes_in / MSAMP_CFG_RESEND_BYTES);
     CHECK(sessions >= due - 1 && sessions <= due + 1 + passes);
     /* The one stack of the loop is defined again after every 8th identity, and with every
      * MSAMP_CFG_STACK_RESEND_SAMPLES-th sample. */
     CHECK(count(MSAMP_REC_STACK) >= sessions / 8 - 1 && count(MSAMP_REC_STACK) >= 1);
+#else
+    CHECK_EQ(sessions, passes); /* no identity re-sends: a SESSION opens a pass, if any */
+#endif
+#if MSAMP_CFG_STACK_RESEND_SAMPLES
     CHECK(count(MSAMP_REC_STACK) >= count(MSAMP_REC_ALLOC) / MSAMP_CFG_STACK_RESEND_SAMPLES - 1);
+#elif !MSAMP_CFG_RESEND_BYTES && !MSAMP_CFG_SNAPSHOTS
+    CHECK(count(MSAMP_REC_STACK) <= 1); /* defined once (if it was new), never again */
+#endif
     return passes;
 }
 void __wrap_free(void *p);
@@ -175,7 +183,8 @@ static void *basic_events(void)
 /* What the decoded stream of basic_events() shows in either profile: a clean boot SESSION
  * (resend_seq 0, interval 1, the pointer size, a build-id of bid_len bytes), the first stack
  * before its ALLOCs, both ALLOCs with their sizes and times, the REALLOC of the first block from
- * the malloc's slot under the second stack, the FREE of the calloc's slot. */
+ * the malloc's slot under the second stack (without chains: its FREE and an ALLOC), the FREE of
+ * the calloc's slot. */
 static void check_basic_events(size_t bid_len)
 {
     CHECK_EQ(dstats.frames_bad, 0);
@@ -193,9 +202,17 @@ static void check_basic_events(size_t bid_len)
     CHECK(al && s && al->b == 100 && al->c == s->a && al->a != 0 && al->ts == 1005);
     const struct rec *ca = find(MSAMP_REC_ALLOC, 1);
     CHECK(ca && ca->b == 300 && ca->ts == 1012);
+#if MSAMP_CFG_REALLOC_CHAINS
     const struct rec *re = find(MSAMP_REC_REALLOC, 0);
     CHECK(re && al && s && re->a == al->a - 1 && re->c == 1000 && re->d != s->a);
     const struct rec *fr = find(MSAMP_REC_FREE, 0);
+#else
+    /* No chains: the malloc'd block's FREE, then the new block's ALLOC under the second stack. */
+    const struct rec *fa = find(MSAMP_REC_FREE, 0), *re = find(MSAMP_REC_ALLOC, 2);
+    CHECK(fa && al && fa->a == al->a - 1);
+    CHECK(re && s && fa && re->b == 1000 && re->c != s->a && fa < re);
+    const struct rec *fr = find(MSAMP_REC_FREE, 1);
+#endif
     CHECK(fr && ca && fr->a == ca->a - 1);
 }
 

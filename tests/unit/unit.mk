@@ -31,6 +31,14 @@ $(UNIT_OUT)/test_tiny: tests/unit/test_tiny.c tests/unit/fake_port.c $(MSAMP_COR
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -DMSAMP_CONFIG_FILE='"msamp_config_small.h"' \
 		$(filter %.c,$^) -lz -lm -o $@
 
+# The same end to end in the minimal configuration of make size (every feature knob off:
+# include/msamp_config_minimal.h); realloc followed as a free and a new block.
+$(UNIT_OUT)/test_tiny_minimal: tests/unit/test_tiny.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) \
+		$(UNIT_WRAPS) $(HOSTDEC_SRCS) $(UNIT_DEPS) $(HOSTDEC_HDRS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -include include/msamp_config_minimal.h \
+		-DMSAMP_CONFIG_FILE='"msamp_config_small.h"' $(filter %.c,$^) -lz -lm -o $@
+
 # The writer with each CRC: its default (the byte table on 64-bit hosts), the nibble table, bit by bit.
 $(UNIT_OUT)/test_writer: tests/unit/test_writer.c src/msamp_writer.c src/msamp_records.c \
 		src/msamp_sampler.c $(UNIT_DEPS)
@@ -141,7 +149,7 @@ $(UNIT_OUT)/test_budget: tests/unit/test_budget.c tests/unit/fake_port.c $(MSAMP
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TASK_BUDGETS=2 -DMSAMP_CFG_RING_SIZE=4096 \
 		$(filter %.c,$^) -lz -lm -o $@
 
-UNIT_TESTS := sampler sampler32 writer writer_nibble writer_bitwise tables tables_compact core core_small tiny vectors \
+UNIT_TESTS := sampler sampler32 writer writer_nibble writer_bitwise tables tables_compact core core_small tiny tiny_minimal vectors \
 	adapt adapt_compact fill fill_tiny fail fail_tiny command command_tiny budget
 TESTS += $(addprefix unit-,$(UNIT_TESTS))
 
