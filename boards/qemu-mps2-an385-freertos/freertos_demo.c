@@ -111,6 +111,14 @@ static char *put_kv(char *p, const char *key, uint64_t v)
     return put_u64(p, v);
 }
 
+/* Ends the line begun at text (p: its end) and prints it. */
+static void put_line(char *text, char *p)
+{
+    p = put_str(p, "\n");
+    *p = '\0';
+    board_console(text);
+}
+
 void board_assert_failed(const char *file, int line)
 {
     char text[160];
@@ -118,9 +126,7 @@ void board_assert_failed(const char *file, int line)
     p = put_str(p, file);
     *p++ = ':';
     p = put_u64(p, (uint64_t)line);
-    p = put_str(p, "\n");
-    *p = '\0';
-    board_console(text);
+    put_line(text, p);
     board_exit(1);
 }
 
@@ -129,9 +135,7 @@ static _Noreturn void fail(const char *why)
     char text[160];
     char *p = put_str(text, "msamp-freertos FAIL: ");
     p = put_str(p, why);
-    p = put_str(p, "\n");
-    *p = '\0';
-    board_console(text);
+    put_line(text, p);
     board_exit(1);
 }
 
@@ -625,9 +629,7 @@ static _Noreturn void heapwalk_and_stop(void)
         char *p = put_str(text, "msamp-freertos heapwalk free");
         p = put_kv(p, "addr", (uintptr_t)b);
         p = put_kv(p, "size", b[1]);
-        p = put_str(p, "\n");
-        *p = '\0';
-        board_console(text);
+        put_line(text, p);
         free_bytes += b[1];
         largest = b[1] > largest ? b[1] : largest;
         blocks++;
@@ -640,9 +642,7 @@ static _Noreturn void heapwalk_and_stop(void)
     p = put_kv(p, "stats_free", hs.xAvailableHeapSpaceInBytes);
     p = put_kv(p, "stats_blocks", hs.xNumberOfFreeBlocks);
     p = put_kv(p, "stats_largest", hs.xSizeOfLargestFreeBlockInBytes);
-    p = put_str(p, "\n");
-    *p = '\0';
-    board_console(text);
+    put_line(text, p);
     board_console("msamp-freertos heapwalk end\n");
     for (;;)
         __asm__ volatile("" ::: "memory");
@@ -698,9 +698,7 @@ static void drainer(void *arg)
         p = put_kv(p, "alloc_n", truth[o].alloc_n);
         p = put_kv(p, "inuse_bytes", truth[o].inuse_bytes);
         p = put_kv(p, "inuse_n", truth[o].inuse_n);
-        p = put_str(p, "\n");
-        *p = '\0';
-        board_console(text);
+        put_line(text, p);
     }
     char *p = put_str(text, "msamp-freertos stats");
     p = put_kv(p, "interval", DEMO_INTERVAL);
@@ -718,16 +716,12 @@ static void drainer(void *arg)
     p = put_kv(p, "heap_live", heap_live);
     p = put_kv(p, "demo_live", demo_live);
     p = put_kv(p, "heap_free", after.xAvailableHeapSpaceInBytes);
-    p = put_str(p, "\n");
-    *p = '\0';
-    board_console(text);
+    put_line(text, p);
     p = put_str(text, "msamp-freertos frag");
     p = put_kv(p, "asked", frag_asked);
     p = put_kv(p, "free", frag_free);
     p = put_kv(p, "largest_free", frag_largest);
-    p = put_str(p, "\n");
-    *p = '\0';
-    board_console(text);
+    put_line(text, p);
     /* heap_4's own figures, which msamp_end's last poll reads too (nothing allocates between). */
     struct msamp_heap_stats hs;
     msamp_port_heap_stats(&hs);
@@ -736,9 +730,7 @@ static void drainer(void *arg)
     p = put_kv(p, "min_free", hs.min_free);
     p = put_kv(p, "largest_free", hs.largest_free);
     p = put_kv(p, "free_blocks", hs.free_blocks);
-    p = put_str(p, "\n");
-    *p = '\0';
-    board_console(text);
+    put_line(text, p);
     p = put_str(text, "msamp-demo task-budget task=budgeted");
     p = put_kv(p, "id", budget_id);
     p = put_kv(p, "budget", BUDGET_BYTES);
@@ -747,9 +739,7 @@ static void drainer(void *arg)
     p = put_kv(p, "hook_calls", hook_calls);
     p = put_kv(p, "hook_task", hook_task);
     p = put_kv(p, "hook_in_use", hook_in_use);
-    p = put_str(p, "\n");
-    *p = '\0';
-    board_console(text);
+    put_line(text, p);
     (void)msamp_end();
     board_console("msamp-freertos done\n");
     board_exit(0);
