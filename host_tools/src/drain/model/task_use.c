@@ -155,7 +155,9 @@ void task_use_top(FILE *f, const struct session *s)
         if (!t->events)
             continue;
         double when = secs(s, t->first_ts, t->first_ts_valid);
-        snprintf(at, sizeof(at), when >= 0 ? " at %.3f s" : "", when);
+        at[0] = '\0';
+        if (when >= 0)
+            snprintf(at, sizeof(at), " at %.3f s", when);
         fprintf(f, "budget: task %s passed its budget of %llu B %llu time(s) (%llu record(s) "
                    "received); first%s with %llu B in use by the device's estimate\n",
                 label(s, t->id, buf, sizeof(buf)), (unsigned long long)t->budget,
