@@ -126,3 +126,21 @@ postmortem-heapmap-nano-run:
 	@mkdir -p $(BUILD)/test-artifacts/postmortem-nano
 	@$(BOARD_ENV) DRAIN=$(BUILD)/drain/drain-asan READELF=$(BOARD_CROSS)readelf ART=$(BUILD)/test-artifacts/postmortem-nano \
 		tests/postmortem/t_heapwalk.sh $(PM_OUT)/heapmap-nano $(PM_NANO)/fw.elf nano
+
+# The same for full newlib's malloc (dlmalloc) on the Cortex-M3 (tests/postmortem/newlib_fw.c, the
+# same heap as nano_fw.c's): the holes equal the firmware's own walk of its chunks and
+# _mallinfo_r's fordblks and ordblks.
+PM_NEWLIB := $(PM_OUT)/newlib-fw
+TESTS += postmortem-heapmap-newlib
+.PHONY: test-postmortem-heapmap-newlib postmortem-heapmap-newlib-run
+test-postmortem-heapmap-newlib: ## Post-mortem: full newlib's heap (dlmalloc) dumped, fragmented: --heap-map's holes equal its chunks' walk as the firmware printed it and _mallinfo_r's counts, the lost block unreachable, the held ones reachable; in Chromium; 22 damaged dumps under ASan+UBSan
+	@tests/newlib/need_newlib.sh
+	@tests/need.sh qemu-system-arm chromium python3
+	@$(MAKE) --no-print-directory -s $(PM_TOOLS)
+	@$(MAKE) --no-print-directory -s -f tests/newlib/fw.make OBJ_ROOT=$(PM_OUT)/nano-obj OUT=$(PM_NEWLIB) LIBC=full \
+		WRAP="malloc free" SRC=tests/postmortem/newlib_fw.c >$(PM_OUT)/newlib-build.log 2>&1 || { cat $(PM_OUT)/newlib-build.log; exit 1; }
+	@$(MAKE) --no-print-directory -s BOARD=qemu-mps2-an385 postmortem-heapmap-newlib-run
+postmortem-heapmap-newlib-run:
+	@mkdir -p $(BUILD)/test-artifacts/postmortem-newlib
+	@$(BOARD_ENV) DRAIN=$(BUILD)/drain/drain-asan READELF=$(BOARD_CROSS)readelf ART=$(BUILD)/test-artifacts/postmortem-newlib \
+		tests/postmortem/t_heapwalk.sh $(PM_OUT)/heapmap-newlib $(PM_NEWLIB)/fw.elf full
