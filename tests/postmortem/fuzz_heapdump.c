@@ -21,7 +21,8 @@
  * big-endian 64-bit, 32-bit, and the compact tables' block; aarch64-files is the aarch64 one whose
  * first 152 bytes are an NT_FILE note of three files (flags 5); nano-heap is the newlib-nano
  * firmware's RAM (tests/postmortem/nano_fw.c) from its start past __malloc_free_list, its heap
- * walked (byte 1 = 3: mkseed.py --whole). Also the magic watcher of plain inputs
+ * walked (byte 1 = 3: mkseed.py --whole); newlib-heap the full newlib one's (newlib_fw.c, byte 1 =
+ * 7, from its RAM's start past its block). Also the magic watcher of plain inputs
  * (pm_magic_feed), over the raw input in two chunks, must agree with a plain search.
  */
 #include <stdint.h>

@@ -33,6 +33,17 @@ class Muts:
         open(os.path.join(self.out, name), "wb").write(img)
         self.names.append((name, what))
 
+    def heap(self, lo, end):
+        """The heap [lo, end) zeroed, and random bytes."""
+        def zero(m):
+            m[lo - self.base:end - self.base] = bytes(end - lo)
+
+        def rand(m):
+            r = random.Random(1234)
+            m[lo - self.base:end - self.base] = bytes(r.getrandbits(8) for _ in range(end - lo))
+        self.mut("heap-zero", "the heap zeroed", zero)
+        self.mut("heap-random", "the heap random bytes", rand)
+
     def done(self):
         for name, what in self.names:
             print(name, what)
@@ -83,14 +94,7 @@ def main():
     mut("block-unmarked", "an allocated block's size without its allocated bit", lambda m: put(m, alloc + 4, get(m, alloc + 4) & 0x7FFFFFFF))
     mut("block-zero", "an allocated block's size 0", lambda m: put(m, alloc + 4, 0))
 
-    def zero_heap(m):
-        m[lo - base:end - base] = bytes(end - lo)
-    mut("heap-zero", "the heap zeroed", zero_heap)
-
-    def random_heap(m):
-        r = random.Random(1234)
-        m[lo - base:end - base] = bytes(r.getrandbits(8) for _ in range(end - lo))
-    mut("heap-random", "the heap random bytes", random_heap)
+    m.heap(lo, end)
 
     def pointers_everywhere(m):
         for a in range(lo, end, 4):
@@ -144,16 +148,7 @@ def nano(ram, base, flist, sstart, arena, out):
     mut("chunk-zero", "an allocated chunk's size 0 (the walk ends early)", lambda m: put(m, alloc, 0))
     mut("chunk-huge", "an allocated chunk's size past the image", lambda m: put(m, alloc, 0x7FFFFFF0))
 
-    def zero_heap(m):
-        end = frees[-1] + get(ram, frees[-1])
-        m[lo - base:end - base] = bytes(end - lo)
-    mut("heap-zero", "the heap zeroed", zero_heap)
-
-    def random_heap(m):
-        r = random.Random(1234)
-        end = frees[-1] + get(ram, frees[-1])
-        m[lo - base:end - base] = bytes(r.getrandbits(8) for _ in range(end - lo))
-    mut("heap-random", "the heap random bytes", random_heap)
+    m.heap(lo, frees[-1] + get(ram, frees[-1]))
     m.done()
     gaps(ram, base, out, (("gap-heap", frees[len(frees) // 2] - base & ~0xFF, 256, "256 bytes of the heap not dumped"),
                           ("gap-list", flist - base & ~15, 16, "__malloc_free_list not dumped")))
@@ -198,14 +193,7 @@ def full(ram, base, av, sbase, out):
     mut("link-out", "a free chunk's fd past the image", lambda m: put(m, first + 8, base + len(ram) + 64))
     mut("bin-empty", "a bin emptied (its chunks on no bin)", lambda m: put(m, bin_hdr + 8, bin_hdr))
 
-    def zero_heap(m):
-        m[lo - base:end - base] = bytes(end - lo)
-    mut("heap-zero", "the heap zeroed", zero_heap)
-
-    def random_heap(m):
-        r = random.Random(1234)
-        m[lo - base:end - base] = bytes(r.getrandbits(8) for _ in range(end - lo))
-    mut("heap-random", "the heap random bytes", random_heap)
+    m.heap(lo, end)
     m.done()
     gaps(ram, base, out, (("gap-heap", chunks[len(chunks) // 2] - base & ~0xFF, 256, "256 bytes of the heap not dumped"),
                           ("gap-av", av - base & ~15, 16, "the start of __malloc_av_ (top) not dumped")))

@@ -623,8 +623,8 @@ static struct hw_heap *walk(const struct pm_dump *d, struct hw_heap *h, const st
     for (size_t i = 0; i < h->nb; i++)
         if (!h->b[i].free)
             h->used_bytes += h->b[i].size, h->used_blocks++;
-    /* The sampled live blocks, each in its heap block: its payload starts past the header, at
-     * most 8 bytes of alignment padding further (newlib-nano). */
+    /* The sampled live blocks, each in its heap block: its payload starts past the header (newlib:
+     * its chunk's two size words), at most 8 bytes of alignment padding further (newlib-nano). */
     uint32_t cap_live = pm_live_capacity(d);
     h->live = xcalloc(cap_live + 1u, sizeof(*h->live));
     for (uint32_t i = 0; i < cap_live; i++) {
