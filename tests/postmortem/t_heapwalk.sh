@@ -75,6 +75,10 @@ grep -q "$tag end" console.txt && ok "the firmware froze its heap and printed it
 dr=$?
 [ $dr = 0 ] && ok "drain --heap-map: $(grep -o 'heap: .*' err.txt)" || { fail "drain exit $dr: $(cat err.txt)"; }
 grep -qi 'sanitizer\|runtime error' err.txt && fail "sanitizer report: $(grep -i -m1 'sanitizer\|runtime error' err.txt)"
+if [ "$mode" = full ]; then # newlib's count of the bytes taken from _sbrk spans the heap walked
+  grep -q 'mallinfo.arena' err.txt && fail "$(grep -o '__malloc_current_mallinfo.arena.*' err.txt)" ||
+    ok "the heap walked spans __malloc_current_mallinfo.arena"
+fi
 
 python3 - console.txt map.html top.txt "$mode" <<'PY' || nfail=$((nfail + 1))
 import json, re, sys

@@ -126,6 +126,8 @@ static int read_elf(struct hw_heap *h, const char *path, uint64_t bias, struct e
                 e->have_nl_av = 1, e->nl_av = a;
             else if (strcmp(sn, "__malloc_sbrk_base") == 0)
                 e->have_nl_base = 1, e->nl_base = a;
+            else if (strcmp(sn, "__malloc_current_mallinfo") == 0)
+                e->have_nl_info = 1, e->nl_info = a;
             if (sym.st_size == 0 || h->nsym >= 1u << 20)
                 continue;
             if (h->nsym == cap) {
@@ -499,13 +501,21 @@ static int walk_newlib(const struct pm_dump *d, struct hw_heap *h, const struct 
         return -1;
     }
     topsize &= ~(uint64_t)3u;
-    if ((topsize & (align - 1u)) || topsize > ones - top || !pm_mem(d, top, topsize)) {
+    if ((topsize & (align - 1u)) || topsize > ones - top || (topsize && !pm_mem(d, top, topsize))) {
         snprintf(err, errlen, "%s: the top chunk 0x%" PRIx64 "'s size %" PRIu64 " is %s",
                  h->allocator, top, topsize, topsize & (align - 1u) ? "not aligned"
                                                                     : "past the dump's memory");
         return -1;
     }
     h->end = h->hi = top + topsize;
+    /* The bytes taken from _sbrk (sbrked_mem, mallinfo's arena: its first size_t) span the heap
+     * but when another _sbrk caller took some between newlib's (the chunks then stop at a
+     * fencepost, below) or malloc_trim gave back a misaligned part. */
+    uint64_t arena;
+    if (e->have_nl_info && word(d, h, e->nl_info, &arena) == 0 && arena != h->end - base)
+        snprintf(h->note, sizeof(h->note), "__malloc_current_mallinfo.arena says %" PRIu64 " B "
+                 "taken from _sbrk, the heap from __malloc_sbrk_base to the top chunk's end spans %"
+                 PRIu64 " B", arena, h->end - base);
     /* The chunks by their sizes, from the heap's start to the top chunk. */
     size_t cap = 0;
     for (uint64_t a = h->lo, size; a < top; a += size) {

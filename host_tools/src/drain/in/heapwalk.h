@@ -75,8 +75,9 @@ struct hw_heap {
 struct hw_syms {
     int have_start, have_end, have_heap, have_canary, have_nano_list, have_nano_start;
     uint64_t start, end, heap, heap_size, canary, nano_list, nano_start;
-    int have_nl_av, have_nl_base; /* full newlib: __malloc_av_, __malloc_sbrk_base */
-    uint64_t nl_av, nl_base;
+    /* full newlib: __malloc_av_, __malloc_sbrk_base, __malloc_current_mallinfo */
+    int have_nl_av, have_nl_base, have_nl_info;
+    uint64_t nl_av, nl_base, nl_info;
 };
 
 /* Walks the heap of a dump that pm_find read (elf: the firmware's ELF, for its symbols and
