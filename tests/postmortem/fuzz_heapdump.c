@@ -9,10 +9,11 @@
  *              bit 2 the image is also read as a core's PT_NOTE segment (an NT_FILE note: the
  *              files mapped, emitted as MAPPING records), with 4-byte words if bit 3, else 8
  *   byte 1     the heap walk (heapwalk.c) after the profile: 0 none, 1 FreeRTOS heap_4, 2 heap_5,
- *              3 newlib-nano (byte 1 & 3); the allocator's symbols at base + bytes 2-3 (LE) * 4
- *              (mod the image's size): xStart and pxEnd 16 bytes apart (heap_4's ucHeap: 64
- *              bytes past pxEnd, to the image's end), or __malloc_free_list and
- *              __malloc_sbrk_start 4 bytes apart; the whole image is the roots. The heap's page
+ *              3 newlib-nano, or full newlib if bit 2 too (byte 1 & 3); the allocator's symbols
+ *              at base + bytes 2-3 (LE) * 4 (mod the image's size): xStart and pxEnd 16 bytes
+ *              apart (heap_4's ucHeap: 64 bytes past pxEnd, to the image's end),
+ *              __malloc_free_list and __malloc_sbrk_start 4 bytes apart, or __malloc_av_ and
+ *              __malloc_sbrk_base 1032 bytes apart; the whole image is the roots. The heap's page
  *              (--heap-map) goes to /dev/null, its sites' table too.
  *   bytes 4-7  offset of the block in the image (little-endian)
  *   bytes 8-15 base address of the image (little-endian)
@@ -20,7 +21,8 @@
  * big-endian 64-bit, 32-bit, and the compact tables' block; aarch64-files is the aarch64 one whose
  * first 152 bytes are an NT_FILE note of three files (flags 5); nano-heap is the newlib-nano
  * firmware's RAM (tests/postmortem/nano_fw.c) from its start past __malloc_free_list, its heap
- * walked (byte 1 = 3: mkseed.py --whole). Also the magic watcher of plain inputs
+ * walked (byte 1 = 3: mkseed.py --whole); newlib-heap the full newlib one's (newlib_fw.c, byte 1 =
+ * 7, from its RAM's start past its block). Also the magic watcher of plain inputs
  * (pm_magic_feed), over the raw input in two chunks, must agree with a plain search.
  */
 #include <stdint.h>
@@ -122,7 +124,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         struct hw_syms e;
         memset(&e, 0, sizeof(e));
         uint64_t at = base + le(data + 2, 2) * 4u % n;
-        if ((data[1] & 3) == 3) {
+        if ((data[1] & 7) == 7) {
+            e.have_nl_av = e.have_nl_base = 1;
+            e.nl_av = at;
+            e.nl_base = at + 1032u;
+        } else if ((data[1] & 3) == 3) {
             e.have_nano_list = e.have_nano_start = 1;
             e.nano_list = at;
             e.nano_start = at + 4u;

@@ -5,7 +5,7 @@ Makes fuzz_heapdump seeds from a real RAM image (IMAGE starting at address BASE)
 heapdump block: the image cropped to the block and its arrays, behind fuzz_heapdump.c's 16-byte
 header (OUT: the block's address given; OUT_SCAN: found by scanning), gzip-compressed. --whole:
 the image from its start to the block's arrays' end (or the symbol's), its heap walked (header byte 1 = MODE:
-1 heap_4, 2 heap_5, 3 newlib-nano) with the allocator's first symbol at SYMBOL (hex)."""
+1 heap_4, 2 heap_5, 3 newlib-nano, 7 full newlib) with the allocator's first symbol at SYMBOL (hex)."""
 import gzip
 import struct
 import sys

@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Usage: mutheap.py freertos RAM BASE XSTART PXEND UCHEAP OUTDIR
        mutheap.py nano RAM BASE FREE_LIST SBRK_START ARENA OUTDIR
+       mutheap.py full RAM BASE MALLOC_AV SBRK_BASE ARENA OUTDIR
 Writes damaged copies of a little-endian 32-bit RAM image (starting at device address BASE) of a
 FreeRTOS heap_4 firmware (or a newlib-nano one: __malloc_free_list, __malloc_sbrk_start, its
-arena) to OUTDIR, and one line "NAME what" for each (t_heapwalk.sh reads them
+arena; or a full newlib one: __malloc_av_, __malloc_sbrk_base, its arena) to OUTDIR, and one line "NAME what" for each (t_heapwalk.sh reads them
 with drain --heap-map under ASan+UBSan): the free list's links (wild, unaligned, a cycle, a link
 back, out of the image), its sizes (huge, marked allocated, zero), xStart and pxEnd, an allocated
 block's size word, the heap zeroed or random, 4 KiB not dumped inside the heap, 64 bytes over xStart.
@@ -32,6 +33,17 @@ class Muts:
         open(os.path.join(self.out, name), "wb").write(img)
         self.names.append((name, what))
 
+    def heap(self, lo, end):
+        """The heap [lo, end) zeroed, and random bytes."""
+        def zero(m):
+            m[lo - self.base:end - self.base] = bytes(end - lo)
+
+        def rand(m):
+            r = random.Random(1234)
+            m[lo - self.base:end - self.base] = bytes(r.getrandbits(8) for _ in range(end - lo))
+        self.mut("heap-zero", "the heap zeroed", zero)
+        self.mut("heap-random", "the heap random bytes", rand)
+
     def done(self):
         for name, what in self.names:
             print(name, what)
@@ -45,6 +57,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     if mode == "nano":
         return nano(ram, base, xstart, pxend, ucheap, out)
+    if mode == "full":
+        return full(ram, base, xstart, pxend, out)
 
     m = Muts(ram, base, out)
     get, put, mut = m.get, m.put, m.mut
@@ -80,14 +94,7 @@ def main():
     mut("block-unmarked", "an allocated block's size without its allocated bit", lambda m: put(m, alloc + 4, get(m, alloc + 4) & 0x7FFFFFFF))
     mut("block-zero", "an allocated block's size 0", lambda m: put(m, alloc + 4, 0))
 
-    def zero_heap(m):
-        m[lo - base:end - base] = bytes(end - lo)
-    mut("heap-zero", "the heap zeroed", zero_heap)
-
-    def random_heap(m):
-        r = random.Random(1234)
-        m[lo - base:end - base] = bytes(r.getrandbits(8) for _ in range(end - lo))
-    mut("heap-random", "the heap random bytes", random_heap)
+    m.heap(lo, end)
 
     def pointers_everywhere(m):
         for a in range(lo, end, 4):
@@ -141,19 +148,55 @@ def nano(ram, base, flist, sstart, arena, out):
     mut("chunk-zero", "an allocated chunk's size 0 (the walk ends early)", lambda m: put(m, alloc, 0))
     mut("chunk-huge", "an allocated chunk's size past the image", lambda m: put(m, alloc, 0x7FFFFFF0))
 
-    def zero_heap(m):
-        end = frees[-1] + get(ram, frees[-1])
-        m[lo - base:end - base] = bytes(end - lo)
-    mut("heap-zero", "the heap zeroed", zero_heap)
-
-    def random_heap(m):
-        r = random.Random(1234)
-        end = frees[-1] + get(ram, frees[-1])
-        m[lo - base:end - base] = bytes(r.getrandbits(8) for _ in range(end - lo))
-    mut("heap-random", "the heap random bytes", random_heap)
+    m.heap(lo, frees[-1] + get(ram, frees[-1]))
     m.done()
     gaps(ram, base, out, (("gap-heap", frees[len(frees) // 2] - base & ~0xFF, 256, "256 bytes of the heap not dumped"),
                           ("gap-list", flist - base & ~15, 16, "__malloc_free_list not dumped")))
+
+
+def full(ram, base, av, sbase, out):
+    """Full newlib (dlmalloc): its chunks from __malloc_sbrk_base to the top chunk
+    (__malloc_av_[2]), the bins' links at __malloc_av_[2i + 2]."""
+    m = Muts(ram, base, out)
+    get, put, mut = m.get, m.put, m.mut
+    top = get(ram, av + 8)
+    lo = (get(ram, sbase) + 7) & ~7
+    chunks = []
+    a = lo
+    while a < top and len(chunks) < 100000:
+        chunks.append(a)
+        a += get(ram, a + 4) & ~3
+    frees = [c for i, c in enumerate(chunks) if get(ram, (chunks[i + 1] if i + 1 < len(chunks) else top) + 4) & 1 == 0]
+    alloc = next(c for c in chunks if c not in frees)
+    bin_hdr = next(av + 8 * i for i in range(1, 128) if get(ram, av + 8 * i + 8) != av + 8 * i)  # a bin in use
+    first = get(ram, bin_hdr + 8)
+    end = top + (get(ram, top + 4) & ~3)
+
+    mut("top-wild", "the top chunk 0xdeadbee8", lambda m: put(m, av + 8, 0xDEADBEE8))
+    mut("top-unaligned", "the top chunk 4 bytes off", lambda m: put(m, av + 8, top + 4))
+    mut("top-early", "the top chunk before the heap", lambda m: put(m, av + 8, lo - 64))
+    mut("top-inside", "the top chunk at an allocated chunk", lambda m: put(m, av + 8, alloc))
+    mut("top-huge", "the top chunk's size 0x7ffffff0", lambda m: put(m, top + 4, 0x7FFFFFF1))
+    mut("base-unset", "__malloc_sbrk_base -1 (no allocation)", lambda m: put(m, sbase, 0xFFFFFFFF))
+    mut("base-wild", "__malloc_sbrk_base 0xfffffff0", lambda m: put(m, sbase, 0xFFFFFFF0))
+    mut("base-late", "__malloc_sbrk_base inside the first chunk", lambda m: put(m, sbase, lo + 8))
+    mut("chunk-zero", "an allocated chunk's size 0", lambda m: put(m, alloc + 4, 0))
+    mut("chunk-huge", "an allocated chunk's size past top", lambda m: put(m, alloc + 4, 0x7FFFFFF1))
+    mut("chunk-odd", "an allocated chunk's size 4 bytes more", lambda m: put(m, alloc + 4, get(m, alloc + 4) + 4))
+    after = alloc + (get(ram, alloc + 4) & ~3)
+    mut("chunk-freed", "the PREV_INUSE bit after an allocated chunk cleared (a free chunk on no bin)",
+        lambda m: put(m, after + 4, get(m, after + 4) & ~1))
+    mut("bin-wild", "a bin's first link 0xdeadbeef", lambda m: put(m, bin_hdr + 8, 0xDEADBEEF))
+    mut("bin-alloc", "a bin's first link an allocated chunk", lambda m: put(m, bin_hdr + 8, alloc))
+    mut("bin-top", "a bin's first link the top chunk", lambda m: put(m, bin_hdr + 8, top))
+    mut("link-self", "a free chunk's fd itself (a cycle)", lambda m: put(m, first + 8, first))
+    mut("link-out", "a free chunk's fd past the image", lambda m: put(m, first + 8, base + len(ram) + 64))
+    mut("bin-empty", "a bin emptied (its chunks on no bin)", lambda m: put(m, bin_hdr + 8, bin_hdr))
+
+    m.heap(lo, end)
+    m.done()
+    gaps(ram, base, out, (("gap-heap", chunks[len(chunks) // 2] - base & ~0xFF, 256, "256 bytes of the heap not dumped"),
+                          ("gap-av", av - base & ~15, 16, "the start of __malloc_av_ (top) not dumped")))
 
 
 if __name__ == "__main__":

@@ -111,18 +111,26 @@ postmortem-heapmap-run: $(BOARD_DIR)/uart/demo-heapwalk.elf
 
 # The same for newlib-nano's malloc on the Cortex-M3 (tests/postmortem/nano_fw.c, built through
 # tests/newlib/fw.make as the newlib tests build theirs: Debian's libc_nano.a, malloc and free
-# wrapped, every allocation sampled).
-PM_NANO := $(PM_OUT)/nano-fw
-TESTS += postmortem-heapmap-nano
-.PHONY: test-postmortem-heapmap-nano postmortem-heapmap-nano-run
-test-postmortem-heapmap-nano: ## Post-mortem: newlib-nano's heap dumped, frozen in a fragmented state: --heap-map's holes equal its free list as the firmware printed it, the lost block unreachable, the held ones reachable; in Chromium; 21 damaged dumps under ASan+UBSan
+# wrapped, every allocation sampled), and for full newlib's (dlmalloc; newlib_fw.c, the same heap,
+# heap_fw.h): there the holes equal the firmware's own walk of its chunks and _mallinfo_r's
+# fordblks and ordblks.
+# pm_heapmap_libc: $(1) the test's name (nano, newlib), $(2) fw.make's LIBC, $(3) the firmware's
+# source, $(4) t_heapwalk.sh's mode.
+define pm_heapmap_libc
 	@tests/newlib/need_newlib.sh
 	@tests/need.sh qemu-system-arm chromium python3
 	@$(MAKE) --no-print-directory -s $(PM_TOOLS)
-	@$(MAKE) --no-print-directory -s -f tests/newlib/fw.make OBJ_ROOT=$(PM_OUT)/nano-obj OUT=$(PM_NANO) LIBC=nano \
-		WRAP="malloc free" SRC=tests/postmortem/nano_fw.c >$(PM_OUT)/nano-build.log 2>&1 || { cat $(PM_OUT)/nano-build.log; exit 1; }
-	@$(MAKE) --no-print-directory -s BOARD=qemu-mps2-an385 postmortem-heapmap-nano-run
-postmortem-heapmap-nano-run:
-	@mkdir -p $(BUILD)/test-artifacts/postmortem-nano
-	@$(BOARD_ENV) DRAIN=$(BUILD)/drain/drain-asan READELF=$(BOARD_CROSS)readelf ART=$(BUILD)/test-artifacts/postmortem-nano \
-		tests/postmortem/t_heapwalk.sh $(PM_OUT)/heapmap-nano $(PM_NANO)/fw.elf nano
+	@$(MAKE) --no-print-directory -s -f tests/newlib/fw.make OBJ_ROOT=$(PM_OUT)/nano-obj OUT=$(PM_OUT)/$(1)-fw LIBC=$(2) \
+		WRAP="malloc free" SRC=$(3) >$(PM_OUT)/$(1)-build.log 2>&1 || { cat $(PM_OUT)/$(1)-build.log; exit 1; }
+	@$(MAKE) --no-print-directory -s BOARD=qemu-mps2-an385 PM_LIBC_NAME=$(1) PM_LIBC_MODE=$(4) postmortem-heapmap-libc-run
+endef
+TESTS += postmortem-heapmap-nano postmortem-heapmap-newlib
+.PHONY: test-postmortem-heapmap-nano test-postmortem-heapmap-newlib postmortem-heapmap-libc-run
+test-postmortem-heapmap-nano: ## Post-mortem: newlib-nano's heap dumped, frozen in a fragmented state: --heap-map's holes equal its free list as the firmware printed it, the lost block unreachable, the held ones reachable; in Chromium; 21 damaged dumps under ASan+UBSan
+	$(call pm_heapmap_libc,nano,nano,tests/postmortem/nano_fw.c,nano)
+test-postmortem-heapmap-newlib: ## Post-mortem: full newlib's heap (dlmalloc) dumped, fragmented: --heap-map's holes equal its chunks' walk as the firmware printed it and _mallinfo_r's counts, the lost block unreachable, the held ones reachable; in Chromium; 22 damaged dumps under ASan+UBSan
+	$(call pm_heapmap_libc,newlib,full,tests/postmortem/newlib_fw.c,full)
+postmortem-heapmap-libc-run:
+	@mkdir -p $(BUILD)/test-artifacts/postmortem-$(PM_LIBC_NAME)
+	@$(BOARD_ENV) DRAIN=$(BUILD)/drain/drain-asan READELF=$(BOARD_CROSS)readelf ART=$(BUILD)/test-artifacts/postmortem-$(PM_LIBC_NAME) \
+		tests/postmortem/t_heapwalk.sh $(PM_OUT)/heapmap-$(PM_LIBC_NAME) $(PM_OUT)/$(PM_LIBC_NAME)-fw/fw.elf $(PM_LIBC_MODE)

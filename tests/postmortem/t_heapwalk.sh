@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Usage: tests/postmortem/t_heapwalk.sh OUTDIR ELF [freertos|nano]   (environment: DRAIN
+# Usage: tests/postmortem/t_heapwalk.sh OUTDIR ELF [freertos|nano|full]   (environment: DRAIN
 #   (ASan+UBSan), BOARD_QEMU, BOARD_QEMU_TIMEOUT, READELF, CHECK_VIEWS, ART)
 # nano: the same for newlib-nano's malloc (tests/postmortem/nano_fw.c: "nano-heapwalk" lines, its
 # held sites kept_block and the three held_by_*, no vPortGetHeapStats; the damaged dumps are
-# mutheap.py's nano set).
+# mutheap.py's nano set). full: for full newlib's (tests/postmortem/newlib_fw.c: "newlib-heapwalk"
+# lines, the firmware's own walk of its chunks, which must also equal _mallinfo_r's fordblks and
+# ordblks; mutheap.py's full set).
 # The heap from a RAM dump of the FreeRTOS demo mid-run (docs/POSTMORTEM.md "The heap map"). The
 # demo-heapwalk build freezes its heap 400 ms in (a critical section it never leaves), prints
 # heap_4's free list as heap_4 links it and "msamp-freertos heapwalk end"; QMP then stops QEMU and
@@ -24,7 +26,11 @@ set -u
 out=$1
 elf=$(realpath "$2")
 mode=${3:-freertos}
-tag=$([ "$mode" = nano ] && echo "nano-heapwalk" || echo "msamp-freertos heapwalk")
+case $mode in
+  nano) tag="nano-heapwalk" ;;
+  full) tag="newlib-heapwalk" ;;
+  *) tag="msamp-freertos heapwalk" ;;
+esac
 here=$(cd "$(dirname "$0")" && pwd)
 drain=$(realpath "${DRAIN:-host_tools/drain}")
 check_views=$(realpath "${CHECK_VIEWS:-tests/views/check_views.py}")
@@ -69,11 +75,16 @@ grep -q "$tag end" console.txt && ok "the firmware froze its heap and printed it
 dr=$?
 [ $dr = 0 ] && ok "drain --heap-map: $(grep -o 'heap: .*' err.txt)" || { fail "drain exit $dr: $(cat err.txt)"; }
 grep -qi 'sanitizer\|runtime error' err.txt && fail "sanitizer report: $(grep -i -m1 'sanitizer\|runtime error' err.txt)"
+if [ "$mode" = full ]; then # newlib's count of the bytes taken from _sbrk spans the heap walked
+  grep -q 'mallinfo.arena' err.txt && fail "$(grep -o '__malloc_current_mallinfo.arena.*' err.txt)" ||
+    ok "the heap walked spans __malloc_current_mallinfo.arena"
+fi
 
 python3 - console.txt map.html top.txt "$mode" <<'PY' || nfail=$((nfail + 1))
 import json, re, sys
 console, page, top = (open(p, errors="replace").read() for p in sys.argv[1:4])
-nano = sys.argv[4] == "nano"
+full = sys.argv[4] == "full"
+nano = sys.argv[4] == "nano" or full  # the same firmware's heap, but for the allocator
 bad = 0
 def check(cond, msg):
     global bad
@@ -93,6 +104,9 @@ check((data["free_bytes"], data["largest_free"], data["free_blocks"]) ==
        (tot["stats_free"], tot["stats_largest"], tot["stats_blocks"])),
       f"free {data['free_bytes']} B, largest {data['largest_free']} B, {data['free_blocks']} free blocks: "
       "the firmware's walk" + ("" if nano else f" and vPortGetHeapStats' ({tot['stats_free']}, {tot['stats_largest']}, {tot['stats_blocks']})"))
+if full:
+    check((tot["fordblks"], tot["ordblks"]) == (data["free_bytes"], data["free_blocks"]),
+          f"and _mallinfo_r's fordblks {tot['fordblks']} B, ordblks {tot['ordblks']} (newlib's own count over its bins and top)")
 by = {}
 for l in data["live"]:
     # the site: its first frame that is not the demo's allocator (heap_alloc)
@@ -134,7 +148,11 @@ wait
 grep -q 'id="map"' map.dom && [ "$(grep -c 'class="hole"' map.dom)" -ge "$(grep -c 'heapwalk free ' console.txt)" ] &&
   ok "Chromium: the page's map with its holes" || fail "Chromium's DOM: $(tail -n 3 chrome.err)"
 python3 "$check_views" png map.png 2ca02c d62728 1f77b4 || nfail=$((nfail + 1))
-[ "$mode" = nano ] && syms="__malloc_free_list __malloc_sbrk_start arena" || syms="xStart pxEnd ucHeap"
+case $mode in
+  nano) syms="__malloc_free_list __malloc_sbrk_start arena" ;;
+  full) syms="__malloc_av_ __malloc_sbrk_base arena" ;;
+  *) syms="xStart pxEnd ucHeap" ;;
+esac
 
 # Damaged dumps (the RAM image, the second region): each read under ASan+UBSan must end with a
 # profile (exit 0) and, for --heap-map, the page or a message.

@@ -122,6 +122,12 @@ static int read_elf(struct hw_heap *h, const char *path, uint64_t bias, struct e
                 e->have_nano_list = 1, e->nano_list = a;
             else if (strcmp(sn, "__malloc_sbrk_start") == 0)
                 e->have_nano_start = 1, e->nano_start = a;
+            else if (strcmp(sn, "__malloc_av_") == 0)
+                e->have_nl_av = 1, e->nl_av = a;
+            else if (strcmp(sn, "__malloc_sbrk_base") == 0)
+                e->have_nl_base = 1, e->nl_base = a;
+            else if (strcmp(sn, "__malloc_current_mallinfo") == 0)
+                e->have_nl_info = 1, e->nl_info = a;
             if (sym.st_size == 0 || h->nsym >= 1u << 20)
                 continue;
             if (h->nsym == cap) {
@@ -457,6 +463,145 @@ static int walk_nano(const struct pm_dump *d, struct hw_heap *h, const struct el
     return 0;
 }
 
+/* Full newlib (mallocr.c, dlmalloc 2.6): chunks of a prev_size and a size word (size_t each; the
+ * size's bit 0 PREV_INUSE: the chunk before is allocated, bit 1 IS_MMAPPED) then the payload,
+ * sizes multiples of 2 size_t's, from the break at the first allocation (__malloc_sbrk_base,
+ * (char *)-1 before it) aligned so a payload is, one after the other up to the top chunk
+ * (__malloc_av_[2]), the heap's free end, whose size reaches the break. A chunk is free when the
+ * next one's PREV_INUSE is clear; the top chunk is free. Free chunks but top sit in the bins:
+ * __malloc_av_[2i + 2] and [2i + 3] are bin i's first and last (the bin's header is a chunk
+ * 2 size_t's before them, its fd and bk), bin 1 the last remainder, bins 1-127 walked by fd: each
+ * entry must be a free chunk of the walk, each free chunk on one bin. 0, or -1 with a message. */
+#define NL_NAV 128 /* mallocr.c's NAV: bins */
+static int walk_newlib(const struct pm_dump *d, struct hw_heap *h, const struct elfinfo *e,
+                       char *err, size_t errlen)
+{
+    h->allocator = "newlib malloc";
+    const uint64_t sz = h->ptr, align = 2u * sz, minsize = 4u * sz; /* SIZE_SZ, MINSIZE */
+    const uint64_t ones = sz == 8 ? UINT64_MAX : UINT32_MAX;
+    h->hdr = (unsigned)(2u * sz); /* chunk2mem */
+    uint64_t base, top, topsize;
+    if (word(d, h, e->nl_base, &base) || word(d, h, e->nl_av + 2u * sz, &top)) {
+        snprintf(err, errlen, "%s: __malloc_sbrk_base or __malloc_av_ (0x%" PRIx64 ", 0x%" PRIx64
+                 ") not in the dump", h->allocator, e->nl_base, e->nl_av);
+        return -1;
+    }
+    if (base == ones) {
+        snprintf(err, errlen, "%s: __malloc_sbrk_base is -1: no allocation before the dump",
+                 h->allocator);
+        return -1;
+    }
+    h->lo = (base + align - 1u) & ~(align - 1u);
+    if (h->lo < base || top < h->lo || (top & (align - 1u)) || word(d, h, top + sz, &topsize)) {
+        snprintf(err, errlen, "%s: the top chunk (__malloc_av_[2]) 0x%" PRIx64 " is %s "
+                 "(__malloc_sbrk_base 0x%" PRIx64 ")", h->allocator, top,
+                 h->lo < base || top < h->lo ? "not after the heap's start"
+                 : top & (align - 1u)        ? "not aligned"
+                                             : "not in the dump", base);
+        return -1;
+    }
+    topsize &= ~(uint64_t)3u;
+    if ((topsize & (align - 1u)) || topsize > ones - top || (topsize && !pm_mem(d, top, topsize))) {
+        snprintf(err, errlen, "%s: the top chunk 0x%" PRIx64 "'s size %" PRIu64 " is %s",
+                 h->allocator, top, topsize, topsize & (align - 1u) ? "not aligned"
+                                                                    : "past the dump's memory");
+        return -1;
+    }
+    h->end = h->hi = top + topsize;
+    /* The bytes taken from _sbrk (sbrked_mem, mallinfo's arena: its first size_t) span the heap
+     * but when another _sbrk caller took some between newlib's (the chunks then stop at a
+     * fencepost, below) or malloc_trim gave back a misaligned part. */
+    uint64_t arena;
+    if (e->have_nl_info && word(d, h, e->nl_info, &arena) == 0 && arena != h->end - base)
+        snprintf(h->note, sizeof(h->note), "__malloc_current_mallinfo.arena says %" PRIu64 " B "
+                 "taken from _sbrk, the heap from __malloc_sbrk_base to the top chunk's end spans %"
+                 PRIu64 " B", arena, h->end - base);
+    /* The chunks by their sizes, from the heap's start to the top chunk. */
+    size_t cap = 0;
+    for (uint64_t a = h->lo, size; a < top; a += size) {
+        if (h->nb >= MAX_BLOCKS || word(d, h, a + sz, &size)) {
+            snprintf(err, errlen, "%s: the chunk at 0x%" PRIx64 " is %s", h->allocator, a,
+                     h->nb >= MAX_BLOCKS ? "past the walk's bound" : "not in the dump");
+            return -1;
+        }
+        size &= ~(uint64_t)3u;
+        if (size < minsize || (size & (align - 1u)) || size > top - a) {
+            snprintf(err, errlen, "%s: the chunk at 0x%" PRIx64 ": size %" PRIu64 " is %s (the "
+                     "top chunk: 0x%" PRIx64 ")", h->allocator, a, size,
+                     size < minsize ? "too small" : size & (align - 1u) ? "not aligned"
+                                                                        : "past the top chunk",
+                     top);
+            return -1;
+        }
+        add_block(h, &cap, a, size, 0);
+    }
+    /* Free: the next chunk's PREV_INUSE clear (its size word was read above). */
+    size_t cap_fl = 0, nchunks = h->nb;
+    for (size_t i = 0; i <= nchunks; i++) {
+        uint64_t next = i + 1 < nchunks ? h->b[i + 1].addr : top, nsize = 1;
+        if (i == nchunks) { /* the top chunk */
+            if (topsize == 0)
+                break;
+            add_block(h, &cap, top, topsize, 1);
+        } else if (word(d, h, next + sz, &nsize) == 0 && (nsize & 1u) == 0) {
+            h->b[i].free = 1;
+        }
+        if (!h->b[i].free)
+            continue;
+        if (h->nfl == cap_fl) {
+            cap_fl = cap_fl ? cap_fl * 2 : 256;
+            h->fl = xrealloc(h->fl, cap_fl * sizeof(*h->fl));
+        }
+        h->fl[h->nfl].addr = h->b[i].addr;
+        h->fl[h->nfl++].size = h->b[i].size;
+        h->free_bytes += h->b[i].size;
+        if (h->b[i].size > h->largest)
+            h->largest = h->b[i].size, h->largest_at = h->b[i].addr;
+    }
+    /* The bins: every free chunk but top on one, nothing else on any. */
+    size_t nfree = h->nfl - (topsize != 0), seen = 0;
+    uint8_t *on = xcalloc(h->nfl + 1u, 1);
+    int rc = 0;
+    for (unsigned bin = 1; bin < NL_NAV && rc == 0; bin++) {
+        uint64_t hdr = e->nl_av + (2u * bin + 2u) * sz - 2u * sz, p;
+        if (word(d, h, hdr + 2u * sz, &p)) {
+            snprintf(err, errlen, "%s: bin %u (0x%" PRIx64 ") not in the dump", h->allocator, bin,
+                     hdr);
+            rc = -1;
+        }
+        for (size_t steps = 0; rc == 0 && p != hdr; steps++) {
+            size_t k = free_at(h, p);
+            if (k == SIZE_MAX || (topsize != 0 && k == h->nfl - 1u) || on[k] || steps > nfree) {
+                snprintf(err, errlen, "%s: bin %u's entry %zu, 0x%" PRIx64 ", is %s (a corrupt "
+                         "link, size or PREV_INUSE bit)", h->allocator, bin, steps, p,
+                         k == SIZE_MAX ? "not a free chunk of the walk by sizes"
+                         : on[k]       ? "on a bin twice (a cycle)"
+                                       : "the top chunk");
+                rc = -1;
+            } else if (word(d, h, p + 2u * sz, &p)) {
+                snprintf(err, errlen, "%s: bin %u's entry %zu is not in the dump", h->allocator,
+                         bin, steps);
+                rc = -1;
+            } else {
+                on[k] = 1;
+                seen++;
+            }
+        }
+    }
+    if (rc == 0 && seen != nfree) {
+        size_t k = 0;
+        while (k < nfree && on[k])
+            k++;
+        snprintf(err, errlen, "%s: %zu of the %zu free chunks (the next chunk's PREV_INUSE clear) "
+                 "are on no bin, the first at 0x%" PRIx64 " (a corrupt size or PREV_INUSE bit)",
+                 h->allocator, nfree - seen, nfree, k < nfree ? h->fl[k].addr : 0);
+        rc = -1;
+    }
+    free(on);
+    h->walked_all = rc == 0;
+    return rc;
+}
+
 /* The walk of h (its roots and objects already set) at the allocator's symbols e. */
 static struct hw_heap *walk(const struct pm_dump *d, struct hw_heap *h, const struct hw_syms *se,
                             const char *elf, char *err, size_t errlen)
@@ -474,9 +619,13 @@ static struct hw_heap *walk(const struct pm_dump *d, struct hw_heap *h, const st
     } else if (e.have_nano_list && e.have_nano_start) {
         if (walk_nano(d, h, &e, err, errlen) != 0)
             goto fail;
+    } else if (e.have_nl_av && e.have_nl_base) {
+        if (walk_newlib(d, h, &e, err, errlen) != 0)
+            goto fail;
     } else {
         snprintf(err, errlen, "no allocator known in %s (FreeRTOS heap_4/heap_5: symbols xStart "
-                 "and pxEnd; newlib-nano: __malloc_free_list and __malloc_sbrk_start)", elf);
+                 "and pxEnd; newlib-nano: __malloc_free_list and __malloc_sbrk_start; newlib: "
+                 "__malloc_av_ and __malloc_sbrk_base)", elf);
         goto fail;
     }
     if (h->nb)
@@ -484,8 +633,8 @@ static struct hw_heap *walk(const struct pm_dump *d, struct hw_heap *h, const st
     for (size_t i = 0; i < h->nb; i++)
         if (!h->b[i].free)
             h->used_bytes += h->b[i].size, h->used_blocks++;
-    /* The sampled live blocks, each in its heap block: its payload starts past the header, at
-     * most 8 bytes of alignment padding further (newlib-nano). */
+    /* The sampled live blocks, each in its heap block: its payload starts past the header (newlib:
+     * its chunk's two size words), at most 8 bytes of alignment padding further (newlib-nano). */
     uint32_t cap_live = pm_live_capacity(d);
     h->live = xcalloc(cap_live + 1u, sizeof(*h->live));
     for (uint32_t i = 0; i < cap_live; i++) {

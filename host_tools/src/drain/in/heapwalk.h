@@ -2,7 +2,8 @@
  * drain's heap walk of a post-mortem dump (docs/POSTMORTEM.md "The heap map"): the allocator's
  * blocks and free list read from the dumped memory at the addresses the --elf's symbols give
  * (FreeRTOS heap_4: xStart, pxEnd, ucHeap; heap_5: xStart, pxEnd; newlib-nano's malloc:
- * __malloc_free_list, __malloc_sbrk_start), the health numbers computed
+ * __malloc_free_list, __malloc_sbrk_start; full newlib's: __malloc_av_, __malloc_sbrk_base), the
+ * health numbers computed
  * from them, each sampled live block of the msamp_heapdump block placed in its heap block, and a
  * conservative reachability scan: from the firmware's writable sections (.data, .bss, the main
  * stack's section) through every heap block reached, an aligned word whose value lies inside an
@@ -47,7 +48,8 @@ struct hw_root {
 
 #define HW_MAX_ROOTS 32
 struct hw_heap {
-    const char *allocator; /* "FreeRTOS heap_4", "FreeRTOS heap_5", "newlib-nano malloc" */
+    const char *allocator; /* "FreeRTOS heap_4", "FreeRTOS heap_5", "newlib-nano malloc",
+                            * "newlib malloc" */
     uint64_t lo, hi, end; /* the heap's first block, its end marker (pxEnd) and past it */
     unsigned ptr, hdr;
     int big;
@@ -56,7 +58,7 @@ struct hw_heap {
     struct { uint64_t addr, size; } *fl; /* the free list in its own order */
     size_t nfl;
     uint64_t free_bytes, largest, largest_at, used_bytes, used_blocks;
-    int walked_all;   /* the walk by sizes covered the heap (heap_4, newlib-nano) */
+    int walked_all;   /* the walk by sizes covered the heap (heap_4, newlib-nano, newlib) */
     int scan_partial; /* heap_5: the blocks walked are scanned, though not all were */
     struct hw_live *live;
     size_t nlive;
@@ -73,6 +75,9 @@ struct hw_heap {
 struct hw_syms {
     int have_start, have_end, have_heap, have_canary, have_nano_list, have_nano_start;
     uint64_t start, end, heap, heap_size, canary, nano_list, nano_start;
+    /* full newlib: __malloc_av_, __malloc_sbrk_base, __malloc_current_mallinfo */
+    int have_nl_av, have_nl_base, have_nl_info;
+    uint64_t nl_av, nl_base, nl_info;
 };
 
 /* Walks the heap of a dump that pm_find read (elf: the firmware's ELF, for its symbols and

@@ -210,8 +210,8 @@ const struct view views[] = {
      0, "JSON not written", NULL, NULL, NULL, write_json},
     {{{"heap-map", 0, VIEW_FILE, 1, NULL}},
      "      --heap-map FILE  of a dump (--ram, --core) with --elf: write the heap walked from\n"
-     "                       the allocator's free list (FreeRTOS heap_4/heap_5, newlib-nano) as\n"
-     "                       an HTML page:"
+     "                       the allocator's free list (FreeRTOS heap_4/heap_5, newlib-nano,\n"
+     "                       newlib) as an HTML page:"
  " free holes, sampled live blocks reachable or\n"
      "                       unreachable by site\n",
      0, "heap map not written", NULL, NULL, NULL, write_heap_map},
