@@ -46,7 +46,7 @@ int prof_validate(const struct prof *p, char *err, size_t errlen)
                      "too many samples, locations, functions or mappings (%zu, %zu, %zu, %zu; "
                      "at most %u each)",
                      p->nsample, p->nlocation, p->nfunction, p->nmapping, PROF_MAX_ITEMS);
-    if (p->nlocpool > PROF_MAX_POOL || p->nvalpool > PROF_MAX_POOL ||
+    if (p->nlocpool + p->enc_locs > PROF_MAX_POOL || p->nvalpool + p->enc_vals > PROF_MAX_POOL ||
         p->nlinepool > PROF_MAX_POOL || p->nlabelpool > PROF_MAX_POOL)
         return vfail(err, errlen, "too large (more than %u location references, values, lines "
                                   "or labels)", PROF_MAX_POOL);
@@ -86,6 +86,11 @@ int prof_validate(const struct prof *p, char *err, size_t errlen)
     }
     for (size_t i = 0; i < p->nsample; i++) {
         const struct prof_sample *s = &p->sample[i];
+        if (s->nloc == PROF_SAMPLE_ENCODED) { /* made by prof_add_sample from valid ids */
+            if ((size_t)s->loc_off + s->val_off > p->enc.len)
+                return vfail(err, errlen, "sample %zu: bad encoding", i + 1);
+            continue;
+        }
         if (s->nloc > PROF_MAX_DEPTH || (size_t)s->loc_off + s->nloc > p->nlocpool)
             return vfail(err, errlen, "sample %zu: bad locations", i + 1);
         if ((size_t)s->val_off + p->nvt > p->nvalpool)
@@ -166,6 +171,36 @@ static void put_vt(struct buf *b, struct buf *tmp, unsigned field, const struct 
         }                                                                                          \
     } while (0)
 
+/* A sample's fields into m, its field into out (m and t: scratch). Pools are only indexed when
+ * the sample has entries there: an empty pool is NULL. */
+static void put_sample(struct buf *out, struct buf *m, struct buf *t, const uint64_t *locs,
+                       uint32_t nloc, const int64_t *vals, size_t nvt,
+                       const struct prof_label *labels, uint32_t nlabel)
+{
+    m->len = 0;
+    if (nloc)
+        put_packed(m, t, 1, locs, nloc, 1);
+    if (nvt)
+        put_packed(m, t, 2, (const uint64_t *)vals, nvt, 1);
+    for (uint32_t j = 0; j < nlabel; j++) {
+        const struct prof_label *l = &labels[j];
+        t->len = 0;
+        put_int(t, 1, (uint64_t)l->key);
+        put_int(t, 2, (uint64_t)l->str);
+        put_int(t, 3, (uint64_t)l->num);
+        put_int(t, 4, (uint64_t)l->num_unit);
+        put_bytes(m, 3, t->p, t->len);
+    }
+    put_bytes(out, 2, m->p, m->len);
+}
+
+void prof_encode_sample(const struct prof *p, struct buf *out, const uint64_t *locs, uint32_t nloc,
+                        const int64_t *vals, const struct prof_label *labels, uint32_t nlabel)
+{
+    static struct buf m, t; /* scratch, kept for the next sample (drain is single-threaded) */
+    put_sample(out, &m, &t, locs, nloc, vals, p->nvt, labels, nlabel);
+}
+
 int prof_encode_to(const struct prof *p, struct buf *out, int (*sink)(void *ctx, struct buf *out),
                    void *ctx)
 {
@@ -175,22 +210,12 @@ int prof_encode_to(const struct prof *p, struct buf *out, int (*sink)(void *ctx,
         put_vt(out, &t, 1, &p->vt[i]);
     for (size_t i = 0; i < p->nsample; i++) {
         const struct prof_sample *s = &p->sample[i];
-        m.len = 0;
-        /* Pools are only indexed when the sample has entries there: an empty pool is NULL. */
-        if (s->nloc)
-            put_packed(&m, &t, 1, &p->locpool[s->loc_off], s->nloc, 1);
-        if (p->nvt)
-            put_packed(&m, &t, 2, (const uint64_t *)&p->valpool[s->val_off], p->nvt, 1);
-        for (uint32_t j = 0; j < s->nlabel; j++) {
-            const struct prof_label *l = &p->labelpool[s->label_off + j];
-            t.len = 0;
-            put_int(&t, 1, (uint64_t)l->key);
-            put_int(&t, 2, (uint64_t)l->str);
-            put_int(&t, 3, (uint64_t)l->num);
-            put_int(&t, 4, (uint64_t)l->num_unit);
-            put_bytes(&m, 3, t.p, t.len);
-        }
-        put_bytes(out, 2, m.p, m.len);
+        if (s->nloc == PROF_SAMPLE_ENCODED)
+            buf_put(out, p->enc.p + s->loc_off, s->val_off);
+        else
+            put_sample(out, &m, &t, s->nloc ? &p->locpool[s->loc_off] : NULL, s->nloc,
+                       p->nvt ? &p->valpool[s->val_off] : NULL, p->nvt,
+                       s->nlabel ? &p->labelpool[s->label_off] : NULL, s->nlabel);
         SINK(0);
     }
     for (size_t i = 0; i < p->nmapping; i++) {

@@ -915,6 +915,8 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
     memset(out, 0, sizeof(*out));
     struct prof *p = &out->prof;
     prof_init(p);
+    /* Without the reports nothing but the file's writer reads the samples: encoded at once. */
+    p->encode_samples = what != BUILD_WITH_AGG;
     for (int i = 0; i < (peak ? V_ALLOC_N : V_ALL); i++)
         prof_add_type(p, sample_type_names[i][0], sample_type_names[i][1]);
     p->default_sample_type = prof_cstr(p, "inuse_space");
