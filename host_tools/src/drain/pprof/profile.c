@@ -704,6 +704,7 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
     uint64_t locs[MSAMP_DEC_MAX_DEPTH];
     struct prof_label labels[DRAIN_SITE_LABELS + 1], origin[3];
     uint32_t norigin = origin_labels(p, s, origin);
+    const double up = 1.0 / (1.0 - session_line_loss(s)); /* the lossy line's, below */
     for (size_t i = 0; i < s->nsites; i++) {
         const struct site *st = &s->sites[i];
         int failed = 0;
@@ -778,7 +779,6 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         /* A lossy line: the allocations counted of blocks no longer live (and their frees) are
          * those whose records arrived, a share 1 - q of them; the live blocks' are whole (a LIVE
          * record counts one whose ALLOC was lost). Said in the comments (add_comments). */
-        double up = 1.0 / (1.0 - session_line_loss(s));
         for (size_t k = 0; k < np && up > 1.0; k++) {
             if (parts[k].key != NULL && strcmp(parts[k].key, "age") == 0)
                 continue;
@@ -801,13 +801,17 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
                 if (v[V_ALLOC_B] < v[V_INUSE_B])
                     v[V_ALLOC_B] = v[V_INUSE_B];
             }
-            int any = 0;
+            int64_t bits = 0;
             for (int c = 0; c < V_ALL; c++)
-                any |= v[c] != 0;
+                bits |= v[c];
+            int any = bits != 0;
             if (!any || (k == np && !any_untimed))
                 continue;
             if (k < np && !timed) {
-                add_values(untimed, v);
+                if (any_untimed) /* the first (mostly the only one: the rest) is copied */
+                    add_values(untimed, v);
+                else
+                    memcpy(untimed, v, sizeof(untimed));
                 any_untimed = 1;
                 continue;
             }
