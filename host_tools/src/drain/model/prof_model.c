@@ -1,4 +1,5 @@
 #include "prof_model.h"
+#include "prof_codec.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,7 @@ void prof_free(struct prof *p)
     free(p->valpool);
     free(p->labelpool);
     iset_free(&p->sampleset);
+    free(p->enc.p);
     free(p->mapping);
     free(p->location);
     iset_free(&p->locset);
@@ -200,6 +202,15 @@ uint32_t prof_add_sample(struct prof *p, const uint64_t *locs, uint32_t nloc, co
         }
     }
     GROW(p->sample, p->capsample, p->nsample + 1);
+    if (p->encode_samples && !intern && p->enc.len <= UINT32_MAX / 2) {
+        size_t at = p->enc.len;
+        prof_encode_sample(p, &p->enc, locs, nloc, vals, labels, nlabel);
+        p->sample[p->nsample] = (struct prof_sample){(uint32_t)at, PROF_SAMPLE_ENCODED,
+                                                     (uint32_t)(p->enc.len - at), 0, 0};
+        p->enc_locs += nloc;
+        p->enc_vals += p->nvt;
+        return (uint32_t)p->nsample++;
+    }
     GROW(p->locpool, p->caplocpool, p->nlocpool + nloc);
     GROW(p->valpool, p->capvalpool, p->nvalpool + p->nvt);
     struct prof_sample *s = &p->sample[p->nsample];
@@ -235,8 +246,10 @@ uint32_t prof_add_sample(struct prof *p, const uint64_t *locs, uint32_t nloc, co
 void prof_reserve(struct prof *p, size_t samples, size_t sample_locs, size_t locations)
 {
     GROW(p->sample, p->capsample, p->nsample + samples);
-    GROW(p->locpool, p->caplocpool, p->nlocpool + sample_locs);
-    GROW(p->valpool, p->capvalpool, p->nvalpool + samples * p->nvt);
+    if (!p->encode_samples) {
+        GROW(p->locpool, p->caplocpool, p->nlocpool + sample_locs);
+        GROW(p->valpool, p->capvalpool, p->nvalpool + samples * p->nvt);
+    }
     GROW(p->location, p->caplocation, p->nlocation + locations);
 }
 

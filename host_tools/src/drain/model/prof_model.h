@@ -24,6 +24,9 @@ struct prof_sample {
     uint32_t val_off;             /* in prof.valpool: nvt values */
     uint32_t label_off, nlabel;   /* in prof.labelpool (samples may share entries) */
 };
+/* prof_sample.nloc of a sample kept encoded (prof.encode_samples): its Profile.sample field,
+ * tag and length included, is prof.enc's val_off bytes from loc_off; it has no pool entries. */
+#define PROF_SAMPLE_ENCODED UINT32_MAX
 struct prof_mapping {
     uint64_t start, limit, offset;
     int64_t filename, build_id;
@@ -60,6 +63,13 @@ struct prof {
     struct prof_label *labelpool;
     size_t nlabelpool, caplabelpool;
     struct iset sampleset;
+    /* A profile built only to be written out (drain's without reports) sets encode_samples:
+     * the samples then added with intern 0 are encoded at once into enc (PROF_SAMPLE_ENCODED),
+     * not kept as pool entries (10^6 distinct stacks: 35 MB, not 140). Only the encoder reads
+     * them. enc_locs, enc_vals: their location ids and values (the pools' bounds count them). */
+    int encode_samples;
+    struct buf enc;
+    size_t enc_locs, enc_vals;
 
     struct prof_mapping *mapping;
     size_t nmapping, capmapping;

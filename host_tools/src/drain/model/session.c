@@ -278,6 +278,13 @@ static struct site_rare *site_rare(struct session *s, uint32_t site)
     return UMAP_ELEM(&s->rare_index, site, s->rare, s->nrare, s->caprare, &fresh);
 }
 
+/* A sample of an ALLOC/REALLOC record at a site: counted only while the site has no stack. */
+static void count_event(struct session *s, uint32_t site)
+{
+    if (s->sites[site].def == SITE_DEF_NONE)
+        site_rare(s, site)->events++;
+}
+
 static const struct site_link no_link = {UINT32_MAX, UINT32_MAX};
 
 /* A site's task chain (no_link when it is in none), and the same made at the first use. */
@@ -656,7 +663,7 @@ static void on_alloc(struct session *s, uint64_t slot1, uint64_t size, uint64_t 
     uint32_t site = site_of(s, stack_id);
     double w = weight_at(s, size, s->interval);
     s->n.samples++;
-    s->sites[site].events++;
+    count_event(s, site);
     if (s->interval == 0)
         s->n.samples_unweighted++;
     if (stack_id == MSAMP_WIRE_STACK_FULL)
@@ -693,7 +700,7 @@ static void on_realloc_chain(struct session *s, struct slot *old, const struct m
         s->n.samples_unweighted++;
     if (r->u.realloc.stack_id == MSAMP_WIRE_STACK_FULL)
         s->n.stack_full++;
-    s->sites[lsite].events++;
+    count_event(s, lsite);
     count_alloc(s, lsite, size, w);
     unset_live(s, old); /* not a free: the block lives on */
     if (r->u.realloc.new_slot1 == 0)

@@ -110,10 +110,9 @@ struct site {
     uint32_t task;
     double alloc_n, alloc_b, free_n, free_b;
     uint64_t alloc_samples, free_samples;
-    uint64_t events; /* of alloc_samples, those of ALLOC/REALLOC records (not snapshots) */
     double inuse_n, inuse_b; /* the running in-use estimate of its live entries */
 };
-_Static_assert(sizeof(struct site) <= 88, "the hot site record: rare fields go to side tables");
+_Static_assert(sizeof(struct site) <= 80, "the hot site record: rare fields go to side tables");
 
 /* A site's half-B in-use (session_half_weights) and its value at the session's peak, the peak
  * profile's (session.site_peak, parallel to sites; kept only when asked for:
@@ -135,6 +134,9 @@ struct site_rare {
     /* FAIL records at this stack, by kind (enum msamp_wire_fail): how many, the bytes asked
      * (saturating) and the largest request. Not samples: every failure is reported. */
     uint64_t fail_n[MSAMP_FAIL_KINDS], fail_b[MSAMP_FAIL_KINDS], fail_max[MSAMP_FAIL_KINDS];
+    /* Of a site without a stack (def SITE_DEF_NONE, which it never returns to once defined),
+     * its samples of ALLOC/REALLOC records (not snapshots): the profile's samples_unknown_stack. */
+    uint64_t events;
 };
 
 /* RTOS devices: the chain of the sites of the same stack for other tasks (session.link, by site;

@@ -46,7 +46,7 @@ int prof_validate(const struct prof *p, char *err, size_t errlen)
                      "too many samples, locations, functions or mappings (%zu, %zu, %zu, %zu; "
                      "at most %u each)",
                      p->nsample, p->nlocation, p->nfunction, p->nmapping, PROF_MAX_ITEMS);
-    if (p->nlocpool > PROF_MAX_POOL || p->nvalpool > PROF_MAX_POOL ||
+    if (p->nlocpool + p->enc_locs > PROF_MAX_POOL || p->nvalpool + p->enc_vals > PROF_MAX_POOL ||
         p->nlinepool > PROF_MAX_POOL || p->nlabelpool > PROF_MAX_POOL)
         return vfail(err, errlen, "too large (more than %u location references, values, lines "
                                   "or labels)", PROF_MAX_POOL);
@@ -86,6 +86,11 @@ int prof_validate(const struct prof *p, char *err, size_t errlen)
     }
     for (size_t i = 0; i < p->nsample; i++) {
         const struct prof_sample *s = &p->sample[i];
+        if (s->nloc == PROF_SAMPLE_ENCODED) { /* made by prof_add_sample from valid ids */
+            if ((size_t)s->loc_off + s->val_off > p->enc.len)
+                return vfail(err, errlen, "sample %zu: bad encoding", i + 1);
+            continue;
+        }
         if (s->nloc > PROF_MAX_DEPTH || (size_t)s->loc_off + s->nloc > p->nlocpool)
             return vfail(err, errlen, "sample %zu: bad locations", i + 1);
         if ((size_t)s->val_off + p->nvt > p->nvalpool)
@@ -166,6 +171,88 @@ static void put_vt(struct buf *b, struct buf *tmp, unsigned field, const struct 
         }                                                                                          \
     } while (0)
 
+/* The bytes of v as a varint. */
+static inline size_t varint_len(uint64_t v)
+{
+    return v < 0x80 ? 1 : (size_t)(64 - __builtin_clzll(v) + 6) / 7;
+}
+
+static inline uint8_t *raw_varint(uint8_t *o, uint64_t v)
+{
+    while (v >= 0x80) {
+        *o++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *o++ = (uint8_t)v;
+    return o;
+}
+
+/* A length-delimited field whose tag is at start and whose payload was written from start + 2 to
+ * end, a one-byte length guessed: the length written, the payload moved when it takes more bytes.
+ * Returns the field's end. */
+static uint8_t *fix_len(uint8_t *start, uint8_t *end)
+{
+    size_t n = (size_t)(end - (start + 2));
+    if (n < 0x80) {
+        start[1] = (uint8_t)n;
+        return end;
+    }
+    size_t h = varint_len(n);
+    memmove(start + 1 + h, start + 2, n);
+    raw_varint(start + 1, n);
+    return start + 1 + h + n;
+}
+
+/* A packed repeated varint field (none when n is 0). */
+static uint8_t *raw_packed(uint8_t *o, unsigned field, const uint64_t *v, size_t n)
+{
+    if (n == 0)
+        return o;
+    uint8_t *start = o;
+    *o = (uint8_t)(field << 3 | 2);
+    o += 2;
+    for (size_t i = 0; i < n; i++)
+        o = raw_varint(o, v[i]);
+    return fix_len(start, o);
+}
+
+/* A sample's Profile.sample field into out in one pass (the same bytes as put_packed, put_int and
+ * put_bytes would make: locations, values, labels). Pools are only indexed when the sample has
+ * entries there: an empty pool is NULL. */
+static void put_sample(struct buf *out, const uint64_t *locs, uint32_t nloc, const int64_t *vals,
+                       size_t nvt, const struct prof_label *labels, uint32_t nlabel)
+{
+    /* At most: 11 bytes of tag and length a field, 10 a varint. */
+    GROW(out->p, out->cap, out->len + 11 + (11 + 10 * (size_t)nloc) + (11 + 10 * nvt) +
+                               (size_t)nlabel * (2 + 4 * 11));
+    uint8_t *start = out->p + out->len, *o = start + 2;
+    *start = 2 << 3 | 2;
+    o = raw_packed(o, 1, locs, nloc);
+    o = raw_packed(o, 2, (const uint64_t *)vals, nvt);
+    for (uint32_t j = 0; j < nlabel; j++) {
+        const struct prof_label *l = &labels[j];
+        const uint64_t f[4] = {(uint64_t)l->key, (uint64_t)l->str, (uint64_t)l->num,
+                               (uint64_t)l->num_unit};
+        uint8_t *ls = o;
+        *ls = 3 << 3 | 2;
+        o += 2;
+        for (int i = 0; i < 4; i++) {
+            if (f[i]) {
+                *o++ = (uint8_t)((i + 1) << 3);
+                o = raw_varint(o, f[i]);
+            }
+        }
+        ls[1] = (uint8_t)(o - (ls + 2)); /* at most 44 bytes */
+    }
+    out->len = (size_t)(fix_len(start, o) - out->p);
+}
+
+void prof_encode_sample(const struct prof *p, struct buf *out, const uint64_t *locs, uint32_t nloc,
+                        const int64_t *vals, const struct prof_label *labels, uint32_t nlabel)
+{
+    put_sample(out, locs, nloc, vals, p->nvt, labels, nlabel);
+}
+
 int prof_encode_to(const struct prof *p, struct buf *out, int (*sink)(void *ctx, struct buf *out),
                    void *ctx)
 {
@@ -175,22 +262,21 @@ int prof_encode_to(const struct prof *p, struct buf *out, int (*sink)(void *ctx,
         put_vt(out, &t, 1, &p->vt[i]);
     for (size_t i = 0; i < p->nsample; i++) {
         const struct prof_sample *s = &p->sample[i];
-        m.len = 0;
-        /* Pools are only indexed when the sample has entries there: an empty pool is NULL. */
-        if (s->nloc)
-            put_packed(&m, &t, 1, &p->locpool[s->loc_off], s->nloc, 1);
-        if (p->nvt)
-            put_packed(&m, &t, 2, (const uint64_t *)&p->valpool[s->val_off], p->nvt, 1);
-        for (uint32_t j = 0; j < s->nlabel; j++) {
-            const struct prof_label *l = &p->labelpool[s->label_off + j];
-            t.len = 0;
-            put_int(&t, 1, (uint64_t)l->key);
-            put_int(&t, 2, (uint64_t)l->str);
-            put_int(&t, 3, (uint64_t)l->num);
-            put_int(&t, 4, (uint64_t)l->num_unit);
-            put_bytes(&m, 3, t.p, t.len);
-        }
-        put_bytes(out, 2, m.p, m.len);
+        if (s->nloc == PROF_SAMPLE_ENCODED) {
+            /* A run of encoded samples, one after the other in enc, copied at once: up to the
+             * one that fills the chunk, where a sample at a time would have handed it out. */
+            size_t from = s->loc_off, n = s->val_off;
+            while (out->len + n < PROF_ENCODE_CHUNK && i + 1 < p->nsample &&
+                   s[1].nloc == PROF_SAMPLE_ENCODED && s[1].loc_off == from + n) {
+                i++;
+                s++;
+                n += s->val_off;
+            }
+            buf_put(out, p->enc.p + from, n);
+        } else
+            put_sample(out, s->nloc ? &p->locpool[s->loc_off] : NULL, s->nloc,
+                       p->nvt ? &p->valpool[s->val_off] : NULL, p->nvt,
+                       s->nlabel ? &p->labelpool[s->label_off] : NULL, s->nlabel);
         SINK(0);
     }
     for (size_t i = 0; i < p->nmapping; i++) {

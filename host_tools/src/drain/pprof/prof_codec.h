@@ -39,6 +39,10 @@ void prof_encode(const struct prof *p, struct buf *out);
 #define PROF_ENCODE_CHUNK (1u << 20)
 int prof_encode_to(const struct prof *p, struct buf *out, int (*sink)(void *ctx, struct buf *out),
                    void *ctx);
+/* Appends one sample's Profile.sample field (tag and length included) to out: locations, p->nvt
+ * values, labels, as prof_encode writes a sample of these. */
+void prof_encode_sample(const struct prof *p, struct buf *out, const uint64_t *locs, uint32_t nloc,
+                        const int64_t *vals, const struct prof_label *labels, uint32_t nlabel);
 /* Parses protobuf bytes into p (prof_init'ed); on error returns -1 with a message in err (size
  * errlen). A profile decoded without error passes prof_validate. */
 int prof_decode(struct prof *p, const uint8_t *data, size_t len, char *err, size_t errlen);

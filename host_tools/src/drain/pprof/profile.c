@@ -103,13 +103,40 @@ static uint64_t named_location(struct prof *p, const char *name)
 }
 
 /* One cache of locations by address for all mappings (an address's mapping is a function of the
- * address): memory O(distinct addresses), the mappings searched once per distinct address. */
-static uint64_t frame_location(struct prof *p, struct mapinfo *maps, size_t nmaps, int bare,
-                               struct umap *cache, uint64_t addr)
+ * address): memory O(distinct addresses), the mappings searched once per distinct address. An
+ * open-addressing table of location ids (0: empty), the address read back from the location:
+ * 4 bytes a slot (10^6 distinct addresses: 8 MiB, not a u64 -> u32 map's 32). */
+struct loc_cache {
+    uint32_t *id;
+    size_t cap, count;
+};
+
+static void loc_cache_grow(struct loc_cache *c, const struct prof *p)
 {
-    uint32_t li = umap_get(cache, addr);
-    if (li != UINT32_MAX)
-        return (uint64_t)li + 1;
+    size_t ncap = c->cap ? c->cap * 2 : 1024;
+    uint32_t *ne = xcalloc(ncap, sizeof(*ne));
+    for (size_t i = 0; i < c->cap; i++) {
+        if (c->id[i] == 0)
+            continue;
+        size_t j = hash_u64(p->location[c->id[i] - 1].address) & (ncap - 1);
+        while (ne[j] != 0)
+            j = (j + 1) & (ncap - 1);
+        ne[j] = c->id[i];
+    }
+    free(c->id);
+    c->id = ne;
+    c->cap = ncap;
+}
+
+static uint64_t frame_location(struct prof *p, struct mapinfo *maps, size_t nmaps, int bare,
+                               struct loc_cache *cache, uint64_t addr)
+{
+    if ((cache->count + 1) * 2 > cache->cap)
+        loc_cache_grow(cache, p);
+    size_t slot = hash_u64(addr) & (cache->cap - 1);
+    for (uint32_t li; (li = cache->id[slot]) != 0; slot = (slot + 1) & (cache->cap - 1))
+        if (p->location[li - 1].address == addr)
+            return li;
     size_t mi = SIZE_MAX;
     if (bare) {
         mi = 0;
@@ -137,7 +164,8 @@ static uint64_t frame_location(struct prof *p, struct mapinfo *maps, size_t nmap
         }
     }
     uint64_t id = prof_add_location(p, mi == SIZE_MAX ? 0 : mi + 1, addr, lines, (uint32_t)nl, 0);
-    umap_put(cache, addr, (uint32_t)(id - 1));
+    cache->id[slot] = (uint32_t)id;
+    cache->count++;
     return id;
 }
 
@@ -393,7 +421,7 @@ int check_elves(const struct session *s, const struct elf_set *elves, char *err,
 
 /* The locations of site st, innermost first (a named one for the frameless kinds): *nloc. */
 static void site_locs(struct prof *p, const struct session *s, const struct site *st,
-                      struct mapinfo *maps, size_t nmaps, int bare, struct umap *cache,
+                      struct mapinfo *maps, size_t nmaps, int bare, struct loc_cache *cache,
                       uint64_t *locs, uint32_t *nloc)
 {
     const struct msamp_arch *arch = msamp_arch_get(s->arch);
@@ -612,17 +640,20 @@ static int cover_inuse(struct part *parts, size_t np)
  * time label. With agg, the per-site totals go to out->agg, one sample per distinct stack, for
  * reports (a profile written alone does without: 10^6 sites' totals are 100+ MB). */
 static void site_samples(struct prof *p, const struct session *s, struct mapinfo *maps,
-                         size_t nmaps, int bare, struct umap *cache, struct built *out, int agg)
+                         size_t nmaps, int bare, struct loc_cache *cache, struct built *out, int agg)
 {
     /* Age bins of the live entries, and per-site lists of them and of the lifetime bins. */
     struct umap idx = {0};
     struct agebin *ages = NULL;
     size_t nages = 0, capages = 0;
-    uint32_t *age_head = xmalloc((s->nsites + 1) * sizeof(uint32_t));
-    uint32_t *life_head = xmalloc((s->nsites + 1) * sizeof(uint32_t));
+    /* The lists' heads only when there are entries (10^6 sites: 4 MiB each). */
+    uint32_t *age_head = s->nlive ? xmalloc((s->nsites + 1) * sizeof(uint32_t)) : NULL;
+    uint32_t *life_head = s->nlife ? xmalloc((s->nsites + 1) * sizeof(uint32_t)) : NULL;
     uint32_t *life_next = xmalloc((s->nlife + 1) * sizeof(uint32_t));
-    for (size_t i = 0; i < s->nsites; i++)
-        age_head[i] = life_head[i] = UINT32_MAX;
+    for (size_t i = 0; age_head && i < s->nsites; i++)
+        age_head[i] = UINT32_MAX;
+    for (size_t i = 0; life_head && i < s->nsites; i++)
+        life_head[i] = UINT32_MAX;
     for (size_t k = 0; k < s->nlive; k++) {
         const struct slot *sl = &s->slots[s->live[k]];
         double ns = sl->born && s->ts_known ? session_age_ns(s, sl->birth, s->last_ts) : -1;
@@ -673,13 +704,16 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
     uint64_t locs[MSAMP_DEC_MAX_DEPTH];
     struct prof_label labels[DRAIN_SITE_LABELS + 1], origin[3];
     uint32_t norigin = origin_labels(p, s, origin);
+    const double up = 1.0 / (1.0 - session_line_loss(s)); /* the lossy line's, below */
     for (size_t i = 0; i < s->nsites; i++) {
         const struct site *st = &s->sites[i];
         int failed = 0;
         const struct site_rare *rr = session_site_rare(s, (uint32_t)i);
         for (int k = 0; k < MSAMP_FAIL_KINDS; k++)
             failed |= rr->fail_n[k] != 0;
-        int sampled = age_head[i] != UINT32_MAX || st->alloc_samples || st->free_samples ||
+        uint32_t age0 = age_head ? age_head[i] : UINT32_MAX;
+        uint32_t life0 = life_head ? life_head[i] : UINT32_MAX;
+        int sampled = age0 != UINT32_MAX || st->alloc_samples || st->free_samples ||
                       st->alloc_n > 0 || st->free_n > 0;
         if (!sampled && !failed)
             continue;
@@ -689,7 +723,7 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         if (session_site_stack(s, st, &(uint32_t){0}) == NULL && st->def != SITE_DEF_FULL &&
             st->def != SITE_DEF_OVER) {
             out->unknown_stack += st->alloc_samples;
-            out->unknown_events += st->events;
+            out->unknown_events += st->def == SITE_DEF_NONE ? rr->events : 0;
         }
         if (failed) {
             GROW(out->fails, out->cap_fails, out->nfails + 1);
@@ -710,7 +744,7 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         double ra_n = st->alloc_n, ra_b = st->alloc_b, rf_n = st->free_n, rf_b = st->free_b;
         double rv_n = s->site_var[i].n, rv_b = s->site_var[i].b;
         uint64_t inuse_cnt = 0;
-        for (uint32_t a = age_head[i]; a != UINT32_MAX && np < MAX_PARTS - 1; a = ages[a].next) {
+        for (uint32_t a = age0; a != UINT32_MAX && np < MAX_PARTS - 1; a = ages[a].next) {
             const struct agebin *g = &ages[a];
             parts[np++] = (struct part){{g->n, g->b, g->an, g->ab, 0, 0, g->v[0], g->v[1], g->v[2],
                                          g->v[3], 0},
@@ -724,7 +758,7 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
             rv_b -= g->v[3];
             inuse_cnt += g->samples;
         }
-        for (uint32_t l = life_head[i]; l != UINT32_MAX && np < MAX_PARTS - 1; l = life_next[l]) {
+        for (uint32_t l = life0; l != UINT32_MAX && np < MAX_PARTS - 1; l = life_next[l]) {
             const struct lifebin *lb = &s->life[l];
             parts[np++] = (struct part){
                 {0, 0, lb->an, lb->ab, lb->fn, lb->fb, 0, 0, 0, 0, 0}, {0}, "lifetime", lb->bucket,
@@ -745,7 +779,6 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         /* A lossy line: the allocations counted of blocks no longer live (and their frees) are
          * those whose records arrived, a share 1 - q of them; the live blocks' are whole (a LIVE
          * record counts one whose ALLOC was lost). Said in the comments (add_comments). */
-        double up = 1.0 / (1.0 - session_line_loss(s));
         for (size_t k = 0; k < np && up > 1.0; k++) {
             if (parts[k].key != NULL && strcmp(parts[k].key, "age") == 0)
                 continue;
@@ -768,13 +801,17 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
                 if (v[V_ALLOC_B] < v[V_INUSE_B])
                     v[V_ALLOC_B] = v[V_INUSE_B];
             }
-            int any = 0;
+            int64_t bits = 0;
             for (int c = 0; c < V_ALL; c++)
-                any |= v[c] != 0;
+                bits |= v[c];
+            int any = bits != 0;
             if (!any || (k == np && !any_untimed))
                 continue;
             if (k < np && !timed) {
-                add_values(untimed, v);
+                if (any_untimed) /* the first (mostly the only one: the rest) is copied */
+                    add_values(untimed, v);
+                else
+                    memcpy(untimed, v, sizeof(untimed));
                 any_untimed = 1;
                 continue;
             }
@@ -814,7 +851,7 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
 /* The peak profile's samples: each site's in-use at the peak of the estimate (docs/DRAIN.md
  * "Peak"), with the session's labels. */
 static void peak_samples(struct prof *p, const struct session *s, struct mapinfo *maps,
-                         size_t nmaps, int bare, struct umap *cache)
+                         size_t nmaps, int bare, struct loc_cache *cache)
 {
     uint64_t locs[MSAMP_DEC_MAX_DEPTH];
     struct prof_label labels[DRAIN_SITE_LABELS], origin[3];
@@ -882,6 +919,8 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
     memset(out, 0, sizeof(*out));
     struct prof *p = &out->prof;
     prof_init(p);
+    /* Without the reports nothing but the file's writer reads the samples: encoded at once. */
+    p->encode_samples = what != BUILD_WITH_AGG;
     for (int i = 0; i < (peak ? V_ALLOC_N : V_ALL); i++)
         prof_add_type(p, sample_type_names[i][0], sample_type_names[i][1]);
     p->default_sample_type = prof_cstr(p, "inuse_space");
@@ -917,13 +956,13 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
         prof_add_mapping(p, &m);
     }
 
-    struct umap cache = {0};
+    struct loc_cache cache = {0};
     prof_reserve(p, s->nsites, s->nframes + s->nsites, s->nframes + 1);
     if (peak)
         peak_samples(p, s, maps, nmaps, bare, &cache);
     else
         site_samples(p, s, maps, nmaps, bare, &cache, out, what == BUILD_WITH_AGG);
-    umap_free(&cache);
+    free(cache.id);
     add_comments(p, s, kind, dec_now, out);
     if (!peak)
         growth_store(s, p, out->site_prof);
