@@ -39,7 +39,7 @@ BOARD_QEMU=$BOARD2_QEMU DRAIN=$D boards/examples/demo/run_demo.sh "$BOARD2_ELF" 
 # time_nanos moved, tests/fleet/relabel.py), and a copy of the first board's in 1999 (before
 # 2000: the DEFAULT partition): the store then spans the old month's partition, the current
 # month's and the default one.
-python3 "$T/relabel.py" "$BOARD_PROF" "$W/board-1999.pb.gz" -$((27 * 365 * 86400)) &&
+python3 "$T/relabel.py" "$BOARD_PROF" "$W/board-1999.pb.gz" $((930787200 - $(date +%s))) &&
   for b in board board2; do python3 "$T/relabel.py" "$W/$b.pb.gz" "$W/$b.old.pb.gz" -$((62 * 86400)) && mv "$W/$b.old.pb.gz" "$W/$b.pb.gz"; done ||
   fail "relabel the boards' profiles"
 # The hosted devices' profiles: per seed a session of each; its partial profiles are drains of
