@@ -4,7 +4,7 @@
 # varied so each file's bytes, hence its SHA-256, differ; all carry the source's labels, one device), pushed in
 # batches of BATCH files per drain push, into a scratch PostgreSQL server; then the queries over
 # all of them. Prints push time per profile, query times, and the database's bytes per profile
-# and per site row (pg_total_relation_size of the tables after VACUUM).
+# and per site row (pg_total_relation_size of the tables' partitions after VACUUM).
 set -u
 D=${DRAIN:?} W=${W:?}
 PROFILES=${PROFILES:-10000} BATCH=${BATCH:-200}
@@ -37,8 +37,10 @@ tt=$(q top --top 20)
 td=$(q devices)
 tl=$(q leaks)
 tm1=$(q merge "$W/last.pb.gz" --since "$(pg_sql "select extract(epoch from max(t_end)) from msamp_profile")")
-prof_b=$(pg_sql "select pg_total_relation_size('msamp_profile')")
-site_b=$(pg_sql "select pg_total_relation_size('msamp_site')")
+# the tables are partitioned (schema version 3): their partitions' sizes, indexes included
+size() { pg_sql "select coalesce(sum(pg_total_relation_size(relid)), 0) from pg_partition_tree('$1')"; }
+prof_b=$(size msamp_profile)
+site_b=$(size msamp_site)
 file_b=$(stat -c %s "$SRC")
 echo "bench-fleet: $n profiles of $sites sites ($rows site rows), source $(basename "$SRC") ($file_b bytes gzip)"
 echo "  push: $(awk -v a="$t0" -v b="$t1" -v n="$n" 'BEGIN { printf "%.1f", (b - a) * 1000 / (n - 1) }') ms per profile (batches of $BATCH files per drain push)"

@@ -10,7 +10,10 @@
 # files in the same order, for all and for selections by device, build id, time and label, and its
 # six totals equal drain merge's; top's totals equal the merge's; devices ranked by minimum free
 # heap as the profiles' HEAP figures say; leaks across consecutive profiles (each seed's fleet
-# of three, and all sessions: the leaky device's leak_record alone); a version 1 store migrated;
+# of three, and all sessions: the leaky device's leak_record alone); schema version 3's partitions
+# by month (the boards' profiles moved two months back, one to 1999: the default partition),
+# pruning seen in drain's own query plans, prune --before (retention), a version 1 and a
+# version 2 store migrated;
 # errors: the server down, a wrong password, a newer schema, a full disk on the server (profile
 # files unchanged), --json to a full disk, libpq missing (MSAMP_DRAIN_LIBPQ); drain without a
 # store loads no libpq.
@@ -32,9 +35,16 @@ BOARD_QEMU=$BOARD2_QEMU DRAIN=$D boards/examples/demo/run_demo.sh "$BOARD2_ELF" 
   fail "the second board's run: $(tail -3 "$W/board2/console.txt" "$W/board2/drain.err" 2>/dev/null)"
 "$D" -q "$W/board2/stream.bin" --elf "$BOARD2_ELF" -o "$W/board2.pb.gz" --leaks >/dev/null 2>"$W/board2.err" ||
   fail "drain board2: $(head -c 300 "$W/board2.err")"
+# The boards' profiles two months back (drain stamps a profile with the host's clock: its
+# time_nanos moved, tests/fleet/relabel.py), and a copy of the first board's in 1999 (before
+# 2000: the DEFAULT partition): the store then spans the old month's partition, the current
+# month's and the default one.
+python3 "$T/relabel.py" "$BOARD_PROF" "$W/board-1999.pb.gz" $((930787200 - $(date +%s))) &&
+  for b in board board2; do python3 "$T/relabel.py" "$W/$b.pb.gz" "$W/$b.old.pb.gz" -$((62 * 86400)) && mv "$W/$b.old.pb.gz" "$W/$b.pb.gz"; done ||
+  fail "relabel the boards' profiles"
 # The hosted devices' profiles: per seed a session of each; its partial profiles are drains of
 # the stream's prefixes (as drain --every writes them from a live stream, without its timing).
-files="$W/board.pb.gz $W/board2.pb.gz"
+files="$W/board-1999.pb.gz $W/board.pb.gz $W/board2.pb.gz"
 # A profile's time range is drain's start plus the device time it covers (under a second here):
 # a second between seeds keeps each seed's profiles inside its own range.
 for seed in 1 2 3; do
@@ -67,6 +77,13 @@ grep -q "$nf profiles stored, 0 already there" "$W/push1.err" && ok "push: $nf s
 "$D" push --db "$PG_CONN" $W/q1.s1.pb.gz $files 2>"$W/push2.err" || fail "push again: exit $?"
 grep -q "0 profiles stored, $((nf + 1)) already there" "$W/push2.err" && [ "$(pg_sql 'select count(*) from msamp_profile')" = $nf ] &&
   ok "push again: stored once" || fail "push again: $(cat "$W/push2.err"), $(pg_sql 'select count(*) from msamp_profile') rows"
+# Partitions (schema version 3): each profile in its month's (UTC) partition, 1999's in the
+# default one; its site and leak rows in the same month's; at least two months.
+part() { echo "regexp_replace($1.tableoid::regclass::text, '^msamp_[a-z]+_', '')"; }
+want_part="CASE WHEN p.t_end < '2000-01-01 00:00+00' THEN 'default' ELSE to_char(p.t_end AT TIME ZONE 'UTC', '\"p\"YYYYMM') END"
+got="$(pg_sql "select count(*) filter (where $(part p) <> $want_part), count(distinct $(part p)) filter (where $(part p) <> 'default'), count(*) filter (where $(part p) = 'default') from msamp_profile p")|$(pg_sql "select count(*) from msamp_site s join msamp_profile p on p.device = s.device and p.id = s.profile_id where $(part s) <> $(part p)")|$(pg_sql "select count(*) from msamp_leak l join msamp_profile p on p.device = l.device and p.id = l.profile_id where $(part l) <> $(part p)")"
+[ "$got" = "0|2|1|0|0" ] && ok "partitions: every row in its month's partition (2 months) or the default one (1999): $(pg_sql "select string_agg(relname || '=' || (select count(*) from msamp_profile p where p.tableoid = c.oid), ' ' order by relname) from pg_class c join pg_inherits i on i.inhrelid = c.oid where i.inhparent = 'msamp_profile'::regclass")" ||
+  fail "partitions: [$got] (misplaced profiles|months|default|misplaced sites|misplaced leaks), want 0|2|1|0|0"
 
 # The stored files of a selection in fleet merge's order (by their SHA-256).
 order() {
@@ -111,10 +128,31 @@ done
 check label "'device=q2' = any(labels)" --label device=q2
 # time: the boards' profiles were made before the hosted ones
 cut=$(pg_sql "select extract(epoch from max(t_end)) + 0.001 from msamp_profile where $boards")
-[ "$(pg_sql "select count(*) from msamp_profile where t_start <= to_timestamp($cut)")" = 2 ] ||
+[ "$(pg_sql "select count(*) from msamp_profile where t_start <= to_timestamp($cut)")" = 3 ] ||
   fail "time: the boards' profiles are not older than the hosted ones"
 check until "t_start <= to_timestamp($cut)" --until "$cut"
 check since "t_end >= to_timestamp($cut)" --since "$cut"
+# Partition pruning: the plans of drain's own queries (auto_explain, sent to drain's stderr as
+# warnings) scan only the partitions a --since selection needs: those ending after it and the
+# default one (it holds any time outside them), not the old month's. merge and top (profile
+# and site partitions), and leaks with --since and --until.
+explain="-c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=0 -c auto_explain.log_level=warning"
+t0=$(cat "$W/t0.s1")
+needed() { # TABLE: the partitions of TABLE a selection from t0 on needs
+  pg_sql "select string_agg(c.relname, ' ' order by c.relname) from pg_class c join pg_inherits i on i.inhrelid = c.oid where i.inhparent = '$1'::regclass and case when c.relname = '$1_default' then true else (to_date(substr(c.relname, length('$1') + 3), 'YYYYMM') + interval '1 month')::timestamp at time zone 'UTC' > to_timestamp($t0) end"
+}
+scanned() { # TABLE FILE: the partitions of TABLE the plans in FILE scan
+  grep -o " on $1_[a-z0-9]*" "$2" | sed 's/^ on //' | sort -u | tr '\n' ' ' | sed 's/ $//'
+}
+PGOPTIONS=$explain check since-hosted "t_end >= to_timestamp($t0)" --since "$t0"
+PGOPTIONS=$explain "$D" fleet --db "$PG_CONN" top --since "$t0" >/dev/null 2>"$W/plan.top" || fail "top --since: exit $?"
+PGOPTIONS=$explain "$D" fleet --db "$PG_CONN" leaks --since "$t0" --until "$(cat "$W/t1.s1")" >/dev/null 2>"$W/plan.leaks" || fail "leaks --since: exit $?"
+for pq in "msamp_profile $W/f.since-hosted.err merge" "msamp_profile $W/plan.top top" "msamp_site $W/plan.top top" "msamp_site $W/plan.leaks leaks"; do
+  set -- $pq
+  [ -n "$(scanned "$1" "$2")" ] && [ "$(scanned "$1" "$2")" = "$(needed "$1")" ] &&
+    ok "pruning, $3 --since: $1 scans $(scanned "$1" "$2") only, of $(pg_sql "select count(*) from pg_inherits where inhparent = '$1'::regclass")" ||
+    fail "pruning, $3 --since: $1 scans [$(scanned "$1" "$2")], needs [$(needed "$1")]"
+done
 "$D" fleet --db "$PG_CONN" merge "$W/none.pb.gz" --device nobody 2>"$W/none.err" &&
   fail "an empty selection: exit 0" || ok "an empty selection: $(cat "$W/none.err")"
 
@@ -182,6 +220,7 @@ leaks_check all-seeds "leaky:leak_record:3 / leak_record@leaky" --device leaky -
 h=$(sha256sum "$W/q1b.pb.gz" | cut -d' ' -f1)
 [ "$(pg_sql "select count(*) from msamp_profile where sha256 = decode('$h', 'hex') and device = 'q1'")" = 1 ] &&
   ok "drain --push: the profile written is stored" || fail "drain --push: not stored ($(cat "$W/q1b.err"))"
+sha256sum "$W/q1b.pb.gz" >>"$W/files.sha"
 # Errors. The server down: a port nothing listens on.
 down="host=127.0.0.1 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])') user=postgres connect_timeout=5"
 "$D" push --db "$down" $files 2>"$W/down.err"; rc=$?
@@ -222,10 +261,48 @@ pg_sql_db "$OLD" "insert into msamp_profile (device, sha256, build_id, session, 
   fail "version 1 rows"
 "$D" fleet --db "$OLD" devices --json "$W/old.json" >"$W/old.txt" 2>&1 || fail "devices on a version 1 store: $(cat "$W/old.txt")"
 got=$(python3 -c 'import json,sys; print(" ".join("%s:%s:%s:%s:%s:%s" % (d["device"], d["min_free"], d["free"], d["largest_free"], d["heap_total"], d["inuse"]) for d in json.load(open(sys.argv[1]))["devices"]))' "$W/old.json")
-[ "$got" = "old-heap:40:900:None:1000:12 old-none:None:None:None:None:5" ] && [ "$(pg_sql_db "$OLD" 'select max(version) from msamp_schema')" = 2 ] &&
-  ok "version 1 migrated to 2: $got" || fail "migration: [$got], version $(pg_sql_db "$OLD" 'select max(version) from msamp_schema')"
+[ "$got" = "old-heap:40:900:None:1000:12 old-none:None:None:None:None:5" ] && [ "$(pg_sql_db "$OLD" 'select max(version) from msamp_schema')" = 3 ] &&
+  ok "version 1 migrated to 3: $got" || fail "migration: [$got], version $(pg_sql_db "$OLD" 'select max(version) from msamp_schema')"
 "$D" push --db "$OLD" "$W/q1.s1.pb.gz" 2>"$W/old-push.err" && grep -q '1 profiles stored' "$W/old-push.err" &&
   ok "push to the migrated store" || fail "push to the migrated store: $(cat "$W/old-push.err")"
+# A version 2 store (MSAMP_DRAIN_FLEET_SCHEMA=2) holding this store's rows as version 2 kept
+# them (copied by psql: no t_end in the site and leak rows, no partitions) is migrated by the
+# first fleet command: its merge equals this store's, byte for byte, its rows in their
+# partitions. Then retention: prune --before the hosted profiles' start drops the boards' old
+# month whole and deletes 1999's from the default partition; the rest stay and their merge equals
+# drain merge of those files.
+pg_sql "create database v2" || fail "create database v2"
+V2="${PG_CONN/dbname=postgres/dbname=v2}"
+MSAMP_DRAIN_FLEET_SCHEMA=2 "$D" push --db "$V2" "$W/q1.s1.pb.gz" 2>/dev/null
+cols="device, id, sha256, build_id, session, kind, t_start, t_end, labels, sample_types, comments, failures, bytes, pushed, totals, heap_free, heap_min_free, heap_largest_free, heap_total"
+for tc in "msamp_profile|$cols" "msamp_site|device, profile_id, site, stack, task, vals" "msamp_leak|device, profile_id, site, slope, slope_var, since_s"; do
+  "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$PG_CONN" -c "\\copy (select ${tc#*|} from ${tc%%|*}) to stdout" |
+    "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$V2" -c "\\copy ${tc%%|*} (${tc#*|}) from stdin" || fail "copy ${tc%%|*} into the version 2 store"
+done
+pg_sql_db "$V2" "select setval('msamp_profile_id_seq', (select max(id) from msamp_profile))" >/dev/null
+[ "$(pg_sql_db "$V2" 'select max(version) from msamp_schema')|$(pg_sql_db "$V2" "select count(*) from pg_inherits")" = "2|0" ] || fail "the version 2 store is not one"
+"$D" fleet --db "$PG_CONN" merge "$W/store.pb.gz" 2>/dev/null || fail "fleet merge of the store"
+"$D" fleet --db "$V2" merge "$W/v2.pb.gz" 2>"$W/v2.err" && cmp -s "$W/v2.pb.gz" "$W/store.pb.gz" &&
+  [ "$(pg_sql_db "$V2" 'select max(version) from msamp_schema')" = 3 ] &&
+  [ "$(pg_sql_db "$V2" "select (select count(*) from msamp_site) || ' ' || (select count(*) from msamp_leak)")" = "$(pg_sql "select (select count(*) from msamp_site) || ' ' || (select count(*) from msamp_leak)")" ] &&
+  [ "$(pg_sql_db "$V2" "select string_agg(relname, ' ' order by relname) from pg_class where relname like 'msamp%' and relkind in ('r', 'p')")" = "$(pg_sql "select string_agg(relname, ' ' order by relname) from pg_class where relname like 'msamp%' and relkind in ('r', 'p')")" ] &&
+  ok "version 2 migrated to 3: merge = the store's, the same partitions" ||
+  fail "version 2 migration: $(cat "$W/v2.err"), version $(pg_sql_db "$V2" 'select max(version) from msamp_schema')"
+old_month=$(pg_sql_db "$V2" "select string_agg(distinct to_char(t_end at time zone 'UTC', '\"p\"YYYYMM'), ' ') from msamp_profile where t_end >= '2000-01-01 00:00+00' and t_end < to_timestamp($t0)")
+"$D" fleet --db "$V2" prune --before "$t0" >"$W/prune.out" 2>&1 || fail "prune: exit $? ($(cat "$W/prune.out"))"
+sel=$(order "t_end >= to_timestamp($t0)")
+"$D" fleet --db "$V2" merge "$W/pruned.pb.gz" 2>"$W/pruned.err" && "$D" merge "$W/kept.pb.gz" $sel &&
+  cmp -s "$W/pruned.pb.gz" "$W/kept.pb.gz" && [ "$(pg_sql_db "$V2" "select count(*) from msamp_profile where t_end < to_timestamp($t0)")|$(pg_sql_db "$V2" "select count(*) from msamp_site where t_end < to_timestamp($t0)")" = "0|0" ] &&
+  [ -z "$(pg_sql_db "$V2" "select relname from pg_class where relname like '%_$old_month'")" ] && [ -n "$old_month" ] &&
+  [ -n "$(pg_sql_db "$V2" "select relname from pg_class where relname = 'msamp_profile_default'")" ] &&
+  ok "prune --before the hosted start: $(cat "$W/prune.out" | cut -c20-); merge = drain merge of the $(echo "$sel" | wc -l) files kept" ||
+  fail "prune: $(cat "$W/prune.out" "$W/pruned.err"), old month [$old_month]"
+# A month's partition made while its rows wait in the default partition (they got there before
+# it existed): they move into it, with their sites.
+pg_sql_db "$V2" "insert into msamp_profile_default (device, sha256, build_id, session, kind, t_start, t_end, labels, sample_types, comments, failures, bytes, totals) values ('waiting', '\x01', 'b', 's', 'final', '2025-01-15 00:00+00', '2025-01-15 00:00+00', '{}', '{}', '{}', 0, '\x00', '{}');
+  insert into msamp_site select device, id, t_end, 0, '{f}', '', '{}' from msamp_profile where device = 'waiting'" >/dev/null || fail "rows in the default partition"
+[ "$(pg_sql_db "$V2" "select msamp_partition('2025-01-20 00:00+00')")|$(pg_sql_db "$V2" "select p.tableoid::regclass::text || ' ' || s.tableoid::regclass::text from msamp_profile p join msamp_site s on s.device = p.device and s.profile_id = p.id where p.device = 'waiting'")" = "202501|msamp_profile_p202501 msamp_site_p202501" ] &&
+  ok "a new month's partition takes its rows from the default one" || fail "default rows moved: $(pg_sql_db "$V2" "select tableoid::regclass from msamp_profile where device = 'waiting'")"
 # --json to a full disk: said, exit 1
 "$D" fleet --db "$PG_CONN" top --json /dev/full >/dev/null 2>"$W/full.err"; rc=$?
 [ $rc = 1 ] && grep -q -- '--json /dev/full: ' "$W/full.err" && ok "--json to a full disk: exit 1, $(cat "$W/full.err")" ||

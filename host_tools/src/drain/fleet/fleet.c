@@ -87,7 +87,7 @@ void fleet_load_libpq(void)
 /* libpq's PQfinish(NULL) does nothing; the callers rely on it. */
 #define PQfinish(c) ((c) ? pq.PQfinish(c) : (void)0)
 
-#define FLEET_SCHEMA_VERSION 2
+#define FLEET_SCHEMA_VERSION 3
 #define MAX_FILTERS 64
 #define MAX_TYPES 64 /* sample types top sums */
 
@@ -137,6 +137,97 @@ static const char schema_v2[] =
     "ALTER TABLE msamp_profile ALTER COLUMN totals SET NOT NULL;"
     "CREATE INDEX msamp_profile_session ON msamp_profile (device, session);"
     "INSERT INTO msamp_schema VALUES (2);";
+
+/* Version 3: the three tables partitioned by RANGE (t_end), a partition a month (UTC) made when
+ * a profile needs it (msamp_partition: push calls it; rows of its month waiting in the DEFAULT
+ * partition move into it) and a DEFAULT partition for times outside 2000 .. a year from now (a
+ * wrong clock must not create a table a month). PostgreSQL requires the partition key in every
+ * unique key: t_end joins the keys, and the site and leak rows carry it, so a month's rows of all three tables lie in that month's partitions and a time
+ * selection prunes the others. "Stored once" is unique (device, sha256, t_end): t_end follows
+ * from the file's bytes, so the same rule. device stays first in every key (distribution by
+ * device, docs/FLEET.md). No foreign keys: PostgreSQL 15 checks one to a partitioned table row by
+ * row through the parent (a 1000-site push 245 ms with them, 53 ms without); push writes a
+ * profile's three kinds of rows in one transaction, and deletes go by t_end on all three. The v2 tables are renamed, their rows copied into the new ones, then
+ * dropped; the id sequence is kept. */
+#define V3_MONTH_SQL(t) "(date_trunc('month', (" t ") AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')"
+static const char schema_v3[] =
+    "ALTER TABLE msamp_leak RENAME TO msamp_leak_v2;"
+    "ALTER TABLE msamp_site RENAME TO msamp_site_v2;"
+    "ALTER TABLE msamp_profile RENAME TO msamp_profile_v2;"
+    "ALTER INDEX msamp_profile_pkey RENAME TO msamp_profile_v2_pkey;"
+    "ALTER INDEX msamp_profile_device_sha256_key RENAME TO msamp_profile_v2_sha256;"
+    "ALTER INDEX msamp_profile_time RENAME TO msamp_profile_v2_time;"
+    "ALTER INDEX msamp_profile_build RENAME TO msamp_profile_v2_build;"
+    "ALTER INDEX msamp_profile_labels RENAME TO msamp_profile_v2_labels;"
+    "ALTER INDEX msamp_profile_session RENAME TO msamp_profile_v2_session;"
+    "ALTER INDEX msamp_site_pkey RENAME TO msamp_site_v2_pkey;"
+    "ALTER INDEX msamp_leak_pkey RENAME TO msamp_leak_v2_pkey;"
+    "CREATE TABLE msamp_profile ("
+    " device text NOT NULL, id bigint NOT NULL DEFAULT nextval('msamp_profile_id_seq'),"
+    " sha256 bytea NOT NULL, build_id text NOT NULL, session text NOT NULL,"
+    " kind text NOT NULL CHECK (kind IN ('partial', 'final')),"
+    " t_start timestamptz NOT NULL, t_end timestamptz NOT NULL,"
+    " labels text[] NOT NULL, sample_types text[] NOT NULL, comments text[] NOT NULL,"
+    " failures bigint NOT NULL, bytes bytea NOT NULL, pushed timestamptz NOT NULL DEFAULT now(),"
+    " totals jsonb NOT NULL, heap_free bigint, heap_min_free bigint, heap_largest_free bigint,"
+    " heap_total bigint,"
+    " PRIMARY KEY (device, id, t_end), UNIQUE (device, sha256, t_end)) PARTITION BY RANGE (t_end);"
+    "ALTER SEQUENCE msamp_profile_id_seq OWNED BY msamp_profile.id;"
+    "CREATE INDEX msamp_profile_time ON msamp_profile (t_end, t_start);"
+    "CREATE INDEX msamp_profile_build ON msamp_profile (build_id);"
+    "CREATE INDEX msamp_profile_labels ON msamp_profile USING gin (labels);"
+    "CREATE INDEX msamp_profile_session ON msamp_profile (device, session);"
+    "CREATE TABLE msamp_site ("
+    " device text NOT NULL, profile_id bigint NOT NULL, t_end timestamptz NOT NULL,"
+    " site int NOT NULL, stack text[] NOT NULL, task text NOT NULL, vals jsonb NOT NULL,"
+    " PRIMARY KEY (device, profile_id, t_end, site)) PARTITION BY RANGE (t_end);"
+    "CREATE TABLE msamp_leak ("
+    " device text NOT NULL, profile_id bigint NOT NULL, t_end timestamptz NOT NULL,"
+    " site int NOT NULL, slope double precision NOT NULL, slope_var double precision NOT NULL,"
+    " since_s double precision NOT NULL,"
+    " PRIMARY KEY (device, profile_id, t_end, site)) PARTITION BY RANGE (t_end);"
+    "CREATE TABLE msamp_profile_default PARTITION OF msamp_profile DEFAULT;"
+    "CREATE TABLE msamp_site_default PARTITION OF msamp_site DEFAULT;"
+    "CREATE TABLE msamp_leak_default PARTITION OF msamp_leak DEFAULT;"
+    /* The month of t's partitions (msamp_T_pYYYYMM, UTC), unless there or t out of range. */
+    "CREATE FUNCTION msamp_partition(t timestamptz) RETURNS text LANGUAGE plpgsql AS $f$"
+    " DECLARE lo timestamptz := " V3_MONTH_SQL("t") ";"
+    " hi timestamptz := ((lo AT TIME ZONE 'UTC') + interval '1 month') AT TIME ZONE 'UTC';"
+    " sfx text := to_char(lo AT TIME ZONE 'UTC', 'YYYYMM'); tb text;"
+    " BEGIN"
+    " IF t < '2000-01-01 00:00+00' OR t >= now() + interval '1 year' THEN RETURN NULL; END IF;"
+    " IF to_regclass('msamp_profile_p' || sfx) IS NOT NULL THEN RETURN sfx; END IF;"
+    " PERFORM pg_advisory_xact_lock(7235871);"
+    " IF to_regclass('msamp_profile_p' || sfx) IS NOT NULL THEN RETURN sfx; END IF;"
+    " CREATE TEMP TABLE msamp_mv_p AS SELECT * FROM msamp_profile_default"
+    "  WHERE t_end >= lo AND t_end < hi;"
+    " CREATE TEMP TABLE msamp_mv_s AS SELECT * FROM msamp_site_default"
+    "  WHERE t_end >= lo AND t_end < hi;"
+    " CREATE TEMP TABLE msamp_mv_l AS SELECT * FROM msamp_leak_default"
+    "  WHERE t_end >= lo AND t_end < hi;"
+    " DELETE FROM msamp_leak_default WHERE t_end >= lo AND t_end < hi;"
+    " DELETE FROM msamp_site_default WHERE t_end >= lo AND t_end < hi;"
+    " DELETE FROM msamp_profile_default WHERE t_end >= lo AND t_end < hi;"
+    " FOREACH tb IN ARRAY ARRAY['msamp_profile', 'msamp_site', 'msamp_leak'] LOOP"
+    "  EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)',"
+    "   tb || '_p' || sfx, tb, lo, hi);"
+    " END LOOP;"
+    " INSERT INTO msamp_profile SELECT * FROM msamp_mv_p;"
+    " INSERT INTO msamp_site SELECT * FROM msamp_mv_s;"
+    " INSERT INTO msamp_leak SELECT * FROM msamp_mv_l;"
+    " DROP TABLE msamp_mv_p, msamp_mv_s, msamp_mv_l;"
+    " RETURN sfx; END $f$;"
+    "SELECT msamp_partition(m) FROM (SELECT DISTINCT " V3_MONTH_SQL("t_end")
+    " AS m FROM msamp_profile_v2) x;"
+    "INSERT INTO msamp_profile SELECT * FROM msamp_profile_v2;"
+    "INSERT INTO msamp_site SELECT s.device, s.profile_id, p.t_end, s.site, s.stack, s.task,"
+    " s.vals FROM msamp_site_v2 s JOIN msamp_profile_v2 p ON p.device = s.device"
+    " AND p.id = s.profile_id;"
+    "INSERT INTO msamp_leak SELECT l.device, l.profile_id, p.t_end, l.site, l.slope,"
+    " l.slope_var, l.since_s FROM msamp_leak_v2 l JOIN msamp_profile_v2 p"
+    " ON p.device = l.device AND p.id = l.profile_id;"
+    "DROP TABLE msamp_leak_v2, msamp_site_v2, msamp_profile_v2;"
+    "INSERT INTO msamp_schema VALUES (3);";
 
 struct sbuf {
     char *s;
@@ -279,7 +370,7 @@ static int db_schema(PGconn *c, int create, char *err, size_t errlen)
         v = atoi(PQgetvalue(r2, 0, 0));
         PQclear(r2);
     }
-    static const char *const steps[FLEET_SCHEMA_VERSION] = {schema_v1, schema_v2};
+    static const char *const steps[FLEET_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3};
     for (; v < target; v++)
         if (db_cmd(c, steps[v], v ? "migrating the schema" : "creating the schema", err, errlen) !=
             0)
@@ -568,30 +659,39 @@ static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t 
         " VALUES ($1, $2, $3, $4, to_timestamp($5::numeric / 1e9), to_timestamp($6::numeric / 1e9),"
         " $7::text[], $8::text[], $9::text[], $10::bigint, $11::bytea, sha256($11::bytea),"
         " $12::jsonb, $13::bigint, $14::bigint, $15::bigint, $16::bigint)"
-        " ON CONFLICT (device, sha256) DO NOTHING RETURNING id";
+        " ON CONFLICT (device, sha256, t_end) DO NOTHING RETURNING id, t_end";
     static const char sql_sites[] =
-        "INSERT INTO msamp_site SELECT $1, $2::bigint, (e->>'i')::int,"
+        "INSERT INTO msamp_site (device, profile_id, t_end, site, stack, task, vals)"
+        " SELECT $1, $2::bigint, $4::timestamptz, (e->>'i')::int,"
         " ARRAY(SELECT jsonb_array_elements_text(e->'stack')), e->>'task', e->'vals'"
         " FROM jsonb_array_elements($3::jsonb) e";
     static const char sql_leaks[] =
-        "INSERT INTO msamp_leak SELECT $1, $2::bigint, (e->>'i')::int, (e->>'slope')::float8,"
+        "INSERT INTO msamp_leak (device, profile_id, t_end, site, slope, slope_var, since_s)"
+        " SELECT $1, $2::bigint, $4::timestamptz, (e->>'i')::int, (e->>'slope')::float8,"
         " (e->>'var')::float8, (e->>'since')::float8 FROM jsonb_array_elements($3::jsonb) e"
         " ON CONFLICT DO NOTHING";
+    /* The month's partitions first (made once, in their own transaction: msamp_partition). */
+    static const char sql_part[] = "SELECT msamp_partition(to_timestamp($1::numeric / 1e9))";
     char what[600];
     snprintf(what, sizeof(what), "%s: storing it", path);
-    int rc = db_cmd(c, "BEGIN", what, err, errlen);
-    PGresult *r = rc ? NULL : PQexecParams(c, sql, 16, NULL, vals, lens, fmts, 0);
+    PGresult *r = PQexecParams(c, sql_part, 1, NULL, &vals[5], NULL, NULL, 0);
+    int rc = PQresultStatus(r) != PGRES_TUPLES_OK ? db_err(c, r, what, err, errlen) : 0;
+    if (rc == 0)
+        PQclear(r);
+    rc = rc ? rc : db_cmd(c, "BEGIN", what, err, errlen);
+    r = rc ? NULL : PQexecParams(c, sql, 16, NULL, vals, lens, fmts, 0);
     *stored = 0;
     if (r && PQresultStatus(r) != PGRES_TUPLES_OK) {
         rc = db_err(c, r, what, err, errlen);
     } else if (r) {
-        char id[32];
+        char id[32], te[64];
         *stored = PQntuples(r);
         snprintf(id, sizeof(id), "%s", *stored ? PQgetvalue(r, 0, 0) : "");
+        snprintf(te, sizeof(te), "%s", *stored ? PQgetvalue(r, 0, 1) : "");
         PQclear(r);
         for (size_t i = 0; *stored && rc == 0 && i <= nbatch; i++) {
-            const char *v[3] = {device, id, i < nbatch ? sites[i].s : leaks.s};
-            r = PQexecParams(c, i < nbatch ? sql_sites : sql_leaks, 3, NULL, v, NULL, NULL, 0);
+            const char *v[4] = {device, id, i < nbatch ? sites[i].s : leaks.s, te};
+            r = PQexecParams(c, i < nbatch ? sql_sites : sql_leaks, 4, NULL, v, NULL, NULL, 0);
             if (PQresultStatus(r) != PGRES_COMMAND_OK)
                 rc = db_err(c, r, what, err, errlen);
             else
@@ -688,7 +788,8 @@ struct sel {
     int nlabel;
     const char *params[2 * MAX_FILTERS + 4 + MAX_TYPES];
     int nparams;
-    struct sbuf where; /* over msamp_profile p */
+    struct sbuf where;    /* over msamp_profile p */
+    struct sbuf where_st; /* over msamp_site st: --since on its t_end too (partition pruning) */
 };
 
 static const char *add_param(struct sel *s, const char *v)
@@ -699,17 +800,27 @@ static const char *add_param(struct sel *s, const char *v)
     return num[s->nparams++];
 }
 
-/* A time: seconds since the epoch, or anything PostgreSQL's timestamptz reads. */
+/* A time: seconds since the epoch, or anything PostgreSQL's timestamptz reads (parameter pn). */
+static void time_sql(struct sbuf *b, const char *pn)
+{
+    sb_printf(b, "(CASE WHEN %s ~ '^[0-9]+(\\.[0-9]*)?$' THEN to_timestamp(%s::float8)"
+              " ELSE %s::timestamptz END)", pn, pn, pn);
+}
 static void time_cond(struct sel *s, const char *col, const char *op, const char *t)
 {
     const char *pn = add_param(s, t);
-    sb_printf(&s->where, " AND p.%s %s (CASE WHEN %s ~ '^[0-9]+(\\.[0-9]*)?$' THEN"
-              " to_timestamp(%s::float8) ELSE %s::timestamptz END)", col, op, pn, pn, pn);
+    sb_printf(&s->where, " AND p.%s %s ", col, op);
+    time_sql(&s->where, pn);
+    if (strcmp(col, "t_end") == 0) { /* the site rows carry t_end: their partitions pruned too */
+        sb_printf(&s->where_st, " AND st.%s %s ", col, op);
+        time_sql(&s->where_st, pn);
+    }
 }
 
 static void sel_build(struct sel *s)
 {
     sb_cstr(&s->where, "TRUE");
+    sb_cstr(&s->where_st, "");
     if (s->ndevice) {
         sb_cstr(&s->where, " AND p.device IN (");
         for (int i = 0; i < s->ndevice; i++)
@@ -833,7 +944,8 @@ static int fleet_top(PGconn *c, struct sel *s, long ntop, char *err, size_t errl
         sb_printf(&q, ", sum((st.vals->>$%d)::numeric)::text", base + k + 1);
     }
     sb_printf(&q, " FROM msamp_profile p JOIN msamp_site st ON st.device = p.device AND"
-              " st.profile_id = p.id WHERE %s GROUP BY st.stack, st.task", s->where.s);
+              " st.profile_id = p.id AND st.t_end = p.t_end WHERE %s%s GROUP BY st.stack, st.task",
+              s->where.s, s->where_st.s);
     if (nt > 0)
         sb_printf(&q, " ORDER BY sum((st.vals->>$%d)::numeric) DESC NULLS LAST, 1, 2",
                   base + (rank < nt ? rank : 0) + 1);
@@ -994,25 +1106,28 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
 {
     struct sbuf q = {0};
     sb_printf(&q,
-              "WITH sel AS (SELECT p.device, p.id, p.session, p.kind,"
+              "WITH sel AS (SELECT p.device, p.id, p.t_end AS te, p.session, p.kind,"
               " extract(epoch FROM p.t_end - p.t_start)::float8 AS up FROM msamp_profile p WHERE %s),"
               " ses AS (SELECT device, session, max(up) / 2 AS half, max(up) AS u1, count(*) AS n"
               " FROM sel GROUP BY device, session HAVING count(*) > 1 AND max(up) > min(up)),"
               " lst AS (SELECT DISTINCT ON (sel.device, sel.session) sel.device, sel.session, sel.id,"
-              " sel.up FROM sel JOIN ses USING (device, session)"
+              " sel.te, sel.up FROM sel JOIN ses USING (device, session)"
               " ORDER BY sel.device, sel.session, sel.up DESC, sel.kind = 'final' DESC, sel.id DESC),"
               " mid AS (SELECT DISTINCT ON (sel.device, sel.session) sel.device, sel.session, sel.id,"
-              " sel.up, ses.n FROM sel JOIN ses USING (device, session) WHERE sel.up < ses.u1"
+              " sel.te, sel.up, ses.n FROM sel JOIN ses USING (device, session) WHERE sel.up < ses.u1"
               " ORDER BY sel.device, sel.session, sel.up < ses.half,"
               " CASE WHEN sel.up >= ses.half THEN sel.up END, sel.up DESC, sel.id),"
-              " pr AS (SELECT l.device, m.id AS mid_id, l.id AS last_id, l.up - m.up AS dt, m.n"
+              " pr AS (SELECT l.device, m.id AS mid_id, m.te AS mid_te, l.id AS last_id,"
+              " l.te AS last_te, l.up - m.up AS dt, m.n"
               " FROM lst l JOIN mid m USING (device, session)),"
               " dev AS (SELECT device, sum(dt) AS dt, count(*) AS nses, sum(n) AS nprof FROM pr"
               " GROUP BY device),"
               " m AS (SELECT pr.device, pr.mid_id AS pair, " STACK_SQL " AS stack, st.task, st.vals"
-              " FROM pr JOIN msamp_site st ON st.device = pr.device AND st.profile_id = pr.mid_id),"
+              " FROM pr JOIN msamp_site st ON st.device = pr.device AND st.profile_id = pr.mid_id"
+              " AND st.t_end = pr.mid_te WHERE TRUE%s),"
               " l AS (SELECT pr.device, pr.mid_id AS pair, " STACK_SQL " AS stack, st.task, st.vals"
-              " FROM pr JOIN msamp_site st ON st.device = pr.device AND st.profile_id = pr.last_id),"
+              " FROM pr JOIN msamp_site st ON st.device = pr.device AND st.profile_id = pr.last_id"
+              " AND st.t_end = pr.last_te WHERE TRUE%s),"
               " ml AS (SELECT coalesce(l.device, m.device) AS device, coalesce(l.stack, m.stack)"
               " AS stack, coalesce(l.task, m.task) AS task, coalesce(m.vals, '{}') AS a,"
               " coalesce(l.vals, '{}') AS b FROM m FULL JOIN l ON l.device = m.device AND"
@@ -1033,7 +1148,7 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
               " WHERE st.d > 0.5 AND (st.v <= 0 OR st.d >= %.17g * sqrt(st.v))"
               " AND grp.d > 0.5 AND (grp.v <= 0 OR grp.d >= %.17g * sqrt(grp.v))"
               " ORDER BY st.d / dev.dt DESC, st.device, 2, st.task",
-              s->where.s, GR_Z_LEAK, GR_Z_LEAK);
+              s->where.s, s->where_st.s, s->where_st.s, GR_Z_LEAK, GR_Z_LEAK);
     PGresult *r = sel_query(c, s, q.s, err, errlen);
     free(q.s);
     FILE *jf = NULL;
@@ -1120,11 +1235,78 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
     return rc;
 }
 
+/* prune --before T: the profiles whose t_end is before T go, with their sites and leaks: each
+ * month's partitions that end at or before T are dropped whole (DROP TABLE: no row by row
+ * delete, no dead rows left), then the rest of them (the month T falls in, the DEFAULT
+ * partition) deleted. One transaction, under the schema's advisory lock (no partition is made
+ * meanwhile). */
+static int fleet_prune(PGconn *c, struct sel *s, const char *before, char *err, size_t errlen)
+{
+    struct sbuf q = {0}, t = {0};
+    PGresult *parts = NULL;
+    time_sql(&t, add_param(s, before));
+    if (db_cmd(c, "BEGIN", "begin", err, errlen) != 0 ||
+        db_cmd(c, "SELECT pg_advisory_xact_lock(7235871)", "lock", err, errlen) != 0)
+        goto fail;
+    sb_printf(&q, "SELECT substr(c.relname, 16) FROM pg_inherits i JOIN pg_class c"
+              " ON c.oid = i.inhrelid WHERE i.inhparent = 'msamp_profile'::regclass"
+              " AND CASE WHEN c.relname ~ '^msamp_profile_p[0-9]{6}$' THEN ((to_date("
+              "substr(c.relname, 16), 'YYYYMM') + interval '1 month')::timestamp AT TIME ZONE"
+              " 'UTC') <= %s END ORDER BY 1",
+              t.s);
+    parts = sel_query(c, s, q.s, err, errlen);
+    free(q.s);
+    long long dropped = 0, deleted = 0;
+    int np = parts ? PQntuples(parts) : 0;
+    for (int i = 0; parts && i < np; i++) {
+        const char *m = PQgetvalue(parts, i, 0);
+        char sql[512];
+        snprintf(sql, sizeof(sql), "SELECT count(*) FROM msamp_profile_p%s", m);
+        PGresult *r = PQexec(c, sql);
+        if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+            db_err(c, r, "counting a partition's profiles", err, errlen);
+            goto fail;
+        }
+        dropped += atoll(PQgetvalue(r, 0, 0));
+        PQclear(r);
+        snprintf(sql, sizeof(sql), "DROP TABLE msamp_leak_p%s, msamp_site_p%s, msamp_profile_p%s",
+                 m, m, m);
+        if (db_cmd(c, sql, "dropping a partition", err, errlen) != 0)
+            goto fail;
+    }
+    q = (struct sbuf){0};
+    sb_printf(&q, "WITH l AS (DELETE FROM msamp_leak WHERE t_end < %s),"
+              " s AS (DELETE FROM msamp_site WHERE t_end < %s),"
+              " d AS (DELETE FROM msamp_profile WHERE t_end < %s RETURNING 1)"
+              " SELECT count(*) FROM d", t.s, t.s, t.s);
+    PGresult *r = parts ? sel_query(c, s, q.s, err, errlen) : NULL;
+    free(q.s);
+    if (!r)
+        goto fail;
+    deleted = atoll(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    if (db_cmd(c, "COMMIT", "commit", err, errlen) != 0)
+        goto fail;
+    printf("drain fleet prune: %d month partitions dropped (%lld profiles), %lld profiles deleted"
+           " from the others; the profiles ending at or after %s kept\n", np, dropped, deleted,
+           before);
+    PQclear(parts);
+    free(t.s);
+    return 0;
+fail:
+    PQclear(parts);
+    free(t.s);
+    PQclear(PQexec(c, "ROLLBACK"));
+    return -1;
+}
+
 static const char fleet_usage[] =
     "usage: drain fleet --db CONNINFO merge OUT.pb.gz [FILTER]...\n"
     "       drain fleet --db CONNINFO top|devices|leaks [--json FILE] [--top N] [FILTER]...\n"
+    "       drain fleet --db CONNINFO prune --before T\n"
     "Queries the profiles drain push stored. FILTER: --device D (repeatable), --build-id B,\n"
     "--since T, --until T (seconds since the epoch or a timestamp), --label K=V (repeatable).\n"
+    "prune removes the profiles that end before T (their month's partitions dropped whole).\n"
     "See docs/FLEET.md.\n";
 
 int drain_fleet(int argc, char **argv)
@@ -1145,6 +1327,12 @@ int drain_fleet(int argc, char **argv)
             return 2;
         }
         out = argv[i++];
+    } else if (strcmp(cmd, "prune") == 0) {
+        if (argc != 6 || strcmp(argv[4], "--before") != 0) {
+            fputs(fleet_usage, stderr);
+            return 2;
+        }
+        i = argc;
     } else if (strcmp(cmd, "top") != 0 && strcmp(cmd, "devices") != 0 &&
                strcmp(cmd, "leaks") != 0) {
         fprintf(stderr, "drain fleet: unknown query '%s'\n%s", cmd, fleet_usage);
@@ -1186,6 +1374,8 @@ int drain_fleet(int argc, char **argv)
     if (c && db_schema(c, 0, err, sizeof(err)) == 0) {
         if (out)
             rc = fleet_merge(c, &s, out, err, sizeof(err));
+        else if (strcmp(cmd, "prune") == 0)
+            rc = fleet_prune(c, &s, argv[5], err, sizeof(err));
         else if (strcmp(cmd, "top") == 0)
             rc = fleet_top(c, &s, (long)ntop, err, sizeof(err));
         else if (strcmp(cmd, "devices") == 0)
@@ -1197,5 +1387,6 @@ int drain_fleet(int argc, char **argv)
         fprintf(stderr, "drain fleet %s: %s\n", cmd, err);
     PQfinish(c);
     free(s.where.s);
+    free(s.where_st.s);
     return rc == 0 ? 0 : 1;
 }
