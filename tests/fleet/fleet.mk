@@ -6,6 +6,8 @@
 # (tests/fleet/enospc_shim.c) preloaded into it. The benchmark: make bench-fleet.
 FLEET_T := $(BUILD)/fleet
 FLEET_BOARD2 ?= qemu-mps2-an385
+# (its tools, named in test-fleet-store's need.sh line as the deps check reads them: another board
+# may need another QEMU)
 TESTS += fleet-store
 BENCHES += fleet
 
@@ -14,9 +16,9 @@ $(FLEET_T)/enospc.so: tests/fleet/enospc_shim.c
 	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC $< -o $@ -ldl
 
 test-fleet-store: $(BUILD)/drain/drain-asan $(ANALYSIS_T)/growth_app $(ANALYSIS_T)/peak_app $(FLEET_T)/enospc.so ## PostgreSQL fleet store: push once, fleet merge = drain merge (all, by device, build, time, label; two QEMU boards), top, devices by min free heap, leaks across consecutive profiles (3 seeds), partitions by month and their pruning, prune --before, migration from versions 1 and 2, server down, wrong password, newer schema, full disk
+	@tests/need.sh arm-none-eabi-gcc qemu-system-arm
 	@[ -f $(ANALYSIS_T)/board/b.pb.gz ] || $(MAKE) --no-print-directory test-analysis-board
 	@$(MAKE) --no-print-directory -s BOARD=$(FLEET_BOARD2) $(BUILD)/$(FLEET_BOARD2)/analysis/analysis_fw.elf
-	@tests/need.sh $$($(MAKE) -s --no-print-directory BOARD=$(FLEET_BOARD2) board-qemu | cut -d' ' -f1)
 	DRAIN=$(BUILD)/drain/drain-asan W=$(FLEET_T)/store GROWTH_APP=$(ANALYSIS_T)/growth_app \
 	  PEAK_APP=$(ANALYSIS_T)/peak_app BOARD_PROF=$(ANALYSIS_T)/board/b.pb.gz \
 	  BOARD2_ELF=$(BUILD)/$(FLEET_BOARD2)/analysis/analysis_fw.elf \
