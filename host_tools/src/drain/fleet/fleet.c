@@ -732,6 +732,21 @@ int fleet_push_file(const char *conninfo, const char *path, char *err, size_t er
     return rc;
 }
 
+/* The head drain push and drain fleet share: --help, or --db CONNINFO and at least one more word.
+ * Returns -1 to go on, else the exit status (0 after --help; 2 after a usage error). */
+static int db_head(int argc, char **argv, const char *usage)
+{
+    if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
+        fputs(usage, stdout);
+        return 0;
+    }
+    if (argc < 4 || strcmp(argv[1], "--db") != 0) {
+        fputs(usage, stderr);
+        return 2;
+    }
+    return -1;
+}
+
 static const char push_usage[] =
     "usage: drain push --db CONNINFO PROFILE...\n"
     "Stores pprof profiles (drain's) in PostgreSQL: CONNINFO is a libpq connection string or URI.\n"
@@ -739,14 +754,9 @@ static const char push_usage[] =
 
 int drain_push(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
-        fputs(push_usage, stdout);
-        return 0;
-    }
-    if (argc < 4 || strcmp(argv[1], "--db") != 0) {
-        fputs(push_usage, stderr);
-        return 2;
-    }
+    int head = db_head(argc, argv, push_usage);
+    if (head >= 0)
+        return head;
     char err[1024];
     PGconn *c = db_open(argv[2], err, sizeof(err));
     if (!c || db_schema(c, 1, err, sizeof(err)) != 0) {
@@ -1311,14 +1321,9 @@ static const char fleet_usage[] =
 
 int drain_fleet(int argc, char **argv)
 {
-    if (argc >= 2 && strcmp(argv[1], "--help") == 0) {
-        fputs(fleet_usage, stdout);
-        return 0;
-    }
-    if (argc < 4 || strcmp(argv[1], "--db") != 0) {
-        fputs(fleet_usage, stderr);
-        return 2;
-    }
+    int head = db_head(argc, argv, fleet_usage);
+    if (head >= 0)
+        return head;
     const char *conninfo = argv[2], *cmd = argv[3], *out = NULL;
     int i = 4;
     if (strcmp(cmd, "merge") == 0) {
