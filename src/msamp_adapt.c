@@ -45,8 +45,7 @@ static int settle(uint32_t slot)
         msamp_budget_reweigh(slot, G.thin_target);
         return 1;
     }
-    msamp_budget_clear(slot);
-    msamp_live_clear(slot);
+    msamp_slot_empty(slot);
     G.thinned++;
     return 0;
 }

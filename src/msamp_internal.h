@@ -211,7 +211,7 @@ void msamp_rec_task_budget(uint32_t task, uintptr_t budget, uintptr_t in_use, ui
                            uint32_t events, uintptr_t dt);
 /* Per-task budgets (msamp_task_budget.c), under the lock but the hooks: a sampled block of task in
  * slot (after msamp_live_set; a crossing sends its record, no event open); a slot about to be
- * emptied (before msamp_live_clear); thinning's new interval of a slot that stays (sets it);
+ * emptied (msamp_slot_empty, before msamp_live_clear); thinning's new interval of a slot that stays (sets it);
  * init's zeroing; msamp_poll's records the ring had no room for; outside the lock, the hooks of
  * crossings, from the slow paths' exit. */
 void msamp_budget_set(uint32_t slot, uint32_t task);
@@ -226,6 +226,13 @@ void msamp_budget_hooks(void);
 #define msamp_budget_clear(slot) ((void)0)
 #define msamp_budget_reweigh(slot, interval) msamp_live_set_interval(slot, interval)
 #endif
+/* A live slot emptied (a free, a stale or detached entry, a block thinned out): its task's
+ * budget gives back the block's weight, then the table forgets it. The one way slots are emptied. */
+#define msamp_slot_empty(slot)      \
+    do {                            \
+        msamp_budget_clear(slot);   \
+        msamp_live_clear(slot);     \
+    } while (0)
 /* SAMPLE_TASK (an extended record): the task of the sample record that follows in the event. */
 void msamp_rec_sample_task(uint32_t task);
 /* TASK (an extended record): a task id's name, a NUL-terminated string. */

@@ -62,8 +62,7 @@ static void put_stack(uint32_t id, const struct walk *w)
 MSAMP_NOINLINE static void put_free(uint32_t slot, unsigned moved)
 {
     msamp_rec_free(slot, msamp_event_stamp(), moved);
-    msamp_budget_clear(slot);
-    msamp_live_clear(slot);
+    msamp_slot_empty(slot);
     G.frees++;
 }
 
@@ -108,8 +107,7 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
     if (stale >= 0)
         put_free((uint32_t)stale, 0); /* its free was never seen: the address is reused */
     if (old_slot >= 0) {
-        msamp_budget_clear((uint32_t)old_slot);
-        msamp_live_clear((uint32_t)old_slot);
+        msamp_slot_empty((uint32_t)old_slot);
         G.frees++;
     }
     int32_t slot = msamp_live_free_slot(p);

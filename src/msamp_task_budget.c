@@ -2,10 +2,11 @@
  * tasks that have a budget, each with its estimated in-use bytes (the sampling weights of its
  * sampled live blocks) and peak, and one byte per live-table slot naming the entry that owns the
  * block in it. The sample and free paths add and take off a slot's weight under the port lock
- * (msamp_budget_set, msamp_budget_clear: src/msamp_sample.c; thinning's msamp_budget_reweigh:
- * src/msamp_adapt.c); a crossing sends a TASK_BUDGET record (again from msamp_poll() while the
- * ring has no room) and leaves the hook to the allocating context, which calls it outside the lock
- * (msamp_budget_hooks, from the slow paths' exit). */
+ * (msamp_budget_set; msamp_budget_clear through msamp_slot_empty: src/msamp_sample.c, and
+ * thinning's, with msamp_budget_reweigh: src/msamp_adapt.c); a crossing sends a TASK_BUDGET
+ * record (again from msamp_poll() while the ring has no room) and leaves the hook to the
+ * allocating context, which calls it outside the lock (msamp_budget_hooks, from the slow paths'
+ * exit). */
 #include "msamp_internal.h"
 
 #if MSAMP_CFG_TASK_BUDGETS
