@@ -486,6 +486,16 @@ static void damage_garbage(const struct ref *r, const char *name, int rounds)
         for (size_t i = 0; i < n; i++)
             g[i] = (k & 1) ? (uint8_t)rnd() : (uint8_t)(rnd() % 4 ? rnd() | 1u : 0);
         g[rnd_below(n)] |= 0x80; /* at least one nonzero byte: never mere filler */
+        /* Garbage that begins with the byte after it is the same stream as that garbage rotated by
+         * one and put a byte later (orig[a] g[1..n) g[0] with g[0] == orig[a]): slid so, the
+         * segments follow the bytes, and a frame the garbage left whole (its last byte repeated,
+         * then a 0x00) maps to the original's frame, as cut_aligned does for cuts. */
+        while (a < len && g[0] == r->orig.p[a]) {
+            uint8_t first = g[0];
+            memmove(g, g + 1, n - 1);
+            g[n - 1] = first;
+            a++;
+        }
         struct damaged d = { 0 };
         dmg_copy(&d, r, 0, a);
         dmg_insert(&d, g, n);
