@@ -29,6 +29,10 @@ struct msamp_dec {
     uint32_t recent_crc[MSAMP_DEC_RECENT];
     uint8_t recent_seq[MSAMP_DEC_RECENT];
     unsigned recent_n, recent_at;
+    /* The seqs counted lost among the 32 before last_seq (bit i: last_seq - 1 - i): a frame that
+     * was bad when sent and comes back whole in a repeated run arrives after newer ones; it is
+     * late, not the start of 254 lost frames. */
+    uint32_t missed;
 
     int have_session;
     uint32_t session_id;
@@ -496,6 +500,16 @@ static int frame_repeated(struct msamp_dec *d, uint8_t seq)
     return 0;
 }
 
+/* A frame up to 32 behind the latest whose seq was counted lost: sent once, heard bad, and brought
+ * back whole by a repeated run after newer frames. Its records are older than what was decoded
+ * since (a slot it allocates may be in use again), so it is dropped as a repeat and stays counted
+ * lost. */
+static int frame_late(const struct msamp_dec *d, uint8_t seq, int boot)
+{
+    uint8_t back = (uint8_t)(d->last_seq - seq);
+    return d->have_seq && !boot && back >= 1u && back <= 32u && (d->missed >> (back - 1u) & 1u) != 0;
+}
+
 static void frame_good(struct msamp_dec *d)
 {
     const uint8_t *rec_start = d->body + 1;
@@ -507,12 +521,16 @@ static void frame_good(struct msamp_dec *d)
     int boot = seq == 0 && frame_starts_session(rec_start, rec_end);
     if (boot)
         d->recent_n = 0;
-    if (frame_repeated(d, seq)) {
+    if (frame_repeated(d, seq) || frame_late(d, seq, boot)) {
         d->st.frames_repeated++;
         return;
     }
     if (d->have_seq && !boot)
         lost = (uint8_t)(seq - d->last_seq - 1u);
+    /* Shifted by the frames this one advances over (seq - last_seq of them), the lost among them
+     * set; a boot starts afresh. */
+    uint64_t shifted = lost >= 32u ? 0 : (uint64_t)d->missed << (lost + 1u);
+    d->missed = boot || !d->have_seq ? 0 : (uint32_t)(shifted | (lost >= 32u ? ~0ull : (1ull << lost) - 1u));
     d->have_seq = 1;
     d->last_seq = seq;
     d->st.frames_ok++;

@@ -881,6 +881,33 @@ static void test_seq(void)
     free(text);
     buf_free(&s);
 
+    /* A frame heard bad and brought back whole by a repeated run after newer frames is late: it
+     * stays counted lost (once), is dropped as a repeat, and is not read as 254 lost frames. A
+     * frame behind the latest whose seq was heard (another CRC) is not late: a gap as before. */
+    size_t bad_at = 0, bad_end = 0;
+    for (unsigned i = 0; i < 6; i++) {
+        rec_v(&r, MSAMP_REC_FREE, 2, U(i), U(1));
+        if (i == 2)
+            bad_at = s.len;
+        put_frame(&s, (uint8_t)(20 + i), &r);
+        if (i == 2)
+            bad_end = s.len;
+    }
+    buf_put(&s, s.p + bad_at, bad_end - bad_at); /* seq 22 again, whole */
+    s.p[bad_at + 2] ^= 0x40;                     /* the first seq 22 heard bad */
+    rec_v(&r, MSAMP_REC_FREE, 2, U(9), U(1));
+    put_frame(&s, 24, &r);
+    text = decode(s.p, s.len, 0, 0, &st);
+    CHECK_TEXT(text, "frame seq=20\nFREE slot=0 dt=1\nframe seq=21\nFREE slot=1 dt=1\n"
+                     "# loss bytes=10\n# lost frames=1\nframe seq=23\nFREE slot=3 dt=1\n"
+                     "frame seq=24\nFREE slot=4 dt=1\nframe seq=25\nFREE slot=5 dt=1\n"
+                     "# lost frames=254\nframe seq=24\nFREE slot=9 dt=1\n");
+    CHECK_EQ_U(st.frames_bad, 1);
+    CHECK_EQ_U(st.frames_repeated, 1);
+    CHECK_EQ_U(st.frames_lost, 255);
+    free(text);
+    buf_free(&s);
+
     /* A gap makes the clock unknown until the next absolute time. */
     rec_v(&r, MSAMP_REC_TIME, 1, U(500));
     put_frame(&s, 3, &r);
