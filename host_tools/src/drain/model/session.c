@@ -335,12 +335,9 @@ static uint32_t new_site(struct session *s, uint64_t stack_id, uint32_t def)
 /* The site of a stack id now: its current definition's (samples before any definition of the id
  * get a site of their own, which the first definition then names). Beyond the cap, samples go to
  * the site of id 0 ("unknown stack"). */
-static uint32_t stack_site_of(struct session *s, uint64_t stack_id)
+static __attribute__((noinline)) uint32_t stack_site_new(struct session *s, uint64_t stack_id)
 {
-    uint32_t i = umap_get(&s->site_index, stack_id);
-    if (i < s->nsites)
-        return i;
-    uint32_t def = SITE_DEF_NONE;
+    uint32_t i, def = SITE_DEF_NONE;
     if (stack_id == MSAMP_WIRE_STACK_FULL) {
         def = SITE_DEF_FULL;
     } else if (stack_id != 0) {
@@ -359,16 +356,18 @@ static uint32_t stack_site_of(struct session *s, uint64_t stack_id)
     return i;
 }
 
+static inline uint32_t stack_site_of(struct session *s, uint64_t stack_id)
+{
+    uint32_t i = umap_get(&s->site_index, stack_id);
+    return i < s->nsites ? i : stack_site_new(s, stack_id);
+}
+
 /* The site of a sample: its stack id's, and on an RTOS device (a SAMPLE_TASK before it) the
  * task's own site of that stack, chained to the stack's task-less one (which follows the id's
  * definitions): the same stack in two tasks makes two sites, and every total splits by task. */
-static uint32_t site_of(struct session *s, uint64_t stack_id)
+static __attribute__((noinline)) uint32_t task_site_of(struct session *s, uint32_t base,
+                                                       uint32_t task)
 {
-    uint32_t task = s->sample_task;
-    s->sample_task = 0;
-    uint32_t base = stack_site_of(s, stack_id);
-    if (task == 0)
-        return base;
     s->task_samples++;
     uint64_t key = (uint64_t)base << 16 | task;
     uint32_t i = umap_get(&s->task_site_index, key);
@@ -386,6 +385,14 @@ static uint32_t site_of(struct session *s, uint64_t stack_id)
     site_link(s, base)->next_task = i;
     umap_put(&s->task_site_index, key, i);
     return i;
+}
+
+static inline uint32_t site_of(struct session *s, uint64_t stack_id)
+{
+    uint32_t task = s->sample_task;
+    s->sample_task = 0;
+    uint32_t base = stack_site_of(s, stack_id);
+    return task == 0 ? base : task_site_of(s, base, task);
 }
 
 /* The position of task id in s->tasks (sorted by id), or where it would go. */
@@ -463,12 +470,17 @@ const struct slot *session_slot(const struct session *s, uint64_t index)
 
 /* The entry for a slot index from the stream, or NULL when it is out of range. Entries exist only
  * for indexes the stream used: memory follows the records, not the declared capacity. */
-static struct slot *slot_at(struct session *s, uint64_t index)
+static inline uint64_t slot_cap(const struct session *s)
 {
     uint64_t cap = DRAIN_MAX_SLOTS;
     if (s->have_header && s->live_capacity > 0 && s->live_capacity < cap)
         cap = s->live_capacity;
-    if (index >= cap) {
+    return cap;
+}
+
+static __attribute__((noinline)) struct slot *slot_new(struct session *s, uint64_t index)
+{
+    if (index >= slot_cap(s)) {
         s->n.bad_slots++;
         return NULL;
     }
@@ -477,6 +489,16 @@ static struct slot *slot_at(struct session *s, uint64_t index)
     if (fresh)
         sl->index = (uint32_t)index;
     return sl;
+}
+
+static inline struct slot *slot_at(struct session *s, uint64_t index)
+{
+    if (index < slot_cap(s)) { /* an entry the stream used: straight from the index */
+        uint32_t i = umap_get(&s->slot_index, index);
+        if (i < s->nslots)
+            return &s->slots[i];
+    }
+    return slot_new(s, index);
 }
 
 /* The running in-use estimate, total and per site: the entry sl's weight goes from w_old to
@@ -1341,31 +1363,37 @@ struct session *session_replayed_defaults(const struct session *s)
     return t;
 }
 
+/* A record before the session's first header: kept, or the header that replays what was kept;
+ * 1 when it is done with, 0 when it is to be applied (the buffer is full). */
+static __attribute__((noinline)) int pre_record(struct session *s, const struct msamp_record *r)
+{
+    if (r->type == MSAMP_REC_SESSION) {
+        pre_replay(s, r);
+        return 1;
+    }
+    if (pre_keep(s, r)) {
+        if (r->ts_valid && r->type >= 0 && !s->ts_known) {
+            s->ts_known = 1;
+            s->first_ts = r->ts;
+        }
+        if (r->ts_valid && r->type >= 0)
+            s->last_ts = r->ts;
+        return 1;
+    }
+    /* The buffer is full: what it holds, and all that follows until a header, is applied with
+     * defaults (weights unknown, thinning not replayed), as a reader without the buffer would. */
+    struct pre_buf *p = s->pre;
+    s->pre = NULL;
+    s->pre_off = 1;
+    pre_flush_defaults(s, p);
+    pre_free(p);
+    return 0;
+}
+
 void session_record(struct session *s, const struct msamp_record *r)
 {
-    if (!s->have_header && !s->pre_off) {
-        if (r->type == MSAMP_REC_SESSION) {
-            pre_replay(s, r);
-            return;
-        }
-        if (pre_keep(s, r)) {
-            if (r->ts_valid && r->type >= 0 && !s->ts_known) {
-                s->ts_known = 1;
-                s->first_ts = r->ts;
-            }
-            if (r->ts_valid && r->type >= 0)
-                s->last_ts = r->ts;
-            return;
-        }
-        /* The buffer is full: what it holds, and all that follows until a header, is applied
-         * with defaults (weights unknown, thinning not replayed), as a reader without the
-         * buffer would. */
-        struct pre_buf *p = s->pre;
-        s->pre = NULL;
-        s->pre_off = 1;
-        pre_flush_defaults(s, p);
-        pre_free(p);
-    }
+    if (!s->have_header && !s->pre_off && pre_record(s, r))
+        return;
     apply(s, r);
 }
 
