@@ -12,6 +12,12 @@
 #define MSAMP_THIN_WORD uint64_t
 #include "msamp_thin.h"
 
+/* The per-record path (ALLOC, FREE, LIVE; docs/PERFORMANCE.md "drain's cost after the verdicts"):
+ * its small steps inline whatever the compiler guesses (callgrind: a call's saved registers cost
+ * more than the step), the first use of a slot or site and the rare cases out of line. */
+#define HOT_INLINE static inline __attribute__((always_inline))
+#define COLD static __attribute__((noinline))
+
 /* Values of the id maps that are not indexes: stack_index for an id whose latest definition was
  * not stored (a cap), site_index for an id whose site must be looked up again (redefined). Never
  * UINT32_MAX, which the maps use for "absent". */
@@ -167,7 +173,7 @@ static double half_draw(const struct session *s, const struct slot *sl)
 }
 
 /* session_half_weights with the entry's draw u (half_draw; unused when w <= 1). */
-static void half_weights_at(double w, double u, double c[2])
+HOT_INLINE void half_weights_at(double w, double u, double c[2])
 {
     if (w <= 1) { /* sampled surely (or not live: 0): in both */
         c[0] = c[1] = w;
@@ -335,7 +341,7 @@ static uint32_t new_site(struct session *s, uint64_t stack_id, uint32_t def)
 /* The site of a stack id now: its current definition's (samples before any definition of the id
  * get a site of their own, which the first definition then names). Beyond the cap, samples go to
  * the site of id 0 ("unknown stack"). */
-static __attribute__((noinline)) uint32_t stack_site_new(struct session *s, uint64_t stack_id)
+COLD uint32_t stack_site_new(struct session *s, uint64_t stack_id)
 {
     uint32_t i, def = SITE_DEF_NONE;
     if (stack_id == MSAMP_WIRE_STACK_FULL) {
@@ -365,8 +371,7 @@ static inline uint32_t stack_site_of(struct session *s, uint64_t stack_id)
 /* The site of a sample: its stack id's, and on an RTOS device (a SAMPLE_TASK before it) the
  * task's own site of that stack, chained to the stack's task-less one (which follows the id's
  * definitions): the same stack in two tasks makes two sites, and every total splits by task. */
-static __attribute__((noinline)) uint32_t task_site_of(struct session *s, uint32_t base,
-                                                       uint32_t task)
+COLD uint32_t task_site_of(struct session *s, uint32_t base, uint32_t task)
 {
     s->task_samples++;
     uint64_t key = (uint64_t)base << 16 | task;
@@ -478,7 +483,7 @@ static inline uint64_t slot_cap(const struct session *s)
     return cap;
 }
 
-static __attribute__((noinline)) struct slot *slot_new(struct session *s, uint64_t index)
+COLD struct slot *slot_new(struct session *s, uint64_t index)
 {
     if (index >= slot_cap(s)) {
         s->n.bad_slots++;
@@ -505,7 +510,7 @@ static inline struct slot *slot_at(struct session *s, uint64_t index)
  * w_new. Half A's and half B's estimates (session_half_weights) follow; a site changed for the first time
  * since the latest peak keeps its half-B value at the peak first; half A's total above its maximum
  * is a new peak (O(1): sites are saved lazily, docs/DRAIN.md "Peak"). */
-static void inuse_add(struct session *s, const struct slot *sl, double w_old, double w_new)
+HOT_INLINE void inuse_add(struct session *s, const struct slot *sl, double w_old, double w_new)
 {
     struct site *st = &s->sites[sl->site];
     double dw = w_new - w_old, db = dw * (double)sl->size;
@@ -585,7 +590,7 @@ static struct lifebin *life_bin(struct session *s, uint32_t site, unsigned bucke
 
 /* A block of size counted at allocated weight w enters (sign 1) or leaves (-1) a site's
  * allocated variance. */
-static void alloc_var(struct session *s, uint32_t site, uint64_t size, double w, double sign)
+HOT_INLINE void alloc_var(struct session *s, uint32_t site, uint64_t size, double w, double sign)
 {
     double v = sign * (w * w - w), sz = (double)size;
     s->site_var[site].n += v;
@@ -640,7 +645,7 @@ static void count_free(struct session *s, struct slot *sl, int timed)
     unset_live(s, sl);
 }
 
-static void count_alloc(struct session *s, uint32_t site, uint64_t size, double w)
+HOT_INLINE void count_alloc(struct session *s, uint32_t site, uint64_t size, double w)
 {
     struct site *st = &s->sites[site];
     st->alloc_n += w;
@@ -679,8 +684,8 @@ static void fill_slot(struct session *s, struct slot *sl, uint64_t size, uint64_
 }
 
 /* A sampled allocation now lives in slot (slot1 = index + 1; 0: untracked). */
-static void on_alloc(struct session *s, uint64_t slot1, uint64_t size, uint64_t stack_id,
-                     uint64_t ts, int ts_valid)
+HOT_INLINE void on_alloc(struct session *s, uint64_t slot1, uint64_t size, uint64_t stack_id,
+                         uint64_t ts, int ts_valid)
 {
     uint32_t site = site_of(s, stack_id);
     double w = weight_at(s, size, s->interval);
@@ -1365,7 +1370,7 @@ struct session *session_replayed_defaults(const struct session *s)
 
 /* A record before the session's first header: kept, or the header that replays what was kept;
  * 1 when it is done with, 0 when it is to be applied (the buffer is full). */
-static __attribute__((noinline)) int pre_record(struct session *s, const struct msamp_record *r)
+COLD int pre_record(struct session *s, const struct msamp_record *r)
 {
     if (r->type == MSAMP_REC_SESSION) {
         pre_replay(s, r);
