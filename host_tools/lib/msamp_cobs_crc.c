@@ -18,7 +18,9 @@ uint32_t msamp_crc32(uint32_t crc, const void *data, size_t len)
     return crc;
 }
 
-long msamp_cobs_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
+/* zero_free: the caller knows in holds no 0x00 (it cut the frame at its delimiters). */
+static inline long cobs_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap,
+                               int zero_free)
 {
     size_t i = 0, o = 0;
     while (i < len) {
@@ -26,7 +28,7 @@ long msamp_cobs_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
         if (code == 0 || code - 1u > len - i)
             return -1;
         size_t n = code - 1u;
-        if (n > cap - o || memchr(in + i, 0, n) != NULL)
+        if (n > cap - o || (!zero_free && memchr(in + i, 0, n) != NULL))
             return -1;
         memcpy(out + o, in + i, n);
         o += n;
@@ -38,4 +40,14 @@ long msamp_cobs_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
         }
     }
     return (long)o;
+}
+
+long msamp_cobs_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
+{
+    return cobs_decode(in, len, out, cap, 0);
+}
+
+long msamp_cobs_decode_zero_free(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
+{
+    return cobs_decode(in, len, out, cap, 1);
 }

@@ -546,7 +546,9 @@ static int frame_valid(struct msamp_dec *d)
 {
     if (d->chunk_bytes > sizeof(d->enc))
         return 0;
-    long n_body = msamp_cobs_decode(d->enc, (size_t)d->chunk_bytes, d->body, sizeof(d->body));
+    /* chunk_bytes fit: d->enc holds the bytes between two 0x00, none. */
+    long n_body = msamp_cobs_decode_zero_free(d->enc, (size_t)d->chunk_bytes, d->body,
+                                              sizeof(d->body));
     if (n_body < (long)BODY_MIN)
         return 0;
     d->body_len = (size_t)n_body;

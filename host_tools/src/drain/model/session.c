@@ -38,6 +38,7 @@ struct session *session_new(int index, const struct msamp_dec_stats *dec_now)
     struct session *s = xcalloc(1, sizeof(*s));
     s->index = index;
     s->thin_budget = DRAIN_THIN_BUDGET0;
+    s->slot_cap = DRAIN_MAX_SLOTS;
     s->over_site = UINT32_MAX;
     clock_gettime(CLOCK_REALTIME, &s->host_start);
     if (dec_now)
@@ -124,10 +125,15 @@ unsigned session_life_bucket(double ns)
     static const double edge[DRAIN_LIFE_BUCKETS] = {0,    1e4,  1e5,  1e6,  1e7,  1e8, 1e9,
                                                      1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
     _Static_assert(DRAIN_LIFE_BUCKETS == 13, "edge[] lists every bucket's lower edge");
-    unsigned b = 0;
-    while (b + 1 < DRAIN_LIFE_BUCKETS && ns >= edge[b + 1])
-        b++;
-    return b;
+    unsigned lo = 0, hi = DRAIN_LIFE_BUCKETS - 1; /* the last edge at or below ns (0: none) */
+    while (lo < hi) {
+        unsigned mid = (lo + hi + 1) / 2;
+        if (ns >= edge[mid])
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
 }
 
 const char *session_life_name(unsigned b)
@@ -475,17 +481,9 @@ const struct slot *session_slot(const struct session *s, uint64_t index)
 
 /* The entry for a slot index from the stream, or NULL when it is out of range. Entries exist only
  * for indexes the stream used: memory follows the records, not the declared capacity. */
-static inline uint64_t slot_cap(const struct session *s)
-{
-    uint64_t cap = DRAIN_MAX_SLOTS;
-    if (s->have_header && s->live_capacity > 0 && s->live_capacity < cap)
-        cap = s->live_capacity;
-    return cap;
-}
-
 COLD struct slot *slot_new(struct session *s, uint64_t index)
 {
-    if (index >= slot_cap(s)) {
+    if (index >= s->slot_cap) {
         s->n.bad_slots++;
         return NULL;
     }
@@ -498,7 +496,7 @@ COLD struct slot *slot_new(struct session *s, uint64_t index)
 
 static inline struct slot *slot_at(struct session *s, uint64_t index)
 {
-    if (index < slot_cap(s)) { /* an entry the stream used: straight from the index */
+    if (index < s->slot_cap) { /* an entry the stream used: straight from the index */
         uint32_t i = umap_get(&s->slot_index, index);
         if (i < s->nslots)
             return &s->slots[i];
@@ -776,6 +774,26 @@ static void on_free(struct session *s, uint64_t slot, int moved)
     count_free(s, sl, 1);
 }
 
+/* b after n records' additions of DRAIN_THIN_PER_RECORD, each made while b is below
+ * UINT64_MAX - DRAIN_THIN_PER_RECORD. */
+static uint64_t budget_add(uint64_t b, uint64_t n)
+{
+    const uint64_t step = DRAIN_THIN_PER_RECORD, lim = UINT64_MAX - step;
+    if (b >= lim)
+        return b;
+    uint64_t steps = (lim - b + step - 1) / step; /* additions until b reaches lim */
+    return b + (n < steps ? n : steps) * step;
+}
+
+/* The budgets with every record applied so far counted in (apply counts records, O(1)). */
+static void budgets_now(struct session *s)
+{
+    uint64_t n = s->applied - s->budget_at;
+    s->budget_at = s->applied;
+    s->thin_budget = budget_add(s->thin_budget, n);
+    s->settle_budget = budget_add(s->settle_budget, n);
+}
+
 /* Each slot in [from, to) holding an entry last allocated or re-sent before the epoch mark was
  * freed unheard: the pass's heard part covered it and did not list it. Visits min(to - from,
  * live entries) slots, within the budget (what is left is not settled). */
@@ -783,6 +801,7 @@ static void settle_range(struct session *s, uint64_t from, uint64_t to, uint32_t
 {
     if (to <= from || s->nlive == 0)
         return;
+    budgets_now(s);
     if (to - from <= s->nlive) {
         for (uint64_t i = from; i < to && s->settle_budget > 0; i++, s->settle_budget--) {
             uint32_t k = umap_get(&s->slot_index, i);
@@ -1051,6 +1070,7 @@ static void change_interval(struct session *s, const struct msamp_record *r, uin
     int thin = reason == MSAMP_INTERVAL_LIVE_HIGH || reason == MSAMP_INTERVAL_STACK_HIGH ||
                reason == MSAMP_INTERVAL_BUCKET_FULL;
     struct interval_change c = {r->ts, s->interval, to, r->ts_valid, reason, 0, 0, 0, 0};
+    budgets_now(s);
     if (thin && s->have_header && s->nlive > s->thin_budget) {
         /* Beyond the work bound (a hostile storm of raises): not replayed; the next snapshot
          * pass's LIVE records give the surviving entries' intervals. */
@@ -1106,6 +1126,8 @@ static void on_session(struct session *s, const struct msamp_record *r)
             s->first_interval = s->interval;
     }
     s->live_capacity = r->u.session.live_capacity;
+    s->slot_cap = s->live_capacity > 0 && s->live_capacity < DRAIN_MAX_SLOTS ? s->live_capacity
+                                                                              : DRAIN_MAX_SLOTS;
     s->stack_capacity = r->u.session.stack_capacity;
     s->max_depth = r->u.session.max_depth;
     s->build_id_len = r->u.session.build_id_len;
@@ -1414,10 +1436,7 @@ static void (*const on_type[])(struct session *s, const struct msamp_record *r) 
 
 static void apply(struct session *s, const struct msamp_record *r)
 {
-    if (s->thin_budget < UINT64_MAX - DRAIN_THIN_PER_RECORD)
-        s->thin_budget += DRAIN_THIN_PER_RECORD;
-    if (s->settle_budget < UINT64_MAX - DRAIN_THIN_PER_RECORD)
-        s->settle_budget += DRAIN_THIN_PER_RECORD;
+    s->applied++; /* the budgets' DRAIN_THIN_PER_RECORD each (budgets_now) */
     if (r->ts_valid && r->type >= 0) {
         if (!s->ts_known) {
             s->ts_known = 1;
