@@ -113,19 +113,8 @@ static uint64_t rd_varint_long(struct rd *r)
     const uint8_t *p = r->p;
     size_t left = (size_t)(r->end - p);
     uint64_t v = 0;
-    /* The inline path comes here with a first byte that has its continuation bit set: two- and
-     * three-byte values (sizes, slots, time steps) straight-line. */
-    if (left >= 3 && p[0] >= 0x80u) {
-        uint64_t lo = (uint64_t)(p[0] & 0x7Fu) | (uint64_t)(p[1] & 0x7Fu) << 7;
-        if (p[1] < 0x80u) {
-            r->p = p + 2;
-            return lo;
-        }
-        if (p[2] < 0x80u) {
-            r->p = p + 3;
-            return lo | (uint64_t)p[2] << 14;
-        }
-    }
+    /* The inline path (rd_varint) comes here with a value of four bytes or more, or fewer than
+     * three bytes left. */
     if (left >= MSAMP_WIRE_MAX_VARINT) {
         /* Ten bytes are there: no bounds check per byte. */
         for (unsigned i = 0; i < MSAMP_WIRE_MAX_VARINT - 1; i++) {
@@ -157,11 +146,29 @@ static uint64_t rd_varint_long(struct rd *r)
     return 0;
 }
 
-/* Most fields are one byte: that case inline, the rest out of line. */
+/* Most fields are one to three bytes (sizes, slots, time steps, stack ids): those inline, the
+ * rest out of line. The readers and the record's parser are inlined into parse_records (callgrind:
+ * a parser out of line costs more than the calls saved). */
 static inline uint64_t rd_varint(struct rd *r)
 {
-    if (r->p < r->end && *r->p < 0x80u && !r->err)
-        return *r->p++;
+    const uint8_t *p = r->p;
+    if (p < r->end && !r->err) {
+        if (p[0] < 0x80u) {
+            r->p = p + 1;
+            return p[0];
+        }
+        if (r->end - p >= 3) { /* shorter ends go out of line */
+            uint64_t lo = (uint64_t)(p[0] & 0x7Fu) | (uint64_t)(p[1] & 0x7Fu) << 7;
+            if (p[1] < 0x80u) {
+                r->p = p + 2;
+                return lo;
+            }
+            if (p[2] < 0x80u) {
+                r->p = p + 3;
+                return lo | (uint64_t)p[2] << 14;
+            }
+        }
+    }
     return rd_varint_long(r);
 }
 
@@ -182,7 +189,8 @@ static const uint8_t *rd_bytes(struct rd *r, uint64_t n)
     return p;
 }
 
-static void emit(struct msamp_dec *d, struct msamp_record *rec)
+static inline __attribute__((always_inline)) void emit(struct msamp_dec *d,
+                                                       struct msamp_record *rec)
 {
     rec->ts = d->now_valid ? d->now : 0;
     rec->ts_valid = d->now_valid;
@@ -391,7 +399,8 @@ static int parse_task(struct msamp_dec *d, struct rd *r, struct msamp_record *re
         return parse_##m(d, r, rec);
 
 /* Fills rec from one payload; returns -1 when a required field is missing or invalid. */
-static int parse_payload(struct msamp_dec *d, struct rd *r, struct msamp_record *rec)
+static inline __attribute__((always_inline)) int parse_payload(struct msamp_dec *d, struct rd *r,
+                                                               struct msamp_record *rec)
 {
     uint64_t type = (uint64_t)rec->type;
     int on = 0;
@@ -564,7 +573,9 @@ static int frame_valid(struct msamp_dec *d)
 {
     if (d->chunk_bytes > sizeof(d->enc))
         return 0;
-    long n_body = msamp_cobs_decode(d->enc, (size_t)d->chunk_bytes, d->body, sizeof(d->body));
+    /* chunk_bytes fit: d->enc holds the bytes between two 0x00, none. */
+    long n_body = msamp_cobs_decode_zero_free(d->enc, (size_t)d->chunk_bytes, d->body,
+                                              sizeof(d->body));
     if (n_body < (long)BODY_MIN)
         return 0;
     d->body_len = (size_t)n_body;

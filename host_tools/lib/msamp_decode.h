@@ -173,6 +173,9 @@ uint32_t msamp_crc32(uint32_t crc, const void *data, size_t len);
  * length, or -1 when the input holds a 0x00, a group runs past the end, or the output would exceed
  * cap. */
 long msamp_cobs_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap);
+/* The same for bytes known to hold no 0x00 (the decoder's: it cuts frames at them), without
+ * looking for one. */
+long msamp_cobs_decode_zero_free(const uint8_t *in, size_t len, uint8_t *out, size_t cap);
 
 /* Name of an architecture code ("aarch64", ...) or "unknown". */
 const char *msamp_arch_name(unsigned arch);

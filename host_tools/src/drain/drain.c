@@ -376,11 +376,11 @@ static uint64_t stream_losses(const struct drain *d)
     return st->frames_bad + st->frames_lost + st->bytes_discarded;
 }
 
-static void on_record(void *arg, const struct msamp_record *rec)
+/* on_record's rare cases, out of its way: stopping (1: the record is skipped), a command's ack, a
+ * session header. */
+static __attribute__((noinline)) int on_record_rare(struct drain *d,
+                                                    const struct msamp_record *rec)
 {
-    struct drain *d = arg;
-    if (d->failed)
-        return;
     if (stop_signal) {
         /* Stopping: what was read is applied while the budget lasts, so a stream slow to apply
          * cannot hold the final profile back. */
@@ -389,7 +389,7 @@ static void on_record(void *arg, const struct msamp_record *rec)
             d->stop_t = t;
         else if (t - d->stop_t > STOP_BUDGET_S) {
             d->skipped += rec->type >= 0;
-            return;
+            return 1;
         }
     }
     if (rec->type == MSAMP_REC_CMD_ACK)
@@ -405,30 +405,45 @@ static void on_record(void *arg, const struct msamp_record *rec)
         }
         d->id_losses = stream_losses(d);
     }
+    return 0;
+}
+
+/* A wrong --elf is reported as soon as the session's header and mappings are in, not at the end
+ * of a long capture. On a line that lost frames since the header, a MAPPING may be what was lost:
+ * the ELFs are checked again after the next re-send, and a mismatch that stands to the end is
+ * said then (the profile is written, unsymbolized where nothing matched). */
+static __attribute__((noinline)) void on_record_elves(struct drain *d)
+{
+    char err[1024];
+    d->elves_checked = 1;
+    if (check_elves(d->cur, &d->elves, err, sizeof(err)) == 0) {
+        d->elves_ok = 1;
+        d->elves_doubt = 0;
+    } else if (stream_losses(d) != d->id_losses) {
+        if (!d->elves_doubt && !d->o.quiet)
+            fprintf(stderr, "drain: %s (frames were lost since the session's header: "
+                            "checking again at its next re-send)\n", err);
+        d->elves_doubt = 1;
+    } else {
+        fprintf(stderr, "drain: %s\n", err);
+        d->failed = 1;
+    }
+}
+
+static void on_record(void *arg, const struct msamp_record *rec)
+{
+    struct drain *d = arg;
+    if (d->failed)
+        return;
+    if ((stop_signal || rec->type == MSAMP_REC_CMD_ACK || rec->type == MSAMP_REC_SESSION) &&
+        on_record_rare(d, rec))
+        return;
     session_record(d->cur, rec);
     for (size_t i = 0; i < d->nrec; i++)
         d->rec_view[i]->record(d->rec_state[i], d->cur, rec);
-    /* A wrong --elf is reported as soon as the session's header and mappings are in, not at the
-     * end of a long capture. On a line that lost frames since the header, a MAPPING may be what
-     * was lost: the ELFs are checked again after the next re-send, and a mismatch that stands
-     * to the end is said then (the profile is written, unsymbolized where nothing matched). */
     if (!d->elves_checked && d->elves.n && d->cur->have_header && rec->type >= 0 &&
-        rec->type != MSAMP_REC_SESSION && rec->type != MSAMP_REC_MAPPING) {
-        char err[1024];
-        d->elves_checked = 1;
-        if (check_elves(d->cur, &d->elves, err, sizeof(err)) == 0) {
-            d->elves_ok = 1;
-            d->elves_doubt = 0;
-        } else if (stream_losses(d) != d->id_losses) {
-            if (!d->elves_doubt && !d->o.quiet)
-                fprintf(stderr, "drain: %s (frames were lost since the session's header: "
-                                "checking again at its next re-send)\n", err);
-            d->elves_doubt = 1;
-        } else {
-            fprintf(stderr, "drain: %s\n", err);
-            d->failed = 1;
-        }
-    }
+        rec->type != MSAMP_REC_SESSION && rec->type != MSAMP_REC_MAPPING)
+        on_record_elves(d);
 }
 
 static void status_line(struct drain *d, double rate)

@@ -174,10 +174,8 @@ static void umap_rehash(struct umap *m, size_t ncap)
     m->count = count;
 }
 
-uint32_t umap_get(const struct umap *m, uint64_t key)
+uint32_t umap_get_hashed(const struct umap *m, uint64_t key)
 {
-    if (key < m->ndense)
-        return m->dense[key];
     if (!m->cap)
         return UINT32_MAX;
     for (size_t j = hash_u64(key) & (m->cap - 1);; j = (j + 1) & (m->cap - 1)) {

@@ -82,8 +82,13 @@ struct umap {
     struct umap_entry *e;
     size_t cap, count;           /* hash table: slots, keys stored in it */
 };
-/* Value stored for key, or UINT32_MAX. */
-uint32_t umap_get(const struct umap *m, uint64_t key);
+/* Value stored for key, or UINT32_MAX: a dense key inline (a hot path: slots, sites), the hash
+ * table's out of line (umap_get_hashed). */
+uint32_t umap_get_hashed(const struct umap *m, uint64_t key);
+static inline uint32_t umap_get(const struct umap *m, uint64_t key)
+{
+    return key < m->ndense ? m->dense[key] : umap_get_hashed(m, key);
+}
 void umap_put(struct umap *m, uint64_t key, uint32_t val);
 void umap_free(struct umap *m);
 /* The element of key in the array *arr of *n elements of size elem that m indexes; one made

@@ -12,6 +12,12 @@
 #define MSAMP_THIN_WORD uint64_t
 #include "msamp_thin.h"
 
+/* The per-record path (ALLOC, FREE, LIVE; docs/PERFORMANCE.md "drain's cost after the verdicts"):
+ * its small steps inline whatever the compiler guesses (callgrind: a call's saved registers cost
+ * more than the step), the first use of a slot or site and the rare cases out of line. */
+#define HOT_INLINE static inline __attribute__((always_inline))
+#define COLD static __attribute__((noinline))
+
 /* Values of the id maps that are not indexes: stack_index for an id whose latest definition was
  * not stored (a cap), site_index for an id whose site must be looked up again (redefined). Never
  * UINT32_MAX, which the maps use for "absent". */
@@ -32,6 +38,7 @@ struct session *session_new(int index, const struct msamp_dec_stats *dec_now)
     struct session *s = xcalloc(1, sizeof(*s));
     s->index = index;
     s->thin_budget = DRAIN_THIN_BUDGET0;
+    s->slot_cap = DRAIN_MAX_SLOTS;
     s->over_site = UINT32_MAX;
     clock_gettime(CLOCK_REALTIME, &s->host_start);
     if (dec_now)
@@ -118,10 +125,15 @@ unsigned session_life_bucket(double ns)
     static const double edge[DRAIN_LIFE_BUCKETS] = {0,    1e4,  1e5,  1e6,  1e7,  1e8, 1e9,
                                                      1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
     _Static_assert(DRAIN_LIFE_BUCKETS == 13, "edge[] lists every bucket's lower edge");
-    unsigned b = 0;
-    while (b + 1 < DRAIN_LIFE_BUCKETS && ns >= edge[b + 1])
-        b++;
-    return b;
+    unsigned lo = 0, hi = DRAIN_LIFE_BUCKETS - 1; /* the last edge at or below ns (0: none) */
+    while (lo < hi) {
+        unsigned mid = (lo + hi + 1) / 2;
+        if (ns >= edge[mid])
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
 }
 
 const char *session_life_name(unsigned b)
@@ -167,7 +179,7 @@ static double half_draw(const struct session *s, const struct slot *sl)
 }
 
 /* session_half_weights with the entry's draw u (half_draw; unused when w <= 1). */
-static void half_weights_at(double w, double u, double c[2])
+HOT_INLINE void half_weights_at(double w, double u, double c[2])
 {
     if (w <= 1) { /* sampled surely (or not live: 0): in both */
         c[0] = c[1] = w;
@@ -335,12 +347,9 @@ static uint32_t new_site(struct session *s, uint64_t stack_id, uint32_t def)
 /* The site of a stack id now: its current definition's (samples before any definition of the id
  * get a site of their own, which the first definition then names). Beyond the cap, samples go to
  * the site of id 0 ("unknown stack"). */
-static uint32_t stack_site_of(struct session *s, uint64_t stack_id)
+COLD uint32_t stack_site_new(struct session *s, uint64_t stack_id)
 {
-    uint32_t i = umap_get(&s->site_index, stack_id);
-    if (i < s->nsites)
-        return i;
-    uint32_t def = SITE_DEF_NONE;
+    uint32_t i, def = SITE_DEF_NONE;
     if (stack_id == MSAMP_WIRE_STACK_FULL) {
         def = SITE_DEF_FULL;
     } else if (stack_id != 0) {
@@ -359,16 +368,17 @@ static uint32_t stack_site_of(struct session *s, uint64_t stack_id)
     return i;
 }
 
+static inline uint32_t stack_site_of(struct session *s, uint64_t stack_id)
+{
+    uint32_t i = umap_get(&s->site_index, stack_id);
+    return i < s->nsites ? i : stack_site_new(s, stack_id);
+}
+
 /* The site of a sample: its stack id's, and on an RTOS device (a SAMPLE_TASK before it) the
  * task's own site of that stack, chained to the stack's task-less one (which follows the id's
  * definitions): the same stack in two tasks makes two sites, and every total splits by task. */
-static uint32_t site_of(struct session *s, uint64_t stack_id)
+COLD uint32_t task_site_of(struct session *s, uint32_t base, uint32_t task)
 {
-    uint32_t task = s->sample_task;
-    s->sample_task = 0;
-    uint32_t base = stack_site_of(s, stack_id);
-    if (task == 0)
-        return base;
     s->task_samples++;
     uint64_t key = (uint64_t)base << 16 | task;
     uint32_t i = umap_get(&s->task_site_index, key);
@@ -386,6 +396,14 @@ static uint32_t site_of(struct session *s, uint64_t stack_id)
     site_link(s, base)->next_task = i;
     umap_put(&s->task_site_index, key, i);
     return i;
+}
+
+static inline uint32_t site_of(struct session *s, uint64_t stack_id)
+{
+    uint32_t task = s->sample_task;
+    s->sample_task = 0;
+    uint32_t base = stack_site_of(s, stack_id);
+    return task == 0 ? base : task_site_of(s, base, task);
 }
 
 /* The position of task id in s->tasks (sorted by id), or where it would go. */
@@ -463,12 +481,9 @@ const struct slot *session_slot(const struct session *s, uint64_t index)
 
 /* The entry for a slot index from the stream, or NULL when it is out of range. Entries exist only
  * for indexes the stream used: memory follows the records, not the declared capacity. */
-static struct slot *slot_at(struct session *s, uint64_t index)
+COLD struct slot *slot_new(struct session *s, uint64_t index)
 {
-    uint64_t cap = DRAIN_MAX_SLOTS;
-    if (s->have_header && s->live_capacity > 0 && s->live_capacity < cap)
-        cap = s->live_capacity;
-    if (index >= cap) {
+    if (index >= s->slot_cap) {
         s->n.bad_slots++;
         return NULL;
     }
@@ -479,11 +494,21 @@ static struct slot *slot_at(struct session *s, uint64_t index)
     return sl;
 }
 
+static inline struct slot *slot_at(struct session *s, uint64_t index)
+{
+    if (index < s->slot_cap) { /* an entry the stream used: straight from the index */
+        uint32_t i = umap_get(&s->slot_index, index);
+        if (i < s->nslots)
+            return &s->slots[i];
+    }
+    return slot_new(s, index);
+}
+
 /* The running in-use estimate, total and per site: the entry sl's weight goes from w_old to
  * w_new. Half A's and half B's estimates (session_half_weights) follow; a site changed for the first time
  * since the latest peak keeps its half-B value at the peak first; half A's total above its maximum
  * is a new peak (O(1): sites are saved lazily, docs/DRAIN.md "Peak"). */
-static void inuse_add(struct session *s, const struct slot *sl, double w_old, double w_new)
+HOT_INLINE void inuse_add(struct session *s, const struct slot *sl, double w_old, double w_new)
 {
     struct site *st = &s->sites[sl->site];
     double dw = w_new - w_old, db = dw * (double)sl->size;
@@ -563,7 +588,7 @@ static struct lifebin *life_bin(struct session *s, uint32_t site, unsigned bucke
 
 /* A block of size counted at allocated weight w enters (sign 1) or leaves (-1) a site's
  * allocated variance. */
-static void alloc_var(struct session *s, uint32_t site, uint64_t size, double w, double sign)
+HOT_INLINE void alloc_var(struct session *s, uint32_t site, uint64_t size, double w, double sign)
 {
     double v = sign * (w * w - w), sz = (double)size;
     s->site_var[site].n += v;
@@ -618,7 +643,7 @@ static void count_free(struct session *s, struct slot *sl, int timed)
     unset_live(s, sl);
 }
 
-static void count_alloc(struct session *s, uint32_t site, uint64_t size, double w)
+HOT_INLINE void count_alloc(struct session *s, uint32_t site, uint64_t size, double w)
 {
     struct site *st = &s->sites[site];
     st->alloc_n += w;
@@ -657,8 +682,8 @@ static void fill_slot(struct session *s, struct slot *sl, uint64_t size, uint64_
 }
 
 /* A sampled allocation now lives in slot (slot1 = index + 1; 0: untracked). */
-static void on_alloc(struct session *s, uint64_t slot1, uint64_t size, uint64_t stack_id,
-                     uint64_t ts, int ts_valid)
+HOT_INLINE void on_alloc(struct session *s, uint64_t slot1, uint64_t size, uint64_t stack_id,
+                         uint64_t ts, int ts_valid)
 {
     uint32_t site = site_of(s, stack_id);
     double w = weight_at(s, size, s->interval);
@@ -749,6 +774,26 @@ static void on_free(struct session *s, uint64_t slot, int moved)
     count_free(s, sl, 1);
 }
 
+/* b after n records' additions of DRAIN_THIN_PER_RECORD, each made while b is below
+ * UINT64_MAX - DRAIN_THIN_PER_RECORD. */
+static uint64_t budget_add(uint64_t b, uint64_t n)
+{
+    const uint64_t step = DRAIN_THIN_PER_RECORD, lim = UINT64_MAX - step;
+    if (b >= lim)
+        return b;
+    uint64_t steps = (lim - b + step - 1) / step; /* additions until b reaches lim */
+    return b + (n < steps ? n : steps) * step;
+}
+
+/* The budgets with every record applied so far counted in (apply counts records, O(1)). */
+static void budgets_now(struct session *s)
+{
+    uint64_t n = s->applied - s->budget_at;
+    s->budget_at = s->applied;
+    s->thin_budget = budget_add(s->thin_budget, n);
+    s->settle_budget = budget_add(s->settle_budget, n);
+}
+
 /* Each slot in [from, to) holding an entry last allocated or re-sent before the epoch mark was
  * freed unheard: the pass's heard part covered it and did not list it. Visits min(to - from,
  * live entries) slots, within the budget (what is left is not settled). */
@@ -756,6 +801,7 @@ static void settle_range(struct session *s, uint64_t from, uint64_t to, uint32_t
 {
     if (to <= from || s->nlive == 0)
         return;
+    budgets_now(s);
     if (to - from <= s->nlive) {
         for (uint64_t i = from; i < to && s->settle_budget > 0; i++, s->settle_budget--) {
             uint32_t k = umap_get(&s->slot_index, i);
@@ -1024,6 +1070,7 @@ static void change_interval(struct session *s, const struct msamp_record *r, uin
     int thin = reason == MSAMP_INTERVAL_LIVE_HIGH || reason == MSAMP_INTERVAL_STACK_HIGH ||
                reason == MSAMP_INTERVAL_BUCKET_FULL;
     struct interval_change c = {r->ts, s->interval, to, r->ts_valid, reason, 0, 0, 0, 0};
+    budgets_now(s);
     if (thin && s->have_header && s->nlive > s->thin_budget) {
         /* Beyond the work bound (a hostile storm of raises): not replayed; the next snapshot
          * pass's LIVE records give the surviving entries' intervals. */
@@ -1079,6 +1126,8 @@ static void on_session(struct session *s, const struct msamp_record *r)
             s->first_interval = s->interval;
     }
     s->live_capacity = r->u.session.live_capacity;
+    s->slot_cap = s->live_capacity > 0 && s->live_capacity < DRAIN_MAX_SLOTS ? s->live_capacity
+                                                                              : DRAIN_MAX_SLOTS;
     s->stack_capacity = r->u.session.stack_capacity;
     s->max_depth = r->u.session.max_depth;
     s->build_id_len = r->u.session.build_id_len;
@@ -1341,31 +1390,37 @@ struct session *session_replayed_defaults(const struct session *s)
     return t;
 }
 
+/* A record before the session's first header: kept, or the header that replays what was kept;
+ * 1 when it is done with, 0 when it is to be applied (the buffer is full). */
+COLD int pre_record(struct session *s, const struct msamp_record *r)
+{
+    if (r->type == MSAMP_REC_SESSION) {
+        pre_replay(s, r);
+        return 1;
+    }
+    if (pre_keep(s, r)) {
+        if (r->ts_valid && r->type >= 0 && !s->ts_known) {
+            s->ts_known = 1;
+            s->first_ts = r->ts;
+        }
+        if (r->ts_valid && r->type >= 0)
+            s->last_ts = r->ts;
+        return 1;
+    }
+    /* The buffer is full: what it holds, and all that follows until a header, is applied with
+     * defaults (weights unknown, thinning not replayed), as a reader without the buffer would. */
+    struct pre_buf *p = s->pre;
+    s->pre = NULL;
+    s->pre_off = 1;
+    pre_flush_defaults(s, p);
+    pre_free(p);
+    return 0;
+}
+
 void session_record(struct session *s, const struct msamp_record *r)
 {
-    if (!s->have_header && !s->pre_off) {
-        if (r->type == MSAMP_REC_SESSION) {
-            pre_replay(s, r);
-            return;
-        }
-        if (pre_keep(s, r)) {
-            if (r->ts_valid && r->type >= 0 && !s->ts_known) {
-                s->ts_known = 1;
-                s->first_ts = r->ts;
-            }
-            if (r->ts_valid && r->type >= 0)
-                s->last_ts = r->ts;
-            return;
-        }
-        /* The buffer is full: what it holds, and all that follows until a header, is applied
-         * with defaults (weights unknown, thinning not replayed), as a reader without the
-         * buffer would. */
-        struct pre_buf *p = s->pre;
-        s->pre = NULL;
-        s->pre_off = 1;
-        pre_flush_defaults(s, p);
-        pre_free(p);
-    }
+    if (!s->have_header && !s->pre_off && pre_record(s, r))
+        return;
     apply(s, r);
 }
 
@@ -1381,10 +1436,7 @@ static void (*const on_type[])(struct session *s, const struct msamp_record *r) 
 
 static void apply(struct session *s, const struct msamp_record *r)
 {
-    if (s->thin_budget < UINT64_MAX - DRAIN_THIN_PER_RECORD)
-        s->thin_budget += DRAIN_THIN_PER_RECORD;
-    if (s->settle_budget < UINT64_MAX - DRAIN_THIN_PER_RECORD)
-        s->settle_budget += DRAIN_THIN_PER_RECORD;
+    s->applied++; /* the budgets' DRAIN_THIN_PER_RECORD each (budgets_now) */
     if (r->ts_valid && r->type >= 0) {
         if (!s->ts_known) {
             s->ts_known = 1;

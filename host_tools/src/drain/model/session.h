@@ -273,7 +273,12 @@ struct session {
     uint32_t *live;
     size_t nlive, caplive;
     uint32_t snap_gen;      /* counts SNAP_BEGINs: entries not seen since are not re-sent */
-    uint64_t thin_budget;   /* live-entry visits thinning replays may still make */
+    /* Live-entry visits thinning replays may still make: thin_budget (and settle_budget below)
+     * as of record budget_at; each record applied since (applied counts them) adds
+     * DRAIN_THIN_PER_RECORD to both (budgets_now). */
+    uint64_t thin_budget;
+    uint64_t applied, budget_at;
+    uint64_t slot_cap;      /* slot indexes tracked: below it (DRAIN_MAX_SLOTS, the header's) */
     /* Settling by pass (docs/DRAIN.md "A noisy line"): a pass re-sends the live entries in slot
      * order, so two of its LIVE records heard one after the other, nothing lost between them,
      * show that the slots between them held no entry allocated before the first was sent. The

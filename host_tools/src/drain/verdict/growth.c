@@ -110,41 +110,45 @@ static void gr_change(void *ctx, const struct session *s, const struct slot *sl,
                       double w_new, const double *c_old, const double *c_new)
 {
     struct growth *g = ctx;
-    double sz = (double)sl->size;
+    /* What is read, in locals: the stores below (doubles all) cannot change them. */
+    const double sz = (double)sl->size, inuse_b = s->inuse_b;
+    const double co[2] = {c_old[0], c_old[1]}, cn[2] = {c_new[0], c_new[1]};
+    const uint64_t last_ts = s->last_ts;
+    const int ts_known = s->ts_known;
     g->v += var_of(sz, w_new) - var_of(sz, w_old);
     for (int h = 0; h < 2; h++) {
-        if (c_new[h] == c_old[h])
+        if (cn[h] == co[h])
             continue;
-        g->hs[h] += sz * (c_new[h] - c_old[h]);
-        g->hv[h] += var_of(sz, c_new[h]) - var_of(sz, c_old[h]);
-        g->hk[h] += (int64_t)(c_new[h] > 0) - (int64_t)(c_old[h] > 0);
+        g->hs[h] += sz * (cn[h] - co[h]);
+        g->hv[h] += var_of(sz, cn[h]) - var_of(sz, co[h]);
+        g->hk[h] += (int64_t)(cn[h] > 0) - (int64_t)(co[h] > 0);
     }
     if (s->nlive == 0)
         g->v = g->hs[0] = g->hs[1] = g->hv[0] = g->hv[1] = g->hk[0] = g->hk[1] = 0;
     for (int h = 0; h < 2; h++) {
-        if (c_new[h] > c_old[h] && (!g->have[h] || g->hs[h] > g->max[h])) {
+        if (cn[h] > co[h] && (!g->have[h] || g->hs[h] > g->max[h])) {
             g->have[h] = 1;
             g->max[h] = g->hs[h];
             g->other[h] = g->hs[!h];
             g->other_v[h] = g->hv[!h];
             g->other_k[h] = g->hk[!h];
-            g->at[h] = s->last_ts;
-            g->at_valid[h] = s->ts_known;
+            g->at[h] = last_ts;
+            g->at_valid[h] = ts_known;
         }
     }
     /* The upper end: a new maximum of the estimate + 1.96 sd (a square root only when one may
      * be: below the maximum by more than 1.96 sd is none). */
-    double gap = g->upper - s->inuse_b, v = g->v > 0 ? g->v : 0;
+    double gap = g->upper - inuse_b, v = g->v > 0 ? g->v : 0;
     if (w_new > w_old && (gap <= 0 || gap * gap < Z95 * Z95 * v)) {
-        double up = s->inuse_b + Z95 * sqrt(v);
+        double up = inuse_b + Z95 * sqrt(v);
         if (up > g->upper)
             g->upper = up;
     }
 
     /* Growth: the site's bins. */
-    if (!s->ts_known)
+    if (!ts_known)
         return;
-    uint64_t ts = s->last_ts;
+    uint64_t ts = last_ts;
     if (!g->have_t0) {
         g->have_t0 = 1;
         g->t0 = s->first_ts < ts ? s->first_ts : ts;
