@@ -190,7 +190,7 @@ static inline uint8_t *raw_varint(uint8_t *o, uint64_t v)
 /* A length-delimited field whose tag is at start and whose payload was written from start + 2 to
  * end, a one-byte length guessed: the length written, the payload moved when it takes more bytes.
  * Returns the field's end. */
-static uint8_t *fix_len(uint8_t *start, uint8_t *end)
+static inline uint8_t *fix_len(uint8_t *start, uint8_t *end)
 {
     size_t n = (size_t)(end - (start + 2));
     if (n < 0x80) {
@@ -201,6 +201,15 @@ static uint8_t *fix_len(uint8_t *start, uint8_t *end)
     memmove(start + 1 + h, start + 2, n);
     raw_varint(start + 1, n);
     return start + 1 + h + n;
+}
+
+/* A varint field of number below 16 (one byte of tag), left out when v is 0 (as put_int). */
+static inline uint8_t *raw_int(uint8_t *o, unsigned field, uint64_t v)
+{
+    if (v == 0)
+        return o;
+    *o++ = (uint8_t)(field << 3);
+    return raw_varint(o, v);
 }
 
 /* A packed repeated varint field (none when n is 0). */
@@ -231,19 +240,40 @@ static void put_sample(struct buf *out, const uint64_t *locs, uint32_t nloc, con
     o = raw_packed(o, 2, (const uint64_t *)vals, nvt);
     for (uint32_t j = 0; j < nlabel; j++) {
         const struct prof_label *l = &labels[j];
-        const uint64_t f[4] = {(uint64_t)l->key, (uint64_t)l->str, (uint64_t)l->num,
-                               (uint64_t)l->num_unit};
         uint8_t *ls = o;
         *ls = 3 << 3 | 2;
         o += 2;
-        for (int i = 0; i < 4; i++) {
-            if (f[i]) {
-                *o++ = (uint8_t)((i + 1) << 3);
-                o = raw_varint(o, f[i]);
-            }
-        }
+        o = raw_int(o, 1, (uint64_t)l->key);
+        o = raw_int(o, 2, (uint64_t)l->str);
+        o = raw_int(o, 3, (uint64_t)l->num);
+        o = raw_int(o, 4, (uint64_t)l->num_unit);
         ls[1] = (uint8_t)(o - (ls + 2)); /* at most 44 bytes */
     }
+    out->len = (size_t)(fix_len(start, o) - out->p);
+}
+
+/* A Profile.location field of id id into out in one pass (the bytes put_int and put_bytes would
+ * make of its message: id, mapping, address, lines, is_folded). */
+static void put_location(struct buf *out, uint64_t id, const struct prof_location *l,
+                         const struct prof_line *lines)
+{
+    /* At most: 11 bytes of tag and length, 11 a varint field, 2 + 3 * 11 a line. */
+    GROW(out->p, out->cap, out->len + 11 + 4 * 11 + (size_t)l->nline * (2 + 3 * 11));
+    uint8_t *start = out->p + out->len, *o = start + 2;
+    *start = 4 << 3 | 2;
+    o = raw_int(o, 1, id);
+    o = raw_int(o, 2, l->mapping_id);
+    o = raw_int(o, 3, l->address);
+    for (uint32_t j = 0; j < l->nline; j++) {
+        uint8_t *ls = o;
+        *ls = 4 << 3 | 2;
+        o += 2;
+        o = raw_int(o, 1, lines[j].function_id);
+        o = raw_int(o, 2, (uint64_t)lines[j].line);
+        o = raw_int(o, 3, (uint64_t)lines[j].column);
+        ls[1] = (uint8_t)(o - (ls + 2)); /* at most 33 bytes */
+    }
+    o = raw_int(o, 5, l->is_folded);
     out->len = (size_t)(fix_len(start, o) - out->p);
 }
 
@@ -290,20 +320,8 @@ int prof_encode_to(const struct prof *p, struct buf *out, int (*sink)(void *ctx,
         SINK(0);
     }
     for (size_t i = 0; i < p->nlocation; i++) {
-        const struct prof_location *l = &p->location[i];
-        m.len = 0;
-        put_int(&m, 1, i + 1);
-        put_int(&m, 2, l->mapping_id);
-        put_int(&m, 3, l->address);
-        for (uint32_t j = 0; j < l->nline; j++) {
-            const struct prof_line *ln = &p->linepool[l->line_off + j];
-            t.len = 0;
-            put_ints(&t, (const uint64_t[]){ln->function_id, (uint64_t)ln->line,
-                                            (uint64_t)ln->column}, 3);
-            put_bytes(&m, 4, t.p, t.len);
-        }
-        put_int(&m, 5, l->is_folded);
-        put_bytes(out, 4, m.p, m.len);
+        put_location(out, i + 1, &p->location[i],
+                     p->location[i].nline ? &p->linepool[p->location[i].line_off] : NULL);
         SINK(0);
     }
     for (size_t i = 0; i < p->nfunction; i++) {

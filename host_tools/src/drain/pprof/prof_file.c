@@ -10,27 +10,68 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "msamp_decode.h"
 #include "prof_codec.h"
 
-/* prof_encode_to's sink: the encoding so far, compressed into the file (errno kept in *e). */
-struct gz_sink {
-    gzFile gz;
-    int e;
+/* A gzip file written with raw deflate (level 1, like Go's runtime/pprof: profiles are written
+ * often, read rarely), header and trailer by hand: the bytes zlib's gzdopen(fd, "wb1") writes,
+ * with msamp_crc32 for the CRC (folded with PCLMULQDQ where there is one). e: errno of a failure. */
+struct gz_out {
+    int fd, e;
+    z_stream z;
+    uint32_t crc;
+    uint64_t size;
+    uint8_t buf[1u << 16];
 };
 
-static int gz_sink(void *ctx, struct buf *b)
+static int gz_put(struct gz_out *g, const uint8_t *p, size_t n)
 {
-    struct gz_sink *g = ctx;
-    size_t off = 0;
-    while (off < b->len) {
-        unsigned chunk = b->len - off > (1u << 30) ? 1u << 30 : (unsigned)(b->len - off);
-        errno = 0;
-        if (gzwrite(g->gz, b->p + off, chunk) != (int)chunk) {
-            g->e = errno ? errno : EIO;
+    while (n > 0) {
+        ssize_t w = write(g->fd, p, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            g->e = w < 0 && errno ? errno : EIO;
             return -1;
         }
-        off += chunk;
+        p += w;
+        n -= (size_t)w;
     }
+    return 0;
+}
+
+/* Compresses n bytes (flush: Z_NO_FLUSH, or Z_FINISH at the end) to the file. */
+static int gz_deflate(struct gz_out *g, const uint8_t *p, size_t n, int flush)
+{
+    if (n)
+        g->crc = msamp_crc32(g->crc, p, n);
+    g->size += n;
+    g->z.next_in = (Bytef *)(uintptr_t)p; /* zlib does not write through it */
+    do {
+        size_t now = n > (1u << 30) ? 1u << 30 : n;
+        g->z.avail_in = (uInt)now;
+        n -= now;
+        int zr;
+        do {
+            g->z.next_out = g->buf;
+            g->z.avail_out = sizeof(g->buf);
+            zr = deflate(&g->z, n ? Z_NO_FLUSH : flush);
+            if (zr == Z_STREAM_ERROR) {
+                g->e = EIO;
+                return -1;
+            }
+            if (gz_put(g, g->buf, sizeof(g->buf) - g->z.avail_out))
+                return -1;
+        } while (g->z.avail_out == 0 || (flush == Z_FINISH && !n && zr != Z_STREAM_END));
+    } while (n > 0);
+    return 0;
+}
+
+/* prof_encode_to's sink: the encoding so far, compressed into the file. */
+static int gz_sink(void *ctx, struct buf *b)
+{
+    if (gz_deflate(ctx, b->p, b->len, Z_NO_FLUSH))
+        return -1;
     b->len = 0;
     return 0;
 }
@@ -60,26 +101,40 @@ int prof_write_file(const struct prof *p, const char *path, char *err, size_t er
     int e = 0, rc = -1;
     int fd = direct ? open(tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)
                     : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    gzFile gz = NULL;
+    struct gz_out *gz = NULL;
     if (fd < 0) {
         e = errno;
     } else {
-        /* Level 1 like Go's runtime/pprof: profiles are written often, read rarely. */
-        gz = gzdopen(fd, "wb1");
-        if (!gz) {
+        gz = xcalloc(1, sizeof(*gz));
+        gz->fd = fd;
+        if (deflateInit2(&gz->z, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
             e = ENOMEM;
             close(fd);
+            free(gz);
+            gz = NULL;
         }
     }
     if (gz) {
         step = "write";
+        /* gzip's header as zlib writes it at level 1: no name, no time, XFL 4 (fastest), Unix. */
+        static const uint8_t head[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 3};
         /* Encoded and compressed a chunk at a time: the whole encoding is never in memory. */
-        struct gz_sink sink = {gz, 0};
-        rc = prof_encode_to(p, &b, gz_sink, &sink);
-        e = sink.e;
+        rc = gz_put(gz, head, sizeof(head)) ? -1 : prof_encode_to(p, &b, gz_sink, gz);
+        if (rc == 0)
+            rc = gz_deflate(gz, NULL, 0, Z_FINISH);
+        if (rc == 0) {
+            uint8_t tail[8];
+            for (int i = 0; i < 4; i++) {
+                tail[i] = (uint8_t)(gz->crc >> (8 * i));
+                tail[4 + i] = (uint8_t)(gz->size >> (8 * i)); /* ISIZE: the size mod 2^32 */
+            }
+            rc = gz_put(gz, tail, sizeof(tail));
+        }
+        e = gz->e;
+        deflateEnd(&gz->z);
+        free(gz);
         errno = 0;
-        int zc = gzclose(gz); /* flushes: a full disk shows here */
-        if (zc != Z_OK && rc == 0) {
+        if (close(fd) != 0 && rc == 0) { /* a full disk may show here */
             e = errno ? errno : EIO;
             rc = -1;
         }

@@ -383,13 +383,16 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
     }
 }
 
+/* v rounded half away from 0 (llround's), 0 for what is not above 0, INT64_MAX beyond 9e18. Its
+ * whole part and fraction are exact (v - t is exact below 2^53, 0 above): no call to llround. */
 static int64_t round_val(double v)
 {
     if (!(v > 0))
         return 0;
     if (v > 9.0e18)
         return INT64_MAX;
-    return (int64_t)llround(v);
+    int64_t t = (int64_t)v;
+    return t + (v - (double)t >= 0.5);
 }
 
 /* The pprof mappings of a session (one absolute mapping for bare metal), ELFs not yet assigned. */
@@ -633,6 +636,55 @@ static int cover_inuse(struct part *parts, size_t np)
     return raised;
 }
 
+/* A lossy line: the allocations counted of blocks no longer live (and their frees) are those
+ * whose records arrived, a share 1 - q of them (up = 1 / (1 - q)); the live blocks' are whole (a
+ * LIVE record counts one whose ALLOC was lost): the values x of a part that is no age bin scaled.
+ * Said in the comments (add_comments). */
+static void lossy_scale(double *x, double up)
+{
+    for (int c = V_ALLOC_N; c <= V_FREE_B; c++)
+        x[c] *= up;
+    x[V_ALLOC_NV] *= up * up;
+    x[V_ALLOC_BV] *= up * up;
+}
+
+/* Site i's totals tot (the sum of its samples' values) as its sample of out->agg, with the
+ * sampled allocations behind them (inuse_cnt, and the site's alloc_samples). */
+static void site_total(struct prof *p, const struct session *s, uint32_t i, const uint64_t *locs,
+                       uint32_t nloc, int merge, const int64_t *tot, uint64_t inuse_cnt,
+                       struct built *out)
+{
+    /* Per site: the same stack in two tasks stays two lines of --top (the label's strings are
+     * p's, as the locations are). */
+    struct prof_label tl[1];
+    uint32_t si = prof_add_sample(&out->agg, locs, nloc, tot, tl, task_label(p, s, i, tl), merge);
+    out->site_agg[i] = si;
+    GROW(out->inuse_samples, out->cap_inuse, si + 1);
+    GROW(out->alloc_samples, out->cap_alloc, si + 1);
+    if (si + 1 == out->agg.nsample) {
+        out->inuse_samples[si] = 0;
+        out->alloc_samples[si] = 0;
+    }
+    out->inuse_samples[si] += inuse_cnt;
+    out->alloc_samples[si] += s->sites[i].alloc_samples;
+}
+
+/* cover_inuse and round_parts of a site whose only part is the rest x (no live entry, no lifetime
+ * bin: every site of untracked allocations), in fewer steps: the rest's in-use values are 0, so
+ * cover_inuse only raises an allocated value below 0 to 0, and each column of one part rounds to
+ * round_val of its value. The values go to v (*any: one is not 0); returns cover_inuse's value. */
+static int round_rest(const double *x, int64_t *v, int *any)
+{
+    int raised = x[V_ALLOC_N] < -1e-9 || x[V_ALLOC_B] < -1e-9;
+    int64_t bits = 0;
+    for (int c = 0; c < V_ALL; c++) {
+        v[c] = round_val(x[c]);
+        bits |= v[c];
+    }
+    *any = bits != 0;
+    return raised;
+}
+
 /* The samples of every site (docs/DRAIN.md "Lifetimes"): one per age bucket of its live entries
  * (in use and their allocated share, label `age`), one per lifetime bucket of its freed entries
  * (allocated and freed, label `lifetime`), and one with the rest of its allocated and freed
@@ -736,13 +788,30 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         if (!sampled)
             continue;
         uint32_t nl = sample_labels(p, s, (uint32_t)i, origin, norigin, labels);
+        double rv_n = s->site_var[i].n, rv_b = s->site_var[i].b;
+        if (age0 == UINT32_MAX && life0 == UINT32_MAX) {
+            /* The rest alone: one sample without a time label (what the parts below make of it,
+             * in fewer steps; 10^6 distinct stacks of untracked allocations are all such). */
+            double x[V_ALL] = {0, 0, st->alloc_n, st->alloc_b, st->free_n, st->free_b, 0, 0,
+                               rv_n > 0 ? rv_n : 0, rv_b > 0 ? rv_b : 0,
+                               (double)st->alloc_samples};
+            if (up > 1.0)
+                lossy_scale(x, up);
+            int64_t v[V_ALL];
+            int any;
+            out->alloc_raised += (uint64_t)round_rest(x, v, &any);
+            if (any)
+                out->site_prof[i] = prof_add_sample(p, locs, nloc, v, labels, nl, merge);
+            if (agg)
+                site_total(p, s, (uint32_t)i, locs, nloc, merge, v, 0, out);
+            continue;
+        }
         /* The site's parts (age bins, lifetime bins, the rest), rounded so that they add up to
          * the site's rounded totals (largest remainders): the per-site totals of a split profile
          * are those of an unsplit one. */
         struct part parts[MAX_PARTS];
         size_t np = 0;
         double ra_n = st->alloc_n, ra_b = st->alloc_b, rf_n = st->free_n, rf_b = st->free_b;
-        double rv_n = s->site_var[i].n, rv_b = s->site_var[i].b;
         uint64_t inuse_cnt = 0;
         for (uint32_t a = age0; a != UINT32_MAX && np < MAX_PARTS - 1; a = ages[a].next) {
             const struct agebin *g = &ages[a];
@@ -776,17 +845,9 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
                                     NULL,
                                     AGE_UNKNOWN,
                                     {0, 0}};
-        /* A lossy line: the allocations counted of blocks no longer live (and their frees) are
-         * those whose records arrived, a share 1 - q of them; the live blocks' are whole (a LIVE
-         * record counts one whose ALLOC was lost). Said in the comments (add_comments). */
-        for (size_t k = 0; k < np && up > 1.0; k++) {
-            if (parts[k].key != NULL && strcmp(parts[k].key, "age") == 0)
-                continue;
-            for (int c = V_ALLOC_N; c <= V_FREE_B; c++)
-                parts[k].x[c] *= up;
-            parts[k].x[V_ALLOC_NV] *= up * up;
-            parts[k].x[V_ALLOC_BV] *= up * up;
-        }
+        for (size_t k = 0; k < np && up > 1.0; k++)
+            if (parts[k].key == NULL || strcmp(parts[k].key, "age") != 0)
+                lossy_scale(parts[k].x, up);
         int raised = cover_inuse(parts, np);
         round_parts(parts, np);
         int64_t tot[V_ALL] = {0}, untimed[V_ALL] = {0};
@@ -825,22 +886,8 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
                 add_values(tot, v);
         }
         out->alloc_raised += (uint64_t)raised;
-        if (!agg)
-            continue;
-        /* Per site: the same stack in two tasks stays two lines of --top (the label's strings
-         * are p's, as the locations are). */
-        struct prof_label tl[1];
-        uint32_t si = prof_add_sample(&out->agg, locs, nloc, tot, tl,
-                                      task_label(p, s, (uint32_t)i, tl), merge);
-        out->site_agg[i] = si;
-        GROW(out->inuse_samples, out->cap_inuse, si + 1);
-        GROW(out->alloc_samples, out->cap_alloc, si + 1);
-        if (si + 1 == out->agg.nsample) {
-            out->inuse_samples[si] = 0;
-            out->alloc_samples[si] = 0;
-        }
-        out->inuse_samples[si] += inuse_cnt;
-        out->alloc_samples[si] += st->alloc_samples;
+        if (agg)
+            site_total(p, s, (uint32_t)i, locs, nloc, merge, tot, inuse_cnt, out);
     }
     free(ages);
     free(age_head);
