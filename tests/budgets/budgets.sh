@@ -17,8 +17,8 @@
 #             tests/bench/wrappers.sh, BENCH_WRAPPERS_TSV)
 #   ports     instructions per sampled malloc+free and per call of the heap-stats hook (the demo
 #             heap's) on each board of bench-ports (QEMU -icount, tests/ports/bench.sh)
-#   drain     drain's instructions per MB of stream (callgrind) and its peak RSS on generated
-#             streams (1000 stacks; 10^6 distinct stacks)
+#   drain     drain's instructions per MB of stream and for the profile of 10^6 distinct stacks
+#             (callgrind), and its peak RSS on generated streams (1000 stacks; 10^6 distinct stacks)
 # Environment: MAKE, BUILD; SIZE_SMALL (the small configuration's definitions, as make size);
 # BUDGETS_TABLE (another table: default tests/budgets/budgets.tsv); BUDGETS_PARTS (a subset of the
 # parts above, judged alone); BUDGETS_SELFTEST=1 (then: the judge run again on a copy of the table
@@ -128,6 +128,13 @@ part_drain() {
   ir=$(ir_of "$cg"); bytes=$(stat -c %s "$s/sites.bin")
   [ -n "$ir" ] || { echo "no instruction count in $cg"; return 1; }
   awk -v ir="$ir" -v b="$bytes" 'BEGIN { printf "drain.instructions-per-mb\t%.0f\n", ir / (b / 1e6) }' >"$1"
+  # The profile of 10^6 distinct stacks (issue 26: no slower than turn 2's drain, 5.65 G): about
+  # 100 s under callgrind.
+  valgrind --tool=callgrind --callgrind-out-file="$cg.unique" "$drain" -q -o "$out/unique-cg.pb.gz" \
+    "$s/unique.bin" >/dev/null 2>"$out/drain-cg-unique.err" || { tail -5 "$out/drain-cg-unique.err"; return 1; }
+  ir=$(ir_of "$cg.unique")
+  [ -n "$ir" ] || { echo "no instruction count in $cg.unique"; return 1; }
+  printf 'drain.instructions-unique\t%s\n' "$ir" >>"$1"
   for f in sites unique; do
     "$out/maxrss" "$out/rss-$f.txt" "$drain" -q -o "$out/$f.pb.gz" "$s/$f.bin" 2>"$out/drain-$f.err" ||
       { echo "drain failed on $f.bin:"; tail -5 "$out/drain-$f.err"; return 1; }
