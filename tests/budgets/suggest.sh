@@ -48,7 +48,7 @@ awk -F'\t' -v OFS='\t' '
       how = "bench-ports (QEMU, one instruction per TB, -icount shift=4): a sampled malloc+free, 6-deep chain"
     } else if (m ~ /^drain\.instructions-unique/) {
       h = 1; unit = "instructions"
-      how = "callgrind: drain -q -o on gen --allocs 1000000 --unique-stacks (27.5 MB, 10^6 distinct stacks: the profile's cost; turn 2's drain 5.65 G)"
+      how = "callgrind: drain -q -o on gen --allocs 1000000 --unique-stacks (27.5 MB, 10^6 distinct stacks: the cost of the profile; turn 2: 5.65 G)"
     } else if (m ~ /^drain\.instructions/) {
       h = 2; unit = "instructions/MB"
       how = "callgrind: drain -q -o on gen --allocs 400000 --sites 1000 (4.8 MB; decode, model, profile)"
