@@ -6,7 +6,7 @@
 # that says why (docs/PERFORMANCE.md#budgets-make-budgets).
 set -u
 awk -F'\t' -v OFS='\t' '
-  function up(x, dec) { return dec ? sprintf("%.2f", int(x * 100 + 0.999999) / 100) : sprintf("%d", int(x + 0.999999)) }
+  function up(x, dec) { return dec ? sprintf("%.2f", int(x * 100 + 0.999999) / 100) : sprintf("%.0f", int(x + 0.999999)) }
   /^[ \t]*$/ { next }
   {
     m = $1; v = $2; dec = (v ~ /\./)
