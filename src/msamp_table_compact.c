@@ -17,6 +17,10 @@
 
 _Static_assert(STACK_N <= 65536, "compact tables: at most 65536 stacks");
 
+/* The slots' size and interval codes: read by thinning, the per-task budgets and a RAM dump only.
+ * Without all three (the minimal configuration) a slot is its address alone. */
+#define CODES (MSAMP_CFG_ADAPTIVE || MSAMP_CFG_HEAPDUMP || MSAMP_CFG_TASK_BUDGETS)
+
 _Atomic uintptr_t msamp_live_slots[MSAMP_CFG_LIVE_CAPACITY];
 
 #if MSAMP_CFG_HEAPDUMP
@@ -34,7 +38,9 @@ static struct {
     uint16_t stacks_used, victim;
     uint32_t hash[STACK_N]; /* of stack id i; 0: id free */
     uint32_t sent[(STACK_N + 31u) / 32u]; /* bit i: id i's definition went out */
+#if CODES
     uint8_t size_code[MSAMP_CFG_LIVE_CAPACITY], interval_code[MSAMP_CFG_LIVE_CAPACITY];
+#endif
 } t;
 
 int msamp_table_reset(void)
@@ -77,19 +83,26 @@ void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_
 #endif
 }
 
+#if CODES
 /* msamp_thin_code once in the code: three callers. */
 static MSAMP_NOINLINE uint8_t code_of(uintptr_t v)
 {
     return (uint8_t)msamp_thin_code(v);
 }
+#endif
 
 void msamp_live_set(uint32_t slot, uintptr_t p, uintptr_t size, uint32_t stack, uint32_t birth,
                     uint32_t interval)
 {
     (void)stack;
     (void)birth;
+#if CODES
     t.size_code[slot] = code_of(size);
     t.interval_code[slot] = code_of(interval);
+#else
+    (void)size;
+    (void)interval;
+#endif
     msamp_live_publish(slot, p);
     LIVE_USED++;
 }
@@ -105,6 +118,7 @@ uint32_t msamp_live_used(void)
     return LIVE_USED;
 }
 
+#if CODES
 uintptr_t msamp_live_thin_size(uint32_t slot)
 {
     return msamp_thin_decode(t.size_code[slot]);
@@ -119,6 +133,7 @@ void msamp_live_set_interval(uint32_t slot, uint32_t interval)
 {
     t.interval_code[slot] = code_of(interval);
 }
+#endif
 
 uintptr_t msamp_live_addr(uint32_t slot)
 {
