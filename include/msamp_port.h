@@ -45,7 +45,8 @@ struct msamp_context {
     uint8_t busy;                /* set while the core runs in this context (reentrancy guard) */
     uint16_t task;               /* the RTOS task (or interrupt context) it samples for, 1..65535,
                                     set by an RTOS layer before its first allocation; 0: none (no
-                                    SAMPLE_TASK records, bare metal) */
+                                    SAMPLE_TASK records, bare metal); read only in builds
+                                    with MSAMP_PORT_RTOS or MSAMP_CFG_TASK_BUDGETS */
 #if MSAMP_FAST_CLAMPED
     uintptr_t reserve; /* the gap's bytes beyond countdown, which stays at most MSAMP_FAST_MAX */
 #endif

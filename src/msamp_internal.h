@@ -167,6 +167,12 @@ struct msamp_bytes {
     const void *p;
     uint32_t n;
 };
+/* A STACK frame after the first: its difference d to the one before, zigzagged (signed to
+ * unsigned, small either way). */
+static inline uintptr_t msamp_zigzag(uintptr_t d)
+{
+    return (d << 1) ^ (0u - (d >> (sizeof(uintptr_t) * 8u - 1u)));
+}
 void msamp_layout_session(struct msamp_sink *s, const void *arg);
 void msamp_layout_stack(struct msamp_sink *s, const void *arg);
 void msamp_layout_varints64(struct msamp_sink *s, const void *arg); /* a struct msamp_varints64 */
