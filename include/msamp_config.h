@@ -197,6 +197,15 @@
 #define MSAMP_CFG_FREE_FILTER 1
 #endif
 
+/* The device's id (msamp_config.device_id, or the port's msamp_port_device_id()): sent in each
+ * SESSION record, so drain labels the device's samples and a fleet profile splits by device, and
+ * mixed into the session id's entropy. 0: neither (the port is not asked); the port's entropy
+ * (the clock, a board's boot counter) still seeds the session id. 124 bytes less code with clang
+ * on a Cortex-M3. */
+#ifndef MSAMP_CFG_DEVICE_ID
+#define MSAMP_CFG_DEVICE_ID 1
+#endif
+
 /* Live slots a thinning pass settles per sampled allocation while it is under way (msamp_poll()
  * settles 8 times as many): the cost a raise of the interval spreads over the allocations after
  * it. */

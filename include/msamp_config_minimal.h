@@ -28,3 +28,6 @@
 #ifndef MSAMP_CFG_FREE_FILTER
 #define MSAMP_CFG_FREE_FILTER 0
 #endif
+#ifndef MSAMP_CFG_DEVICE_ID
+#define MSAMP_CFG_DEVICE_ID 0
+#endif

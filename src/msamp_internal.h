@@ -361,11 +361,16 @@ uint32_t msamp_reentrant(void);
 
 /* What the core reports on its own (msamp_report.c): identity, loss counters, snapshot passes. */
 /* The device's id (msamp_config.device_id, else the port's msamp_port_device_id()) and its length,
- * at most MSAMP_WIRE_MAX_DEVICE_ID; 0 (and *id NULL) when it has none. */
+ * at most MSAMP_WIRE_MAX_DEVICE_ID; 0 (and *id NULL) when it has none, or when
+ * MSAMP_CFG_DEVICE_ID is 0. */
 uint32_t msamp_device_id(const uint8_t **id);
 /* entropy with the device's id mixed in (FNV-1a over its bytes; unchanged without one): two
- * devices that boot alike draw different session ids. */
+ * devices that boot alike draw different session ids. Without MSAMP_CFG_DEVICE_ID, entropy. */
+#if MSAMP_CFG_DEVICE_ID
 uint64_t msamp_device_entropy(uint64_t entropy);
+#else
+#define msamp_device_entropy(entropy) (entropy)
+#endif
 /* SESSION (session_id, resend_seq) and the MAPPINGs: one event each. */
 void msamp_put_identity(uint32_t session_id, uint32_t resend_seq);
 /* An absolute TIME record: later dt fields count from now. */

@@ -35,7 +35,7 @@ void msamp_layout_session(struct msamp_sink *s, const void *arg)
     }
     msamp_sink_byte(s, f->build_id_len);
     msamp_sink_bytes(s, f->build_id, f->build_id_len);
-    if (f->device_id_len != 0) { /* the optional trailing [device_id_len device_id] */
+    if (MSAMP_CFG_DEVICE_ID && f->device_id_len != 0) { /* the optional [device_id_len device_id] */
         msamp_sink_byte(s, f->device_id_len);
         msamp_sink_bytes(s, f->device_id, f->device_id_len);
     }
