@@ -61,8 +61,9 @@ static void register_context(struct msamp_context *c)
 }
 
 /* The bytes until the next sample: a gap drawn at the interval in force (the allocation that
- * takes the countdown below zero is sampled, hence the gap less one), or DISABLED_COUNTDOWN. */
-static uintptr_t fresh_gap(struct msamp_context *c)
+ * takes the countdown below zero is sampled, hence the gap less one), or DISABLED_COUNTDOWN. Two
+ * callers: out of line where code size comes first. */
+MSAMP_SMALL_NOINLINE static uintptr_t fresh_gap(struct msamp_context *c)
 {
     if (!atomic_load_explicit(&G.enabled, memory_order_relaxed))
         return DISABLED_COUNTDOWN;

@@ -47,6 +47,13 @@ _Static_assert(MSAMP_CFG_CRC_TABLE >= 0 && MSAMP_CFG_CRC_TABLE <= 2, "MSAMP_CFG_
 #else
 #define MSAMP_HOT __attribute__((always_inline)) inline
 #endif
+/* A helper with a few callers off the hot path: out of line where code size comes first, else
+ * the compiler's choice. */
+#if MSAMP_CFG_SMALL_CODE
+#define MSAMP_SMALL_NOINLINE MSAMP_NOINLINE
+#else
+#define MSAMP_SMALL_NOINLINE
+#endif
 #else
 #error "msamp needs GCC or Clang (weak symbols, builtins)"
 #endif
