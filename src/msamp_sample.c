@@ -111,19 +111,22 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
     /* The detached slot matches no address: p (old itself, grown in place, or a block another
      * context freed meanwhile) finds only a stale entry of its own. */
     int32_t stale = msamp_live_find_settled(p);
-    /* A full reach makes room by itself when a slot of it is freed here. */
-    int room = stale >= 0 || msamp_live_free_slot(p) >= 0 ||
-               (old_slot >= 0 && msamp_live_reaches(p, (uint32_t)old_slot));
-    if (!msamp_adapt_admit(c, &drawn, size) ||
-        (!room && !msamp_adapt_room(c, &drawn, p, size))) {
-        msamp_port_unlock(key);
-        return 0;
+    /* A full reach makes room by itself when a slot of it is freed here (asked only where the
+     * interval adapts: a pinned one admits every sample, and nothing can change meanwhile). */
+    if (MSAMP_CFG_ADAPTIVE) {
+        int room = stale >= 0 || msamp_live_free_slot(p) >= 0 ||
+                   (old_slot >= 0 && msamp_live_reaches(p, (uint32_t)old_slot));
+        if (!msamp_adapt_admit(c, &drawn, size) ||
+            (!room && !msamp_adapt_room(c, &drawn, p, size))) {
+            msamp_port_unlock(key);
+            return 0;
+        }
+        /* A raise meanwhile may have made them pending again, or taken them out. */
+        if (old_slot >= 0 && !still((uint32_t)old_slot, old | MSAMP_LIVE_MOVING))
+            old_slot = -1;
+        if (stale >= 0 && !still((uint32_t)stale, p))
+            stale = -1;
     }
-    /* A raise meanwhile may have made them pending again, or taken them out. */
-    if (old_slot >= 0 && !still((uint32_t)old_slot, old | MSAMP_LIVE_MOVING))
-        old_slot = -1;
-    if (stale >= 0 && !still((uint32_t)stale, p))
-        stale = -1;
     msamp_event_begin(&ev);
     uint32_t id = stack_of(&w);
     if (stale >= 0)
