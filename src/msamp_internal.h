@@ -464,6 +464,8 @@ void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, un
  * nonzero size is a failure (reported), a sampled block is recorded from `frame`, the slow path's
  * own frame address (the wrapper tail-called it, so its caller is the application). */
 #define MSAMP_SLOW_REFUSED UINT32_MAX
+/* Whether the first half refused the call: never without the giant guard, and the test folds. */
+#define MSAMP_REFUSED(drawn) (MSAMP_CFG_GIANT_BYTES != 0 && (drawn) == MSAMP_SLOW_REFUSED)
 uint32_t msamp_slow_decide(struct msamp_context *c, size_t size, const void *frame);
 void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void *frame,
                       uint32_t drawn);
