@@ -52,7 +52,7 @@ static uint32_t stack_of(struct walk *w)
 #endif
     }
     uint32_t id = msamp_stack_intern(w->pcs, w->n);
-    if (id == MSAMP_WIRE_STACK_FULL)
+    if (!MSAMP_CFG_COMPACT_TABLES && id == MSAMP_WIRE_STACK_FULL) /* the compact ones evict */
         G.count[MSAMP_DROP_STACK_FULL]++;
     return id;
 }
