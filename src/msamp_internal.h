@@ -113,7 +113,9 @@ struct msamp_writer {
     uint8_t code, open, identity_due, resends;
 };
 
-/* A sink for a record's fields: sizing (counts bytes) or writing (into the open frame). */
+/* A sink for a record's fields: sizing (counts bytes) or writing (into the open frame). Where code
+ * size comes first every sink writes (NULL will do: it has no state), and a record is sized by
+ * writing it and taking it back (msamp_event_record). */
 struct msamp_sink {
     uint32_t n;
     uint32_t sizing;
