@@ -147,7 +147,7 @@ void msamp_rec_alloc(int32_t old_slot, uint32_t slot1, uintptr_t size, uint32_t 
         [F_REALLOC_old_slot] = (uintptr_t)old_slot, [F_REALLOC_new_slot1] = slot1,
         [F_REALLOC_size] = size,   [F_REALLOC_stack_id] = stack,
         [F_REALLOC_dt] = dt,       [F_REALLOC_addr] = addr};
-    unsigned first = old_slot < 0;
+    unsigned first = !MSAMP_CFG_REALLOC_CHAINS || old_slot < 0; /* no REALLOC without chains */
     msamp_event_varints(first ? MSAMP_REC_ALLOC : MSAMP_REC_REALLOC, &v[first],
                         F_REALLOC__req - first + ADDRESS);
 }

@@ -142,8 +142,7 @@ MSAMP_HOT static void emit(uint32_t b)
     }
 }
 
-/* Two callers (the sizing sink, the TIME record): out of line where code size comes first. */
-MSAMP_SMALL_NOINLINE static uint32_t varint_size(uint64_t v)
+static uint32_t varint_size(uint64_t v)
 {
     uint32_t n = 1;
     for (; v >= 0x80u; v >>= 7)
