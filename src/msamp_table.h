@@ -161,7 +161,11 @@ void msamp_live_reset(void);
 int msamp_table_reset(void);
 /* Puts the session's parameters where a RAM-dump reader finds them and marks the block valid
  * (init; again when the interval changes). Nothing to do for the compact tables. */
+#if MSAMP_CFG_HEAPDUMP || !MSAMP_CFG_COMPACT_TABLES
 void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_hz);
+#else
+#define msamp_table_describe(session_id, interval, tick_hz) ((void)0) /* no block */
+#endif
 
 /* Lock-free probe of p's reach: its slot, or -1 (always -1 for p == 0, the empty slot's mark). */
 int32_t msamp_live_find(uintptr_t p);

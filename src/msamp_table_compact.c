@@ -57,9 +57,9 @@ int msamp_table_reset(void)
     return MSAMP_OK;
 }
 
+#if MSAMP_CFG_HEAPDUMP
 void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_hz)
 {
-#if MSAMP_CFG_HEAPDUMP
     struct msamp_heapdump_v3 *d = &msamp_heapdump;
     d->version = MSAMP_HEAPDUMP_VERSION;
     d->ptr_size = (uint16_t)sizeof(uintptr_t);
@@ -76,12 +76,8 @@ void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_
     d->live_size = (uintptr_t *)(void *)t.size_code;
     d->live_interval = (uint32_t *)(void *)t.interval_code;
     atomic_store_explicit(&d->magic, MSAMP_HEAPDUMP_MAGIC, memory_order_release);
-#else
-    (void)session_id;
-    (void)interval;
-    (void)tick_hz;
-#endif
 }
+#endif
 
 #if CODES
 /* msamp_thin_code once in the code: three callers. */
