@@ -77,7 +77,8 @@ int msamp_init(const struct msamp_config *cfg)
 #if MSAMP_CFG_SNAPSHOTS
     G.next_resend = G.w.ts + G.resend_ticks;
 #endif
-    G.changed_at = (uint32_t)G.w.ts;
+    if (MSAMP_CFG_ADAPTIVE)
+        G.changed_at = (uint32_t)G.w.ts; /* the adaptive interval's clock */
     msamp_table_describe(session_id, interval, (uint32_t)hz);
 
     atomic_store_explicit(&G.enabled, cfg->start_disabled ? 0 : 1, memory_order_relaxed);
