@@ -49,10 +49,17 @@ static void ring_at(uint32_t i, uint32_t b)
         msamp_core.ring[i & RING_MASK] = (uint8_t)b;
 }
 
+/* The same out of line where code size comes first, for the writes of code bytes and delimiters
+ * (emit's own, one per byte, stays inline). */
+MSAMP_SMALL_NOINLINE static void ring_put(uint32_t i, uint32_t b)
+{
+    ring_at(i, b);
+}
+
 /* Ends the open COBS block (its code is its length + 1) and opens the next. */
 MSAMP_NOINLINE static void block(void)
 {
-    ring_at(W.code_at, W.code);
+    ring_put(W.code_at, W.code);
     W.code_at = W.wh++;
     W.code = 1;
 }
@@ -199,7 +206,7 @@ void msamp_sink_bytes(struct msamp_sink *s, const void *p, uint32_t n)
 void msamp_writer_boot(void)
 {
     if (!W.open) {
-        ring_at(W.wh++, 0);
+        ring_put(W.wh++, 0);
         atomic_store_explicit(&msamp_core.head, W.wh, memory_order_release);
     }
 }
@@ -211,8 +218,8 @@ void msamp_writer_close(void)
     uint32_t crc = ~W.crc;
     for (unsigned i = 0; i < MSAMP_WIRE_CRC_SIZE; i++)
         emit(crc >> (8u * i));
-    ring_at(W.code_at, W.code);
-    ring_at(W.wh++, 0); /* the delimiter */
+    ring_put(W.code_at, W.code);
+    ring_put(W.wh++, 0); /* the delimiter */
     W.open = 0;
     msamp_core.seq++;
 #if MSAMP_CFG_RESEND_BYTES
