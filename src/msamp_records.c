@@ -17,8 +17,12 @@
 #define OFF_U32LE OFF_U8
 #define OFF_REQ OFF_U8
 #define SESSION_FIELD(f, kind, field, label) (uint8_t)(KIND_##kind | OFF_##kind(field) << 2),
-static const uint8_t session_fixed[] = {MSAMP_WIRE_FIELDS_SESSION(SESSION_FIELD, 0)};
-_Static_assert(offsetof(struct msamp_session_fields, max_depth) < 64u, "offsets in 6 bits");
+/* Then build_id_len, a u8 (the bytes follow). */
+static const uint8_t session_fixed[] = {MSAMP_WIRE_FIELDS_SESSION(SESSION_FIELD, 0)
+                                            SESSION_FIELD(0, U8, build_id_len, 0)};
+_Static_assert(offsetof(struct msamp_session_fields, max_depth) < 64u &&
+                   offsetof(struct msamp_session_fields, build_id_len) < 64u,
+               "offsets in 6 bits");
 
 void msamp_layout_session(struct msamp_sink *s, const void *arg)
 {
@@ -33,7 +37,6 @@ void msamp_layout_session(struct msamp_sink *s, const void *arg)
             for (uint32_t k = 0; k < (kind == KIND_U32LE ? 4u : 1u); k++)
                 msamp_sink_byte(s, v >> (8u * k));
     }
-    msamp_sink_byte(s, f->build_id_len);
     msamp_sink_bytes(s, f->build_id, f->build_id_len);
     if (MSAMP_CFG_DEVICE_ID && f->device_id_len != 0) { /* the optional [device_id_len device_id] */
         msamp_sink_byte(s, f->device_id_len);

@@ -164,6 +164,7 @@ uint32_t msamp_stack_intern(const uintptr_t *pcs, uint32_t n)
         t.stacks_used++;
     }
     t.hash[id] = h;
+    id &= STACK_N - 1u; /* as it is: says so to the compiler (one word of sent bits up to 32) */
     t.sent[id / 32u] &= ~(1u << (id % 32u));
     return id;
 }
