@@ -104,5 +104,7 @@ uint32_t msamp_decide(struct msamp_context *c, size_t size)
     }
     uint32_t drawn = c->interval;
     arm(c, fresh_gap(c));
-    return atomic_load_explicit(&G.enabled, memory_order_relaxed) && G.initialised ? drawn : 0u;
+    /* Only an initialised core is enabled (msamp_init enables it under the lock it holds until
+     * it is initialised, and a sample takes that lock; msamp_enable needs it initialised). */
+    return atomic_load_explicit(&G.enabled, memory_order_relaxed) ? drawn : 0u;
 }
