@@ -203,12 +203,12 @@ void msamp_sink_bytes(struct msamp_sink *s, const void *p, uint32_t n)
         emit(b[i]);
 }
 
+/* From msamp_init only, once: no frame is open before it (nothing writes before the core is
+ * initialised, and it stays initialised). */
 void msamp_writer_boot(void)
 {
-    if (!W.open) {
-        ring_put(W.wh++, 0);
-        atomic_store_explicit(&msamp_core.head, W.wh, memory_order_release);
-    }
+    ring_put(W.wh++, 0);
+    atomic_store_explicit(&msamp_core.head, W.wh, memory_order_release);
 }
 
 void msamp_writer_close(void)
