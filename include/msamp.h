@@ -59,7 +59,8 @@ struct msamp_config {
     /* This device's id (serial number, MAC, name): a NUL-terminated string, sent in the SESSION
      * record (its first MSAMP_WIRE_MAX_DEVICE_ID bytes), so drain labels the device's samples and
      * a merged fleet profile splits again. Kept by pointer: it must stay valid. NULL: the port's
-     * msamp_port_device_id(). Ignored by the tiny profile (MSAMP_CFG_TINY), which asks the port.
+     * msamp_port_device_id(). Ignored by the tiny profile (MSAMP_CFG_TINY), which asks the port,
+     * and where MSAMP_CFG_DEVICE_ID is 0 (no id is sent).
      * Two devices without entropy that boot alike may share a session id: drain tells their
      * streams apart by this id and each boot by its boot header. */
     const char *device_id;

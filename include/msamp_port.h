@@ -45,7 +45,8 @@ struct msamp_context {
     uint8_t busy;                /* set while the core runs in this context (reentrancy guard) */
     uint16_t task;               /* the RTOS task (or interrupt context) it samples for, 1..65535,
                                     set by an RTOS layer before its first allocation; 0: none (no
-                                    SAMPLE_TASK records, bare metal) */
+                                    SAMPLE_TASK records, bare metal); read only in builds
+                                    with MSAMP_PORT_RTOS or MSAMP_CFG_TASK_BUDGETS */
 #if MSAMP_FAST_CLAMPED
     uintptr_t reserve; /* the gap's bytes beyond countdown, which stays at most MSAMP_FAST_MAX */
 #endif
@@ -116,7 +117,8 @@ size_t msamp_port_build_id(const uint8_t **id);
 
 /* This device's id (a serial number, a MAC address, a name): sets *id and returns its length in
  * bytes (at most MSAMP_WIRE_MAX_DEVICE_ID are sent), or returns 0 when there is none (the default).
- * Asked at every SESSION record when msamp_config.device_id is NULL; the bytes must stay valid. */
+ * Asked at every SESSION record when msamp_config.device_id is NULL (never where MSAMP_CFG_DEVICE_ID
+ * is 0); the bytes must stay valid. */
 size_t msamp_port_device_id(const uint8_t **id);
 
 /* Some bits of entropy for the session id and the default seed (default: the time). The core mixes

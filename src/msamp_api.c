@@ -6,20 +6,31 @@
 
 int msamp_init(const struct msamp_config *cfg)
 {
-    static const struct msamp_config defaults;
-    if (cfg == NULL)
-        cfg = &defaults;
     if (G.initialised)
         return MSAMP_ERR_STATE;
     uint64_t hz = msamp_port_time_hz();
     if (hz == 0)
         return MSAMP_ERR_INVAL;
-    uint32_t interval = cfg->interval != 0 ? cfg->interval : MSAMP_CFG_DEFAULT_INTERVAL;
-    uint32_t lo = cfg->interval_min != 0 ? cfg->interval_min : interval;
-    uint32_t hi = cfg->interval_max != 0 ? cfg->interval_max : MSAMP_CFG_INTERVAL_MAX;
-    if (cfg->interval_max == 0 && hi < interval)
+    /* The configuration's fields, 0 (each one's default) without one: the ones a build does not
+     * read fold away, where a zeroed struct to point at would be 32 bytes of constants. */
+    uint32_t interval = 0, lo = 0, max = 0, resend_ms = 0;
+    uint64_t seed = 0;
+    uint8_t pin = 0, start_disabled = 0;
+    const char *device_id = NULL;
+    if (cfg != NULL) {
+        interval = cfg->interval, lo = cfg->interval_min, max = cfg->interval_max;
+        resend_ms = cfg->resend_ms, seed = cfg->seed, pin = cfg->pin_interval;
+        start_disabled = cfg->start_disabled, device_id = cfg->device_id;
+    }
+    (void)resend_ms, (void)device_id; /* read where the build has snapshots, a device_id field */
+    if (interval == 0)
+        interval = MSAMP_CFG_DEFAULT_INTERVAL;
+    if (lo == 0)
+        lo = interval;
+    uint32_t hi = max != 0 ? max : MSAMP_CFG_INTERVAL_MAX;
+    if (max == 0 && hi < interval)
         hi = interval;
-    if (cfg->pin_interval || !MSAMP_CFG_ADAPTIVE)
+    if (!MSAMP_CFG_ADAPTIVE || pin)
         lo = hi = interval; /* pinned */
     if (lo > hi || interval < lo || interval > hi)
         return MSAMP_ERR_INVAL;
@@ -46,18 +57,20 @@ int msamp_init(const struct msamp_config *cfg)
         G.shift++;
     }
 #if !MSAMP_CFG_TINY
-    G.device_id = cfg->device_id;
+    G.device_id = device_id;
 #endif
     /* The port's entropy (the clock; a board's boot counter) and the device's id. */
     uint64_t entropy = msamp_device_entropy(msamp_port_entropy());
-    uint64_t seed = cfg->seed != 0 ? cfg->seed : msamp_rng_seed(entropy);
+    if (seed == 0)
+        seed = msamp_rng_seed(entropy);
     G.seed = (__typeof__(G.seed))seed; /* the tiny profile keeps its low 32 bits */
     uint32_t session_id = (uint32_t)msamp_rng_seed(entropy ^ G.seed ^ (uint64_t)(uintptr_t)&G);
     G.session_id = session_id;
     atomic_store_explicit(&G.interval, interval, memory_order_relaxed);
     G.sent = UINT32_MAX; /* the first msamp_poll() sends the counters, zeros included */
 #if MSAMP_CFG_SNAPSHOTS
-    uint32_t resend_ms = cfg->resend_ms != 0 ? cfg->resend_ms : MSAMP_CFG_RESEND_MS;
+    if (resend_ms == 0)
+        resend_ms = MSAMP_CFG_RESEND_MS;
     G.resend_ticks = (uint64_t)hz * resend_ms / 1000u;
     if (G.resend_ticks == 0)
         G.resend_ticks = 1;
@@ -77,10 +90,11 @@ int msamp_init(const struct msamp_config *cfg)
 #if MSAMP_CFG_SNAPSHOTS
     G.next_resend = G.w.ts + G.resend_ticks;
 #endif
-    G.changed_at = (uint32_t)G.w.ts;
+    if (MSAMP_CFG_ADAPTIVE)
+        G.changed_at = (uint32_t)G.w.ts; /* the adaptive interval's clock */
     msamp_table_describe(session_id, interval, (uint32_t)hz);
 
-    atomic_store_explicit(&G.enabled, cfg->start_disabled ? 0 : 1, memory_order_relaxed);
+    atomic_store_explicit(&G.enabled, start_disabled ? 0 : 1, memory_order_relaxed);
     G.initialised = 1;
     msamp_broadcast();
     msamp_port_unlock(key);

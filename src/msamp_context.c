@@ -61,8 +61,9 @@ static void register_context(struct msamp_context *c)
 }
 
 /* The bytes until the next sample: a gap drawn at the interval in force (the allocation that
- * takes the countdown below zero is sampled, hence the gap less one), or DISABLED_COUNTDOWN. */
-static uintptr_t fresh_gap(struct msamp_context *c)
+ * takes the countdown below zero is sampled, hence the gap less one), or DISABLED_COUNTDOWN. Two
+ * callers: out of line where code size comes first. */
+MSAMP_SMALL_NOINLINE static uintptr_t fresh_gap(struct msamp_context *c)
 {
     if (!atomic_load_explicit(&G.enabled, memory_order_relaxed))
         return DISABLED_COUNTDOWN;
@@ -103,5 +104,7 @@ uint32_t msamp_decide(struct msamp_context *c, size_t size)
     }
     uint32_t drawn = c->interval;
     arm(c, fresh_gap(c));
-    return atomic_load_explicit(&G.enabled, memory_order_relaxed) && G.initialised ? drawn : 0u;
+    /* Only an initialised core is enabled (msamp_init enables it under the lock it holds until
+     * it is initialised, and a sample takes that lock; msamp_enable needs it initialised). */
+    return atomic_load_explicit(&G.enabled, memory_order_relaxed) ? drawn : 0u;
 }

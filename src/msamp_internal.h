@@ -47,6 +47,13 @@ _Static_assert(MSAMP_CFG_CRC_TABLE >= 0 && MSAMP_CFG_CRC_TABLE <= 2, "MSAMP_CFG_
 #else
 #define MSAMP_HOT __attribute__((always_inline)) inline
 #endif
+/* A helper with a few callers off the hot path: out of line where code size comes first, else
+ * the compiler's choice. */
+#if MSAMP_CFG_SMALL_CODE
+#define MSAMP_SMALL_NOINLINE MSAMP_NOINLINE
+#else
+#define MSAMP_SMALL_NOINLINE
+#endif
 #else
 #error "msamp needs GCC or Clang (weak symbols, builtins)"
 #endif
@@ -106,7 +113,9 @@ struct msamp_writer {
     uint8_t code, open, identity_due, resends;
 };
 
-/* A sink for a record's fields: sizing (counts bytes) or writing (into the open frame). */
+/* A sink for a record's fields: sizing (counts bytes) or writing (into the open frame). Where code
+ * size comes first every sink writes (NULL will do: it has no state), and a record is sized by
+ * writing it and taking it back (msamp_event_record). */
 struct msamp_sink {
     uint32_t n;
     uint32_t sizing;
@@ -167,6 +176,12 @@ struct msamp_bytes {
     const void *p;
     uint32_t n;
 };
+/* A STACK frame after the first: its difference d to the one before, zigzagged (signed to
+ * unsigned, small either way). */
+static inline uintptr_t msamp_zigzag(uintptr_t d)
+{
+    return (d << 1) ^ (0u - (d >> (sizeof(uintptr_t) * 8u - 1u)));
+}
 void msamp_layout_session(struct msamp_sink *s, const void *arg);
 void msamp_layout_stack(struct msamp_sink *s, const void *arg);
 void msamp_layout_varints64(struct msamp_sink *s, const void *arg); /* a struct msamp_varints64 */
@@ -355,11 +370,16 @@ uint32_t msamp_reentrant(void);
 
 /* What the core reports on its own (msamp_report.c): identity, loss counters, snapshot passes. */
 /* The device's id (msamp_config.device_id, else the port's msamp_port_device_id()) and its length,
- * at most MSAMP_WIRE_MAX_DEVICE_ID; 0 (and *id NULL) when it has none. */
+ * at most MSAMP_WIRE_MAX_DEVICE_ID; 0 (and *id NULL) when it has none, or when
+ * MSAMP_CFG_DEVICE_ID is 0. */
 uint32_t msamp_device_id(const uint8_t **id);
 /* entropy with the device's id mixed in (FNV-1a over its bytes; unchanged without one): two
- * devices that boot alike draw different session ids. */
+ * devices that boot alike draw different session ids. Without MSAMP_CFG_DEVICE_ID, entropy. */
+#if MSAMP_CFG_DEVICE_ID
 uint64_t msamp_device_entropy(uint64_t entropy);
+#else
+#define msamp_device_entropy(entropy) (entropy)
+#endif
 /* SESSION (session_id, resend_seq) and the MAPPINGs: one event each. */
 void msamp_put_identity(uint32_t session_id, uint32_t resend_seq);
 /* An absolute TIME record: later dt fields count from now. */
@@ -446,6 +466,8 @@ void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, un
  * nonzero size is a failure (reported), a sampled block is recorded from `frame`, the slow path's
  * own frame address (the wrapper tail-called it, so its caller is the application). */
 #define MSAMP_SLOW_REFUSED UINT32_MAX
+/* Whether the first half refused the call: never without the giant guard, and the test folds. */
+#define MSAMP_REFUSED(drawn) (MSAMP_CFG_GIANT_BYTES != 0 && (drawn) == MSAMP_SLOW_REFUSED)
 uint32_t msamp_slow_decide(struct msamp_context *c, size_t size, const void *frame);
 void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void *frame,
                       uint32_t drawn);

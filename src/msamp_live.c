@@ -18,13 +18,15 @@
 #define L msamp_live_slots
 #endif
 
+#if MSAMP_CFG_FREE_FILTER
 _Atomic uint32_t msamp_live_mask[MSAMP_PROBE_WORDS];
+#endif
 /* One bit per mask word: set when a block of the word went to a slot outside its home bucket (it
  * overflowed), cleared by a rebuild that finds none there any more. A clear bit lets the rebuild
  * read only the word's own buckets, as before the reach; a stale set bit costs only a longer
  * scan, so a reset leaves them. Not where code size and RAM come first: a rebuild there always
  * reads the reach. */
-#define SPILL (!MSAMP_CFG_SMALL_CODE)
+#define SPILL (!MSAMP_CFG_SMALL_CODE && MSAMP_CFG_FREE_FILTER)
 #if SPILL
 static uint32_t spill[(MSAMP_PROBE_WORDS + 31u) / 32u];
 #define SPILLED(word) (spill[(word) / 32u] & (1u << ((word) % 32u)))
@@ -45,9 +47,11 @@ void msamp_live_reset(void)
     for (uint32_t i = 0; i < MSAMP_LIVE_CAP; i++)
         atomic_store_explicit(&L[i], 0, memory_order_relaxed);
 #endif
+#if MSAMP_CFG_FREE_FILTER
     for (uint32_t b = 0; b < MSAMP_PROBE_WORDS; b++)
         if (atomic_load_explicit(&msamp_live_mask[b], memory_order_relaxed) != 0)
             atomic_store_explicit(&msamp_live_mask[b], 0, memory_order_relaxed);
+#endif
 }
 
 /* The first slot of p's reach whose address is `want` (p itself, or 0 for a free one), or -1.
@@ -74,6 +78,7 @@ int32_t msamp_live_free_slot(uintptr_t p)
     return slot_holding(p, 0);
 }
 
+#if MSAMP_CFG_FREE_FILTER
 /* Rebuilds mask word `word` from the blocks whose home its hash range covers: they are in its
  * buckets, and in the reach after them when some overflowed. */
 static void rebuild_word(uint32_t word)
@@ -106,8 +111,13 @@ static void rebuild_word(uint32_t word)
     atomic_store_explicit(&msamp_live_mask[word], mask, memory_order_relaxed);
 }
 
+#endif
+
 void msamp_live_publish(uint32_t slot, uintptr_t p)
 {
+#if !MSAMP_CFG_FREE_FILTER
+    atomic_store_explicit(&L[slot], p, memory_order_release); /* no mask to keep */
+#else
     uintptr_t was = atomic_load_explicit(&L[slot], memory_order_relaxed);
     atomic_store_explicit(&L[slot], p, memory_order_release);
     /* The block in or out (a detached one's address without its mark): its hash and word. */
@@ -134,5 +144,6 @@ void msamp_live_publish(uint32_t slot, uintptr_t p)
         rebuild_word(w);
 #else
     rebuild_word(word);
+#endif
 #endif
 }

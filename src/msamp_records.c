@@ -5,22 +5,40 @@
  * the names its field list in msamp_wire.h gives. */
 #include "msamp_internal.h"
 
-/* SESSION's fixed part (MSAMP_WIRE_FIELDS_SESSION), from struct msamp_session_fields f. */
-#define PUT_VERSION(f, field) msamp_sink_byte(s, MSAMP_WIRE_VERSION);
-#define PUT_U8(f, field) msamp_sink_byte(s, f->field);
-#define PUT_U32LE(f, field)         \
-    for (unsigned i = 0; i < 4u; i++) \
-        msamp_sink_byte(s, f->field >> (8u * i));
-#define PUT_REQ(f, field) msamp_sink_varint(s, f->field);
-#define PUT_FIELD(f, kind, field, label) PUT_##kind(f, field)
+/* SESSION's fixed part (MSAMP_WIRE_FIELDS_SESSION), table-driven: each field's kind and its
+ * offset in struct msamp_session_fields in a byte, one loop writes them all (a call per field
+ * otherwise). */
+#define KIND_VERSION 0u
+#define KIND_U8 1u
+#define KIND_U32LE 2u
+#define KIND_REQ 3u
+#define OFF_VERSION(field) 0u
+#define OFF_U8(field) offsetof(struct msamp_session_fields, field)
+#define OFF_U32LE OFF_U8
+#define OFF_REQ OFF_U8
+#define SESSION_FIELD(f, kind, field, label) (uint8_t)(KIND_##kind | OFF_##kind(field) << 2),
+/* Then build_id_len, a u8 (the bytes follow). */
+static const uint8_t session_fixed[] = {MSAMP_WIRE_FIELDS_SESSION(SESSION_FIELD, 0)
+                                            SESSION_FIELD(0, U8, build_id_len, 0)};
+_Static_assert(offsetof(struct msamp_session_fields, max_depth) < 64u &&
+                   offsetof(struct msamp_session_fields, build_id_len) < 64u,
+               "offsets in 6 bits");
 
 void msamp_layout_session(struct msamp_sink *s, const void *arg)
 {
     const struct msamp_session_fields *f = arg;
-    MSAMP_WIRE_FIELDS_SESSION(PUT_FIELD, f)
-    msamp_sink_byte(s, f->build_id_len);
+    for (uint32_t i = 0; i < sizeof session_fixed; i++) {
+        uint32_t kind = session_fixed[i] & 3u, v = MSAMP_WIRE_VERSION;
+        if (kind != KIND_VERSION)
+            v = *(const uint32_t *)(const void *)((const uint8_t *)f + (session_fixed[i] >> 2));
+        if (kind == KIND_REQ)
+            msamp_sink_varint(s, v);
+        else
+            for (uint32_t k = 0; k < (kind == KIND_U32LE ? 4u : 1u); k++)
+                msamp_sink_byte(s, v >> (8u * k));
+    }
     msamp_sink_bytes(s, f->build_id, f->build_id_len);
-    if (f->device_id_len != 0) { /* the optional trailing [device_id_len device_id] */
+    if (MSAMP_CFG_DEVICE_ID && f->device_id_len != 0) { /* the optional [device_id_len device_id] */
         msamp_sink_byte(s, f->device_id_len);
         msamp_sink_bytes(s, f->device_id, f->device_id_len);
     }
@@ -34,8 +52,7 @@ void msamp_layout_stack(struct msamp_sink *s, const void *arg)
     msamp_sink_varint(s, f->depth);
     msamp_sink_varint(s, f->pcs[0]);
     for (uint32_t i = 1; i < f->depth; i++) {
-        uintptr_t d = f->pcs[i] - f->pcs[i - 1u];
-        msamp_sink_varint(s, (d << 1) ^ (0u - (d >> (sizeof(uintptr_t) * 8u - 1u))));
+        msamp_sink_varint(s, msamp_zigzag(f->pcs[i] - f->pcs[i - 1u]));
     }
 }
 
@@ -133,7 +150,7 @@ void msamp_rec_alloc(int32_t old_slot, uint32_t slot1, uintptr_t size, uint32_t 
         [F_REALLOC_old_slot] = (uintptr_t)old_slot, [F_REALLOC_new_slot1] = slot1,
         [F_REALLOC_size] = size,   [F_REALLOC_stack_id] = stack,
         [F_REALLOC_dt] = dt,       [F_REALLOC_addr] = addr};
-    unsigned first = old_slot < 0;
+    unsigned first = !MSAMP_CFG_REALLOC_CHAINS || old_slot < 0; /* no REALLOC without chains */
     msamp_event_varints(first ? MSAMP_REC_ALLOC : MSAMP_REC_REALLOC, &v[first],
                         F_REALLOC__req - first + ADDRESS);
 }

@@ -31,6 +31,9 @@ uint32_t msamp_device_id(const uint8_t **id)
 {
     size_t n = 0;
     *id = NULL;
+#if !MSAMP_CFG_DEVICE_ID
+    return 0; /* not asked for: none sent, none mixed in */
+#endif
 #if !MSAMP_CFG_TINY
     if (G.device_id != NULL) {
         *id = (const uint8_t *)G.device_id;
@@ -46,6 +49,7 @@ uint32_t msamp_device_id(const uint8_t **id)
     return (uint32_t)(n < MSAMP_WIRE_MAX_DEVICE_ID ? n : MSAMP_WIRE_MAX_DEVICE_ID);
 }
 
+#if MSAMP_CFG_DEVICE_ID
 uint64_t msamp_device_entropy(uint64_t entropy)
 {
     const uint8_t *id;
@@ -53,6 +57,7 @@ uint64_t msamp_device_entropy(uint64_t entropy)
         entropy = (entropy ^ id[i]) * 0x100000001B3ull;
     return entropy;
 }
+#endif
 
 void msamp_put_identity(uint32_t session_id, uint32_t resend_seq)
 {

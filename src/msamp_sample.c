@@ -4,6 +4,13 @@
 #include "msamp_internal.h"
 
 #define G msamp_core
+/* The task a context samples for: set by an RTOS layer (MSAMP_PORT_RTOS) or read by the per-task
+ * budgets; elsewhere always 0, and the SAMPLE_TASK code folds away. */
+#if MSAMP_PORT_RTOS || MSAMP_CFG_TASK_BUDGETS
+#define TASK_OF(c) ((c)->task)
+#else
+#define TASK_OF(c) 0u
+#endif
 
 /* The walk's frames; n one past MSAMP_CFG_MAX_DEPTH means the stack was cut; oob: the walk began
  * outside the stack bounds (MSAMP_WALK_OUT_OF_BOUNDS). */
@@ -45,16 +52,31 @@ static uint32_t stack_of(struct walk *w)
 #endif
     }
     uint32_t id = msamp_stack_intern(w->pcs, w->n);
-    if (id == MSAMP_WIRE_STACK_FULL)
+    if (!MSAMP_CFG_COMPACT_TABLES && id == MSAMP_WIRE_STACK_FULL) /* the compact ones evict */
         G.count[MSAMP_DROP_STACK_FULL]++;
     return id;
 }
 
-/* Writes the STACK record that defines id (the walk's frames) into the open event. */
-static void put_stack(uint32_t id, const struct walk *w)
+/* The walk's buffer: two words before the frames (put_stack's). */
+#define WALK_WORDS (2u + MSAMP_CFG_MAX_DEPTH)
+
+/* Writes the STACK record that defines id (the walk's frames) into the open event. Where code size
+ * comes first, as varints of the walk's own buffer: id and depth in the two words before the
+ * frames, each frame after the first made its zigzagged difference in place (the walk is not read
+ * again), the same bytes as msamp_layout_stack's without a layout sized twice. */
+static void put_stack(uint32_t id, struct walk *w)
 {
+#if MSAMP_CFG_SMALL_CODE
+    uintptr_t *v = w->pcs - 2;
+    for (uint32_t i = w->n - 1u; i > 0; i--)
+        w->pcs[i] = msamp_zigzag(w->pcs[i] - w->pcs[i - 1u]);
+    v[0] = id;
+    v[1] = w->n;
+    msamp_event_varints(MSAMP_REC_STACK, v, w->n + 2u);
+#else
     struct msamp_stack_fields f = {id, w->n, w->pcs};
     msamp_event_record(MSAMP_REC_STACK, msamp_layout_stack, &f);
+#endif
 }
 
 /* Writes a FREE of slot into the open event and empties the slot (moved: realloc'd to a block
@@ -78,8 +100,8 @@ static int still(uint32_t slot, uintptr_t a)
 static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const void *frame,
                   uintptr_t old, int32_t old_slot, uint32_t drawn)
 {
-    uintptr_t pcs[MSAMP_CFG_MAX_DEPTH];
-    struct walk w = {pcs, 0, 0};
+    uintptr_t pcs[WALK_WORDS];
+    struct walk w = {pcs + 2, 0, 0};
     struct msamp_writer ev;
     msamp_port_walk(frame, collect, &w);
     if (!MSAMP_CFG_REALLOC_CHAINS)
@@ -89,19 +111,22 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
     /* The detached slot matches no address: p (old itself, grown in place, or a block another
      * context freed meanwhile) finds only a stale entry of its own. */
     int32_t stale = msamp_live_find_settled(p);
-    /* A full reach makes room by itself when a slot of it is freed here. */
-    int room = stale >= 0 || msamp_live_free_slot(p) >= 0 ||
-               (old_slot >= 0 && msamp_live_reaches(p, (uint32_t)old_slot));
-    if (!msamp_adapt_admit(c, &drawn, size) ||
-        (!room && !msamp_adapt_room(c, &drawn, p, size))) {
-        msamp_port_unlock(key);
-        return 0;
+    /* A full reach makes room by itself when a slot of it is freed here (asked only where the
+     * interval adapts: a pinned one admits every sample, and nothing can change meanwhile). */
+    if (MSAMP_CFG_ADAPTIVE) {
+        int room = stale >= 0 || msamp_live_free_slot(p) >= 0 ||
+                   (old_slot >= 0 && msamp_live_reaches(p, (uint32_t)old_slot));
+        if (!msamp_adapt_admit(c, &drawn, size) ||
+            (!room && !msamp_adapt_room(c, &drawn, p, size))) {
+            msamp_port_unlock(key);
+            return 0;
+        }
+        /* A raise meanwhile may have made them pending again, or taken them out. */
+        if (old_slot >= 0 && !still((uint32_t)old_slot, old | MSAMP_LIVE_MOVING))
+            old_slot = -1;
+        if (stale >= 0 && !still((uint32_t)stale, p))
+            stale = -1;
     }
-    /* A raise meanwhile may have made them pending again, or taken them out. */
-    if (old_slot >= 0 && !still((uint32_t)old_slot, old | MSAMP_LIVE_MOVING))
-        old_slot = -1;
-    if (stale >= 0 && !still((uint32_t)stale, p))
-        stale = -1;
     msamp_event_begin(&ev);
     uint32_t id = stack_of(&w);
     if (stale >= 0)
@@ -127,8 +152,8 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
     if (send_stack)
         put_stack(id, &w);
     uintptr_t dt = msamp_event_stamp(); /* a TIME record, if any, before the task's */
-    if (c->task != 0)
-        msamp_rec_sample_task(c->task);
+    if (TASK_OF(c) != 0)
+        msamp_rec_sample_task(TASK_OF(c));
     msamp_rec_alloc(old_slot, (uint32_t)(slot + 1), size, id, dt, p);
     if (msamp_event_end(&ev, 1) == 0 && send_stack)
         msamp_stack_sent(id, msamp_pass());
@@ -136,7 +161,7 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
      * unknown slot to the reader, which counts it. */
     if (slot >= 0) {
         msamp_live_set((uint32_t)slot, p, size, id, (uint32_t)G.w.ts, drawn);
-        msamp_budget_set((uint32_t)slot, c->task);
+        msamp_budget_set((uint32_t)slot, TASK_OF(c));
     }
     G.samples++;
     msamp_adapt_after_sample();
@@ -305,8 +330,8 @@ void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, un
     if (!G.initialised || !atomic_load_explicit(&G.enabled, memory_order_relaxed) || busy(c))
         return;
     c->busy = MSAMP_BUSY_CORE;
-    uintptr_t pcs[MSAMP_CFG_MAX_DEPTH];
-    struct walk w = {pcs, 0, 0};
+    uintptr_t pcs[WALK_WORDS];
+    struct walk w = {pcs + 2, 0, 0};
     struct msamp_writer ev;
     msamp_port_walk(frame, collect, &w);
 #if MSAMP_CFG_HEAP_STATS
@@ -327,8 +352,8 @@ void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, un
     if (send_stack)
         put_stack(id, &w);
     uintptr_t dt = msamp_event_stamp();
-    if (c->task != 0)
-        msamp_rec_sample_task(c->task);
+    if (TASK_OF(c) != 0)
+        msamp_rec_sample_task(TASK_OF(c));
     msamp_rec_fail(kind, size, id, dt, count);
 #if MSAMP_CFG_HEAP_STATS
     msamp_heap_put(MSAMP_HEAP_FAIL); /* the same event: the reader has both or neither */

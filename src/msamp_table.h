@@ -35,7 +35,9 @@ extern uint32_t msamp_live_buckets;
  * bits), which msamp_live_publish scans to rebuild it. */
 #define MSAMP_PROBE_WORD_BITS 14u
 #define MSAMP_PROBE_WORDS (1u << MSAMP_PROBE_WORD_BITS)
+#if MSAMP_CFG_FREE_FILTER
 extern _Atomic uint32_t msamp_live_mask[MSAMP_PROBE_WORDS] MSAMP_TABLE_HIDDEN;
+#endif
 #else
 #define MSAMP_LIVE_CAP ((uint32_t)MSAMP_CFG_LIVE_CAPACITY)
 #define MSAMP_STACK_CAP ((uint32_t)MSAMP_CFG_STACK_CAPACITY)
@@ -45,7 +47,9 @@ extern _Atomic uint32_t msamp_live_mask[MSAMP_PROBE_WORDS] MSAMP_TABLE_HIDDEN;
  * the bucket is set, so the check every free makes (is this block sampled?) is one load and a bit
  * test, and reads the bucket's addresses only when the bit is set. */
 #define MSAMP_PROBE_WORDS MSAMP_LIVE_BUCKETS
+#if MSAMP_CFG_FREE_FILTER
 extern _Atomic uint32_t msamp_live_mask[MSAMP_LIVE_BUCKETS];
+#endif
 #endif
 
 /* Fibonacci hashing: the top bits of the product depend on every address bit, so blocks at page
@@ -85,15 +89,20 @@ static inline uint32_t msamp_live_bit(uint32_t h)
 }
 
 /* Lock-free: 0 when p is certainly not in the table (the common case of every free); nonzero when
- * it may be (then msamp_live_find decides). */
+ * it may be (then msamp_live_find decides). Without the masks (MSAMP_CFG_FREE_FILTER 0) any block
+ * but NULL may be. */
 static inline uint32_t msamp_live_maybe(uintptr_t p)
 {
+#if !MSAMP_CFG_FREE_FILTER
+    return p != 0;
+#else
     uint32_t h = msamp_live_hash(p);
     uint32_t mask = atomic_load_explicit(&msamp_live_mask[msamp_live_word(h)], memory_order_relaxed);
 #if MSAMP_CFG_RUNTIME_TABLES
     return (mask >> ((h >> (27u - MSAMP_PROBE_WORD_BITS)) & 31u)) & 1u; /* a shift and a bit test */
 #else
     return mask & msamp_live_bit(h);
+#endif
 #endif
 }
 
@@ -152,7 +161,11 @@ void msamp_live_reset(void);
 int msamp_table_reset(void);
 /* Puts the session's parameters where a RAM-dump reader finds them and marks the block valid
  * (init; again when the interval changes). Nothing to do for the compact tables. */
+#if MSAMP_CFG_HEAPDUMP || !MSAMP_CFG_COMPACT_TABLES
 void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_hz);
+#else
+#define msamp_table_describe(session_id, interval, tick_hz) ((void)0) /* no block */
+#endif
 
 /* Lock-free probe of p's reach: its slot, or -1 (always -1 for p == 0, the empty slot's mark). */
 int32_t msamp_live_find(uintptr_t p);

@@ -17,6 +17,10 @@
 
 _Static_assert(STACK_N <= 65536, "compact tables: at most 65536 stacks");
 
+/* The slots' size and interval codes: read by thinning, the per-task budgets and a RAM dump only.
+ * Without all three (the minimal configuration) a slot is its address alone. */
+#define CODES (MSAMP_CFG_ADAPTIVE || MSAMP_CFG_HEAPDUMP || MSAMP_CFG_TASK_BUDGETS)
+
 _Atomic uintptr_t msamp_live_slots[MSAMP_CFG_LIVE_CAPACITY];
 
 #if MSAMP_CFG_HEAPDUMP
@@ -34,7 +38,9 @@ static struct {
     uint16_t stacks_used, victim;
     uint32_t hash[STACK_N]; /* of stack id i; 0: id free */
     uint32_t sent[(STACK_N + 31u) / 32u]; /* bit i: id i's definition went out */
+#if CODES
     uint8_t size_code[MSAMP_CFG_LIVE_CAPACITY], interval_code[MSAMP_CFG_LIVE_CAPACITY];
+#endif
 } t;
 
 int msamp_table_reset(void)
@@ -51,9 +57,9 @@ int msamp_table_reset(void)
     return MSAMP_OK;
 }
 
+#if MSAMP_CFG_HEAPDUMP
 void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_hz)
 {
-#if MSAMP_CFG_HEAPDUMP
     struct msamp_heapdump_v3 *d = &msamp_heapdump;
     d->version = MSAMP_HEAPDUMP_VERSION;
     d->ptr_size = (uint16_t)sizeof(uintptr_t);
@@ -70,26 +76,29 @@ void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_
     d->live_size = (uintptr_t *)(void *)t.size_code;
     d->live_interval = (uint32_t *)(void *)t.interval_code;
     atomic_store_explicit(&d->magic, MSAMP_HEAPDUMP_MAGIC, memory_order_release);
-#else
-    (void)session_id;
-    (void)interval;
-    (void)tick_hz;
-#endif
 }
+#endif
 
+#if CODES
 /* msamp_thin_code once in the code: three callers. */
 static MSAMP_NOINLINE uint8_t code_of(uintptr_t v)
 {
     return (uint8_t)msamp_thin_code(v);
 }
+#endif
 
 void msamp_live_set(uint32_t slot, uintptr_t p, uintptr_t size, uint32_t stack, uint32_t birth,
                     uint32_t interval)
 {
     (void)stack;
     (void)birth;
+#if CODES
     t.size_code[slot] = code_of(size);
     t.interval_code[slot] = code_of(interval);
+#else
+    (void)size;
+    (void)interval;
+#endif
     msamp_live_publish(slot, p);
     LIVE_USED++;
 }
@@ -105,6 +114,7 @@ uint32_t msamp_live_used(void)
     return LIVE_USED;
 }
 
+#if CODES
 uintptr_t msamp_live_thin_size(uint32_t slot)
 {
     return msamp_thin_decode(t.size_code[slot]);
@@ -119,6 +129,7 @@ void msamp_live_set_interval(uint32_t slot, uint32_t interval)
 {
     t.interval_code[slot] = code_of(interval);
 }
+#endif
 
 uintptr_t msamp_live_addr(uint32_t slot)
 {
@@ -153,6 +164,7 @@ uint32_t msamp_stack_intern(const uintptr_t *pcs, uint32_t n)
         t.stacks_used++;
     }
     t.hash[id] = h;
+    id &= STACK_N - 1u; /* as it is: says so to the compiler (one word of sent bits up to 32) */
     t.sent[id / 32u] &= ~(1u << (id % 32u));
     return id;
 }

@@ -49,10 +49,17 @@ static void ring_at(uint32_t i, uint32_t b)
         msamp_core.ring[i & RING_MASK] = (uint8_t)b;
 }
 
+/* The same out of line where code size comes first, for the writes of code bytes and delimiters
+ * (emit's own, one per byte, stays inline). */
+MSAMP_SMALL_NOINLINE static void ring_put(uint32_t i, uint32_t b)
+{
+    ring_at(i, b);
+}
+
 /* Ends the open COBS block (its code is its length + 1) and opens the next. */
 MSAMP_NOINLINE static void block(void)
 {
-    ring_at(W.code_at, W.code);
+    ring_put(W.code_at, W.code);
     W.code_at = W.wh++;
     W.code = 1;
 }
@@ -166,10 +173,12 @@ MSAMP_HOT static void put_varint(uint64_t v)
     emit((uint32_t)v);
 }
 
-/* A sizing sink only counts; a writing one only writes (nobody reads its count). */
+/* A sizing sink only counts; a writing one only writes (nobody reads its count). Where code size
+ * comes first a sink always writes: msamp_event_record sizes a record by writing it and taking
+ * it back. */
 void msamp_sink_byte(struct msamp_sink *s, uint32_t b)
 {
-    if (s->sizing)
+    if (!MSAMP_CFG_SMALL_CODE && s->sizing)
         s->n++;
     else
         emit(b);
@@ -177,7 +186,7 @@ void msamp_sink_byte(struct msamp_sink *s, uint32_t b)
 
 void msamp_sink_varint(struct msamp_sink *s, uint64_t v)
 {
-    if (s->sizing)
+    if (!MSAMP_CFG_SMALL_CODE && s->sizing)
         s->n += varint_size(v);
     else
         put_varint(v);
@@ -186,7 +195,7 @@ void msamp_sink_varint(struct msamp_sink *s, uint64_t v)
 void msamp_sink_bytes(struct msamp_sink *s, const void *p, uint32_t n)
 {
     const uint8_t *b = p;
-    if (s->sizing) {
+    if (!MSAMP_CFG_SMALL_CODE && s->sizing) {
         s->n += n;
         return;
     }
@@ -194,12 +203,12 @@ void msamp_sink_bytes(struct msamp_sink *s, const void *p, uint32_t n)
         emit(b[i]);
 }
 
+/* From msamp_init only, once: no frame is open before it (nothing writes before the core is
+ * initialised, and it stays initialised). */
 void msamp_writer_boot(void)
 {
-    if (!W.open) {
-        ring_at(W.wh++, 0);
-        atomic_store_explicit(&msamp_core.head, W.wh, memory_order_release);
-    }
+    ring_put(W.wh++, 0);
+    atomic_store_explicit(&msamp_core.head, W.wh, memory_order_release);
 }
 
 void msamp_writer_close(void)
@@ -209,8 +218,8 @@ void msamp_writer_close(void)
     uint32_t crc = ~W.crc;
     for (unsigned i = 0; i < MSAMP_WIRE_CRC_SIZE; i++)
         emit(crc >> (8u * i));
-    ring_at(W.code_at, W.code);
-    ring_at(W.wh++, 0); /* the delimiter */
+    ring_put(W.code_at, W.code);
+    ring_put(W.wh++, 0); /* the delimiter */
     W.open = 0;
     msamp_core.seq++;
 #if MSAMP_CFG_RESEND_BYTES
@@ -257,11 +266,22 @@ static void header(unsigned type, uint32_t len)
 
 void msamp_event_record(unsigned type, msamp_layout_fn fn, const void *arg)
 {
-    struct msamp_sink s = {0, 1};
-    fn(&s, arg);
-    header(type, s.n);
-    s.sizing = 0;
-    fn(&s, arg);
+#if MSAMP_CFG_SMALL_CODE
+    /* Sized by writing it, then taking it back (the bytes went past the published head, into
+     * the open frame, and are written again at once), without a sink that also counts: what
+     * emit() moves, as it was. */
+    struct msamp_sink *s = NULL; /* a sink that writes: no state */
+    uint32_t wh = W.wh, code_at = W.code_at, crc = W.crc, n = W.n, code = W.code;
+    fn(s, arg);
+    uint32_t len = (uint16_t)(W.n - n);
+    W.wh = wh, W.code_at = code_at, W.crc = crc, W.n = (uint16_t)n, W.code = (uint8_t)code;
+#else
+    struct msamp_sink sizing = {0, 1}, writing = {0, 0}, *s = &writing;
+    fn(&sizing, arg);
+    uint32_t len = sizing.n;
+#endif
+    header(type, len);
+    fn(s, arg);
 }
 
 void msamp_event_varints(unsigned type, const uintptr_t *v, uint32_t n)

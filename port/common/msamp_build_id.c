@@ -22,7 +22,7 @@ size_t msamp_port_build_id(const uint8_t **id)
     uintptr_t lo = (uintptr_t)__msamp_build_id_start, hi = (uintptr_t)__msamp_build_id_end;
     uintptr_t avail = hi - lo;
     const uint32_t *h = __msamp_build_id_start; /* namesz, descsz, type, name */
-    if (hi < lo || avail < 16u)
+    if (hi < lo + 16u) /* no room for a note's head (lo + 16 does not wrap: the section is mapped) */
         return 0;
     if (h[0] != 4u || h[2] != NT_GNU_BUILD_ID || h[3] != GNU_NAME || h[1] > avail - 16u)
         return 0;

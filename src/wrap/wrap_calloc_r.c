@@ -11,7 +11,7 @@ MSAMP_WRAP_SLOW static void *slow(void *reent, size_t n, size_t size)
     struct msamp_context *c = MSAMP_PORT_CONTEXT();
     size_t total = msamp_calloc_total(n, size);
     uint32_t drawn = msamp_slow_decide(c, total, MSAMP_FRAME());
-    if (drawn == MSAMP_SLOW_REFUSED)
+    if (MSAMP_REFUSED(drawn))
         return NULL;
     void *p;
     MSAMP_NESTED(1, p = __real__calloc_r(reent, n, size)); /* newlib's calls _malloc_r */

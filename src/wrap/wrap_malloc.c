@@ -10,7 +10,7 @@ MSAMP_WRAP_SLOW static void *slow(size_t size)
 {
     struct msamp_context *c = MSAMP_PORT_CONTEXT();
     uint32_t drawn = msamp_slow_decide(c, size, MSAMP_FRAME());
-    if (drawn == MSAMP_SLOW_REFUSED)
+    if (MSAMP_REFUSED(drawn))
         return NULL;
     void *p;
     MSAMP_NESTED(2, p = __real_malloc(size)); /* newlib's calls _malloc_r */

@@ -10,7 +10,7 @@ MSAMP_WRAP_SLOW static void *slow(size_t align, size_t size)
 {
     struct msamp_context *c = MSAMP_PORT_CONTEXT();
     uint32_t drawn = msamp_slow_decide(c, size, MSAMP_FRAME());
-    if (drawn == MSAMP_SLOW_REFUSED)
+    if (MSAMP_REFUSED(drawn))
         return NULL;
     void *p;
     MSAMP_NESTED(1, p = __real_memalign(align, size));

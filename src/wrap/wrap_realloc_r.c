@@ -10,7 +10,7 @@ MSAMP_WRAP_SLOW static void *slow(void *reent, void *old, size_t size)
 {
     struct msamp_context *c = MSAMP_PORT_CONTEXT();
     uint32_t drawn = msamp_slow_decide(c, size, MSAMP_FRAME());
-    if (drawn == MSAMP_SLOW_REFUSED)
+    if (MSAMP_REFUSED(drawn))
         return NULL;
     int32_t old_slot = msamp_realloc_detach(c, old);
     void *p;

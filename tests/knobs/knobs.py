@@ -66,6 +66,8 @@ KNOBS = {
     "INTERVAL_MAX": [U, 65536],
     "ADAPTIVE": [U, 0, 1],
     "REALLOC_CHAINS": [U, 0, 1],
+    "FREE_FILTER": [U, 0, 1],
+    "DEVICE_ID": [U, 0, 1],
     "THIN_BATCH": [U, 1],
     "STACK_RESEND_SAMPLES": [U, 0, 1],
     "SNAPSHOT_BYTES": [U, 0, 4096],

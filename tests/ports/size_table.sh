@@ -23,7 +23,8 @@ flock 9
 # (default: malloc free calloc realloc)
 # The minimal rows: the tiny profile with every feature knob off (include/msamp_config_minimal.h:
 # no adaptive interval, RAM-dump block, failure reports, stack or identity re-sends, nested-call
-# guards, realloc chains), malloc and free wrapped only; timestamps and the build-id kept.
+# guards, realloc chains, the free filter's masks), malloc and free wrapped only; timestamps and the
+# build-id kept.
 minimal="-include include/msamp_config_minimal.h"
 configs=(
   "qemu-virt-aarch64||aarch64 (gcc, frames)|msamp_frame_walk.o"

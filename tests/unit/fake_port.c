@@ -18,6 +18,7 @@ uint8_t fake_out[1 << 22];
 size_t fake_out_len;
 const uint8_t *fake_build_id;
 size_t fake_build_id_len;
+const char *fake_device_id;
 
 struct msamp_context *msamp_port_context(void)
 {
@@ -61,6 +62,12 @@ size_t msamp_port_build_id(const uint8_t **id)
 {
     *id = fake_build_id;
     return fake_build_id_len;
+}
+
+size_t msamp_port_device_id(const uint8_t **id)
+{
+    *id = (const uint8_t *)fake_device_id;
+    return fake_device_id != NULL ? strlen(fake_device_id) : 0;
 }
 
 int msamp_transport_write(const uint8_t *data, size_t len)

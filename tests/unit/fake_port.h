@@ -21,6 +21,7 @@ extern uint8_t fake_out[1 << 22];    /* bytes taken by the transport */
 extern size_t fake_out_len;
 extern const uint8_t *fake_build_id;
 extern size_t fake_build_id_len;
+extern const char *fake_device_id; /* msamp_port_device_id()'s (NULL: none) */
 extern int fake_fail;                /* 1: the "real" allocator fails every request */
 extern int fake_nested;              /* 1: its calloc and realloc call the wrapped malloc, free */
 /* Set: realloc moves every block, and calls this once the old block is freed, before it returns

@@ -32,6 +32,7 @@ static void on_record(void *arg, const struct msamp_record *r)
         x->b = r->u.session.interval;
         x->c = r->u.session.ptr_size;
         x->d = r->u.session.build_id_len;
+        x->depth = r->u.session.device_id_len;
         break;
     case MSAMP_REC_STACK:
         x->a = r->u.stack.id;

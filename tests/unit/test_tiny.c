@@ -4,7 +4,8 @@
  * realloc as one block, a reused address whose free was missed, full ring with exact drop counts
  * (and the refusals that are not drops), full live bucket, full stack table, truncated stacks,
  * TIME records, interval changes, disable/enable, marks, reentrancy, partial transport writes, the
- * lock balance, and unbiased estimates at a realistic interval. */
+ * lock balance, and unbiased estimates at a realistic interval; the port's device id in SESSION but
+ * where MSAMP_CFG_DEVICE_ID is 0 (unit-tiny_minimal, whose frees scan without the masks). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -43,6 +44,7 @@ static void test_boot_and_events(void)
     static const uint8_t bid[20] = {0xde, 0xad, 0xbe, 0xef, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11};
     fake_build_id = bid;
     fake_build_id_len = sizeof bid;
+    fake_device_id = "board-7"; /* sent where MSAMP_CFG_DEVICE_ID (the minimal row: not asked) */
     CHECK_EQ(msamp_init(&cfg), 0);
     CHECK_EQ(msamp_init(&cfg), MSAMP_ERR_STATE);
     CHECK_EQ(msamp_snapshot(), MSAMP_ERR_UNSUPPORTED);
@@ -52,6 +54,8 @@ static void test_boot_and_events(void)
     decode_from(0);
 
     check_basic_events(sizeof bid);
+    const struct rec *se = find(MSAMP_REC_SESSION, 0);
+    CHECK(se && se->depth == (MSAMP_CFG_DEVICE_ID ? 7u : 0u));
     CHECK(nrec > 1 && recs[1].type == MSAMP_REC_TIME && recs[1].ts == 1000);
 #if MSAMP_CFG_REALLOC_CHAINS
     CHECK_EQ(count(MSAMP_REC_ALLOC), 2);

@@ -63,8 +63,11 @@ static int frames_of(const uint8_t *in, size_t n, uint8_t *bodies, size_t *lens,
     return frames;
 }
 
+/* Where code size comes first every sink writes: records are sized by writing them (test_records
+ * checks their bytes). */
 static void test_sink(void)
 {
+#if !MSAMP_CFG_SMALL_CODE
     uint64_t vals[] = {0, 127, 128, 300, 16383, 16384, UINT32_MAX, UINT64_MAX};
     unsigned sizes[] = {1, 1, 2, 2, 2, 3, 5, 10};
     for (unsigned i = 0; i < sizeof vals / sizeof vals[0]; i++) {
@@ -72,6 +75,7 @@ static void test_sink(void)
         msamp_sink_varint(&s, vals[i]);
         CHECK_EQ(s.n, sizes[i]);
     }
+#endif
 }
 
 /* One frame with records whose bytes are known: header sizes, varints, zigzag deltas. */

@@ -39,7 +39,8 @@ $(UNIT_OUT)/test_tiny_minimal: tests/unit/test_tiny.c tests/unit/fake_port.c $(M
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TINY=1 -include include/msamp_config_minimal.h \
 		-DMSAMP_CONFIG_FILE='"msamp_config_small.h"' $(filter %.c,$^) -lz -lm -o $@
 
-# The writer with each CRC: its default (the byte table on 64-bit hosts), the nibble table, bit by bit.
+# The writer with each CRC: its default (the byte table on 64-bit hosts), the nibble table, bit by bit
+# (with the tiny profile's MSAMP_CFG_SMALL_CODE, as there: records sized by writing them).
 $(UNIT_OUT)/test_writer: tests/unit/test_writer.c src/msamp_writer.c src/msamp_records.c \
 		src/msamp_sampler.c $(UNIT_DEPS)
 	@mkdir -p $(@D)
@@ -47,7 +48,8 @@ $(UNIT_OUT)/test_writer: tests/unit/test_writer.c src/msamp_writer.c src/msamp_r
 $(UNIT_OUT)/test_writer_bitwise: tests/unit/test_writer.c src/msamp_writer.c src/msamp_records.c \
 		src/msamp_sampler.c $(UNIT_DEPS)
 	@mkdir -p $(@D)
-	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_RING_SIZE=4096 -DMSAMP_CFG_CRC_TABLE=0 $(filter %.c,$^) -o $@
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_RING_SIZE=4096 -DMSAMP_CFG_CRC_TABLE=0 -DMSAMP_CFG_SMALL_CODE=1 \
+		$(filter %.c,$^) -o $@
 $(UNIT_OUT)/test_writer_nibble: tests/unit/test_writer.c src/msamp_writer.c src/msamp_records.c \
 		src/msamp_sampler.c $(UNIT_DEPS)
 	@mkdir -p $(@D)
