@@ -31,7 +31,8 @@
 #endif
 
 /* Return addresses whose unwind description is kept: 2^MSAMP_MIPS64_CACHE_BITS entries of 24
- * bytes in sets of two (0: no cache; 6 = 1.5 KiB). A hit skips reading the function's code. */
+ * bytes in four ways (0: no cache, else 3 to 16; 6 = 1.5 KiB). A hit skips reading the function's
+ * code. */
 #ifndef MSAMP_MIPS64_CACHE_BITS
 #define MSAMP_MIPS64_CACHE_BITS 6
 #endif
@@ -60,6 +61,13 @@ int msamp_mips64_step(struct msamp_mips64_regs *regs, const struct msamp_mips64_
  * step fails. Returns the count. */
 unsigned msamp_mips64_walk(struct msamp_mips64_regs *regs, uintptr_t frame,
                            const struct msamp_mips64_bounds *b, msamp_frame_fn fn, void *arg);
+
+#ifdef MSAMP_MIPS64_TEST_HOOKS
+/* For tests/ports/walk_test.c: the descriptions read from code so far (the cache's misses), and
+ * the entry a return address takes in the cache's first way. */
+extern unsigned long msamp_mips64_describes;
+unsigned msamp_mips64_cache_row(uintptr_t pc);
+#endif
 
 /* Fills its caller's state: pc = the return address into the caller, sp, s8. */
 void msamp_mips64_capture(struct msamp_mips64_regs *regs);

@@ -300,6 +300,10 @@ struct step {
 };
 enum { S8_KEEP, S8_LOAD, S8_UNKNOWN, NO_STEP }; /* NO_STEP: the code proves nothing (cached) */
 
+#ifdef MSAMP_MIPS64_TEST_HOOKS
+unsigned long msamp_mips64_describes;
+#endif
+
 static int describe(uintptr_t pc, const struct msamp_mips64_bounds *b, struct step *st)
 {
     uintptr_t alloc = 0, a = pc;
@@ -312,6 +316,9 @@ static int describe(uintptr_t pc, const struct msamp_mips64_bounds *b, struct st
     unsigned nev = 0;
     int full_pass = 0;
 
+#ifdef MSAMP_MIPS64_TEST_HOOKS
+    msamp_mips64_describes++;
+#endif
     if (!text_ok(pc, b) || pc - b->text_lo < 8u)
         return 0;
     /* Back from the call's delay slot to the allocation: the first `daddiu sp,sp,-N` above a save
@@ -423,45 +430,66 @@ static int describe(uintptr_t pc, const struct msamp_mips64_bounds *b, struct st
 }
 
 #if MSAMP_MIPS64_CACHE_BITS > 0
-_Static_assert(MSAMP_MIPS64_CACHE_BITS <= 16, "MSAMP_MIPS64_CACHE_BITS: 0 (no cache) to 16");
-#define MSAMP_MIPS64_CACHE (1u << MSAMP_MIPS64_CACHE_BITS)
-/* Descriptions by return address. An entry is {key, a, b} with key = pc ^ mix(a, b): it checks
- * itself, so an entry torn by an interrupt that walks meanwhile reads as a miss, never as another
- * function's description (and a wrong description could still not fault: every load is checked). */
-static struct {
-    _Atomic uint64_t key, a, b;
-} cache[MSAMP_MIPS64_CACHE];
+_Static_assert(MSAMP_MIPS64_CACHE_BITS >= 3 && MSAMP_MIPS64_CACHE_BITS <= 16,
+               "MSAMP_MIPS64_CACHE_BITS: 0 (no cache), or 3 to 16");
+/* Descriptions by return address, in four ways of 2^(bits - 2) rows each. Entry i is
+ * {key[i], a[i], b[i]} with key = pc ^ mix(a, b): it checks itself, so an entry torn by an
+ * interrupt that walks meanwhile reads as a miss, never as another function's description (and a
+ * wrong description could still not fault: every load is checked). */
+#define WAYS 4u
+#define ROW_BITS (MSAMP_MIPS64_CACHE_BITS - 2)
+#define ROWS (1u << ROW_BITS)
+static _Atomic uint64_t cache_key[WAYS * ROWS], cache_a[WAYS * ROWS], cache_b[WAYS * ROWS];
+static _Atomic uint32_t victim_seed;
 
 #define LOAD(x) atomic_load_explicit(&(x), memory_order_relaxed)
 #define STORE(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
 
+/* b holds the s8 slot (bits 0-31), from_s8 and s8_mode (32-34) and, above, a tag of the return
+ * address (the top bits of its hash): a probe reads b alone to pass over another address's
+ * entry. */
+#define TAG_SHIFT 35u
+
+#define GOLDEN 0x9e3779b97f4a7c15u
+
+/* Two rounds of multiplication: a and b of different entries (one torn) mix to another value. */
 static uint64_t mix(uint64_t a, uint64_t b)
 {
-    uint64_t h = a * 0x9e3779b97f4a7c15u ^ b * 0xc2b2ae3d27d4eb4fu;
+    uint64_t h = (b * GOLDEN ^ a) * GOLDEN;
     return (h ^ h >> 29) | 1u; /* odd: never equal to a 4-aligned pc, so empty slots never match */
 }
 
-/* The set of a return address: the top bits of a multiplicative hash. Two ways per set. */
-static unsigned set_of(uintptr_t pc)
+static uint64_t pc_hash(uintptr_t pc)
 {
-    return 2u * (unsigned)(((uint64_t)pc * 0x9e3779b97f4a7c15u) >> (65 - MSAMP_MIPS64_CACHE_BITS));
+    return (uint64_t)pc * GOLDEN;
 }
 
-/* Inline: both ways of a lookup share the mix's constants, and a hit costs no call. */
-static inline __attribute__((always_inline)) int entry_holds(unsigned i, uintptr_t pc, uint64_t *a,
-                                                            uint64_t *b)
+/* The entry of a return address (hashed) in a way: each way takes its row from other bits of the
+ * hash (a skewed cache). Addresses that share a row in one way seldom share it in the others, so
+ * however the code is laid out, the dozen return addresses of a walk find places that hold them
+ * all. */
+static unsigned slot_of(uint64_t h, unsigned way)
 {
-    uint64_t key = LOAD(cache[i].key);
-    *a = LOAD(cache[i].a);
-    *b = LOAD(cache[i].b);
-    return key == ((uint64_t)pc ^ mix(*a, *b));
+    return way * ROWS + (unsigned)(h >> (64u - ROW_BITS * (way + 1u)) & (ROWS - 1u));
 }
 
+static inline __attribute__((always_inline)) int tagged(unsigned i, uint64_t h)
+{
+    return LOAD(cache_b[i]) >> TAG_SHIFT == h >> TAG_SHIFT;
+}
+
+/* The first of the four places that holds the address's tag, checked whole. A torn entry, or
+ * another address's with the same tag there (a chance in 2^25), reads as a miss; cache_put then
+ * writes that place. */
 static int cache_get(uintptr_t pc, struct step *st)
 {
-    unsigned i = set_of(pc);
-    uint64_t a, b;
-    if (!entry_holds(i, pc, &a, &b) && !entry_holds(i + 1u, pc, &a, &b))
+    uint64_t h = pc_hash(pc);
+    unsigned i;
+    if (!tagged(i = slot_of(h, 0), h) && !tagged(i = slot_of(h, 1), h) &&
+        !tagged(i = slot_of(h, 2), h) && !tagged(i = slot_of(h, 3), h))
+        return 0;
+    uint64_t b = LOAD(cache_b[i]), key = LOAD(cache_key[i]), a = LOAD(cache_a[i]);
+    if (key != ((uint64_t)pc ^ mix(a, b)))
         return 0;
     st->cfa_off = (uintptr_t)(intptr_t)(int32_t)(uint32_t)a;
     st->ra_slot = (uintptr_t)(intptr_t)(int32_t)(uint32_t)(a >> 32);
@@ -476,25 +504,39 @@ static int fits32(uintptr_t v)
     return (intptr_t)v == (intptr_t)(int32_t)(uint32_t)v;
 }
 
-static void entry_put(unsigned i, uint64_t key, uint64_t a, uint64_t b)
-{
-    STORE(cache[i].key, 0);
-    STORE(cache[i].a, a);
-    STORE(cache[i].b, b);
-    STORE(cache[i].key, key);
-}
-
-/* The new entry goes to the first way; what was there moves to the second. */
+/* The new entry takes the first of its four places that holds its tag or is empty, else one drawn
+ * at random: an address that keeps missing evicts each time another, so the addresses a walk
+ * passes again and again settle in places where they all stay (a fixed choice, or the oldest,
+ * could evict them in a cycle). */
 static void cache_put(uintptr_t pc, const struct step *st)
 {
     if (!fits32(st->cfa_off) || !fits32(st->ra_slot) || !fits32(st->s8_slot))
         return;
-    unsigned i = set_of(pc);
+    uint64_t h = pc_hash(pc);
     uint64_t a = (uint32_t)st->cfa_off | (uint64_t)(uint32_t)st->ra_slot << 32;
-    uint64_t b = (uint32_t)st->s8_slot | (uint64_t)(st->from_s8 | st->s8_mode << 1) << 32;
-    entry_put(i + 1u, LOAD(cache[i].key), LOAD(cache[i].a), LOAD(cache[i].b));
-    entry_put(i, (uint64_t)pc ^ mix(a, b), a, b);
+    uint64_t b = (uint32_t)st->s8_slot | (uint64_t)(st->from_s8 | st->s8_mode << 1) << 32 |
+                 h >> TAG_SHIFT << TAG_SHIFT;
+    unsigned way = 0;
+    while (way < WAYS && LOAD(cache_key[slot_of(h, way)]) != 0 && !tagged(slot_of(h, way), h))
+        way++;
+    if (way == WAYS) {
+        uint32_t r = LOAD(victim_seed) * 1664525u + 1013904223u; /* an interrupt may lose a step */
+        STORE(victim_seed, r);
+        way = r >> 30; /* of WAYS = 4 */
+    }
+    unsigned i = slot_of(h, way);
+    STORE(cache_key[i], 0);
+    STORE(cache_a[i], a);
+    STORE(cache_b[i], b);
+    STORE(cache_key[i], (uint64_t)pc ^ mix(a, b));
 }
+
+#ifdef MSAMP_MIPS64_TEST_HOOKS
+unsigned msamp_mips64_cache_row(uintptr_t pc)
+{
+    return slot_of(pc_hash(pc), 0);
+}
+#endif
 #endif
 
 int msamp_mips64_step(struct msamp_mips64_regs *regs, const struct msamp_mips64_bounds *b)

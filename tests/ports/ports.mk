@@ -14,7 +14,9 @@ PT_LDFLAGS := -nostdlib -static -Wl,--defsym=__msamp_text_lo=__executable_start 
 	-Wl,--defsym=__msamp_build_id_end=__executable_start
 
 pt_port = $(addprefix port/,$(msamp_port_$(1))) tests/ports/start_$(1).S
-PT_MIPS_FLAGS := -mno-abicalls -fno-pic -G0 -march=mips64r2
+# MSAMP_MIPS64_TEST_HOOKS: the scanner counts its reads of code and says where its cache puts a
+# return address (walk_test.c's cache check).
+PT_MIPS_FLAGS := -mno-abicalls -fno-pic -G0 -march=mips64r2 -DMSAMP_MIPS64_TEST_HOOKS
 
 # name | compiler | flags | port folder | sources | link driver | runner
 PT_CONFIGS := arm-gcc arm-gcc-apcs arm-clang thumb-gcc thumb-clang m3-gcc m3-clang mips64el mips64 \

@@ -8,6 +8,11 @@
  *     stack, loops, misaligned links, bad return addresses) in a region fenced by inaccessible
  *     pages: any load outside the bounds kills the test with SIGSEGV; where the corruption leaves
  *     a valid prefix, the walker must report exactly that prefix.
+ *  3. (a scanner with a cache of descriptions by return address, MIPS64) a chain of calls whose
+ *     return addresses the cache's hash puts in one row of its first way, more of them than it has
+ *     ways, walked again and again: on an empty cache no frame is read from code again after the
+ *     first walk, on one the corrupted walks filled none after a few (its evictions are random),
+ *     and every walk gives the chain's addresses.
  * Prints one summary line; exits 0 on success.
  */
 #include <stddef.h>
@@ -372,8 +377,108 @@ static void corrupt_once(unsigned iter)
 }
 #endif
 
+/* ---- 3. a scanner's cache ---- */
+
+#if TEST_CACHE
+#define HOPS 256u   /* distinct call sites: more than enough to find HOP_CHAIN in one row */
+#define HOP_CHAIN 6 /* return addresses in one row: more than the cache's ways */
+#define SETTLED 64u /* walks that must read no code once the cache has settled */
+
+static int (*hop_next[HOP_CHAIN])(int);
+static uintptr_t hop_ra[HOPS]; /* each hop's return address into its one call site */
+static volatile uintptr_t probe_ra;
+
+/* Hops: distinct functions (the constant keeps identical-code folding away), one call each. */
+#define HOP(n)                                                                                     \
+    TEST_NOINLINE static int hop_##n(int d)                                                        \
+    {                                                                                              \
+        int r = hop_next[d](d + 1);                                                                \
+        return r + n;                                                                              \
+    }
+#define HOP4(p) HOP(p##0) HOP(p##1) HOP(p##2) HOP(p##3)
+#define HOP16(p) HOP4(p##0) HOP4(p##1) HOP4(p##2) HOP4(p##3)
+#define HOP64(p) HOP16(p##0) HOP16(p##1) HOP16(p##2) HOP16(p##3)
+HOP64(10) HOP64(11) HOP64(12) HOP64(13)
+#define HOP_AT(n) hop_##n,
+#define HOP_AT4(p) HOP_AT(p##0) HOP_AT(p##1) HOP_AT(p##2) HOP_AT(p##3)
+#define HOP_AT16(p) HOP_AT4(p##0) HOP_AT4(p##1) HOP_AT4(p##2) HOP_AT4(p##3)
+#define HOP_AT64(p) HOP_AT16(p##0) HOP_AT16(p##1) HOP_AT16(p##2) HOP_AT16(p##3)
+static int (*const hops[HOPS])(int) = {HOP_AT64(10) HOP_AT64(11) HOP_AT64(12) HOP_AT64(13)};
+
+TEST_NOINLINE static int hop_probe(int d)
+{
+    probe_ra = RA();
+    return d;
+}
+
+/* The chain's end, as the wrapper: the walk reports the hops' return addresses, last first. */
+TEST_NOINLINE static int hop_leaf(int d)
+{
+    int r = core(__builtin_frame_address(0));
+    sink = r;
+    return r + d;
+}
+
+/* warm: the walks the cache may take to settle (random evictions on a full cache). */
+static void check_cache(const char *when, unsigned warm)
+{
+    unsigned chain[HOP_CHAIN], best = 0, best_n = 0;
+
+    for (unsigned i = 0; i < HOPS; i++) {
+        hop_next[0] = hop_probe;
+        hops[i](0);
+        hop_ra[i] = probe_ra;
+    }
+    /* The row holding most of the hops' return addresses. */
+    for (unsigned i = 0; i < HOPS; i++) {
+        unsigned n = 0;
+        for (unsigned j = 0; j < HOPS; j++)
+            n += cache_row(hop_ra[j]) == cache_row(hop_ra[i]);
+        if (n > best_n) {
+            best_n = n;
+            best = i;
+        }
+    }
+    if (best_n < HOP_CHAIN)
+        fail("cache: too few return addresses share a row", best_n);
+    for (unsigned i = 0, n = 0; i < HOPS && n < HOP_CHAIN; i++)
+        if (cache_row(hop_ra[i]) == cache_row(hop_ra[best]))
+            chain[n++] = i;
+    for (unsigned d = 0; d + 1 < HOP_CHAIN; d++)
+        hop_next[d] = hops[chain[d + 1]];
+    hop_next[HOP_CHAIN - 1] = hop_leaf;
+
+    unsigned long misses = 0;
+    for (unsigned walk = 0; walk < warm + SETTLED; walk++) {
+        if (walk == warm)
+            misses = cache_misses();
+        hops[chain[0]](0);
+        if (ngot < HOP_CHAIN + 1u)
+            fail("cache: too few frames", walk);
+        for (unsigned d = 0; d < HOP_CHAIN; d++)
+            if (got[d] != hop_ra[chain[HOP_CHAIN - 1 - d]])
+                fail("cache: wrong return address at depth", d);
+    }
+    misses = cache_misses() - misses;
+    if (misses != 0) {
+        out("FAIL " TEST_NAME ": cache ");
+        out(when);
+        out_num(": ", misses, 0);
+        out_num(" descriptions read from code in ", SETTLED, 0);
+        out_num(" walks after ", warm, 0);
+        out_num(" (row ", cache_row(hop_ra[best]), 0);
+        out_num(", ", best_n, 0);
+        out(" return addresses in it)\n");
+        t_syscall(SYS_EXIT, 1, 0, 0, 0, 0, 0);
+    }
+}
+#endif
+
 int main(void)
 {
+#if TEST_CACHE
+    check_cache("empty", 1);
+#endif
     check_chain();
     unsigned chain = ngot;
     region_setup();
@@ -383,6 +488,9 @@ int main(void)
     for (unsigned i = 0; i < TEST_ITERS; i++)
         corrupt_once(i);
     check_chain();
+#if TEST_CACHE
+    check_cache("filled by the corrupted walks", 32);
+#endif
     out("ok " TEST_NAME ":");
     out_num(" real chain ", chain, 0);
     out_num(" frames; ", TEST_ITERS, 0);
@@ -390,6 +498,10 @@ int main(void)
     out_num(" pcs) and ", TEST_ITERS, 0);
     out_num(" of forged stacks (", total_pcs, 0);
     out(" pcs),");
+#if TEST_CACHE
+    out_num(" a cache row of ", HOP_CHAIN, 0);
+    out(" return addresses settled,");
+#endif
     out(" no fault\n");
     return 0;
 }

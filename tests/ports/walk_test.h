@@ -64,6 +64,18 @@ static inline void walk_random(uintptr_t lo, uintptr_t hi, uintptr_t (*junk)(voi
     r.fp = junk();
     msamp_mips64_walk(&r, r.sp, &b, fn, arg);
 }
+#if MSAMP_MIPS64_CACHE_BITS > 0 && defined(MSAMP_MIPS64_TEST_HOOKS)
+/* The scanner's cache of descriptions (tests/ports/ports.mk builds the port with its test hooks). */
+#define TEST_CACHE 1
+static inline unsigned long cache_misses(void)
+{
+    return msamp_mips64_describes;
+}
+static inline unsigned cache_row(uintptr_t pc)
+{
+    return msamp_mips64_cache_row(pc);
+}
+#endif
 
 #elif defined(__x86_64__)
 #define SYS_WRITE 1
@@ -85,6 +97,10 @@ static inline void walk_random(uintptr_t lo, uintptr_t hi, uintptr_t (*junk)(voi
 
 #else
 #error "walk_test: no support for this architecture yet"
+#endif
+
+#ifndef TEST_CACHE
+#define TEST_CACHE 0
 #endif
 
 #if TEST_FRAME_WALKER
