@@ -104,7 +104,7 @@ test-drain-merge: $(DRAIN_T_TOOLS) ## drain: merge of profiles
 	@tests/need.sh go
 	$(DRAIN_T_ENV) tests/drain/t_merge.sh
 
-bench-drain: host_tools/drain $(DRAIN_T)/gen ## drain: decode throughput, profile write time, peak memory
+bench-drain: host_tools/drain $(DRAIN_T)/gen ## drain: decode throughput, profile write time, peak memory, instructions (BENCH_DRAIN_BASELINE=other drain beside)
 	T=$(DRAIN_T) tests/drain/bench.sh
 
 test-drain-verdict-cover: $(DRAIN_T_TOOLS) $(DRAIN_T)/verdict_app ## drain: 95 % intervals contain the truth for 90-99 % of (site, run) pairs; variances in the profile, summed by merge
