@@ -10,17 +10,14 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "msamp_decode.h"
 #include "prof_codec.h"
 
-/* A gzip file written with raw deflate (level 1, like Go's runtime/pprof: profiles are written
- * often, read rarely), header and trailer by hand: the bytes zlib's gzdopen(fd, "wb1") writes,
- * with msamp_crc32 for the CRC (folded with PCLMULQDQ where there is one). e: errno of a failure. */
+/* A gzip file written by zlib's deflate with its gzip wrapper (level 1, like Go's runtime/pprof:
+ * profiles are written often, read rarely): the bytes zlib's gzdopen(fd, "wb1") writes, without
+ * gzFile's copy through its own buffer. e: errno of a failure. */
 struct gz_out {
     int fd, e;
     z_stream z;
-    uint32_t crc;
-    uint64_t size;
     uint8_t buf[1u << 16];
 };
 
@@ -43,9 +40,6 @@ static int gz_put(struct gz_out *g, const uint8_t *p, size_t n)
 /* Compresses n bytes (flush: Z_NO_FLUSH, or Z_FINISH at the end) to the file. */
 static int gz_deflate(struct gz_out *g, const uint8_t *p, size_t n, int flush)
 {
-    if (n)
-        g->crc = msamp_crc32(g->crc, p, n);
-    g->size += n;
     g->z.next_in = (Bytef *)(uintptr_t)p; /* zlib does not write through it */
     do {
         size_t now = n > (1u << 30) ? 1u << 30 : n;
@@ -107,7 +101,7 @@ int prof_write_file(const struct prof *p, const char *path, char *err, size_t er
     } else {
         gz = xcalloc(1, sizeof(*gz));
         gz->fd = fd;
-        if (deflateInit2(&gz->z, 1, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        if (deflateInit2(&gz->z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
             e = ENOMEM;
             close(fd);
             free(gz);
@@ -116,20 +110,10 @@ int prof_write_file(const struct prof *p, const char *path, char *err, size_t er
     }
     if (gz) {
         step = "write";
-        /* gzip's header as zlib writes it at level 1: no name, no time, XFL 4 (fastest), Unix. */
-        static const uint8_t head[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 4, 3};
         /* Encoded and compressed a chunk at a time: the whole encoding is never in memory. */
-        rc = gz_put(gz, head, sizeof(head)) ? -1 : prof_encode_to(p, &b, gz_sink, gz);
+        rc = prof_encode_to(p, &b, gz_sink, gz);
         if (rc == 0)
             rc = gz_deflate(gz, NULL, 0, Z_FINISH);
-        if (rc == 0) {
-            uint8_t tail[8];
-            for (int i = 0; i < 4; i++) {
-                tail[i] = (uint8_t)(gz->crc >> (8 * i));
-                tail[4 + i] = (uint8_t)(gz->size >> (8 * i)); /* ISIZE: the size mod 2^32 */
-            }
-            rc = gz_put(gz, tail, sizeof(tail));
-        }
         e = gz->e;
         deflateEnd(&gz->z);
         free(gz);
