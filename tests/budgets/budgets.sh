@@ -175,7 +175,7 @@ if [ "${BUDGETS_SELFTEST:-}" = 1 ]; then
   low=$out/selftest.tsv
   awk -F'\t' -v OFS='\t' 'FNR == NR { v[$1] = $2; next }
     /^#/ || /^[ \t]*$/ { print; next }
-    $1 in v && v[$1] > 0 { $2 = (v[$1] ~ /\./) ? sprintf("%.2f", v[$1] - 0.01) : v[$1] - 1 } { print }' \
+    $1 in v && v[$1] > 0 { $2 = (v[$1] ~ /\./) ? sprintf("%.2f", v[$1] - 0.01) : sprintf("%.0f", v[$1] - 1) } { print }' \
     "$measured" "$table" >"$low"
   want=$(awk -F'\t' '$2 > 0' "$measured" | wc -l)
   # shellcheck disable=SC2086 # one argument per prefix
