@@ -12,60 +12,25 @@
 
 #include "prof_codec.h"
 
-/* A gzip file written by zlib's deflate with its gzip wrapper (level 1, like Go's runtime/pprof:
- * profiles are written often, read rarely): the bytes zlib's gzdopen(fd, "wb1") writes, without
- * gzFile's copy through its own buffer. e: errno of a failure. */
-struct gz_out {
-    int fd, e;
-    z_stream z;
-    uint8_t buf[1u << 16];
+/* prof_encode_to's sink: the encoding so far, compressed into the file (errno kept in *e). */
+struct gz_sink {
+    gzFile gz;
+    int e;
 };
 
-static int gz_put(struct gz_out *g, const uint8_t *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(g->fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            g->e = w < 0 && errno ? errno : EIO;
-            return -1;
-        }
-        p += w;
-        n -= (size_t)w;
-    }
-    return 0;
-}
-
-/* Compresses n bytes (flush: Z_NO_FLUSH, or Z_FINISH at the end) to the file. */
-static int gz_deflate(struct gz_out *g, const uint8_t *p, size_t n, int flush)
-{
-    g->z.next_in = (Bytef *)(uintptr_t)p; /* zlib does not write through it */
-    do {
-        size_t now = n > (1u << 30) ? 1u << 30 : n;
-        g->z.avail_in = (uInt)now;
-        n -= now;
-        int zr;
-        do {
-            g->z.next_out = g->buf;
-            g->z.avail_out = sizeof(g->buf);
-            zr = deflate(&g->z, n ? Z_NO_FLUSH : flush);
-            if (zr == Z_STREAM_ERROR) {
-                g->e = EIO;
-                return -1;
-            }
-            if (gz_put(g, g->buf, sizeof(g->buf) - g->z.avail_out))
-                return -1;
-        } while (g->z.avail_out == 0 || (flush == Z_FINISH && !n && zr != Z_STREAM_END));
-    } while (n > 0);
-    return 0;
-}
-
-/* prof_encode_to's sink: the encoding so far, compressed into the file. */
 static int gz_sink(void *ctx, struct buf *b)
 {
-    if (gz_deflate(ctx, b->p, b->len, Z_NO_FLUSH))
-        return -1;
+    struct gz_sink *g = ctx;
+    size_t off = 0;
+    while (off < b->len) {
+        unsigned chunk = b->len - off > (1u << 30) ? 1u << 30 : (unsigned)(b->len - off);
+        errno = 0;
+        if (gzwrite(g->gz, b->p + off, chunk) != (int)chunk) {
+            g->e = errno ? errno : EIO;
+            return -1;
+        }
+        off += chunk;
+    }
     b->len = 0;
     return 0;
 }
@@ -95,30 +60,26 @@ int prof_write_file(const struct prof *p, const char *path, char *err, size_t er
     int e = 0, rc = -1;
     int fd = direct ? open(tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)
                     : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    struct gz_out *gz = NULL;
+    gzFile gz = NULL;
     if (fd < 0) {
         e = errno;
     } else {
-        gz = xcalloc(1, sizeof(*gz));
-        gz->fd = fd;
-        if (deflateInit2(&gz->z, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        /* Level 1 like Go's runtime/pprof: profiles are written often, read rarely. */
+        gz = gzdopen(fd, "wb1");
+        if (!gz) {
             e = ENOMEM;
             close(fd);
-            free(gz);
-            gz = NULL;
         }
     }
     if (gz) {
         step = "write";
         /* Encoded and compressed a chunk at a time: the whole encoding is never in memory. */
-        rc = prof_encode_to(p, &b, gz_sink, gz);
-        if (rc == 0)
-            rc = gz_deflate(gz, NULL, 0, Z_FINISH);
-        e = gz->e;
-        deflateEnd(&gz->z);
-        free(gz);
+        struct gz_sink sink = {gz, 0};
+        rc = prof_encode_to(p, &b, gz_sink, &sink);
+        e = sink.e;
         errno = 0;
-        if (close(fd) != 0 && rc == 0) { /* a full disk may show here */
+        int zc = gzclose(gz); /* flushes: a full disk shows here */
+        if (zc != Z_OK && rc == 0) {
             e = errno ? errno : EIO;
             rc = -1;
         }
