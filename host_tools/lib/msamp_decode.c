@@ -536,10 +536,14 @@ static void frame_good(struct msamp_dec *d)
     }
     if (d->have_seq && !boot)
         lost = (uint8_t)(seq - d->last_seq - 1u);
-    /* Shifted by the frames this one advances over (seq - last_seq of them), the lost among them
-     * set; a boot starts afresh. */
-    uint64_t shifted = lost >= 32u ? 0 : (uint64_t)d->missed << (lost + 1u);
-    d->missed = boot || !d->have_seq ? 0 : (uint32_t)(shifted | (lost >= 32u ? ~0ull : (1ull << lost) - 1u));
+    /* Shifted by the frames this one advances over (lost + 1 of them), the lost among them set;
+     * a boot starts afresh. */
+    if (boot || !d->have_seq)
+        d->missed = 0;
+    else if (lost >= 32u)
+        d->missed = ~0u;
+    else
+        d->missed = (uint32_t)((uint64_t)d->missed << (lost + 1u) | ((1ull << lost) - 1u));
     d->have_seq = 1;
     d->last_seq = seq;
     d->st.frames_ok++;
