@@ -34,16 +34,29 @@
 /* q16 of a keep decision that always keeps. */
 #define MSAMP_THIN_ONE 65536u
 
-/* x = s / r in Q16, saturated at 64 (where exp(-x) is below 2^-92: p is 1 to Q32). */
+/* x = s / r in Q16, rounded down, saturated at 64 (where exp(-x) is below 2^-92: p is 1 to Q32).
+ * The whole part is one division (below 64); the fraction's 16 bits come by long division of the
+ * remainder (rem < r: no overflow, no 64-bit division), so x keeps 16 fraction bits at every r.
+ * (Its first form took (s << 10) / r, which is 0 for s < r / 1024: a block of 24 B read as 0 B at
+ * r = 32 KiB, and the small-x branch of msamp_thin_q16 then returned q16 > 65536.) */
 MSAMP_THIN_HELPER uint32_t msamp_thin_x_q16(MSAMP_THIN_WORD s, uint32_t r)
 {
     if (s == 0)
         s = 1;
     if (r <= 1u || s / 64u >= r)
         return 64u << 16;
-    if (r >= 65536u)
-        return (uint32_t)(s / (r >> 16)); /* s < 64 r: the quotient is below 2^23 */
-    return (uint32_t)(((uint32_t)s << 10) / r) << 6; /* s < 64 r < 2^22 */
+    uint32_t whole = (uint32_t)(s / r); /* s < 64 r */
+    uint32_t rem = (uint32_t)(s - (MSAMP_THIN_WORD)whole * r), frac = 0;
+    for (unsigned i = 0; i < 16u; i++) {
+        frac <<= 1;
+        if (rem >= r - rem) { /* 2 rem >= r, without forming 2 rem */
+            rem -= r - rem;
+            frac |= 1u;
+        } else {
+            rem <<= 1;
+        }
+    }
+    return (whole << 16) | frac;
 }
 
 /* p(x) = 1 - exp(-x) in Q32 (saturated at 2^32 - 1), x in Q16 (at most 64 << 16). */
@@ -86,14 +99,20 @@ static inline uint32_t msamp_thin_q16(MSAMP_THIN_WORD s, uint32_t r_from, uint32
     if (r_to <= r_from)
         return MSAMP_THIN_ONE;
     uint32_t x_from = msamp_thin_x_q16(s, r_from), x_to = msamp_thin_x_q16(s, r_to);
-    if (x_from >= 4096u) /* x >= 1/16: p has 28 good bits in Q32 */
-        return msamp_thin_ratio_q16(msamp_thin_p_q32(x_to), msamp_thin_p_q32(x_from));
+    if (x_from >= 4096u) { /* x >= 1/16: p has 28 good bits in Q32 */
+        uint32_t q = msamp_thin_ratio_q16(msamp_thin_p_q32(x_to), msamp_thin_p_q32(x_from));
+        return q != 0 ? q : 1u;
+    }
     /* Small x: p(x) = x g(x), g(x) = 1 - x/2 + x^2/6 - ..., so q = (r_from / r_to) g(x_to) /
      * g(x_from), the ratio of the g's in [1, 1.04): r (1 + (g_to - g_from) / g_from). */
     uint32_t g_from = 65536u - x_from / 2u + (x_from * x_from) / (6u * 65536u);
     uint32_t g_to = 65536u - x_to / 2u + (x_to * x_to) / (6u * 65536u);
-    uint32_t r = msamp_thin_ratio_q16(r_from, r_to);
-    return r + r * (g_to - g_from) / g_from;
+    int32_t r = (int32_t)msamp_thin_ratio_q16(r_from, r_to);
+    /* g_to >= g_from but for a rounding step of 1 either way: signed (|r d| < 2^28). */
+    int32_t q = r + r * ((int32_t)g_to - (int32_t)g_from) / (int32_t)g_from;
+    /* q16 in [1, 65536]: a coin keeps with probability q16 / 65536 exactly, and the host
+     * weights a kept entry by 65536 / q16, only while that holds. */
+    return q < 1 ? 1u : q > (int32_t)MSAMP_THIN_ONE ? MSAMP_THIN_ONE : (uint32_t)q;
 }
 
 /* The coin of slot in thinning epoch `epoch`: murmur3's fmix32 of the three. */
