@@ -73,6 +73,10 @@ struct simdev {
     uint64_t drops_stack_full, evictions, raises[MSAMP_INTERVAL_REASONS], thinned;
     double last_w;  /* the allocation-time weight of the latest sample */
     int last_full;  /* the latest sample's stack id was MSAMP_WIRE_STACK_FULL */
+    /* Called when a raise's thinning changes a live entry's weight by dw (a kept one: w (f - 1);
+     * a thinned one: -w): a reader's allocated follows it (docs/ADAPTIVE.md). NULL: none. */
+    void (*thin_hook)(void *ctx, uint64_t leaf, uint64_t size, double dw);
+    void *thin_ctx;
 };
 
 static uint64_t sim_rand(struct simdev *d)
@@ -223,9 +227,14 @@ static void sim_set_interval(struct simdev *d, uint64_t to, unsigned reason)
                 continue;
             uint32_t q = msamp_thin_q16(size, (uint32_t)r, (uint32_t)to);
             if (msamp_thin_keep(i, d->epoch, d->session_id, q)) {
-                d->live[i].w *= 65536.0 / q;
+                double w = d->live[i].w * (65536.0 / q);
+                if (d->thin_hook)
+                    d->thin_hook(d->thin_ctx, d->live[i].leaf, d->live[i].size, w - d->live[i].w);
+                d->live[i].w = w;
                 d->live[i].interval = to;
             } else {
+                if (d->thin_hook)
+                    d->thin_hook(d->thin_ctx, d->live[i].leaf, d->live[i].size, -d->live[i].w);
                 sim_htake(d, d->live[i].addr);
                 sim_release(d, i);
                 d->thinned++;
