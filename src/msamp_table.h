@@ -133,9 +133,10 @@ static inline uint32_t msamp_live_bucket_of(uint32_t slot)
 /* The slots a block may take: way 0 of its home bucket and of the 3 buckets after it (wrapping
  * round the table), then way 1 of the four, and so on: its reach, MSAMP_LIVE_REACH slots in the
  * order a sample takes the first free one, so the low ways fill first (the shortest varints) and a
- * sample goes to the least full of its four buckets. Four buckets' reach refuses about 1 sample in
- * 10^5 at half load and 1 in 100 at three quarters (8 ways; one bucket: 3 % and 12 %), and costs
- * the lookups of a sampled block and the mask's rebuild when one is freed. */
+ * sample goes to the least full of its four buckets. Four buckets' reach refuses none of
+ * unit-spread's heap-like samples at half load and about 1 in 2000 at three quarters (8 ways; one
+ * bucket: 3 % and 12 %), and costs the lookups of a sampled block and the mask's rebuild when one
+ * is freed. */
 #define MSAMP_LIVE_REACH_BUCKETS 4u
 #define MSAMP_LIVE_REACH (MSAMP_LIVE_REACH_BUCKETS * MSAMP_CFG_LIVE_WAYS)
 
