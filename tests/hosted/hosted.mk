@@ -60,6 +60,14 @@ TESTS += hosted-heap
 test-hosted-heap: $(HT)/heap_app host_tools/drain ## glibc's mallinfo2 through the HEAP record: drain's free figures within 1 % of the program's own at exit
 	tests/hosted/heap.sh $(HT)/heap_app host_tools/drain $(HT)/heap
 
+$(HT)/table_app: tests/hosted/table_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) $< $$($(call HT_PC,hosted)) -o $@
+
+TESTS += hosted-table
+test-hosted-table: $(HT)/table_app host_tools/drain ## The live table at 15 % load, every allocation sampled (issue 36): 10 100 live blocks at glibc's strides, none refused, in-use exact
+	tests/hosted/table.sh $(HT)/table_app host_tools/drain $(HT)/table
+
 test-hosted-e2e: $(HT)/e2e_app $(HT)/msamp_check ## Hosted end to end: known sites, stacks and estimates within 4.5 sd
 	tests/hosted/e2e.sh $(HT)/e2e_app $(HT)/msamp_check $(HT)/e2e
 

@@ -49,7 +49,8 @@ postmortem-hostile-run:
 # A hosted program's gdb core (t_gcore.sh, gcore_app.c): the program linked with the hosted port
 # as a PIE (Debian's default) and with -no-pie, stopped by itself at a known point, its core taken
 # with gcore and read with --core --elf: the in-use profile equal to its own stream's; the core with
-# its NT_FILE note damaged (mutcore.py) and the other build's ELF under ASan+UBSan.
+# its NT_FILE note damaged (mutcore.py) and the other build's ELF under ASan+UBSan; and
+# tests/hosted/table_app.c, every block sampled, its core's in-use exact (issue 36).
 PM_GCORE_CFLAGS := -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -fno-builtin-malloc \
 	-fno-optimize-sibling-calls -fno-omit-frame-pointer
 PM_GCORE_PC = $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags --libs msamp)
@@ -59,12 +60,17 @@ $(PM_OUT)/gcore_app: tests/postmortem/gcore_app.c $(BUILD)/hosted/libmsamp.a $(B
 $(PM_OUT)/gcore_app_nopie: tests/postmortem/gcore_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
 	@mkdir -p $(@D)
 	$(CC) $(PM_GCORE_CFLAGS) -no-pie $< $(PM_GCORE_PC) -o $@
+$(PM_OUT)/table_app: tests/hosted/table_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) $(PM_GCORE_CFLAGS) $< $(PM_GCORE_PC) -o $@
 TESTS += postmortem-hosted-gcore
 .PHONY: test-postmortem-hosted-gcore
-test-postmortem-hosted-gcore: ## Post-mortem: a hosted program (PIE and -no-pie, default table size) stopped, its gdb core read by drain --core --elf, equal to its stream
+test-postmortem-hosted-gcore: ## Post-mortem: a hosted program (PIE and -no-pie, default table size) stopped, its gdb core read by drain --core --elf, equal to its stream; every block of table_app.c's 10 100 in its core
 	@tests/need.sh gdb gcore python3
-	@$(MAKE) --no-print-directory -s $(PM_TOOLS) $(PM_OUT)/gcore_app $(PM_OUT)/gcore_app_nopie
-	@DRAIN=host_tools/drain DRAIN_ASAN=$(BUILD)/drain/drain-asan tests/postmortem/t_gcore.sh $(PM_OUT)/gcore $(PM_OUT)/gcore_app \
+	@$(MAKE) --no-print-directory -s $(PM_TOOLS) $(PM_OUT)/gcore_app $(PM_OUT)/gcore_app_nopie \
+		$(PM_OUT)/table_app
+	@DRAIN=host_tools/drain DRAIN_ASAN=$(BUILD)/drain/drain-asan TABLE_APP=$(PM_OUT)/table_app \
+		tests/postmortem/t_gcore.sh $(PM_OUT)/gcore $(PM_OUT)/gcore_app \
 		$(PM_OUT)/gcore_app_nopie
 
 # The dump reader's fuzzer. Its inputs are memory images (the seeds are 6-47 KB), so its own

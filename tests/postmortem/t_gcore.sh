@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Usage: tests/postmortem/t_gcore.sh OUTDIR APP...   (environment: DRAIN, default host_tools/drain;
-#   DRAIN_ASAN, with two APPs, PIE then -no-pie: hostile cores, below)
+#   DRAIN_ASAN, with two APPs, PIE then -no-pie: hostile cores, below; TABLE_APP: the live table at
+#   15 % load, below)
 # Post-mortem of a hosted program's gdb core (docs/POSTMORTEM.md, "Hosted programs"): each APP
 # (tests/postmortem/gcore_app.c linked with the hosted port: a PIE, Debian's default, and a
 # -no-pie build) runs at the default table size (65536 live slots) with MSAMP_INTERVAL=4096, sends
@@ -10,6 +11,9 @@
 # symbolized: each site's function must be there) and the in-use section of --top (bytes, objects
 # and samples per site) must be equal. The PIE's core must report the load bias drain found; the
 # core read without --elf (the block found by scanning) must hold the same in-use total.
+# TABLE_APP (tests/hosted/table_app.c, run with "stop" and MSAMP_INTERVAL=1: every block sampled,
+# 10 100 live at the default 65536 slots, issue 36): its core must read the exact in-use, the
+# 1000 B site 10 000 000 bytes in 10 000 objects and the 64 KiB site 6 553 600 in 100.
 set -u
 out=$1
 shift
@@ -137,5 +141,53 @@ if [ -n "${DRAIN_ASAN:-}" ] && [ $# = 2 ]; then
     fi
   done
   set -- "$pie" "$nopie"
+fi
+# Runs "$@" (the program and its arguments) with its stream in $dir, waits for it to stop itself,
+# takes its core; sets pid and core. Returns 1 (after saying why) when there is no core.
+stop_and_core() {
+  "$@" &
+  pid=$!
+  local state= _
+  for _ in $(seq 300); do
+    state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)
+    [ "$state" = T ] && break
+    [ -z "$state" ] && break
+    sleep 0.1
+  done
+  if [ "$state" != T ]; then
+    fail "$1: did not stop itself (state '${state}')"
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    return 1
+  fi
+  timeout 120 gcore -o "$dir/core" "$pid" >"$dir/gcore.log" 2>&1
+  local grc=$?
+  kill -CONT "$pid"
+  wait "$pid" || fail "$1: the program exited $?"
+  core="$dir/core.$pid"
+  if [ $grc != 0 ] || [ ! -s "$core" ]; then
+    fail "$1: gcore exit $grc (ptrace not allowed?)"
+    return 1
+  fi
+}
+if [ -n "${TABLE_APP:-}" ]; then
+  app=$(realpath "$TABLE_APP")
+  name=$(basename "$app")
+  dir=$out/$name
+  mkdir -p "$dir"
+  echo "== $name (every block sampled, 10 100 live)"
+  if MSAMP_OUTPUT="$dir/stream.%p.bin" MSAMP_INTERVAL=1 stop_and_core "$app" stop; then
+    "$drain" --core "$core" --elf "$app" --top 10 -o "$dir/core.pb.gz" >"$dir/core.top" \
+      2>"$dir/core.err" || fail "$name: drain --core --elf: $(cat "$dir/core.err")"
+    for want in "live_small 10000000 10000" "live_large 6553600 100"; do
+      read -r site bytes objects <<<"$want"
+      got=$(inuse "$dir/core.top" | grep " $site " | awk '{print $1, $2}')
+      if [ "$got" = "$bytes $objects" ]; then
+        ok "$name: core: $site in use $bytes bytes in $objects objects"
+      else
+        fail "$name: core: $site in use '$got' (bytes objects), want '$bytes $objects'"
+      fi
+    done
+  fi
 fi
 [ $nfail = 0 ] && echo "PASS: $# programs" || { echo "FAILED: $nfail"; exit 1; }

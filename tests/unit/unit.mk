@@ -189,3 +189,15 @@ BENCHES += thin
 bench-thin: $(UNIT_OUT)/bench_thin ## Adaptive interval: instructions of a thinning pass and per slot, against a sampled malloc+free
 	@tests/need.sh valgrind
 	@tests/unit/bench_thin.sh $(UNIT_OUT)/bench_thin
+
+# The live table at heap-like addresses (strided, page-sized, freed and reused) at 1/2 and 3/4
+# load, at 256, 1024 and 65536 slots.
+$(UNIT_OUT)/test_spread_%: tests/unit/test_spread.c src/msamp_live.c src/msamp_table_dump.c \
+		src/msamp_sampler.c $(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_LIVE_CAPACITY=$* $(filter %.c,$^) -o $@
+TESTS += unit-spread
+test-unit-spread: $(UNIT_OUT)/test_spread_256 $(UNIT_OUT)/test_spread_1024 $(UNIT_OUT)/test_spread_65536
+	$(UNIT_RUN) $(UNIT_OUT)/test_spread_256
+	$(UNIT_RUN) $(UNIT_OUT)/test_spread_1024
+	$(UNIT_RUN) $(UNIT_OUT)/test_spread_65536
