@@ -1622,6 +1622,36 @@ void session_interval_summary(const struct session *s, char *out, size_t n)
 #undef APPEND
 }
 
+uint64_t session_frees_received(const struct session *s)
+{
+    /* The device counts a FREE record (of a live block, moved, or of a slot the reader does not
+     * know live) and a REALLOC's old block as frees. */
+    return s->n.frees + s->n.chains_moved + s->n.unknown_frees + s->n.drop_frees + s->n.reallocs;
+}
+
+void session_frees_text(const struct session *s, char *text, size_t n)
+{
+    const uint64_t part[4] = {s->n.frees, s->n.reallocs, s->n.chains_moved,
+                              s->n.unknown_frees + s->n.drop_frees};
+    static const char *const what[4] = {"FREE records of live sampled blocks",
+                                        "reallocs that moved a sampled block",
+                                        "FREE records of chains moved to unsampled blocks",
+                                        "FREE records of slots not known live"};
+    int len = snprintf(text, n, "%llu frees", (unsigned long long)session_frees_received(s));
+    if (part[0] == session_frees_received(s))
+        return;
+    const char *sep = " (";
+    for (int k = 0; k < 4 && len >= 0 && (size_t)len < n; k++) {
+        if (part[k] == 0)
+            continue;
+        len += snprintf(text + len, n - (size_t)len, "%s%llu %s", sep, (unsigned long long)part[k],
+                        what[k]);
+        sep = " + ";
+    }
+    if (len >= 0 && (size_t)len < n)
+        snprintf(text + len, n - (size_t)len, ")");
+}
+
 int session_completeness(const struct session *s, int final, char *text, size_t n)
 {
     if (!s->have_end) {
@@ -1630,9 +1660,7 @@ int session_completeness(const struct session *s, int final, char *text, size_t 
                                 : "no END yet (the stream goes on)");
         return 0;
     }
-    /* The device counts a FREE record and a REALLOC's old block as frees. */
-    uint64_t samples = s->n.samples, frees = s->n.frees + s->n.unknown_frees + s->n.chains_moved +
-                                             s->n.reallocs;
+    uint64_t samples = s->n.samples, frees = session_frees_received(s);
     uint64_t lost = (s->end_samples > samples ? s->end_samples - samples : 0) +
                     (s->end_frees > frees ? s->end_frees - frees : 0);
     if (lost == 0) {

@@ -430,6 +430,14 @@ uint64_t session_device_drops(const struct session *s);
 /* Allocation failures of a kind (enum msamp_wire_fail): the device's count (FAIL.count, which
  * includes failures whose record was lost), never below the records received. */
 uint64_t session_failures(const struct session *s, unsigned kind);
+/* The frees received as the device counts them (its END record's): FREE records (of live sampled
+ * blocks, of chains moved to unsampled blocks, of slots not known live) and REALLOC records (a
+ * realloc's old block). */
+uint64_t session_frees_received(const struct session *s);
+/* "5300 frees (5001 FREE records of live sampled blocks + 299 reallocs that moved a sampled
+ * block)": session_frees_received and its parts that are not 0, or "N frees" when all are FREEs
+ * of live blocks. */
+void session_frees_text(const struct session *s, char *text, size_t n);
 /* Whether the session's stream is complete (docs/DRAIN.md "Completeness"): 1 when END came and
  * every sample and free it counts was received, else 0; text says so in one phrase ("stream
  * complete: ...", "stream ended without END: incomplete", or with END the events lost). final: the

@@ -490,17 +490,18 @@ void report_summary(FILE *f, const struct session *s, const struct built *b,
 {
     s = built_session(b, s);
     struct msamp_dec_stats l = session_stream_losses(s, dec_now);
-    char story[512], full[80] = "";
+    char story[512], full[80] = "", frees[320];
     session_interval_summary(s, story, sizeof(story));
+    session_frees_text(s, frees, sizeof(frees));
     if (s->n.stack_full)
         snprintf(full, sizeof(full), ", %llu samples under [stack table full]",
                  (unsigned long long)s->n.stack_full);
     fprintf(f,
-            "drain: session %d (id 0x%08x, %s): %llu samples, %llu frees; %s; stream losses: "
+            "drain: session %d (id 0x%08x, %s): %llu samples, %s; %s; stream losses: "
             "%llu bad frames, %llu lost frames, %llu bytes discarded, %llu malformed records; "
             "device drops %llu; reader: %llu lost frees, %llu unknown stacks%s; wrote %s\n",
             s->index, s->session_id, msamp_arch_get(s->arch)->name, (unsigned long long)s->n.samples,
-            (unsigned long long)s->n.frees, story, (unsigned long long)l.frames_bad,
+            frees, story, (unsigned long long)l.frames_bad,
             (unsigned long long)l.frames_lost, (unsigned long long)l.bytes_discarded,
             (unsigned long long)l.records_malformed,
             (unsigned long long)session_device_drops(s), (unsigned long long)s->n.lost_frees,
