@@ -110,7 +110,7 @@ summary() {
   case "$3" in
     id) echo "$line" | sed -n 's/.*(id \(0x[0-9a-f]*\),.*/\1/p' ;;
     samples) echo "$line" | sed -n 's/.*): \([0-9]*\) samples.*/\1/p' ;;
-    frees) echo "$line" | sed -n 's/.* \([0-9]*\) frees;.*/\1/p' ;;
+    frees) echo "$line" | sed -n 's/.*): [0-9]* samples, \([0-9]*\) frees.*/\1/p' ;;
     bad) echo "$line" | sed -n 's/.* \([0-9]*\) bad frames.*/\1/p' ;;
     lost) echo "$line" | sed -n 's/.* \([0-9]*\) lost frames.*/\1/p' ;;
     discarded) echo "$line" | sed -n 's/.* \([0-9]*\) bytes discarded.*/\1/p' ;;

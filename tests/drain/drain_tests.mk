@@ -16,7 +16,7 @@ DRAIN_T_ENV = DRAIN=$(DRAIN_T)/drain-asan DRAIN_REL=host_tools/drain T=$(DRAIN_T
 
 TESTS += drain-unit drain-cli drain-exit drain-model drain-adapt drain-symbolize drain-hosted \
 	drain-damage drain-inputs drain-merge drain-end drain-verdict-cover drain-verdict-diff \
-	drain-verdict-check
+	drain-verdict-check drain-marks
 BENCHES += drain
 
 $(DRAIN_T)/drain-asan: $(DRAIN_SRCS) $(DRAIN_HDRS) $(DRAIN_T_DEC)
@@ -55,9 +55,15 @@ $(DRAIN_T)/verdict_app: tests/drain/verdict_app.c $(BUILD)/hosted/libmsamp.a $(B
 	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags msamp) $< \
 	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --libs msamp) -o $@
 
+$(DRAIN_T)/refuse_app: tests/drain/refuse_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
+	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags msamp) $< \
+	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --libs msamp) -o $@
+
 DRAIN_T_TOOLS := host_tools/drain $(DRAIN_T)/drain-asan $(DRAIN_T)/gen $(DRAIN_T)/mangle
 DRAIN_T_HELPERS := $(DRAIN_T_TOOLS) $(DRAIN_T)/test_drain $(DRAIN_T)/symprog \
-	$(DRAIN_T)/symprog-nopie $(DRAIN_T)/hosted_app $(DRAIN_T)/verdict_app
+	$(DRAIN_T)/symprog-nopie $(DRAIN_T)/hosted_app $(DRAIN_T)/verdict_app $(DRAIN_T)/refuse_app
 .PHONY: drain-test-tools
 drain-test-tools: $(DRAIN_T_HELPERS) ## Build drain's test helpers (sanitized drain, generators)
 TEST_PREREQS += drain-test-tools
@@ -118,3 +124,7 @@ test-drain-verdict-diff: $(DRAIN_T_TOOLS) $(DRAIN_T)/verdict_app ## drain diff: 
 test-drain-verdict-check: $(DRAIN_T_TOOLS) $(DRAIN_T)/verdict_app ## drain check: pass, warn and fail with exit codes and JUnit; hostile SPECs and budget files exit 2
 	@tests/need.sh python3 xmllint
 	$(DRAIN_T_ENV) tests/drain/t_verdict_check.sh
+
+test-drain-marks: $(DRAIN_T_TOOLS) $(DRAIN_T)/refuse_app host_tools/msamp-dump ## drain: a live table that refuses samples marks its sites' in-use (">=", widened interval, "lower_bound", check WARN), records lost mark every estimate, a clean run stays exact and PASSes; the summary's frees are END's
+	@tests/need.sh python3
+	$(DRAIN_T_ENV) REFUSE_APP=$(DRAIN_T)/refuse_app MSAMP_DUMP=host_tools/msamp-dump tests/drain/t_marks.sh

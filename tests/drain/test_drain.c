@@ -643,7 +643,8 @@ static void adaptive_run(int coded)
     snprintf(want, sizeof(want), "; %llu live entries thinned",
              (unsigned long long)(out1 + out2 + out3));
     CHECK(strstr(text, want) != NULL);
-    CHECK(strstr(text, "frees; interval 32768 bytes now (first 4096), adapted: 3 raises") != NULL);
+    CHECK(strstr(text, " frees") != NULL &&
+          strstr(text, "); interval 32768 bytes now (first 4096), adapted: 3 raises") != NULL);
     free(text);
     built_free(&bt);
     session_free(s);

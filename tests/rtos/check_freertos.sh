@@ -34,13 +34,14 @@ stat() { sed -n "s/^msamp-freertos stats.* $1=\([0-9]*\).*/\1/p" "$console"; }
 R=$(stat interval)
 [ -n "$R" ] || { echo "FAIL: no stats line"; exit 1; }
 
-# drain's tables: "table task bytes samples" per row (the task column is 16 wide at column 39).
+# drain's tables: "table task bytes samples" per row (the task column is 16 wide at column 39; a
+# lower bound's bytes read ">=N": docs/VERDICTS.md "Marks").
 rows=$(awk '
   /^top [0-9]+ sites by in-use bytes/ { t = "inuse"; next }
   /^top [0-9]+ sites by allocated bytes/ { t = "alloc"; next }
   /^[a-z]/ { t = "" }
-  t != "" && $1 ~ /^[0-9]+$/ { task = substr($0, 65, 16); gsub(/^ +| +$/, "", task); gsub(/ /, "_", task)
-    print t, task, $1, $3, substr($0, 82) }' "$report")
+  t != "" && $1 ~ /^(>=)?[0-9]+$/ { task = substr($0, 65, 16); gsub(/^ +| +$/, "", task); gsub(/ /, "_", task)
+    v = $1; sub(/^>=/, "", v); print t, task, v, $3, substr($0, 82) }' "$report")
 [ -n "$rows" ] || { echo "FAIL: no rows in $report"; exit 1; }
 sum() { awk -v t="$1" -v k="$2" -v col="$3" '$1 == t && $2 == k { s += $col } END { print s + 0 }' <<<"$rows"; }
 nsites() { awk -v t="$1" -v k="$2" '$1 == t && $2 == k { n++ } END { print n + 0 }' <<<"$rows"; }

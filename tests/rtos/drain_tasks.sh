@@ -15,7 +15,8 @@ row() { awk -v t="$1" -v want="$2" '
   /^top [0-9]+ sites by in-use bytes/ { s = "inuse"; next }
   /^top [0-9]+ sites by allocated bytes/ { s = "alloc"; next }
   /^[a-z]/ { s = "" }
-  s == t && $1 ~ /^[0-9]+$/ { task = substr($0, 65, 16); gsub(/ +$/, "", task); if (task == want) print $1, $3 }' "$out/tasks.txt"; }
+  s == t && $1 ~ /^(>=)?[0-9]+$/ { task = substr($0, 65, 16); gsub(/ +$/, "", task); v = $1; sub(/^>=/, "", v)
+    if (task == want) print v, $3 }' "$out/tasks.txt"; }
 # producer: 200 bytes realloc'd to 400 at the same stack: in use one allocation of 400 bytes (a
 # realloc chain), allocated two blocks, 200 and 400 bytes, each sampled by its own size (allocated
 # counts every block the allocator returns, at its call: docs/DRAIN.md "Realloc chains");

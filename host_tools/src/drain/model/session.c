@@ -681,6 +681,17 @@ static void fill_slot(struct session *s, struct slot *sl, uint64_t size, uint64_
     set_live(s, sl);
 }
 
+/* A sample without a live slot (the device's live table was full, or an index beyond the cap):
+ * in use at site for all the reader knows, but not counted there (docs/VERDICTS.md "Marks"). */
+static void count_refused(struct session *s, uint32_t site, uint64_t size, double w)
+{
+    struct site_rare *rr = site_rare(s, site);
+    rr->refused++;
+    rr->refused_n += w;
+    rr->refused_b += w * (double)size;
+    s->n.refused++;
+}
+
 /* A sampled allocation now lives in slot (slot1 = index + 1; 0: untracked). */
 HOT_INLINE void on_alloc(struct session *s, uint64_t slot1, uint64_t size, uint64_t stack_id,
                          uint64_t ts, int ts_valid)
@@ -694,11 +705,11 @@ HOT_INLINE void on_alloc(struct session *s, uint64_t slot1, uint64_t size, uint6
     if (stack_id == MSAMP_WIRE_STACK_FULL)
         s->n.stack_full++;
     count_alloc(s, site, size, w);
-    if (slot1 == 0)
+    struct slot *sl = slot1 ? slot_at(s, slot1 - 1) : NULL;
+    if (!sl) {
+        count_refused(s, site, size, w);
         return;
-    struct slot *sl = slot_at(s, slot1 - 1);
-    if (!sl)
-        return;
+    }
     if (sl->live) {
         s->n.lost_frees++;
         count_free(s, sl, 0);
@@ -728,11 +739,13 @@ static void on_realloc_chain(struct session *s, struct slot *old, const struct m
     count_event(s, lsite);
     count_alloc(s, lsite, size, w);
     unset_live(s, old); /* not a free: the block lives on */
-    if (r->u.realloc.new_slot1 == 0)
-        return; /* untracked from here on: allocated, never freed for the reader */
-    struct slot *sl = slot_at(s, r->u.realloc.new_slot1 - 1);
-    if (!sl)
+    struct slot *sl = r->u.realloc.new_slot1 ? slot_at(s, r->u.realloc.new_slot1 - 1) : NULL;
+    if (!sl) {
+        /* untracked from here on: allocated, never freed for the reader; in use at the chain's
+         * first site */
+        count_refused(s, c.site, size, w);
         return;
+    }
     if (sl->live) {
         s->n.lost_frees++;
         count_free(s, sl, 0);
@@ -1474,6 +1487,7 @@ static void apply(struct session *s, const struct msamp_record *r)
         }
         break;
     case MSAMP_DEC_LOSS:
+        s->n.dec_losses++;
         s->snap_dirty = 1;
         s->settle_on = 0;
         break;
@@ -1635,6 +1649,112 @@ void session_interval_summary(const struct session *s, char *out, size_t n)
 #undef APPEND
 }
 
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+void session_marks_of(const struct session *s, const struct msamp_dec_stats *dec_now,
+                      struct session_marks *m)
+{
+    memset(m, 0, sizeof(*m));
+    m->refused = max_u64(s->n.refused, s->drops[MSAMP_DROP_LIVE_FULL]);
+    m->unattributed = max_u64(s->n.stack_full, s->drops[MSAMP_DROP_STACK_FULL]);
+    m->ring_records = s->drops[MSAMP_DROP_RING_RECORDS];
+    m->reentrant = s->drops[MSAMP_DROP_REENTRANT];
+    m->frames_lost = s->line_frames_lost;
+    if (dec_now) {
+        struct msamp_dec_stats l = session_stream_losses(s, dec_now);
+        m->frames_lost = max_u64(m->frames_lost, l.frames_lost + l.frames_bad);
+    } else if (s->n.dec_losses > m->frames_lost) {
+        m->frames_lost = s->n.dec_losses;
+    }
+    if (s->have_end) {
+        uint64_t frees = session_frees_received(s);
+        m->events_lost = (s->end_samples > s->n.samples ? s->end_samples - s->n.samples : 0) +
+                         (s->end_frees > frees ? s->end_frees - frees : 0);
+    }
+}
+
+int session_marks_lost(const struct session_marks *m)
+{
+    return m->ring_records || m->reentrant || m->frames_lost || m->events_lost;
+}
+
+int session_marks_any(const struct session_marks *m)
+{
+    return m->refused || m->unattributed || session_marks_lost(m);
+}
+
+void session_marks_text(const struct session_marks *m, char *text, size_t n)
+{
+    int len = 0;
+    text[0] = 0;
+#define APPEND(...)                                                                                \
+    do {                                                                                           \
+        if (len >= 0 && (size_t)len < n)                                                           \
+            len += snprintf(text + len, n - (size_t)len, __VA_ARGS__);                             \
+    } while (0)
+    if (m->refused)
+        APPEND("%llu samples refused by the live table (their sites' in-use a lower bound)",
+               (unsigned long long)m->refused);
+    if (m->unattributed)
+        APPEND("%s%llu samples under [stack table full] (every site's estimates a lower bound)",
+               len ? "; " : "", (unsigned long long)m->unattributed);
+    if (session_marks_lost(m)) {
+        APPEND("%srecords lost (", len ? "; " : "");
+        const char *sep = "";
+        if (m->ring_records) {
+            APPEND("%llu dropped by the ring", (unsigned long long)m->ring_records);
+            sep = ", ";
+        }
+        if (m->reentrant) {
+            APPEND("%s%llu reentrant allocations not sampled", sep,
+                   (unsigned long long)m->reentrant);
+            sep = ", ";
+        }
+        if (m->frames_lost) {
+            APPEND("%s%llu frames lost on the line", sep, (unsigned long long)m->frames_lost);
+            sep = ", ";
+        }
+        if (m->events_lost)
+            APPEND("%s%llu events of END's totals not received", sep,
+                   (unsigned long long)m->events_lost);
+        APPEND("): every estimate may be low");
+    }
+#undef APPEND
+}
+
+uint64_t session_frees_received(const struct session *s)
+{
+    /* The device counts a FREE record (of a live block, moved, or of a slot the reader does not
+     * know live) and a REALLOC's old block as frees. */
+    return s->n.frees + s->n.chains_moved + s->n.unknown_frees + s->n.drop_frees + s->n.reallocs;
+}
+
+void session_frees_text(const struct session *s, char *text, size_t n)
+{
+    const uint64_t part[4] = {s->n.frees, s->n.reallocs, s->n.chains_moved,
+                              s->n.unknown_frees + s->n.drop_frees};
+    static const char *const what[4] = {"FREE records of live sampled blocks",
+                                        "reallocs that moved a sampled block",
+                                        "FREE records of chains moved to unsampled blocks",
+                                        "FREE records of slots not known live"};
+    int len = snprintf(text, n, "%llu frees", (unsigned long long)session_frees_received(s));
+    if (part[0] == session_frees_received(s))
+        return;
+    const char *sep = " (";
+    for (int k = 0; k < 4 && len >= 0 && (size_t)len < n; k++) {
+        if (part[k] == 0)
+            continue;
+        len += snprintf(text + len, n - (size_t)len, "%s%llu %s", sep, (unsigned long long)part[k],
+                        what[k]);
+        sep = " + ";
+    }
+    if (len >= 0 && (size_t)len < n)
+        snprintf(text + len, n - (size_t)len, ")");
+}
+
 int session_completeness(const struct session *s, int final, char *text, size_t n)
 {
     if (!s->have_end) {
@@ -1643,11 +1763,20 @@ int session_completeness(const struct session *s, int final, char *text, size_t 
                                 : "no END yet (the stream goes on)");
         return 0;
     }
-    /* The device counts a FREE record and a REALLOC's old block as frees. */
-    uint64_t samples = s->n.samples, frees = s->n.frees + s->n.unknown_frees + s->n.chains_moved +
-                                             s->n.reallocs;
+    uint64_t samples = s->n.samples, frees = session_frees_received(s);
     uint64_t lost = (s->end_samples > samples ? s->end_samples - samples : 0) +
                     (s->end_frees > frees ? s->end_frees - frees : 0);
+    struct session_marks m;
+    session_marks_of(s, NULL, &m);
+    if (lost == 0 && session_marks_any(&m)) {
+        /* Every record arrived, but the device did not sample or track all it should have. */
+        char why[384];
+        session_marks_text(&m, why, sizeof(why));
+        snprintf(text, n, "stream incomplete: END received, all %llu samples and %llu frees of "
+                          "the device arrived, but %s",
+                 (unsigned long long)s->end_samples, (unsigned long long)s->end_frees, why);
+        return 0;
+    }
     if (lost == 0) {
         snprintf(text, n, "stream complete: END received, all %llu samples and %llu frees of the "
                           "device",

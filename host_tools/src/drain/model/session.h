@@ -125,7 +125,7 @@ struct site_peak {
 };
 
 /* A site's rare totals (session.rare, by site; session_site_rare): only sites with a culled
- * allocation or a FAIL record have one. */
+ * allocation, a FAIL record or a refused sample have one. */
 struct site_rare {
     /* Allocations freed younger than the session's min_life_s: taken out of the allocated (and
      * freed) totals, counted here. */
@@ -137,6 +137,13 @@ struct site_rare {
     /* Of a site without a stack (def SITE_DEF_NONE, which it never returns to once defined),
      * its samples of ALLOC/REALLOC records (not snapshots): the profile's samples_unknown_stack. */
     uint64_t events;
+    /* Samples received without a live slot (slot 0: the device's live table was full, or an index
+     * beyond drain's cap): allocated, but never in use nor freed for the reader. The site whose
+     * in-use they would count in (a realloc chain's first site), and their weights w and
+     * w * size: its in-use estimate is a lower bound, at most this much low (docs/VERDICTS.md
+     * "Marks"). */
+    uint64_t refused;
+    double refused_n, refused_b;
 };
 
 /* RTOS devices: the chain of the sites of the same stack for other tasks (session.link, by site;
@@ -214,6 +221,8 @@ struct session_counts {
     /* FREEs of a slot not known live once the device reported dropped records (DROPS
      * ring_records): the ALLOC was among the drops (at most as many as it reported). */
     uint64_t drop_frees;
+    uint64_t refused;             /* samples received without a live slot (site_rare.refused) */
+    uint64_t dec_losses;          /* the decoder's loss marks (bytes discarded, a gap) */
     uint64_t site_limit;          /* samples folded into the overflow site (site caps) */
     uint64_t sites_folded;        /* pending sites whose definition came beyond the cap */
 };
@@ -430,11 +439,39 @@ uint64_t session_device_drops(const struct session *s);
 /* Allocation failures of a kind (enum msamp_wire_fail): the device's count (FAIL.count, which
  * includes failures whose record was lost), never below the records received. */
 uint64_t session_failures(const struct session *s, unsigned kind);
+/* The frees received as the device counts them (its END record's): FREE records (of live sampled
+ * blocks, of chains moved to unsampled blocks, of slots not known live) and REALLOC records (a
+ * realloc's old block). */
+uint64_t session_frees_received(const struct session *s);
+/* "5300 frees (5001 FREE records of live sampled blocks + 299 reallocs that moved a sampled
+ * block)": session_frees_received and its parts that are not 0, or "N frees" when all are FREEs
+ * of live blocks. */
+void session_frees_text(const struct session *s, char *text, size_t n);
 /* Whether the session's stream is complete (docs/DRAIN.md "Completeness"): 1 when END came and
  * every sample and free it counts was received, else 0; text says so in one phrase ("stream
  * complete: ...", "stream ended without END: incomplete", or with END the events lost). final: the
  * session is over (0 for a partial profile: "no END yet"). */
 int session_completeness(const struct session *s, int final, char *text, size_t n);
+/* What biases the session's estimates (docs/VERDICTS.md "Marks"), 0 each when nothing: samples
+ * refused a live slot (their sites known: site_rare.refused; the device's live_full count when
+ * more), samples under [stack table full] (their sites unknown; the device's count when more), and
+ * what was lost with sites unknown: records the ring dropped, reentrant allocations not sampled,
+ * frames the line lost (seq gaps, and the decoder's losses when dec_now is given) and the events
+ * END counts that never arrived. */
+struct session_marks {
+    uint64_t refused, unattributed;
+    uint64_t ring_records, reentrant, frames_lost, events_lost;
+};
+void session_marks_of(const struct session *s, const struct msamp_dec_stats *dec_now,
+                      struct session_marks *m);
+/* 1 when the estimates of the session's sites may be low (any mark); lost: 1 when its totals may
+ * be too (records lost, not only refused or unattributed). */
+int session_marks_any(const struct session_marks *m);
+int session_marks_lost(const struct session_marks *m);
+/* The marks in one phrase: "1745 samples refused by the live table (their sites' in-use a lower
+ * bound)", "...; records lost (12 dropped by the ring): every estimate may be low"; "" when
+ * none. */
+void session_marks_text(const struct session_marks *m, char *text, size_t n);
 /* The share of the session's frames the line lost, missed / (missed + received) by the seq gaps
  * (0 on a clean line, at most 0.9): the allocations and frees of blocks no longer live are counted
  * at 1 / (1 - it) of what arrived (docs/DRAIN.md "A noisy line"). */

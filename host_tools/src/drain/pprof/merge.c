@@ -144,6 +144,39 @@ static void merge_verdicts(struct merger *mg, const struct prof *src, const uint
             mg->leaks[j].since_s = lk[i].since_s;
     }
     free(lk);
+    struct prof_marks m;
+    int known = marks_from_prof(src, &m);
+    if (mg->nmarks++ == 0) {
+        mg->marks = m;
+    } else {
+        mg->marks.known &= known;
+        mg->marks.complete &= m.complete;
+        mg->marks.refused += m.refused;
+        mg->marks.unattributed += m.unattributed;
+        mg->marks.lost += m.lost;
+        if (m.note[0] && strcmp(m.note, mg->marks.note) != 0)
+            snprintf(mg->marks.note, sizeof(mg->marks.note),
+                     "the merged profiles' marks: %llu samples refused, %llu unattributed, %llu "
+                     "records lost",
+                     (unsigned long long)mg->marks.refused,
+                     (unsigned long long)mg->marks.unattributed,
+                     (unsigned long long)mg->marks.lost);
+    }
+    struct marks_refused *rf = xmalloc(cap * sizeof(*rf));
+    n = marks_refused_from_prof(src, rf, cap);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t d = smap[rf[i].sample], j = umap_get(&mg->refused_index, d);
+        if (j == UINT32_MAX) {
+            GROW(mg->refused, mg->caprefused, mg->nrefused + 1);
+            j = (uint32_t)mg->nrefused;
+            mg->refused[mg->nrefused++] = (struct marks_refused){d, 0, 0, 0};
+            umap_put(&mg->refused_index, d, j);
+        }
+        mg->refused[j].samples += rf[i].samples;
+        mg->refused[j].n += rf[i].n;
+        mg->refused[j].b += rf[i].b;
+    }
+    free(rf);
 }
 
 static void merge_one(struct merger *mg, const struct prof *src)
@@ -230,6 +263,8 @@ void merge_free(struct merger *mg)
     iset_free(&mg->mapset);
     free(mg->comment_seen);
     free(mg->leaks);
+    free(mg->refused);
+    umap_free(&mg->refused_index);
     memset(mg, 0, sizeof(*mg));
 }
 
@@ -288,6 +323,7 @@ void merge_finish(struct merger *mg)
                  "the inputs' peaks added: at most this when they run at once");
     }
     growth_write(out, mg->npeak ? &mg->peak : NULL, mg->leaks, mg->nleaks);
+    marks_write(out, &mg->marks, mg->refused, mg->nrefused);
 }
 
 int drain_merge(int argc, char **argv)

@@ -8,6 +8,7 @@
 #include "prof_model.h"
 #include "util.h"
 #include "verdict/growth.h"
+#include "verdict/marks.h"
 
 struct merger {
     struct prof out;       /* the merged profile */
@@ -23,6 +24,13 @@ struct merger {
     int npeak;
     struct growth_leak *leaks;
     size_t nleaks, capleaks;
+    /* The marks (docs/VERDICTS.md "Marks"): known while every input's are, complete while every
+     * input is, counts summed; refused sites by merged sample, summed. */
+    struct prof_marks marks;
+    int nmarks;
+    struct marks_refused *refused;
+    size_t nrefused, caprefused;
+    struct umap refused_index; /* merged sample -> its entry in refused */
 };
 
 void merge_init(struct merger *mg);

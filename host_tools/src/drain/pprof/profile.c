@@ -1,5 +1,6 @@
 #include "profile.h"
 #include "verdict/growth_track.h"
+#include "verdict/marks.h"
 #include "model/heap.h"
 #include "task_use.h"
 
@@ -667,6 +668,15 @@ static void site_total(struct prof *p, const struct session *s, uint32_t i, cons
     }
     out->inuse_samples[si] += inuse_cnt;
     out->alloc_samples[si] += s->sites[i].alloc_samples;
+    GROW(out->refused, out->cap_refused, si + 1);
+    GROW(out->refused_b, out->cap_refused_b, si + 1);
+    if (si + 1 == out->agg.nsample) {
+        out->refused[si] = 0;
+        out->refused_b[si] = 0;
+    }
+    const struct site_rare *rr = session_site_rare(s, i);
+    out->refused[si] += rr->refused;
+    out->refused_b[si] += rr->refused_b;
 }
 
 /* cover_inuse and round_parts of a site whose only part is the rest x (no live entry, no lifetime
@@ -1011,8 +1021,13 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
         site_samples(p, s, maps, nmaps, bare, &cache, out, what == BUILD_WITH_AGG);
     free(cache.id);
     add_comments(p, s, kind, dec_now, out);
-    if (!peak)
+    if (!peak) {
         growth_store(s, p, out->site_prof);
+        char text[512];
+        int complete = session_completeness(s, strncmp(kind, "partial", 7) != 0, text,
+                                            sizeof(text));
+        marks_store(s, dec_now, complete, p, out->site_prof);
+    }
 out:
     free(maps);
     if (rc != 0)
@@ -1028,6 +1043,8 @@ void built_free(struct built *b)
     free(b->site_prof);
     session_free(b->replayed);
     free(b->inuse_samples);
+    free(b->refused);
+    free(b->refused_b);
     free(b->alloc_samples);
     for (size_t i = 0; i < b->nfails; i++)
         free(b->fails[i].locs);

@@ -41,6 +41,11 @@ struct built {
     /* Per agg sample: sampled allocations behind the in-use and the allocated estimates. */
     uint64_t *inuse_samples, *alloc_samples;
     size_t cap_inuse, cap_alloc;
+    /* Per agg sample: the in-use bytes its samples refused a live slot may add (site_rare's
+     * refused_b; docs/VERDICTS.md "Marks"), and how many they are. */
+    double *refused_b;
+    uint64_t *refused;
+    size_t cap_refused, cap_refused_b;
     uint64_t unknown_stack; /* sampled allocations whose stack is id 0 or was never received */
     uint64_t unknown_events; /* of unknown_stack, those of ALLOC/REALLOC records */
     uint64_t alloc_raised;  /* sites whose allocated totals were raised to their in-use */

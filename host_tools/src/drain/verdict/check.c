@@ -3,7 +3,8 @@
  * "Check"). SPEC is KIND[:WHERE]<=SIZE: KIND inuse, alloc, peak or growth (SIZE per second),
  * WHERE a function on the site's stack, task=NAME, or nothing for the total; SIZE with K, M, G
  * (powers of 1024). A budget fails when its interval's low end is above it, warns when the
- * interval straddles it (or there is no data to judge), passes otherwise.
+ * interval straddles it (or there is no data to judge, or the estimate is a lower bound: the
+ * device refused samples or records were lost, docs/VERDICTS.md "Marks"), passes otherwise.
  */
 #include "verdict/check.h"
 
@@ -17,6 +18,7 @@
 #include "util.h"
 #include "verdict/growth.h"
 #include "verdict/load.h"
+#include "verdict/marks.h"
 #include "verdict/vprof.h"
 
 #define CHECK_MAX_BUDGETS 1024
@@ -38,7 +40,8 @@ struct budget {
     struct est e;
     double lo, hi;
     int known;        /* there was data to judge */
-    char note[256];
+    int lower;        /* a lower bound (docs/VERDICTS.md "Marks"): at best WARN */
+    char note[640];
 };
 
 /* SIZE: a number >= 0 with an optional K, M or G (powers of 1024) and an optional B; growth
@@ -195,11 +198,23 @@ static void judge(struct budget *b, const struct vprof *v)
 {
     const char *task = strncmp(b->where, "task=", 5) == 0 ? b->where + 5 : NULL;
     const char *fn = b->where[0] && !task ? b->where : NULL;
+    /* A lower bound (docs/VERDICTS.md "Marks"): never a clean PASS. Growth sums sites' slopes:
+     * any mark; the peak and in-use and allocated estimates: below. */
+    int marked = marks_any(&v->marks);
+    double add = 0;
+    char mark[448] = "";
     if (b->kind == K_INUSE || b->kind == K_ALLOC) {
         struct est sum[E_COUNT];
-        size_t n = vprof_sum(v, task, fn, sum);
-        b->e = sum[b->kind == K_INUSE ? E_INUSE_B : E_ALLOC_B];
+        struct vrefused ref;
+        size_t n = vprof_sum(v, task, fn, sum, &ref);
+        int e = b->kind == K_INUSE ? E_INUSE_B : E_ALLOC_B;
+        b->e = sum[e];
         b->known = 1;
+        marked = vprof_marked(v, &ref, !b->where[0], e, &add);
+        if (marked && ref.samples && e == E_INUSE_B)
+            snprintf(mark, sizeof(mark), "a lower bound: %llu samples refused by the live table "
+                                         "(in use: up to %.0f bytes more)",
+                     (unsigned long long)ref.samples, ref.b);
         if (n == 0 && b->where[0])
             snprintf(b->note, sizeof(b->note), "no site %s", task ? "of this task" :
                                                              "has this function on its stack");
@@ -211,14 +226,17 @@ static void judge(struct budget *b, const struct vprof *v)
             b->lo = est_lo(b->e);
             b->hi = est_hi(b->e);
         }
+        b->hi += add;
     } else if (b->kind == K_PEAK) {
+        marked = marks_peak(&v->marks);
         struct growth_peak pk;
         memset(&pk, 0, sizeof(pk));
         if (growth_peak_from_prof(v->p, &pk) && pk.known) {
             b->known = 1;
             b->e = pk.inuse_bytes;
             b->lo = est_lo(b->e);
-            b->hi = est_hi(b->e);
+            /* at no time more in use than the tracked estimate and every refused block */
+            b->hi = est_hi(b->e) + v->total_refused.b;
             pk.method[sizeof(pk.method) - 1] = 0;
             snprintf(b->note, sizeof(b->note), "%s", pk.method);
         } else {
@@ -255,6 +273,15 @@ static void judge(struct budget *b, const struct vprof *v)
         b->st = S_WARN;
     else
         b->st = S_PASS;
+    if (b->known && marked) {
+        b->lower = 1;
+        if (b->st == S_PASS)
+            b->st = S_WARN;
+        if (!mark[0])
+            snprintf(mark, sizeof(mark), "a lower bound: %s", v->marks.note);
+        size_t l = strlen(b->note);
+        snprintf(b->note + l, sizeof(b->note) - l, "%s%s", l ? "; " : "", mark);
+    }
 }
 
 static void xml_text(FILE *f, const char *s)
@@ -285,7 +312,7 @@ static void line_of(const struct budget *b, char *out, size_t n)
     fmt_bytes(hi, sizeof(hi), b->hi);
     snprintf(out, n, "%s %s: %s%s (95 %% %s..%s) %s budget %s%s%s%s", status_name[b->st], b->spec,
              e, ps, lo, hi,
-             b->st == S_FAIL ? "above" : b->st == S_WARN ? "straddles" : "within", lim, ps,
+             b->st == S_FAIL ? "above" : b->hi > b->limit ? "straddles" : "within", lim, ps,
              b->note[0] ? "; " : "", b->note);
 }
 
@@ -300,7 +327,7 @@ static int write_junit(const char *path, const struct budget *b, size_t nb, cons
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite "
                "name=\"drain check\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", nb, fails);
     for (size_t i = 0; i < nb; i++) {
-        char l[1024];
+        char l[1536];
         line_of(&b[i], l, sizeof(l));
         fputs("  <testcase classname=\"drain.check.", f);
         xml_text(f, kind_name[b[i].kind]);
@@ -347,6 +374,8 @@ static int write_check_json(const char *path, const struct budget *b, size_t nb)
             json_num(f, b[i].lo);
             fputs(", \"hi\": ", f);
             json_num(f, b[i].hi);
+            if (b[i].lower)
+                fputs(", \"lower_bound\": true", f);
             fputc('}', f);
         } else {
             fputs("null", f);
@@ -366,9 +395,10 @@ static const char check_usage[] =
     "intervals. SPEC: KIND[:WHERE]<=SIZE; KIND inuse, alloc, peak or growth (SIZE per second);\n"
     "WHERE a function on the site's stack, task=NAME, or nothing for the total; SIZE with K, M,\n"
     "G (powers of 1024). FAIL when the interval's low end is above the budget, WARN when it\n"
-    "straddles it (or there is no data to judge), PASS otherwise. --budgets FILE: one SPEC a\n"
-    "line, '#' comments. Exit status: 0 none failed, 1 one failed (or the input could not be\n"
-    "read), 2 bad command line, SPEC or budgets file. See docs/VERDICTS.md.\n";
+    "straddles it (or there is no data to judge, or the estimate is a lower bound: samples\n"
+    "refused or records lost), PASS otherwise. --budgets FILE: one SPEC a line, '#' comments.\n"
+    "Exit status: 0 none failed, 1 one failed (or the input could not be read), 2 bad command\n"
+    "line, SPEC or budgets file. See docs/VERDICTS.md.\n";
 
 int drain_check(int argc, char **argv)
 {
@@ -439,7 +469,7 @@ int drain_check(int argc, char **argv)
     int failed = 0;
     for (size_t i = 0; i < nb; i++) {
         judge(&b[i], &v);
-        char l[1024];
+        char l[1536];
         line_of(&b[i], l, sizeof(l));
         printf("%s\n", l);
         failed |= b[i].st == S_FAIL;

@@ -36,6 +36,7 @@
 #include "prof_model.h"
 #include "session.h"
 #include "verdict/growth_track.h"
+#include "verdict/marks.h"
 
 #define Z95 1.959963984540054
 
@@ -415,7 +416,7 @@ void growth_store(const struct session *s, struct prof *p, const uint32_t *site_
 
 /* The value of "|key=" in the comment c (NULL when absent): up to the next '|' (the note: the
  * rest). */
-static const char *field(const char *c, const char *key, char *out, size_t n, int rest)
+const char *verdict_field(const char *c, const char *key, char *out, size_t n, int rest)
 {
     char pat[32];
     snprintf(pat, sizeof(pat), "|%s=", key);
@@ -431,17 +432,17 @@ static const char *field(const char *c, const char *key, char *out, size_t n, in
     return out;
 }
 
-static int num(const char *c, const char *key, double *v)
+int verdict_num(const char *c, const char *key, double *v)
 {
     char buf[64], *end;
-    if (!field(c, key, buf, sizeof(buf), 0))
+    if (!verdict_field(c, key, buf, sizeof(buf), 0))
         return -1;
     *v = strtod(buf, &end);
     return end != buf && *end == 0 && !isnan(*v) ? 0 : -1;
 }
 
 /* Comment i of p as a C string in buf, or NULL when it is not a verdict of this kind. */
-static const char *verdict(const struct prof *p, size_t i, const char *kind, char *buf, size_t n)
+const char *verdict_comment(const struct prof *p, size_t i, const char *kind, char *buf, size_t n)
 {
     int64_t c = p->comment[i];
     if (c < 0 || (size_t)c >= p->nstr)
@@ -463,17 +464,17 @@ int growth_peak_from_prof(const struct prof *p, struct growth_peak *out)
     memset(out, 0, sizeof(*out));
     char buf[1024];
     for (size_t i = 0; i < p->ncomment; i++) {
-        const char *c = verdict(p, i, "peak", buf, sizeof(buf));
+        const char *c = verdict_comment(p, i, "peak", buf, sizeof(buf));
         double e, v, at, kn;
-        if (!c || num(c, "est", &e) || num(c, "var", &v) || num(c, "at_s", &at) ||
-            num(c, "known", &kn) || v < 0)
+        if (!c || verdict_num(c, "est", &e) || verdict_num(c, "var", &v) ||
+            verdict_num(c, "at_s", &at) || verdict_num(c, "known", &kn) || v < 0)
             continue;
         out->inuse_bytes = (struct est){e, v};
         out->at_s = at;
         out->known = kn != 0;
-        if (!field(c, "method", out->method, sizeof(out->method), 0))
+        if (!verdict_field(c, "method", out->method, sizeof(out->method), 0))
             out->method[0] = 0;
-        if (!field(c, "note", out->note, sizeof(out->note), 1))
+        if (!verdict_field(c, "note", out->note, sizeof(out->note), 1))
             out->note[0] = 0;
         return 1;
     }
@@ -485,11 +486,11 @@ size_t growth_leaks_from_prof(const struct prof *p, struct growth_leak *out, siz
     char buf[1024];
     size_t n = 0;
     for (size_t i = 0; i < p->ncomment && n < max; i++) {
-        const char *c = verdict(p, i, "leak", buf, sizeof(buf));
+        const char *c = verdict_comment(p, i, "leak", buf, sizeof(buf));
         double idx, e, v, since;
-        if (!c || num(c, "sample", &idx) || num(c, "slope", &e) || num(c, "var", &v) ||
-            num(c, "since_s", &since) || v < 0 || idx < 0 || idx >= (double)p->nsample ||
-            idx != floor(idx))
+        if (!c || verdict_num(c, "sample", &idx) || verdict_num(c, "slope", &e) ||
+            verdict_num(c, "var", &v) || verdict_num(c, "since_s", &since) || v < 0 || idx < 0 ||
+            idx >= (double)p->nsample || idx != floor(idx))
             continue;
         out[n++] = (struct growth_leak){(uint32_t)idx, {e, v}, since};
     }
@@ -560,9 +561,21 @@ void growth_print_peak(FILE *f, const struct prof *p)
     struct growth_peak pk;
     if (!growth_peak_from_prof(p, &pk))
         return;
-    fprintf(f, "peak in use: %.0f bytes [%.0f, %.0f] (95 %%)", pk.inuse_bytes.est,
-            est_lo(pk.inuse_bytes), est_hi(pk.inuse_bytes));
+    /* Marked (docs/VERDICTS.md "Marks"): a lower bound, its upper end widened by every refused
+     * block (at no time more in use than the tracked estimate and all of them). */
+    struct prof_marks m;
+    marks_from_prof(p, &m);
+    double add = 0;
+    size_t cap = p->ncomment + 1;
+    struct marks_refused *r = xmalloc(cap * sizeof(*r));
+    size_t nr = marks_refused_from_prof(p, r, cap);
+    for (size_t i = 0; i < nr; i++)
+        add += r[i].b;
+    free(r);
+    fprintf(f, "peak in use: %s%.0f bytes [%.0f, %.0f] (95 %%)", marks_peak(&m) ? ">=" : "",
+            pk.inuse_bytes.est, est_lo(pk.inuse_bytes), est_hi(pk.inuse_bytes) + add);
     if (pk.at_s >= 0)
         fprintf(f, " at %.3f s", pk.at_s);
-    fprintf(f, "%s; %s; %s\n", pk.known ? "" : " (not placed)", pk.method, pk.note);
+    fprintf(f, "%s; %s; %s", pk.known ? "" : " (not placed)", pk.method, pk.note);
+    fprintf(f, "%s%s\n", marks_peak(&m) ? "; a lower bound: " : "", marks_peak(&m) ? m.note : "");
 }

@@ -32,6 +32,13 @@ void growth_write(struct prof *p, const struct growth_peak *pk, const struct gro
                   size_t n);
 /* growth_peak_of and growth_leaks_of of s, written into p. */
 void growth_store(const struct session *s, struct prof *p, const uint32_t *site_sample);
+/* The verdict comments' parts (the marks' too, verdict/marks.c): comment i of p as a C string in
+ * buf when it is a verdict of this kind ("msamp-verdict KIND|..."), else NULL; the value of
+ * "|key=" in comment c into out (NULL when absent; rest: up to the end, else up to the next '|');
+ * a number field (0, or -1 when absent or not a number). */
+const char *verdict_comment(const struct prof *p, size_t i, const char *kind, char *buf, size_t n);
+const char *verdict_field(const char *c, const char *key, char *out, size_t n, int rest);
+int verdict_num(const char *c, const char *key, double *v);
 /* --leaks and --top's peak line, from a profile's stored verdicts. */
 void growth_print_leaks(FILE *f, const struct prof *p);
 void growth_print_peak(FILE *f, const struct prof *p);

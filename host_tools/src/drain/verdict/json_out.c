@@ -11,13 +11,26 @@
 
 #define JSON_MAX_LEAKS 4096
 
-static void write_ests(FILE *f, const struct est *e, int has_var)
+/* The four estimates of a site, task or the totals (all), marked where they are lower bounds
+ * (docs/VERDICTS.md "Marks"), with the refused samples behind the mark when there are any. */
+static void write_ests(FILE *f, const struct vprof *v, const struct est *e,
+                       const struct vrefused *r, int all)
 {
     for (int k = 0; k < E_COUNT; k++) {
         fprintf(f, "%s", k ? ", " : "");
         json_str(f, vprof_est_name[k]);
         fputs(": ", f);
-        json_est(f, e[k], has_var);
+        double add;
+        int marked = vprof_marked(v, r, all, k, &add);
+        json_est_marked(f, e[k], v->has_var, marked, add);
+    }
+    if (r->samples) {
+        fprintf(f, ", \"refused\": {\"samples\": %llu, \"inuse_objects\": ",
+                (unsigned long long)r->samples);
+        json_num(f, r->n);
+        fputs(", \"inuse_bytes\": ", f);
+        json_num(f, r->b);
+        fputc('}', f);
     }
 }
 
@@ -35,8 +48,20 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
     fputs(", \"interval\": ", f);
     json_num(f, js->interval);
     fprintf(f, ", \"variance\": %s", v->has_var ? "\"known\"" : "\"unknown\"");
+    fprintf(f, ", \"complete\": %s",
+            !v->marks.known ? "null" : v->marks.complete ? "true" : "false");
+    fputs(", \"marks\": ", f);
+    if (v->marks.known) {
+        fprintf(f, "{\"refused\": %llu, \"unattributed\": %llu, \"lost\": %llu, \"note\": ",
+                (unsigned long long)v->marks.refused, (unsigned long long)v->marks.unattributed,
+                (unsigned long long)v->marks.lost);
+        json_str(f, v->marks.note[0] ? v->marks.note : NULL);
+        fputc('}', f);
+    } else {
+        fputs("null", f);
+    }
     fputs(",\n  \"totals\": {", f);
-    write_ests(f, v->total, v->has_var);
+    write_ests(f, v, v->total, &v->total_refused, 1);
     fputs("},\n  \"sites\": [", f);
     for (size_t i = 0; i < v->nsite; i++) {
         const struct vsite *s = &v->site[i];
@@ -50,7 +75,7 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
         else
             fputs("null", f);
         fputs(", ", f);
-        write_ests(f, s->e, v->has_var);
+        write_ests(f, v, s->e, &s->refused, 0);
         fputc('}', f);
     }
     fputs("],\n  \"tasks\": [", f);
@@ -64,16 +89,20 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
     for (size_t i = 0; i < nt;) {
         const char *t = ts[i]->task;
         struct est sum[E_COUNT] = {{0, 0}};
+        struct vrefused ref = {0, 0, 0};
         for (; i < nt && strcmp(ts[i]->task, t) == 0; i++) {
             for (int e = 0; e < E_COUNT; e++) {
                 sum[e].est += ts[i]->e[e].est;
                 sum[e].var += ts[i]->e[e].var;
             }
+            ref.samples += ts[i]->refused.samples;
+            ref.n += ts[i]->refused.n;
+            ref.b += ts[i]->refused.b;
         }
         fputs(groups++ ? ",\n    {\"task\": " : "\n    {\"task\": ", f);
         json_str(f, t);
         fputs(", ", f);
-        write_ests(f, sum, v->has_var);
+        write_ests(f, v, sum, &ref, 0);
         if (js->task_extra)
             js->task_extra(f, js->ctx, t);
         fputc('}', f);
@@ -84,7 +113,7 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
     memset(&pk, 0, sizeof(pk));
     if (growth_peak_from_prof(js->p, &pk) && pk.known) {
         fputs("{\"inuse_bytes\": ", f);
-        json_est(f, pk.inuse_bytes, 1);
+        json_est_marked(f, pk.inuse_bytes, 1, marks_peak(&v->marks), v->total_refused.b);
         fputs(", \"at_s\": ", f);
         json_num(f, pk.at_s);
         fputs(", \"method\": ", f);

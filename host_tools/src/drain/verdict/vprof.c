@@ -139,7 +139,30 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
         }
     }
     free(order);
+    marks_from_prof(p, &out->marks);
+    size_t rcap = p->ncomment + 1;
+    struct marks_refused *r = xmalloc(rcap * sizeof(*r));
+    size_t nr = marks_refused_from_prof(p, r, rcap);
+    for (size_t i = 0; i < nr; i++) {
+        struct vrefused *to[2] = {&out->site[out->site_of[r[i].sample]].refused,
+                                  &out->total_refused};
+        for (int k = 0; k < 2; k++) {
+            to[k]->samples += r[i].samples;
+            to[k]->n += r[i].n;
+            to[k]->b += r[i].b;
+        }
+    }
+    free(r);
     return 0;
+}
+
+int vprof_marked(const struct vprof *v, const struct vrefused *r, int all, int e, double *add)
+{
+    int inuse = e == E_INUSE_B || e == E_INUSE_N;
+    *add = r && inuse ? (e == E_INUSE_B ? r->b : r->n) : 0;
+    if (r && inuse && r->samples)
+        return 1;
+    return all ? marks_totals(&v->marks) : marks_sites(&v->marks);
 }
 
 void vprof_free(struct vprof *v)
@@ -159,11 +182,14 @@ int vsite_has_frame(const struct vprof *v, const struct vsite *s, const char *fn
     return 0;
 }
 
-size_t vprof_sum(const struct vprof *v, const char *task, const char *fn, struct est *out)
+size_t vprof_sum(const struct vprof *v, const char *task, const char *fn, struct est *out,
+                 struct vrefused *ref)
 {
     size_t n = 0;
     for (int e = 0; e < E_COUNT; e++)
         out[e] = (struct est){0, 0};
+    if (ref)
+        *ref = (struct vrefused){0, 0, 0};
     for (size_t i = 0; i < v->nsite; i++) {
         const struct vsite *s = &v->site[i];
         if (task && (!s->task || strcmp(s->task, task)))
@@ -173,6 +199,11 @@ size_t vprof_sum(const struct vprof *v, const char *task, const char *fn, struct
         for (int e = 0; e < E_COUNT; e++) {
             out[e].est += s->e[e].est;
             out[e].var += s->e[e].var;
+        }
+        if (ref) {
+            ref->samples += s->refused.samples;
+            ref->n += s->refused.n;
+            ref->b += s->refused.b;
         }
         n++;
     }
@@ -228,12 +259,19 @@ void json_num(FILE *f, double x)
 
 void json_est(FILE *f, struct est e, int has_var)
 {
+    json_est_marked(f, e, has_var, 0, 0);
+}
+
+void json_est_marked(FILE *f, struct est e, int has_var, int marked, double add)
+{
     fputs("{\"est\": ", f);
     json_num(f, e.est);
     fputs(", \"lo\": ", f);
     json_num(f, has_var ? est_lo(e) : NAN);
     fputs(", \"hi\": ", f);
-    json_num(f, has_var ? est_hi(e) : NAN);
+    json_num(f, has_var ? est_hi(e) + add : NAN);
+    if (marked)
+        fputs(", \"lower_bound\": true", f);
     fputc('}', f);
 }
 

@@ -14,10 +14,18 @@
 
 #include "prof_model.h"
 #include "verdict/est.h"
+#include "verdict/marks.h"
 
 /* The four estimates of a site (or a total), in this order. */
 enum { E_INUSE_B, E_ALLOC_B, E_INUSE_N, E_ALLOC_N, E_COUNT };
 extern const char *const vprof_est_name[E_COUNT]; /* "inuse_bytes", "alloc_bytes", ... */
+
+/* Samples refused a live slot (docs/VERDICTS.md "Marks"): how many, and the objects and bytes
+ * they may add to the in-use estimates (their weights w and w * size). */
+struct vrefused {
+    uint64_t samples;
+    double n, b;
+};
 
 struct vsite {
     uint32_t sample;  /* the first of its samples in the profile (growth_leak.sample) */
@@ -27,6 +35,7 @@ struct vsite {
     const char *session, *device; /* labels, NULL for none */
     uint64_t samples; /* sampled allocations behind its allocated estimate */
     struct est e[E_COUNT];
+    struct vrefused refused;
 };
 
 struct vprof {
@@ -40,6 +49,8 @@ struct vprof {
     } *frames;
     size_t nframes, capframes;
     struct est total[E_COUNT];
+    struct vrefused total_refused;
+    struct prof_marks marks; /* the session's (merged) marks; known 0 for an older profile */
     uint32_t *site_of; /* per profile sample: its site's index in site */
 };
 
@@ -51,8 +62,15 @@ void vprof_free(struct vprof *v);
 const char *vframe_text(const struct vframe *f, char buf[VFRAME_TEXT]);
 /* 1 when the site's stack has a frame named fn. */
 int vsite_has_frame(const struct vprof *v, const struct vsite *s, const char *fn);
-/* Sums over the sites of task (NULL: all). Returns the sites summed. */
-size_t vprof_sum(const struct vprof *v, const char *task, const char *fn, struct est *out);
+/* Sums over the sites of task (NULL: all), and their refused samples (ref, when not NULL).
+ * Returns the sites summed. */
+size_t vprof_sum(const struct vprof *v, const char *task, const char *fn, struct est *out,
+                 struct vrefused *ref);
+/* Whether estimate e of sites with refused samples r (a site's, a sum's) is a lower bound
+ * (docs/VERDICTS.md "Marks"): their in-use ones when r has samples, every site's when the session
+ * lost records or has unattributed samples, and every total's (all: a sum of all sites) when it
+ * lost records. *add: what may be missing from its upper end (the refused in-use; 0 else). */
+int vprof_marked(const struct vprof *v, const struct vrefused *r, int all, int e, double *add);
 /* The site's stack and task as one key (frames joined by '\n', then "task=" and its task; with
  * any_address, raw addresses, which move between runs, as "?"). The caller frees it. */
 char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address);
@@ -62,6 +80,8 @@ char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address);
 void json_str(FILE *f, const char *s);
 void json_num(FILE *f, double x);
 void json_est(FILE *f, struct est e, int has_var);
+/* The same, for an estimate vprof_marked: hi raised by add, and "lower_bound": true. */
+void json_est_marked(FILE *f, struct est e, int has_var, int marked, double add);
 void json_stack(FILE *f, const struct vprof *v, const struct vsite *s);
 
 #endif

@@ -73,9 +73,12 @@ static void site_text(const struct built *b, const struct prof_sample *s, char *
         len = site_frames(&b->prof, b->agg.locpool[s->loc_off + k], k == 0, site, n, len, &frames);
 }
 
-/* tasks: the session has tasks (an RTOS device): a task column after the samples. */
+/* tasks: the session has tasks (an RTOS device): a task column after the samples. marked: every
+ * estimate of the table is a lower bound (docs/VERDICTS.md "Marks": records lost, samples
+ * unattributed); in-use rows of sites with refused samples are too, their intervals widened by
+ * the refused bytes. A lower bound's bytes read ">=N". */
 static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, const char *title,
-                      int tasks)
+                      int tasks, int marked)
 {
     const struct prof *p = &b->agg;
     uint32_t *order = xmalloc((p->nsample + 1) * sizeof(*order));
@@ -101,9 +104,13 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
         char site[1024];
         site_text(b, s, site, sizeof(site));
         struct est e = {(double)v[v_bytes], (double)v[v_bytes + V_INUSE_BV - V_INUSE_B]};
-        char ci[64];
-        snprintf(ci, sizeof(ci), "(%.0f-%.0f)", est_lo(e), est_hi(e));
-        fprintf(f, "  %14lld %10lld %8llu  %-25s ", (long long)v[v_bytes], (long long)v[v_bytes - 1],
+        char ci[64], bytes[32];
+        int refused = v_bytes == V_INUSE_B && b->refused && b->refused[order[i]];
+        double add = refused ? b->refused_b[order[i]] : 0;
+        snprintf(ci, sizeof(ci), "(%.0f-%.0f)", est_lo(e), est_hi(e) + add);
+        snprintf(bytes, sizeof(bytes), "%s%lld", refused || marked ? ">=" : "",
+                 (long long)v[v_bytes]);
+        fprintf(f, "  %14s %10lld %8llu  %-25s ", bytes, (long long)v[v_bytes - 1],
                 (unsigned long long)cnt[order[i]], ci);
         if (tasks)
             fprintf(f, "%-16s ", sample_task(&b->prof, p, s));
@@ -112,6 +119,18 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
     }
     if (shown == 0)
         fprintf(f, "  (none)\n");
+    uint64_t nref = 0;
+    double bref = 0;
+    for (size_t i = 0; v_bytes == V_INUSE_B && b->refused && i < p->nsample; i++) {
+        nref += b->refused[i];
+        bref += b->refused_b[i];
+    }
+    if (nref)
+        fprintf(f, "  >=: %llu samples refused by the live table (live_full) at these sites: their "
+                   "in-use a lower bound, its interval widened by the %.0f bytes they may hold\n",
+                (unsigned long long)nref, bref);
+    if (marked)
+        fprintf(f, "  >=: every estimate a lower bound (see the stream line above)\n");
     free(order);
 }
 
@@ -127,8 +146,9 @@ static int by_task(const void *a, const void *b)
     return c != 0 ? c : (*(const uint32_t *)a > *(const uint32_t *)b) - (*(const uint32_t *)a < *(const uint32_t *)b);
 }
 
-/* An RTOS device's totals by task: in-use and allocated estimates summed over each task's sites. */
-static void task_table(FILE *f, const struct built *b)
+/* An RTOS device's totals by task: in-use and allocated estimates summed over each task's sites;
+ * marked as top_table's (">=": a lower bound, in-use widened by its sites' refused bytes). */
+static void task_table(FILE *f, const struct built *b, int marked)
 {
     const struct prof *p = &b->prof;
     uint32_t *order = xmalloc((p->nsample + 1) * sizeof(*order));
@@ -153,14 +173,23 @@ static void task_table(FILE *f, const struct built *b)
                 var[1] += (double)v[V_ALLOC_BV];
             }
         }
-        char ci[2][64];
+        uint64_t nref = 0;
+        double add = 0;
+        for (size_t k = 0; b->refused && k < b->agg.nsample; k++) {
+            if (strcmp(sample_task(p, &b->agg, &b->agg.sample[k]), task) == 0) {
+                nref += b->refused[k];
+                add += b->refused_b[k];
+            }
+        }
+        char ci[2][64], bytes[2][32];
         for (int k = 0; k < 2; k++) {
             struct est e = {(double)t[2 * k], var[k]};
-            snprintf(ci[k], sizeof(ci[k]), "(%.0f-%.0f)", est_lo(e), est_hi(e));
+            snprintf(ci[k], sizeof(ci[k]), "(%.0f-%.0f)", est_lo(e), est_hi(e) + (k ? 0 : add));
+            snprintf(bytes[k], sizeof(bytes[k]), "%s%lld", marked || (k == 0 && nref) ? ">=" : "",
+                     (long long)t[2 * k]);
         }
-        fprintf(f, "  %14lld %10lld %14lld %10lld  %-25s %-25s %s\n", (long long)t[0],
-                (long long)t[1], (long long)t[2], (long long)t[3], ci[0], ci[1],
-                task[0] ? task : "(no task)");
+        fprintf(f, "  %14s %10lld %14s %10lld  %-25s %-25s %s\n", bytes[0], (long long)t[1],
+                bytes[1], (long long)t[3], ci[0], ci[1], task[0] ? task : "(no task)");
     }
     free(order);
 }
@@ -244,11 +273,14 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
     snprintf(title, sizeof(title), "top %zu sites by in-use bytes%s:", n,
              final ? " (live at end: suspected leaks)" : "");
     int tasks = s->task_samples != 0;
-    top_table(f, b, n, V_INUSE_B, title, tasks);
+    struct session_marks m;
+    session_marks_of(s, NULL, &m);
+    int marked = m.unattributed || session_marks_lost(&m);
+    top_table(f, b, n, V_INUSE_B, title, tasks, marked);
     snprintf(title, sizeof(title), "top %zu sites by allocated bytes:", n);
-    top_table(f, b, n, V_ALLOC_B, title, tasks);
+    top_table(f, b, n, V_ALLOC_B, title, tasks, marked);
     if (tasks) {
-        task_table(f, b);
+        task_table(f, b, marked);
         task_use_top(f, s); /* model/task_use.c: peaks and budgets */
     }
     fail_table(f, s, b, n);
@@ -490,17 +522,18 @@ void report_summary(FILE *f, const struct session *s, const struct built *b,
 {
     s = built_session(b, s);
     struct msamp_dec_stats l = session_stream_losses(s, dec_now);
-    char story[512], full[80] = "";
+    char story[512], full[80] = "", frees[320];
     session_interval_summary(s, story, sizeof(story));
+    session_frees_text(s, frees, sizeof(frees));
     if (s->n.stack_full)
         snprintf(full, sizeof(full), ", %llu samples under [stack table full]",
                  (unsigned long long)s->n.stack_full);
     fprintf(f,
-            "drain: session %d (id 0x%08x, %s): %llu samples, %llu frees; %s; stream losses: "
+            "drain: session %d (id 0x%08x, %s): %llu samples, %s; %s; stream losses: "
             "%llu bad frames, %llu lost frames, %llu bytes discarded, %llu malformed records; "
             "device drops %llu; reader: %llu lost frees, %llu unknown stacks%s; wrote %s\n",
             s->index, s->session_id, msamp_arch_get(s->arch)->name, (unsigned long long)s->n.samples,
-            (unsigned long long)s->n.frees, story, (unsigned long long)l.frames_bad,
+            frees, story, (unsigned long long)l.frames_bad,
             (unsigned long long)l.frames_lost, (unsigned long long)l.bytes_discarded,
             (unsigned long long)l.records_malformed,
             (unsigned long long)session_device_drops(s), (unsigned long long)s->n.lost_frees,
