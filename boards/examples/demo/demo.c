@@ -16,7 +16,9 @@
  * At exit it prints (on the board console, off the binary stream) one line per site and size with
  * the exact number of allocations and of blocks still live, msamp's counters, and "done".
  * Build-time knobs: DEMO_ITERATIONS, DEMO_INTERVAL (msamp's mean sampling interval), DEMO_RESEND_MS,
- * DEMO_TIMER_US, DEMO_MIN_MS (run at least this long), and DEMO_STALL_FROM/DEMO_STALL_TO:
+ * DEMO_TIMER_US, DEMO_MIN_MS (run at least this long), DEMO_SEED (msamp's seed, kept in the word
+ * demo_seed of the image, which a copy of the ELF may carry another of: demo.h), and
+ * DEMO_STALL_FROM/DEMO_STALL_TO:
  * iterations during which the demo stops calling msamp_poll(), as a drain that takes no bytes
  * would make a flow-controlled link do. DEMO_SMALL_RAM=1 (qemu-microbit: 16 KiB of RAM) scales the
  * workload to demo_heap.c's 9 KiB heap: 8 cache entries, 32 leaked blocks, 4 deep blocks kept, a
@@ -56,6 +58,7 @@
 #ifndef DEMO_SEED
 #define DEMO_SEED 12345
 #endif
+const volatile uint64_t demo_seed = DEMO_SEED;
 
 #define CACHE_ENTRIES (DEMO_SMALL_RAM ? 8 : 64)
 #define CACHE_EVICT_EVERY 100
@@ -347,6 +350,7 @@ static void report(uint64_t ticks, uint32_t iterations)
     line_u64(&l, "isr_ticks", isr_ticks);
     line_u64(&l, "us", ticks * 1000000u / board_tick_hz());
     line_u64(&l, "heap_in_use", demo_heap_in_use());
+    line_u64(&l, "seed", demo_seed);
     line_emit(&l);
     /* What the adaptive interval did (docs/ADAPTIVE.md). */
     struct msamp_stats as;
@@ -435,7 +439,7 @@ static int stalled(uint32_t it)
 int main(void)
 {
     board_init();
-    struct msamp_config cfg = {.interval = DEMO_INTERVAL, .resend_ms = DEMO_RESEND_MS, .seed = DEMO_SEED};
+    struct msamp_config cfg = {.interval = DEMO_INTERVAL, .resend_ms = DEMO_RESEND_MS, .seed = demo_seed};
     if (msamp_init(&cfg) != 0)
         demo_fail("msamp_init");
 

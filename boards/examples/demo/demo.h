@@ -10,6 +10,12 @@ void free(void *p);
 void *calloc(size_t n, size_t m);
 void *realloc(void *p, size_t n);
 
+/* msamp's seed (demo.c: DEMO_SEED, 12345 by default). A word of its own in the image, read at
+ * start (volatile: never folded into the code), so a copy of the ELF with another value in the
+ * file's bytes of this symbol runs another seeded sampling without a rebuild: what
+ * tests/calibrate/board.sh does before each run. The console's run line prints it (seed=). */
+extern const volatile uint64_t demo_seed;
+
 /* Bytes of the heap in blocks handed out now (headers and rounding included). */
 size_t demo_heap_in_use(void);
 
