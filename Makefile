@@ -40,6 +40,7 @@ MK_FRAGMENTS := src/sources.mk \
 	port/hosted/hosted.mk \
 	boards/boards.mk \
 	tests/analysis/analysis.mk tests/bench/bench.mk tests/board/board.mk tests/board/board_faults.mk \
+	tests/calibrate/calibrate.mk \
 	tests/control/control.mk tests/cross/cross.mk tests/cxx/cxx.mk tests/decoder/decoder.mk \
 	tests/docs/docs.mk \
 	tests/drain/drain_tests.mk tests/drain/drain_fail.mk tests/drain/drain_io.mk tests/drain/drain_model.mk \
@@ -121,6 +122,7 @@ test-views-*|drain's heap over time and flame graph: a hosted program's, in head
 test-control*|the down-channel: drain's commands acked over every UART, semihosting and hosted (tests/control/)
 test-rtos-*|FreeRTOS on the Cortex-M3: per-task contexts and attribution against the demo's truth, preemption inside msamp (tests/rtos/)
 test-fleet-*|the fleet store: drain push and drain fleet against a scratch PostgreSQL server, hosted devices and a board (tests/fleet/)
+test-calibrate|the estimates' calibration: coverage and bias against hosted workloads' own truth over seeded runs (tests/calibrate/; make calibrate)
 test-budgets|code, RAM, wire bytes, instruction counts and drain's memory within the budgets of tests/budgets/budgets.tsv
 test-firstcontact-*|a new user's first steps: demo on every board without recommended packages, make help (tests/firstcontact/)
 endef
