@@ -107,12 +107,16 @@ static inline uint32_t msamp_thin_q16(MSAMP_THIN_WORD s, uint32_t r_from, uint32
      * g(x_from), the ratio of the g's in [1, 1.04): r (1 + (g_to - g_from) / g_from). */
     uint32_t g_from = 65536u - x_from / 2u + (x_from * x_from) / (6u * 65536u);
     uint32_t g_to = 65536u - x_to / 2u + (x_to * x_to) / (6u * 65536u);
-    int32_t r = (int32_t)msamp_thin_ratio_q16(r_from, r_to);
-    /* g_to >= g_from but for a rounding step of 1 either way: signed (|r d| < 2^28). */
-    int32_t q = r + r * ((int32_t)g_to - (int32_t)g_from) / (int32_t)g_from;
+    uint32_t r = msamp_thin_ratio_q16(r_from, r_to), q;
+    /* g_to >= g_from but for a rounding step of 1 either way (r d < 2^28): each sign by an
+     * unsigned division (a signed one would bring libgcc's __aeabi_idiv to a Cortex-M0). */
+    if (g_to >= g_from)
+        q = r + r * (g_to - g_from) / g_from;
+    else
+        q = r - r * (g_from - g_to) / g_from;
     /* q16 in [1, 65536]: a coin keeps with probability q16 / 65536 exactly, and the host
      * weights a kept entry by 65536 / q16, only while that holds. */
-    return q < 1 ? 1u : q > (int32_t)MSAMP_THIN_ONE ? MSAMP_THIN_ONE : (uint32_t)q;
+    return q < 1u ? 1u : q > MSAMP_THIN_ONE ? MSAMP_THIN_ONE : q;
 }
 
 /* The coin of slot in thinning epoch `epoch`: murmur3's fmix32 of the three. */
