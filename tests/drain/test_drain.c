@@ -1718,6 +1718,59 @@ static void timed(struct session *s, struct msamp_record r, uint64_t ts)
     session_record(s, &r);
 }
 
+/* Refused samples through a profile file and drain merge (docs/VERDICTS.md "Marks", "In the
+ * profile"): at interval 1 a 300-byte block refused a live slot is the site's refused sample, its
+ * 300 bytes the in-use it may add, in the profile's inuse_refused_* and refused_samples types; a
+ * merge with itself doubles them; merged with a profile without those types (an older drain's,
+ * variances kept) the merge keeps them, the older profile's counted 0, whichever comes first. */
+static void test_refused_files(void)
+{
+    struct session *s = session_new(1, NULL);
+    feed_session(s, 0x78, 0, 1);
+    feed_stack(s, 1, 0x1004);
+    feed_alloc(s, 1, 100, 1);
+    feed_alloc(s, 0, 300, 1); /* no live slot: refused */
+    struct elf_set none = {NULL, 0, 0};
+    struct built b;
+    char err[256], a[64], o[64], m[64];
+    CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
+    CHECK(b.prof.nvt == V_ALL && prof_has_refused(&b.prof));
+    struct vprof v;
+    CHECK(vprof_build(&b.prof, &v, err, sizeof(err)) == 0 && v.nsite == 1);
+    CHECK(v.nsite == 1 && v.site[0].refused.samples == 1 && v.site[0].refused.n == 1 &&
+          v.site[0].refused.b == 300 && v.total_refused.b == 300 && v.marks.refused == 1);
+    CHECK(marks_refused_bytes(&b.prof) == 300);
+    vprof_free(&v);
+    snprintf(a, sizeof(a), "/tmp/test_drain.%d.ra.pb.gz", (int)getpid());
+    snprintf(o, sizeof(o), "/tmp/test_drain.%d.ro.pb.gz", (int)getpid());
+    snprintf(m, sizeof(m), "/tmp/test_drain.%d.rm.pb.gz", (int)getpid());
+    CHECK(prof_write_file(&b.prof, a, err, sizeof(err)) == 0);
+    b.prof.nvt = V_VARS; /* an older drain's profile: variances, no refused types */
+    CHECK(prof_write_file(&b.prof, o, err, sizeof(err)) == 0);
+    b.prof.nvt = V_ALL;
+    char *twice[] = {"merge", m, a, a, NULL}, *mixed[] = {"merge", m, a, o, NULL},
+         *older[] = {"merge", m, o, a, NULL};
+    char **runs[] = {twice, mixed, older};
+    for (int r = 0; r < 3; r++) {
+        struct prof q;
+        CHECK(drain_merge(4, runs[r]) == 0);
+        CHECK(prof_read_file(&q, m, err, sizeof(err)) == 0);
+        CHECK(q.nvt == V_ALL && prof_has_refused(&q));
+        CHECK(vprof_build(&q, &v, err, sizeof(err)) == 0 && v.has_var && v.nsite == 1);
+        uint64_t want = r == 0 ? 2 : 1;
+        CHECK(v.nsite == 1 && v.site[0].refused.samples == want &&
+              v.site[0].refused.b == 300.0 * (double)want && v.total_refused.n == (double)want &&
+              v.site[0].e[E_INUSE_B].est == 200);
+        vprof_free(&v);
+        prof_free(&q);
+    }
+    unlink(a);
+    unlink(o);
+    unlink(m);
+    built_free(&b);
+    session_free(s);
+}
+
 static void test_growth(void)
 {
     struct session *s = session_new(1, NULL);
@@ -1817,6 +1870,7 @@ int main(void)
 {
     test_est_intervals();
     test_variance_files();
+    test_refused_files();
     test_weights();
     test_alloc_free();
     test_drop_frees();

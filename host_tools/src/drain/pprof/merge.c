@@ -43,6 +43,13 @@ int prof_has_variances(const struct prof *p)
            prof_vt_index(p, "alloc_samples") == V_SAMPLES;
 }
 
+int prof_has_refused(const struct prof *p)
+{
+    return prof_has_variances(p) && prof_vt_index(p, "inuse_refused_objects") == V_REF_N &&
+           prof_vt_index(p, "inuse_refused_space") == V_REF_B &&
+           prof_vt_index(p, "refused_samples") == V_REF_SAMPLES;
+}
+
 static int same_types(const struct prof *a, const struct prof *b)
 {
     if (a->nvt != b->nvt)
@@ -162,21 +169,6 @@ static void merge_verdicts(struct merger *mg, const struct prof *src, const uint
                      (unsigned long long)mg->marks.unattributed,
                      (unsigned long long)mg->marks.lost);
     }
-    struct marks_refused *rf = xmalloc(cap * sizeof(*rf));
-    n = marks_refused_from_prof(src, rf, cap);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t d = smap[rf[i].sample], j = umap_get(&mg->refused_index, d);
-        if (j == UINT32_MAX) {
-            GROW(mg->refused, mg->caprefused, mg->nrefused + 1);
-            j = (uint32_t)mg->nrefused;
-            mg->refused[mg->nrefused++] = (struct marks_refused){d, 0, 0, 0};
-            umap_put(&mg->refused_index, d, j);
-        }
-        mg->refused[j].samples += rf[i].samples;
-        mg->refused[j].n += rf[i].n;
-        mg->refused[j].b += rf[i].b;
-    }
-    free(rf);
 }
 
 static void merge_one(struct merger *mg, const struct prof *src)
@@ -263,8 +255,6 @@ void merge_free(struct merger *mg)
     iset_free(&mg->mapset);
     free(mg->comment_seen);
     free(mg->leaks);
-    free(mg->refused);
-    umap_free(&mg->refused_index);
     memset(mg, 0, sizeof(*mg));
 }
 
@@ -323,7 +313,29 @@ void merge_finish(struct merger *mg)
                  "the inputs' peaks added: at most this when they run at once");
     }
     growth_write(out, mg->npeak ? &mg->peak : NULL, mg->leaks, mg->nleaks);
-    marks_write(out, &mg->marks, mg->refused, mg->nrefused);
+    marks_write(out, &mg->marks);
+}
+
+/* A profile with variances but without the refused samples' types (a drain before them wrote
+ * it) given those types, its values 0 (docs/VERDICTS.md "In the profile"): 0, or -1 when its
+ * values would be too many. */
+static int pad_refused(struct prof *p)
+{
+    if (p->nvt != V_VARS || !prof_has_variances(p) || p->nsample * V_ALL > PROF_MAX_POOL)
+        return -1;
+    int64_t *v = xcalloc(p->nsample * V_ALL + 1, sizeof(*v));
+    for (size_t i = 0; i < p->nsample; i++) {
+        memcpy(&v[i * V_ALL], &p->valpool[p->sample[i].val_off], V_VARS * sizeof(*v));
+        p->sample[i].val_off = (uint32_t)(i * V_ALL);
+    }
+    free(p->valpool);
+    p->valpool = v;
+    p->nvalpool = p->nsample * V_ALL;
+    p->capvalpool = p->nvalpool + 1;
+    prof_add_type(p, "inuse_refused_objects", "count");
+    prof_add_type(p, "inuse_refused_space", "bytes");
+    prof_add_type(p, "refused_samples", "count");
+    return 0;
 }
 
 int drain_merge(int argc, char **argv)
@@ -356,6 +368,29 @@ int drain_merge(int argc, char **argv)
             with++;
         else if (in[i].nvt == V_COUNT && prof_std_types(&in[i]))
             without++;
+    }
+    /* Profiles of a drain before the refused samples' types (docs/VERDICTS.md "Marks"): merged
+     * with ones that have them, they are given them, their refused samples 0 (that drain's
+     * sites' refusals were not told apart; its session marks still count them). */
+    size_t ref = 0, unref = 0;
+    for (int i = 0; i < nin && rc == 0; i++) {
+        if (prof_has_refused(&in[i]))
+            ref++;
+        else if (in[i].nvt == V_VARS && prof_has_variances(&in[i]))
+            unref++;
+    }
+    if (rc == 0 && ref && unref) {
+        int padded = 1;
+        for (int i = 0; i < nin && padded; i++)
+            if (in[i].nvt == V_VARS && prof_has_variances(&in[i]) && pad_refused(&in[i]) != 0)
+                padded = 0;
+        for (int i = 0; i < nin && !padded; i++) /* too big to pad: the types they share */
+            if (prof_has_variances(&in[i]))
+                in[i].nvt = V_VARS;
+        fprintf(stderr, "drain merge: note: %zu of the profiles carry no refused samples' types (an "
+                        "older drain wrote them): %s\n", unref,
+                padded ? "their sites' refused samples count as 0"
+                       : "the merge keeps the variances' types, its sites' refused samples unknown");
     }
     if (rc == 0 && with && without) {
         fprintf(stderr, "drain merge: note: %zu of the profiles carry no variances (an older drain "

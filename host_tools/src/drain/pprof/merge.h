@@ -24,13 +24,11 @@ struct merger {
     int npeak;
     struct growth_leak *leaks;
     size_t nleaks, capleaks;
-    /* The marks (docs/VERDICTS.md "Marks"): known while every input's are, complete while every
-     * input is, counts summed; refused sites by merged sample, summed. */
+    /* The session marks (docs/VERDICTS.md "Marks"): known while every input's are, complete
+     * while every input is, counts summed (the sites' refused samples are sample values, summed
+     * as values are). */
     struct prof_marks marks;
     int nmarks;
-    struct marks_refused *refused;
-    size_t nrefused, caprefused;
-    struct umap refused_index; /* merged sample -> its entry in refused */
 };
 
 void merge_init(struct merger *mg);
@@ -42,9 +40,11 @@ void merge_finish(struct merger *mg);
 void merge_free(struct merger *mg);
 
 /* 1 when p's first sample types are drain's six standard ones, in their order; 1 when they are
- * followed by the variances and sample count (profile.h V_ALL): a profile with variances. */
+ * followed by the variances and sample count (profile.h V_VARS): a profile with variances; 1 when
+ * these are followed by the refused samples' types (profile.h V_ALL). */
 int prof_std_types(const struct prof *p);
 int prof_has_variances(const struct prof *p);
+int prof_has_refused(const struct prof *p);
 
 int drain_merge(int argc, char **argv);
 

@@ -93,6 +93,8 @@ static const char *sample_type_names[V_ALL][2] = {
     {"inuse_objects_var", "count^2"},  {"inuse_space_var", "bytes^2"},
     {"alloc_objects_var", "count^2"},  {"alloc_space_var", "bytes^2"},
     {"alloc_samples", "count"},
+    {"inuse_refused_objects", "count"}, {"inuse_refused_space", "bytes"},
+    {"refused_samples", "count"},
 };
 
 /* A location of one frame that is only a name: "[unknown stack]", "[stack table full]". */
@@ -668,15 +670,6 @@ static void site_total(struct prof *p, const struct session *s, uint32_t i, cons
     }
     out->inuse_samples[si] += inuse_cnt;
     out->alloc_samples[si] += s->sites[i].alloc_samples;
-    GROW(out->refused, out->cap_refused, si + 1);
-    GROW(out->refused_b, out->cap_refused_b, si + 1);
-    if (si + 1 == out->agg.nsample) {
-        out->refused[si] = 0;
-        out->refused_b[si] = 0;
-    }
-    const struct site_rare *rr = session_site_rare(s, i);
-    out->refused[si] += rr->refused;
-    out->refused_b[si] += rr->refused_b;
 }
 
 /* cover_inuse and round_parts of a site whose only part is the rest x (no live entry, no lifetime
@@ -804,7 +797,8 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
              * in fewer steps; 10^6 distinct stacks of untracked allocations are all such). */
             double x[V_ALL] = {0, 0, st->alloc_n, st->alloc_b, st->free_n, st->free_b, 0, 0,
                                rv_n > 0 ? rv_n : 0, rv_b > 0 ? rv_b : 0,
-                               (double)st->alloc_samples};
+                               (double)st->alloc_samples, rr->refused_n, rr->refused_b,
+                               (double)rr->refused};
             if (up > 1.0)
                 lossy_scale(x, up);
             int64_t v[V_ALL];
@@ -826,7 +820,7 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         for (uint32_t a = age0; a != UINT32_MAX && np < MAX_PARTS - 1; a = ages[a].next) {
             const struct agebin *g = &ages[a];
             parts[np++] = (struct part){{g->n, g->b, g->an, g->ab, 0, 0, g->v[0], g->v[1], g->v[2],
-                                         g->v[3], 0},
+                                         g->v[3], 0, 0, 0, 0},
                                         {0},
                                         "age",
                                         g->bucket,
@@ -840,17 +834,19 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         for (uint32_t l = life0; l != UINT32_MAX && np < MAX_PARTS - 1; l = life_next[l]) {
             const struct lifebin *lb = &s->life[l];
             parts[np++] = (struct part){
-                {0, 0, lb->an, lb->ab, lb->fn, lb->fb, 0, 0, 0, 0, 0}, {0}, "lifetime", lb->bucket,
+                {0, 0, lb->an, lb->ab, lb->fn, lb->fb, 0, 0, 0, 0, 0, 0, 0, 0}, {0}, "lifetime",
+                lb->bucket,
                 {0, 0}};
             ra_n -= lb->an;
             ra_b -= lb->ab;
             rf_n -= lb->fn;
             rf_b -= lb->fb;
         }
-        /* The rest holds the allocated variance the age bins do not (the lifetime bins' too)
-         * and the site's sampled allocations. */
+        /* The rest holds the allocated variance the age bins do not (the lifetime bins' too),
+         * the site's sampled allocations and its refused samples. */
         parts[np++] = (struct part){{0, 0, ra_n, ra_b, rf_n, rf_b, 0, 0, rv_n > 0 ? rv_n : 0,
-                                     rv_b > 0 ? rv_b : 0, (double)st->alloc_samples},
+                                     rv_b > 0 ? rv_b : 0, (double)st->alloc_samples,
+                                     rr->refused_n, rr->refused_b, (double)rr->refused},
                                     {0},
                                     NULL,
                                     AGE_UNKNOWN,
@@ -1026,7 +1022,7 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
         char text[512];
         int complete = session_completeness(s, strncmp(kind, "partial", 7) != 0, text,
                                             sizeof(text));
-        marks_store(s, dec_now, complete, p, out->site_prof);
+        marks_store(s, dec_now, complete, p);
     }
 out:
     free(maps);
@@ -1043,8 +1039,6 @@ void built_free(struct built *b)
     free(b->site_prof);
     session_free(b->replayed);
     free(b->inuse_samples);
-    free(b->refused);
-    free(b->refused_b);
     free(b->alloc_samples);
     for (size_t i = 0; i < b->nfails; i++)
         free(b->fails[i].locs);

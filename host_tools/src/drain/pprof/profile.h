@@ -17,10 +17,14 @@
 #define DRAIN_VERSION "0.1"
 
 /* Value order in every sample: the six standard types (V_COUNT), then the variances of the in-use
- * and allocated estimates and the sampled allocations behind the allocated ones (V_ALL:
- * docs/VERDICTS.md; a profile's variances are the sums of its samples'). */
+ * and allocated estimates and the sampled allocations behind the allocated ones (V_VARS, what
+ * drain wrote before the refused types), then the samples the device refused a live slot: the
+ * in-use objects and bytes they may add (their weights w and w * size) and how many they are
+ * (V_ALL: docs/VERDICTS.md "In the profile", "Marks"; a profile's values are the sums of its
+ * samples'). */
 enum { V_INUSE_N, V_INUSE_B, V_ALLOC_N, V_ALLOC_B, V_FREE_N, V_FREE_B, V_COUNT };
-enum { V_INUSE_NV = V_COUNT, V_INUSE_BV, V_ALLOC_NV, V_ALLOC_BV, V_SAMPLES, V_ALL };
+enum { V_INUSE_NV = V_COUNT, V_INUSE_BV, V_ALLOC_NV, V_ALLOC_BV, V_SAMPLES, V_VARS };
+enum { V_REF_N = V_VARS, V_REF_B, V_REF_SAMPLES, V_ALL };
 
 struct elf_set {
     struct sym_elf **elf;
@@ -41,11 +45,6 @@ struct built {
     /* Per agg sample: sampled allocations behind the in-use and the allocated estimates. */
     uint64_t *inuse_samples, *alloc_samples;
     size_t cap_inuse, cap_alloc;
-    /* Per agg sample: the in-use bytes its samples refused a live slot may add (site_rare's
-     * refused_b; docs/VERDICTS.md "Marks"), and how many they are. */
-    double *refused_b;
-    uint64_t *refused;
-    size_t cap_refused, cap_refused_b;
     uint64_t unknown_stack; /* sampled allocations whose stack is id 0 or was never received */
     uint64_t unknown_events; /* of unknown_stack, those of ALLOC/REALLOC records */
     uint64_t alloc_raised;  /* sites whose allocated totals were raised to their in-use */

@@ -1,4 +1,4 @@
-/* Marks in a profile's comments (marks.h, docs/VERDICTS.md "Marks"). */
+/* The session's marks in a profile's comment (marks.h, docs/VERDICTS.md "Marks"). */
 #include "verdict/marks.h"
 
 #include <math.h>
@@ -6,12 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "merge.h"
 #include "prof_model.h"
+#include "profile.h"
 #include "session.h"
 #include "verdict/growth_track.h"
 
-void marks_write(struct prof *p, const struct prof_marks *m, const struct marks_refused *r,
-                 size_t n)
+void marks_write(struct prof *p, const struct prof_marks *m)
 {
     char line[640];
     if (m && m->known) {
@@ -21,32 +22,17 @@ void marks_write(struct prof *p, const struct prof_marks *m, const struct marks_
                  (unsigned long long)m->unattributed, (unsigned long long)m->lost, m->note);
         prof_comment(p, line);
     }
-    for (size_t i = 0; i < n; i++) {
-        snprintf(line, sizeof(line), "%srefused|sample=%u|samples=%llu|objects=%.17g|bytes=%.17g",
-                 GROWTH_COMMENT, r[i].sample, (unsigned long long)r[i].samples, r[i].n, r[i].b);
-        prof_comment(p, line);
-    }
 }
 
 void marks_store(const struct session *s, const struct msamp_dec_stats *dec_now, int complete,
-                 struct prof *p, const uint32_t *site_sample)
+                 struct prof *p)
 {
     struct session_marks sm;
     session_marks_of(s, dec_now, &sm);
     struct prof_marks m = {1, complete && !session_marks_any(&sm), sm.refused, sm.unattributed,
                            sm.ring_records + sm.reentrant + sm.frames_lost + sm.events_lost, ""};
     session_marks_text(&sm, m.note, sizeof(m.note));
-    size_t n = 0, cap = 0;
-    struct marks_refused *r = NULL;
-    for (size_t i = 0; i < s->nsites && site_sample; i++) {
-        const struct site_rare *rr = session_site_rare(s, (uint32_t)i);
-        if (rr->refused == 0 || site_sample[i] == UINT32_MAX)
-            continue;
-        GROW(r, cap, n + 1);
-        r[n++] = (struct marks_refused){site_sample[i], rr->refused, rr->refused_n, rr->refused_b};
-    }
-    marks_write(p, &m, r, n);
-    free(r);
+    marks_write(p, &m);
 }
 
 static int count_of(const char *c, const char *key, uint64_t *v)
@@ -79,22 +65,18 @@ int marks_from_prof(const struct prof *p, struct prof_marks *out)
     return 0;
 }
 
-size_t marks_refused_from_prof(const struct prof *p, struct marks_refused *out, size_t max)
+double marks_refused_bytes(const struct prof *p)
 {
-    char buf[1024];
-    size_t n = 0;
-    for (size_t i = 0; i < p->ncomment && n < max; i++) {
-        const char *c = verdict_comment(p, i, "refused", buf, sizeof(buf));
-        double idx, x, b;
-        uint64_t samples;
-        if (!c || verdict_num(c, "sample", &idx) || count_of(c, "samples", &samples) ||
-            verdict_num(c, "objects", &x) || verdict_num(c, "bytes", &b) || !(x >= 0) ||
-            !(b >= 0) || !isfinite(x) || !isfinite(b) || idx < 0 || idx >= (double)p->nsample ||
-            idx != floor(idx))
-            continue;
-        out[n++] = (struct marks_refused){(uint32_t)idx, samples, x, b};
+    double b = 0;
+    int has = prof_has_refused(p);
+    for (size_t i = 0; has && i < p->nsample; i++) {
+        const struct prof_sample *s = &p->sample[i];
+        if (s->nloc == PROF_SAMPLE_ENCODED)
+            continue; /* kept encoded: only the writer reads it */
+        int64_t v = p->valpool[s->val_off + V_REF_B];
+        b += v > 0 ? (double)v : 0;
     }
-    return n;
+    return b;
 }
 
 int marks_sites(const struct prof_marks *m)

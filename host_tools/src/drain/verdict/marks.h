@@ -1,10 +1,10 @@
 /*
- * Marks (docs/VERDICTS.md "Marks"): what the device refused or the line lost, kept in a profile's
- * comments so that every reader of it (--top, --json, drain check, drain merge) knows which
- * estimates are lower bounds. A session's: "msamp-verdict marks|complete=C|refused=N|
- * unattributed=N|lost=N|note=TEXT"; a site's refused samples (ALLOC records without a live slot),
- * keyed by its first sample: "msamp-verdict refused|sample=I|samples=N|objects=X|bytes=Y", the
- * in-use they may add (their weights w and w * size).
+ * Marks (docs/VERDICTS.md "Marks"): what the device refused or the line lost, kept in the profile
+ * so that every reader of it (--top, --json, drain check, drain merge) knows which estimates are
+ * lower bounds. A session's, in a comment: "msamp-verdict marks|complete=C|refused=N|
+ * unattributed=N|lost=N|note=TEXT"; a site's refused samples (ALLOC records without a live slot)
+ * are sample types of its samples (profile.h V_REF_N, V_REF_B, V_REF_SAMPLES: the in-use they may
+ * add, their weights w and w * size, and how many they are), summed as values are.
  */
 #ifndef DRAIN_MARKS_H
 #define DRAIN_MARKS_H
@@ -22,22 +22,17 @@ struct prof_marks {
     uint64_t refused, unattributed, lost; /* lost: records lost, their sites unknown */
     char note[384];
 };
-struct marks_refused {
-    uint32_t sample; /* the site's first sample in prof->sample */
-    uint64_t samples;
-    double n, b;
-};
-
-/* Writes s's marks into p: the session's, and each refusing site's at its sample site_sample[i]
- * (UINT32_MAX: none). complete: session_completeness's verdict. */
+/* Writes s's session marks into p (the sites' refused samples are in their values).
+ * complete: session_completeness's verdict. */
 void marks_store(const struct session *s, const struct msamp_dec_stats *dec_now, int complete,
-                 struct prof *p, const uint32_t *site_sample);
-/* A profile's session marks (0 when it holds none) and refused sites (at most max). */
+                 struct prof *p);
+/* A profile's session marks (0 when it holds none). */
 int marks_from_prof(const struct prof *p, struct prof_marks *out);
-size_t marks_refused_from_prof(const struct prof *p, struct marks_refused *out, size_t max);
-/* Writes marks (known ones) and refused sites into p. */
-void marks_write(struct prof *p, const struct prof_marks *m, const struct marks_refused *r,
-                 size_t n);
+/* The in-use bytes p's refused samples may add (the sum of its samples' inuse_refused_space; 0
+ * for a profile without that type). */
+double marks_refused_bytes(const struct prof *p);
+/* Writes marks (known ones) into p. */
+void marks_write(struct prof *p, const struct prof_marks *m);
 /* Whether the marks make every site's estimates lower bounds (records lost or unattributed), and
  * every total's too (lost). */
 int marks_sites(const struct prof_marks *m);

@@ -85,6 +85,7 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
         return -1;
     }
     out->has_var = prof_has_variances(p);
+    int has_ref = prof_has_refused(p);
     uint32_t *order = xmalloc((p->nsample + 1) * sizeof(*order));
     for (size_t i = 0; i < p->nsample; i++)
         order[i] = (uint32_t)i;
@@ -132,27 +133,22 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
             }
             if (out->has_var)
                 vs->samples += (uint64_t)(val[V_SAMPLES] > 0 ? val[V_SAMPLES] : 0);
+            if (has_ref && val[V_REF_SAMPLES] > 0) { /* docs/VERDICTS.md "Marks" */
+                vs->refused.samples += (uint64_t)val[V_REF_SAMPLES];
+                vs->refused.n += val[V_REF_N] > 0 ? (double)val[V_REF_N] : 0;
+                vs->refused.b += val[V_REF_B] > 0 ? (double)val[V_REF_B] : 0;
+            }
         }
         for (int e = 0; e < E_COUNT; e++) {
             out->total[e].est += vs->e[e].est;
             out->total[e].var += vs->e[e].var;
         }
+        out->total_refused.samples += vs->refused.samples;
+        out->total_refused.n += vs->refused.n;
+        out->total_refused.b += vs->refused.b;
     }
     free(order);
     marks_from_prof(p, &out->marks);
-    size_t rcap = p->ncomment + 1;
-    struct marks_refused *r = xmalloc(rcap * sizeof(*r));
-    size_t nr = marks_refused_from_prof(p, r, rcap);
-    for (size_t i = 0; i < nr; i++) {
-        struct vrefused *to[2] = {&out->site[out->site_of[r[i].sample]].refused,
-                                  &out->total_refused};
-        for (int k = 0; k < 2; k++) {
-            to[k]->samples += r[i].samples;
-            to[k]->n += r[i].n;
-            to[k]->b += r[i].b;
-        }
-    }
-    free(r);
     return 0;
 }
 

@@ -105,8 +105,8 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
         site_text(b, s, site, sizeof(site));
         struct est e = {(double)v[v_bytes], (double)v[v_bytes + V_INUSE_BV - V_INUSE_B]};
         char ci[64], bytes[32];
-        int refused = v_bytes == V_INUSE_B && b->refused && b->refused[order[i]];
-        double add = refused ? b->refused_b[order[i]] : 0;
+        int refused = v_bytes == V_INUSE_B && p->nvt == V_ALL && v[V_REF_SAMPLES] > 0;
+        double add = refused ? (double)v[V_REF_B] : 0;
         snprintf(ci, sizeof(ci), "(%.0f-%.0f)", est_lo(e), est_hi(e) + add);
         snprintf(bytes, sizeof(bytes), "%s%lld", refused || marked ? ">=" : "",
                  (long long)v[v_bytes]);
@@ -121,9 +121,10 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
         fprintf(f, "  (none)\n");
     uint64_t nref = 0;
     double bref = 0;
-    for (size_t i = 0; v_bytes == V_INUSE_B && b->refused && i < p->nsample; i++) {
-        nref += b->refused[i];
-        bref += b->refused_b[i];
+    for (size_t i = 0; v_bytes == V_INUSE_B && p->nvt == V_ALL && i < p->nsample; i++) {
+        const int64_t *v = &p->valpool[p->sample[i].val_off];
+        nref += v[V_REF_SAMPLES] > 0 ? (uint64_t)v[V_REF_SAMPLES] : 0;
+        bref += v[V_REF_B] > 0 ? (double)v[V_REF_B] : 0;
     }
     if (nref)
         fprintf(f, "  >=: %llu samples refused by the live table (live_full) at these sites: their "
@@ -175,10 +176,12 @@ static void task_table(FILE *f, const struct built *b, int marked)
         }
         uint64_t nref = 0;
         double add = 0;
-        for (size_t k = 0; b->refused && k < b->agg.nsample; k++) {
-            if (strcmp(sample_task(p, &b->agg, &b->agg.sample[k]), task) == 0) {
-                nref += b->refused[k];
-                add += b->refused_b[k];
+        for (size_t k = 0; b->agg.nvt == V_ALL && k < b->agg.nsample; k++) {
+            const int64_t *v = &b->agg.valpool[b->agg.sample[k].val_off];
+            if (v[V_REF_SAMPLES] > 0 &&
+                strcmp(sample_task(p, &b->agg, &b->agg.sample[k]), task) == 0) {
+                nref += (uint64_t)v[V_REF_SAMPLES];
+                add += v[V_REF_B] > 0 ? (double)v[V_REF_B] : 0;
             }
         }
         char ci[2][64], bytes[2][32];
