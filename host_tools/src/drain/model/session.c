@@ -67,6 +67,7 @@ void session_free(struct session *s)
     free(s->site_peak);
     umap_free(&s->rare_index);
     free(s->rare);
+    free(s->refused);
     umap_free(&s->link_index);
     free(s->link);
     umap_free(&s->slot_index);
@@ -281,6 +282,12 @@ const struct site_rare *session_site_rare(const struct session *s, uint32_t site
     static const struct site_rare none;
     uint32_t i = umap_get(&s->rare_index, site);
     return i < s->nrare ? &s->rare[i] : &none;
+}
+
+const struct site_refused *session_site_refused(const struct session *s, uint32_t site)
+{
+    static const struct site_refused none;
+    return site < s->caprefused ? &s->refused[site] : &none;
 }
 
 /* A site's rare totals, made (zeroed) at the first use. */
@@ -685,10 +692,15 @@ static void fill_slot(struct session *s, struct slot *sl, uint64_t size, uint64_
  * in use at site for all the reader knows, but not counted there (docs/VERDICTS.md "Marks"). */
 static void count_refused(struct session *s, uint32_t site, uint64_t size, double w)
 {
-    struct site_rare *rr = site_rare(s, site);
-    rr->refused++;
-    rr->refused_n += w;
-    rr->refused_b += w * (double)size;
+    if (site >= s->caprefused) {
+        size_t was = s->caprefused;
+        GROW(s->refused, s->caprefused, (size_t)site + 1);
+        memset(s->refused + was, 0, (s->caprefused - was) * sizeof(*s->refused));
+    }
+    struct site_refused *r = &s->refused[site];
+    r->samples++;
+    r->n += w;
+    r->b += w * (double)size;
     s->n.refused++;
 }
 

@@ -125,7 +125,7 @@ struct site_peak {
 };
 
 /* A site's rare totals (session.rare, by site; session_site_rare): only sites with a culled
- * allocation, a FAIL record or a refused sample have one. */
+ * allocation or a FAIL record have one. */
 struct site_rare {
     /* Allocations freed younger than the session's min_life_s: taken out of the allocated (and
      * freed) totals, counted here. */
@@ -137,13 +137,17 @@ struct site_rare {
     /* Of a site without a stack (def SITE_DEF_NONE, which it never returns to once defined),
      * its samples of ALLOC/REALLOC records (not snapshots): the profile's samples_unknown_stack. */
     uint64_t events;
-    /* Samples received without a live slot (slot 0: the device's live table was full, or an index
-     * beyond drain's cap): allocated, but never in use nor freed for the reader. The site whose
-     * in-use they would count in (a realloc chain's first site), and their weights w and
-     * w * size: its in-use estimate is a lower bound, at most this much low (docs/VERDICTS.md
-     * "Marks"). */
-    uint64_t refused;
-    double refused_n, refused_b;
+};
+
+/* Samples received without a live slot (slot 0: the device's live table was full, or an index
+ * beyond drain's cap): allocated, but never in use nor freed for the reader. Per site whose in-use
+ * they would count in (a realloc chain's first site): how many, and their weights w and w * size:
+ * its in-use estimate is a lower bound, at most this much low (docs/VERDICTS.md "Marks").
+ * session.refused, parallel to sites from the first refusal on (24 bytes a site: a stream whose
+ * every sample is refused at 10^6 sites keeps them in 24 MB, not a rare record each). */
+struct site_refused {
+    double n, b;
+    uint64_t samples;
 };
 
 /* RTOS devices: the chain of the sites of the same stack for other tasks (session.link, by site;
@@ -221,7 +225,7 @@ struct session_counts {
     /* FREEs of a slot not known live once the device reported dropped records (DROPS
      * ring_records): the ALLOC was among the drops (at most as many as it reported). */
     uint64_t drop_frees;
-    uint64_t refused;             /* samples received without a live slot (site_rare.refused) */
+    uint64_t refused;             /* samples received without a live slot (session_site_refused) */
     uint64_t dec_losses;          /* the decoder's loss marks (bytes discarded, a gap) */
     uint64_t site_limit;          /* samples folded into the overflow site (site caps) */
     uint64_t sites_folded;        /* pending sites whose definition came beyond the cap */
@@ -267,6 +271,8 @@ struct session {
     struct umap rare_index, link_index;
     struct site_rare *rare;
     size_t nrare, caprare;
+    struct site_refused *refused; /* by site, up to caprefused (session_site_refused) */
+    size_t caprefused;
     struct site_link *link;
     size_t nlink, caplink;
     struct site_peak *site_peak; /* NULL unless keep_site_peaks (capsites entries) */
@@ -408,6 +414,8 @@ double session_weight(uint64_t size, uint64_t interval);
 const uint64_t *session_stack(const struct session *s, uint64_t id, uint32_t *depth);
 /* A site's rare totals (culled allocations, FAIL records): all 0 when it has none. */
 const struct site_rare *session_site_rare(const struct session *s, uint32_t site);
+/* A site's refused samples (zero when it had none). */
+const struct site_refused *session_site_refused(const struct session *s, uint32_t site);
 /* The name of a site without frames: "[stack table full]", "[msamp: site limit reached]" or
  * "[unknown stack]". */
 const char *session_site_kind(const struct site *st);
@@ -453,7 +461,7 @@ void session_frees_text(const struct session *s, char *text, size_t n);
  * session is over (0 for a partial profile: "no END yet"). */
 int session_completeness(const struct session *s, int final, char *text, size_t n);
 /* What biases the session's estimates (docs/VERDICTS.md "Marks"), 0 each when nothing: samples
- * refused a live slot (their sites known: site_rare.refused; the device's live_full count when
+ * refused a live slot (their sites known: session_site_refused; the device's live_full count when
  * more), samples under [stack table full] (their sites unknown; the device's count when more), and
  * what was lost with sites unknown: records the ring dropped, reentrant allocations not sampled,
  * frames the line lost (seq gaps, and the decoder's losses when dec_now is given) and the events

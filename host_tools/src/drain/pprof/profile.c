@@ -764,6 +764,7 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         const struct site *st = &s->sites[i];
         int failed = 0;
         const struct site_rare *rr = session_site_rare(s, (uint32_t)i);
+        const struct site_refused *rf = session_site_refused(s, (uint32_t)i);
         for (int k = 0; k < MSAMP_FAIL_KINDS; k++)
             failed |= rr->fail_n[k] != 0;
         uint32_t age0 = age_head ? age_head[i] : UINT32_MAX;
@@ -797,8 +798,8 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
              * in fewer steps; 10^6 distinct stacks of untracked allocations are all such). */
             double x[V_ALL] = {0, 0, st->alloc_n, st->alloc_b, st->free_n, st->free_b, 0, 0,
                                rv_n > 0 ? rv_n : 0, rv_b > 0 ? rv_b : 0,
-                               (double)st->alloc_samples, rr->refused_n, rr->refused_b,
-                               (double)rr->refused};
+                               (double)st->alloc_samples, rf->n, rf->b,
+                               (double)rf->samples};
             if (up > 1.0)
                 lossy_scale(x, up);
             int64_t v[V_ALL];
@@ -846,7 +847,7 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
          * the site's sampled allocations and its refused samples. */
         parts[np++] = (struct part){{0, 0, ra_n, ra_b, rf_n, rf_b, 0, 0, rv_n > 0 ? rv_n : 0,
                                      rv_b > 0 ? rv_b : 0, (double)st->alloc_samples,
-                                     rr->refused_n, rr->refused_b, (double)rr->refused},
+                                     rf->n, rf->b, (double)rf->samples},
                                     {0},
                                     NULL,
                                     AGE_UNKNOWN,
