@@ -393,6 +393,11 @@ int main(int argc, char **argv)
     if (rng == 0)
         rng = 1;
     int chains = 0;
+    /* CALIB_PAUSE_MS: a pause before the workload (ring-drops: the writer thread is stopped by
+     * then, so the allocations that follow fill the ring) */
+    const char *pause = getenv("CALIB_PAUSE_MS");
+    if (pause)
+        pause_ms(atol(pause));
     if (!strcmp(w, "steady"))
         calib_steady(&rng);
     else if (!strcmp(w, "grow"))
