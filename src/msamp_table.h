@@ -60,9 +60,19 @@ extern _Atomic uint32_t msamp_live_mask[MSAMP_LIVE_BUCKETS];
  * circle, whose points crowd into a few clusters when stride x 0.618... is near a fraction of small
  * denominator: glibc's 1000 B blocks, 1008 B apart, took 833 of 8192 buckets, and the table at
  * 15 % load refused 29 % of them (issue 36). */
+#if !MSAMP_CFG_RUNTIME_TABLES && MSAMP_CFG_LIVE_CAPACITY <= 4u * MSAMP_CFG_LIVE_WAYS
+/* A table of one reach (4 buckets: the small configurations' 32 slots) gives every block every slot
+ * whatever its home, so no layout of addresses crowds it: there the multiply alone, 8 bytes less
+ * (the minimal Cortex-M3 firmware's 4096 B). */
+#define MSAMP_LIVE_HASH_MIX 0
+#else
+#define MSAMP_LIVE_HASH_MIX 1
+#endif
 static inline uint32_t msamp_live_hash(uintptr_t p)
 {
-#if UINTPTR_MAX > 0xFFFFFFFFu
+#if !MSAMP_LIVE_HASH_MIX
+    return (uint32_t)p * 0x9E3779B9u;
+#elif UINTPTR_MAX > 0xFFFFFFFFu
     uint64_t x = (uint64_t)p * 0x9E3779B97F4A7C15ull;
     x ^= x >> 32;
     return (uint32_t)((x * 0x9E3779B97F4A7C15ull) >> 32);
