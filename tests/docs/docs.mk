@@ -79,9 +79,9 @@ test-docs-readme-intro: ## README's first block as written: drain on a tty (a QE
 	@$(DOCS_ENV) $(DOCS_QEMU) tests/docs/readme_intro.sh README.md $(DOCS_FW)
 
 TESTS += docs-make-targets
-test-docs-make-targets: ## The make commands of README.md, docs/BOARDS.md and boards/README.md as written (long targets: their rules in make's database)
+test-docs-make-targets: ## The make commands of README.md, docs/BOARDS.md, boards/README.md and docs/VERDICTS.md as written (long targets: their rules in make's database)
 	@tests/need.sh aarch64-linux-gnu-gcc arm-none-eabi-gcc qemu-system-aarch64 go
-	@$(DOCS_ENV) tests/docs/make_targets.sh README.md docs/BOARDS.md boards/README.md
+	@$(DOCS_ENV) tests/docs/make_targets.sh README.md docs/BOARDS.md boards/README.md docs/VERDICTS.md
 
 TESTS += docs-output
 test-docs-output: ## The docs' output and usage examples: each line has the shape of a line drain, msamp-dump or the demo really print; DRAIN.md's synopsis names every option

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Usage: tests/docs/make_targets.sh FILE...   (test docs-make-targets)
 # The docs' blocks of make commands (the README's quick start and boards, docs/BOARDS.md,
-# boards/README.md), each line as written, in one user's checkout (tests/docs/lib.sh: build ->
+# boards/README.md, docs/VERDICTS.md), each line as written, in one user's checkout (tests/docs/lib.sh: build ->
 # $BUILD, so what make test built is reused; out/ of its own):
 #   - a line naming a long target (LONG below: make test itself and its fast tier make check,
-#     make size over every board, the soak, fuzz and bench runs, and single tests of make test,
+#     make size over every board, make calibrate's thousand runs, the soak, fuzz and bench runs, and single tests of make test,
 #     which make test runs anyway) is not
 #     run: make's database for the same command line (make -npq, which runs nothing, where make -n
 #     would still run the recipe lines that call $(MAKE)) must have the target, and its recipe, or
@@ -23,6 +23,7 @@ declare -A LONG=(
   [fuzz]='fuzz'
   [bench]='bench-\$\$b|BENCHES'
   [check-robust]='runner\.sh'
+  [calibrate]='tests/calibrate/calibrate\.sh'
 )
 long_expect() { # GOAL -> regex, or nothing when GOAL is not long
   local g=$1
