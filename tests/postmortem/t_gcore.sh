@@ -27,6 +27,35 @@ ok() { echo "ok: $*"; }
 inuse() { sed -n '/sites by in-use bytes/,/^top .*allocated/p' "$1" | grep -E '^ +[0-9]' | sort; }
 total() { inuse "$1" | awk '{b += $1; o += $2} END {print b, o}'; }
 
+# Runs "$@" (the program and its arguments) with its stream in $dir, waits for it to stop itself,
+# takes its core; sets pid and core. Returns 1 (after saying why) when there is no core.
+stop_and_core() {
+  "$@" &
+  pid=$!
+  local state= _
+  for _ in $(seq 300); do
+    state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)
+    [ "$state" = T ] && break
+    [ -z "$state" ] && break
+    sleep 0.1
+  done
+  if [ "$state" != T ]; then
+    fail "$(basename "$1"): did not stop itself (state '${state}')"
+    kill -KILL "$pid" 2>/dev/null
+    wait "$pid" 2>/dev/null
+    return 1
+  fi
+  timeout 120 gcore -o "$dir/core" "$pid" >"$dir/gcore.log" 2>&1
+  local grc=$?
+  kill -CONT "$pid"
+  wait "$pid" || fail "$(basename "$1"): the program exited $?"
+  core="$dir/core.$pid"
+  if [ $grc != 0 ] || [ ! -s "$core" ]; then
+    fail "$(basename "$1"): gcore exit $grc (ptrace not allowed?)"
+    tail -3 "$dir/gcore.log"
+    return 1
+  fi
+}
 for app in "$@"; do
   app=$(realpath "$app")
   name=$(basename "$app")
@@ -36,34 +65,8 @@ for app in "$@"; do
   file_type=$(od -An -j16 -N2 -tu2 "$app" | tr -d ' ')
   [ "$file_type" = 3 ] && pie=yes
   echo "== $name (PIE: $pie)"
-  MSAMP_OUTPUT="$dir/stream.%p.bin" MSAMP_INTERVAL=4096 "$app" &
-  pid=$!
-  state=
-  for _ in $(seq 300); do
-    state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)
-    [ "$state" = T ] && break
-    [ -z "$state" ] && break
-    sleep 0.1
-  done
-  if [ "$state" != T ]; then
-    fail "$name: did not stop itself (state '${state}')"
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    continue
-  fi
-  timeout 120 gcore -o "$dir/core" "$pid" >"$dir/gcore.log" 2>&1
-  grc=$?
-  kill -CONT "$pid"
-  wait "$pid"
-  arc=$?
-  core="$dir/core.$pid"
+  MSAMP_OUTPUT="$dir/stream.%p.bin" MSAMP_INTERVAL=4096 stop_and_core "$app" || continue
   stream="$dir/stream.$pid.bin"
-  if [ $grc != 0 ] || [ ! -s "$core" ]; then
-    fail "$name: gcore exit $grc (ptrace not allowed?)"
-    tail -3 "$dir/gcore.log"
-    continue
-  fi
-  [ $arc = 0 ] || fail "$name: the program exited $arc"
   ok "$name: core of $(stat -c %s "$core") bytes, stream of $(stat -c %s "$stream") bytes"
 
   "$drain" --elf "$app" --top 50 --folded "$dir/stream.folded" -o "$dir/stream.pb.gz" \
@@ -142,34 +145,6 @@ if [ -n "${DRAIN_ASAN:-}" ] && [ $# = 2 ]; then
   done
   set -- "$pie" "$nopie"
 fi
-# Runs "$@" (the program and its arguments) with its stream in $dir, waits for it to stop itself,
-# takes its core; sets pid and core. Returns 1 (after saying why) when there is no core.
-stop_and_core() {
-  "$@" &
-  pid=$!
-  local state= _
-  for _ in $(seq 300); do
-    state=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)
-    [ "$state" = T ] && break
-    [ -z "$state" ] && break
-    sleep 0.1
-  done
-  if [ "$state" != T ]; then
-    fail "$1: did not stop itself (state '${state}')"
-    kill -KILL "$pid" 2>/dev/null
-    wait "$pid" 2>/dev/null
-    return 1
-  fi
-  timeout 120 gcore -o "$dir/core" "$pid" >"$dir/gcore.log" 2>&1
-  local grc=$?
-  kill -CONT "$pid"
-  wait "$pid" || fail "$1: the program exited $?"
-  core="$dir/core.$pid"
-  if [ $grc != 0 ] || [ ! -s "$core" ]; then
-    fail "$1: gcore exit $grc (ptrace not allowed?)"
-    return 1
-  fi
-}
 if [ -n "${TABLE_APP:-}" ]; then
   app=$(realpath "$TABLE_APP")
   name=$(basename "$app")
