@@ -62,6 +62,8 @@ EVENTS = {  # workload: (test on (raises, lowers, marked rows) of each run, what
     "long": (lambda r, l, m: r + l >= 100, "100 interval changes"),
     "pinned-full": (lambda r, l, m: r == 0 and l == 0 and m > 0, "refusals, no interval change"),
     "ring-drops": (lambda r, l, m: m > 0, "records lost (marked estimates)"),
+    "smallbig-1024": (lambda r, l, m: r == 2, "2 raises"),
+    "smallbig-2048": (lambda r, l, m: r == 1, "1 raise"),
 }
 
 

@@ -30,6 +30,9 @@
 #               changes, >= 10^7 allocations), 4 KiB, 1024 slots, 70 s a run         0 /   6
 #   pinned-full steady, 16 KiB pinned, 256 slots: the table refuses about 3700 samples  8 /  80
 #               a run (drain marks those sites' in-use a lower bound, widened by them)
+#   smallbig-1024, smallbig-2048   issue 36's first program (500 000 x 24 B, 10 000 x
+#               3000 B, nothing freed) at 16 KiB with 1024 and 2048 slots: 2 raises and
+#               1 (its 24 B site read -20 % with two, t = -12)                        20 / 100 each
 #   ring-drops  steady, 512 B, its writer thread stopped 0.5 s (tests/hosted/
 #               freeze_writer.py) from before the first allocation (CALIB_PAUSE_MS=100):
 #               the ring drops 10-25 % of the records (every estimate marked "may be
@@ -64,6 +67,8 @@ many|many|MSAMP_INTERVAL=1024|6|80|8000
 threads|threads|MSAMP_INTERVAL=16384 MSAMP_LIVE_CAPACITY=1024|10|100|9000
 long|long|MSAMP_INTERVAL=4096 MSAMP_LIVE_CAPACITY=1024 MSAMP_FLUSH=thread|0|6|10000
 pinned-full|steady|MSAMP_INTERVAL=16384 MSAMP_INTERVAL_PIN=1 MSAMP_LIVE_CAPACITY=256|8|80|11000
+smallbig-1024|smallbig|MSAMP_INTERVAL=16384 MSAMP_LIVE_CAPACITY=1024|20|100|13000
+smallbig-2048|smallbig|MSAMP_INTERVAL=16384 MSAMP_LIVE_CAPACITY=2048|20|100|14000
 ring-drops|steady|MSAMP_INTERVAL=512 MSAMP_FLUSH=thread CALIB_PAUSE_MS=100 CALIB_FREEZE=0.5|6|60|12000"
 
 # run_one NAME WORKLOAD SEED ENV: one run; its rows in $out/runs/NAME.SEED.tsv, its files beside.
