@@ -134,6 +134,7 @@ FNR == NR { next }
 /^top .* by in-use bytes/ { sec = "inuse"; next }
 /^top .* by allocated bytes/ { sec = "alloc"; next }
 /^session / { sec = ""; next }
+sec != "" { sub(/^>=/, "", $1) } # a lower bound's mark (refused samples: docs/VERDICTS.md Marks)
 sec != "" && $1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && NF >= 4 {
   site = $4 ~ /^\(/ ? $5 : $4 # after the bytes' 95 % interval column, when there is one
   if (sec == "inuse") { el[site] += $1; EL += $1 } else { ea[site] += $1; EA += $1 }
@@ -193,7 +194,7 @@ if [ "$mode" = pinned ] || [ "$mode" = all ]; then
     fi
     awk '$1 == "total" { printf "in-use estimate (not checked): truth %d bytes, ", $3 }' "$dir/$name.truth"
     awk '/^top .* by in-use/ { s = 1; next } /^top .* by allocated/ { s = 0 }
-         s && $1 ~ /^[0-9]+$/ && NF >= 4 { e += $1 } END { printf "drain %d\n", e }' "$dir/$name.top"
+         s { sub(/^>=/, "", $1) } s && $1 ~ /^[0-9]+$/ && NF >= 4 { e += $1 } END { printf "drain %d\n", e }' "$dir/$name.top"
   else
     failed=1
   fi

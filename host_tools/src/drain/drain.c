@@ -438,6 +438,8 @@ static void on_record(void *arg, const struct msamp_record *rec)
     if ((stop_signal || rec->type == MSAMP_REC_CMD_ACK || rec->type == MSAMP_REC_SESSION) &&
         on_record_rare(d, rec))
         return;
+    if (!d->cur->first_seen && rec->type >= 0)
+        session_first_record(d->cur, msamp_dec_stats(d->dec));
     session_record(d->cur, rec);
     for (size_t i = 0; i < d->nrec; i++)
         d->rec_view[i]->record(d->rec_state[i], d->cur, rec);

@@ -284,6 +284,12 @@ const struct site_rare *session_site_rare(const struct session *s, uint32_t site
     return i < s->nrare ? &s->rare[i] : &none;
 }
 
+void session_first_record(struct session *s, const struct msamp_dec_stats *dec_now)
+{
+    s->first_seen = 1;
+    s->bad_before = dec_now->frames_bad - s->dec_start.frames_bad;
+}
+
 const struct site_refused *session_site_refused(const struct session *s, uint32_t site)
 {
     static const struct site_refused none;
@@ -1419,6 +1425,8 @@ struct session *session_replayed_defaults(const struct session *s)
         return NULL;
     struct session *t = session_new(s->index, &s->dec_start);
     t->host_start = s->host_start;
+    t->first_seen = s->first_seen;
+    t->bad_before = s->bad_before;
     t->pre_off = 1;
     t->min_life_s = s->min_life_s;
     t->keep_site_peaks = s->keep_site_peaks;
@@ -1457,6 +1465,11 @@ COLD int pre_record(struct session *s, const struct msamp_record *r)
 
 void session_record(struct session *s, const struct msamp_record *r)
 {
+    if (r->type >= 0)
+        s->first_seen = 1;
+    else if (r->type == MSAMP_DEC_LOSS && !s->first_seen)
+        return; /* bytes lost before the session's first record: none of its own (a cut frame of
+                 * an earlier boot, a reader's first partial frame) */
     if (!s->have_header && !s->pre_off && pre_record(s, r))
         return;
     apply(s, r);
@@ -1677,7 +1690,8 @@ void session_marks_of(const struct session *s, const struct msamp_dec_stats *dec
     m->frames_lost = s->line_frames_lost;
     if (dec_now) {
         struct msamp_dec_stats l = session_stream_losses(s, dec_now);
-        m->frames_lost = max_u64(m->frames_lost, l.frames_lost + l.frames_bad);
+        uint64_t bad = l.frames_bad > s->bad_before ? l.frames_bad - s->bad_before : 0;
+        m->frames_lost = max_u64(m->frames_lost, l.frames_lost + (s->first_seen ? bad : 0));
     } else if (s->n.dec_losses > m->frames_lost) {
         m->frames_lost = s->n.dec_losses;
     }

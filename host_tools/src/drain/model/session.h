@@ -347,6 +347,10 @@ struct session {
     uint64_t end_samples, end_frees, end_dropped;
 
     struct msamp_dec_stats dec_start; /* decoder counters when the session began */
+    /* Bad frames the decoder counted since dec_start before the session's first record (a cut
+     * frame of an earlier boot before its first frame: not its loss), once first_seen. */
+    uint64_t bad_before;
+    uint8_t first_seen;
     /* The line's losses in this session (session_line_loss): frames received with a valid CRC, and
      * frames missed by the seq gaps before them. */
     uint64_t line_frames, line_frames_lost;
@@ -414,6 +418,9 @@ double session_weight(uint64_t size, uint64_t interval);
 const uint64_t *session_stack(const struct session *s, uint64_t id, uint32_t *depth);
 /* A site's rare totals (culled allocations, FAIL records): all 0 when it has none. */
 const struct site_rare *session_site_rare(const struct session *s, uint32_t site);
+/* The session's first record arrives (dec_now: the decoder's counters then): what the decoder
+ * lost before it belongs to no record of this session, and marks none of its estimates. */
+void session_first_record(struct session *s, const struct msamp_dec_stats *dec_now);
 /* A site's refused samples (zero when it had none). */
 const struct site_refused *session_site_refused(const struct session *s, uint32_t site);
 /* The name of a site without frames: "[stack table full]", "[msamp: site limit reached]" or
