@@ -2,8 +2,8 @@
 # 95 % intervals judged against the exact truth of hosted workloads (tests/calibrate/calib_app.c),
 # over many seeded runs, one workload per table event (0, 1, 2, 3+ raises, a lowering, phases,
 # realloc chains, many sites, threads). Per (workload, measure): coverage, bias with its t, median
-# width (tests/calibrate/calib_table.py). test-calibrate is the short form (about 120 runs, two
-# minutes); `make calibrate` the full one (about 1000 runs and the long workload, half an hour),
+# width (tests/calibrate/calib_table.py). test-calibrate is the short form (160 runs, under two
+# minutes); `make calibrate` the full one (about 1400 runs with the long workload, about 20 minutes),
 # whose table docs/VERDICTS.md shows: re-run it before the docs' numbers change.
 
 CALIB_T := $(BUILD)/calibrate

@@ -43,7 +43,7 @@
 # not widened by what was lost covers the truth when its low end is at most the truth: that is
 # all a lower bound claims (calib_table.py).
 # WORKLOAD... runs only those. CALIB_RUNS=N overrides the run count of every workload.
-# Runs go two at a time (nproc); the short form takes about 2 minutes here, the full about 25.
+# Runs go two at a time (nproc); the short form takes 80-90 s here, the full form about 20 minutes.
 set -u
 app=$1 drain=$2 dump=$3 out=$4 mode=$5
 shift 5
