@@ -293,7 +293,7 @@ void session_first_record(struct session *s, const struct msamp_dec_stats *dec_n
 const struct site_refused *session_site_refused(const struct session *s, uint32_t site)
 {
     static const struct site_refused none;
-    return site < s->caprefused ? &s->refused[site] : &none;
+    return s->refused ? &s->refused[site] : &none;
 }
 
 /* A site's rare totals, made (zeroed) at the first use. */
@@ -345,11 +345,15 @@ static uint32_t new_site(struct session *s, uint64_t stack_id, uint32_t def)
         s->site_var = xrealloc(s->site_var, s->capsites * sizeof(*s->site_var));
         if (s->keep_site_peaks)
             s->site_peak = xrealloc(s->site_peak, s->capsites * sizeof(*s->site_peak));
+        if (s->refused)
+            s->refused = xrealloc(s->refused, s->capsites * sizeof(*s->refused));
     }
     memset(&s->sites[s->nsites], 0, sizeof(s->sites[0]));
     memset(&s->site_var[s->nsites], 0, sizeof(s->site_var[0]));
     if (s->site_peak)
         memset(&s->site_peak[s->nsites], 0, sizeof(s->site_peak[0]));
+    if (s->refused)
+        memset(&s->refused[s->nsites], 0, sizeof(s->refused[0]));
     s->sites[s->nsites].stack_id = stack_id;
     s->sites[s->nsites].def = def;
     if (def < s->nstacks)
@@ -698,11 +702,8 @@ static void fill_slot(struct session *s, struct slot *sl, uint64_t size, uint64_
  * in use at site for all the reader knows, but not counted there (docs/VERDICTS.md "Marks"). */
 static void count_refused(struct session *s, uint32_t site, uint64_t size, double w)
 {
-    if (site >= s->caprefused) {
-        size_t was = s->caprefused;
-        GROW(s->refused, s->caprefused, (size_t)site + 1);
-        memset(s->refused + was, 0, (s->caprefused - was) * sizeof(*s->refused));
-    }
+    if (!s->refused) /* from here on grown with the sites (new_site), as site_peak is */
+        s->refused = xcalloc(s->capsites, sizeof(*s->refused));
     struct site_refused *r = &s->refused[site];
     r->samples++;
     r->n += w;
@@ -1790,10 +1791,9 @@ int session_completeness(const struct session *s, int final, char *text, size_t 
         return 0;
     }
     uint64_t samples = s->n.samples, frees = session_frees_received(s);
-    uint64_t lost = (s->end_samples > samples ? s->end_samples - samples : 0) +
-                    (s->end_frees > frees ? s->end_frees - frees : 0);
     struct session_marks m;
     session_marks_of(s, NULL, &m);
+    uint64_t lost = m.events_lost; /* produced by the device (END) - received */
     if (lost == 0 && session_marks_any(&m)) {
         /* Every record arrived, but the device did not sample or track all it should have. */
         char why[384];

@@ -271,8 +271,8 @@ struct session {
     struct umap rare_index, link_index;
     struct site_rare *rare;
     size_t nrare, caprare;
-    struct site_refused *refused; /* by site, up to caprefused (session_site_refused) */
-    size_t caprefused;
+    struct site_refused *refused; /* by site from the first refusal on, NULL before it
+                                   * (session_site_refused) */
     struct site_link *link;
     size_t nlink, caplink;
     struct site_peak *site_peak; /* NULL unless keep_site_peaks (capsites entries) */
