@@ -1739,7 +1739,7 @@ static void test_refused_files(void)
     CHECK(vprof_build(&b.prof, &v, err, sizeof(err)) == 0 && v.nsite == 1);
     CHECK(v.nsite == 1 && v.site[0].refused.samples == 1 && v.site[0].refused.n == 1 &&
           v.site[0].refused.b == 300 && v.total_refused.b == 300 && v.marks.refused == 1);
-    CHECK(marks_refused_bytes(&b.prof) == 300);
+    CHECK(marks_refused_bytes(&b.prof, NULL) == 300);
     vprof_free(&v);
     snprintf(a, sizeof(a), "/tmp/test_drain.%d.ra.pb.gz", (int)getpid());
     snprintf(o, sizeof(o), "/tmp/test_drain.%d.ro.pb.gz", (int)getpid());

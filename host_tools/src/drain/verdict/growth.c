@@ -565,7 +565,7 @@ void growth_print_peak(FILE *f, const struct prof *p)
      * block (at no time more in use than the tracked estimate and all of them). */
     struct prof_marks m;
     marks_from_prof(p, &m);
-    double add = marks_refused_bytes(p);
+    double add = marks_refused_bytes(p, NULL);
     fprintf(f, "peak in use: %s%.0f bytes [%.0f, %.0f] (95 %%)", marks_peak(&m) ? ">=" : "",
             pk.inuse_bytes.est, est_lo(pk.inuse_bytes), est_hi(pk.inuse_bytes) + add);
     if (pk.at_s >= 0)

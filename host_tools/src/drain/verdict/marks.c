@@ -65,17 +65,21 @@ int marks_from_prof(const struct prof *p, struct prof_marks *out)
     return 0;
 }
 
-double marks_refused_bytes(const struct prof *p)
+double marks_refused_bytes(const struct prof *p, uint64_t *samples)
 {
     double b = 0;
+    uint64_t n = 0;
     int has = prof_has_refused(p);
     for (size_t i = 0; has && i < p->nsample; i++) {
         const struct prof_sample *s = &p->sample[i];
         if (s->nloc == PROF_SAMPLE_ENCODED)
             continue; /* kept encoded: only the writer reads it */
-        int64_t v = p->valpool[s->val_off + V_REF_B];
-        b += v > 0 ? (double)v : 0;
+        const int64_t *v = &p->valpool[s->val_off];
+        b += v[V_REF_B] > 0 ? (double)v[V_REF_B] : 0;
+        n += v[V_REF_SAMPLES] > 0 ? (uint64_t)v[V_REF_SAMPLES] : 0;
     }
+    if (samples)
+        *samples = n;
     return b;
 }
 

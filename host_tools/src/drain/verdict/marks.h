@@ -29,8 +29,8 @@ void marks_store(const struct session *s, const struct msamp_dec_stats *dec_now,
 /* A profile's session marks (0 when it holds none). */
 int marks_from_prof(const struct prof *p, struct prof_marks *out);
 /* The in-use bytes p's refused samples may add (the sum of its samples' inuse_refused_space; 0
- * for a profile without that type). */
-double marks_refused_bytes(const struct prof *p);
+ * for a profile without that type), and how many samples were refused (NULL: not asked). */
+double marks_refused_bytes(const struct prof *p, uint64_t *samples);
 /* Writes marks (known ones) into p. */
 void marks_write(struct prof *p, const struct prof_marks *m);
 /* Whether the marks make every site's estimates lower bounds (records lost or unattributed), and

@@ -6,6 +6,7 @@
 #include "msamp_arch.h"
 #include "verdict/est.h"
 #include "verdict/growth_track.h"
+#include "verdict/marks.h"
 #include "task_use.h"
 
 /* Appends a location's frames to out: "func file:line" for the first frame of the site, then
@@ -120,12 +121,7 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
     if (shown == 0)
         fprintf(f, "  (none)\n");
     uint64_t nref = 0;
-    double bref = 0;
-    for (size_t i = 0; v_bytes == V_INUSE_B && p->nvt == V_ALL && i < p->nsample; i++) {
-        const int64_t *v = &p->valpool[p->sample[i].val_off];
-        nref += v[V_REF_SAMPLES] > 0 ? (uint64_t)v[V_REF_SAMPLES] : 0;
-        bref += v[V_REF_B] > 0 ? (double)v[V_REF_B] : 0;
-    }
+    double bref = v_bytes == V_INUSE_B ? marks_refused_bytes(p, &nref) : 0;
     if (nref)
         fprintf(f, "  >=: %llu samples refused by the live table (live_full) at these sites: their "
                    "in-use a lower bound, its interval widened by the %.0f bytes they may hold\n",
@@ -276,9 +272,9 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
     snprintf(title, sizeof(title), "top %zu sites by in-use bytes%s:", n,
              final ? " (live at end: suspected leaks)" : "");
     int tasks = s->task_samples != 0;
-    struct session_marks m;
-    session_marks_of(s, NULL, &m);
-    int marked = m.unattributed || session_marks_lost(&m);
+    struct prof_marks m; /* the profile's, as --json, check and the peak line read them */
+    marks_from_prof(&b->prof, &m);
+    int marked = marks_sites(&m);
     top_table(f, b, n, V_INUSE_B, title, tasks, marked);
     snprintf(title, sizeof(title), "top %zu sites by allocated bytes:", n);
     top_table(f, b, n, V_ALLOC_B, title, tasks, marked);
