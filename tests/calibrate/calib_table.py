@@ -67,6 +67,14 @@ EVENTS = {  # workload: (test on (raises, lowers, marked rows) of each run, what
 }
 
 
+def runs_of(rs):
+    """{run: (raises, lowerings, marked rows)} over the rows rs."""
+    out = {}
+    for r in rs:
+        out[r[1]] = (r[8], r[9], out.get(r[1], (0, 0, 0))[2] + r[10])
+    return out
+
+
 def main():
     if len(sys.argv) not in (2, 3):
         print(__doc__.strip().splitlines()[-1], file=sys.stderr)
@@ -127,10 +135,7 @@ def main():
                 if abs(tq) > abs(worst):
                     worst, worst_q = tq, q
         widths = [(r[7] - r[6]) / r[4] for r in g if r[4] > 0]
-        per_run = {}
-        for r in g:
-            a, b, m = per_run.get(r[1], (0, 0, 0))
-            per_run[r[1]] = (r[8], r[9], m + r[10])
+        per_run = runs_of(g)
         ra = [v[0] for v in per_run.values()]
         lw = [v[1] for v in per_run.values()]
         marked = sum(r[10] for r in g)
@@ -149,11 +154,8 @@ def main():
         if w in EVENTS and w not in checked:
             checked.add(w)
             test, what = EVENTS[w]
-            runs_w = {}  # the workload's runs over both measures: marks on either count
-            for r in rows:
-                if r[0] == w:
-                    a, b, m = runs_w.get(r[1], (0, 0, 0))
-                    runs_w[r[1]] = (r[8], r[9], m + r[10])
+            # the workload's runs over both measures: marks on either count
+            runs_w = runs_of([r for r in rows if r[0] == w])
             bad = [run for run, (a, b, m) in runs_w.items() if not test(a, b, m)]
             if bad:
                 fails.append(f"{w}: {len(bad)} of {len(runs_w)} runs without {what} "
