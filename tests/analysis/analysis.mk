@@ -89,3 +89,20 @@ test-analysis-board: ## The same checks on the board under QEMU (one firmware ru
 	@$(BOARD_ENV) DRAIN=$(BUILD)/drain/drain-asan ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 \
 	  ART=$(BUILD)/test-artifacts/analysis \
 	  tests/analysis/t_analysis_board.sh $(ANALYSIS_FW) $(ANALYSIS_T)/board
+
+# One truth, said once (docs/VERDICTS.md "One verdict model"): every view of a stream names the
+# JSON's leaks, peak, low watermark, heap verdict and sites; on growth_app (two seeds, the default
+# interval and 16 KiB) and on the demo firmware under QEMU (BOARD). tests/analysis/consistency.py.
+TESTS += analysis-consistency
+test-analysis-consistency: host_tools/drain $(ANALYSIS_T)/growth_app ## Every view (--top, --leaks, --json, timeline, CSV, flame, folded, check, diff) names the JSON's leaks, peak, low watermark, heap verdict and sites: growth_app and the demo firmware under QEMU; every drain --help view is in the test
+	@tests/need.sh python3 $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU))
+	@$(MAKE) --no-print-directory -s $(firstword $(GROWTH_FW))
+	@set -e; w=$(ANALYSIS_T)/consistency; rm -rf $$w; mkdir -p $$w/hosted; \
+	for iv in 524288 16384; do for seed in 1 2; do \
+	  MSAMP_OUTPUT=$$w/hosted/i$$iv-s$$seed.bin MSAMP_INTERVAL=$$iv MSAMP_SEED=$$seed $(ANALYSIS_T)/growth_app; \
+	done; done; \
+	$(BOARD_ENV) boards/examples/demo/run_demo.sh $(firstword $(GROWTH_FW)) uart $$w/board $$w/board/demo.pb.gz >$$w/board.log 2>&1 || \
+	  { cat $$w/board.log; exit 1; }; \
+	DRAIN=host_tools/drain tests/analysis/t_consistency.sh $$w/out \
+	  $$(for f in $$w/hosted/*.bin; do echo $$f:$(ANALYSIS_T)/growth_app; done) \
+	  $$w/board/stream.bin:$(firstword $(GROWTH_FW))
