@@ -164,6 +164,59 @@ uint64_t prof_add_location(struct prof *p, uint64_t mapping_id, uint64_t address
     return ++p->nlocation;
 }
 
+/* A location's symbolized key: its lines' functions and line numbers (no column, no address). */
+struct canonkey {
+    const struct prof *p;
+    const struct prof_location *l;
+};
+
+static uint64_t canon_hash(const struct prof *p, const struct prof_location *l)
+{
+    uint64_t h = hash_u64(l->nline);
+    for (uint32_t j = 0; j < l->nline; j++) {
+        const struct prof_line *ln = &p->linepool[l->line_off + j];
+        h = hash_u64(h ^ hash_u64(ln->function_id * 0x9e3779b97f4a7c15ull + (uint64_t)ln->line));
+    }
+    return h;
+}
+
+static int canon_eq(const void *ctx, uint32_t i)
+{
+    const struct canonkey *k = ctx;
+    const struct prof_location *a = k->l, *b = &k->p->location[i];
+    if (a->nline != b->nline)
+        return 0;
+    for (uint32_t j = 0; j < a->nline; j++) {
+        const struct prof_line *x = &k->p->linepool[a->line_off + j];
+        const struct prof_line *y = &k->p->linepool[b->line_off + j];
+        if (x->function_id != y->function_id || x->line != y->line)
+            return 0;
+    }
+    return 1;
+}
+
+uint64_t *prof_loc_canon(const struct prof *p)
+{
+    uint64_t *c = xmalloc((p->nlocation + 1) * sizeof(*c));
+    struct iset set = {0};
+    c[0] = 0;
+    for (size_t i = 0; i < p->nlocation; i++) {
+        const struct prof_location *l = &p->location[i];
+        c[i + 1] = i + 1;
+        if (l->nline == 0) /* an address alone is its own key */
+            continue;
+        struct canonkey k = {p, l};
+        uint64_t h = canon_hash(p, l);
+        uint32_t j = iset_find(&set, h, canon_eq, &k);
+        if (j != UINT32_MAX)
+            c[i + 1] = (uint64_t)j + 1;
+        else
+            iset_add(&set, h, (uint32_t)i);
+    }
+    iset_free(&set);
+    return c;
+}
+
 struct samplekey {
     const struct prof *p;
     const uint64_t *locs;

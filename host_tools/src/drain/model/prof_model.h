@@ -113,6 +113,11 @@ uint64_t prof_add_location(struct prof *p, uint64_t mapping_id, uint64_t address
  * intern 1; with intern 0 it is appended (pprof allows equal samples). Returns its index. */
 uint32_t prof_add_sample(struct prof *p, const uint64_t *locs, uint32_t nloc, const int64_t *vals,
                          const struct prof_label *labels, uint32_t nlabel, int intern);
+/* Per location id (index 0 unused), the id of the first location with the same symbolized frames
+ * (functions and line numbers, innermost first): two return addresses of one call line are one
+ * site (docs/VERDICTS.md "One verdict model"); a location without lines is its own. The caller
+ * frees it. */
+uint64_t *prof_loc_canon(const struct prof *p);
 /* Reserves room for this many more samples (with their locations) and locations. */
 void prof_reserve(struct prof *p, size_t samples, size_t sample_locs, size_t locations);
 

@@ -924,6 +924,54 @@ static void peak_samples(struct prof *p, const struct session *s, struct mapinfo
     }
 }
 
+/* The reports' per-site totals keyed by symbolized stack (prof_loc_canon): samples of agg whose
+ * stacks differ only in return addresses of one call line (a call the compiler duplicated) become
+ * one, so --top lists a stack once, as --json, check and diff do (docs/VERDICTS.md "One verdict
+ * model"). Nothing is done when no two locations share their frames. */
+static void agg_by_symbols(struct built *out, size_t nsites)
+{
+    const struct prof *p = &out->prof;
+    struct prof *a = &out->agg;
+    uint64_t *canon = prof_loc_canon(p);
+    int any = 0;
+    for (size_t i = 1; i <= p->nlocation && !any; i++)
+        any = canon[i] != i;
+    if (!any) {
+        free(canon);
+        return;
+    }
+    struct prof m;
+    prof_init(&m);
+    for (size_t i = 0; i < a->nvt; i++)
+        prof_append_vt(&m, a->vt[i]);
+    uint32_t *to = xmalloc((a->nsample + 1) * sizeof(*to));
+    uint64_t *inuse = xcalloc(a->nsample + 1, sizeof(*inuse)), *alloc = xcalloc(a->nsample + 1,
+                                                                              sizeof(*alloc));
+    uint64_t locs[MSAMP_DEC_MAX_DEPTH];
+    for (size_t i = 0; i < a->nsample; i++) {
+        const struct prof_sample *smp = &a->sample[i];
+        uint32_t n = smp->nloc < MSAMP_DEC_MAX_DEPTH ? smp->nloc : MSAMP_DEC_MAX_DEPTH;
+        for (uint32_t k = 0; k < n; k++)
+            locs[k] = canon[a->locpool[smp->loc_off + k]];
+        to[i] = prof_add_sample(&m, locs, n, &a->valpool[smp->val_off],
+                                smp->nlabel ? &a->labelpool[smp->label_off] : NULL, smp->nlabel, 1);
+        inuse[to[i]] += out->inuse_samples[i];
+        alloc[to[i]] += out->alloc_samples[i];
+    }
+    for (size_t i = 0; i < nsites; i++)
+        if (out->site_agg[i] != UINT32_MAX)
+            out->site_agg[i] = to[out->site_agg[i]];
+    prof_free(a);
+    *a = m;
+    free(out->inuse_samples);
+    free(out->alloc_samples);
+    out->inuse_samples = inuse;
+    out->alloc_samples = alloc;
+    out->cap_inuse = out->cap_alloc = a->nsample + 1;
+    free(to);
+    free(canon);
+}
+
 /* What build_from builds: the profile, the profile and its per-site totals (built.agg, for
  * reports), or the peak profile. */
 enum build_what { BUILD_PROFILE, BUILD_WITH_AGG, BUILD_PEAK };
@@ -1016,6 +1064,8 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
         peak_samples(p, s, maps, nmaps, bare, &cache);
     else
         site_samples(p, s, maps, nmaps, bare, &cache, out, what == BUILD_WITH_AGG);
+    if (what == BUILD_WITH_AGG)
+        agg_by_symbols(out, s->nsites);
     free(cache.id);
     add_comments(p, s, kind, dec_now, out);
     if (!peak) {

@@ -38,20 +38,40 @@ const char *vframe_text(const struct vframe *f, char buf[VFRAME_TEXT])
     return buf;
 }
 
-/* Samples in site order: locations, then task, session, device. */
+/* Samples in site order: symbolized frames (prof_loc_canon: two return addresses of one call line
+ * are one site), then task, session, device. */
 static const struct prof *cmp_p;
-static int same_site(const struct prof *p, const struct prof_sample *a, const struct prof_sample *b)
+static const uint64_t *cmp_canon;
+
+static int cmp_locs(const struct prof *p, const struct prof_sample *a, const struct prof_sample *b)
 {
-    if (a->nloc != b->nloc ||
-        memcmp(&p->locpool[a->loc_off], &p->locpool[b->loc_off], a->nloc * sizeof(uint64_t)))
-        return 0;
+    if (a->nloc != b->nloc)
+        return a->nloc < b->nloc ? -1 : 1;
+    for (uint32_t k = 0; k < a->nloc; k++) {
+        uint64_t x = cmp_canon[p->locpool[a->loc_off + k]], y = cmp_canon[p->locpool[b->loc_off + k]];
+        if (x != y)
+            return x < y ? -1 : 1;
+    }
+    return 0;
+}
+
+static int cmp_labels(const struct prof *p, const struct prof_sample *x, const struct prof_sample *y)
+{
     static const char *const keys[] = {"task", "session", "device"};
     for (int k = 0; k < 3; k++) {
-        const char *x = label_of(p, a, keys[k]), *y = label_of(p, b, keys[k]);
-        if ((x == NULL) != (y == NULL) || (x && strcmp(x, y)))
-            return 0;
+        const char *s = label_of(p, x, keys[k]), *t = label_of(p, y, keys[k]);
+        int c = strcmp(s ? s : "", t ? t : "");
+        if (c)
+            return c;
+        if ((s == NULL) != (t == NULL))
+            return s ? 1 : -1;
     }
-    return 1;
+    return 0;
+}
+
+static int same_site(const struct prof *p, const struct prof_sample *a, const struct prof_sample *b)
+{
+    return cmp_locs(p, a, b) == 0 && cmp_labels(p, a, b) == 0;
 }
 
 static int by_site(const void *a, const void *b)
@@ -59,18 +79,11 @@ static int by_site(const void *a, const void *b)
     const struct prof *p = cmp_p;
     const struct prof_sample *x = &p->sample[*(const uint32_t *)a];
     const struct prof_sample *y = &p->sample[*(const uint32_t *)b];
-    if (x->nloc != y->nloc)
-        return x->nloc < y->nloc ? -1 : 1;
-    int c = memcmp(&p->locpool[x->loc_off], &p->locpool[y->loc_off], x->nloc * sizeof(uint64_t));
+    int c = cmp_locs(p, x, y);
+    if (!c)
+        c = cmp_labels(p, x, y);
     if (c)
         return c;
-    static const char *const keys[] = {"task", "session", "device"};
-    for (int k = 0; k < 3; k++) {
-        const char *s = label_of(p, x, keys[k]), *t = label_of(p, y, keys[k]);
-        c = strcmp(s ? s : "", t ? t : "");
-        if (c)
-            return c;
-    }
     uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
     return (i > j) - (i < j);
 }
@@ -89,7 +102,9 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
     uint32_t *order = xmalloc((p->nsample + 1) * sizeof(*order));
     for (size_t i = 0; i < p->nsample; i++)
         order[i] = (uint32_t)i;
+    uint64_t *canon = prof_loc_canon(p);
     cmp_p = p;
+    cmp_canon = canon;
     qsort(order, p->nsample, sizeof(*order), by_site);
     out->site_of = xmalloc((p->nsample + 1) * sizeof(*out->site_of));
     static const int col[E_COUNT] = {V_INUSE_B, V_ALLOC_B, V_INUSE_N, V_ALLOC_N};
@@ -148,6 +163,7 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
         out->total_refused.b += vs->refused.b;
     }
     free(order);
+    free(canon);
     marks_from_prof(p, &out->marks);
     return 0;
 }
