@@ -376,10 +376,13 @@ static void family_line(const struct family *fam, char *out, size_t n)
         snprintf(out, n, "family: none (--per-budget): each of %zu budgets judged alone at "
                          "one-sided %.2g %%; the chance that any fails while all hold grows with "
                          "their number", fam->nb, 100 * CHECK_ALPHA);
+    else if (fam->m == 0)
+        snprintf(out, n, "family: none of %zu budgets is an estimate with a variance: each exact "
+                         "or not judged, on its own", fam->nb);
     else
         snprintf(out, n, "family: %zu of %zu budgets judged as one family, family-wise error "
                          "one-sided %.2g %% (Holm: the first FAIL at %.2g %%)%s", fam->m, fam->nb,
-                 100 * CHECK_ALPHA, 100 * CHECK_ALPHA / (double)(fam->m ? fam->m : 1),
+                 100 * CHECK_ALPHA, 100 * CHECK_ALPHA / (double)fam->m,
                  fam->m < fam->nb ? "; the others exact or not judged, each on its own" : "");
 }
 
