@@ -16,7 +16,7 @@ DRAIN_T_ENV = DRAIN=$(DRAIN_T)/drain-asan DRAIN_REL=host_tools/drain T=$(DRAIN_T
 
 TESTS += drain-unit drain-cli drain-exit drain-model drain-adapt drain-symbolize drain-hosted \
 	drain-damage drain-inputs drain-merge drain-end drain-verdict-cover drain-verdict-diff \
-	drain-verdict-check drain-marks
+	drain-verdict-check drain-verdict-family drain-marks
 BENCHES += drain
 
 $(DRAIN_T)/drain-asan: $(DRAIN_SRCS) $(DRAIN_HDRS) $(DRAIN_T_DEC)
@@ -124,6 +124,10 @@ test-drain-verdict-diff: $(DRAIN_T_TOOLS) $(DRAIN_T)/verdict_app ## drain diff: 
 test-drain-verdict-check: $(DRAIN_T_TOOLS) $(DRAIN_T)/verdict_app ## drain check: pass, warn and fail with exit codes and JUnit; hostile SPECs and budget files exit 2
 	@tests/need.sh python3 xmllint
 	$(DRAIN_T_ENV) tests/drain/t_verdict_check.sh
+
+test-drain-verdict-family: $(DRAIN_T_TOOLS) $(BUILD)/calibrate/calib_app ## drain check: 14 budgets 0.1 % above their truth, 240 CI runs: red at most 2.5 % (binomial) as one family, about 25 % judged alone; a budget at 70 % of its truth FAILs in >= 95 %
+	@tests/need.sh python3
+	$(DRAIN_T_ENV) CALIB_APP=$(BUILD)/calibrate/calib_app tests/drain/t_verdict_family.sh
 
 test-drain-marks: $(DRAIN_T_TOOLS) $(DRAIN_T)/refuse_app host_tools/msamp-dump ## drain: a live table that refuses samples marks its sites' in-use (">=", widened interval, "lower_bound", check WARN), records lost mark every estimate, a clean run stays exact and PASSes; the summary's frees are END's
 	@tests/need.sh python3

@@ -5,6 +5,9 @@
  * (powers of 1024). A budget fails when its interval's low end is above it, warns when the
  * interval straddles it (or there is no data to judge, or the estimate is a lower bound: the
  * device refused samples or records were lost, docs/VERDICTS.md "Marks"), passes otherwise.
+ * The budgets of one run are judged as a family (docs/VERDICTS.md "Budgets as a family"): a
+ * FAIL needs its low end above the budget at the level Holm's step-down gives it, so that the
+ * chance of any false FAIL among them stays 2.5 % (--per-budget: each alone, at 2.5 %).
  */
 #include "verdict/check.h"
 
@@ -29,6 +32,9 @@ enum kind { K_INUSE, K_ALLOC, K_PEAK, K_GROWTH };
 static const char *const kind_name[] = {"inuse", "alloc", "peak", "growth"};
 enum status { S_PASS, S_WARN, S_FAIL };
 static const char *const status_name[] = {"PASS", "WARN", "FAIL"};
+/* The one-sided level of a single budget's FAIL (its 95 % interval's low end), and of a family's
+ * (the chance that any budget of a run fails while every one holds). */
+#define CHECK_ALPHA 0.025
 
 struct budget {
     char spec[CHECK_MAX_SPEC + 1];
@@ -41,7 +47,22 @@ struct budget {
     double lo, hi;
     int known;        /* there was data to judge */
     int lower;        /* a lower bound (docs/VERDICTS.md "Marks"): at best WARN */
+    /* the low end of e's interval at a one-sided level (est_lo_at, est_sym_lo_at); NULL when lo
+     * is not an estimate's interval end (no variance known): such a verdict is exact, outside
+     * the family */
+    double (*lo_at)(struct est e, double tail);
+    /* the family (decide_family): 0 outside it, else the level a FAIL needed and the low end
+     * there; held: above at its own 95 % but not at the family's level */
+    double fam_tail, fam_lo;
+    int held;
     char note[640];
+};
+
+/* How the budgets of one run were judged (decide_family). */
+struct family {
+    int per_budget; /* --per-budget: each alone */
+    size_t m;       /* budgets judged as one family */
+    size_t nb;      /* all budgets */
 };
 
 /* SIZE: a number >= 0 with an optional K, M or G (powers of 1024) and an optional B; growth
@@ -225,6 +246,7 @@ static void judge(struct budget *b, const struct vprof *v)
         } else {
             b->lo = est_lo(b->e);
             b->hi = est_hi(b->e);
+            b->lo_at = est_lo_at;
         }
         b->hi += add;
     } else if (b->kind == K_PEAK) {
@@ -235,6 +257,7 @@ static void judge(struct budget *b, const struct vprof *v)
             b->known = 1;
             b->e = pk.inuse_bytes;
             b->lo = est_lo(b->e);
+            b->lo_at = est_lo_at;
             /* at no time more in use than the tracked estimate and every refused block */
             b->hi = est_hi(b->e) + v->total_refused.b;
             pk.method[sizeof(pk.method) - 1] = 0;
@@ -262,6 +285,7 @@ static void judge(struct budget *b, const struct vprof *v)
             }
             b->lo = est_sym_lo(b->e);
             b->hi = est_sym_hi(b->e);
+            b->lo_at = est_sym_lo_at;
         }
         free(lk);
     }
@@ -282,6 +306,84 @@ static void judge(struct budget *b, const struct vprof *v)
         size_t l = strlen(b->note);
         snprintf(b->note + l, sizeof(b->note) - l, "%s%s", l ? "; " : "", mark);
     }
+}
+
+/* The family (docs/VERDICTS.md "Budgets as a family"): judge() gave each budget its verdict at
+ * its own 95 % interval; here a FAIL is kept only where Holm's step-down keeps the family-wise
+ * error at CHECK_ALPHA: with r budgets of the family not yet failed, every one whose low end at
+ * the one-sided level CHECK_ALPHA / r is above its budget fails (its p-value is below
+ * CHECK_ALPHA / r), r drops by their number, and the others are tested again at the new level,
+ * until a round fails none. A FAIL at CHECK_ALPHA / r is one at CHECK_ALPHA, so the family only
+ * turns FAILs into WARNs (their reason in the note), and a family of one is judged as alone.
+ * The family holds the budgets whose estimate has a variance: an exact value (variance 0, every
+ * block counted, or none known) cannot be wrong by sampling and keeps its verdict; so do the
+ * budgets not judged. */
+static void decide_family(struct budget *b, size_t nb, int per_budget, struct family *fam)
+{
+    fam->per_budget = per_budget;
+    fam->nb = nb;
+    fam->m = 0;
+    for (size_t i = 0; i < nb; i++) {
+        b[i].fam_tail = 0;
+        if (!per_budget && b[i].known && b[i].lo_at && b[i].e.var > 0 && isfinite(b[i].e.var)) {
+            b[i].fam_tail = CHECK_ALPHA; /* in the family, not failed yet */
+            fam->m++;
+        }
+    }
+    /* failed[i]: 0 still tested, 1 failed in this round, 2 failed in an earlier one */
+    unsigned char *failed = xcalloc(nb ? nb : 1, 1);
+    for (size_t left = fam->m; left > 0;) {
+        double tail = CHECK_ALPHA / (double)left;
+        size_t now = 0;
+        for (size_t i = 0; i < nb; i++) {
+            if (b[i].fam_tail == 0 || failed[i])
+                continue;
+            b[i].fam_tail = tail;
+            b[i].fam_lo = b[i].lo_at(b[i].e, tail);
+            if (b[i].fam_lo > b[i].limit)
+                failed[i] = 1, now++;
+        }
+        if (now == 0)
+            break;
+        for (size_t i = 0; i < nb; i++)
+            failed[i] = failed[i] ? 2 : 0;
+        left -= now;
+    }
+    for (size_t i = 0; i < nb; i++) {
+        if (b[i].fam_tail == 0)
+            continue;
+        if (failed[i]) {
+            b[i].st = S_FAIL;
+        } else if (b[i].st == S_FAIL) {
+            char lo[32];
+            fmt_bytes(lo, sizeof(lo), b[i].fam_lo);
+            b[i].st = S_WARN;
+            b[i].held = 1;
+            size_t l = strlen(b[i].note);
+            snprintf(b[i].note + l, sizeof(b[i].note) - l,
+                     "%sabove at its own 95 %% but not at the family's level: low end %s%s at "
+                     "one-sided %.2g %% (Holm over %zu budgets)", l ? "; " : "", lo,
+                     b[i].kind == K_GROWTH ? "/s" : "", 100 * b[i].fam_tail, fam->m);
+        }
+    }
+    free(failed);
+}
+
+/* The line that says how the budgets were judged (text; JSON and JUnit say it as fields). */
+static void family_line(const struct family *fam, char *out, size_t n)
+{
+    if (fam->per_budget)
+        snprintf(out, n, "family: none (--per-budget): each of %zu budgets judged alone at "
+                         "one-sided %.2g %%; the chance that any fails while all hold grows with "
+                         "their number", fam->nb, 100 * CHECK_ALPHA);
+    else if (fam->m == 0)
+        snprintf(out, n, "family: none of %zu budgets is an estimate with a variance: each exact "
+                         "or not judged, on its own", fam->nb);
+    else
+        snprintf(out, n, "family: %zu of %zu budgets judged as one family, family-wise error "
+                         "one-sided %.2g %% (Holm: the first FAIL at %.2g %%)%s", fam->m, fam->nb,
+                 100 * CHECK_ALPHA, 100 * CHECK_ALPHA / (double)fam->m,
+                 fam->m < fam->nb ? "; the others exact or not judged, each on its own" : "");
 }
 
 static void xml_text(FILE *f, const char *s)
@@ -312,11 +414,12 @@ static void line_of(const struct budget *b, char *out, size_t n)
     fmt_bytes(hi, sizeof(hi), b->hi);
     snprintf(out, n, "%s %s: %s%s (95 %% %s..%s) %s budget %s%s%s%s", status_name[b->st], b->spec,
              e, ps, lo, hi,
-             b->st == S_FAIL ? "above" : b->hi > b->limit ? "straddles" : "within", lim, ps,
+             b->lo > b->limit ? "above" : b->hi > b->limit ? "straddles" : "within", lim, ps,
              b->note[0] ? "; " : "", b->note);
 }
 
-static int write_junit(const char *path, const struct budget *b, size_t nb, const char *input)
+static int write_junit(const char *path, const struct budget *b, size_t nb, const char *input,
+                       const struct family *fam)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -326,6 +429,10 @@ static int write_junit(const char *path, const struct budget *b, size_t nb, cons
         fails += b[i].st == S_FAIL;
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n<testsuite "
                "name=\"drain check\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n", nb, fails);
+    fprintf(f, "  <properties>\n    <property name=\"family.method\" value=\"%s\"/>\n"
+               "    <property name=\"family.alpha\" value=\"%g\"/>\n"
+               "    <property name=\"family.budgets\" value=\"%zu\"/>\n  </properties>\n",
+            fam->per_budget ? "none" : "holm", CHECK_ALPHA, fam->m);
     for (size_t i = 0; i < nb; i++) {
         char l[1536];
         line_of(&b[i], l, sizeof(l));
@@ -349,12 +456,17 @@ static int write_junit(const char *path, const struct budget *b, size_t nb, cons
     return fclose(f);
 }
 
-static int write_check_json(const char *path, const struct budget *b, size_t nb)
+static int write_check_json(const char *path, const struct budget *b, size_t nb,
+                            const struct family *fam)
 {
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    fputs("{\"budgets\": [", f);
+    fputs("{\"family\": {\"method\": ", f);
+    json_str(f, fam->per_budget ? "none" : "holm");
+    fputs(", \"alpha\": ", f);
+    json_num(f, CHECK_ALPHA);
+    fprintf(f, ", \"budgets\": %zu},\n \"budgets\": [", fam->m);
     for (size_t i = 0; i < nb; i++) {
         fputs(i ? ",\n  {\"spec\": " : "\n  {\"spec\": ", f);
         json_str(f, b[i].spec);
@@ -376,6 +488,13 @@ static int write_check_json(const char *path, const struct budget *b, size_t nb)
             json_num(f, b[i].hi);
             if (b[i].lower)
                 fputs(", \"lower_bound\": true", f);
+            if (b[i].fam_tail > 0) {
+                fputs(", \"family\": {\"tail\": ", f);
+                json_num(f, b[i].fam_tail);
+                fputs(", \"lo\": ", f);
+                json_num(f, b[i].fam_lo);
+                fputs(b[i].held ? ", \"held\": true}" : "}", f);
+            }
             fputc('}', f);
         } else {
             fputs("null", f);
@@ -390,19 +509,23 @@ static int write_check_json(const char *path, const struct budget *b, size_t nb)
 
 static const char check_usage[] =
     "usage: drain check INPUT --budget SPEC... [--budgets FILE] [--junit FILE] [--json FILE]\n"
-    "                  [--elf FILE]\n"
+    "                  [--elf FILE] [--per-budget]\n"
     "Judges budgets on a profile drain wrote (or a stream, read as drain would) with 95 %\n"
     "intervals. SPEC: KIND[:WHERE]<=SIZE; KIND inuse, alloc, peak or growth (SIZE per second);\n"
     "WHERE a function on the site's stack, task=NAME, or nothing for the total; SIZE with K, M,\n"
     "G (powers of 1024). FAIL when the interval's low end is above the budget, WARN when it\n"
     "straddles it (or there is no data to judge, or the estimate is a lower bound: samples\n"
     "refused or records lost), PASS otherwise. --budgets FILE: one SPEC a line, '#' comments.\n"
+    "The budgets are one family: a FAIL needs its low end above the budget at the level of\n"
+    "Holm's step-down, so that any false FAIL among them has a chance of at most 2.5 % (a\n"
+    "budget above at its own 95 % only: WARN). --per-budget: each judged alone at 2.5 %.\n"
     "Exit status: 0 none failed, 1 one failed (or the input could not be read), 2 bad command\n"
     "line, SPEC or budgets file. See docs/VERDICTS.md.\n";
 
 int drain_check(int argc, char **argv)
 {
     const char *input = NULL, *junit = NULL;
+    int per_budget = 0;
     struct verdict_args va = {{0}, 0, NULL};
     size_t nb = 0;
     struct budget *b = xcalloc(CHECK_MAX_BUDGETS, sizeof(*b));
@@ -431,6 +554,8 @@ int drain_check(int argc, char **argv)
                 rc = 2;
         } else if (strcmp(a, "--junit") == 0 && more) {
             junit = argv[++i];
+        } else if (strcmp(a, "--per-budget") == 0) {
+            per_budget = 1;
         } else if (a[0] == '-' && a[1] && !input) {
             snprintf(why, sizeof(why), "unknown option or missing argument: %s", a);
             rc = 2;
@@ -467,18 +592,23 @@ int drain_check(int argc, char **argv)
         fprintf(stderr, "drain check: %s carries no variances (an older drain wrote it): "
                         "budgets are judged on the estimates alone\n", input);
     int failed = 0;
-    for (size_t i = 0; i < nb; i++) {
+    for (size_t i = 0; i < nb; i++)
         judge(&b[i], &v);
-        char l[1536];
+    struct family fam;
+    decide_family(b, nb, per_budget, &fam);
+    char l[1536];
+    for (size_t i = 0; i < nb; i++) {
         line_of(&b[i], l, sizeof(l));
         printf("%s\n", l);
         failed |= b[i].st == S_FAIL;
     }
-    if (junit && write_junit(junit, b, nb, input) != 0) {
+    family_line(&fam, l, sizeof(l));
+    printf("%s\n", l);
+    if (junit && write_junit(junit, b, nb, input, &fam) != 0) {
         fprintf(stderr, "drain check: --junit %s: %s\n", junit, strerror(errno));
         rc = 1;
     }
-    if (va.json && write_check_json(va.json, b, nb) != 0) {
+    if (va.json && write_check_json(va.json, b, nb, &fam) != 0) {
         fprintf(stderr, "drain check: --json %s: %s\n", va.json, strerror(errno));
         rc = 1;
     }

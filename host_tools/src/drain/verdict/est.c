@@ -48,11 +48,11 @@ static double gamma_p(double a, double x)
     return 1 - exp(-x + a * log(x) - lg) * h;
 }
 
-/* The q quantile of Gamma(a, 1): bisection on P for a below 100, Wilson-Hilferty above (its
- * relative error there is below 1e-4, far below the interval's own width). */
-static double gamma_q(double a, double q)
+/* The q quantile of Gamma(a, 1), z the normal quantile of q: bisection on P for a below 100,
+ * Wilson-Hilferty above (its relative error there is below 1e-4, far below the interval's own
+ * width). */
+static double gamma_q(double a, double q, double z)
 {
-    double z = q < 0.5 ? -Z95 : Z95;
     if (a >= 100) {
         double t = 1 - 1 / (9 * a) + z / (3 * sqrt(a));
         return a * t * t * t;
@@ -68,14 +68,32 @@ static double gamma_q(double a, double q)
     return 0.5 * (lo + hi);
 }
 
+/* The normal interval's end est + z sqrt(var) (z < 0: the lower end). */
+static double sym_end(struct est e, double z)
+{
+    return e.est + z * sqrt(e.var > 0 ? e.var : 0);
+}
+
 double est_sym_lo(struct est e)
 {
-    return e.est - Z95 * sqrt(e.var > 0 ? e.var : 0);
+    return sym_end(e, -Z95);
 }
 
 double est_sym_hi(struct est e)
 {
-    return e.est + Z95 * sqrt(e.var > 0 ? e.var : 0);
+    return sym_end(e, Z95);
+}
+
+/* The normal quantile of 1 - tail (tail in (0, 0.5]): Z95 itself at 2.5 %, so that the 95 %
+ * ends are the same numbers whichever function gives them. */
+static double z_upper(double tail)
+{
+    return tail == 0.025 ? Z95 : est_z(1 - 2 * tail);
+}
+
+double est_sym_lo_at(struct est e, double tail)
+{
+    return sym_end(e, -z_upper(tail));
 }
 
 /* The effective sample count, 0 when the interval is [est, est] (no variance), -1 when the
@@ -89,27 +107,33 @@ static double est_n(struct est e)
     return e.est * e.est / e.var;
 }
 
-/* The lower (hi 0) or upper (hi 1) end of the 95 % interval. */
-static double est_end(struct est e, int hi)
+/* The lower (hi 0) or upper (hi 1) end of the interval whose ends each leave out `tail` of
+ * the distribution (0.025: the 95 % interval), z = z_upper(tail). */
+static double est_end(struct est e, int hi, double tail, double z)
 {
     double n = est_n(e);
     if (n == 0)
         return e.est;
     if (n < 0 && e.est == 0) /* a total of nothing seen: never below 0 */
-        return hi ? est_sym_hi(e) : 0;
+        return hi ? sym_end(e, z) : 0;
     if (n < 0)
-        return hi ? est_sym_hi(e) : est_sym_lo(e);
-    return e.est / n * (hi ? gamma_q(n + 1, 0.975) : gamma_q(n, 0.025));
+        return sym_end(e, hi ? z : -z);
+    return e.est / n * (hi ? gamma_q(n + 1, 1 - tail, z) : gamma_q(n, tail, -z));
 }
 
 double est_lo(struct est e)
 {
-    return est_end(e, 0);
+    return est_end(e, 0, 0.025, Z95);
 }
 
 double est_hi(struct est e)
 {
-    return est_end(e, 1);
+    return est_end(e, 1, 0.025, Z95);
+}
+
+double est_lo_at(struct est e, double tail)
+{
+    return est_end(e, 0, tail, z_upper(tail));
 }
 
 struct est est_sub(struct est b, struct est a)

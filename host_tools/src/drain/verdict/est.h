@@ -19,10 +19,17 @@ struct est {
 double est_lo(struct est e);
 double est_hi(struct est e);
 
+/* The low end at another level: it leaves out `tail` (in (0, 0.5]) of the distribution below,
+ * a one-sided lower confidence bound at level 1 - tail (est_lo_at(e, 0.025) is est_lo(e)).
+ * drain check judges a family of budgets with it (docs/VERDICTS.md "Budgets as a family"). */
+double est_lo_at(struct est e, double tail);
+
 /* The normal 95 % interval est -/+ 1.96 sqrt(var): for quantities that can be negative (the
  * change between two profiles, a slope). */
 double est_sym_lo(struct est e);
 double est_sym_hi(struct est e);
+/* Its lower end at another level, as est_lo_at. */
+double est_sym_lo_at(struct est e, double tail);
 
 /* The difference b - a (variances add: independent samples). */
 struct est est_sub(struct est b, struct est a);
