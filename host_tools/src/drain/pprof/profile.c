@@ -246,7 +246,8 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
         prof_comment(p, line);
     }
     for (size_t i = 0; i < s->ninterval_log; i++) {
-        session_interval_change_text(s, &s->interval_log[i], line, sizeof(line));
+        session_interval_change_text(s, &s->interval_log[i], i ? &s->interval_log[i - 1] : NULL,
+                                     line, sizeof(line));
         prof_comment(p, line);
     }
     if (n->interval_changes > s->ninterval_log) {
