@@ -1022,8 +1022,8 @@ static void test_interval_command(void)
                 found |= strcmp(bt.prof.str[bt.prof.comment[i]], want[k]) == 0;
             CHECK(found);
             if (!found) {
-                fprintf(stderr, "  comment missing (%s the header): %s\n", early ? "before" : "after",
-                        want[k]);
+                fprintf(stderr, "  comment missing (%s the header): %s\n",
+                        early ? "before" : "after", want[k]);
                 for (size_t i = 0; i < bt.prof.ncomment; i++)
                     if (strncmp(bt.prof.str[bt.prof.comment[i]], "interval", 8) == 0)
                         fprintf(stderr, "    have: %s\n", bt.prof.str[bt.prof.comment[i]]);

@@ -1092,20 +1092,20 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
     return rc;
 }
 
-/* leaks: two kinds of evidence (docs/FLEET.md). The leak verdicts of each device's latest
- * profile, as drain stored them (verdict_leaks). And the verdicts' test (docs/VERDICTS.md "Leaks
- * by growth") over consecutive profiles of a device. Per session of the device (its profiles: partials and the final), ordered by the
- * device time they cover (t_end - t_start, from the session's first record), the change D of each
- * site's in-use from the session's middle (its first profile at or after half the time its last
- * covers, before the last) to its last profile. D's variance is that of the sampled blocks whose
- * state differs between the two (growth.c); from the rollups it is bounded above by: the blocks
- * born between them and live at the end (at most the last's inuse_space_var and at most the
- * growth of its alloc_space_var), plus, unless the site freed nothing between them
- * (freed_objects did not grow), the blocks live at the middle (its inuse_space_var). An upper
- * bound: the test is conservative. The sessions' changes, variances and times add up (their
- * samples are independent). A site is a suspect when D >= 3.29 sd (or, exact, a byte or more)
- * and so is its group's: the sites of the same innermost frame together. Sites are matched by
- * stack (unsymbolized frames as "?") and task. */
+/* leaks: two kinds of evidence (docs/FLEET.md). The leak verdicts of each device's latest profile,
+ * as drain stored them (verdict_leaks). And the verdicts' test (docs/VERDICTS.md "Leaks by
+ * growth") over consecutive profiles of a device. Per session of the device (its profiles:
+ * partials and the final), ordered by the device time they cover (t_end - t_start, from the
+ * session's first record), the change D of each site's in-use from the session's middle (its first
+ * profile at or after half the time its last covers, before the last) to its last profile. D's
+ * variance is that of the sampled blocks whose state differs between the two (growth.c); from the
+ * rollups it is bounded above by: the blocks born between them and live at the end (at most the
+ * last's inuse_space_var and at most the growth of its alloc_space_var), plus, unless the site
+ * freed nothing between them (freed_objects did not grow), the blocks live at the middle (its
+ * inuse_space_var). An upper bound: the test is conservative. The sessions' changes, variances and
+ * times add up (their samples are independent). A site is a suspect when D >= 3.29 sd (or, exact,
+ * a byte or more) and so is its group's: the sites of the same innermost frame together. Sites are
+ * matched by stack (unsymbolized frames as "?") and task. */
 #define F(row, key) "coalesce((" row "->>'" key "')::float8, 0)"
 /* A site's stack with its unsymbolized frames ("0x...") as "?": across sessions an address
  * outside the symbolized program (a shared library's, moved by ASLR) names no place, so the
@@ -1237,7 +1237,8 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
             k++;
         if (k == nc)
             x[k = n++] = (struct suspect){PQgetvalue(rv, i, 0), PQgetvalue(rv, i, 1),
-                                          PQgetvalue(rv, i, 2), 0, 0, {0, 0}, {0, 0}, 0, 0, "0", "0"};
+                                          PQgetvalue(rv, i, 2), 0, 0, {0, 0}, {0, 0}, 0, 0, "0",
+                                          "0"};
         x[k].has_v = 1;
         x[k].v = (struct est){atof(PQgetvalue(rv, i, 3)), atof(PQgetvalue(rv, i, 4))};
         x[k].since = atof(PQgetvalue(rv, i, 5));

@@ -1654,8 +1654,8 @@ void session_interval_change_text(const struct session *s, const struct interval
         len += snprintf(out + len, n - (size_t)len,
                         ", thinning not replayed (session id not yet known)");
     /* The device's own change right after a set one: a set interval goes on adapting. */
-    if (prev && prev->reason == MSAMP_INTERVAL_SET && (raise || c->reason == MSAMP_INTERVAL_LOWER) &&
-        len >= 0 && (size_t)len < n) {
+    if (prev && prev->reason == MSAMP_INTERVAL_SET &&
+        (raise || c->reason == MSAMP_INTERVAL_LOWER) && len >= 0 && (size_t)len < n) {
         when_text(s, prev, when, sizeof(when));
         snprintf(out + len, n - (size_t)len,
                  " (after the interval %s at %s: the device adapts a set interval within its "

@@ -242,8 +242,9 @@ void task_use_comments(const struct session *s, void (*add)(void *ctx, const cha
         struct task_peak p;
         task_use_peak(s, t, &p);
         const char *name = label(s, t->id, buf, sizeof(buf));
-        int n = p.placed ? snprintf(line, sizeof(line), "task %s: peak in-use %.0f B (95 %%: %.0f-%.0f)",
-                                    name, p.est, p.lo, p.hi)
+        int n = p.placed ? snprintf(line, sizeof(line),
+                                    "task %s: peak in-use %.0f B (95 %%: %.0f-%.0f)", name, p.est,
+                                    p.lo, p.hi)
                          : snprintf(line, sizeof(line),
                                     "task %s: peak in-use not placed (%llu sampled blocks at the "
                                     "moments chosen), at most %.0f B (95 %%)",

@@ -329,7 +329,8 @@ static void y_axis(FILE *f, const char *id, const struct chart *c, double step, 
     fprintf(f, "</g>\n");
 }
 
-/* The axis of bytes up to max: its top (a whole number of steps), its step, unit and unit's name. */
+/* The axis of bytes up to max: its top (a whole number of steps), its step, unit and the unit's
+ * name. */
 static void byte_axis(struct chart *c, double max, double *step, double *unit, const char **name)
 {
     *unit = byte_unit(max, name);
@@ -441,8 +442,8 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
     if (heap_axis)
         fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555555\"/>"
                    "<text id=\"ylabel-heap\" transform=\"translate(%.1f %.1f) rotate(90)\" "
-                   "text-anchor=\"middle\" fill=\"#555555\">allocator's free bytes (%s), black and grey lines"
-                   "</text>\n",
+                   "text-anchor=\"middle\" fill=\"#555555\">allocator's free bytes (%s), black "
+                   "and grey lines</text>\n",
                 CW - PR, CW - PR, PT, CH - PB, CW - 14, (PT + CH - PB) / 2, hname);
     /* Interval changes, then marks: vertical lines with their labels. */
     for (int mark = 0; mark < 2; mark++) {
