@@ -6,7 +6,8 @@
 #                proxy.py (which sends 3 malformed frames first and keeps a copy of the stream);
 #                drain --send ... plus one command on its stdin (a pipe: --send-stdin; a terminal is read without it). Checks: each command acked
 #                with the status expected, the device counted 3 malformed frames, the MARKs, the
-#                INTERVAL and (full profile) a SNAP_BEGIN after the snapshot's ack are in the stream.
+#                INTERVAL and (full profile) a SNAP_BEGIN after the snapshot's ack are in the stream,
+#                and drain says the interval was set by a command from the host (not the application).
 #   semihosting  the demo on the first board over semihosting: drain -F follows stream.bin and
 #                appends its frames to msamp.cmd (--send-file), after 3 malformed frames there.
 #   hosted       control_app (single-threaded: no writer thread) with MSAMP_CONTROL=ctl.fifo: drain -F
@@ -56,6 +57,10 @@ common_checks() { # $1 file with the device's counters, $2 commands expected car
   listing >listing.txt
   grep -q '^INTERVAL interval=65536 ' listing.txt || fail "no INTERVAL interval=65536 in the stream"
   [ "$(grep -c '^CMD_ACK ' listing.txt)" -ge "$2" ] || fail "fewer than $2 CMD_ACK records in the stream"
+  # drain tells the interval the command set from one the application set (its ack came next).
+  "$drain" -q -o top.pb.gz --top 1 stream.bin >top.txt 2>/dev/null
+  grep -q '^sampling: .*[^0-9]1 set by a command from the host' top.txt && ! grep -q 'set by the application' top.txt ||
+    fail "the interval command's change not said to be the host's: $(grep '^sampling' top.txt)"
 }
 
 run_uart() { # board dir qemu

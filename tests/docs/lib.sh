@@ -256,7 +256,7 @@ http_line() {
 # Output examples. norm: the shape of each line of stdin: numbers N, addresses X (lists of them
 # one X), build-ids H, quoted strings S, profile file names F, the interval's reasons R (lists of
 # "N R" one), a plural after a number singular, "host_tools/" and "usage: " dropped.
-REASONS='live table high water|stack table high water|live-table bucket full|tables below low water|set by the application|seen in a session header'
+REASONS='live table high water|stack table high water|live-table bucket full|tables below low water|set by the application|set by a command from the host|seen in a session header'
 norm() {
   sed -E -e 's#host_tools/##g' -e 's/^usage: +//' -e 's/^ +//' -e 's/ +$//' \
     -e "s/$REASONS/R/g" \

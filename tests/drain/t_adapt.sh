@@ -42,7 +42,7 @@ th=$(counter thinned "$W/adapt.pb.gz")
 dev=$(device adapt thinned)
 [ -n "$th" ] && [ "$th" = "$dev" ] && [ "$th" -gt 0 ] && ok "drain thinned the $dev entries the device did" ||
   fail "thinned: drain ${th:-?}, device ${dev:-?}"
-grep -qE '^Comment: interval 4096 -> 8192 at [0-9]+\.[0-9]{3} s: live table high water, [0-9]+ of [0-9]+ live entries thinned$' \
+grep -qE '^Comment: interval 4096 -> 8192 at [0-9]+\.[0-9]{3} s: raised by the device: live table high water, [0-9]+ of [0-9]+ live entries thinned$' \
   "$W/adapt.comments" && ok "comments: the raise, its time, reason and thinning" ||
   { fail "comments lack the raise"; grep interval "$W/adapt.comments" >&2; }
 # The per-change counts add up to the total.
@@ -70,7 +70,7 @@ cmp -s <(grep '^replay' "$W/coded.truth") <(grep '^replay' "$W/exact.truth") &&
 # entries keep their raised interval (snapshot LIVE records carry it), and a later raise thins
 # entries of two intervals.
 run lower --adapt 2048 --release-leaks --allocs 200000
-grep -q 'live table high water' "$W/lower.comments" && grep -q ': tables below low water$' "$W/lower.comments" &&
+grep -q 'live table high water' "$W/lower.comments" && grep -q ': lowered by the device: tables below low water$' "$W/lower.comments" &&
   ok "comments: raises and lowers" || fail "comments: lowers"
 grep -qE 'adapted: [0-9]+ raises \([0-9]+ live table high water\), 2 lowers; ' "$W/lower.summary" &&
   ok "summary: lowers" || { fail "summary: lowers"; cat "$W/lower.summary" >&2; }

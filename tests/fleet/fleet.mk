@@ -15,7 +15,7 @@ $(FLEET_T)/enospc.so: tests/fleet/enospc_shim.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC $< -o $@ -ldl
 
-test-fleet-store: $(BUILD)/drain/drain-asan $(ANALYSIS_T)/growth_app $(ANALYSIS_T)/peak_app $(FLEET_T)/enospc.so ## PostgreSQL fleet store: push once, fleet merge = drain merge (all, by device, build, time, label; two QEMU boards), top, devices by min free heap, leaks across consecutive profiles (3 seeds), partitions by month and their pruning, prune --before, migration from versions 1 and 2, server down, wrong password, newer schema, full disk
+test-fleet-store: $(BUILD)/drain/drain-asan $(ANALYSIS_T)/growth_app $(ANALYSIS_T)/peak_app $(FLEET_T)/enospc.so ## PostgreSQL fleet store: push once, fleet merge = drain merge (all, by device, build, time, label; two QEMU boards), top, devices by min free heap, leaks by the latest profile's verdict and across consecutive profiles (3 seeds; a device of one profile), partitions by month and their pruning, prune --before, migration from versions 1 and 2, server down, wrong password, newer schema, full disk
 	@tests/need.sh arm-none-eabi-gcc qemu-system-arm
 	@[ -f $(ANALYSIS_T)/board/b.pb.gz ] || $(MAKE) --no-print-directory test-analysis-board
 	@$(MAKE) --no-print-directory -s BOARD=$(FLEET_BOARD2) $(BUILD)/$(FLEET_BOARD2)/analysis/analysis_fw.elf

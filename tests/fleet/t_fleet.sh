@@ -9,8 +9,10 @@
 # once (a second push stores none); drain fleet merge is byte-identical to drain merge of the same
 # files in the same order, for all and for selections by device, build id, time and label, and its
 # six totals equal drain merge's; top's totals equal the merge's; devices ranked by minimum free
-# heap as the profiles' HEAP figures say; leaks across consecutive profiles (each seed's fleet
-# of three, and all sessions: the leaky device's leak_record alone); schema version 3's partitions
+# heap as the profiles' HEAP figures say; leaks by the latest profile's verdict and across
+# consecutive profiles (each seed's fleet of three, and all sessions: the leaky device's
+# leak_record alone, with both; a device that pushed one profile: by its verdict, with its slope);
+# schema version 3's partitions
 # by month (the boards' profiles moved two months back, one to 1999: the default partition),
 # pruning seen in drain's own query plans, prune --before (retention), a version 1 and a
 # version 2 store migrated;
@@ -201,19 +203,38 @@ order = [(d["min_free"] is None, d["min_free"] or 0, -d["failures"]) for d in go
 known = sum(1 for d in got if d["min_free"] is not None)
 sys.exit(1 if bad or len(got) != len(want) or order != sorted(order) or known < 3 else 0)
 PY
-# leaks across consecutive profiles: each seed's fleet of three (its time range: one session a
-# device), then all three seeds (three sessions a device): the leaky device's leak_record alone
-leaks_check() { # NAME WANT FILTER...: WANT "device:innermost:sessions... / innermost@devices..."
+# leaks: each seed's fleet of three (its time range: one session a device), then all three seeds
+# (three sessions a device): the leaky device's leak_record alone, with both kinds of evidence
+# (the leak verdict of its latest profile, the growth across consecutive profiles)
+leaks_check() { # NAME WANT FILTER...: WANT "device:innermost:sessions:evidence... / innermost@devices..."
   local name=$1 want=$2 got; shift 2
   "$D" fleet --db "$PG_CONN" leaks --json "$W/leaks.$name.json" "$@" >"$W/leaks.$name.txt" || fail "leaks $name: exit $?"
-  got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(sorted("%s:%s:%s" % (x["device"], x["stack"][0], x["sessions"]) for x in d["leaks"])), "/", " ".join(sorted(x["stack"][0] + "@" + ",".join(x["devices"]) for x in d["sites"])))' "$W/leaks.$name.json")
+  got=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(sorted("%s:%s:%s:%s" % (x["device"], x["stack"][0], x["sessions"], "+".join(x["evidence"])) for x in d["leaks"])), "/", " ".join(sorted(x["stack"][0] + "@" + ",".join(x["devices"]) for x in d["sites"])))' "$W/leaks.$name.json")
   [ "$got" = "$want" ] && ok "leaks $name: $got" || { fail "leaks $name: [$got], want [$2]"; cat "$W/leaks.$name.txt"; }
 }
 for seed in 1 2 3; do
-  leaks_check s$seed "leaky:leak_record:1 / leak_record@leaky" --since "$(cat "$W/t0.s$seed")" \
+  leaks_check s$seed "leaky:leak_record:1:verdict+growth / leak_record@leaky" --since "$(cat "$W/t0.s$seed")" \
     --until "$(cat "$W/t1.s$seed")" --device leaky --device q1 --device q2
 done
-leaks_check all-seeds "leaky:leak_record:3 / leak_record@leaky" --device leaky --device q1 --device q2
+leaks_check all-seeds "leaky:leak_record:3:verdict+growth / leak_record@leaky" --device leaky --device q1 --device q2
+# A device that pushed one profile, its final (no consecutive profiles to compare): listed by the
+# leak verdict that profile carries, with that verdict's slope and interval (drain --json's).
+MSAMP_DEVICE_ID=lone MSAMP_OUTPUT=$W/lone.bin MSAMP_SEED=4 "$GROWTH" >/dev/null || fail "lone: exit $?"
+"$D" -q "$W/lone.bin" --elf "$GROWTH" -o "$W/lone.pb.gz" --json "$W/lone.json" 2>"$W/lone.err" ||
+  fail "drain lone: exit $? ($(head -c 300 "$W/lone.err"))"
+"$D" push --db "$PG_CONN" "$W/lone.pb.gz" 2>"$W/lone.push" || fail "push lone: $(cat "$W/lone.push")"
+sha256sum "$W/lone.pb.gz" >>"$W/files.sha"
+leaks_check lone "lone:leak_record:0:verdict / leak_record@lone" --device lone
+python3 - "$W/leaks.lone.json" "$W/lone.json" <<'PY' && ok "leaks lone: the verdict's slope and interval, as drain --json gives them" || fail "leaks lone: slope"
+import json, sys
+got = json.load(open(sys.argv[1]))["leaks"][0]
+want = [l for l in json.load(open(sys.argv[2]))["sessions"][0]["leaks"] if l["stack"][0].startswith("leak_record")][0]
+w = want["growth_bytes_per_s"]
+print("fleet:", got["slope"], got["lo"], got["hi"], got["verdict"]["since_s"], "drain --json:", w, want["since_s"])
+close = lambda a, b: abs(a - b) <= 1e-6 * max(1.0, abs(b))
+sys.exit(0 if close(got["slope"], w["est"]) and close(got["lo"], w["lo"]) and close(got["hi"], w["hi"])
+         and close(got["verdict"]["since_s"], want["since_s"]) and got["growth_bytes"] is None else 1)
+PY
 
 # drain --push while draining: the profile written is stored as well
 "$D" -q "$W/q1.s1.bin" --elf "$PEAK" -o "$W/q1b.pb.gz" --push "$PG_CONN" 2>"$W/q1b.err" || fail "drain --push: exit $?"

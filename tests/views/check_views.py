@@ -2,7 +2,13 @@
 """Checks of drain's views for tests/views/t_browser.sh (stdlib only).
 
 check_views.py csv TRUTH CSV EVENTS_DOM   the CSV's series against views_app's truth
-check_views.py html DOM                   the timeline page's DOM after Chromium ran it
+check_views.py html DOM [TOP]             the timeline page's DOM after Chromium ran it (TOP: drain
+                                          --top's text, whose site names the legend must use)
+check_views.py layout DOM [TOP]           any timeline page's layout: the total fills most of the
+                                          in-use axis, the allocator's lines on their own axis
+                                          (each line's end at its latest value there), byte labels
+                                          to 3 significant digits, the legend's names --top's
+check_views.py csvshape CSV               a timeline CSV: one header per column, no two alike
 check_views.py png PNG RRGGBB...          a screenshot: not blank, each colour drawn
 check_views.py svg DOM                    the flame graph's DOM, no fragment
 check_views.py search DOM FOLDED NAME     ... after #search=NAME: matches and matched percent
@@ -16,6 +22,7 @@ check_views.py heap DOM FREE MIN LARGEST  the timeline's heap lines (docs/HEALTH
                                           least, its latest value the allocator's figure given
 Prints one "ok: ..." line per check; exits 1 at the first failure.
 """
+import csv
 import html
 import re
 import struct
@@ -40,13 +47,32 @@ def events(dom):
     return out
 
 
-def check_csv(truth_path, csv_path, dom_path):
-    rows = [l.rstrip("\n").split(",") for l in open(csv_path)]
+def csv_rows(csv_path):
+    return list(csv.reader(open(csv_path, newline="")))
+
+
+def check_csv_shape(csv_path):
+    """One header per column (every row as long as the header), no two headers alike."""
+    rows = csv_rows(csv_path)
     head = rows[0]
-    rows = rows[1:]
     if head[:4] != ["time_s", "ticks", "total_bytes", "total_max_bytes"]:
         fail("CSV header: %s" % head)
-    grow_col = [i for i, h in enumerate(head) if h.startswith('"grow_cache views_app.c:')]
+    bad = [i for i, r in enumerate(rows[1:], 2) if len(r) != len(head)]
+    if bad:
+        fail("CSV: %d rows whose columns are not the header's %d (first: line %d, %d columns)"
+             % (len(bad), len(head), bad[0], len(rows[bad[0] - 1])))
+    dup = sorted(set(h for h in head if head.count(h) > 1))
+    if dup:
+        fail("CSV: two columns with one header: %s" % dup)
+    ok("CSV: %d columns, each with a header of its own, %d rows" % (len(head), len(rows) - 1))
+
+
+def check_csv(truth_path, csv_path, dom_path):
+    check_csv_shape(csv_path)
+    rows = csv_rows(csv_path)
+    head = rows[0]
+    rows = rows[1:]
+    grow_col = [i for i, h in enumerate(head) if h.startswith("grow_cache views_app.c:")]
     if len(grow_col) != 1:
         fail("CSV has no grow_cache column: %s" % head)
     grow_col = grow_col[0]
@@ -84,7 +110,113 @@ def check_csv(truth_path, csv_path, dom_path):
     ok("%d phases within the bound (worst at %.0f%% of it); %d rows" % (len(truth), 100 * worst, len(rows)))
 
 
-def check_html(dom_path):
+def top_sites(top_path):
+    """The site names of drain --top's tables (in-use and allocated)."""
+    names = set()
+    for line in open(top_path):
+        m = re.match(r"^ +(>=)?\d+ +\d+ +\d+  \(\S+\) +(.*)$", line.rstrip("\n"))
+        if m:
+            names.add(m.group(2).strip())
+    return names
+
+
+def legend_names(dom):
+    """The legend's site names, without their peak and leak, and the " #N" of a second name."""
+    out = []
+    for l in re.findall(r'<text class="legend-site"[^>]*>([^<]*)</text>', dom):
+        l = html.unescape(l)
+        m = re.match(r"^(.*?)(?: #\d+)? \(peak [^)]*\)", l)
+        if not m:
+            fail("legend entry without its peak: %s" % l)
+        out.append(m.group(1))
+    return out
+
+
+def path_points(d):
+    """The points of a path of M, H and V commands."""
+    pts, x, y = [], 0.0, 0.0
+    for cmd, a, b in re.findall(r"([MHV])\s*(-?[0-9.]+)(?:\s+(-?[0-9.]+))?", d):
+        if cmd == "M":
+            x, y = float(a), float(b)
+        elif cmd == "H":
+            x = float(a)
+        else:
+            y = float(a)
+        pts.append((x, y))
+    return pts
+
+
+def axis_ticks(dom, gid):
+    """A y axis's tick labels: [(value, y)] from its <g id=GID>."""
+    g = re.search(r'<g id="%s".*?</g>' % gid, dom, re.S)
+    if not g:
+        return []
+    return [(float(v), float(y) - 4) for y, v in
+            re.findall(r'<text [^>]*y="([0-9.]+)"[^>]*>([0-9.e+-]+)</text>', g.group(0))]
+
+
+UNITS = {"B": 1, "KiB": 1024, "MiB": 1024 ** 2, "GiB": 1024 ** 3}
+
+
+def sig3(text):
+    """Byte labels "N UNIT" in text whose number has more than 3 significant digits."""
+    bad = []
+    for num, unit in re.findall(r"([0-9]+(?:\.[0-9]+)?) (KiB|MiB|GiB)\b", text):
+        digits = num.replace(".", "").lstrip("0")
+        if len(digits) > 3:
+            bad.append(num + " " + unit)
+    return bad
+
+
+def check_layout(dom_path, top_path=None):
+    """The timeline's layout: the sampled lines use the in-use axis, the allocator's lines have
+    theirs (right), byte labels to 3 significant digits, the legend naming sites as --top does."""
+    dom = open(dom_path).read()
+    ticks = axis_ticks(dom, "yaxis")
+    if len(ticks) < 3:
+        fail("in-use axis: %d tick labels" % len(ticks))
+    (v0, y0), (v1, y1) = ticks[0], ticks[-1]
+    m = re.search(r'<path id="total"[^>]*\sd="([^"]*)"', dom)
+    pts = path_points(m.group(1)) if m else []
+    if not pts:
+        fail("no total path")
+    use = (y0 - min(y for x, y in pts)) / (y0 - y1)
+    if use < 0.5:
+        fail("the total in use reaches %.0f%% of its axis's height: the sampled lines squeezed "
+             "at the bottom (axis up to %s)" % (100 * use, v1))
+    ok("the total in use reaches %.0f%% of the in-use axis" % (100 * use))
+    heap = re.findall(r'<path id="(heap-[a-z-]+)"[^>]*\sd="([^"]*)"[^>]*><title>[^<]*: latest ([0-9]+) B</title>', dom)
+    if heap:
+        hticks = axis_ticks(dom, "yaxis-heap")
+        lab = re.search(r'<text id="ylabel-heap"[^>]*>[^<]*\((B|KiB|MiB|GiB)\)', dom)
+        if len(hticks) < 3 or not lab:
+            fail("the allocator's lines without an axis of their own (ticks %d, label %s)"
+                 % (len(hticks), bool(lab)))
+        unit = UNITS[lab.group(1)]
+        (h0, hy0), (h1, hy1) = hticks[0], hticks[-1]
+        for pid, d, latest in heap:
+            want = hy0 - (int(latest) / unit - h0) / (h1 - h0) * (hy0 - hy1)
+            got = path_points(d)[-1][1]
+            if abs(got - want) > 2:
+                fail("%s ends at y %.1f, its latest %s B is at y %.1f on the allocator's axis"
+                     % (pid, got, latest, want))
+        ok("the allocator's %d lines on their own axis (0..%s %s), each ending at its latest value"
+           % (len(heap), h1, lab.group(1)))
+    texts = " ".join(html.unescape(t) for t in re.findall(r"<text[^>]*>([^<]*)</text>", dom))
+    bad = sig3(texts)
+    if bad:
+        fail("byte labels with more than 3 significant digits: %s" % bad)
+    ok("byte labels to 3 significant digits")
+    if top_path:
+        names, top = legend_names(dom), top_sites(top_path)
+        missing = [n for n in names if n not in top]
+        if missing or not names:
+            fail("legend names not --top's: %s (--top has %s)" % (missing, sorted(top)))
+        ok("the legend's %d sites named as --top names them" % len(names))
+
+
+def check_html(dom_path, top_path=None):
+    check_layout(dom_path, top_path)
     dom = open(dom_path).read()
     m = re.search(r'<path id="total"[^>]*\sd="([^"]*)"', dom)
     if not m or len(re.findall(r"[MHV]", m.group(1))) < 20:
@@ -101,7 +233,7 @@ def check_html(dom_path):
     ok("legend: %s" % "; ".join(html.unescape(l) for l in legend))
     if not re.search(r'<text id="xlabel"[^>]*>time \(s\)', dom):
         fail("x axis label")
-    if not re.search(r'<text id="ylabel"[^>]*>in use \((B|KiB|MiB|GiB)\)</text>', dom):
+    if not re.search(r'<text id="ylabel"[^>]*>in use[^(<]*\((B|KiB|MiB|GiB)\)</text>', dom):
         fail("y axis label")
     ticks = re.findall(r'<g id="yaxis".*?</g>', dom, re.S)
     if not ticks or len(re.findall(r"<text", ticks[0])) < 3:
@@ -129,7 +261,7 @@ def check_page(dom_path, src, funcs):
         if not any(re.match(re.escape(fn) + " " + re.escape(src) + r":\d+", l) for l in legend):
             fail("legend lacks '%s %s:LINE': %s" % (fn, src, legend))
     if not re.search(r'<text id="xlabel"[^>]*>time \(s\)', dom) or \
-            not re.search(r'<text id="ylabel"[^>]*>in use \((B|KiB|MiB|GiB)\)</text>', dom):
+            not re.search(r'<text id="ylabel"[^>]*>in use[^(<]*\((B|KiB|MiB|GiB)\)</text>', dom):
         fail("axis labels")
     ok("page: total and site paths, legend %s, axis labels" % "; ".join(legend))
 
@@ -326,6 +458,10 @@ def main():
         check_csv(*args)
     elif cmd == "html":
         check_html(*args)
+    elif cmd == "layout":
+        check_layout(*args)
+    elif cmd == "csvshape":
+        check_csv_shape(*args)
     elif cmd == "png":
         check_png(args[0], args[1:])
     elif cmd == "svg":

@@ -4,7 +4,7 @@
 # time span, so the timeline widens its bins 30 times a session. Widening bin by bin, NAN-filling
 # the bins a jump skipped, once cost 2.4 M instructions a session in timeline_record (841 M of the
 # run's 990 M); now it is one pass over the bins used. Checked: --timeline's instructions over
-# the same run without it at most 600 000 per session (measured 370 000, writing the page
+# the same run without it at most 600 000 per session (measured 397 000, writing the page
 # included), and the pages, CSVs and profiles identical in content to a reference run when
 # --timeline-csv is asked too. Env: REL (release drain), T (build dir), CRAFT.
 set -u

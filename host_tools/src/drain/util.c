@@ -1,6 +1,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -281,4 +282,21 @@ size_t id_pos(const void *arr, size_t n, size_t elem, uint32_t id)
             hi = mid;
     }
     return lo;
+}
+
+void fmt_bytes(char *out, size_t n, double b)
+{
+    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double a = fabs(b);
+    int u = 0;
+    /* The unit whose value rounds below 1000 (3 digits), so that 1023.7 KiB reads "1.00 MiB". */
+    while (u < 4 && (u == 0 ? a >= 1024 : a >= 999.5)) {
+        a /= 1024;
+        b /= 1024;
+        u++;
+    }
+    if (u == 0)
+        snprintf(out, n, "%.0f B", b);
+    else
+        snprintf(out, n, "%.*f %s", a < 0.9995 ? 3 : a < 9.995 ? 2 : a < 99.95 ? 1 : 0, b, unit[u]);
 }

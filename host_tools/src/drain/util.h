@@ -115,4 +115,8 @@ int parse_num(const char *s, double lo, double hi, double *out);
 /* The file name part of a path: what follows its last '/'. */
 const char *base_name(const char *path);
 
+/* Bytes in binary units to 3 significant digits, as every text and view of drain writes them:
+ * "512 B", "1.09 KiB", "26.0 MiB", "471 KiB", "-3.00 KiB" (bytes below 1 KiB whole). */
+void fmt_bytes(char *out, size_t n, double b);
+
 #endif

@@ -1092,19 +1092,20 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
     return rc;
 }
 
-/* leaks: the verdicts' test (docs/VERDICTS.md "Leaks by growth") over consecutive profiles of a
- * device. Per session of the device (its profiles: partials and the final), ordered by the
- * device time they cover (t_end - t_start, from the session's first record), the change D of each
- * site's in-use from the session's middle (its first profile at or after half the time its last
- * covers, before the last) to its last profile. D's variance is that of the sampled blocks whose
- * state differs between the two (growth.c); from the rollups it is bounded above by: the blocks
- * born between them and live at the end (at most the last's inuse_space_var and at most the
- * growth of its alloc_space_var), plus, unless the site freed nothing between them
- * (freed_objects did not grow), the blocks live at the middle (its inuse_space_var). An upper
- * bound: the test is conservative. The sessions' changes, variances and times add up (their
- * samples are independent). A site is a suspect when D >= 3.29 sd (or, exact, a byte or more)
- * and so is its group's: the sites of the same innermost frame together. Sites are matched by
- * stack (unsymbolized frames as "?") and task. */
+/* leaks: two kinds of evidence (docs/FLEET.md). The leak verdicts of each device's latest profile,
+ * as drain stored them (verdict_leaks). And the verdicts' test (docs/VERDICTS.md "Leaks by
+ * growth") over consecutive profiles of a device. Per session of the device (its profiles:
+ * partials and the final), ordered by the device time they cover (t_end - t_start, from the
+ * session's first record), the change D of each site's in-use from the session's middle (its first
+ * profile at or after half the time its last covers, before the last) to its last profile. D's
+ * variance is that of the sampled blocks whose state differs between the two (growth.c); from the
+ * rollups it is bounded above by: the blocks born between them and live at the end (at most the
+ * last's inuse_space_var and at most the growth of its alloc_space_var), plus, unless the site
+ * freed nothing between them (freed_objects did not grow), the blocks live at the middle (its
+ * inuse_space_var). An upper bound: the test is conservative. The sessions' changes, variances and
+ * times add up (their samples are independent). A site is a suspect when D >= 3.29 sd (or, exact,
+ * a byte or more) and so is its group's: the sites of the same innermost frame together. Sites are
+ * matched by stack (unsymbolized frames as "?") and task. */
 #define F(row, key) "coalesce((" row "->>'" key "')::float8, 0)"
 /* A site's stack with its unsymbolized frames ("0x...") as "?": across sessions an address
  * outside the symbolized program (a shared library's, moved by ASLR) names no place, so the
@@ -1112,6 +1113,57 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
 #define STACK_SQL                                                                                \
     "ARRAY(SELECT CASE WHEN f ~ '^0x[0-9a-f]+$' THEN '?' ELSE f END FROM"                        \
     " unnest(st.stack) WITH ORDINALITY u(f, o) ORDER BY o)"
+
+/* A leak suspect of fleet leaks: a device's site with the evidence it has, the leak verdict of
+ * the device's latest profile (v: its slope, since) and the growth across consecutive profiles
+ * (c: the change d over dt seconds, its sessions and profiles); the slope reported is the
+ * verdict's when there is one (the profile's own, as drain --leaks gave it), else the growth's. */
+struct suspect {
+    const char *device, *stack, *task;
+    int has_v, has_c;
+    struct est v, d;
+    double since, dt;
+    const char *nses, *nprof;
+};
+
+static struct est suspect_slope(const struct suspect *x)
+{
+    if (x->has_v)
+        return x->v;
+    return (struct est){x->d.est / x->dt, x->d.var / (x->dt * x->dt)};
+}
+
+static int by_suspect_slope(const void *a, const void *b)
+{
+    const struct suspect *x = a, *y = b;
+    double sx = suspect_slope(x).est, sy = suspect_slope(y).est;
+    if (sx != sy)
+        return sx < sy ? 1 : -1;
+    int c = strcmp(x->device, y->device);
+    c = c ? c : strcmp(x->stack, y->stack);
+    return c ? c : strcmp(x->task, y->task);
+}
+
+/* The leak verdicts (msamp_leak rows, the profile's msamp-verdict leak comments) of each selected
+ * device's latest profile (the latest end; a final before a partial), with their sites' stacks. */
+static PGresult *verdict_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
+{
+    struct sbuf q = {0};
+    sb_printf(&q,
+              "WITH sel AS (SELECT p.device, p.id, p.t_end, p.kind FROM msamp_profile p WHERE %s),"
+              " lat AS (SELECT DISTINCT ON (device) device, id, t_end FROM sel"
+              " ORDER BY device, t_end DESC, kind = 'final' DESC, id DESC)"
+              " SELECT lat.device, array_to_json(" STACK_SQL ")::text, st.task, lk.slope,"
+              " lk.slope_var, lk.since_s FROM lat JOIN msamp_leak lk ON lk.device = lat.device"
+              " AND lk.profile_id = lat.id AND lk.t_end = lat.t_end JOIN msamp_site st"
+              " ON st.device = lk.device AND st.profile_id = lk.profile_id AND st.t_end = lk.t_end"
+              " AND st.site = lk.site WHERE TRUE%s",
+              s->where.s, s->where_st.s);
+    PGresult *r = sel_query(c, s, q.s, err, errlen);
+    free(q.s);
+    return r;
+}
+
 static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
 {
     struct sbuf q = {0};
@@ -1161,42 +1213,88 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
               s->where.s, s->where_st.s, s->where_st.s, GR_Z_LEAK, GR_Z_LEAK);
     PGresult *r = sel_query(c, s, q.s, err, errlen);
     free(q.s);
+    PGresult *rv = r ? verdict_leaks(c, s, err, errlen) : NULL;
     FILE *jf = NULL;
-    if (!r || json_open(&jf, s->json, err, errlen) < 0) {
+    if (!r || !rv || json_open(&jf, s->json, err, errlen) < 0) {
         PQclear(r);
+        PQclear(rv);
         return -1;
     }
-    int n = PQntuples(r);
+    /* The suspects: each growth row, joined by the verdict of its device's site when there is
+     * one; the verdicts without growth after them. */
+    int nc = PQntuples(r), nv = PQntuples(rv), n = 0;
+    struct suspect *x = xcalloc((size_t)(nc + nv) + 1, sizeof(*x));
+    for (int i = 0; i < nc; i++, n++)
+        x[n] = (struct suspect){PQgetvalue(r, i, 0), PQgetvalue(r, i, 1), PQgetvalue(r, i, 2), 0, 1,
+                                {0, 0}, {atof(PQgetvalue(r, i, 3)), atof(PQgetvalue(r, i, 4))},
+                                0, atof(PQgetvalue(r, i, 5)), PQgetvalue(r, i, 6),
+                                PQgetvalue(r, i, 7)};
+    for (int i = 0; i < nv; i++) {
+        int k = 0;
+        while (k < nc && (strcmp(x[k].device, PQgetvalue(rv, i, 0)) != 0 ||
+                          strcmp(x[k].stack, PQgetvalue(rv, i, 1)) != 0 ||
+                          strcmp(x[k].task, PQgetvalue(rv, i, 2)) != 0))
+            k++;
+        if (k == nc)
+            x[k = n++] = (struct suspect){PQgetvalue(rv, i, 0), PQgetvalue(rv, i, 1),
+                                          PQgetvalue(rv, i, 2), 0, 0, {0, 0}, {0, 0}, 0, 0, "0",
+                                          "0"};
+        x[k].has_v = 1;
+        x[k].v = (struct est){atof(PQgetvalue(rv, i, 3)), atof(PQgetvalue(rv, i, 4))};
+        x[k].since = atof(PQgetvalue(rv, i, 5));
+    }
+    qsort(x, (size_t)n, sizeof(*x), by_suspect_slope);
     if (jf)
         fputs("{\"leaks\":[", jf);
-    printf("leak suspects by device (%d): in-use grown over the recent half of the device's "
-           "sessions, +bytes/s [95 %% interval], sessions, profiles, site\n", n);
+    printf("leak suspects by device (%d): +bytes/s [95 %% interval], the evidence (verdict: the "
+           "leak verdict of the device's latest profile, as drain --leaks gave it; growth: in-use "
+           "grown over the recent half of the device's sessions, across consecutive profiles), "
+           "site\n", n);
     /* by site: the suspects of the same stack and task on several devices, their rates added */
     int *site_of = xcalloc((size_t)n + 1, sizeof(int));
     for (int i = 0; i < n; i++) {
-        double dt = atof(PQgetvalue(r, i, 5));
-        struct est d = {atof(PQgetvalue(r, i, 3)), atof(PQgetvalue(r, i, 4))};
-        struct est sl = {d.est / dt, d.var / (dt * dt)};
-        printf("  %s +%.0f B (z %.1f) +%.0f/s [%.0f/s, %.0f/s] %s sessions, %s profiles  %s%s%s\n",
-               PQgetvalue(r, i, 0), d.est, d.var > 0 ? d.est / sqrt(d.var) : INFINITY, sl.est,
-               est_sym_lo(sl), est_sym_hi(sl), PQgetvalue(r, i, 6), PQgetvalue(r, i, 7),
-               PQgetvalue(r, i, 1), PQgetvalue(r, i, 2)[0] ? " task=" : "", PQgetvalue(r, i, 2));
+        struct est sl = suspect_slope(&x[i]);
+        struct est g = {x[i].has_c ? x[i].d.est / x[i].dt : 0,
+                        x[i].has_c ? x[i].d.var / (x[i].dt * x[i].dt) : 0};
+        printf("  %s +%.0f/s [%.0f/s, %.0f/s] evidence:", x[i].device, sl.est, est_sym_lo(sl),
+               est_sym_hi(sl));
+        if (x[i].has_v)
+            printf(" verdict (latest profile, since %.3f s)%s", x[i].since, x[i].has_c ? ";" : "");
+        if (x[i].has_c)
+            printf(" growth +%.0f B (z %.1f) +%.0f/s [%.0f/s, %.0f/s] %s sessions, %s profiles",
+                   x[i].d.est, x[i].d.var > 0 ? x[i].d.est / sqrt(x[i].d.var) : INFINITY, g.est,
+                   est_sym_lo(g), est_sym_hi(g), x[i].nses, x[i].nprof);
+        printf("  %s%s%s\n", x[i].stack, x[i].task[0] ? " task=" : "", x[i].task);
         if (jf) {
             struct sbuf b = {0}, t = {0};
-            sb_json(&b, PQgetvalue(r, i, 0), strlen(PQgetvalue(r, i, 0)));
-            sb_json(&t, PQgetvalue(r, i, 2), strlen(PQgetvalue(r, i, 2)));
-            fprintf(jf, "%s{\"device\":%s,\"stack\":%s,\"task\":%s,\"growth_bytes\":%.17g,"
-                    "\"growth_var\":%.17g,\"seconds\":%.17g,\"slope\":%.17g,\"lo\":%.17g,"
-                    "\"hi\":%.17g,\"sessions\":%s,\"profiles\":%s}", i ? "," : "", b.s,
-                    PQgetvalue(r, i, 1), t.s, d.est, d.var, dt, sl.est, est_sym_lo(sl),
-                    est_sym_hi(sl), PQgetvalue(r, i, 6), PQgetvalue(r, i, 7));
+            sb_json(&b, x[i].device, strlen(x[i].device));
+            sb_json(&t, x[i].task, strlen(x[i].task));
+            fprintf(jf, "%s{\"device\":%s,\"stack\":%s,\"task\":%s,\"evidence\":[%s%s%s],"
+                    "\"slope\":%.17g,\"lo\":%.17g,\"hi\":%.17g,\"verdict\":",
+                    i ? "," : "", b.s, x[i].stack, t.s, x[i].has_v ? "\"verdict\"" : "",
+                    x[i].has_v && x[i].has_c ? "," : "", x[i].has_c ? "\"growth\"" : "",
+                    sl.est, est_sym_lo(sl), est_sym_hi(sl));
+            if (x[i].has_v)
+                fprintf(jf, "{\"slope\":%.17g,\"var\":%.17g,\"lo\":%.17g,\"hi\":%.17g,"
+                        "\"since_s\":%.17g}", x[i].v.est, x[i].v.var, est_sym_lo(x[i].v),
+                        est_sym_hi(x[i].v), x[i].since);
+            else
+                fputs("null", jf);
+            if (x[i].has_c) /* the growth's: its change, time and rate */
+                fprintf(jf, ",\"growth_bytes\":%.17g,\"growth_var\":%.17g,\"seconds\":%.17g,"
+                        "\"growth_slope\":%.17g,\"growth_lo\":%.17g,\"growth_hi\":%.17g",
+                        x[i].d.est, x[i].d.var, x[i].dt, g.est, est_sym_lo(g), est_sym_hi(g));
+            else
+                fputs(",\"growth_bytes\":null,\"growth_var\":null,\"seconds\":null,"
+                      "\"growth_slope\":null,\"growth_lo\":null,\"growth_hi\":null", jf);
+            /* sessions and profiles: those the growth compared (0 without it) */
+            fprintf(jf, ",\"sessions\":%s,\"profiles\":%s}", x[i].nses, x[i].nprof);
             free(b.s);
             free(t.s);
         }
         site_of[i] = i;
         for (int j = 0; j < i; j++)
-            if (strcmp(PQgetvalue(r, j, 1), PQgetvalue(r, i, 1)) == 0 &&
-                strcmp(PQgetvalue(r, j, 2), PQgetvalue(r, i, 2)) == 0) {
+            if (strcmp(x[j].stack, x[i].stack) == 0 && strcmp(x[j].task, x[i].task) == 0) {
                 site_of[i] = site_of[j];
                 break;
             }
@@ -1208,31 +1306,30 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
     for (int i = 0; i < n; i++) {
         if (site_of[i] != i)
             continue;
-        double slope = 0, var = 0;
+        struct est sum = {0, 0};
         struct sbuf devs = {0}, jdevs = {0};
         int nd = 0;
         for (int j = i; j < n; j++) {
             if (site_of[j] != i)
                 continue;
-            double dt = atof(PQgetvalue(r, j, 5));
-            slope += atof(PQgetvalue(r, j, 3)) / dt;
-            var += atof(PQgetvalue(r, j, 4)) / (dt * dt);
-            sb_printf(&devs, "%s%s", nd ? "," : "", PQgetvalue(r, j, 0));
+            struct est sl = suspect_slope(&x[j]);
+            sum.est += sl.est;
+            sum.var += sl.var;
+            sb_printf(&devs, "%s%s", nd ? "," : "", x[j].device);
             if (nd)
                 sb_cstr(&jdevs, ",");
-            sb_json(&jdevs, PQgetvalue(r, j, 0), strlen(PQgetvalue(r, j, 0)));
+            sb_json(&jdevs, x[j].device, strlen(x[j].device));
             nd++;
         }
-        struct est sl = {slope, var};
         printf("  %d device%s (%s) +%.0f/s [%.0f/s, %.0f/s]  %s%s%s\n", nd, nd > 1 ? "s" : "",
-               devs.s, slope, est_sym_lo(sl), est_sym_hi(sl), PQgetvalue(r, i, 1),
-               PQgetvalue(r, i, 2)[0] ? " task=" : "", PQgetvalue(r, i, 2));
+               devs.s, sum.est, est_sym_lo(sum), est_sym_hi(sum), x[i].stack,
+               x[i].task[0] ? " task=" : "", x[i].task);
         if (jf) {
             struct sbuf t = {0};
-            sb_json(&t, PQgetvalue(r, i, 2), strlen(PQgetvalue(r, i, 2)));
+            sb_json(&t, x[i].task, strlen(x[i].task));
             fprintf(jf, "%s{\"stack\":%s,\"task\":%s,\"devices\":[%s],\"slope\":%.17g,"
-                    "\"lo\":%.17g,\"hi\":%.17g}", nsite ? "," : "", PQgetvalue(r, i, 1), t.s,
-                    jdevs.s, slope, est_sym_lo(sl), est_sym_hi(sl));
+                    "\"lo\":%.17g,\"hi\":%.17g}", nsite ? "," : "", x[i].stack, t.s,
+                    jdevs.s, sum.est, est_sym_lo(sum), est_sym_hi(sum));
             free(t.s);
         }
         nsite++;
@@ -1240,8 +1337,10 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
         free(jdevs.s);
     }
     free(site_of);
+    free(x);
     int rc = json_close(jf, s->json, "]}\n", err, errlen);
     PQclear(r);
+    PQclear(rv);
     return rc;
 }
 

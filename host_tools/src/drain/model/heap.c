@@ -366,9 +366,7 @@ void heap_json_write(FILE *f, const struct session *s)
     fputs("],\"series\":[", f);
     for (size_t i = 0; i < h->n; i++) {
         const struct heap_point *p = &h->pts[i];
-        double t = p->ts_known && s->ts_known && s->tick_hz && p->ts >= s->first_ts
-                       ? (double)(p->ts - s->first_ts) / (double)s->tick_hz
-                       : -1;
+        double t = session_time_s(s, p->ts, p->ts_known);
         fprintf(f, "%s{\"t\":%.6f,\"reason\":%u,\"free\":%llu,\"min_free\":%llu,"
                    "\"largest_free\":%llu,\"free_blocks\":%llu,\"inuse_sampled\":%.0f}",
                 i ? "," : "", t, p->reason, (unsigned long long)p->free,

@@ -152,6 +152,13 @@ double session_age_ns(const struct session *s, uint64_t birth, uint64_t now)
     return now > birth ? (double)(now - birth) * 1e9 / (double)s->tick_hz : 0.0;
 }
 
+double session_time_s(const struct session *s, uint64_t ts, int valid)
+{
+    if (!valid || !s->ts_known || !s->tick_hz || ts < s->first_ts)
+        return -1;
+    return (double)(ts - s->first_ts) / (double)s->tick_hz;
+}
+
 void session_site_peak(const struct session *s, const struct site *st, double *n, double *b)
 {
     /* The device's own low-watermark moment first (model/heap.c, docs/HEALTH.md). */
@@ -1114,7 +1121,7 @@ static void change_interval(struct session *s, const struct msamp_record *r, uin
 {
     int thin = reason == MSAMP_INTERVAL_LIVE_HIGH || reason == MSAMP_INTERVAL_STACK_HIGH ||
                reason == MSAMP_INTERVAL_BUCKET_FULL;
-    struct interval_change c = {r->ts, s->interval, to, r->ts_valid, reason, 0, 0, 0, 0};
+    struct interval_change c = {r->ts, s->interval, to, r->ts_valid, reason, 0, 0, 0, 0, 0};
     budgets_now(s);
     if (thin && s->have_header && s->nlive > s->thin_budget) {
         /* Beyond the work bound (a hostile storm of raises): not replayed; the next snapshot
@@ -1130,6 +1137,10 @@ static void change_interval(struct session *s, const struct msamp_record *r, uin
         s->n.thin_unreplayed++;
     }
     if (s->interval && (s->interval != to || thin)) {
+        if (reason == MSAMP_INTERVAL_SET) { /* its command's ack, if any, comes next */
+            s->set_pending = 1;
+            s->set_log = s->ninterval_log < DRAIN_MAX_INTERVAL_LOG ? s->ninterval_log : SIZE_MAX;
+        }
         if (s->ninterval_log < DRAIN_MAX_INTERVAL_LOG)
             s->interval_log[s->ninterval_log++] = c;
         s->n.interval_changes++;
@@ -1151,6 +1162,20 @@ static void on_interval(struct session *s, const struct msamp_record *r)
         return;
     change_interval(s, r, to, reason > INT32_MAX ? INT32_MAX : (int)reason,
                     r->u.interval.epoch);
+}
+
+/* A command's ack (docs/CONTROL.md): the device carried out an interval or bounds command right
+ * before it, so an interval SET since the previous ack was the host's. */
+static void on_cmd_ack(struct session *s, const struct msamp_record *r)
+{
+    unsigned cmd = (unsigned)r->u.cmd_ack.cmd;
+    if (s->set_pending && r->u.cmd_ack.status == 0 &&
+        (cmd == MSAMP_CMD_SET_INTERVAL || cmd == MSAMP_CMD_SET_BOUNDS)) {
+        if (s->set_log < s->ninterval_log)
+            s->interval_log[s->set_log].by_command = 1;
+        s->n.interval_by_command++;
+    }
+    s->set_pending = 0;
 }
 
 static void on_session(struct session *s, const struct msamp_record *r)
@@ -1264,8 +1289,7 @@ static int pre_keep(struct session *s, const struct msamp_record *r)
 {
     if (r->type == MSAMP_DEC_FRAME && !r->u.frame.lost)
         s->line_frames++; /* a good frame, all the model reads of it (a gap is kept) */
-    if (r->type == MSAMP_DEC_UNKNOWN || r->type == MSAMP_REC_CMD_ACK ||
-        (r->type == MSAMP_DEC_FRAME && !r->u.frame.lost))
+    if (r->type == MSAMP_DEC_UNKNOWN || (r->type == MSAMP_DEC_FRAME && !r->u.frame.lost))
         return 1; /* nothing else the model reads */
     const void *extra = NULL;
     size_t len = 0;
@@ -1484,6 +1508,7 @@ static void (*const on_type[])(struct session *s, const struct msamp_record *r) 
     [MSAMP_REC_MARK] = on_mark,         [MSAMP_REC_MAPPING] = on_mapping,
     [MSAMP_REC_TASK] = on_task,         [MSAMP_REC_END] = on_end,
     [MSAMP_REC_HEAP] = heap_on_record,  [MSAMP_REC_TASK_BUDGET] = task_use_on_record,
+    [MSAMP_REC_CMD_ACK] = on_cmd_ack,
 };
 
 static void apply(struct session *s, const struct msamp_record *r)
@@ -1585,31 +1610,58 @@ const char *session_reason_name(int reason)
     }
 }
 
+/* "12.345 s" since the session's first record, "tick N" without tick_hz (ticks since it), or
+ * "an unknown time". */
+static void when_text(const struct session *s, const struct interval_change *c, char *out,
+                      size_t n)
+{
+    double t = session_time_s(s, c->ts, c->ts_valid);
+    if (t >= 0)
+        snprintf(out, n, "%.3f s", t);
+    else if (c->ts_valid && s->ts_known && c->ts >= s->first_ts)
+        snprintf(out, n, "tick %llu", (unsigned long long)(c->ts - s->first_ts));
+    else
+        snprintf(out, n, "an unknown time");
+}
+
 void session_interval_change_text(const struct session *s, const struct interval_change *c,
-                                  char *out, size_t n)
+                                  const struct interval_change *prev, char *out, size_t n)
 {
     char when[64];
-    if (c->ts_valid && s->tick_hz)
-        snprintf(when, sizeof(when), "%.3f s", (double)c->ts / (double)s->tick_hz);
-    else if (c->ts_valid)
-        snprintf(when, sizeof(when), "tick %llu", (unsigned long long)c->ts);
-    else
-        snprintf(when, sizeof(when), "an unknown time");
-    int len = snprintf(out, n, "interval %llu -> %llu at %s: %s", (unsigned long long)c->from,
-                       (unsigned long long)c->to, when, session_reason_name(c->reason));
+    when_text(s, c, when, sizeof(when));
+    int raise = c->reason >= MSAMP_INTERVAL_LIVE_HIGH && c->reason <= MSAMP_INTERVAL_BUCKET_FULL;
+    const char *who = c->reason == MSAMP_INTERVAL_SET && c->by_command
+                          ? "set by a command from the host (acknowledged)"
+                      : raise                              ? "raised by the device: "
+                      : c->reason == MSAMP_INTERVAL_LOWER ? "lowered by the device: "
+                                                           : "";
+    int len = snprintf(out, n, "interval %llu -> %llu at %s: %s%s", (unsigned long long)c->from,
+                       (unsigned long long)c->to, when, who,
+                       c->reason == MSAMP_INTERVAL_SET && c->by_command
+                           ? ""
+                           : session_reason_name(c->reason));
     if (c->reason > MSAMP_INTERVAL_LOWER && len >= 0 && (size_t)len < n)
         len += snprintf(out + len, n - (size_t)len, " %d", c->reason);
     if (len < 0 || (size_t)len >= n)
         return;
     if (c->thinned_live)
-        snprintf(out + len, n - (size_t)len, ", %llu of %llu live entries thinned",
-                 (unsigned long long)c->thinned, (unsigned long long)c->live);
+        len += snprintf(out + len, n - (size_t)len, ", %llu of %llu live entries thinned",
+                        (unsigned long long)c->thinned, (unsigned long long)c->live);
     else if (c->unreplayed == 2)
-        snprintf(out + len, n - (size_t)len,
-                 ", thinning not replayed (beyond drain's work bound)");
+        len += snprintf(out + len, n - (size_t)len,
+                        ", thinning not replayed (beyond drain's work bound)");
     else if (c->unreplayed)
+        len += snprintf(out + len, n - (size_t)len,
+                        ", thinning not replayed (session id not yet known)");
+    /* The device's own change right after a set one: a set interval goes on adapting. */
+    if (prev && prev->reason == MSAMP_INTERVAL_SET &&
+        (raise || c->reason == MSAMP_INTERVAL_LOWER) && len >= 0 && (size_t)len < n) {
+        when_text(s, prev, when, sizeof(when));
         snprintf(out + len, n - (size_t)len,
-                 ", thinning not replayed (session id not yet known)");
+                 " (after the interval %s at %s: the device adapts a set interval within its "
+                 "bounds; bounds=N:N, or msamp_set_interval_bounds(N, N), pins it)",
+                 prev->by_command ? "a command set" : "the application set", when);
+    }
 }
 
 int session_interval_adapted(const struct session *s)
@@ -1656,8 +1708,14 @@ void session_interval_summary(const struct session *s, char *out, size_t n)
                by[MSAMP_INTERVAL_LOWER] == 1 ? "" : "s");
         sep = ", ";
     }
-    if (by[MSAMP_INTERVAL_SET]) {
-        APPEND("%s%llu set by the application", sep, (unsigned long long)by[MSAMP_INTERVAL_SET]);
+    uint64_t by_app = by[MSAMP_INTERVAL_SET] - c->interval_by_command;
+    if (by_app) {
+        APPEND("%s%llu set by the application", sep, (unsigned long long)by_app);
+        sep = ", ";
+    }
+    if (c->interval_by_command) {
+        APPEND("%s%llu set by a command from the host", sep,
+               (unsigned long long)c->interval_by_command);
         sep = ", ";
     }
     if (by[MSAMP_INTERVAL_REASONS]) {

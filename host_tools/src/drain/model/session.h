@@ -178,6 +178,7 @@ struct interval_change {
     uint64_t ts, from, to;
     int ts_valid;
     int reason;        /* enum msamp_wire_interval_reason, or DRAIN_REASON_HEADER */
+    int by_command;    /* a SET whose command's CMD_ACK (ok) came before the next ack */
     int thinned_live;  /* a raise that thinned the live table (replayed) */
     int unreplayed;    /* a thinning raise drain could not replay (no session id yet) */
     uint64_t live, thinned; /* live entries before it; entries it thinned out */
@@ -208,6 +209,7 @@ struct session_counts {
     /* Interval changes by INTERVAL reason (index MSAMP_INTERVAL_REASONS: a reason this reader
      * does not know); changes seen only in a SESSION header. */
     uint64_t interval_by_reason[MSAMP_INTERVAL_REASONS + 1], interval_by_header;
+    uint64_t interval_by_command; /* of the SETs, those a host's command made (by_command) */
     uint64_t thinned;             /* live entries the replayed thinnings took out */
     uint64_t thin_unreplayed;     /* thinning raises before the session id was known */
     uint64_t thin_over_budget;    /* thinning raises not replayed: beyond the work bound */
@@ -360,6 +362,10 @@ struct session {
 
     struct interval_change interval_log[DRAIN_MAX_INTERVAL_LOG]; /* the first changes */
     size_t ninterval_log;
+    /* A SET since the latest CMD_ACK (set_pending), its place in interval_log (SIZE_MAX: beyond
+     * it): an ok ack of an interval or bounds command next says a host's command made it. */
+    int set_pending;
+    size_t set_log;
 
     struct session_counts n;
 
@@ -385,6 +391,10 @@ void session_set_min_lifetime(struct session *s, double seconds);
 void session_keep_site_peaks(struct session *s);
 /* The age in nanoseconds of an entry born at tick birth at tick now (-1 when unknown). */
 double session_age_ns(const struct session *s, uint64_t birth, uint64_t now);
+/* The one clock of drain's text (docs/DRAIN.md "Times"): device tick ts (valid: it has one) in
+ * seconds since the session's first record; -1 when unknown (no time, no tick_hz, or before the
+ * first record). */
+double session_time_s(const struct session *s, uint64_t ts, int valid);
 /* An entry's weights in half A (c[0]) and half B (c[1]) of the samples when its weight is w:
  * half A and half B are independent samples of the heap, each an unbiased estimate on its own
  * (docs/VERDICTS.md "The peak"); an entry of weight 1 (sampled surely) is in both at weight 1;
@@ -438,10 +448,12 @@ const char *session_site_task(const struct session *s, const struct site *st, ch
 
 /* The name of an interval change's reason ("live table high water", ...). */
 const char *session_reason_name(int reason);
-/* One interval change as text: "interval 4096 -> 8192 at 1.234 s: live table high water, 517 of
- * 3071 live entries thinned". */
+/* One interval change as text, its time since the session's first record: "interval 4096 ->
+ * 8192 at 1.234 s: raised by the device: live table high water, 517 of 3071 live entries
+ * thinned"; prev: the change before it (NULL for the first), whose SET a device change after it
+ * names. */
 void session_interval_change_text(const struct session *s, const struct interval_change *c,
-                                  char *out, size_t n);
+                                  const struct interval_change *prev, char *out, size_t n);
 /* The interval's story in one phrase: "interval 4096 bytes, fixed" or "interval 8192 bytes now,
  * adapted from 4096: 2 raises (...), 1 lower; 517 live entries thinned". */
 void session_interval_summary(const struct session *s, char *out, size_t n);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "verdict/growth_track.h"
 
 static void json_bytes(FILE *f, double x)
 {
@@ -49,19 +50,29 @@ void task_use_change(struct session *s, const struct slot *sl, double w_old, dou
         return;
     double size = (double)sl->size;
     t->nlive += (w_new > 0) - (w_old > 0);
+    t->na += (c_new[0] > 0) - (c_old[0] > 0);
+    t->nb += (c_new[1] > 0) - (c_old[1] > 0);
     t->est += (w_new - w_old) * size;
     t->var += var_of(w_new, size) - var_of(w_old, size);
     t->a += (c_new[0] - c_old[0]) * size;
     t->b += (c_new[1] - c_old[1]) * size;
+    t->avar += var_of(c_new[0], size) - var_of(c_old[0], size);
     t->bvar += var_of(c_new[1], size) - var_of(c_old[1], size);
     if (t->nlive == 0) /* no drift left over once nothing is live */
-        t->est = t->var = t->a = t->b = t->bvar = 0;
+        t->est = t->var = t->a = t->b = t->avar = t->bvar = 0;
     if (c_new[0] > c_old[0] && t->a > t->peak_a) {
         t->peak_a = t->a;
         t->peak_b = t->b;
         t->peak_bvar = t->bvar;
+        t->peak_nb = t->nb;
         t->peak_ts = s->last_ts;
         t->peak_ts_valid = s->ts_known;
+    }
+    if (c_new[1] > c_old[1] && t->b > t->peak_b1) {
+        t->peak_b1 = t->b;
+        t->peak_a2 = t->a;
+        t->peak_avar = t->avar;
+        t->peak_na = t->na;
     }
     double sd = sqrt(t->var > 0 ? t->var : 0);
     if (t->est > t->max_est)
@@ -112,18 +123,21 @@ const struct task_use *task_use_find(const struct session *s, const char *name)
     return NULL;
 }
 
-/* The peak's 95 % (z 1.96) or 4-standard-error (z 4) interval. */
-static void peak_bounds(const struct task_use *t, int k, double *lo, double *hi)
+void task_use_peak(const struct session *s, const struct task_use *t, struct task_peak *out)
 {
-    double z = k ? 4 : 1.96, l = t->peak_b - z * sqrt(t->peak_bvar > 0 ? t->peak_bvar : 0);
-    *lo = l > 0 ? l : 0;
-    *hi = t->hi[k] > t->peak_b ? t->hi[k] : t->peak_b;
-}
-
-static double secs(const struct session *s, uint64_t ts, int valid)
-{
-    return valid && s->tick_hz && ts >= s->first_ts ? (double)(ts - s->first_ts) / (double)s->tick_hz
-                                                    : -1;
+    double est = (t->peak_b + t->peak_a2) / 2, var = (t->peak_bvar + t->peak_avar) / 4;
+    out->est = est > 0 ? est : 0;
+    out->var = var > 0 ? var : 0;
+    out->blocks = t->peak_nb + t->peak_na;
+    /* The session's rule (growth_peak_of): enough blocks, or every one sampled surely (no
+     * variance, and no moment's bound above the estimate). */
+    out->placed = out->blocks >= GR_PEAK_SAMPLES || (out->var == 0 && t->hi[0] <= out->est + 0.5);
+    double sd = sqrt(out->var), l = out->est - 1.96 * sd, l4 = out->est - 4 * sd;
+    out->lo = out->placed && l > 0 ? l : 0;
+    out->lo4 = out->placed && l4 > 0 ? l4 : 0;
+    out->hi = t->hi[0] > out->est ? t->hi[0] : out->est;
+    out->hi4 = t->hi[1] > out->est ? t->hi[1] : out->est;
+    out->at_s = session_time_s(s, t->peak_ts, t->peak_ts_valid);
 }
 
 void task_use_top(FILE *f, const struct session *s)
@@ -135,14 +149,23 @@ void task_use_top(FILE *f, const struct session *s)
                "highest: the running estimate's maximum, biased up; budgets: the device's "
                "TASK_BUDGET records):\n  %12s  %-25s %10s %9s  %10s %7s  %s\n",
             "peak bytes", "(95 % interval)", "highest", "at s", "budget", "events", "task");
-    char buf[32], ci[64], at[32];
+    char buf[32], ci[64], at[32], pk[32];
+    int unplaced = 0;
     for (size_t i = 0; i < m->n; i++) {
         const struct task_use *t = &m->t[i];
-        double lo, hi, when = secs(s, t->peak_ts, t->peak_ts_valid);
-        peak_bounds(t, 0, &lo, &hi);
-        snprintf(ci, sizeof(ci), "(%.0f-%.0f)", lo, hi);
-        snprintf(at, sizeof(at), when >= 0 ? "%.3f" : "-", when);
-        fprintf(f, "  %12.0f  %-25s %10.0f %9s  ", t->peak_b, ci, t->max_est, at);
+        struct task_peak p;
+        task_use_peak(s, t, &p);
+        if (p.placed) {
+            snprintf(pk, sizeof(pk), "%.0f", p.est);
+            snprintf(ci, sizeof(ci), "(%.0f-%.0f)", p.lo, p.hi);
+            snprintf(at, sizeof(at), p.at_s >= 0 ? "%.3f" : "-", p.at_s);
+        } else { /* docs/VERDICTS.md "The peak": its bound only */
+            unplaced++;
+            snprintf(pk, sizeof(pk), "not placed");
+            snprintf(ci, sizeof(ci), "(at most %.0f)", p.hi);
+            snprintf(at, sizeof(at), "-");
+        }
+        fprintf(f, "  %12s  %-25s %10.0f %9s  ", pk, ci, t->max_est, at);
         if (t->events)
             fprintf(f, "%10llu %7llu  ", (unsigned long long)t->budget,
                     (unsigned long long)t->device_events);
@@ -150,11 +173,15 @@ void task_use_top(FILE *f, const struct session *s)
             fprintf(f, "%10s %7s  ", "-", "-");
         fprintf(f, "%s\n", label(s, t->id, buf, sizeof(buf)));
     }
+    if (unplaced)
+        fprintf(f, "  not placed: fewer than %d sampled blocks of the task live at the moments "
+                   "chosen, too few to place its peak; it is at most the bound (95 %%)\n",
+                GR_PEAK_SAMPLES);
     for (size_t i = 0; i < m->n; i++) {
         const struct task_use *t = &m->t[i];
         if (!t->events)
             continue;
-        double when = secs(s, t->first_ts, t->first_ts_valid);
+        double when = session_time_s(s, t->first_ts, t->first_ts_valid);
         at[0] = '\0';
         if (when >= 0)
             snprintf(at, sizeof(at), " at %.3f s", when);
@@ -173,24 +200,27 @@ void task_use_json(FILE *f, const struct session *s, const char *name)
         fputs(", \"peak\": null, \"budget\": null, \"events\": 0", f);
         return;
     }
-    double lo, hi, lo4, hi4, when = secs(s, t->peak_ts, t->peak_ts_valid);
-    peak_bounds(t, 0, &lo, &hi);
-    peak_bounds(t, 1, &lo4, &hi4);
+    struct task_peak p;
+    task_use_peak(s, t, &p);
     fputs(", \"peak\": {\"inuse_bytes\": {\"est\": ", f);
-    json_bytes(f, t->peak_b);
+    if (p.placed)
+        json_bytes(f, p.est);
+    else
+        fputs("null", f); /* not placed: its bounds only */
     fputs(", \"lo\": ", f);
-    json_bytes(f, lo);
+    json_bytes(f, p.lo);
     fputs(", \"hi\": ", f);
-    json_bytes(f, hi);
+    json_bytes(f, p.hi);
     fputs(", \"lo_4se\": ", f);
-    json_bytes(f, lo4);
+    json_bytes(f, p.lo4);
     fputs(", \"hi_4se\": ", f);
-    json_bytes(f, hi4);
-    fputs("}, \"max_estimate\": ", f);
+    json_bytes(f, p.hi4);
+    fprintf(f, "}, \"placed\": %s, \"blocks\": %llu, \"max_estimate\": ",
+            p.placed ? "true" : "false", (unsigned long long)p.blocks);
     json_bytes(f, t->max_est);
     fputs(", \"at_s\": ", f);
-    if (when >= 0)
-        fprintf(f, "%.6f", when);
+    if (p.placed && p.at_s >= 0)
+        fprintf(f, "%.6f", p.at_s);
     else
         fputs("null", f);
     fputs("}, \"budget\": ", f);
@@ -209,10 +239,16 @@ void task_use_comments(const struct session *s, void (*add)(void *ctx, const cha
     char buf[32], line[256];
     for (size_t i = 0; m && i < m->n; i++) {
         const struct task_use *t = &m->t[i];
-        double lo, hi;
-        peak_bounds(t, 0, &lo, &hi);
-        int n = snprintf(line, sizeof(line), "task %s: peak in-use %.0f B (95 %%: %.0f-%.0f)",
-                         label(s, t->id, buf, sizeof(buf)), t->peak_b, lo, hi);
+        struct task_peak p;
+        task_use_peak(s, t, &p);
+        const char *name = label(s, t->id, buf, sizeof(buf));
+        int n = p.placed ? snprintf(line, sizeof(line),
+                                    "task %s: peak in-use %.0f B (95 %%: %.0f-%.0f)", name, p.est,
+                                    p.lo, p.hi)
+                         : snprintf(line, sizeof(line),
+                                    "task %s: peak in-use not placed (%llu sampled blocks at the "
+                                    "moments chosen), at most %.0f B (95 %%)",
+                                    name, (unsigned long long)p.blocks, p.hi);
         if (t->events && n > 0 && (size_t)n < sizeof(line))
             snprintf(line + n, sizeof(line) - (size_t)n, "; passed its budget of %llu B %llu time(s)",
                      (unsigned long long)t->budget, (unsigned long long)t->device_events);

@@ -8,18 +8,24 @@
 
 #include "session.h"
 
-/* One task's figures. The peak is estimated as the session's is (docs/DRAIN.md "Peak"): half A of
- * the samples picks the moment, half B's estimate then (peak_b, its variance peak_bvar) is
- * unbiased for the task's in-use at that moment, which is at most its true peak: its lower bound
- * is one. Any moment's estimate plus z standard errors bounds the in-use then from above, the true
- * peak's moment's too: the largest such sum over the session (hi[0]: z = 1.96, hi[1]: z = 4) is an
- * upper bound. */
+/* One task's figures. The peak is estimated as the session's is (docs/VERDICTS.md "The peak"):
+ * half A of the samples picks the moment (its maximum), half B's estimate then is unbiased for the
+ * task's in-use at that moment, which is at most its true peak; the same the other way round, and
+ * the peak is the mean of the two. It is placed only when the blocks of the other half live at
+ * those moments are GR_PEAK_SAMPLES or more (or every block was sampled surely): else "not
+ * placed", with its upper bound. Any moment's estimate plus z standard errors bounds the in-use
+ * then from above, the true peak's moment's too: the largest such sum over the session (hi[0]:
+ * z = 1.96, hi[1]: z = 4) is an upper bound. */
 struct task_use {
     uint32_t id;
     uint64_t nlive;
     double est, var;          /* in-use bytes now (all samples) and its variance */
-    double a, b, bvar;        /* half A's and half B's in-use bytes now, half B's variance */
-    double peak_a, peak_b, peak_bvar, max_est, hi[2];
+    double a, b, avar, bvar;  /* each half's in-use bytes now and its variance */
+    uint64_t na, nb;          /* the live entries in half A, in half B */
+    /* At half A's maximum: half B's estimate, variance and entries (peak_b, peak_bvar, peak_nb)
+     * and the time; at half B's maximum: half A's (peak_a2, peak_avar, peak_na). */
+    double peak_a, peak_b, peak_bvar, peak_b1, peak_a2, peak_avar, max_est, hi[2];
+    uint64_t peak_nb, peak_na;
     uint64_t peak_ts;
     int peak_ts_valid;
     /* TASK_BUDGET records: how many came, the latest one's budget and the device's count of
@@ -27,6 +33,16 @@ struct task_use {
     uint64_t events, device_events, budget, first_in_use, device_peak, first_ts;
     int first_ts_valid;
 };
+
+/* A task's peak: the estimate (the mean of both ways round) and its variance, the 95 % and
+ * 4-standard-error intervals, the sampled blocks at the moments chosen, whether they place it
+ * (placed 0: the peak is at most hi, 95 %), its time (-1: unknown). */
+struct task_peak {
+    double est, var, lo, hi, lo4, hi4, at_s;
+    uint64_t blocks;
+    int placed;
+};
+void task_use_peak(const struct session *s, const struct task_use *t, struct task_peak *out);
 
 struct task_use_model {
     struct task_use *t; /* by id */

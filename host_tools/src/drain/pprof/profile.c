@@ -246,7 +246,8 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
         prof_comment(p, line);
     }
     for (size_t i = 0; i < s->ninterval_log; i++) {
-        session_interval_change_text(s, &s->interval_log[i], line, sizeof(line));
+        session_interval_change_text(s, &s->interval_log[i], i ? &s->interval_log[i - 1] : NULL,
+                                     line, sizeof(line));
         prof_comment(p, line);
     }
     if (n->interval_changes > s->ninterval_log) {
@@ -769,8 +770,10 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
             failed |= rr->fail_n[k] != 0;
         uint32_t age0 = age_head ? age_head[i] : UINT32_MAX;
         uint32_t life0 = life_head ? life_head[i] : UINT32_MAX;
+        /* A site whose every sample --min-lifetime left out (culled) keeps its locations and,
+         * with agg, a sample of zeros: the views that saw it live name it (the timeline). */
         int sampled = age0 != UINT32_MAX || st->alloc_samples || st->free_samples ||
-                      st->alloc_n > 0 || st->free_n > 0;
+                      st->alloc_n > 0 || st->free_n > 0 || rr->cull_samples;
         if (!sampled && !failed)
             continue;
         uint32_t nloc = 0;

@@ -523,19 +523,6 @@ static void sample_site(const struct prof *p, uint32_t si, char *out, size_t n)
         out[n - 1] = 0;
 }
 
-static void bytes_text(double b, char *out, size_t n)
-{
-    double a = fabs(b);
-    if (a >= 1024.0 * 1024 * 1024)
-        snprintf(out, n, "%.3g GiB", b / (1024.0 * 1024 * 1024));
-    else if (a >= 1024.0 * 1024)
-        snprintf(out, n, "%.3g MiB", b / (1024.0 * 1024));
-    else if (a >= 1024.0)
-        snprintf(out, n, "%.3g KiB", b / 1024.0);
-    else
-        snprintf(out, n, "%.3g B", b);
-}
-
 void growth_print_leaks(FILE *f, const struct prof *p)
 {
     size_t cap = p->ncomment + 1;
@@ -545,9 +532,9 @@ void growth_print_leaks(FILE *f, const struct prof *p)
                "its 95 %% interval; docs/VERDICTS.md):\n");
     for (size_t i = 0; i < n; i++) {
         char e[32], lo[32], hi[32], site[512];
-        bytes_text(lk[i].slope_bytes_per_s.est, e, sizeof(e));
-        bytes_text(est_sym_lo(lk[i].slope_bytes_per_s), lo, sizeof(lo));
-        bytes_text(est_sym_hi(lk[i].slope_bytes_per_s), hi, sizeof(hi));
+        fmt_bytes(e, sizeof(e), lk[i].slope_bytes_per_s.est);
+        fmt_bytes(lo, sizeof(lo), est_sym_lo(lk[i].slope_bytes_per_s));
+        fmt_bytes(hi, sizeof(hi), est_sym_hi(lk[i].slope_bytes_per_s));
         sample_site(p, lk[i].sample, site, sizeof(site));
         fprintf(f, "  +%s/s [%s/s, %s/s] since %.3f s  %s\n", e, lo, hi, lk[i].since_s, site);
     }

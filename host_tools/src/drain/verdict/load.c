@@ -3,7 +3,6 @@
 
 #include <dirent.h>
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,18 +96,3 @@ int verdict_arg(struct verdict_args *va, int argc, char **argv, int *i, char *wh
     return 1;
 }
 
-void fmt_bytes(char *out, size_t n, double b)
-{
-    static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-    double a = fabs(b);
-    int u = 0;
-    while (a >= 1024 && u < 4) {
-        a /= 1024;
-        b /= 1024;
-        u++;
-    }
-    if (u == 0)
-        snprintf(out, n, "%.0f B", b);
-    else
-        snprintf(out, n, "%.*f %s", a < 10 ? 2 : 1, b, unit[u]);
-}

@@ -22,7 +22,4 @@ struct verdict_args {
  * why when it is wrong. */
 int verdict_arg(struct verdict_args *va, int argc, char **argv, int *i, char *why, size_t whylen);
 
-/* "11.4 MiB", "512 B", "-3.0 KiB": bytes in binary units. */
-void fmt_bytes(char *out, size_t n, double b);
-
 #endif

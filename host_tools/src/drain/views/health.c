@@ -88,7 +88,8 @@ double health_timeline_ymax(const struct session *s)
 }
 
 /* The three lines: free, the low watermark, the largest free block (steps from one HEAP record to
- * the next), each with its latest value in its title and a label at its end. */
+ * the next), each with its latest value in its title and a label at its end, on the allocator's
+ * own axis (m->ymax: the right-hand one, apart from the sampled in-use). */
 void health_timeline_svg(FILE *f, const struct session *s, const struct health_map *m)
 {
     const struct heap_model *h = s->heap;
@@ -130,11 +131,13 @@ void health_timeline_svg(FILE *f, const struct session *s, const struct health_m
         }
         if (!pen)
             continue;
+        char b[32];
+        fmt_bytes(b, sizeof(b), (double)last);
         fprintf(f, "\"><title>%s: latest %llu B</title></path>\n<text class=\"heap-label\" "
                    "x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\" text-anchor=\"end\">%s "
-                   "%llu B</text>\n",
+                   "%s</text>\n",
                 line[k].name, (unsigned long long)last, lx - 2, ly - 3 - 14.0 * k,
-                line[k].colour, line[k].name, (unsigned long long)last);
+                line[k].colour, line[k].name, b);
     }
     fprintf(f, "</g>\n");
 }

@@ -21,8 +21,9 @@ void report_site_name(const struct built *b, uint32_t site, char *out, size_t n)
  * evidence and each failure explained, after --top's tables; nothing without HEAP records. */
 void health_top(FILE *f, const struct session *s, const struct built *b);
 /* The timeline's heap lines (views/health.c): the allocator's free bytes, low watermark and largest
- * free block beside the sampled in-use, on the chart's axes (x: seconds since t0 over
- * [0, xmax] -> [left, left + width]; y: bytes over [0, ymax] -> [bottom, bottom - height]). */
+ * free block beside the sampled in-use, on the chart's time axis and the allocator's own byte axis
+ * (x: seconds since t0, the session's first record, over [0, xmax] -> [left, left + width]; y:
+ * bytes over [0, ymax] -> [bottom, bottom - height]); health_timeline_ymax: their largest value. */
 struct health_map {
     uint64_t t0;
     double tick_hz, xmax, ymax, left, width, bottom, height;

@@ -249,58 +249,6 @@ static size_t top_sites(const struct timeline *tl, size_t *order)
     return n < TL_TOP ? n : TL_TOP;
 }
 
-/* Appends location loc's lines (innermost first) to out: "func file:line" for the first, then
- * " < func". */
-static size_t loc_text(const struct prof *p, uint64_t loc, int first, char *out, size_t n,
-                       size_t len, int *frames)
-{
-    const struct prof_location *l = &p->location[loc];
-    if (l->nline == 0 && len < n) {
-        len += (size_t)snprintf(out + len, n - len, "%s0x%llx", first ? "" : " < ",
-                                (unsigned long long)l->address);
-        (*frames)++;
-    }
-    for (uint32_t j = 0; j < l->nline && len < n && *frames < 3; j++) {
-        const struct prof_line *ln = &p->linepool[l->line_off + j];
-        const struct prof_function *f = &p->function[ln->function_id - 1];
-        if (first && j == 0 && f->filename)
-            len += (size_t)snprintf(out + len, n - len, "%s %s:%lld", p->str[f->name],
-                                    base_name(p->str[f->filename]), (long long)ln->line);
-        else
-            len += (size_t)snprintf(out + len, n - len, "%s%s", first && j == 0 ? "" : " < ",
-                                    p->str[f->name]);
-        (*frames)++;
-    }
-    return len < n ? len : n - 1;
-}
-
-/* A site's name: its innermost frames, symbolized through the built profile's locations (found
- * by address: drain makes one location per address). */
-static void site_name(const struct session *s, const struct built *b, const struct umap *by_addr,
-                      uint32_t site, char *out, size_t n)
-{
-    const struct site *st = &s->sites[site];
-    uint32_t depth = 0;
-    const uint64_t *fr = session_site_stack(s, st, &depth);
-    snprintf(out, n, "%s", session_site_kind(st));
-    const struct msamp_arch *arch = msamp_arch_get(s->arch);
-    size_t len = 0;
-    int frames = 0;
-    for (uint32_t k = 0; fr && k < depth && frames < 3 && len + 1 < n; k++) {
-        uint64_t a = msamp_arch_call_site(arch, s->ptr_size, fr[k]);
-        uint32_t li = umap_get(by_addr, a);
-        if (li == UINT32_MAX) {
-            len += (size_t)snprintf(out + len, n - len, "%s0x%llx", k ? " < " : "",
-                                    (unsigned long long)a);
-            frames++;
-        } else {
-            len = loc_text(&b->prof, li, k == 0, out, n, len, &frames);
-        }
-        if (len >= n)
-            len = n - 1;
-    }
-}
-
 /* Bytes in a readable unit: the unit's divisor and name for values up to max. */
 static double byte_unit(double max, const char **name)
 {
@@ -334,12 +282,15 @@ _Static_assert(sizeof(palette) / sizeof(palette[0]) >= TL_TOP, "a colour per top
 #define CW 1000.0
 #define CH 460.0
 #define PL 90.0
-#define PR 30.0
+#define PR 90.0 /* room for the allocator's own axis, on the right */
 #define PT 30.0
 #define PB 60.0
 
+/* x: seconds (ticks when tick_hz is 0) since org, the session's first record (docs/DRAIN.md
+ * "Times"); y: bytes up to ymax. */
 struct chart {
-    double tick_hz, xmax, ymax; /* x in seconds (or ticks when tick_hz is 0) */
+    double tick_hz, xmax, ymax;
+    uint64_t org;
 };
 
 static double px(const struct chart *c, double t)
@@ -350,9 +301,41 @@ static double py(const struct chart *c, double v)
 {
     return CH - PB - (c->ymax > 0 ? v / c->ymax : 0) * (CH - PT - PB);
 }
-static double tl_x(const struct timeline *tl, const struct chart *c, uint64_t ts)
+static double tl_x(const struct chart *c, uint64_t ts)
 {
-    return (double)(ts - tl->t0) / (c->tick_hz > 0 ? c->tick_hz : 1);
+    return ts > c->org ? (double)(ts - c->org) / (c->tick_hz > 0 ? c->tick_hz : 1) : 0;
+}
+
+/* The session clock's origin: its first record's time (the timeline's first when it has none). */
+static uint64_t tl_org(const struct timeline *tl, const struct session *s)
+{
+    return s->ts_known && s->first_ts <= tl->t0 ? s->first_ts : tl->t0;
+}
+
+/* A y axis of c from 0 to c->ymax in steps (values shown in unit): tick labels at x (anchor
+ * "end": left of it, "start": right of it), grid lines across the plot when grid. */
+static void y_axis(FILE *f, const char *id, const struct chart *c, double step, double unit,
+                   double x, const char *anchor, const char *colour, int grid)
+{
+    fprintf(f, "<g id=\"%s\" stroke=\"#dddddd\">\n", id);
+    for (double v = 0; v <= c->ymax * 1.0000001; v += step) {
+        if (grid)
+            fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>", PL, CW - PR,
+                    py(c, v), py(c, v));
+        fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" stroke=\"none\" "
+                   "fill=\"%s\">%.6g</text>\n",
+                x, py(c, v) + 4, anchor, colour, v / unit);
+    }
+    fprintf(f, "</g>\n");
+}
+
+/* The axis of bytes up to max: its top (a whole number of steps), its step, unit and the unit's
+ * name. */
+static void byte_axis(struct chart *c, double max, double *step, double *unit, const char **name)
+{
+    *unit = byte_unit(max, name);
+    *step = nice_step(max / *unit) * *unit;
+    c->ymax = max > 0 ? ceil(max / *step) * *step : 1;
 }
 
 /* One series as a step path: col -1 the total, -2 the total's maximum, else candidate col. */
@@ -369,7 +352,7 @@ static void series_path(FILE *f, const struct timeline *tl, const struct chart *
             pen = 0;
             continue;
         }
-        double x = px(c, tl_x(tl, c, p->ts)), y = py(c, v);
+        double x = px(c, tl_x(c, p->ts)), y = py(c, v);
         if (!pen)
             fprintf(f, "M%.1f %.1f", x, y);
         else
@@ -383,32 +366,34 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
                        const size_t *top, size_t ntop, char names[][256],
                        const struct growth_leak *const *leak)
 {
-    struct chart c = {(double)s->tick_hz, 0, 0};
+    struct chart c = {(double)s->tick_hz, 0, 0, tl_org(tl, s)};
+    double tpeak = 0; /* the total's */
     for (size_t u = 0; u < tl->nused; u++) { /* the bins used, in order */
         size_t i = tl->used[u];
         const struct tl_point *p = &tl->pt[i];
         if (!p->used)
             continue;
-        if (tl_x(tl, &c, p->ts) > c.xmax)
-            c.xmax = tl_x(tl, &c, p->ts);
-        if (p->total_max > c.ymax)
-            c.ymax = p->total_max;
+        if (tl_x(&c, p->ts) > c.xmax)
+            c.xmax = tl_x(&c, p->ts);
+        if (p->total_max > tpeak)
+            tpeak = p->total_max;
     }
-    double tpeak = c.ymax; /* the total's */
+    /* The in-use axis holds the sampled series alone; the allocator's figures (views/health.c),
+     * often many times the in-use, have an axis of their own on the right. */
+    double ymax = tpeak;
     for (size_t k = 0; k < ntop; k++)
-        if (tl->peak[top[k]] > c.ymax)
-            c.ymax = tl->peak[top[k]];
-    if (health_timeline_ymax(s) > c.ymax) /* the allocator's figures (views/health.c) */
-        c.ymax = health_timeline_ymax(s);
-    const char *uname;
-    double unit = byte_unit(c.ymax, &uname);
-    double ystep = nice_step(c.ymax / unit) * unit, xstep = nice_step(c.xmax);
-    if (c.ymax <= 0)
-        c.ymax = 1;
-    c.ymax = ceil(c.ymax / ystep) * ystep;
+        if (tl->peak[top[k]] > ymax)
+            ymax = tl->peak[top[k]];
+    const char *uname, *hname;
+    double unit, ystep, hunit, hstep, xstep = nice_step(c.xmax);
+    byte_axis(&c, ymax, &ystep, &unit, &uname);
+    struct chart hc = c; /* the allocator's */
+    byte_axis(&hc, health_timeline_ymax(s), &hstep, &hunit, &hname);
+    int heap_axis = health_timeline_ymax(s) > 0;
     if (c.xmax <= 0)
         c.xmax = 1;
     c.xmax = ceil(c.xmax / xstep) * xstep;
+    hc.xmax = c.xmax;
     const char *xunit = s->tick_hz ? "s" : "device ticks";
 
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -435,14 +420,11 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
             CW, CH + legend_h, CW, CH + legend_h);
     fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", CW,
             CH + legend_h);
-    /* Grid and axes. */
-    fprintf(f, "<g id=\"yaxis\" stroke=\"#dddddd\">\n");
-    for (double v = 0; v <= c.ymax * 1.0000001; v += ystep)
-        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
-                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" stroke=\"none\" "
-                   "fill=\"#333\">%.6g</text>\n",
-                PL, CW - PR, py(&c, v), py(&c, v), PL - 6, py(&c, v) + 4, v / unit);
-    fprintf(f, "</g>\n<g id=\"xaxis\" stroke=\"#dddddd\">\n");
+    /* Grid and axes: in use on the left, the allocator's bytes on the right. */
+    y_axis(f, "yaxis", &c, ystep, unit, PL - 6, "end", "#333", 1);
+    if (heap_axis)
+        y_axis(f, "yaxis-heap", &hc, hstep, hunit, CW - PR + 6, "start", "#555555", 0);
+    fprintf(f, "<g id=\"xaxis\" stroke=\"#dddddd\">\n");
     for (double t = 0; t <= c.xmax * 1.0000001; t += xstep)
         fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" stroke=\"none\" "
@@ -452,10 +434,17 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
                "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
             PL, CW - PR, CH - PB, CH - PB, PL, PL, PT, CH - PB);
     fprintf(f, "<text id=\"xlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time (%s) since "
-               "the session's first timestamp</text>\n",
+               "the session's first record</text>\n",
             (PL + CW - PR) / 2, CH - PB + 36, xunit);
     fprintf(f, "<text id=\"ylabel\" transform=\"translate(20 %.1f) rotate(-90)\" "
-               "text-anchor=\"middle\">in use (%s)</text>\n", (PT + CH - PB) / 2, uname);
+               "text-anchor=\"middle\">in use, sampled estimate (%s)</text>\n", (PT + CH - PB) / 2,
+            uname);
+    if (heap_axis)
+        fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555555\"/>"
+                   "<text id=\"ylabel-heap\" transform=\"translate(%.1f %.1f) rotate(90)\" "
+                   "text-anchor=\"middle\" fill=\"#555555\">allocator's free bytes (%s), black "
+                   "and grey lines</text>\n",
+                CW - PR, CW - PR, PT, CH - PB, CW - 14, (PT + CH - PB) / 2, hname);
     /* Interval changes, then marks: vertical lines with their labels. */
     for (int mark = 0; mark < 2; mark++) {
         const struct tl_event *v = mark ? tl->marks : tl->ivals;
@@ -464,7 +453,7 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
             const struct tl_event *e = &v[i];
             if (!e->ts_valid)
                 continue;
-            double x = px(&c, tl_x(tl, &c, e->ts));
+            double x = px(&c, tl_x(&c, e->ts));
             if (!mark) {
                 fprintf(f, "<g class=\"interval\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
                            "y2=\"%.1f\" stroke=\"#e08000\" stroke-dasharray=\"2 3\"/><text "
@@ -500,14 +489,13 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
             TL_TOTAL_COLOUR);
     series_path(f, tl, &c, -1);
     fprintf(f, "\"><title>total in use</title></path>\n");
-    health_timeline_svg(f, s, &(struct health_map){tl->t0, c.tick_hz, c.xmax, c.ymax, PL,
+    health_timeline_svg(f, s, &(struct health_map){c.org, c.tick_hz, c.xmax, hc.ymax, PL,
                                                    CW - PL - PR, CH - PB, CH - PT - PB});
     /* Leaks: a dotted line in the site's colour where its growth began. */
     for (size_t k = 0; k < ntop; k++) {
         if (!leak[k] || !s->tick_hz)
             continue;
-        double x = leak[k]->since_s - ((double)tl->t0 - (double)s->first_ts) / (double)s->tick_hz;
-        x = px(&c, x > 0 ? x : 0);
+        double x = px(&c, leak[k]->since_s > 0 ? leak[k]->since_s : 0); /* the one clock */
         fprintf(f, "<g class=\"leak\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
                    "stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"1 3\"/><text x=\"%.1f\" "
                    "y=\"%.1f\" fill=\"%s\" font-size=\"11\">leak %zu</text></g>\n",
@@ -517,28 +505,34 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
     /* Legend. */
     fprintf(f, "<g id=\"legend\" font-size=\"12\">\n");
     double ly = CH + 6;
+    char b0[32], b1[32], b2[32];
+    fmt_bytes(b0, sizeof(b0), tpeak);
     fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
-               "stroke-width=\"3\"/><text x=\"%.1f\" y=\"%.1f\">total in use (peak %.6g %s)"
+               "stroke-width=\"3\"/><text x=\"%.1f\" y=\"%.1f\">total in use (peak %s)"
                "</text>\n",
-            PL, PL + 30, ly, ly, TL_TOTAL_COLOUR, PL + 38, ly + 4, tpeak / unit, uname);
+            PL, PL + 30, ly, ly, TL_TOTAL_COLOUR, PL + 38, ly + 4, b0);
     for (size_t k = 0; k < ntop; k++) {
         ly += 22;
         fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" "
                    "stroke-width=\"2\"/><text class=\"legend-site\" x=\"%.1f\" y=\"%.1f\">",
                 PL, PL + 30, ly, ly, palette[k], PL + 38, ly + 4);
         views_xml_text(f, names[k], strlen(names[k]));
-        fprintf(f, " (peak %.6g %s)", tl->peak[top[k]] / unit, uname);
-        if (leak[k])
-            fprintf(f, " &#8212; leak: +%.3g bytes/s [%.3g, %.3g] since %.3f s",
-                    leak[k]->slope_bytes_per_s.est, est_sym_lo(leak[k]->slope_bytes_per_s),
-                    est_sym_hi(leak[k]->slope_bytes_per_s), leak[k]->since_s);
+        fmt_bytes(b0, sizeof(b0), tl->peak[top[k]]);
+        fprintf(f, " (peak %s)", b0);
+        if (leak[k]) { /* as --leaks words it (growth_print_leaks) */
+            fmt_bytes(b0, sizeof(b0), leak[k]->slope_bytes_per_s.est);
+            fmt_bytes(b1, sizeof(b1), est_sym_lo(leak[k]->slope_bytes_per_s));
+            fmt_bytes(b2, sizeof(b2), est_sym_hi(leak[k]->slope_bytes_per_s));
+            fprintf(f, " &#8212; leak: +%s/s [%s/s, %s/s] since %.3f s", b0, b1, b2,
+                    leak[k]->since_s);
+        }
         fprintf(f, "</text>\n");
     }
     fprintf(f, "</g>\n</svg>\n");
 }
 
 static void write_tables(FILE *f, const struct timeline *tl, const struct session *s,
-                         const size_t *top, size_t ntop, char names[][256])
+                         const struct chart *c, const size_t *top, size_t ntop, char names[][256])
 {
     fprintf(f, "<h3>Top sites</h3>\n<p>The %d sites with the largest in-use peaks among the %d "
                "followed: a site is followed from when its in-use passes the smallest peak of "
@@ -559,7 +553,7 @@ static void write_tables(FILE *f, const struct timeline *tl, const struct sessio
         const struct tl_event *e = mark ? &tl->marks[im++] : &tl->ivals[ii++];
         fprintf(f, "<tr><td class=\"n\">");
         if (e->ts_valid)
-            fprintf(f, "%.6f", (double)(e->ts - tl->t0) / (s->tick_hz ? (double)s->tick_hz : 1));
+            fprintf(f, "%.6f", tl_x(c, e->ts));
         else
             fprintf(f, "(no time)");
         if (mark) {
@@ -577,8 +571,9 @@ static void write_tables(FILE *f, const struct timeline *tl, const struct sessio
                    "the first %d of each).</p>\n",
                 (unsigned long long)tl->marks_over, (unsigned long long)tl->ivals_over,
                 TL_MAX_MARKS);
-    fprintf(f, "<p>Written by drain %s (msamp). Times are device times.</p>\n</body></html>\n",
-            DRAIN_VERSION);
+    fprintf(f, "<p>Written by drain %s (msamp). Times are %s since the session's first record."
+               "</p>\n</body></html>\n",
+            DRAIN_VERSION, s->tick_hz ? "seconds" : "device ticks");
 }
 
 static void csv_field(FILE *f, const char *s)
@@ -593,7 +588,7 @@ static void csv_field(FILE *f, const char *s)
 }
 
 static void write_csv(FILE *f, const struct timeline *tl, const struct session *s,
-                      const size_t *top, size_t ntop, char names[][256])
+                      const struct chart *c, const size_t *top, size_t ntop, char names[][256])
 {
     fprintf(f, "time_s,ticks,total_bytes,total_max_bytes");
     for (size_t k = 0; k < ntop; k++) {
@@ -607,7 +602,7 @@ static void write_csv(FILE *f, const struct timeline *tl, const struct session *
         if (!p->used)
             continue;
         if (s->tick_hz)
-            fprintf(f, "%.9f", (double)(p->ts - tl->t0) / (double)s->tick_hz);
+            fprintf(f, "%.9f", tl_x(c, p->ts));
         fprintf(f, ",%llu,%.0f,%.0f", (unsigned long long)p->ts, p->total, p->total_max);
         for (size_t k = 0; k < ntop; k++) {
             double v = tl->val[i][top[k]];
@@ -631,14 +626,16 @@ int timeline_write(const struct timeline *tl, const struct session *s, const str
     }
     size_t top[TL_CANDIDATES];
     size_t ntop = top_sites(tl, top);
-    char names[TL_TOP][256];
-    struct umap by_addr = {0};
-    for (size_t i = 0; i < b->prof.nlocation; i++)
-        if (b->prof.location[i].mapping_id || b->prof.location[i].address)
-            umap_put(&by_addr, b->prof.location[i].address, (uint32_t)i);
-    for (size_t k = 0; k < ntop; k++)
-        site_name(s, b, &by_addr, tl->cand[top[k]], names[k], sizeof(names[k]));
-    umap_free(&by_addr);
+    /* The sites named as --top names them; two of one name (two calls on one line) told apart. */
+    char names[TL_TOP][256], base[TL_TOP][240];
+    for (size_t k = 0; k < ntop; k++) {
+        report_site_name(b, tl->cand[top[k]], base[k], sizeof(base[k]));
+        unsigned same = 1;
+        for (size_t j = 0; j < k; j++)
+            same += strcmp(base[j], base[k]) == 0;
+        snprintf(names[k], sizeof(names[k]), same > 1 ? "%s #%u" : "%s", base[k], same);
+    }
+    struct chart c = {(double)s->tick_hz, 0, 0, tl_org(tl, s)};
     /* The leak verdicts the profile holds, by top site. */
     size_t cap = b->prof.ncomment + 1;
     struct growth_leak *lk = xmalloc(cap * sizeof(*lk));
@@ -662,9 +659,9 @@ int timeline_write(const struct timeline *tl, const struct session *s, const str
         }
         if (w == 0) {
             write_html(f, tl, s, top, ntop, names, leak);
-            write_tables(f, tl, s, top, ntop, names);
+            write_tables(f, tl, s, &c, top, ntop, names);
         } else {
-            write_csv(f, tl, s, top, ntop, names);
+            write_csv(f, tl, s, &c, top, ntop, names);
         }
         char e2[1100];
         if (views_close(f, paths[w], e2, sizeof(e2)) != 0) {
