@@ -18,7 +18,7 @@ grep -q 'Sanitizer\|runtime error' "$W/err" && fail "sanitizer: $(head -n3 "$W/e
 pp -raw "$W/big.pb.gz" >"$W/raw" 2>/dev/null || fail "no profile pprof reads"
 bad=$(sed -n 's/.* bad_slots=\([0-9]*\).*/\1/p' "$W/raw" | head -n1)
 [ "$bad" = 0 ] && ok "2^21 slots: no bad slot" || fail "bad_slots=$bad"
-peak=$(sed -n 's/.*peak of the in-use estimate: \([0-9]*\) bytes.*/\1/p' "$W/raw")
+peak=$(sed -n 's/.*--peak.s moment: .*half B.s in-use estimate then: \([0-9]*\) bytes.*/\1/p' "$W/raw")
 [ "$peak" = "$truth" ] && ok "peak in-use $peak bytes = the truth" || fail "peak in-use $peak bytes, truth $truth"
 inuse=$(awk '/^ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+( +[0-9]+)*:/ { s += $2 } END { print s }' "$W/raw")
 [ "$inuse" = "$truth" ] && ok "inuse_space $inuse bytes = the truth" || fail "inuse_space $inuse, truth $truth"
@@ -34,7 +34,7 @@ if [ -n "${SLOTS_APP:-}" ]; then
   drops=$(sed -n 's/.*device drops: ring_records=\([0-9]*\) ring_bytes=[0-9]* live_full=\([0-9]*\).*/\1 \2/p' "$W/araw")
   set -- $drops
   truth=$(( (n - ${1:-0} - ${2:-0}) * 64 + 8 * n ))
-  peak=$(sed -n 's/.*peak of the in-use estimate: \([0-9]*\) bytes.*/\1/p' "$W/araw")
+  peak=$(sed -n 's/.*--peak.s moment: .*half B.s in-use estimate then: \([0-9]*\) bytes.*/\1/p' "$W/araw")
   echo "  slots_app: live_capacity $cap, bad_slots $bad, device drops (ring, live_full) ${drops:-none}, peak in-use $peak, truth $truth"
   [ "$cap" = 2097152 ] && [ "$bad" = 0 ] && [ "$peak" = "$truth" ] &&
     ok "hosted, 2^21 slots: peak in-use $peak bytes = the truth, no bad slot" ||

@@ -27,6 +27,7 @@
 #include "prof_file.h"
 #include "verdict/est.h"
 #include "verdict/vprof.h"
+#include "verdict/unseen.h"
 
 #define MSAMP_THIN_WORD uint64_t
 #include "msamp_thin.h"
@@ -2040,8 +2041,21 @@ static void test_est_intervals(void)
     CHECK(fabs(est_hi(one) - 5572) < 20);
     static const double expect[] = {1, 3, 10, 30, 300};
     const double size = 100, R = 4096, P = 1 - exp(-size / R), w = 1 / P;
+    /* A set with no sample: its upper end R ln 40 bytes (docs/VERDICTS.md "No live sample"), its
+     * objects' unknown; est.h's own would be [0, 0]. */
+    struct vprof v;
+    memset(&v, 0, sizeof(v));
+    v.has_var = 1;
+    v.unseen = unseen_bound(R);
+    double lo, hi;
+    CHECK(fabs(v.unseen - 4096 * log(40.0)) < 1e-6 && unseen_bound(1) == 0);
+    CHECK(vprof_interval(&v, E_INUSE_B, (struct est){0, 0.25}, 7, &lo, &hi) == 1 && lo == 0 &&
+          hi == v.unseen + 7);
+    CHECK(vprof_interval(&v, E_INUSE_N, (struct est){0, 0}, 0, &lo, &hi) == 1 && isnan(hi));
+    CHECK(vprof_interval(&v, E_INUSE_B, one, 0, &lo, &hi) == 0 && hi == est_hi(one));
     for (size_t c = 0; c < sizeof(expect) / sizeof(expect[0]); c++) {
-        unsigned n = (unsigned)(expect[c] / P + 0.5), hit = 0, hit_normal = 0, draws = 4000;
+        unsigned n = (unsigned)(expect[c] / P + 0.5), hit = 0, hit_normal = 0, hit_v = 0;
+        unsigned draws = 4000;
         double truth = n * size;
         for (unsigned d = 0; d < draws; d++) {
             unsigned k = 0;
@@ -2050,14 +2064,19 @@ static void test_est_intervals(void)
             struct est e = {k * w * size, k * size * size * (w * w - w)};
             hit += est_lo(e) <= truth && truth <= est_hi(e);
             hit_normal += est_sym_lo(e) <= truth && truth <= est_sym_hi(e);
+            vprof_interval(&v, E_INUSE_B, e, 0, &lo, &hi);
+            hit_v += lo <= truth && truth <= hi;
         }
         double cov = (double)hit / draws, cov_n = (double)hit_normal / draws;
-        printf("est: %4.0f expected samples: 95 %% interval covers %.1f %% (normal %.1f %%)\n",
-               expect[c], 100 * cov, 100 * cov_n);
+        double cov_v = (double)hit_v / draws;
+        printf("est: %4.0f expected samples: 95 %% interval covers %.1f %% (normal %.1f %%; with "
+               "the bound of no sample %.1f %%)\n",
+               expect[c], 100 * cov, 100 * cov_n, 100 * cov_v);
         if (expect[c] >= 3)
             CHECK(cov >= 0.93 && cov <= 0.99);
         if (expect[c] >= 3)
             CHECK(cov >= cov_n - 0.01);
+        CHECK(cov_v >= 0.93 && cov_v >= cov - 0.001); /* one expected sample too */
     }
 }
 

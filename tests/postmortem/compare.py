@@ -118,7 +118,7 @@ def top_inuse(path):
             if "sites by in-use bytes" in line:
                 on = True
                 continue
-            if "sites by allocated bytes" in line or line.startswith("session ") and on:
+            if on and not line.startswith(" "):  # the next title (a dump has no allocated table)
                 on = False
             if on:
                 w = line.split()

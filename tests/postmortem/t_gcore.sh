@@ -10,7 +10,9 @@
 # the stream (`--elf APP`) and the core (`--core CORE --elf APP`): the folded in-use stacks (names
 # symbolized: each site's function must be there) and the in-use section of --top (bytes, objects
 # and samples per site) must be equal. The PIE's core must report the load bias drain found; the
-# core read without --elf (the block found by scanning) must hold the same in-use total.
+# core read without --elf (the block found by scanning) must hold the same in-use total. The core's
+# report says what a dump is: in use when it was taken, no allocated table, no peak (--peak
+# refused), no samples, frees or END counted.
 # TABLE_APP (tests/hosted/table_app.c, run with "stop" and MSAMP_INTERVAL=1: every block sampled,
 # 10 100 live at the default 65536 slots, issue 36): its core must read the exact in-use, the
 # 1000 B site 10 000 000 bytes in 10 000 objects and the 64 KiB site 6 553 600 in 100.
@@ -23,8 +25,9 @@ nfail=0
 fail() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
 ok() { echo "ok: $*"; }
 
-# The in-use section of --top: "bytes objects samples site" lines, sorted.
-inuse() { sed -n '/sites by in-use bytes/,/^top .*allocated/p' "$1" | grep -E '^ +[0-9]' | sort; }
+# The in-use section of --top: "bytes objects samples site" lines, sorted (the section ends at the
+# next line that is not indented: the allocated table's title, or a dump's "no allocated table").
+inuse() { awk '/sites by in-use bytes/ { on = 1; next } on && /^[^ ]/ { on = 0 } on && /^ +[0-9]/' "$1" | sort; }
 total() { inuse "$1" | awk '{b += $1; o += $2} END {print b, o}'; }
 
 # Runs "$@" (the program and its arguments) with its stream in $dir, waits for it to stop itself,
@@ -101,6 +104,21 @@ for app in "$@"; do
     fail "$name: --top's in-use sections differ (< stream, > core):"
     cat "$dir/top.diff"
   fi
+  # A dump's report says what a dump is (docs/POSTMORTEM.md): in use when it was taken, no history:
+  # no samples or frees counted, no END awaited, no allocated table, no peak, no growth.
+  if grep -q '^post-mortem dump: what was in use when it was taken' "$dir/core.top" &&
+      grep -q '^no allocated table: a dump holds' "$dir/core.top" &&
+      grep -q 'sampled blocks in use; interval 4096 bytes when the dump was taken' "$dir/core.err" &&
+      ! grep -q 'peak in use\|sites by allocated\|without END\|0 samples, 0 frees' "$dir/core.top" "$dir/core.err"; then
+    ok "$name: the report says a dump: in use when taken, no allocated table, no peak, no END awaited"
+  else
+    fail "$name: the dump's report claims history:"; cat "$dir/core.err"; head -n 5 "$dir/core.top"
+  fi
+  "$drain" --core "$core" --elf "$app" -q -o "$dir/p.pb.gz" --peak "$dir/peak.pb.gz" 2>"$dir/peak.err"
+  prc=$?
+  [ $prc = 1 ] && [ ! -e "$dir/peak.pb.gz" ] && grep -q 'a dump (--ram, --core) has no peak' "$dir/peak.err" &&
+    ok "$name: --peak of a dump: refused ($(head -c 120 "$dir/peak.err"))" ||
+    fail "$name: --peak of a dump: exit $prc, $(cat "$dir/peak.err")"
   "$drain" --core "$core" --top 50 -o "$dir/scan.pb.gz" >"$dir/scan.top" 2>"$dir/scan.err" ||
     fail "$name: drain --core without --elf: $(cat "$dir/scan.err")"
   if [ "$(total "$dir/scan.top")" = "$(total "$dir/core.top")" ] &&

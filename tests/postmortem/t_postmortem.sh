@@ -8,7 +8,8 @@
 # worth: what was still in the ring at the dump comes out first). drain (under ASan+UBSan)
 # reads the dump: `--ram FILE@ADDR` for each image (one per group of the ELF's sections: code
 # and RAM apart on a Cortex-M), or `--core FILE` (dump-guest-memory over the same range, an ELF
-# core). The block's byte order and pointer size it reports must be the ELF's. compare.py then
+# core). The block's byte order and pointer size it reports must be the ELF's, and its report say
+# what a dump is (in use when it was taken; no allocated table, peak or END). compare.py then
 # finds the stream's in-use profile at the dump: the records received by then plus the ring's
 # unsent ones, which it reports; any other difference fails. MODE core also reads the same
 # memory with pmemsave and checks both give the same profile. tiny: the compact tables' block
@@ -82,6 +83,13 @@ dr=$?
 grep -q "$endian-endian, $ptr-byte pointers" dump.err && ok "the block is $endian-endian with $ptr-byte pointers, as the ELF" ||
   fail "drain did not report $endian-endian, $ptr-byte pointers"
 grep -qi 'sanitizer\|runtime error' dump.err && fail "sanitizer report: $(grep -i -m1 'sanitizer\|runtime error' dump.err)"
+# What a dump is (docs/POSTMORTEM.md): in use when it was taken; no history (no samples or frees
+# counted, no END awaited, no allocated table, no peak).
+grep -q '^post-mortem dump: what was in use when it was taken' dump.top &&
+  grep -q '^no allocated table' dump.top && grep -q 'sampled blocks in use; interval' dump.err &&
+  ! grep -q 'peak in use\|sites by allocated\|without END\|0 samples, 0 frees' dump.top dump.err &&
+  ok "the report says a dump: in use when taken, no allocated table, no peak" ||
+  fail "the dump's report claims history: $(grep -m2 'without END\|peak in use\|0 samples' dump.top dump.err)"
 if [ -n "$tiny" ]; then
   grep -q 'compact tables' dump.err && ok "the compact tables' block (coded sizes, no stacks)" || fail "not the compact tables' block"
 fi

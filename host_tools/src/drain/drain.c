@@ -259,6 +259,10 @@ static struct session *new_session(struct drain *d)
 {
     struct session *s = session_new(++d->nsessions, msamp_dec_stats(d->dec));
     session_set_min_lifetime(s, d->o.min_life);
+    if (d->dump) { /* one moment: no peak, no growth (docs/POSTMORTEM.md) */
+        session_set_dump(s);
+        return s;
+    }
     for (size_t v = 0; v < nviews; v++)
         if (d->o.view[v].on && (views[v].needs & VIEW_SITE_PEAKS))
             session_keep_site_peaks(s);

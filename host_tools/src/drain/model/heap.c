@@ -375,3 +375,46 @@ void heap_json_write(FILE *f, const struct session *s)
     }
     fputs("]}", f);
 }
+
+void heap_hwm_text(const struct session *s, char *out, size_t n)
+{
+    const struct heap_model *h = s->heap;
+    if (!h || h->records == 0) {
+        snprintf(out, n, "the device reports no high-water mark of its own");
+        return;
+    }
+    const struct heap_point *e = &h->last;
+    int exact = KNOWS(e, MSAMP_WIRE_HEAP_MIN_FREE), seen = KNOWS(e, MSAMP_WIRE_HEAP_MIN_SEEN);
+    if (!exact && !seen)
+        snprintf(out, n, "the allocator's HEAP records carry no low watermark: no high-water mark");
+    else if (!KNOWS(e, MSAMP_WIRE_HEAP_TOTAL) || h->total_varies || e->total < e->min_free)
+        snprintf(out, n, "the allocator's HEAP records give %llu B free at its lowest, but its "
+                         "total %s: no high-water mark of its use",
+                 (unsigned long long)e->min_free,
+                 KNOWS(e, MSAMP_WIRE_HEAP_TOTAL) ? "varied (a heap that grows)" : "is unknown");
+    else if (exact)
+        snprintf(out, n, "the allocator's HEAP records: at its lowest %llu B free of %llu B, a "
+                         "high-water mark of %llu B used (its overhead included)",
+                 (unsigned long long)e->min_free, (unsigned long long)e->total,
+                 (unsigned long long)(e->total - e->min_free));
+    else
+        snprintf(out, n, "the allocator's HEAP records: the fewest free the device saw at its "
+                         "polls, %llu B of %llu B, so at least %llu B used once (its overhead "
+                         "included; the allocator keeps no low watermark)",
+                 (unsigned long long)e->min_free, (unsigned long long)e->total,
+                 (unsigned long long)(e->total - e->min_free));
+}
+
+void heap_low_text(const struct session *s, char *out, size_t n)
+{
+    const struct heap_model *h = s->heap;
+    char at[48] = "";
+    if (h->low.ts_known && s->ts_known && s->tick_hz && h->low.ts >= s->first_ts)
+        snprintf(at, sizeof(at), "at %.3f s, ",
+                 (double)(h->low.ts - s->first_ts) / (double)s->tick_hz);
+    if (h->low.min_free == h->last.min_free)
+        snprintf(out, n, "%sthe low watermark", at);
+    else
+        snprintf(out, n, "%s%llu B free then (the lowest, %llu B, came later without a snapshot)",
+                 at, (unsigned long long)h->low.min_free, (unsigned long long)h->last.min_free);
+}

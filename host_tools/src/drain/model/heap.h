@@ -92,6 +92,15 @@ const char *heap_verdict_word(const struct heap_verdict *v);
 /* p's free, min_free, largest_free, free_blocks and total: ' name=V' each (json 0; '?' when
  * unknown) or ',"name":V' (json 1; null). */
 void heap_put_figures(FILE *f, const struct heap_point *p, int json);
+/* What the allocator's own figures (the last HEAP record) say of the heap's high-water mark, in
+ * one phrase: none without HEAP records; the allocator's low watermark of free bytes (an exact
+ * high-water mark of its use while its total held still), the fewest free the device saw at its
+ * polls (a lower bound of it), or why they give none. */
+void heap_hwm_text(const struct session *s, char *out, size_t n);
+/* The device's last low-watermark snapshot (have_low) in one phrase, said against the heap's one
+ * low watermark (the last record's min_free, which headroom gives): "at T s, the low watermark",
+ * or "at T s, N B free then (the lowest, M B, came later without a snapshot)". */
+void heap_low_text(const struct session *s, char *out, size_t n);
 /* The member "heap": {...} of a session's JSON object (no leading comma). */
 void heap_json_write(FILE *f, const struct session *s);
 

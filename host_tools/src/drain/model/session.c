@@ -102,6 +102,18 @@ void session_set_min_lifetime(struct session *s, double seconds)
     s->min_life_s = seconds > 0 ? seconds : 0;
 }
 
+void session_set_dump(struct session *s)
+{
+    s->dump = 1;
+}
+
+/* An interval some entry was (or may have been) sampled at: the session's largest so far. */
+static void note_interval(struct session *s, uint64_t interval)
+{
+    if (interval > s->interval_max)
+        s->interval_max = interval;
+}
+
 void session_keep_site_peaks(struct session *s)
 {
     if (s->keep_site_peaks)
@@ -890,6 +902,7 @@ static void on_live(struct session *s, const struct msamp_record *r)
     uint32_t site = site_of(s, r->u.live.stack_id);
     /* The interval the entry stands for: its own when the record says, else the one in force. */
     uint64_t interval = r->u.live.has_interval ? r->u.live.interval : s->interval;
+    note_interval(s, interval);
     /* LIVE records carry no task: an entry of a task's site is the same entry again. The site a
      * LIVE names is the latest record's (a realloc chain keeps its first site in sl->site). */
     if (sl->live && sl->size == r->u.live.size &&
@@ -1151,6 +1164,7 @@ static void change_interval(struct session *s, const struct msamp_record *r, uin
                                                                     : MSAMP_INTERVAL_REASONS]++;
     }
     s->interval = to;
+    note_interval(s, to);
     if (!s->first_interval)
         s->first_interval = to;
 }
@@ -1192,6 +1206,7 @@ static void on_session(struct session *s, const struct msamp_record *r)
     s->tick_hz = r->u.session.tick_hz;
     if (r->u.session.interval && !s->interval) {
         s->interval = r->u.session.interval;
+        note_interval(s, s->interval);
         if (!s->first_interval)
             s->first_interval = s->interval;
     }
@@ -1357,6 +1372,7 @@ static void pre_replay_into(struct session *s, const struct pre_buf *p, uint64_t
                             uint64_t *replayed)
 {
     s->interval = first;
+    note_interval(s, first);
     if (first && !s->first_interval)
         s->first_interval = first;
     uint64_t mask = s->have_header && s->ptr_size && s->ptr_size < 8
@@ -1675,6 +1691,11 @@ void session_interval_summary(const struct session *s, char *out, size_t n)
 {
     const struct session_counts *c = &s->n;
     const uint64_t *by = c->interval_by_reason;
+    if (s->dump) { /* one moment: no history of its changes */
+        snprintf(out, n, "interval %llu bytes when the dump was taken",
+                 (unsigned long long)s->interval);
+        return;
+    }
     if (c->interval_changes == 0) {
         snprintf(out, n, "interval %llu bytes, fixed", (unsigned long long)s->interval);
         return;
@@ -1842,6 +1863,11 @@ void session_frees_text(const struct session *s, char *text, size_t n)
 
 int session_completeness(const struct session *s, int final, char *text, size_t n)
 {
+    if (s->dump) {
+        snprintf(text, n, "post-mortem dump: what was in use when it was taken; no stream, so no "
+                          "history (no allocations, frees, peak or growth)");
+        return 0;
+    }
     if (!s->have_end) {
         snprintf(text, n, final ? "stream ended without END: incomplete (the device's totals "
                                   "never came: the stream was cut short or the device reset)"

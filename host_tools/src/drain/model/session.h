@@ -240,6 +240,13 @@ struct session {
     uint8_t version, flags, arch, ptr_size;
     uint64_t resend_seq, tick_hz, interval, first_interval, live_capacity, stack_capacity,
         max_depth;
+    /* The largest interval any entry could have been sampled at: the interval's maximum over the
+     * session (its raises, a LIVE record's own interval), the bound of what no live sample may
+     * hide (docs/VERDICTS.md "No live sample"); 0 while unknown. */
+    uint64_t interval_max;
+    /* Read from a post-mortem dump (--ram, --core: docs/POSTMORTEM.md): the live table at one
+     * moment, no history (session_set_dump). */
+    int dump;
     uint8_t build_id[MSAMP_DEC_MAX_BUILD_ID];
     uint8_t build_id_len;
     uint8_t device_id[MSAMP_DEC_MAX_DEVICE_ID]; /* SESSION's optional device id */
@@ -386,6 +393,9 @@ struct session {
 struct session *session_new(int index, const struct msamp_dec_stats *dec_now);
 /* --min-lifetime: allocations freed younger than seconds leave the allocated and freed totals. */
 void session_set_min_lifetime(struct session *s, double seconds);
+/* The session is a post-mortem dump's (docs/POSTMORTEM.md): its reports say so (in use when the
+ * dump was taken; no allocations, frees, peak or growth). Before the first record. */
+void session_set_dump(struct session *s);
 /* Keep each site's in-use at the peak (session_site_peak: the peak profile's values; 40 bytes a
  * site and work at every weight change). Before the first record. */
 void session_keep_site_peaks(struct session *s);
@@ -476,8 +486,8 @@ uint64_t session_frees_received(const struct session *s);
 void session_frees_text(const struct session *s, char *text, size_t n);
 /* Whether the session's stream is complete (docs/DRAIN.md "Completeness"): 1 when END came and
  * every sample and free it counts was received, else 0; text says so in one phrase ("stream
- * complete: ...", "stream ended without END: incomplete", or with END the events lost). final: the
- * session is over (0 for a partial profile: "no END yet"). */
+ * complete: ...", "stream ended without END: incomplete", or with END the events lost; a dump's:
+ * "post-mortem dump: ...", 0). final: the session is over (0 for a partial profile: "no END yet"). */
 int session_completeness(const struct session *s, int final, char *text, size_t n);
 /* What biases the session's estimates (docs/VERDICTS.md "Marks"), 0 each when nothing: samples
  * refused a live slot (their sites known: session_site_refused; the device's live_full count when

@@ -1,6 +1,7 @@
 #include "merge.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "prof_model.h"
 #include "profile.h"
 #include "verdict/growth_track.h"
+#include "verdict/unseen.h"
 
 static int64_t tr_str(struct prof *dst, const struct prof *src, int64_t i)
 {
@@ -151,6 +153,10 @@ static void merge_verdicts(struct merger *mg, const struct prof *src, const uint
             mg->leaks[j].since_s = lk[i].since_s;
     }
     free(lk);
+    double r;
+    unseen_from_prof(src, &r); /* NAN: none */
+    if (mg->nmarks == 0 || isnan(r) || r > mg->unseen_interval)
+        mg->unseen_interval = mg->nmarks && isnan(mg->unseen_interval) ? NAN : r;
     struct prof_marks m;
     int known = marks_from_prof(src, &m);
     if (mg->nmarks++ == 0) {
@@ -314,6 +320,8 @@ void merge_finish(struct merger *mg)
     }
     growth_write(out, mg->npeak ? &mg->peak : NULL, mg->leaks, mg->nleaks);
     marks_write(out, &mg->marks);
+    if (mg->n && !isnan(mg->unseen_interval))
+        unseen_write(out, mg->unseen_interval);
 }
 
 /* A profile with variances but without the refused samples' types (a drain before them wrote

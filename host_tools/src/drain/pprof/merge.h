@@ -29,6 +29,9 @@ struct merger {
      * as values are). */
     struct prof_marks marks;
     int nmarks;
+    /* The bound of what no live sample hides (verdict/unseen.h): the inputs' largest interval,
+     * NAN once an input holds none. */
+    double unseen_interval;
 };
 
 void merge_init(struct merger *mg);

@@ -1,6 +1,7 @@
 #include "profile.h"
 #include "verdict/growth_track.h"
 #include "verdict/marks.h"
+#include "verdict/unseen.h"
 #include "model/heap.h"
 #include "task_use.h"
 
@@ -363,18 +364,19 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
                  "nor freed; their sampled blocks stay allocated where they were asked for)",
                  (unsigned long long)n->chains_moved);
     }
-    if (s->peak_gen) {
-        char when[64];
+    if (s->peak_gen && !s->dump) {
+        char when[64], hwm[192];
         if (s->peak_ts_valid && s->tick_hz && s->peak_ts >= s->first_ts)
             snprintf(when, sizeof(when), "%.6f s after the session's first record",
                      (double)(s->peak_ts - s->first_ts) / (double)s->tick_hz);
         else
             snprintf(when, sizeof(when), "at an unknown time");
+        heap_hwm_text(s, hwm, sizeof(hwm));
         commentf(p,
-                 "peak of the in-use estimate: %.0f bytes, %.0f objects, %s (the moment half A "
-                 "of the samples peaked, estimated on half B: docs/VERDICTS.md; the device "
-                 "reports no high-water mark of its own)",
-                 s->peak_b, s->peak_n, when);
+                 "--peak's moment: half A of the samples peaked %s; half B's in-use estimate "
+                 "then: %.0f bytes, %.0f objects (the --peak profile's; the peak verdict, "
+                 "msamp-verdict peak, is the mean of both ways round: docs/VERDICTS.md); %s",
+                 when, s->peak_b, s->peak_n, hwm);
     }
     if (s->min_life_s > 0) {
         commentf(p,
@@ -1073,6 +1075,8 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
     add_comments(p, s, kind, dec_now, out);
     if (!peak) {
         growth_store(s, p, out->site_prof);
+        if (s->interval_max)
+            unseen_write(p, (double)s->interval_max);
         char text[512];
         int complete = session_completeness(s, strncmp(kind, "partial", 7) != 0, text,
                                             sizeof(text));

@@ -47,6 +47,7 @@ struct budget {
     double lo, hi;
     int known;        /* there was data to judge */
     int lower;        /* a lower bound (docs/VERDICTS.md "Marks"): at best WARN */
+    int unplaced;     /* a peak not placed: judged on its interval, no estimate shown */
     /* the low end of e's interval at a one-sided level (est_lo_at, est_sym_lo_at); NULL when lo
      * is not an estimate's interval end (no variance known): such a verdict is exact, outside
      * the family */
@@ -240,28 +241,39 @@ static void judge(struct budget *b, const struct vprof *v)
             snprintf(b->note, sizeof(b->note), "no site %s", task ? "of this task" :
                                                              "has this function on its stack");
         if (!v->has_var) {
-            b->lo = b->hi = b->e.est;
+            b->lo = b->e.est;
+            b->hi = b->e.est + add;
             snprintf(b->note, sizeof(b->note), "variance unknown (an older profile): judged on "
                                                "the estimate");
         } else {
-            b->lo = est_lo(b->e);
-            b->hi = est_hi(b->e);
             b->lo_at = est_lo_at;
+            if (vprof_interval(v, e, b->e, add, &b->lo, &b->hi)) {
+                /* no sample in the set: its upper end what the sampling may have missed */
+                char up[32];
+                size_t l = strlen(b->note);
+                fmt_bytes(up, sizeof(up), b->hi - add);
+                b->known = !isnan(b->hi);
+                if (b->known)
+                    snprintf(b->note + l, sizeof(b->note) - l, "%sno %ssample: up to %s may be "
+                             "%s unseen (docs/VERDICTS.md \"No live sample\")", l ? "; " : "",
+                             e == E_INUSE_B ? "live " : "", up,
+                             e == E_INUSE_B ? "in use" : "allocated");
+                else
+                    snprintf(b->note + l, sizeof(b->note) - l, "%sno sample, and no bound of "
+                             "what the sampling missed in this profile (an older drain's): not "
+                             "judged", l ? "; " : "");
+            }
         }
-        b->hi += add;
     } else if (b->kind == K_PEAK) {
-        marked = marks_peak(&v->marks);
         struct growth_peak pk;
-        memset(&pk, 0, sizeof(pk));
-        if (growth_peak_from_prof(v->p, &pk) && pk.known) {
+        if (growth_peak_interval(v->p, &pk, &b->lo, &b->hi, &marked)) {
+            /* not placed: judged on its interval alone (no estimate shown) */
             b->known = 1;
             b->e = pk.inuse_bytes;
-            b->lo = est_lo(b->e);
             b->lo_at = est_lo_at;
-            /* at no time more in use than the tracked estimate and every refused block */
-            b->hi = est_hi(b->e) + v->total_refused.b;
-            pk.method[sizeof(pk.method) - 1] = 0;
-            snprintf(b->note, sizeof(b->note), "%s", pk.method);
+            b->unplaced = !pk.known;
+            snprintf(b->note, sizeof(b->note), "%s", pk.known ? pk.method : "too few sampled "
+                     "blocks to place it: judged on its interval");
         } else {
             snprintf(b->note, sizeof(b->note), "no peak in this profile: not judged");
         }
@@ -409,7 +421,10 @@ static void line_of(const struct budget *b, char *out, size_t n)
         snprintf(out, n, "%s %s: %s (budget %s%s)", status_name[b->st], b->spec, b->note, lim, ps);
         return;
     }
-    fmt_bytes(e, sizeof(e), b->e.est);
+    if (b->unplaced) /* a peak not placed: its interval only */
+        snprintf(e, sizeof(e), "not placed");
+    else
+        fmt_bytes(e, sizeof(e), b->e.est);
     fmt_bytes(lo, sizeof(lo), b->lo);
     fmt_bytes(hi, sizeof(hi), b->hi);
     snprintf(out, n, "%s %s: %s%s (95 %% %s..%s) %s budget %s%s%s%s", status_name[b->st], b->spec,
@@ -481,7 +496,7 @@ static int write_check_json(const char *path, const struct budget *b, size_t nb,
         fputs(", \"value\": ", f);
         if (b[i].known) {
             fputs("{\"est\": ", f);
-            json_num(f, b[i].e.est);
+            json_num(f, b[i].unplaced ? NAN : b[i].e.est);
             fputs(", \"lo\": ", f);
             json_num(f, b[i].lo);
             fputs(", \"hi\": ", f);

@@ -67,7 +67,8 @@ static const char diff_usage[] =
     "all comparisons); significant changes first. Exit status: 0 compared, 1 an input could\n"
     "not be read, 2 bad command line. See docs/VERDICTS.md.\n";
 
-static void write_diff_json(FILE *f, const struct dsite *d, size_t n)
+/* v: BASE's and NEW's (the intervals of base and new are theirs). */
+static void write_diff_json(FILE *f, const struct dsite *d, size_t n, const struct vprof *v)
 {
     fputs("{\"fdr\": 0.05, \"sites\": [", f);
     for (size_t i = 0; i < n; i++) {
@@ -79,9 +80,9 @@ static void write_diff_json(FILE *f, const struct dsite *d, size_t n)
             fputs(", ", f);
             json_str(f, vprof_est_name[e]);
             fputs(": {\"base\": ", f);
-            json_est(f, d[i].base[e], 1);
+            json_est(f, &v[0], e, d[i].base[e], 0, 0);
             fputs(", \"new\": ", f);
-            json_est(f, d[i].now[e], 1);
+            json_est(f, &v[1], e, d[i].now[e], 0, 0);
             struct est dl = est_sub(d[i].now[e], d[i].base[e]);
             fputs(", \"delta\": {\"est\": ", f);
             json_num(f, dl.est);
@@ -255,7 +256,7 @@ int drain_diff(int argc, char **argv)
             fprintf(stderr, "drain diff: --json %s: %s\n", json, strerror(errno));
             rc = 1;
         } else {
-            write_diff_json(f, d, m);
+            write_diff_json(f, d, m, v);
             if (fclose(f) != 0) {
                 fprintf(stderr, "drain diff: --json %s: %s\n", json, strerror(errno));
                 rc = 1;

@@ -37,6 +37,7 @@
 #include "session.h"
 #include "verdict/growth_track.h"
 #include "verdict/marks.h"
+#include "verdict/unseen.h"
 
 #define Z95 1.959963984540054
 
@@ -246,12 +247,19 @@ int growth_peak_of(const struct session *s, struct growth_peak *out)
     }
     if (est < 0)
         est = 0;
+    /* Placed: enough sampled blocks at the moments chosen, or every block there sampled surely
+     * (weights 1: var 0); none at all is no estimate of 0 B. */
+    out->known = k >= GR_PEAK_SAMPLES || (var == 0 && k > 0);
     double upper = g->upper > est ? g->upper : est;
+    /* Not placed: at the true peak's moment the live samples may be none (estimate + 1.96 sd
+     * then 0), where what no live sample hides is at most unseen_bound (97.5 %). */
+    double unseen = unseen_bound((double)s->interval_max);
+    if (!out->known && upper < unseen)
+        upper = unseen;
     out->inuse_bytes = (struct est){est, var_for_hi(est, var, upper)};
     out->at_s = -1;
     if (g->at_valid[h] && s->tick_hz && g->at[h] >= s->first_ts)
         out->at_s = (double)(g->at[h] - s->first_ts) / (double)s->tick_hz;
-    out->known = var == 0 || k >= GR_PEAK_SAMPLES;
     snprintf(out->method, sizeof(out->method), "split halves: moment from one, bytes from other");
     if (out->known)
         snprintf(out->note, sizeof(out->note),
@@ -260,9 +268,9 @@ int growth_peak_of(const struct session *s, struct growth_peak *out)
                  (long long)k);
     else
         snprintf(out->note, sizeof(out->note),
-                 "only %lld sampled blocks live at the moments chosen: the samples cannot place "
+                 "%s%lld sampled blocks live at the moments chosen: the samples cannot place "
                  "the peak; it is at most %.0f bytes (95 %%)",
-                 (long long)k, upper);
+                 k ? "only " : "", (long long)k, upper);
     return 1;
 }
 
@@ -543,20 +551,50 @@ void growth_print_leaks(FILE *f, const struct prof *p)
     free(lk);
 }
 
-void growth_print_peak(FILE *f, const struct prof *p)
+int growth_peak_interval(const struct prof *p, struct growth_peak *pk, double *lo, double *hi,
+                         int *marked)
 {
-    struct growth_peak pk;
-    if (!growth_peak_from_prof(p, &pk))
-        return;
+    if (!growth_peak_from_prof(p, pk))
+        return 0;
     /* Marked (docs/VERDICTS.md "Marks"): a lower bound, its upper end widened by every refused
      * block (at no time more in use than the tracked estimate and all of them). */
     struct prof_marks m;
     marks_from_prof(p, &m);
-    double add = marks_refused_bytes(p, NULL);
-    fprintf(f, "peak in use: %s%.0f bytes [%.0f, %.0f] (95 %%)", marks_peak(&m) ? ">=" : "",
-            pk.inuse_bytes.est, est_lo(pk.inuse_bytes), est_hi(pk.inuse_bytes) + add);
-    if (pk.at_s >= 0)
-        fprintf(f, " at %.3f s", pk.at_s);
-    fprintf(f, "%s; %s; %s", pk.known ? "" : " (not placed)", pk.method, pk.note);
-    fprintf(f, "%s%s\n", marks_peak(&m) ? "; a lower bound: " : "", marks_peak(&m) ? m.note : "");
+    *marked = marks_peak(&m);
+    *lo = est_lo(pk->inuse_bytes);
+    *hi = est_hi(pk->inuse_bytes) + marks_refused_bytes(p, NULL);
+    pk->method[sizeof(pk->method) - 1] = 0;
+    pk->note[sizeof(pk->note) - 1] = 0;
+    return 1;
+}
+
+int growth_peak_text(const struct prof *p, char *out, size_t n)
+{
+    struct growth_peak pk;
+    double lo, hi;
+    int marked;
+    if (!growth_peak_interval(p, &pk, &lo, &hi, &marked))
+        return 0;
+    size_t len;
+    if (pk.known)
+        len = (size_t)snprintf(out, n, "peak in use: %s%.0f bytes [%.0f, %.0f] (95 %%)",
+                               marked ? ">=" : "", pk.inuse_bytes.est, lo, hi);
+    else
+        len = (size_t)snprintf(out, n, "peak in use: not placed, [%.0f, %.0f] bytes (95 %%)", lo,
+                               hi);
+    if (pk.known && pk.at_s >= 0 && len < n)
+        len += (size_t)snprintf(out + len, n - len, " at %.3f s", pk.at_s);
+    struct prof_marks m;
+    marks_from_prof(p, &m);
+    if (len < n)
+        snprintf(out + len, n - len, "; %s; %s%s%s", pk.method, pk.note,
+                 marked ? "; a lower bound: " : "", marked ? m.note : "");
+    return 1;
+}
+
+void growth_print_peak(FILE *f, const struct prof *p)
+{
+    char line[1024];
+    if (growth_peak_text(p, line, sizeof(line)))
+        fprintf(f, "%s\n", line);
 }

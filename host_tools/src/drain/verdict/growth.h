@@ -17,7 +17,7 @@ struct growth_peak {
     double at_s;
     char method[64];
     char note[160];
-    int known;
+    int known; /* placed: enough sampled blocks at the moments chosen (else its interval only) */
 };
 struct growth_leak {
     uint32_t sample; /* index of the site's sample in prof->sample */
@@ -26,6 +26,10 @@ struct growth_leak {
 };
 /* From a profile drain wrote (the peak and leaks it stored in it); 0 when it holds none. */
 int growth_peak_from_prof(const struct prof *p, struct growth_peak *out);
+/* The same with the peak's 95 % interval as every view gives it: its upper end widened by what
+ * the refused samples may hold, *marked when it is a lower bound (docs/VERDICTS.md "Marks"). */
+int growth_peak_interval(const struct prof *p, struct growth_peak *pk, double *lo, double *hi,
+                         int *marked);
 size_t growth_leaks_from_prof(const struct prof *p, struct growth_leak *out, size_t max);
 
 #endif

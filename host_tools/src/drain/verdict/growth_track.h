@@ -42,5 +42,9 @@ int verdict_num(const char *c, const char *key, double *v);
 /* --leaks and --top's peak line, from a profile's stored verdicts. */
 void growth_print_leaks(FILE *f, const struct prof *p);
 void growth_print_peak(FILE *f, const struct prof *p);
+/* The peak's line ("peak in use: EST bytes [LO, HI] (95 %) at T s; ...", or "peak in use: not
+ * placed, [LO, HI] bytes (95 %); ..."), as --top and the summary print it: 0 when p holds no
+ * peak. */
+int growth_peak_text(const struct prof *p, char *out, size_t n);
 
 #endif

@@ -2,6 +2,7 @@
 #include "verdict/json_out.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,7 @@ static void write_ests(FILE *f, const struct vprof *v, const struct est *e,
         fputs(": ", f);
         double add;
         int marked = vprof_marked(v, r, all, k, &add);
-        json_est_marked(f, e[k], v->has_var, marked, add);
+        json_est(f, v, k, e[k], marked, add);
     }
     if (r->samples) {
         fprintf(f, ", \"refused\": {\"samples\": %llu, \"inuse_objects\": ",
@@ -110,15 +111,15 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
     free(ts);
     fputs("],\n  \"peak\": ", f);
     struct growth_peak pk;
-    memset(&pk, 0, sizeof(pk));
-    if (growth_peak_from_prof(js->p, &pk) && pk.known) {
+    double lo, hi;
+    int marked;
+    if (growth_peak_interval(js->p, &pk, &lo, &hi, &marked)) {
+        /* not placed: no estimate, its interval only (docs/VERDICTS.md "The peak") */
         fputs("{\"inuse_bytes\": ", f);
-        json_est_marked(f, pk.inuse_bytes, 1, marks_peak(&v->marks), v->total_refused.b);
-        fputs(", \"at_s\": ", f);
-        json_num(f, pk.at_s);
+        json_interval(f, pk.known ? pk.inuse_bytes.est : NAN, lo, hi, marked);
+        fprintf(f, ", \"placed\": %s, \"at_s\": ", pk.known ? "true" : "false");
+        json_num(f, pk.known ? pk.at_s : NAN);
         fputs(", \"method\": ", f);
-        pk.method[sizeof(pk.method) - 1] = 0;
-        pk.note[sizeof(pk.note) - 1] = 0;
         json_str(f, pk.method);
         fputs(", \"note\": ", f);
         json_str(f, pk.note);

@@ -9,6 +9,7 @@
 #include "merge.h"
 #include "profile.h"
 #include "util.h"
+#include "verdict/unseen.h"
 
 const char *const vprof_est_name[E_COUNT] = {"inuse_bytes", "alloc_bytes", "inuse_objects",
                                              "alloc_objects"};
@@ -165,7 +166,23 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
     free(order);
     free(canon);
     marks_from_prof(p, &out->marks);
+    out->unseen = unseen_from_prof(p, NULL);
     return 0;
+}
+
+int vprof_interval(const struct vprof *v, int e, struct est x, double add, double *lo, double *hi)
+{
+    if (!v->has_var) {
+        *lo = *hi = NAN;
+        return 0;
+    }
+    *lo = est_lo(x);
+    *hi = est_hi(x) + add;
+    if (x.est != 0)
+        return 0;
+    /* Nothing sampled in the set: the rounding's variance (1/12 a value) is no interval. */
+    *hi = (e == E_INUSE_B || e == E_ALLOC_B ? v->unseen : NAN) + add;
+    return 1;
 }
 
 int vprof_marked(const struct vprof *v, const struct vrefused *r, int all, int e, double *add)
@@ -269,22 +286,24 @@ void json_num(FILE *f, double x)
         fprintf(f, "%.10g", x);
 }
 
-void json_est(FILE *f, struct est e, int has_var)
-{
-    json_est_marked(f, e, has_var, 0, 0);
-}
-
-void json_est_marked(FILE *f, struct est e, int has_var, int marked, double add)
+void json_interval(FILE *f, double est, double lo, double hi, int marked)
 {
     fputs("{\"est\": ", f);
-    json_num(f, e.est);
+    json_num(f, est);
     fputs(", \"lo\": ", f);
-    json_num(f, has_var ? est_lo(e) : NAN);
+    json_num(f, lo);
     fputs(", \"hi\": ", f);
-    json_num(f, has_var ? est_hi(e) + add : NAN);
+    json_num(f, hi);
     if (marked)
         fputs(", \"lower_bound\": true", f);
     fputc('}', f);
+}
+
+void json_est(FILE *f, const struct vprof *v, int e, struct est x, int marked, double add)
+{
+    double lo, hi;
+    vprof_interval(v, e, x, add, &lo, &hi);
+    json_interval(f, x.est, lo, hi, marked);
 }
 
 void json_stack(FILE *f, const struct vprof *v, const struct vsite *s)

@@ -51,6 +51,9 @@ struct vprof {
     struct est total[E_COUNT];
     struct vrefused total_refused;
     struct prof_marks marks; /* the session's (merged) marks; known 0 for an older profile */
+    /* The bytes a set with no live sample may hold unseen (verdict/unseen.h: 97.5 %); NAN when
+     * the profile holds no bound. */
+    double unseen;
     uint32_t *site_of; /* per profile sample: its site's index in site */
 };
 
@@ -71,17 +74,24 @@ size_t vprof_sum(const struct vprof *v, const char *task, const char *fn, struct
  * lost records or has unattributed samples, and every total's (all: a sum of all sites) when it
  * lost records. *add: what may be missing from its upper end (the refused in-use; 0 else). */
 int vprof_marked(const struct vprof *v, const struct vrefused *r, int all, int e, double *add);
+/* The 95 % interval [*lo, *hi] of estimate x of kind e (E_*) of a site or a sum of sites: est.h's,
+ * hi raised by add (what refused samples may hold); an estimate of 0 bytes (no sample in the set:
+ * in use, no live one) has v->unseen for its upper end (docs/VERDICTS.md "No live sample"), one of
+ * 0 objects an unknown one (NAN). Both NAN when the variance is unknown. Returns 1 when the upper
+ * end is the bound of what no sample may hide. */
+int vprof_interval(const struct vprof *v, int e, struct est x, double add, double *lo, double *hi);
 /* The site's stack and task as one key (frames joined by '\n', then "task=" and its task; with
  * any_address, raw addresses, which move between runs, as "?"). The caller frees it. */
 char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address);
 /* JSON output: a string (quoted, escaped; NULL: null), a number (null when not finite), an
- * estimate {"est","lo","hi"} (lo and hi null when its variance is unknown), and a site's stack
+ * estimate {"est","lo","hi"[,"lower_bound": true]} (null where not finite), and a site's stack
  * as an array of names. */
 void json_str(FILE *f, const char *s);
 void json_num(FILE *f, double x);
-void json_est(FILE *f, struct est e, int has_var);
-/* The same, for an estimate vprof_marked: hi raised by add, and "lower_bound": true. */
-void json_est_marked(FILE *f, struct est e, int has_var, int marked, double add);
+void json_interval(FILE *f, double est, double lo, double hi, int marked);
+/* Estimate x of kind e of v's sites with its vprof_interval (hi raised by add) and, marked
+ * (vprof_marked), "lower_bound": true. */
+void json_est(FILE *f, const struct vprof *v, int e, struct est x, int marked, double add);
 void json_stack(FILE *f, const struct vprof *v, const struct vsite *s);
 
 #endif

@@ -64,13 +64,16 @@ void health_top(FILE *f, const struct session *s, const struct built *b)
         report_site_name(b, h->fails[i].site, site, sizeof(site));
         fprintf(f, "  failure: %s  %s\n", text, site);
     }
-    if (h->have_low && h->low.ts_known && s->ts_known && s->tick_hz && h->low.ts >= s->first_ts)
-        fprintf(f, "  the device's low watermark: %llu B free at %.3f s; --peak takes %s\n",
-                (unsigned long long)h->low.min_free,
-                (double)(h->low.ts - s->first_ts) / (double)s->tick_hz,
-                heap_peak_is_device(s, NULL)
-                    ? "the device's snapshot of it (drain's own model is incomplete)"
-                    : "the peak of drain's running estimate (its model is complete)");
+    if (h->have_low) { /* the low watermark is headroom's; this says which moment --peak takes */
+        char low[160];
+        heap_low_text(s, low, sizeof(low));
+        if (heap_peak_is_device(s, NULL))
+            fprintf(f, "  --peak takes the device's last low-watermark snapshot (drain's own model "
+                       "is incomplete): %s\n", low);
+        else
+            fprintf(f, "  --peak takes the peak of drain's running estimate (its model is "
+                       "complete), not the device's low-watermark snapshot\n");
+    }
 }
 
 double health_timeline_ymax(const struct session *s)

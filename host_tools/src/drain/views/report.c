@@ -1,5 +1,6 @@
 #include "report.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,6 +8,7 @@
 #include "verdict/est.h"
 #include "verdict/growth_track.h"
 #include "verdict/marks.h"
+#include "verdict/unseen.h"
 #include "task_use.h"
 
 /* Appends a location's frames to out: "func file:line" for the first frame of the site, then
@@ -120,6 +122,15 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
     }
     if (shown == 0)
         fprintf(f, "  (none)\n");
+    size_t unseen_sites = 0;
+    for (size_t i = 0; v_bytes == V_INUSE_B && i < p->nsample; i++)
+        unseen_sites += p->valpool[p->sample[i].val_off + V_INUSE_B] == 0 && b->alloc_samples[i];
+    double unseen = unseen_from_prof(&b->prof, NULL);
+    if (unseen_sites && !isnan(unseen))
+        fprintf(f, "  %zu site%s with sampled allocations but no live sample: %s at most %.0f "
+                   "bytes in use unseen (97.5 %%; docs/VERDICTS.md \"No live sample\")\n",
+                unseen_sites, unseen_sites == 1 ? "" : "s",
+                unseen_sites == 1 ? "it holds" : "together they hold", unseen);
     uint64_t nref = 0;
     double bref = v_bytes == V_INUSE_B ? marks_refused_bytes(p, &nref) : 0;
     if (nref)
@@ -153,6 +164,7 @@ static void task_table(FILE *f, const struct built *b, int marked)
         order[i] = (uint32_t)i;
     task_p = p;
     qsort(order, p->nsample, sizeof(*order), by_task);
+    double unseen = unseen_from_prof(p, NULL);
     fprintf(f, "by task:\n  %14s %10s %14s %10s  %-25s %-25s %s\n", "in-use bytes", "objects",
             "alloc bytes", "objects", "(in-use: 95 % interval)", "(alloc: 95 % interval)", "task");
     for (size_t i = 0; i < p->nsample;) {
@@ -183,7 +195,10 @@ static void task_table(FILE *f, const struct built *b, int marked)
         char ci[2][64], bytes[2][32];
         for (int k = 0; k < 2; k++) {
             struct est e = {(double)t[2 * k], var[k]};
-            snprintf(ci[k], sizeof(ci[k]), "(%.0f-%.0f)", est_lo(e), est_hi(e) + (k ? 0 : add));
+            /* nothing sampled: the upper end what the sampling may have missed */
+            double hi = t[2 * k] ? est_hi(e) : unseen;
+            snprintf(ci[k], sizeof(ci[k]), isnan(hi) ? "(%.0f-?)" : "(%.0f-%.0f)", est_lo(e),
+                     hi + (k ? 0 : add));
             snprintf(bytes[k], sizeof(bytes[k]), "%s%lld", marked || (k == 0 && nref) ? ">=" : "",
                      (long long)t[2 * k]);
         }
@@ -270,14 +285,20 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
     fprintf(f, "%s\n", story);
     growth_print_peak(f, &b->prof);
     snprintf(title, sizeof(title), "top %zu sites by in-use bytes%s:", n,
-             final ? " (live at end: suspected leaks)" : "");
+             s->dump ? " (in use when the dump was taken)"
+             : final ? " (live at end: suspected leaks)" : "");
     int tasks = s->task_samples != 0;
     struct prof_marks m; /* the profile's, as --json, check and the peak line read them */
     marks_from_prof(&b->prof, &m);
     int marked = marks_sites(&m);
     top_table(f, b, n, V_INUSE_B, title, tasks, marked);
-    snprintf(title, sizeof(title), "top %zu sites by allocated bytes:", n);
-    top_table(f, b, n, V_ALLOC_B, title, tasks, marked);
+    if (s->dump) { /* a dump's allocated values are its live blocks again: no table of them */
+        fprintf(f, "no allocated table: a dump holds what was in use when it was taken, not what "
+                   "was allocated before\n");
+    } else {
+        snprintf(title, sizeof(title), "top %zu sites by allocated bytes:", n);
+        top_table(f, b, n, V_ALLOC_B, title, tasks, marked);
+    }
     if (tasks) {
         task_table(f, b, marked);
         task_use_top(f, s); /* model/task_use.c: peaks and budgets */
@@ -527,16 +548,22 @@ void report_summary(FILE *f, const struct session *s, const struct built *b,
     if (s->n.stack_full)
         snprintf(full, sizeof(full), ", %llu samples under [stack table full]",
                  (unsigned long long)s->n.stack_full);
-    fprintf(f,
-            "drain: session %d (id 0x%08x, %s): %llu samples, %s; %s; stream losses: "
-            "%llu bad frames, %llu lost frames, %llu bytes discarded, %llu malformed records; "
-            "device drops %llu; reader: %llu lost frees, %llu unknown stacks%s; wrote %s\n",
-            s->index, s->session_id, msamp_arch_get(s->arch)->name, (unsigned long long)s->n.samples,
-            frees, story, (unsigned long long)l.frames_bad,
-            (unsigned long long)l.frames_lost, (unsigned long long)l.bytes_discarded,
-            (unsigned long long)l.records_malformed,
-            (unsigned long long)session_device_drops(s), (unsigned long long)s->n.lost_frees,
-            (unsigned long long)b->unknown_stack, full, path);
+    if (s->dump)
+        fprintf(f, "drain: session %d (id 0x%08x, %s): %zu sampled blocks in use; %s; reader: "
+                   "%llu unknown stacks%s; wrote %s\n",
+                s->index, s->session_id, msamp_arch_get(s->arch)->name, s->nlive, story,
+                (unsigned long long)b->unknown_stack, full, path);
+    else
+        fprintf(f,
+                "drain: session %d (id 0x%08x, %s): %llu samples, %s; %s; stream losses: "
+                "%llu bad frames, %llu lost frames, %llu bytes discarded, %llu malformed records; "
+                "device drops %llu; reader: %llu lost frees, %llu unknown stacks%s; wrote %s\n",
+                s->index, s->session_id, msamp_arch_get(s->arch)->name,
+                (unsigned long long)s->n.samples, frees, story, (unsigned long long)l.frames_bad,
+                (unsigned long long)l.frames_lost, (unsigned long long)l.bytes_discarded,
+                (unsigned long long)l.records_malformed,
+                (unsigned long long)session_device_drops(s), (unsigned long long)s->n.lost_frees,
+                (unsigned long long)b->unknown_stack, full, path);
     session_completeness(s, 1, story, sizeof(story));
     fprintf(f, "drain: session %d: %s\n", s->index, story);
     uint64_t fails = session_failures(s, MSAMP_FAIL_NULL) + session_failures(s, MSAMP_FAIL_GIANT);
@@ -544,16 +571,9 @@ void report_summary(FILE *f, const struct session *s, const struct built *b,
         fprintf(f, "drain: session %d: %llu allocation failures (NULL returns and giant-guard "
                    "refusals): see the report (--top) or the profile's comments\n",
                 s->index, (unsigned long long)fails);
-    if (s->peak_gen) {
-        if (s->peak_ts_valid && s->tick_hz && s->peak_ts >= s->first_ts)
-            fprintf(f, "drain: session %d: peak of the in-use estimate %.0f bytes (%.0f objects) "
-                       "%.3f s after the session's first record\n",
-                    s->index, s->peak_b, s->peak_n,
-                    (double)(s->peak_ts - s->first_ts) / (double)s->tick_hz);
-        else
-            fprintf(f, "drain: session %d: peak of the in-use estimate %.0f bytes (%.0f objects)\n",
-                    s->index, s->peak_b, s->peak_n);
-    }
+    char peak[1024]; /* the peak verdict, as --top and the profile say it */
+    if (growth_peak_text(&b->prof, peak, sizeof(peak)))
+        fprintf(f, "drain: session %d: %s\n", s->index, peak);
     if (s->min_life_s > 0)
         fprintf(f, "drain: session %d: --min-lifetime left out %llu sampled allocations freed "
                    "younger than %g s (estimated %.0f objects, %.0f bytes)\n",

@@ -77,23 +77,34 @@ static int write_folded(const struct view_run *r, char *why, size_t whylen)
 /* --peak: the session's in-use profile at its peak (named as -o names sessions). */
 static int write_peak(const struct view_run *r, char *why, size_t whylen)
 {
+    if (r->s->dump) {
+        snprintf(why, whylen, "a dump (--ram, --core) has no peak: it holds what was in use when "
+                              "it was taken, no history");
+        return -1;
+    }
     struct built b;
     if (build_peak_profile(r->s, r->elves, r->dec, &b, why, whylen) != 0)
         return -1;
     int rc = prof_write_file(&b.prof, r->path[0], why, whylen);
     built_free(&b);
-    const struct heap_point *low;
-    if (rc == 0 && heap_peak_is_device(r->s, &low)) /* docs/HEALTH.md */
-        fprintf(stderr, "drain: session %d: --peak %s: the device's low-watermark snapshot (%llu B "
-                        "free), not the peak of drain's incomplete estimate\n",
-                r->s->index, r->path[0], (unsigned long long)low->min_free);
+    if (rc == 0 && heap_peak_is_device(r->s, NULL)) { /* docs/HEALTH.md */
+        char low[160];
+        heap_low_text(r->s, low, sizeof(low));
+        fprintf(stderr, "drain: session %d: --peak %s: the device's last low-watermark snapshot "
+                        "(%s), not the peak of drain's incomplete estimate\n",
+                r->s->index, r->path[0], low);
+    }
     return rc;
 }
 
 /* --leaks: the sites whose in-use keeps growing, as the profile stores them. */
 static int write_leaks(const struct view_run *r, char *why, size_t whylen)
 {
-    (void)why, (void)whylen;
+    if (r->s->dump) {
+        snprintf(why, whylen, "a dump (--ram, --core) shows no growth: it holds what was in use "
+                              "when it was taken, no history");
+        return -1;
+    }
     growth_print_leaks(stdout, &r->b->prof);
     return 0;
 }
