@@ -121,7 +121,7 @@ test-drain-verdict-diff: $(DRAIN_T_TOOLS) $(DRAIN_T)/verdict_app ## drain diff: 
 	@tests/need.sh python3
 	$(DRAIN_T_ENV) tests/drain/t_verdict_diff.sh
 
-test-drain-verdict-check: $(DRAIN_T_TOOLS) $(DRAIN_T)/verdict_app ## drain check: pass, warn and fail with exit codes and JUnit; hostile SPECs and budget files exit 2
+test-drain-verdict-check: $(DRAIN_T_TOOLS) $(DRAIN_T)/verdict_app ## drain check: pass, warn and fail with exit codes and JUnit; hostile SPECs and budget files exit 2; no live sample and an unplaced peak bounded (20 and 10 seeds at 512 KiB)
 	@tests/need.sh python3 xmllint
 	$(DRAIN_T_ENV) tests/drain/t_verdict_check.sh
 
