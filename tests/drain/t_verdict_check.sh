@@ -151,7 +151,8 @@ for seed in range(1, 21):
         zero += 1
         held += e["lo"] <= ib <= e["hi"]
         top = open(f"{W}/h{seed}.top").read()
-        m = re.search(r"no live sample: (?:it holds|together they hold) at most (\d+) bytes", top)
+        m = re.search(r"no live sample: \d+ sites? with sampled allocations, (?:together )?holding "
+                      r"at most (\d+) bytes", top)
         if abs(e["hi"] - bound) > 1 or o["hi"] is not None or verdict["value"]["hi"] != e["hi"] \
                 or not m or int(m.group(1)) != round(bound) or verdict["status"] != "warn":
             bad.append(seed)

@@ -127,10 +127,10 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
         unseen_sites += p->valpool[p->sample[i].val_off + V_INUSE_B] == 0 && b->alloc_samples[i];
     double unseen = unseen_from_prof(&b->prof, NULL);
     if (unseen_sites && !isnan(unseen))
-        fprintf(f, "  %zu site%s with sampled allocations but no live sample: %s at most %.0f "
-                   "bytes in use unseen (97.5 %%; docs/VERDICTS.md \"No live sample\")\n",
+        fprintf(f, "  no live sample: %zu site%s with sampled allocations, %s at most %.0f bytes "
+                   "in use unseen (97.5 %%; docs/VERDICTS.md \"No live sample\")\n",
                 unseen_sites, unseen_sites == 1 ? "" : "s",
-                unseen_sites == 1 ? "it holds" : "together they hold", unseen);
+                unseen_sites == 1 ? "holding" : "together holding", unseen);
     uint64_t nref = 0;
     double bref = v_bytes == V_INUSE_B ? marks_refused_bytes(p, &nref) : 0;
     if (nref)
