@@ -145,17 +145,28 @@ def table_sites(top):
 
 
 def peak_line(top):
+    """--top's peak line (also stderr's, its "drain: session N: " cut): placed, "peak in use: EST
+    bytes [LO, HI] (95 %) at T s; ...", or not, "peak in use: not placed, [LO, HI] bytes (95 %);
+    ..." (its interval alone: est None)."""
     m = re.search(r"^peak in use: (>=)?([0-9]+) bytes \[([0-9]+), ([0-9]+)\] \(95 %\)"
                   r"(?: at ([0-9.]+) s)?(.*)$", top, re.M)
-    if not m:
-        return None
-    return {"est": num(m.group(2)), "lo": num(m.group(3)), "hi": num(m.group(4)),
-            "at": float(m.group(5)) if m.group(5) else None,
-            "placed": "(not placed)" not in m.group(6)}
+    if m:
+        return {"est": num(m.group(2)), "lo": num(m.group(3)), "hi": num(m.group(4)),
+                "at": float(m.group(5)) if m.group(5) else None, "placed": True}
+    m = re.search(r"^peak in use: not placed, \[([0-9]+), ([0-9]+)\] bytes \(95 %\)", top, re.M)
+    if m:
+        return {"est": None, "lo": num(m.group(1)), "hi": num(m.group(2)), "at": None,
+                "placed": False}
+    return None
 
 
 def close(a, b, rel=1e-6, absol=1.0):
     return a is not None and b is not None and abs(a - b) <= max(absol, rel * max(abs(a), abs(b)))
+
+
+def same(a, b):
+    """close, or both absent (a peak not placed has no estimate)."""
+    return (a is None and b is None) or close(a, b)
 
 
 # ---- the checks ----------------------------------------------------------------------------
@@ -217,7 +228,7 @@ def check_peak(top, err, sess, check):
         expect(tp is None, "no peak in JSON, none in --top", "--top %s" % tp)
         return
     est = jp["inuse_bytes"]["est"]
-    expect(tp is not None and close(tp["est"], est), "--top's peak is the JSON's (%.0f B)" % est,
+    expect(tp is not None and same(tp["est"], est), "--top's peak is the JSON's (%s B)" % est,
            "--top %s" % tp)
     if tp:
         expect(close(tp["lo"], jp["inuse_bytes"]["lo"]) and
@@ -227,14 +238,21 @@ def check_peak(top, err, sess, check):
         placed = jp.get("placed", True)
         expect(tp["placed"] == bool(placed), "--top and JSON agree the peak is %splaced" %
                ("" if placed else "not "))
-    # stderr's summary names the same peak (when it names one).
-    for m in re.finditer(r"peak[^0-9\n]*?([0-9]+) bytes", err):
-        expect(close(num(m.group(1)), est), "stderr's peak is the JSON's", m.group(0))
+    # stderr's summary names the same peak, in --top's words (when it names one).
+    for line in err.splitlines():
+        rest = re.sub(r"^drain: session [0-9]+: ", "", line)
+        if not re.match(r"peak\b", rest):
+            expect(not re.search(r"peak[^0-9\n]*?[0-9]+ bytes", rest) or "--peak" in rest,
+                   "stderr names no other peak", line)
+            continue
+        sp = peak_line(rest)
+        expect(sp is not None and tp is not None and sp == tp, "stderr's peak line is --top's",
+               "stderr %s, --top %s" % (sp, tp))
     for name, c in check.items():
         for b in c:
             if b["kind"] == "peak":
                 v = b.get("value") or {}
-                expect(close(v.get("est"), est) and close(v.get("lo"), jp["inuse_bytes"]["lo"]),
+                expect(same(v.get("est"), est) and close(v.get("lo"), jp["inuse_bytes"]["lo"]),
                        "check %s peak is the JSON's" % name, "check %s" % v)
 
 
