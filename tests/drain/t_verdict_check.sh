@@ -167,11 +167,14 @@ sys.exit(0 if zero and held >= 0.9 * zero and passes == 0 and not bad else 1)
 PY
 
 # The peak of TLS-handshake-like bursts (VERDICT_TLS=1: 300 rounds of 3-5 blocks of 2-12 KB, its
-# exact peak 40-60 KB) at the default interval over 10 seeds: too few blocks to place it. It is
-# "not placed" with its interval, the same in the text (--top, stderr), --json ("placed": false)
-# and check: the interval holds the exact peak; `peak<=EXACT` warns (never "not judged", never
-# FAIL), `peak<=64M` passes (the bound under it). It read a placed 0 B in all 9 such runs before.
-nt=0 tok=0
+# exact peak 40-60 KB) at the default interval over 10 seeds: too few blocks to place it. In every
+# run it is "not placed" with its interval, the same in the text (--top, stderr), --json
+# ("placed": false, est null) and check (never "not judged"), and its upper end holds the exact
+# peak; `peak<=64M` passes (the bound under it) and `peak<=EXACT` is never PASS. Its lower end (a
+# 95 % interval's: above the truth in 2.5 % of runs, the split estimate's few blocks standing for
+# megabytes) must hold it in 9 runs of 10 at least, where `peak<=EXACT` warns. It read a placed
+# 0 B in all 10 such runs before.
+nt=0 tok=0 tlo=0
 for seed in $(seq 1 10); do
   MSAMP_OUTPUT=$W/t$seed.bin MSAMP_SEED=$seed VERDICT_TLS=1 "$app" "$W/t$seed.truth" ||
     fail "verdict_app tls seed $seed: exit $?"
@@ -185,16 +188,18 @@ for seed in $(seq 1 10); do
 print(p["placed"], p["inuse_bytes"]["est"], round(p["inuse_bytes"]["lo"]), round(p["inuse_bytes"]["hi"]))' "$W/t$seed.json")
   echo "  seed $seed: exact peak $exact; $line; json: $jlohi; $(head -n1 "$W/tc$seed.out")"
   nt=$((nt + 1))
-  if [ -n "${lo:-}" ] && [ "$lo" -le "$exact" ] && [ "$exact" -le "$hi" ] &&
+  if [ -n "${lo:-}" ] && [ "$exact" -le "$hi" ] &&
       [ "$jlohi" = "False None $lo $hi" ] && grep -qF "drain: session 1: $line" "$W/t$seed.err" &&
-      grep -q "^WARN peak<=$exact: not placed (95 % .*) straddles" "$W/tc$seed.out" &&
+      grep -q "^\(WARN\|FAIL\) peak<=$exact: not placed (95 % .*) " "$W/tc$seed.out" &&
       grep -q '^PASS peak<=64M: not placed' "$W/tc$seed.out"; then
     tok=$((tok + 1))
+    [ "$lo" -le "$exact" ] && grep -q "^WARN peak<=$exact: not placed" "$W/tc$seed.out" && tlo=$((tlo + 1))
   else
     fail "tls seed $seed: the peak not placed with a bound that holds $exact, said alike everywhere"
   fi
   unset lo hi
 done
-[ "$tok" = "$nt" ] && ok "TLS-like peak: not placed, its bound holds the exact peak in $tok of $nt runs (text, stderr, JSON, check)" ||
-  fail "TLS-like peak: $tok of $nt runs right"
+[ "$tok" = "$nt" ] && [ "$tlo" -ge 9 ] &&
+  ok "TLS-like peak: not placed in $tok of $nt runs, its upper end holds the exact peak in each, its interval in $tlo (text, stderr, JSON, check)" ||
+  fail "TLS-like peak: $tok of $nt runs not placed with an upper end over the exact peak, said alike; the interval holds it in $tlo"
 finish
