@@ -92,7 +92,5 @@ const char *heap_verdict_word(const struct heap_verdict *v);
 /* p's free, min_free, largest_free, free_blocks and total: ' name=V' each (json 0; '?' when
  * unknown) or ',"name":V' (json 1; null). */
 void heap_put_figures(FILE *f, const struct heap_point *p, int json);
-/* The member "heap": {...} of a session's JSON object (no leading comma). */
-void heap_json_write(FILE *f, const struct session *s);
 
 #endif

@@ -39,8 +39,7 @@ void growth_store(const struct session *s, struct prof *p, const uint32_t *site_
 const char *verdict_comment(const struct prof *p, size_t i, const char *kind, char *buf, size_t n);
 const char *verdict_field(const char *c, const char *key, char *out, size_t n, int rest);
 int verdict_num(const char *c, const char *key, double *v);
-/* --leaks and --top's peak line, from a profile's stored verdicts. */
-void growth_print_leaks(FILE *f, const struct prof *p);
+/* --top's peak line, from a profile's stored verdict. */
 void growth_print_peak(FILE *f, const struct prof *p);
 
 #endif

@@ -1,6 +1,6 @@
-/* Heap health in --top (docs/HEALTH.md): the allocator's latest figures, the headroom, the verdict
- * in plain words with its evidence, each failure explained. The model and the verdict are
- * model/heap.c's. */
+/* Heap health in --top and --json (docs/HEALTH.md): the allocator's latest figures, the headroom,
+ * the verdict in plain words with its evidence, each failure explained. The model and the verdict
+ * are model/heap.c's. */
 #include <stdio.h>
 
 #include "heap.h"
@@ -71,6 +71,52 @@ void health_top(FILE *f, const struct session *s, const struct built *b)
                 heap_peak_is_device(s, NULL)
                     ? "the device's snapshot of it (drain's own model is incomplete)"
                     : "the peak of drain's running estimate (its model is complete)");
+}
+
+void heap_json_write(FILE *f, const struct session *s)
+{
+    const struct heap_model *h = s->heap;
+    if (!h || h->records == 0) {
+        fputs("\"heap\":null", f);
+        return;
+    }
+    const struct heap_point *e = &h->last;
+    fprintf(f, "\"heap\":{\"records\":%llu", (unsigned long long)h->records);
+    heap_put_figures(f, e, 1);
+    fprintf(f, ",\"min_free_seen_by_device\":%s",
+            e->valid & MSAMP_WIRE_HEAP_MIN_SEEN ? "true" : "false");
+    struct heap_verdict v;
+    heap_verdict(s, &v);
+    fprintf(f, ",\"verdict\":\"%s\",\"used_growth\":%.0f,\"sampled_growth\":%.0f",
+            heap_verdict_word(&v), v.used_growth, v.sampled_growth);
+    fputs(",\"growing_stacks\":[", f);
+    for (size_t i = 0; i < v.ngrow; i++)
+        fprintf(f, "%s{\"stack_id\":%llu,\"bytes\":%.0f}", i ? "," : "",
+                (unsigned long long)s->sites[v.grow_site[i]].stack_id, v.grow_b[i]);
+    fputs("],\"long_lived_stacks\":[", f);
+    for (size_t i = 0; i < v.nheld; i++)
+        fprintf(f, "%s{\"stack_id\":%llu,\"bytes\":%.0f}", i ? "," : "",
+                (unsigned long long)s->sites[v.held_site[i]].stack_id, v.held_b[i]);
+    fputs("],\"failures\":[", f);
+    for (size_t i = 0; i < h->nfails; i++) {
+        char text[256];
+        heap_fail_text(&h->fails[i], text, sizeof(text));
+        fprintf(f, "%s{\"size\":%llu,\"free\":%llu,\"largest_free\":%llu,\"why\":\"%s\"}",
+                i ? "," : "", (unsigned long long)h->fails[i].size,
+                (unsigned long long)h->fails[i].at.free,
+                (unsigned long long)h->fails[i].at.largest, text);
+    }
+    fputs("],\"series\":[", f);
+    for (size_t i = 0; i < h->n; i++) {
+        const struct heap_point *p = &h->pts[i];
+        double t = session_time_s(s, p->ts, p->ts_known);
+        fprintf(f, "%s{\"t\":%.6f,\"reason\":%u,\"free\":%llu,\"min_free\":%llu,"
+                   "\"largest_free\":%llu,\"free_blocks\":%llu,\"inuse_sampled\":%.0f}",
+                i ? "," : "", t, p->reason, (unsigned long long)p->free,
+                (unsigned long long)p->min_free, (unsigned long long)p->largest,
+                (unsigned long long)p->blocks, p->inuse_b);
+    }
+    fputs("]}", f);
 }
 
 double health_timeline_ymax(const struct session *s)

@@ -20,6 +20,8 @@ void report_site_name(const struct built *b, uint32_t site, char *out, size_t n)
 /* Heap health (views/health.c, docs/HEALTH.md): the allocator's figures, the verdict with its
  * evidence and each failure explained, after --top's tables; nothing without HEAP records. */
 void health_top(FILE *f, const struct session *s, const struct built *b);
+/* The member "heap": {...} of a session's JSON object (no leading comma; views/health.c). */
+void heap_json_write(FILE *f, const struct session *s);
 /* The timeline's heap lines (views/health.c): the allocator's free bytes, low watermark and largest
  * free block beside the sampled in-use, on the chart's time axis and the allocator's own byte axis
  * (x: seconds since t0, the session's first record, over [0, xmax] -> [left, left + width]; y:
@@ -30,6 +32,8 @@ struct health_map {
 };
 double health_timeline_ymax(const struct session *s);
 void health_timeline_svg(FILE *f, const struct session *s, const struct health_map *m);
+/* --leaks (views/leaks.c): the leaks by growth the profile p stores, one line each. */
+void growth_print_leaks(FILE *f, const struct prof *p);
 /* Folded stacks (root first, ';'-separated frames "func@file.c:LINE", then in-use bytes) for
  * flame-graph tools: one line per distinct symbolized stack. */
 int report_folded(const struct built *b, const char *path);
