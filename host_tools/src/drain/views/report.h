@@ -15,6 +15,10 @@
 /* Top n sites by in-use bytes and by allocated bytes. final: the in-use list is what was live at
  * the end (suspected leaks). */
 void report_top(FILE *f, const struct session *s, const struct built *b, size_t n, int final);
+/* Frames as --top names a site, on one line: the locations locs of p (ids, innermost first), at
+ * most 5 frames, the first "func file:line", then "func:line" (inlined: " (inline)"), or the
+ * address where unsymbolized. */
+void report_frames(const struct prof *p, const uint64_t *locs, uint32_t nloc, char *out, size_t n);
 /* Site i of the session (session.sites) as --top names it (at most 5 frames, innermost first). */
 void report_site_name(const struct built *b, uint32_t site, char *out, size_t n);
 /* Heap health (views/health.c, docs/HEALTH.md): the allocator's figures, the verdict with its
