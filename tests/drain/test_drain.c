@@ -1788,8 +1788,9 @@ static void test_variance_files(void)
 /* The growth verdicts (verdict/growth_track.h, docs/VERDICTS.md), exact at interval 1: a site
  * whose blocks are never freed is a leak, growing since the start; a cache filled in the first
  * tenth and then refilled one for one (from the same call) is not; a set allocated once and kept
- * is not. The peak is the exact one with no variance, and both verdicts come back from the
- * profile's comments (growth.h's seam) as they went in. */
+ * is not; a pool allocated at once at 70 % of the session and kept is a step, not a leak. The
+ * peak is the exact one with no variance, and the verdicts come back from the profile's comments
+ * (growth.h's seam) as they went in. */
 static void timed(struct session *s, struct msamp_record r, uint64_t ts)
 {
     r.ts = ts;
@@ -1858,6 +1859,7 @@ static void test_growth(void)
     feed_stack(s, 1, 0x1000); /* leak */
     feed_stack(s, 2, 0x2000); /* cache */
     feed_stack(s, 3, 0x3000); /* kept */
+    feed_stack(s, 4, 0x4000); /* the step */
     struct msamp_record r;
     for (uint64_t k = 0; k < 20; k++) {
         r = rec(MSAMP_REC_ALLOC);
@@ -1888,6 +1890,14 @@ static void test_growth(void)
         r.u.alloc.stack_id = 2;
         timed(s, r, ts + 2);
         inuse += 64;
+        for (uint64_t k = 0; i == 1400 && k < 20; k++) { /* at 14 s of 20 */
+            r = rec(MSAMP_REC_ALLOC);
+            r.u.alloc.slot1 = 4001 + k;
+            r.u.alloc.size = 500;
+            r.u.alloc.stack_id = 4;
+            timed(s, r, ts + 3);
+            inuse += 500;
+        }
         if (inuse > peak)
             peak = inuse;
     }
@@ -1904,6 +1914,12 @@ static void test_growth(void)
      * variance 0), since the start */
     CHECK(n == 1 && fabs(lk[0].slope_bytes_per_s.est - 10000) < 300 &&
           lk[0].slope_bytes_per_s.var == 0 && lk[0].since_s < 0.5);
+    struct growth_step st[4];
+    n = growth_steps_from_prof(&b.prof, st, 4);
+    uint32_t step_site = umap_get(&s->site_index, 4);
+    CHECK(n == 1 && step_site < s->nsites && st[0].sample == b.site_prof[step_site]);
+    CHECK(n == 1 && st[0].bytes.est == 10000 && st[0].bytes.var == 0 && st[0].from_s <= 14.01 &&
+          st[0].to_s >= 14.01 && st[0].to_s - st[0].from_s <= 1.1);
     struct growth_peak pk;
     CHECK(growth_peak_from_prof(&b.prof, &pk) == 1);
     CHECK(pk.inuse_bytes.est == (double)peak && pk.inuse_bytes.var == 0 && pk.known);

@@ -15,7 +15,13 @@
  * and gone between, cancel and add nothing: a running estimate's points are correlated, this is
  * what the difference of two of them really varies by. The verdict tests D over the session's
  * recent half (from the first boundary at or after its middle): a working set that levelled off
- * before it (a cache, a pool, a start-up set) has D near 0; a leak has D > 0.
+ * before it (a cache, a pool, a start-up set) has D near 0; growth has D > 0. A leak is sustained
+ * growth: the change over the window's first third and over its last third grows too (at a lower
+ * level), where a step (one batch, then flat: shorter than the third between them) leaves one of
+ * them unchanged; such growth is reported as a step. The last third reaches the end (its variance
+ * as D's); the first does not: entries born and freed inside it add nothing, and only those born
+ * and freed in one bin are kept apart (xs), so its variance is an upper bound (the test can only
+ * be harder to pass).
  *
  * The peak. Each sampled entry is in half A, half B or both (session_half_weights: a hash
  * independent of its sampling, chosen so that the halves are independent samples, each an
@@ -45,6 +51,7 @@ struct gr_site {
     double d[GR_BINS];  /* changes of the in-use estimate (bytes) in the bin */
     double dv[GR_BINS]; /* variances of the entries that left in the bin */
     double bv[GR_BINS]; /* the same entries' variances by the bin they were born in */
+    double xs[GR_BINS]; /* of those, the ones born in the bin they left in */
 };
 
 struct growth {
@@ -94,7 +101,8 @@ static void gr_sync(const struct growth *g, struct gr_site *t)
         t->d[j] += t->d[i];
         t->dv[j] += t->dv[i];
         t->bv[j] += t->bv[i];
-        t->d[i] = t->dv[i] = t->bv[i] = 0;
+        t->xs[j] += t->xs[i];
+        t->d[i] = t->dv[i] = t->bv[i] = t->xs[i] = 0;
     }
     t->shift = g->shift;
 }
@@ -183,6 +191,8 @@ static void gr_change(void *ctx, const struct session *s, const struct slot *sl,
         t->dv[b] += v;
         size_t bb = sl->born ? gr_bin(g, sl->birth < ts ? sl->birth : ts) : 0;
         t->bv[bb] += v;
+        if (bb == b)
+            t->xs[b] += v;
     }
 }
 
@@ -266,11 +276,11 @@ int growth_peak_of(const struct session *s, struct growth_peak *out)
     return 1;
 }
 
-/* A change d of variance v is growth: d >= GR_Z_LEAK sd, or, exact (v 0), a byte or more (not
- * the sums' rounding). */
-static int grows(double d, double v)
+/* A change e is growth at z sd: e.est >= z sd, or, exact (variance 0), a byte or more (not the
+ * sums' rounding). */
+static int grows(struct est e, double z)
 {
-    return d > 0.5 && (v <= 0 || d >= GR_Z_LEAK * sqrt(v));
+    return e.est > 0.5 && (e.var <= 0 || e.est >= z * sqrt(e.var));
 }
 
 static int by_slope(const void *a, const void *b)
@@ -280,10 +290,45 @@ static int by_slope(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
+static int by_bytes(const void *a, const void *b)
+{
+    double x = ((const struct growth_step *)a)->bytes.est;
+    double y = ((const struct growth_step *)b)->bytes.est;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* The window's parts: all of it (from bin k to the end), its first third and its last third. */
+enum { GR_ALL, GR_FIRST, GR_LAST, GR_PARTS };
+
+/* Site t's change over bins [a, z) (z past last: to the end) and its variance, alive the variance
+ * of its live entries born in [a, z): the entries live at a and freed in [a, z) and those born in
+ * [a, z) and live at z; those born and freed within add nothing. To the end, those are all the
+ * freed entries born in [a, z) (bv); else xs, those born and freed in one bin, a part of them. */
+static struct est gr_range(const struct gr_site *t, size_t a, size_t z, size_t last, double alive)
+{
+    double d = 0, f = 0, b = 0, x = 0;
+    for (size_t j = a; j < z && j <= last; j++) {
+        d += t->d[j];
+        f += t->dv[j];
+        b += t->bv[j];
+        x += t->xs[j];
+    }
+    double v = f + b + alive - 2 * (z > last ? b : x);
+    return (struct est){d, v > 0 ? v : 0};
+}
+
+/* The seconds from the session's first record to time ts (0 before it). */
+static double gr_secs(const struct session *s, uint64_t ts)
+{
+    return ts > s->first_ts ? (double)(ts - s->first_ts) / (double)s->tick_hz : 0;
+}
+
 size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
-                       struct growth_leak **out)
+                       struct growth_leak **out, struct growth_step **steps, size_t *nsteps)
 {
     *out = NULL;
+    *steps = NULL;
+    *nsteps = 0;
     const struct growth *g = growth_of(s);
     if (!g || !g->have_t0 || !s->ts_known || !s->tick_hz || s->last_ts <= g->t0)
         return 0;
@@ -296,21 +341,32 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
     if (bk >= end)
         return 0;
     double secs = (double)(end - bk) / (double)s->tick_hz;
-    /* The live entries born in the window: their variance, per followed site. */
-    double *alive = xcalloc(g->capsite + 1, sizeof(double));
+    /* The window's first third (bins k to a: to the last boundary at or before a third of it) and
+     * its last third (bin z, the first boundary at or after two thirds of it, to the end): apart
+     * by a third of it at least (none when they cannot be: a window of a few bins). */
+    uint64_t wbins = (end - bk) / g->width, a = k + wbins / 3,
+             z = k + (2 * (end - bk) + 3 * g->width - 1) / (3 * g->width);
+    int split = a > k && z <= last && g->t0 + z * g->width < end;
+    /* The variances of the live entries born in the window, in its first and in its last third,
+     * per site. */
+    double *alive = xcalloc(3 * (g->capsite + 1), sizeof(double));
+    double *alive_first = alive + g->capsite + 1, *alive_last = alive_first + g->capsite + 1;
     for (size_t i = 0; i < s->nlive; i++) {
         const struct slot *sl = &s->slots[s->live[i]];
-        if (sl->site >= g->capsite || !g->site[sl->site])
+        if (sl->site >= g->capsite || !g->site[sl->site] || !sl->born)
             continue;
-        if (sl->born && gr_bin(g, sl->birth < end ? sl->birth : end) >= k)
-            alive[sl->site] += var_of((double)sl->size, sl->w);
+        size_t bb = gr_bin(g, sl->birth < end ? sl->birth : end);
+        double v = var_of((double)sl->size, sl->w);
+        alive[sl->site] += bb >= k ? v : 0;
+        alive_first[sl->site] += bb >= k && bb < a ? v : 0;
+        alive_last[sl->site] += bb >= z ? v : 0;
     }
-    /* Per site its change D over the window and D's variance; per group (the sites whose
+    /* Per site its change over each part and the change's variance; per group (the sites whose
      * innermost frame is the same: one allocating call, reached by several stacks) their sums. */
     size_t ns = g->capsite < s->nsites ? g->capsite : s->nsites;
-    double *sd = xcalloc(ns + 1, sizeof(double)), *sv = xcalloc(ns + 1, sizeof(double));
+    struct est(*se)[GR_PARTS] = xcalloc(ns + 1, sizeof(*se));
     uint32_t *grp = xcalloc(ns + 1, sizeof(uint32_t));
-    double *gd = xcalloc(ns + 1, sizeof(double)), *gv = xcalloc(ns + 1, sizeof(double));
+    struct est *ge = xcalloc(ns + 1, sizeof(struct est));
     struct umap gidx = {0};
     uint32_t ngrp = 0;
     for (size_t i = 0; i < ns; i++) {
@@ -318,13 +374,9 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
         if (!t)
             continue;
         gr_sync(g, t);
-        for (size_t j = k; j <= last; j++) {
-            sd[i] += t->d[j];
-            sv[i] += t->dv[j] - t->bv[j];
-        }
-        sv[i] += alive[i];
-        if (sv[i] < 0)
-            sv[i] = 0;
+        se[i][GR_ALL] = gr_range(t, k, last + 1, last, alive[i]);
+        se[i][GR_FIRST] = gr_range(t, k, a, last, alive_first[i]);
+        se[i][GR_LAST] = gr_range(t, z, last + 1, last, alive_last[i]);
         uint32_t depth = 0;
         const uint64_t *fr = session_site_stack(s, &s->sites[i], &depth);
         uint64_t key = fr && depth ? fr[0] : UINT64_MAX - i;
@@ -334,18 +386,30 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
             umap_put(&gidx, key, gi);
         }
         grp[i] = gi;
-        gd[gi] += sd[i];
-        gv[gi] += sv[i];
+        ge[gi].est += se[i][GR_ALL].est;
+        ge[gi].var += se[i][GR_ALL].var;
     }
     umap_free(&gidx);
-    size_t n = 0, cap = 0;
+    size_t n = 0, cap = 0, capst = 0;
     for (size_t i = 0; i < ns; i++) {
         const struct gr_site *t = g->site[i];
         if (!t || !site_sample || site_sample[i] == UINT32_MAX)
             continue;
-        double d = sd[i], v = sv[i];
-        if (!grows(d, v) || !grows(gd[grp[i]], gv[grp[i]]))
+        struct est d = se[i][GR_ALL];
+        if (!grows(d, GR_Z_LEAK) || !grows(ge[grp[i]], GR_Z_LEAK))
             continue;
+        if (!split || !grows(se[i][GR_FIRST], GR_Z_PART) || !grows(se[i][GR_LAST], GR_Z_PART)) {
+            /* A step: where it grew most (the bin of the largest change in the window). */
+            size_t at = (size_t)k;
+            for (size_t j = (size_t)k; j <= last; j++)
+                if (t->d[j] > t->d[at])
+                    at = j;
+            uint64_t from = g->t0 + at * g->width, to = from + g->width;
+            GROW(*steps, capst, *nsteps + 1);
+            (*steps)[(*nsteps)++] = (struct growth_step){site_sample[i], d, gr_secs(s, from),
+                                                         gr_secs(s, to < end ? to : end)};
+            continue;
+        }
         /* Since: the earliest boundary (at most the window's) from which the estimate never
          * fell below its value there: suf[j] = I(end) - I(b_j), suf[last + 1] = 0. */
         double suf[GR_BINS + 1];
@@ -360,20 +424,19 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
             if (suf[j] > later_max)
                 later_max = suf[j];
         }
-        uint64_t ts = g->t0 + since * g->width;
         GROW(*out, cap, n + 1);
-        (*out)[n++] = (struct growth_leak){
-            site_sample[i], {d / secs, v / (secs * secs)},
-            ts > s->first_ts ? (double)(ts - s->first_ts) / (double)s->tick_hz : 0};
+        (*out)[n++] = (struct growth_leak){site_sample[i],
+                                           {d.est / secs, d.var / (secs * secs)},
+                                           gr_secs(s, g->t0 + since * g->width)};
     }
     free(alive);
-    free(sd);
-    free(sv);
+    free(se);
     free(grp);
-    free(gd);
-    free(gv);
+    free(ge);
     if (n > 1)
         qsort(*out, n, sizeof(**out), by_slope);
+    if (*nsteps > 1)
+        qsort(*steps, *nsteps, sizeof(**steps), by_bytes);
     return n;
 }
 
@@ -404,14 +467,29 @@ void growth_write(struct prof *p, const struct growth_peak *pk, const struct gro
     }
 }
 
+/* "msamp-verdict step|sample=I|bytes=E|var=V|from_s=A|to_s=B" (docs/VERDICTS.md). */
+void growth_write_steps(struct prof *p, const struct growth_step *st, size_t n)
+{
+    char line[512];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(line, sizeof(line), "%sstep|sample=%u|bytes=%.17g|var=%.17g|from_s=%.9g|to_s=%.9g",
+                 GROWTH_COMMENT, st[i].sample, st[i].bytes.est, st[i].bytes.var, st[i].from_s,
+                 st[i].to_s);
+        prof_comment(p, line);
+    }
+}
+
 void growth_store(const struct session *s, struct prof *p, const uint32_t *site_sample)
 {
     struct growth_peak pk;
     int have = growth_peak_of(s, &pk);
     struct growth_leak *lk;
-    size_t n = growth_leaks_of(s, site_sample, &lk);
+    struct growth_step *st;
+    size_t nst, n = growth_leaks_of(s, site_sample, &lk, &st, &nst);
     growth_write(p, have ? &pk : NULL, lk, n);
+    growth_write_steps(p, st, nst);
     free(lk);
+    free(st);
 }
 
 /* The value of "|key=" in the comment c (NULL when absent): up to the next '|' (the note: the
@@ -493,6 +571,23 @@ size_t growth_leaks_from_prof(const struct prof *p, struct growth_leak *out, siz
             idx >= (double)p->nsample || idx != floor(idx))
             continue;
         out[n++] = (struct growth_leak){(uint32_t)idx, {e, v}, since};
+    }
+    return n;
+}
+
+size_t growth_steps_from_prof(const struct prof *p, struct growth_step *out, size_t max)
+{
+    char buf[1024];
+    size_t n = 0;
+    for (size_t i = 0; i < p->ncomment && n < max; i++) {
+        const char *c = verdict_comment(p, i, "step", buf, sizeof(buf));
+        double idx, e, v, from, to;
+        if (!c || verdict_num(c, "sample", &idx) || verdict_num(c, "bytes", &e) ||
+            verdict_num(c, "var", &v) || verdict_num(c, "from_s", &from) ||
+            verdict_num(c, "to_s", &to) || v < 0 || idx < 0 || idx >= (double)p->nsample ||
+            idx != floor(idx))
+            continue;
+        out[n++] = (struct growth_step){(uint32_t)idx, {e, v}, from, to};
     }
     return n;
 }

@@ -39,6 +39,29 @@ static int by_task(const void *a, const void *b)
     return strcmp((*(const struct vsite *const *)a)->task, (*(const struct vsite *const *)b)->task);
 }
 
+/* The opening of the i-th entry of a list of growth verdicts: the site of profile sample sample,
+ * {"stack": [...], "task": ... (the verdict's own members follow). */
+static void write_grown(FILE *f, const struct vprof *v, uint32_t sample, size_t i)
+{
+    const struct vsite *s = &v->site[v->site_of[sample]];
+    fputs(i ? ",\n    {\"stack\": " : "\n    {\"stack\": ", f);
+    json_stack(f, v, s);
+    fputs(", \"task\": ", f);
+    json_str(f, s->task);
+}
+
+/* A growth verdict's estimate with its symmetric 95 % interval (a change may be of either sign). */
+static void write_sym(FILE *f, struct est e)
+{
+    fputs("{\"est\": ", f);
+    json_num(f, e.est);
+    fputs(", \"lo\": ", f);
+    json_num(f, est_sym_lo(e));
+    fputs(", \"hi\": ", f);
+    json_num(f, est_sym_hi(e));
+    fputc('}', f);
+}
+
 static void write_session(FILE *f, const struct json_session *js, const struct vprof *v)
 {
     fputs("{\"session\": ", f);
@@ -129,26 +152,29 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
     fputs(",\n  \"leaks\": [", f);
     struct growth_leak *lk = xmalloc(JSON_MAX_LEAKS * sizeof(*lk));
     size_t nl = growth_leaks_from_prof(js->p, lk, JSON_MAX_LEAKS);
-    size_t shown = 0;
-    for (size_t i = 0; i < nl && i < JSON_MAX_LEAKS; i++) {
-        if (lk[i].sample >= js->p->nsample)
-            continue;
-        const struct vsite *s = &v->site[v->site_of[lk[i].sample]];
-        fputs(shown++ ? ",\n    {\"stack\": " : "\n    {\"stack\": ", f);
-        json_stack(f, v, s);
-        fputs(", \"task\": ", f);
-        json_str(f, s->task);
-        fputs(", \"growth_bytes_per_s\": {\"est\": ", f);
-        json_num(f, lk[i].slope_bytes_per_s.est);
-        fputs(", \"lo\": ", f);
-        json_num(f, est_sym_lo(lk[i].slope_bytes_per_s));
-        fputs(", \"hi\": ", f);
-        json_num(f, est_sym_hi(lk[i].slope_bytes_per_s));
-        fputs("}, \"since_s\": ", f);
+    for (size_t i = 0; i < nl; i++) {
+        write_grown(f, v, lk[i].sample, i);
+        fputs(", \"growth_bytes_per_s\": ", f);
+        write_sym(f, lk[i].slope_bytes_per_s);
+        fputs(", \"since_s\": ", f);
         json_num(f, lk[i].since_s);
         fputc('}', f);
     }
     free(lk);
+    fputs("],\n  \"steps\": [", f);
+    struct growth_step *st = xmalloc(JSON_MAX_LEAKS * sizeof(*st));
+    size_t ns = growth_steps_from_prof(js->p, st, JSON_MAX_LEAKS);
+    for (size_t i = 0; i < ns; i++) {
+        write_grown(f, v, st[i].sample, i);
+        fputs(", \"bytes\": ", f);
+        write_sym(f, st[i].bytes);
+        fputs(", \"from_s\": ", f);
+        json_num(f, st[i].from_s);
+        fputs(", \"to_s\": ", f);
+        json_num(f, st[i].to_s);
+        fputc('}', f);
+    }
+    free(st);
     fputc(']', f);
     if (js->extra)
         js->extra(f, js->ctx, js->p);

@@ -36,8 +36,12 @@ struct health_map {
 };
 double health_timeline_ymax(const struct session *s);
 void health_timeline_svg(FILE *f, const struct session *s, const struct health_map *m);
-/* --leaks (views/leaks.c): the leaks by growth the profile p stores, one line each. */
+/* --leaks (views/leaks.c): the leaks by growth the profile p stores, one line each, then its
+ * steps. */
 void growth_print_leaks(FILE *f, const struct prof *p);
+/* One leak of p: lead, "+RATE/s [LO/s, HI/s] since T s  SITE" (the site as --top names it). */
+struct growth_leak;
+void leaks_line(FILE *f, const struct prof *p, const struct growth_leak *lk, const char *lead);
 /* Folded stacks (root first, ';'-separated frames "func@file.c:LINE", then in-use bytes) for
  * flame-graph tools: one line per distinct symbolized stack. */
 int report_folded(const struct built *b, const char *path);
