@@ -62,6 +62,19 @@ static void write_sym(FILE *f, struct est e)
     fputc('}', f);
 }
 
+void json_leak_sites(FILE *f, const struct vprof *v)
+{
+    struct growth_leak *lk = xmalloc(JSON_MAX_LEAKS * sizeof(*lk));
+    size_t nl = growth_leaks_from_prof(v->p, lk, JSON_MAX_LEAKS);
+    fputc('[', f);
+    for (size_t i = 0; i < nl; i++) {
+        write_grown(f, v, lk[i].sample, i);
+        fputc('}', f);
+    }
+    fputc(']', f);
+    free(lk);
+}
+
 static void write_session(FILE *f, const struct json_session *js, const struct vprof *v)
 {
     fputs("{\"session\": ", f);
@@ -177,7 +190,7 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
     free(st);
     fputc(']', f);
     if (js->extra)
-        js->extra(f, js->ctx, js->p);
+        js->extra(f, js->ctx, js->p, v);
     fputc('}', f);
 }
 

@@ -2,9 +2,22 @@
  * the verdict in plain words with its evidence, each failure explained. The model and the verdict
  * are model/heap.c's. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "heap.h"
 #include "report.h"
+#include "util.h"
+#include "verdict/growth.h"
+#include "verdict/json_out.h"
+#include "verdict/vprof.h"
+
+/* The leaks by growth the profile p stores (*lk: malloc'd, the caller frees), as --leaks and
+ * --json read them: the heap's leaks are theirs (docs/HEALTH.md). */
+static size_t stored_leaks(const struct prof *p, struct growth_leak **lk)
+{
+    *lk = xmalloc((p->ncomment + 1) * sizeof(**lk));
+    return growth_leaks_from_prof(p, *lk, p->ncomment + 1);
+}
 
 void health_top(FILE *f, const struct session *s, const struct built *b)
 {
@@ -18,27 +31,33 @@ void health_top(FILE *f, const struct session *s, const struct built *b)
     fputc('\n', f);
     if (e->valid & MSAMP_WIRE_HEAP_MIN_SEEN)
         fprintf(f, "  (min_free: the fewest the device saw at its polls; the allocator keeps none)\n");
+    struct growth_leak *lk;
+    size_t nlk = stored_leaks(&b->prof, &lk);
     struct heap_verdict v;
-    heap_verdict(s, &v);
+    heap_verdict(s, nlk > 0, &v);
     char site[1024];
-    if ((e->valid & (MSAMP_WIRE_HEAP_MIN_FREE | MSAMP_WIRE_HEAP_MIN_SEEN)) &&
-        (e->valid & MSAMP_WIRE_HEAP_TOTAL) && e->total)
+    uint64_t low, total;
+    if (heap_headroom(s, &low, &total))
         fprintf(f, "  headroom: at its lowest %llu B free (%.1f %% of %llu B)\n",
-                (unsigned long long)e->min_free, 100.0 * (double)e->min_free / (double)e->total,
-                (unsigned long long)e->total);
+                (unsigned long long)low, 100.0 * (double)low / (double)total,
+                (unsigned long long)total);
+    else if (h->total_varies)
+        fprintf(f, "  headroom: unknown (the allocator's total changed over the session: the heap "
+                   "grows, up to a limit its figures do not tell)\n");
     fprintf(f, "  verdict: %s", heap_verdict_word(&v));
-    if (!v.known)
-        fprintf(f, " (fewer than two HEAP records with the free bytes)");
+    if (!v.known && !v.leak)
+        fprintf(f, " (%s)", s->ts_known && s->tick_hz
+                                ? "fewer than two HEAP records with the free bytes"
+                                : "no device time: leaks by growth not judged");
     fputc('\n', f);
-    if (v.known)
-        fprintf(f, "    trend over the later half (%.3g s): allocator's use %+.0f B, sampled in-use "
-                   "%+.0f B\n",
-                v.window_s, v.used_growth, v.sampled_growth);
-    if (v.leak)
-        for (size_t i = 0; i < v.ngrow; i++) {
-            report_site_name(b, v.grow_site[i], site, sizeof(site));
-            fprintf(f, "    leak: grew %+.0f B  %s\n", v.grow_b[i], site);
-        }
+    if (v.window_s > 0)
+        fprintf(f, "    trend over the later half (%.3g s): allocator's use (%s) %+.0f B, sampled "
+                   "in-use %+.0f B\n",
+                v.window_s, v.use_total ? "total - free" : "- free", v.used_growth,
+                v.sampled_growth);
+    for (size_t i = 0; i < nlk; i++)
+        leaks_line(f, &b->prof, &lk[i], "    leak: ");
+    free(lk);
     if (v.frag) {
         fprintf(f, "    fragmentation: %.0f %% of the free bytes outside the largest block at the "
                    "end (%.0f %% at the start)",
@@ -53,7 +72,7 @@ void health_top(FILE *f, const struct session *s, const struct built *b)
         }
     }
     if (!v.leak && !v.frag && v.known)
-        fprintf(f, "    healthy: no growth the samples share, the free bytes mostly in one block\n");
+        fprintf(f, "    healthy: no leak by growth (--leaks), the free bytes mostly in one block\n");
     for (size_t i = 0; i < h->nfails; i++) {
         if (i == 4 && h->nfails > 5) { /* the first four and the last */
             fprintf(f, "  ... %zu more failures explained alike in --json\n", h->nfails - 5);
@@ -73,7 +92,7 @@ void health_top(FILE *f, const struct session *s, const struct built *b)
                     : "the peak of drain's running estimate (its model is complete)");
 }
 
-void heap_json_write(FILE *f, const struct session *s)
+void heap_json_write(FILE *f, const struct session *s, const struct vprof *vp)
 {
     const struct heap_model *h = s->heap;
     if (!h || h->records == 0) {
@@ -85,15 +104,24 @@ void heap_json_write(FILE *f, const struct session *s)
     heap_put_figures(f, e, 1);
     fprintf(f, ",\"min_free_seen_by_device\":%s",
             e->valid & MSAMP_WIRE_HEAP_MIN_SEEN ? "true" : "false");
+    struct growth_leak *lk;
+    size_t nlk = stored_leaks(vp->p, &lk);
+    free(lk);
     struct heap_verdict v;
-    heap_verdict(s, &v);
-    fprintf(f, ",\"verdict\":\"%s\",\"used_growth\":%.0f,\"sampled_growth\":%.0f",
-            heap_verdict_word(&v), v.used_growth, v.sampled_growth);
-    fputs(",\"growing_stacks\":[", f);
-    for (size_t i = 0; i < v.ngrow; i++)
-        fprintf(f, "%s{\"stack_id\":%llu,\"bytes\":%.0f}", i ? "," : "",
-                (unsigned long long)s->sites[v.grow_site[i]].stack_id, v.grow_b[i]);
-    fputs("],\"long_lived_stacks\":[", f);
+    heap_verdict(s, nlk > 0, &v);
+    uint64_t low, total;
+    int room = heap_headroom(s, &low, &total);
+    fprintf(f, ",\"verdict\":\"%s\",\"used_growth\":%.0f,\"used_is_total_less_free\":%s,"
+               "\"sampled_growth\":%.0f,\"headroom\":",
+            heap_verdict_word(&v), v.used_growth, v.use_total ? "true" : "false",
+            v.sampled_growth);
+    if (room)
+        fprintf(f, "%.6f", (double)low / (double)total);
+    else
+        fputs("null", f);
+    fputs(",\"leaks\":", f);
+    json_leak_sites(f, vp);
+    fputs(",\"long_lived_stacks\":[", f);
     for (size_t i = 0; i < v.nheld; i++)
         fprintf(f, "%s{\"stack_id\":%llu,\"bytes\":%.0f}", i ? "," : "",
                 (unsigned long long)s->sites[v.held_site[i]].stack_id, v.held_b[i]);
