@@ -275,7 +275,7 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
     fprintf(f, "%s\n", story);
     growth_print_peak(f, &b->prof);
     snprintf(title, sizeof(title), "top %zu sites by in-use bytes%s:", n,
-             final ? " (live at end: suspected leaks)" : "");
+             final ? " (live at the end)" : "");
     int tasks = s->task_samples != 0;
     struct prof_marks m; /* the profile's, as --json, check and the peak line read them */
     marks_from_prof(&b->prof, &m);

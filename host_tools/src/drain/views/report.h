@@ -13,7 +13,7 @@
 #include "session.h"
 
 /* Top n sites by in-use bytes and by allocated bytes. final: the in-use list is what was live at
- * the end (suspected leaks). */
+ * the end (a working set as much as a leak: the leaks are growth's, --leaks). */
 void report_top(FILE *f, const struct session *s, const struct built *b, size_t n, int final);
 /* Frames as --top names a site, on one line: the locations locs of p (ids, innermost first), at
  * most 5 frames, the first "func file:line", then "func:line" (inlined: " (inline)"), or the
