@@ -16,12 +16,12 @@
  * what the difference of two of them really varies by. The verdict tests D over the session's
  * recent half (from the first boundary at or after its middle): a working set that levelled off
  * before it (a cache, a pool, a start-up set) has D near 0; growth has D > 0. A leak is sustained
- * growth: the change over the window's first third and over its last third grows too (at a lower
- * level), where a step (one batch, then flat: shorter than the third between them) leaves one of
- * them unchanged; such growth is reported as a step. The last third reaches the end (its variance
- * as D's); the first does not: entries born and freed inside it add nothing, and only those born
- * and freed in one bin are kept apart (xs), so its variance is an upper bound (the test can only
- * be harder to pass).
+ * growth: outside every run of adjacent bins that holds a third of that window the change still
+ * grows (at a lower level), where a step (one batch, then flat: shorter than a third of the
+ * window) leaves nothing outside the run it lies in; such growth is reported as a step. Of the two sides of a run, the later
+ * reaches the end (its variance as D's); the earlier does not: entries born and freed inside it
+ * add nothing, and only those born and freed in one bin are kept apart (xs), so its variance is
+ * an upper bound (the test can only be harder to pass).
  *
  * The peak. Each sampled entry is in half A, half B or both (session_half_weights: a hash
  * independent of its sampling, chosen so that the halves are independent samples, each an
@@ -297,9 +297,6 @@ static int by_bytes(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
-/* The window's parts: all of it (from bin k to the end), its first third and its last third. */
-enum { GR_ALL, GR_FIRST, GR_LAST, GR_PARTS };
-
 /* Site t's change over bins [a, z) (z past last: to the end) and its variance, alive the variance
  * of its live entries born in [a, z): the entries live at a and freed in [a, z) and those born in
  * [a, z) and live at z; those born and freed within add nothing. To the end, those are all the
@@ -315,6 +312,22 @@ static struct est gr_range(const struct gr_site *t, size_t a, size_t z, size_t l
     }
     double v = f + b + alive - 2 * (z > last ? b : x);
     return (struct est){d, v > 0 ? v : 0};
+}
+
+/* Site t's change over the window (bins k to the end) outside the bins [b, e), and a bound on its
+ * variance: the sum of the two sides' (their covariance is not positive: a block that changes
+ * state on both sides was born on the first and freed on the second), ab the variances of the
+ * site's live entries by the bin they were born in. */
+static struct est gr_outside(const struct gr_site *t, size_t k, size_t b, size_t e, size_t last,
+                             const double *ab)
+{
+    double a1 = 0, a2 = 0;
+    for (size_t j = k; j <= last; j++) {
+        a1 += j < b ? ab[j] : 0;
+        a2 += j >= e ? ab[j] : 0;
+    }
+    struct est x = gr_range(t, k, b, last, a1), y = gr_range(t, e, last + 1, last, a2);
+    return (struct est){x.est + y.est, x.var + y.var};
 }
 
 /* The seconds from the session's first record to time ts (0 before it). */
@@ -341,32 +354,22 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
     if (bk >= end)
         return 0;
     double secs = (double)(end - bk) / (double)s->tick_hz;
-    /* The window's first third (bins k to a: to the last boundary at or before a third of it) and
-     * its last third (bin z, the first boundary at or after two thirds of it, to the end): apart
-     * by a third of it at least (none when they cannot be: a window of a few bins). */
-    uint64_t wbins = (end - bk) / g->width, a = k + wbins / 3,
-             z = k + (2 * (end - bk) + 3 * g->width - 1) / (3 * g->width);
-    int split = a > k && z <= last && g->t0 + z * g->width < end;
-    /* The variances of the live entries born in the window, in its first and in its last third,
-     * per site. */
-    double *alive = xcalloc(3 * (g->capsite + 1), sizeof(double));
-    double *alive_first = alive + g->capsite + 1, *alive_last = alive_first + g->capsite + 1;
+    /* A batch shorter than a third of the window (nb bins, the last one partly) lies in `run`
+     * adjacent bins. */
+    size_t nb = last + 1 - (size_t)k, run = (nb + 2) / 3 + 1;
+    /* The variances of the live entries born in the window, per site. */
+    double *alive = xcalloc(g->capsite + 1, sizeof(double));
     for (size_t i = 0; i < s->nlive; i++) {
         const struct slot *sl = &s->slots[s->live[i]];
-        if (sl->site >= g->capsite || !g->site[sl->site] || !sl->born)
-            continue;
-        size_t bb = gr_bin(g, sl->birth < end ? sl->birth : end);
-        double v = var_of((double)sl->size, sl->w);
-        alive[sl->site] += bb >= k ? v : 0;
-        alive_first[sl->site] += bb >= k && bb < a ? v : 0;
-        alive_last[sl->site] += bb >= z ? v : 0;
+        if (sl->site < g->capsite && g->site[sl->site] && sl->born &&
+            gr_bin(g, sl->birth < end ? sl->birth : end) >= k)
+            alive[sl->site] += var_of((double)sl->size, sl->w);
     }
-    /* Per site its change over each part and the change's variance; per group (the sites whose
+    /* Per site its change over the window and the change's variance; per group (the sites whose
      * innermost frame is the same: one allocating call, reached by several stacks) their sums. */
     size_t ns = g->capsite < s->nsites ? g->capsite : s->nsites;
-    struct est(*se)[GR_PARTS] = xcalloc(ns + 1, sizeof(*se));
+    struct est *se = xcalloc(ns + 1, sizeof(*se)), *ge = xcalloc(ns + 1, sizeof(*ge));
     uint32_t *grp = xcalloc(ns + 1, sizeof(uint32_t));
-    struct est *ge = xcalloc(ns + 1, sizeof(struct est));
     struct umap gidx = {0};
     uint32_t ngrp = 0;
     for (size_t i = 0; i < ns; i++) {
@@ -374,9 +377,7 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
         if (!t)
             continue;
         gr_sync(g, t);
-        se[i][GR_ALL] = gr_range(t, k, last + 1, last, alive[i]);
-        se[i][GR_FIRST] = gr_range(t, k, a, last, alive_first[i]);
-        se[i][GR_LAST] = gr_range(t, z, last + 1, last, alive_last[i]);
+        se[i] = gr_range(t, k, last + 1, last, alive[i]);
         uint32_t depth = 0;
         const uint64_t *fr = session_site_stack(s, &s->sites[i], &depth);
         uint64_t key = fr && depth ? fr[0] : UINT64_MAX - i;
@@ -386,31 +387,59 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
             umap_put(&gidx, key, gi);
         }
         grp[i] = gi;
-        ge[gi].est += se[i][GR_ALL].est;
-        ge[gi].var += se[i][GR_ALL].var;
+        ge[gi].est += se[i].est;
+        ge[gi].var += se[i].var;
     }
     umap_free(&gidx);
+    /* The sites that grew (site and group) and their live entries' variances by birth bin. */
+    uint32_t *cand = xmalloc((ns + 1) * sizeof(uint32_t)), ncand = 0;
+    for (size_t i = 0; i < ns; i++)
+        cand[i] = g->site[i] && site_sample && site_sample[i] != UINT32_MAX &&
+                          grows(se[i], GR_Z_LEAK) && grows(ge[grp[i]], GR_Z_LEAK)
+                      ? ncand++
+                      : UINT32_MAX;
+    double *ab = xcalloc((size_t)ncand * GR_BINS + 1, sizeof(double));
+    for (size_t i = 0; i < s->nlive && ncand; i++) {
+        const struct slot *sl = &s->slots[s->live[i]];
+        if (sl->site < ns && cand[sl->site] != UINT32_MAX && sl->born)
+            ab[cand[sl->site] * GR_BINS + gr_bin(g, sl->birth < end ? sl->birth : end)] +=
+                var_of((double)sl->size, sl->w);
+    }
     size_t n = 0, cap = 0, capst = 0;
     for (size_t i = 0; i < ns; i++) {
+        if (cand[i] == UINT32_MAX)
+            continue;
         const struct gr_site *t = g->site[i];
-        if (!t || !site_sample || site_sample[i] == UINT32_MAX)
-            continue;
-        struct est d = se[i][GR_ALL];
-        if (!grows(d, GR_Z_LEAK) || !grows(ge[grp[i]], GR_Z_LEAK))
-            continue;
-        if (!split || !grows(se[i][GR_FIRST], GR_Z_PART) || !grows(se[i][GR_LAST], GR_Z_PART)) {
-            /* A step: where it grew most (the bin of the largest change in the window). */
-            size_t at = (size_t)k;
-            for (size_t j = (size_t)k; j <= last; j++)
-                if (t->d[j] > t->d[at])
-                    at = j;
-            uint64_t from = g->t0 + at * g->width, to = from + g->width;
+        struct est d = se[i];
+        /* Sustained: outside every run of `run` bins of the window, where one batch would lie,
+         * it still grows; else a step, in the run it grew most in. */
+        int sustained = nb > run;
+        size_t at = (size_t)k;
+        double most = -INFINITY;
+        for (size_t b = (size_t)k; b + run <= last + 1; b++) {
+            double in = 0;
+            for (size_t j = b; j < b + run; j++)
+                in += t->d[j];
+            if (in > most) {
+                most = in;
+                at = b;
+            }
+            sustained &= grows(gr_outside(t, k, b, b + run, last, ab + cand[i] * GR_BINS),
+                               GR_Z_PART);
+        }
+        if (!sustained) { /* the run's bins that grew, from the first to the last */
+            size_t lo = at, hi = at + run - 1;
+            while (lo < hi && t->d[lo] <= 0)
+                lo++;
+            while (hi > lo && t->d[hi] <= 0)
+                hi--;
+            uint64_t from = g->t0 + lo * g->width, to = g->t0 + (hi + 1) * g->width;
             GROW(*steps, capst, *nsteps + 1);
             (*steps)[(*nsteps)++] = (struct growth_step){site_sample[i], d, gr_secs(s, from),
                                                          gr_secs(s, to < end ? to : end)};
             continue;
         }
-        /* Since: the earliest boundary (at most the window's) from which the estimate never
+    /* Since: the earliest boundary (at most the window's) from which the estimate never
          * fell below its value there: suf[j] = I(end) - I(b_j), suf[last + 1] = 0. */
         double suf[GR_BINS + 1];
         suf[last + 1] = 0;
@@ -433,6 +462,8 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
     free(se);
     free(grp);
     free(ge);
+    free(cand);
+    free(ab);
     if (n > 1)
         qsort(*out, n, sizeof(**out), by_slope);
     if (*nsteps > 1)

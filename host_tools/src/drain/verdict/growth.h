@@ -30,7 +30,7 @@ struct growth_leak {
 struct growth_step {
     uint32_t sample;    /* as growth_leak's */
     struct est bytes;   /* the site's in-use change over the recent half */
-    double from_s, to_s; /* the time bin it grew most in (seconds from the first record) */
+    double from_s, to_s; /* the bins it grew in (seconds from the first record) */
 };
 /* From a profile drain wrote (the peak, leaks and steps it stored in it); 0 when it holds none. */
 int growth_peak_from_prof(const struct prof *p, struct growth_peak *out);

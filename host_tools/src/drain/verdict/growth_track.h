@@ -15,7 +15,8 @@ struct session;
 #define GR_BINS 32             /* time bins per site (their width doubles as the session grows) */
 #define GR_MAX_SITES 65536u    /* sites followed; later ones are counted (growth_unfollowed) */
 #define GR_Z_LEAK 3.2905267314919 /* growth over the recent half at one-sided 0.0005 */
-#define GR_Z_PART 1.6448536269515 /* sustained: its first and last thirds grow, one-sided 0.05 */
+#define GR_Z_PART 1.6448536269515 /* sustained: growth outside every run of bins that holds a
+                                  * third of the recent half, one-sided 0.05 */
 #define GR_PEAK_SAMPLES 10     /* sampled blocks at the chosen moments that place the peak */
 #define GROWTH_COMMENT "msamp-verdict " /* the comments' prefix (docs/VERDICTS.md) */
 

@@ -39,8 +39,8 @@ void growth_print_leaks(FILE *f, const struct prof *p)
     size_t cap = p->ncomment + 1;
     struct growth_leak *lk = xmalloc(cap * sizeof(*lk));
     size_t n = growth_leaks_from_prof(p, lk, cap);
-    fprintf(f, "leaks by growth (in-use still growing through the session's recent half, in each "
-               "half of it; slope with its 95 %% interval; docs/VERDICTS.md):\n");
+    fprintf(f, "leaks by growth (in-use still growing through the session's recent half, not in "
+               "one batch; slope with its 95 %% interval; docs/VERDICTS.md):\n");
     for (size_t i = 0; i < n; i++)
         leaks_line(f, p, &lk[i], "  ");
     if (n == 0)
@@ -49,8 +49,8 @@ void growth_print_leaks(FILE *f, const struct prof *p)
     struct growth_step *st = xmalloc(cap * sizeof(*st));
     n = growth_steps_from_prof(p, st, cap);
     if (n)
-        fprintf(f, "steps, not leaks (in-use grew over the recent half, in one part of it only: "
-                   "one batch, then flat; bytes with their 95 %% interval, where it grew most):\n");
+        fprintf(f, "steps, not leaks (in-use grew over the recent half in one part of it: one "
+                   "batch, then flat; bytes with their 95 %% interval, when):\n");
     for (size_t i = 0; i < n; i++) {
         char e[128], site[512];
         est_text(st[i].bytes, "", e, sizeof(e));
