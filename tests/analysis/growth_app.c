@@ -7,9 +7,9 @@
  *     tenth of the rounds, then each insert evicts the oldest entry: grows, then levels off;
  *   keep_table: KEEP_N blocks of KEEP_SIZE bytes allocated once before the loop, kept;
  *   churn_buf: CHURN_N blocks of random size (16..4111 bytes) each round, freed in the same round;
- *   pool_once: POOL_N blocks of POOL_SIZE bytes allocated at once at 70 % of the rounds, kept: a
- *     step (one batch, then flat) of the same total as leak_record's steady leak.
- * Only leak_record is a leak; pool_once is a step. usage: growth_app (MSAMP_OUTPUT, MSAMP_INTERVAL, MSAMP_SEED).
+ *   pool_once (with GROWTH_POOL=1): POOL_N blocks of POOL_SIZE bytes allocated at once at 70 % of
+ *     the rounds, kept: a step (one batch, then flat) of the same total as leak_record's leak.
+ * Only leak_record is a leak; pool_once is a step. usage: growth_app (MSAMP_OUTPUT, MSAMP_INTERVAL, MSAMP_SEED, GROWTH_POOL).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -93,7 +93,8 @@ NOINLINE static void pool_once(void)
 
 int main(void)
 {
-    const char *seed = getenv("MSAMP_SEED");
+    const char *seed = getenv("MSAMP_SEED"), *pool_on = getenv("GROWTH_POOL");
+    int with_pool = pool_on && strcmp(pool_on, "1") == 0;
     if (seed)
         rng += strtoull(seed, NULL, 10) * 0x9e3779b97f4a7c15ull;
     keep_table();
@@ -108,7 +109,7 @@ int main(void)
             cache_insert(c++ % CACHE_N);
         }
         churn_buf();
-        if (r == POOL_AT)
+        if (with_pool && r == POOL_AT)
             pool_once();
     }
     sink ^= (uintptr_t)keep[0] ^ (uintptr_t)cache[0] ^ (uintptr_t)pool[0];

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Leaks by growth on a hosted program (docs/VERDICTS.md "Leaks by growth"): growth_app ($APP) has
 # a steady leak (leak_record, 40 MB over the run), a bounded cache that fills then levels off
-# (cache_insert), a set allocated once and kept (keep_table), churn (churn_buf) and a pool of the
-# leak's 40 MB allocated at once at 70 % of the run, then kept (pool_once: a step). Over SEEDS seeds
+# (cache_insert), a set allocated once and kept (keep_table), churn (churn_buf) and (GROWTH_POOL=1)
+# a pool of the leak's 40 MB allocated at once at 70 % of the run, then kept (pool_once: a step). Over SEEDS seeds
 # at the default interval (512 KiB), 64 KiB, 16 KiB and 4 KiB, drain must call leak_record a leak
 # and nothing else, list pool_once as a step and nothing else, and its views must agree
 # (tests/analysis/leaks_agree.sh): --leaks, the heap verdict of --top (glibc's heap: "leak", its
@@ -21,7 +21,7 @@ for iv in 524288 65536 16384 4096; do
   agree=0
   for seed in $(seq 1 "$SEEDS"); do
     w=$W/i$iv.s$seed
-    MSAMP_OUTPUT=$w.bin MSAMP_INTERVAL=$iv MSAMP_SEED=$seed "$app" || fail "growth_app seed $seed: exit $?"
+    GROWTH_POOL=1 MSAMP_OUTPUT=$w.bin MSAMP_INTERVAL=$iv MSAMP_SEED=$seed "$app" || fail "growth_app seed $seed: exit $?"
     "$D" -q "$w.bin" --elf "$app" -o "$w.pb.gz" --leaks -t 1 --json "$w.json" >"$w.out" 2>"$w.err" ||
       fail "drain interval $iv seed $seed: exit $? ($(head -c 300 "$w.err"))"
     if "$here/leaks_agree.sh" leak_record pool_once "$w.json" "$w.out" >"$w.agree"; then
