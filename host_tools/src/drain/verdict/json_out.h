@@ -5,6 +5,7 @@
 #include <stdio.h>
 
 #include "prof_model.h"
+#include "verdict/est.h"
 
 struct vprof;
 
@@ -23,6 +24,8 @@ struct json_session {
     void (*task_extra)(FILE *f, const void *ctx, const char *name);
 };
 
+/* {"est": E, "lo": LO, "hi": HI}: e with its symmetric 95 % interval (a change, of either sign). */
+void json_est_sym(FILE *f, struct est e);
 /* The sites of v's profile's leaks by growth, as "leaks" names them: [{"stack": [...], "task":
  * ...}, ...] (for another member that names them, the heap's verdict). */
 void json_leak_sites(FILE *f, const struct vprof *v);
