@@ -9,7 +9,8 @@
  *   churn_buf: CHURN_N blocks of random size (16..4111 bytes) each round, freed in the same round;
  *   pool_once (with GROWTH_POOL=1): POOL_N blocks of POOL_SIZE bytes allocated at once at 70 % of
  *     the rounds, kept: a step (one batch, then flat) of the same total as leak_record's leak.
- * Only leak_record is a leak; pool_once is a step. usage: growth_app (MSAMP_OUTPUT, MSAMP_INTERVAL, MSAMP_SEED, GROWTH_POOL).
+ * Only leak_record is a leak; pool_once is a step.
+ * usage: growth_app (MSAMP_OUTPUT, MSAMP_INTERVAL, MSAMP_SEED, GROWTH_POOL).
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -2,12 +2,12 @@
 # Leaks by growth on a hosted program (docs/VERDICTS.md "Leaks by growth"): growth_app ($APP) has
 # a steady leak (leak_record, 40 MB over the run), a bounded cache that fills then levels off
 # (cache_insert), a set allocated once and kept (keep_table), churn (churn_buf) and (GROWTH_POOL=1)
-# a pool of the leak's 40 MB allocated at once at 70 % of the run, then kept (pool_once: a step). Over SEEDS seeds
-# at the default interval (512 KiB), 64 KiB, 16 KiB and 4 KiB, drain must call leak_record a leak
-# and nothing else, list pool_once as a step and nothing else, and its views must agree
-# (tests/analysis/leaks_agree.sh): --leaks, the heap verdict of --top (glibc's heap: "leak", its
-# sites the leaks'; docs/HEALTH.md) and --json's leaks, steps and heap. drain merge keeps the
-# verdicts (docs/VERDICTS.md).
+# a pool of the leak's 40 MB allocated at once at 70 % of the run, then kept (pool_once: a step).
+# Over SEEDS seeds at the default interval (512 KiB), 64 KiB, 16 KiB and 4 KiB, drain must call
+# leak_record a leak and nothing else, list pool_once as a step and nothing else, and its views
+# must agree (tests/analysis/leaks_agree.sh): --leaks, the heap verdict of --top (glibc's heap:
+# "leak", its sites the leaks'; docs/HEALTH.md) and --json's leaks, steps and heap. drain merge
+# keeps the verdicts (docs/VERDICTS.md).
 set -u
 D=${DRAIN:?} app=${APP:?} W=${W:?}
 SEEDS=${SEEDS:-5}

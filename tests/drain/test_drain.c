@@ -1632,7 +1632,8 @@ static void feed_heap(struct session *s, uint64_t ts, unsigned reason, uint64_t 
 }
 
 /* The session's "heap" JSON member (views/health.c) through a profile built from it (its leaks by
- * growth, its sites), in a malloc'd string; *leaks: json_leak_sites' text, as "leaks" names them. */
+ * growth, its sites), in a malloc'd string; *leaks: json_leak_sites' text, as "leaks" names
+ * them. */
 static char *heap_json_of(struct session *s, char **leaks)
 {
     struct elf_set none = {NULL, 0, 0};

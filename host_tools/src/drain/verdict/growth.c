@@ -18,10 +18,10 @@
  * before it (a cache, a pool, a start-up set) has D near 0; growth has D > 0. A leak is sustained
  * growth: outside every run of adjacent bins that holds a third of that window the change still
  * grows (at a lower level), where a step (one batch, then flat: shorter than a third of the
- * window) leaves nothing outside the run it lies in; such growth is reported as a step. Of the two sides of a run, the later
- * reaches the end (its variance as D's); the earlier does not: entries born and freed inside it
- * add nothing, and only those born and freed in one bin are kept apart (xs), so its variance is
- * an upper bound (the test can only be harder to pass).
+ * window) leaves nothing outside the run it lies in; such growth is reported as a step. Of the
+ * two sides of a run, the later reaches the end (its variance as D's); the earlier does not:
+ * entries born and freed inside it add nothing, and only those born and freed in one bin are kept
+ * apart (xs), so its variance is an upper bound (the test can only be harder to pass).
  *
  * The peak. Each sampled entry is in half A, half B or both (session_half_weights: a hash
  * independent of its sampling, chosen so that the halves are independent samples, each an

@@ -1,8 +1,8 @@
 /*
  * The seam to the growth verdicts (the honest peak, leaks by growth, steps): what a profile drain
- * wrote holds of them (verdict/growth.c makes and stores them). Every view reads them here: --leaks,
- * the heap's verdict, the JSON writer, the timeline, `drain check`'s peak and growth budgets,
- * merge and the fleet.
+ * wrote holds of them (verdict/growth.c makes and stores them). Every view reads them here:
+ * --leaks, the heap's verdict, the JSON writer, the timeline, `drain check`'s peak and growth
+ * budgets, merge and the fleet.
  */
 #ifndef DRAIN_GROWTH_H
 #define DRAIN_GROWTH_H
