@@ -31,20 +31,22 @@ test-analysis-chains: host_tools/drain $(ANALYSIS_T)/chains_app ## Realloc chain
 	@tests/need.sh go
 	DRAIN=host_tools/drain APP=$(ANALYSIS_T)/chains_app W=$(ANALYSIS_T)/chains tests/analysis/t_chains.sh
 
-# Leaks by growth (docs/VERDICTS.md): a leak, a cache that levels off, a kept set and churn, over
-# seeds at the default interval and 16 KiB: only the leak is called.
+# Leaks by growth (docs/VERDICTS.md): a leak, a cache that levels off, a kept set, churn and a late
+# one-time pool, over seeds at four intervals: only the leak is called a leak, the pool a step, and
+# --leaks, the heap verdict and --json agree (tests/analysis/leaks_agree.sh).
 $(ANALYSIS_T)/growth_app: tests/analysis/growth_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-optimize-sibling-calls \
 	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags msamp) $< \
 	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --libs msamp) -lm -o $@
 
-test-analysis-growth: $(BUILD)/drain/drain-asan host_tools/drain $(ANALYSIS_T)/growth_app ## Leaks by growth on a hosted program: only the leaking site is called a leak (not a cache that levels off, a kept set, churn), 5 seeds at the default interval and 16 KiB; drain merge keeps the verdict
+test-analysis-growth: $(BUILD)/drain/drain-asan host_tools/drain $(ANALYSIS_T)/growth_app ## Leaks by growth on a hosted program: only the steady leak is a leak (not a cache that levels off, a kept set, churn, nor a pool allocated once at 70 % of the run: a step), and --leaks, the heap verdict and --json name it alike, 5 seeds at 512K, 64K, 16K and 4K; drain merge keeps the verdicts
+	@tests/need.sh python3
 	DRAIN=$(BUILD)/drain/drain-asan APP=$(ANALYSIS_T)/growth_app W=$(ANALYSIS_T)/growth \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/analysis/t_growth.sh
 
-# The demo firmware (uart) built with 4 sampling seeds (DEMO_SEED).
-GROWTH_FW_SEEDS := 1 2 3 4
+# The demo firmware (uart) built with 5 sampling seeds (DEMO_SEED).
+GROWTH_FW_SEEDS := 1 2 3 4 5
 GROWTH_FW := $(GROWTH_FW_SEEDS:%=$(BOARD_DIR)/analysis/demo-seed%.elf)
 $(BOARD_DIR)/analysis/demo-seed%.o: $(BOARD_DEMO_SRC) $(BOARD_FLAGS)
 	@mkdir -p $(@D)
@@ -54,7 +56,8 @@ $(BOARD_DIR)/analysis/demo-seed%.elf: $(BOARD_DIR)/analysis/demo-seed%.o $(BOARD
 	$(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LINK_FLAGS) -o $@ $< \
 		$(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_uart.a $(DEMO_LIB) $(BOARD_LIBGCC)
 
-test-analysis-board-growth: ## Leaks by growth on the demo firmware under QEMU (BOARD, over the UART, 4 sampling seeds): leak_record is called a leak, cache_insert and the rest are not
+test-analysis-board-growth: ## Leaks by growth on the demo firmware under QEMU (BOARD, over the UART, 5 sampling seeds): leak_record alone is called a leak (not cache_insert) by --leaks, the heap verdict and the JSON (the live run's out/demo.json and the stream's)
+	@tests/need.sh python3
 	@tests/need.sh $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU))
 	@$(MAKE) --no-print-directory -s host_tools/drain $(GROWTH_FW)
 	@$(BOARD_ENV) DRAIN=host_tools/drain tests/analysis/t_growth_board.sh $(ANALYSIS_T)/board-growth $(GROWTH_FW)

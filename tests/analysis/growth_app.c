@@ -6,8 +6,11 @@
  *   cache_insert: a bounded cache of CACHE_N entries of CACHE_SIZE bytes, filled in the first
  *     tenth of the rounds, then each insert evicts the oldest entry: grows, then levels off;
  *   keep_table: KEEP_N blocks of KEEP_SIZE bytes allocated once before the loop, kept;
- *   churn_buf: CHURN_N blocks of random size (16..4111 bytes) each round, freed in the same round.
- * Only leak_record is a leak. usage: growth_app (MSAMP_OUTPUT, MSAMP_INTERVAL, MSAMP_SEED).
+ *   churn_buf: CHURN_N blocks of random size (16..4111 bytes) each round, freed in the same round;
+ *   pool_once (with GROWTH_POOL=1): POOL_N blocks of POOL_SIZE bytes allocated at once at 70 % of
+ *     the rounds, kept: a step (one batch, then flat) of the same total as leak_record's leak.
+ * Only leak_record is a leak; pool_once is a step.
+ * usage: growth_app (MSAMP_OUTPUT, MSAMP_INTERVAL, MSAMP_SEED, GROWTH_POOL).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -26,10 +29,14 @@
 #define KEEP_N 4000
 #define KEEP_SIZE 2048 /* 8 MB */
 #define CHURN_N 4
+#define POOL_N 2000
+#define POOL_SIZE 20000 /* 40 MB: leak_record's total */
+#define POOL_AT (ROUNDS / 10 * 7)
 
 static volatile uintptr_t sink;
 static void *cache[CACHE_N];
 static void *keep[KEEP_N];
+static void *pool[POOL_N];
 static uint64_t rng = 88172645463325252ull;
 
 static uint64_t next(void)
@@ -76,9 +83,19 @@ NOINLINE static void churn_buf(void)
         free(b[i]);
 }
 
+NOINLINE static void pool_once(void)
+{
+    for (size_t i = 0; i < POOL_N; i++) {
+        pool[i] = malloc(POOL_SIZE);
+        if (pool[i])
+            memset(pool[i], 0, 8);
+    }
+}
+
 int main(void)
 {
-    const char *seed = getenv("MSAMP_SEED");
+    const char *seed = getenv("MSAMP_SEED"), *pool_on = getenv("GROWTH_POOL");
+    int with_pool = pool_on && strcmp(pool_on, "1") == 0;
     if (seed)
         rng += strtoull(seed, NULL, 10) * 0x9e3779b97f4a7c15ull;
     keep_table();
@@ -93,7 +110,9 @@ int main(void)
             cache_insert(c++ % CACHE_N);
         }
         churn_buf();
+        if (with_pool && r == POOL_AT)
+            pool_once();
     }
-    sink ^= (uintptr_t)keep[0] ^ (uintptr_t)cache[0];
+    sink ^= (uintptr_t)keep[0] ^ (uintptr_t)cache[0] ^ (uintptr_t)pool[0];
     return 0;
 }

@@ -5,7 +5,7 @@
 #   figures  drain's free, min_free and largest_free (the latest HEAP record: msamp_end's) equal
 #            the allocator's own figures the firmware printed at the end ("msamp-demo heap ...")
 # and each EXPECT:
-#   leak=FUNC  the verdict says leak, and FUNC is among the growing sites it names
+#   leak=FUNC  the verdict says leak, and FUNC is among the leaks by growth it names
 #   frag=FUNC  the verdict says fragmentation, and FUNC among the sites of long-lived blocks
 #   fragfail   the firmware's fragmentation failure ("msamp-freertos frag asked=N ...") is
 #              explained as "asked N B, F B free, largest free block L B: fragmentation" with
@@ -28,8 +28,8 @@ for e in "$@"; do
   case $e in
   leak=*)
     f=${e#leak=}
-    [[ $verdict == *leak* ]] && grep -q "^    leak: grew .*$f" "$report" &&
-      ok "verdict '$verdict', growing site $f named" ||
+    [[ $verdict == *leak* ]] && grep -q "^    leak: +.* since .*$f" "$report" &&
+      ok "verdict '$verdict', leak $f named" ||
       bad "want a leak at $f: verdict '$verdict'; $(grep '^    leak' "$report" | tr '\n' ';')"
     ;;
   frag=*)

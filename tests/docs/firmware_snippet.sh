@@ -54,8 +54,8 @@ if awk '/-----------/ { s = "" } { s = s " " $NF } /main$/ && s ~ /queue_message
 else
   fail "-traces lacks the stack queue_message, do_work, main"; show "$W/traces.txt"
 fi
-if grep -q 'queue_message' "$W/top.txt" && grep -q 'suspected leaks' "$W/top.txt"; then
-  ok "--top: the live queue (queue_message) among the suspected leaks"
+if grep -q 'queue_message' "$W/top.txt" && grep -q 'in-use bytes (live at the end' "$W/top.txt"; then
+  ok "--top: the live queue (queue_message) among the sites live at the end"
 else
   fail "--top report"; show "$W/top.txt"
 fi

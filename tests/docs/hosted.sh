@@ -31,7 +31,7 @@ else
   fail "README: no profile app.pb.gz"
 fi
 top=$(line_out '^host_tools/drain ')
-grep -q 'suspected leaks' "$top" && grep -q load_records "$top" && ok "README: drain --top lists load_records among the suspected leaks" ||
+grep -q 'in-use bytes (live at the end' "$top" && grep -q load_records "$top" && ok "README: drain --top lists load_records among the sites live at the end" ||
   { fail "README: drain --top report"; show "$top"; }
 top=$(line_out '^go tool pprof -top')
 grep -qE '^ +flat +flat%' "$top" && grep -q load_records "$top" && ok "README: go tool pprof -top shows load_records" ||

@@ -35,6 +35,6 @@ else
   fail "no heap.pb.gz"
 fi
 top=$(line_out '^host_tools/drain ')
-grep -q 'suspected leaks' "$top" && grep -q queue_message "$top" && ok "--top 10: queue_message among the suspected leaks" ||
+grep -q 'in-use bytes (live at the end' "$top" && grep -q queue_message "$top" && ok "--top 10: queue_message among the sites live at the end" ||
   { fail "the --top report"; show "$top"; }
 finish

@@ -27,6 +27,7 @@
 #include "prof_file.h"
 #include "verdict/est.h"
 #include "verdict/vprof.h"
+#include "verdict/json_out.h"
 #include "verdict/unseen.h"
 
 #define MSAMP_THIN_WORD uint64_t
@@ -1620,8 +1621,9 @@ static void feed_heap(struct session *s, uint64_t ts, unsigned reason, uint64_t 
     r.ts = ts;
     r.ts_valid = 1;
     r.u.heap.reason = reason;
-    r.u.heap.valid = MSAMP_WIRE_HEAP_TOTAL | MSAMP_WIRE_HEAP_FREE | MSAMP_WIRE_HEAP_MIN_SEEN |
-                     MSAMP_WIRE_HEAP_LARGEST_FREE | MSAMP_WIRE_HEAP_FREE_BLOCKS;
+    r.u.heap.valid = (total ? MSAMP_WIRE_HEAP_TOTAL : 0) | MSAMP_WIRE_HEAP_FREE |
+                     MSAMP_WIRE_HEAP_MIN_SEEN | MSAMP_WIRE_HEAP_LARGEST_FREE |
+                     MSAMP_WIRE_HEAP_FREE_BLOCKS;
     r.u.heap.free_bytes = free_b;
     r.u.heap.min_free = free_b;
     r.u.heap.largest_free = largest;
@@ -1630,14 +1632,45 @@ static void feed_heap(struct session *s, uint64_t ts, unsigned reason, uint64_t 
     session_record(s, &r);
 }
 
-/* Heap health (model/heap.c, docs/HEALTH.md): a leak (the allocator's use and a site's sampled
- * in-use grow together), fragmentation (free holds, the largest block shrinks) with a failure
- * explained, the JSON member. */
+/* The session's "heap" JSON member (views/health.c) through a profile built from it (its leaks by
+ * growth, its sites), in a malloc'd string; *leaks: json_leak_sites' text, as "leaks" names
+ * them. */
+static char *heap_json_of(struct session *s, char **leaks)
+{
+    struct elf_set none = {NULL, 0, 0};
+    struct built b;
+    struct vprof vp;
+    char err[256], *json = NULL;
+    size_t len = 0;
+    CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
+    CHECK(vprof_build(&b.prof, &vp, err, sizeof(err)) == 0);
+    FILE *m = open_memstream(&json, &len);
+    heap_json_write(m, s, &vp);
+    fclose(m);
+    m = open_memstream(leaks, &len);
+    json_leak_sites(m, &vp);
+    fclose(m);
+    int depth = 0, bad = 0;
+    for (const char *c = json; *c; c++) {
+        depth += (*c == '{' || *c == '[') - (*c == '}' || *c == ']');
+        bad |= depth < 0;
+    }
+    CHECK(depth == 0 && !bad && strncmp(json, "\"heap\":{", 8) == 0);
+    vprof_free(&vp);
+    built_free(&b);
+    return json;
+}
+
+/* Heap health (model/heap.c, views/health.c, docs/HEALTH.md): the leak is the leaks by growth's
+ * (the same sites in the JSON), the allocator's use (total less free, where the total grows as
+ * glibc's does) the evidence beside it, the headroom only where the total held still;
+ * fragmentation (free holds, the largest block shrinks) with a failure explained. */
 static void test_heap_health(void)
 {
     struct msamp_dec_stats z;
     memset(&z, 0, sizeof(z));
     struct session *s = session_new(1, &z);
+    growth_attach(s);
     feed_session(s, 7, 0, 1);
     feed_stack(s, 1, 0x1000);
     feed_stack(s, 2, 0x2000);
@@ -1646,40 +1679,36 @@ static void test_heap_health(void)
         feed_alloc(s, 2 + i, 1000, 1); /* the leak */
         feed_heap(s, 1000 * i, 0, 90000 - 1000 * i, 90000 - 1000 * i, 100000);
     }
+    char *leaks, *json = heap_json_of(s, &leaks);
+    CHECK(strstr(json, "\"verdict\":\"leak\"") != NULL && strstr(leaks, "{\"stack\": [") != NULL);
+    char *named = strstr(json, "\"leaks\":");
+    CHECK(named && strncmp(named + 8, leaks, strlen(leaks)) == 0); /* the sites "leaks" names */
+    CHECK(strstr(json, "\"headroom\":0.710000") != NULL);           /* 71000 of 100000 */
+    free(json);
+    free(leaks);
     struct heap_verdict v;
-    heap_verdict(s, &v);
-    CHECK(v.known && v.leak && !v.frag);
-    CHECK(v.ngrow == 1 && s->sites[v.grow_site[0]].stack_id == 1);
+    heap_verdict(s, 1, &v);
+    CHECK(v.known && v.leak && !v.frag && v.use_total);
     CHECK(v.used_growth > 9000 && v.used_growth < 11000); /* 1000 B/s over the later 9.5 s */
     CHECK(strcmp(heap_verdict_word(&v), "leak") == 0);
+    heap_verdict(s, 0, &v); /* no leak by growth: no leak, whatever the allocator's use did */
+    CHECK(v.known && !v.leak && strcmp(heap_verdict_word(&v), "healthy") == 0);
     session_free(s);
 
-    /* A phase that fills the heap at once early on (site 3: a burst of 30 low-watermark records
-     * in 30 ms), then a steady leak (site 1): the growing site named is the leak's alone, as the
-     * baseline is a quarter to a half of the time back (by records, it fell inside the burst). */
-    s = session_new(1, &z);
-    feed_session(s, 9, 0, 1);
-    feed_stack(s, 1, 0x1000);
-    feed_stack(s, 3, 0x3000);
-    uint64_t used = 10000, slot = 1;
-    for (uint64_t t = 0; t <= 20000; t += 1000) {
-        if (t == 2000)
-            for (uint64_t b = 0; b < 30; b++) {
-                if (b % 3 == 0) {
-                    feed_alloc(s, slot++, 1000, 3);
-                    used += 1000;
-                }
-                feed_heap(s, t + b, MSAMP_HEAP_LOW, 100000 - used, 100000 - used, 100000);
-            }
-        if (t > 2000) {
-            feed_alloc(s, slot++, 1000, 1);
-            used += 1000;
-        }
-        feed_heap(s, t, 0, 100000 - used, 100000 - used, 100000);
+    /* glibc's heap: it grows by sbrk (its total), its free bytes flat; the use is total less
+     * free, and the headroom unknown. Without the total, the use is less free alone. */
+    for (int with_total = 1; with_total >= 0; with_total--) {
+        s = session_new(1, &z);
+        feed_session(s, 9, 0, 1);
+        for (uint64_t t = 0; t <= 20000; t += 1000)
+            feed_heap(s, t, 0, 5000, 5000, with_total ? 100000 + t : 0);
+        heap_verdict(s, 0, &v);
+        CHECK(v.known && v.use_total == with_total);
+        CHECK(with_total ? v.used_growth > 9000 && v.used_growth < 11000 : v.used_growth == 0);
+        uint64_t lo, total;
+        CHECK(heap_headroom(s, &lo, &total) == 0);
+        session_free(s);
     }
-    heap_verdict(s, &v);
-    CHECK(v.known && v.leak && v.ngrow == 1 && s->sites[v.grow_site[0]].stack_id == 1);
-    session_free(s);
 
     s = session_new(1, &z);
     feed_session(s, 8, 0, 1);
@@ -1692,28 +1721,19 @@ static void test_heap_health(void)
     f.u.fail.stack_id = 1;
     session_record(s, &f);
     feed_heap(s, 10000, MSAMP_HEAP_FAIL, 50000, 14000, 100000);
-    heap_verdict(s, &v);
+    heap_verdict(s, 0, &v);
     CHECK(v.known && !v.leak && v.frag && v.frag_fails == 1);
     CHECK(s->heap->nfails == 1);
     char text[256];
     heap_fail_text(&s->heap->fails[0], text, sizeof(text));
     CHECK(strcmp(text, "asked 20000 B, 50000 B free, largest free block 14000 B: "
                        "fragmentation") == 0);
-    char *json = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&json, &len);
-    heap_json_write(m, s);
-    fclose(m);
-    CHECK(strncmp(json, "\"heap\":{", 8) == 0);
+    json = heap_json_of(s, &leaks);
     CHECK(strstr(json, "\"free\":50000,\"min_free\":50000,\"largest_free\":14000") != NULL);
     CHECK(strstr(json, "\"verdict\":\"fragmentation\"") != NULL);
-    int depth = 0, bad = 0;
-    for (const char *c = json; *c; c++) {
-        depth += (*c == '{' || *c == '[') - (*c == '}' || *c == ']');
-        bad |= depth < 0;
-    }
-    CHECK(depth == 0 && !bad);
+    CHECK(strstr(json, "\"leaks\":[]") != NULL && strcmp(leaks, "[]") == 0);
     free(json);
+    free(leaks);
     session_free(s);
 }
 
@@ -1789,8 +1809,9 @@ static void test_variance_files(void)
 /* The growth verdicts (verdict/growth_track.h, docs/VERDICTS.md), exact at interval 1: a site
  * whose blocks are never freed is a leak, growing since the start; a cache filled in the first
  * tenth and then refilled one for one (from the same call) is not; a set allocated once and kept
- * is not. The peak is the exact one with no variance, and both verdicts come back from the
- * profile's comments (growth.h's seam) as they went in. */
+ * is not; a pool allocated at once at 70 % of the session and kept is a step, not a leak. The
+ * peak is the exact one with no variance, and the verdicts come back from the profile's comments
+ * (growth.h's seam) as they went in. */
 static void timed(struct session *s, struct msamp_record r, uint64_t ts)
 {
     r.ts = ts;
@@ -1859,6 +1880,7 @@ static void test_growth(void)
     feed_stack(s, 1, 0x1000); /* leak */
     feed_stack(s, 2, 0x2000); /* cache */
     feed_stack(s, 3, 0x3000); /* kept */
+    feed_stack(s, 4, 0x4000); /* the step */
     struct msamp_record r;
     for (uint64_t k = 0; k < 20; k++) {
         r = rec(MSAMP_REC_ALLOC);
@@ -1889,6 +1911,14 @@ static void test_growth(void)
         r.u.alloc.stack_id = 2;
         timed(s, r, ts + 2);
         inuse += 64;
+        for (uint64_t k = 0; i == 1400 && k < 20; k++) { /* at 14 s of 20 */
+            r = rec(MSAMP_REC_ALLOC);
+            r.u.alloc.slot1 = 4001 + k;
+            r.u.alloc.size = 500;
+            r.u.alloc.stack_id = 4;
+            timed(s, r, ts + 3);
+            inuse += 500;
+        }
         if (inuse > peak)
             peak = inuse;
     }
@@ -1905,6 +1935,12 @@ static void test_growth(void)
      * variance 0), since the start */
     CHECK(n == 1 && fabs(lk[0].slope_bytes_per_s.est - 10000) < 300 &&
           lk[0].slope_bytes_per_s.var == 0 && lk[0].since_s < 0.5);
+    struct growth_step st[4];
+    n = growth_steps_from_prof(&b.prof, st, 4);
+    uint32_t step_site = umap_get(&s->site_index, 4);
+    CHECK(n == 1 && step_site < s->nsites && st[0].sample == b.site_prof[step_site]);
+    CHECK(n == 1 && st[0].bytes.est == 10000 && st[0].bytes.var == 0 && st[0].from_s <= 14.01 &&
+          st[0].to_s >= 14.01 && st[0].to_s - st[0].from_s <= 1.1);
     struct growth_peak pk;
     CHECK(growth_peak_from_prof(&b.prof, &pk) == 1);
     CHECK(pk.inuse_bytes.est == (double)peak && pk.inuse_bytes.var == 0 && pk.known);

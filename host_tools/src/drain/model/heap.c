@@ -13,8 +13,6 @@ void heap_model_free(struct heap_model *h)
     if (!h)
         return;
     free(h->pts);
-    free(h->base[0]);
-    free(h->base[1]);
     free(h->low_n);
     free(h->low_b);
     free(h);
@@ -27,16 +25,14 @@ static struct heap_model *model_of(struct session *s)
     return s->heap;
 }
 
-/* The sites' in-use bytes now (and objects when n is given), into a fresh array. */
+/* The sites' in-use bytes now, and objects (*n), into fresh arrays. */
 static double *sites_now(const struct session *s, double **n)
 {
     double *b = xcalloc(s->nsites + 1, sizeof(*b));
-    if (n)
-        *n = xcalloc(s->nsites + 1, sizeof(**n));
+    *n = xcalloc(s->nsites + 1, sizeof(**n));
     for (size_t i = 0; i < s->nsites; i++) {
         b[i] = s->sites[i].inuse_b;
-        if (n)
-            (*n)[i] = s->sites[i].inuse_n;
+        (*n)[i] = s->sites[i].inuse_n;
     }
     return b;
 }
@@ -70,27 +66,6 @@ void heap_on_record(struct session *s, const struct msamp_record *r)
     if (p.reason == MSAMP_HEAP_FAIL && h->fail_pending && h->nfails < HEAP_MAX_FAILS)
         h->fails[h->nfails++] = (struct heap_fail){h->fail_size, h->fail_kind, h->fail_site, p};
     h->fail_pending = 0;
-    /* Baselines at 1, 2, 4, 8, ... ticks from the first timed record (at records 1, 2, 4, ... in a
-     * stream without time): the newer one moves to the older place. */
-    if (p.ts_known && !h->base_timed) {
-        h->base_timed = 1;
-        h->base_t0 = p.ts;
-        h->base_next = 0;
-    }
-    uint64_t at = !h->base_timed                      ? h->records
-                  : p.ts_known && p.ts >= h->base_t0 ? p.ts - h->base_t0 + 1
-                                                     : 0;
-    if (at >= h->base_next) {
-        while (h->base_next <= at)
-            h->base_next = h->base_next ? h->base_next * 2 : 1;
-        free(h->base[0]);
-        h->base[0] = h->base[1];
-        h->base_sites[0] = h->base_sites[1];
-        h->base_pt[0] = h->base_pt[1];
-        h->base[1] = sites_now(s, NULL);
-        h->base_sites[1] = s->nsites;
-        h->base_pt[1] = p;
-    }
     if (p.reason == MSAMP_HEAP_LOW) {
         h->low_next = p;
         h->low_pending = 1;
@@ -199,10 +174,11 @@ static double slope(const double *t, const double *y, size_t n)
     return n >= 2 && d > 0 ? ((double)n * sty - st * sy) / d : 0;
 }
 
-void heap_verdict(const struct session *s, struct heap_verdict *v)
+void heap_verdict(const struct session *s, int leak, struct heap_verdict *v)
 {
     memset(v, 0, sizeof(*v));
     v->frag_first = v->frag_last = v->window_s = -1;
+    v->leak = leak;
     const struct heap_model *h = s->heap;
     if (!h || !KNOWS(&h->last, MSAMP_WIRE_HEAP_FREE))
         return;
@@ -212,24 +188,29 @@ void heap_verdict(const struct session *s, struct heap_verdict *v)
             first = &h->pts[i];
     if (!first || first == e)
         return;
-    v->known = 1;
-    double total = KNOWS(e, MSAMP_WIRE_HEAP_TOTAL) ? (double)e->total : (double)first->free;
-    /* A leak: over the later half of the session (by time), the trend (least squares) of the
-     * allocator's use rose by 0.5 % of the heap at least, and the sampled in-use's with it (a
-     * quarter of it at least: the rest may be unsampled blocks, or the allocator's overhead). */
+    v->known = s->ts_known && s->tick_hz; /* the leaks by growth need device time */
+    /* The evidence beside the leak verdict: over the later half of the session (by time), the
+     * trends (least squares) of the allocator's use and of the sampled in-use. The use: total
+     * less free where every record there tells the total (a heap that grows, glibc's by sbrk,
+     * newlib's, keeps its free bytes flat), less free alone otherwise. */
     double *t = xcalloc(h->n + 1, sizeof(*t)), *used = xcalloc(h->n + 1, sizeof(*used)),
-           *inuse = xcalloc(h->n + 1, sizeof(*inuse));
+           *total = xcalloc(h->n + 1, sizeof(*total)), *inuse = xcalloc(h->n + 1, sizeof(*inuse));
     size_t m = 0;
     if (first->ts_known && e->ts_known && s->tick_hz && e->ts > first->ts) {
         uint64_t mid = first->ts + (e->ts - first->ts) / 2;
+        v->use_total = 1;
         for (size_t i = 0; i < h->n; i++) {
             const struct heap_point *p = &h->pts[i];
             if (!p->ts_known || p->ts < mid || !KNOWS(p, MSAMP_WIRE_HEAP_FREE))
                 continue;
+            v->use_total &= KNOWS(p, MSAMP_WIRE_HEAP_TOTAL);
             t[m] = (double)(p->ts - mid) / (double)s->tick_hz;
             used[m] = -(double)p->free;
+            total[m] = (double)p->total;
             inuse[m++] = p->inuse_b;
         }
+        for (size_t i = 0; i < m && v->use_total; i++)
+            used[i] += total[i];
         v->window_s = (double)(e->ts - mid) / (double)s->tick_hz;
     }
     if (m >= 3) {
@@ -238,18 +219,8 @@ void heap_verdict(const struct session *s, struct heap_verdict *v)
     }
     free(t);
     free(used);
+    free(total);
     free(inuse);
-    if (v->used_growth > 0.005 * total && v->sampled_growth > 0.25 * v->used_growth) {
-        v->leak = 1;
-        /* The sites that grew since the older baseline (a quarter to a half of the time back). */
-        int bi = h->base[0] && h->records >= 4 ? 0 : 1;
-        size_t ns = h->base[bi] ? h->base_sites[bi] : 0;
-        double *grow = xcalloc(s->nsites + 1, sizeof(*grow));
-        for (size_t i = 0; i < s->nsites; i++)
-            grow[i] = s->sites[i].inuse_b - (i < ns ? h->base[bi][i] : 0);
-        v->ngrow = top_sites(grow, s->nsites, 0.1 * v->sampled_growth, v->grow_site, v->grow_b);
-        free(grow);
-    }
     /* Fragmentation: at the end, half the free bytes at least lie outside the largest block, and
      * that share grew by a quarter since the first record (the largest block shrank while free
      * held); or a failure asked for no more than was free but more than the largest block. */
@@ -280,11 +251,20 @@ void heap_verdict(const struct session *s, struct heap_verdict *v)
 
 const char *heap_verdict_word(const struct heap_verdict *v)
 {
-    if (!v->known)
-        return "unknown";
     if (v->leak && v->frag)
         return "leak and fragmentation";
-    return v->leak ? "leak" : v->frag ? "fragmentation" : "healthy";
+    return v->leak ? "leak" : v->frag ? "fragmentation" : v->known ? "healthy" : "unknown";
+}
+
+int heap_headroom(const struct session *s, uint64_t *min_free, uint64_t *total)
+{
+    const struct heap_model *h = s->heap;
+    if (!h || h->total_varies || !KNOWS(&h->last, MSAMP_WIRE_HEAP_TOTAL) || !h->last.total ||
+        !KNOWS(&h->last, MSAMP_WIRE_HEAP_MIN_FREE | MSAMP_WIRE_HEAP_MIN_SEEN))
+        return 0;
+    *min_free = h->last.min_free;
+    *total = h->last.total;
+    return 1;
 }
 
 void heap_fail_text(const struct heap_fail *f, char *out, size_t n)
@@ -328,52 +308,6 @@ void heap_put_figures(FILE *f, const struct heap_point *p, int json)
         else
             fprintf(f, "%s%s%s%s", lead, fig[i].name, sep, json ? "null" : "?");
     }
-}
-
-void heap_json_write(FILE *f, const struct session *s)
-{
-    const struct heap_model *h = s->heap;
-    if (!h || h->records == 0) {
-        fputs("\"heap\":null", f);
-        return;
-    }
-    const struct heap_point *e = &h->last;
-    fprintf(f, "\"heap\":{\"records\":%llu", (unsigned long long)h->records);
-    heap_put_figures(f, e, 1);
-    fprintf(f, ",\"min_free_seen_by_device\":%s",
-            e->valid & MSAMP_WIRE_HEAP_MIN_SEEN ? "true" : "false");
-    struct heap_verdict v;
-    heap_verdict(s, &v);
-    fprintf(f, ",\"verdict\":\"%s\",\"used_growth\":%.0f,\"sampled_growth\":%.0f",
-            heap_verdict_word(&v), v.used_growth, v.sampled_growth);
-    fputs(",\"growing_stacks\":[", f);
-    for (size_t i = 0; i < v.ngrow; i++)
-        fprintf(f, "%s{\"stack_id\":%llu,\"bytes\":%.0f}", i ? "," : "",
-                (unsigned long long)s->sites[v.grow_site[i]].stack_id, v.grow_b[i]);
-    fputs("],\"long_lived_stacks\":[", f);
-    for (size_t i = 0; i < v.nheld; i++)
-        fprintf(f, "%s{\"stack_id\":%llu,\"bytes\":%.0f}", i ? "," : "",
-                (unsigned long long)s->sites[v.held_site[i]].stack_id, v.held_b[i]);
-    fputs("],\"failures\":[", f);
-    for (size_t i = 0; i < h->nfails; i++) {
-        char text[256];
-        heap_fail_text(&h->fails[i], text, sizeof(text));
-        fprintf(f, "%s{\"size\":%llu,\"free\":%llu,\"largest_free\":%llu,\"why\":\"%s\"}",
-                i ? "," : "", (unsigned long long)h->fails[i].size,
-                (unsigned long long)h->fails[i].at.free,
-                (unsigned long long)h->fails[i].at.largest, text);
-    }
-    fputs("],\"series\":[", f);
-    for (size_t i = 0; i < h->n; i++) {
-        const struct heap_point *p = &h->pts[i];
-        double t = session_time_s(s, p->ts, p->ts_known);
-        fprintf(f, "%s{\"t\":%.6f,\"reason\":%u,\"free\":%llu,\"min_free\":%llu,"
-                   "\"largest_free\":%llu,\"free_blocks\":%llu,\"inuse_sampled\":%.0f}",
-                i ? "," : "", t, p->reason, (unsigned long long)p->free,
-                (unsigned long long)p->min_free, (unsigned long long)p->largest,
-                (unsigned long long)p->blocks, p->inuse_b);
-    }
-    fputs("]}", f);
 }
 
 void heap_hwm_text(const struct session *s, char *out, size_t n)

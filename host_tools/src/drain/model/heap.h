@@ -1,6 +1,7 @@
 /* Heap health (docs/HEALTH.md): the device's HEAP records (the allocator's own figures) kept per
  * session beside the sampled in-use, the failures they explain, the device's low-watermark moment,
- * and a verdict in plain words: leak, fragmentation, or healthy with its headroom. */
+ * and a verdict in plain words: leak (the leaks by growth's, docs/VERDICTS.md), fragmentation, or
+ * healthy with its headroom. */
 #ifndef DRAIN_HEAP_H
 #define DRAIN_HEAP_H
 
@@ -13,7 +14,7 @@ struct session;
 
 #define HEAP_MAX_POINTS 4096u /* series points kept: past it, every other one is let go */
 #define HEAP_MAX_FAILS 64u    /* failures explained (the first ones) */
-#define HEAP_MAX_NAMED 3u     /* sites named in a verdict */
+#define HEAP_MAX_NAMED 3u     /* sites named for fragmentation */
 
 /* One HEAP record, with the session's sampled in-use estimate then. */
 struct heap_point {
@@ -42,15 +43,6 @@ struct heap_model {
     uint32_t fail_site;
     struct heap_fail fails[HEAP_MAX_FAILS];
     size_t nfails;
-    /* Sites' in-use at the first records 2^k and 2^(k+1) ticks after the first timed HEAP record
-     * (records, in a stream without time): the baselines of growth, the older one a quarter to a
-     * half of the session's time back, as the trend's window is the later half by time (a burst
-     * of records, such as low watermarks, does not move it). */
-    double *base[2];
-    size_t base_sites[2];
-    struct heap_point base_pt[2];
-    uint64_t base_t0, base_next; /* the first timed record's time; the next baseline's offset */
-    int base_timed;
     /* The device's low-watermark moment (a HEAP of reason LOW) and the sites' in-use at the end
      * of the snapshot pass it started (every live entry re-sent: the device's own live set). */
     int have_low, low_pending, total_varies;
@@ -61,15 +53,18 @@ struct heap_model {
 };
 
 struct heap_verdict {
-    int known;        /* the allocator said free at two moments at least */
-    int leak, frag;   /* the verdicts (both may hold); neither: healthy */
-    double used_growth, sampled_growth; /* over the window, bytes */
+    int known;        /* the allocator said free at two moments at least, and time is known */
+    int leak, frag;   /* the verdicts (both may hold); neither, known: healthy */
+    /* The evidence beside a leak: the trends over the later half, bytes; use_total: the
+     * allocator's use is its total less free (else less free alone: its total unknown). */
+    double used_growth, sampled_growth;
+    int use_total;
     double window_s;                    /* its length (-1: unknown) */
     double frag_first, frag_last;       /* 1 - largest free / free, -1 unknown */
     uint64_t frag_fails;                /* failures the largest free block explains */
-    uint32_t grow_site[HEAP_MAX_NAMED], held_site[HEAP_MAX_NAMED];
-    double grow_b[HEAP_MAX_NAMED], held_b[HEAP_MAX_NAMED];
-    size_t ngrow, nheld;
+    uint32_t held_site[HEAP_MAX_NAMED];
+    double held_b[HEAP_MAX_NAMED];
+    size_t nheld;
 };
 
 void heap_model_free(struct heap_model *h);
@@ -83,7 +78,14 @@ void heap_on_snap_end(struct session *s);
 int heap_peak_is_device(const struct session *s, const struct heap_point **when);
 /* The site's in-use in the device's low-watermark snapshot, when heap_peak_is_device. */
 int heap_site_low(const struct session *s, uint32_t site, double *n, double *b);
-void heap_verdict(const struct session *s, struct heap_verdict *v);
+/* The verdict. leak: the session has leaks by growth (docs/VERDICTS.md "Leaks by growth", as the
+ * profile stores them: growth_leaks_from_prof): the heap's leak is theirs, the allocator's use the
+ * evidence beside it. */
+void heap_verdict(const struct session *s, int leak, struct heap_verdict *v);
+/* The headroom, when its figures are known and mean one: the lowest free bytes and the heap's
+ * total, a total that held still over the session (a heap that grows, glibc's by sbrk, newlib's
+ * without its end, has room beyond its total that the records do not tell). */
+int heap_headroom(const struct session *s, uint64_t *min_free, uint64_t *total);
 /* Why a failure failed, in words: "asked 6144 B, 20480 B free, largest free block 4096 B:
  * fragmentation". */
 void heap_fail_text(const struct heap_fail *f, char *out, size_t n);
@@ -101,7 +103,5 @@ void heap_hwm_text(const struct session *s, char *out, size_t n);
  * low watermark (the last record's min_free, which headroom gives): "at T s, the low watermark",
  * or "at T s, N B free then (the lowest, M B, came later without a snapshot)". */
 void heap_low_text(const struct session *s, char *out, size_t n);
-/* The member "heap": {...} of a session's JSON object (no leading comma). */
-void heap_json_write(FILE *f, const struct session *s);
 
 #endif

@@ -122,7 +122,8 @@ static int same_stack(const struct prof *p, uint32_t a, uint32_t b)
 /* The growth verdicts of src (docs/VERDICTS.md "Leaks by growth", "The peak"): its peak adds to
  * the sum of the inputs' peaks (profiles of other devices or runs: the peak of their sum is at
  * most this); its leaks are kept at their merged sample, a site (a stack) leaking in several inputs with
- * the sum of their slopes (the fleet's rate) and the earliest since. */
+ * the sum of their slopes (the fleet's rate) and the earliest since; its steps alike (their bytes
+ * summed, from the earliest to the latest bin). */
 static void merge_verdicts(struct merger *mg, const struct prof *src, const uint32_t *smap)
 {
     struct growth_peak pk;
@@ -157,6 +158,24 @@ static void merge_verdicts(struct merger *mg, const struct prof *src, const uint
     unseen_from_prof(src, &r); /* NAN: none */
     if (mg->nmarks == 0 || isnan(r) || r > mg->unseen_interval)
         mg->unseen_interval = mg->nmarks && isnan(mg->unseen_interval) ? NAN : r;
+    struct growth_step *st = xmalloc(cap * sizeof(*st));
+    n = growth_steps_from_prof(src, st, cap);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t d = smap[st[i].sample];
+        size_t j = 0;
+        while (j < mg->nsteps && !same_stack(&mg->out, mg->steps[j].sample, d))
+            j++;
+        if (j == mg->nsteps) {
+            GROW(mg->steps, mg->capsteps, mg->nsteps + 1);
+            mg->steps[mg->nsteps++] = (struct growth_step){d, {0, 0}, st[i].from_s, st[i].to_s};
+        }
+        struct growth_step *m = &mg->steps[j];
+        m->bytes.est += st[i].bytes.est;
+        m->bytes.var += st[i].bytes.var;
+        m->from_s = st[i].from_s < m->from_s ? st[i].from_s : m->from_s;
+        m->to_s = st[i].to_s > m->to_s ? st[i].to_s : m->to_s;
+    }
+    free(st);
     struct prof_marks m;
     int known = marks_from_prof(src, &m);
     if (mg->nmarks++ == 0) {
@@ -261,6 +280,7 @@ void merge_free(struct merger *mg)
     iset_free(&mg->mapset);
     free(mg->comment_seen);
     free(mg->leaks);
+    free(mg->steps);
     memset(mg, 0, sizeof(*mg));
 }
 
@@ -319,6 +339,7 @@ void merge_finish(struct merger *mg)
                  "the inputs' peaks added: at most this when they run at once");
     }
     growth_write(out, mg->npeak ? &mg->peak : NULL, mg->leaks, mg->nleaks);
+    growth_write_steps(out, mg->steps, mg->nsteps);
     marks_write(out, &mg->marks);
     if (mg->n && !isnan(mg->unseen_interval))
         unseen_write(out, mg->unseen_interval);

@@ -19,11 +19,13 @@ struct merger {
     size_t cap_seen;
     /* The growth verdicts (docs/VERDICTS.md): the inputs' peaks summed (npeak of them, known
      * while all are), their leaks by merged sample (slopes and variances summed, earliest
-     * since), written by merge_finish. */
+     * since) and steps (bytes summed), written by merge_finish. */
     struct growth_peak peak;
     int npeak;
     struct growth_leak *leaks;
     size_t nleaks, capleaks;
+    struct growth_step *steps;
+    size_t nsteps, capsteps;
     /* The session marks (docs/VERDICTS.md "Marks"): known while every input's are, complete
      * while every input is, counts summed (the sites' refused samples are sample values, summed
      * as values are). */

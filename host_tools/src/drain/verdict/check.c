@@ -427,8 +427,8 @@ static void line_of(const struct budget *b, char *out, size_t n)
         fmt_bytes(e, sizeof(e), b->e.est);
     fmt_bytes(lo, sizeof(lo), b->lo);
     fmt_bytes(hi, sizeof(hi), b->hi);
-    snprintf(out, n, "%s %s: %s%s (95 %% %s..%s) %s budget %s%s%s%s", status_name[b->st], b->spec,
-             e, ps, lo, hi,
+    snprintf(out, n, "%s %s: %s%s (95 %% %s%s..%s%s) %s budget %s%s%s%s", status_name[b->st],
+             b->spec, e, ps, lo, ps, hi, ps,
              b->lo > b->limit ? "above" : b->hi > b->limit ? "straddles" : "within", lim, ps,
              b->note[0] ? "; " : "", b->note);
 }

@@ -14,6 +14,7 @@
 #include "util.h"
 #include "verdict/check.h"
 #include "verdict/load.h"
+#include "verdict/json_out.h"
 #include "verdict/vprof.h"
 
 #define DIFF_FDR 0.05
@@ -84,13 +85,9 @@ static void write_diff_json(FILE *f, const struct dsite *d, size_t n, const stru
             fputs(", \"new\": ", f);
             json_est(f, &v[1], e, d[i].now[e], 0, 0);
             struct est dl = est_sub(d[i].now[e], d[i].base[e]);
-            fputs(", \"delta\": {\"est\": ", f);
-            json_num(f, dl.est);
-            fputs(", \"lo\": ", f);
-            json_num(f, est_sym_lo(dl));
-            fputs(", \"hi\": ", f);
-            json_num(f, est_sym_hi(dl));
-            fputs("}, \"p\": ", f);
+            fputs(", \"delta\": ", f);
+            json_est_sym(f, dl);
+            fputs(", \"p\": ", f);
             json_num(f, d[i].p[e]);
             fprintf(f, ", \"significant\": %s}", d[i].sig[e] ? "true" : "false");
         }

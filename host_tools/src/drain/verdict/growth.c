@@ -15,7 +15,13 @@
  * and gone between, cancel and add nothing: a running estimate's points are correlated, this is
  * what the difference of two of them really varies by. The verdict tests D over the session's
  * recent half (from the first boundary at or after its middle): a working set that levelled off
- * before it (a cache, a pool, a start-up set) has D near 0; a leak has D > 0.
+ * before it (a cache, a pool, a start-up set) has D near 0; growth has D > 0. A leak is sustained
+ * growth: outside every run of adjacent bins that holds a third of that window the change still
+ * grows (at a lower level), where a step (one batch, then flat: shorter than a third of the
+ * window) leaves nothing outside the run it lies in; such growth is reported as a step. Of the
+ * two sides of a run, the later reaches the end (its variance as D's); the earlier does not:
+ * entries born and freed inside it add nothing, and only those born and freed in one bin are kept
+ * apart (xs), so its variance is an upper bound (the test can only be harder to pass).
  *
  * The peak. Each sampled entry is in half A, half B or both (session_half_weights: a hash
  * independent of its sampling, chosen so that the halves are independent samples, each an
@@ -46,6 +52,7 @@ struct gr_site {
     double d[GR_BINS];  /* changes of the in-use estimate (bytes) in the bin */
     double dv[GR_BINS]; /* variances of the entries that left in the bin */
     double bv[GR_BINS]; /* the same entries' variances by the bin they were born in */
+    double xs[GR_BINS]; /* of those, the ones born in the bin they left in */
 };
 
 struct growth {
@@ -95,7 +102,8 @@ static void gr_sync(const struct growth *g, struct gr_site *t)
         t->d[j] += t->d[i];
         t->dv[j] += t->dv[i];
         t->bv[j] += t->bv[i];
-        t->d[i] = t->dv[i] = t->bv[i] = 0;
+        t->xs[j] += t->xs[i];
+        t->d[i] = t->dv[i] = t->bv[i] = t->xs[i] = 0;
     }
     t->shift = g->shift;
 }
@@ -184,6 +192,8 @@ static void gr_change(void *ctx, const struct session *s, const struct slot *sl,
         t->dv[b] += v;
         size_t bb = sl->born ? gr_bin(g, sl->birth < ts ? sl->birth : ts) : 0;
         t->bv[bb] += v;
+        if (bb == b)
+            t->xs[b] += v;
     }
 }
 
@@ -274,11 +284,11 @@ int growth_peak_of(const struct session *s, struct growth_peak *out)
     return 1;
 }
 
-/* A change d of variance v is growth: d >= GR_Z_LEAK sd, or, exact (v 0), a byte or more (not
- * the sums' rounding). */
-static int grows(double d, double v)
+/* A change e is growth at z sd: e.est >= z sd, or, exact (variance 0), a byte or more (not the
+ * sums' rounding). */
+static int grows(struct est e, double z)
 {
-    return d > 0.5 && (v <= 0 || d >= GR_Z_LEAK * sqrt(v));
+    return e.est > 0.5 && (e.var <= 0 || e.est >= z * sqrt(e.var));
 }
 
 static int by_slope(const void *a, const void *b)
@@ -288,10 +298,58 @@ static int by_slope(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
+static int by_bytes(const void *a, const void *b)
+{
+    double x = ((const struct growth_step *)a)->bytes.est;
+    double y = ((const struct growth_step *)b)->bytes.est;
+    return x < y ? 1 : x > y ? -1 : 0;
+}
+
+/* Site t's change over bins [a, z) (z past last: to the end) and its variance, alive the variance
+ * of its live entries born in [a, z): the entries live at a and freed in [a, z) and those born in
+ * [a, z) and live at z; those born and freed within add nothing. To the end, those are all the
+ * freed entries born in [a, z) (bv); else xs, those born and freed in one bin, a part of them. */
+static struct est gr_range(const struct gr_site *t, size_t a, size_t z, size_t last, double alive)
+{
+    double d = 0, f = 0, b = 0, x = 0;
+    for (size_t j = a; j < z && j <= last; j++) {
+        d += t->d[j];
+        f += t->dv[j];
+        b += t->bv[j];
+        x += t->xs[j];
+    }
+    double v = f + b + alive - 2 * (z > last ? b : x);
+    return (struct est){d, v > 0 ? v : 0};
+}
+
+/* Site t's change over the window (bins k to the end) outside the bins [b, e), and a bound on its
+ * variance: the sum of the two sides' (their covariance is not positive: a block that changes
+ * state on both sides was born on the first and freed on the second), ab the variances of the
+ * site's live entries by the bin they were born in. */
+static struct est gr_outside(const struct gr_site *t, size_t k, size_t b, size_t e, size_t last,
+                             const double *ab)
+{
+    double a1 = 0, a2 = 0;
+    for (size_t j = k; j <= last; j++) {
+        a1 += j < b ? ab[j] : 0;
+        a2 += j >= e ? ab[j] : 0;
+    }
+    struct est x = gr_range(t, k, b, last, a1), y = gr_range(t, e, last + 1, last, a2);
+    return (struct est){x.est + y.est, x.var + y.var};
+}
+
+/* The seconds from the session's first record to time ts (0 before it). */
+static double gr_secs(const struct session *s, uint64_t ts)
+{
+    return ts > s->first_ts ? (double)(ts - s->first_ts) / (double)s->tick_hz : 0;
+}
+
 size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
-                       struct growth_leak **out)
+                       struct growth_leak **out, struct growth_step **steps, size_t *nsteps)
 {
     *out = NULL;
+    *steps = NULL;
+    *nsteps = 0;
     const struct growth *g = growth_of(s);
     if (!g || !g->have_t0 || !s->ts_known || !s->tick_hz || s->last_ts <= g->t0)
         return 0;
@@ -304,21 +362,22 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
     if (bk >= end)
         return 0;
     double secs = (double)(end - bk) / (double)s->tick_hz;
-    /* The live entries born in the window: their variance, per followed site. */
+    /* A batch shorter than a third of the window (nb bins, the last one partly) lies in `run`
+     * adjacent bins. */
+    size_t nb = last + 1 - (size_t)k, run = (nb + 2) / 3 + 1;
+    /* The variances of the live entries born in the window, per site. */
     double *alive = xcalloc(g->capsite + 1, sizeof(double));
     for (size_t i = 0; i < s->nlive; i++) {
         const struct slot *sl = &s->slots[s->live[i]];
-        if (sl->site >= g->capsite || !g->site[sl->site])
-            continue;
-        if (sl->born && gr_bin(g, sl->birth < end ? sl->birth : end) >= k)
+        if (sl->site < g->capsite && g->site[sl->site] && sl->born &&
+            gr_bin(g, sl->birth < end ? sl->birth : end) >= k)
             alive[sl->site] += var_of((double)sl->size, sl->w);
     }
-    /* Per site its change D over the window and D's variance; per group (the sites whose
+    /* Per site its change over the window and the change's variance; per group (the sites whose
      * innermost frame is the same: one allocating call, reached by several stacks) their sums. */
     size_t ns = g->capsite < s->nsites ? g->capsite : s->nsites;
-    double *sd = xcalloc(ns + 1, sizeof(double)), *sv = xcalloc(ns + 1, sizeof(double));
+    struct est *se = xcalloc(ns + 1, sizeof(*se)), *ge = xcalloc(ns + 1, sizeof(*ge));
     uint32_t *grp = xcalloc(ns + 1, sizeof(uint32_t));
-    double *gd = xcalloc(ns + 1, sizeof(double)), *gv = xcalloc(ns + 1, sizeof(double));
     struct umap gidx = {0};
     uint32_t ngrp = 0;
     for (size_t i = 0; i < ns; i++) {
@@ -326,13 +385,7 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
         if (!t)
             continue;
         gr_sync(g, t);
-        for (size_t j = k; j <= last; j++) {
-            sd[i] += t->d[j];
-            sv[i] += t->dv[j] - t->bv[j];
-        }
-        sv[i] += alive[i];
-        if (sv[i] < 0)
-            sv[i] = 0;
+        se[i] = gr_range(t, k, last + 1, last, alive[i]);
         uint32_t depth = 0;
         const uint64_t *fr = session_site_stack(s, &s->sites[i], &depth);
         uint64_t key = fr && depth ? fr[0] : UINT64_MAX - i;
@@ -342,19 +395,59 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
             umap_put(&gidx, key, gi);
         }
         grp[i] = gi;
-        gd[gi] += sd[i];
-        gv[gi] += sv[i];
+        ge[gi].est += se[i].est;
+        ge[gi].var += se[i].var;
     }
     umap_free(&gidx);
-    size_t n = 0, cap = 0;
+    /* The sites that grew (site and group) and their live entries' variances by birth bin. */
+    uint32_t *cand = xmalloc((ns + 1) * sizeof(uint32_t)), ncand = 0;
+    for (size_t i = 0; i < ns; i++)
+        cand[i] = g->site[i] && site_sample && site_sample[i] != UINT32_MAX &&
+                          grows(se[i], GR_Z_LEAK) && grows(ge[grp[i]], GR_Z_LEAK)
+                      ? ncand++
+                      : UINT32_MAX;
+    double *ab = xcalloc((size_t)ncand * GR_BINS + 1, sizeof(double));
+    for (size_t i = 0; i < s->nlive && ncand; i++) {
+        const struct slot *sl = &s->slots[s->live[i]];
+        if (sl->site < ns && cand[sl->site] != UINT32_MAX && sl->born)
+            ab[cand[sl->site] * GR_BINS + gr_bin(g, sl->birth < end ? sl->birth : end)] +=
+                var_of((double)sl->size, sl->w);
+    }
+    size_t n = 0, cap = 0, capst = 0;
     for (size_t i = 0; i < ns; i++) {
+        if (cand[i] == UINT32_MAX)
+            continue;
         const struct gr_site *t = g->site[i];
-        if (!t || !site_sample || site_sample[i] == UINT32_MAX)
+        struct est d = se[i];
+        /* Sustained: outside every run of `run` bins of the window, where one batch would lie,
+         * it still grows; else a step, in the run it grew most in. */
+        int sustained = nb > run;
+        size_t at = (size_t)k;
+        double most = -INFINITY;
+        for (size_t b = (size_t)k; b + run <= last + 1; b++) {
+            double in = 0;
+            for (size_t j = b; j < b + run; j++)
+                in += t->d[j];
+            if (in > most) {
+                most = in;
+                at = b;
+            }
+            sustained &= grows(gr_outside(t, k, b, b + run, last, ab + cand[i] * GR_BINS),
+                               GR_Z_PART);
+        }
+        if (!sustained) { /* the run's bins that grew, from the first to the last */
+            size_t lo = at, hi = at + run - 1;
+            while (lo < hi && t->d[lo] <= 0)
+                lo++;
+            while (hi > lo && t->d[hi] <= 0)
+                hi--;
+            uint64_t from = g->t0 + lo * g->width, to = g->t0 + (hi + 1) * g->width;
+            GROW(*steps, capst, *nsteps + 1);
+            (*steps)[(*nsteps)++] = (struct growth_step){site_sample[i], d, gr_secs(s, from),
+                                                         gr_secs(s, to < end ? to : end)};
             continue;
-        double d = sd[i], v = sv[i];
-        if (!grows(d, v) || !grows(gd[grp[i]], gv[grp[i]]))
-            continue;
-        /* Since: the earliest boundary (at most the window's) from which the estimate never
+        }
+    /* Since: the earliest boundary (at most the window's) from which the estimate never
          * fell below its value there: suf[j] = I(end) - I(b_j), suf[last + 1] = 0. */
         double suf[GR_BINS + 1];
         suf[last + 1] = 0;
@@ -368,20 +461,21 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
             if (suf[j] > later_max)
                 later_max = suf[j];
         }
-        uint64_t ts = g->t0 + since * g->width;
         GROW(*out, cap, n + 1);
-        (*out)[n++] = (struct growth_leak){
-            site_sample[i], {d / secs, v / (secs * secs)},
-            ts > s->first_ts ? (double)(ts - s->first_ts) / (double)s->tick_hz : 0};
+        (*out)[n++] = (struct growth_leak){site_sample[i],
+                                           {d.est / secs, d.var / (secs * secs)},
+                                           gr_secs(s, g->t0 + since * g->width)};
     }
     free(alive);
-    free(sd);
-    free(sv);
+    free(se);
     free(grp);
-    free(gd);
-    free(gv);
+    free(ge);
+    free(cand);
+    free(ab);
     if (n > 1)
         qsort(*out, n, sizeof(**out), by_slope);
+    if (*nsteps > 1)
+        qsort(*steps, *nsteps, sizeof(**steps), by_bytes);
     return n;
 }
 
@@ -412,14 +506,29 @@ void growth_write(struct prof *p, const struct growth_peak *pk, const struct gro
     }
 }
 
+/* "msamp-verdict step|sample=I|bytes=E|var=V|from_s=A|to_s=B" (docs/VERDICTS.md). */
+void growth_write_steps(struct prof *p, const struct growth_step *st, size_t n)
+{
+    char line[512];
+    for (size_t i = 0; i < n; i++) {
+        snprintf(line, sizeof(line), "%sstep|sample=%u|bytes=%.17g|var=%.17g|from_s=%.9g|to_s=%.9g",
+                 GROWTH_COMMENT, st[i].sample, st[i].bytes.est, st[i].bytes.var, st[i].from_s,
+                 st[i].to_s);
+        prof_comment(p, line);
+    }
+}
+
 void growth_store(const struct session *s, struct prof *p, const uint32_t *site_sample)
 {
     struct growth_peak pk;
     int have = growth_peak_of(s, &pk);
     struct growth_leak *lk;
-    size_t n = growth_leaks_of(s, site_sample, &lk);
+    struct growth_step *st;
+    size_t nst, n = growth_leaks_of(s, site_sample, &lk, &st, &nst);
     growth_write(p, have ? &pk : NULL, lk, n);
+    growth_write_steps(p, st, nst);
     free(lk);
+    free(st);
 }
 
 /* The value of "|key=" in the comment c (NULL when absent): up to the next '|' (the note: the
@@ -505,50 +614,21 @@ size_t growth_leaks_from_prof(const struct prof *p, struct growth_leak *out, siz
     return n;
 }
 
-/* A prof sample's frames as one line: function names, innermost first, at most 5. */
-static void sample_site(const struct prof *p, uint32_t si, char *out, size_t n)
+size_t growth_steps_from_prof(const struct prof *p, struct growth_step *out, size_t max)
 {
-    const struct prof_sample *smp = &p->sample[si];
-    size_t len = 0;
-    int frames = 0;
-    out[0] = 0;
-    for (uint32_t k = 0; k < smp->nloc && frames < 5 && len + 1 < n; k++) {
-        const struct prof_location *l = &p->location[p->locpool[smp->loc_off + k] - 1];
-        if (l->nline == 0) {
-            len += (size_t)snprintf(out + len, n - len, "%s0x%llx", frames ? " < " : "",
-                                    (unsigned long long)l->address);
-            frames++;
-        }
-        for (uint32_t j = 0; j < l->nline && len + 1 < n && frames < 5; j++) {
-            const struct prof_line *ln = &p->linepool[l->line_off + j];
-            const struct prof_function *f = &p->function[ln->function_id - 1];
-            len += (size_t)snprintf(out + len, n - len, "%s%s", frames ? " < " : "",
-                                    p->str[f->name]);
-            frames++;
-        }
+    char buf[1024];
+    size_t n = 0;
+    for (size_t i = 0; i < p->ncomment && n < max; i++) {
+        const char *c = verdict_comment(p, i, "step", buf, sizeof(buf));
+        double idx, e, v, from, to;
+        if (!c || verdict_num(c, "sample", &idx) || verdict_num(c, "bytes", &e) ||
+            verdict_num(c, "var", &v) || verdict_num(c, "from_s", &from) ||
+            verdict_num(c, "to_s", &to) || v < 0 || idx < 0 || idx >= (double)p->nsample ||
+            idx != floor(idx))
+            continue;
+        out[n++] = (struct growth_step){(uint32_t)idx, {e, v}, from, to};
     }
-    if (len >= n)
-        out[n - 1] = 0;
-}
-
-void growth_print_leaks(FILE *f, const struct prof *p)
-{
-    size_t cap = p->ncomment + 1;
-    struct growth_leak *lk = xmalloc(cap * sizeof(*lk));
-    size_t n = growth_leaks_from_prof(p, lk, cap);
-    fprintf(f, "leaks by growth (in-use still growing over the session's recent half; slope with "
-               "its 95 %% interval; docs/VERDICTS.md):\n");
-    for (size_t i = 0; i < n; i++) {
-        char e[32], lo[32], hi[32], site[512];
-        fmt_bytes(e, sizeof(e), lk[i].slope_bytes_per_s.est);
-        fmt_bytes(lo, sizeof(lo), est_sym_lo(lk[i].slope_bytes_per_s));
-        fmt_bytes(hi, sizeof(hi), est_sym_hi(lk[i].slope_bytes_per_s));
-        sample_site(p, lk[i].sample, site, sizeof(site));
-        fprintf(f, "  +%s/s [%s/s, %s/s] since %.3f s  %s\n", e, lo, hi, lk[i].since_s, site);
-    }
-    if (n == 0)
-        fprintf(f, "  (none)\n");
-    free(lk);
+    return n;
 }
 
 int growth_peak_interval(const struct prof *p, struct growth_peak *pk, double *lo, double *hi,

@@ -1,7 +1,8 @@
 /*
- * The seam to the growth verdicts (the honest peak, leaks by growth): what a profile drain wrote
- * holds of them. This build has no growth analysis yet (growth_none.c says so); the JSON writer,
- * `drain check`'s peak and growth budgets call only these.
+ * The seam to the growth verdicts (the honest peak, leaks by growth, steps): what a profile drain
+ * wrote holds of them (verdict/growth.c makes and stores them). Every view reads them here:
+ * --leaks, the heap's verdict, the JSON writer, the timeline, `drain check`'s peak and growth
+ * budgets, merge and the fleet.
  */
 #ifndef DRAIN_GROWTH_H
 #define DRAIN_GROWTH_H
@@ -24,12 +25,20 @@ struct growth_leak {
     struct est slope_bytes_per_s;
     double since_s;
 };
-/* From a profile drain wrote (the peak and leaks it stored in it); 0 when it holds none. */
+/* Growth over the session's recent half that is not sustained (docs/VERDICTS.md "Leaks by
+ * growth"): one batch, then flat. Not a leak. */
+struct growth_step {
+    uint32_t sample;    /* as growth_leak's */
+    struct est bytes;   /* the site's in-use change over the recent half */
+    double from_s, to_s; /* the bins it grew in (seconds from the first record) */
+};
+/* From a profile drain wrote (the peak, leaks and steps it stored in it); 0 when it holds none. */
 int growth_peak_from_prof(const struct prof *p, struct growth_peak *out);
 /* The same with the peak's 95 % interval as every view gives it: its upper end widened by what
  * the refused samples may hold, *marked when it is a lower bound (docs/VERDICTS.md "Marks"). */
 int growth_peak_interval(const struct prof *p, struct growth_peak *pk, double *lo, double *hi,
                          int *marked);
 size_t growth_leaks_from_prof(const struct prof *p, struct growth_leak *out, size_t max);
+size_t growth_steps_from_prof(const struct prof *p, struct growth_step *out, size_t max);
 
 #endif

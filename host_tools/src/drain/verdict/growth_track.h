@@ -14,22 +14,27 @@ struct session;
 
 #define GR_BINS 32             /* time bins per site (their width doubles as the session grows) */
 #define GR_MAX_SITES 65536u    /* sites followed; later ones are counted (growth_unfollowed) */
-#define GR_Z_LEAK 3.2905267314919 /* a leak: growth over the recent half at one-sided 0.0005 */
+#define GR_Z_LEAK 3.2905267314919 /* growth over the recent half at one-sided 0.0005 */
+#define GR_Z_PART 1.6448536269515 /* sustained: growth outside every run of bins that holds a
+                                  * third of the recent half, one-sided 0.05 */
 #define GR_PEAK_SAMPLES 10     /* sampled blocks at the chosen moments that place the peak */
 #define GROWTH_COMMENT "msamp-verdict " /* the comments' prefix (docs/VERDICTS.md) */
 
 /* Feeds the session's growth tracker from now on (its hook); freed with the session. */
 void growth_attach(struct session *s);
-/* The session's peak (0: none, or no tracker) and leaks (*out: malloc'd, the caller frees),
- * site_sample mapping a site index to its sample in the profile (UINT32_MAX: none). */
+/* The session's peak (0: none, or no tracker), and its leaks (returned, in *out) and steps (*nsteps
+ * in *steps): malloc'd, the caller frees; site_sample maps a site index to its sample in the
+ * profile (UINT32_MAX: none). */
 int growth_peak_of(const struct session *s, struct growth_peak *out);
 size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
-                       struct growth_leak **out);
+                       struct growth_leak **out, struct growth_step **steps, size_t *nsteps);
 /* Sites beyond GR_MAX_SITES, not followed for growth. */
 uint64_t growth_unfollowed(const struct session *s);
 /* Appends the verdicts to p's comments (pk NULL: no peak). */
 void growth_write(struct prof *p, const struct growth_peak *pk, const struct growth_leak *lk,
                   size_t n);
+/* Appends the steps to p's comments. */
+void growth_write_steps(struct prof *p, const struct growth_step *st, size_t n);
 /* growth_peak_of and growth_leaks_of of s, written into p. */
 void growth_store(const struct session *s, struct prof *p, const uint32_t *site_sample);
 /* The verdict comments' parts (the marks' too, verdict/marks.c): comment i of p as a C string in
@@ -39,8 +44,7 @@ void growth_store(const struct session *s, struct prof *p, const uint32_t *site_
 const char *verdict_comment(const struct prof *p, size_t i, const char *kind, char *buf, size_t n);
 const char *verdict_field(const char *c, const char *key, char *out, size_t n, int rest);
 int verdict_num(const char *c, const char *key, double *v);
-/* --leaks and --top's peak line, from a profile's stored verdicts. */
-void growth_print_leaks(FILE *f, const struct prof *p);
+/* --top's peak line, from a profile's stored verdict. */
 void growth_print_peak(FILE *f, const struct prof *p);
 /* The peak's line ("peak in use: EST bytes [LO, HI] (95 %) at T s; ...", or "peak in use: not
  * placed, [LO, HI] bytes (95 %); ..."), as --top and the summary print it: 0 when p holds no

@@ -40,6 +40,50 @@ static int by_task(const void *a, const void *b)
     return strcmp((*(const struct vsite *const *)a)->task, (*(const struct vsite *const *)b)->task);
 }
 
+void json_est_sym(FILE *f, struct est e)
+{
+    fputs("{\"est\": ", f);
+    json_num(f, e.est);
+    fputs(", \"lo\": ", f);
+    json_num(f, est_sym_lo(e));
+    fputs(", \"hi\": ", f);
+    json_num(f, est_sym_hi(e));
+    fputc('}', f);
+}
+
+/* The i-th entry of a list of growth verdicts: {"stack": [...], "task": ...} of the site of
+ * profile sample sample, then (name not NULL) "name": e and the times t[] under tname[]. */
+static void write_grown(FILE *f, const struct vprof *v, uint32_t sample, size_t i,
+                        const char *name, struct est e, const char *const *tname, const double *t,
+                        int nt)
+{
+    const struct vsite *s = &v->site[v->site_of[sample]];
+    fputs(i ? ",\n    {\"stack\": " : "\n    {\"stack\": ", f);
+    json_stack(f, v, s);
+    fputs(", \"task\": ", f);
+    json_str(f, s->task);
+    if (name) {
+        fprintf(f, ", \"%s\": ", name);
+        json_est_sym(f, e);
+    }
+    for (int k = 0; k < nt; k++) {
+        fprintf(f, ", \"%s\": ", tname[k]);
+        json_num(f, t[k]);
+    }
+    fputc('}', f);
+}
+
+void json_leak_sites(FILE *f, const struct vprof *v)
+{
+    struct growth_leak *lk = xmalloc(JSON_MAX_LEAKS * sizeof(*lk));
+    size_t nl = growth_leaks_from_prof(v->p, lk, JSON_MAX_LEAKS);
+    fputc('[', f);
+    for (size_t i = 0; i < nl; i++)
+        write_grown(f, v, lk[i].sample, i, NULL, lk[i].slope_bytes_per_s, NULL, NULL, 0);
+    fputc(']', f);
+    free(lk);
+}
+
 static void write_session(FILE *f, const struct json_session *js, const struct vprof *v)
 {
     fputs("{\"session\": ", f);
@@ -130,29 +174,21 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
     fputs(",\n  \"leaks\": [", f);
     struct growth_leak *lk = xmalloc(JSON_MAX_LEAKS * sizeof(*lk));
     size_t nl = growth_leaks_from_prof(js->p, lk, JSON_MAX_LEAKS);
-    size_t shown = 0;
-    for (size_t i = 0; i < nl && i < JSON_MAX_LEAKS; i++) {
-        if (lk[i].sample >= js->p->nsample)
-            continue;
-        const struct vsite *s = &v->site[v->site_of[lk[i].sample]];
-        fputs(shown++ ? ",\n    {\"stack\": " : "\n    {\"stack\": ", f);
-        json_stack(f, v, s);
-        fputs(", \"task\": ", f);
-        json_str(f, s->task);
-        fputs(", \"growth_bytes_per_s\": {\"est\": ", f);
-        json_num(f, lk[i].slope_bytes_per_s.est);
-        fputs(", \"lo\": ", f);
-        json_num(f, est_sym_lo(lk[i].slope_bytes_per_s));
-        fputs(", \"hi\": ", f);
-        json_num(f, est_sym_hi(lk[i].slope_bytes_per_s));
-        fputs("}, \"since_s\": ", f);
-        json_num(f, lk[i].since_s);
-        fputc('}', f);
-    }
+    static const char *const since[] = {"since_s"}, *const from_to[] = {"from_s", "to_s"};
+    for (size_t i = 0; i < nl; i++)
+        write_grown(f, v, lk[i].sample, i, "growth_bytes_per_s", lk[i].slope_bytes_per_s, since,
+                    &lk[i].since_s, 1);
     free(lk);
+    fputs("],\n  \"steps\": [", f);
+    struct growth_step *st = xmalloc(JSON_MAX_LEAKS * sizeof(*st));
+    size_t ns = growth_steps_from_prof(js->p, st, JSON_MAX_LEAKS);
+    for (size_t i = 0; i < ns; i++)
+        write_grown(f, v, st[i].sample, i, "bytes", st[i].bytes, from_to,
+                    (const double[]){st[i].from_s, st[i].to_s}, 2);
+    free(st);
     fputc(']', f);
     if (js->extra)
-        js->extra(f, js->ctx, js->p);
+        js->extra(f, js->ctx, js->p, v);
     fputc('}', f);
 }
 

@@ -1,10 +1,23 @@
-/* Heap health in --top (docs/HEALTH.md): the allocator's latest figures, the headroom, the verdict
- * in plain words with its evidence, each failure explained. The model and the verdict are
- * model/heap.c's. */
+/* Heap health in --top and --json (docs/HEALTH.md): the allocator's latest figures, the headroom,
+ * the verdict in plain words with its evidence, each failure explained. The model and the verdict
+ * are model/heap.c's. */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "heap.h"
 #include "report.h"
+#include "util.h"
+#include "verdict/growth.h"
+#include "verdict/json_out.h"
+#include "verdict/vprof.h"
+
+/* The leaks by growth the profile p stores (*lk: malloc'd, the caller frees), as --leaks and
+ * --json read them: the heap's leaks are theirs (docs/HEALTH.md). */
+static size_t stored_leaks(const struct prof *p, struct growth_leak **lk)
+{
+    *lk = xmalloc((p->ncomment + 1) * sizeof(**lk));
+    return growth_leaks_from_prof(p, *lk, p->ncomment + 1);
+}
 
 void health_top(FILE *f, const struct session *s, const struct built *b)
 {
@@ -18,27 +31,33 @@ void health_top(FILE *f, const struct session *s, const struct built *b)
     fputc('\n', f);
     if (e->valid & MSAMP_WIRE_HEAP_MIN_SEEN)
         fprintf(f, "  (min_free: the fewest the device saw at its polls; the allocator keeps none)\n");
+    struct growth_leak *lk;
+    size_t nlk = stored_leaks(&b->prof, &lk);
     struct heap_verdict v;
-    heap_verdict(s, &v);
+    heap_verdict(s, nlk > 0, &v);
     char site[1024];
-    if ((e->valid & (MSAMP_WIRE_HEAP_MIN_FREE | MSAMP_WIRE_HEAP_MIN_SEEN)) &&
-        (e->valid & MSAMP_WIRE_HEAP_TOTAL) && e->total)
+    uint64_t low, total;
+    if (heap_headroom(s, &low, &total))
         fprintf(f, "  headroom: at its lowest %llu B free (%.1f %% of %llu B)\n",
-                (unsigned long long)e->min_free, 100.0 * (double)e->min_free / (double)e->total,
-                (unsigned long long)e->total);
+                (unsigned long long)low, 100.0 * (double)low / (double)total,
+                (unsigned long long)total);
+    else if (h->total_varies)
+        fprintf(f, "  headroom: unknown (the allocator's total changed over the session: the heap "
+                   "grows, up to a limit its figures do not tell)\n");
     fprintf(f, "  verdict: %s", heap_verdict_word(&v));
-    if (!v.known)
-        fprintf(f, " (fewer than two HEAP records with the free bytes)");
+    if (!v.known && !v.leak)
+        fprintf(f, " (%s)", s->ts_known && s->tick_hz
+                                ? "fewer than two HEAP records with the free bytes"
+                                : "no device time: leaks by growth not judged");
     fputc('\n', f);
-    if (v.known)
-        fprintf(f, "    trend over the later half (%.3g s): allocator's use %+.0f B, sampled in-use "
-                   "%+.0f B\n",
-                v.window_s, v.used_growth, v.sampled_growth);
-    if (v.leak)
-        for (size_t i = 0; i < v.ngrow; i++) {
-            report_site_name(b, v.grow_site[i], site, sizeof(site));
-            fprintf(f, "    leak: grew %+.0f B  %s\n", v.grow_b[i], site);
-        }
+    if (v.window_s > 0)
+        fprintf(f, "    trend over the later half (%.3g s): allocator's use (%s) %+.0f B, sampled "
+                   "in-use %+.0f B\n",
+                v.window_s, v.use_total ? "total - free" : "- free", v.used_growth,
+                v.sampled_growth);
+    for (size_t i = 0; i < nlk; i++)
+        leaks_line(f, &b->prof, &lk[i], "    leak: ");
+    free(lk);
     if (v.frag) {
         fprintf(f, "    fragmentation: %.0f %% of the free bytes outside the largest block at the "
                    "end (%.0f %% at the start)",
@@ -53,7 +72,8 @@ void health_top(FILE *f, const struct session *s, const struct built *b)
         }
     }
     if (!v.leak && !v.frag && v.known)
-        fprintf(f, "    healthy: no growth the samples share, the free bytes mostly in one block\n");
+        fprintf(f,
+                "    healthy: no leak by growth (--leaks), the free bytes mostly in one block\n");
     for (size_t i = 0; i < h->nfails; i++) {
         if (i == 4 && h->nfails > 5) { /* the first four and the last */
             fprintf(f, "  ... %zu more failures explained alike in --json\n", h->nfails - 5);
@@ -74,6 +94,61 @@ void health_top(FILE *f, const struct session *s, const struct built *b)
             fprintf(f, "  --peak takes the peak of drain's running estimate (its model is "
                        "complete), not the device's low-watermark snapshot\n");
     }
+}
+
+void heap_json_write(FILE *f, const struct session *s, const struct vprof *vp)
+{
+    const struct heap_model *h = s->heap;
+    if (!h || h->records == 0) {
+        fputs("\"heap\":null", f);
+        return;
+    }
+    const struct heap_point *e = &h->last;
+    fprintf(f, "\"heap\":{\"records\":%llu", (unsigned long long)h->records);
+    heap_put_figures(f, e, 1);
+    fprintf(f, ",\"min_free_seen_by_device\":%s",
+            e->valid & MSAMP_WIRE_HEAP_MIN_SEEN ? "true" : "false");
+    struct growth_leak *lk;
+    size_t nlk = stored_leaks(vp->p, &lk);
+    free(lk);
+    struct heap_verdict v;
+    heap_verdict(s, nlk > 0, &v);
+    uint64_t low, total;
+    int room = heap_headroom(s, &low, &total);
+    fprintf(f, ",\"verdict\":\"%s\",\"used_growth\":%.0f,\"used_is_total_less_free\":%s,"
+               "\"sampled_growth\":%.0f,\"headroom\":",
+            heap_verdict_word(&v), v.used_growth, v.use_total ? "true" : "false",
+            v.sampled_growth);
+    if (room)
+        fprintf(f, "%.6f", (double)low / (double)total);
+    else
+        fputs("null", f);
+    fputs(",\"leaks\":", f);
+    json_leak_sites(f, vp);
+    fputs(",\"long_lived_stacks\":[", f);
+    for (size_t i = 0; i < v.nheld; i++)
+        fprintf(f, "%s{\"stack_id\":%llu,\"bytes\":%.0f}", i ? "," : "",
+                (unsigned long long)s->sites[v.held_site[i]].stack_id, v.held_b[i]);
+    fputs("],\"failures\":[", f);
+    for (size_t i = 0; i < h->nfails; i++) {
+        char text[256];
+        heap_fail_text(&h->fails[i], text, sizeof(text));
+        fprintf(f, "%s{\"size\":%llu,\"free\":%llu,\"largest_free\":%llu,\"why\":\"%s\"}",
+                i ? "," : "", (unsigned long long)h->fails[i].size,
+                (unsigned long long)h->fails[i].at.free,
+                (unsigned long long)h->fails[i].at.largest, text);
+    }
+    fputs("],\"series\":[", f);
+    for (size_t i = 0; i < h->n; i++) {
+        const struct heap_point *p = &h->pts[i];
+        double t = session_time_s(s, p->ts, p->ts_known);
+        fprintf(f, "%s{\"t\":%.6f,\"reason\":%u,\"free\":%llu,\"min_free\":%llu,"
+                   "\"largest_free\":%llu,\"free_blocks\":%llu,\"inuse_sampled\":%.0f}",
+                i ? "," : "", t, p->reason, (unsigned long long)p->free,
+                (unsigned long long)p->min_free, (unsigned long long)p->largest,
+                (unsigned long long)p->blocks, p->inuse_b);
+    }
+    fputs("]}", f);
 }
 
 double health_timeline_ymax(const struct session *s)

@@ -42,6 +42,15 @@ static size_t site_frames(const struct prof *p, uint64_t loc_id, int first, char
 
 static void site_text(const struct built *b, const struct prof_sample *s, char *site, size_t n);
 
+void report_frames(const struct prof *p, const uint64_t *locs, uint32_t nloc, char *out, size_t n)
+{
+    size_t len = 0;
+    int frames = 0;
+    out[0] = 0;
+    for (uint32_t k = 0; k < nloc && frames < 5 && len < n - 1; k++)
+        len = site_frames(p, locs[k], k == 0, out, n, len, &frames);
+}
+
 static const struct built *sort_b;
 static int sort_v;
 
@@ -69,11 +78,7 @@ static const char *sample_task(const struct prof *strs, const struct prof *p,
 /* A site's frames as one line (at most 5 frames), from its agg sample. */
 static void site_text(const struct built *b, const struct prof_sample *s, char *site, size_t n)
 {
-    size_t len = 0;
-    int frames = 0;
-    site[0] = 0;
-    for (uint32_t k = 0; k < s->nloc && frames < 5 && len < n - 1; k++)
-        len = site_frames(&b->prof, b->agg.locpool[s->loc_off + k], k == 0, site, n, len, &frames);
+    report_frames(&b->prof, b->agg.locpool + s->loc_off, s->nloc, site, n);
 }
 
 /* tasks: the session has tasks (an RTOS device): a task column after the samples. marked: every
@@ -286,7 +291,7 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
     growth_print_peak(f, &b->prof);
     snprintf(title, sizeof(title), "top %zu sites by in-use bytes%s:", n,
              s->dump ? " (in use when the dump was taken)"
-             : final ? " (live at end: suspected leaks)" : "");
+             : final ? " (live at the end)" : "");
     int tasks = s->task_samples != 0;
     struct prof_marks m; /* the profile's, as --json, check and the peak line read them */
     marks_from_prof(&b->prof, &m);
@@ -316,11 +321,7 @@ void report_site_name(const struct built *b, uint32_t site, char *out, size_t n)
     snprintf(out, n, "(site %u)", site);
     for (size_t i = 0; i < b->nfails; i++) /* a site of failures alone */
         if (b->fails[i].site == site) {
-            size_t len = 0;
-            int frames = 0;
-            out[0] = 0;
-            for (uint32_t k = 0; k < b->fails[i].nloc && frames < 5 && len < n - 1; k++)
-                len = site_frames(&b->prof, b->fails[i].locs[k], k == 0, out, n, len, &frames);
+            report_frames(&b->prof, b->fails[i].locs, b->fails[i].nloc, out, n);
             return;
         }
 }

@@ -136,11 +136,11 @@ static int write_flame(const struct view_run *r, char *why, size_t whylen)
 
 /* The session's "heap" member (docs/HEALTH.md): the allocator's figures, their series and the
  * verdict, from the HEAP records (null when there were none). */
-static void json_heap(FILE *f, const void *ctx, const struct prof *p)
+static void json_heap(FILE *f, const void *ctx, const struct prof *p, const struct vprof *v)
 {
     (void)p;
     fputs(", ", f);
-    heap_json_write(f, ctx);
+    heap_json_write(f, ctx, v);
 }
 
 /* A tasks[] entry's peak, budget and budget events (model/task_use.c). */

@@ -1,0 +1,61 @@
+/* --leaks (docs/DRAIN.md "Reports", docs/VERDICTS.md "Leaks by growth"): the leaks by growth and
+ * the steps a profile stores, in text; the heap's verdict (views/health.c) names its leaks with the
+ * same line. The verdicts are verdict/growth.c's. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "report.h"
+#include "util.h"
+#include "verdict/est.h"
+#include "verdict/growth.h"
+
+/* Sample si of p's frames, as --top names a site. */
+static void sample_text(const struct prof *p, uint32_t si, char *out, size_t n)
+{
+    const struct prof_sample *smp = &p->sample[si];
+    report_frames(p, p->locpool + smp->loc_off, smp->nloc, out, n);
+}
+
+/* "+E [LO, HI]" of e (95 %), each with unit u ("/s" for a rate, "" for bytes). */
+static void est_text(struct est e, const char *u, char *out, size_t n)
+{
+    char a[32], lo[32], hi[32];
+    fmt_bytes(a, sizeof(a), e.est);
+    fmt_bytes(lo, sizeof(lo), est_sym_lo(e));
+    fmt_bytes(hi, sizeof(hi), est_sym_hi(e));
+    snprintf(out, n, "%s%s%s [%s%s, %s%s]", e.est >= 0 ? "+" : "", a, u, lo, u, hi, u);
+}
+
+void leaks_line(FILE *f, const struct prof *p, const struct growth_leak *lk, const char *lead)
+{
+    char e[128], site[512];
+    est_text(lk->slope_bytes_per_s, "/s", e, sizeof(e));
+    sample_text(p, lk->sample, site, sizeof(site));
+    fprintf(f, "%s%s since %.3f s  %s\n", lead, e, lk->since_s, site);
+}
+
+void growth_print_leaks(FILE *f, const struct prof *p)
+{
+    size_t cap = p->ncomment + 1;
+    struct growth_leak *lk = xmalloc(cap * sizeof(*lk));
+    size_t n = growth_leaks_from_prof(p, lk, cap);
+    fprintf(f, "leaks by growth (in-use still growing through the session's recent half, not in "
+               "one batch; slope with its 95 %% interval; docs/VERDICTS.md):\n");
+    for (size_t i = 0; i < n; i++)
+        leaks_line(f, p, &lk[i], "  ");
+    if (n == 0)
+        fprintf(f, "  (none)\n");
+    free(lk);
+    struct growth_step *st = xmalloc(cap * sizeof(*st));
+    n = growth_steps_from_prof(p, st, cap);
+    if (n)
+        fprintf(f, "steps, not leaks (in-use grew over the recent half in one part of it: one "
+                   "batch, then flat; bytes with their 95 %% interval, when):\n");
+    for (size_t i = 0; i < n; i++) {
+        char e[128], site[512];
+        est_text(st[i].bytes, "", e, sizeof(e));
+        sample_text(p, st[i].sample, site, sizeof(site));
+        fprintf(f, "  step %s at %.3f..%.3f s  %s\n", e, st[i].from_s, st[i].to_s, site);
+    }
+    free(st);
+}
