@@ -95,17 +95,21 @@ test-analysis-board: ## The same checks on the board under QEMU (one firmware ru
 
 # One truth, said once (docs/VERDICTS.md "One verdict model"): every view of a stream names the
 # JSON's leaks, peak, low watermark, heap verdict and sites; on growth_app (two seeds, the default
-# interval and 16 KiB) and on the demo firmware under QEMU (BOARD). tests/analysis/consistency.py.
+# interval and 16 KiB; with its one-time pool, a step), on verdict_app's TLS-like bursts (a peak not
+# placed) and on the demo firmware under QEMU (BOARD). tests/analysis/consistency.py.
 TESTS += analysis-consistency
-test-analysis-consistency: host_tools/drain $(ANALYSIS_T)/growth_app ## Every view (--top, --leaks, --json, timeline, CSV, flame, folded, check, diff) names the JSON's leaks, peak, low watermark, heap verdict and sites: growth_app and the demo firmware under QEMU; every drain --help view is in the test
+test-analysis-consistency: host_tools/drain $(ANALYSIS_T)/growth_app $(BUILD)/drain/verdict_app ## Every view (--top, --leaks, --json, timeline, CSV, flame, folded, check, diff) names the JSON's leaks, peak, low watermark, heap verdict and sites: growth_app and the demo firmware under QEMU; every drain --help view is in the test
 	@tests/need.sh python3 $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU))
 	@$(MAKE) --no-print-directory -s $(firstword $(GROWTH_FW))
 	@set -e; w=$(ANALYSIS_T)/consistency; rm -rf $$w; mkdir -p $$w/hosted; \
 	for iv in 524288 16384; do for seed in 1 2; do \
 	  MSAMP_OUTPUT=$$w/hosted/i$$iv-s$$seed.bin MSAMP_INTERVAL=$$iv MSAMP_SEED=$$seed $(ANALYSIS_T)/growth_app; \
 	done; done; \
+	GROWTH_POOL=1 MSAMP_OUTPUT=$$w/hosted/pool-s3.bin MSAMP_INTERVAL=65536 MSAMP_SEED=3 $(ANALYSIS_T)/growth_app; \
+	mkdir -p $$w/tls; MSAMP_OUTPUT=$$w/tls/tls-s1.bin MSAMP_SEED=1 VERDICT_TLS=1 $(BUILD)/drain/verdict_app $$w/tls/truth; \
 	$(BOARD_ENV) boards/examples/demo/run_demo.sh $(firstword $(GROWTH_FW)) uart $$w/board $$w/board/demo.pb.gz >$$w/board.log 2>&1 || \
 	  { cat $$w/board.log; exit 1; }; \
 	DRAIN=host_tools/drain tests/analysis/t_consistency.sh $$w/out \
 	  $$(for f in $$w/hosted/*.bin; do echo $$f:$(ANALYSIS_T)/growth_app; done) \
+	  $$w/tls/tls-s1.bin:$(BUILD)/drain/verdict_app \
 	  $$w/board/stream.bin:$(firstword $(GROWTH_FW))

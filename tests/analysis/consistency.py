@@ -179,6 +179,14 @@ def check_leaks(d, top, sess, check):
         return
     expect(sorted(tleaks) == sorted(jleaks), "--leaks names the JSON's leaks %s" % sorted(jleaks),
            "--leaks %s" % sorted(tleaks))
+    # Steps (one batch, then flat: not leaks) as --leaks lists them after the leaks.
+    jsteps = sorted(x["stack"][0] for x in sess.get("steps") or [])
+    m = re.search(r"^steps, not leaks.*?\n((?:  .*\n?)*)", top, re.M)
+    tsteps = sorted(innermost(re.split(r" s  ", l, maxsplit=1)[1])
+                    for l in (m.group(1).splitlines() if m else []) if " s  " in l)
+    expect(tsteps == jsteps, "--leaks' steps are the JSON's steps %s" % jsteps,
+           "--leaks %s" % tsteps)
+    expect(not set(jsteps) & set(jleaks), "no site is both a leak and a step")
     heap = heap_section(top)
     jheap = sess.get("heap")
     if heap and jheap:
