@@ -110,6 +110,6 @@ test-analysis-consistency: host_tools/drain $(ANALYSIS_T)/growth_app $(BUILD)/dr
 	$(BOARD_ENV) boards/examples/demo/run_demo.sh $(firstword $(GROWTH_FW)) uart $$w/board $$w/board/demo.pb.gz >$$w/board.log 2>&1 || \
 	  { cat $$w/board.log; exit 1; }; \
 	DRAIN=host_tools/drain tests/analysis/t_consistency.sh $$w/out \
-	  $$(for f in $$w/hosted/*.bin; do echo $$f:$(ANALYSIS_T)/growth_app; done) \
-	  $$w/tls/tls-s1.bin:$(BUILD)/drain/verdict_app \
-	  $$w/board/stream.bin:$(firstword $(GROWTH_FW))
+	  $$(for f in $$w/hosted/*.bin; do echo $$f:$(ANALYSIS_T)/growth_app:leak_record; done) \
+	  $$w/tls/tls-s1.bin:$(BUILD)/drain/verdict_app: \
+	  $$w/board/stream.bin:$(firstword $(GROWTH_FW)):leak_record

@@ -17,6 +17,7 @@ Prints "ok: ..." / "FAIL: ..." lines; exits 1 when any fails.
 import html
 import json
 import math
+import os
 import re
 import sys
 
@@ -189,6 +190,10 @@ def check_leaks(d, top, sess, check):
     expect(not set(jsteps) & set(jleaks), "no site is both a leak and a step")
     heap = heap_section(top)
     jheap = sess.get("heap")
+    want = os.environ.get("EXPECT_LEAKS")
+    if want is not None and jheap and jheap.get("verdict") not in (None, "unknown"):
+        expect(sorted(jleaks) == sorted(want.split()), "with the allocator's figures, the leaks "
+               "are the program's own: %s" % want, "JSON leaks %s" % sorted(jleaks))
     if heap and jheap:
         vm = re.search(r"^  verdict: (.*)$", heap, re.M)
         word = vm.group(1).split(" (")[0] if vm else None

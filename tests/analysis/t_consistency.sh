@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Usage: tests/analysis/t_consistency.sh OUTDIR STREAM:ELF...   (environment: DRAIN)
+# Usage: tests/analysis/t_consistency.sh OUTDIR STREAM:ELF[:LEAKS]...   (environment: DRAIN)
+# LEAKS (comma-separated innermost functions, or empty for none): where the allocator's figures
+# give a heap verdict, the leaks must be these (the program's own truth); unset: agreement only.
 # One truth, said once (docs/VERDICTS.md "One verdict model"): for each stream (with the ELF that
 # symbolizes it), drain writes every view of it (--top, --leaks, --json, the timeline and its CSV,
 # the flame graph, folded stacks, the peak profile, lifetimes, the profile), drain check judges the
@@ -17,6 +19,8 @@ mkdir -p "$out"
 python3 "$here/consistency.py" --views "$out/help.txt" || nfail=$((nfail + 1))
 for pair in "$@"; do
   stream=${pair%%:*} elf=${pair#*:}
+  unset EXPECT_LEAKS
+  case "$elf" in *:*) EXPECT_LEAKS=$(tr ',' ' ' <<<"${elf#*:}"); export EXPECT_LEAKS; elf=${elf%%:*} ;; esac
   d=$out/$(basename "$(dirname "$stream")")-$(basename "$stream" .bin)
   rm -rf "$d" && mkdir -p "$d"
   echo "== $stream ($elf)"

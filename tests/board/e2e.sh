@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Usage: tests/board/e2e.sh MODE TRANSPORT DIR   (environment: BOARD_QEMU, BOARD_QEMU_TIMEOUT, DRAIN)
 # End-to-end board tests of the demo firmware built in DIR/TRANSPORT/ (demo.elf, demo-stall.elf):
-#   full   run, drain, check symbols, accuracy, leak, interrupt attribution and drop counters
+#   full   run, drain, check symbols, accuracy, leak, interrupt attribution and drop counters; then
+#          every view of the stream against its JSON (tests/analysis/t_consistency.sh)
 #   stall  the firmware stops handing bytes to the transport for 2000 iterations: it must finish
 #          anyway, its ring must overflow, and drain must report exactly the drops it counted
 #   late   drain joins the stream late (from 55% of its bytes, mid-frame): the in-use profile it
@@ -27,7 +28,11 @@ out=$dir/$transport/test-$mode
 [ "$mode" = tcp-late ] && exec "$here/tcp_late.sh" "$elf" "$out"
 boards/examples/demo/run_demo.sh "$elf" "$transport" "$out" "$out/demo.pb.gz" 8 || exit 1
 case "$mode" in
-  full) exec "$here/check_demo.sh" "$out/demo.pb.gz" "$out/console.txt" ;;
+  full) "$here/check_demo.sh" "$out/demo.pb.gz" "$out/console.txt" || exit 1
+        # One truth (docs/VERDICTS.md "One verdict model"): every view of the board's stream
+        # names the JSON's leaks, peak, low watermark, verdict and sites; with the allocator's
+        # figures the leaks are the demo's own, leak_record alone.
+        DRAIN=$drain exec "$here/../analysis/t_consistency.sh" "$out/consistency" "$out/stream.bin:$elf:leak_record" ;;
   stall) exec "$here/check_demo.sh" "$out/demo.pb.gz" "$out/console.txt" symbols leak isr drops-nonzero ;;
   scale) exec "$here/check_demo.sh" "$out/demo.pb.gz" "$out/console.txt" adapt accuracy leak drops ;;
   verdict) exec "$here/verdict.sh" "$elf" "$out" ;;
