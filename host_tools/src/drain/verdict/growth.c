@@ -1,7 +1,8 @@
 /*
  * The growth verdicts (docs/VERDICTS.md "Leaks by growth", "The peak"): fed at every change of a
  * live entry's weight (the session's hook), kept in bounded memory, stored in the profile drain
- * writes as comments ("msamp-verdict ..."), read back by growth.h's seam.
+ * writes as comments (growth_store; their codec is vcomment.c, their text views/leaks.c), read back
+ * by growth.h's seam.
  *
  * Leaks. Per site, GR_BINS time bins (their width doubles, merging pairs, as the session outgrows
  * them, as the timeline does) hold the changes of the site's in-use estimate (sum of s * dw), and
@@ -485,39 +486,6 @@ uint64_t growth_unfollowed(const struct session *s)
     return g ? g->unfollowed : 0;
 }
 
-/* The comments: "msamp-verdict peak|est=E|var=V|at_s=T|known=K|method=M|note=N" and
- * "msamp-verdict leak|sample=I|slope=E|var=V|since_s=T" (docs/VERDICTS.md). */
-void growth_write(struct prof *p, const struct growth_peak *pk, const struct growth_leak *lk,
-                  size_t n)
-{
-    char line[512];
-    if (pk) {
-        snprintf(line, sizeof(line),
-                 "%speak|est=%.17g|var=%.17g|at_s=%.9g|known=%d|method=%s|note=%s",
-                 GROWTH_COMMENT, pk->inuse_bytes.est, pk->inuse_bytes.var, pk->at_s, pk->known,
-                 pk->method, pk->note);
-        prof_comment(p, line);
-    }
-    for (size_t i = 0; i < n; i++) {
-        snprintf(line, sizeof(line), "%sleak|sample=%u|slope=%.17g|var=%.17g|since_s=%.9g",
-                 GROWTH_COMMENT, lk[i].sample, lk[i].slope_bytes_per_s.est,
-                 lk[i].slope_bytes_per_s.var, lk[i].since_s);
-        prof_comment(p, line);
-    }
-}
-
-/* "msamp-verdict step|sample=I|bytes=E|var=V|from_s=A|to_s=B" (docs/VERDICTS.md). */
-void growth_write_steps(struct prof *p, const struct growth_step *st, size_t n)
-{
-    char line[512];
-    for (size_t i = 0; i < n; i++) {
-        snprintf(line, sizeof(line), "%sstep|sample=%u|bytes=%.17g|var=%.17g|from_s=%.9g|to_s=%.9g",
-                 GROWTH_COMMENT, st[i].sample, st[i].bytes.est, st[i].bytes.var, st[i].from_s,
-                 st[i].to_s);
-        prof_comment(p, line);
-    }
-}
-
 void growth_store(const struct session *s, struct prof *p, const uint32_t *site_sample)
 {
     struct growth_peak pk;
@@ -529,152 +497,4 @@ void growth_store(const struct session *s, struct prof *p, const uint32_t *site_
     growth_write_steps(p, st, nst);
     free(lk);
     free(st);
-}
-
-/* The value of "|key=" in the comment c (NULL when absent): up to the next '|' (the note: the
- * rest). */
-const char *verdict_field(const char *c, const char *key, char *out, size_t n, int rest)
-{
-    char pat[32];
-    snprintf(pat, sizeof(pat), "|%s=", key);
-    const char *f = strstr(c, pat);
-    if (!f)
-        return NULL;
-    f += strlen(pat);
-    size_t len = rest ? strlen(f) : strcspn(f, "|");
-    if (len >= n)
-        len = n - 1;
-    memcpy(out, f, len);
-    out[len] = 0;
-    return out;
-}
-
-int verdict_num(const char *c, const char *key, double *v)
-{
-    char buf[64], *end;
-    if (!verdict_field(c, key, buf, sizeof(buf), 0))
-        return -1;
-    *v = strtod(buf, &end);
-    return end != buf && *end == 0 && !isnan(*v) ? 0 : -1;
-}
-
-/* Comment i of p as a C string in buf, or NULL when it is not a verdict of this kind. */
-const char *verdict_comment(const struct prof *p, size_t i, const char *kind, char *buf, size_t n)
-{
-    int64_t c = p->comment[i];
-    if (c < 0 || (size_t)c >= p->nstr)
-        return NULL;
-    size_t len = p->strlen[c];
-    size_t pl = strlen(GROWTH_COMMENT), kl = strlen(kind);
-    if (len >= n || len < pl + kl || memcmp(p->str[c], GROWTH_COMMENT, pl) ||
-        memcmp(p->str[c] + pl, kind, kl) || p->str[c][pl + kl] != '|')
-        return NULL;
-    memcpy(buf, p->str[c], len);
-    buf[len] = 0;
-    if (memchr(buf, 0, len))
-        return NULL;
-    return buf;
-}
-
-int growth_peak_from_prof(const struct prof *p, struct growth_peak *out)
-{
-    memset(out, 0, sizeof(*out));
-    char buf[1024];
-    for (size_t i = 0; i < p->ncomment; i++) {
-        const char *c = verdict_comment(p, i, "peak", buf, sizeof(buf));
-        double e, v, at, kn;
-        if (!c || verdict_num(c, "est", &e) || verdict_num(c, "var", &v) ||
-            verdict_num(c, "at_s", &at) || verdict_num(c, "known", &kn) || v < 0)
-            continue;
-        out->inuse_bytes = (struct est){e, v};
-        out->at_s = at;
-        out->known = kn != 0;
-        if (!verdict_field(c, "method", out->method, sizeof(out->method), 0))
-            out->method[0] = 0;
-        if (!verdict_field(c, "note", out->note, sizeof(out->note), 1))
-            out->note[0] = 0;
-        return 1;
-    }
-    return 0;
-}
-
-size_t growth_leaks_from_prof(const struct prof *p, struct growth_leak *out, size_t max)
-{
-    char buf[1024];
-    size_t n = 0;
-    for (size_t i = 0; i < p->ncomment && n < max; i++) {
-        const char *c = verdict_comment(p, i, "leak", buf, sizeof(buf));
-        double idx, e, v, since;
-        if (!c || verdict_num(c, "sample", &idx) || verdict_num(c, "slope", &e) ||
-            verdict_num(c, "var", &v) || verdict_num(c, "since_s", &since) || v < 0 || idx < 0 ||
-            idx >= (double)p->nsample || idx != floor(idx))
-            continue;
-        out[n++] = (struct growth_leak){(uint32_t)idx, {e, v}, since};
-    }
-    return n;
-}
-
-size_t growth_steps_from_prof(const struct prof *p, struct growth_step *out, size_t max)
-{
-    char buf[1024];
-    size_t n = 0;
-    for (size_t i = 0; i < p->ncomment && n < max; i++) {
-        const char *c = verdict_comment(p, i, "step", buf, sizeof(buf));
-        double idx, e, v, from, to;
-        if (!c || verdict_num(c, "sample", &idx) || verdict_num(c, "bytes", &e) ||
-            verdict_num(c, "var", &v) || verdict_num(c, "from_s", &from) ||
-            verdict_num(c, "to_s", &to) || v < 0 || idx < 0 || idx >= (double)p->nsample ||
-            idx != floor(idx))
-            continue;
-        out[n++] = (struct growth_step){(uint32_t)idx, {e, v}, from, to};
-    }
-    return n;
-}
-
-int growth_peak_interval(const struct prof *p, struct growth_peak *pk, double *lo, double *hi,
-                         int *marked)
-{
-    if (!growth_peak_from_prof(p, pk))
-        return 0;
-    /* Marked (docs/VERDICTS.md "Marks"): a lower bound, its upper end widened by every refused
-     * block (at no time more in use than the tracked estimate and all of them). */
-    struct prof_marks m;
-    marks_from_prof(p, &m);
-    *marked = marks_peak(&m);
-    *lo = est_lo(pk->inuse_bytes);
-    *hi = est_hi(pk->inuse_bytes) + marks_refused_bytes(p, NULL);
-    pk->method[sizeof(pk->method) - 1] = 0;
-    pk->note[sizeof(pk->note) - 1] = 0;
-    return 1;
-}
-
-int growth_peak_text(const struct prof *p, char *out, size_t n)
-{
-    struct growth_peak pk;
-    double lo, hi;
-    int marked;
-    if (!growth_peak_interval(p, &pk, &lo, &hi, &marked))
-        return 0;
-    size_t len;
-    if (pk.known)
-        len = (size_t)snprintf(out, n, "peak in use: %s%.0f bytes [%.0f, %.0f] (95 %%)",
-                               marked ? ">=" : "", pk.inuse_bytes.est, lo, hi);
-    else
-        len = (size_t)snprintf(out, n, "peak in use: not placed, [%.0f, %.0f] bytes (95 %%)", lo,
-                               hi);
-    if (pk.known && pk.at_s >= 0 && len < n)
-        len += (size_t)snprintf(out + len, n - len, " at %.3f s", pk.at_s);
-    struct prof_marks m;
-    marks_from_prof(p, &m);
-    if (len < n)
-        snprintf(out + len, n - len, "; %s; %s%s%s", pk.method, pk.note,
-                 marked ? "; a lower bound: " : "", marked ? m.note : "");
-    return 1;
-}
-
-void growth_print_peak(FILE *f, const struct prof *p)
-{
-    char line[1024];
-    if (growth_peak_text(p, line, sizeof(line)))
-        fprintf(f, "%s\n", line);
 }

@@ -1,6 +1,7 @@
 /*
- * The growth verdicts' own side (growth.c): the tracker the session feeds, the verdicts it makes,
- * their comments in the profile and their text. The seam others read is growth.h.
+ * The growth verdicts' own side: the tracker the session feeds and the verdicts it makes
+ * (growth.c), their comments in the profile (vcomment.c) and their text (views/leaks.c). The seam
+ * others read is growth.h.
  */
 #ifndef DRAIN_GROWTH_TRACK_H
 #define DRAIN_GROWTH_TRACK_H

@@ -1,6 +1,7 @@
 /* --leaks (docs/DRAIN.md "Reports", docs/VERDICTS.md "Leaks by growth"): the leaks by growth and
  * the steps a profile stores, in text; the heap's verdict (views/health.c) names its leaks with the
- * same line. The verdicts are verdict/growth.c's. */
+ * same line; the peak's one line (--top and stderr). The verdicts are verdict/growth.c's, read
+ * from the profile's comments (verdict/vcomment.c). */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -8,6 +9,8 @@
 #include "util.h"
 #include "verdict/est.h"
 #include "verdict/growth.h"
+#include "verdict/growth_track.h"
+#include "verdict/marks.h"
 
 /* Sample si of p's frames, as --top names a site. */
 static void sample_text(const struct prof *p, uint32_t si, char *out, size_t n)
@@ -58,4 +61,35 @@ void growth_print_leaks(FILE *f, const struct prof *p)
         fprintf(f, "  step %s at %.3f..%.3f s  %s\n", e, st[i].from_s, st[i].to_s, site);
     }
     free(st);
+}
+
+int growth_peak_text(const struct prof *p, char *out, size_t n)
+{
+    struct growth_peak pk;
+    double lo, hi;
+    int marked;
+    if (!growth_peak_interval(p, &pk, &lo, &hi, &marked))
+        return 0;
+    size_t len;
+    if (pk.known)
+        len = (size_t)snprintf(out, n, "peak in use: %s%.0f bytes [%.0f, %.0f] (95 %%)",
+                               marked ? ">=" : "", pk.inuse_bytes.est, lo, hi);
+    else
+        len = (size_t)snprintf(out, n, "peak in use: not placed, [%.0f, %.0f] bytes (95 %%)", lo,
+                               hi);
+    if (pk.known && pk.at_s >= 0 && len < n)
+        len += (size_t)snprintf(out + len, n - len, " at %.3f s", pk.at_s);
+    struct prof_marks m;
+    marks_from_prof(p, &m);
+    if (len < n)
+        snprintf(out + len, n - len, "; %s; %s%s%s", pk.method, pk.note,
+                 marked ? "; a lower bound: " : "", marked ? m.note : "");
+    return 1;
+}
+
+void growth_print_peak(FILE *f, const struct prof *p)
+{
+    char line[1024];
+    if (growth_peak_text(p, line, sizeof(line)))
+        fprintf(f, "%s\n", line);
 }
