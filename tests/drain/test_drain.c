@@ -2162,11 +2162,48 @@ static void test_est_levels(void)
     }
 }
 
+/* Sites by symbolized stack (docs/VERDICTS.md "One verdict model"): two return addresses of one
+ * call line are one site; another line, another function or another task is another; an address
+ * without lines is its own. */
+static void test_loc_canon(void)
+{
+    struct prof p;
+    prof_init(&p);
+    prof_add_type(&p, "inuse_space", "bytes");
+    uint64_t f = prof_add_function(&p, &(struct prof_function){prof_cstr(&p, "leak"), 0, 0, 0});
+    uint64_t g = prof_add_function(&p, &(struct prof_function){prof_cstr(&p, "main"), 0, 0, 0});
+    struct prof_line l1[2] = {{f, 10, 0}, {g, 91, 0}}, l2[2] = {{f, 10, 0}, {g, 93, 0}};
+    uint64_t a = prof_add_location(&p, 0, 0x1000, l1, 2, 1);
+    uint64_t b = prof_add_location(&p, 0, 0x1008, l1, 2, 1); /* the same line, another address */
+    uint64_t c = prof_add_location(&p, 0, 0x1010, l2, 2, 1); /* another line */
+    uint64_t d = prof_add_location(&p, 0, 0x2000, NULL, 0, 1);
+    uint64_t e = prof_add_location(&p, 0, 0x2008, NULL, 0, 1);
+    uint64_t *canon = prof_loc_canon(&p);
+    CHECK(canon[a] == a && canon[b] == a && canon[c] == c && canon[d] == d && canon[e] == e);
+    int64_t v = 1;
+    struct prof_label t1 = {prof_cstr(&p, "task"), prof_cstr(&p, "rx"), 0, 0};
+    struct prof_label t2 = {prof_cstr(&p, "task"), prof_cstr(&p, "tx"), 0, 0};
+    uint32_t sa = prof_add_sample(&p, &a, 1, &v, &t1, 1, 0);
+    uint32_t sb = prof_add_sample(&p, &b, 1, &v, &t1, 1, 0);
+    uint32_t sc = prof_add_sample(&p, &c, 1, &v, &t1, 1, 0);
+    uint32_t st = prof_add_sample(&p, &b, 1, &v, &t2, 1, 0);
+    uint32_t sd = prof_add_sample(&p, &d, 1, &v, NULL, 0, 0);
+    uint32_t se = prof_add_sample(&p, &e, 1, &v, NULL, 0, 0);
+    CHECK(prof_same_site(&p, canon, sa, sb));
+    CHECK(!prof_same_site(&p, canon, sa, sc));
+    CHECK(!prof_same_site(&p, canon, sb, st));
+    CHECK(!prof_same_site(&p, canon, sd, se));
+    CHECK(prof_same_site(&p, canon, sd, sd));
+    free(canon);
+    prof_free(&p);
+}
+
 int main(void)
 {
     test_est_intervals();
     test_est_levels();
     test_fmt_bytes();
+    test_loc_canon();
     test_variance_files();
     test_refused_files();
     test_weights();

@@ -164,6 +164,28 @@ uint64_t prof_add_location(struct prof *p, uint64_t mapping_id, uint64_t address
     return ++p->nlocation;
 }
 
+const char *prof_label(const struct prof *p, const struct prof_sample *s, const char *key)
+{
+    for (uint32_t k = 0; k < s->nlabel; k++) {
+        const struct prof_label *l = &p->labelpool[s->label_off + k];
+        if (l->str > 0 && strcmp(p->str[l->key], key) == 0)
+            return p->str[l->str];
+    }
+    return NULL;
+}
+
+int prof_same_site(const struct prof *p, const uint64_t *canon, uint32_t a, uint32_t b)
+{
+    const struct prof_sample *x = &p->sample[a], *y = &p->sample[b];
+    if (x->nloc != y->nloc)
+        return 0;
+    for (uint32_t k = 0; k < x->nloc; k++)
+        if (canon[p->locpool[x->loc_off + k]] != canon[p->locpool[y->loc_off + k]])
+            return 0;
+    const char *s = prof_label(p, x, "task"), *t = prof_label(p, y, "task");
+    return (s == NULL) == (t == NULL) && (!s || strcmp(s, t) == 0);
+}
+
 /* A location's symbolized key: its lines' functions and line numbers (no column, no address). */
 struct canonkey {
     const struct prof *p;

@@ -118,6 +118,11 @@ uint32_t prof_add_sample(struct prof *p, const uint64_t *locs, uint32_t nloc, co
  * site (docs/VERDICTS.md "One verdict model"); a location without lines is its own. The caller
  * frees it. */
 uint64_t *prof_loc_canon(const struct prof *p);
+/* The label of key on sample s (its string), NULL when it has none. */
+const char *prof_label(const struct prof *p, const struct prof_sample *s, const char *key);
+/* 1 when samples a and b (not kept encoded: PROF_SAMPLE_ENCODED) are one site: the same symbolized frames (canon:
+ * prof_loc_canon's) and the same task label. */
+int prof_same_site(const struct prof *p, const uint64_t *canon, uint32_t a, uint32_t b);
 /* Reserves room for this many more samples (with their locations) and locations. */
 void prof_reserve(struct prof *p, size_t samples, size_t sample_locs, size_t locations);
 

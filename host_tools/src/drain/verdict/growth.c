@@ -486,6 +486,50 @@ uint64_t growth_unfollowed(const struct session *s)
     return g ? g->unfollowed : 0;
 }
 
+/* Verdicts of sites that are one symbolized stack (prof_loc_canon: one call line reached through
+ * two return addresses) merged into the first, as --top and --json list that stack once: their
+ * changes and variances summed, the earliest since and the widest bins. Returns how many remain.
+ * A profile built only to be written (its samples encoded) keeps them apart: readers of the file
+ * (check, merge) sum them by site. */
+static size_t one_per_stack(const struct prof *p, struct growth_leak *lk, size_t n,
+                            struct growth_step *st, size_t nst, size_t *nst_out)
+{
+    *nst_out = nst;
+    if ((n < 2 && nst < 2) || p->encode_samples) /* encoded samples: no frames to compare */
+        return n;
+    uint64_t *canon = prof_loc_canon(p);
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t j = 0;
+        while (j < m && !prof_same_site(p, canon, lk[j].sample, lk[i].sample))
+            j++;
+        if (j == m) {
+            lk[m++] = lk[i];
+            continue;
+        }
+        lk[j].slope_bytes_per_s.est += lk[i].slope_bytes_per_s.est;
+        lk[j].slope_bytes_per_s.var += lk[i].slope_bytes_per_s.var;
+        lk[j].since_s = lk[i].since_s < lk[j].since_s ? lk[i].since_s : lk[j].since_s;
+    }
+    size_t ms = 0;
+    for (size_t i = 0; i < nst; i++) {
+        size_t j = 0;
+        while (j < ms && !prof_same_site(p, canon, st[j].sample, st[i].sample))
+            j++;
+        if (j == ms) {
+            st[ms++] = st[i];
+            continue;
+        }
+        st[j].bytes.est += st[i].bytes.est;
+        st[j].bytes.var += st[i].bytes.var;
+        st[j].from_s = st[i].from_s < st[j].from_s ? st[i].from_s : st[j].from_s;
+        st[j].to_s = st[i].to_s > st[j].to_s ? st[i].to_s : st[j].to_s;
+    }
+    free(canon);
+    *nst_out = ms;
+    return m;
+}
+
 void growth_store(const struct session *s, struct prof *p, const uint32_t *site_sample)
 {
     struct growth_peak pk;
@@ -493,6 +537,7 @@ void growth_store(const struct session *s, struct prof *p, const uint32_t *site_
     struct growth_leak *lk;
     struct growth_step *st;
     size_t nst, n = growth_leaks_of(s, site_sample, &lk, &st, &nst);
+    n = one_per_stack(p, lk, n, st, nst, &nst);
     growth_write(p, have ? &pk : NULL, lk, n);
     growth_write_steps(p, st, nst);
     free(lk);

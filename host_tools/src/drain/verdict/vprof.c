@@ -14,16 +14,6 @@
 const char *const vprof_est_name[E_COUNT] = {"inuse_bytes", "alloc_bytes", "inuse_objects",
                                              "alloc_objects"};
 
-/* The label of key on sample s, NULL when it has none. */
-static const char *label_of(const struct prof *p, const struct prof_sample *s, const char *key)
-{
-    for (uint32_t k = 0; k < s->nlabel; k++) {
-        const struct prof_label *l = &p->labelpool[s->label_off + k];
-        if (l->str > 0 && strcmp(p->str[l->key], key) == 0)
-            return p->str[l->str];
-    }
-    return NULL;
-}
 
 static void add_frame(struct vprof *v, const char *name, uint64_t addr)
 {
@@ -60,7 +50,7 @@ static int cmp_labels(const struct prof *p, const struct prof_sample *x, const s
 {
     static const char *const keys[] = {"task", "session", "device"};
     for (int k = 0; k < 3; k++) {
-        const char *s = label_of(p, x, keys[k]), *t = label_of(p, y, keys[k]);
+        const char *s = prof_label(p, x, keys[k]), *t = prof_label(p, y, keys[k]);
         int c = strcmp(s ? s : "", t ? t : "");
         if (c)
             return c;
@@ -117,9 +107,9 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
         struct vsite *vs = &out->site[out->nsite++];
         memset(vs, 0, sizeof(*vs));
         vs->sample = order[i];
-        vs->task = label_of(p, s0, "task");
-        vs->session = label_of(p, s0, "session");
-        vs->device = label_of(p, s0, "device");
+        vs->task = prof_label(p, s0, "task");
+        vs->session = prof_label(p, s0, "session");
+        vs->device = prof_label(p, s0, "device");
         vs->frame_off = out->nframes;
         for (uint32_t k = 0; k < s0->nloc; k++) {
             uint64_t id = p->locpool[s0->loc_off + k];
