@@ -327,6 +327,12 @@ def check_sites(d, top, sess, check):
         expect(not bad, "the folded stacks' %d functions are JSON frames" % len(fr), "%s" % bad[:5])
     except OSError:
         pass
+    # --lifetimes: a row per site, as --top has it (one per symbolized stack), each a JSON site.
+    life = re.findall(r"^  site (.*): \d+ sampled allocations", top, re.M)
+    expect(len(set(life)) == len(life), "--lifetimes lists each site once (%d rows)" % len(life),
+           "repeated: %s" % sorted(set(x for x in life if life.count(x) > 1))[:3])
+    bad = [x for x in life if innermost(x) not in names]
+    expect(not bad, "--lifetimes' sites are JSON sites", "%s" % bad[:3])
     # check's in-use sums are the JSON's sums over the sites with the function.
     for name, c in check.items():
         for b in c:

@@ -452,13 +452,16 @@ int report_folded(const struct built *b, const char *path)
     return rc;
 }
 
-static const struct session *life_s;
+/* A row of --lifetimes: the session sites of one symbolized stack (one row of --top, built.agg). */
+struct life_row {
+    size_t rep; /* its first site */
+    uint64_t samples, culled;
+    double bytes; /* allocated, culled ones included, as --top ranks them */
+};
 
 static int by_alloc(const void *a, const void *b)
 {
-    size_t i = *(const size_t *)a, j = *(const size_t *)b;
-    double x = life_s->sites[i].alloc_b + session_site_rare(life_s, (uint32_t)i)->cull_b;
-    double y = life_s->sites[j].alloc_b + session_site_rare(life_s, (uint32_t)j)->cull_b;
+    double x = ((const struct life_row *)a)->bytes, y = ((const struct life_row *)b)->bytes;
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
@@ -472,21 +475,41 @@ void report_lifetimes(FILE *f, const struct session *s, const struct built *b, s
         fprintf(f, "; --min-lifetime %g s left out %llu (estimated %.0f objects, %.0f bytes)",
                 s->min_life_s, (unsigned long long)s->n.culled, s->cull_n, s->cull_b);
     fprintf(f, "\n");
-    /* Sites by allocated bytes (culled ones included), as --top ranks them; the top n get a row
-     * of counts: the lifetime bins, the live entries' ages. */
-    size_t *order = xmalloc((s->nsites + 1) * sizeof(*order));
+    /* Rows by allocated bytes (culled ones included), as --top ranks its sites, the sites of one
+     * symbolized stack together (docs/VERDICTS.md "One verdict model"); the top n get a row of
+     * counts: the lifetime bins, the live entries' ages. */
+    size_t nagg = b->site_agg ? b->agg.nsample : 0;
+    uint32_t *group = xmalloc((nagg + s->nsites + 1) * sizeof(*group)); /* key -> row */
+    uint32_t *row = xmalloc((s->nsites + 1) * sizeof(*row));            /* site -> row */
+    struct life_row *rw = xmalloc((s->nsites + 1) * sizeof(*rw));
+    for (size_t k = 0; k < nagg + s->nsites; k++)
+        group[k] = UINT32_MAX;
     size_t m = 0;
-    for (size_t i = 0; i < s->nsites; i++)
-        if (s->sites[i].alloc_samples || session_site_rare(s, (uint32_t)i)->cull_samples)
-            order[m++] = i;
-    life_s = s;
-    qsort(order, m, sizeof(*order), by_alloc);
-    size_t rows = m < n ? m : n;
-    uint32_t *row = xmalloc((s->nsites + 1) * sizeof(*row));
-    for (size_t i = 0; i < s->nsites; i++)
+    for (size_t i = 0; i < s->nsites; i++) {
         row[i] = UINT32_MAX;
-    for (size_t r = 0; r < rows; r++)
-        row[order[r]] = (uint32_t)r;
+        const struct site_rare *r = session_site_rare(s, (uint32_t)i);
+        if (!s->sites[i].alloc_samples && !r->cull_samples)
+            continue;
+        size_t key = b->site_agg && b->site_agg[i] < nagg ? b->site_agg[i] : nagg + i;
+        if (group[key] == UINT32_MAX) {
+            group[key] = (uint32_t)m;
+            rw[m++] = (struct life_row){i, 0, 0, 0};
+        }
+        struct life_row *w = &rw[group[key]];
+        w->samples += s->sites[i].alloc_samples;
+        w->culled += r->cull_samples;
+        w->bytes += s->sites[i].alloc_b + r->cull_b;
+        row[i] = group[key];
+    }
+    qsort(rw, m, sizeof(*rw), by_alloc);
+    size_t rows = m < n ? m : n;
+    for (size_t r = 0; r < m; r++) /* the rows' order after the sort, through their first sites */
+        group[r] = row[rw[r].rep];
+    uint32_t *rank = xmalloc((m + 1) * sizeof(*rank));
+    for (size_t r = 0; r < m; r++)
+        rank[group[r]] = (uint32_t)r;
+    for (size_t i = 0; i < s->nsites; i++)
+        row[i] = row[i] != UINT32_MAX && rank[row[i]] < rows ? rank[row[i]] : UINT32_MAX;
     uint64_t *freed = xcalloc((size_t)DRAIN_LIFE_BUCKETS * (rows + 1), sizeof(uint64_t));
     uint64_t *live = xcalloc((size_t)DRAIN_LIFE_BUCKETS * (rows + 1), sizeof(uint64_t));
     for (size_t l = 0; l < s->nlife; l++)
@@ -499,17 +522,15 @@ void report_lifetimes(FILE *f, const struct session *s, const struct built *b, s
         if (ns >= 0 && row[sl->site] != UINT32_MAX)
             live[(size_t)row[sl->site] * DRAIN_LIFE_BUCKETS + session_life_bucket(ns)]++;
     }
-    for (size_t r = 0; r < m && r < n; r++) {
-        size_t i = order[r];
-        const struct site *st = &s->sites[i];
+    for (size_t r = 0; r < rows; r++) {
+        size_t i = rw[r].rep;
         char site[1024] = "(no sample in the profile)";
         if (b->site_agg && b->site_agg[i] < b->agg.nsample)
             site_text(b, &b->agg.sample[b->site_agg[i]], site, sizeof(site));
         fprintf(f, "  site %s: %llu sampled allocations (%.0f bytes estimated)", site,
-                (unsigned long long)st->alloc_samples, st->alloc_b);
-        uint64_t culled = session_site_rare(s, (uint32_t)i)->cull_samples;
-        if (culled)
-            fprintf(f, ", %llu culled", (unsigned long long)culled);
+                (unsigned long long)rw[r].samples, rw[r].bytes);
+        if (rw[r].culled)
+            fprintf(f, ", %llu culled", (unsigned long long)rw[r].culled);
         fprintf(f, "\n    %-6s", "");
         for (unsigned k = 0; k < DRAIN_LIFE_BUCKETS; k++)
             fprintf(f, " %6s", session_life_name(k));
@@ -523,8 +544,10 @@ void report_lifetimes(FILE *f, const struct session *s, const struct built *b, s
     }
     if (m == 0)
         fprintf(f, "  (no sampled allocation)\n");
-    free(order);
+    free(group);
     free(row);
+    free(rw);
+    free(rank);
     free(freed);
     free(live);
 }
