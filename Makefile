@@ -115,7 +115,7 @@ test-postmortem-*|the heap from a RAM dump or an ELF core: drain --ram/--core ag
 test-analysis-*|drain's answers: realloc chains, lifetimes, --min-lifetime, --peak, device labels through merge, folded file:line; hosted and on the board (tests/analysis/)
 test-robust-*|noisy lines, hosted and firmware streams (tests/robust/; make check-robust, make soak)
 test-fuzz-*|libFuzzer for 20 s per target, and the regression inputs (tests/fuzz/; make fuzz)
-test-newlib-*|Debian's newlib and newlib-nano on the Cortex-M3: every allocation recorded once (tests/newlib/)
+test-newlib-*|Debian's newlib and newlib-nano on the Cortex-M3: every allocation recorded once, drain's verdicts on their heap (tests/newlib/)
 test-arm-unwind-*|the Cortex-M3's unwind tables: msamp.mk's -funwind-tables, .ARM.extab placement (tests/newlib/)
 test-docs-*|the documentation's commands and code blocks run as written (tests/docs/)
 test-views-*|drain's heap over time and flame graph: a hosted program's, in headless Chromium; bounds, errors (tests/views/)

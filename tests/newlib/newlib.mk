@@ -22,6 +22,11 @@ test-newlib-cmake-indirect: ## msamp.cmake with newlib's _r functions alone wrap
 	@tests/newlib/need_newlib.sh cmake
 	$(NL_TOOLS)
 	$(call nl_run,tests/newlib/cmake_indirect.sh $(NL_DIR)/cmake-indirect)
+TESTS += newlib-verdict
+test-newlib-verdict: ## newlib and newlib-nano, 5 sampling seeds, with and without the heap-end hook: a firmware leaking 48 B every 10th call is a leak (leak_record alone, its one-time pool a step) in --leaks, the heap verdict and --json, the headroom unknown where the heap grows, every view agreeing
+	@tests/newlib/need_newlib.sh python3
+	$(NL_TOOLS)
+	$(call nl_run,tests/newlib/verdict.sh $(NL_DIR)/verdict)
 test-arm-unwind-flags: ## gcc Cortex-M: msamp.mk's -funwind-tables gives whole stacks; without it every sample is DROPS no_frame
 	@tests/newlib/need_newlib.sh
 	$(NL_TOOLS)

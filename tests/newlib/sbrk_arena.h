@@ -28,10 +28,13 @@ void *_sbrk(ptrdiff_t incr)
 }
 
 /* The arena's end, for msamp's newlib heap hook (port/newlib/): the room _sbrk has not given yet
- * counts as free. */
+ * counts as free. NL_NO_HEAP_END leaves it out (the hook's weak default: the end unknown, the
+ * heap's total what _sbrk has given so far; tests/newlib/growth_fw.c). */
+#ifndef NL_NO_HEAP_END
 void *msamp_newlib_heap_end(void)
 {
     return arena + sizeof arena;
 }
+#endif
 
 #endif

@@ -60,7 +60,7 @@ struct heap_verdict {
     double used_growth, sampled_growth;
     int use_total;
     double window_s;                    /* its length (-1: unknown) */
-    double frag_first, frag_last;       /* 1 - largest free / free, -1 unknown */
+    double frag_first, frag_last;       /* 1 - largest free / free; -1 unknown, total varied */
     uint64_t frag_fails;                /* failures the largest free block explains */
     uint32_t held_site[HEAP_MAX_NAMED];
     double held_b[HEAP_MAX_NAMED];

@@ -72,8 +72,12 @@ void health_top(FILE *f, const struct session *s, const struct built *b)
         }
     }
     if (!v.leak && !v.frag && v.known)
-        fprintf(f,
-                "    healthy: no leak by growth (--leaks), the free bytes mostly in one block\n");
+        fprintf(f, "    healthy: no leak by growth (--leaks), %s\n",
+                v.frag_last >= 0 ? "the free bytes mostly in one block"
+                : h->total_varies
+                    ? "fragmentation not judged (the heap grows: its room beyond what it took "
+                      "is unknown)"
+                    : "fragmentation not judged (the largest free block unknown)");
     for (size_t i = 0; i < h->nfails; i++) {
         if (i == 4 && h->nfails > 5) { /* the first four and the last */
             fprintf(f, "  ... %zu more failures explained alike in --json\n", h->nfails - 5);
