@@ -66,7 +66,7 @@ NOT_VIEWS = {
     "--ram": "input (a dump)", "--core": "input (a dump)", "--help": "usage", "--version": "usage",
     "--flame-type": "the flame graph's value (--flame)", "--budget": "check's input",
     "--budgets": "check's input", "--junit": "check's output: the same verdicts as check.json",
-    "--db": "fleet's input",
+    "--db": "fleet's input", "--per-budget": "check's rule: each budget alone, not as a family",
 }
 
 
@@ -134,14 +134,19 @@ def heap_section(top):
 def table_sites(top):
     """Innermost functions of the --top tables' rows."""
     names = []
-    for m in re.finditer(r"^top \d+ sites by .*\n.*\n((?:  +\S.*\n)*)", top, re.M):
-        for line in m.group(1).splitlines():
+    for m in re.finditer(r"^top \d+ sites by .*\n(.*)\n((?:  +\S.*\n)*)", top, re.M):
+        tasks = " task " in m.group(1)
+        for line in m.group(2).splitlines():
             if line.strip().startswith("(") or line.strip().startswith(">="):
                 continue
-            # bytes objects samples (lo-hi) [task] site
+            # bytes objects samples (lo-hi) [task, a column of 16] site
             parts = re.split(r"\)\s+", line, maxsplit=1)
-            if len(parts) == 2:
-                names.append(parts[1])
+            if len(parts) != 2:
+                continue
+            site = parts[1]
+            if tasks:
+                site = site[17:] if len(site) > 16 and site[16] == " " else site.split(" ", 1)[-1]
+            names.append(site.strip())
     return names
 
 
@@ -208,7 +213,7 @@ def check_leaks(d, top, sess, check):
             expect(sorted(set(hl)) == sorted(set(jleaks)),
                    "the heap verdict's leak lines name the JSON's leaks", "heap %s" % hl)
         jh = [x.get("function") or (x.get("stack") or [None])[0]
-              for x in jheap.get("leaks") or jheap.get("growing_stacks") or []]
+              for x in jheap.get("leaks") or []]
         if word not in (None, "unknown"):
             expect(sorted(set(jh)) == sorted(set(jleaks)), "the JSON heap section's leaks are "
                    "the JSON's leaks", "heap %s" % jh)
@@ -327,6 +332,11 @@ def check_sites(d, top, sess, check):
         expect(not bad, "the folded stacks' %d functions are JSON frames" % len(fr), "%s" % bad[:5])
     except OSError:
         pass
+    # The heap's long-lived blocks (fragmentation) are named as the sites are.
+    jheap = sess.get("heap") or {}
+    ll = [x["stack"][0] for x in jheap.get("long_lived") or []]
+    bad = [x for x in ll if x not in names]
+    expect(not bad, "the heap's %d long-lived sites are JSON sites" % len(ll), "%s" % bad[:3])
     # --lifetimes: a row per site, as --top has it (one per symbolized stack), each a JSON site.
     life = re.findall(r"^  site (.*): \d+ sampled allocations", top, re.M)
     expect(len(set(life)) == len(life), "--lifetimes lists each site once (%d rows)" % len(life),

@@ -1645,7 +1645,7 @@ static char *heap_json_of(struct session *s, char **leaks)
     CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
     CHECK(vprof_build(&b.prof, &vp, err, sizeof(err)) == 0);
     FILE *m = open_memstream(&json, &len);
-    heap_json_write(m, s, &vp);
+    heap_json_write(m, s, NULL, &vp);
     fclose(m);
     m = open_memstream(leaks, &len);
     json_leak_sites(m, &vp);

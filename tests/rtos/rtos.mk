@@ -8,7 +8,7 @@ RTOS_OUT = $(BUILD)/tests/rtos
 # $(1): the test's name suffix, $(2): the board's compiler
 define rtos_test
 TESTS += rtos-freertos$(1)
-test-rtos-freertos$(1): ## FreeRTOS on Cortex-M3 ($(2)): per-task estimates within bound, the leaking task found, preemption inside msamp loses nothing, live table = heap_4's, the task that passes its budget
+test-rtos-freertos$(1): ## FreeRTOS on Cortex-M3 ($(2)): per-task estimates within bound, the leaking task found, preemption inside msamp loses nothing, live table = heap_4's, the task that passes its budget, every view agreeing with the JSON
 	@tests/need.sh arm-none-eabi-gcc qemu-system-arm go python3 $(if $(filter clang,$(2)),clang ld.lld)
 	@$$(MAKE) --no-print-directory -s host_tools/drain
 	@$$(MAKE) --no-print-directory -s BOARD=$(RTOS_BOARD) BOARD_COMPILER=$(2) firmware
@@ -16,6 +16,10 @@ test-rtos-freertos$(1): ## FreeRTOS on Cortex-M3 ($(2)): per-task estimates with
 	@$$(MAKE) --no-print-directory -s BOARD=$(RTOS_BOARD) BOARD_COMPILER=$(2) rtos-run \
 		RTOS_RUN_OUT=$(RTOS_OUT)/run-$(2)
 	@tests/rtos/check_freertos.sh $(RTOS_OUT)/run-$(2)
+	@DRAIN=host_tools/drain tests/analysis/t_consistency.sh $(RTOS_OUT)/consistency-$(2) \
+		$(RTOS_OUT)/run-$(2)/stream.bin:$(BUILD)/$(RTOS_BOARD)$(if $(filter clang,$(2)),-clang)/uart/demo.elf >$(RTOS_OUT)/consistency-$(2).log || \
+		{ grep -v '^ok' $(RTOS_OUT)/consistency-$(2).log; exit 1; }
+	@echo "ok: every view of the stream agrees with its JSON ($$$$(grep -c '^ok' $(RTOS_OUT)/consistency-$(2).log) checks: tests/analysis/t_consistency.sh, with the tasks' column and the heap's long-lived blocks)"
 endef
 $(eval $(call rtos_test,,gcc))
 $(eval $(call rtos_test,-clang,clang))

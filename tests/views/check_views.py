@@ -219,7 +219,10 @@ def check_html(dom_path, top_path=None):
     check_layout(dom_path, top_path)
     dom = open(dom_path).read()
     m = re.search(r'<path id="total"[^>]*\sd="([^"]*)"', dom)
-    if not m or len(re.findall(r"[MHV]", m.group(1))) < 20:
+    # views_app's total moves at each of its 6 phases after the start: M and an H and a V a step
+    # (13 at least); how many bins a phase's burst spans, more, is the machine's timing (21-31 in
+    # 25 runs with glibc's 64 MiB top_pad, where 20 was asked and failed 1 run in 6).
+    if not m or len(re.findall(r"[MHV]", m.group(1))) < 13:
         fail("total path missing or short: %s" % (m.group(1)[:80] if m else None))
     ok("total path: %d commands" % len(re.findall(r"[MHV]", m.group(1))))
     sites = re.findall(r'<path class="site" id="site\d+"[^>]*\sd="([^"]+)"', dom)

@@ -40,6 +40,7 @@ static const char usage_head[] =
     "       drain [options] --ram FILE@ADDR... | --core FILE\n"
     "       drain merge OUT.pb.gz IN.pb.gz...\n"
     "       drain check INPUT --budget SPEC... [--budgets FILE] [--junit FILE] [--json FILE]\n"
+    "                   [--elf FILE] [--per-budget]\n"
     "       drain diff BASE NEW [--json FILE] [--top N]\n"
     "       drain push --db CONNINFO PROFILE...\n"
     "       drain fleet --db CONNINFO merge OUT.pb.gz|top|devices|leaks [FILTER]...\n"

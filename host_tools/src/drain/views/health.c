@@ -100,7 +100,8 @@ void health_top(FILE *f, const struct session *s, const struct built *b)
     }
 }
 
-void heap_json_write(FILE *f, const struct session *s, const struct vprof *vp)
+void heap_json_write(FILE *f, const struct session *s, const uint32_t *site_prof,
+                     const struct vprof *vp)
 {
     const struct heap_model *h = s->heap;
     if (!h || h->records == 0) {
@@ -129,10 +130,20 @@ void heap_json_write(FILE *f, const struct session *s, const struct vprof *vp)
         fputs("null", f);
     fputs(",\"leaks\":", f);
     json_leak_sites(f, vp);
-    fputs(",\"long_lived_stacks\":[", f);
-    for (size_t i = 0; i < v.nheld; i++)
-        fprintf(f, "%s{\"stack_id\":%llu,\"bytes\":%.0f}", i ? "," : "",
-                (unsigned long long)s->sites[v.held_site[i]].stack_id, v.held_b[i]);
+    /* The long-lived blocks' sites named as every site of the JSON is (its stack's functions and
+     * its task), not by the device's stack id (docs/VERDICTS.md "One verdict model"). */
+    fputs(",\"long_lived\":[", f);
+    for (size_t i = 0, k = 0; i < v.nheld; i++) {
+        uint32_t smp = site_prof ? site_prof[v.held_site[i]] : UINT32_MAX;
+        if (smp == UINT32_MAX || smp >= vp->p->nsample)
+            continue;
+        const struct vsite *vs = &vp->site[vp->site_of[smp]];
+        fputs(k++ ? ",{\"stack\":" : "{\"stack\":", f);
+        json_stack(f, vp, vs);
+        fputs(",\"task\":", f);
+        json_str(f, vs->task);
+        fprintf(f, ",\"bytes\":%.0f}", v.held_b[i]);
+    }
     fputs("],\"failures\":[", f);
     for (size_t i = 0; i < h->nfails; i++) {
         char text[256];

@@ -27,7 +27,8 @@ void health_top(FILE *f, const struct session *s, const struct built *b);
 /* The member "heap": {...} of a session's JSON object (no leading comma; views/health.c); v: the
  * session's profile as the JSON reads it (verdict/vprof.h), whose leaks the heap's are. */
 struct vprof;
-void heap_json_write(FILE *f, const struct session *s, const struct vprof *v);
+void heap_json_write(FILE *f, const struct session *s, const uint32_t *site_prof,
+                     const struct vprof *v);
 /* The timeline's heap lines (views/health.c): the allocator's free bytes, low watermark and largest
  * free block beside the sampled in-use, on the chart's time axis and the allocator's own byte axis
  * (x: seconds since t0, the session's first record, over [0, xmax] -> [left, left + width]; y:

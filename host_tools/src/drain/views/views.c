@@ -139,14 +139,16 @@ static int write_flame(const struct view_run *r, char *why, size_t whylen)
 static void json_heap(FILE *f, const void *ctx, const struct prof *p, const struct vprof *v)
 {
     (void)p;
+    const struct view_run *r = ctx;
     fputs(", ", f);
-    heap_json_write(f, ctx, v);
+    heap_json_write(f, built_session(r->b, r->s), r->b->site_prof, v);
 }
 
 /* A tasks[] entry's peak, budget and budget events (model/task_use.c). */
 static void json_task(FILE *f, const void *ctx, const char *name)
 {
-    task_use_json(f, ctx, name);
+    const struct view_run *r = ctx;
+    task_use_json(f, built_session(r->b, r->s), name);
 }
 
 /* --json: the session's estimates with 95 % intervals (docs/VERDICTS.md), and heap health. */
@@ -166,7 +168,7 @@ static int write_json(const struct view_run *r, char *why, size_t whylen)
             snprintf(dev + 2 * i, 3, "%02x", s->device_id[i]);
     }
     struct json_session js = {&r->b->prof, s->have_header ? id : NULL,
-                              s->device_id_len ? dev : NULL, (double)s->interval, json_heap, s,
+                              s->device_id_len ? dev : NULL, (double)s->interval, json_heap, r,
                               json_task};
     return json_write(r->path[0], &js, 1, why, whylen);
 }
