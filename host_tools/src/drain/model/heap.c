@@ -348,9 +348,9 @@ void heap_low_text(const struct session *s, char *out, size_t n)
 {
     const struct heap_model *h = s->heap;
     char at[48] = "";
-    if (h->low.ts_known && s->ts_known && s->tick_hz && h->low.ts >= s->first_ts)
-        snprintf(at, sizeof(at), "at %.3f s, ",
-                 (double)(h->low.ts - s->first_ts) / (double)s->tick_hz);
+    double t = session_time_s(s, h->low.ts, h->low.ts_known);
+    if (t >= 0)
+        snprintf(at, sizeof(at), "at %.3f s, ", t);
     if (h->low.min_free == h->last.min_free)
         snprintf(out, n, "%sthe low watermark", at);
     else

@@ -148,10 +148,7 @@ static void merge_verdicts(struct merger *mg, const struct prof *src, const uint
             GROW(mg->leaks, mg->capleaks, mg->nleaks + 1);
             mg->leaks[mg->nleaks++] = (struct growth_leak){d, {0, 0}, lk[i].since_s};
         }
-        mg->leaks[j].slope_bytes_per_s.est += lk[i].slope_bytes_per_s.est;
-        mg->leaks[j].slope_bytes_per_s.var += lk[i].slope_bytes_per_s.var;
-        if (lk[i].since_s < mg->leaks[j].since_s)
-            mg->leaks[j].since_s = lk[i].since_s;
+        growth_leak_fold(&mg->leaks[j], &lk[i]);
     }
     free(lk);
     double r;
@@ -169,11 +166,7 @@ static void merge_verdicts(struct merger *mg, const struct prof *src, const uint
             GROW(mg->steps, mg->capsteps, mg->nsteps + 1);
             mg->steps[mg->nsteps++] = (struct growth_step){d, {0, 0}, st[i].from_s, st[i].to_s};
         }
-        struct growth_step *m = &mg->steps[j];
-        m->bytes.est += st[i].bytes.est;
-        m->bytes.var += st[i].bytes.var;
-        m->from_s = st[i].from_s < m->from_s ? st[i].from_s : m->from_s;
-        m->to_s = st[i].to_s > m->to_s ? st[i].to_s : m->to_s;
+        growth_step_fold(&mg->steps[j], &st[i]);
     }
     free(st);
     struct prof_marks m;

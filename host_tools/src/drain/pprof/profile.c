@@ -366,9 +366,9 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
     }
     if (s->peak_gen && !s->dump) {
         char when[64], hwm[192];
-        if (s->peak_ts_valid && s->tick_hz && s->peak_ts >= s->first_ts)
-            snprintf(when, sizeof(when), "%.6f s after the session's first record",
-                     (double)(s->peak_ts - s->first_ts) / (double)s->tick_hz);
+        double t = session_time_s(s, s->peak_ts, s->peak_ts_valid);
+        if (t >= 0)
+            snprintf(when, sizeof(when), "%.6f s after the session's first record", t);
         else
             snprintf(when, sizeof(when), "at an unknown time");
         heap_hwm_text(s, hwm, sizeof(hwm));

@@ -268,9 +268,7 @@ int growth_peak_of(const struct session *s, struct growth_peak *out)
     if (!out->known && upper < unseen)
         upper = unseen;
     out->inuse_bytes = (struct est){est, var_for_hi(est, var, upper)};
-    out->at_s = -1;
-    if (g->at_valid[h] && s->tick_hz && g->at[h] >= s->first_ts)
-        out->at_s = (double)(g->at[h] - s->first_ts) / (double)s->tick_hz;
+    out->at_s = session_time_s(s, g->at[h], g->at_valid[h]);
     snprintf(out->method, sizeof(out->method), "split halves: moment from one, bytes from other");
     if (out->known)
         snprintf(out->note, sizeof(out->note),
@@ -507,9 +505,7 @@ static size_t one_per_stack(const struct prof *p, struct growth_leak *lk, size_t
             lk[m++] = lk[i];
             continue;
         }
-        lk[j].slope_bytes_per_s.est += lk[i].slope_bytes_per_s.est;
-        lk[j].slope_bytes_per_s.var += lk[i].slope_bytes_per_s.var;
-        lk[j].since_s = lk[i].since_s < lk[j].since_s ? lk[i].since_s : lk[j].since_s;
+        growth_leak_fold(&lk[j], &lk[i]);
     }
     size_t ms = 0;
     for (size_t i = 0; i < nst; i++) {
@@ -520,10 +516,7 @@ static size_t one_per_stack(const struct prof *p, struct growth_leak *lk, size_t
             st[ms++] = st[i];
             continue;
         }
-        st[j].bytes.est += st[i].bytes.est;
-        st[j].bytes.var += st[i].bytes.var;
-        st[j].from_s = st[i].from_s < st[j].from_s ? st[i].from_s : st[j].from_s;
-        st[j].to_s = st[i].to_s > st[j].to_s ? st[i].to_s : st[j].to_s;
+        growth_step_fold(&st[j], &st[i]);
     }
     free(canon);
     *nst_out = ms;

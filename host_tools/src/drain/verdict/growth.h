@@ -32,6 +32,10 @@ struct growth_step {
     struct est bytes;   /* the site's in-use change over the recent half */
     double from_s, to_s; /* the bins it grew in (seconds from the first record) */
 };
+/* Folds verdict b of the same site into a (drain merge's inputs, one stack's sites): slopes or
+ * bytes and their variances summed, the earliest since, the widest bins. */
+void growth_leak_fold(struct growth_leak *a, const struct growth_leak *b);
+void growth_step_fold(struct growth_step *a, const struct growth_step *b);
 /* From a profile drain wrote (the peak, leaks and steps it stored in it); 0 when it holds none. */
 int growth_peak_from_prof(const struct prof *p, struct growth_peak *out);
 /* The same with the peak's 95 % interval as every view gives it: its upper end widened by what

@@ -162,3 +162,18 @@ int growth_peak_interval(const struct prof *p, struct growth_peak *pk, double *l
     pk->note[sizeof(pk->note) - 1] = 0;
     return 1;
 }
+
+void growth_leak_fold(struct growth_leak *a, const struct growth_leak *b)
+{
+    a->slope_bytes_per_s.est += b->slope_bytes_per_s.est;
+    a->slope_bytes_per_s.var += b->slope_bytes_per_s.var;
+    a->since_s = b->since_s < a->since_s ? b->since_s : a->since_s;
+}
+
+void growth_step_fold(struct growth_step *a, const struct growth_step *b)
+{
+    a->bytes.est += b->bytes.est;
+    a->bytes.var += b->bytes.var;
+    a->from_s = b->from_s < a->from_s ? b->from_s : a->from_s;
+    a->to_s = b->to_s > a->to_s ? b->to_s : a->to_s;
+}
