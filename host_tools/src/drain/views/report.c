@@ -454,7 +454,8 @@ int report_folded(const struct built *b, const char *path)
 
 /* A row of --lifetimes: the session sites of one symbolized stack (one row of --top, built.agg). */
 struct life_row {
-    size_t rep; /* its first site */
+    size_t rep;   /* its first site */
+    uint32_t was; /* its index before the sort (row[] of its sites) */
     uint64_t samples, culled;
     double bytes; /* allocated, culled ones included, as --top ranks them */
 };
@@ -493,7 +494,8 @@ void report_lifetimes(FILE *f, const struct session *s, const struct built *b, s
         size_t key = b->site_agg && b->site_agg[i] < nagg ? b->site_agg[i] : nagg + i;
         if (group[key] == UINT32_MAX) {
             group[key] = (uint32_t)m;
-            rw[m++] = (struct life_row){i, 0, 0, 0};
+            rw[m] = (struct life_row){i, (uint32_t)m, 0, 0, 0};
+            m++;
         }
         struct life_row *w = &rw[group[key]];
         w->samples += s->sites[i].alloc_samples;
@@ -503,11 +505,9 @@ void report_lifetimes(FILE *f, const struct session *s, const struct built *b, s
     }
     qsort(rw, m, sizeof(*rw), by_alloc);
     size_t rows = m < n ? m : n;
-    for (size_t r = 0; r < m; r++) /* the rows' order after the sort, through their first sites */
-        group[r] = row[rw[r].rep];
-    uint32_t *rank = xmalloc((m + 1) * sizeof(*rank));
+    uint32_t *rank = xmalloc((m + 1) * sizeof(*rank)); /* index before the sort -> row */
     for (size_t r = 0; r < m; r++)
-        rank[group[r]] = (uint32_t)r;
+        rank[rw[r].was] = (uint32_t)r;
     for (size_t i = 0; i < s->nsites; i++)
         row[i] = row[i] != UINT32_MAX && rank[row[i]] < rows ? rank[row[i]] : UINT32_MAX;
     uint64_t *freed = xcalloc((size_t)DRAIN_LIFE_BUCKETS * (rows + 1), sizeof(uint64_t));
