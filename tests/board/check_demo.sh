@@ -20,9 +20,14 @@
 # The accuracy bound. An allocation of s bytes is sampled with probability p = 1 - exp(-s/R) and
 # then counted s/p bytes, so the estimate of a site is unbiased with variance
 #   sum over its allocations of s^2 (1 - p) / p
-# (the live allocations only, for in-use bytes). Each site must be within 4 standard deviations
-# of its truth (two-sided, about 1 in 16000 per check for a normal sum), plus 0.5% and 16 bytes
-# for the rounding of per-sample weights. R is the largest interval of the run (the start one, or
+# (the live allocations only, for in-use bytes). A site with a few live blocks of weight s/p is
+# far from normal (its estimate is a few large steps: skewed upward), so the bound is Bennett's
+# inequality, which holds for any sum of independent bounded terms: P(S - ES >= t) <=
+# exp(-(v/b^2) h(b t / v)), h(u) = (1 + u) ln(1 + u) - u, with v the variance above and b the
+# largest step one term can take (s (1 - p) / p upward, s downward). Each side's t is solved for
+# a probability of 1 in 32000 (about 1 in 16000 per two-sided check; 4.55 sd where the steps are
+# small, more where one block weighs much), plus 0.5% and 16 bytes for the rounding of per-sample
+# weights. R is the largest interval of the run (the start one, or
 # the largest the adaptive interval raised it to, from the stream's INTERVAL records): after
 # thinning, every entry stands for an interval at most that, and the variance grows with R.
 set -u
@@ -82,6 +87,21 @@ for c in $checks; do
         s = f["site"]; n = f["size"]; p = 1 - exp(-n / R); w = n * n * (1 - p) / p
         tru_a[s] += n * f["allocs"]; var_a[s] += f["allocs"] * w
         tru_i[s] += n * f["live"];   var_i[s] += f["live"] * w
+        up = n * (1 - p) / p
+        if (f["allocs"] > 0) { if (up > bu_a[s]) bu_a[s] = up; if (n > bl_a[s]) bl_a[s] = n }
+        if (f["live"] > 0)   { if (up > bu_i[s]) bu_i[s] = up; if (n > bl_i[s]) bl_i[s] = n }
+      }
+      # Bennett: the t at which exp(-(v/b^2) h(b t / v)) falls to 1/32000 (bisection; h grows).
+      function bennett(v, b,   lo, hi, mid, k, L) {
+        L = log(32000)
+        if (v <= 0) return 0
+        if (b <= 0) return sqrt(2 * v * L)
+        lo = 0; hi = sqrt(2 * v * L) + 2 * b * L
+        for (k = 0; k < 100; k++) {
+          mid = (lo + hi) / 2; u = b * mid / v
+          if ((v / (b * b)) * ((1 + u) * log(1 + u) - u) < L) lo = mid; else hi = mid
+        }
+        return hi
       }
       END {
         bad = 0
@@ -91,9 +111,11 @@ for c in $checks; do
           s = list[k]
           for (t = only_inuse; t < 2; t++) {
             tr = t ? tru_i[s] : tru_a[s]; va = t ? var_i[s] : var_a[s]; es = t ? est_i[s] : est_a[s]
-            sd = sqrt(va); bound = 4 * sd + 0.005 * tr + 16; d = es - tr
+            sd = sqrt(va); d = es - tr; slack = 0.005 * tr + 16
+            hi = bennett(va, t ? bu_i[s] : bu_a[s]) + slack; lo = bennett(va, t ? bl_i[s] : bl_a[s]) + slack
+            bound = d >= 0 ? hi : lo
             sig = sd > 0 ? d / sd : 0
-            ok = (d <= bound && -d <= bound)
+            ok = (d <= hi && -d <= lo)
             printf "%-16s %-9s %10d %10d %10d %8.2f %s\n", s, t ? "in-use" : "allocated", tr, es, bound, sig, ok ? "ok" : "OUT OF BOUND"
             if (!ok) bad = 1
           }
