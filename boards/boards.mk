@@ -89,12 +89,15 @@ DEMO_DEFS_demo-long := -DDEMO_MIN_MS=1500 -DDEMO_INTERVAL=1024
 # ~2000 blocks, and a library whose live table has 128 slots (DEMO_SCALE_LIB): the live sampled set
 # is over 15 times the table.
 DEMO_DEFS_demo-scale := -DDEMO_INTERVAL=8 -DLEAK_EVERY=2
-# Cortex-M boards: the demo with an application's SysTick tick started before msamp_init (demo.c's
-# DEMO_HAL_TICK; tests/board/clock.sh): its tick given to msamp, a wrong one, none.
-DEMO_CLOCK_VARIANTS := $(if $(findstring -mcpu=cortex-m,$(BOARD_CFLAGS)),demo-haltick demo-haltick-wrong demo-haltick-none)
-DEMO_DEFS_demo-haltick := -DDEMO_HAL_TICK=1
-DEMO_DEFS_demo-haltick-wrong := -DDEMO_HAL_TICK=2
-DEMO_DEFS_demo-haltick-none := -DDEMO_HAL_TICK=3
+# Cortex-M boards (tests/board/clock.sh): demo-clock, the demo sampled every 32 bytes (every 16
+# with DEMO_SMALL_RAM, whose 32 leaked blocks then leak over the whole run), and the same with an
+# application's SysTick tick started before msamp_init (demo.c's DEMO_HAL_TICK): its tick given to
+# msamp (demo-haltick), a wrong one (-wrong), none (-none).
+DEMO_CLOCK_VARIANTS := $(if $(findstring -mcpu=cortex-m,$(BOARD_CFLAGS)),demo-clock demo-haltick demo-haltick-wrong demo-haltick-none)
+DEMO_DEFS_demo-clock := $(if $(findstring DEMO_SMALL_RAM=1,$(BOARD_CFLAGS)),-DDEMO_INTERVAL=16 -DLEAK_EVERY=125,-DDEMO_INTERVAL=32)
+DEMO_DEFS_demo-haltick := $(DEMO_DEFS_demo-clock) -DDEMO_HAL_TICK=1
+DEMO_DEFS_demo-haltick-wrong := $(DEMO_DEFS_demo-clock) -DDEMO_HAL_TICK=2
+DEMO_DEFS_demo-haltick-none := $(DEMO_DEFS_demo-clock) -DDEMO_HAL_TICK=3
 
 $(BOARD_DIR)/obj/%.o: %.c $(BOARD_FLAGS)
 	@mkdir -p $(@D)
