@@ -35,21 +35,15 @@ int clock_judge(const struct session *s, struct clock_verdict *v)
     }
     if (w < 0)
         return 0;
-    if (d > CLOCK_FACTOR * w + CLOCK_FAST_SLACK_S) {
-        snprintf(v->note, sizeof(v->note),
-                 "the device's clock ran %.0fx too fast for the stream's pace: its records span "
-                 "%.3f s of device time but arrived over %.3f s; %s",
-                 w > 0 ? d / w : d, d, w, CLOCK_HINT);
-        return 1;
-    }
-    if (w > CLOCK_FACTOR * d + CLOCK_SLOW_SLACK_S) {
-        snprintf(v->note, sizeof(v->note),
-                 "the device's clock ran %.0fx too slow for the stream's pace: its records span "
-                 "%.3f s of device time but arrived over %.3f s; %s",
-                 d > 0 ? w / d : w, d, w, CLOCK_HINT);
-        return 1;
-    }
-    return 0;
+    int fast = d > CLOCK_FACTOR * w + CLOCK_FAST_SLACK_S;
+    if (!fast && w <= CLOCK_FACTOR * d + CLOCK_SLOW_SLACK_S)
+        return 0;
+    double hi = fast ? d : w, lo = fast ? w : d;
+    snprintf(v->note, sizeof(v->note),
+             "the device's clock ran %.0fx too %s for the stream's pace: its records span %.3f s "
+             "of device time but arrived over %.3f s; %s",
+             lo > 0 ? hi / lo : hi, fast ? "fast" : "slow", d, w, CLOCK_HINT);
+    return 1;
 }
 
 void clock_store(const struct session *s, struct prof *p)
