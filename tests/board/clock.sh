@@ -12,7 +12,8 @@
 #      among the allocations, hence in what is sampled.
 #   2. None of those runs may carry drain's clock warning (--json clock_warning, stderr);
 #      demo-haltick-wrong (a tick 1000 times too fast) and demo-haltick-none (no tick given: the
-#      clock stands still) must carry it.
+#      clock stands still) must carry it. Their streams read again from the saved file (no pace):
+#      the clock that stood still is still said, the one too fast no longer can be.
 set -u
 dir=$1
 runs=${CLOCK_RUNS:-3}
@@ -68,5 +69,10 @@ for v in demo-haltick-wrong demo-haltick-none; do
   echo "$v $r"
   [ "${r##* }" = 1 ] && echo "ok: drain warns of $v's clock: $(grep -o "the device's clock [^:;]*" "$out/$v-1/drain.err")" ||
     bad "drain did not warn of $v's clock"
+  "${DRAIN:-host_tools/drain}" -q -o "$out/$v-file.pb.gz" "$out/$v-1/stream.bin" 2>"$out/$v-file.err" >/dev/null
+  w=$(grep -c "warning: session 1: the device's clock" "$out/$v-file.err")
+  [ "$v" = demo-haltick-none ] && want=1 || want=0
+  [ "$w" = "$want" ] && echo "ok: $v's stream as a file: $([ "$want" = 1 ] && echo "the clock that stood still said" || echo "no pace, no warning")" ||
+    bad "$v's stream as a file: $w clock warnings, want $want"
 done
 exit $fail
