@@ -67,7 +67,8 @@ MSAMP_PORT_LOCK_SAVED(uint32_t, "mrs %0, primask\n\tcpsid i", "msr primask, %0")
  *   APP       SysTick is the application's (enabled, another reload, e.g. a HAL's 1 kHz tick): never
  *             reconfigured; the time is its tick count (msamp_arm_app_ticks(), the firmware's)
  *             times the period plus the count within the period, at MSAMP_ARM_APP_TICK_HZ times
- *             the period (RVR + 1) per second.
+ *             the period (RVR + 1) per second; a reload the application changes later stops the
+ *             time there.
  *   STOPPED   the application's SysTick without msamp_arm_app_ticks(): nothing the port may read
  *             is a clock, and the time stays where it is (drain says so: docs/DRAIN.md).
  * Each read is under the lock. */
@@ -140,6 +141,8 @@ static uint64_t clock_app(void)
         pending = SCB_ICSR & ICSR_PENDSTSET;
         again = SYST_CVR & SYST_MAX;
     } while (again > left);
+    if (left > reload)
+        left = reload;
     if (ticks < clk_last)
         clk_wraps++;
     clk_last = ticks;
@@ -171,8 +174,8 @@ uint64_t msamp_port_time(void)
             clk_wraps++;
         clk_last = left;
         t = (uint64_t)clk_wraps << 24 | (SYST_MAX - left);
-    } else if (clk_source == CLK_APP) {
-        t = clock_app();
+    } else if (clk_source == CLK_APP && (SYST_RVR & SYST_MAX) + 1u == clk_period) {
+        t = clock_app(); /* (a reload the application changed since: the time stops there) */
     }
     if (t > clk_now)
         clk_now = t;
