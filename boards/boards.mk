@@ -65,7 +65,7 @@ BOARD_COMPILE = $(BOARD_CC) $(BOARD_TARGET_CFLAGS) -MMD -MP
 BOARD_FLAGS := $(BOARD_DIR)/flags
 board_flags_text = $(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(MSAMP_OWN_CFLAGS) $(BOARD_VENDOR_CFLAGS) $(OBJ_DEFS) $(BOARD_NOLOOPCALLS) \
 	$(DEMO_MSAMP_DEFS) $(foreach t,$(BOARD_TRANSPORTS),$(BOARD_TRANSPORT_DEFS_$(t))) \
-	$(foreach v,$(DEMO_VARIANTS),$(DEMO_DEFS_$(v))) $(BOARD_SELFTEST_DEFS) $(BOARD_LINK_FLAGS) $(BOARD_LIBGCC)
+	$(foreach v,$(DEMO_VARIANTS) $(DEMO_CLOCK_VARIANTS),$(DEMO_DEFS_$(v))) $(BOARD_SELFTEST_DEFS) $(BOARD_LINK_FLAGS) $(BOARD_LIBGCC)
 $(BOARD_FLAGS): board-flags-force
 	$(if $(subst |$(board_flags_text)|,,|$(file <$@)|),$(shell mkdir -p $(@D))$(file >$@,$(board_flags_text)))
 board-flags-force:
@@ -89,6 +89,15 @@ DEMO_DEFS_demo-long := -DDEMO_MIN_MS=1500 -DDEMO_INTERVAL=1024
 # ~2000 blocks, and a library whose live table has 128 slots (DEMO_SCALE_LIB): the live sampled set
 # is over 15 times the table.
 DEMO_DEFS_demo-scale := -DDEMO_INTERVAL=8 -DLEAK_EVERY=2
+# Cortex-M boards (tests/board/clock.sh): demo-clock, the demo sampled every 32 bytes (every 16
+# with DEMO_SMALL_RAM, whose 32 leaked blocks then leak over the whole run), and the same with an
+# application's SysTick tick started before msamp_init (demo.c's DEMO_HAL_TICK): its tick given to
+# msamp (demo-haltick), a wrong one (-wrong), none (-none).
+DEMO_CLOCK_VARIANTS := $(if $(findstring -mcpu=cortex-m,$(BOARD_CFLAGS)),demo-clock demo-haltick demo-haltick-wrong demo-haltick-none)
+DEMO_DEFS_demo-clock := $(if $(findstring DEMO_SMALL_RAM=1,$(BOARD_CFLAGS)),-DDEMO_INTERVAL=16 -DLEAK_EVERY=125,-DDEMO_INTERVAL=32)
+DEMO_DEFS_demo-haltick := $(DEMO_DEFS_demo-clock) -DDEMO_HAL_TICK=1
+DEMO_DEFS_demo-haltick-wrong := $(DEMO_DEFS_demo-clock) -DDEMO_HAL_TICK=2
+DEMO_DEFS_demo-haltick-none := $(DEMO_DEFS_demo-clock) -DDEMO_HAL_TICK=3
 
 $(BOARD_DIR)/obj/%.o: %.c $(BOARD_FLAGS)
 	@mkdir -p $(@D)
@@ -137,6 +146,7 @@ DEMO_LIB_demo := $(DEMO_LIB)
 DEMO_LIB_demo-stall := $(DEMO_LIB)
 DEMO_LIB_demo-long := $(DEMO_LIB)
 DEMO_LIB_demo-scale := $(DEMO_SCALE_LIB)
+$(foreach v,$(DEMO_CLOCK_VARIANTS),$(eval DEMO_LIB_$(v) := $(DEMO_LIB)))
 
 # One small library per transport: libmsamp_<transport>.a.
 define board_transport
@@ -157,7 +167,7 @@ $(BOARD_DIR)/$(1)/$(2).elf: $(BOARD_DIR)/$(1)/$(2).o $(BOARD_OBJS) $(DEMO_OBJS) 
 		$(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_$(1).a $(DEMO_LIB_$(2)) $(BOARD_LIBGCC)
 endef
 $(foreach t,$(BOARD_TRANSPORTS),$(eval $(call board_transport,$(t))))
-$(foreach t,$(BOARD_TRANSPORTS),$(foreach v,$(DEMO_VARIANTS),$(eval $(call board_demo,$(t),$(v)))))
+$(foreach t,$(BOARD_TRANSPORTS),$(foreach v,$(DEMO_VARIANTS) $(DEMO_CLOCK_VARIANTS),$(eval $(call board_demo,$(t),$(v)))))
 
 BOARD_ENV := BOARD_QEMU="$(BOARD_QEMU)" BOARD_QEMU_TIMEOUT=$(BOARD_QEMU_TIMEOUT)
 DEMO_ELF := $(BOARD_DIR)/$(TRANSPORT)/demo.elf

@@ -23,7 +23,7 @@
 	.rept 13                       /* NMI .. PendSV */
 	.word fault_entry
 	.endr
-	.word fault_entry              /* SysTick: unused (msamp reads it without interrupts) */
+	.word SysTick_Handler          /* fault_entry unless the firmware has one (an application tick) */
 #endif
 	.rept 32                       /* external interrupts 0..31 */
 	.word irq_entry
@@ -82,6 +82,8 @@ irq_entry:
 	.fnend
 	.size irq_entry, . - irq_entry
 
+	.weak SysTick_Handler
+	.thumb_set SysTick_Handler, fault_entry
 	.global fault_entry
 	.type fault_entry, %function
 	.thumb_func

@@ -14,9 +14,12 @@
  *              strictly increasing; the Thumb bit is stripped; Cortex-M EXC_RETURN values
  *              (0xFxxxxxxx) and a zero return address end the walk.
  *   lock       Cortex-M: PRIMASK; Cortex-A: CPSR I and F bits.
- *   time       Cortex-A: the generic timer's virtual count at CNTFRQ Hz. Cortex-M: SysTick (the
- *              port starts it: 24 bits on the processor clock, MSAMP_ARM_CPU_HZ), extended to 64
- *              bits in software: read the time (msamp_poll() does) at least once per wrap.
+ *   time       Cortex-A: the generic timer's virtual count at CNTFRQ Hz. Cortex-M: the DWT cycle
+ *              counter where it counts (MSAMP_ARM_DWT), else SysTick: started by the port when
+ *              nothing runs it (24 bits on the processor clock, MSAMP_ARM_CPU_HZ), or the
+ *              application's, never reconfigured, read with its tick (msamp_arm_app_ticks(),
+ *              MSAMP_ARM_APP_TICK_HZ). Counters are extended to 64 bits in software: read the
+ *              time (msamp_poll() does) at least once per wrap.
  *   build-id   the GNU build-id note between __msamp_build_id_start and __msamp_build_id_end.
  * The linker script defines those symbols, and for the exidx walker keeps .ARM.exidx between
  * __exidx_start and __exidx_end and code between __msamp_text_lo and __msamp_text_hi.
@@ -64,6 +67,29 @@
 #ifndef MSAMP_ARM_CPU_HZ
 #define MSAMP_ARM_CPU_HZ 25000000u
 #endif
+
+/* Cortex-M: use the DWT cycle counter when the core has one and it counts (1, the default on
+ * ARMv7-M and ARMv8-M mainline: Cortex-M3, M4, M7, M33), or never (0: a debugger owns the DWT). */
+#ifndef MSAMP_ARM_DWT
+#if defined(__ARM_ARCH_7M__) || defined(__ARM_ARCH_7EM__) || defined(__ARM_ARCH_8M_MAIN__)
+#define MSAMP_ARM_DWT 1
+#else
+#define MSAMP_ARM_DWT 0
+#endif
+#endif
+
+/* Cortex-M, SysTick run by the application (enabled with its own reload and interrupt before
+ * msamp_init, as an STM32 HAL's HAL_InitTick does): the rate of its tick interrupts, which
+ * msamp_arm_app_ticks() counts (HAL_GetTick() at the HAL's default 1 kHz). */
+#ifndef MSAMP_ARM_APP_TICK_HZ
+#define MSAMP_ARM_APP_TICK_HZ 1000u
+#endif
+
+/* Defined by a Cortex-M firmware whose application runs SysTick (weak in the port: without it and
+ * without a counting DWT, the time of such a firmware stands still): the number of SysTick
+ * interrupts taken so far, one per SysTick period (e.g. `return HAL_GetTick();`). Called under
+ * msamp's lock (interrupts masked); must not block. */
+uint32_t msamp_arm_app_ticks(void);
 
 /* What the exidx walker may read: the stack and the code of mem (return addresses inside the code;
  * both 0: not checked), the index table [exidx_lo, exidx_hi) and extab words in

@@ -55,33 +55,144 @@ MSAMP_PORT_LOCK_SAVED(uint32_t, "mrs %0, primask\n\tcpsid i", "msr primask, %0")
 #define SYST_RVR (*(volatile uint32_t *)0xe000e014u)
 #define SYST_CVR (*(volatile uint32_t *)0xe000e018u)
 #define SYST_MAX 0xffffffu
+#define SYST_OURS 5u              /* CSR: enabled, processor clock, no interrupt */
+#define ICSR_PENDSTSET (1u << 26) /* SCB ICSR: the SysTick exception is pending */
+#define SCB_ICSR (*(volatile uint32_t *)0xe000ed04u)
 
-/* SysTick counts down 24 bits (0.67 s at 25 MHz) and wraps; each read under the lock notices a
- * wrap since the previous one, so the time stays monotonic as long as something (msamp_poll(), an
- * allocation) reads it at least once per wrap period. No interrupt is needed. */
-static uint32_t systick_last, systick_wraps;
+/* The clock (port/arm/README.md "The clock"), chosen at its first read and kept:
+ *   DWT       the cycle counter (ARMv7-M, ARMv8-M mainline) when it exists and advances: SysTick
+ *             is not touched. 32 bits extended in software (read at least once per 2^32 cycles).
+ *   SYSTICK   SysTick, free-running over 24 bits on the processor clock, started by the port when
+ *             nothing runs it (read at least once per 2^24 cycles: msamp_poll() does).
+ *   APP       SysTick is the application's (enabled, another reload, e.g. a HAL's 1 kHz tick): never
+ *             reconfigured; the time is its tick count (msamp_arm_app_ticks(), the firmware's)
+ *             times the period plus the count within the period, at MSAMP_ARM_APP_TICK_HZ times
+ *             the period (RVR + 1) per second; a reload the application changes later stops the
+ *             time there.
+ *   STOPPED   the application's SysTick without msamp_arm_app_ticks(): nothing the port may read
+ *             is a clock, and the time stays where it is (drain says so: docs/DRAIN.md).
+ * Each read is under the lock. */
+enum { CLK_UNSET, CLK_DWT, CLK_SYSTICK, CLK_APP, CLK_STOPPED };
+static uint8_t clk_source;
+static uint32_t clk_last;  /* DWT: the last count; SYSTICK: the count left; APP: the last tick */
+static uint32_t clk_wraps; /* wraps of clk_last's counter seen (DWT, SYSTICK, APP's ticks) */
+static uint32_t clk_period; /* APP: SysTick's period, RVR + 1 */
+static uint64_t clk_now;   /* the last time returned (APP, STOPPED: time never goes back) */
+
+/* The application's tick count (weak reference: 0 when the firmware defines none). */
+extern uint32_t msamp_arm_app_ticks(void) __attribute__((weak));
+
+#if MSAMP_ARM_DWT
+#define DEMCR (*(volatile uint32_t *)0xe000edfcu)
+#define DEMCR_TRCENA (1u << 24)
+#define DWT_CTRL (*(volatile uint32_t *)0xe0001000u)
+#define DWT_CTRL_NOCYCCNT (1u << 25)
+#define DWT_CYCCNT (*(volatile uint32_t *)0xe0001004u)
+
+/* The cycle counter enabled, 1 when it is there and counts (QEMU 7.2 reads the DWT as zeroes). */
+static int clock_dwt(void)
+{
+    DEMCR |= DEMCR_TRCENA;
+    if ((DEMCR & DEMCR_TRCENA) == 0 || (DWT_CTRL & DWT_CTRL_NOCYCCNT) != 0)
+        return 0;
+    DWT_CTRL |= 1u; /* CYCCNTENA */
+    uint32_t a = DWT_CYCCNT;
+    __asm__ volatile("nop\n\tnop\n\tnop\n\tnop" ::: "memory");
+    clk_last = DWT_CYCCNT;
+    return clk_last != a;
+}
+#endif
+
+static void clock_choose(void)
+{
+#if MSAMP_ARM_DWT
+    if (clock_dwt()) {
+        clk_source = CLK_DWT;
+        return;
+    }
+#endif
+    uint32_t csr = SYST_CSR;
+    if ((csr & 1u) == 0) {
+        SYST_RVR = SYST_MAX;
+        SYST_CVR = 0;
+        SYST_CSR = SYST_OURS;
+        clk_last = SYST_MAX;
+        clk_source = CLK_SYSTICK;
+    } else if ((csr & 7u) == SYST_OURS && (SYST_RVR & SYST_MAX) == SYST_MAX) {
+        clk_last = SYST_MAX; /* free-running as the port runs it (started before a re-init) */
+        clk_source = CLK_SYSTICK;
+    } else if (msamp_arm_app_ticks) {
+        clk_period = (SYST_RVR & SYST_MAX) + 1u;
+        clk_last = msamp_arm_app_ticks();
+        clk_source = CLK_APP;
+    } else {
+        clk_source = CLK_STOPPED;
+    }
+}
+
+/* APP: the ticks and the count within the period read together (again if SysTick wrapped in
+ * between); a wrap whose interrupt is still pending (held off by the lock) adds its period. */
+static uint64_t clock_app(void)
+{
+    uint32_t reload = clk_period - 1u, left, again, ticks, pending;
+    do {
+        left = SYST_CVR & SYST_MAX;
+        ticks = msamp_arm_app_ticks();
+        pending = SCB_ICSR & ICSR_PENDSTSET;
+        again = SYST_CVR & SYST_MAX;
+    } while (again > left);
+    if (left > reload)
+        left = reload;
+    if (ticks < clk_last)
+        clk_wraps++;
+    clk_last = ticks;
+    uint64_t t = ((uint64_t)clk_wraps << 32 | ticks) * clk_period + (reload - left);
+    if (pending && left != 0)
+        t += clk_period;
+    return t;
+}
 
 uint64_t msamp_port_time(void)
 {
     msamp_port_lock_t key = msamp_port_lock();
-    if ((SYST_CSR & 1u) == 0) {
-        SYST_RVR = SYST_MAX;
-        SYST_CVR = 0;
-        SYST_CSR = 5u; /* processor clock, enabled, no interrupt */
-        systick_last = SYST_MAX;
+    if (clk_source == CLK_UNSET)
+        clock_choose();
+    uint64_t t = clk_now;
+#if MSAMP_ARM_DWT
+    if (clk_source == CLK_DWT) {
+        uint32_t c = DWT_CYCCNT;
+        if (c < clk_last)
+            clk_wraps++;
+        clk_last = c;
+        t = (uint64_t)clk_wraps << 32 | c;
     }
-    uint32_t left = SYST_CVR & SYST_MAX;
-    if (left > systick_last)
-        systick_wraps++;
-    systick_last = left;
-    uint64_t t = (uint64_t)systick_wraps << 24 | (SYST_MAX - left);
+#endif
+    /* SysTick taken over by the application after the port started it: the time stops there. */
+    if (clk_source == CLK_SYSTICK && (SYST_RVR & SYST_MAX) == SYST_MAX) {
+        uint32_t left = SYST_CVR & SYST_MAX;
+        if (left > clk_last)
+            clk_wraps++;
+        clk_last = left;
+        t = (uint64_t)clk_wraps << 24 | (SYST_MAX - left);
+    } else if (clk_source == CLK_APP && (SYST_RVR & SYST_MAX) + 1u == clk_period) {
+        t = clock_app(); /* (a reload the application changed since: the time stops there) */
+    }
+    if (t > clk_now)
+        clk_now = t;
+    t = clk_now;
     msamp_port_unlock(key);
     return t;
 }
 
 uint64_t msamp_port_time_hz(void)
 {
-    return MSAMP_ARM_CPU_HZ;
+    msamp_port_lock_t key = msamp_port_lock();
+    if (clk_source == CLK_UNSET)
+        clock_choose();
+    uint64_t hz = clk_source == CLK_APP ? (uint64_t)MSAMP_ARM_APP_TICK_HZ * clk_period
+                                        : (uint64_t)MSAMP_ARM_CPU_HZ;
+    msamp_port_unlock(key);
+    return hz;
 }
 #else
 /* Thread (USR, SYS, SVC), IRQ, FIQ, any other exception mode. */

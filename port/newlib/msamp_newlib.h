@@ -8,8 +8,10 @@ extern "C" {
 #endif
 
 /* The end of the memory _sbrk hands out (the address past its last byte), so that the room not
- * yet taken from it counts as free and in the total. The firmware defines it beside its _sbrk; the
- * weak default returns NULL: unknown, and then free and total cover what _sbrk has given only. */
+ * yet taken from it counts as free and in the total. The weak default returns port/msamp.ld's
+ * __msamp_heap_end (the end of RAM less __msamp_stack_reserve, unless the linker script says
+ * otherwise), or NULL in a link without the fragment: unknown, and then free and total cover what
+ * _sbrk has given only. A firmware whose heap ends elsewhere defines it beside its _sbrk. */
 void *msamp_newlib_heap_end(void);
 
 /* What msamp_port_heap_stats runs (named so that port/msamp.mk's -u pulls this hook out of a

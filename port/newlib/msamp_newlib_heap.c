@@ -5,8 +5,9 @@
  * printing drags in stdio and the system calls a firmware may lack; _mallinfo_r is an object of
  * its own in both libraries, and needs nothing malloc does not. From it: the bytes taken from
  * _sbrk (arena) and free among them (fordblks); full newlib also counts its free chunks (ordblks).
- * Beyond the break, the room _sbrk may still give (msamp_newlib_heap_end(), the firmware's) counts
- * as free, and in the total. Neither library keeps a low watermark: msamp keeps the fewest free
+ * Beyond the break, the room _sbrk may still give (up to msamp_newlib_heap_end(): the firmware's, or
+ * by default port/msamp.ld's __msamp_heap_end, the end of RAM less a stack reserve) counts as free,
+ * and in the total. Neither library keeps a low watermark: msamp keeps the fewest free
  * bytes its polls saw (MSAMP_HEAP_MIN_SEEN).
  *
  * The largest free block: newlib-nano's free list is one short list (__malloc_free_list, by
@@ -37,9 +38,13 @@ struct msamp_nano_chunk {
 };
 extern struct msamp_nano_chunk *__malloc_free_list __attribute__((weak));
 
+/* port/msamp.ld's heap end (a weak reference: 0 in a link without the fragment). */
+extern char __msamp_heap_end[] __attribute__((weak));
+
+/* The firmware's own definition wins; else the fragment's __msamp_heap_end; else unknown. */
 __attribute__((weak)) void *msamp_newlib_heap_end(void)
 {
-    return NULL;
+    return __msamp_heap_end;
 }
 
 #if MSAMP_CFG_HEAP_STATS

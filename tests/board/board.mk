@@ -92,6 +92,18 @@ test-board-$(1): ## Self-test and end-to-end UART test of the board $(1)
 endef
 $(foreach b,$(filter-out qemu-virt-aarch64,$(BOARD_TESTED)),$(eval $(call board_other_test,$(b))))
 
+# The Cortex-M clock with an application's SysTick (tests/board/clock.sh) on a Cortex-M3 and a
+# Cortex-M0 board, whatever BOARD is.
+TESTS += board-clock
+CLOCK_BOARDS := qemu-mps2-an385 qemu-microbit
+test-board-clock: ## HAL-style SysTick at 1 kHz before msamp_init (Cortex-M3, M0): peak time and leak rate within 10 % of the own-clock demo's; drain warns of a wrong clock only
+	@tests/need.sh arm-none-eabi-gcc qemu-system-arm python3
+	@$(MAKE) --no-print-directory -s host_tools/drain host_tools/msamp-dump
+	@for b in $(CLOCK_BOARDS); do echo "$$b:"; $(MAKE) --no-print-directory -s BOARD=$$b board-clock-one || exit 1; done
+board-clock-one:
+	@$(MAKE) --no-print-directory -s $(foreach v,$(DEMO_CLOCK_VARIANTS),$(BOARD_DIR)/uart/$(v).elf)
+	@$(BOARD_ENV) tests/board/clock.sh $(BOARD_DIR)
+
 TESTS += board-late-join-tcp
 test-board-late-join-tcp: ## Drain connects over TCP a second after the firmware started: in-use complete and within bound
 	@tests/need.sh ss

@@ -23,7 +23,7 @@ test-newlib-cmake-indirect: ## msamp.cmake with newlib's _r functions alone wrap
 	$(NL_TOOLS)
 	$(call nl_run,tests/newlib/cmake_indirect.sh $(NL_DIR)/cmake-indirect)
 TESTS += newlib-verdict
-test-newlib-verdict: ## newlib and newlib-nano, 5 sampling seeds, with and without the heap-end hook: a firmware leaking 48 B every 10th call is a leak (leak_record alone, its one-time pool a step) in --leaks, the heap verdict and --json, the headroom unknown where the heap grows, every view agreeing
+test-newlib-verdict: ## newlib and newlib-nano, 5 sampling seeds, with and without the heap-end hook: a firmware leaking 48 B every 10th call is a leak (leak_record alone, its one-time pool a step) in --leaks, the heap verdict and --json, the headroom unknown where the heap grows, from msamp.ld alone with newlib's own _sbrk, every view agreeing
 	@tests/newlib/need_newlib.sh python3
 	$(NL_TOOLS)
 	$(call nl_run,tests/newlib/verdict.sh $(NL_DIR)/verdict)

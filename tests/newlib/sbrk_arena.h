@@ -14,6 +14,26 @@
 
 void *_sbrk(ptrdiff_t incr);
 
+#ifdef NL_SBRK_FRAGMENT
+/* newlib's own layout (libgloss's _sbrk, a vendor's syscalls.c): the heap from the linker's `end`
+ * up to the stack pointer, and no msamp_newlib_heap_end(): msamp's newlib hook takes the heap's
+ * end from port/msamp.ld's default (tests/newlib/link_fragment.ld). */
+extern char end[];
+static char *heap_brk;
+
+void *_sbrk(ptrdiff_t incr)
+{
+    char *sp;
+    __asm__ volatile("mov %0, sp" : "=r"(sp));
+    if (heap_brk == NULL)
+        heap_brk = end;
+    if ((incr > 0 && incr > sp - heap_brk) || (incr < 0 && -incr > heap_brk - end))
+        return (void *)-1;
+    void *p = heap_brk;
+    heap_brk += incr;
+    return p;
+}
+#else
 static unsigned char arena[NL_ARENA_BYTES] __attribute__((aligned(8)));
 static size_t arena_used;
 
@@ -35,6 +55,7 @@ void *msamp_newlib_heap_end(void)
 {
     return arena + sizeof arena;
 }
+#endif
 #endif
 
 #endif

@@ -13,7 +13,11 @@
 #   - the heap verdict "leak": no fragmentation (the firmware has no failure, and below the break
 #     of a heap that grows its free bytes are not all it has free: docs/HEALTH.md), never healthy;
 #   - with the heap end: the headroom as a share of the arena (256 KiB), in the JSON too;
-#     without it: "headroom: unknown", JSON null (no share of a total that grows).
+#     without it: "headroom: unknown", JSON null (no share of a total that grows);
+#   - "fragment" (seed 1 per library): newlib's own layout, the heap from the linker's `end` up
+#     to the stack (NL_SBRK_FRAGMENT) and no hook, linked by tests/newlib/link_fragment.ld, which
+#     has `INCLUDE msamp.ld` alone: the headroom a share of port/msamp.ld's default heap end less
+#     `end` (read from the ELF), exactly, in the JSON too: heap health with no extra code.
 # A control per library (seed 1, no heap end): the firmware without its leak (NL_LEAK=0), whose
 # heap still grows (the cache, the pool): no leak in any view, pool_once a step, the verdict
 # healthy without "the free bytes mostly in one block". Then every view of every stream agrees
@@ -31,10 +35,12 @@ mkdir -p "$out"
 # run NAME LIBC CFLAGS: builds and runs one firmware, and drain on its stream (OUT/NAME/top.txt,
 # d.json); 1 on failure, with the reason printed.
 run() {
-  local name=$1 libc=$2 flags=$3 dir=$out/$1 status
+  local name=$1 libc=$2 flags=$3 dir=$out/$1 status ld=boards/qemu-mps2-an385/link.ld
+  [[ $flags == *NL_SBRK_FRAGMENT* ]] && ld=tests/newlib/link_fragment.ld
   rm -rf "$dir" && mkdir -p "$dir"
   if ! make --no-print-directory -s -j2 -f tests/newlib/fw.make OBJ_ROOT="${NL_OBJ:-$out}" \
-      OUT="$dir" LIBC="$libc" SRC=tests/newlib/growth_fw.c EXTRA_CFLAGS="$flags" >"$dir/build.log" 2>&1
+      OUT="$dir" LIBC="$libc" SRC=tests/newlib/growth_fw.c EXTRA_CFLAGS="$flags" LDSCRIPT=$ld \
+      >"$dir/build.log" 2>&1
   then
     echo "FAIL: $name: the build failed:"; cat "$dir/build.log"; return 1
   fi
@@ -51,7 +57,8 @@ run() {
 }
 
 # judge NAME END LEAKS WORD: OUT/NAME's --top and JSON: LEAKS the leaks of every view, pool_once
-# the step, WORD the heap verdict, the headroom as END (end or none) wants it. One ok:/FAIL: line.
+# the step, WORD the heap verdict, the headroom as END (end, none or fragment) wants it. One ok:/FAIL:
+# line.
 judge() {
   local name=$1 end=$2 leaks=$3 want=$4 dir=$out/$1 agree room jroom verdict bad=""
   agree=$(tests/analysis/leaks_agree.sh "$leaks" pool_once "$dir/d.json" "$dir/top.txt") ||
@@ -65,6 +72,13 @@ print((json.load(open(sys.argv[1]))["sessions"][0]["heap"] or {}).get("headroom"
   if [ "$end" = end ]; then
     [[ $room == *" % of $arena B)" && $jroom != None ]] ||
       bad="$bad the heap's end known: want its headroom of $arena B, got '$room' (JSON $jroom);"
+  elif [ "$end" = fragment ]; then
+    local heap="" e b
+    e=$(arm-none-eabi-nm "$dir/fw.elf" | awk '$3 == "__msamp_heap_end" { print $1 }')
+    b=$(arm-none-eabi-nm "$dir/fw.elf" | awk '$3 == "end" { print $1 }')
+    [ -n "$e" ] && [ -n "$b" ] && [ $((16#$e)) -gt $((16#$b)) ] && heap=$((16#$e - 16#$b))
+    [[ -n $heap && $room == *" % of $heap B)" && $room != *" (0.0 % "* && $jroom != None && $jroom != 0.0 ]] ||
+      bad="$bad msamp.ld's heap end: want a headroom of __msamp_heap_end - end = ${heap:-?} B, got '$room' (JSON $jroom);"
   else
     [[ $room == "unknown "* && $jroom == None ]] ||
       bad="$bad the heap grows: want 'headroom: unknown', got '$room' (JSON $jroom);"
@@ -85,6 +99,8 @@ for libc in full nano; do
       judge "$name" "$end" leak_record leak || fail=1
     done
   done
+  name=$libc-fragment-s1 # newlib's own _sbrk, the heap's end from msamp.ld alone
+  run "$name" "$libc" "-DNL_SBRK_FRAGMENT -DNL_SEED=1" && judge "$name" fragment leak_record leak || fail=1
   name=$libc-none-noleak # the control: no leak, the heap still growing
   run "$name" "$libc" "-DNL_NO_HEAP_END -DNL_LEAK=0 -DNL_SEED=1" || { fail=1; continue; }
   streams+=("$out/$name/run/stream.bin:$out/$name/fw.elf:")

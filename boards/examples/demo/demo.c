@@ -23,6 +23,10 @@
  * would make a flow-controlled link do. DEMO_SMALL_RAM=1 (qemu-microbit: 16 KiB of RAM) scales the
  * workload to demo_heap.c's 9 KiB heap: 8 cache entries, 32 leaked blocks, 4 deep blocks kept, a
  * realloc chain from 256 bytes to 1 KiB, sampled every 128 bytes.
+ * DEMO_HAL_TICK (Cortex-M boards): the firmware runs SysTick itself before msamp_init, as an STM32
+ * HAL does (1 kHz, its interrupt counting a tick); 1: it gives msamp its tick
+ * (msamp_arm_app_ticks, port/arm/README.md "The clock"), 2: a wrong one (microseconds counted as
+ * ticks: a clock 1000 times too fast, which drain must call implausible), 3: none.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -57,6 +61,9 @@
 #endif
 #ifndef DEMO_SEED
 #define DEMO_SEED 12345
+#endif
+#ifndef DEMO_HAL_TICK
+#define DEMO_HAL_TICK 0
 #endif
 const volatile uint64_t demo_seed = DEMO_SEED;
 
@@ -430,6 +437,42 @@ static int commanded(uint64_t start)
 #endif
 }
 
+#if DEMO_HAL_TICK
+#if !defined(__ARM_ARCH_PROFILE) || __ARM_ARCH_PROFILE != 'M'
+#error "DEMO_HAL_TICK: a Cortex-M board's"
+#endif
+#include "msamp_arm.h"
+void SysTick_Handler(void);
+/* The application's tick, as HAL_InitTick starts it: reload CPU_HZ / 1000 - 1, the processor
+ * clock, its interrupt (SysTick_Handler, the vector start.S names), interrupts enabled. */
+static volatile uint32_t hal_ticks;
+
+void SysTick_Handler(void)
+{
+    hal_ticks = hal_ticks + 1;
+}
+
+#if DEMO_HAL_TICK == 1
+uint32_t msamp_arm_app_ticks(void)
+{
+    return hal_ticks;
+}
+#elif DEMO_HAL_TICK == 2
+uint32_t msamp_arm_app_ticks(void)
+{
+    return hal_ticks * 1000u;
+}
+#endif
+
+static void hal_tick_start(void)
+{
+    *(volatile uint32_t *)0xe000e014u = MSAMP_ARM_CPU_HZ / 1000u - 1u; /* SYST_RVR */
+    *(volatile uint32_t *)0xe000e018u = 0;                             /* SYST_CVR */
+    *(volatile uint32_t *)0xe000e010u = 7u; /* SYST_CSR: processor clock, interrupt, enabled */
+    __asm__ volatile("cpsie i" : : : "memory");
+}
+#endif
+
 static int stalled(uint32_t it)
 {
     static const uint32_t from = DEMO_STALL_FROM, to = DEMO_STALL_TO;
@@ -439,6 +482,9 @@ static int stalled(uint32_t it)
 int main(void)
 {
     board_init();
+#if DEMO_HAL_TICK
+    hal_tick_start();
+#endif
     struct msamp_config cfg = {.interval = DEMO_INTERVAL, .resend_ms = DEMO_RESEND_MS, .seed = demo_seed};
     if (msamp_init(&cfg) != 0)
         demo_fail("msamp_init");

@@ -20,6 +20,7 @@
 #include "fleet.h"
 #include "merge.h"
 #include "verdict/check.h"
+#include "verdict/clock.h"
 #include "msamp_decode.h"
 #include "heapwalk.h"
 #include "postmortem.h"
@@ -139,6 +140,8 @@ struct drain {
     void *rec_state[VIEW_MAX];
     size_t nrec;
     int nsessions, partials, failed, written;
+    int live;      /* the input has a pace (not a file): the clock's check (verdict/clock.h) */
+    double feed_t; /* when the bytes being decoded were read */
     int elves_checked; /* the current session's ELFs were checked against its identity */
     int elves_ok;      /* ... and matched it */
     int elves_doubt;   /* a mismatch while frames were being lost: checked again at a re-send */
@@ -260,6 +263,7 @@ static struct session *new_session(struct drain *d)
 {
     struct session *s = session_new(++d->nsessions, msamp_dec_stats(d->dec));
     session_set_min_lifetime(s, d->o.min_life);
+    s->arrive_live = d->live;
     if (d->dump) { /* one moment: no peak, no growth (docs/POSTMORTEM.md) */
         session_set_dump(s);
         return s;
@@ -333,6 +337,9 @@ static void end_session(struct drain *d, int last)
         fprintf(stderr, "drain: session %d: no --elf matched its images to the end (some of its "
                         "MAPPINGs may have been lost); addresses left unsymbolized\n",
                 d->cur->index);
+    struct clock_verdict cv;
+    if (want && clock_judge(d->cur, &cv))
+        fprintf(stderr, "drain: warning: session %d: %s\n", d->cur->index, cv.note);
     int rc = want ? write_session(d, 0, err, sizeof(err), &kind) : 0;
     if (rc == -2)
         fprintf(stderr, "drain: session %d: %s\n", d->cur->index, err);
@@ -445,6 +452,8 @@ static void on_record(void *arg, const struct msamp_record *rec)
         return;
     if (!d->cur->first_seen && rec->type >= 0)
         session_first_record(d->cur, msamp_dec_stats(d->dec));
+    if (rec->ts_valid && rec->type >= 0)
+        session_arrived(d->cur, d->feed_t);
     session_record(d->cur, rec);
     for (size_t i = 0; i < d->nrec; i++)
         d->rec_view[i]->record(d->rec_state[i], d->cur, rec);
@@ -809,6 +818,7 @@ static int capture(struct drain *d, struct input *in)
     d->dec = msamp_dec_new(on_record, d);
     if (!d->dec)
         drain_oom();
+    d->live = !in->is_file;
     d->cur = new_session(d);
     d->status = isatty(2) && !d->o.quiet;
     double t0 = now_s();
@@ -848,6 +858,7 @@ static int capture(struct drain *d, struct input *in)
             for (size_t off = 0; off < (size_t)n && !d->failed; off += FEED_PIECE) {
                 size_t k = (size_t)n - off < FEED_PIECE ? (size_t)n - off : FEED_PIECE;
                 double tf = now_s();
+                d->feed_t = tf;
                 msamp_dec_feed(d->dec, buf + off, k);
                 double t = now_s();
                 d->decode_s += t - tf;

@@ -164,6 +164,16 @@ double session_age_ns(const struct session *s, uint64_t birth, uint64_t now)
     return now > birth ? (double)(now - birth) * 1e9 / (double)s->tick_hz : 0.0;
 }
 
+void session_arrived(struct session *s, double t)
+{
+    if (!s->arrive_known) {
+        s->arrive_known = 1;
+        s->arrive_first = t;
+    }
+    s->arrive_last = t;
+    s->timed++;
+}
+
 double session_time_s(const struct session *s, uint64_t ts, int valid)
 {
     if (!valid || !s->ts_known || !s->tick_hz || ts < s->first_ts)
@@ -1466,6 +1476,11 @@ struct session *session_replayed_defaults(const struct session *s)
         return NULL;
     struct session *t = session_new(s->index, &s->dec_start);
     t->host_start = s->host_start;
+    t->arrive_live = s->arrive_live;
+    t->arrive_known = s->arrive_known;
+    t->arrive_first = s->arrive_first;
+    t->arrive_last = s->arrive_last;
+    t->timed = s->timed;
     t->first_seen = s->first_seen;
     t->bad_before = s->bad_before;
     t->pre_off = 1;

@@ -342,6 +342,12 @@ struct session {
     int ts_known;
     uint64_t first_ts, last_ts;
     struct timespec host_start;
+    /* The pace the stream arrived at (session_arrived; verdict/clock.h): the host's seconds when
+     * the first and the latest timed record were read, how many timed records came, and whether
+     * the input is live (a pipe, a tty, a socket, a debugger: not a file, which has no pace). */
+    int arrive_live, arrive_known;
+    double arrive_first, arrive_last;
+    uint64_t timed;
 
     int snap_active, snap_dirty;
     uint64_t snap_pass, snap_lives;
@@ -405,6 +411,8 @@ double session_age_ns(const struct session *s, uint64_t birth, uint64_t now);
  * seconds since the session's first record; -1 when unknown (no time, no tick_hz, or before the
  * first record). */
 double session_time_s(const struct session *s, uint64_t ts, int valid);
+/* A timed record of the session was read at the host's time t (seconds, monotonic). */
+void session_arrived(struct session *s, double t);
 /* An entry's weights in half A (c[0]) and half B (c[1]) of the samples when its weight is w:
  * half A and half B are independent samples of the heap, each an unbiased estimate on its own
  * (docs/VERDICTS.md "The peak"); an entry of weight 1 (sampled surely) is in both at weight 1;

@@ -1,4 +1,5 @@
 #include "profile.h"
+#include "verdict/clock.h"
 #include "verdict/growth_track.h"
 #include "verdict/marks.h"
 #include "verdict/unseen.h"
@@ -1081,6 +1082,7 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
         int complete = session_completeness(s, strncmp(kind, "partial", 7) != 0, text,
                                             sizeof(text));
         marks_store(s, dec_now, complete, p);
+        clock_store(s, p);
     }
 out:
     free(maps);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "verdict/clock.h"
 #include "verdict/growth.h"
 #include "verdict/vprof.h"
 
@@ -101,6 +102,19 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
                 (unsigned long long)v->marks.refused, (unsigned long long)v->marks.unattributed,
                 (unsigned long long)v->marks.lost);
         json_str(f, v->marks.note[0] ? v->marks.note : NULL);
+        fputc('}', f);
+    } else {
+        fputs("null", f);
+    }
+    struct clock_verdict cv;
+    fputs(", \"clock_warning\": ", f);
+    if (clock_from_prof(js->p, &cv)) {
+        fputs("{\"device_s\": ", f);
+        json_num(f, cv.device_s);
+        fputs(", \"arrival_s\": ", f);
+        json_num(f, cv.arrival_s >= 0 ? cv.arrival_s : NAN);
+        fputs(", \"note\": ", f);
+        json_str(f, cv.note);
         fputc('}', f);
     } else {
         fputs("null", f);
