@@ -97,6 +97,10 @@ void exhaust_of(const struct session *s, const struct prof *p, const struct grow
                                  win->total.var / (win->secs * win->secs)};
     }
     exhaust_times(out->free_b, out->rate, &out->t, &out->lo, &out->hi);
+    /* Without a leak the heap is not judged running out (growth is a leak's at its own level,
+     * docs/VERDICTS.md "Leaks by growth"): no estimate, the bound of its trend's upper end. */
+    if (out->basis == EX_TOTAL)
+        out->t = out->hi = INFINITY;
 }
 
 static const char *const basis_name[] = {"leaks", "total"};
