@@ -72,6 +72,23 @@ NOINLINE static void churn_buf(size_t size)
     free(p);
 }
 
+/* The heap made one of fixed size (above); returns the chunk a leaked block takes. */
+NOINLINE static size_t reserve_heap(void)
+{
+    mallopt(M_MMAP_MAX, 0);
+    mallopt(M_TRIM_THRESHOLD, (int)(1u << 30));
+    mallopt(M_TOP_PAD, 0);
+    void *arena = malloc(ARENA);
+    if (!arena)
+        return 0;
+    sink ^= (uintptr_t)arena;
+    free(arena);
+    void *p = malloc(LEAK_SIZE);
+    size_t chunk = malloc_usable_size(p) + sizeof(size_t);
+    free(p);
+    return chunk;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4 || (strcmp(argv[1], "leak") && strcmp(argv[1], "steady"))) {
@@ -87,20 +104,9 @@ int main(int argc, char **argv)
         perror(argv[3]);
         return 1;
     }
-    mallopt(M_MMAP_MAX, 0);
-    mallopt(M_TRIM_THRESHOLD, (int)(1u << 30));
-    mallopt(M_TOP_PAD, 0);
-    void *arena = malloc(ARENA);
-    if (!arena)
+    size_t leak_chunk = reserve_heap();
+    if (!leak_chunk)
         return 1;
-    sink ^= (uintptr_t)arena;
-    free(arena);
-    size_t leak_chunk = 0;
-    {
-        void *p = malloc(LEAK_SIZE);
-        leak_chunk = malloc_usable_size(p) + sizeof(size_t);
-        free(p);
-    }
     double t0 = now_s(), t;
     uint64_t leaked = 0, round = 0;
     while ((t = now_s() - t0) < seconds) {
