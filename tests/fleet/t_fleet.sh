@@ -203,6 +203,38 @@ order = [(d["min_free"] is None, d["min_free"] or 0, -d["failures"]) for d in go
 known = sum(1 for d in got if d["min_free"] is not None)
 sys.exit(1 if bad or len(got) != len(want) or order != sorted(order) or known < 3 else 0)
 PY
+# devices: each device's time to exhaustion is one its profiles stored (docs/VERDICTS.md "Time to
+# exhaustion": the msamp-verdict exhaustion comment of its latest), unknown (the reason kept) for
+# the hosted devices' glibc heap, which grows
+python3 - "$W/dev.json" $files <<'PY' && ok "devices: each device's time to exhaustion is its profiles' stored forecast" || { fail "devices: exhaustion"; cat "$W/dev.txt"; }
+import gzip, json, math, re, sys
+got = json.load(open(sys.argv[1]))["devices"]
+want = {}
+for f in sys.argv[2:]:
+    b = gzip.open(f).read()
+    dev = re.search(rb"device id: ([!-~]+) ", b)
+    ses = re.search(rb"session_id=(0x[0-9a-f]+)", b).group(1)
+    dev = dev.group(1).decode() if dev else "session-" + ses.decode()
+    c = re.search(rb"msamp-verdict exhaustion\|([ -~]*)", b)
+    f = dict(x.split("=", 1) for x in c.group(1).decode().split("|")) if c else None
+    want.setdefault(dev, []).append(f)
+def same(j, f):
+    if f is None:
+        return j is None
+    if f["known"] == "0":
+        return j == {"known": False, "why": f["why"]}
+    hi = float(f["hi"])
+    num = lambda a, b: (a is None and not math.isfinite(b)) or (a is not None and abs(a - b) <= 1e-6 * abs(b))
+    return j["known"] and j["running_out"] == math.isfinite(hi) and num(j["lo"], float(f["lo"])) and num(j["hi"], hi)
+bad = 0
+for d in got:
+    ok = any(same(d["exhaustion"], f) for f in want.get(d["device"], []))
+    print(d["device"], d["exhaustion"], "ok" if ok else "not one of its profiles'")
+    bad |= not ok
+hosted = [d for d in got if d["device"] in ("leaky", "q1", "q2")]
+bad |= len(hosted) != 3 or any(d["exhaustion"]["known"] for d in hosted)
+sys.exit(1 if bad else 0)
+PY
 # leaks: each seed's fleet of three (its time range: one session a device), then all three seeds
 # (three sessions a device): the leaky device's leak_record alone, with both kinds of evidence
 # (the leak verdict of its latest profile, the growth across consecutive profiles)
