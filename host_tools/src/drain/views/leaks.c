@@ -118,7 +118,10 @@ int exhaust_text(const struct prof *p, char *out, size_t n)
                                        "growth", t, lo, hi);
     else if (isfinite(e.lo))
         len = (size_t)snprintf(out, n, "heap not running out within %s (95 %%) at the present "
-                                       "growth (its interval includes 0)", lo);
+                                       "growth (%s)", lo,
+                               est_sym_lo(e.rate) <= 0 ? "its interval includes 0"
+                                                       : "no leak by growth: the in-use trend's "
+                                                         "upper end");
     else
         len = (size_t)snprintf(out, n, "heap not running out: in use not growing (its growth's "
                                        "95 %% interval at or below 0)");
