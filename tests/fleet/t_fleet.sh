@@ -209,14 +209,41 @@ PY
 python3 - "$W/dev.json" $files <<'PY' && ok "devices: each device's time to exhaustion is its profiles' stored forecast" || { fail "devices: exhaustion"; cat "$W/dev.txt"; }
 import gzip, json, math, re, sys
 got = json.load(open(sys.argv[1]))["devices"]
+def varint(b, i):
+    v = k = 0
+    while True:
+        v |= (b[i] & 0x7F) << k
+        k += 7
+        i += 1
+        if not b[i - 1] & 0x80:
+            return v, i
+def strings(b):
+    """The profile's string table (field 6), read as protobuf (a comment's neighbours in the
+    bytes are other strings' tags and lengths)."""
+    out, i = [], 0
+    while i < len(b):
+        tag, i = varint(b, i)
+        wt = tag & 7
+        if wt == 0:
+            _, i = varint(b, i)
+        elif wt == 2:
+            n, i = varint(b, i)
+            if tag >> 3 == 6:
+                out.append(b[i:i + n])
+            i += n
+        elif wt in (1, 5):
+            i += 8 if wt == 1 else 4
+        else:
+            raise ValueError("wire type %d" % wt)
+    return out
 want = {}
 for f in sys.argv[2:]:
     b = gzip.open(f).read()
     dev = re.search(rb"device id: ([!-~]+) ", b)
     ses = re.search(rb"session_id=(0x[0-9a-f]+)", b).group(1)
     dev = dev.group(1).decode() if dev else "session-" + ses.decode()
-    c = re.search(rb"msamp-verdict exhaustion\|([ -~]*)", b)
-    f = dict(x.split("=", 1) for x in c.group(1).decode().split("|")) if c else None
+    c = [x for x in strings(b) if x.startswith(b"msamp-verdict exhaustion|")]
+    f = dict(x.split("=", 1) for x in c[0].decode().split("|")[1:]) if c else None
     want.setdefault(dev, []).append(f)
 def same(j, f):
     if f is None:

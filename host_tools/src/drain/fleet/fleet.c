@@ -1035,14 +1035,7 @@ static const char *tv(const PGresult *r, int i, int k)
 static void device_exhaustion(FILE *txt, FILE *js, const char *c, const char *driver)
 {
     struct exhaustion e;
-    memset(&e, 0, sizeof(e));
-    double known = -1;
-    int have = c[0] && verdict_num(c, "known", &known) == 0;
-    if (have && known == 1 &&
-        (verdict_num(c, "t", &e.t) || verdict_num(c, "lo", &e.lo) ||
-         verdict_num(c, "hi", &e.hi) || verdict_num(c, "free", &e.free_b)))
-        have = 0;
-    e.known = have && known == 1;
+    int have = exhaust_parse(c, 0, &e);
     char t[32], lo[32], hi[32];
     fmt_secs(t, sizeof(t), e.t);
     fmt_secs(lo, sizeof(lo), e.lo);
@@ -1062,26 +1055,9 @@ static void device_exhaustion(FILE *txt, FILE *js, const char *c, const char *dr
         fputs("null", js);
         return;
     }
-    if (!e.known) {
-        char why[256];
-        if (!verdict_field(c, "why", why, sizeof(why), 1))
-            why[0] = 0;
-        fputs("{\"known\":false,\"why\":", js);
-        json_str(js, why);
-        fputc('}', js);
+    if (!exhaust_json(js, &e))
         return;
-    }
-    fprintf(js, "{\"known\":true,\"running_out\":%s,\"seconds\":", out ? "true" : "false");
-    json_num(js, out ? e.t : NAN);
-    fputs(",\"lo\":", js);
-    json_num(js, e.lo);
-    fputs(",\"hi\":", js);
-    json_num(js, e.hi);
-    fputs(",\"not_running_out_within\":", js);
-    json_num(js, out ? NAN : e.lo);
-    fputs(",\"free_bytes\":", js);
-    json_num(js, e.free_b);
-    fputs(",\"driver\":", js);
+    fputs(", \"driver\": ", js);
     json_str(js, out && driver[0] ? driver : NULL);
     fputc('}', js);
 }

@@ -604,9 +604,10 @@ static int write_check_json(const char *path, const struct budget *b, size_t nb,
         fputs(", \"status\": ", f);
         json_str(f, b[i].st == S_FAIL ? "fail" : b[i].st == S_WARN ? "warn" : "pass");
         fputs(", \"value\": ", f);
-        if (b[i].known && b[i].kind == K_EXHAUST) { /* seconds; null: unbounded, never */
+        if (b[i].known) { /* exhaustion: seconds (null: unbounded, never), its family's high end */
+            int x = b[i].kind == K_EXHAUST;
             fputs("{\"est\": ", f);
-            json_num(f, b[i].unplaced ? NAN : b[i].free_b / b[i].e.est);
+            json_num(f, b[i].unplaced ? NAN : x ? b[i].free_b / b[i].e.est : b[i].e.est);
             fputs(", \"lo\": ", f);
             json_num(f, b[i].lo);
             fputs(", \"hi\": ", f);
@@ -616,25 +617,8 @@ static int write_check_json(const char *path, const struct budget *b, size_t nb,
             if (b[i].fam_tail > 0) {
                 fputs(", \"family\": {\"tail\": ", f);
                 json_num(f, b[i].fam_tail);
-                fputs(", \"hi\": ", f);
-                json_num(f, fam_time_hi(&b[i]));
-                fputs(b[i].held ? ", \"held\": true}" : "}", f);
-            }
-            fputc('}', f);
-        } else if (b[i].known) {
-            fputs("{\"est\": ", f);
-            json_num(f, b[i].unplaced ? NAN : b[i].e.est);
-            fputs(", \"lo\": ", f);
-            json_num(f, b[i].lo);
-            fputs(", \"hi\": ", f);
-            json_num(f, b[i].hi);
-            if (b[i].lower)
-                fputs(", \"lower_bound\": true", f);
-            if (b[i].fam_tail > 0) {
-                fputs(", \"family\": {\"tail\": ", f);
-                json_num(f, b[i].fam_tail);
-                fputs(", \"lo\": ", f);
-                json_num(f, b[i].fam_lo);
+                fputs(x ? ", \"hi\": " : ", \"lo\": ", f);
+                json_num(f, x ? fam_time_hi(&b[i]) : b[i].fam_lo);
                 fputs(b[i].held ? ", \"held\": true}" : "}", f);
             }
             fputc('}', f);

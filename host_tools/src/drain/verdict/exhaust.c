@@ -26,6 +26,7 @@
 #include "session.h"
 #include "verdict/growth.h"
 #include "verdict/growth_track.h"
+#include "verdict/vprof.h"
 
 #define Z95 1.959963984540054
 
@@ -120,35 +121,66 @@ void exhaust_write(struct prof *p, const struct exhaustion *e)
     prof_comment(p, line);
 }
 
-int exhaust_from_prof(const struct prof *p, struct exhaustion *out)
+int exhaust_parse(const char *c, size_t nsample, struct exhaustion *out)
 {
     memset(out, 0, sizeof(*out));
     out->driver = UINT32_MAX;
-    char buf[1024], basis[16];
-    for (size_t i = 0; i < p->ncomment; i++) {
-        const char *c = verdict_comment(p, i, "exhaustion", buf, sizeof(buf));
-        double known, drv;
-        if (!c || verdict_num(c, "known", &known))
-            continue;
-        if (known == 0) {
-            if (!verdict_field(c, "why", out->why, sizeof(out->why), 1))
-                snprintf(out->why, sizeof(out->why), "(no reason stored)");
-            return 1;
-        }
-        if (verdict_num(c, "free", &out->free_b) || verdict_num(c, "at_s", &out->at_s) ||
-            verdict_num(c, "rate", &out->rate.est) || verdict_num(c, "var", &out->rate.var) ||
-            verdict_num(c, "driver", &drv) || verdict_num(c, "t", &out->t) ||
-            verdict_num(c, "lo", &out->lo) || verdict_num(c, "hi", &out->hi) ||
-            !verdict_field(c, "basis", basis, sizeof(basis), 0) || out->rate.var < 0 ||
-            out->free_b < 0)
-            continue;
-        out->basis = strcmp(basis, "total") == 0 ? EX_TOTAL : EX_LEAKS;
-        out->driver = drv >= 0 && drv < (double)p->nsample && drv == floor(drv) ? (uint32_t)drv
-                                                                                 : UINT32_MAX;
-        out->known = 1;
+    char basis[16];
+    double known, drv;
+    if (verdict_num(c, "known", &known))
+        return 0;
+    if (known == 0) {
+        if (!verdict_field(c, "why", out->why, sizeof(out->why), 1))
+            snprintf(out->why, sizeof(out->why), "(no reason stored)");
         return 1;
     }
+    if (verdict_num(c, "free", &out->free_b) || verdict_num(c, "at_s", &out->at_s) ||
+        verdict_num(c, "rate", &out->rate.est) || verdict_num(c, "var", &out->rate.var) ||
+        verdict_num(c, "driver", &drv) || verdict_num(c, "t", &out->t) ||
+        verdict_num(c, "lo", &out->lo) || verdict_num(c, "hi", &out->hi) ||
+        !verdict_field(c, "basis", basis, sizeof(basis), 0) || out->rate.var < 0 ||
+        out->free_b < 0)
+        return 0;
+    out->basis = strcmp(basis, "total") == 0 ? EX_TOTAL : EX_LEAKS;
+    out->driver = drv >= 0 && drv < (double)nsample && drv == floor(drv) ? (uint32_t)drv
+                                                                          : UINT32_MAX;
+    out->known = 1;
+    return 1;
+}
+
+int exhaust_from_prof(const struct prof *p, struct exhaustion *out)
+{
+    char buf[1024];
+    for (size_t i = 0; i < p->ncomment; i++) {
+        const char *c = verdict_comment(p, i, "exhaustion", buf, sizeof(buf));
+        if (c && exhaust_parse(c, p->nsample, out))
+            return 1;
+    }
+    memset(out, 0, sizeof(*out));
+    out->driver = UINT32_MAX;
     return 0;
+}
+
+int exhaust_json(FILE *f, const struct exhaustion *e)
+{
+    if (!e->known) {
+        fputs("{\"known\": false, \"why\": ", f);
+        json_str(f, e->why);
+        fputc('}', f);
+        return 0;
+    }
+    int out = exhaust_running_out(e);
+    fprintf(f, "{\"known\": true, \"running_out\": %s, \"seconds\": ", out ? "true" : "false");
+    json_num(f, out ? e->t : NAN);
+    fputs(", \"lo\": ", f);
+    json_num(f, e->lo);
+    fputs(", \"hi\": ", f);
+    json_num(f, e->hi);
+    fputs(", \"not_running_out_within\": ", f);
+    json_num(f, out ? NAN : e->lo);
+    fputs(", \"free_bytes\": ", f);
+    json_num(f, e->free_b);
+    return 1;
 }
 
 void fmt_secs(char *out, size_t n, double s)

@@ -43,6 +43,14 @@ void exhaust_times(double free_b, struct est rate, double *t, double *lo, double
 /* The comment into p; from p (0 when p holds none: a drain before it, a merge). */
 void exhaust_write(struct prof *p, const struct exhaustion *e);
 int exhaust_from_prof(const struct prof *p, struct exhaustion *out);
+/* The same from one comment's text c (its driver checked against nsample samples; 0 when c is
+ * not a forecast drain wrote). */
+int exhaust_parse(const char *c, size_t nsample, struct exhaustion *out);
+/* The "exhaustion" object's members every JSON writer gives (--json, drain fleet devices): the
+ * whole {"known": false, "why": W} (returns 0), or {"known": true, "running_out", "seconds",
+ * "lo", "hi", "not_running_out_within", "free_bytes" left open for the writer's own members and
+ * its '}' (returns 1); seconds null where unbounded. */
+int exhaust_json(FILE *f, const struct exhaustion *e);
 /* 1 when the forecast runs out: its interval bounded above (the rate's low end above 0). */
 int exhaust_running_out(const struct exhaustion *e);
 /* Seconds in one unit as the texts write them: "3.70 h", "12.0 min", "45.0 s", "2.50 d". */

@@ -95,23 +95,8 @@ static void write_exhaustion(FILE *f, const struct vprof *v)
         fputs("null", f);
         return;
     }
-    if (!e.known) {
-        fputs("{\"known\": false, \"why\": ", f);
-        json_str(f, e.why);
-        fputc('}', f);
+    if (!exhaust_json(f, &e))
         return;
-    }
-    int out = exhaust_running_out(&e);
-    fprintf(f, "{\"known\": true, \"running_out\": %s, \"seconds\": ", out ? "true" : "false");
-    json_num(f, out ? e.t : NAN);
-    fputs(", \"lo\": ", f);
-    json_num(f, e.lo);
-    fputs(", \"hi\": ", f);
-    json_num(f, e.hi);
-    fputs(", \"not_running_out_within\": ", f);
-    json_num(f, out ? NAN : e.lo);
-    fputs(", \"free_bytes\": ", f);
-    json_num(f, e.free_b);
     fputs(", \"at_s\": ", f);
     json_num(f, e.at_s);
     fputs(", \"growth_bytes_per_s\": ", f);
