@@ -1,6 +1,8 @@
 /*
  * `drain check INPUT --budget SPEC...`: budgets judged on 95 % intervals (docs/VERDICTS.md
- * "Check"). SPEC is KIND[:WHERE]<=SIZE: KIND inuse, alloc, peak or growth (SIZE per second),
+ * "Check"). SPEC is KIND[:WHERE]<=SIZE (or exhaustion>=TIME, the heap's time to exhaustion at
+ * least TIME: s, min, h, d; judged on its interval's ends mirrored, docs/VERDICTS.md "Time to
+ * exhaustion"): KIND inuse, alloc, peak or growth (SIZE per second),
  * WHERE a function on the site's stack, task=NAME, or nothing for the total; SIZE with K, M, G
  * (powers of 1024). A budget fails when its interval's low end is above it, warns when the
  * interval straddles it (or there is no data to judge, or the estimate is a lower bound: the
