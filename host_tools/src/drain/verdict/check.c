@@ -396,7 +396,10 @@ static void judge(struct budget *b, const struct vprof *v)
         if (b->st == S_PASS)
             b->st = S_WARN;
         if (!mark[0])
-            snprintf(mark, sizeof(mark), "a lower bound: %s", v->marks.note);
+            snprintf(mark, sizeof(mark), "%s: %s",
+                     b->kind == K_EXHAUST ? "its growth a lower bound (the time may be shorter)"
+                                          : "a lower bound",
+                     v->marks.note);
         size_t l = strlen(b->note);
         snprintf(b->note + l, sizeof(b->note) - l, "%s%s", l ? "; " : "", mark);
     }
