@@ -7,8 +7,9 @@
  * Then, for SECONDS of CLOCK_MONOTONIC (the hosted port's device clock), paced by that clock:
  *   leak_record: LEAK_SIZE bytes, never freed, as many as keep the leaked bytes at RATE * t (a
  *     rate exact in device time; workload "leak" only);
- *   cache_insert: a bounded cache of CACHE_N entries of CACHE_SIZE, filled in the first tenth,
- *     then each insert replaces the oldest: grows, then levels off;
+ *   cache_insert: a bounded cache of CACHE_N entries of CACHE_SIZE, filled in the first 100
+ *     rounds (by count: filled by time, a loaded machine's few rounds left it growing into the
+ *     run's second half, a leak by growth), then every 4th round replaces the oldest: levels off;
  *   churn_buf: a block of random size (16..4111 B), freed at once; a pause of 200 us a round.
  * Workload "steady" is the same without the leak: its heap never runs out.
  * The truth written to TRUTH, "exhaustion - SECONDS" (drain check's budget line): the time the
@@ -48,19 +49,25 @@ static double now_s(void)
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-NOINLINE static void leak_record(void)
+/* The blocks due by now (the leaked bytes kept at RATE * t); returns the bytes leaked. */
+NOINLINE static uint64_t leak_record(double t, uint64_t leaked)
 {
-    char *p = malloc(LEAK_SIZE);
-    if (p)
+    uint64_t n = 0;
+    for (char *p; (double)(leaked + (n + 1) * LEAK_SIZE) <= RATE * t && (p = malloc(LEAK_SIZE));
+         n++) {
         p[0] = 1;
-    sink ^= (uintptr_t)p;
+        sink ^= (uintptr_t)p;
+    }
+    return n * LEAK_SIZE;
 }
 
-NOINLINE static void cache_insert(size_t i)
+/* The next entry of the ring replaced (the oldest once it is full). */
+NOINLINE static void cache_insert(void)
 {
-    free(cache[i]);
-    cache[i] = malloc(CACHE_SIZE);
-    sink ^= (uintptr_t)cache[i];
+    static size_t next;
+    void **slot = &cache[next++ % CACHE_N];
+    free(*slot);
+    sink ^= (uintptr_t)(*slot = malloc(CACHE_SIZE));
 }
 
 NOINLINE static void churn_buf(size_t size)
@@ -108,14 +115,15 @@ int main(int argc, char **argv)
     if (!leak_chunk)
         return 1;
     double t0 = now_s(), t;
-    uint64_t leaked = 0, round = 0;
+    uint64_t leaked = 0, round = 0, filled = 0;
     while ((t = now_s() - t0) < seconds) {
-        while (leak && (double)(leaked + LEAK_SIZE) <= RATE * t) {
-            leak_record();
-            leaked += LEAK_SIZE;
-        }
-        if (t < seconds / 10 || round % 4 == 0)
-            cache_insert((size_t)(round % CACHE_N));
+        if (leak)
+            leaked += leak_record(t, leaked);
+        if (filled < CACHE_N) /* filled in its first 100 rounds, whatever the machine's load */
+            for (int k = 0; k < CACHE_N / 100; k++, filled++)
+                cache_insert();
+        else if (round % 4 == 0)
+            cache_insert();
         rng ^= rng << 13;
         rng ^= rng >> 7;
         rng ^= rng << 17;
