@@ -7,7 +7,8 @@
 #     estimate, a finite bound) and drain check (exhaustion>=1s never FAILs, an exhaustion budget
 #     beyond the bound WARNs) on the saved profile;
 #   leak (exhaust_app leak, 4 MB/s), SEEDS seeds: "heap runs out in", driven by leak_record, and
-#     drain check's exhaustion>=1d FAILs (its high end below a day);
+#     drain check's exhaustion>=1d FAILs (its high end below a day); drain without --top (a
+#     profile built only to be written: no frames) says it on stderr, driven by the fastest leak;
 #   a heap that grows (growth_app: glibc's arena takes from sbrk as it leaks): "unknown", with the
 #     reason, and drain check's budget not judged (WARN).
 set -u
@@ -51,6 +52,10 @@ assert e and e["running_out"] is True and e["basis"] == "leaks", e
 assert 0 < e["lo"] <= e["seconds"] <= e["hi"], e
 assert e["driver"]["stack"][0] == "leak_record", e
 PY
+  # drain without a report: its profile built only to be written (samples encoded, no frames):
+  # stderr's summary names the driver as --leaks' fastest (it read freed frames before)
+  "$D" "$b.bin" -e "$A" -o "$b.plain.pb.gz" 2>"$b.plain.err" || fail "leak $s: drain without --top: exit $? ($(tail -c 300 "$b.plain.err"))"
+  grep -q '^drain: session 1: heap runs out in .* driven by the fastest leak (--leaks)' "$b.plain.err" || fail "leak $s: the summary: $(grep -i 'runs out' "$b.plain.err")"
   "$D" check "$b.pb.gz" --budget 'exhaustion>=1d' >"$b.check" 2>&1 && fail "leak $s: exhaustion>=1d passed: $(cat "$b.check")"
   grep -q '^FAIL exhaustion>=1d: .* below budget' "$b.check" || fail "leak $s: exhaustion>=1d: $(head -1 "$b.check")"
 done

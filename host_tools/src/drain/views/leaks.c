@@ -110,7 +110,11 @@ int exhaust_text(const struct prof *p, char *out, size_t n)
     fmt_secs(lo, sizeof(lo), e.lo);
     fmt_secs(hi, sizeof(hi), e.hi);
     fmt_bytes(fr, sizeof(fr), e.free_b);
-    if (e.driver != UINT32_MAX)
+    /* A profile built only to be written holds its samples encoded, without their frames: the
+     * driver is then named as --leaks' fastest. */
+    if (e.driver != UINT32_MAX && p->sample[e.driver].nloc == PROF_SAMPLE_ENCODED)
+        snprintf(site, sizeof(site), "the fastest leak (--leaks)");
+    else if (e.driver != UINT32_MAX)
         sample_text(p, e.driver, site, sizeof(site));
     size_t len;
     if (exhaust_running_out(&e))
