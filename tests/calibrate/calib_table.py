@@ -122,7 +122,8 @@ def main():
         hit = sum(1 for r in g if r[6] <= r[4] <= r[7] or (r[10] and r[6] <= r[4]))
         lo, hi = wilson(hit, len(g))
         cov = hit / len(g)
-        judged = [r for r in g if 0 < r[4] < math.inf and not r[10]]
+        # (an exhaustion row with no estimate, not judged running out, has its interval only)
+        judged = [r for r in g if 0 < r[4] < math.inf and r[5] < math.inf and not r[10]]
         rel = [r[5] / r[4] - 1 for r in judged]
         sds = [(r[7] - r[6]) / 3.92 / r[4] for r in judged]
         t = tstat(rel, sds)
@@ -134,7 +135,7 @@ def main():
                 tq = tstat(xs, qs)
                 if abs(tq) > abs(worst):
                     worst, worst_q = tq, q
-        widths = [(r[7] - r[6]) / r[4] for r in g if 0 < r[4] < math.inf]
+        widths = [(r[7] - r[6]) / r[4] for r in g if 0 < r[4] < math.inf and r[7] < math.inf]
         per_run = runs_of(g)
         ra = [v[0] for v in per_run.values()]
         lw = [v[1] for v in per_run.values()]
