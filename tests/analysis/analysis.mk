@@ -31,6 +31,15 @@ test-analysis-chains: host_tools/drain $(ANALYSIS_T)/chains_app ## Realloc chain
 	@tests/need.sh go
 	DRAIN=host_tools/drain APP=$(ANALYSIS_T)/chains_app W=$(ANALYSIS_T)/chains tests/analysis/t_chains.sh
 
+# Time to exhaustion (docs/VERDICTS.md): a steady workload is not running out, a leak runs out
+# driven by its site, a heap that grows is unknown (tests/analysis/t_exhaust.sh); its coverage of
+# the true time is the calibration suite's exhaustion workload.
+TESTS += analysis-exhaustion
+test-analysis-exhaustion: $(BUILD)/drain/drain-asan $(BUILD)/calibrate/exhaust_app $(ANALYSIS_T)/growth_app ## Time to exhaustion: a steady workload (no leak) says not running out in --top, --json and drain check over 5 seeds; a 4 MB/s leak runs out driven by leak_record (exhaustion>=1d FAILs); a heap that grows (glibc's) is unknown
+	@tests/need.sh python3
+	DRAIN=$(BUILD)/drain/drain-asan APP=$(BUILD)/calibrate/exhaust_app GROWTH=$(ANALYSIS_T)/growth_app \
+	  W=$(ANALYSIS_T)/exhaust ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/analysis/t_exhaust.sh
+
 # Leaks by growth (docs/VERDICTS.md): a leak, a cache that levels off, a kept set, churn and a late
 # one-time pool, over seeds at four intervals: only the leak is called a leak, the pool a step, and
 # --leaks, the heap verdict and --json agree (tests/analysis/leaks_agree.sh).
@@ -98,7 +107,7 @@ test-analysis-board: ## The same checks on the board under QEMU (one firmware ru
 # interval and 16 KiB; with its one-time pool, a step), on verdict_app's TLS-like bursts (a peak not
 # placed) and on the demo firmware under QEMU (BOARD). tests/analysis/consistency.py.
 TESTS += analysis-consistency
-test-analysis-consistency: host_tools/drain $(ANALYSIS_T)/growth_app $(BUILD)/drain/verdict_app ## Every view (--top, --leaks, --json, timeline, CSV, flame, folded, check, diff) names the JSON's leaks, peak, low watermark, heap verdict and sites: growth_app and the demo firmware under QEMU; every drain --help view is in the test
+test-analysis-consistency: host_tools/drain $(ANALYSIS_T)/growth_app $(BUILD)/drain/verdict_app $(BUILD)/calibrate/exhaust_app ## Every view (--top, --leaks, --json, timeline, CSV, flame, folded, check, diff) names the JSON's leaks, peak, low watermark, heap verdict and sites: growth_app and the demo firmware under QEMU; every drain --help view is in the test
 	@tests/need.sh python3 $(BOARD_CROSS)gcc $(firstword $(BOARD_QEMU))
 	@$(MAKE) --no-print-directory -s $(firstword $(GROWTH_FW))
 	@set -e; w=$(ANALYSIS_T)/consistency; rm -rf $$w; mkdir -p $$w/hosted; \
@@ -106,10 +115,14 @@ test-analysis-consistency: host_tools/drain $(ANALYSIS_T)/growth_app $(BUILD)/dr
 	  MSAMP_OUTPUT=$$w/hosted/i$$iv-s$$seed.bin MSAMP_INTERVAL=$$iv MSAMP_SEED=$$seed $(ANALYSIS_T)/growth_app; \
 	done; done; \
 	GROWTH_POOL=1 MSAMP_OUTPUT=$$w/hosted/pool-s3.bin MSAMP_INTERVAL=65536 MSAMP_SEED=3 $(ANALYSIS_T)/growth_app; \
+	for wl in leak steady; do MSAMP_OUTPUT=$$w/hosted/exhaust-$$wl.bin MSAMP_INTERVAL=32768 MSAMP_SEED=1 \
+	  EXHAUST_SECONDS=2 $(BUILD)/calibrate/exhaust_app $$wl 1 $$w/hosted/exhaust-$$wl.truth; done; \
 	mkdir -p $$w/tls; MSAMP_OUTPUT=$$w/tls/tls-s1.bin MSAMP_SEED=1 VERDICT_TLS=1 $(BUILD)/drain/verdict_app $$w/tls/truth; \
 	$(BOARD_ENV) boards/examples/demo/run_demo.sh $(firstword $(GROWTH_FW)) uart $$w/board $$w/board/demo.pb.gz >$$w/board.log 2>&1 || \
 	  { cat $$w/board.log; exit 1; }; \
 	DRAIN=host_tools/drain tests/analysis/t_consistency.sh $$w/out \
-	  $$(for f in $$w/hosted/*.bin; do echo $$f:$(ANALYSIS_T)/growth_app:leak_record; done) \
+	  $$(for f in $$w/hosted/i*.bin $$w/hosted/pool*.bin; do echo $$f:$(ANALYSIS_T)/growth_app:leak_record; done) \
+	  $$w/hosted/exhaust-leak.bin:$(BUILD)/calibrate/exhaust_app:leak_record \
+	  $$w/hosted/exhaust-steady.bin:$(BUILD)/calibrate/exhaust_app: \
 	  $$w/tls/tls-s1.bin:$(BUILD)/drain/verdict_app: \
 	  $$w/board/stream.bin:$(firstword $(GROWTH_FW)):leak_record

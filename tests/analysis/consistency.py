@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One truth, said once (docs/VERDICTS.md "One verdict model"): every view drain writes of one
 session must name the same leaks, the same peak, the same low watermark, the same heap verdict and
-the same sites as its --json. Usage:
+the same sites and the same time to exhaustion as its --json. Usage:
 
   consistency.py DIR        the outputs t_consistency.sh wrote for one stream (names below)
   consistency.py --views HELP_TEXT   every option and command of `drain --help` is a view this
@@ -40,16 +40,17 @@ def expect(cond, what, detail=""):
 # The views `drain --help` names: each is read below (its check's name), or is no view (why).
 VIEWS = {
     "--output": "the profile: its verdict comments read back by drain check (check.json)",
-    "--top": "peak line, tables' sites, heap verdict and its leak lines, low watermark",
+    "--top": "peak line, time to exhaustion, tables' sites, heap verdict and its leak lines, "
+             "low watermark",
     "--leaks": "the leak lines",
     "--json": "the reference every other view is compared with",
-    "--timeline": "the sites' and leaks' labels, the total's peak",
+    "--timeline": "the sites' and leaks' labels, the total's peak, the time to exhaustion",
     "--timeline-csv": "the column headers' sites",
     "--flame": "the frames' function names",
     "--folded": "the frames' function names",
     "--peak": "the peak profile's sites (a subset of the sites)",
     "--lifetimes": "the sites named (a subset of the sites)",
-    "check": "peak, growth and in-use budgets on the profile and on the stream",
+    "check": "peak, growth, in-use and exhaustion budgets on the profile and on the stream",
     "diff": "a profile against itself: no change, no new leak",
     "merge": "tests/analysis/t_growth.sh: a merged profile keeps the leak verdict",
     "fleet": "tests/fleet/t_fleet.sh: fleet leaks lists the device whose profile has a leak verdict",
@@ -274,6 +275,107 @@ def check_peak(top, err, sess, check):
                        "check %s peak is the JSON's" % name, "check %s" % v)
 
 
+UNITS = {"s": 1, "min": 60, "h": 3600, "d": 86400}
+
+
+def secs(t):
+    """A time as the text views write it ("48.7 s", "3.70 h", "never") in seconds."""
+    if t == "never":
+        return math.inf
+    v, u = t.split(" ")
+    return float(v) * UNITS[u]
+
+
+def exhaust_line(text):
+    """The forecast's line ("drain: session N: " cut): {"out": running out, "t", "lo", "hi" (inf:
+    never), "driver": innermost function or None}, {"unknown": why}, or None when none."""
+    for line in text.splitlines():
+        line = re.sub(r"^drain: session [0-9]+: ", "", line)
+        m = re.match(r"heap runs out in (\S+ \S+) \[(\S+ \S+), (\S+ \S+)\] \(95 %\)", line)
+        n = re.match(r"heap not running out within (\S+ \S+) \(95 %\)", line)
+        z = re.match(r"heap not running out: in use not growing", line)
+        u = re.match(r"time to exhaustion unknown: (.*)$", line)
+        if u:
+            return {"unknown": u.group(1), "line": line}
+        if not (m or n or z):
+            continue
+        d = re.search(r", driven by (.*?); ", line)
+        return {"out": bool(m), "t": secs(m.group(1)) if m else math.inf,
+                "lo": secs(m.group(2)) if m else secs(n.group(1)) if n else math.inf,
+                "hi": secs(m.group(3)) if m else math.inf,
+                "driver": innermost(d.group(1)) if d else None, "line": line}
+    return None
+
+
+def near3(text_v, json_v):
+    """A time printed to 3 significant digits against the JSON's (None: unbounded)."""
+    if json_v is None:
+        return text_v == math.inf
+    return text_v != math.inf and abs(text_v - json_v) <= 0.006 * abs(json_v) + 1e-9
+
+
+def check_exhaustion(d, top, err, sess, check):
+    """Time to exhaustion (docs/VERDICTS.md "Time to exhaustion"): --top's line, stderr's, the
+    timeline's and drain check's exhaustion budget say the JSON's "exhaustion"."""
+    je = sess.get("exhaustion")
+    tl = exhaust_line(top)
+    if je is None:
+        expect(tl is None, "no exhaustion in JSON, none in --top", "--top %s" % tl)
+        return
+    expect(tl is not None, "--top states the time to exhaustion")
+    if tl is None:
+        return
+    if not je["known"]:
+        expect(tl.get("unknown") == je["why"], "--top's exhaustion unknown for the JSON's reason",
+               "--top %s, JSON %s" % (tl, je["why"]))
+    else:
+        expect(tl.get("out") == je["running_out"], "--top and JSON agree the heap %s out" %
+               ("runs" if je["running_out"] else "does not run"), "--top %s" % tl)
+        expect(near3(tl["t"], je["seconds"]) and near3(tl["lo"], je["lo"]) and
+               near3(tl["hi"], je["hi"]), "--top's time to exhaustion is the JSON's (%s [%s, %s])" %
+               (je["seconds"], je["lo"], je["hi"]), "--top %s" % tl)
+        if je["running_out"]:
+            expect(je["not_running_out_within"] is None and je["hi"] is not None,
+                   "a heap running out has a bounded interval and no not-running-out bound")
+        else:
+            expect(je["seconds"] is None and je["hi"] is None and
+                   same(je["not_running_out_within"], je["lo"]),
+                   "a heap not running out: no estimate, its bound the interval's low end")
+        jd = (je.get("driver") or {}).get("stack", [None])[0]
+        jleaks = [l["stack"][0] for l in sess.get("leaks") or []]
+        expect(tl["driver"] == jd, "--top's exhaustion driver is the JSON's (%s)" % jd,
+               "--top %s" % tl["driver"])
+        expect((jd is None) == (not jleaks) and (jd is None or jd in jleaks),
+               "the driver is one of the JSON's leaks, and there is one exactly when there are "
+               "leaks", "driver %s, leaks %s" % (jd, jleaks))
+        ys = sorted(jleaks)
+        expect((je["basis"] == "leaks") == bool(ys), "the rate is the leaks' exactly when there "
+               "are leaks (basis %s)" % je["basis"])
+    se = exhaust_line(err)
+    expect(se is not None and se["line"] == tl["line"], "stderr's exhaustion line is --top's",
+           "stderr %s" % (se and se["line"]))
+    try:
+        with open(d + "/d.html") as f:
+            m = re.search(r'<p id="exhaustion">([^<]*)</p>', f.read())
+        expect(m is not None and html.unescape(m.group(1)) == tl["line"],
+               "the timeline's exhaustion is --top's line", "timeline %s" %
+               (m and html.unescape(m.group(1))))
+    except OSError:
+        pass
+    for name, c in check.items():
+        for b in c:
+            if b["kind"] != "exhaustion":
+                continue
+            v = b.get("value")
+            if not je["known"]:
+                expect(v is None and b["status"] == "warn", "check %s: exhaustion not judged, as "
+                       "the JSON's is unknown" % name, "check %s" % b)
+                continue
+            expect(v is not None and same(v["est"], je["seconds"]) and same(v["lo"], je["lo"])
+                   and same(v["hi"], je["hi"]), "check %s exhaustion is the JSON's" % name,
+                   "check %s" % v)
+
+
 def check_low(top, sess):
     heap = heap_section(top)
     if not heap:
@@ -367,7 +469,7 @@ def write_budgets(d):
     for s in sess["sites"]:
         if s["stack"] and s["stack"][0] not in inner and not s["stack"][0].startswith("0x"):
             inner.append(s["stack"][0])
-    lines = ["peak<=1024G"] + ["growth:%s<=1/s" % f for f in inner[:12]] + \
+    lines = ["peak<=1024G", "exhaustion>=1s"] + ["growth:%s<=1/s" % f for f in inner[:12]] + \
             ["inuse:%s<=1024G" % f for f in inner[:12]]
     with open(d + "/budgets.txt", "w") as f:
         f.write("\n".join(lines) + "\n")
@@ -393,6 +495,7 @@ def main():
                 fail("no check output of the %s" % name)
         check_leaks(d, top, sess, check)
         check_peak(top, err, sess, check)
+        check_exhaustion(d, top, err, sess, check)
         check_low(top, sess)
         check_sites(d, top, sess, check)
         try:

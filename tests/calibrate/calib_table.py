@@ -122,7 +122,8 @@ def main():
         hit = sum(1 for r in g if r[6] <= r[4] <= r[7] or (r[10] and r[6] <= r[4]))
         lo, hi = wilson(hit, len(g))
         cov = hit / len(g)
-        judged = [r for r in g if r[4] > 0 and not r[10]]
+        # (an exhaustion row with no estimate, not judged running out, has its interval only)
+        judged = [r for r in g if 0 < r[4] < math.inf and r[5] < math.inf and not r[10]]
         rel = [r[5] / r[4] - 1 for r in judged]
         sds = [(r[7] - r[6]) / 3.92 / r[4] for r in judged]
         t = tstat(rel, sds)
@@ -134,15 +135,16 @@ def main():
                 tq = tstat(xs, qs)
                 if abs(tq) > abs(worst):
                     worst, worst_q = tq, q
-        widths = [(r[7] - r[6]) / r[4] for r in g if r[4] > 0]
+        widths = [(r[7] - r[6]) / r[4] for r in g if 0 < r[4] < math.inf and r[7] < math.inf]
         per_run = runs_of(g)
         ra = [v[0] for v in per_run.values()]
         lw = [v[1] for v in per_run.values()]
         marked = sum(r[10] for r in g)
         bias = statistics.fmean(rel) if rel else 0.0
-        print(f"| {w} | {kind} bytes | {len(runs)} | {len(g)} | {100 * cov:.1f} % "
+        unit = "seconds" if kind == "exhaustion" else "bytes"
+        print(f"| {w} | {kind} {unit} | {len(runs)} | {len(g)} | {100 * cov:.1f} % "
               f"[{100 * lo:.1f}, {100 * hi:.1f}] | {100 * bias:+.2f} % ({t:+.2f}) | "
-              f"{worst:+.2f} ({worst_q}) | {100 * statistics.median(widths):.1f} % | "
+              f"{worst:+.2f} ({worst_q}) | {100 * statistics.median(widths) if widths else math.nan:.1f} % | "
               f"{min(ra)}-{max(ra)} | {min(lw)}-{max(lw)} |" + (f" {marked} marked" if marked else ""))
         if hi < 0.90 or lo > 0.99:
             fails.append(f"{w} {kind}: coverage {100 * cov:.1f} % of {len(g)} rows "

@@ -11,13 +11,13 @@ CALIB_T := $(BUILD)/calibrate
 TESTS += calibrate
 BENCHES += calibrate
 
-$(CALIB_T)/calib_app: tests/calibrate/calib_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+$(CALIB_T)/calib_app $(CALIB_T)/exhaust_app: $(CALIB_T)/%: tests/calibrate/%.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 	  -fno-optimize-sibling-calls $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags msamp) $< \
 	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --libs msamp) -o $@
 
-CALIB_DEPS := host_tools/drain host_tools/msamp-dump $(CALIB_T)/calib_app
+CALIB_DEPS := host_tools/drain host_tools/msamp-dump $(CALIB_T)/calib_app $(CALIB_T)/exhaust_app
 
 test-calibrate: $(CALIB_DEPS) ## Calibration, short form: coverage of the 95 % intervals in [90, 99] % and |t| of the bias <= 4 per (workload, measure), hosted workloads of every table event
 	@tests/need.sh python3

@@ -37,6 +37,10 @@
 #               freeze_writer.py) from before the first allocation (CALIB_PAUSE_MS=100):
 #               the ring drops 10-25 % of the records (every estimate marked "may be
 #               low")                                                                    6 /  60
+#   exhaustion  time to exhaustion (tests/calibrate/exhaust_app.c, beside APP): a heap of
+#               fixed size leaking 4 MB/s in device time for 4 s among a cache and churn,
+#               32 KiB; its row `drain check --budget exhaustion>=1s`'s seconds against the
+#               free bytes over the leak's rate in the allocator's bytes                10 /  40
 #   board-aarch64  the demo firmware under QEMU, its seed patched per run
 #               (tests/calibrate/board.sh)                                             10 / 100
 # Marked rows (a lower bound) are judged on coverage only, and a marked row whose interval was
@@ -69,12 +73,15 @@ long|long|MSAMP_INTERVAL=4096 MSAMP_LIVE_CAPACITY=1024 MSAMP_FLUSH=thread|0|6|10
 pinned-full|steady|MSAMP_INTERVAL=16384 MSAMP_INTERVAL_PIN=1 MSAMP_LIVE_CAPACITY=256|8|80|11000
 smallbig-1024|smallbig|MSAMP_INTERVAL=16384 MSAMP_LIVE_CAPACITY=1024|20|100|13000
 smallbig-2048|smallbig|MSAMP_INTERVAL=16384 MSAMP_LIVE_CAPACITY=2048|20|100|14000
-ring-drops|steady|MSAMP_INTERVAL=512 MSAMP_FLUSH=thread CALIB_PAUSE_MS=100 CALIB_FREEZE=0.5|6|60|12000"
+ring-drops|steady|MSAMP_INTERVAL=512 MSAMP_FLUSH=thread CALIB_PAUSE_MS=100 CALIB_FREEZE=0.5|6|60|12000
+exhaustion|exhaust:leak|MSAMP_INTERVAL=32768|10|40|15000"
 
 # run_one NAME WORKLOAD SEED ENV: one run; its rows in $out/runs/NAME.SEED.tsv, its files beside.
 run_one() {
-  local name=$1 wl=$2 seed=$3 envs=$4 base="$out/runs/$1.$3"
+  local name=$1 wl=$2 seed=$3 envs=$4 base="$out/runs/$1.$3" prog=$app
   rm -f "$base".*
+  # exhaust:W: exhaust_app's workload W (beside APP), its truth one exhaustion budget's
+  case $wl in exhaust:*) prog=$(dirname "$app")/exhaust_app wl=${wl#exhaust:} ;; esac
   # CALIB_FREEZE=S: the app's writer thread stopped for S seconds (the ring drops records)
   local freeze=() e
   for e in $envs; do
@@ -82,15 +89,16 @@ run_one() {
   done
   # shellcheck disable=SC2086 # ENV is a list of VAR=VALUE words
   if ! env -u MSAMP_LIVE_CAPACITY -u MSAMP_INTERVAL_PIN -u MSAMP_FLUSH -u MSAMP_DISABLE $envs \
-      MSAMP_OUTPUT="$base.bin" MSAMP_SEED="$seed" "${freeze[@]}" "$app" "$wl" "$seed" "$base.truth" >"$base.app" 2>&1; then
-    echo "FAIL: $name seed $seed: $app exited nonzero: $(tail -n 3 "$base.app")" >&2; return 1
+      MSAMP_OUTPUT="$base.bin" MSAMP_SEED="$seed" "${freeze[@]}" "$prog" "$wl" "$seed" "$base.truth" >"$base.app" 2>&1; then
+    echo "FAIL: $name seed $seed: $prog exited nonzero: $(tail -n 3 "$base.app")" >&2; return 1
   fi
   local args=() kind where v
   while read -r kind where v; do
     [ "$kind" = "#" ] && continue
-    if [ "$where" = - ]; then args+=(--budget "$kind<=1024G"); else args+=(--budget "$kind:$where<=1024G"); fi
+    if [ "$kind" = exhaustion ]; then args+=(--budget "exhaustion>=1s")
+    elif [ "$where" = - ]; then args+=(--budget "$kind<=1024G"); else args+=(--budget "$kind:$where<=1024G"); fi
   done <"$base.truth"
-  if ! "$drain" check "$base.bin" --elf "$app" "${args[@]}" --json "$base.json" >"$base.check" 2>&1; then
+  if ! "$drain" check "$base.bin" --elf "$prog" "${args[@]}" --json "$base.json" >"$base.check" 2>&1; then
     echo "FAIL: $name seed $seed: drain check exited nonzero: $(tail -n 3 "$base.check")" >&2; return 1
   fi
   local raises lowers
@@ -103,10 +111,10 @@ truth = {}
 for line in open(truth_f):
     f = line.split()
     if f and f[0] != "#":
-        truth[(f[0], f[1])] = int(f[2])
+        truth[(f[0], f[1])] = float(f[2])  # bytes; seconds for exhaustion ("inf": never)
 for b in json.load(open(json_f))["budgets"]:
     where = b.get("where") or "-"
-    v = b["value"]
+    v = {k: (float("inf") if x is None else x) for k, x in b["value"].items()}  # null: unbounded
     marked = int(bool(b.get("lower_bound") or v.get("lower_bound") or b.get("complete") is False))
     print("\t".join(map(str, [name, seed, b["kind"], where, truth[(b["kind"], where)],
                               v["est"], v["lo"], v["hi"], raises, lowers, marked])))

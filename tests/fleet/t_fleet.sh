@@ -174,11 +174,50 @@ sys.exit(0 if len(want) == 6 and all(abs(tot.get(k, -1) - v) <= 1e-5 * v for k, 
 PY
 # devices: ranked by minimum free heap, then failures, then in-use; each device's figures as its
 # profiles' comments say (the msamp-heap comment: the last HEAP record's min_free; allocation
-# failures, per session the most, summed over sessions; in-use of the latest profile)
+# failures, per session the most, summed over sessions; in-use of the latest profile); each
+# device's time to exhaustion one its profiles stored (docs/VERDICTS.md "Time to exhaustion": the
+# msamp-verdict exhaustion comment of its latest, read from the profile's string table: a
+# comment's neighbours in the bytes are other strings' tags and lengths), unknown (the reason
+# kept) for the hosted devices' glibc heap, which grows
 "$D" fleet --db "$PG_CONN" devices --json "$W/dev.json" >"$W/dev.txt" || fail "devices: exit $?"
-python3 - "$W/dev.json" "$W/m.all.pb.gz" $files <<'PY' && ok "devices: ranked by min free heap, the profiles' figures" || { fail "devices"; cat "$W/dev.txt"; }
-import gzip, json, re, sys
+python3 - "$W/dev.json" "$W/m.all.pb.gz" $files <<'PY' && ok "devices: ranked by min free heap, the profiles' figures and time to exhaustion" || { fail "devices"; cat "$W/dev.txt"; }
+import gzip, json, math, re, sys
 got = json.load(open(sys.argv[1]))["devices"]
+def varint(b, i):
+    v = k = 0
+    while True:
+        v |= (b[i] & 0x7F) << k
+        k += 7
+        i += 1
+        if not b[i - 1] & 0x80:
+            return v, i
+def strings(b):
+    """The profile's string table (field 6), read as protobuf."""
+    out, i = [], 0
+    while i < len(b):
+        tag, i = varint(b, i)
+        wt = tag & 7
+        if wt == 0:
+            _, i = varint(b, i)
+        elif wt == 2:
+            n, i = varint(b, i)
+            if tag >> 3 == 6:
+                out.append(b[i:i + n])
+            i += n
+        elif wt in (1, 5):
+            i += 8 if wt == 1 else 4
+        else:
+            raise ValueError("wire type %d" % wt)
+    return out
+def same(j, f):
+    if f is None:
+        return j is None
+    if f["known"] == "0":
+        return j == {"known": False, "why": f["why"]}
+    hi = float(f["hi"])
+    num = lambda a, b: (a is None and not math.isfinite(b)) or (a is not None and abs(a - b) <= 1e-6 * abs(b))
+    return j["known"] and j["running_out"] == math.isfinite(hi) and num(j["lo"], float(f["lo"])) and num(j["hi"], hi)
+ex = {}
 want = {}
 for f in sys.argv[3:]:
     b = gzip.open(f).read()
@@ -187,6 +226,8 @@ for f in sys.argv[3:]:
     dev = dev.group(1).decode() if dev else "session-" + ses.decode()
     h = re.search(rb"msamp-heap free=[0-9?]+ min_free=([0-9]+)", b)
     fl = re.search(rb"allocation failures: null=([0-9]+) giant_refused=([0-9]+)", b)
+    c = [x for x in strings(b) if x.startswith(b"msamp-verdict exhaustion|")]
+    ex.setdefault(dev, []).append(dict(x.split("=", 1) for x in c[0].decode().split("|")[1:]) if c else None)
     w = want.setdefault(dev, {"min_free": None, "ses": {}, "profiles": 0})
     w["profiles"] += 1
     if h:
@@ -197,10 +238,14 @@ bad = 0
 for d in got:
     w = want.get(d["device"])
     exp = w and (w["min_free"], sum(w["ses"].values()), w["profiles"])
-    print(d["device"], (d["min_free"], d["failures"], d["profiles"]), "want", exp)
-    bad |= exp != (d["min_free"], d["failures"], d["profiles"])
+    ok = any(same(d["exhaustion"], f) for f in ex.get(d["device"], []))
+    print(d["device"], (d["min_free"], d["failures"], d["profiles"]), "want", exp, d["exhaustion"],
+          "one of its profiles'" if ok else "NOT one of its profiles' forecasts")
+    bad |= exp != (d["min_free"], d["failures"], d["profiles"]) or not ok
 order = [(d["min_free"] is None, d["min_free"] or 0, -d["failures"]) for d in got]
 known = sum(1 for d in got if d["min_free"] is not None)
+hosted = [d for d in got if d["device"] in ("leaky", "q1", "q2")]
+bad |= len(hosted) != 3 or any(d["exhaustion"]["known"] for d in hosted)
 sys.exit(1 if bad or len(got) != len(want) or order != sorted(order) or known < 3 else 0)
 PY
 # leaks: each seed's fleet of three (its time range: one session a device), then all three seeds

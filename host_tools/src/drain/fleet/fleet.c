@@ -19,8 +19,10 @@
 #include "prof_file.h"
 #include "util.h"
 #include "verdict/est.h"
+#include "verdict/exhaust.h"
 #include "verdict/growth.h"
 #include "verdict/growth_track.h"
+#include "verdict/vprof.h"
 
 /* libpq is loaded when a store is used (the first push, fleet or --push), not linked: linked, its
  * ~32 libraries (libssl, krb5, ldap...) load at every drain start (peak RSS 9.35 -> 15.07 MiB on a
@@ -1026,6 +1028,40 @@ static const char *tv(const PGresult *r, int i, int k)
     return PQgetlength(r, i, k) ? PQgetvalue(r, i, k) : "?";
 }
 
+/* A device's time to exhaustion (docs/FLEET.md), from its latest profile's comment c ("": none,
+ * an older drain's) and driver (its fastest leak's innermost frame, "" none): into txt, the
+ * devices table's column ("3.70 h [3.20 h, 4.38 h] leak_record", "not within 13.3 min", "?"
+ * unknown), or into js, ',"exhaustion":...' as drain's --json says it. */
+static void device_exhaustion(FILE *txt, FILE *js, const char *c, const char *driver)
+{
+    struct exhaustion e;
+    int have = exhaust_parse(c, 0, &e);
+    char t[32], lo[32], hi[32];
+    fmt_secs(t, sizeof(t), e.t);
+    fmt_secs(lo, sizeof(lo), e.lo);
+    fmt_secs(hi, sizeof(hi), e.hi);
+    int out = exhaust_running_out(&e);
+    if (txt) {
+        if (!e.known)
+            fputs("  ?", txt);
+        else if (out)
+            fprintf(txt, "  %s [%s, %s] %s", t, lo, hi, driver);
+        else
+            fprintf(txt, "  not within %s", lo);
+        return;
+    }
+    fputs(",\"exhaustion\":", js);
+    if (!have) {
+        fputs("null", js);
+        return;
+    }
+    if (!exhaust_json(js, &e))
+        return;
+    fputs(", \"driver\": ", js);
+    json_str(js, out && driver[0] ? driver : NULL);
+    fputc('}', js);
+}
+
 static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
 {
     struct sbuf q = {0};
@@ -1034,7 +1070,9 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
      * sessions), its latest profile's in-use, free, largest free block and heap size (a final
      * one before a partial at the same end), its profiles, its smallest and largest in-use.
      * Ranked by minimum free heap (unknown last), then failures, then in-use. One row a
-     * profile is read (its totals), not its sites. */
+     * profile is read (its totals), not its sites; of the latest profile, its time to exhaustion
+     * (its msamp-verdict exhaustion comment, as drain stored it) and its fastest leak's innermost
+     * frame (the forecast's driver). */
     sb_printf(&q,
               "WITH sel AS (SELECT p.device, p.id, p.session, p.t_end, p.kind, p.failures,"
               " p.heap_free, p.heap_min_free, p.heap_largest_free, p.heap_total,"
@@ -1046,7 +1084,13 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
               " agg AS (SELECT device, count(*) AS n, min(inuse) AS lo, max(inuse) AS hi,"
               " min(heap_min_free) AS min_free FROM sel GROUP BY device)"
               " SELECT agg.device, agg.min_free, fl.f, lat.inuse, agg.n, agg.lo, agg.hi,"
-              " lat.heap_free, lat.heap_largest_free, lat.heap_total, lat.rank_type"
+              " lat.heap_free, lat.heap_largest_free, lat.heap_total, lat.rank_type,"
+              " (SELECT c FROM msamp_profile pp, unnest(pp.comments) c WHERE pp.device ="
+              " lat.device AND pp.id = lat.id AND pp.t_end = lat.t_end"
+              " AND c LIKE 'msamp-verdict exhaustion|%%' LIMIT 1),"
+              " (SELECT st.stack[1] FROM msamp_leak l JOIN msamp_site st"
+              " USING (device, profile_id, t_end, site) WHERE l.device = lat.device"
+              " AND l.profile_id = lat.id AND l.t_end = lat.t_end ORDER BY l.slope DESC LIMIT 1)"
               " FROM agg JOIN fl USING (device) JOIN lat USING (device)"
               " ORDER BY agg.min_free ASC NULLS LAST, fl.f DESC, lat.inuse DESC NULLS LAST,"
               " agg.device",
@@ -1071,11 +1115,12 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
     printf("  %-24s", col[0]);
     for (int k = 1; k < 10; k++)
         printf(" %*s", k == 2 || k == 4 ? 9 : 12, col[k]);
-    printf("\n");
+    printf("  %s\n", "runs out in (95 %), driven by");
     for (int i = 0; i < PQntuples(r); i++) {
         printf("  %-24s", PQgetvalue(r, i, 0));
         for (int k = 1; k < 10; k++)
             printf(" %*s", k == 2 || k == 4 ? 9 : 12, tv(r, i, k));
+        device_exhaustion(stdout, NULL, PQgetvalue(r, i, 11), PQgetvalue(r, i, 12));
         printf("\n");
         if (jf) {
             struct sbuf b = {0};
@@ -1083,6 +1128,7 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
             fprintf(jf, "%s{\"device\":%s", i ? "," : "", b.s);
             for (int k = 1; k < 10; k++)
                 fprintf(jf, ",\"%s\":%s", key[k], jv(r, i, k));
+            device_exhaustion(NULL, jf, PQgetvalue(r, i, 11), PQgetvalue(r, i, 12));
             fputs("}", jf);
             free(b.s);
         }

@@ -1,6 +1,8 @@
 /*
  * `drain check INPUT --budget SPEC...`: budgets judged on 95 % intervals (docs/VERDICTS.md
- * "Check"). SPEC is KIND[:WHERE]<=SIZE: KIND inuse, alloc, peak or growth (SIZE per second),
+ * "Check"). SPEC is KIND[:WHERE]<=SIZE (or exhaustion>=TIME, the heap's time to exhaustion at
+ * least TIME: s, min, h, d; judged on its interval's ends mirrored, docs/VERDICTS.md "Time to
+ * exhaustion"): KIND inuse, alloc, peak or growth (SIZE per second),
  * WHERE a function on the site's stack, task=NAME, or nothing for the total; SIZE with K, M, G
  * (powers of 1024). A budget fails when its interval's low end is above it, warns when the
  * interval straddles it (or there is no data to judge, or the estimate is a lower bound: the
@@ -19,6 +21,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "verdict/exhaust.h"
 #include "verdict/growth.h"
 #include "verdict/load.h"
 #include "verdict/marks.h"
@@ -28,8 +31,8 @@
 #define CHECK_MAX_SPEC 512
 #define CHECK_MAX_LEAKS 4096
 
-enum kind { K_INUSE, K_ALLOC, K_PEAK, K_GROWTH };
-static const char *const kind_name[] = {"inuse", "alloc", "peak", "growth"};
+enum kind { K_INUSE, K_ALLOC, K_PEAK, K_GROWTH, K_EXHAUST };
+static const char *const kind_name[] = {"inuse", "alloc", "peak", "growth", "exhaustion"};
 enum status { S_PASS, S_WARN, S_FAIL };
 static const char *const status_name[] = {"PASS", "WARN", "FAIL"};
 /* The one-sided level of a single budget's FAIL (its 95 % interval's low end), and of a family's
@@ -40,7 +43,10 @@ struct budget {
     char spec[CHECK_MAX_SPEC + 1];
     enum kind kind;
     char where[CHECK_MAX_SPEC + 1]; /* "" total, "task=NAME" or a function */
-    double limit;
+    double limit; /* bytes (per second for growth); seconds for exhaustion */
+    /* exhaustion: the rate (bytes per second) above which the heap runs out before limit (its
+     * FAIL: the rate's low end above it, as a growth budget's) */
+    double rate_limit, free_b;
     /* the verdict */
     enum status st;
     struct est e;
@@ -105,6 +111,29 @@ static int parse_size(const char *t, int per_s, double *out, char *why, size_t w
     return 0;
 }
 
+/* TIME: a number >= 0 with an optional unit s, min, h or d (seconds without one). */
+static int parse_time(const char *t, double *out, char *why, size_t whylen)
+{
+    static const struct {
+        const char *unit;
+        double s;
+    } units[] = {{"", 1}, {"s", 1}, {"min", 60}, {"h", 3600}, {"d", 86400}};
+    char *end;
+    errno = 0;
+    double v = isdigit((unsigned char)t[0]) || t[0] == '.' ? strtod(t, &end) : -1;
+    if (errno || !isfinite(v) || v < 0) {
+        snprintf(why, whylen, "TIME '%s': expected a number with s, min, h or d", t);
+        return -1;
+    }
+    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+        if (strcmp(end, units[i].unit) == 0) {
+            *out = v * units[i].s;
+            return 0;
+        }
+    snprintf(why, whylen, "TIME '%s': unexpected '%s' (s, min, h or d)", t, end);
+    return -1;
+}
+
 static int parse_spec(const char *spec, struct budget *b, char *why, size_t whylen)
 {
     memset(b, 0, sizeof(*b));
@@ -120,6 +149,23 @@ static int parse_spec(const char *spec, struct budget *b, char *why, size_t whyl
         }
     }
     memcpy(b->spec, spec, len + 1);
+    const char *xk = kind_name[K_EXHAUST];
+    if (strncmp(spec, xk, strlen(xk)) == 0 && strchr(":<>", spec[strlen(xk)])) {
+        /* exhaustion>=TIME: the heap lasts at least TIME (docs/VERDICTS.md "Time to
+         * exhaustion"); on the session's total */
+        b->kind = K_EXHAUST;
+        char sw[256];
+        if (strncmp(spec + strlen(xk), ">=", 2) != 0) {
+            snprintf(why, whylen, "budget '%s': expected exhaustion>=TIME (a heap that lasts at "
+                                  "least TIME; on the total only)", spec);
+            return -1;
+        }
+        if (parse_time(spec + strlen(xk) + 2, &b->limit, sw, sizeof(sw)) != 0) {
+            snprintf(why, whylen, "budget '%s': %s", spec, sw);
+            return -1;
+        }
+        return 0;
+    }
     const char *le = strstr(spec, "<=");
     if (!le) {
         snprintf(why, whylen, "budget '%s': expected KIND[:WHERE]<=SIZE", spec);
@@ -131,7 +177,8 @@ static int parse_spec(const char *spec, struct budget *b, char *why, size_t whyl
         if (strlen(kind_name[k]) == kl && strncmp(spec, kind_name[k], kl) == 0)
             break;
     if (k == 4) {
-        snprintf(why, whylen, "budget '%s': KIND '%.*s' is none of inuse, alloc, peak, growth",
+        snprintf(why, whylen, "budget '%s': KIND '%.*s' is none of inuse, alloc, peak, growth, "
+                              "exhaustion",
                  spec, (int)(kl > 32 ? 32 : kl), spec);
         return -1;
     }
@@ -216,6 +263,37 @@ static int read_budgets(const char *path, struct budget *b, size_t *nb, char *wh
     return rc;
 }
 
+/* exhaustion>=TIME on the profile's forecast: its interval [lo, hi] in seconds; in the family as
+ * the rate it stands on (e), whose low end above rate_limit (free / TIME) is the time's high end
+ * below TIME. A forecast without a leak (not running out: its high end unbounded) cannot fail and
+ * stays out of the family. */
+static void judge_exhaustion(struct budget *b, const struct vprof *v)
+{
+    struct exhaustion ex;
+    if (!exhaust_from_prof(v->p, &ex)) {
+        snprintf(b->note, sizeof(b->note), "no time-to-exhaustion forecast in this profile (a "
+                                           "drain before it, or a merge): not judged");
+        return;
+    }
+    if (!ex.known) {
+        snprintf(b->note, sizeof(b->note), "time to exhaustion unknown: %s: not judged", ex.why);
+        return;
+    }
+    b->known = 1;
+    b->e = ex.rate;
+    b->lo = ex.lo;
+    b->hi = ex.hi;
+    b->free_b = ex.free_b;
+    b->rate_limit = b->limit > 0 ? ex.free_b / b->limit : INFINITY;
+    b->lo_at = exhaust_running_out(&ex) ? est_sym_lo_at : NULL;
+    b->unplaced = !isfinite(ex.t); /* not running out: no estimate, its bound */
+    char fr[32];
+    fmt_bytes(fr, sizeof(fr), ex.free_b);
+    snprintf(b->note, sizeof(b->note), "%s free, growth %s", fr,
+             ex.basis == EX_LEAKS ? "the leaks by growth summed"
+                                  : "the sampled in-use trend (no leak): not running out");
+}
+
 static void judge(struct budget *b, const struct vprof *v)
 {
     const char *task = strncmp(b->where, "task=", 5) == 0 ? b->where + 5 : NULL;
@@ -277,6 +355,8 @@ static void judge(struct budget *b, const struct vprof *v)
         } else {
             snprintf(b->note, sizeof(b->note), "no peak in this profile: not judged");
         }
+    } else if (b->kind == K_EXHAUST) {
+        judge_exhaustion(b, v);
     } else {
         struct growth_leak *lk = xmalloc(CHECK_MAX_LEAKS * sizeof(*lk));
         size_t nl = growth_leaks_from_prof(v->p, lk, CHECK_MAX_LEAKS);
@@ -303,6 +383,8 @@ static void judge(struct budget *b, const struct vprof *v)
     }
     if (!b->known)
         b->st = S_WARN;
+    else if (b->kind == K_EXHAUST) /* at least TIME: FAIL when the high end is below it */
+        b->st = b->hi < b->limit ? S_FAIL : b->lo < b->limit ? S_WARN : S_PASS;
     else if (b->lo > b->limit)
         b->st = S_FAIL;
     else if (b->hi > b->limit)
@@ -314,10 +396,20 @@ static void judge(struct budget *b, const struct vprof *v)
         if (b->st == S_PASS)
             b->st = S_WARN;
         if (!mark[0])
-            snprintf(mark, sizeof(mark), "a lower bound: %s", v->marks.note);
+            snprintf(mark, sizeof(mark), "%s: %s",
+                     b->kind == K_EXHAUST ? "its growth a lower bound (the time may be shorter)"
+                                          : "a lower bound",
+                     v->marks.note);
         size_t l = strlen(b->note);
         snprintf(b->note + l, sizeof(b->note) - l, "%s%s", l ? "; " : "", mark);
     }
+}
+
+/* An exhaustion budget's time at the family's level: its high end, the free bytes over the rate's
+ * low end there (unbounded when that is not above 0). */
+static double fam_time_hi(const struct budget *b)
+{
+    return b->fam_lo > 0 ? b->free_b / b->fam_lo : INFINITY;
 }
 
 /* The family (docs/VERDICTS.md "Budgets as a family"): judge() gave each budget its verdict at
@@ -352,7 +444,7 @@ static void decide_family(struct budget *b, size_t nb, int per_budget, struct fa
                 continue;
             b[i].fam_tail = tail;
             b[i].fam_lo = b[i].lo_at(b[i].e, tail);
-            if (b[i].fam_lo > b[i].limit)
+            if (b[i].fam_lo > (b[i].kind == K_EXHAUST ? b[i].rate_limit : b[i].limit))
                 failed[i] = 1, now++;
         }
         if (now == 0)
@@ -368,13 +460,18 @@ static void decide_family(struct budget *b, size_t nb, int per_budget, struct fa
             b[i].st = S_FAIL;
         } else if (b[i].st == S_FAIL) {
             char lo[32];
-            fmt_bytes(lo, sizeof(lo), b[i].fam_lo);
+            int x = b[i].kind == K_EXHAUST;
+            if (x)
+                fmt_secs(lo, sizeof(lo), fam_time_hi(&b[i]));
+            else
+                fmt_bytes(lo, sizeof(lo), b[i].fam_lo);
             b[i].st = S_WARN;
             b[i].held = 1;
             size_t l = strlen(b[i].note);
             snprintf(b[i].note + l, sizeof(b[i].note) - l,
-                     "%sabove at its own 95 %% but not at the family's level: low end %s%s at "
-                     "one-sided %.2g %% (Holm over %zu budgets)", l ? "; " : "", lo,
+                     "%s%s at its own 95 %% but not at the family's level: %s end %s%s at "
+                     "one-sided %.2g %% (Holm over %zu budgets)", l ? "; " : "",
+                     x ? "below" : "above", x ? "high" : "low", lo,
                      b[i].kind == K_GROWTH ? "/s" : "", 100 * b[i].fam_tail, fam->m);
         }
     }
@@ -415,6 +512,24 @@ static void xml_text(FILE *f, const char *s)
 static void line_of(const struct budget *b, char *out, size_t n)
 {
     char e[32], lo[32], hi[32], lim[32];
+    if (b->kind == K_EXHAUST) { /* seconds, the budget a floor */
+        fmt_secs(lim, sizeof(lim), b->limit);
+        if (!b->known) {
+            snprintf(out, n, "%s %s: %s (budget %s)", status_name[b->st], b->spec, b->note, lim);
+            return;
+        }
+        if (!b->unplaced)
+            fmt_secs(e, sizeof(e), b->free_b / b->e.est);
+        else
+            snprintf(e, sizeof(e), "not running out");
+        fmt_secs(lo, sizeof(lo), b->lo);
+        fmt_secs(hi, sizeof(hi), b->hi);
+        snprintf(out, n, "%s %s: %s (95 %% %s..%s) %s budget %s%s%s", status_name[b->st],
+                 b->spec, e, lo, hi,
+                 b->hi < b->limit ? "below" : b->lo < b->limit ? "straddles" : "at or above", lim,
+                 b->note[0] ? "; " : "", b->note);
+        return;
+    }
     const char *ps = b->kind == K_GROWTH ? "/s" : "";
     fmt_bytes(lim, sizeof(lim), b->limit);
     if (!b->known) {
@@ -494,9 +609,10 @@ static int write_check_json(const char *path, const struct budget *b, size_t nb,
         fputs(", \"status\": ", f);
         json_str(f, b[i].st == S_FAIL ? "fail" : b[i].st == S_WARN ? "warn" : "pass");
         fputs(", \"value\": ", f);
-        if (b[i].known) {
+        if (b[i].known) { /* exhaustion: seconds (null: unbounded, never), its family's high end */
+            int x = b[i].kind == K_EXHAUST;
             fputs("{\"est\": ", f);
-            json_num(f, b[i].unplaced ? NAN : b[i].e.est);
+            json_num(f, b[i].unplaced ? NAN : x ? b[i].free_b / b[i].e.est : b[i].e.est);
             fputs(", \"lo\": ", f);
             json_num(f, b[i].lo);
             fputs(", \"hi\": ", f);
@@ -506,8 +622,8 @@ static int write_check_json(const char *path, const struct budget *b, size_t nb,
             if (b[i].fam_tail > 0) {
                 fputs(", \"family\": {\"tail\": ", f);
                 json_num(f, b[i].fam_tail);
-                fputs(", \"lo\": ", f);
-                json_num(f, b[i].fam_lo);
+                fputs(x ? ", \"hi\": " : ", \"lo\": ", f);
+                json_num(f, x ? fam_time_hi(&b[i]) : b[i].fam_lo);
                 fputs(b[i].held ? ", \"held\": true}" : "}", f);
             }
             fputc('}', f);
@@ -527,6 +643,8 @@ static const char check_usage[] =
     "                  [--elf FILE] [--per-budget]\n"
     "Judges budgets on a profile drain wrote (or a stream, read as drain would) with 95 %\n"
     "intervals. SPEC: KIND[:WHERE]<=SIZE; KIND inuse, alloc, peak or growth (SIZE per second);\n"
+    "or exhaustion>=TIME (s, min, h, d): the heap's time to exhaustion at least TIME, FAIL when\n"
+    "its interval's high end is below it, PASS when its low end is not;\n"
     "WHERE a function on the site's stack, task=NAME, or nothing for the total; SIZE with K, M,\n"
     "G (powers of 1024). FAIL when the interval's low end is above the budget, WARN when it\n"
     "straddles it (or there is no data to judge, or the estimate is a lower bound: samples\n"

@@ -42,6 +42,7 @@
 #include "profile.h"
 #include "prof_model.h"
 #include "session.h"
+#include "verdict/exhaust.h"
 #include "verdict/growth_track.h"
 #include "verdict/marks.h"
 #include "verdict/unseen.h"
@@ -344,11 +345,14 @@ static double gr_secs(const struct session *s, uint64_t ts)
 }
 
 size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
-                       struct growth_leak **out, struct growth_step **steps, size_t *nsteps)
+                       struct growth_leak **out, struct growth_step **steps, size_t *nsteps,
+                       struct growth_window *win)
 {
     *out = NULL;
     *steps = NULL;
     *nsteps = 0;
+    if (win)
+        memset(win, 0, sizeof(*win));
     const struct growth *g = growth_of(s);
     if (!g || !g->have_t0 || !s->ts_known || !s->tick_hz || s->last_ts <= g->t0)
         return 0;
@@ -361,6 +365,11 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
     if (bk >= end)
         return 0;
     double secs = (double)(end - bk) / (double)s->tick_hz;
+    if (win) {
+        win->known = 1;
+        win->from_ts = bk;
+        win->secs = secs;
+    }
     /* A batch shorter than a third of the window (nb bins, the last one partly) lies in `run`
      * adjacent bins. */
     size_t nb = last + 1 - (size_t)k, run = (nb + 2) / 3 + 1;
@@ -396,6 +405,10 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
         grp[i] = gi;
         ge[gi].est += se[i].est;
         ge[gi].var += se[i].var;
+        if (win) { /* the sites' entries are independent samples: their variances add */
+            win->total.est += se[i].est;
+            win->total.var += se[i].var;
+        }
     }
     umap_free(&gidx);
     /* The sites that grew (site and group) and their live entries' variances by birth bin. */
@@ -529,10 +542,14 @@ void growth_store(const struct session *s, struct prof *p, const uint32_t *site_
     int have = growth_peak_of(s, &pk);
     struct growth_leak *lk;
     struct growth_step *st;
-    size_t nst, n = growth_leaks_of(s, site_sample, &lk, &st, &nst);
+    struct growth_window win;
+    size_t nst, n = growth_leaks_of(s, site_sample, &lk, &st, &nst, &win);
     n = one_per_stack(p, lk, n, st, nst, &nst);
     growth_write(p, have ? &pk : NULL, lk, n);
     growth_write_steps(p, st, nst);
+    struct exhaustion ex;
+    exhaust_of(s, p, lk, n, &win, &ex);
+    exhaust_write(p, &ex);
     free(lk);
     free(st);
 }

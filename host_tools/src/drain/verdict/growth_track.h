@@ -27,8 +27,18 @@ void growth_attach(struct session *s);
  * in *steps): malloc'd, the caller frees; site_sample maps a site index to its sample in the
  * profile (UINT32_MAX: none). */
 int growth_peak_of(const struct session *s, struct growth_peak *out);
+/* The window the leaks are judged over (the session's recent half): when it starts (device tick),
+ * its length, and the change of the session's sampled in-use over it, every followed site's
+ * summed (an unbiased estimate of the heap's true change, its variance the sites' summed). */
+struct growth_window {
+    int known;
+    uint64_t from_ts;
+    double secs;
+    struct est total;
+};
 size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
-                       struct growth_leak **out, struct growth_step **steps, size_t *nsteps);
+                       struct growth_leak **out, struct growth_step **steps, size_t *nsteps,
+                       struct growth_window *win);
 /* Sites beyond GR_MAX_SITES, not followed for growth. */
 uint64_t growth_unfollowed(const struct session *s);
 /* Appends the verdicts to p's comments (pk NULL: no peak). */

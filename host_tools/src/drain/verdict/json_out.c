@@ -8,6 +8,7 @@
 
 #include "util.h"
 #include "verdict/clock.h"
+#include "verdict/exhaust.h"
 #include "verdict/growth.h"
 #include "verdict/vprof.h"
 
@@ -83,6 +84,35 @@ void json_leak_sites(FILE *f, const struct vprof *v)
         write_grown(f, v, lk[i].sample, i, NULL, lk[i].slope_bytes_per_s, NULL, NULL, 0);
     fputc(']', f);
     free(lk);
+}
+
+/* "exhaustion" (docs/VERDICTS.md "Time to exhaustion"): null when the profile holds no forecast;
+ * seconds from the last HEAP record, null where unbounded (never at the present growth). */
+static void write_exhaustion(FILE *f, const struct vprof *v)
+{
+    struct exhaustion e;
+    fputs(",\n  \"exhaustion\": ", f);
+    if (!exhaust_from_prof(v->p, &e)) {
+        fputs("null", f);
+        return;
+    }
+    if (!exhaust_json(f, &e))
+        return;
+    fputs(", \"at_s\": ", f);
+    json_num(f, e.at_s);
+    fputs(", \"growth_bytes_per_s\": ", f);
+    json_est_sym(f, e.rate);
+    fprintf(f, ", \"basis\": \"%s\", \"driver\": ", e.basis == EX_LEAKS ? "leaks" : "total");
+    if (e.driver == UINT32_MAX) {
+        fputs("null}", f);
+        return;
+    }
+    const struct vsite *s = &v->site[v->site_of[e.driver]];
+    fputs("{\"stack\": ", f);
+    json_stack(f, v, s);
+    fputs(", \"task\": ", f);
+    json_str(f, s->task);
+    fputs("}}", f);
 }
 
 static void write_session(FILE *f, const struct json_session *js, const struct vprof *v)
@@ -201,6 +231,7 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
                     (const double[]){st[i].from_s, st[i].to_s}, 2);
     free(st);
     fputc(']', f);
+    write_exhaustion(f, v);
     if (js->extra)
         js->extra(f, js->ctx, js->p, v);
     fputc('}', f);

@@ -2,12 +2,14 @@
  * the steps a profile stores, in text; the heap's verdict (views/health.c) names its leaks with the
  * same line; the peak's one line (--top and stderr). The verdicts are verdict/growth.c's, read
  * from the profile's comments (verdict/vcomment.c). */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "report.h"
 #include "util.h"
 #include "verdict/est.h"
+#include "verdict/exhaust.h"
 #include "verdict/growth.h"
 #include "verdict/growth_track.h"
 #include "verdict/marks.h"
@@ -91,5 +93,56 @@ void growth_print_peak(FILE *f, const struct prof *p)
 {
     char line[1024];
     if (growth_peak_text(p, line, sizeof(line)))
+        fprintf(f, "%s\n", line);
+}
+
+int exhaust_text(const struct prof *p, char *out, size_t n)
+{
+    struct exhaustion e;
+    if (!exhaust_from_prof(p, &e))
+        return 0;
+    char t[32], lo[32], hi[32], fr[32], site[512] = "";
+    if (!e.known) {
+        snprintf(out, n, "time to exhaustion unknown: %s", e.why);
+        return 1;
+    }
+    fmt_secs(t, sizeof(t), e.t);
+    fmt_secs(lo, sizeof(lo), e.lo);
+    fmt_secs(hi, sizeof(hi), e.hi);
+    fmt_bytes(fr, sizeof(fr), e.free_b);
+    /* A profile built only to be written holds its samples encoded, without their frames: the
+     * driver is then named as --leaks' fastest. */
+    if (e.driver != UINT32_MAX && p->sample[e.driver].nloc == PROF_SAMPLE_ENCODED)
+        snprintf(site, sizeof(site), "the fastest leak (--leaks)");
+    else if (e.driver != UINT32_MAX)
+        sample_text(p, e.driver, site, sizeof(site));
+    size_t len;
+    if (exhaust_running_out(&e))
+        len = (size_t)snprintf(out, n, "heap runs out in %s [%s, %s] (95 %%) at the present "
+                                       "growth", t, lo, hi);
+    else if (isfinite(e.lo))
+        len = (size_t)snprintf(out, n, "heap not running out within %s (95 %%) at the present "
+                                       "growth (%s)", lo,
+                               est_sym_lo(e.rate) <= 0 ? "its interval includes 0"
+                                                       : "no leak by growth: the in-use trend's "
+                                                         "upper end");
+    else
+        len = (size_t)snprintf(out, n, "heap not running out: in use not growing (its growth's "
+                                       "95 %% interval at or below 0)");
+    if (len < n && site[0])
+        len += (size_t)snprintf(out + len, n - len, ", driven by %s", site);
+    char r[128];
+    est_text(e.rate, "/s", r, sizeof(r));
+    if (len < n)
+        snprintf(out + len, n - len, "; %s free at %.3f s, growth %s (%s)", fr, e.at_s, r,
+                 e.basis == EX_LEAKS ? "the leaks by growth summed"
+                                     : "the sampled in-use trend, no leak");
+    return 1;
+}
+
+void exhaust_print(FILE *f, const struct prof *p)
+{
+    char line[1024];
+    if (exhaust_text(p, line, sizeof(line)))
         fprintf(f, "%s\n", line);
 }

@@ -6,6 +6,7 @@
 
 #include "msamp_arch.h"
 #include "verdict/est.h"
+#include "verdict/exhaust.h"
 #include "verdict/growth_track.h"
 #include "verdict/marks.h"
 #include "verdict/unseen.h"
@@ -289,6 +290,7 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
     session_completeness(s, final, story, sizeof(story));
     fprintf(f, "%s\n", story);
     growth_print_peak(f, &b->prof);
+    exhaust_print(f, &b->prof); /* the forecast, as the profile stores it (verdict/exhaust.h) */
     snprintf(title, sizeof(title), "top %zu sites by in-use bytes%s:", n,
              s->dump ? " (in use when the dump was taken)"
              : final ? " (live at the end)" : "");
@@ -597,6 +599,8 @@ void report_summary(FILE *f, const struct session *s, const struct built *b,
                 s->index, (unsigned long long)fails);
     char peak[1024]; /* the peak verdict, as --top and the profile say it */
     if (growth_peak_text(&b->prof, peak, sizeof(peak)))
+        fprintf(f, "drain: session %d: %s\n", s->index, peak);
+    if (exhaust_text(&b->prof, peak, sizeof(peak)))
         fprintf(f, "drain: session %d: %s\n", s->index, peak);
     if (s->min_life_s > 0)
         fprintf(f, "drain: session %d: --min-lifetime left out %llu sampled allocations freed "

@@ -8,6 +8,7 @@
 #include "flame.h"
 #include "msamp_arch.h"
 #include "report.h"
+#include "verdict/exhaust.h"
 #include "verdict/growth.h"
 
 /* One time bin: the estimate after the last record that fell in it (its time in ts), and the
@@ -659,6 +660,13 @@ int timeline_write(const struct timeline *tl, const struct session *s, const str
         }
         if (w == 0) {
             write_html(f, tl, s, top, ntop, names, leak);
+            /* The forecast the profile holds, as --top says it (verdict/exhaust.h). */
+            char ex[1024];
+            if (exhaust_text(&b->prof, ex, sizeof(ex))) {
+                fprintf(f, "<h3>Time to exhaustion</h3>\n<p id=\"exhaustion\">");
+                views_xml_text(f, ex, strlen(ex));
+                fprintf(f, "</p>\n");
+            }
             write_tables(f, tl, s, &c, top, ntop, names);
         } else {
             write_csv(f, tl, s, &c, top, ntop, names);
