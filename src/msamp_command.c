@@ -20,7 +20,7 @@ static struct {
     uint16_t series; /* the series being carried out (0: none yet) */
     uint16_t next;   /* its seq expected next */
     uint32_t kept;   /* statuses of seq next-1, next-2, ...: a nibble each, the newest lowest */
-    uint32_t done, repeated, bad;
+    uint32_t done, repeated, bad, refused;
 } P;
 
 _Static_assert(MSAMP_CMD_MAX_FRAME <= 255u, "the command buffer's length is a uint8_t");
@@ -158,6 +158,7 @@ static void frame(void)
     }
     unsigned cmd = b[head - 1u];
     if (head == 4u) { /* version 1: a host older than this device; nothing carried out */
+        P.refused++;
         ack(u16le(b + 1), cmd, MSAMP_CMD_ERR_VERSION, 0);
         return;
     }
@@ -168,6 +169,7 @@ static void frame(void)
     }
     if (series != P.series) {
         if (seq != 0) { /* not a series' start: the device reset, or the start was lost */
+            P.refused++;
             ack(seq, cmd, MSAMP_CMD_ERR_ORDER, series);
             return;
         }
@@ -186,6 +188,7 @@ static void frame(void)
         }
     } else if (ahead < 0x8000u) {
         status = MSAMP_CMD_ERR_ORDER; /* an earlier seq has not come: the host resends in order */
+        P.refused++;
     } else {
         uint32_t back = 0x10000u - ahead; /* done back commands ago */
         P.repeated++;
@@ -224,8 +227,9 @@ void msamp_command_poll(void)
     msamp_command_feed(in, (size_t)n > sizeof in ? sizeof in : (size_t)n);
 }
 
-void msamp_command_counts(uint32_t *done, uint32_t *repeated, uint32_t *bad)
+void msamp_command_counts(uint32_t *done, uint32_t *repeated, uint32_t *bad, uint32_t *refused)
 {
+    *refused = P.refused;
     *done = P.done;
     *repeated = P.repeated;
     *bad = P.bad;

@@ -264,7 +264,7 @@ void msamp_command_poll(void);
 /* Feeds received bytes to the parser (what msamp_command_poll does with what it read). */
 void msamp_command_feed(const uint8_t *p, size_t n);
 /* The parser's counters: commands carried out, repeats acknowledged again, malformed frames. */
-void msamp_command_counts(uint32_t *done, uint32_t *repeated, uint32_t *bad);
+void msamp_command_counts(uint32_t *done, uint32_t *repeated, uint32_t *bad, uint32_t *refused);
 
 /* The loss counters the core keeps and sends in DROPS: all of enum msamp_wire_drop, but in the tiny
  * profile, which leaves out out_of_bounds (its DROPS stop at no_frame, as a device's from before

@@ -143,11 +143,13 @@ static void order_rules(void)
     decode();
     int a = nacks;
     uint32_t done = stats().commands, rep = stats().commands_repeated;
+    uint32_t refused = stats().commands_refused;
     send_text("mark=o16", 16); /* ahead of 14: refused, not carried out */
     send_text("mark=o15", 15);
     drain_rx();
     decode();
     CHECK_EQ(stats().commands, done);
+    CHECK_EQ(stats().commands_refused, refused + 2);
     CHECK_EQ(nacks, a + 2);
     CHECK_EQ(acks[a].status, MSAMP_CMD_ERR_ORDER);
     CHECK_EQ(acks[a + 1].status, MSAMP_CMD_ERR_ORDER);
@@ -193,6 +195,7 @@ static void order_rules(void)
     drain_rx();
     decode();
     CHECK_EQ(stats().commands_bad, bad + 1);
+    CHECK_EQ(stats().commands_refused, refused + 5); /* the version-1, s3 and old frames */
     CHECK_EQ(stats().enabled, 1);
     CHECK_EQ(stats().commands, done + 6);
     CHECK(strcmp(last_mark, "s1") == 0);
