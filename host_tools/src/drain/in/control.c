@@ -14,9 +14,10 @@
 
 /* Sends of one command before it is given up. */
 #define CONTROL_TRIES 5
-/* The wait for an ack before a resend (docs/CONTROL.md#resends): the link's round trip as the acks
- * measure it (smoothed, plus 4 deviations), RTO_INIT before any ack, within [RTO_MIN, RTO_MAX];
- * doubled at each resend of a command, up to RTO_MAX. */
+/* The wait for an ack before a resend (docs/CONTROL.md#resends), as TCP's (RFC 6298): the link's
+ * round trip as the acks measure it (smoothed, plus 4 deviations), RTO_INIT before any ack, within
+ * [RTO_MIN, RTO_MAX]; doubled each time the first command unacknowledged is resent (back-off),
+ * kept so until an ack of a command sent once measures the round trip again. */
 #define CONTROL_RTO_INIT_S 1.0
 #define CONTROL_RTO_MIN_S 0.25
 #define CONTROL_RTO_MAX_S 30.0
@@ -44,6 +45,7 @@ struct control {
     size_t base;         /* q[base] is its seq 0 (a new series starts after a device reset) */
     double srtt, rttvar; /* the acks' round trip, smoothed, and its deviation (have_rtt) */
     int have_rtt;
+    double rto;          /* the wait for an ack before a resend */
     int old_device;      /* a SESSION without MSAMP_SESSION_FLAG_CMD_V2: nothing sent */
     const char *file;
     int file_fd;
@@ -77,6 +79,7 @@ struct control *control_new(void)
     memset(c, 0, sizeof(*c));
     c->file_fd = -1;
     c->series = new_series(0);
+    c->rto = CONTROL_RTO_INIT_S;
     return c;
 }
 
@@ -211,36 +214,31 @@ static void read_typed(struct control *c)
     }
 }
 
-/* The wait before a command sent sends times goes again. */
-static double resend_after(const struct control *c, int sends)
-{
-    double rto = c->have_rtt ? c->srtt + 4.0 * c->rttvar : CONTROL_RTO_INIT_S;
-    rto = rto < CONTROL_RTO_MIN_S ? CONTROL_RTO_MIN_S : rto;
-    for (int i = 1; i < sends && rto < CONTROL_RTO_MAX_S; i++)
-        rto *= 2.0;
-    return rto > CONTROL_RTO_MAX_S ? CONTROL_RTO_MAX_S : rto;
-}
-
-/* An ack came at now for k, last sent at k->sent. Sent once, the wait is a round trip; sent more
- * often, it answers one of the sends, so the round trip is at least the wait since the last one
- * (Karn's rule keeps such waits out of the average; here they only raise it). */
+/* An ack came at now for k, last sent at k->sent. Sent once, the wait is a round trip: the
+ * smoothed round trip and the wait before a resend follow it. Sent more often, the ack answers one
+ * of the sends, so it says only that the round trip is at least the wait since the last one
+ * (Karn's rule: such waits are no samples); the wait before a resend is raised to that. */
 static void measure(struct control *c, const struct cmd *k, double now)
 {
     double r = now - k->sent;
     if (r < 0)
         return;
+    if (k->sends > 1) {
+        if (r > c->rto)
+            c->rto = r < CONTROL_RTO_MAX_S ? r : CONTROL_RTO_MAX_S;
+        return;
+    }
     if (!c->have_rtt) {
         c->srtt = r;
         c->rttvar = r / 2.0;
         c->have_rtt = 1;
-    } else if (k->sends == 1) {
+    } else {
         double d = c->srtt > r ? c->srtt - r : r - c->srtt;
         c->rttvar = 0.75 * c->rttvar + 0.25 * d;
         c->srtt = 0.875 * c->srtt + 0.125 * r;
-    } else if (r > c->srtt) {
-        c->rttvar = c->rttvar > r - c->srtt ? c->rttvar : r - c->srtt;
-        c->srtt = r;
     }
+    double rto = c->srtt + 4.0 * c->rttvar;
+    c->rto = rto < CONTROL_RTO_MIN_S ? CONTROL_RTO_MIN_S : rto > CONTROL_RTO_MAX_S ? CONTROL_RTO_MAX_S : rto;
 }
 
 /* The device refused head's seq as out of order although every command before it in the series
@@ -289,9 +287,11 @@ void control_tick(struct control *c, struct input *in, double now)
             k->next = now + 0.1; /* no connection or reader yet: soon again, not a send */
             return;              /* (and the later ones wait, to keep the order) */
         }
+        if (k->sends > 0 && i == c->head) /* the first one timed out: back off */
+            c->rto = 2.0 * c->rto < CONTROL_RTO_MAX_S ? 2.0 * c->rto : CONTROL_RTO_MAX_S;
         k->sends++;
         k->sent = now;
-        k->next = now + resend_after(c, k->sends);
+        k->next = now + c->rto;
     }
 }
 
