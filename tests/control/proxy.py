@@ -161,7 +161,10 @@ while True:
         else:
             n = len(up)
         if n > 0:
-            drain.sendall(bytes(up[:n]))
+            try:
+                drain.sendall(bytes(up[:n]))
+            except OSError:  # drain is gone
+                break
             del up[:n]
             budget_t += n / pace if pace else 0
     if not up:
@@ -174,7 +177,10 @@ while True:
         break
     done = False
     for s in r:
-        data = s.recv(65536)
+        try:
+            data = s.recv(65536)
+        except OSError:  # reset: closed
+            data = b""
         if not data:
             if s is dev:
                 dev_open = False

@@ -33,7 +33,7 @@ $(DRAIN_T)/test_control: tests/drain/test_control.c host_tools/src/drain/in/cont
 		host_tools/src/drain/util.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) src/wrap/wrap_malloc.c src/wrap/wrap_free.c \
 		src/wrap/wrap_calloc.c src/wrap/wrap_realloc.c \
 		$(HOSTDEC_SRCS) $(HOSTDEC_HDRS) host_tools/src/drain/in/control.h tests/unit/check.h \
-		tests/unit/fake_port.h
+		tests/unit/fake_port.h tests/unit/mark_list.h
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) $(DRAIN_INC) $(filter %.c,$^) -lz -o $@
 

@@ -19,6 +19,7 @@
 #include "msamp.h"
 #include "msamp_command.h"
 #include "msamp_decode.h"
+#include "mark_list.h"
 
 /* The link's down side: bytes written by drain, each with the time it reaches the device. */
 static struct byte {
@@ -55,18 +56,13 @@ static struct up {
 } up[4096];
 static size_t up_n, up_pos, out_pos;
 static double up_delay;
-static char marks[64][24];
-static int nmarks;
+static struct mark_list marks;
 static struct msamp_dec *dec;
 
 static void on_rec(void *arg, const struct msamp_record *r)
 {
     (void)arg;
-    if (r->type == MSAMP_REC_MARK && nmarks < 64) {
-        size_t n = r->u.mark.len < 23 ? r->u.mark.len : 23;
-        memcpy(marks[nmarks], r->u.mark.text, n);
-        marks[nmarks++][n] = '\0';
-    }
+    mark_list_add(&marks, r);
     if ((r->type == MSAMP_REC_CMD_ACK || r->type == MSAMP_REC_SESSION) &&
         up_n < sizeof up / sizeof up[0])
         up[up_n++] = (struct up){*r, now + up_delay};
@@ -93,10 +89,10 @@ static void add(struct control *c, const char *text)
 
 static int marks_are(const char *const *want, int n, int from)
 {
-    if (nmarks - from != n)
+    if (marks.n - from != n)
         return 0;
     for (int i = 0; i < n; i++)
-        if (strcmp(marks[from + i], want[i]) != 0)
+        if (strcmp(marks.text[from + i], want[i]) != 0)
             return 0;
     return 1;
 }
@@ -155,7 +151,7 @@ int main(void)
     c = control_new();
     frames_sent = 0;
     drop_frame = 1;
-    int m0 = nmarks;
+    int m0 = marks.n;
     uint32_t d0 = done();
     add(c, "mark=a");
     add(c, "mark=b");

@@ -18,6 +18,7 @@
 #include "msamp_command.h"
 #include "msamp_decode.h"
 #include "msamp_internal.h"
+#include "mark_list.h"
 
 /* The down-channel's bytes, and what each read was asked for. */
 static uint8_t rx[1 << 16];
@@ -215,18 +216,14 @@ static void order_rules(void)
 /* A channel that drops, duplicates and delays frames, and a host that resends every command not
  * yet acknowledged (up to MSAMP_CMD_KEPT from the first) each round, over many seeds: the device
  * carries out each command of the series once and in order, whatever arrives. */
-static char lmarks[64][16];
-static int nlmarks, lacked[64], lorder;
+static struct mark_list lmarks;
+static int lacked[64], lorder;
 static uint16_t lseries;
 
 static void on_lossy(void *arg, const struct msamp_record *r)
 {
     (void)arg;
-    if (r->type == MSAMP_REC_MARK && nlmarks < 64) {
-        size_t n = r->u.mark.len < 15 ? r->u.mark.len : 15;
-        memcpy(lmarks[nlmarks], r->u.mark.text, n);
-        lmarks[nlmarks++][n] = '\0';
-    }
+    mark_list_add(&lmarks, r);
     if (r->type == MSAMP_REC_CMD_ACK && r->u.cmd_ack.has_series && r->u.cmd_ack.series == lseries &&
         r->u.cmd_ack.seq < 64) {
         if (r->u.cmd_ack.status == MSAMP_CMD_OK)
@@ -248,7 +245,7 @@ static void lossy_channel(void)
         fake_out_len = 0;
         size_t pos = 0;
         lseries = (uint16_t)(0x100 + seed);
-        nlmarks = lorder = 0;
+        lmarks.n = lorder = 0;
         memset(lacked, 0, sizeof lacked);
         int n = 4 + (int)RND(40);
         uint32_t done = stats().commands;
@@ -301,12 +298,12 @@ static void lossy_channel(void)
         msamp_dec_free(d);
         CHECK(round < 2000);
         CHECK_EQ(stats().commands - done, (uint32_t)n);
-        CHECK_EQ(nlmarks, n);
-        for (int i = 0; i < nlmarks; i++) {
+        CHECK_EQ(lmarks.n, n);
+        for (int i = 0; i < lmarks.n; i++) {
             char want[16];
             snprintf(want, sizeof want, "L%d", i);
-            if (strcmp(lmarks[i], want) != 0) {
-                fprintf(stderr, "seed %d: mark %d is %s, not %s\n", seed, i, lmarks[i], want);
+            if (strcmp(lmarks.text[i], want) != 0) {
+                fprintf(stderr, "seed %d: mark %d is %s, not %s\n", seed, i, lmarks.text[i], want);
                 CHECK(0);
                 break;
             }
