@@ -46,7 +46,8 @@ struct control {
     double srtt, rttvar; /* the acks' round trip, smoothed, and its deviation (have_rtt) */
     int have_rtt;
     double rto;          /* the wait for an ack before a resend */
-    int old_device;      /* a SESSION without MSAMP_SESSION_FLAG_CMD_V2: nothing sent */
+    int old_device;      /* the latest SESSION lacks MSAMP_SESSION_FLAG_CMD_V2: nothing sent */
+    int said_old;        /* and that was said */
     const char *file;
     int file_fd;
     int read_stdin;
@@ -268,8 +269,14 @@ void control_tick(struct control *c, struct input *in, double now)
 {
     if (c->read_stdin)
         read_typed(c);
-    if (c->old_device)
+    if (c->old_device) {
+        if (c->n > 0 && !c->said_old)
+            fprintf(stderr, "drain: the device reads no version-2 command frames (its msamp "
+                            "predates ordered commands, or it was built without "
+                            "MSAMP_CFG_CONTROL): no more commands sent; update its firmware\n");
+        c->said_old |= c->n > 0;
         return;
+    }
     advance(c);
     /* Up to CONTROL_WINDOW commands in flight, sent in order: an ack comes back through the
      * stream, behind what the device queued before it, so one at a time would be slow. */
@@ -336,13 +343,8 @@ void control_on_record(struct control *c, const struct msamp_record *rec, double
 {
     if (rec->type == MSAMP_REC_CMD_ACK)
         on_ack(c, rec, now);
-    else if (rec->type == MSAMP_REC_SESSION && !(rec->u.session.flags & MSAMP_SESSION_FLAG_CMD_V2) &&
-             !c->old_device && c->n > 0) {
-        c->old_device = 1;
-        fprintf(stderr, "drain: the device reads no version-2 command frames (its msamp predates "
-                        "ordered commands, or it was built without MSAMP_CFG_CONTROL): no more "
-                        "commands sent; update its firmware\n");
-    }
+    else if (rec->type == MSAMP_REC_SESSION) /* the latest SESSION says */
+        c->old_device = !(rec->u.session.flags & MSAMP_SESSION_FLAG_CMD_V2);
 }
 
 int control_finish(struct control *c)
