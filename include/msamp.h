@@ -95,9 +95,10 @@ struct msamp_stats {
     uint32_t stacks_evicted; /* unused stacks evicted for new ones */
     uint8_t enabled;
     /* The down-channel (MSAMP_CFG_CONTROL, docs/CONTROL.md): command frames carried out, resent
-     * frames acknowledged again without being carried out, and frames ignored as malformed (bad
-     * COBS or CRC, too long, cut short, another format version). */
-    uint32_t commands, commands_repeated, commands_bad;
+     * frames acknowledged again without being carried out, frames ignored as malformed (bad
+     * COBS or CRC, too long, cut short, another format version), and frames refused (a seq ahead
+     * of the one expected, a version-1 frame: acknowledged, not carried out). */
+    uint32_t commands, commands_repeated, commands_bad, commands_refused;
     /* Of the no_frame walks, those that began on a stack outside the bounds the walker may read
      * (bare metal: __msamp_stack_lo/hi; hosted: the thread's stack): an RTOS task's or an
      * interrupt's stack elsewhere, or a linker script's bounds that leave the stack out. Always 0

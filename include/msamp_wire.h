@@ -185,11 +185,14 @@
     F(m, REQ, kind, kind) F(m, REQ, size, size) F(m, REQ, stack_id, stack) F(m, DT, dt, dt) \
     F(m, REQ, count, count)
 
-/* CMD_ACK (extended): the device accepted the command frame seq (docs/CONTROL.md) of command cmd
- * (enum msamp_wire_cmd) and carried it out with status (enum msamp_wire_cmd_status). A resent
- * frame with the seq of the last accepted one is acknowledged again, not carried out again. */
+/* CMD_ACK (extended): the device's answer to the command frame seq (docs/CONTROL.md) of command
+ * cmd (enum msamp_wire_cmd): status (enum msamp_wire_cmd_status) says whether it carried it out
+ * and how it went. series, present when the frame was of command version 2, is the frame's series
+ * (the host's run): the host matches an ack by series, seq and cmd. A device carries out each seq
+ * of a series once and in order; a repeat is acknowledged again (its status as recorded, or
+ * MSAMP_CMD_DONE_EARLIER), a seq ahead of the one expected is refused (MSAMP_CMD_ERR_ORDER). */
 #define MSAMP_WIRE_FIELDS_CMD_ACK(F, m)                               \
-    F(m, REQ, seq, seq) F(m, REQ, cmd, cmd) F(m, REQ, status, status)
+    F(m, REQ, seq, seq) F(m, REQ, cmd, cmd) F(m, REQ, status, status) F(m, OPT, series, series)
 
 /* TASK (extended): task name_len name[name_len]: the name of a task id (1..65535) of an RTOS
  * device (an interrupt context has an id and a name too, "[interrupt]"). Sent once per identity
@@ -241,13 +244,24 @@ enum msamp_wire_type {
 #define MSAMP_WIRE_MAX_TASK_NAME 32u
 
 /* The down-channel: command frames from the host to the device (docs/CONTROL.md).
- *   frame = COBS(body) 0x00       body = version:u8 seq:u16le cmd:u8 args crc:u32le
- * crc is the up-stream's CRC-32 over version, seq, cmd and args. Args by command: SET_INTERVAL
- * interval:varint; SET_BOUNDS min:varint max:varint; MARK text bytes (up to MSAMP_WIRE_MAX_MARK);
- * the others none. Trailing bytes after the args a device knows are ignored. */
-#define MSAMP_CMD_VERSION 1u
-/* Largest command body (version, seq, cmd, MARK's text, crc) and frame (COBS, 0x00). */
-#define MSAMP_CMD_MAX_BODY (4u + MSAMP_WIRE_MAX_MARK + MSAMP_WIRE_CRC_SIZE)
+ *   frame = COBS(body) 0x00       body = version:u8 series:u16le seq:u16le cmd:u8 args crc:u32le
+ * crc is the up-stream's CRC-32 over version, series, seq, cmd and args. Args by command:
+ * SET_INTERVAL interval:varint; SET_BOUNDS min:varint max:varint; MARK text bytes (up to
+ * MSAMP_WIRE_MAX_MARK); the others none. Trailing bytes after the args a device knows are ignored.
+ * series (1..65535) names the host's run; seq counts its commands from 0. The device carries out
+ * seq 0 of a series it does not know (starting that series), then only the seq it expects next
+ * (the last one + 1, modulo 2^16); the statuses of its last MSAMP_CMD_KEPT commands are kept for
+ * repeats. Version 1 (body = version seq:u16le cmd args crc, no order) is answered
+ * MSAMP_CMD_ERR_VERSION and not carried out. */
+#define MSAMP_CMD_VERSION 2u
+#define MSAMP_CMD_VERSION_1 1u
+/* Commands back whose statuses a device keeps (a nibble each in a u32): a host sends at most this
+ * many before the first is acknowledged. */
+#define MSAMP_CMD_KEPT 8u
+/* Bytes before the args: version, series, seq, cmd. */
+#define MSAMP_CMD_HEAD 6u
+/* Largest command body (head, MARK's text, crc) and frame (COBS, 0x00). */
+#define MSAMP_CMD_MAX_BODY (MSAMP_CMD_HEAD + MSAMP_WIRE_MAX_MARK + MSAMP_WIRE_CRC_SIZE)
 #define MSAMP_CMD_MAX_FRAME (MSAMP_CMD_MAX_BODY + 2u)
 enum msamp_wire_cmd {
     MSAMP_CMD_ENABLE = 1,          /* msamp_enable() */
@@ -259,16 +273,23 @@ enum msamp_wire_cmd {
     MSAMP_CMD_MARK = 7,            /* msamp_mark(text) */
     MSAMP_CMD_COUNT = 8
 };
-/* CMD_ACK.status: 0, or the negated MSAMP_ERR_* code the API call returned, or UNKNOWN. */
+/* CMD_ACK.status: 0, or the negated MSAMP_ERR_* code the API call returned, or UNKNOWN; 7..9 say
+ * the command was not carried out this time (ORDER, DONE_EARLIER, VERSION). */
 enum msamp_wire_cmd_status {
     MSAMP_CMD_OK = 0,
     MSAMP_CMD_ERR_INVAL = 1,       /* a bad argument (interval 0, min > max, a cut argument) */
     MSAMP_CMD_ERR_STATE = 2,
-    MSAMP_CMD_ERR_BUSY = 3,        /* the ring had no room: resend (it is carried out again) */
+    MSAMP_CMD_ERR_BUSY = 3,        /* the ring had no room: resend (it is carried out then) */
     MSAMP_CMD_ERR_IO = 4,
     MSAMP_CMD_ERR_UNSUPPORTED = 5, /* not in this build (SNAPSHOT in the tiny profile) */
     MSAMP_CMD_ERR_UNKNOWN = 6,     /* a command this device does not know */
-    MSAMP_CMD_STATUSES = 7
+    MSAMP_CMD_ERR_ORDER = 7,       /* not carried out: an earlier seq of the series has not come
+                                      (or the series is not the device's: it reset): resend in order */
+    MSAMP_CMD_DONE_EARLIER = 8,    /* carried out earlier, more than MSAMP_CMD_KEPT commands back:
+                                      its status is no longer kept; not carried out again */
+    MSAMP_CMD_ERR_VERSION = 9,     /* a version-1 frame (a host older than the device): not
+                                      carried out */
+    MSAMP_CMD_STATUSES = 10
 };
 
 /* The DROPS record's fields, in order: cumulative device counters of samples that lost
@@ -331,6 +352,9 @@ enum msamp_wire_interval_reason {
 /* The device thins with sizes and intervals rounded to their 8-bit codes (msamp_thin_code; the
  * compact tables keep nothing finer): the host rounds the same before msamp_thin_q16. */
 #define MSAMP_SESSION_FLAG_CODED_SIZES 0x04u
+/* The device reads command frames of version 2 (MSAMP_CMD_VERSION: a series, carried out once
+ * and in order). A device without it reads version 1 or none (docs/CONTROL.md#versions). */
+#define MSAMP_SESSION_FLAG_CMD_V2 0x40u
 
 /* Architectures in SESSION.arch. */
 enum msamp_wire_arch {

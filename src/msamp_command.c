@@ -3,8 +3,9 @@
  * being received (COBS-encoded, up to its 0x00); a whole frame is decoded in place, its CRC-32 and
  * version checked, the command carried out through the public API, and a CMD_ACK record queued.
  * Anything else (bad COBS or CRC, a frame longer than the buffer, a cut one, another version) is
- * ignored and counted. The seq of the last command carried out is kept: a resent frame with it is
- * acknowledged again with the same status, not carried out again (unless it was BUSY). */
+ * ignored and counted. Commands come in a series (the host's run) numbered from 0: the device
+ * carries out only the seq it expects next, so each once and in order; a repeat is acknowledged
+ * again with the status kept for it (the last MSAMP_CMD_KEPT), a seq ahead is refused (ORDER). */
 #include "msamp_internal.h"
 
 #if MSAMP_CFG_CONTROL
@@ -16,12 +17,15 @@ static struct {
     uint8_t buf[MSAMP_CMD_MAX_FRAME];
     uint8_t len;      /* encoded bytes of the frame being received */
     uint8_t overflow; /* the frame outgrew buf: dropped up to its 0x00 */
-    uint8_t have_last, last_cmd, last_status;
-    uint16_t last_seq;
-    uint32_t done, repeated, bad;
+    uint16_t series; /* the series being carried out (0: none yet) */
+    uint16_t next;   /* its seq expected next */
+    uint32_t kept;   /* statuses of seq next-1, next-2, ...: a nibble each, the newest lowest */
+    uint32_t done, repeated, bad, refused;
 } P;
 
 _Static_assert(MSAMP_CMD_MAX_FRAME <= 255u, "the command buffer's length is a uint8_t");
+_Static_assert(MSAMP_CMD_STATUSES <= 16u && MSAMP_CMD_KEPT * 4u <= 32u,
+               "a kept status is a nibble of P.kept");
 _Static_assert(MSAMP_CFG_CONTROL_READ >= 1 && MSAMP_CFG_CONTROL_READ <= 256,
                "MSAMP_CFG_CONTROL_READ: 1..256 (a stack buffer of msamp_poll())");
 
@@ -118,15 +122,20 @@ static unsigned run(unsigned cmd, const uint8_t *a, uint32_t n)
     }
 }
 
-static void ack(uint32_t seq, unsigned cmd, unsigned status)
+static void ack(uint32_t seq, unsigned cmd, unsigned status, uint32_t series)
 {
     struct msamp_writer ev;
     msamp_port_lock_t key = msamp_port_lock();
     msamp_event_begin(&ev);
-    msamp_rec_cmd_ack(seq, cmd, status);
+    msamp_rec_cmd_ack(seq, cmd, status, series);
     /* No room: the ack is lost, the host resends, the repeat is acknowledged. */
     (void)msamp_event_end(&ev, 0);
     msamp_port_unlock(key);
+}
+
+static uint16_t u16le(const uint8_t *b)
+{
+    return (uint16_t)(b[0] | b[1] << 8);
 }
 
 /* A whole frame (its 0x00 just received) in P.buf[0..P.len). */
@@ -134,7 +143,9 @@ static void frame(void)
 {
     int32_t n = cobs_in_place(P.buf, P.len);
     const uint8_t *b = P.buf;
-    if (n < 4 + (int32_t)MSAMP_WIRE_CRC_SIZE || b[0] != MSAMP_CMD_VERSION) {
+    uint32_t head = n > 0 && b[0] == MSAMP_CMD_VERSION ? MSAMP_CMD_HEAD
+                    : n > 0 && b[0] == MSAMP_CMD_VERSION_1 ? 4u : 0u;
+    if (head == 0 || n < (int32_t)(head + MSAMP_WIRE_CRC_SIZE)) {
         P.bad++;
         return;
     }
@@ -145,22 +156,46 @@ static void frame(void)
         P.bad++;
         return;
     }
-    uint16_t seq = (uint16_t)(b[1] | b[2] << 8);
-    unsigned cmd = b[3];
-    if (P.have_last && seq == P.last_seq && cmd == P.last_cmd) {
-        P.repeated++;
-        ack(seq, cmd, P.last_status);
+    unsigned cmd = b[head - 1u];
+    if (head == 4u) { /* version 1: a host older than this device; nothing carried out */
+        P.refused++;
+        ack(u16le(b + 1), cmd, MSAMP_CMD_ERR_VERSION, 0);
         return;
     }
-    unsigned status = run(cmd, b + 4, body - 4u);
-    P.done++;
-    if (status != MSAMP_CMD_ERR_BUSY) {
-        P.have_last = 1;
-        P.last_seq = seq;
-        P.last_cmd = (uint8_t)cmd;
-        P.last_status = (uint8_t)status;
+    uint16_t series = u16le(b + 1), seq = u16le(b + 3);
+    if (series == 0) {
+        P.bad++;
+        return;
     }
-    ack(seq, cmd, status);
+    if (series != P.series) {
+        if (seq != 0) { /* not a series' start: the device reset, or the start was lost */
+            P.refused++;
+            ack(seq, cmd, MSAMP_CMD_ERR_ORDER, series);
+            return;
+        }
+        P.series = series;
+        P.next = 0;
+        P.kept = MSAMP_CMD_DONE_EARLIER * 0x11111111u;
+    }
+    uint16_t ahead = (uint16_t)(seq - P.next);
+    unsigned status;
+    if (ahead == 0) {
+        status = run(cmd, b + head, body - head);
+        if (status != MSAMP_CMD_ERR_BUSY) { /* BUSY: not done, its resend is carried out */
+            P.done++;
+            P.next++;
+            P.kept = P.kept << 4 | status;
+        }
+    } else if (ahead < 0x8000u) {
+        status = MSAMP_CMD_ERR_ORDER; /* an earlier seq has not come: the host resends in order */
+        P.refused++;
+    } else {
+        uint32_t back = 0x10000u - ahead; /* done back commands ago */
+        P.repeated++;
+        status = back <= MSAMP_CMD_KEPT ? (P.kept >> (4u * (back - 1u))) & 0xFu
+                                        : MSAMP_CMD_DONE_EARLIER;
+    }
+    ack(seq, cmd, status, series);
 }
 
 void msamp_command_feed(const uint8_t *p, size_t n)
@@ -192,8 +227,9 @@ void msamp_command_poll(void)
     msamp_command_feed(in, (size_t)n > sizeof in ? sizeof in : (size_t)n);
 }
 
-void msamp_command_counts(uint32_t *done, uint32_t *repeated, uint32_t *bad)
+void msamp_command_counts(uint32_t *done, uint32_t *repeated, uint32_t *bad, uint32_t *refused)
 {
+    *refused = P.refused;
     *done = P.done;
     *repeated = P.repeated;
     *bad = P.bad;

@@ -145,7 +145,8 @@ int msamp_get_stats(struct msamp_stats *out)
     };
     msamp_port_unlock(key);
 #if MSAMP_CFG_CONTROL
-    msamp_command_counts(&out->commands, &out->commands_repeated, &out->commands_bad);
+    msamp_command_counts(&out->commands, &out->commands_repeated, &out->commands_bad,
+                         &out->commands_refused);
 #endif
     return MSAMP_OK;
 }

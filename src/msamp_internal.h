@@ -203,7 +203,7 @@ void msamp_rec_interval(uint32_t interval, uintptr_t dt, unsigned reason, uint32
 void msamp_rec_snap_end(uint32_t pass, uint32_t count);
 void msamp_rec_fail(unsigned kind, uintptr_t size, uint32_t stack, uintptr_t dt, uint32_t count);
 /* CMD_ACK (an extended record): command frame seq, its command and status. */
-void msamp_rec_cmd_ack(uint32_t seq, unsigned cmd, unsigned status);
+void msamp_rec_cmd_ack(uint32_t seq, unsigned cmd, unsigned status, uint32_t series); /* series 0: none */
 /* END (an extended record): the session's totals, the device's last record (msamp_end). */
 void msamp_rec_end(uint32_t samples, uint32_t frees, uint32_t dropped);
 #if MSAMP_CFG_HEAP_STATS
@@ -264,7 +264,7 @@ void msamp_command_poll(void);
 /* Feeds received bytes to the parser (what msamp_command_poll does with what it read). */
 void msamp_command_feed(const uint8_t *p, size_t n);
 /* The parser's counters: commands carried out, repeats acknowledged again, malformed frames. */
-void msamp_command_counts(uint32_t *done, uint32_t *repeated, uint32_t *bad);
+void msamp_command_counts(uint32_t *done, uint32_t *repeated, uint32_t *bad, uint32_t *refused);
 
 /* The loss counters the core keeps and sends in DROPS: all of enum msamp_wire_drop, but in the tiny
  * profile, which leaves out out_of_bounds (its DROPS stop at no_frame, as a device's from before

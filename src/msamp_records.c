@@ -214,11 +214,12 @@ void msamp_rec_fail(unsigned kind, uintptr_t size, uint32_t stack, uintptr_t dt,
     SEND(FAIL, v, F_FAIL__all);
 }
 
-void msamp_rec_cmd_ack(uint32_t seq, unsigned cmd, unsigned status)
+void msamp_rec_cmd_ack(uint32_t seq, unsigned cmd, unsigned status, uint32_t series)
 {
     uintptr_t v[F_CMD_ACK__all] = {[F_CMD_ACK__type] = MSAMP_REC_CMD_ACK, [F_CMD_ACK_seq] = seq,
-                                   [F_CMD_ACK_cmd] = cmd, [F_CMD_ACK_status] = status};
-    SEND(CMD_ACK, v, F_CMD_ACK__all);
+                                   [F_CMD_ACK_cmd] = cmd, [F_CMD_ACK_status] = status,
+                                   [F_CMD_ACK_series] = series};
+    SEND(CMD_ACK, v, series ? F_CMD_ACK__all : F_CMD_ACK__req);
 }
 
 void msamp_rec_sample_task(uint32_t task)

@@ -68,7 +68,8 @@ void msamp_put_identity(uint32_t session_id, uint32_t resend_seq)
         f.build_id_len = 0;
     f.device_id_len = msamp_device_id(&f.device_id);
     f.flags = MSAMP_SESSION_ENDIAN | (MSAMP_CFG_SEND_ADDRESSES ? MSAMP_SESSION_FLAG_ADDRESSES : 0u) |
-              (!MSAMP_CFG_COMPACT_TABLES ? 0u : MSAMP_SESSION_FLAG_CODED_SIZES);
+              (!MSAMP_CFG_COMPACT_TABLES ? 0u : MSAMP_SESSION_FLAG_CODED_SIZES) |
+              (MSAMP_CFG_CONTROL ? MSAMP_SESSION_FLAG_CMD_V2 : 0u);
     f.session_id = session_id;
     f.resend_seq = resend_seq;
     f.arch = MSAMP_ARCH_SELF;

@@ -24,6 +24,8 @@ const char *msamp_command_status_name(unsigned status)
     static const char *const st[MSAMP_CMD_STATUSES] = {
         "ok", "invalid argument", "not initialised", "busy", "I/O error",
         "unsupported in this build", "unknown command",
+        "out of order (not carried out)", "carried out earlier (status not kept)",
+        "refused: a version-1 frame",
     };
     return status < MSAMP_CMD_STATUSES ? st[status] : "?";
 }
@@ -99,11 +101,16 @@ static size_t put_varint(uint8_t *p, uint32_t v)
     return n;
 }
 
-size_t msamp_command_encode(const struct msamp_command *c, uint16_t seq, uint8_t *out, size_t cap)
+size_t msamp_command_encode(const struct msamp_command *c, uint16_t series, uint16_t seq,
+                            uint8_t *out, size_t cap)
 {
     uint8_t body[MSAMP_CMD_MAX_BODY + 16];
     size_t n = 0;
-    body[n++] = MSAMP_CMD_VERSION;
+    body[n++] = series ? MSAMP_CMD_VERSION : MSAMP_CMD_VERSION_1;
+    if (series) {
+        body[n++] = (uint8_t)series;
+        body[n++] = (uint8_t)(series >> 8);
+    }
     body[n++] = (uint8_t)seq;
     body[n++] = (uint8_t)(seq >> 8);
     body[n++] = (uint8_t)c->cmd;
@@ -142,13 +149,13 @@ size_t msamp_command_encode(const struct msamp_command *c, uint16_t seq, uint8_t
     return o;
 }
 
-long msamp_command_frame(const char *text, uint16_t seq, uint8_t *out, size_t cap, char *err,
-                         size_t errlen)
+long msamp_command_frame(const char *text, uint16_t series, uint16_t seq, uint8_t *out, size_t cap,
+                         char *err, size_t errlen)
 {
     struct msamp_command c;
     if (msamp_command_parse(text, &c, err, errlen) != 0)
         return -1;
-    size_t n = msamp_command_encode(&c, seq, out, cap);
+    size_t n = msamp_command_encode(&c, series, seq, out, cap);
     if (n == 0) {
         snprintf(err, errlen, "command '%s': no room for its frame (%zu bytes)", text, cap);
         return -1;

@@ -28,13 +28,15 @@ struct msamp_command {
  * mark longer than MSAMP_WIRE_MAX_MARK bytes). */
 int msamp_command_parse(const char *text, struct msamp_command *c, char *err, size_t errlen);
 
-/* Writes the frame of c with command sequence number seq into out[cap]; returns its length
+/* Writes the frame of c, command seq of the host's series (1..65535: a version-2 frame; 0: a
+ * version-1 frame, seq alone, as a host before series sent) into out[cap]; returns its length
  * (at most MSAMP_COMMAND_FRAME_MAX), or 0 when cap is too small. */
-size_t msamp_command_encode(const struct msamp_command *c, uint16_t seq, uint8_t *out, size_t cap);
+size_t msamp_command_encode(const struct msamp_command *c, uint16_t series, uint16_t seq,
+                            uint8_t *out, size_t cap);
 
 /* Both in one: text in, frame bytes out. The frame's length; -1 with a message in err. */
-long msamp_command_frame(const char *text, uint16_t seq, uint8_t *out, size_t cap, char *err,
-                         size_t errlen);
+long msamp_command_frame(const char *text, uint16_t series, uint16_t seq, uint8_t *out, size_t cap,
+                         char *err, size_t errlen);
 
 /* The command's text form ("snapshot", ... the word before '='), and a status's name ("ok",
  * "busy", "unsupported", ...); "?" for a value this host does not know. */

@@ -103,8 +103,8 @@ struct msamp_record {
         } mapping;
         struct { uint64_t type; const uint8_t *payload; size_t len; } unknown;
         /* CMD_ACK (extended type 16): the command frame's seq, its command (enum msamp_wire_cmd)
-         * and status (enum msamp_wire_cmd_status) */
-        struct { uint64_t seq, cmd, status; } cmd_ack;
+         * and status (enum msamp_wire_cmd_status); series when has_series (a version-2 frame's) */
+        struct { uint64_t seq, cmd, status, series; int has_series; } cmd_ack;
         /* TASK (extended type 17): a task id (1..65535) and its name (not NUL-terminated, at most
          * MSAMP_WIRE_MAX_TASK_NAME bytes); SAMPLE_TASK (18): the task id alone (name NULL) */
         struct { uint64_t task; const uint8_t *name; size_t len; } task;

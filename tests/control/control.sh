@@ -8,6 +8,16 @@
 #                with the status expected, the device counted 3 malformed frames, the MARKs, the
 #                INTERVAL and (full profile) a SNAP_BEGIN after the snapshot's ack are in the stream,
 #                and drain says the interval was set by a command from the host (not the application).
+#   paced-BOARD  the first board's UART as a 115200-baud link: proxy.py --pace 11520 queues the
+#                device's bytes (its stream runs seconds ahead of its acks) and forces resends: it
+#                holds the 3rd command's first frame 1.5 s (the device sees later ones first) and
+#                sends the disable's frame again 3 s after it passed (after the enable); the
+#                interval pinned at 16384 keeps the stream dense. Run alone, after the others (a
+#                device slowed by 4 other QEMUs would not fill the link). Checks:
+#                the device carried out exactly the 9 commands drain sent (commands=9), each once
+#                and in order (the MARKs p1..p4, "typed line" in the stream once each, in order),
+#                it ends enabled as the last enable/disable asked, it refused (held) and repeated
+#                (duplicated) frames, and every command was acknowledged ok.
 #   semihosting  the demo on the first board over semihosting: drain -F follows stream.bin and
 #                appends its frames to msamp.cmd (--send-file), after 3 malformed frames there.
 #   hosted       control_app (single-threaded: no writer thread) with MSAMP_CONTROL=ctl.fifo: drain -F
@@ -28,14 +38,15 @@ listing() { "$dump" stream.bin 2>/dev/null; }
 # A board's UART: QEMU on a unix socket, proxy.py, drain. $1 board, $2 dir, $3 qemu, then drain's --send options.
 uart_case() {
   local board=$1 dir=$2 qemu=$3; shift 3
-  case=uart-$board
+  case=${case_name:-uart}-$board
   mkdir -p "$out/$case" && cd "$out/$case" || exit 2
   rm -f uart.sock port stream.bin drain.txt console.txt
   # shellcheck disable=SC2086  # qemu is a command line
   timeout "$limit" $qemu -serial unix:uart.sock,server=on,wait=on -kernel "$dir/uart/demo-long.elf" \
     </dev/null >console.txt 2>&1 &
   local q=$!
-  timeout "$limit" python3 "$here/proxy.py" uart.sock port stream.bin &
+  # shellcheck disable=SC2086  # the proxy's options are words
+  timeout "$limit" python3 "$here/proxy.py" uart.sock port stream.bin ${proxy_opts:-} &
   local p=$!
   for _ in $(seq 250); do [ -s port ] && break; sleep 0.02; done
   [ -s port ] || fail "proxy did not listen"
@@ -87,6 +98,32 @@ run_uart() { # board dir qemu
   esac
   grep -q '^MARK text="typed line"' listing.txt || fail "the command typed on stdin left no MARK"
   echo "ok $case: $(grep -c '^CMD_ACK' listing.txt) acks, bad=3 counted"
+}
+
+run_paced() { # board dir qemu
+  case_name=paced proxy_opts="--pace 11520 --hold 3:1.5 --dup 2:3 --log proxy.txt" \
+    uart_case "$1" "$2" "$3" --send mark=p1 --send disable --send mark=p2 --send enable \
+    --send mark=p3 --send bounds=16384:16384 --send mark=p4 --send identity
+  for c in mark=p1 disable mark=p2 enable mark=p3 bounds=16384:16384 mark=p4 identity "mark=typed line"; do
+    acked "$c" ok
+  done
+  # What the link did: the stream queued >= 1 s ahead, one frame held, one sent twice.
+  grep -q 'held=1 dup=1' proxy.txt || fail "the proxy did not force the resends: $(cat proxy.txt)"
+  awk '{ split($4, q, "="); exit !(q[2] >= 1.0) }' proxy.txt ||
+    fail "the stream did not queue a second ahead: $(cat proxy.txt)"
+  local n rep ref bad
+  bad=$(counter bad console.txt)
+  [ "${bad:-x}" = 3 ] || fail "device counted bad=${bad:-none} malformed frames, expected 3"
+  listing >listing.txt
+  n=$(counter commands console.txt); rep=$(counter repeated console.txt); ref=$(counter refused console.txt)
+  [ "$n" = 9 ] || fail "the device carried out commands=$n, drain sent 9 (a command run twice or lost)"
+  local marks
+  marks=$(sed -n 's/^MARK text="\([^"]*\)".*/\1/p' listing.txt | tr '\n' '|')
+  [ "$marks" = "p1|p2|p3|p4|typed line|" ] || fail "MARKs out of order or repeated: $marks"
+  [ "$(counter enabled console.txt)" = 1 ] || fail "the device ended disabled; the last command was enable"
+  [ "${rep:-0}" -ge 1 ] || fail "the duplicated frame was not acknowledged as a repeat (repeated=${rep:-none})"
+  [ "${ref:-0}" -ge 1 ] || fail "no frame refused as out of order (refused=${ref:-none})"
+  echo "ok $case: 9 commands once each in order; $(cat proxy.txt); repeated=$rep refused=$ref"
 }
 
 run_semihosting() { # board dir qemu
@@ -163,13 +200,15 @@ first=""
 for b in "$@"; do
   IFS='|' read -r board dir qemu <"$out/$b.board" || { echo "FAIL: no $out/$b.board"; exit 2; }
   dir=$(realpath "$dir")
-  (run_uart "$board" "$dir" "$qemu") & pids+=($!) names+=("uart-$board")
   if [ -z "$first" ]; then
-    first=$board
+    first=$board first_dir=$dir first_qemu=$qemu
+    [ "${CONTROL_ONLY:-}" = paced ] && break
     (run_semihosting "$board" "$dir" "$qemu") & pids+=($!) names+=("semihosting-$board")
   fi
+  (run_uart "$board" "$dir" "$qemu") & pids+=($!) names+=("uart-$board")
 done
-(run_hosted) & pids+=($!) names+=(hosted)
+[ "${CONTROL_ONLY:-}" = paced ] || { (run_hosted) & pids+=($!) names+=(hosted); }
 rc=0
 for i in "${!pids[@]}"; do wait "${pids[$i]}" || { rc=1; echo "(case ${names[$i]} failed)"; }; done
+(run_paced "$first" "$first_dir" "$first_qemu") || { rc=1; echo "(case paced-$first failed)"; }
 exit $rc

@@ -2,7 +2,7 @@
  * The down-channel on the hosted port: a single-threaded program linked against the hosted
  * library that allocates until msamp has carried out COMMANDS commands and ignored BAD malformed
  * frames (or for 20 s: a loaded machine), then prints msamp's counters as
- *   control commands=N repeated=N bad=N interval=N enabled=N
+ *   control commands=N repeated=N bad=N refused=N interval=N enabled=N
  * usage: control_app COMMANDS BAD   (run with MSAMP_CONTROL=FIFO MSAMP_OUTPUT=... MSAMP_INTERVAL=R)
  */
 #define _GNU_SOURCE
@@ -53,7 +53,8 @@ int main(int argc, char **argv)
     for (unsigned i = 0; i < 64; i++)
         free(keep[i]);
     msamp_get_stats(&st);
-    printf("control commands=%u repeated=%u bad=%u interval=%u enabled=%u\n", st.commands,
-           st.commands_repeated, st.commands_bad, st.interval, st.enabled);
+    printf("control commands=%u repeated=%u bad=%u refused=%u interval=%u enabled=%u\n",
+           st.commands, st.commands_repeated, st.commands_bad, st.commands_refused, st.interval,
+           st.enabled);
     return 0;
 }

@@ -27,6 +27,16 @@ $(DRAIN_T)/test_drain: tests/drain/test_drain.c $(DRAIN_SRCS) $(DRAIN_HDRS) $(DR
 	@mkdir -p $(@D)
 	$(CC) $(DRAIN_T_CFLAGS) $(DRAIN_INC) $< $(DRAIN_T_SRCS) $(DRAIN_T_DEC) $(DRAIN_LIBS) -o $@
 
+# drain's down-channel (in/control.c) against the device's parser on the fake port, over a
+# simulated slow and lossy link (tests/drain/test_control.c defines the link's input_write).
+$(DRAIN_T)/test_control: tests/drain/test_control.c host_tools/src/drain/in/control.c \
+		host_tools/src/drain/util.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) src/wrap/wrap_malloc.c src/wrap/wrap_free.c \
+		src/wrap/wrap_calloc.c src/wrap/wrap_realloc.c \
+		$(HOSTDEC_SRCS) $(HOSTDEC_HDRS) host_tools/src/drain/in/control.h tests/unit/check.h \
+		tests/unit/fake_port.h tests/unit/mark_list.h
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) $(DRAIN_INC) $(filter %.c,$^) -lz -o $@
+
 $(DRAIN_T)/gen: tests/drain/gen.c $(DRAIN_T_GEN_DEPS)
 	@mkdir -p $(@D)
 	$(CC) $(HOST_CFLAGS) -Iinclude $< -lm -o $@
@@ -67,6 +77,10 @@ DRAIN_T_HELPERS := $(DRAIN_T_TOOLS) $(DRAIN_T)/test_drain $(DRAIN_T)/symprog \
 .PHONY: drain-test-tools
 drain-test-tools: $(DRAIN_T_HELPERS) ## Build drain's test helpers (sanitized drain, generators)
 TEST_PREREQS += drain-test-tools
+
+TESTS += drain-control
+test-drain-control: $(DRAIN_T)/test_control ## drain: its command series, resends in order and resend wait against the device's parser over a simulated slow, lossy link (ASan+UBSan)
+	$(DRAIN_T)/test_control
 
 test-drain-unit: $(DRAIN_T)/test_drain ## drain: unit tests of the pprof model and session model (ASan+UBSan)
 	$(DRAIN_T)/test_drain

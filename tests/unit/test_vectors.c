@@ -247,8 +247,11 @@ static int encode_listing(const char *path)
             text = (struct msamp_bytes){textb, (uint32_t)quoted(line, "text", textb, sizeof textb)};
             rtype = MSAMP_REC_MARK, layout = msamp_layout_bytes, arg = &text;
         } else if (strcmp(type, "CMD_ACK") == 0) {
+            uint64_t series = 0; /* absent: an ack of a version-1 frame */
+            (void)field(line, "series", &series);
             msamp_rec_cmd_ack((uint32_t)need(line, "seq", lineno), (unsigned)need(line, "cmd", lineno),
-                              (unsigned)need(line, "status", lineno));
+                              (unsigned)need(line, "status", lineno),
+                              series);
         } else if (strcmp(type, "TASK") == 0) {
             size_t n = quoted(line, "name", textb, sizeof textb - 1);
             textb[n] = '\0';

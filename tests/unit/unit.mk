@@ -8,7 +8,7 @@ UNIT_OUT ?= $(BUILD)/unit
 UNIT_CFLAGS = -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
 	$(UNIT_SAN) -Iinclude -Isrc -Itests/unit $(HOSTDEC_INC)
 UNIT_DEPS := $(MSAMP_CORE_HDRS) tests/unit/check.h tests/unit/fake_port.h tests/unit/rec_log.h \
-	tests/unit/writer_port.h tests/unit/decode_since.h
+	tests/unit/writer_port.h tests/unit/decode_since.h tests/unit/mark_list.h
 # Small tables where a test fills them.
 UNIT_SMALL := -DMSAMP_CONFIG_FILE='"small_config.h"'
 UNIT_WRAPS := src/wrap/wrap_malloc.c src/wrap/wrap_free.c src/wrap/wrap_calloc.c \

@@ -410,6 +410,7 @@ static void report(uint64_t ticks, uint32_t iterations)
     line_u64(&l, "commands", st.commands);
     line_u64(&l, "repeated", st.commands_repeated);
     line_u64(&l, "bad", st.commands_bad);
+    line_u64(&l, "refused", st.commands_refused);
     line_u64(&l, "interval", st.interval);
     line_u64(&l, "enabled", st.enabled);
     line_emit(&l);
@@ -426,8 +427,9 @@ static int commanded(uint64_t start)
     static uint64_t until;
     struct msamp_stats st;
     uint64_t now = board_ticks(), hz = board_tick_hz();
-    if (msamp_get_stats(&st) == 0 && st.commands + st.commands_repeated != seen) {
-        seen = st.commands + st.commands_repeated;
+    if (msamp_get_stats(&st) == 0 &&
+        st.commands + st.commands_repeated + st.commands_refused != seen) {
+        seen = st.commands + st.commands_repeated + st.commands_refused;
         until = now + hz;
     }
     return now < until && now - start < 10u * hz;

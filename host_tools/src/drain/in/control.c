@@ -12,20 +12,27 @@
 #include "msamp_command.h"
 #include "util.h"
 
-/* Sends of one command before it is given up, and the wait for its ack between two. */
+/* Sends of one command before it is given up. */
 #define CONTROL_TRIES 5
-#define CONTROL_RESEND_S 1.0
+/* The wait for an ack before a resend (docs/CONTROL.md#resends), as TCP's (RFC 6298): the link's
+ * round trip as the acks measure it (smoothed, plus 4 deviations), RTO_INIT before any ack, within
+ * [RTO_MIN, RTO_MAX]; doubled each time the first command unacknowledged is resent (back-off),
+ * kept so until an ack of a command sent once measures the round trip again. */
+#define CONTROL_RTO_INIT_S 1.0
+#define CONTROL_RTO_MIN_S 0.25
+#define CONTROL_RTO_MAX_S 30.0
 /* After a BUSY ack (the device's ring was full): sent again this soon. */
 #define CONTROL_BUSY_S 0.2
-/* Commands sent before the first of them is acknowledged. */
-#define CONTROL_WINDOW 8
+/* Commands sent before the first of them is acknowledged: the statuses a device keeps. */
+#define CONTROL_WINDOW MSAMP_CMD_KEPT
 
 struct cmd {
     char text[MSAMP_WIRE_MAX_MARK + 32];
     struct msamp_command c;
-    uint16_t seq;
-    int sends;   /* frames sent so far */
-    int acked;   /* an ack other than BUSY came */
+    uint16_t seq; /* in the series (struct control) it is sent in */
+    int sends;    /* frames sent so far */
+    double sent;  /* when the last one went */
+    int acked;    /* an ack that ends it came (not BUSY, not ORDER) */
     int gave_up; /* CONTROL_TRIES sends and no ack: said */
     unsigned status;
     double next; /* when to send (again) */
@@ -34,7 +41,13 @@ struct cmd {
 struct control {
     struct cmd *q;
     size_t n, cap, head; /* q[head] is the command in flight (or next) */
-    uint16_t seq;
+    uint16_t series;     /* this run's series of commands (docs/CONTROL.md): 1..65535 */
+    size_t base;         /* q[base] is its seq 0 (a new series starts after a device reset) */
+    double srtt, rttvar; /* the acks' round trip, smoothed, and its deviation (have_rtt) */
+    int have_rtt;
+    double rto;          /* the wait for an ack before a resend */
+    int old_device;      /* the latest SESSION lacks MSAMP_SESSION_FLAG_CMD_V2: nothing sent */
+    int said_old;        /* and that was said */
     const char *file;
     int file_fd;
     int read_stdin;
@@ -50,15 +63,24 @@ void control_set_stdin(struct control *c)
     c->stdin_asked = 1;
 }
 
+/* A series other than old (and 0), drawn from the clock: another drain run's is unlikely. */
+static uint16_t new_series(uint16_t old)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    uint16_t s = (uint16_t)(((unsigned)ts.tv_nsec ^ (unsigned)getpid() * 2654435761u) >> 7);
+    while (s == 0 || s == old)
+        s = (uint16_t)(s * 40503u + 1u);
+    return s;
+}
+
 struct control *control_new(void)
 {
     struct control *c = xmalloc(sizeof(*c));
     memset(c, 0, sizeof(*c));
     c->file_fd = -1;
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    /* A seq no earlier drain run is likely to have left as the device's last one. */
-    c->seq = (uint16_t)((unsigned)ts.tv_nsec ^ (unsigned)getpid() * 2654435761u);
+    c->series = new_series(0);
+    c->rto = CONTROL_RTO_INIT_S;
     return c;
 }
 
@@ -85,7 +107,7 @@ int control_add(struct control *c, const char *text, char *err, size_t errlen)
         if (!c->q)
             drain_oom();
     }
-    k.seq = c->seq++;
+    k.seq = (uint16_t)(c->n - c->base);
     c->q[c->n++] = k;
     return 0;
 }
@@ -149,7 +171,7 @@ static int write_file(struct control *c, const uint8_t *p, size_t n)
 static int send_frame(struct control *c, struct input *in, const struct cmd *k)
 {
     uint8_t frame[MSAMP_COMMAND_FRAME_MAX];
-    size_t n = msamp_command_encode(&k->c, k->seq, frame, sizeof(frame));
+    size_t n = msamp_command_encode(&k->c, c->series, k->seq, frame, sizeof(frame));
     if (c->file)
         return write_file(c, frame, n);
     char err[512];
@@ -193,22 +215,78 @@ static void read_typed(struct control *c)
     }
 }
 
+/* An ack came at now for k, last sent at k->sent. Sent once, the wait is a round trip: the
+ * smoothed round trip and the wait before a resend follow it. Sent more often, the ack answers one
+ * of the sends, so it says only that the round trip is at least the wait since the last one
+ * (Karn's rule: such waits are no samples); the wait before a resend is raised to that. */
+static void measure(struct control *c, const struct cmd *k, double now)
+{
+    double r = now - k->sent;
+    if (r < 0)
+        return;
+    if (k->sends > 1) {
+        if (r > c->rto)
+            c->rto = r < CONTROL_RTO_MAX_S ? r : CONTROL_RTO_MAX_S;
+        return;
+    }
+    if (!c->have_rtt) {
+        c->srtt = r;
+        c->rttvar = r / 2.0;
+        c->have_rtt = 1;
+    } else {
+        double d = c->srtt > r ? c->srtt - r : r - c->srtt;
+        c->rttvar = 0.75 * c->rttvar + 0.25 * d;
+        c->srtt = 0.875 * c->srtt + 0.125 * r;
+    }
+    double rto = c->srtt + 4.0 * c->rttvar;
+    c->rto = rto < CONTROL_RTO_MIN_S ? CONTROL_RTO_MIN_S : rto > CONTROL_RTO_MAX_S ? CONTROL_RTO_MAX_S : rto;
+}
+
+/* The device refused head's seq as out of order although every command before it in the series
+ * was acknowledged: it lost the series (a reset) or took another host's. The commands from head
+ * on go again as a new series, from seq 0. */
+static void restart(struct control *c, double now)
+{
+    c->series = new_series(c->series);
+    c->base = c->head;
+    for (size_t i = c->head; i < c->n; i++) {
+        c->q[i].seq = (uint16_t)(i - c->base);
+        c->q[i].next = now;
+    }
+    fprintf(stderr, "drain: command '%s': the device does not hold this run's series of commands "
+                    "(it reset, or another host sent it commands): sent again from it on as "
+                    "series %u\n", c->q[c->head].text, c->series);
+}
+
+/* q[head]: the first command neither acknowledged nor given up. */
+static void advance(struct control *c)
+{
+    while (c->head < c->n && (c->q[c->head].acked || c->q[c->head].gave_up))
+        c->head++;
+}
+
 void control_tick(struct control *c, struct input *in, double now)
 {
     if (c->read_stdin)
         read_typed(c);
-    while (c->head < c->n && (c->q[c->head].acked || c->q[c->head].sends == CONTROL_TRIES))
-        c->head++;
+    if (c->old_device) {
+        if (c->n > 0 && !c->said_old)
+            fprintf(stderr, "drain: the device reads no version-2 command frames (its msamp "
+                            "predates ordered commands, or it was built without "
+                            "MSAMP_CFG_CONTROL): no more commands sent; update its firmware\n");
+        c->said_old |= c->n > 0;
+        return;
+    }
+    advance(c);
     /* Up to CONTROL_WINDOW commands in flight, sent in order: an ack comes back through the
      * stream, behind what the device queued before it, so one at a time would be slow. */
     for (size_t i = c->head; i < c->n && i < c->head + CONTROL_WINDOW; i++) {
         struct cmd *k = &c->q[i];
-        if (k->acked || now < k->next)
+        if (k->acked || k->gave_up || now < k->next)
             continue;
         if (k->sends == CONTROL_TRIES) {
-            if (!k->gave_up)
-                fprintf(stderr, "drain: command '%s' (seq %u): no acknowledgement after %d "
-                                "sends; going on\n", k->text, k->seq, k->sends);
+            fprintf(stderr, "drain: command '%s' (seq %u): no acknowledgement after %d "
+                            "sends; going on\n", k->text, k->seq, k->sends);
             k->gave_up = 1;
             continue;
         }
@@ -216,25 +294,41 @@ void control_tick(struct control *c, struct input *in, double now)
             k->next = now + 0.1; /* no connection or reader yet: soon again, not a send */
             return;              /* (and the later ones wait, to keep the order) */
         }
+        if (k->sends > 0 && i == c->head) /* the first one timed out: back off */
+            c->rto = 2.0 * c->rto < CONTROL_RTO_MAX_S ? 2.0 * c->rto : CONTROL_RTO_MAX_S;
         k->sends++;
-        k->next = now + CONTROL_RESEND_S;
+        k->sent = now;
+        k->next = now + c->rto;
     }
 }
 
-void control_on_ack(struct control *c, const struct msamp_record *rec)
+static void on_ack(struct control *c, const struct msamp_record *rec, double now)
 {
+    if (!rec->u.cmd_ack.has_series || rec->u.cmd_ack.series != c->series)
+        return; /* another run's, or an ack of a version-1 frame: not this run's */
+    advance(c);
     for (size_t i = c->head; i < c->n && i < c->head + CONTROL_WINDOW; i++) {
         struct cmd *k = &c->q[i];
         if (k->acked || k->sends == 0 || rec->u.cmd_ack.seq != k->seq ||
             rec->u.cmd_ack.cmd != k->c.cmd)
             continue;
         unsigned st = rec->u.cmd_ack.status > 255 ? 255u : (unsigned)rec->u.cmd_ack.status;
+        measure(c, k, now);
+        if (st == MSAMP_CMD_ERR_ORDER) {
+            /* An earlier seq had not come when this one did: the head is lost if it went no
+             * later than this one did; this one goes again after it. */
+            if (i == c->head && !k->gave_up) {
+                restart(c, now);
+                return;
+            }
+            for (size_t j = c->head; j <= i; j++)
+                if (!c->q[j].acked && c->q[j].sent <= k->sent && c->q[j].next > now)
+                    c->q[j].next = now;
+            return;
+        }
         fprintf(stderr, "drain: command '%s' (seq %u): acknowledged: %s\n", k->text, k->seq,
                 msamp_command_status_name(st));
         if (st == MSAMP_CMD_ERR_BUSY) {
-            struct timespec ts;
-            clock_gettime(CLOCK_MONOTONIC, &ts);
-            double now = (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
             if (k->next > now + CONTROL_BUSY_S)
                 k->next = now + CONTROL_BUSY_S;
             return;
@@ -243,6 +337,14 @@ void control_on_ack(struct control *c, const struct msamp_record *rec)
         k->status = st;
         return;
     }
+}
+
+void control_on_record(struct control *c, const struct msamp_record *rec, double now)
+{
+    if (rec->type == MSAMP_REC_CMD_ACK)
+        on_ack(c, rec, now);
+    else if (rec->type == MSAMP_REC_SESSION) /* the latest SESSION says */
+        c->old_device = !(rec->u.session.flags & MSAMP_SESSION_FLAG_CMD_V2);
 }
 
 int control_finish(struct control *c)
@@ -257,7 +359,9 @@ int control_finish(struct control *c)
             fprintf(stderr, "drain: command '%s' (seq %u): never acknowledged (sent %d time%s)\n",
                     k->text, k->seq, k->sends, k->sends == 1 ? "" : "s");
         else
-            fprintf(stderr, "drain: command '%s': never sent (the input ended first)\n", k->text);
+            fprintf(stderr, "drain: command '%s': never sent (%s)\n", k->text,
+                    c->old_device ? "the device reads no version-2 command frames"
+                                  : "the input ended first");
     }
     return lost;
 }

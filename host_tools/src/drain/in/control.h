@@ -3,10 +3,12 @@
  * drain follows a tty or a TCP stream, sent to the device as command frames
  * (host_tools/lib/msamp_command.h) through the input (a tty, a TCP connection) or a file
  * (--send-file: a semihosting command file, appended to, or the hosted port's MSAMP_CONTROL FIFO).
- * Commands go out in order, up to 8 before the first is acknowledged; each is resent (same seq:
- * the device carries it out once) until the device's CMD_ACK record for its seq arrives in the
- * stream, at most 5 sends, 1 s apart. Acks are reported on stderr; a command never acknowledged is
- * reported at the end. The exit status does not depend on them.
+ * Commands go out in order as one series (seq 0, 1, ... of a random series id), up to 8 before the
+ * first is acknowledged; each is resent (same series and seq: the device carries each seq out once
+ * and in order) until the device's CMD_ACK record for it arrives in the stream, at most 5 sends,
+ * the wait between two from the acks' measured round trip, doubled at each resend. Acks are
+ * reported on stderr; a command never acknowledged is reported at the end. The exit status does
+ * not depend on them.
  */
 #ifndef DRAIN_CONTROL_H
 #define DRAIN_CONTROL_H
@@ -33,8 +35,10 @@ void control_set_stdin(struct control *c);
 int control_start(struct control *c, const struct input *in, char *err, size_t errlen);
 /* From the read loop, at time now (s): reads typed commands, sends what is due, resends. */
 void control_tick(struct control *c, struct input *in, double now);
-/* A CMD_ACK record from the stream. */
-void control_on_ack(struct control *c, const struct msamp_record *rec);
+/* A record from the stream, read at time now (s): a CMD_ACK (of this run's series: a command
+ * acknowledged, or refused out of order and sent again), a SESSION (the device reads version-2
+ * command frames, or nothing more is sent); others are ignored. */
+void control_on_record(struct control *c, const struct msamp_record *rec, double now);
 /* End of the run: reports the commands never acknowledged; returns their number. */
 int control_finish(struct control *c);
 
