@@ -7,7 +7,9 @@
  * the table), and whenever one is looked up first: by a free, a realloc, a snapshot, or a full
  * reach. A new raise waits for the pass under way (finishing it at once when a reach is full). The
  * interval halves again, not below its minimum, when both tables are below a quarter full and the
- * last change is a second old. All of it runs under the port lock, off the allocation fast path,
+ * last change is a second old (and, with MSAMP_CFG_LINK_ADAPT, the ring has stayed under a
+ * quarter full for a second). The ring past three quarters full raises it too (link_watch): the
+ * link is slower than the samples. All of it runs under the port lock, off the allocation fast path,
  * in integer arithmetic. */
 #include "msamp_internal.h"
 
@@ -91,6 +93,42 @@ static int raise_interval(unsigned reason)
     return 1;
 }
 
+#if MSAMP_LINK_ADAPT
+/* The link (docs/ADAPTIVE.md "The link"): the ring past half full means samples come faster than
+ * the transport takes them; a raise halves them before the ring overflows, and another follows
+ * each time the ring grows by a further 1/32 of its size from its lowest since the last raise
+ * while it stays past half (16 raises before it is full). Also notes when the drainer last left
+ * the ring over a quarter full (a lowering waits a second past that). */
+#define RING_STEP (MSAMP_CFG_RING_SIZE / 32u)
+static void link_watch(void)
+{
+    if (atomic_load_explicit(&G.behind, memory_order_relaxed)) {
+        atomic_store_explicit(&G.behind, 0, memory_order_relaxed);
+        G.behind_at = (uint32_t)msamp_now();
+    }
+    uint32_t used = msamp_ring_used();
+    if (used < MSAMP_CFG_RING_SIZE / 2u) {
+        G.ring_mark = 0;
+        return;
+    }
+    if (G.ring_mark > used + RING_STEP)
+        G.ring_mark = used + RING_STEP; /* the ring went down: a step from its lowest */
+    if (used < G.ring_mark)
+        return;
+    (void)raise_interval(MSAMP_INTERVAL_RING_HIGH);
+    G.ring_mark = msamp_ring_used() + RING_STEP; /* raised or not (at the maximum, pinned) */
+}
+
+/* Whether the link kept up for the last second: the ring left under a quarter full. */
+static int link_idle(void)
+{
+    return (uint32_t)msamp_now() - G.behind_at >= msamp_tick_hz();
+}
+#else
+#define link_watch() ((void)0)
+#define link_idle() 1
+#endif
+
 int msamp_adapt_admit(struct msamp_context *c, uint32_t *drawn, uintptr_t size)
 {
     uint32_t now = atomic_load_explicit(&G.interval, memory_order_relaxed);
@@ -129,6 +167,7 @@ int msamp_adapt_room(struct msamp_context *c, uint32_t *drawn, uintptr_t p, uint
 
 void msamp_adapt_after_sample(void)
 {
+    link_watch();
     step(MSAMP_CFG_THIN_BATCH);
     if (G.thin_target != 0)
         return;
@@ -145,7 +184,7 @@ void msamp_adapt_poll(void)
     uint32_t now = atomic_load_explicit(&G.interval, memory_order_relaxed);
     if (G.thin_target != 0 || now <= G.interval_min || msamp_live_used() >= low(MSAMP_LIVE_CAP) ||
         msamp_stacks_referenced() >= low(MSAMP_STACK_CAP) ||
-        (uint32_t)msamp_now() - G.changed_at < msamp_tick_hz())
+        (uint32_t)msamp_now() - G.changed_at < msamp_tick_hz() || !link_idle())
         return;
     uint32_t next = now / 2u > G.interval_min ? now / 2u : G.interval_min;
     if (msamp_adapt_change(next, MSAMP_INTERVAL_LOWER))

@@ -173,7 +173,7 @@ static void replay(uint32_t session_id)
                 host[r->a].live = 0;
             break;
         case MSAMP_REC_INTERVAL:
-            if (r->c >= MSAMP_INTERVAL_LIVE_HIGH && r->c <= MSAMP_INTERVAL_BUCKET_FULL) {
+            if (MSAMP_INTERVAL_THINS(r->c)) {
                 for (uint32_t s = 0; s < MSAMP_CFG_LIVE_CAPACITY; s++) {
                     struct hslot *h = &host[s];
                     uint64_t size = h->size, from = h->interval;
