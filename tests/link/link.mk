@@ -1,7 +1,7 @@
 # The link-aware device on paced links (tests/link/link.sh, docs/ADAPTIVE.md "The link"): the
 # demo on qemu-virt-aarch64 with its UART paced at 115200 and 9600 baud (MSAMP_UART_BAUD), main's
-# device (MSAMP_CFG_LINK_ADAPT=0) against the link-aware one, 5 seeds each. About 4 minutes on two
-# busy cores (4 firmware builds, 20 runs).
+# device (MSAMP_CFG_LINK_ADAPT=0) against the link-aware one, 5 seeds each. About 5 minutes on two
+# busy cores (5 firmware builds, 25 runs).
 LINK_T := $(BUILD)/tests/link
 
 TESTS += board-link

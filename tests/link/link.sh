@@ -12,11 +12,12 @@
 # eighth of a 115200-baud link shared with logs), the link-aware device only; each run's stream must
 # stay within the budget over the run's time, and nothing may drop.
 #
-# The builds (BOARD_EXTRA_DEFS, each in OUTDIR/build-RATE-MODE): the demo runs 2 s
-# (DEMO_MIN_MS=2000) and re-sends its live set every second at 115200, every 10 s at 9600
-# (DEMO_RESEND_MS; the demo's 20 ms would fill the link with re-sends, and at 9600 main's device,
-# whose re-send of about 600 live entries takes 6 s of the link, never empties its ring to end
-# the run with a re-send due every 2 s). At 9600 the oversize
+# The builds (BOARD_EXTRA_DEFS, each in OUTDIR/build-RATE-MODE): at 115200 the demo runs 2 s
+# (DEMO_MIN_MS=2000) and re-sends its live set every second; at 9600 and on the budget it runs 8 s
+# (the ring's backlog of the start, 4 KB, takes 4 s of the link, and the interval comes down one
+# step a second after it) with no re-send by time (DEMO_RESEND_MS=60000): the demo's 20 ms would
+# fill the link with re-sends, and at 9600 main's device, whose re-send of about 600 live entries
+# takes 6 s of the link, never emptied its ring to end the run with one due every 2 s. At 9600 the oversize
 # requests come every 20000 iterations (DEMO_OVERSIZE_EVERY, 500 by default): failures are not
 # sampled, and one every 500 iterations alone is more FAIL records than 960 bytes a second carry.
 #
@@ -29,7 +30,9 @@
 # drops more than 1 % of the records "before" dropped. The "after" rows also go through
 # tests/calibrate/calib_table.py (coverage, bias t) for the table; its verdict is printed, not
 # gated (5 runs are few for its bounds).
-# Cost: 4 builds of the firmware (about 25 s each on 2 busy cores) and 4 x RUNS runs of 3-8 s.
+# Cost: 5 builds of the firmware (make -j2) and 5 x RUNS runs of 4-20 s (5-8 s of the demo, then
+# the ring's backlog at the link's pace; main's device at 9600 also sends a whole re-send there),
+# two at a time (CALIB_JOBS=2: the QEMUs' clocks pace the links, not their CPU share).
 set -u
 [ $# -ge 2 ] || { echo "usage: $0 OUTDIR RUNS [RATE...]" >&2; exit 2; }
 out=$1 runs=$2
@@ -48,8 +51,8 @@ rm -f "$out/after.tsv" "$out/summary.txt"
 defs_of() { # RATE MODE: the build's -D flags
   local d="-DMSAMP_UART_BAUD=$1"
   case $1 in
-    9600) d="$d -DDEMO_MIN_MS=5000 -DDEMO_RESEND_MS=60000 -DDEMO_OVERSIZE_EVERY=20000" ;;
-    budget) d="-DMSAMP_CFG_LINK_BYTES_PER_S=$BUDGET -DDEMO_MIN_MS=5000 -DDEMO_RESEND_MS=60000 -DDEMO_OVERSIZE_EVERY=20000" ;;
+    9600) d="$d -DDEMO_MIN_MS=8000 -DDEMO_RESEND_MS=60000 -DDEMO_OVERSIZE_EVERY=20000" ;;
+    budget) d="-DMSAMP_CFG_LINK_BYTES_PER_S=$BUDGET -DDEMO_MIN_MS=8000 -DDEMO_RESEND_MS=60000 -DDEMO_OVERSIZE_EVERY=20000" ;;
     *) d="$d -DDEMO_MIN_MS=2000 -DDEMO_RESEND_MS=1000" ;;
   esac
   [ "$2" = before ] && d="$d -DMSAMP_CFG_LINK_ADAPT=0"
@@ -65,10 +68,10 @@ for rate in $rates; do
     name=$rate-$mode
     bdir=$out/build-$name
     t0=$(date +%s)
-    mk BUILD="$bdir" BOARD_EXTRA_DEFS="$(defs_of "$rate" "$mode")" "$bdir/$board/uart/demo.elf" ||
+    mk -j2 BUILD="$bdir" BOARD_EXTRA_DEFS="$(defs_of "$rate" "$mode")" "$bdir/$board/uart/demo.elf" ||
       { echo "FAIL: $name: the firmware's build failed" >&2; exit 1; }
     rm -rf "${out:?}/$name"
-    if ! CALIB_KEEP=1 CALIB_WORKLOAD=link-$rate DEMO_ELF=$bdir/$board/uart/demo.elf \
+    if ! CALIB_KEEP=1 CALIB_JOBS=2 CALIB_WORKLOAD=link-$rate DEMO_ELF=$bdir/$board/uart/demo.elf \
       BOARD_QEMU="$qemu" BOARD_QEMU_TIMEOUT=60 "$root/tests/calibrate/board.sh" "$out/$name" "$runs" >"$out/$name.log" 2>&1; then
       echo "FAIL: $name: a run failed:" >&2; tail -n 5 "$out/$name.log" >&2; exit 1
     fi
