@@ -20,7 +20,7 @@
  * demo_seed of the image, which a copy of the ELF may carry another of: demo.h), and
  * DEMO_STALL_FROM/DEMO_STALL_TO:
  * iterations during which the demo stops calling msamp_poll(), as a drain that takes no bytes
- * would make a flow-controlled link do. DEMO_SMALL_RAM=1 (qemu-microbit: 16 KiB of RAM) scales the
+ * would make a flow-controlled link do (the interval pinned, so that the ring overflows). DEMO_SMALL_RAM=1 (qemu-microbit: 16 KiB of RAM) scales the
  * workload to demo_heap.c's 9 KiB heap: 8 cache entries, 32 leaked blocks, 4 deep blocks kept, a
  * realloc chain from 256 bytes to 1 KiB, sampled every 128 bytes.
  */
@@ -453,7 +453,12 @@ static int ring_out(void)
 int main(void)
 {
     board_init();
-    struct msamp_config cfg = {.interval = DEMO_INTERVAL, .resend_ms = DEMO_RESEND_MS, .seed = demo_seed};
+    /* A stalled build pins the interval: its ring is to overflow, and the link-aware device
+     * (docs/ADAPTIVE.md "The link") would raise the interval instead. */
+    struct msamp_config cfg = {.interval = DEMO_INTERVAL,
+                               .resend_ms = DEMO_RESEND_MS,
+                               .seed = demo_seed,
+                               .pin_interval = DEMO_STALL_TO > DEMO_STALL_FROM};
     if (msamp_init(&cfg) != 0)
         demo_fail("msamp_init");
 
