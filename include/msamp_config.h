@@ -213,14 +213,15 @@
 #define MSAMP_CFG_THIN_BATCH 8
 #endif
 
-/* The link (docs/ADAPTIVE.md "The link"). 1: when the ring passes half full because the transport
- * takes its bytes slower than samples come (a slow UART, MSAMP_CFG_LINK_BYTES_PER_S), the sampling
- * interval doubles and the live table is thinned, as when the table fills (INTERVAL reason
- * RING_HIGH, replayed by the host), and again each time the ring grows by 1/32 of its size while
- * it stays past half, so the ring does not overflow and drop records; a lowering also waits for
- * the ring to have stayed under a quarter full after each drain for a second, and a snapshot
- * pass writes only while the ring is under 3/8 full. Ignored without MSAMP_CFG_ADAPTIVE or with a
- * pinned interval. 0: a full ring drops samples and counts them (stats.ring_records). */
+/* The link (docs/ADAPTIVE.md "The link"). 1: when a drain of msamp_poll() leaves the ring over a
+ * quarter full because the transport takes its bytes slower than samples come (a slow UART,
+ * MSAMP_CFG_LINK_BYTES_PER_S), the sampling interval doubles and the live table is thinned, as when
+ * the table fills (INTERVAL reason RING_HIGH, replayed by the host), and again each time that
+ * backlog grows by 1/32 of the ring while it stays over a quarter, so the ring does not overflow
+ * and drop records; a lowering also waits until no drain has left the ring over an eighth full for
+ * a second, and a snapshot pass writes only while the ring is under 3/16 full. Ignored without
+ * MSAMP_CFG_ADAPTIVE or with a pinned interval. 0: a full ring drops samples and counts them
+ * (stats.ring_records). */
 #ifndef MSAMP_CFG_LINK_ADAPT
 #define MSAMP_CFG_LINK_ADAPT MSAMP_CFG_ADAPTIVE
 #endif

@@ -317,7 +317,7 @@ enum msamp_wire_interval_reason {
     MSAMP_INTERVAL_STACK_HIGH = 2,  /* raised: stacks in use crossed the stack table's mark */
     MSAMP_INTERVAL_BUCKET_FULL = 3, /* raised: a sample found its reach full, the table 3/4 full */
     MSAMP_INTERVAL_LOWER = 4,       /* lowered: the tables fell below their low-water mark */
-    MSAMP_INTERVAL_RING_HIGH = 5,   /* raised: the ring passed 3/4 full, the link is too slow */
+    MSAMP_INTERVAL_RING_HIGH = 5,   /* raised: a drain left the ring over 1/4 full */
     MSAMP_INTERVAL_REASONS = 6
 };
 

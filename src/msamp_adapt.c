@@ -7,10 +7,10 @@
  * the table), and whenever one is looked up first: by a free, a realloc, a snapshot, or a full
  * reach. A new raise waits for the pass under way (finishing it at once when a reach is full). The
  * interval halves again, not below its minimum, when both tables are below a quarter full and the
- * last change is a second old (and, with MSAMP_CFG_LINK_ADAPT, the ring has stayed under a
- * quarter full for a second). The ring past three quarters full raises it too (link_watch): the
- * link is slower than the samples. All of it runs under the port lock, off the allocation fast path,
- * in integer arithmetic. */
+ * last change is a second old (and, with MSAMP_CFG_LINK_ADAPT, no drain has left the ring over an
+ * eighth full for a second). A drain that leaves the ring over a quarter full raises it too
+ * (link_watch): the link is slower than the samples. All of it runs under the port lock, off the
+ * allocation fast path, in integer arithmetic. */
 #include "msamp_internal.h"
 
 #define G msamp_core
@@ -94,32 +94,33 @@ static int raise_interval(unsigned reason)
 }
 
 #if MSAMP_LINK_ADAPT
-/* The link (docs/ADAPTIVE.md "The link"): the ring past half full means samples come faster than
- * the transport takes them; a raise halves them before the ring overflows, and another follows
- * each time the ring grows by a further 1/32 of its size from its lowest since the last raise
- * while it stays past half (16 raises before it is full). Also notes when the drainer last left
- * the ring over a quarter full (a lowering waits a second past that). */
+/* The link (docs/ADAPTIVE.md "The link"): a drain that leaves the ring over a quarter full (its
+ * backlog: what the transport did not take) means samples come faster than the link takes them; a
+ * raise halves them before the ring overflows, and another follows each time the backlog grows by
+ * a further 1/32 of the ring from its lowest since the last raise while it stays over a quarter
+ * (24 raises before it is full). The backlog, not the ring's fill, so that a drainer that polls
+ * when the ring is half full (the hosted port's inline drain) and takes it all raises nothing.
+ * Also notes when a backlog over an eighth of the ring was last seen (a lowering waits a
+ * second). */
 #define RING_STEP (MSAMP_CFG_RING_SIZE / 32u)
 static void link_watch(void)
 {
-    if (atomic_load_explicit(&G.behind, memory_order_relaxed)) {
-        atomic_store_explicit(&G.behind, 0, memory_order_relaxed);
+    uint32_t left = atomic_load_explicit(&G.backlog, memory_order_relaxed);
+    if (left > MSAMP_CFG_RING_SIZE / 8u)
         G.behind_at = (uint32_t)msamp_now();
-    }
-    uint32_t used = msamp_ring_used();
-    if (used < MSAMP_CFG_RING_SIZE / 2u) {
+    if (left < MSAMP_CFG_RING_SIZE / 4u) {
         G.ring_mark = 0;
         return;
     }
-    if (G.ring_mark > used + RING_STEP)
-        G.ring_mark = used + RING_STEP; /* the ring went down: a step from its lowest */
-    if (used < G.ring_mark)
+    if (G.ring_mark > left + RING_STEP)
+        G.ring_mark = left + RING_STEP; /* the backlog went down: a step from its lowest */
+    if (left < G.ring_mark)
         return;
     (void)raise_interval(MSAMP_INTERVAL_RING_HIGH);
-    G.ring_mark = msamp_ring_used() + RING_STEP; /* raised or not (at the maximum, pinned) */
+    G.ring_mark = left + RING_STEP; /* raised or not (at the maximum, pinned) */
 }
 
-/* Whether the link kept up for the last second: the ring left under a quarter full. */
+/* Whether the link kept up for the last second: no drain left the ring over an eighth full. */
 static int link_idle(void)
 {
     return (uint32_t)msamp_now() - G.behind_at >= msamp_tick_hz();

@@ -313,11 +313,12 @@ struct msamp_core {
     uint32_t raises, lowers, thinned;
     uint32_t changed_at; /* low 32 bits of the time */
 #if MSAMP_LINK_ADAPT
-    /* The link (msamp_adapt.c): the ring's fill at the last raise for it (0: the ring fell under
-     * its high-water mark since), the time the ring was last seen over a quarter full after a
-     * drain, and the drainer's note that it was (set by msamp_ring_drain, read by the duties). */
+    /* The link (msamp_adapt.c): the backlog at which the next raise for it comes (0: the backlog
+     * fell under half the ring since the last), the time a backlog over a quarter of the ring was
+     * last seen, and the backlog itself: the bytes the last drain left in the ring (written by
+     * msamp_ring_drain, read under the lock). */
     uint32_t ring_mark, behind_at;
-    _Atomic uint8_t behind;
+    _Atomic uint32_t backlog;
 #endif
 #if MSAMP_CFG_LINK_BYTES_PER_S
     struct msamp_pace pace; /* MSAMP_CFG_LINK_BYTES_PER_S's credit (msamp_ring_drain) */

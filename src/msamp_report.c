@@ -230,8 +230,8 @@ static void report_drops(void)
 #define OPENING_ROOM 256u
 #define MAPPING_ROOM 320u
 /* A slow link (MSAMP_CFG_LINK_ADAPT, docs/ADAPTIVE.md "The link"): a pass starts with the ring
- * under a quarter full and writes while it is under 3/8, so the samples keep the rest, and a pass
- * does not fill the ring to the half that raises the interval. */
+ * under an eighth full and writes while it is under 3/16, so the samples keep the rest, and a
+ * pass does not fill the ring to the quarter that raises the interval. */
 #if MSAMP_LINK_ADAPT
 #define LINK_BUSY(fill) (msamp_ring_used() >= (fill))
 #else
@@ -264,7 +264,7 @@ static void scan_pass(void)
     struct msamp_writer ev;
     uint32_t looked = 0;
     for (uint32_t k = 0; k < MSAMP_CFG_SNAPSHOT_BATCH && G.cursor < MSAMP_LIVE_CAP;) {
-        if (++looked > 16u * MSAMP_CFG_SNAPSHOT_BATCH || LINK_BUSY(MSAMP_CFG_RING_SIZE / 8u * 3u))
+        if (++looked > 16u * MSAMP_CFG_SNAPSHOT_BATCH || LINK_BUSY(MSAMP_CFG_RING_SIZE / 16u * 3u))
             return;
         struct msamp_live_entry e;
         /* An empty slot first, inline: most of a large table is (the exit's pass sees all). */
@@ -322,7 +322,7 @@ static void passes(void)
     uint64_t ts = msamp_now();
     if (!G.scanning && (G.snap_requested || ts >= G.next_resend || pass_due_by_bytes()) &&
         msamp_ring_used() + OPENING_ROOM + G.mappings * MAPPING_ROOM <= MSAMP_CFG_RING_SIZE &&
-        !LINK_BUSY(MSAMP_CFG_RING_SIZE / 4u)) {
+        !LINK_BUSY(MSAMP_CFG_RING_SIZE / 8u)) {
         begin_pass(ts);
         G.snap_requested = 0;
         G.next_resend = ts + G.resend_ticks;

@@ -391,8 +391,8 @@ int msamp_ring_drain(void)
     msamp_core.pace.credit -= (uint32_t)total;
 #endif
 #if MSAMP_LINK_ADAPT
-    if (left > MSAMP_CFG_RING_SIZE / 4u) /* the link is behind: no lowering for a second */
-        atomic_store_explicit(&msamp_core.behind, 1, memory_order_relaxed);
+    /* What the link did not take: the adaptive interval's signal (msamp_adapt.c). */
+    atomic_store_explicit(&msamp_core.backlog, left, memory_order_relaxed);
 #endif
     (void)left;
     return total;
