@@ -14,12 +14,13 @@
 #
 # The builds (BOARD_EXTRA_DEFS, each in OUTDIR/build-RATE-MODE): at 115200 the demo runs 2 s
 # (DEMO_MIN_MS=2000) and re-sends its live set every second; at 9600 and on the budget it runs 8 s
-# (the ring's backlog of the start, 4 KB, takes 4 s of the link, and the interval comes down one
+# (the ring's backlog of the start takes seconds of the link, and the interval comes down one
 # step a second after it) with no re-send by time (DEMO_RESEND_MS=60000): the demo's 20 ms would
 # fill the link with re-sends, and at 9600 main's device, whose re-send of about 600 live entries
-# takes 6 s of the link, never emptied its ring to end the run with one due every 2 s. At 9600 the oversize
-# requests come every 20000 iterations (DEMO_OVERSIZE_EVERY, 500 by default): failures are not
-# sampled, and one every 500 iterations alone is more FAIL records than 960 bytes a second carry.
+# takes 6 s of the link, never emptied its ring to end the run with one due every 2 s. The
+# oversize requests come every 20000 iterations (DEMO_OVERSIZE_EVERY, 500 by default): failures
+# are not sampled, and one pair every 500 iterations of a QEMU main loop is about as many FAIL and
+# HEAP records as 115200 baud carries (the interval then rises to no avail: docs/ADAPTIVE.md).
 #
 # It prints per (rate, mode) the coverage of the per-site rows (site x measure x run: a row covers
 # when its interval holds the truth; a row drain marks a lower bound, when its low end is at most
