@@ -40,7 +40,7 @@ MK_FRAGMENTS := src/sources.mk \
 	port/hosted/hosted.mk \
 	boards/boards.mk \
 	tests/analysis/analysis.mk tests/bench/bench.mk tests/board/board.mk tests/board/board_faults.mk \
-	tests/calibrate/calibrate.mk \
+	tests/calibrate/calibrate.mk tests/link/link.mk \
 	tests/control/control.mk tests/cross/cross.mk tests/cxx/cxx.mk tests/decoder/decoder.mk \
 	tests/docs/docs.mk \
 	tests/drain/drain_tests.mk tests/drain/drain_fail.mk tests/drain/drain_io.mk tests/drain/drain_model.mk \

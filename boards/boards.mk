@@ -54,8 +54,10 @@ include port/msamp.mk
 BOARD_SRCS += $(MSAMP_SEMIHOSTING_SRCS)
 
 # Flags for all target code of a board. The library must not depend on the board's heap or libc.
+# BOARD_EXTRA_DEFS: more -D for all of it, for a build folder of its own (BUILD=...): the paced
+# links of tests/link (-DMSAMP_UART_BAUD=9600 -DMSAMP_CFG_LINK_ADAPT=0 ...).
 BOARD_TARGET_CFLAGS := $(TARGET_WARN) -ffreestanding -nostdlib -fno-pie -O2 -g \
-	-fno-asynchronous-unwind-tables -fno-unwind-tables $(BOARD_CFLAGS) $(MSAMP_CFLAGS) -Iboards
+	-fno-asynchronous-unwind-tables -fno-unwind-tables $(BOARD_CFLAGS) $(MSAMP_CFLAGS) -Iboards $(BOARD_EXTRA_DEFS)
 BOARD_LINK_FLAGS := $(BOARD_LD_SELECT) -nostdlib -static $(BOARD_NOPIE) -T $(BOARD_LDSCRIPT) $(BOARD_LDFLAGS) $(MSAMP_LDFLAGS)
 # Every compile of a board's target code: make keeps each object's header dependencies (.d).
 BOARD_COMPILE = $(BOARD_CC) $(BOARD_TARGET_CFLAGS) -MMD -MP

@@ -155,7 +155,10 @@ int msamp_flush(void);
  * what it received, docs/DRAIN.md "Completeness") and flushes again. Call it last, at shutdown
  * (the hosted port calls it at exit); a stream without END is one that was cut short. Returns as
  * msamp_flush(); MSAMP_ERR_BUSY when the ring had no room for END even after the flush (the
- * transport refuses bytes): call it again once it takes them. MSAMP_ERR_STATE before msamp_init. */
+ * transport refuses bytes): call it again once it takes them. MSAMP_ERR_STATE before msamp_init.
+ * Once END is written, msamp_poll(), msamp_flush() and msamp_end() only hand the ring's bytes to
+ * the transport: on a link that takes them slowly (MSAMP_UART_BAUD, MSAMP_CFG_LINK_BYTES_PER_S)
+ * call msamp_flush() until msamp_stats.ring_used is 0. */
 int msamp_end(void);
 
 #if MSAMP_CFG_TASK_BUDGETS

@@ -213,6 +213,27 @@
 #define MSAMP_CFG_THIN_BATCH 8
 #endif
 
+/* The link (docs/ADAPTIVE.md "The link"). 1: when a drain of msamp_poll() leaves the ring over a
+ * quarter full because the transport takes its bytes slower than samples come (a slow UART,
+ * MSAMP_CFG_LINK_BYTES_PER_S), the sampling interval doubles and the live table is thinned, as when
+ * the table fills (INTERVAL reason RING_HIGH, replayed by the host), and again each time that
+ * backlog grows by 1/32 of the ring while it stays over a quarter, so the ring does not overflow
+ * and drop records; a lowering also waits until no drain has left the ring over an eighth full for
+ * a second, and a snapshot pass writes only while the ring is under 3/16 full. Ignored without
+ * MSAMP_CFG_ADAPTIVE or with a pinned interval. 0: a full ring drops samples and counts them
+ * (stats.ring_records). */
+#ifndef MSAMP_CFG_LINK_ADAPT
+#define MSAMP_CFG_LINK_ADAPT MSAMP_CFG_ADAPTIVE
+#endif
+
+/* The stream's budget on its link, in bytes per second of msamp_port_time() (0: none, the
+ * transport takes what it can): msamp_poll() hands the transport no more than this, with a burst
+ * of an eighth of a second's worth (at least 16 bytes), for a link shared with logs. What the
+ * budget holds back waits in the ring, where MSAMP_CFG_LINK_ADAPT sees it. 12 bytes of RAM. */
+#ifndef MSAMP_CFG_LINK_BYTES_PER_S
+#define MSAMP_CFG_LINK_BYTES_PER_S 0
+#endif
+
 /* Every this many samples, the sample's stack definition is sent again with it even though it
  * went out before: on a noisy line a lost definition of a stack used often comes back within this
  * many samples divided by its share of them (a definition of 20-100 bytes every 128 samples costs

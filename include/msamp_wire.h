@@ -151,7 +151,7 @@
 
 /* INTERVAL: sampling interval in bytes for the samples that follow. reason (enum
  * msamp_wire_interval_reason, 0 when absent) says who changed it. A raise by the device (reasons
- * LIVE_HIGH, STACK_HIGH, BUCKET_FULL) also thins the live table at this point of the stream:
+ * LIVE_HIGH, STACK_HIGH, BUCKET_FULL, RING_HIGH: MSAMP_INTERVAL_THINS) also thins the live table at this point of the stream:
  * every live entry whose interval is below the new one stays only if
  * msamp_thin_keep(slot, epoch, session_id, msamp_thin_q16(size, its interval, interval))
  * (include/msamp_thin.h); an entry that stays now stands for the new interval, one that does not
@@ -338,8 +338,15 @@ enum msamp_wire_interval_reason {
     MSAMP_INTERVAL_STACK_HIGH = 2,  /* raised: stacks in use crossed the stack table's mark */
     MSAMP_INTERVAL_BUCKET_FULL = 3, /* raised: a sample found its reach full, the table 3/4 full */
     MSAMP_INTERVAL_LOWER = 4,       /* lowered: the tables fell below their low-water mark */
-    MSAMP_INTERVAL_REASONS = 5
+    MSAMP_INTERVAL_RING_HIGH = 5,   /* raised: a drain left the ring over 1/4 full */
+    MSAMP_INTERVAL_REASONS = 6
 };
+
+/* Whether an INTERVAL of this reason (an unsigned value) is the device's raise, which thins the
+ * live table. */
+#define MSAMP_INTERVAL_THINS(reason)                                                               \
+    (((reason) >= MSAMP_INTERVAL_LIVE_HIGH && (reason) <= MSAMP_INTERVAL_BUCKET_FULL) ||           \
+     (reason) == MSAMP_INTERVAL_RING_HIGH)
 
 /* The stack id of a sample whose stack found the stack table full with nothing to evict: it counts
  * in every total under a frame "[stack table full]" (DROPS.stack_full counts such samples). Id 0

@@ -7,8 +7,10 @@
  * the table), and whenever one is looked up first: by a free, a realloc, a snapshot, or a full
  * reach. A new raise waits for the pass under way (finishing it at once when a reach is full). The
  * interval halves again, not below its minimum, when both tables are below a quarter full and the
- * last change is a second old. All of it runs under the port lock, off the allocation fast path,
- * in integer arithmetic. */
+ * last change is a second old (and, with MSAMP_CFG_LINK_ADAPT, no drain has left the ring over an
+ * eighth full for a second). A drain that leaves the ring over a quarter full raises it too
+ * (link_watch): the link is slower than the samples. All of it runs under the port lock, off the
+ * allocation fast path, in integer arithmetic. */
 #include "msamp_internal.h"
 
 #define G msamp_core
@@ -91,6 +93,43 @@ static int raise_interval(unsigned reason)
     return 1;
 }
 
+#if MSAMP_LINK_ADAPT
+/* The link (docs/ADAPTIVE.md "The link"): a drain that leaves the ring over a quarter full (its
+ * backlog: what the transport did not take) means samples come faster than the link takes them; a
+ * raise halves them before the ring overflows, and another follows each time the backlog grows by
+ * a further 1/32 of the ring from its lowest since the last raise while it stays over a quarter
+ * (24 raises before it is full). The backlog, not the ring's fill, so that a drainer that polls
+ * when the ring is half full (the hosted port's inline drain) and takes it all raises nothing.
+ * Also notes when a backlog over an eighth of the ring was last seen (a lowering waits a
+ * second). */
+#define RING_STEP (MSAMP_CFG_RING_SIZE / 32u)
+static void link_watch(void)
+{
+    uint32_t left = atomic_load_explicit(&G.backlog, memory_order_relaxed);
+    if (left > MSAMP_CFG_RING_SIZE / 8u)
+        G.behind_at = (uint32_t)msamp_now();
+    if (left < MSAMP_CFG_RING_SIZE / 4u) {
+        G.ring_mark = 0;
+        return;
+    }
+    if (G.ring_mark > left + RING_STEP)
+        G.ring_mark = left + RING_STEP; /* the backlog went down: a step from its lowest */
+    if (left < G.ring_mark)
+        return;
+    (void)raise_interval(MSAMP_INTERVAL_RING_HIGH);
+    G.ring_mark = left + RING_STEP; /* raised or not (at the maximum, pinned) */
+}
+
+/* Whether the link kept up for the last second: no drain left the ring over an eighth full. */
+static int link_idle(void)
+{
+    return (uint32_t)msamp_now() - G.behind_at >= msamp_tick_hz();
+}
+#else
+#define link_watch() ((void)0)
+#define link_idle() 1
+#endif
+
 int msamp_adapt_admit(struct msamp_context *c, uint32_t *drawn, uintptr_t size)
 {
     uint32_t now = atomic_load_explicit(&G.interval, memory_order_relaxed);
@@ -129,6 +168,7 @@ int msamp_adapt_room(struct msamp_context *c, uint32_t *drawn, uintptr_t p, uint
 
 void msamp_adapt_after_sample(void)
 {
+    link_watch();
     step(MSAMP_CFG_THIN_BATCH);
     if (G.thin_target != 0)
         return;
@@ -145,7 +185,7 @@ void msamp_adapt_poll(void)
     uint32_t now = atomic_load_explicit(&G.interval, memory_order_relaxed);
     if (G.thin_target != 0 || now <= G.interval_min || msamp_live_used() >= low(MSAMP_LIVE_CAP) ||
         msamp_stacks_referenced() >= low(MSAMP_STACK_CAP) ||
-        (uint32_t)msamp_now() - G.changed_at < msamp_tick_hz())
+        (uint32_t)msamp_now() - G.changed_at < msamp_tick_hz() || !link_idle())
         return;
     uint32_t next = now / 2u > G.interval_min ? now / 2u : G.interval_min;
     if (msamp_adapt_change(next, MSAMP_INTERVAL_LOWER))

@@ -14,8 +14,12 @@
 #define MSAMP_THIN_HELPER static __attribute__((noinline, unused))
 #endif
 #include "msamp_thin.h"
+#include "msamp_pace.h"
 #include "msamp_wire.h"
 
+/* The link-aware interval (MSAMP_CFG_LINK_ADAPT, docs/ADAPTIVE.md "The link"): only where the
+ * interval adapts. */
+#define MSAMP_LINK_ADAPT (MSAMP_CFG_ADAPTIVE && MSAMP_CFG_LINK_ADAPT)
 #define MSAMP_IS_POW2(x) ((x) != 0 && ((x) & ((x)-1)) == 0)
 _Static_assert(MSAMP_IS_POW2(MSAMP_CFG_LIVE_CAPACITY), "MSAMP_CFG_LIVE_CAPACITY: power of two");
 _Static_assert(MSAMP_IS_POW2(MSAMP_CFG_LIVE_WAYS), "MSAMP_CFG_LIVE_WAYS: power of two");
@@ -308,6 +312,17 @@ struct msamp_core {
     uint32_t thin_target, thin_cursor, epoch;
     uint32_t raises, lowers, thinned;
     uint32_t changed_at; /* low 32 bits of the time */
+#if MSAMP_LINK_ADAPT
+    /* The link (msamp_adapt.c): the backlog at which the next raise for it comes (0: the backlog
+     * fell under half the ring since the last), the time a backlog over a quarter of the ring was
+     * last seen, and the backlog itself: the bytes the last drain left in the ring (written by
+     * msamp_ring_drain, read under the lock). */
+    uint32_t ring_mark, behind_at;
+    _Atomic uint32_t backlog;
+#endif
+#if MSAMP_CFG_LINK_BYTES_PER_S
+    struct msamp_pace pace; /* MSAMP_CFG_LINK_BYTES_PER_S's credit (msamp_ring_drain) */
+#endif
 #if MSAMP_CFG_TINY
     uint32_t seed; /* contexts' generators are seeded from it (and their registration count) */
 #else

@@ -230,6 +230,14 @@ static void report_drops(void)
  * MAPPING. Short of it, the pass starts at a later poll and nothing is counted as dropped. */
 #define OPENING_ROOM 256u
 #define MAPPING_ROOM 320u
+/* A slow link (MSAMP_CFG_LINK_ADAPT, docs/ADAPTIVE.md "The link"): a pass starts with the ring
+ * under an eighth full and writes while it is under 3/16, so the samples keep the rest, and a
+ * pass does not fill the ring to the quarter that raises the interval. */
+#if MSAMP_LINK_ADAPT
+#define LINK_BUSY(fill) (msamp_ring_used() >= (fill))
+#else
+#define LINK_BUSY(fill) 0
+#endif
 
 static void begin_pass(uint64_t ts)
 {
@@ -257,7 +265,7 @@ static void scan_pass(void)
     struct msamp_writer ev;
     uint32_t looked = 0;
     for (uint32_t k = 0; k < MSAMP_CFG_SNAPSHOT_BATCH && G.cursor < MSAMP_LIVE_CAP;) {
-        if (++looked > 16u * MSAMP_CFG_SNAPSHOT_BATCH)
+        if (++looked > 16u * MSAMP_CFG_SNAPSHOT_BATCH || LINK_BUSY(MSAMP_CFG_RING_SIZE / 16u * 3u))
             return;
         struct msamp_live_entry e;
         /* An empty slot first, inline: most of a large table is (the exit's pass sees all). */
@@ -314,7 +322,8 @@ static void passes(void)
 {
     uint64_t ts = msamp_now();
     if (!G.scanning && (G.snap_requested || ts >= G.next_resend || pass_due_by_bytes()) &&
-        msamp_ring_used() + OPENING_ROOM + G.mappings * MAPPING_ROOM <= MSAMP_CFG_RING_SIZE) {
+        msamp_ring_used() + OPENING_ROOM + G.mappings * MAPPING_ROOM <= MSAMP_CFG_RING_SIZE &&
+        !LINK_BUSY(MSAMP_CFG_RING_SIZE / 8u)) {
         begin_pass(ts);
         G.snap_requested = 0;
         G.next_resend = ts + G.resend_ticks;

@@ -346,22 +346,54 @@ int msamp_ring_empty(void)
                atomic_load_explicit(&msamp_core.tail, memory_order_relaxed);
 }
 
+#if MSAMP_CFG_LINK_BYTES_PER_S
+/* The bytes the link's budget allows now: its credit at MSAMP_CFG_LINK_BYTES_PER_S, a burst of an
+ * eighth of a second's worth (at least 16 bytes). */
+static uint32_t budget(void)
+{
+    uint32_t burst = MSAMP_CFG_LINK_BYTES_PER_S / 8u > 16u ? MSAMP_CFG_LINK_BYTES_PER_S / 8u : 16u;
+    return msamp_pace_credit(&msamp_core.pace, (uint32_t)msamp_now(),
+                             msamp_pace_ticks_per_byte(msamp_tick_hz(), MSAMP_CFG_LINK_BYTES_PER_S),
+                             burst);
+}
+#endif
+
 int msamp_ring_drain(void)
 {
     int total = 0;
-    while (total < (int)MSAMP_CFG_RING_SIZE) {
+#if MSAMP_CFG_LINK_BYTES_PER_S
+    uint32_t allowed = budget();
+#else
+    uint32_t allowed = MSAMP_CFG_RING_SIZE;
+#endif
+    uint32_t left = msamp_ring_pending();
+    while ((uint32_t)total < allowed) {
         uint32_t tail = atomic_load_explicit(&msamp_core.tail, memory_order_relaxed);
         uint32_t avail = atomic_load_explicit(&msamp_core.head, memory_order_acquire) - tail;
         uint32_t run = MSAMP_CFG_RING_SIZE - (tail & RING_MASK);
+        left = avail;
         if (avail == 0)
             break;
-        int w = msamp_transport_write(&msamp_core.ring[tail & RING_MASK], avail < run ? avail : run);
+        if (run > avail)
+            run = avail;
+        if (run > allowed - (uint32_t)total)
+            run = allowed - (uint32_t)total;
+        int w = msamp_transport_write(&msamp_core.ring[tail & RING_MASK], run);
         if (w < 0)
             return MSAMP_ERR_IO;
         if (w == 0)
             break;
         atomic_store_explicit(&msamp_core.tail, tail + (uint32_t)w, memory_order_release);
         total += w;
+        left -= (uint32_t)w;
     }
+#if MSAMP_CFG_LINK_BYTES_PER_S
+    msamp_core.pace.credit -= (uint32_t)total;
+#endif
+#if MSAMP_LINK_ADAPT
+    /* What the link did not take: the adaptive interval's signal (msamp_adapt.c). */
+    atomic_store_explicit(&msamp_core.backlog, left, memory_order_relaxed);
+#endif
+    (void)left;
     return total;
 }

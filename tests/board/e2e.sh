@@ -3,7 +3,8 @@
 # End-to-end board tests of the demo firmware built in DIR/TRANSPORT/ (demo.elf, demo-stall.elf):
 #   full   run, drain, check symbols, accuracy, leak, interrupt attribution and drop counters; then
 #          every view of the stream against its JSON (tests/analysis/t_consistency.sh)
-#   stall  the firmware stops handing bytes to the transport for 2000 iterations: it must finish
+#   stall  the firmware stops handing bytes to the transport for 2000 iterations (its interval
+#          pinned, demo.c): it must finish
 #          anyway, its ring must overflow, and drain must report exactly the drops it counted
 #   late   drain joins the stream late (from 55% of its bytes, mid-frame): the in-use profile it
 #          builds must equal the one from the whole stream, site by site, thanks to the re-sends

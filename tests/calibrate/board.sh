@@ -12,7 +12,7 @@
 #   4. `drain check STREAM --elf COPY --budget KIND:FN<=1024G ... --json` for KIND alloc and inuse
 #      of each of the demo's sites (FN: the function that calls the allocator, every stack through
 #      it) and of the total;
-#   5. `msamp-dump STREAM`: its INTERVAL records, reason 1, 2 or 3 a raise, 4 a lowering.
+#   5. `msamp-dump STREAM`: its INTERVAL records, reason 1, 2, 3 or 5 a raise, 4 a lowering.
 # It appends one line per judged quantity to OUTDIR/rows.tsv, tab-separated, no header:
 #     workload run kind where truth est lo hi raises lowers marked
 # workload board-aarch64, run the seed, where the function or - for the total, truth/est/lo/hi
@@ -41,6 +41,8 @@
 # the original; a firmware run without a copy is the demo as it always was. Seed 0 would mean
 # "from the device's entropy" (msamp_init): seeds start at 1.
 #
+# CALIB_WORKLOAD names the rows' workload (default board-aarch64; tests/link/link.sh's paced
+# links: link-115200, link-9600).
 # Tools: with DEMO_ELF set it builds nothing and takes DEMO_ELF, DRAIN and MSAMP_DUMP (default
 # host_tools/drain and host_tools/msamp-dump), BOARD_QEMU (the board's QEMU command line, default
 # make's) and BOARD_QEMU_TIMEOUT; otherwise it builds drain, msamp-dump and the firmware with make
@@ -67,7 +69,7 @@ jobs=${CALIB_JOBS:-1}
 case "$jobs" in 1 | 2) ;; *) echo "$0: CALIB_JOBS is 1 or 2" >&2; exit 2 ;; esac
 root=$(cd "$(dirname "$0")/../.." && pwd)
 board="qemu-virt-aarch64"
-workload="board-aarch64"
+workload=${CALIB_WORKLOAD:-board-aarch64}
 fns="cache_insert leak_record churn_scratch deep_alloc isr_make_packet grow_buffer"
 
 mk() { make --no-print-directory -s -C "$root" BOARD=$board TRANSPORT=uart "$@"; }
@@ -150,7 +152,7 @@ run_one() {
     echo "FAIL: $workload seed $seed: drain check exited nonzero: $(tail -n 3 "$d/check.txt")" >&2; return 1
   fi
   "$dump" "$d/stream.bin" >"$d/dump.txt" 2>&1 || { echo "FAIL: $workload seed $seed: msamp-dump failed" >&2; return 1; }
-  raises=$(grep -cE '^INTERVAL .*reason=[123]( |$)' "$d/dump.txt")
+  raises=$(grep -cE '^INTERVAL .*reason=[1235]( |$)' "$d/dump.txt")
   lowers=$(grep -cE '^INTERVAL .*reason=4( |$)' "$d/dump.txt")
   python3 - "$d/console.txt" "$d/check.json" "$workload" "$seed" "$raises" "$lowers" "$fns" >"$d/rows.tsv" <<'PY' || return 1
 import json, re, sys

@@ -449,7 +449,7 @@ static unsigned ref_interval(struct ref *f, struct session *s, uint64_t to, uint
                              uint32_t epoch, uint64_t ts)
 {
     unsigned out = 0;
-    if (reason >= MSAMP_INTERVAL_LIVE_HIGH && reason <= MSAMP_INTERVAL_BUCKET_FULL) {
+    if (MSAMP_INTERVAL_THINS(reason)) {
         for (uint32_t i = 0; i < REF_SLOTS; i++) {
             if (!f->e[i].live)
                 continue;

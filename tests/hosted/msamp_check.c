@@ -324,7 +324,7 @@ static void note_interval(const struct msamp_record *r)
     uint64_t to = r->u.interval.interval, reason = r->u.interval.reason;
     if (to == 0)
         return;
-    if (reason >= MSAMP_INTERVAL_LIVE_HIGH && reason <= MSAMP_INTERVAL_BUCKET_FULL) {
+    if (MSAMP_INTERVAL_THINS(reason)) {
         uint32_t r_to = to > UINT32_MAX ? UINT32_MAX : (uint32_t)to;
         uint32_t epoch = (uint32_t)r->u.interval.epoch;
         int coded = (st.flags & MSAMP_SESSION_FLAG_CODED_SIZES) != 0;

@@ -69,6 +69,8 @@ KNOBS = {
     "FREE_FILTER": [U, 0, 1],
     "DEVICE_ID": [U, 0, 1],
     "THIN_BATCH": [U, 1],
+    "LINK_ADAPT": [U, 0, 1],
+    "LINK_BYTES_PER_S": [U, 0, 1, 1440],
     "STACK_RESEND_SAMPLES": [U, 0, 1],
     "SNAPSHOT_BYTES": [U, 0, 4096],
     "RESEND_MS": [U, 60000],

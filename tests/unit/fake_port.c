@@ -14,6 +14,7 @@ int fake_lock_depth;
 int fake_lock_errors;
 int fake_transport_stalled;
 size_t fake_transport_max;
+long fake_transport_credit = -1;
 uint8_t fake_out[1 << 22];
 size_t fake_out_len;
 const uint8_t *fake_build_id;
@@ -76,6 +77,10 @@ int msamp_transport_write(const uint8_t *data, size_t len)
         return 0;
     if (fake_transport_max != 0 && len > fake_transport_max)
         len = fake_transport_max;
+    if (fake_transport_credit >= 0 && len > (size_t)fake_transport_credit)
+        len = (size_t)fake_transport_credit;
+    if (fake_transport_credit >= 0)
+        fake_transport_credit -= (long)len;
     if (len > sizeof fake_out - fake_out_len)
         return -1;
     for (size_t i = 0; i < len; i++)

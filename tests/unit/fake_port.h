@@ -17,6 +17,7 @@ extern int fake_lock_depth;          /* must be 0 or 1; fake_lock_errors counts 
 extern int fake_lock_errors;
 extern int fake_transport_stalled;   /* 1: the transport takes nothing */
 extern size_t fake_transport_max;    /* most bytes taken per write (0: no limit) */
+extern long fake_transport_credit;   /* bytes the link takes before the test adds more (-1: any) */
 extern uint8_t fake_out[1 << 22];    /* bytes taken by the transport */
 extern size_t fake_out_len;
 extern const uint8_t *fake_build_id;

@@ -1142,8 +1142,7 @@ static void thin_live(struct session *s, struct interval_change *c, uint64_t to,
 static void change_interval(struct session *s, const struct msamp_record *r, uint64_t to,
                             int reason, uint64_t epoch)
 {
-    int thin = reason == MSAMP_INTERVAL_LIVE_HIGH || reason == MSAMP_INTERVAL_STACK_HIGH ||
-               reason == MSAMP_INTERVAL_BUCKET_FULL;
+    int thin = MSAMP_INTERVAL_THINS(reason);
     struct interval_change c = {r->ts, s->interval, to, r->ts_valid, reason, 0, 0, 0, 0, 0};
     budgets_now(s);
     if (thin && s->have_header && s->nlive > s->thin_budget) {
@@ -1366,8 +1365,7 @@ static uint64_t pre_first_interval(const struct pre_buf *p, uint64_t hdr_interva
         if (r->type != MSAMP_REC_INTERVAL || r->u.interval.interval == 0)
             continue;
         uint64_t to = r->u.interval.interval, reason = r->u.interval.reason;
-        if (reason == MSAMP_INTERVAL_LIVE_HIGH || reason == MSAMP_INTERVAL_STACK_HIGH ||
-            reason == MSAMP_INTERVAL_BUCKET_FULL)
+        if (MSAMP_INTERVAL_THINS(reason))
             return to / 2 ? to / 2 : 1;
         if (reason == MSAMP_INTERVAL_LOWER)
             return to <= UINT64_MAX / 2 ? to * 2 : to;
@@ -1636,6 +1634,7 @@ const char *session_reason_name(int reason)
     case MSAMP_INTERVAL_STACK_HIGH: return "stack table high water";
     case MSAMP_INTERVAL_BUCKET_FULL: return "live-table bucket full";
     case MSAMP_INTERVAL_LOWER: return "tables below low water";
+    case MSAMP_INTERVAL_RING_HIGH: return "ring high water (the link is slower than the samples)";
     case DRAIN_REASON_HEADER: return "seen in a session header (its INTERVAL record was lost)";
     default: return "unknown reason";
     }
@@ -1660,7 +1659,7 @@ void session_interval_change_text(const struct session *s, const struct interval
 {
     char when[64];
     when_text(s, c, when, sizeof(when));
-    int raise = c->reason >= MSAMP_INTERVAL_LIVE_HIGH && c->reason <= MSAMP_INTERVAL_BUCKET_FULL;
+    int raise = MSAMP_INTERVAL_THINS(c->reason);
     const char *who = c->reason == MSAMP_INTERVAL_SET && c->by_command
                           ? "set by a command from the host (acknowledged)"
                       : raise                              ? "raised by the device: "
@@ -1671,7 +1670,7 @@ void session_interval_change_text(const struct session *s, const struct interval
                        c->reason == MSAMP_INTERVAL_SET && c->by_command
                            ? ""
                            : session_reason_name(c->reason));
-    if (c->reason > MSAMP_INTERVAL_LOWER && len >= 0 && (size_t)len < n)
+    if (c->reason > MSAMP_INTERVAL_RING_HIGH && len >= 0 && (size_t)len < n)
         len += snprintf(out + len, n - (size_t)len, " %d", c->reason);
     if (len < 0 || (size_t)len >= n)
         return;
@@ -1699,7 +1698,8 @@ int session_interval_adapted(const struct session *s)
 {
     const uint64_t *by = s->n.interval_by_reason;
     return by[MSAMP_INTERVAL_LIVE_HIGH] + by[MSAMP_INTERVAL_STACK_HIGH] +
-               by[MSAMP_INTERVAL_BUCKET_FULL] + by[MSAMP_INTERVAL_LOWER] != 0;
+               by[MSAMP_INTERVAL_BUCKET_FULL] + by[MSAMP_INTERVAL_LOWER] +
+               by[MSAMP_INTERVAL_RING_HIGH] != 0;
 }
 
 void session_interval_summary(const struct session *s, char *out, size_t n)
@@ -1716,7 +1716,7 @@ void session_interval_summary(const struct session *s, char *out, size_t n)
         return;
     }
     uint64_t raises = by[MSAMP_INTERVAL_LIVE_HIGH] + by[MSAMP_INTERVAL_STACK_HIGH] +
-                      by[MSAMP_INTERVAL_BUCKET_FULL];
+                      by[MSAMP_INTERVAL_BUCKET_FULL] + by[MSAMP_INTERVAL_RING_HIGH];
     size_t len = (size_t)snprintf(out, n, "interval %llu bytes now (first %llu), %s:",
                                   (unsigned long long)s->interval,
                                   (unsigned long long)s->first_interval,
@@ -1730,8 +1730,8 @@ void session_interval_summary(const struct session *s, char *out, size_t n)
     if (raises) {
         APPEND("%s%llu raise%s (", sep, (unsigned long long)raises, raises == 1 ? "" : "s");
         const char *in = "";
-        for (int r = MSAMP_INTERVAL_LIVE_HIGH; r <= MSAMP_INTERVAL_BUCKET_FULL; r++) {
-            if (by[r]) {
+        for (int r = MSAMP_INTERVAL_LIVE_HIGH; r < MSAMP_INTERVAL_REASONS; r++) {
+            if (by[r] && MSAMP_INTERVAL_THINS(r)) {
                 APPEND("%s%llu %s", in, (unsigned long long)by[r], session_reason_name(r));
                 in = ", ";
             }
