@@ -228,6 +228,24 @@ uint32_t msamp_stacks_used(void);
 /* Frames in use in the frame pool (0 for the compact tables). */
 uint32_t msamp_frames_used(void);
 
+/* Kept across a reset (MSAMP_CFG_RESET_PROFILE, src/msamp_keep.c): the static full tables, in
+ * section .noinit.msamp (port/msamp.ld: NOLOAD in RAM), which the start code neither loads nor
+ * zeroes. msamp's boot counter is there in every build. */
+#define MSAMP_KEEP (MSAMP_CFG_RESET_PROFILE && !MSAMP_CFG_COMPACT_TABLES && !MSAMP_CFG_RUNTIME_TABLES)
+#define MSAMP_NOINIT __attribute__((section(".noinit.msamp")))
+#if MSAMP_KEEP
+#define MSAMP_KEPT MSAMP_NOINIT
+/* Whether the block's header is this build's (version, pointer size, capacities, the arrays'
+ * addresses) and valid (its magic): what a previous boot left, before msamp_table_reset. */
+int msamp_table_kept(void);
+/* A kept stack's frames (its depth, 0: undefined or implausible: beyond the pool, too deep). */
+uint32_t msamp_stack_kept(uint32_t id, const uintptr_t **pcs);
+/* Every stack definition unsent (pass 0), for the previous session's replay. */
+void msamp_stacks_unmark(void);
+#else
+#define MSAMP_KEPT
+#endif
+
 #if !MSAMP_CFG_COMPACT_TABLES
 /* What a snapshot pass reads back: slot's block (addr 0: the slot is free). */
 struct msamp_live_entry {
