@@ -6,8 +6,9 @@
 #   reset-fw        a software reset, msamp_note_reset(SOFTWARE)
 #   reset-fw-fault  an undefined instruction: the board's exception handler (board_fault_hook)
 #                   notes FAULT and resets
-#   reset-fw-once   one boot, no reset (the cold-boot runs: a garbage block, another build's)
-#   reset-fw-other  reset-fw-once's objects linked with another build-id
+#   reset-fw-once   one boot, no reset (a cold boot over garbage)
+#   reset-fw-other  reset-fw's objects linked with another build-id (the same layout): a block
+#                   reset-fw kept, loaded into it, is not its own
 ifneq ($(wildcard boards/$(BOARD)/board.mk),)
 RESET_MK := tests/board/board_reset.mk
 RESET_LIB := $(BOARD_DIR)/reset-lib/libmsamp.a
@@ -22,7 +23,8 @@ $(call obj_of,$(BOARD_DIR)/reset-lib,$(MSAMP_OWN_SRCS)): OWN_CFLAGS := $(MSAMP_O
 $(RESET_LIB): $(RESET_LIB_OBJS)
 	rm -f $@
 	$(BOARD_AR) rcs $@ $^
-RESET_LINK = $(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LINK_FLAGS)
+RESET_LINK = $(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LINK_FLAGS) \
+	-Wl,--defsym=__reset_noinit_lo=ADDR\(.noinit\) -Wl,--defsym=__reset_noinit_hi=ADDR\(.noinit\)+SIZEOF\(.noinit\)
 RESET_INPUTS = $(BOARD_OBJS) $(DEMO_OBJS) $(RESET_LIB) $(BOARD_DIR)/libmsamp_uart.a
 define reset_fw
 $(BOARD_DIR)/reset/$(1).o: tests/board/reset_fw.c $(BOARD_FLAGS) $(RESET_MK)
@@ -32,7 +34,7 @@ $(BOARD_DIR)/reset/$(1).elf: $(BOARD_DIR)/reset/$(1).o $(RESET_INPUTS) $(BOARD_L
 	$$(RESET_LINK) -o $$@ $$< $(RESET_INPUTS) $(BOARD_LIBGCC)
 endef
 $(foreach v,reset-fw reset-fw-fault reset-fw-once,$(eval $(call reset_fw,$(v))))
-$(BOARD_DIR)/reset/reset-fw-other.elf: $(BOARD_DIR)/reset/reset-fw-once.o $(RESET_INPUTS) $(BOARD_LDSCRIPT)
+$(BOARD_DIR)/reset/reset-fw-other.elf: $(BOARD_DIR)/reset/reset-fw.o $(RESET_INPUTS) $(BOARD_LDSCRIPT)
 	$(RESET_LINK) -Wl,--build-id=0x5eed0000000000000000000000000000000000ff -o $@ $< $(RESET_INPUTS) $(BOARD_LIBGCC)
 RESET_ELFS := $(addprefix $(BOARD_DIR)/reset/,reset-fw.elf reset-fw-fault.elf reset-fw-once.elf reset-fw-other.elf)
 endif

@@ -2,21 +2,20 @@
  * reset. Boot 0 (the board's boot counter) samples every allocation (interval 1, pinned) of a
  * known live set: keep_small 120 x 48 B, keep_big 8 x 1000 B, keep_mid 40 x 200 B made and then
  * half freed, a temporary 30 x 64 B freed (not in use): 148 LIVE records, more than the ring
- * (512 bytes in this test's library) holds. It flushes the stream, writes msamp's block and tables as they are to
- * ram.bin by semihosting (their address in ram.addr: drain --ram's image, the RAM dump taken just
- * before the reset), then resets the board itself: RESET_FW_FAULT 0, msamp_note_reset(SOFTWARE)
+ * (512 bytes in this test's library) holds. It flushes the stream, writes the .noinit section (msamp's block and
+ * tables) as it is to ram.bin by semihosting (its address in ram.addr: drain --ram's image, the
+ * RAM dump taken just before the reset), then resets the board itself: RESET_FW_FAULT 0, msamp_note_reset(SOFTWARE)
  * then the reset (Cortex-M: SCB AIRCR SYSRESETREQ; AArch64 virt: PSCI SYSTEM_RESET by hvc);
  * RESET_FW_FAULT 1, an undefined instruction, whose exception handler (board_fault_hook) notes
  * FAULT and resets. Boot 1: msamp_init sends the previous session from the kept block, then a few
- * allocations of its own, msamp_end, exit 0. RESET_FW_BOOTS 0: no reset, one boot (the cold-boot
- * and build-id runs). */
+ * allocations of its own, msamp_end, exit 0. RESET_FW_BOOTS 1: one boot, no reset (a cold boot
+ * over garbage). */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "board_api.h"
 #include "common/board_common.h"
 #include "msamp.h"
-#include "msamp_heapdump.h"
 #include "msamp_semihost.h"
 
 #ifndef RESET_FW_FAULT
@@ -88,30 +87,15 @@ __attribute__((noinline)) static void next_boot_work(void)
         hold(malloc(32));
 }
 
-/* [lo, hi) grows to hold n bytes at p. */
-static void span(uintptr_t *lo, uintptr_t *hi, const void *p, uintptr_t n)
-{
-    uintptr_t a = (uintptr_t)p;
-    if (a < *lo)
-        *lo = a;
-    if (a + n > *hi)
-        *hi = a + n;
-}
+/* The .noinit section's bounds (board_reset.mk's --defsym): msamp's block and tables, the boot
+ * counters. */
+extern char __reset_noinit_lo[], __reset_noinit_hi[];
 
-/* msamp's block and tables as they are: ram.bin, and its address in ram.addr. */
+/* .noinit as it is: ram.bin (drain --ram's image: the RAM dump just before the reset; the
+ * cold-boot runs load it back), and its address in ram.addr. */
 static void dump_ram(void)
 {
-    const struct msamp_heapdump_v3 *d = &msamp_heapdump;
-    uintptr_t lo = UINTPTR_MAX, hi = 0, lc = d->live_capacity, p = sizeof(uintptr_t);
-    span(&lo, &hi, d, sizeof *d);
-    span(&lo, &hi, (const void *)d->live_addr, lc * p);
-    span(&lo, &hi, d->live_size, lc * p);
-    span(&lo, &hi, d->live_stack, lc * 4u);
-    span(&lo, &hi, d->live_birth, lc * 4u);
-    span(&lo, &hi, d->live_interval, lc * 4u);
-    span(&lo, &hi, d->stacks, d->stack_capacity * sizeof d->stacks[0]);
-    span(&lo, &hi, d->frames, d->frame_capacity * p);
-    lo &= ~(uintptr_t)15;
+    uintptr_t lo = (uintptr_t)__reset_noinit_lo, hi = (uintptr_t)__reset_noinit_hi;
     intptr_t h = msamp_semihost_open_write("ram.bin");
     if (h < 0 || msamp_semihost_write(h, (const void *)lo, hi - lo) != 0)
         fail("ram.bin");
