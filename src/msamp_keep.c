@@ -14,15 +14,14 @@
 
 /* The boot counter and its check word (the count xor a constant: garbage matches 1 in 2^32). */
 #define BOOT_CHECK 0x6D73424Bu /* "KBsm" */
-static struct {
-    uint32_t count, check;
-} boots MSAMP_NOINIT;
+struct msamp_boots msamp_boots MSAMP_NOINIT;
 
 uint32_t msamp_keep_boot(void)
 {
-    uint32_t n = boots.check == (boots.count ^ BOOT_CHECK) ? boots.count + 1u : 0u;
-    boots.count = n;
-    boots.check = n ^ BOOT_CHECK;
+    struct msamp_boots *b = &msamp_boots;
+    uint32_t n = b->check == (b->count ^ BOOT_CHECK) ? b->count + 1u : 0u;
+    b->count = n;
+    b->check = n ^ BOOT_CHECK;
     return n;
 }
 
