@@ -14,7 +14,9 @@
 
 /* The boot counter and its check word (the count xor a constant: garbage matches 1 in 2^32). */
 #define BOOT_CHECK 0x6D73424Bu /* "KBsm" */
+MSAMP_NOINIT_BEGIN
 struct msamp_boots msamp_boots MSAMP_NOINIT;
+MSAMP_NOINIT_END
 
 uint32_t msamp_keep_boot(void)
 {
@@ -42,7 +44,9 @@ struct msamp_keep {
     struct msamp_heap_stats heap; /* the last figures read */
 #endif
 };
+MSAMP_NOINIT_BEGIN
 static struct msamp_keep K MSAMP_NOINIT;
+MSAMP_NOINIT_END
 #define KEEP_BODY ((const uint8_t *)&K + 2u * sizeof(uint32_t))
 #define KEEP_BODY_SIZE (sizeof K - 2u * sizeof(uint32_t))
 

@@ -232,8 +232,21 @@ uint32_t msamp_frames_used(void);
  * section .noinit.msamp (port/msamp.ld: NOLOAD in RAM), which the start code neither loads nor
  * zeroes. msamp's boot counter is there in every build. */
 #define MSAMP_KEEP (MSAMP_CFG_RESET_PROFILE && !MSAMP_CFG_COMPACT_TABLES && !MSAMP_CFG_RUNTIME_TABLES)
+/* Zero-initialised variables in a named section: gcc makes it NOBITS by the attribute; clang
+ * only by its pragma (the attribute alone gives PROGBITS: zeros in the image). Declarations go
+ * between MSAMP_NOINIT_BEGIN and MSAMP_NOINIT_END, each with MSAMP_NOINIT. */
+#if defined(__clang__)
+#define MSAMP_NOINIT_BEGIN _Pragma("clang section bss=\".noinit.msamp\"")
+#define MSAMP_NOINIT_END _Pragma("clang section bss=\"\"")
+#define MSAMP_NOINIT
+#else
+#define MSAMP_NOINIT_BEGIN
+#define MSAMP_NOINIT_END
 #define MSAMP_NOINIT __attribute__((section(".noinit.msamp")))
+#endif
 #if MSAMP_KEEP
+#define MSAMP_KEPT_BEGIN MSAMP_NOINIT_BEGIN
+#define MSAMP_KEPT_END MSAMP_NOINIT_END
 #define MSAMP_KEPT MSAMP_NOINIT
 /* Whether the block's header is this build's (version, pointer size, capacities, the arrays'
  * addresses) and valid (its magic): what a previous boot left, before msamp_table_reset. */
@@ -243,6 +256,8 @@ uint32_t msamp_stack_kept(uint32_t id, const uintptr_t **pcs);
 /* Every stack definition unsent (pass 0), for the previous session's replay. */
 void msamp_stacks_unmark(void);
 #else
+#define MSAMP_KEPT_BEGIN
+#define MSAMP_KEPT_END
 #define MSAMP_KEPT
 #endif
 

@@ -14,7 +14,9 @@
 
 /* In .bss.msamp, or kept across a reset with the arrays (MSAMP_KEEP: .noinit.msamp). */
 #if MSAMP_KEEP
+MSAMP_KEPT_BEGIN
 struct msamp_heapdump_v3 msamp_heapdump MSAMP_KEPT;
+MSAMP_KEPT_END
 #else
 struct msamp_heapdump_v3 msamp_heapdump __attribute__((section(".bss.msamp")));
 #endif
@@ -77,12 +79,14 @@ static int setup(void)
 #else
 _Static_assert(MSAMP_CFG_FRAME_POOL >= MSAMP_CFG_MAX_DEPTH + 1, "frame pool below one stack");
 _Static_assert(MSAMP_CFG_STACK_CAPACITY <= 65536, "MSAMP_CFG_STACK_CAPACITY: at most 65536");
+MSAMP_KEPT_BEGIN
 static _Atomic uintptr_t live_addr[MSAMP_CFG_LIVE_CAPACITY] MSAMP_KEPT;
 static uintptr_t live_size[MSAMP_CFG_LIVE_CAPACITY] MSAMP_KEPT;
 static uint32_t live_stack[MSAMP_CFG_LIVE_CAPACITY] MSAMP_KEPT,
     live_birth[MSAMP_CFG_LIVE_CAPACITY] MSAMP_KEPT, live_interval[MSAMP_CFG_LIVE_CAPACITY] MSAMP_KEPT;
 static struct msamp_stack_entry_v3 stacks[MSAMP_CFG_STACK_CAPACITY] MSAMP_KEPT;
 static uintptr_t frames[MSAMP_CFG_FRAME_POOL] MSAMP_KEPT;
+MSAMP_KEPT_END
 static uint16_t stack_index[MSAMP_CFG_STACK_CAPACITY];
 
 static int setup(void)

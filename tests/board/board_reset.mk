@@ -12,17 +12,10 @@
 ifneq ($(wildcard boards/$(BOARD)/board.mk),)
 RESET_MK := tests/board/board_reset.mk
 RESET_LIB := $(BOARD_DIR)/reset-lib/libmsamp.a
-RESET_LIB_OBJS := $(call obj_of,$(BOARD_DIR)/reset-lib,$(MSAMP_LIB_SRCS))
+$(eval $(call test_lib,reset-lib,-DMSAMP_CFG_RING_SIZE=512,$(RESET_MK)))
 RESET_DEFS_reset-fw :=
 RESET_DEFS_reset-fw-fault := -DRESET_FW_FAULT=1
 RESET_DEFS_reset-fw-once := -DRESET_FW_BOOTS=1
-$(BOARD_DIR)/reset-lib/%.o: %.c $(BOARD_FLAGS) $(RESET_MK)
-	@mkdir -p $(@D)
-	$(BOARD_COMPILE) $(OWN_CFLAGS) -DMSAMP_CFG_RING_SIZE=512 -c $< -o $@
-$(call obj_of,$(BOARD_DIR)/reset-lib,$(MSAMP_OWN_SRCS)): OWN_CFLAGS := $(MSAMP_OWN_CFLAGS)
-$(RESET_LIB): $(RESET_LIB_OBJS)
-	rm -f $@
-	$(BOARD_AR) rcs $@ $^
 RESET_LINK = $(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(BOARD_LINK_FLAGS) \
 	-Wl,--defsym=__reset_noinit_lo=ADDR\(.noinit\) -Wl,--defsym=__reset_noinit_hi=ADDR\(.noinit\)+SIZEOF\(.noinit\)
 RESET_INPUTS = $(BOARD_OBJS) $(DEMO_OBJS) $(RESET_LIB) $(BOARD_DIR)/libmsamp_uart.a
