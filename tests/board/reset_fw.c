@@ -10,13 +10,17 @@
  * FAULT and resets. Boot 1: msamp_init sends the previous session from the kept block, then a few
  * allocations of its own, msamp_end, exit 0. RESET_FW_BOOTS 1: one boot, no reset (a cold boot
  * over garbage). */
+#include <stddef.h>
 #include <stdint.h>
-#include <stdlib.h>
 
 #include "board_api.h"
 #include "common/board_common.h"
 #include "msamp.h"
 #include "msamp_semihost.h"
+
+/* The demo's heap (boards/examples/demo/demo_heap.c), through msamp's wrappers. */
+void *malloc(size_t n);
+void free(void *p);
 
 #ifndef RESET_FW_FAULT
 #define RESET_FW_FAULT 0
