@@ -36,6 +36,7 @@ int msamp_init(const struct msamp_config *cfg)
         return MSAMP_ERR_INVAL;
     if (msamp_transport_init() < 0)
         return MSAMP_ERR_IO;
+    uint32_t previous = msamp_table_previous(); /* the previous boot's id, before it is rewritten */
     msamp_keep_replay(); /* the previous boot's session, kept across its reset, goes first */
 #if MSAMP_CFG_HEAP_STATS
     struct msamp_heap_stats heap;
@@ -60,10 +61,10 @@ int msamp_init(const struct msamp_config *cfg)
 #if !MSAMP_CFG_TINY
     G.device_id = device_id;
 #endif
-    /* The port's entropy (the clock; a board's boot counter), the device's id and msamp's own
-     * boot counter (.noinit.msamp: boots without entropy draw different ids). */
+    /* The port's entropy (the clock; a board's boot counter), the device's id and the previous
+     * boot's session id (.noinit.msamp: warm boots without entropy draw different ids). */
     uint64_t entropy = msamp_device_entropy(msamp_port_entropy()) +
-                       (uint64_t)msamp_keep_boot() * 0x9E3779B97F4A7C15u;
+                       (uint64_t)previous * 0x9E3779B97F4A7C15u;
     if (seed == 0)
         seed = msamp_rng_seed(entropy);
     G.seed = (__typeof__(G.seed))seed; /* the tiny profile keeps its low 32 bits */

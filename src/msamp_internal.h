@@ -208,14 +208,7 @@ void msamp_rec_cmd_ack(uint32_t seq, unsigned cmd, unsigned status);
 void msamp_rec_end(uint32_t samples, uint32_t frees, uint32_t dropped);
 /* RESET (an extended record): the previous session's end by a reset (msamp_keep.c). */
 void msamp_rec_reset(uint32_t cause, uint32_t samples, uint32_t frees, uint32_t dropped);
-/* The kept block (msamp_keep.c). msamp's boot counter: 0 after a cold boot, then one more at each
- * warm one (init mixes it into the session id). */
-uint32_t msamp_keep_boot(void);
-/* The counter and its check word (the count xor a constant), in .noinit.msamp. */
-struct msamp_boots {
-    uint32_t count, check;
-};
-extern struct msamp_boots msamp_boots;
+/* The kept block (msamp_keep.c). */
 #if MSAMP_KEEP
 /* Before init's lock: the previous session from the kept block, when it is valid, onto the link
  * (the ring drained as it fills). */

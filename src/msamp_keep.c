@@ -1,7 +1,8 @@
 /* What survives a reset (docs/POSTMORTEM.md#a-profile-that-survives-a-reset), in section
  * .noinit.msamp (port/msamp.ld places it NOLOAD in RAM: neither loaded nor zeroed at start-up):
- * - msamp's boot counter (every build): 0 after a cold boot, one more at each warm one; init mixes
- *   it into the session id, so boots of a device without entropy draw different ids.
+ * - the RAM-dump block's header (every build with one, msamp_table_dump.c, msamp_table_compact.c):
+ *   init mixes the previous boot's session id, when its magic is there, into the new one, so warm
+ *   boots of a device without entropy draw different ids (a chain: each id from the one before).
  * - MSAMP_KEEP (MSAMP_CFG_RESET_PROFILE, the static full tables): the tables themselves
  *   (msamp_table_dump.c puts them in the section) and the block below, the session's identity and
  *   its figures as of the last msamp_poll() or msamp_note_reset(). The next boot's msamp_init()
@@ -11,21 +12,6 @@
 #include "msamp_internal.h"
 
 #define G msamp_core
-
-/* The boot counter and its check word (the count xor a constant: garbage matches 1 in 2^32). */
-#define BOOT_CHECK 0x6D73424Bu /* "KBsm" */
-MSAMP_NOINIT_BEGIN
-struct msamp_boots msamp_boots MSAMP_NOINIT;
-MSAMP_NOINIT_END
-
-uint32_t msamp_keep_boot(void)
-{
-    struct msamp_boots *b = &msamp_boots;
-    uint32_t n = b->check == (b->count ^ BOOT_CHECK) ? b->count + 1u : 0u;
-    b->count = n;
-    b->check = n ^ BOOT_CHECK;
-    return n;
-}
 
 #if MSAMP_KEEP
 #define KEEP_MAGIC 0x4B50534Du /* "MSPK" */

@@ -186,6 +186,19 @@ void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_
 #else
 #define msamp_table_describe(session_id, interval, tick_hz) ((void)0) /* no block */
 #endif
+#if MSAMP_CFG_HEAPDUMP
+/* The previous boot's session id, from the block's header (.noinit.msamp: kept across a warm
+ * reset) when its magic is there; 0 after power-on (1 in 2^32 of garbage passes), or without a
+ * block. Init mixes it into the new id. */
+static inline uint32_t msamp_table_previous(void)
+{
+    return atomic_load_explicit(&msamp_heapdump.magic, memory_order_relaxed) == MSAMP_HEAPDUMP_MAGIC
+               ? msamp_heapdump.session_id
+               : 0u;
+}
+#else
+#define msamp_table_previous() 0u
+#endif
 
 /* Lock-free probe of p's reach: its slot, or -1 (always -1 for p == 0, the empty slot's mark). */
 int32_t msamp_live_find(uintptr_t p);
@@ -230,7 +243,8 @@ uint32_t msamp_frames_used(void);
 
 /* Kept across a reset (MSAMP_CFG_RESET_PROFILE, src/msamp_keep.c): the static full tables, in
  * section .noinit.msamp (port/msamp.ld: NOLOAD in RAM), which the start code neither loads nor
- * zeroes. msamp's boot counter is there in every build. */
+ * zeroes. The block's header is there in every build with one (its session id: the next boot's
+ * entropy). */
 #define MSAMP_KEEP (MSAMP_CFG_RESET_PROFILE && !MSAMP_CFG_COMPACT_TABLES && !MSAMP_CFG_RUNTIME_TABLES)
 /* Zero-initialised variables in a named section: gcc makes it NOBITS by the attribute; clang
  * only by its pragma (the attribute alone gives PROGBITS: zeros in the image). Declarations go

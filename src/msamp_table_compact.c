@@ -24,7 +24,10 @@ _Static_assert(STACK_N <= 65536, "compact tables: at most 65536 stacks");
 _Atomic uintptr_t msamp_live_slots[MSAMP_CFG_LIVE_CAPACITY];
 
 #if MSAMP_CFG_HEAPDUMP
-struct msamp_heapdump_v3 msamp_heapdump __attribute__((section(".bss.msamp")));
+/* Kept across a reset (.noinit.msamp): its session id seeds the next boot's. */
+MSAMP_NOINIT_BEGIN
+struct msamp_heapdump_v3 msamp_heapdump MSAMP_NOINIT;
+MSAMP_NOINIT_END
 #define LIVE_USED msamp_heapdump.live_used
 #else
 #define LIVE_USED t.live_used

@@ -12,14 +12,11 @@
 /* A pool word that starts a hole of (word & ~HOLE) words, where an evicted stack was. */
 #define HOLE ((uintptr_t)1 << (sizeof(uintptr_t) * 8u - 1u))
 
-/* In .bss.msamp, or kept across a reset with the arrays (MSAMP_KEEP: .noinit.msamp). */
-#if MSAMP_KEEP
-MSAMP_KEPT_BEGIN
-struct msamp_heapdump_v3 msamp_heapdump MSAMP_KEPT;
-MSAMP_KEPT_END
-#else
-struct msamp_heapdump_v3 msamp_heapdump __attribute__((section(".bss.msamp")));
-#endif
+/* Kept across a reset (.noinit.msamp): its session id seeds the next boot's; with MSAMP_KEEP the
+ * arrays too. */
+MSAMP_NOINIT_BEGIN
+struct msamp_heapdump_v3 msamp_heapdump MSAMP_NOINIT;
+MSAMP_NOINIT_END
 
 static struct {
     uint16_t *index;      /* STACK_CAP positions: a stack id, 0 empty */
