@@ -1,13 +1,14 @@
 /*
  * The in-RAM tables of msamp (MSAMP_CFG_HEAPDUMP, on by default in every profile), version 4: a
  * layout a host can read from a RAM dump or crash dump (symbol `msamp_heapdump`, section
- * .noinit.msamp with the static full tables, kept across a reset with them (MSAMP_CFG_RESET_PROFILE);
- * .bss.msamp otherwise) to rebuild the in-use profile without the device's help, as Fuchsia's heapdump does
+ * .noinit.msamp: kept across a warm reset, with the static full tables' arrays too,
+ * MSAMP_CFG_RESET_PROFILE) to rebuild the in-use profile without the device's help, as Fuchsia's heapdump does
  * (`drain --ram FILE@ADDR` or `drain --core FILE`: docs/POSTMORTEM.md).
  *
  * Reading rules:
  * - The block is valid only when `magic` == MSAMP_HEAPDUMP_MAGIC; it is written last at init. In
- *   .noinit.msamp a dump taken before msamp_init() may show the previous boot's block.
+ *   .noinit.msamp a dump taken before msamp_init() may show the previous boot's block (its arrays
+ *   are this boot's, zeroed, unless they are kept too).
  * - All fields are in the device's byte order (the magic reads 0x4D534844 in a big-endian dump's
  *   byte order as little-endian: a reader tells the order from it); uintptr_t and pointers are
  *   `ptr_size` bytes (4 or 8). The header (magic to flags) is 56 bytes; seven pointers follow it (naturally aligned), to the
