@@ -118,8 +118,8 @@
  * "ended by a reset" (docs/POSTMORTEM.md#a-profile-that-survives-a-reset, msamp_note_reset).
  * Costs no RAM but the block's 48-72 bytes; boot time: the previous live set on the link (about
  * 10 bytes per live entry, 10-60 bytes per stack). Only with static full tables
- * (MSAMP_CFG_COMPACT_TABLES 0, MSAMP_CFG_RUNTIME_TABLES 0): otherwise only the RAM-dump block's
- * header is kept (in every build with one: the previous session id, mixed into the next). */
+ * (MSAMP_CFG_COMPACT_TABLES 0, MSAMP_CFG_RUNTIME_TABLES 0): otherwise only the full tables'
+ * RAM-dump block header is kept (the previous session id, mixed into the next). */
 #ifndef MSAMP_CFG_RESET_PROFILE
 #define MSAMP_CFG_RESET_PROFILE 1
 #endif

@@ -1,8 +1,8 @@
 /*
  * The in-RAM tables of msamp (MSAMP_CFG_HEAPDUMP, on by default in every profile), version 4: a
- * layout a host can read from a RAM dump or crash dump (symbol `msamp_heapdump`, section
- * .noinit.msamp: kept across a warm reset, with the static full tables' arrays too,
- * MSAMP_CFG_RESET_PROFILE) to rebuild the in-use profile without the device's help, as Fuchsia's heapdump does
+ * layout a host can read from a RAM dump or crash dump (symbol `msamp_heapdump`; with the full
+ * tables in section .noinit.msamp, kept across a warm reset, their static arrays too with
+ * MSAMP_CFG_RESET_PROFILE; the compact tables' in .bss.msamp) to rebuild the in-use profile without the device's help, as Fuchsia's heapdump does
  * (`drain --ram FILE@ADDR` or `drain --core FILE`: docs/POSTMORTEM.md).
  *
  * Reading rules:

@@ -1,11 +1,11 @@
 /* What survives a reset (docs/POSTMORTEM.md#a-profile-that-survives-a-reset), in section
  * .noinit.msamp (port/msamp.ld places it NOLOAD in RAM: neither loaded nor zeroed at start-up):
- * - the RAM-dump block's header (every build with one, msamp_table_dump.c, msamp_table_compact.c):
+ * - the RAM-dump block's header of the full tables (msamp_table_dump.c; not the compact tables'):
  *   init mixes the previous boot's session id, when its magic is there, into the new one, so warm
  *   boots of a device without entropy draw different ids (a chain: each id from the one before).
  * - MSAMP_KEEP (MSAMP_CFG_RESET_PROFILE, the static full tables): the tables themselves
  *   (msamp_table_dump.c puts them in the section) and the block below, the session's identity and
- *   its figures as of the last msamp_poll() or msamp_note_reset(). The next boot's msamp_init()
+ *   its keep_figures as of the last msamp_poll() or msamp_note_reset(). The next boot's msamp_init()
  *   checks it (magic, CRC-32, the build-id's hash, the tables' header) and sends that session's
  *   end before its own: SESSION (flag PREVIOUS), TIME, a snapshot pass of the kept live set,
  *   HEAP, RESET (include/msamp_wire.h). */
@@ -27,7 +27,7 @@ struct msamp_keep {
     uint32_t cause, samples, frees, dropped;
     uint64_t start, last; /* wire ticks: the session's start, the last time known */
 #if MSAMP_CFG_HEAP_STATS
-    struct msamp_heap_stats heap; /* the last figures read */
+    struct msamp_heap_stats heap; /* the last keep_figures read */
 #endif
 };
 MSAMP_NOINIT_BEGIN
@@ -49,7 +49,7 @@ static uint32_t keep_crc(const uint8_t *p, uint32_t n)
 }
 
 /* FNV-1a of the build-id (0 bytes: the basis), and the block's version and size. */
-static uint32_t build_hash(void)
+static uint32_t keep_build(void)
 {
     const uint8_t *id;
     size_t n = msamp_port_build_id(&id);
@@ -59,22 +59,22 @@ static uint32_t build_hash(void)
     return h;
 }
 
-static void seal(void)
+static void keep_seal(void)
 {
     K.crc = keep_crc(KEEP_BODY, KEEP_BODY_SIZE);
 }
 
-static int kept(void)
+static int keep_valid(void)
 {
     return K.magic == KEEP_MAGIC && K.crc == keep_crc(KEEP_BODY, KEEP_BODY_SIZE) &&
-           K.version == (KEEP_VERSION << 16 | (uint32_t)sizeof K) && K.build == build_hash() &&
+           K.version == (KEEP_VERSION << 16 | (uint32_t)sizeof K) && K.build == keep_build() &&
            msamp_table_kept() && msamp_heapdump.session_id == K.session_id && K.tick_hz != 0 &&
            K.last >= K.start;
 }
 
 /* Ring room for the next event: the open frame closed and everything handed to the transport. 0
  * when the transport takes nothing for KEEP_IDLE calls, or fails. */
-static int make_room(void)
+static int keep_room(void)
 {
     msamp_writer_close();
     for (uint32_t idle = 0; !msamp_ring_empty();) {
@@ -88,7 +88,7 @@ static int make_room(void)
 /* The replay's events, each by its step: a slot's STACK and LIVE for STEP_LIVE + slot. */
 enum { STEP_SESSION, STEP_START, STEP_BEGIN, STEP_END, STEP_RESET, STEP_LIVE };
 
-static void write_step(uint32_t step, uint32_t count)
+static void keep_write(uint32_t step, uint32_t count)
 {
     uint64_t v[2] = {K.start, 0};
     struct msamp_varints64 f = {v, 1};
@@ -136,15 +136,15 @@ static void write_step(uint32_t step, uint32_t count)
 }
 
 /* One event of the replay, the ring drained first when it has no room: 1 when sent. */
-static int send_step(uint32_t step, uint32_t count)
+static int keep_send(uint32_t step, uint32_t count)
 {
     for (int tries = 0; tries < 2; tries++) {
         struct msamp_writer ev;
         msamp_event_begin(&ev);
-        write_step(step, count);
+        keep_write(step, count);
         if (msamp_event_end(&ev, 0) == 0)
             return 1;
-        if (!make_room())
+        if (!keep_room())
             return 0;
     }
     return 0;
@@ -152,7 +152,7 @@ static int send_step(uint32_t step, uint32_t count)
 
 void msamp_keep_replay(void)
 {
-    if (!kept()) {
+    if (!keep_valid()) {
         K.magic = 0;
         return;
     }
@@ -160,20 +160,20 @@ void msamp_keep_replay(void)
     atomic_store_explicit(&G.interval, msamp_heapdump.interval, memory_order_relaxed);
     msamp_stacks_unmark();
     uint32_t count = 0;
-    int ok = send_step(STEP_SESSION, 0) && send_step(STEP_START, 0) && send_step(STEP_BEGIN, 0);
+    int ok = keep_send(STEP_SESSION, 0) && keep_send(STEP_START, 0) && keep_send(STEP_BEGIN, 0);
     for (uint32_t slot = 0; ok && slot < MSAMP_LIVE_CAP; slot++) {
         struct msamp_live_entry e;
         msamp_live_get(slot, &e);
         if (e.addr == 0)
             continue;
-        ok = send_step(STEP_LIVE + slot, 0);
+        ok = keep_send(STEP_LIVE + slot, 0);
         if (ok && e.stack != 0 && e.stack < MSAMP_STACK_CAP)
             msamp_stack_sent(e.stack, 1);
         count++;
     }
-    if (ok && send_step(STEP_END, count))
-        (void)send_step(STEP_RESET, 0);
-    (void)make_room();
+    if (ok && keep_send(STEP_END, count))
+        (void)keep_send(STEP_RESET, 0);
+    (void)keep_room();
     K.magic = 0; /* sent: the tables are this boot's from now on */
 }
 
@@ -181,7 +181,7 @@ void msamp_keep_start(uint32_t session_id)
 {
     K.magic = 0;
     K.version = KEEP_VERSION << 16 | (uint32_t)sizeof K;
-    K.build = build_hash();
+    K.build = keep_build();
     K.session_id = session_id;
     K.tick_hz = msamp_tick_hz();
     K.cause = MSAMP_RESET_UNKNOWN;
@@ -190,7 +190,7 @@ void msamp_keep_start(uint32_t session_id)
 #if MSAMP_CFG_HEAP_STATS
     K.heap = G.heap;
 #endif
-    seal();
+    keep_seal();
     K.magic = KEEP_MAGIC;
 }
 
@@ -199,8 +199,8 @@ void msamp_keep_end(void)
     K.magic = 0; /* ended by END: nothing for the next boot to send */
 }
 
-/* The session's figures now (under the lock, or from a fault handler). */
-static void figures(void)
+/* The session's keep_figures now (under the lock, or from a fault handler). */
+static void keep_figures(void)
 {
     K.samples = G.samples;
     K.frees = G.frees;
@@ -212,11 +212,11 @@ static void figures(void)
 
 void msamp_keep_update(void)
 {
-    figures();
+    keep_figures();
 #if MSAMP_CFG_HEAP_STATS
     K.heap = G.heap;
 #endif
-    seal();
+    keep_seal();
 }
 #endif
 
@@ -226,8 +226,8 @@ void msamp_note_reset(unsigned cause)
     if (!G.initialised || K.magic != KEEP_MAGIC)
         return;
     K.cause = cause;
-    figures();
-    seal();
+    keep_figures();
+    keep_seal();
 #else
     (void)cause;
 #endif

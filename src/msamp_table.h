@@ -243,7 +243,7 @@ uint32_t msamp_frames_used(void);
 
 /* Kept across a reset (MSAMP_CFG_RESET_PROFILE, src/msamp_keep.c): the static full tables, in
  * section .noinit.msamp (port/msamp.ld: NOLOAD in RAM), which the start code neither loads nor
- * zeroes. The block's header is there in every build with one (its session id: the next boot's
+ * zeroes. The full tables' block header is there in every build (its session id: the next boot's
  * entropy). */
 #define MSAMP_KEEP (MSAMP_CFG_RESET_PROFILE && !MSAMP_CFG_COMPACT_TABLES && !MSAMP_CFG_RUNTIME_TABLES)
 /* Zero-initialised variables in a named section: gcc makes it NOBITS by the attribute; clang

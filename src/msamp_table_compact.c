@@ -24,10 +24,10 @@ _Static_assert(STACK_N <= 65536, "compact tables: at most 65536 stacks");
 _Atomic uintptr_t msamp_live_slots[MSAMP_CFG_LIVE_CAPACITY];
 
 #if MSAMP_CFG_HEAPDUMP
-/* Kept across a reset (.noinit.msamp): its session id seeds the next boot's. */
-MSAMP_NOINIT_BEGIN
-struct msamp_heapdump_v3 msamp_heapdump MSAMP_NOINIT;
-MSAMP_NOINIT_END
+/* In .bss.msamp: the tiny profile's RAM is at its bound (1 KiB + this header), and .noinit's own
+ * alignment would pass it; so its session id does not seed the next boot's (the port's entropy,
+ * a board's boot counter, tells boots apart). */
+struct msamp_heapdump_v3 msamp_heapdump __attribute__((section(".bss.msamp")));
 #define LIVE_USED msamp_heapdump.live_used
 #else
 #define LIVE_USED t.live_used
