@@ -18,6 +18,7 @@
 #           one session, exit 0.
 set -u
 dir=$(realpath "$1")
+# drain runs in the run's folder: the files it writes there by default (heap.pb.gz) stay in it.
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 drain=$(realpath "${DRAIN:-host_tools/drain}")
@@ -97,8 +98,8 @@ check_reset() {
     ok "$name: --json \"ended\": \"reset\", cause $cause" || fail "$name: --json: $(grep -o '"ended": [^,]*' "$w/out.json")"
   grep -q '"ended": "end"' "$w/out.json.s2" && ok "$name: session 2 --json \"ended\": \"end\"" ||
     fail "$name: session 2: $(grep -o '"ended": [^,]*' "$w/out.json.s2")"
-  "$drain" -q -e "$elf" --ram "$w/ram.bin@0x$(cat "$w/ram.addr")" -s "$w/dump.folded" -o "$w/dump.pb.gz" \
-    >/dev/null 2>"$w/dump.err" || { fail "$name: drain --ram: $(cat "$w/dump.err")"; return; }
+  (cd "$w" && "$drain" -q -e "$elf" --ram "ram.bin@0x$(cat ram.addr)" -s dump.folded -o dump.pb.gz \
+    >/dev/null 2>dump.err) || { fail "$name: drain --ram: $(cat "$w/dump.err")"; return; }
   if [ -s "$w/dump.folded" ] && cmp -s "$w/dump.folded" "$w/out.folded"; then
     ok "$name: the previous boot's in-use profile equals the RAM dump's ($(by_site "$w/out.folded" | tr '\n' ' '))"
   else
@@ -131,7 +132,7 @@ if [ -s "$img" ]; then
     run "kept-$elf" "$dir/$elf.elf" -device "loader,file=$img,addr=$addr"
     st=$?
     got=$(previous "$out/kept-$elf/stream.bin")
-    "$drain" -e "$dir/$elf.elf" -t 1 --json "$out/kept-$elf/out.json" "$out/kept-$elf/stream.bin" >"$out/kept-$elf/top.txt" 2>&1
+    (cd "$out/kept-$elf" && "$drain" -e "$dir/$elf.elf" -t 1 --json out.json stream.bin >top.txt 2>&1)
     if [ "$want" = 1 ]; then
       [ "$st" = 0 ] && [ -n "$got" ] && grep -q '"ended": "reset"' "$out/kept-$elf/out.json" &&
         ok "kept block loaded into its own build: sent as the previous session (\"ended\": \"reset\")" ||
@@ -155,7 +156,7 @@ for seed in 1 2 3 4 5; do
   run "garbage$seed" "$dir/reset-fw-once.elf" -device "loader,file=$out/garbage$seed.bin,addr=$addr"
   st=$?
   got=$(previous "$out/garbage$seed/stream.bin")
-  n=$("$drain" -e "$dir/reset-fw-once.elf" -t 1 "$out/garbage$seed/stream.bin" 2>&1 | grep -c '^session [0-9]')
+  n=$(cd "$out/garbage$seed" && "$drain" -e "$dir/reset-fw-once.elf" -t 1 stream.bin 2>&1 | grep -c '^session [0-9]')
   [ "$st" = 0 ] && [ -z "$got" ] && [ "$n" = 1 ] || { bad=$((bad + 1)); echo "  seed $seed: exit $st, previous at '$got', $n sessions"; }
 done
 [ "$bad" = 0 ] && ok "cold boots over garbage (5 seeds): no previous session, one session each" ||
