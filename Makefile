@@ -39,7 +39,7 @@ MK_FRAGMENTS := src/sources.mk \
 	$(filter-out host_tools/host_tools.mk,$(sort $(wildcard host_tools/*.mk host_tools/*/*.mk host_tools/*/*/*.mk))) \
 	port/hosted/hosted.mk \
 	boards/boards.mk \
-	tests/analysis/analysis.mk tests/bench/bench.mk tests/board/board.mk tests/board/board_faults.mk \
+	tests/analysis/analysis.mk tests/bench/bench.mk tests/board/board.mk tests/board/board_faults.mk tests/board/board_reset.mk \
 	tests/calibrate/calibrate.mk tests/link/link.mk \
 	tests/control/control.mk tests/cross/cross.mk tests/cxx/cxx.mk tests/decoder/decoder.mk \
 	tests/docs/docs.mk \

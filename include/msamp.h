@@ -138,6 +138,24 @@ int msamp_snapshot(void);
  * MSAMP_ERR_BUSY when the ring is full. */
 int msamp_mark(const char *text, size_t len);
 
+/* Why the device is about to reset (msamp_note_reset; the RESET record's cause on the wire,
+ * docs/WIRE_FORMAT.md): enum msamp_wire_reset_cause's values. */
+enum msamp_reset_cause {
+    MSAMP_RESET_UNKNOWN = 0,  /* not noted: a watchdog without a hook, a reset pin, a lockup */
+    MSAMP_RESET_SOFTWARE = 1, /* the firmware asked for it (NVIC_SystemReset, PSCI SYSTEM_RESET) */
+    MSAMP_RESET_FAULT = 2,    /* a fault handler (HardFault, a synchronous exception) */
+    MSAMP_RESET_WATCHDOG = 3, /* a watchdog's early-warning interrupt */
+    MSAMP_RESET_ASSERT = 4    /* a failed assertion, a panic */
+};
+/* Notes in the kept block (MSAMP_CFG_RESET_PROFILE, docs/POSTMORTEM.md#a-profile-that-survives-a-reset)
+ * why and when the device resets, and the session's counters at that instant: the next boot's
+ * msamp_init() sends them with the previous session's in-use set, and drain says "ended by a
+ * reset at T s (cause)". Call it from a fault handler or a watchdog's pre-reset hook, just before
+ * the reset: it takes no lock and never blocks. Without the call the next boot still sends the
+ * previous session, with the cause unknown and the time of its last msamp_poll(). A no-op before
+ * msamp_init() and in builds without the kept block. */
+void msamp_note_reset(unsigned cause);
+
 /* The drain step: send due re-sends and move whole frames from the ring to the port's transport.
  * Returns the number of bytes handed to the transport (>= 0) or MSAMP_ERR_IO. Never blocks longer
  * than the transport's write does. Call it from the main loop, an idle hook or a writer thread;

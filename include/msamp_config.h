@@ -110,6 +110,20 @@
 #define MSAMP_CFG_RUNTIME_TABLES 0
 #endif
 
+/* 1: the full tables and a small block beside them (the session's identity, its counters, the
+ * last heap figures, a reset's cause) are kept across a reset in section .noinit.msamp, which
+ * port/msamp.ld places NOLOAD in RAM (a board's `.noinit` takes it too): the next boot's
+ * msamp_init() checks the block (magic, CRC-32, the build-id) and sends the previous session's
+ * in-use set and its end (the RESET record) before its own session; drain reports that session
+ * "ended by a reset" (docs/POSTMORTEM.md#a-profile-that-survives-a-reset, msamp_note_reset).
+ * Costs no RAM but the block's 80 bytes (104 on 64-bit; 56 and 64 without heap health); boot time: the previous live set on the link (about
+ * 10 bytes per live entry, 10-60 bytes per stack). Only with static full tables
+ * (MSAMP_CFG_COMPACT_TABLES 0, MSAMP_CFG_RUNTIME_TABLES 0): otherwise only the full tables'
+ * RAM-dump block header is kept (the previous session id, mixed into the next). */
+#ifndef MSAMP_CFG_RESET_PROFILE
+#define MSAMP_CFG_RESET_PROFILE 1
+#endif
+
 /* Sampled allocations tracked at once (the live table). Power of two, >= MSAMP_CFG_LIVE_WAYS.
  * RAM: one entry per slot (pointer + 16 bytes; compact tables: pointer + 3 bytes). A sample takes
  * the first free slot of its reach (its home bucket and the 3 after it, the lowest way of the four

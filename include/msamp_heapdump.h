@@ -1,11 +1,14 @@
 /*
  * The in-RAM tables of msamp (MSAMP_CFG_HEAPDUMP, on by default in every profile), version 4: a
- * layout a host can read from a RAM dump or crash dump (symbol `msamp_heapdump`, section
- * .bss.msamp) to rebuild the in-use profile without the device's help, as Fuchsia's heapdump does
+ * layout a host can read from a RAM dump or crash dump (symbol `msamp_heapdump`; with the full
+ * tables in section .noinit.msamp, kept across a warm reset, their static arrays too with
+ * MSAMP_CFG_RESET_PROFILE; the compact tables' in .bss.msamp) to rebuild the in-use profile without the device's help, as Fuchsia's heapdump does
  * (`drain --ram FILE@ADDR` or `drain --core FILE`: docs/POSTMORTEM.md).
  *
  * Reading rules:
- * - The block is valid only when `magic` == MSAMP_HEAPDUMP_MAGIC; it is written last at init.
+ * - The block is valid only when `magic` == MSAMP_HEAPDUMP_MAGIC; it is written last at init. In
+ *   .noinit.msamp a dump taken before msamp_init() may show the previous boot's block (its arrays
+ *   are this boot's, zeroed, unless they are kept too).
  * - All fields are in the device's byte order (the magic reads 0x4D534844 in a big-endian dump's
  *   byte order as little-endian: a reader tells the order from it); uintptr_t and pointers are
  *   `ptr_size` bytes (4 or 8). The header (magic to flags) is 56 bytes; seven pointers follow it (naturally aligned), to the

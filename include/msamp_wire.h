@@ -92,7 +92,8 @@
     VARINT(SAMPLE_TASK, 18, task)             \
     VARINT(END, 19, end)                      \
     VARINT(HEAP, 20, heap)                   \
-    VARINT(TASK_BUDGET, 21, task_budget)
+    VARINT(TASK_BUDGET, 21, task_budget)      \
+    VARINT(RESET, 22, reset)
 
 /* SESSION: the fields of MSAMP_WIRE_FIELDS_SESSION (VERSION: a u8, MSAMP_WIRE_VERSION; U8, U32LE:
  * fixed-size), then build_id_len:u8 build_id[build_id_len] [device_id_len:u8
@@ -232,6 +233,30 @@
     F(m, ID16, task, task) F(m, REQ, budget, budget) F(m, REQ, in_use, in_use)        \
     F(m, REQ, peak, peak) F(m, REQ, events, events) F(m, DT, dt, dt)
 
+/* RESET (extended): the previous session ended by a reset. The next boot's msamp_init() sends it
+ * from the block kept across the reset (MSAMP_CFG_RESET_PROFILE, docs/POSTMORTEM.md) as the last
+ * record of that session, which it sends first: SESSION (the previous session_id, resend_seq
+ * nonzero, MSAMP_SESSION_FLAG_PREVIOUS), TIME (the session's start), SNAP_BEGIN (pass 0, at the
+ * last time known), STACK and LIVE records of its live set, SNAP_END, HEAP (reason END, the last
+ * figures read) where the build has heap health, then RESET, whose dt is 0: the reset happened
+ * at the last time known (msamp_note_reset's, else the last msamp_poll()'s). cause is enum
+ * msamp_wire_reset_cause; samples, frees and dropped are END's totals as they were then. Then the
+ * new boot's SESSION (resend_seq 0). A reader ends the previous session there: "ended by a
+ * reset". */
+#define MSAMP_WIRE_FIELDS_RESET(F, m)                                                         \
+    F(m, REQ, cause, cause) F(m, REQ, samples, samples) F(m, REQ, frees, frees)              \
+    F(m, REQ, dropped, dropped) F(m, DT, dt, dt)
+
+/* RESET.cause (msamp.h's enum msamp_reset_cause has the same values). */
+enum msamp_wire_reset_cause {
+    MSAMP_WIRE_RESET_UNKNOWN = 0,  /* not noted (a watchdog without a hook, a reset pin) */
+    MSAMP_WIRE_RESET_SOFTWARE = 1, /* the firmware asked for it */
+    MSAMP_WIRE_RESET_FAULT = 2,    /* a fault handler */
+    MSAMP_WIRE_RESET_WATCHDOG = 3, /* a watchdog's early warning */
+    MSAMP_WIRE_RESET_ASSERT = 4,   /* a failed assertion, a panic */
+    MSAMP_WIRE_RESET_CAUSES = 5
+};
+
 #define MSAMP_WIRE_TYPE_(NAME, type, member) MSAMP_REC_##NAME = type,
 enum msamp_wire_type {
     MSAMP_REC_INVALID = 0,
@@ -359,6 +384,9 @@ enum msamp_wire_interval_reason {
 /* The device thins with sizes and intervals rounded to their 8-bit codes (msamp_thin_code; the
  * compact tables keep nothing finer): the host rounds the same before msamp_thin_q16. */
 #define MSAMP_SESSION_FLAG_CODED_SIZES 0x04u
+/* This SESSION and the records up to the next SESSION describe the previous boot's session, sent
+ * by the next boot from the block it kept (RESET, above): not a re-send of the session in force. */
+#define MSAMP_SESSION_FLAG_PREVIOUS 0x08u
 /* The device reads command frames of version 2 (MSAMP_CMD_VERSION: a series, carried out once
  * and in order). A device without it reads version 1 or none (docs/CONTROL.md#versions). */
 #define MSAMP_SESSION_FLAG_CMD_V2 0x40u

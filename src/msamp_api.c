@@ -36,6 +36,8 @@ int msamp_init(const struct msamp_config *cfg)
         return MSAMP_ERR_INVAL;
     if (msamp_transport_init() < 0)
         return MSAMP_ERR_IO;
+    uint32_t previous = msamp_table_previous(); /* the previous boot's id, before it is rewritten */
+    msamp_keep_replay(); /* the previous boot's session, kept across its reset, goes first */
 #if MSAMP_CFG_HEAP_STATS
     struct msamp_heap_stats heap;
     msamp_heap_read(&heap); /* outside the lock: the allocator may take its own */
@@ -59,8 +61,10 @@ int msamp_init(const struct msamp_config *cfg)
 #if !MSAMP_CFG_TINY
     G.device_id = device_id;
 #endif
-    /* The port's entropy (the clock; a board's boot counter) and the device's id. */
-    uint64_t entropy = msamp_device_entropy(msamp_port_entropy());
+    /* The port's entropy (the clock; a board's boot counter), the device's id and the previous
+     * boot's session id (.noinit.msamp: warm boots without entropy draw different ids). */
+    uint64_t entropy = msamp_device_entropy(msamp_port_entropy()) +
+                       (uint64_t)previous * 0x9E3779B97F4A7C15u;
     if (seed == 0)
         seed = msamp_rng_seed(entropy);
     G.seed = (__typeof__(G.seed))seed; /* the tiny profile keeps its low 32 bits */
@@ -93,6 +97,7 @@ int msamp_init(const struct msamp_config *cfg)
     if (MSAMP_CFG_ADAPTIVE)
         G.changed_at = (uint32_t)G.w.ts; /* the adaptive interval's clock */
     msamp_table_describe(session_id, interval, (uint32_t)hz);
+    msamp_keep_start(session_id);
 
     atomic_store_explicit(&G.enabled, start_disabled ? 0 : 1, memory_order_relaxed);
     G.initialised = 1;
@@ -130,6 +135,7 @@ int msamp_poll(void)
 #if MSAMP_CFG_TASK_BUDGETS
     msamp_budget_poll();
 #endif
+    msamp_keep_update();
     msamp_writer_close();
     msamp_port_unlock(key);
     return msamp_ring_drain();
@@ -177,6 +183,7 @@ int msamp_end(void)
     msamp_heap_note(&heap);
 #endif
     atomic_store_explicit(&G.enabled, 0, memory_order_relaxed); /* nothing sampled after END */
+    msamp_keep_end();
     struct msamp_writer ev;
     msamp_event_begin(&ev);
 #if MSAMP_CFG_HEAP_STATS

@@ -210,6 +210,24 @@ void msamp_rec_fail(unsigned kind, uintptr_t size, uint32_t stack, uintptr_t dt,
 void msamp_rec_cmd_ack(uint32_t seq, unsigned cmd, unsigned status, uint32_t series); /* series 0: none */
 /* END (an extended record): the session's totals, the device's last record (msamp_end). */
 void msamp_rec_end(uint32_t samples, uint32_t frees, uint32_t dropped);
+/* RESET (an extended record): the previous session's end by a reset (msamp_keep.c). */
+void msamp_rec_reset(uint32_t cause, uint32_t samples, uint32_t frees, uint32_t dropped);
+/* The kept block (msamp_keep.c). */
+#if MSAMP_KEEP
+/* Before init's lock: the previous session from the kept block, when it is valid, onto the link
+ * (the ring drained as it fills). */
+void msamp_keep_replay(void);
+/* The new session's block (init), and its figures brought up to date (msamp_poll). */
+void msamp_keep_start(uint32_t session_id);
+void msamp_keep_update(void);
+/* msamp_end: the session ended with END, the block is no longer to be sent. */
+void msamp_keep_end(void);
+#else
+#define msamp_keep_end() ((void)0)
+#define msamp_keep_replay() ((void)0)
+#define msamp_keep_start(session_id) ((void)0)
+#define msamp_keep_update() ((void)0)
+#endif
 #if MSAMP_CFG_HEAP_STATS
 void msamp_rec_heap(unsigned reason, const struct msamp_heap_stats *h, uintptr_t dt);
 /* The allocator's state (msamp_heap.c): msamp_heap_read asks the port, outside the lock (a stats
@@ -395,6 +413,9 @@ uint64_t msamp_device_entropy(uint64_t entropy);
 #else
 #define msamp_device_entropy(entropy) (entropy)
 #endif
+/* A SESSION record into the open event (flags: MSAMP_SESSION_FLAG_PREVIOUS, or 0). */
+void msamp_rec_session(uint32_t session_id, uint32_t resend_seq, uint32_t flags, uint32_t interval,
+                       uint32_t tick_hz);
 /* SESSION (session_id, resend_seq) and the MAPPINGs: one event each. */
 void msamp_put_identity(uint32_t session_id, uint32_t resend_seq);
 /* An absolute TIME record: later dt fields count from now. */

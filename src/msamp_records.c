@@ -236,6 +236,14 @@ void msamp_rec_end(uint32_t samples, uint32_t frees, uint32_t dropped)
     SEND(END, v, F_END__all);
 }
 
+void msamp_rec_reset(uint32_t cause, uint32_t samples, uint32_t frees, uint32_t dropped)
+{
+    uintptr_t v[F_RESET__all] = {[F_RESET__type] = MSAMP_REC_RESET, [F_RESET_cause] = cause,
+                                 [F_RESET_samples] = samples, [F_RESET_frees] = frees,
+                                 [F_RESET_dropped] = dropped, [F_RESET_dt] = 0};
+    SEND(RESET, v, F_RESET__all);
+}
+
 #if MSAMP_CFG_TASK_BUDGETS
 void msamp_rec_task_budget(uint32_t task, uintptr_t budget, uintptr_t in_use, uintptr_t peak,
                            uint32_t events, uintptr_t dt)

@@ -59,9 +59,9 @@ uint64_t msamp_device_entropy(uint64_t entropy)
 }
 #endif
 
-void msamp_put_identity(uint32_t session_id, uint32_t resend_seq)
+void msamp_rec_session(uint32_t session_id, uint32_t resend_seq, uint32_t flags, uint32_t interval,
+                       uint32_t tick_hz)
 {
-    struct msamp_writer ev;
     struct msamp_session_fields f;
     f.build_id_len = (uint32_t)msamp_port_build_id(&f.build_id);
     if (f.build_id_len > MSAMP_WIRE_MAX_BUILD_ID)
@@ -69,18 +69,25 @@ void msamp_put_identity(uint32_t session_id, uint32_t resend_seq)
     f.device_id_len = msamp_device_id(&f.device_id);
     f.flags = MSAMP_SESSION_ENDIAN | (MSAMP_CFG_SEND_ADDRESSES ? MSAMP_SESSION_FLAG_ADDRESSES : 0u) |
               (!MSAMP_CFG_COMPACT_TABLES ? 0u : MSAMP_SESSION_FLAG_CODED_SIZES) |
-              (MSAMP_CFG_CONTROL ? MSAMP_SESSION_FLAG_CMD_V2 : 0u);
+              (MSAMP_CFG_CONTROL ? MSAMP_SESSION_FLAG_CMD_V2 : 0u) | flags;
     f.session_id = session_id;
     f.resend_seq = resend_seq;
     f.arch = MSAMP_ARCH_SELF;
     f.ptr_size = sizeof(uintptr_t);
-    f.tick_hz = msamp_tick_hz();
-    f.interval = atomic_load_explicit(&G.interval, memory_order_relaxed);
+    f.tick_hz = tick_hz;
+    f.interval = interval;
     f.live_capacity = MSAMP_LIVE_CAP;
     f.stack_capacity = MSAMP_STACK_CAP;
     f.max_depth = MSAMP_CFG_MAX_DEPTH;
-    msamp_event_begin(&ev);
     msamp_event_record(MSAMP_REC_SESSION, msamp_layout_session, &f);
+}
+
+void msamp_put_identity(uint32_t session_id, uint32_t resend_seq)
+{
+    struct msamp_writer ev;
+    msamp_event_begin(&ev);
+    msamp_rec_session(session_id, resend_seq, 0, atomic_load_explicit(&G.interval, memory_order_relaxed),
+                      msamp_tick_hz());
     (void)msamp_event_end(&ev, 0);
 #if MSAMP_CFG_MAPPINGS
     put_mappings();

@@ -186,6 +186,19 @@ void msamp_table_describe(uint32_t session_id, uint32_t interval, uint32_t tick_
 #else
 #define msamp_table_describe(session_id, interval, tick_hz) ((void)0) /* no block */
 #endif
+#if MSAMP_CFG_HEAPDUMP
+/* The previous boot's session id, from the block's header (.noinit.msamp: kept across a warm
+ * reset) when its magic is there; 0 after power-on (1 in 2^32 of garbage passes), or without a
+ * block. Init mixes it into the new id. */
+static inline uint32_t msamp_table_previous(void)
+{
+    return atomic_load_explicit(&msamp_heapdump.magic, memory_order_relaxed) == MSAMP_HEAPDUMP_MAGIC
+               ? msamp_heapdump.session_id
+               : 0u;
+}
+#else
+#define msamp_table_previous() 0u
+#endif
 
 /* Lock-free probe of p's reach: its slot, or -1 (always -1 for p == 0, the empty slot's mark). */
 int32_t msamp_live_find(uintptr_t p);
@@ -227,6 +240,40 @@ void msamp_stacks_resend(void);
 uint32_t msamp_stacks_used(void);
 /* Frames in use in the frame pool (0 for the compact tables). */
 uint32_t msamp_frames_used(void);
+
+/* Kept across a reset (MSAMP_CFG_RESET_PROFILE, src/msamp_keep.c): the static full tables, in
+ * section .noinit.msamp (port/msamp.ld: NOLOAD in RAM), which the start code neither loads nor
+ * zeroes. The full tables' block header is there in every build (its session id: the next boot's
+ * entropy). */
+#define MSAMP_KEEP (MSAMP_CFG_RESET_PROFILE && !MSAMP_CFG_COMPACT_TABLES && !MSAMP_CFG_RUNTIME_TABLES)
+/* Zero-initialised variables in a named section: gcc makes it NOBITS by the attribute; clang
+ * only by its pragma (the attribute alone gives PROGBITS: zeros in the image). Declarations go
+ * between MSAMP_NOINIT_BEGIN and MSAMP_NOINIT_END, each with MSAMP_NOINIT. */
+#if defined(__clang__)
+#define MSAMP_NOINIT_BEGIN _Pragma("clang section bss=\".noinit.msamp\"")
+#define MSAMP_NOINIT_END _Pragma("clang section bss=\"\"")
+#define MSAMP_NOINIT
+#else
+#define MSAMP_NOINIT_BEGIN
+#define MSAMP_NOINIT_END
+#define MSAMP_NOINIT __attribute__((section(".noinit.msamp")))
+#endif
+#if MSAMP_KEEP
+#define MSAMP_KEPT_BEGIN MSAMP_NOINIT_BEGIN
+#define MSAMP_KEPT_END MSAMP_NOINIT_END
+#define MSAMP_KEPT MSAMP_NOINIT
+/* Whether the block's header is this build's (version, pointer size, capacities, the arrays'
+ * addresses) and valid (its magic): what a previous boot left, before msamp_table_reset. */
+int msamp_table_kept(void);
+/* A kept stack's frames (its depth, 0: undefined or implausible: beyond the pool, too deep). */
+uint32_t msamp_stack_kept(uint32_t id, const uintptr_t **pcs);
+/* Every stack definition unsent (pass 0), for the previous session's replay. */
+void msamp_stacks_unmark(void);
+#else
+#define MSAMP_KEPT_BEGIN
+#define MSAMP_KEPT_END
+#define MSAMP_KEPT
+#endif
 
 #if !MSAMP_CFG_COMPACT_TABLES
 /* What a snapshot pass reads back: slot's block (addr 0: the slot is free). */

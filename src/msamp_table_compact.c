@@ -24,6 +24,9 @@ _Static_assert(STACK_N <= 65536, "compact tables: at most 65536 stacks");
 _Atomic uintptr_t msamp_live_slots[MSAMP_CFG_LIVE_CAPACITY];
 
 #if MSAMP_CFG_HEAPDUMP
+/* In .bss.msamp: the tiny profile's RAM is at its bound (1 KiB + this header), and .noinit's own
+ * alignment would pass it; so its session id does not seed the next boot's (the port's entropy,
+ * a board's boot counter, tells boots apart). */
 struct msamp_heapdump_v3 msamp_heapdump __attribute__((section(".bss.msamp")));
 #define LIVE_USED msamp_heapdump.live_used
 #else

@@ -12,7 +12,11 @@
 /* A pool word that starts a hole of (word & ~HOLE) words, where an evicted stack was. */
 #define HOLE ((uintptr_t)1 << (sizeof(uintptr_t) * 8u - 1u))
 
-struct msamp_heapdump_v3 msamp_heapdump __attribute__((section(".bss.msamp")));
+/* Kept across a reset (.noinit.msamp): its session id seeds the next boot's; with MSAMP_KEEP the
+ * arrays too. */
+MSAMP_NOINIT_BEGIN
+struct msamp_heapdump_v3 msamp_heapdump MSAMP_NOINIT;
+MSAMP_NOINIT_END
 
 static struct {
     uint16_t *index;      /* STACK_CAP positions: a stack id, 0 empty */
@@ -72,12 +76,14 @@ static int setup(void)
 #else
 _Static_assert(MSAMP_CFG_FRAME_POOL >= MSAMP_CFG_MAX_DEPTH + 1, "frame pool below one stack");
 _Static_assert(MSAMP_CFG_STACK_CAPACITY <= 65536, "MSAMP_CFG_STACK_CAPACITY: at most 65536");
-static _Atomic uintptr_t live_addr[MSAMP_CFG_LIVE_CAPACITY];
-static uintptr_t live_size[MSAMP_CFG_LIVE_CAPACITY];
-static uint32_t live_stack[MSAMP_CFG_LIVE_CAPACITY], live_birth[MSAMP_CFG_LIVE_CAPACITY],
-    live_interval[MSAMP_CFG_LIVE_CAPACITY];
-static struct msamp_stack_entry_v3 stacks[MSAMP_CFG_STACK_CAPACITY];
-static uintptr_t frames[MSAMP_CFG_FRAME_POOL];
+MSAMP_KEPT_BEGIN
+static _Atomic uintptr_t live_addr[MSAMP_CFG_LIVE_CAPACITY] MSAMP_KEPT;
+static uintptr_t live_size[MSAMP_CFG_LIVE_CAPACITY] MSAMP_KEPT;
+static uint32_t live_stack[MSAMP_CFG_LIVE_CAPACITY] MSAMP_KEPT,
+    live_birth[MSAMP_CFG_LIVE_CAPACITY] MSAMP_KEPT, live_interval[MSAMP_CFG_LIVE_CAPACITY] MSAMP_KEPT;
+static struct msamp_stack_entry_v3 stacks[MSAMP_CFG_STACK_CAPACITY] MSAMP_KEPT;
+static uintptr_t frames[MSAMP_CFG_FRAME_POOL] MSAMP_KEPT;
+MSAMP_KEPT_END
 static uint16_t stack_index[MSAMP_CFG_STACK_CAPACITY];
 
 static int setup(void)
@@ -95,6 +101,37 @@ static int setup(void)
     D.frame_capacity = MSAMP_CFG_FRAME_POOL;
     return MSAMP_OK;
 }
+
+#if MSAMP_KEEP
+int msamp_table_kept(void)
+{
+    return atomic_load_explicit(&D.magic, memory_order_relaxed) == MSAMP_HEAPDUMP_MAGIC &&
+           D.version == MSAMP_HEAPDUMP_VERSION && D.ptr_size == sizeof(uintptr_t) && D.flags == 0 &&
+           D.live_capacity == MSAMP_CFG_LIVE_CAPACITY && D.live_ways == MSAMP_CFG_LIVE_WAYS &&
+           D.stack_capacity == MSAMP_CFG_STACK_CAPACITY && D.frame_capacity == MSAMP_CFG_FRAME_POOL &&
+           D.max_depth == MSAMP_CFG_MAX_DEPTH && D.live_addr == live_addr &&
+           D.live_size == live_size && D.live_stack == live_stack && D.live_birth == live_birth &&
+           D.live_interval == live_interval && D.stacks == stacks && D.frames == frames;
+}
+
+uint32_t msamp_stack_kept(uint32_t id, const uintptr_t **pcs)
+{
+    if (id == 0 || id >= MSAMP_CFG_STACK_CAPACITY)
+        return 0;
+    const struct msamp_stack_entry_v3 *e = &stacks[id];
+    if (e->depth == 0 || e->depth > MSAMP_CFG_MAX_DEPTH || e->first == 0 ||
+        e->first > (uint32_t)MSAMP_CFG_FRAME_POOL - e->depth)
+        return 0;
+    *pcs = &frames[e->first];
+    return e->depth;
+}
+
+void msamp_stacks_unmark(void)
+{
+    for (uint32_t i = 0; i < MSAMP_CFG_STACK_CAPACITY; i++)
+        stacks[i].pass = 0;
+}
+#endif
 #endif
 
 int msamp_table_reset(void)

@@ -7,7 +7,7 @@ msamp_p ?=
 # The core without the wrappers. Each file is one archive member: msamp_control.c (the control
 # API) and msamp_hooks.c (msamp_on_*) are linked only by programs that call them.
 MSAMP_CORE_SRCS = $(addprefix $(msamp_p)src/,msamp_adapt.c msamp_api.c msamp_command.c msamp_context.c msamp_control.c \
-	msamp_hooks.c msamp_live.c msamp_note_realloc.c msamp_port_defaults.c msamp_records.c \
+	msamp_hooks.c msamp_keep.c msamp_live.c msamp_note_realloc.c msamp_port_defaults.c msamp_records.c \
 	msamp_report.c msamp_sample.c msamp_sampler.c msamp_table_compact.c msamp_table_dump.c \
 	msamp_task_budget.c msamp_writer.c)
 # Every allocator wrapper (one per file: a static link pulls only those it needs).

@@ -43,5 +43,9 @@ struct board_fault_field {
  * any library. */
 _Noreturn void board_fault_exit(const char *what, const struct board_fault_field *fields,
                                 unsigned count, unsigned digits);
+/* Called first by board_fault_exit: a firmware's own last word on a fault (weak, nothing by
+ * default). tests/board/reset_fw.c's notes the reset to msamp (msamp_note_reset) and resets the
+ * board, as a field firmware's fault handler would, instead of exiting. */
+void board_fault_hook(const char *what);
 
 #endif

@@ -116,9 +116,15 @@ static void fault_put(char *line, size_t size, size_t *len, const char *text)
         line[(*len)++] = *text++;
 }
 
+__attribute__((weak)) void board_fault_hook(const char *what)
+{
+    (void)what;
+}
+
 _Noreturn void board_fault_exit(const char *what, const struct board_fault_field *fields,
                                 unsigned count, unsigned digits)
 {
+    board_fault_hook(what);
     char line[128];
     char hex[17];
     size_t len = 0;

@@ -116,6 +116,9 @@ struct msamp_record {
         /* TASK_BUDGET (extended type 21): a task passed its budget (docs/HEALTH.md#task-budgets):
          * its estimated in-use bytes then, its peak so far, its crossings so far */
         struct { uint64_t task, budget, in_use, peak, events; } task_budget;
+        /* RESET (extended type 22): the previous session's end by a reset, sent by the next boot
+         * (docs/WIRE_FORMAT.md): cause (enum msamp_wire_reset_cause), END's totals as they were */
+        struct { uint64_t cause, samples, frees, dropped; } reset;
     } u;
     uint64_t dt; /* the record's dt field as sent (ALLOC, FREE, INTERVAL, REALLOC, FAIL), else 0 */
 };

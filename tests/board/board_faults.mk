@@ -20,8 +20,24 @@ FAULTS_DEFS_demo-faults-tables := -DDEMO_FAULTS=2 -DDEMO_INTERVAL=1 -DDEMO_TIMER
 FAULTS_LIB := $(BOARD_DIR)/demo-faults-lib/libmsamp.a
 FAULTS_LIB_OBJS := $(call obj_of,$(BOARD_DIR)/demo-faults-lib,$(MSAMP_LIB_SRCS))
 FAULTS_LIB_DEFS := -DMSAMP_CFG_LIVE_CAPACITY=128 -DMSAMP_CFG_STACK_CAPACITY=4
-FAULTS_LIB_demo-faults-reset := $(DEMO_LIB)
-FAULTS_LIB_demo-faults-boots := $(DEMO_LIB)
+# The reset and boots variants count one session per boot: their library keeps no profile across
+# a reset (MSAMP_CFG_RESET_PROFILE 0: the next boot would send the previous session first;
+# test-board-reset-* test that). msamp's boot counter is in every build.
+# $(call test_lib,FOLDER,FLAGS,MAKEFILE): the rules of $(BOARD_DIR)/FOLDER/libmsamp.a, the library
+# built with FLAGS added (board_reset.mk's too).
+define test_lib
+$(BOARD_DIR)/$(1)/%.o: %.c $(BOARD_FLAGS) $(3)
+	@mkdir -p $$(@D)
+	$$(BOARD_COMPILE) $$(OWN_CFLAGS) $(2) -c $$< -o $$@
+$(call obj_of,$(BOARD_DIR)/$(1),$(MSAMP_OWN_SRCS)): OWN_CFLAGS := $(MSAMP_OWN_CFLAGS)
+$(BOARD_DIR)/$(1)/libmsamp.a: $(call obj_of,$(BOARD_DIR)/$(1),$(MSAMP_LIB_SRCS))
+	rm -f $$@
+	$(BOARD_AR) rcs $$@ $$^
+endef
+FAULTS_NOKEEP_LIB := $(BOARD_DIR)/demo-faults-nokeep/libmsamp.a
+$(eval $(call test_lib,demo-faults-nokeep,$(DEMO_MSAMP_DEFS) -DMSAMP_CFG_RESET_PROFILE=0,$(FAULTS_MK)))
+FAULTS_LIB_demo-faults-reset := $(FAULTS_NOKEEP_LIB)
+FAULTS_LIB_demo-faults-boots := $(FAULTS_NOKEEP_LIB)
 FAULTS_LIB_demo-faults-tables := $(FAULTS_LIB)
 FAULTS_MK := tests/board/board_faults.mk
 

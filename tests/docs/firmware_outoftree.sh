@@ -114,4 +114,36 @@ if grep -q "found no frame at all.* $oob of them began on a stack outside the bo
 else
   fail "drain's hint does not name the stack outside the bounds"; show "$W/oob-drain.err"
 fi
+
+# A reset kept by INCLUDE msamp.ld alone: its .msamp.noinit (NOLOAD, in no loadable segment) holds
+# msamp's block; QEMU's system_reset in the middle of the run (QMP), and the next boot sends the
+# session the reset ended: drain says "ended": "reset" on it.
+sec=$(aarch64-linux-gnu-readelf -SW "$W/firmware.elf" | awk '{ for (i = 1; i < NF; i++) if ($i == ".msamp.noinit") print $(i + 2), $(i + 4) }')
+blk=$(aarch64-linux-gnu-nm "$W/firmware.elf" | awk '$3 == "msamp_heapdump" { print $1 }')
+if [ -n "$sec" ] && [ -n "$blk" ] && [ $((16#$blk)) -ge $((16#${sec% *})) ] &&
+  [ $((16#$blk)) -lt $((16#${sec% *} + 16#${sec#* })) ] &&
+  ! aarch64-linux-gnu-readelf -lW "$W/firmware.elf" | grep -A20 'Section to Segment' | grep -q 'msamp.noinit'; then
+  ok "msamp.ld's .msamp.noinit (0x${sec% *}, 0x${sec#* } bytes, in no loadable segment) holds msamp_heapdump"
+else
+  fail ".msamp.noinit '$sec' does not hold msamp_heapdump ($blk) outside the segments"
+fi
+Q=$(mktemp -d "${TMPDIR:-/tmp}/msamp-qmp.XXXXXX") || finish
+BOARD_QEMU_TIMEOUT=8 BOARD_QEMU_EXTRA="-qmp unix:$Q/qmp.sock,server=on,wait=off" \
+  "$ROOT/boards/qemu_run.sh" "$W/firmware.elf" uart "$W/reset-run" >"$W/reset-qemu.log" 2>&1 &
+qemu=$!
+python3 "$ROOT/tests/postmortem/qmp.py" "$Q/qmp.sock" \
+  wait-bytes "{\"file\": \"$W/reset-run/stream.bin\", \"bytes\": 6000, \"timeout\": 20}" system_reset \
+  size "{\"file\": \"$W/reset-run/stream.bin\"}" \
+  wait-more "{\"file\": \"$W/reset-run/stream.bin\", \"bytes\": 6000, \"timeout\": 20}" >"$W/qmp.txt" 2>&1 ||
+  fail "QMP: $(cat "$W/qmp.txt")"
+wait "$qemu"
+rm -rf "$Q"
+host_tools/drain -e "$W/firmware.elf" -t 1 --json "$W/reset.json" -o "$W/reset.pb.gz" "$W/reset-run/stream.bin" \
+  >"$W/reset-top.txt" 2>"$W/reset-drain.err" || { fail "drain exit $? on the reset stream"; show "$W/reset-drain.err"; }
+if grep -q '"ended": "reset", "reset": {"at_s": [0-9.]*, "cause": "unknown"}' "$W/reset.json" &&
+  grep -q '^ended by a reset at [0-9.]* s (cause: unknown)' "$W/reset-top.txt"; then
+  ok "system_reset mid-run: the next boot sent the session it ended ($(grep -o '^ended by a reset at [0-9.]* s' "$W/reset-top.txt"), \"ended\": \"reset\")"
+else
+  fail "no session ended by the reset"; show "$W/reset-top.txt"
+fi
 finish

@@ -55,6 +55,7 @@ KNOBS = {
     "FRAME_BYTES": [U, 16, 1024],
     "RESEND_BYTES": [U, 0, 1024],
     "RUNTIME_TABLES": [U, 0, 1],
+    "RESET_PROFILE": [U, 0],
     "LIVE_CAPACITY": [U, 32, 65536],
     "LIVE_WAYS": [U, 1, 32],
     "STACK_CAPACITY": [U, 2, 65536],

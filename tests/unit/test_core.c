@@ -435,10 +435,13 @@ static void test_realloc_race(void)
 }
 
 /* The session id of a boot at time t (the fake port's entropy: its clock) of a device with that id
- * (NULL: none), from a fresh core. */
-static uint32_t session_at(uint64_t t, const char *device)
+ * (NULL: none), from a fresh core; cold: the RAM-dump block (.noinit.msamp) without its magic, as
+ * after power-on (else a warm boot: the previous boot's id is mixed in). */
+static uint32_t session_at(uint64_t t, const char *device, int cold)
 {
     memset(&msamp_core, 0, sizeof msamp_core);
+    if (cold)
+        atomic_store(&msamp_heapdump.magic, 0x1234u);
     fake_time = t;
     struct msamp_config cfg = {.interval = 4096, .seed = 7, .device_id = device};
     CHECK_EQ(msamp_init(&cfg), 0);
@@ -446,20 +449,25 @@ static uint32_t session_at(uint64_t t, const char *device)
     return msamp_core.session_id;
 }
 
-/* Boots alike (the same clock at init, the same seed) draw the same id unless the device id
- * differs: it is mixed in (issue 26). Last: it starts the core afresh each time. */
+/* Cold boots alike (the same clock at init, the same seed) draw the same id unless the device id
+ * differs: it is mixed in (issue 26); warm boots alike draw different ids, the previous boot's
+ * mixed in (issue 38). Last: it starts the core afresh each time. */
 static void test_session_entropy(void)
 {
-    uint32_t none = session_at(1000, NULL), a = session_at(1000, "dev-a");
-    CHECK_EQ(session_at(1000, NULL), none); /* nothing tells these two boots apart */
-    CHECK_EQ(session_at(1000, "dev-a"), a);
+    uint32_t none = session_at(1000, NULL, 1), a = session_at(1000, "dev-a", 1);
+    CHECK_EQ(session_at(1000, NULL, 1), none); /* nothing tells these two boots apart */
+    CHECK_EQ(session_at(1000, "dev-a", 1), a);
 #if !MSAMP_CFG_TINY
     CHECK(a != none);
-    CHECK(session_at(1000, "dev-b") != a);
+    CHECK(session_at(1000, "dev-b", 1) != a);
 #else
     CHECK_EQ(a, none); /* the tiny profile takes the id from the port only (none here) */
 #endif
-    CHECK(session_at(1001, NULL) != none);
+    CHECK(session_at(1001, NULL, 1) != none);
+    uint32_t cold = session_at(1000, NULL, 1), warm1 = session_at(1000, NULL, 0),
+             warm2 = session_at(1000, NULL, 0);
+    CHECK_EQ(cold, none);
+    CHECK(warm1 != cold && warm2 != cold && warm2 != warm1); /* the previous id tells them apart */
 }
 
 int main(void)

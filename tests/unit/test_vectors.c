@@ -266,6 +266,10 @@ static int encode_listing(const char *path)
                 .free_blocks = (uintptr_t)need(line, "free_blocks", lineno),
                 .valid = (uint32_t)need(line, "valid", lineno)};
             msamp_rec_heap((unsigned)need(line, "reason", lineno), &h, (uintptr_t)need(line, "dt", lineno));
+        } else if (strcmp(type, "RESET") == 0) {
+            CHECK_EQ(need(line, "dt", lineno), 0); /* the device's RESET is at the last time known */
+            msamp_rec_reset((uint32_t)need(line, "cause", lineno), (uint32_t)need(line, "samples", lineno),
+                            (uint32_t)need(line, "frees", lineno), (uint32_t)need(line, "dropped", lineno));
         } else if (strcmp(type, "SAMPLE_TASK") == 0) {
             msamp_rec_sample_task((uint32_t)need(line, "task", lineno));
         } else if (strcmp(type, "MAPPING") == 0) {

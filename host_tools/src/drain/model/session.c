@@ -94,6 +94,10 @@ int session_is_new(const struct session *s, const struct msamp_record *rec)
 {
     if (!s->have_header)
         return rec->u.session.resend_seq == 0 && session_has_data(s);
+    /* The next boot's account of this session's end (MSAMP_SESSION_FLAG_PREVIOUS) continues it. */
+    if ((rec->u.session.flags & MSAMP_SESSION_FLAG_PREVIOUS) &&
+        rec->u.session.session_id == s->session_id && !s->have_end && !s->have_reset)
+        return 0;
     return rec->u.session.session_id != s->session_id || rec->u.session.resend_seq == 0;
 }
 
@@ -470,6 +474,33 @@ static void on_end(struct session *s, const struct msamp_record *r)
         s->have_drops = 1;
         s->drops[MSAMP_DROP_RING_RECORDS] = r->u.end.dropped;
     }
+}
+
+/* RESET: the session ended by a reset (the next boot's account, from the block it kept). */
+static void on_reset(struct session *s, const struct msamp_record *r)
+{
+    s->have_reset = 1;
+    s->reset_cause = r->u.reset.cause;
+    s->reset_ts = r->ts;
+    s->reset_ts_valid = r->ts_valid;
+    s->reset_samples = r->u.reset.samples;
+    s->reset_frees = r->u.reset.frees;
+    if (r->u.reset.dropped > s->drops[MSAMP_DROP_RING_RECORDS]) {
+        s->have_drops = 1;
+        s->drops[MSAMP_DROP_RING_RECORDS] = r->u.reset.dropped;
+    }
+}
+
+const char *session_reset_cause(const struct session *s)
+{
+    static const char *const names[MSAMP_WIRE_RESET_CAUSES] = {"unknown", "software", "fault",
+                                                               "watchdog", "assert"};
+    return s->reset_cause < MSAMP_WIRE_RESET_CAUSES ? names[s->reset_cause] : "other";
+}
+
+const char *session_ended(const struct session *s)
+{
+    return s->dump ? NULL : s->have_end ? "end" : s->have_reset ? "reset" : "cut";
 }
 
 /* A TASK record: id's name, replacing an earlier one (an RTOS that reused the id). */
@@ -1209,7 +1240,7 @@ static void on_session(struct session *s, const struct msamp_record *r)
     s->session_id = r->u.session.session_id;
     s->resend_seq = r->u.session.resend_seq;
     s->version = r->u.session.version;
-    s->flags = r->u.session.flags;
+    s->flags = r->u.session.flags & ~MSAMP_SESSION_FLAG_PREVIOUS;
     s->arch = r->u.session.arch;
     s->ptr_size = r->u.session.ptr_size;
     s->tick_hz = r->u.session.tick_hz;
@@ -1537,7 +1568,7 @@ static void (*const on_type[])(struct session *s, const struct msamp_record *r) 
     [MSAMP_REC_MARK] = on_mark,         [MSAMP_REC_MAPPING] = on_mapping,
     [MSAMP_REC_TASK] = on_task,         [MSAMP_REC_END] = on_end,
     [MSAMP_REC_HEAP] = heap_on_record,  [MSAMP_REC_TASK_BUDGET] = task_use_on_record,
-    [MSAMP_REC_CMD_ACK] = on_cmd_ack,
+    [MSAMP_REC_CMD_ACK] = on_cmd_ack,  [MSAMP_REC_RESET] = on_reset,
 };
 
 static void apply(struct session *s, const struct msamp_record *r)
@@ -1881,6 +1912,14 @@ int session_completeness(const struct session *s, int final, char *text, size_t 
     if (s->dump) {
         snprintf(text, n, "post-mortem dump: what was in use when it was taken; no stream, so no "
                           "history (no allocations, frees, peak or growth)");
+        return 0;
+    }
+    if (!s->have_end && s->have_reset) {
+        snprintf(text, n, "ended by a reset at %.3f s (cause: %s): in use is the device's own "
+                          "live set then, kept across the reset and sent by its next boot; the "
+                          "device's totals then: %llu samples, %llu frees",
+                 session_time_s(s, s->reset_ts, s->reset_ts_valid), session_reset_cause(s),
+                 (unsigned long long)s->reset_samples, (unsigned long long)s->reset_frees);
         return 0;
     }
     if (!s->have_end) {

@@ -360,6 +360,11 @@ struct session {
     /* END: the device's session totals (have_end 0: none came; the stream was cut short). */
     int have_end;
     uint64_t end_samples, end_frees, end_dropped;
+    /* RESET: the session ended by a reset, sent by the next boot from the block it kept
+     * (docs/POSTMORTEM.md): its cause (enum msamp_wire_reset_cause), its time (ticks, valid when
+     * reset_ts_valid), the device's totals then. */
+    int have_reset, reset_ts_valid;
+    uint64_t reset_cause, reset_ts, reset_samples, reset_frees;
 
     struct msamp_dec_stats dec_start; /* decoder counters when the session began */
     /* Bad frames the decoder counted since dec_start before the session's first record (a cut
@@ -497,6 +502,11 @@ void session_frees_text(const struct session *s, char *text, size_t n);
  * complete: ...", "stream ended without END: incomplete", or with END the events lost; a dump's:
  * "post-mortem dump: ...", 0). final: the session is over (0 for a partial profile: "no END yet"). */
 int session_completeness(const struct session *s, int final, char *text, size_t n);
+/* How the session ended, as --json's "ended" says it: "reset" (a RESET record), "end" (END),
+ * "cut" (neither: the stream was cut short, or goes on), NULL for a dump. */
+const char *session_ended(const struct session *s);
+/* A reset's cause by name ("software", "fault", ...; "unknown" when not noted). */
+const char *session_reset_cause(const struct session *s);
 /* What biases the session's estimates (docs/VERDICTS.md "Marks"), 0 each when nothing: samples
  * refused a live slot (their sites known: session_site_refused; the device's live_full count when
  * more), samples under [stack table full] (their sites unknown; the device's count when more), and

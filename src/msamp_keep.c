@@ -1,0 +1,234 @@
+/* What survives a reset (docs/POSTMORTEM.md#a-profile-that-survives-a-reset), in section
+ * .noinit.msamp (port/msamp.ld places it NOLOAD in RAM: neither loaded nor zeroed at start-up):
+ * - the RAM-dump block's header of the full tables (msamp_table_dump.c; not the compact tables'):
+ *   init mixes the previous boot's session id, when its magic is there, into the new one, so warm
+ *   boots of a device without entropy draw different ids (a chain: each id from the one before).
+ * - MSAMP_KEEP (MSAMP_CFG_RESET_PROFILE, the static full tables): the tables themselves
+ *   (msamp_table_dump.c puts them in the section) and the block below, the session's identity and
+ *   its keep_figures as of the last msamp_poll() or msamp_note_reset(). The next boot's msamp_init()
+ *   checks it (magic, CRC-32, the build-id's hash, the tables' header) and sends that session's
+ *   end before its own: SESSION (flag PREVIOUS), TIME, a snapshot pass of the kept live set,
+ *   HEAP, RESET (include/msamp_wire.h). */
+#include "msamp_internal.h"
+
+#define G msamp_core
+
+#if MSAMP_KEEP
+#define KEEP_MAGIC 0x4B50534Du /* "MSPK" */
+/* 1: this layout; its size is checked too. */
+#define KEEP_VERSION 1u
+/* Transport calls that take nothing before the replay gives up (a link that is not up). */
+#define KEEP_IDLE 100000u
+
+struct msamp_keep {
+    uint32_t magic; /* KEEP_MAGIC: valid; written last, cleared once the block is sent */
+    uint32_t crc;   /* CRC-32 of what follows */
+    uint32_t version, build, session_id, tick_hz;
+    uint32_t cause, samples, frees, dropped;
+    uint64_t start, last; /* wire ticks: the session's start, the last time known */
+#if MSAMP_CFG_HEAP_STATS
+    struct msamp_heap_stats heap; /* the last keep_figures read */
+#endif
+};
+MSAMP_NOINIT_BEGIN
+static struct msamp_keep K MSAMP_NOINIT;
+MSAMP_NOINIT_END
+#define KEEP_BODY ((const uint8_t *)&K + 2u * sizeof(uint32_t))
+#define KEEP_BODY_SIZE (sizeof K - 2u * sizeof(uint32_t))
+
+/* CRC-32/IEEE of n bytes, bit by bit (the block is a few dozen bytes). */
+static uint32_t keep_crc(const uint8_t *p, uint32_t n)
+{
+    uint32_t c = 0xFFFFFFFFu;
+    while (n-- != 0) {
+        c ^= *p++;
+        for (unsigned k = 0; k < 8u; k++)
+            c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    }
+    return ~c;
+}
+
+/* FNV-1a of the build-id (0 bytes: the basis), and the block's version and size. */
+static uint32_t keep_build(void)
+{
+    const uint8_t *id;
+    size_t n = msamp_port_build_id(&id);
+    uint32_t h = 2166136261u;
+    for (size_t i = 0; i < n && id != NULL; i++)
+        h = (h ^ id[i]) * 16777619u;
+    return h;
+}
+
+static void keep_seal(void)
+{
+    K.crc = keep_crc(KEEP_BODY, KEEP_BODY_SIZE);
+}
+
+static int keep_valid(void)
+{
+    return K.magic == KEEP_MAGIC && K.crc == keep_crc(KEEP_BODY, KEEP_BODY_SIZE) &&
+           K.version == (KEEP_VERSION << 16 | (uint32_t)sizeof K) && K.build == keep_build() &&
+           msamp_table_kept() && msamp_heapdump.session_id == K.session_id && K.tick_hz != 0 &&
+           K.last >= K.start;
+}
+
+/* Ring room for the next event: the open frame closed and everything handed to the transport. 0
+ * when the transport takes nothing for KEEP_IDLE calls, or fails. */
+static int keep_room(void)
+{
+    msamp_writer_close();
+    for (uint32_t idle = 0; !msamp_ring_empty();) {
+        int n = msamp_ring_drain();
+        if (n < 0 || (n == 0 && ++idle > KEEP_IDLE))
+            return 0;
+    }
+    return 1;
+}
+
+/* The replay's events, each by its step: a slot's STACK and LIVE for STEP_LIVE + slot. */
+enum { STEP_SESSION, STEP_START, STEP_BEGIN, STEP_END, STEP_RESET, STEP_LIVE };
+
+static void keep_write(uint32_t step, uint32_t count)
+{
+    uint64_t v[2] = {K.start, 0};
+    struct msamp_varints64 f = {v, 1};
+    switch (step) {
+    case STEP_SESSION:
+        msamp_rec_session(K.session_id, 0, MSAMP_SESSION_FLAG_PREVIOUS, msamp_heapdump.interval,
+                          K.tick_hz);
+        return;
+    case STEP_START: /* the session's start: drain's times count from it */
+        msamp_event_record(MSAMP_REC_TIME, msamp_layout_varints64, &f);
+        return;
+    case STEP_BEGIN: /* pass 0 at the last time known: LIVE births are the latest before it */
+        v[0] = 0;
+        v[1] = K.last;
+        f.n = 2;
+        msamp_event_record(MSAMP_REC_SNAP_BEGIN, msamp_layout_varints64, &f);
+        G.w.ts = K.last;
+        return;
+    case STEP_END:
+        msamp_rec_snap_end(0, count);
+#if MSAMP_CFG_HEAP_STATS
+        if (K.heap.valid != 0)
+            msamp_rec_heap(MSAMP_HEAP_END, &K.heap, 0);
+#endif
+        return;
+    case STEP_RESET:
+        msamp_rec_reset(K.cause, K.samples, K.frees, K.dropped);
+        return;
+    default:
+        break;
+    }
+    uint32_t slot = step - STEP_LIVE;
+    struct msamp_live_entry e;
+    msamp_live_get(slot, &e);
+    struct msamp_stack_fields sf = {e.stack, 0, NULL};
+    if (e.stack != MSAMP_WIRE_STACK_FULL && e.stack != 0) {
+        sf.depth = msamp_stack_kept(e.stack, &sf.pcs);
+        if (sf.depth == 0)
+            e.stack = 0; /* undefined or implausible: its site is unknown */
+        else if (msamp_stack_unsent(e.stack, 1))
+            msamp_event_record(MSAMP_REC_STACK, msamp_layout_stack, &sf);
+    }
+    msamp_rec_live(slot, e.size, e.stack, e.birth, e.addr & ~MSAMP_LIVE_MOVING,
+                   e.interval != 0 ? e.interval : msamp_heapdump.interval);
+}
+
+/* One event of the replay, the ring drained first when it has no room: 1 when sent. */
+static int keep_send(uint32_t step, uint32_t count)
+{
+    for (int tries = 0; tries < 2; tries++) {
+        struct msamp_writer ev;
+        msamp_event_begin(&ev);
+        keep_write(step, count);
+        if (msamp_event_end(&ev, 0) == 0)
+            return 1;
+        if (!keep_room())
+            return 0;
+    }
+    return 0;
+}
+
+void msamp_keep_replay(void)
+{
+    if (!keep_valid()) {
+        K.magic = 0;
+        return;
+    }
+    msamp_writer_boot();
+    atomic_store_explicit(&G.interval, msamp_heapdump.interval, memory_order_relaxed);
+    msamp_stacks_unmark();
+    uint32_t count = 0;
+    int ok = keep_send(STEP_SESSION, 0) && keep_send(STEP_START, 0) && keep_send(STEP_BEGIN, 0);
+    for (uint32_t slot = 0; ok && slot < MSAMP_LIVE_CAP; slot++) {
+        struct msamp_live_entry e;
+        msamp_live_get(slot, &e);
+        if (e.addr == 0)
+            continue;
+        ok = keep_send(STEP_LIVE + slot, 0);
+        if (ok && e.stack != 0 && e.stack < MSAMP_STACK_CAP)
+            msamp_stack_sent(e.stack, 1);
+        count++;
+    }
+    if (ok && keep_send(STEP_END, count))
+        (void)keep_send(STEP_RESET, 0);
+    (void)keep_room();
+    K.magic = 0; /* sent: the tables are this boot's from now on */
+}
+
+void msamp_keep_start(uint32_t session_id)
+{
+    K.magic = 0;
+    K.version = KEEP_VERSION << 16 | (uint32_t)sizeof K;
+    K.build = keep_build();
+    K.session_id = session_id;
+    K.tick_hz = msamp_tick_hz();
+    K.cause = MSAMP_RESET_UNKNOWN;
+    K.start = K.last = msamp_now();
+    K.samples = K.frees = K.dropped = 0;
+#if MSAMP_CFG_HEAP_STATS
+    K.heap = G.heap;
+#endif
+    keep_seal();
+    K.magic = KEEP_MAGIC;
+}
+
+void msamp_keep_end(void)
+{
+    K.magic = 0; /* ended by END: nothing for the next boot to send */
+}
+
+/* The session's keep_figures now (under the lock, or from a fault handler). */
+static void keep_figures(void)
+{
+    K.samples = G.samples;
+    K.frees = G.frees;
+    K.dropped = G.count[MSAMP_DROP_RING_RECORDS];
+    uint64_t now = msamp_now();
+    if (now >= K.last)
+        K.last = now;
+}
+
+void msamp_keep_update(void)
+{
+    keep_figures();
+#if MSAMP_CFG_HEAP_STATS
+    K.heap = G.heap;
+#endif
+    keep_seal();
+}
+#endif
+
+void msamp_note_reset(unsigned cause)
+{
+#if MSAMP_KEEP
+    if (!G.initialised || K.magic != KEEP_MAGIC)
+        return;
+    K.cause = cause;
+    keep_figures();
+    keep_seal();
+#else
+    (void)cause;
+#endif
+}
