@@ -22,7 +22,8 @@ FAULTS_LIB_OBJS := $(call obj_of,$(BOARD_DIR)/demo-faults-lib,$(MSAMP_LIB_SRCS))
 FAULTS_LIB_DEFS := -DMSAMP_CFG_LIVE_CAPACITY=128 -DMSAMP_CFG_STACK_CAPACITY=4
 # The reset and boots variants count one session per boot: their library keeps no profile across
 # a reset (MSAMP_CFG_RESET_PROFILE 0: the next boot would send the previous session first;
-# test-board-reset-* test that). msamp's boot counter is in every build.
+# test-board-reset-* test that). The RAM-dump block's header, whose session id seeds the next
+# boot's, is in .noinit.msamp in every build.
 # $(call test_lib,FOLDER,FLAGS,MAKEFILE): the rules of $(BOARD_DIR)/FOLDER/libmsamp.a, the library
 # built with FLAGS added (board_reset.mk's too).
 define test_lib
