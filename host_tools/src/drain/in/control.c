@@ -341,6 +341,8 @@ static void on_ack(struct control *c, const struct msamp_record *rec, double now
 
 void control_on_record(struct control *c, const struct msamp_record *rec, double now)
 {
+    if (!c) /* a RAM dump's records: no device to send to */
+        return;
     if (rec->type == MSAMP_REC_CMD_ACK)
         on_ack(c, rec, now);
     else if (rec->type == MSAMP_REC_SESSION) /* the latest SESSION says */

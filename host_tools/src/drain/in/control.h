@@ -37,7 +37,8 @@ int control_start(struct control *c, const struct input *in, char *err, size_t e
 void control_tick(struct control *c, struct input *in, double now);
 /* A record from the stream, read at time now (s): a CMD_ACK (of this run's series: a command
  * acknowledged, or refused out of order and sent again), a SESSION (the device reads version-2
- * command frames, or nothing more is sent); others are ignored. */
+ * command frames, or nothing more is sent); others are ignored, and all of them when c is NULL
+ * (a RAM dump: no device to send to). */
 void control_on_record(struct control *c, const struct msamp_record *rec, double now);
 /* End of the run: reports the commands never acknowledged; returns their number. */
 int control_finish(struct control *c);
