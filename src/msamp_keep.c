@@ -20,12 +20,19 @@
 /* Transport calls that take nothing before the replay gives up (a link that is not up). */
 #define KEEP_IDLE 100000u
 
+/* The identity is written once, at msamp_init, and sealed by a CRC-32; the figures change at
+ * every msamp_poll() and are sealed by a cheap check word (a few multiplies: a bitwise CRC of the
+ * whole block at every poll cost about 3,000 instructions a poll). */
 struct msamp_keep {
     uint32_t magic; /* KEEP_MAGIC: valid; written last, cleared once the block is sent */
-    uint32_t crc;   /* CRC-32 of what follows */
+    uint32_t crc;   /* CRC-32 of the identity */
+    /* the identity */
     uint32_t version, build, session_id, tick_hz;
+    uint64_t start; /* wire ticks: the session's start */
+    /* the figures */
+    uint64_t last;  /* wire ticks: the last time known */
+    uint32_t check; /* keep_check() of the figures */
     uint32_t cause, samples, frees, dropped;
-    uint64_t start, last; /* wire ticks: the session's start, the last time known */
 #if MSAMP_CFG_HEAP_STATS
     struct msamp_heap_stats heap; /* the last keep_figures read */
 #endif
@@ -33,8 +40,8 @@ struct msamp_keep {
 MSAMP_NOINIT_BEGIN
 static struct msamp_keep K MSAMP_NOINIT;
 MSAMP_NOINIT_END
-#define KEEP_BODY ((const uint8_t *)&K + 2u * sizeof(uint32_t))
-#define KEEP_BODY_SIZE (sizeof K - 2u * sizeof(uint32_t))
+#define KEEP_ID ((const uint8_t *)&K.version)
+#define KEEP_ID_SIZE ((uint32_t)((const uint8_t *)&K.last - KEEP_ID))
 
 /* CRC-32/IEEE of n bytes, bit by bit (the block is a few dozen bytes). */
 static uint32_t keep_crc(const uint8_t *p, uint32_t n)
@@ -59,14 +66,33 @@ static uint32_t keep_build(void)
     return h;
 }
 
-static void keep_seal(void)
+/* The figures' check word: FNV-1a over their 32-bit halves (garbage RAM after power-on, or a
+ * reset in the middle of an update, fails it). */
+#define KEEP_MIX(h, v) ((h) = ((h) ^ (uint32_t)(v)) * 16777619u)
+static uint32_t keep_check(void)
 {
-    K.crc = keep_crc(KEEP_BODY, KEEP_BODY_SIZE);
+    uint32_t h = 2166136261u;
+    KEEP_MIX(h, K.cause);
+    KEEP_MIX(h, K.samples);
+    KEEP_MIX(h, K.frees);
+    KEEP_MIX(h, K.dropped);
+    KEEP_MIX(h, K.last);
+    KEEP_MIX(h, K.last >> 32);
+#if MSAMP_CFG_HEAP_STATS
+    const uintptr_t heap[] = {K.heap.total, K.heap.min_free, K.heap.free, K.heap.largest_free,
+                              K.heap.free_blocks, K.heap.valid};
+    for (unsigned i = 0; i < sizeof heap / sizeof heap[0]; i++) {
+        KEEP_MIX(h, heap[i]);
+        KEEP_MIX(h, (uint64_t)heap[i] >> 32);
+    }
+#endif
+    return h;
 }
 
 static int keep_valid(void)
 {
-    return K.magic == KEEP_MAGIC && K.crc == keep_crc(KEEP_BODY, KEEP_BODY_SIZE) &&
+    return K.magic == KEEP_MAGIC && K.crc == keep_crc(KEEP_ID, KEEP_ID_SIZE) &&
+           K.check == keep_check() &&
            K.version == (KEEP_VERSION << 16 | (uint32_t)sizeof K) && K.build == keep_build() &&
            msamp_table_kept() && msamp_heapdump.session_id == K.session_id && K.tick_hz != 0 &&
            K.last >= K.start;
@@ -190,7 +216,8 @@ void msamp_keep_start(uint32_t session_id)
 #if MSAMP_CFG_HEAP_STATS
     K.heap = G.heap;
 #endif
-    keep_seal();
+    K.crc = keep_crc(KEEP_ID, KEEP_ID_SIZE);
+    K.check = keep_check();
     K.magic = KEEP_MAGIC;
 }
 
@@ -216,7 +243,7 @@ void msamp_keep_update(void)
 #if MSAMP_CFG_HEAP_STATS
     K.heap = G.heap;
 #endif
-    keep_seal();
+    K.check = keep_check();
 }
 #endif
 
@@ -227,7 +254,7 @@ void msamp_note_reset(unsigned cause)
         return;
     K.cause = cause;
     keep_figures();
-    keep_seal();
+    K.check = keep_check();
 #else
     (void)cause;
 #endif
