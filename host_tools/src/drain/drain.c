@@ -409,6 +409,8 @@ static __attribute__((noinline)) int on_record_rare(struct drain *d,
     if (rec->type == MSAMP_REC_SESSION) {
         d->headers++;
         if (session_is_new(d->cur, rec)) {
+            if (session_events(d->cur)) /* its last timed records came in this piece */
+                session_arrived(d->cur, d->feed_t);
             end_session(d, 0);
             d->cur = new_session(d);
             d->elves_checked = d->elves_ok = d->elves_doubt = 0;
@@ -452,8 +454,6 @@ static void on_record(void *arg, const struct msamp_record *rec)
         return;
     if (!d->cur->first_seen && rec->type >= 0)
         session_first_record(d->cur, msamp_dec_stats(d->dec));
-    if (rec->ts_valid && rec->type >= 0)
-        session_arrived(d->cur, d->feed_t);
     session_record(d->cur, rec);
     for (size_t i = 0; i < d->nrec; i++)
         d->rec_view[i]->record(d->rec_state[i], d->cur, rec);
@@ -859,7 +859,10 @@ static int capture(struct drain *d, struct input *in)
                 size_t k = (size_t)n - off < FEED_PIECE ? (size_t)n - off : FEED_PIECE;
                 double tf = now_s();
                 d->feed_t = tf;
+                uint64_t events = session_events(d->cur);
                 msamp_dec_feed(d->dec, buf + off, k);
+                if (session_events(d->cur) != events)
+                    session_arrived(d->cur, tf);
                 double t = now_s();
                 d->decode_s += t - tf;
                 if (!stop_signal)

@@ -175,7 +175,6 @@ void session_arrived(struct session *s, double t)
         s->arrive_first = t;
     }
     s->arrive_last = t;
-    s->timed++;
 }
 
 double session_time_s(const struct session *s, uint64_t ts, int valid)
@@ -1509,7 +1508,6 @@ struct session *session_replayed_defaults(const struct session *s)
     t->arrive_known = s->arrive_known;
     t->arrive_first = s->arrive_first;
     t->arrive_last = s->arrive_last;
-    t->timed = s->timed;
     t->first_seen = s->first_seen;
     t->bad_before = s->bad_before;
     t->pre_off = 1;

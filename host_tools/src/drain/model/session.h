@@ -343,11 +343,11 @@ struct session {
     uint64_t first_ts, last_ts;
     struct timespec host_start;
     /* The pace the stream arrived at (session_arrived; verdict/clock.h): the host's seconds when
-     * the first and the latest timed record were read, how many timed records came, and whether
-     * the input is live (a pipe, a tty, a socket, a debugger: not a file, which has no pace). */
+     * the first and the latest piece of input with the session's timed records (session_events)
+     * was read, and whether the input is live (a pipe, a tty, a socket, a debugger: not a file,
+     * which has no pace). */
     int arrive_live, arrive_known;
     double arrive_first, arrive_last;
-    uint64_t timed;
 
     int snap_active, snap_dirty;
     uint64_t snap_pass, snap_lives;
@@ -401,6 +401,13 @@ struct session {
     } hook;
 };
 
+/* The session's timed records so far: its samples, frees, reallocs and snapshot entries (each
+ * carries the device's time), from the counts the model keeps anyway. */
+static inline uint64_t session_events(const struct session *s)
+{
+    return s->n.samples + s->n.frees + s->n.reallocs + s->n.lives;
+}
+
 struct session *session_new(int index, const struct msamp_dec_stats *dec_now);
 /* --min-lifetime: allocations freed younger than seconds leave the allocated and freed totals. */
 void session_set_min_lifetime(struct session *s, double seconds);
@@ -416,7 +423,8 @@ double session_age_ns(const struct session *s, uint64_t birth, uint64_t now);
  * seconds since the session's first record; -1 when unknown (no time, no tick_hz, or before the
  * first record). */
 double session_time_s(const struct session *s, uint64_t ts, int valid);
-/* A timed record of the session was read at the host's time t (seconds, monotonic). */
+/* Timed records of the session (session_events grew) were read at the host's time t (seconds,
+ * monotonic): once per piece of input, not per record. */
 void session_arrived(struct session *s, double t);
 /* An entry's weights in half A (c[0]) and half B (c[1]) of the samples when its weight is w:
  * half A and half B are independent samples of the heap, each an unbiased estimate on its own

@@ -15,22 +15,24 @@
 
 int clock_judge(const struct session *s, struct clock_verdict *v)
 {
-    if (!s->ts_known || !s->tick_hz || s->timed < 2 || s->last_ts < s->first_ts)
+    if (!s->ts_known || !s->tick_hz || session_events(s) < 2 || s->last_ts < s->first_ts)
         return 0;
     double d = (double)(s->last_ts - s->first_ts) / (double)s->tick_hz;
     double w = s->arrive_live && s->arrive_known ? s->arrive_last - s->arrive_first : -1;
     v->device_s = d;
     v->arrival_s = w;
-    if (d == 0 && (s->timed >= CLOCK_FROZEN_RECORDS || w >= 1.0)) {
+    if (d == 0 && (session_events(s) >= CLOCK_FROZEN_RECORDS || w >= 1.0)) {
         if (w >= 0)
             snprintf(v->note, sizeof(v->note),
-                     "the device's clock did not advance: %llu timed records, all at one time, "
+                     "the device's clock did not advance: %llu timed records (samples, frees, "
+                     "snapshot entries), all at one time, "
                      "arrived over %.3f s; %s",
-                     (unsigned long long)s->timed, w, CLOCK_HINT);
+                     (unsigned long long)session_events(s), w, CLOCK_HINT);
         else
             snprintf(v->note, sizeof(v->note),
-                     "the device's clock did not advance: %llu timed records, all at one time; %s",
-                     (unsigned long long)s->timed, CLOCK_HINT);
+                     "the device's clock did not advance: %llu timed records (samples, frees, "
+                     "snapshot entries), all at one time; %s",
+                     (unsigned long long)session_events(s), CLOCK_HINT);
         return 1;
     }
     if (w < 0)
