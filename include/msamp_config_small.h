@@ -25,3 +25,8 @@
 #ifndef MSAMP_CFG_MAX_CONTEXTS
 #define MSAMP_CFG_MAX_CONTEXTS 2
 #endif
+/* No link-aware interval (docs/ADAPTIVE.md "The link"): its 12 bytes of RAM would take the tiny
+ * profile past 1 KiB. A smallest build on a link slower than its samples sets it to 1. */
+#ifndef MSAMP_CFG_LINK_ADAPT
+#define MSAMP_CFG_LINK_ADAPT 0
+#endif

@@ -72,12 +72,25 @@ MSAMP_PORT_LOCK_SAVED(uint32_t, "mrs %0, primask\n\tcpsid i", "msr primask, %0")
  *   STOPPED   the application's SysTick without msamp_arm_app_ticks(): nothing the port may read
  *             is a clock, and the time stays where it is (drain says so: docs/DRAIN.md).
  * Each read is under the lock. */
-enum { CLK_UNSET, CLK_DWT, CLK_SYSTICK, CLK_APP, CLK_STOPPED };
-static uint8_t clk_source;
-static uint32_t clk_last;  /* DWT: the last count; SYSTICK: the count left; APP: the last tick */
-static uint32_t clk_wraps; /* wraps of clk_last's counter seen (DWT, SYSTICK, APP's ticks) */
-static uint32_t clk_period; /* APP: SysTick's period, RVR + 1 */
-static uint64_t clk_now;   /* the last time returned (APP, STOPPED: time never goes back) */
+enum { CLK_UNSET, CLK_DWT, CLK_SYSTICK, CLK_APP, CLK_STOPPED, CLK_APP_STOPPED };
+/* 8 bytes of RAM, as the port's SysTick clock had (the tiny profile's smallest configuration
+ * holds to 1 KiB: docs/TINY.md):
+ *   last  DWT: the last count; SYSTICK: the count left; APP: the last tick
+ *   mode  the source in bits 29..31, then by source:
+ *         DWT, SYSTICK  wraps of last's counter seen, bits 0..28 (2^29 wraps: 2.9 years of
+ *                       SysTick at 100 MHz, then its time stops; centuries of the DWT's)
+ *         APP           SysTick's reload (RVR) in bits 0..23, wraps of the 32-bit tick count in
+ *                       bits 24..28 (32 wraps: 4.3 years of a 1 kHz tick)
+ *         APP_STOPPED   the same, no longer read: the reload changed
+ *         STOPPED       nothing: the time stays at 0 */
+static struct {
+    uint32_t last, mode;
+} clk;
+#define CLK_SOURCE (clk.mode >> 29)
+#define CLK_REST (clk.mode & 0x1fffffffu)
+#define CLK_RELOAD (clk.mode & SYST_MAX)
+#define CLK_APP_WRAPS (CLK_REST >> 24)
+#define CLK_SET(source, rest) (clk.mode = (uint32_t)(source) << 29 | (rest))
 
 /* The application's tick count (weak reference: 0 when the firmware defines none). */
 extern uint32_t msamp_arm_app_ticks(void) __attribute__((weak));
@@ -98,8 +111,8 @@ static int clock_dwt(void)
     DWT_CTRL |= 1u; /* CYCCNTENA */
     uint32_t a = DWT_CYCCNT;
     __asm__ volatile("nop\n\tnop\n\tnop\n\tnop" ::: "memory");
-    clk_last = DWT_CYCCNT;
-    return clk_last != a;
+    clk.last = DWT_CYCCNT;
+    return clk.last != a;
 }
 #endif
 
@@ -107,7 +120,7 @@ static void clock_choose(void)
 {
 #if MSAMP_ARM_DWT
     if (clock_dwt()) {
-        clk_source = CLK_DWT;
+        CLK_SET(CLK_DWT, 0);
         return;
     }
 #endif
@@ -116,25 +129,25 @@ static void clock_choose(void)
         SYST_RVR = SYST_MAX;
         SYST_CVR = 0;
         SYST_CSR = SYST_OURS;
-        clk_last = SYST_MAX;
-        clk_source = CLK_SYSTICK;
+        clk.last = SYST_MAX;
+        CLK_SET(CLK_SYSTICK, 0);
     } else if ((csr & 7u) == SYST_OURS && (SYST_RVR & SYST_MAX) == SYST_MAX) {
-        clk_last = SYST_MAX; /* free-running as the port runs it (started before a re-init) */
-        clk_source = CLK_SYSTICK;
+        clk.last = SYST_MAX; /* free-running as the port runs it (started before a re-init) */
+        CLK_SET(CLK_SYSTICK, 0);
     } else if (msamp_arm_app_ticks) {
-        clk_period = (SYST_RVR & SYST_MAX) + 1u;
-        clk_last = msamp_arm_app_ticks();
-        clk_source = CLK_APP;
+        clk.last = msamp_arm_app_ticks();
+        CLK_SET(CLK_APP, SYST_RVR & SYST_MAX);
     } else {
-        clk_source = CLK_STOPPED;
+        CLK_SET(CLK_STOPPED, 0); /* the time stays at 0 */
     }
 }
 
 /* APP: the ticks and the count within the period read together (again if SysTick wrapped in
- * between); a wrap whose interrupt is still pending (held off by the lock) adds its period. */
+ * between); a wrap whose interrupt is still pending (held off by the lock) adds its period. Never
+ * goes back: the tick the interrupt then counts stands for the period added. */
 static uint64_t clock_app(void)
 {
-    uint32_t reload = clk_period - 1u, left, again, ticks, pending;
+    uint32_t reload = CLK_RELOAD, left, again, ticks, pending;
     do {
         left = SYST_CVR & SYST_MAX;
         ticks = msamp_arm_app_ticks();
@@ -143,43 +156,58 @@ static uint64_t clock_app(void)
     } while (again > left);
     if (left > reload)
         left = reload;
-    if (ticks < clk_last)
-        clk_wraps++;
-    clk_last = ticks;
-    uint64_t t = ((uint64_t)clk_wraps << 32 | ticks) * clk_period + (reload - left);
+    if (ticks < clk.last && CLK_APP_WRAPS < 31u)
+        clk.mode += 1u << 24;
+    clk.last = ticks;
+    uint64_t t = ((uint64_t)CLK_APP_WRAPS << 32 | ticks) * (reload + 1u) + (reload - left);
     if (pending && left != 0)
-        t += clk_period;
+        t += reload + 1u;
     return t;
 }
 
 uint64_t msamp_port_time(void)
 {
     msamp_port_lock_t key = msamp_port_lock();
-    if (clk_source == CLK_UNSET)
+    if (CLK_SOURCE == CLK_UNSET)
         clock_choose();
-    uint64_t t = clk_now;
+    uint64_t t;
+    switch (CLK_SOURCE) {
 #if MSAMP_ARM_DWT
-    if (clk_source == CLK_DWT) {
+    case CLK_DWT: {
         uint32_t c = DWT_CYCCNT;
-        if (c < clk_last)
-            clk_wraps++;
-        clk_last = c;
-        t = (uint64_t)clk_wraps << 32 | c;
+        if (c < clk.last)
+            clk.mode++;
+        clk.last = c;
+        t = (uint64_t)CLK_REST << 32 | c;
+        break;
     }
 #endif
-    /* SysTick taken over by the application after the port started it: the time stops there. */
-    if (clk_source == CLK_SYSTICK && (SYST_RVR & SYST_MAX) == SYST_MAX) {
-        uint32_t left = SYST_CVR & SYST_MAX;
-        if (left > clk_last)
-            clk_wraps++;
-        clk_last = left;
-        t = (uint64_t)clk_wraps << 24 | (SYST_MAX - left);
-    } else if (clk_source == CLK_APP && (SYST_RVR & SYST_MAX) + 1u == clk_period) {
-        t = clock_app(); /* (a reload the application changed since: the time stops there) */
+    case CLK_SYSTICK:
+        /* SysTick taken over by the application after the port started it, or 2^29 wraps
+         * counted (2.9 years at 100 MHz): the time stops. */
+        if ((SYST_RVR & SYST_MAX) == SYST_MAX && CLK_REST < 0x1fffffffu) {
+            uint32_t left = SYST_CVR & SYST_MAX;
+            if (left > clk.last)
+                clk.mode++;
+            clk.last = left;
+        }
+        t = (uint64_t)CLK_REST << 24 | (SYST_MAX - clk.last);
+        break;
+    case CLK_APP:
+        if ((SYST_RVR & SYST_MAX) == CLK_RELOAD) {
+            t = clock_app();
+            break;
+        }
+        CLK_SET(CLK_APP_STOPPED, CLK_REST); /* a reload the application changed since */
+        /* fall through */
+    case CLK_APP_STOPPED: /* the time stops, past any it gave (the last tick's period and a
+                           * pending one) */
+        t = (((uint64_t)CLK_APP_WRAPS << 32 | clk.last) + 2u) * (CLK_RELOAD + 1u);
+        break;
+    default: /* STOPPED */
+        t = 0;
+        break;
     }
-    if (t > clk_now)
-        clk_now = t;
-    t = clk_now;
     msamp_port_unlock(key);
     return t;
 }
@@ -187,10 +215,12 @@ uint64_t msamp_port_time(void)
 uint64_t msamp_port_time_hz(void)
 {
     msamp_port_lock_t key = msamp_port_lock();
-    if (clk_source == CLK_UNSET)
+    if (CLK_SOURCE == CLK_UNSET)
         clock_choose();
-    uint64_t hz = clk_source == CLK_APP ? (uint64_t)MSAMP_ARM_APP_TICK_HZ * clk_period
-                                        : (uint64_t)MSAMP_ARM_CPU_HZ;
+    /* APP, and APP_STOPPED: the application's tick rate times its period. */
+    uint64_t hz = CLK_SOURCE == CLK_APP || CLK_SOURCE == CLK_APP_STOPPED
+                      ? (uint64_t)MSAMP_ARM_APP_TICK_HZ * (CLK_RELOAD + 1u)
+                      : (uint64_t)MSAMP_ARM_CPU_HZ;
     msamp_port_unlock(key);
     return hz;
 }
