@@ -7,23 +7,26 @@
 #                       session id
 #   demo-faults-boots   demo-faults-reset as a device without entropy (DEMO_NO_ENTROPY: the clock
 #                       gives the session id nothing), told apart by the boot counter alone
+#   demo-faults-boots-nokeep  demo-faults-boots linking a library without the kept profile
 #   demo-faults-tables  interval 1 pinned, a 128-slot live table and a 4-entry stack table, the
 #                       timer interrupt every 50 us allocating and freeing, msamp_poll() stalled for
 #                       700 of 2000 iterations; the firmware checks msamp's live table against its own
 #                       registry of the blocks it holds
 ifneq ($(wildcard boards/$(BOARD)/board.mk),)
-FAULTS_VARIANTS := demo-faults-reset demo-faults-boots demo-faults-tables
+FAULTS_VARIANTS := demo-faults-reset demo-faults-boots demo-faults-boots-nokeep demo-faults-tables
 FAULTS_DEFS_demo-faults-reset := -DDEMO_FAULTS=1 -DDEMO_MIN_MS=1500 -DDEMO_INTERVAL=1024
 FAULTS_DEFS_demo-faults-boots := $(FAULTS_DEFS_demo-faults-reset) -DDEMO_NO_ENTROPY=1
+FAULTS_DEFS_demo-faults-boots-nokeep := $(FAULTS_DEFS_demo-faults-boots)
 FAULTS_DEFS_demo-faults-tables := -DDEMO_FAULTS=2 -DDEMO_INTERVAL=1 -DDEMO_TIMER_US=50 -DDEMO_ITERATIONS=2000 \
 	-DDEMO_STALL_FROM=500 -DDEMO_STALL_TO=1200
 FAULTS_LIB := $(BOARD_DIR)/demo-faults-lib/libmsamp.a
 FAULTS_LIB_OBJS := $(call obj_of,$(BOARD_DIR)/demo-faults-lib,$(MSAMP_LIB_SRCS))
 FAULTS_LIB_DEFS := -DMSAMP_CFG_LIVE_CAPACITY=128 -DMSAMP_CFG_STACK_CAPACITY=4
-# The reset and boots variants count one session per boot: their library keeps no profile across
-# a reset (MSAMP_CFG_RESET_PROFILE 0: the next boot would send the previous session first;
-# test-board-reset-* test that). The RAM-dump block's header, whose session id seeds the next
-# boot's, is in .noinit.msamp in every build.
+# The reset and boots variants link the demo's library as it is by default (MSAMP_CFG_RESET_PROFILE
+# 1): each boot after a warm reset sends the session the reset ended before its own, and the tests
+# check each such session ended by a reset. demo-faults-boots-nokeep is demo-faults-boots with the
+# library built with MSAMP_CFG_RESET_PROFILE 0 (nothing sent again; the RAM-dump block's header,
+# whose session id seeds the next boot's, is in .noinit.msamp in every build).
 # $(call test_lib,FOLDER,FLAGS,MAKEFILE): the rules of $(BOARD_DIR)/FOLDER/libmsamp.a, the library
 # built with FLAGS added (board_reset.mk's too).
 define test_lib
@@ -37,8 +40,9 @@ $(BOARD_DIR)/$(1)/libmsamp.a: $(call obj_of,$(BOARD_DIR)/$(1),$(MSAMP_LIB_SRCS))
 endef
 FAULTS_NOKEEP_LIB := $(BOARD_DIR)/demo-faults-nokeep/libmsamp.a
 $(eval $(call test_lib,demo-faults-nokeep,$(DEMO_MSAMP_DEFS) -DMSAMP_CFG_RESET_PROFILE=0,$(FAULTS_MK)))
-FAULTS_LIB_demo-faults-reset := $(FAULTS_NOKEEP_LIB)
-FAULTS_LIB_demo-faults-boots := $(FAULTS_NOKEEP_LIB)
+FAULTS_LIB_demo-faults-reset := $(DEMO_LIB)
+FAULTS_LIB_demo-faults-boots := $(DEMO_LIB)
+FAULTS_LIB_demo-faults-boots-nokeep := $(FAULTS_NOKEEP_LIB)
 FAULTS_LIB_demo-faults-tables := $(FAULTS_LIB)
 FAULTS_MK := tests/board/board_faults.mk
 
