@@ -1,6 +1,6 @@
 # Device faults on QEMU boards (tests/board/faults.sh; docs/RELIABILITY.md): resets in the middle
 # of a frame and of the boot SESSION, drain killed and restarted, power loss, full tables and ring
-# with interrupts allocating. Firmware: two variants of the demo built with DEMO_FAULTS
+# with interrupts allocating. Firmware: variants of the demo built with DEMO_FAULTS
 # (boards/examples/demo/demo_faults.h), with rules of their own here (boards/boards.mk's
 # DEMO_VARIANTS stay as they are):
 #   demo-faults-reset   demo-long's workload (>= 1.5 s, interval 1024) and a boot line with the
@@ -79,9 +79,9 @@ board_faults = @tests/need.sh $(FAULTS_NEEDS) && \
 
 TESTS += board-faults-reset board-faults-boots board-faults-drain board-faults-power board-faults-tables
 ROBUST_TESTS += board-faults-reset board-faults-boots board-faults-drain board-faults-power board-faults-tables
-test-board-faults-reset: ## Resets (QMP) inside frames and splices inside the boot SESSION: one clean session per boot
+test-board-faults-reset: ## Resets (QMP) inside frames, splices inside the boot SESSION and the replay: one clean session per boot, ended by a reset
 	$(call board_faults,reset)
-test-board-faults-boots: ## A device without entropy: warm resets count boots in .noinit, each boot its own session id
+test-board-faults-boots: ## A device without entropy: warm resets count boots in .noinit, each boot its own session id (kept profile on and off)
 	$(call board_faults,boots)
 test-board-faults-drain: ## Drain killed (SIGKILL), interrupted (SIGINT) and restarted on a TCP UART
 	$(call board_faults,drain)

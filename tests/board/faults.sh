@@ -6,21 +6,27 @@
 #   reset   the board is reset through QMP (system_reset on a unix socket in the test's folder)
 #           at random times while it streams, for several seeds; then streams are spliced at
 #           chosen byte offsets: a boot cut inside its SESSION record, at a frame's end, inside a
-#           frame, followed by a fresh boot (another session id, and the same one). Each time:
-#           one session per boot, each session's report equal to drain's report of that boot's
-#           bytes alone (no mixing), the cut frame counted as bad, no frame counted lost, the last
-#           boot's estimates within the demo's bounds.
+#           frame, followed by a fresh boot (another session id, and the same one), and a boot cut
+#           inside its replay of the session the reset ended, then that boot again. Each time: one
+#           session per boot, each session's report equal to drain's report of its bytes alone (its
+#           boot's, then the next boot's replay of it: no mixing), each session a reset ended (a
+#           RESET in its bytes) reported ended by a reset, the cut frame counted as bad, no frame
+#           counted lost, the last boot's estimates within the demo's bounds; with the replay cut,
+#           the session's figures those of the whole replay alone.
 #   boots   demo-faults-boots, a device without entropy (the clock gives its session id nothing):
 #           two warm resets (QMP system_reset) in one QEMU run, then a cold boot in a new QEMU.
 #           The boot counter (.noinit) reads 0, 1, 2 and the three session ids differ; drain
-#           reports three sessions with those ids, each equal to its boot's bytes alone; the cold
-#           boot counts 0 again and draws the first boot's id (nothing else tells boots apart).
+#           reports three sessions with those ids, each equal to its bytes alone, the first two
+#           ended by a reset; the cold boot counts 0 again and draws the first boot's id (nothing
+#           else tells boots apart). The same with demo-faults-boots-nokeep (MSAMP_CFG_RESET_PROFILE
+#           0): no session ended by a reset.
 #   drain   the UART is a TCP server; a drain is killed (SIGKILL) mid-stream, another interrupted
 #           (SIGINT: it writes what it had, a profile pprof reads), a third connects later: its
 #           in-use profile is within bound of the truth after the re-sends.
 #   power   QEMU is killed (SIGKILL) with a drain connected: drain sees the end of input and
 #           writes its profile; a new QEMU and a new connection give a new, clean session. The
-#           same into one file (QEMU appending) followed by `drain --follow`.
+#           same into one file (QEMU appending) followed by `drain --follow`: a session per boot,
+#           none ended by a reset (power lost: nothing kept).
 #   tables  demo-faults-tables: live table and stack table full, ring full (polling stalled),
 #           the timer interrupt allocating and freeing every 50 us while the main loop does; the
 #           run ends (no deadlock), the firmware finds msamp's live table exact against the
@@ -233,7 +239,7 @@ mode_reset() {
   rs() { grep "^drain: session [0-9]* (id $2," "$1.err" | sed -n 's/^drain: session \([0-9]*\) .*/\1/p' | head -1; }
   # The cut frame is one lost on the line (a bad frame: the estimates lower bounds, >=); the
   # figures are the same.
-  bounds() { session_top "$1.top" "$(rs "$1" "$p_id")" | sed '/^  >=: every estimate/d; s/>=/  /g; s/; a lower bound: .*//'; }
+  bounds() { session_top "$1.top" "$(rs "$1" "$p_id")" | sed '/^  >=: every estimate/d; s/: >=/: /; s/>=/  /g; s/; a lower bound: .*//'; }
   local cb wb
   cb=$(summary replay-cut "$(rs replay-cut "$p_id")" bad); wb=$(summary replay-whole "$(rs replay-whole "$p_id")" bad)
   if [ -n "$(rs replay-cut "$p_id")" ] && [ "$cb" = $((wb + 1)) ] && diff <(bounds replay-cut) <(bounds replay-whole) >replay.diff; then
