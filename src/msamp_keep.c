@@ -5,10 +5,13 @@
  *   boots of a device without entropy draw different ids (a chain: each id from the one before).
  * - MSAMP_KEEP (MSAMP_CFG_RESET_PROFILE, the static full tables): the tables themselves
  *   (msamp_table_dump.c puts them in the section) and the block below, the session's identity and
- *   its keep_figures as of the last msamp_poll() or msamp_note_reset(). The next boot's msamp_init()
- *   checks it (magic, CRC-32, the build-id's hash, the tables' header) and sends that session's
+ *   its figures as of the last msamp_poll() or msamp_note_reset(). The next boot's msamp_init()
+ *   checks it (magic, CRC-32s, the build-id's hash, the tables' header) and sends that session's
  *   end before its own: SESSION (flag PREVIOUS), TIME, a snapshot pass of the kept live set,
- *   HEAP, RESET (include/msamp_wire.h). */
+ *   HEAP, RESET (include/msamp_wire.h).
+ *   The figures are in two copies, each with its CRC: an update writes the one not in use, seals
+ *   it, then makes it the one in use (one word), so a reset at any moment of an update (every
+ *   msamp_poll()) leaves a whole copy, the last or the one before. */
 #include "msamp_internal.h"
 
 #define G msamp_core
@@ -20,21 +23,30 @@
 /* Transport calls that take nothing before the replay gives up (a link that is not up). */
 #define KEEP_IDLE 100000u
 
+/* The session's figures as of an update. */
+struct keep_figs {
+    uint32_t crc; /* CRC-32 of what follows */
+    uint32_t cause, samples, frees, dropped;
+    uint64_t last; /* wire ticks: the last time known */
+#if MSAMP_CFG_HEAP_STATS
+    struct msamp_heap_stats heap; /* the last figures read */
+#endif
+};
 struct msamp_keep {
     uint32_t magic; /* KEEP_MAGIC: valid; written last, cleared once the block is sent */
-    uint32_t crc;   /* CRC-32 of what follows */
+    uint32_t crc;   /* CRC-32 of the identity, version to start (sealed once, at the start) */
     uint32_t version, build, session_id, tick_hz;
-    uint32_t cause, samples, frees, dropped;
-    uint64_t start, last; /* wire ticks: the session's start, the last time known */
-#if MSAMP_CFG_HEAP_STATS
-    struct msamp_heap_stats heap; /* the last keep_figures read */
-#endif
+    uint64_t start; /* wire ticks: the session's start */
+    uint32_t cur;   /* the copy of the figures in use: 0 or 1 */
+    struct keep_figs fig[2];
 };
 MSAMP_NOINIT_BEGIN
 static struct msamp_keep K MSAMP_NOINIT;
 MSAMP_NOINIT_END
-#define KEEP_BODY ((const uint8_t *)&K + 2u * sizeof(uint32_t))
-#define KEEP_BODY_SIZE (sizeof K - 2u * sizeof(uint32_t))
+#define KEEP_ID ((const uint8_t *)&K.version)
+#define KEEP_ID_SIZE ((uint32_t)(offsetof(struct msamp_keep, start) + sizeof K.start - offsetof(struct msamp_keep, version)))
+#define FIG_BODY_SIZE ((uint32_t)(sizeof(struct keep_figs) - sizeof(uint32_t)))
+#define F (&K.fig[K.cur & 1u]) /* the figures in use */
 
 /* CRC-32/IEEE of n bytes, bit by bit (the block is a few dozen bytes). */
 static uint32_t keep_crc(const uint8_t *p, uint32_t n)
@@ -59,17 +71,38 @@ static uint32_t keep_build(void)
     return h;
 }
 
-static void keep_seal(void)
+static uint32_t fig_crc(const struct keep_figs *f)
 {
-    K.crc = keep_crc(KEEP_BODY, KEEP_BODY_SIZE);
+    return keep_crc((const uint8_t *)f + sizeof(uint32_t), FIG_BODY_SIZE);
 }
 
 static int keep_valid(void)
 {
-    return K.magic == KEEP_MAGIC && K.crc == keep_crc(KEEP_BODY, KEEP_BODY_SIZE) &&
-           K.version == (KEEP_VERSION << 16 | (uint32_t)sizeof K) && K.build == keep_build() &&
-           msamp_table_kept() && msamp_heapdump.session_id == K.session_id && K.tick_hz != 0 &&
-           K.last >= K.start;
+    return K.magic == KEEP_MAGIC && K.crc == keep_crc(KEEP_ID, KEEP_ID_SIZE) && K.cur <= 1u &&
+           F->crc == fig_crc(F) && K.version == (KEEP_VERSION << 16 | (uint32_t)sizeof K) &&
+           K.build == keep_build() && msamp_table_kept() &&
+           msamp_heapdump.session_id == K.session_id && K.tick_hz != 0 && F->last >= K.start;
+}
+
+/* The session's figures now (under the lock, or from a fault handler) into the copy not in use,
+ * sealed, then in use. */
+static void keep_figures(uint32_t cause, int heap)
+{
+    struct keep_figs *f = &K.fig[(K.cur & 1u) ^ 1u];
+    const struct keep_figs *old = F;
+    uint64_t now = msamp_now();
+    f->last = now >= old->last ? now : old->last;
+    f->cause = cause;
+    f->samples = G.samples;
+    f->frees = G.frees;
+    f->dropped = G.count[MSAMP_DROP_RING_RECORDS];
+#if MSAMP_CFG_HEAP_STATS
+    f->heap = heap ? G.heap : old->heap;
+#else
+    (void)heap;
+#endif
+    f->crc = fig_crc(f);
+    K.cur = (K.cur & 1u) ^ 1u;
 }
 
 /* Ring room for the next event: the open frame closed and everything handed to the transport. 0
@@ -90,6 +123,7 @@ enum { STEP_SESSION, STEP_START, STEP_BEGIN, STEP_END, STEP_RESET, STEP_LIVE };
 
 static void keep_write(uint32_t step, uint32_t count)
 {
+    const struct keep_figs *k = F;
     uint64_t v[2] = {K.start, 0};
     struct msamp_varints64 f = {v, 1};
     switch (step) {
@@ -102,20 +136,20 @@ static void keep_write(uint32_t step, uint32_t count)
         return;
     case STEP_BEGIN: /* pass 0 at the last time known: LIVE births are the latest before it */
         v[0] = 0;
-        v[1] = K.last;
+        v[1] = k->last;
         f.n = 2;
         msamp_event_record(MSAMP_REC_SNAP_BEGIN, msamp_layout_varints64, &f);
-        G.w.ts = K.last;
+        G.w.ts = k->last;
         return;
     case STEP_END:
         msamp_rec_snap_end(0, count);
 #if MSAMP_CFG_HEAP_STATS
-        if (K.heap.valid != 0)
-            msamp_rec_heap(MSAMP_HEAP_END, &K.heap, 0);
+        if (k->heap.valid != 0)
+            msamp_rec_heap(MSAMP_HEAP_END, &k->heap, 0);
 #endif
         return;
     case STEP_RESET:
-        msamp_rec_reset(K.cause, K.samples, K.frees, K.dropped);
+        msamp_rec_reset(k->cause, k->samples, k->frees, k->dropped);
         return;
     default:
         break;
@@ -184,13 +218,11 @@ void msamp_keep_start(uint32_t session_id)
     K.build = keep_build();
     K.session_id = session_id;
     K.tick_hz = msamp_tick_hz();
-    K.cause = MSAMP_RESET_UNKNOWN;
-    K.start = K.last = msamp_now();
-    K.samples = K.frees = K.dropped = 0;
-#if MSAMP_CFG_HEAP_STATS
-    K.heap = G.heap;
-#endif
-    keep_seal();
+    K.start = msamp_now();
+    K.crc = keep_crc(KEEP_ID, KEEP_ID_SIZE);
+    K.cur = 0;
+    K.fig[0].last = K.start;
+    keep_figures(MSAMP_RESET_UNKNOWN, 1); /* into copy 1, G's counters zero */
     K.magic = KEEP_MAGIC;
 }
 
@@ -199,24 +231,9 @@ void msamp_keep_end(void)
     K.magic = 0; /* ended by END: nothing for the next boot to send */
 }
 
-/* The session's keep_figures now (under the lock, or from a fault handler). */
-static void keep_figures(void)
-{
-    K.samples = G.samples;
-    K.frees = G.frees;
-    K.dropped = G.count[MSAMP_DROP_RING_RECORDS];
-    uint64_t now = msamp_now();
-    if (now >= K.last)
-        K.last = now;
-}
-
 void msamp_keep_update(void)
 {
-    keep_figures();
-#if MSAMP_CFG_HEAP_STATS
-    K.heap = G.heap;
-#endif
-    keep_seal();
+    keep_figures(F->cause, 1);
 }
 #endif
 
@@ -225,9 +242,7 @@ void msamp_note_reset(unsigned cause)
 #if MSAMP_KEEP
     if (!G.initialised || K.magic != KEEP_MAGIC)
         return;
-    K.cause = cause;
-    keep_figures();
-    keep_seal();
+    keep_figures(cause, 0);
 #else
     (void)cause;
 #endif
