@@ -404,8 +404,8 @@ static __attribute__((noinline)) int on_record_rare(struct drain *d,
             return 1;
         }
     }
-    if (rec->type == MSAMP_REC_CMD_ACK || rec->type == MSAMP_REC_SESSION)
-        control_on_record(d->o.ctl, rec, now_s());
+    if (d->o.ctl != NULL && (rec->type == MSAMP_REC_CMD_ACK || rec->type == MSAMP_REC_SESSION))
+        control_on_record(d->o.ctl, rec, now_s()); /* none reading a RAM dump (--ram) */
     if (rec->type == MSAMP_REC_SESSION) {
         d->headers++;
         if (session_is_new(d->cur, rec)) {
