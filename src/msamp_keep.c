@@ -44,9 +44,10 @@ MSAMP_NOINIT_BEGIN
 static struct msamp_keep K MSAMP_NOINIT;
 MSAMP_NOINIT_END
 #define KEEP_ID ((const uint8_t *)&K.version)
-#define KEEP_ID_SIZE ((uint32_t)(offsetof(struct msamp_keep, start) + sizeof K.start - offsetof(struct msamp_keep, version)))
+#define KEEP_ID_SIZE                                                                               \
+    ((uint32_t)(offsetof(struct msamp_keep, cur) - offsetof(struct msamp_keep, version)))
 #define FIG_BODY_SIZE ((uint32_t)(sizeof(struct keep_figs) - sizeof(uint32_t)))
-#define F (&K.fig[K.cur & 1u]) /* the figures in use */
+#define KEEP_FIG (&K.fig[K.cur & 1u]) /* the figures in use */
 
 /* CRC-32/IEEE of n bytes, bit by bit (the block is a few dozen bytes). */
 static uint32_t keep_crc(const uint8_t *p, uint32_t n)
@@ -78,10 +79,11 @@ static uint32_t fig_crc(const struct keep_figs *f)
 
 static int keep_valid(void)
 {
+    const struct keep_figs *f = KEEP_FIG;
     return K.magic == KEEP_MAGIC && K.crc == keep_crc(KEEP_ID, KEEP_ID_SIZE) && K.cur <= 1u &&
-           F->crc == fig_crc(F) && K.version == (KEEP_VERSION << 16 | (uint32_t)sizeof K) &&
+           f->crc == fig_crc(f) && K.version == (KEEP_VERSION << 16 | (uint32_t)sizeof K) &&
            K.build == keep_build() && msamp_table_kept() &&
-           msamp_heapdump.session_id == K.session_id && K.tick_hz != 0 && F->last >= K.start;
+           msamp_heapdump.session_id == K.session_id && K.tick_hz != 0 && f->last >= K.start;
 }
 
 /* The session's figures now (under the lock, or from a fault handler) into the copy not in use,
@@ -89,7 +91,7 @@ static int keep_valid(void)
 static void keep_figures(uint32_t cause, int heap)
 {
     struct keep_figs *f = &K.fig[(K.cur & 1u) ^ 1u];
-    const struct keep_figs *old = F;
+    const struct keep_figs *old = KEEP_FIG;
     uint64_t now = msamp_now();
     f->last = now >= old->last ? now : old->last;
     f->cause = cause;
@@ -102,6 +104,7 @@ static void keep_figures(uint32_t cause, int heap)
     (void)heap;
 #endif
     f->crc = fig_crc(f);
+    atomic_signal_fence(memory_order_release); /* the copy whole before it is the one in use */
     K.cur = (K.cur & 1u) ^ 1u;
 }
 
@@ -123,7 +126,7 @@ enum { STEP_SESSION, STEP_START, STEP_BEGIN, STEP_END, STEP_RESET, STEP_LIVE };
 
 static void keep_write(uint32_t step, uint32_t count)
 {
-    const struct keep_figs *k = F;
+    const struct keep_figs *k = KEEP_FIG;
     uint64_t v[2] = {K.start, 0};
     struct msamp_varints64 f = {v, 1};
     switch (step) {
@@ -233,7 +236,7 @@ void msamp_keep_end(void)
 
 void msamp_keep_update(void)
 {
-    keep_figures(F->cause, 1);
+    keep_figures(KEEP_FIG->cause, 1);
 }
 #endif
 
