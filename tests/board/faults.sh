@@ -230,7 +230,8 @@ mode_reset() {
   local own_b
   own_b=$(session_starts "$b" | awk '$3 == 0 { print $1; exit }')
   half=$(( (lb + own_b) / 2 ))
-  while [ "$(byte_at "$b" $((half - 1)))" = 00 ]; do half=$((half + 1)); done
+  # inside a frame (not at its end: a frame that lost only its 0x00 is whole)
+  while [ "$(byte_at "$b" $((half - 1)))" = 00 ] || [ "$(byte_at "$b" "$half")" = 00 ]; do half=$((half + 1)); done
   cat "$p" >replay-cut.bin; head -c "$half" "$b" >>replay-cut.bin; cat "$b" >>replay-cut.bin
   cat "$p" "$b" >replay-whole.bin
   echo "splice replay-cut: P's boot (id $p_id), boot B (id $b_id) cut at byte $half of its replay of P (${own_b} bytes), then boot B again"
