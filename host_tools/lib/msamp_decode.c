@@ -526,10 +526,13 @@ static void frame_good(struct msamp_dec *d)
     uint8_t seq = d->body[0];
     uint32_t lost = 0;
     /* A boot frame is never a repeat: a device whose first frames are the same at every boot may
-     * be reset before its 17th frame. */
+     * be reset before its 17th frame. The frames remembered are forgotten, all of them: the ones
+     * checked are slots 0 .. recent_n - 1, so the next is written to slot 0 (a slot left from
+     * before the boot, the same seq and CRC as a frame the boot sends again, as a replay cut by a
+     * reset and sent whole, was taken for a repeat). */
     int boot = seq == 0 && frame_starts_session(rec_start, rec_end);
     if (boot)
-        d->recent_n = 0;
+        d->recent_n = d->recent_at = 0;
     if (frame_repeated(d, seq) || frame_late(d, seq, boot)) {
         d->st.frames_repeated++;
         return;

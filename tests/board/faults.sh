@@ -6,21 +6,27 @@
 #   reset   the board is reset through QMP (system_reset on a unix socket in the test's folder)
 #           at random times while it streams, for several seeds; then streams are spliced at
 #           chosen byte offsets: a boot cut inside its SESSION record, at a frame's end, inside a
-#           frame, followed by a fresh boot (another session id, and the same one). Each time:
-#           one session per boot, each session's report equal to drain's report of that boot's
-#           bytes alone (no mixing), the cut frame counted as bad, no frame counted lost, the last
-#           boot's estimates within the demo's bounds.
+#           frame, followed by a fresh boot (another session id, and the same one), and a boot cut
+#           inside its replay of the session the reset ended, then that boot again. Each time: one
+#           session per boot, each session's report equal to drain's report of its bytes alone (its
+#           boot's, then the next boot's replay of it: no mixing), each session a reset ended (a
+#           RESET in its bytes) reported ended by a reset, the cut frame counted as bad, no frame
+#           counted lost, the last boot's estimates within the demo's bounds; with the replay cut,
+#           the session's figures those of the whole replay alone.
 #   boots   demo-faults-boots, a device without entropy (the clock gives its session id nothing):
 #           two warm resets (QMP system_reset) in one QEMU run, then a cold boot in a new QEMU.
 #           The boot counter (.noinit) reads 0, 1, 2 and the three session ids differ; drain
-#           reports three sessions with those ids, each equal to its boot's bytes alone; the cold
-#           boot counts 0 again and draws the first boot's id (nothing else tells boots apart).
+#           reports three sessions with those ids, each equal to its bytes alone, the first two
+#           ended by a reset; the cold boot counts 0 again and draws the first boot's id (nothing
+#           else tells boots apart). The same with demo-faults-boots-nokeep (MSAMP_CFG_RESET_PROFILE
+#           0): no session ended by a reset.
 #   drain   the UART is a TCP server; a drain is killed (SIGKILL) mid-stream, another interrupted
 #           (SIGINT: it writes what it had, a profile pprof reads), a third connects later: its
 #           in-use profile is within bound of the truth after the re-sends.
 #   power   QEMU is killed (SIGKILL) with a drain connected: drain sees the end of input and
 #           writes its profile; a new QEMU and a new connection give a new, clean session. The
-#           same into one file (QEMU appending) followed by `drain --follow`.
+#           same into one file (QEMU appending) followed by `drain --follow`: a session per boot,
+#           none ended by a reset (power lost: nothing kept).
 #   tables  demo-faults-tables: live table and stack table full, ring full (polling stalled),
 #           the timer interrupt allocating and freeing every 50 us while the main loop does; the
 #           run ends (no deadlock), the firmware finds msamp's live table exact against the
@@ -39,76 +45,110 @@ fail=0
 CUT_FRAMES=0
 bad() { echo "FAIL: $*"; fail=1; }
 
-# check_pieces STREAM NAME "OFFSETS" "IDS" [TRUTH-CONSOLE]
-# STREAM is pieces, one boot each, whose boot frames start at OFFSETS with session ids IDS. A
-# device that sends a delimiter (0x00) ahead of its boot frame (the first offset is then 1) owns
-# that byte: piece i is [OFFSETS[i] - lead, OFFSETS[i+1] - lead). A piece with no complete frame
-# gives no session (its bytes are counted as discarded or bad); every other piece must give one
-# session whose report (--top of every site, samples, frees) equals drain's report of the piece
-# alone, with no frame counted lost and as many bad frames as the piece has cut frames (1 when it
-# ends inside a frame, but the last). With TRUTH-CONSOLE (the console of the boot that finished),
-# the last session is checked against the demo's truth by check_demo.sh.
+# check_pieces STREAM NAME "IDS" [TRUTH-CONSOLE]   (environment: RESETS)
+# STREAM is boots whose own sessions have ids IDS. A boot after
+# a warm reset sends the session the reset ended first (SESSION with the flag PREVIOUS, its live
+# set, HEAP, RESET: docs/WIRE_FORMAT.md#reset), then its own SESSION; drain continues the previous
+# session with it (the same id, no END or RESET yet), or starts that session from it (a reader that
+# joins at that boot). So the stream is cut into sessions at each SESSION with resend_seq 0
+# (session_starts) that drain would start one with, and each one's bytes run up to the next
+# session's first frame (the first also holds the bytes before it). Each must give one session
+# (but a header without a sample or a stack that another follows: drain writes none) whose report
+# (--top of every site, samples, frees, bad and lost frames) equals drain's report of its bytes
+# alone, no frame counted lost; whenever its bytes hold a RESET, drain reports it ended by a reset.
+# The own sessions' ids are IDS in order, but for a boot cut inside its SESSION frame (none then).
+# RESETS=keep or none (a stream whose every boot but the last was reset, by a build with the kept
+# profile or without): every boot's own session is there, and with keep each session but the last
+# is reported ended by a reset (with none, no session is). With TRUTH-CONSOLE (the console of the boot that finished), the last
+# session is checked against the demo's truth by check_demo.sh.
 check_pieces() {
-  local s=$1 name=$2 size offs ids n i k from to ses want_bad lastp lead
-  read -r -a offs <<<"$3"; read -r -a ids <<<"$4"
-  size=$(stat -c %s "$s"); n=${#offs[@]}; lead=$(lead_of "$s" "${offs[0]}")
+  local s=$1 name=$2 size ids n i k from to ses lastp
+  read -r -a ids <<<"$3"
+  size=$(stat -c %s "$s")
   # KEEP_RUN=1: drain's reports of STREAM are already in NAME.top and NAME.err (drain --follow).
   [ "${KEEP_RUN:-0}" = 1 ] || drain_run "$s" "$name" || { bad "$name: drain exit status $?"; cat "$name.err"; return; }
-  ses=0; local carry=0 empty=0
-  for ((i = 0; i < n; i++)); do
-    from=$((offs[i] - lead)); to=$([ $((i + 1)) -lt "$n" ] && echo $((offs[i + 1] - lead)) || echo "$size")
-    slice "$s" "$from" "$to" "$name.piece$i.bin"
-    if ! tail -c +$((lead + 1)) "$name.piece$i.bin" | LC_ALL=C grep -qaP '\x00'; then
-      # Its cut frame: a bad frame once the reader is in step (a delimiter came before it),
-      # else bytes discarded before the first delimiter.
-      [ "$lead" = 1 ] || [ "$i" -gt 0 ] && carry=1
-      echo "  piece $i [$from, $to): no complete frame, no session ($([ $carry = 1 ] && echo 'a bad frame' || echo 'bytes discarded'))"
+  # The sessions: starts[j] their first byte, sid[j] their id.
+  local -a starts=() sid=() ended=()
+  local off id prev own="" last_reset=0
+  while read -r off id prev; do
+    if [ "$prev" = 1 ] && [ ${#sid[@]} -gt 0 ] && [ "${sid[-1]}" = "$id" ] && [ "$last_reset" = 0 ]; then
+      # The session this replay ends: it continues it (a replay cut by a reset leaves it open)
+      tail -c +$((off + 1)) "$s" | head -c 65536 | "$DUMP" 2>/dev/null | awk '/^SESSION / && n++ { exit } /^RESET / { f = 1 } END { exit !f }' && last_reset=1
       continue
     fi
+    [ "$prev" = 1 ] || own="$own $id"
+    starts+=("$off"); sid+=("$id"); last_reset=0
+  done < <(session_starts "$s")
+  [ "${starts[0]:-x}" != x ] || { bad "$name: no session in the stream"; return; }
+  starts[0]=0
+  # shellcheck disable=SC2086 # one id a word
+  if [ -n "${RESETS:-}" ]; then
+    [ "$(echo $own)" = "${ids[*]}" ] || bad "$name: the boots' own sessions have ids$own, their consoles ${ids[*]}"
+  else
+    k=" ${ids[*]} "
+    for id in $own; do [ "${k#* "$id" }" != "$k" ] && k=" ${k#* "$id" }" || k=""; done
+    [ -n "$k" ] || bad "$name: the own sessions' ids$own are not the boots' ${ids[*]} in order"
+  fi
+  n=${#starts[@]}; ses=0; local empty=0
+  for ((i = 0; i < n; i++)); do
+    # from the delimiter ahead of its first frame, to the one ahead of the next session's
+    from=$((starts[i] > 0 ? starts[i] - 1 : 0)); to=$([ $((i + 1)) -lt "$n" ] && echo "${starts[i + 1]}" || echo "$size")
+    slice "$s" "$from" "$to" "$name.piece$i.bin"
     ses=$((ses + 1))
-    # The piece alone ends with a delimiter: a frame that lost only its 0x00 to the reset is whole
-    # (the next boot's delimiter ends it in the stream too), a cut one is a bad frame.
-    printf '\0' >>"$name.piece$i.bin"
+    # The bytes alone end with a delimiter: a frame that lost only its 0x00 to the end of the stream
+    # is whole, a cut one is a bad frame.
+    [ "$(byte_at "$s" $((to - 1)))" = 00 ] || printf '\0' >>"$name.piece$i.bin"
     drain_run "$name.piece$i.bin" "$name.piece$i" || { bad "$name: drain on piece $i"; continue; }
+    [ "$(sessions_of "$name.piece$i")" = 1 ] || bad "$name: piece $i alone gives $(sessions_of "$name.piece$i") sessions, not 1"
     if [ $((i + 1)) -lt "$n" ] && [ "$(summary "$name.piece$i" 1 samples)" = 0 ] &&
        ! "$DUMP" "$name.piece$i.bin" 2>/dev/null | grep -q '^STACK '; then
-      # A boot cut before its first sample or stack (its first frames hold the SESSION header,
-      # TIME and HEAP records alone): drain writes no profile for an empty boot that another
-      # follows (docs/DRAIN.md), so no session (it keeps its number, and its cut frame goes
-      # with it).
+      # A session cut before its first sample or stack (its first frames hold the SESSION header,
+      # TIME and HEAP records alone): drain writes no profile for an empty session that another
+      # follows (docs/DRAIN.md), so no session (it keeps its number).
       empty=$((empty + 1))
-      echo "  piece $i [$from, $to) id ${ids[i]}: a header without a sample or a stack, no session (as drain writes none for an empty boot)"
+      echo "  piece $i [$from, $to) id ${sid[i]}: a header without a sample or a stack, no session (as drain writes none for an empty boot)"
       continue
     fi
-    want_bad=$(( carry + $(summary "$name.piece$i" 1 bad) )); carry=0
+    local got_id got_bad got_lost want_bad ends
+    want_bad=$(summary "$name.piece$i" 1 bad)
     CUT_FRAMES=$((CUT_FRAMES + want_bad))
-    local got_id got_bad got_lost
     got_id=$(summary "$name" "$ses" id); got_bad=$(summary "$name" "$ses" bad); got_lost=$(summary "$name" "$ses" lost)
-    echo "  piece $i [$from, $to) id ${ids[i]}$([ "$want_bad" -gt 0 ] && echo ", $want_bad cut frame(s)"):" \
+    ends=$(grep "^drain: session $ses: ended by a reset" "$name.err" | head -1)
+    echo "  piece $i [$from, $to) id ${sid[i]}$([ "$want_bad" -gt 0 ] && echo ", $want_bad cut frame(s)"):" \
       "session $ses id ${got_id:-none}, $(summary "$name" "$ses" samples) samples" \
-      "(alone: $(summary "$name.piece$i" 1 samples)), bad frames ${got_bad:-?}, lost frames ${got_lost:-?}"
-    [ "$got_id" = "${ids[i]}" ] || bad "$name: session $ses has id ${got_id:-none}, the boot's is ${ids[i]}"
-    [ "${got_bad:-x}" = "$want_bad" ] || bad "$name: session $ses counts ${got_bad:-?} bad frames, expected $want_bad"
+      "(alone: $(summary "$name.piece$i" 1 samples)), bad frames ${got_bad:-?}, lost frames ${got_lost:-?}$([ -n "$ends" ] &&
+      echo "$ends" | sed 's/^drain: session [0-9]*: \(ended by a reset at [^ ]* s\).*/, \1/')"
+    [ "$got_id" = "${sid[i]}" ] || bad "$name: session $ses has id ${got_id:-none}, its SESSION's is ${sid[i]}"
+    [ "${got_bad:-x}" = "$want_bad" ] || bad "$name: session $ses counts ${got_bad:-?} bad frames, its bytes alone $want_bad"
     [ "${got_lost:-x}" = 0 ] || bad "$name: session $ses counts ${got_lost:-?} lost frames (a reset is not a loss)"
     for k in samples frees; do
       [ "$(summary "$name" "$ses" $k)" = "$(summary "$name.piece$i" 1 $k)" ] ||
-        bad "$name: session $ses has $(summary "$name" "$ses" $k) $k, the boot's bytes alone $(summary "$name.piece$i" 1 $k)"
+        bad "$name: session $ses has $(summary "$name" "$ses" $k) $k, its bytes alone $(summary "$name.piece$i" 1 $k)"
     done
     if ! diff <(session_top "$name.top" "$ses") <(session_top "$name.piece$i.top" 1) >"$name.diff$i"; then
-      bad "$name: session $ses's sites differ from those of boot $i's bytes alone (mixed sessions):"
+      bad "$name: session $ses's sites differ from those of its bytes alone (mixed sessions):"
       head -20 "$name.diff$i"
+    fi
+    # Ended by a reset exactly when its bytes hold the next boot's RESET (and, in a stream of
+    # resets, every session but the last).
+    if "$DUMP" "$name.piece$i.bin" 2>/dev/null | grep -q '^RESET ' ||
+       { [ "${RESETS:-}" = keep ] && [ $((i + 1)) -lt "$n" ]; }; then
+      [ -n "$ends" ] || bad "$name: session $ses was ended by a reset, drain does not say so"
+      [ "${RESETS:-}" != none ] || bad "$name: a build without the kept profile sent session $ses's end at its next boot"
+      grep -q "^drain: session 1: ended by a reset" "$name.piece$i.err" || bad "$name: piece $i alone is not ended by a reset"
+    else
+      [ -z "$ends" ] || bad "$name: session $ses reported ended by a reset without a RESET in its bytes"
     fi
   done
   k=$(sessions_of "$name")
-  [ "$k" = $((ses - empty)) ] || bad "$name: drain reported $k sessions for $((ses - empty)) boots with data"
+  [ "$k" = $((ses - empty)) ] || bad "$name: drain reported $k sessions for $((ses - empty)) with data"
   lastp=$(profile_of "$name" "$ses")
   [ -s "$lastp" ] || { bad "$name: no profile $lastp"; return; }
-  [ -n "${5:-}" ] || return 0
-  cp "$5" "$name.console.txt"
+  [ -n "${4:-}" ] || return 0
+  cp "$4" "$name.console.txt"
   "$here/check_demo.sh" "$lastp" "$name.console.txt" symbols accuracy leak drops >"$name.check" 2>&1 ||
     { bad "$name: the last session is not within the demo's bounds:"; cat "$name.check"; }
 }
-
 mode_reset() {
   local elf=$dir/uart/demo-faults-reset.elf seeds resets seed r boots st offs ids
   elf=$(realpath "$elf")
@@ -142,21 +182,26 @@ mode_reset() {
     [ "$(echo $offs | wc -w)" = "$boots" ] || { bad "seed $seed: $(echo $offs | wc -w) boot frames in the stream for $boots boots"; continue; }
     [ "$(echo "$ids" | tr ' ' '\n' | sed '/^$/d' | sort | uniq -d)" = "" ] || same_ids=$((same_ids + 1))
     total_cuts=$((total_cuts + boots - 1))
-    cd "$run" && check_pieces "$run/stream.bin" reset "$offs" "$ids" "$run/console.txt"; cd "$out" || exit 2
+    cd "$run" && RESETS=keep check_pieces "$run/stream.bin" reset "$ids" "$run/console.txt"; cd "$out" || exit 2
   done
   echo "real resets: $total_cuts, of which $CUT_FRAMES cut a frame; runs with a session id drawn twice: $same_ids"
 
-  # Splices at chosen offsets: A = the first boot of seed ${seeds%% *} (cut short by its reset),
-  # B = its last boot (complete, the truth in its console).
-  local s1=${seeds%% *} run a b a_id b_id first o name
+  # Splices at chosen offsets: A = the first boot of seed ${seeds%% *} (cold, cut short by its
+  # reset), B = its last boot (complete, the truth in its console: the previous boot's session, P,
+  # then its own), P's boot before it.
+  local s1=${seeds%% *} run a b p a_id b_id p_id first o name bo
   run=$out/seed$s1
-  [ -s "$run/reset.piece0.bin" ] || { bad "no pieces from seed $s1 to splice"; return; }
-  a=$run/reset.piece0.bin
-  b=$(ls "$run"/reset.piece*.bin | sort -V | tail -1)
-  a_id=$("$DUMP" "$a" 2>/dev/null | sed -n 's/^SESSION .*session_id=\(0x[0-9a-f]*\).*/\1/p' | head -1)
-  b_id=$("$DUMP" "$b" 2>/dev/null | sed -n 's/^SESSION .*session_id=\(0x[0-9a-f]*\).*/\1/p' | head -1)
-  local la lb
-  la=$(lead_of "$a" "$(boot_offsets "$a" | head -1)"); lb=$(lead_of "$b" "$(boot_offsets "$b" | head -1)")
+  [ -s "$run/stream.bin" ] || { bad "no stream from seed $s1 to splice"; return; }
+  read -r -a bo <<<"$(boot_offsets "$run/stream.bin" | tr '\n' ' ')"
+  [ "${#bo[@]}" -ge 3 ] || { bad "seed $s1: ${#bo[@]} boots, too few to splice"; return; }
+  la=$(lead_of "$run/stream.bin" "${bo[0]}")
+  a=$run/boot-first.bin; p=$run/boot-previous.bin; b=$run/boot-last.bin
+  slice "$run/stream.bin" 0 $((bo[1] - la)) "$a"
+  slice "$run/stream.bin" $((bo[-2] - la)) $((bo[-1] - la)) "$p"
+  slice "$run/stream.bin" $((bo[-1] - la)) "$(stat -c %s "$run/stream.bin")" "$b"
+  own_id() { session_starts "$1" | awk '$3 == 0 { print $2; exit }'; }
+  a_id=$(own_id "$a"); b_id=$(own_id "$b"); p_id=$(own_id "$p")
+  local lb=$la
   # A's first frame ends here (after its delimiter, when it has one)
   first=$(tail -c +$((la + 1)) "$a" | LC_ALL=C grep -obUaP '\x00' | head -1 | cut -d: -f1)
   first=$((first + la))
@@ -171,7 +216,7 @@ mode_reset() {
     name=${spec%%:*}; o=${spec#*:}
     head -c "$o" "$a" >"$name.bin"; cat "$b" >>"$name.bin"
     echo "splice $name: boot A (id $a_id) cut at byte $o, then boot B (id $b_id)"
-    check_pieces "$out/splice/$name.bin" "$name" "$la $((o + lb))" "$a_id $b_id" \
+    check_pieces "$out/splice/$name.bin" "$name" "$a_id $b_id" \
       "$([ "$name" = session-header ] && echo "$run/console.txt")"
   done
   # The same session id twice: B cut half-way, then B again (two boots that drew the same id).
@@ -179,13 +224,45 @@ mode_reset() {
   while [ "$(byte_at "$b" $((half - 1)))" = 00 ]; do half=$((half + 1)); done
   head -c "$half" "$b" >same-id.bin; cat "$b" >>same-id.bin
   echo "splice same-id: boot B (id $b_id) cut at byte $half, then boot B again (the same id)"
-  check_pieces "$out/splice/same-id.bin" same-id "$lb $((half + lb))" "$b_id $b_id"
+  check_pieces "$out/splice/same-id.bin" same-id "$b_id $b_id"
+  # A reset during the replay: B cut half-way through its account of P, then B again (which sends
+  # P's end again), after P's boot. P's session is the same as without the cut replay.
+  local own_b
+  own_b=$(session_starts "$b" | awk '$3 == 0 { print $1; exit }')
+  half=$(( (lb + own_b) / 2 ))
+  # inside a frame (not at its end: a frame that lost only its 0x00 is whole)
+  while [ "$(byte_at "$b" $((half - 1)))" = 00 ] || [ "$(byte_at "$b" "$half")" = 00 ]; do half=$((half + 1)); done
+  cat "$p" >replay-cut.bin; head -c "$half" "$b" >>replay-cut.bin; cat "$b" >>replay-cut.bin
+  cat "$p" "$b" >replay-whole.bin
+  echo "splice replay-cut: P's boot (id $p_id), boot B (id $b_id) cut at byte $half of its replay of P (${own_b} bytes), then boot B again"
+  check_pieces "$out/splice/replay-cut.bin" replay-cut "$p_id $b_id"
+  drain_run replay-whole.bin replay-whole || bad "replay-whole: drain exit status"
+  rs() { grep "^drain: session [0-9]* (id $2," "$1.err" | sed -n 's/^drain: session \([0-9]*\) .*/\1/p' | head -1; }
+  # The cut frame is one lost on the line (a bad frame: the estimates lower bounds, >=); the
+  # figures are the same.
+  bounds() { session_top "$1.top" "$(rs "$1" "$p_id")" | sed '/^  >=: every estimate/d; s/: >=/: /; s/>=/  /g; s/; a lower bound: .*//'; }
+  local cb wb
+  cb=$(summary replay-cut "$(rs replay-cut "$p_id")" bad); wb=$(summary replay-whole "$(rs replay-whole "$p_id")" bad)
+  if [ -n "$(rs replay-cut "$p_id")" ] && [ "$cb" = $((wb + 1)) ] && diff <(bounds replay-cut) <(bounds replay-whole) >replay.diff; then
+    echo "  session $p_id: with a replay cut by a reset, the same figures as with its replay alone, one more bad frame ($cb)"
+  else
+    bad "replay-cut: session $p_id ($cb bad frames) differs from its report without the cut replay ($wb bad frames):"; head -20 replay.diff
+  fi
   cd "$out" || exit 2
 }
 
 mode_boots() {
-  local elf run=$out/boots cold=$out/cold qemu st r ids counts offs
-  elf=$(realpath "$dir/uart/demo-faults-boots.elf"); ELF=$elf
+  # The default build (the kept profile: each boot sends the session the reset ended), then one
+  # with MSAMP_CFG_RESET_PROFILE 0 (nothing sent again; the session ids chained all the same).
+  local v
+  for v in demo-faults-boots:keep demo-faults-boots-nokeep:none; do
+    echo "${v%%:*} (kept profile: ${v#*:})"
+    boots_of "${v%%:*}" "${v#*:}"
+  done
+}
+boots_of() {
+  local elf run=$out/$1 cold=$out/$1-cold qemu st r ids counts offs
+  elf=$(realpath "$dir/uart/$1.elf"); ELF=$elf
   mkdir -p "$run" "$cold"
   BOARD_QEMU_EXTRA="-qmp unix:$run/qmp.sock,server=on,wait=off" \
     "$(realpath "$here/../../boards/qemu_run.sh")" "$elf" uart "$run" >/dev/null 2>&1 &
@@ -206,7 +283,7 @@ mode_boots() {
   # shellcheck disable=SC2086 # one id a word
   [ "$(printf '%s\n' $ids | sort -u | wc -l)" = 3 ] || bad "session ids $ids: not three different ones"
   offs=$(boot_offsets "$run/stream.bin" | tr '\n' ' ')
-  cd "$run" && check_pieces "$run/stream.bin" boots "$offs" "$ids" "$run/console.txt"; cd "$out" || exit 2
+  cd "$run" && RESETS=$2 check_pieces "$run/stream.bin" boots "$ids" "$run/console.txt"; cd "$out" || exit 2
   # A cold boot: a new QEMU, RAM as it comes up: the count starts again, and without entropy the
   # session id is the first boot's.
   "$(realpath "$here/../../boards/qemu_run.sh")" "$elf" uart "$cold" >/dev/null 2>&1 ||
@@ -310,7 +387,7 @@ mode_power() {
   lead=$(lead_of stream.bin "${offs%% *}")
   [ "$offs" = "$lead $((cut + lead)) " ] || bad "boot frames at $offs, expected at $lead and $((cut + lead))"
   for f in follow.pb.gz follow.s2.pb.gz; do go tool pprof -raw "$f" >/dev/null 2>&1 || bad "--follow: $f unreadable"; done
-  KEEP_RUN=1 check_pieces "$(pwd)/stream.bin" follow "$offs" "$ids" console.txt
+  KEEP_RUN=1 RESETS=none check_pieces "$(pwd)/stream.bin" follow "$ids" console.txt
   cd "$out" || exit 2
 }
 

@@ -119,3 +119,36 @@ summary() {
 sessions_of() { grep -c '^drain: session [0-9]* (' "$1.err"; }
 # profile_of OUT N: the file of session N.
 profile_of() { [ "$2" = 1 ] && echo "$1.pb.gz" || echo "$1.s$2.pb.gz"; }
+
+# session_starts STREAM: the sessions' first frames: each frame (CRC good) whose first record is a
+# SESSION with resend_seq 0, one a line: OFFSET (its first byte, after the delimiter before it),
+# the session id, 1 when its flags have PREVIOUS (a boot's replay of the session a reset ended:
+# docs/WIRE_FORMAT.md#reset), else 0.
+session_starts() {
+  python3 - "$1" <<'PY'
+import sys, zlib
+b = open(sys.argv[1], "rb").read()
+def cobs(x):
+    o, i = bytearray(), 0
+    while i < len(x):
+        c = x[i]
+        if c == 0 or i + c > len(x):
+            return None
+        o += x[i + 1:i + c]
+        i += c
+        if c < 0xFF and i < len(x):
+            o.append(0)
+    return bytes(o)
+start = 0
+while True:
+    end = b.find(b"\0", start)
+    if end < 0:
+        break
+    f = cobs(b[start:end])
+    if f and len(f) > 12 and f[1] & 0x0F == 1 and zlib.crc32(f[:-4]) == int.from_bytes(f[-4:], "little"):
+        n = 2 if f[1] >> 4 != 15 else 3  # seq, header, [length]: version, flags, id, resend_seq
+        if f[n] == 1 and f[n + 6] == 0:
+            print(start, "0x%08x" % int.from_bytes(f[n + 2:n + 6], "little"), 1 if f[n + 1] & 0x08 else 0)
+    start = end + 1
+PY
+}

@@ -35,37 +35,10 @@ run() {
   BOARD_QEMU_EXTRA="$*" "$root/boards/qemu_run.sh" "$elf" uart "$out/$name" >"$out/$name.log" 2>&1
 }
 
+. "$here/faults_lib.sh" # session_starts
 # previous STREAM: the offset of the first frame whose first record is a SESSION with the flag
 # PREVIOUS (the next boot's account of the session a reset ended), or nothing.
-previous() {
-  python3 - "$1" <<'EOF'
-import sys
-b = open(sys.argv[1], "rb").read()
-def cobs(x):
-    o, i = bytearray(), 0
-    while i < len(x):
-        c = x[i]
-        if c == 0 or i + c > len(x):
-            return None
-        o += x[i + 1:i + c]
-        i += c
-        if c < 0xFF and i < len(x):
-            o.append(0)
-    return bytes(o)
-start = 0
-while True:
-    end = b.find(b"\0", start)
-    if end < 0:
-        break
-    body = cobs(b[start:end])
-    if body and len(body) > 8 and body[1] & 0x0F == 1:
-        n = 2 if body[1] >> 4 != 15 else 3  # seq, header, [length]
-        if body[n + 1] & 0x08:
-            print(start)
-            break
-    start = end + 1
-EOF
-}
+previous() { session_starts "$1" | awk '$3 == 1 { print $1; exit }'; }
 
 # The known live set at the reset (interval 1: every block sampled): keep_small 120 x 48 B,
 # keep_big 8 x 1000 B, keep_mid 20 x 200 B.
