@@ -60,7 +60,9 @@ stalled() {
     cat <&3 >"$W/$name.bin"
   ) &
   local reader=$!
-  MSAMP_OUTPUT=$fifo MSAMP_INTERVAL=1 MSAMP_FLUSH=inline MSAMP_EXIT_TIMEOUT_MS=$ms MSAMP_SEED=9 \
+  # The interval pinned: the ring is to overflow (the link-aware device would raise the interval
+  # instead: docs/ADAPTIVE.md "The link"), and drain to count what it lost.
+  MSAMP_OUTPUT=$fifo MSAMP_INTERVAL=1 MSAMP_INTERVAL_PIN=1 MSAMP_FLUSH=inline MSAMP_EXIT_TIMEOUT_MS=$ms MSAMP_SEED=9 \
     "$app" "$W/$name.truth" 2>"$W/$name.app.err" &
   local prog=$!
   if [ "$until" = truth ]; then
