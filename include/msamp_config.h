@@ -116,7 +116,7 @@
  * msamp_init() checks the block (magic, CRC-32, the build-id) and sends the previous session's
  * in-use set and its end (the RESET record) before its own session; drain reports that session
  * "ended by a reset" (docs/POSTMORTEM.md#a-profile-that-survives-a-reset, msamp_note_reset).
- * Costs no RAM but the block's 88 bytes (112 on 64-bit; 64 without heap health); boot time: the previous live set on the link (about
+ * Costs no RAM but the block's 152 bytes (200 on 64-bit; 104 without heap health); boot time: the previous live set on the link (about
  * 10 bytes per live entry, 10-60 bytes per stack). Only with static full tables
  * (MSAMP_CFG_COMPACT_TABLES 0, MSAMP_CFG_RUNTIME_TABLES 0): otherwise only the full tables'
  * RAM-dump block header is kept (the previous session id, mixed into the next). */

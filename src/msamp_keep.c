@@ -20,28 +20,35 @@
 /* Transport calls that take nothing before the replay gives up (a link that is not up). */
 #define KEEP_IDLE 100000u
 
-/* The identity is written once, at msamp_init, and sealed by a CRC-32; the figures change at
- * every msamp_poll() and are sealed by a cheap check word (a few multiplies: a bitwise CRC of the
- * whole block at every poll cost about 3,000 instructions a poll). */
+/* The identity is written once, at msamp_init, and sealed by a CRC-32. The figures change at every
+ * msamp_poll(): two copies, each sealed by a cheap check word (a dozen multiplies; a bitwise CRC of
+ * the block at every poll cost about 3,000 instructions a poll); an update writes the copy not in
+ * use, seals it, then switches to it with one store, so a reset at any instant leaves one copy
+ * whole (a single copy lost the session of a reset inside its update: board-faults-boots). */
+struct keep_fig {
+    uint64_t last;  /* wire ticks: the last time known */
+    uint32_t check; /* keep_check() of the rest */
+    uint32_t cause, samples, frees, dropped;
+#if MSAMP_CFG_HEAP_STATS
+    struct msamp_heap_stats heap; /* the last keep_figures read */
+#endif
+};
 struct msamp_keep {
     uint32_t magic; /* KEEP_MAGIC: valid; written last, cleared once the block is sent */
     uint32_t crc;   /* CRC-32 of the identity */
     /* the identity */
     uint32_t version, build, session_id, tick_hz;
     uint64_t start; /* wire ticks: the session's start */
-    /* the figures */
-    uint64_t last;  /* wire ticks: the last time known */
-    uint32_t check; /* keep_check() of the figures */
-    uint32_t cause, samples, frees, dropped;
-#if MSAMP_CFG_HEAP_STATS
-    struct msamp_heap_stats heap; /* the last keep_figures read */
-#endif
+    /* the figures: fig[cur] */
+    uint32_t cur;
+    struct keep_fig fig[2];
 };
 MSAMP_NOINIT_BEGIN
 static struct msamp_keep K MSAMP_NOINIT;
 MSAMP_NOINIT_END
 #define KEEP_ID ((const uint8_t *)&K.version)
-#define KEEP_ID_SIZE ((uint32_t)((const uint8_t *)&K.last - KEEP_ID))
+#define KEEP_ID_SIZE ((uint32_t)((const uint8_t *)&K.cur - KEEP_ID))
+#define F (K.fig[K.cur & 1u])
 
 /* CRC-32/IEEE of n bytes, bit by bit (the block is a few dozen bytes). */
 static uint32_t keep_crc(const uint8_t *p, uint32_t n)
@@ -69,18 +76,18 @@ static uint32_t keep_build(void)
 /* The figures' check word: FNV-1a over their 32-bit halves (garbage RAM after power-on, or a
  * reset in the middle of an update, fails it). */
 #define KEEP_MIX(h, v) ((h) = ((h) ^ (uint32_t)(v)) * 16777619u)
-static uint32_t keep_check(void)
+static uint32_t keep_check(const struct keep_fig *f)
 {
     uint32_t h = 2166136261u;
-    KEEP_MIX(h, K.cause);
-    KEEP_MIX(h, K.samples);
-    KEEP_MIX(h, K.frees);
-    KEEP_MIX(h, K.dropped);
-    KEEP_MIX(h, K.last);
-    KEEP_MIX(h, K.last >> 32);
+    KEEP_MIX(h, f->cause);
+    KEEP_MIX(h, f->samples);
+    KEEP_MIX(h, f->frees);
+    KEEP_MIX(h, f->dropped);
+    KEEP_MIX(h, f->last);
+    KEEP_MIX(h, f->last >> 32);
 #if MSAMP_CFG_HEAP_STATS
-    const uintptr_t heap[] = {K.heap.total, K.heap.min_free, K.heap.free, K.heap.largest_free,
-                              K.heap.free_blocks, K.heap.valid};
+    const uintptr_t heap[] = {f->heap.total, f->heap.min_free, f->heap.free, f->heap.largest_free,
+                              f->heap.free_blocks, f->heap.valid};
     for (unsigned i = 0; i < sizeof heap / sizeof heap[0]; i++) {
         KEEP_MIX(h, heap[i]);
         KEEP_MIX(h, (uint64_t)heap[i] >> 32);
@@ -92,10 +99,10 @@ static uint32_t keep_check(void)
 static int keep_valid(void)
 {
     return K.magic == KEEP_MAGIC && K.crc == keep_crc(KEEP_ID, KEEP_ID_SIZE) &&
-           K.check == keep_check() &&
+           K.cur <= 1u && F.check == keep_check(&F) &&
            K.version == (KEEP_VERSION << 16 | (uint32_t)sizeof K) && K.build == keep_build() &&
            msamp_table_kept() && msamp_heapdump.session_id == K.session_id && K.tick_hz != 0 &&
-           K.last >= K.start;
+           F.last >= K.start;
 }
 
 /* Ring room for the next event: the open frame closed and everything handed to the transport. 0
@@ -128,20 +135,20 @@ static void keep_write(uint32_t step, uint32_t count)
         return;
     case STEP_BEGIN: /* pass 0 at the last time known: LIVE births are the latest before it */
         v[0] = 0;
-        v[1] = K.last;
+        v[1] = F.last;
         f.n = 2;
         msamp_event_record(MSAMP_REC_SNAP_BEGIN, msamp_layout_varints64, &f);
-        G.w.ts = K.last;
+        G.w.ts = F.last;
         return;
     case STEP_END:
         msamp_rec_snap_end(0, count);
 #if MSAMP_CFG_HEAP_STATS
-        if (K.heap.valid != 0)
-            msamp_rec_heap(MSAMP_HEAP_END, &K.heap, 0);
+        if (F.heap.valid != 0)
+            msamp_rec_heap(MSAMP_HEAP_END, &F.heap, 0);
 #endif
         return;
     case STEP_RESET:
-        msamp_rec_reset(K.cause, K.samples, K.frees, K.dropped);
+        msamp_rec_reset(F.cause, F.samples, F.frees, F.dropped);
         return;
     default:
         break;
@@ -210,14 +217,17 @@ void msamp_keep_start(uint32_t session_id)
     K.build = keep_build();
     K.session_id = session_id;
     K.tick_hz = msamp_tick_hz();
-    K.cause = MSAMP_RESET_UNKNOWN;
-    K.start = K.last = msamp_now();
-    K.samples = K.frees = K.dropped = 0;
-#if MSAMP_CFG_HEAP_STATS
-    K.heap = G.heap;
-#endif
+    K.start = msamp_now();
     K.crc = keep_crc(KEEP_ID, KEEP_ID_SIZE);
-    K.check = keep_check();
+    K.cur = 0;
+    struct keep_fig *f = &K.fig[0];
+    f->cause = MSAMP_RESET_UNKNOWN;
+    f->last = K.start;
+    f->samples = f->frees = f->dropped = 0;
+#if MSAMP_CFG_HEAP_STATS
+    f->heap = G.heap;
+#endif
+    f->check = keep_check(f);
     K.magic = KEEP_MAGIC;
 }
 
@@ -226,24 +236,29 @@ void msamp_keep_end(void)
     K.magic = 0; /* ended by END: nothing for the next boot to send */
 }
 
-/* The session's keep_figures now (under the lock, or from a fault handler). */
-static void keep_figures(void)
+/* The session's figures now into the copy not in use, sealed, then in use (under the lock, or
+ * from a fault handler): cause as given. */
+static void keep_figures(uint32_t cause)
 {
-    K.samples = G.samples;
-    K.frees = G.frees;
-    K.dropped = G.count[MSAMP_DROP_RING_RECORDS];
+    const struct keep_fig *o = &F;
+    struct keep_fig *f = &K.fig[(K.cur & 1u) ^ 1u];
+    f->cause = cause;
+    f->samples = G.samples;
+    f->frees = G.frees;
+    f->dropped = G.count[MSAMP_DROP_RING_RECORDS];
     uint64_t now = msamp_now();
-    if (now >= K.last)
-        K.last = now;
+    f->last = now >= o->last ? now : o->last;
+#if MSAMP_CFG_HEAP_STATS
+    f->heap = G.heap;
+#endif
+    f->check = keep_check(f);
+    __asm__ volatile("" ::: "memory"); /* the copy whole before it is the one in use */
+    K.cur = (K.cur & 1u) ^ 1u;
 }
 
 void msamp_keep_update(void)
 {
-    keep_figures();
-#if MSAMP_CFG_HEAP_STATS
-    K.heap = G.heap;
-#endif
-    K.check = keep_check();
+    keep_figures(F.cause);
 }
 #endif
 
@@ -252,9 +267,7 @@ void msamp_note_reset(unsigned cause)
 #if MSAMP_KEEP
     if (!G.initialised || K.magic != KEEP_MAGIC)
         return;
-    K.cause = cause;
-    keep_figures();
-    K.check = keep_check();
+    keep_figures(cause);
 #else
     (void)cause;
 #endif
