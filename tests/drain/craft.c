@@ -15,6 +15,9 @@
  *   empty       N sessions with a header only
  *   spans       N sessions of one stack, a TIME, an ALLOC and 30 more ALLOCs each 2^k ticks
  *               later (k 10..39): short sessions whose timeline's bins are widened 30 times
+ *   lateend     N sessions of one stack, a TIME, 128 ALLOCs 1000 ticks apart (all kept live: a
+ *               site that grows) and a TIME 2^40 ticks later: the growth window's end lies far
+ *               past the bins of the last change
  *   stacks      SESSION, N stacks with scattered 64-bit ids (depth 4), an ALLOC each, then every
  *               id redefined once
  *   sitemaps    SESSION, 256 MAPPINGs, N stacks of 64 frames spread over the mappings
@@ -159,6 +162,15 @@ int main(int argc, char **argv)
             SG(&g, MSAMP_REC_ALLOC, 1, 64, 1, 1);
             for (unsigned k = 10; k < 40; k++)
                 SG(&g, MSAMP_REC_ALLOC, 2 + k, 64 << (k % 4), 1, 1ull << k);
+        }
+    } else if (!strcmp(mode, "lateend")) {
+        for (uint64_t s = 0; s < n; s++) {
+            session(&g, (uint32_t)s + 1, 0, 1, 256, 64, 32);
+            stack_line(&g, 1, 0x400000 + s * 16, 3, 0x10);
+            SG(&g, MSAMP_REC_TIME, 1000);
+            for (unsigned k = 0; k < 128; k++) /* the last in the bins' last (31 of 4096 ticks) */
+                SG(&g, MSAMP_REC_ALLOC, 1 + k, 100, 1, 1000);
+            SG(&g, MSAMP_REC_TIME, 1000 + 128 * 1000 + (1ull << 40));
         }
     } else if (!strcmp(mode, "stacks")) {
         session(&g, 1, 0, 4096, 1u << 20, big, 32);

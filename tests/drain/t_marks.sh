@@ -28,7 +28,7 @@ run() { # NAME [ENV...]: the program's stream and truth, drain's --top, --json, 
   env MSAMP_INTERVAL=1 MSAMP_INTERVAL_PIN=1 MSAMP_OUTPUT="$W/$n.bin" "$@" \
     "$app" "$W/$n.truth" $keep $churn $grow || fail "$n: refuse_app exit $?"
   $D --elf "$app" -o "$W/$n.pb.gz" --top 5 --json "$W/$n.json" "$W/$n.bin" >"$W/$n.top" \
-    2>"$W/$n.err" || fail "$n: drain exit $?"
+    2>"$W/$n.err" || fail "$n: drain exit $?: $(tail -3 "$W/$n.err")"
 }
 # js NAME EXPR: a Python expression on session 0 of NAME's --json (s), its sites by first frame
 # (site(name): the site whose in-use is largest among those with that frame).

@@ -353,9 +353,16 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
     *nsteps = 0;
     if (win)
         memset(win, 0, sizeof(*win));
-    const struct growth *g = growth_of(s);
-    if (!g || !g->have_t0 || !s->ts_known || !s->tick_hz || s->last_ts <= g->t0)
+    struct growth *gm = s->hook.change == gr_change ? s->hook.ctx : NULL;
+    if (!gm || !gm->have_t0 || !s->ts_known || !s->tick_hz || s->last_ts <= gm->t0)
         return 0;
+    /* The bins as they stand at the session's last record: a record that changes no entry (TIME,
+     * END, a late DROPS) may lie past the last change's bins; they widen to hold it (the sites
+     * follow in gr_sync), or the window's last bin would not be the end's. */
+    while (s->last_ts >= gm->edge && ((s->last_ts - gm->t0) >> gm->shift) >= GR_BINS &&
+           gm->shift < 62)
+        gr_merge(gm);
+    const struct growth *g = gm;
     uint64_t end = s->last_ts, span = end - g->t0;
     size_t last = gr_bin(g, end);
     uint64_t k = (span / 2 + g->width - 1) / g->width;
@@ -448,7 +455,7 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
                                GR_Z_PART);
         }
         if (!sustained) { /* the run's bins that grew, from the first to the last */
-            size_t lo = at, hi = at + run - 1;
+            size_t lo = at, hi = at + run - 1 < last ? at + run - 1 : last;
             while (lo < hi && t->d[lo] <= 0)
                 lo++;
             while (hi > lo && t->d[hi] <= 0)
