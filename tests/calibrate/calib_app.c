@@ -127,8 +127,18 @@ struct local {
     unsigned long long alloc[NT], inuse[NT], n;
 };
 
+/* CALIB_RELEASE_AT=N, CALIB_RELEASE_FILE=F: F is created at the N-th allocation (ring-drops: the
+ * writer, stopped since before the first, runs again; tests/hosted/freeze_writer.py). */
+static unsigned long long release_at;
+static const char *release_file;
+
 static void do_alloc(struct local *L, struct pool *q, unsigned lf, uint32_t size)
 {
+    if (release_at && L->n + 1 == release_at) {
+        FILE *f = fopen(release_file, "w");
+        if (!f || fclose(f) != 0)
+            abort();
+    }
     void *p = leaf[lf](size);
     if (!p)
         abort();
@@ -409,11 +419,22 @@ int main(int argc, char **argv)
     if (rng == 0)
         rng = 1;
     int chains = 0;
-    /* CALIB_PAUSE_MS: a pause before the workload (ring-drops: the writer thread is stopped by
-     * then, so the allocations that follow fill the ring) */
-    const char *pause = getenv("CALIB_PAUSE_MS");
+    /* CALIB_PAUSE_MS: a pause before the workload. CALIB_WAIT_FILE: the workload starts once
+     * the file exists (ring-drops: freeze_writer.py creates it when the writer thread is stopped,
+     * so the allocations that follow fill the ring whatever the machine's load). */
+    const char *pause = getenv("CALIB_PAUSE_MS"), *wait = getenv("CALIB_WAIT_FILE");
     if (pause)
         pause_ms(atol(pause));
+    for (int ms = 0; wait && access(wait, F_OK) != 0; ms++) {
+        if (ms == 30000) {
+            fprintf(stderr, "calib_app: %s did not appear in 30 s\n", wait);
+            return 1;
+        }
+        pause_ms(1);
+    }
+    release_file = getenv("CALIB_RELEASE_FILE");
+    if (release_file && getenv("CALIB_RELEASE_AT"))
+        release_at = strtoull(getenv("CALIB_RELEASE_AT"), NULL, 10);
     if (!strcmp(w, "steady"))
         calib_steady(&rng);
     else if (!strcmp(w, "grow"))

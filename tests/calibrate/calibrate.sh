@@ -33,9 +33,10 @@
 #   smallbig-1024, smallbig-2048   issue 36's first program (500 000 x 24 B, 10 000 x
 #               3000 B, nothing freed) at 16 KiB with 1024 and 2048 slots: 2 raises and
 #               1 (its 24 B site read -20 % with two, t = -12)                        20 / 100 each
-#   ring-drops  steady, 512 B, its writer thread stopped 0.5 s (tests/hosted/
-#               freeze_writer.py) from before the first allocation (CALIB_PAUSE_MS=100):
-#               the ring drops 10-25 % of the records (every estimate marked "may be
+#   ring-drops  steady, 512 B, its writer thread stopped (tests/hosted/freeze_writer.py)
+#               from before the first allocation to the 1 000 000th (CALIB_RELEASE_AT; a stop
+#               of 0.5 s of the wall clock dropped 0-17 000 records by the machine's load):
+#               the ring drops 16-17 % of the records (every estimate marked "may be
 #               low")                                                                    6 /  60
 #   exhaustion  time to exhaustion (tests/calibrate/exhaust_app.c, beside APP): a heap of
 #               fixed size leaking 4 MB/s in device time for 4 s among a cache and churn,
@@ -73,7 +74,7 @@ long|long|MSAMP_INTERVAL=4096 MSAMP_LIVE_CAPACITY=1024 MSAMP_FLUSH=thread|0|6|10
 pinned-full|steady|MSAMP_INTERVAL=16384 MSAMP_INTERVAL_PIN=1 MSAMP_LIVE_CAPACITY=256|8|80|11000
 smallbig-1024|smallbig|MSAMP_INTERVAL=16384 MSAMP_LIVE_CAPACITY=1024|20|100|13000
 smallbig-2048|smallbig|MSAMP_INTERVAL=16384 MSAMP_LIVE_CAPACITY=2048|20|100|14000
-ring-drops|steady|MSAMP_INTERVAL=512 MSAMP_FLUSH=thread CALIB_PAUSE_MS=100 CALIB_FREEZE=0.5|6|60|12000
+ring-drops|steady|MSAMP_INTERVAL=512 MSAMP_FLUSH=thread CALIB_RELEASE_AT=1000000 CALIB_FREEZE=60|6|60|12000
 exhaustion|exhaust:leak|MSAMP_INTERVAL=32768|10|40|15000"
 
 # run_one NAME WORKLOAD SEED ENV: one run; its rows in $out/runs/NAME.SEED.tsv, its files beside.
@@ -82,10 +83,16 @@ run_one() {
   rm -f "$base".*
   # exhaust:W: exhaust_app's workload W (beside APP), its truth one exhaustion budget's
   case $wl in exhaust:*) prog=$(dirname "$app")/exhaust_app wl=${wl#exhaust:} ;; esac
-  # CALIB_FREEZE=S: the app's writer thread stopped for S seconds (the ring drops records)
+  # CALIB_FREEZE=S: the app's writer thread stopped (the ring drops records) before its first
+  # allocation (it waits for the stop) until its CALIB_RELEASE_AT-th, S seconds at most
   local freeze=() e
   for e in $envs; do
-    case $e in CALIB_FREEZE=*) freeze=(python3 "$here/../hosted/freeze_writer.py" "${e#CALIB_FREEZE=}") ;; esac
+    case $e in
+      CALIB_FREEZE=*)
+        rm -f "$base.frozen" "$base.release"
+        freeze=(env FREEZE_READY="$base.frozen" FREEZE_UNTIL="$base.release" CALIB_WAIT_FILE="$base.frozen"
+          CALIB_RELEASE_FILE="$base.release" python3 "$here/../hosted/freeze_writer.py" "${e#CALIB_FREEZE=}") ;;
+    esac
   done
   # shellcheck disable=SC2086 # ENV is a list of VAR=VALUE words
   if ! env -u MSAMP_LIVE_CAPACITY -u MSAMP_INTERVAL_PIN -u MSAMP_FLUSH -u MSAMP_DISABLE $envs \

@@ -2,6 +2,9 @@
 # tests/hosted/freeze_writer.py SECONDS CMD...: runs CMD and stops only its thread named msamp-writer (ptrace SEIZE +
 # INTERRUPT: no group stop, the other threads run on) for SECONDS, as a writer that a loaded
 # machine does not schedule (or that is blocked in write() on a busy disk). Exit status: CMD's.
+# FREEZE_READY=FILE: FILE is created once the writer is stopped (a program can wait for it);
+# FREEZE_UNTIL=FILE: the stop ends when FILE exists (SECONDS is then its ceiling), so the stop
+# lasts as long as the program's own work, not the wall clock a loaded machine stretches.
 import ctypes, os, subprocess, sys, time
 libc = ctypes.CDLL(None, use_errno=True)
 libc.ptrace.argtypes = [ctypes.c_long, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p]
@@ -20,9 +23,13 @@ WALL, WNOHANG = 0x40000000, 1
 if tid and libc.ptrace(PTRACE_SEIZE, tid, None, None) == 0:
     libc.ptrace(PTRACE_INTERRUPT, tid, None, None)
     os.waitpid(tid, WALL)
-    print(f"freeze: writer {tid} stopped for {secs} s", flush=True)
+    ready, until = os.environ.get("FREEZE_READY"), os.environ.get("FREEZE_UNTIL")
+    if ready:
+        open(ready, "w").close()
+    print(f"freeze: writer {tid} stopped for {secs} s" + (f" at most, until {until} exists" if until else ""),
+          flush=True)
     end, gone = time.monotonic() + secs, False
-    while not gone and time.monotonic() < end:
+    while not gone and time.monotonic() < end and not (until and os.path.exists(until)):
         # The program may exit meanwhile (its exit flush waits MSAMP_EXIT_TIMEOUT_MS for the
         # writer): the stopped thread's end is then ours to collect, or the process stays a zombie.
         try:
