@@ -5,5 +5,5 @@
 LINK_T := $(BUILD)/tests/link
 
 TESTS += board-link
-test-board-link: ## Paced UART at 115200 and 9600 baud: the link-aware device's per-site estimates cover the truth in >= 90 % of (site, run) rows, drops before/after, every drop counted by drain
+test-board-link: ## Paced UART at 115200 and 9600 baud and a 1440 B/s budget: the link-aware device's per-site estimates cover the truth in >= 90 % of (site, run) rows at each, drops before/after, every drop counted by drain
 	@tests/link/link.sh $(LINK_T) 5

@@ -26,8 +26,9 @@
 # when its interval holds the truth; a row drain marks a lower bound, when its low end is at most
 # the truth, all a lower bound claims: main's rows on a slow link are all marked, and cover so;
 # the rows whose interval itself holds the truth are counted beside), the records dropped (stats.ring_records, summed over the runs) and the interval's
-# raises and lowerings. It fails when the 115200-baud "after" coverage is below 90 % (9600 baud
-# and the budget are reported, not gated: below), when any run's drops in
+# raises and lowerings. It fails when an "after" coverage is below 90 % (at 9600 baud and under the
+# budget the interval climbs 12-17 times: drain's upper ends allow for the heavy samples a run may
+# have missed, docs/VERDICTS.md "What an interval means"), when any run's drops in
 # drain differ from the firmware's counters (drops the host cannot account for), or when "after"
 # drops more than 1 % of the records "before" dropped. The "after" rows also go through
 # tests/calibrate/calib_table.py (coverage, bias t) for the table; its verdict is printed, not
@@ -113,19 +114,8 @@ for rate in $rates; do
     echo "$line" | tee -a "$out/summary.txt"
     eval "drops_$mode=$drops"
     if [ "$mode" = after ]; then
-
       cov=$(echo "$line" | sed -n 's/.*coverage *\([0-9.]*\) %.*/\1/p')
-      if [ "$rate" = 115200 ]; then
-        awk -v c="$cov" 'BEGIN { exit !(c >= 90) }' || { echo "FAIL: $name: coverage $cov % < 90 %"; fail=1; }
-      else
-        # Not gated yet (issue 38 stays open for it): at 9600 baud and under a 1440 B/s budget the
-        # interval climbs 15-19 times, and drain's symmetric normal interval of a site with a few
-        # heavily weighted samples (cache_insert, grow_buffer: allocated bytes) is too narrow for
-        # its skewed estimate; 80-98 % of the rows covered over five-seed runs. The fix is a
-        # skew-aware interval in drain (as check_demo.sh's Bennett bound), not a looser gate.
-        awk -v c="$cov" 'BEGIN { exit !(c >= 90) }' ||
-          echo "known: $name: coverage $cov % < 90 % (not gated: drain's intervals for few heavy samples, issue 38)"
-      fi
+      awk -v c="$cov" 'BEGIN { exit !(c >= 90) }' || { echo "FAIL: $name: coverage $cov % < 90 %"; fail=1; }
       # shellcheck disable=SC2154  # drops_before: set by the loop's first mode
       if [ "$rate" = budget ] && [ "$drops_after" -gt 0 ]; then
         echo "FAIL: budget: the link-aware device dropped $drops_after records under its budget"; fail=1
@@ -137,5 +127,5 @@ for rate in $rates; do
 done
 echo "calibration table of the link-aware runs (tests/calibrate/calib_table.py, not gated here):"
 python3 "$root/tests/calibrate/calib_table.py" "$out/after.tsv" | grep -v '^calibrate:'
-[ $fail = 0 ] && echo "ok: coverage >= 90 % at 115200 baud with the link-aware device (9600 and the budget reported), every drop counted by drain"
+[ $fail = 0 ] && echo "ok: coverage >= 90 % at every rate with the link-aware device, every drop counted by drain"
 exit $fail

@@ -136,6 +136,21 @@ double est_lo_at(struct est e, double tail)
     return est_end(e, 0, tail, z_upper(tail));
 }
 
+/* Fay and Feuer's upper end for a weighted sum of Poisson counts whose weights are at most wmax:
+ * the Gamma of the estimate and variance with one more sample of weight wmax added, E + w and
+ * V + w^2 (its shape (E + w)^2 / (V + w^2), its scale (V + w^2) / (E + w)). With w = V/E, the
+ * estimate's own mean weight, it is est_hi; a larger w is the weight of a sample the run may have
+ * missed, and E = V = 0 gives w ln 40, the bound of what no sample hides (unseen.h). */
+double est_hi_max(struct est e, double wmax)
+{
+    double n = est_n(e);
+    if (!(wmax > 1) || !isfinite(wmax) || n < 0 || (n > 0 && wmax <= e.var / e.est))
+        return est_hi(e);
+    double y = (e.est > 0 ? e.est : 0) + wmax, v = (e.var > 0 ? e.var : 0) + wmax * wmax;
+    double shape = y * y / v, scale = v / y;
+    return scale * gamma_q(shape, 0.975, Z95);
+}
+
 struct est est_sub(struct est b, struct est a)
 {
     struct est d = {b.est - a.est, b.var + a.var};

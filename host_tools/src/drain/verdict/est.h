@@ -19,6 +19,13 @@ struct est {
 double est_lo(struct est e);
 double est_hi(struct est e);
 
+/* The upper end of the 95 % interval of a sum of samples none of which may weigh more than
+ * wmax (bytes: the largest sampling interval of the session, a sample a run may have missed):
+ * Fay and Feuer's gamma interval, est_hi widened where wmax exceeds the estimate's own mean
+ * weight V/E (a site seen only at low intervals in a session whose interval rose), and
+ * wmax * ln 40 for an estimate of 0. wmax <= 1 (every byte sampled) or unknown (NAN): est_hi. */
+double est_hi_max(struct est e, double wmax);
+
 /* The low end at another level: it leaves out `tail` (in (0, 0.5]) of the distribution below,
  * a one-sided lower confidence bound at level 1 - tail (est_lo_at(e, 0.025) is est_lo(e)).
  * drain check judges a family of budgets with it (docs/VERDICTS.md "Budgets as a family"). */

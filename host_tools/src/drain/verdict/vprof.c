@@ -156,7 +156,7 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
     free(order);
     free(canon);
     marks_from_prof(p, &out->marks);
-    out->unseen = unseen_from_prof(p, NULL);
+    out->unseen = unseen_from_prof(p, &out->interval);
     return 0;
 }
 
@@ -166,8 +166,9 @@ int vprof_interval(const struct vprof *v, int e, struct est x, double add, doubl
         *lo = *hi = NAN;
         return 0;
     }
+    int bytes = e == E_INUSE_B || e == E_ALLOC_B;
     *lo = est_lo(x);
-    *hi = est_hi(x) + add;
+    *hi = (bytes ? est_hi_max(x, v->interval) : est_hi(x)) + add;
     if (x.est != 0)
         return 0;
     /* Nothing sampled in the set: the rounding's variance (1/12 a value) is no interval. */

@@ -54,6 +54,9 @@ struct vprof {
     /* The bytes a set with no live sample may hold unseen (verdict/unseen.h: 97.5 %); NAN when
      * the profile holds no bound. */
     double unseen;
+    /* The session's largest sampling interval (the same comment; the merged inputs' largest):
+     * no sample weighs more bytes, the w of a byte estimate's upper end (est_hi_max); NAN: none. */
+    double interval;
     uint32_t *site_of; /* per profile sample: its site's index in site */
 };
 

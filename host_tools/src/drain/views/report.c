@@ -104,6 +104,8 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
         fprintf(f, "  %14s %10s %8s  %-25s %s\n", "bytes", "objects", "samples",
                 "(bytes: 95 % interval)", "site (innermost first)");
     const uint64_t *cnt = v_bytes == V_INUSE_B ? b->inuse_samples : b->alloc_samples;
+    double wmax; /* the session's largest interval: no sample weighs more (est_hi_max) */
+    unseen_from_prof(&b->prof, &wmax);
     size_t shown = 0;
     for (size_t i = 0; i < p->nsample && shown < n; i++) {
         const struct prof_sample *s = &p->sample[order[i]];
@@ -116,7 +118,7 @@ static void top_table(FILE *f, const struct built *b, size_t n, int v_bytes, con
         char ci[64], bytes[32];
         int refused = v_bytes == V_INUSE_B && p->nvt == V_ALL && v[V_REF_SAMPLES] > 0;
         double add = refused ? (double)v[V_REF_B] : 0;
-        snprintf(ci, sizeof(ci), "(%.0f-%.0f)", est_lo(e), est_hi(e) + add);
+        snprintf(ci, sizeof(ci), "(%.0f-%.0f)", est_lo(e), est_hi_max(e, wmax) + add);
         snprintf(bytes, sizeof(bytes), "%s%lld", refused || marked ? ">=" : "",
                  (long long)v[v_bytes]);
         fprintf(f, "  %14s %10lld %8llu  %-25s ", bytes, (long long)v[v_bytes - 1],
@@ -170,7 +172,7 @@ static void task_table(FILE *f, const struct built *b, int marked)
         order[i] = (uint32_t)i;
     task_p = p;
     qsort(order, p->nsample, sizeof(*order), by_task);
-    double unseen = unseen_from_prof(p, NULL);
+    double wmax, unseen = unseen_from_prof(p, &wmax);
     fprintf(f, "by task:\n  %14s %10s %14s %10s  %-25s %-25s %s\n", "in-use bytes", "objects",
             "alloc bytes", "objects", "(in-use: 95 % interval)", "(alloc: 95 % interval)", "task");
     for (size_t i = 0; i < p->nsample;) {
@@ -202,7 +204,7 @@ static void task_table(FILE *f, const struct built *b, int marked)
         for (int k = 0; k < 2; k++) {
             struct est e = {(double)t[2 * k], var[k]};
             /* nothing sampled: the upper end what the sampling may have missed */
-            double hi = t[2 * k] ? est_hi(e) : unseen;
+            double hi = t[2 * k] ? est_hi_max(e, wmax) : unseen;
             snprintf(ci[k], sizeof(ci[k]), isnan(hi) ? "(%.0f-?)" : "(%.0f-%.0f)", est_lo(e),
                      hi + (k ? 0 : add));
             snprintf(bytes[k], sizeof(bytes[k]), "%s%lld", marked || (k == 0 && nref) ? ">=" : "",
