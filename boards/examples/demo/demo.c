@@ -14,7 +14,8 @@
  *                     allocator returns NULL) and one at msamp's giant-allocation guard (refused
  *                     before the allocator sees it): failures msamp reports, not allocations
  * At exit it prints (on the board console, off the binary stream) one line per site and size with
- * the exact number of allocations and of blocks still live, msamp's counters, and "done".
+ * the exact number of allocations and of blocks still live, msamp's counters, the truth of the
+ * heap's time to exhaustion (report_exhaustion), and "done".
  * Build-time knobs: DEMO_ITERATIONS, DEMO_INTERVAL (msamp's mean sampling interval), DEMO_RESEND_MS,
  * DEMO_TIMER_US, DEMO_MIN_MS (run at least this long), DEMO_OVERSIZE_EVERY, DEMO_LEAK_US (the leak
  * paced by msamp's clock, not by iterations), DEMO_SEED (msamp's seed, kept in the word
