@@ -472,14 +472,14 @@ static void report_exhaustion(uint64_t from, uint64_t loop_end, uint64_t to)
         uint64_t t = (uint64_t)h.free * (to - mid) / heap;
         line_u64(&l, "us", t / hz * 1000000u + t % hz * 1000000u / hz);
     }
-    line_u64(&l, "leaked", n);
-    line_u64(&l, "bytes", req);
-    line_u64(&l, "heap_bytes", heap);
-    line_u64(&l, "first_half", first);
-    line_u64(&l, "from", from);
-    line_u64(&l, "loop_end", loop_end);
-    line_u64(&l, "to", to);
-    line_u64(&l, "tick_hz", hz);
+    const struct {
+        const char *key;
+        uint64_t v;
+    } rest[] = {{"leaked", n},         {"bytes", req}, {"heap_bytes", heap},
+                {"first_half", first}, {"from", from}, {"loop_end", loop_end},
+                {"to", to},            {"tick_hz", hz}};
+    for (unsigned i = 0; i < sizeof rest / sizeof rest[0]; i++)
+        line_u64(&l, rest[i].key, rest[i].v);
     line_emit(&l);
 }
 
