@@ -67,7 +67,7 @@ BOARD_COMPILE = $(BOARD_CC) $(BOARD_TARGET_CFLAGS) -MMD -MP
 BOARD_FLAGS := $(BOARD_DIR)/flags
 board_flags_text = $(BOARD_CC) $(BOARD_TARGET_CFLAGS) $(MSAMP_OWN_CFLAGS) $(BOARD_VENDOR_CFLAGS) $(OBJ_DEFS) $(BOARD_NOLOOPCALLS) \
 	$(DEMO_MSAMP_DEFS) $(foreach t,$(BOARD_TRANSPORTS),$(BOARD_TRANSPORT_DEFS_$(t))) \
-	$(foreach v,$(DEMO_VARIANTS) $(DEMO_CLOCK_VARIANTS),$(DEMO_DEFS_$(v))) $(BOARD_SELFTEST_DEFS) $(BOARD_LINK_FLAGS) $(BOARD_LIBGCC)
+	$(foreach v,$(DEMO_VARIANTS) $(DEMO_CLOCK_VARIANTS) $(DEMO_OTHER_VARIANTS),$(DEMO_DEFS_$(v))) $(BOARD_SELFTEST_DEFS) $(BOARD_LINK_FLAGS) $(BOARD_LIBGCC)
 $(BOARD_FLAGS): board-flags-force
 	$(if $(subst |$(board_flags_text)|,,|$(file <$@)|),$(shell mkdir -p $(@D))$(file >$@,$(board_flags_text)))
 board-flags-force:
@@ -100,6 +100,14 @@ DEMO_DEFS_demo-clock := $(if $(findstring DEMO_SMALL_RAM=1,$(BOARD_CFLAGS)),-DDE
 DEMO_DEFS_demo-haltick := $(DEMO_DEFS_demo-clock) -DDEMO_HAL_TICK=1
 DEMO_DEFS_demo-haltick-wrong := $(DEMO_DEFS_demo-clock) -DDEMO_HAL_TICK=2
 DEMO_DEFS_demo-haltick-none := $(DEMO_DEFS_demo-clock) -DDEMO_HAL_TICK=3
+
+# Built only when asked for: demo-exhaust, the time-to-exhaustion calibration's firmware
+# (tests/calibrate/board.sh, CALIB_EXHAUST=1): the leak paced by msamp's clock (demo.c's
+# DEMO_LEAK_US, a block every millisecond), uniform in device time whatever QEMU's host load, for
+# at least 0.6 s (4000 iterations took 0.17 to 0.8 s under load: in the shortest the leak's
+# ~14 sampled blocks of the recent half were too few to be judged a leak).
+DEMO_OTHER_VARIANTS := demo-exhaust
+DEMO_DEFS_demo-exhaust := -DDEMO_LEAK_US=1000 -DDEMO_MIN_MS=600
 
 $(BOARD_DIR)/obj/%.o: %.c $(BOARD_FLAGS)
 	@mkdir -p $(@D)
@@ -148,7 +156,7 @@ DEMO_LIB_demo := $(DEMO_LIB)
 DEMO_LIB_demo-stall := $(DEMO_LIB)
 DEMO_LIB_demo-long := $(DEMO_LIB)
 DEMO_LIB_demo-scale := $(DEMO_SCALE_LIB)
-$(foreach v,$(DEMO_CLOCK_VARIANTS),$(eval DEMO_LIB_$(v) := $(DEMO_LIB)))
+$(foreach v,$(DEMO_CLOCK_VARIANTS) $(DEMO_OTHER_VARIANTS),$(eval DEMO_LIB_$(v) := $(DEMO_LIB)))
 
 # One small library per transport: libmsamp_<transport>.a.
 define board_transport
@@ -169,7 +177,7 @@ $(BOARD_DIR)/$(1)/$(2).elf: $(BOARD_DIR)/$(1)/$(2).o $(BOARD_OBJS) $(DEMO_OBJS) 
 		$(BOARD_OBJS) $(DEMO_OBJS) $(BOARD_DIR)/libmsamp_$(1).a $(DEMO_LIB_$(2)) $(BOARD_LIBGCC)
 endef
 $(foreach t,$(BOARD_TRANSPORTS),$(eval $(call board_transport,$(t))))
-$(foreach t,$(BOARD_TRANSPORTS),$(foreach v,$(DEMO_VARIANTS) $(DEMO_CLOCK_VARIANTS),$(eval $(call board_demo,$(t),$(v)))))
+$(foreach t,$(BOARD_TRANSPORTS),$(foreach v,$(DEMO_VARIANTS) $(DEMO_CLOCK_VARIANTS) $(DEMO_OTHER_VARIANTS),$(eval $(call board_demo,$(t),$(v)))))
 
 BOARD_ENV := BOARD_QEMU="$(BOARD_QEMU)" BOARD_QEMU_TIMEOUT=$(BOARD_QEMU_TIMEOUT)
 DEMO_ELF := $(BOARD_DIR)/$(TRANSPORT)/demo.elf

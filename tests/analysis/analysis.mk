@@ -40,6 +40,12 @@ test-analysis-exhaustion: $(BUILD)/drain/drain-asan $(BUILD)/calibrate/exhaust_a
 	DRAIN=$(BUILD)/drain/drain-asan APP=$(BUILD)/calibrate/exhaust_app GROWTH=$(ANALYSIS_T)/growth_app \
 	  W=$(ANALYSIS_T)/exhaust ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/analysis/t_exhaust.sh
 
+# Its coverage on the demo firmware under QEMU against the truth the firmware prints itself:
+# tests/calibrate/board_exhaust.sh (board.sh's runs), 40 seeds, two QEMUs at a time.
+TESTS += analysis-board-exhaustion
+test-analysis-board-exhaustion: ## Time to exhaustion on the demo firmware (demo-exhaust: its 48-byte leak paced by the device clock) under QEMU, 40 sampling seeds: the true time (free bytes over the leak's rate in the allocator's bytes, printed by the firmware) within drain check's 95 % interval in >= 90 % of runs, every forecast driven by leak_record, the leak uniform in time, drain's per-block overhead unbiased; prints the bias and its t
+	CALIB_JOBS=2 tests/calibrate/board_exhaust.sh $(ANALYSIS_T)/board-exhaustion 40
+
 # Leaks by growth (docs/VERDICTS.md): a leak, a cache that levels off, a kept set, churn and a late
 # one-time pool, over seeds at four intervals: only the leak is called a leak, the pool a step, and
 # --leaks, the heap verdict and --json agree (tests/analysis/leaks_agree.sh).

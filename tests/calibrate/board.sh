@@ -41,8 +41,13 @@
 # the original; a firmware run without a copy is the demo as it always was. Seed 0 would mean
 # "from the device's entropy" (msamp_init): seeds start at 1.
 #
+# CALIB_EXHAUST=1 (the demo-exhaust firmware, tests/calibrate/board_exhaust.sh): each run also
+# judges drain check's exhaustion>=1s, its row kind "exhaustion", where -, truth/est/lo/hi in
+# seconds (as calibrate.sh's exhaustion rows), the truth the console's "msamp-demo exhaustion ...
+# us=T" (the heap's free bytes at the end over the leak's rate in the allocator's bytes over the
+# session's recent half: demo.c's report_exhaustion); a run whose console has no such line fails.
 # CALIB_WORKLOAD names the rows' workload (default board-aarch64; tests/link/link.sh's paced
-# links: link-115200, link-9600).
+# links: link-115200, link-9600; board_exhaust.sh's board-exhaustion).
 # Tools: with DEMO_ELF set it builds nothing and takes DEMO_ELF, DRAIN and MSAMP_DUMP (default
 # host_tools/drain and host_tools/msamp-dump), BOARD_QEMU (the board's QEMU command line, default
 # make's) and BOARD_QEMU_TIMEOUT; otherwise it builds drain, msamp-dump and the firmware with make
@@ -148,17 +153,23 @@ run_one() {
     { echo "FAIL: $workload seed $seed: the console does not say seed=$seed: $(grep '^msamp-demo run' "$d/console.txt")" >&2; return 1; }
   local args=(--budget "alloc<=1024G" --budget "inuse<=1024G") f
   for f in $fns; do args+=(--budget "alloc:$f<=1024G" --budget "inuse:$f<=1024G"); done
+  [ "${CALIB_EXHAUST:-}" = 1 ] && args+=(--budget "exhaustion>=1s")
   if ! "$drain" check "$d/stream.bin" --elf "$d/demo.elf" "${args[@]}" --json "$d/check.json" >"$d/check.txt" 2>&1; then
     echo "FAIL: $workload seed $seed: drain check exited nonzero: $(tail -n 3 "$d/check.txt")" >&2; return 1
   fi
   "$dump" "$d/stream.bin" >"$d/dump.txt" 2>&1 || { echo "FAIL: $workload seed $seed: msamp-dump failed" >&2; return 1; }
   raises=$(grep -cE '^INTERVAL .*reason=[1235]( |$)' "$d/dump.txt")
   lowers=$(grep -cE '^INTERVAL .*reason=4( |$)' "$d/dump.txt")
-  python3 - "$d/console.txt" "$d/check.json" "$workload" "$seed" "$raises" "$lowers" "$fns" >"$d/rows.tsv" <<'PY' || return 1
+  python3 - "$d/console.txt" "$d/check.json" "$workload" "$seed" "$raises" "$lowers" "$fns" "${CALIB_EXHAUST:-0}" >"$d/rows.tsv" <<'PY' || return 1
 import json, re, sys
-console, check, workload, seed, raises, lowers, fns = sys.argv[1:]
+console, check, workload, seed, raises, lowers, fns, exhaust = sys.argv[1:]
 fns = fns.split()
 truth = {(k, f): 0 for k in ("alloc", "inuse") for f in fns + ["-"]}
+if exhaust == "1":  # seconds: the firmware's microseconds
+    m = re.search(r"^msamp-demo exhaustion .* us=(\d+) ", open(console).read(), re.M)
+    if not m:
+        sys.exit(f"FAIL: {workload} seed {seed}: no 'msamp-demo exhaustion ... us=' line on the console")
+    truth[("exhaustion", "-")] = int(m.group(1)) / 1e6
 for line in open(console):
     m = re.search(r"^msamp-demo truth site=(\w+) size=(\d+) allocs=(\d+) live=(\d+)$", line)
     if not m:
@@ -173,7 +184,9 @@ if truth[("alloc", "-")] == 0:
     sys.exit(f"FAIL: {workload} seed {seed}: no truth lines on the console")
 for b in json.load(open(check))["budgets"]:
     where = b.get("where") or "-"
-    v = b["value"]
+    if b["value"] is None:
+        sys.exit(f"FAIL: {workload} seed {seed}: {b['spec']} not judged: {b['note']}")
+    v = {k: (float("inf") if x is None else x) for k, x in b["value"].items()}  # null: unbounded
     t = truth[(b["kind"], where)]
     if t == 0 and v["est"] == 0:
         continue

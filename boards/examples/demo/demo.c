@@ -14,9 +14,11 @@
  *                     allocator returns NULL) and one at msamp's giant-allocation guard (refused
  *                     before the allocator sees it): failures msamp reports, not allocations
  * At exit it prints (on the board console, off the binary stream) one line per site and size with
- * the exact number of allocations and of blocks still live, msamp's counters, and "done".
+ * the exact number of allocations and of blocks still live, msamp's counters, the truth of the
+ * heap's time to exhaustion (report_exhaustion), and "done".
  * Build-time knobs: DEMO_ITERATIONS, DEMO_INTERVAL (msamp's mean sampling interval), DEMO_RESEND_MS,
- * DEMO_TIMER_US, DEMO_MIN_MS (run at least this long), DEMO_OVERSIZE_EVERY, DEMO_SEED (msamp's seed, kept in the word
+ * DEMO_TIMER_US, DEMO_MIN_MS (run at least this long), DEMO_OVERSIZE_EVERY, DEMO_LEAK_US (the leak
+ * paced by msamp's clock, not by iterations), DEMO_SEED (msamp's seed, kept in the word
  * demo_seed of the image, which a copy of the ELF may carry another of: demo.h), and
  * DEMO_STALL_FROM/DEMO_STALL_TO:
  * iterations during which the demo stops calling msamp_poll(), as a drain that takes no bytes
@@ -71,6 +73,12 @@ const volatile uint64_t demo_seed = DEMO_SEED;
 #define CACHE_EVICT_EVERY 100
 #ifndef LEAK_EVERY
 #define LEAK_EVERY 12
+#endif
+/* Nonzero: leak_record leaks a block each time msamp's clock passes another DEMO_LEAK_US
+ * microseconds of the main loop (as many as are due), not every LEAK_EVERY iterations: a leak
+ * uniform in device time, however fast the iterations go (QEMU's clock is the host's). */
+#ifndef DEMO_LEAK_US
+#define DEMO_LEAK_US 0
 #endif
 #define LEAK_LIMIT (DEMO_SMALL_RAM ? 32u : 3000u)
 #define LEAK_SIZE 48
@@ -197,13 +205,26 @@ static void cache_evict(unsigned i)
     cache[i] = NULL;
 }
 
+/* A leaked block holds its own record (the time-to-exhaustion truth, report_exhaustion): the
+ * block before it and when it was allocated, on msamp's clock. No RAM beyond the blocks. */
+struct leak_block {
+    struct leak_block *prev;
+    uint64_t ts;
+    uint32_t it;
+};
+_Static_assert(sizeof(struct leak_block) <= LEAK_SIZE, "a leaked block holds its record");
+static struct leak_block *leak_last;
+
 __attribute__((noinline)) static void leak_record(uint32_t it)
 {
     static uint32_t leaked;
     if (leaked++ >= LEAK_LIMIT)
         return;
-    uint32_t *p = checked(malloc(LEAK_SIZE));
-    p[0] = it;
+    struct leak_block *b = checked(malloc(LEAK_SIZE));
+    b->prev = leak_last;
+    b->ts = msamp_port_time();
+    b->it = it;
+    leak_last = b;
     truth_alloc(LEAK, LEAK_SIZE);
 }
 
@@ -422,6 +443,63 @@ static void report(uint64_t ticks, uint32_t iterations)
 #endif
 }
 
+/* The truth of drain's time to exhaustion (docs/VERDICTS.md "Time to exhaustion"): the heap's
+ * free bytes at the end (what the last HEAP record says) over the leak's rate in the allocator's
+ * bytes (headers and rounding included: demo_heap_block_bytes) per second of msamp's clock over
+ * the session's recent half, [from + (to - from) / 2, to], from before msamp_init to before
+ * msamp_end (drain's window starts at a bin boundary at most 1/32 of the session past the
+ * middle: the leak is uniform in time over the window, first_half says how nearly).
+ *   us      the true time to exhaustion in microseconds (absent: nothing leaked in the window)
+ *   leaked  blocks leaked in the window; bytes and heap_bytes their requested and allocator's
+ *   first_half  of those, the ones in the window's first half
+ *   from, to, loop_end  msamp's clock at the start, the end, and the main loop's end; tick_hz */
+static void report_exhaustion(uint64_t from, uint64_t loop_end, uint64_t to)
+{
+    uint64_t mid = from + (to - from) / 2, quarter = mid + (to - mid) / 2, n = 0, first = 0,
+             req = 0, heap = 0, hz = msamp_port_time_hz();
+    for (const struct leak_block *b = leak_last; b != NULL && b->ts >= mid; b = b->prev) {
+        n++;
+        first += b->ts < quarter;
+        req += LEAK_SIZE;
+        heap += demo_heap_block_bytes(b);
+    }
+    struct msamp_heap_stats h;
+    msamp_port_heap_stats(&h);
+    struct demo_line l;
+    line_start(&l, "msamp-demo exhaustion");
+    line_u64(&l, "free", h.free);
+    if (heap != 0) { /* free * window / heap ticks (free and the window each < 2^32) */
+        uint64_t t = (uint64_t)h.free * (to - mid) / heap;
+        line_u64(&l, "us", t / hz * 1000000u + t % hz * 1000000u / hz);
+    }
+    const struct {
+        const char *key;
+        uint64_t v;
+    } rest[] = {{"leaked", n},         {"bytes", req}, {"heap_bytes", heap},
+                {"first_half", first}, {"from", from}, {"loop_end", loop_end},
+                {"to", to},            {"tick_hz", hz}};
+    for (unsigned i = 0; i < sizeof rest / sizeof rest[0]; i++)
+        line_u64(&l, rest[i].key, rest[i].v);
+    line_emit(&l);
+}
+
+/* Whether a leaked block is due (DEMO_LEAK_US): one each period of msamp's clock from the first
+ * call (the main loop's start). */
+static int leak_due(void)
+{
+    static uint64_t next, period;
+    uint64_t now = msamp_port_time();
+    if (period == 0) {
+        period = msamp_port_time_hz() * DEMO_LEAK_US / 1000000u;
+        period += period == 0;
+        next = now;
+    }
+    if (now < next)
+        return 0;
+    next += period;
+    return 1;
+}
+
 /* Commands from the host (docs/CONTROL.md) keep the run going: 1 while one came in the last
  * second, up to 10 s in all, so the host's next commands and their acks get through. A run that
  * is sent none ends as before. */
@@ -507,6 +585,7 @@ int main(void)
                                .resend_ms = DEMO_RESEND_MS,
                                .seed = demo_seed,
                                .pin_interval = DEMO_STALL_TO > DEMO_STALL_FROM};
+    uint64_t session_from = msamp_port_time();
     if (msamp_init(&cfg) != 0)
         demo_fail("msamp_init");
 
@@ -523,8 +602,12 @@ int main(void)
         churn_scratch();
         if (it % DEEP_EVERY == 0)
             deep_1(it);
-        if (it % LEAK_EVERY == 0)
+        if (DEMO_LEAK_US) {
+            while (leak_due())
+                leak_record(it);
+        } else if (it % LEAK_EVERY == 0) {
             leak_record(it);
+        }
         if (it % GROW_EVERY == 0)
             grow_buffer();
         if (it % OVERSIZE_EVERY == OVERSIZE_EVERY - 1)
@@ -538,7 +621,7 @@ int main(void)
             demo_fail("msamp_poll");
     }
     board_timer_stop();
-    uint64_t ticks = board_ticks() - start;
+    uint64_t ticks = board_ticks() - start, loop_end = msamp_port_time();
 
     do { /* the faults builds' final pass and live-table check (demo_faults.h) */
         if (msamp_flush() < 0)
@@ -547,8 +630,10 @@ int main(void)
     report(ticks, it); /* msamp's state as the run left it (sampling still enabled) */
     report_heap();     /* as msamp_end's HEAP record will say it: nothing allocates in between */
     /* The shutdown: the stream's END (the session's totals) after what the ring holds. */
+    uint64_t session_to = msamp_port_time();
     if (msamp_end() < 0)
         demo_fail("end");
+    report_exhaustion(session_from, loop_end, session_to);
     while (!ring_out()) /* after END, the ring's bytes only (the faults builds' pass is done) */
         if ((msamp_flush)() < 0)
             demo_fail("flush");

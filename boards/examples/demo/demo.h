@@ -18,6 +18,8 @@ extern const volatile uint64_t demo_seed;
 
 /* Bytes of the heap in blocks handed out now (headers and rounding included). */
 size_t demo_heap_in_use(void);
+/* Bytes of the heap that block p (one malloc returned) takes, its header and rounding included. */
+size_t demo_heap_block_bytes(const void *p);
 
 /* Print "msamp-demo FAIL: why" and exit with status 1. */
 _Noreturn void demo_fail(const char *why);

@@ -181,6 +181,11 @@ void msamp_port_heap_stats(struct msamp_heap_stats *out)
                  MSAMP_HEAP_LARGEST_FREE | MSAMP_HEAP_FREE_BLOCKS;
 }
 
+size_t demo_heap_block_bytes(const void *p)
+{
+    return header_of((void *)(uintptr_t)p)->size;
+}
+
 size_t demo_heap_in_use(void)
 {
     return heap_in_use;

@@ -13,6 +13,19 @@
  * use trend (total - free from the HEAP records): exact figures, but as few points as the device
  * polls, and its scatter is the program's churn, which no variance of drain's accounts for; the
  * sampled estimates' variance is known, and calibrated (docs/VERDICTS.md "Calibration").
+ *
+ * The allocator's bytes. The slopes are in requested bytes, the free bytes the allocator's, which
+ * takes more for each block (a header, rounding): a demo's 48-byte leak takes 64 bytes of its heap,
+ * a forecast a third too long on requested bytes. The bytes a block takes beyond those asked, c,
+ * the heap's average, from the last HEAP record's use A = total - free (exact) and the live set's
+ * sampled bytes R and blocks N at the end: c = (A - R) / N (0 where negative: the estimates'
+ * noise; no allocator takes fewer). A leak whose live blocks are of mean size m (its site's
+ * estimate, sum s w / sum w) then grows the allocator's use by slope (1 + c / m); without a leak
+ * the trend by (1 + c / (R / N)) = A / R, the heap's own ratio. c's variance is its linearization's
+ * over the live sample, sum over the live entries of (s + c)^2 (w^2 - w), over N^2, one error
+ * common to every leak's; the slope's and c's errors are taken as independent (where the leak's
+ * blocks are most of the live set they are negatively correlated: more of its blocks sampled
+ * raises the slope and lowers c), m as known (exact for a site of one size).
  */
 #include "verdict/exhaust.h"
 
@@ -46,8 +59,46 @@ int exhaust_running_out(const struct exhaustion *e)
 
 #define KNOWS(p, bit) (((p)->valid & (bit)) != 0)
 
+/* The live entries' sampled bytes and blocks (of site sample `of`'s sites, or all with
+ * UINT32_MAX), and their variance at overhead c (sum of (s + c)^2 (w^2 - w)). */
+static void live_sum(const struct session *s, const uint32_t *site_sample, uint32_t of, double c,
+                     double *bytes, double *blocks, double *var)
+{
+    *bytes = *blocks = *var = 0;
+    for (size_t i = 0; i < s->nlive; i++) {
+        const struct slot *sl = &s->slots[s->live[i]];
+        if (of != UINT32_MAX && (sl->site >= s->nsites || site_sample[sl->site] != of))
+            continue;
+        double sz = (double)sl->size;
+        *bytes += sz * sl->w;
+        *blocks += sl->w;
+        if (sl->w > 1)
+            *var += (sz + c) * (sz + c) * (sl->w * sl->w - sl->w);
+    }
+}
+
+/* The allocator's bytes per block beyond those asked: c and its variance (above), and the live
+ * set's mean block size; 0 where unknown (no total in the HEAP record, no live entry). */
+static int overhead_of(const struct session *s, const struct heap_model *h, struct est *c,
+                       double *mean)
+{
+    double bytes, blocks, var;
+    if (!KNOWS(&h->last, MSAMP_WIRE_HEAP_TOTAL) || h->last.total < h->last.free)
+        return 0;
+    live_sum(s, NULL, UINT32_MAX, 0, &bytes, &blocks, &var);
+    if (!(blocks > 0) || !(bytes > 0))
+        return 0;
+    double used = (double)(h->last.total - h->last.free), x = (used - bytes) / blocks;
+    c->est = x > 0 ? x : 0;
+    live_sum(s, NULL, UINT32_MAX, c->est, &bytes, &blocks, &var);
+    c->var = var / (blocks * blocks);
+    *mean = bytes / blocks;
+    return 1;
+}
+
 void exhaust_of(const struct session *s, const struct prof *p, const struct growth_leak *lk,
-                size_t n, const struct growth_window *win, struct exhaustion *out)
+                size_t n, const struct growth_window *win, const uint32_t *site_sample,
+                struct exhaustion *out)
 {
     (void)p;
     memset(out, 0, sizeof(*out));
@@ -82,21 +133,39 @@ void exhaust_of(const struct session *s, const struct prof *p, const struct grow
     out->known = 1;
     out->free_b = (double)h->last.free;
     out->at_s = session_time_s(s, h->last.ts, h->last.ts_known);
+    struct est c = {0, 0};
+    double mean = 0, per_c = 0; /* the rate's derivative in c: sum of slope / m */
+    int ovh = overhead_of(s, h, &c, &mean);
+    out->overhead = c;
     if (n) {
         out->basis = EX_LEAKS;
         size_t fast = 0;
+        double most = -INFINITY;
         for (size_t i = 0; i < n; i++) {
-            out->rate.est += lk[i].slope_bytes_per_s.est;
-            out->rate.var += lk[i].slope_bytes_per_s.var;
-            if (lk[i].slope_bytes_per_s.est > lk[fast].slope_bytes_per_s.est)
+            struct est r = lk[i].slope_bytes_per_s;
+            double m = mean, bytes, blocks, var;
+            if (ovh && site_sample) {
+                live_sum(s, site_sample, lk[i].sample, 0, &bytes, &blocks, &var);
+                if (blocks > 0 && bytes > 0)
+                    m = bytes / blocks;
+            }
+            double k = ovh ? 1 + c.est / m : 1;
+            out->rate.est += r.est * k;
+            out->rate.var += r.var * k * k;
+            per_c += ovh ? r.est / m : 0;
+            if (r.est * k > most) {
+                most = r.est * k;
                 fast = i;
+            }
         }
         out->driver = lk[fast].sample;
     } else {
         out->basis = EX_TOTAL;
-        out->rate = (struct est){win->total.est / win->secs,
-                                 win->total.var / (win->secs * win->secs)};
+        double k = ovh ? 1 + c.est / mean : 1, r = win->total.est / win->secs;
+        out->rate = (struct est){r * k, win->total.var / (win->secs * win->secs) * k * k};
+        per_c = ovh ? r / mean : 0;
     }
+    out->rate.var += c.var * per_c * per_c;
     exhaust_times(out->free_b, out->rate, &out->t, &out->lo, &out->hi);
     /* Without a leak the heap is not judged running out (growth is a leak's at its own level,
      * docs/VERDICTS.md "Leaks by growth"): no estimate, the bound of its trend's upper end. */
@@ -113,9 +182,10 @@ void exhaust_write(struct prof *p, const struct exhaustion *e)
         snprintf(line, sizeof(line), "%sexhaustion|known=0|why=%s", GROWTH_COMMENT, e->why);
     else
         snprintf(line, sizeof(line),
-                 "%sexhaustion|known=1|free=%.17g|at_s=%.9g|rate=%.17g|var=%.17g|basis=%s|"
-                 "driver=%lld|t=%.9g|lo=%.9g|hi=%.9g",
-                 GROWTH_COMMENT, e->free_b, e->at_s, e->rate.est, e->rate.var,
+                 "%sexhaustion|known=1|free=%.17g|at_s=%.9g|rate=%.17g|var=%.17g|ovh=%.17g|"
+                 "ovh_var=%.17g|basis=%s|driver=%lld|t=%.9g|lo=%.9g|hi=%.9g",
+                 GROWTH_COMMENT, e->free_b, e->at_s, e->rate.est, e->rate.var, e->overhead.est,
+                 e->overhead.var,
                  basis_name[e->basis], e->driver == UINT32_MAX ? -1LL : (long long)e->driver,
                  e->t, e->lo, e->hi);
     prof_comment(p, line);
@@ -141,6 +211,9 @@ int exhaust_parse(const char *c, size_t nsample, struct exhaustion *out)
         !verdict_field(c, "basis", basis, sizeof(basis), 0) || out->rate.var < 0 ||
         out->free_b < 0)
         return 0;
+    /* The allocator's bytes a block beyond those asked: absent from a drain before it (0) */
+    if (verdict_num(c, "ovh", &out->overhead.est) || verdict_num(c, "ovh_var", &out->overhead.var))
+        out->overhead = (struct est){0, 0};
     out->basis = strcmp(basis, "total") == 0 ? EX_TOTAL : EX_LEAKS;
     out->driver = drv >= 0 && drv < (double)nsample && drv == floor(drv) ? (uint32_t)drv
                                                                           : UINT32_MAX;

@@ -29,15 +29,19 @@ struct exhaustion {
     char why[200];
     double free_b;    /* the allocator's free bytes, the last HEAP record's */
     double at_s;      /* that record's time (seconds from the session's first record) */
-    struct est rate;  /* bytes per second */
+    struct est rate;  /* the allocator's bytes per second (the sampled growth's, each block with
+                       * the allocator's bytes beyond those asked: overhead) */
+    struct est overhead; /* the allocator's bytes a block beyond those asked (0: unknown) */
     int basis;        /* enum exhaust_basis */
     uint32_t driver;  /* the fastest leak's sample in the profile (UINT32_MAX: none) */
     double t, lo, hi; /* seconds from at_s: the estimate and its 95 % interval (INFINITY: never) */
 };
 
-/* The forecast of session s (its leaks lk[0..n), as stored in p, and the growth window). */
+/* The forecast of session s (its leaks lk[0..n), as stored in p, the growth window, and the
+ * profile's sample of each session site: a leak's blocks are those of its sample's sites). */
 void exhaust_of(const struct session *s, const struct prof *p, const struct growth_leak *lk,
-                size_t n, const struct growth_window *win, struct exhaustion *out);
+                size_t n, const struct growth_window *win, const uint32_t *site_sample,
+                struct exhaustion *out);
 /* T and its interval from free bytes and a rate (INFINITY where the rate is not above 0). */
 void exhaust_times(double free_b, struct est rate, double *t, double *lo, double *hi);
 /* The comment into p; from p (0 when p holds none: a drain before it, a merge). */

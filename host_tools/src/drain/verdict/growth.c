@@ -555,7 +555,7 @@ void growth_store(const struct session *s, struct prof *p, const uint32_t *site_
     growth_write(p, have ? &pk : NULL, lk, n);
     growth_write_steps(p, st, nst);
     struct exhaustion ex;
-    exhaust_of(s, p, lk, n, &win, &ex);
+    exhaust_of(s, p, lk, n, &win, site_sample, &ex);
     exhaust_write(p, &ex);
     free(lk);
     free(st);

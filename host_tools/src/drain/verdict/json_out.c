@@ -102,6 +102,8 @@ static void write_exhaustion(FILE *f, const struct vprof *v)
     json_num(f, e.at_s);
     fputs(", \"growth_bytes_per_s\": ", f);
     json_est_sym(f, e.rate);
+    fputs(", \"overhead_bytes_per_block\": ", f);
+    json_est_sym(f, e.overhead);
     fprintf(f, ", \"basis\": \"%s\", \"driver\": ", e.basis == EX_LEAKS ? "leaks" : "total");
     if (e.driver == UINT32_MAX) {
         fputs("null}", f);

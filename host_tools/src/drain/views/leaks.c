@@ -133,10 +133,14 @@ int exhaust_text(const struct prof *p, char *out, size_t n)
         len += (size_t)snprintf(out + len, n - len, ", driven by %s", site);
     char r[128];
     est_text(e.rate, "/s", r, sizeof(r));
+    char ov[80] = ""; /* the rate in the allocator's bytes (docs/VERDICTS.md) */
+    if (e.overhead.est > 0)
+        snprintf(ov, sizeof(ov), ", in the allocator's bytes: +%.1f B a block", e.overhead.est);
     if (len < n)
-        snprintf(out + len, n - len, "; %s free at %.3f s, growth %s (%s)", fr, e.at_s, r,
+        snprintf(out + len, n - len, "; %s free at %.3f s, growth %s (%s%s)", fr, e.at_s, r,
                  e.basis == EX_LEAKS ? "the leaks by growth summed"
-                                     : "the sampled in-use trend, no leak");
+                                     : "the sampled in-use trend, no leak",
+                 ov);
     return 1;
 }
 
