@@ -72,6 +72,9 @@ $(BOARD_FLAGS): board-flags-force
 	$(if $(subst |$(board_flags_text)|,,|$(file <$@)|),$(shell mkdir -p $(@D))$(file >$@,$(board_flags_text)))
 board-flags-force:
 -include $(shell find $(BOARD_DIR) -name '*.d' 2>/dev/null)
+# The compiler writes them; make never remakes one (its built-in `%: %.o` would otherwise try
+# demo-seed1.d from demo-seed1.d.o through the analysis firmware's demo-seed%.o rule).
+$(BOARD_DIR)/%.d: ;
 
 obj_of = $(patsubst %.S,$(1)/%.o,$(patsubst %.c,$(1)/%.o,$(2)))
 BOARD_LIB_OBJS := $(call obj_of,$(BOARD_DIR)/obj,$(MSAMP_LIB_SRCS))
