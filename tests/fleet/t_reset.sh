@@ -19,12 +19,7 @@ T=$(dirname "$0")
 S=$T/../drain/reset_cortexm3.bin
 . "$T/pg.sh"
 . "$T/../board/faults_lib.sh" # session_starts
-nfail=0
-ok() { echo "ok: $*"; }
-fail() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
-rm -rf "$W" && mkdir -p "$W"
-trap pg_stop EXIT
-pg_start
+pg_test
 
 at=$(session_starts "$S" | awk '$3 == 1 { print $1; exit }')
 [ -n "$at" ] || { echo "FAIL: no SESSION with the flag PREVIOUS in $S"; exit 1; }
