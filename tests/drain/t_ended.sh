@@ -12,7 +12,8 @@
 #   merge     of two profiles that ended alike: that ending (a reset's time and cause kept when one
 #             reset is behind it, dropped with "resets" when two differ); of profiles that ended
 #             differently: "mixed" with the list ("end", "reset"; "reset", "cut"); with a partial
-#             profile (no ending yet): "mixed", "unknown" among them
+#             profile (no ending yet): "mixed", "unknown" among them; drain merge notes endings
+#             that differ on stderr
 . "$(dirname "$0")/lib.sh"
 D=$(realpath "$DRAIN")
 S=$here/reset_cortexm3.bin
@@ -81,6 +82,9 @@ m=$(merged resets "$W/s.pb.gz" "$W/s2reset.pb.gz")
 m=$(merged mixed "$W/s.pb.gz" "$W/s.s2.pb.gz")
 [[ $m == '{"ended": "mixed", "endings": ["end", "reset"], "reset": {'*'"cause": "software"}}' ]] && ok "merge reset + end: $m" ||
   fail "merge reset + end: $m"
+grep -q 'drain merge: note: the profiles. sessions ended differently (end, reset): the merge says "ended": "mixed"' "$W/mixed.err" &&
+  ! grep -q 'ended differently' "$W/same.err" && ok "merge reset + end: drain merge says so on stderr; a merge of two alike does not" ||
+  fail "merge's note: $(cat "$W/mixed.err" "$W/same.err")"
 m=$(merged mixedcut "$W/s.pb.gz" "$W/c.s2.pb.gz")
 [[ $m == '{"ended": "mixed", "endings": ["reset", "cut"], '* ]] && ok "merge reset + cut: $m" ||
   fail "merge reset + cut: $m"

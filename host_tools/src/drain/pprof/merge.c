@@ -438,6 +438,14 @@ int drain_merge(int argc, char **argv)
         return 1;
     }
     merge_finish(&mg);
+    struct ended en; /* the inputs' endings, as the merge says them (verdict/ended.h) */
+    ended_from_prof(&mg.out, &en);
+    if (en.known && strcmp(en.how, "mixed") == 0) {
+        char list[64] = "";
+        ended_list(&en, list, sizeof(list));
+        fprintf(stderr, "drain merge: note: the profiles' sessions ended differently (%s): the "
+                        "merge says \"ended\": \"mixed\"\n", list);
+    }
     if (prof_write_file(&mg.out, outpath, err, sizeof(err)) != 0) {
         fprintf(stderr, "drain merge: %s\n", err);
         rc = 1;

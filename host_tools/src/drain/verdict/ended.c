@@ -104,17 +104,25 @@ void ended_merge_write(const struct ended_merge *m, struct prof *out)
     }
 }
 
+void ended_list(const struct ended *e, char *out, size_t n)
+{
+    size_t len = 0;
+    out[0] = 0;
+    for (int k = 0; k < ENDED_KINDS && len < n; k++)
+        if (e->has[k])
+            len += (size_t)snprintf(out + len, n - len, "%s%s", len ? ", " : "", kinds[k]);
+}
+
 void ended_json(FILE *f, const struct ended *e)
 {
     fputs(", \"ended\": ", f);
     json_str(f, e->how);
     if (e->known && strcmp(e->how, "mixed") == 0) {
         fputs(", \"endings\": [", f);
-        const char *sep = "";
-        for (int k = 0; k < ENDED_KINDS; k++)
+        for (int k = 0, first = 1; k < ENDED_KINDS; k++)
             if (e->has[k]) {
-                fprintf(f, "%s\"%s\"", sep, kinds[k]);
-                sep = ", ";
+                fprintf(f, "%s\"%s\"", first ? "" : ", ", kinds[k]);
+                first = 0;
             }
         fputc(']', f);
     }

@@ -12,6 +12,7 @@
 #ifndef DRAIN_ENDED_H
 #define DRAIN_ENDED_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 struct prof;
@@ -40,6 +41,8 @@ struct ended_merge {
 };
 void ended_merge_add(struct ended_merge *m, const struct prof *src);
 void ended_merge_write(const struct ended_merge *m, struct prof *out);
+/* The endings e names, "end, reset" (in the order end, reset, cut, unknown). */
+void ended_list(const struct ended *e, char *out, size_t n);
 /* JSON members ", \"ended\": ...[, \"endings\": [...]][, \"reset\": {...}]" (as --json). */
 void ended_json(FILE *f, const struct ended *e);
 
