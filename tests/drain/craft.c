@@ -28,6 +28,11 @@
  *               bytes exactly (each sample weighs 1)
  *   tasksites   SESSION, one 1 MB ALLOC of task 1 at stack 1, then N sites: SAMPLE_TASK (tasks 1..
  *               65535) and an ALLOC at one of N/65535+1 256-frame stacks, each (stack, task) new
+ *   paced       a session in two parts for the clock's check (t_clock.sh): OUT.bin holds SESSION
+ *               (tick_hz 10000), a stack, a TIME and 10 ALLOCs a tick apart; OUT.bin.tail 10 more
+ *               ALLOCs, the first N ticks after the last of OUT.bin, the rest a tick apart: the
+ *               records span N + 19 ticks of device time, whatever pause the reader puts between
+ *               the two files
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -237,6 +242,22 @@ int main(int argc, char **argv)
             SG(&g, MSAMP_REC_EXTENDED, MSAMP_REC_SAMPLE_TASK, 1 + i % 65535);
             SG(&g, MSAMP_REC_ALLOC, 1 + i % 1000, 64, 1 + i / 65535, 1);
         }
+    } else if (!strcmp(mode, "paced")) {
+        session(&g, 1, 0, 1, 64, 64, 32);
+        stack_line(&g, 1, 0x400000, 3, 0x10);
+        SG(&g, MSAMP_REC_TIME, 1000);
+        for (uint64_t i = 0; i < 10; i++)
+            SG(&g, MSAMP_REC_ALLOC, 1 + i, 64, 1, 1);
+        sg_flush(&g);
+        char tail[4096];
+        snprintf(tail, sizeof(tail), "%s.tail", argv[3]);
+        if (fclose(f) != 0 || !(f = fopen(tail, "wb"))) {
+            perror(tail);
+            return 1;
+        }
+        g.out = f;
+        for (uint64_t i = 0; i < 10; i++)
+            SG(&g, MSAMP_REC_ALLOC, 11 + i, 64, 1, i ? 1 : n);
     } else {
         fprintf(stderr, "craft: unknown mode %s\n", mode);
         fclose(f);

@@ -34,3 +34,10 @@ $(DRAIN_T)/slots_app: tests/drain/slots_app.c $(BUILD)/hosted/libmsamp.a $(BUILD
 test-drain-slots: $(DRAIN_M_TOOLS) $(DRAIN_T)/craft $(DRAIN_T)/slots_app ## drain: a 2^21-slot live table (the one slot limit, MSAMP_WIRE_MAX_SLOTS): in-use equal to the truth
 	@tests/need.sh go
 	$(DRAIN_T_ENV) SLOTS_APP=$(DRAIN_T)/slots_app tests/drain/t_slots.sh
+
+# The clock's "too slow" rule (docs/DRAIN.md "The device's clock"): a crafted session in two parts
+# through a pipe, a pause between them (tests/drain/t_clock.sh).
+TESTS += drain-clock
+test-drain-clock: $(DRAIN_M_TOOLS) $(DRAIN_T)/craft ## drain: a clock far too slow for the stream's pace (crafted, paced through a pipe) warned on stderr and in --json clock_warning; an honest one and a file not
+	@tests/need.sh python3
+	$(DRAIN_T_ENV) tests/drain/t_clock.sh

@@ -112,6 +112,13 @@ test-drain-end: $(DRAIN_T_TOOLS) $(DRAIN_T)/hosted_app host_tools/msamp-dump ## 
 	@tests/need.sh go
 	$(DRAIN_T_ENV) MSAMP_DUMP=host_tools/msamp-dump tests/drain/t_end.sh
 
+# How a session ended, kept in its profile (tests/drain/t_ended.sh on the saved reset stream
+# tests/drain/reset_cortexm3.bin, made by test-board-reset-cortexm).
+TESTS += drain-ended
+test-drain-ended: $(DRAIN_T_TOOLS) ## drain: "ended" (reset, end, cut) kept in the profile: drain check/diff --json of saved profiles say what the stream said; merges of alike and different endings
+	@tests/need.sh python3
+	$(DRAIN_T_ENV) tests/drain/t_ended.sh
+
 test-drain-damage: $(DRAIN_T_TOOLS) ## drain: damaged streams end to end (ASan+UBSan)
 	@tests/need.sh go
 	$(DRAIN_T_ENV) tests/drain/t_damage.sh

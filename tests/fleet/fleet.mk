@@ -26,6 +26,12 @@ test-fleet-store: $(BUILD)/drain/drain-asan $(ANALYSIS_T)/growth_app $(ANALYSIS_
 	  ENOSPC_SHIM=$(abspath $(FLEET_T)/enospc.so) \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/fleet/t_fleet.sh
 
+# A session a reset ended, pushed (tests/fleet/t_reset.sh on the saved stream
+# tests/drain/reset_cortexm3.bin: no QEMU run).
+TESTS += fleet-reset
+test-fleet-reset: $(BUILD)/drain/drain-asan ## PostgreSQL fleet store: a session a reset ended (a saved Cortex-M3 stream) pushed: its in-use (the known live set) and ending stored, fleet devices' resets, top, fleet merge's "ended"
+	@tests/need.sh python3
+	DRAIN=$(BUILD)/drain/drain-asan W=$(FLEET_T)/reset ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/fleet/t_reset.sh
 
 .PHONY: bench-fleet
 bench-fleet: host_tools/drain ## Push and query times, database bytes per profile and per site row (PROFILES profiles of 1000 sites, default 10000)

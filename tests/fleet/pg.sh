@@ -47,3 +47,13 @@ pg_restart() {
 }
 # pg_sql_db CONNINFO SQL: psql on another database
 pg_sql_db() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$1" -c "$2"; }
+# pg_test: a fleet test's start (t_fleet.sh, t_reset.sh): ok and fail counting failures in nfail,
+# $W made afresh, the server started (and stopped at exit)
+pg_test() {
+  nfail=0
+  ok() { echo "ok: $*"; }
+  fail() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
+  rm -rf "$W" && mkdir -p "$W"
+  trap pg_stop EXIT
+  pg_start
+}

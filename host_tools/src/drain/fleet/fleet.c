@@ -1072,17 +1072,23 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
      * Ranked by minimum free heap (unknown last), then failures, then in-use. One row a
      * profile is read (its totals), not its sites; of the latest profile, its time to exhaustion
      * (its msamp-verdict exhaustion comment, as drain stored it) and its fastest leak's innermost
-     * frame (the forecast's driver). */
+     * frame (the forecast's driver); its sessions a reset ended (their profiles' msamp-verdict
+     * ended comments: verdict/ended.h). */
     sb_printf(&q,
               "WITH sel AS (SELECT p.device, p.id, p.session, p.t_end, p.kind, p.failures,"
               " p.heap_free, p.heap_min_free, p.heap_largest_free, p.heap_total,"
-              " (p.totals->>%s)::numeric AS inuse, %s AS rank_type FROM msamp_profile p WHERE %s),"
+              " (p.totals->>%s)::numeric AS inuse, %s AS rank_type,"
+              " EXISTS (SELECT 1 FROM unnest(p.comments) c"
+              " WHERE c LIKE 'msamp-verdict ended|how=reset|%%') AS reset_ended"
+              " FROM msamp_profile p WHERE %s),"
               " lat AS (SELECT DISTINCT ON (device) * FROM sel"
               " ORDER BY device, t_end DESC, kind = 'final' DESC, id DESC),"
               " fl AS (SELECT device, sum(f) AS f FROM (SELECT device, max(failures) AS f FROM sel"
               " GROUP BY device, session) x GROUP BY device),"
               " agg AS (SELECT device, count(*) AS n, min(inuse) AS lo, max(inuse) AS hi,"
-              " min(heap_min_free) AS min_free FROM sel GROUP BY device)"
+              " min(heap_min_free) AS min_free,"
+              " count(DISTINCT session) FILTER (WHERE reset_ended) AS resets"
+              " FROM sel GROUP BY device)"
               " SELECT agg.device, agg.min_free, fl.f, lat.inuse, agg.n, agg.lo, agg.hi,"
               " lat.heap_free, lat.heap_largest_free, lat.heap_total, lat.rank_type,"
               " (SELECT c FROM msamp_profile pp, unnest(pp.comments) c WHERE pp.device ="
@@ -1090,8 +1096,8 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
               " AND c LIKE 'msamp-verdict exhaustion|%%' LIMIT 1),"
               " (SELECT st.stack[1] FROM msamp_leak l JOIN msamp_site st"
               " USING (device, profile_id, t_end, site) WHERE l.device = lat.device"
-              " AND l.profile_id = lat.id AND l.t_end = lat.t_end ORDER BY l.slope DESC LIMIT 1)"
-              " FROM agg JOIN fl USING (device) JOIN lat USING (device)"
+              " AND l.profile_id = lat.id AND l.t_end = lat.t_end ORDER BY l.slope DESC LIMIT 1),"
+              " agg.resets FROM agg JOIN fl USING (device) JOIN lat USING (device)"
               " ORDER BY agg.min_free ASC NULLS LAST, fl.f DESC, lat.inuse DESC NULLS LAST,"
               " agg.device",
               rank_sql, rank_sql, s->where.s);
@@ -1115,11 +1121,12 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
     printf("  %-24s", col[0]);
     for (int k = 1; k < 10; k++)
         printf(" %*s", k == 2 || k == 4 ? 9 : 12, col[k]);
-    printf("  %s\n", "runs out in (95 %), driven by");
+    printf(" %7s  %s\n", "resets", "runs out in (95 %), driven by");
     for (int i = 0; i < PQntuples(r); i++) {
         printf("  %-24s", PQgetvalue(r, i, 0));
         for (int k = 1; k < 10; k++)
             printf(" %*s", k == 2 || k == 4 ? 9 : 12, tv(r, i, k));
+        printf(" %7s", tv(r, i, 13));
         device_exhaustion(stdout, NULL, PQgetvalue(r, i, 11), PQgetvalue(r, i, 12));
         printf("\n");
         if (jf) {
@@ -1128,6 +1135,7 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
             fprintf(jf, "%s{\"device\":%s", i ? "," : "", b.s);
             for (int k = 1; k < 10; k++)
                 fprintf(jf, ",\"%s\":%s", key[k], jv(r, i, k));
+            fprintf(jf, ",\"resets\":%s", jv(r, i, 13));
             device_exhaustion(NULL, jf, PQgetvalue(r, i, 11), PQgetvalue(r, i, 12));
             fputs("}", jf);
             free(b.s);

@@ -169,6 +169,7 @@ static void merge_verdicts(struct merger *mg, const struct prof *src, const uint
         growth_step_fold(&mg->steps[j], &st[i]);
     }
     free(st);
+    ended_merge_add(&mg->ended, src);
     struct prof_marks m;
     int known = marks_from_prof(src, &m);
     if (mg->nmarks++ == 0) {
@@ -336,6 +337,7 @@ void merge_finish(struct merger *mg)
     marks_write(out, &mg->marks);
     if (mg->n && !isnan(mg->unseen_interval))
         unseen_write(out, mg->unseen_interval);
+    ended_merge_write(&mg->ended, out);
 }
 
 /* A profile with variances but without the refused samples' types (a drain before them wrote
@@ -436,6 +438,14 @@ int drain_merge(int argc, char **argv)
         return 1;
     }
     merge_finish(&mg);
+    struct ended en; /* the inputs' endings, as the merge says them (verdict/ended.h) */
+    ended_from_prof(&mg.out, &en);
+    if (en.known && strcmp(en.how, "mixed") == 0) {
+        char list[64] = "";
+        ended_list(&en, list, sizeof(list));
+        fprintf(stderr, "drain merge: note: the profiles' sessions ended differently (%s): the "
+                        "merge says \"ended\": \"mixed\"\n", list);
+    }
     if (prof_write_file(&mg.out, outpath, err, sizeof(err)) != 0) {
         fprintf(stderr, "drain merge: %s\n", err);
         rc = 1;

@@ -8,6 +8,7 @@
 #include "prof_model.h"
 #include "util.h"
 #include "verdict/growth.h"
+#include "verdict/ended.h"
 #include "verdict/marks.h"
 
 struct merger {
@@ -34,6 +35,8 @@ struct merger {
     /* The bound of what no live sample hides (verdict/unseen.h): the inputs' largest interval,
      * NAN once an input holds none. */
     double unseen_interval;
+    /* How the inputs' sessions ended (verdict/ended.h). */
+    struct ended_merge ended;
 };
 
 void merge_init(struct merger *mg);

@@ -1,5 +1,6 @@
 #include "profile.h"
 #include "verdict/clock.h"
+#include "verdict/ended.h"
 #include "verdict/growth_track.h"
 #include "verdict/marks.h"
 #include "verdict/unseen.h"
@@ -1083,6 +1084,7 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
                                             sizeof(text));
         marks_store(s, dec_now, complete, p);
         clock_store(s, p);
+        ended_store(s, kind, p);
     }
 out:
     free(maps);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "util.h"
+#include "verdict/ended.h"
 #include "verdict/exhaust.h"
 #include "verdict/growth.h"
 #include "verdict/load.h"
@@ -587,7 +588,7 @@ static int write_junit(const char *path, const struct budget *b, size_t nb, cons
 }
 
 static int write_check_json(const char *path, const struct budget *b, size_t nb,
-                            const struct family *fam)
+                            const struct family *fam, const struct prof *p)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -596,7 +597,11 @@ static int write_check_json(const char *path, const struct budget *b, size_t nb,
     json_str(f, fam->per_budget ? "none" : "holm");
     fputs(", \"alpha\": ", f);
     json_num(f, CHECK_ALPHA);
-    fprintf(f, ", \"budgets\": %zu},\n \"budgets\": [", fam->m);
+    fprintf(f, ", \"budgets\": %zu}", fam->m);
+    struct ended en; /* how the input's session ended (verdict/ended.h) */
+    ended_from_prof(p, &en);
+    ended_json(f, &en);
+    fputs(",\n \"budgets\": [", f);
     for (size_t i = 0; i < nb; i++) {
         fputs(i ? ",\n  {\"spec\": " : "\n  {\"spec\": ", f);
         json_str(f, b[i].spec);
@@ -741,7 +746,7 @@ int drain_check(int argc, char **argv)
         fprintf(stderr, "drain check: --junit %s: %s\n", junit, strerror(errno));
         rc = 1;
     }
-    if (va.json && write_check_json(va.json, b, nb, &fam) != 0) {
+    if (va.json && write_check_json(va.json, b, nb, &fam, &p) != 0) {
         fprintf(stderr, "drain check: --json %s: %s\n", va.json, strerror(errno));
         rc = 1;
     }

@@ -11,7 +11,7 @@
 
 #define CLOCK_HINT                                                                                 \
     "every time, rate and lifetime of the session is off by as much (a firmware that misreads "  \
-    "its clock: on Cortex-M see MSAMP_ARM_CPU_HZ and msamp_arm_app_ticks, README.md)"
+    "its clock: on Cortex-M see MSAMP_ARM_CPU_HZ and msamp_arm_app_ticks, docs/FIRMWARE.md)"
 
 int clock_judge(const struct session *s, struct clock_verdict *v)
 {
@@ -53,7 +53,7 @@ void clock_store(const struct session *s, struct prof *p)
     struct clock_verdict v;
     if (!clock_judge(s, &v))
         return;
-    char line[512];
+    char line[CLOCK_NOTE_MAX + 96]; /* the prefix, two %.9g and the note */
     snprintf(line, sizeof(line), "%sclock|device_s=%.9g|arrival_s=%.9g|note=%s", GROWTH_COMMENT,
              v.device_s, v.arrival_s, v.note);
     prof_comment(p, line);
@@ -61,7 +61,7 @@ void clock_store(const struct session *s, struct prof *p)
 
 int clock_from_prof(const struct prof *p, struct clock_verdict *v)
 {
-    char buf[1024];
+    char buf[CLOCK_NOTE_MAX + 96];
     for (size_t i = 0; i < p->ncomment; i++) {
         const char *c = verdict_comment(p, i, "clock", buf, sizeof(buf));
         if (!c || verdict_num(c, "device_s", &v->device_s) ||

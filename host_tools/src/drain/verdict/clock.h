@@ -25,9 +25,14 @@ struct session;
 #define CLOCK_SLOW_SLACK_S 10.0
 #define CLOCK_FROZEN_RECORDS 1000u
 
+/* The note's room: every note whole for any value its numbers may take (the ratio's note, the
+ * longest: up to 1227 bytes with three doubles of any size and the hint that names
+ * docs/FIRMWARE.md; gcc -Wformat-truncation=2 checks the bound). */
+#define CLOCK_NOTE_MAX 1232
+
 struct clock_verdict {
     double device_s, arrival_s; /* arrival_s -1: not live */
-    char note[320];
+    char note[CLOCK_NOTE_MAX];
 };
 
 /* 1 (and v filled) when the session's times are implausible, else 0. */

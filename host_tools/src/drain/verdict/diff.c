@@ -13,6 +13,7 @@
 
 #include "util.h"
 #include "verdict/check.h"
+#include "verdict/ended.h"
 #include "verdict/load.h"
 #include "verdict/json_out.h"
 #include "verdict/vprof.h"
@@ -68,10 +69,21 @@ static const char diff_usage[] =
     "all comparisons); significant changes first. Exit status: 0 compared, 1 an input could\n"
     "not be read, 2 bad command line. See docs/VERDICTS.md.\n";
 
-/* v: BASE's and NEW's (the intervals of base and new are theirs). */
-static void write_diff_json(FILE *f, const struct dsite *d, size_t n, const struct vprof *v)
+/* v: BASE's and NEW's (the intervals of base and new are theirs); p, in: their profiles and
+ * names (how each input's session ended: verdict/ended.h). */
+static void write_diff_json(FILE *f, const struct dsite *d, size_t n, const struct vprof *v,
+                            const struct prof *p, const char *const *in)
 {
-    fputs("{\"fdr\": 0.05, \"sites\": [", f);
+    fputs("{\"fdr\": 0.05", f);
+    for (int k = 0; k < 2; k++) {
+        struct ended en;
+        ended_from_prof(&p[k], &en);
+        fprintf(f, ", \"%s\": {\"input\": ", k ? "new" : "base");
+        json_str(f, in[k]);
+        ended_json(f, &en);
+        fputc('}', f);
+    }
+    fputs(", \"sites\": [", f);
     for (size_t i = 0; i < n; i++) {
         fputs(i ? ",\n  {\"stack\": " : "\n  {\"stack\": ", f);
         json_stack(f, d[i].v, d[i].s);
@@ -253,7 +265,7 @@ int drain_diff(int argc, char **argv)
             fprintf(stderr, "drain diff: --json %s: %s\n", json, strerror(errno));
             rc = 1;
         } else {
-            write_diff_json(f, d, m, v);
+            write_diff_json(f, d, m, v, p, in);
             if (fclose(f) != 0) {
                 fprintf(stderr, "drain diff: --json %s: %s\n", json, strerror(errno));
                 rc = 1;

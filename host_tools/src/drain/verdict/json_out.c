@@ -8,6 +8,7 @@
 
 #include "util.h"
 #include "verdict/clock.h"
+#include "verdict/ended.h"
 #include "verdict/exhaust.h"
 #include "verdict/growth.h"
 #include "verdict/vprof.h"
@@ -234,6 +235,9 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
     free(st);
     fputc(']', f);
     write_exhaustion(f, v);
+    struct ended en;
+    ended_from_prof(js->p, &en);
+    ended_json(f, &en);
     if (js->extra)
         js->extra(f, js->ctx, js->p, v);
     fputc('}', f);

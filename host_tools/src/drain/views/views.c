@@ -134,19 +134,14 @@ static int write_flame(const struct view_run *r, char *why, size_t whylen)
     return flame_write(r->b, r->s, (int)r->val, r->path[0], why, whylen);
 }
 
-/* The session's "ended" ("end", "reset", "cut"; null for a dump) and, after a reset, "reset":
- * its time and cause (docs/DRAIN.md); its "heap" member (docs/HEALTH.md): the allocator's
- * figures, their series and the verdict, from the HEAP records (null when there were none). */
+/* The session's "heap" member (docs/HEALTH.md): the allocator's figures, their series and the
+ * verdict, from the HEAP records (null when there were none). "ended" and "reset" come from the
+ * profile (verdict/ended.h). */
 static void json_heap(FILE *f, const void *ctx, const struct prof *p, const struct vprof *v)
 {
     (void)p;
     const struct view_run *r = ctx;
     const struct session *s = built_session(r->b, r->s);
-    const char *ended = session_ended(s);
-    fprintf(f, ", \"ended\": %s%s%s", ended ? "\"" : "", ended ? ended : "null", ended ? "\"" : "");
-    if (s->have_reset)
-        fprintf(f, ", \"reset\": {\"at_s\": %.6f, \"cause\": \"%s\"}",
-                session_time_s(s, s->reset_ts, s->reset_ts_valid), session_reset_cause(s));
     fputs(", ", f);
     heap_json_write(f, s, r->b->site_prof, v);
 }
