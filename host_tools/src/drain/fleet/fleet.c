@@ -431,8 +431,8 @@ static void frame_text(const struct prof *p, uint64_t locid, struct sbuf *b)
 {
     const struct prof_location *l = &p->location[locid - 1];
     if (l->nline == 0) {
-        char t[32];
-        snprintf(t, sizeof(t), "0x%llx", (unsigned long long)l->address);
+        char t[PROF_ADDR_TEXT];
+        prof_addr_text(p, l, t, NULL);
         sb_json(b, t, strlen(t));
         return;
     }
