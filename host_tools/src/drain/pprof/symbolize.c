@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "msamp_wire.h"
@@ -144,8 +145,15 @@ struct sym_elf *sym_library(const char *path, const uint8_t *build_id, size_t bu
         if (strcmp(libs[i].path, path) == 0 && libs[i].build_id_len == build_id_len &&
             memcmp(libs[i].build_id, build_id, build_id_len) == 0)
             return libs[i].elf;
+    if (nlibs >= SYM_MAX_LIBRARIES)
+        return NULL; /* a hostile stream's endless paths: memory stays bounded */
     char err[512];
-    struct sym_elf *e = path[0] == '/' ? sym_open(path, err, sizeof(err)) : NULL;
+    struct stat st;
+    /* The path comes from the stream: only a regular file is opened (a FIFO or a device named
+     * there could block or never end). */
+    struct sym_elf *e = path[0] == '/' && stat(path, &st) == 0 && S_ISREG(st.st_mode)
+                            ? sym_open(path, err, sizeof(err))
+                            : NULL;
     size_t blen = 0;
     const uint8_t *bid = e ? sym_build_id(e, &blen) : NULL;
     /* Another build at that path now (an upgraded library): its symbols would be wrong. */
