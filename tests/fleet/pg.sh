@@ -47,3 +47,13 @@ pg_restart() {
 }
 # pg_sql_db CONNINFO SQL: psql on another database
 pg_sql_db() { "$PG_BIN/psql" -X -q -At -v ON_ERROR_STOP=1 "$1" -c "$2"; }
+# pg_test: a test script's start: ok/fail (counted in nfail), a fresh $W, the server started
+# (and stopped when the script exits)
+ok() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
+pg_test() {
+  nfail=0
+  rm -rf "$W" && mkdir -p "$W"
+  trap pg_stop EXIT
+  pg_start
+}

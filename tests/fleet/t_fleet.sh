@@ -24,12 +24,7 @@ D=${DRAIN:?} W=${W:?} ENOSPC_SHIM=${ENOSPC_SHIM:?} GROWTH=${GROWTH_APP:?} PEAK=$
 BOARD2_ELF=${BOARD2_ELF:?} BOARD2_QEMU=${BOARD2_QEMU:?}
 T=$(dirname "$0")
 . "$T/pg.sh"
-nfail=0
-ok() { echo "ok: $*"; }
-fail() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
-rm -rf "$W" && mkdir -p "$W"
-trap pg_stop EXIT
-pg_start
+pg_test
 
 # The boards' profiles first (the time selections below rely on it): the second board's run.
 cp "$BOARD_PROF" "$W/board.pb.gz"

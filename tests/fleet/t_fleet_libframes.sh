@@ -11,12 +11,8 @@ set -u
 D=${DRAIN:?} W=${W:?} APP=${LF_APP:?}
 T=$(dirname "$0")
 . "$T/pg.sh"
-nfail=0
-ok() { echo "ok: $*"; }
-fail() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
-rm -rf "$W" && mkdir -p "$W/copy"
-trap pg_stop EXIT
-pg_start
+pg_test
+mkdir -p "$W/copy"
 cp "$APP" "$(dirname "$APP")/liblf.so" "$W/copy/"
 
 # run PREFIX DIR: three processes of DIR's program, devices PREFIX1..3, their streams
