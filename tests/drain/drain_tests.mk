@@ -153,3 +153,26 @@ test-drain-verdict-family: $(DRAIN_T_TOOLS) $(BUILD)/calibrate/calib_app ## drai
 test-drain-marks: $(DRAIN_T_TOOLS) $(DRAIN_T)/refuse_app host_tools/msamp-dump ## drain: a live table that refuses samples marks its sites' in-use (">=", widened interval, "lower_bound", check WARN), records lost mark every estimate, a clean run stays exact and PASSes; the summary's frees are END's
 	@tests/need.sh python3
 	$(DRAIN_T_ENV) REFUSE_APP=$(DRAIN_T)/refuse_app MSAMP_DUMP=host_tools/msamp-dump tests/drain/t_marks.sh
+
+# Library frames as module + offset (docs/DRAIN.md "Symbolization"): libframes_app reaches its
+# allocations through liblf.so (libframes_lib.c), built with frame pointers and its debug
+# information split off into liblf.so.debug beside it (found by the .gnu_debuglink).
+TESTS += drain-libframes
+$(DRAIN_T)/libframes/liblf.so: tests/drain/libframes_lib.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
+	  -fno-optimize-sibling-calls -fPIC -shared -Wl,--build-id $< -o $@.full
+	objcopy --only-keep-debug $@.full $@.debug
+	objcopy --strip-debug --strip-unneeded --add-gnu-debuglink=$@.debug $@.full $@
+	rm -f $@.full
+
+$(DRAIN_T)/libframes/libframes_app: tests/drain/libframes_app.c $(DRAIN_T)/libframes/liblf.so \
+		$(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror -fno-omit-frame-pointer \
+	  -fno-optimize-sibling-calls \
+	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --cflags msamp) $< \
+	  -L$(@D) -llf -Wl,-rpath,'$$ORIGIN' \
+	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --libs msamp) -o $@
+
+test-drain-libframes: $(DRAIN_T)/drain-asan host_tools/msamp-dump $(DRAIN_T)/libframes/libframes_app ## drain: a shared library's frames as symbols (its own ELF, its split debug file) or [lib]+0xOFF, never a raw address: three processes (ASLR) give the same --top, --json and diff sites, merge sums them, pprof shows them
+	$(DRAIN_T_ENV) LF_APP=$(DRAIN_T)/libframes/libframes_app tests/drain/t_libframes.sh

@@ -2245,6 +2245,48 @@ static void test_loc_canon(void)
     prof_free(&p);
 }
 
+/* A profile of one sample: leaf, a frame in libfoo.so mapped at start (file offset 0x1000 there),
+ * value v; and a firmware-like location (no mapping). */
+static void lib_profile(struct prof *p, uint64_t start, int64_t v)
+{
+    prof_init(p);
+    prof_add_type(p, "inuse_space", "bytes");
+    struct prof_mapping m = {start, start + 0x2000, 0x1000, prof_cstr(p, "/usr/lib/x/libfoo.so"),
+                             prof_cstr(p, "abcd"), 0, 0, 0, 0};
+    uint64_t mid = prof_add_mapping(p, &m);
+    uint64_t f = prof_add_function(p, &(struct prof_function){prof_cstr(p, "leaf"), 0, 0, 0});
+    struct prof_line ln = {f, 3, 0};
+    uint64_t locs[3] = {prof_add_location(p, 0, 0x4000, &ln, 1, 1),
+                        prof_add_location(p, mid, start + 0x100, NULL, 0, 1),
+                        prof_add_location(p, 0, 0x8000, NULL, 0, 1)};
+    prof_add_sample(p, locs, 3, &v, NULL, 0, 1);
+}
+
+/* Library frames: "[libfoo.so]+0x1100" (address - start + file offset) wherever the process had
+ * the library, raw addresses without a mapping; a merge of two processes' profiles unifies the
+ * library's mappings and moves the second's locations: one location, one sample, values summed. */
+static void test_module_frames(void)
+{
+    struct prof a, b;
+    lib_profile(&a, 0x7f0000001000, 5);
+    lib_profile(&b, 0x7fab00042000, 7);
+    char ta[PROF_ADDR_TEXT], tb[PROF_ADDR_TEXT], tr[PROF_ADDR_TEXT];
+    CHECK(strcmp(prof_addr_text(&a, &a.location[1], ta, NULL), "[libfoo.so]+0x1100") == 0);
+    CHECK(strcmp(prof_addr_text(&b, &b.location[1], tb, NULL), ta) == 0);
+    CHECK(strcmp(prof_addr_text(&a, &a.location[2], tr, NULL), "0x8000") == 0);
+    struct merger mg;
+    merge_init(&mg);
+    char err[256];
+    CHECK(merge_add(&mg, &a, err, sizeof(err)) == 0 && merge_add(&mg, &b, err, sizeof(err)) == 0);
+    const struct prof *m = &mg.out;
+    CHECK(m->nmapping == 1 && m->nlocation == 3 && m->nsample == 1);
+    CHECK(m->nsample == 1 && m->valpool[m->sample[0].val_off] == 12);
+    CHECK(m->nlocation == 3 && strcmp(prof_addr_text(m, &m->location[1], tr, NULL), ta) == 0);
+    merge_free(&mg);
+    prof_free(&a);
+    prof_free(&b);
+}
+
 int main(void)
 {
     test_est_intervals();
@@ -2252,6 +2294,7 @@ int main(void)
     test_fmt_bytes();
     test_est_strata();
     test_loc_canon();
+    test_module_frames();
     test_variance_files();
     test_refused_files();
     test_weights();

@@ -36,3 +36,10 @@ test-fleet-reset: $(BUILD)/drain/drain-asan ## PostgreSQL fleet store: a session
 .PHONY: bench-fleet
 bench-fleet: host_tools/drain ## Push and query times, database bytes per profile and per site row (PROFILES profiles of 1000 sites, default 10000)
 	DRAIN=host_tools/drain W=$(FLEET_T)/bench tests/fleet/bench_fleet.sh
+
+# Hosted devices add up: three processes of libframes_app (tests/drain/drain_tests.mk), their
+# library at another address in each (ASLR), pushed; fleet top sums them per site.
+TESTS += fleet-libframes
+test-fleet-libframes: $(BUILD)/drain/drain-asan $(DRAIN_T)/libframes/libframes_app ## PostgreSQL fleet store: three processes of one hosted program (a shared library's frames, ASLR) pushed: fleet top lists each site once with the sum, the library symbolized or [lib]+0xOFF when deleted
+	DRAIN=$(BUILD)/drain/drain-asan W=$(FLEET_T)/libframes LF_APP=$(DRAIN_T)/libframes/libframes_app \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/fleet/t_fleet_libframes.sh

@@ -1027,5 +1027,6 @@ out:
         input_close(&in);
     while (nelves > 0)
         sym_close(elves[--nelves]);
+    sym_library_close_all();
     return rc;
 }

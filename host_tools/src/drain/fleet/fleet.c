@@ -431,8 +431,8 @@ static void frame_text(const struct prof *p, uint64_t locid, struct sbuf *b)
 {
     const struct prof_location *l = &p->location[locid - 1];
     if (l->nline == 0) {
-        char t[32];
-        snprintf(t, sizeof(t), "0x%llx", (unsigned long long)l->address);
+        char t[PROF_ADDR_TEXT];
+        prof_addr_text(p, l, t, NULL);
         sb_json(b, t, strlen(t));
         return;
     }
@@ -1161,9 +1161,9 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
  * a byte or more) and so is its group's: the sites of the same innermost frame together. Sites are
  * matched by stack (unsymbolized frames as "?") and task. */
 #define F(row, key) "coalesce((" row "->>'" key "')::float8, 0)"
-/* A site's stack with its unsymbolized frames ("0x...") as "?": across sessions an address
- * outside the symbolized program (a shared library's, moved by ASLR) names no place, so the
- * same call path of two sessions is one site. */
+/* A site's stack with its raw addresses ("0x...") as "?": across sessions a raw address names
+ * no place (profiles of drains before hosted images' frames became "[lib.so]+0xOFF", which ASLR
+ * does not move and which are kept), so the same call path of two sessions is one site. */
 #define STACK_SQL                                                                                \
     "ARRAY(SELECT CASE WHEN f ~ '^0x[0-9a-f]+$' THEN '?' ELSE f END FROM"                        \
     " unnest(st.stack) WITH ORDINALITY u(f, o) ORDER BY o)"

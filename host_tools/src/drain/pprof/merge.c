@@ -86,26 +86,35 @@ struct mapkey {
     const struct prof_mapping *m;
 };
 
+/* Mappings are one when they map the same bytes of the same file (size, file offset, file name
+ * and build-id), wherever the process had them (ASLR), as pprof's merge keys them: the locations
+ * of the later ones are moved into the first's addresses (merge_one), so one library's code in
+ * several processes is one location. */
 static int map_eq(const void *ctx, uint32_t i)
 {
     const struct mapkey *k = ctx;
     const struct prof_mapping *o = &k->p->mapping[i], *m = k->m;
-    return o->start == m->start && o->limit == m->limit && o->offset == m->offset &&
+    return o->limit - o->start == m->limit - m->start && o->offset == m->offset &&
            o->filename == m->filename && o->build_id == m->build_id;
 }
 
-static uint64_t merge_mapping(struct merger *mg, const struct prof *src, uint64_t id)
+/* The merged mapping of src's mapping id, and *shift: what its addresses move by. */
+static uint64_t merge_mapping(struct merger *mg, const struct prof *src, uint64_t id,
+                              uint64_t *shift)
 {
     struct prof *dst = &mg->out;
     struct prof_mapping m = src->mapping[id - 1];
     m.filename = tr_str(dst, src, m.filename);
     m.build_id = tr_str(dst, src, m.build_id);
-    uint64_t h = hash_u64(m.start ^ hash_u64(m.limit ^ hash_u64(m.offset))) ^
+    uint64_t h = hash_u64((m.limit - m.start) ^ hash_u64(m.offset)) ^
                  hash_u64((uint64_t)m.filename << 32 ^ (uint64_t)m.build_id);
     struct mapkey k = {dst, &m};
     uint32_t i = iset_find(&mg->mapset, h, map_eq, &k);
-    if (i != UINT32_MAX)
+    *shift = 0;
+    if (i != UINT32_MAX) {
+        *shift = dst->mapping[i].start - m.start;
         return (uint64_t)i + 1;
+    }
     uint64_t nid = prof_add_mapping(dst, &m);
     iset_add(&mg->mapset, h, (uint32_t)(nid - 1));
     return nid;
@@ -194,10 +203,11 @@ static void merge_one(struct merger *mg, const struct prof *src)
 {
     struct prof *dst = &mg->out;
     uint64_t *mapid = xcalloc(src->nmapping + 1, sizeof(uint64_t));
+    uint64_t *shift = xcalloc(src->nmapping + 1, sizeof(uint64_t));
     uint64_t *funcid = xcalloc(src->nfunction + 1, sizeof(uint64_t));
     uint64_t *locid = xcalloc(src->nlocation + 1, sizeof(uint64_t));
     for (size_t i = 0; i < src->nmapping; i++)
-        mapid[i + 1] = merge_mapping(mg, src, i + 1);
+        mapid[i + 1] = merge_mapping(mg, src, i + 1, &shift[i + 1]);
     for (size_t i = 0; i < src->nfunction; i++) {
         struct prof_function f = src->function[i];
         f.name = tr_str(dst, src, f.name);
@@ -215,7 +225,8 @@ static void merge_one(struct merger *mg, const struct prof *src)
             lines[j].function_id = funcid[lines[j].function_id];
         }
         locid[i + 1] =
-            prof_add_location(dst, mapid[l->mapping_id], l->address, lines, l->nline, 1);
+            prof_add_location(dst, mapid[l->mapping_id], l->address + shift[l->mapping_id],
+                              lines, l->nline, 1);
     }
     uint64_t *locs = NULL;
     size_t caplocs = 0;
@@ -258,6 +269,7 @@ static void merge_one(struct merger *mg, const struct prof *src)
     free(locs);
     free(labels);
     free(mapid);
+    free(shift);
     free(funcid);
     free(locid);
 }

@@ -1,6 +1,7 @@
 #include "prof_model.h"
 #include "prof_codec.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -215,6 +216,38 @@ static int canon_eq(const void *ctx, uint32_t i)
             return 0;
     }
     return 1;
+}
+
+const struct prof_mapping *prof_loc_module(const struct prof *p, const struct prof_location *l)
+{
+    if (l->mapping_id == 0 || l->mapping_id > p->nmapping)
+        return NULL;
+    const struct prof_mapping *m = &p->mapping[l->mapping_id - 1];
+    /* drain's firmware mapping spans the whole address space: its addresses are the ELF's own */
+    if (m->limit == UINT64_MAX || m->filename <= 0 || p->strlen[m->filename] == 0 ||
+        l->address < m->start)
+        return NULL;
+    return m;
+}
+
+const char *prof_module_text(char buf[PROF_ADDR_TEXT], const char *module, uint64_t off)
+{
+    if (module)
+        snprintf(buf, PROF_ADDR_TEXT, "[%.*s]+0x%llx", PROF_ADDR_TEXT - 24, module,
+                 (unsigned long long)off);
+    else
+        snprintf(buf, PROF_ADDR_TEXT, "0x%llx", (unsigned long long)off);
+    return buf;
+}
+
+const char *prof_addr_text(const struct prof *p, const struct prof_location *l,
+                           char buf[PROF_ADDR_TEXT], uint64_t *module_off)
+{
+    const struct prof_mapping *m = prof_loc_module(p, l);
+    uint64_t off = m ? l->address - m->start + m->offset : l->address;
+    if (module_off)
+        *module_off = off;
+    return prof_module_text(buf, m ? base_name(p->str[m->filename]) : NULL, off);
 }
 
 uint64_t *prof_loc_canon(const struct prof *p)

@@ -113,6 +113,17 @@ uint64_t prof_add_location(struct prof *p, uint64_t mapping_id, uint64_t address
  * intern 1; with intern 0 it is appended (pprof allows equal samples). Returns its index. */
 uint32_t prof_add_sample(struct prof *p, const uint64_t *locs, uint32_t nloc, const int64_t *vals,
                          const struct prof_label *labels, uint32_t nlabel, int intern);
+/* The text of a location without lines (unsymbolized): in an image's mapping (a hosted program's
+ * library or executable) "[NAME]+0xOFF", the mapping file's base name and the file offset of the
+ * address (address - start + offset: the same in every process, wherever ASLR put the image); else
+ * (firmware, no mapping) "0xADDR". *module_off gets the offset (or the address) when not NULL. */
+#define PROF_ADDR_TEXT 96
+const char *prof_addr_text(const struct prof *p, const struct prof_location *l,
+                           char buf[PROF_ADDR_TEXT], uint64_t *module_off);
+/* "[module]+0xOFF", or "0xOFF" when module is NULL (prof_addr_text's forms). */
+const char *prof_module_text(char buf[PROF_ADDR_TEXT], const char *module, uint64_t off);
+/* The mapping of location l when it is an image's (prof_addr_text's "[NAME]" form), else NULL. */
+const struct prof_mapping *prof_loc_module(const struct prof *p, const struct prof_location *l);
 /* Per location id (index 0 unused), the id of the first location with the same symbolized frames
  * (functions and line numbers, innermost first): two return addresses of one call line are one
  * site (docs/VERDICTS.md "One verdict model"); a location without lines is its own. The caller

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "msamp_wire.h"
@@ -126,6 +127,58 @@ void sym_close(struct sym_elf *e)
     umap_free(&e->demangled_of);
     free(e->path);
     free(e);
+}
+
+/* The libraries opened by sym_library, by path: an ELF, or NULL when it could not be used (kept
+ * so that a missing library is looked for once). */
+static struct lib_entry {
+    char *path;
+    uint8_t build_id[MSAMP_WIRE_MAX_BUILD_ID];
+    size_t build_id_len;
+    struct sym_elf *elf;
+} *libs;
+static size_t nlibs, caplibs;
+
+struct sym_elf *sym_library(const char *path, const uint8_t *build_id, size_t build_id_len)
+{
+    for (size_t i = 0; i < nlibs; i++)
+        if (strcmp(libs[i].path, path) == 0 && libs[i].build_id_len == build_id_len &&
+            memcmp(libs[i].build_id, build_id, build_id_len) == 0)
+            return libs[i].elf;
+    if (nlibs >= SYM_MAX_LIBRARIES)
+        return NULL; /* a hostile stream's endless paths: memory stays bounded */
+    char err[512];
+    struct stat st;
+    /* The path comes from the stream: only a regular file is opened (a FIFO or a device named
+     * there could block or never end). */
+    struct sym_elf *e = path[0] == '/' && stat(path, &st) == 0 && S_ISREG(st.st_mode)
+                            ? sym_open(path, err, sizeof(err))
+                            : NULL;
+    size_t blen = 0;
+    const uint8_t *bid = e ? sym_build_id(e, &blen) : NULL;
+    /* Another build at that path now (an upgraded library): its symbols would be wrong. */
+    if (e && (blen != build_id_len || memcmp(bid, build_id, blen) != 0)) {
+        sym_close(e);
+        e = NULL;
+    }
+    grow((void **)&libs, &caplibs, nlibs + 1, sizeof(*libs));
+    struct lib_entry *l = &libs[nlibs++];
+    l->path = xstrndup(path, strlen(path));
+    l->build_id_len = build_id_len > sizeof(l->build_id) ? sizeof(l->build_id) : build_id_len;
+    memcpy(l->build_id, build_id, l->build_id_len);
+    l->elf = e;
+    return e;
+}
+
+void sym_library_close_all(void)
+{
+    for (size_t i = 0; i < nlibs; i++) {
+        sym_close(libs[i].elf);
+        free(libs[i].path);
+    }
+    free(libs);
+    libs = NULL;
+    nlibs = caplibs = 0;
 }
 
 const char *sym_path(const struct sym_elf *e)

@@ -25,6 +25,16 @@ struct sym_frame {
 struct sym_elf *sym_open(const char *path, char *err, size_t errlen);
 void sym_close(struct sym_elf *e);
 
+/* A loaded library of a hosted program (a MAPPING's path and build-id), opened once a process and
+ * kept until sym_library_close_all: NULL when the file is missing, not a regular file, unreadable,
+ * not an ELF, another build (its build-id differs; a stream without build-id trusts the path) or
+ * past SYM_MAX_LIBRARIES. Its debug information comes from the file itself or its separate debug
+ * file, which elfutils finds by build-id under /usr/lib/debug/.build-id/ or by .gnu_debuglink
+ * (beside it, in .debug/, under /usr/lib/debug). */
+#define SYM_MAX_LIBRARIES 4096 /* libraries (paths and build-ids) sym_library looks up in a run */
+struct sym_elf *sym_library(const char *path, const uint8_t *build_id, size_t build_id_len);
+void sym_library_close_all(void);
+
 const char *sym_path(const struct sym_elf *e);
 /* The GNU build-id (len 0 when the file has none). */
 const uint8_t *sym_build_id(const struct sym_elf *e, size_t *len);

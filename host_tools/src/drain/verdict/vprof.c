@@ -15,18 +15,17 @@ const char *const vprof_est_name[E_COUNT] = {"inuse_bytes", "alloc_bytes", "inus
                                              "alloc_objects"};
 
 
-static void add_frame(struct vprof *v, const char *name, uint64_t addr)
+static void add_frame(struct vprof *v, const char *name, uint64_t addr, const char *module)
 {
     GROW(v->frames, v->capframes, v->nframes + 1);
-    v->frames[v->nframes++] = (struct vframe){name, addr};
+    v->frames[v->nframes++] = (struct vframe){name, addr, module};
 }
 
 const char *vframe_text(const struct vframe *f, char buf[VFRAME_TEXT])
 {
     if (f->name)
         return f->name;
-    snprintf(buf, VFRAME_TEXT, "0x%" PRIx64, f->addr);
-    return buf;
+    return prof_module_text(buf, f->module, f->addr);
 }
 
 /* Samples in site order: symbolized frames (prof_loc_canon: two return addresses of one call line
@@ -114,13 +113,17 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
         for (uint32_t k = 0; k < s0->nloc; k++) {
             uint64_t id = p->locpool[s0->loc_off + k];
             const struct prof_location *l = &p->location[id - 1];
-            if (l->nline == 0)
-                add_frame(out, NULL, l->address);
+            if (l->nline == 0) {
+                uint64_t off;
+                const struct prof_mapping *m = prof_loc_module(p, l);
+                prof_addr_text(p, l, (char[PROF_ADDR_TEXT]){0}, &off);
+                add_frame(out, NULL, off, m ? base_name(p->str[m->filename]) : NULL);
+            }
             for (uint32_t j = 0; j < l->nline; j++) {
                 const struct prof_line *ln = &p->linepool[l->line_off + j];
                 const char *name =
                     ln->function_id ? p->str[p->function[ln->function_id - 1].name] : "";
-                add_frame(out, name[0] ? name : "??", l->address);
+                add_frame(out, name[0] ? name : "??", l->address, NULL);
             }
         }
         vs->nframe = (uint32_t)(out->nframes - vs->frame_off);
@@ -236,7 +239,7 @@ char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address)
     for (uint32_t k = 0; k < s->nframe; k++) {
         char tmp[VFRAME_TEXT];
         const struct vframe *vf = &v->frames[s->frame_off + k];
-        const char *f = any_address && !vf->name ? "?" : vframe_text(vf, tmp);
+        const char *f = any_address && !vf->name && !vf->module ? "?" : vframe_text(vf, tmp);
         buf_put(&b, f, strlen(f));
         buf_put(&b, "\n", 1);
     }

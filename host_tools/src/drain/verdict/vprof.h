@@ -44,8 +44,9 @@ struct vprof {
     struct vsite *site;
     size_t nsite;
     struct vframe {
-        const char *name; /* the function's (the profile's string), NULL: a raw address */
-        uint64_t addr;
+        const char *name; /* the function's (the profile's string), NULL: unsymbolized */
+        uint64_t addr;    /* the address, or with module its offset in the module's file */
+        const char *module; /* unsymbolized in an image: its file's base name, else NULL */
     } *frames;
     size_t nframes, capframes;
     struct est total[E_COUNT];
@@ -64,7 +65,7 @@ struct vprof {
 int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whylen);
 void vprof_free(struct vprof *v);
 /* A frame's text: its function's name, or its address as "0x..." (in buf). */
-#define VFRAME_TEXT 24
+#define VFRAME_TEXT PROF_ADDR_TEXT
 const char *vframe_text(const struct vframe *f, char buf[VFRAME_TEXT]);
 /* 1 when the site's stack has a frame named fn. */
 int vsite_has_frame(const struct vprof *v, const struct vsite *s, const char *fn);

@@ -38,8 +38,8 @@ int views_close(FILE *f, const char *path, char *err, size_t errlen)
  * before their children. */
 struct fnode {
     uint32_t parent, depth;
-    int64_t name, file, line; /* string indexes in the profile; name -1: address; line -1: the
-                                 merged frames are at several lines */
+    int64_t name, file, line; /* string indexes in the profile; name -1: address (file: its
+                                 location's id); line -1: the merged frames are at several lines */
     uint64_t addr;
     double value, x; /* bytes; x: bytes left of it at its depth */
 };
@@ -95,7 +95,9 @@ static void label(const struct ftree *t, const struct fnode *n, char *out, size_
     if (n == &t->n[0])
         snprintf(out, len, "all");
     else if (n->name < 0)
-        snprintf(out, len, "0x%llx", (unsigned long long)n->addr);
+        snprintf(out, len, "%s",
+                 prof_addr_text(t->p, &t->p->location[n->file - 1], (char[PROF_ADDR_TEXT]){0},
+                                NULL));
     else
         snprintf(out, len, "%s", t->p->str[n->name]);
 }
@@ -141,7 +143,7 @@ static void build_tree(struct ftree *t, const struct prof *p, int vi)
         for (uint32_t k = s->nloc; k-- > 0;) { /* root first */
             const struct prof_location *l = &p->location[p->locpool[s->loc_off + k] - 1];
             if (l->nline == 0) {
-                cur = child(t, cur, -1, 0, 0, l->address);
+                cur = child(t, cur, -1, (int64_t)p->locpool[s->loc_off + k], 0, l->address);
                 t->n[cur].value += (double)v;
             }
             for (uint32_t j = l->nline; j-- > 0;) {

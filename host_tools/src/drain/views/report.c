@@ -19,8 +19,9 @@ static size_t site_frames(const struct prof *p, uint64_t loc_id, int first, char
 {
     const struct prof_location *l = &p->location[loc_id - 1];
     if (l->nline == 0 && len < n) {
-        len += (size_t)snprintf(out + len, n - len, "%s0x%llx", first ? "" : " < ",
-                                (unsigned long long)l->address);
+        char a[PROF_ADDR_TEXT];
+        len += (size_t)snprintf(out + len, n - len, "%s%s", first ? "" : " < ",
+                                prof_addr_text(p, l, a, NULL));
         (*frames)++;
     }
     for (uint32_t j = 0; j < l->nline && len < n; j++) {
@@ -363,30 +364,32 @@ static void warn_no_frame(FILE *f, const struct session *s)
     fputc('\n', f);
 }
 
+/* Appends s to folded text, ';' and ' ' as '_'. */
+static void folded_put(struct buf *o, const char *s)
+{
+    for (const char *c = s; *c; c++) {
+        char ch = *c == ';' || *c == ' ' ? '_' : *c;
+        buf_put(o, &ch, 1);
+    }
+}
+
 /* Appends one frame of folded text: "func@file.c:LINE" (the call's line in the caller), or "func"
- * without a line, or the address; ';' and ' ' in names become '_'. */
+ * without a line, or the address ("[lib.so]+0xOFF" in a library: prof_addr_text); ';' and ' ' in
+ * names become '_'. */
 static void folded_frame(struct buf *o, const struct prof *p, const struct prof_location *l,
                          uint32_t j)
 {
-    char tmp[64];
+    char tmp[PROF_ADDR_TEXT];
     if (l->nline == 0) {
-        snprintf(tmp, sizeof(tmp), "0x%llx", (unsigned long long)l->address);
-        buf_put(o, tmp, strlen(tmp));
+        folded_put(o, prof_addr_text(p, l, tmp, NULL));
         return;
     }
     const struct prof_line *ln = &p->linepool[l->line_off + j];
     const struct prof_function *fn = &p->function[ln->function_id - 1];
-    for (const char *c = p->str[fn->name]; *c; c++) {
-        char ch = *c == ';' || *c == ' ' ? '_' : *c;
-        buf_put(o, &ch, 1);
-    }
+    folded_put(o, p->str[fn->name]);
     if (fn->filename && ln->line > 0) {
-        const char *file = base_name(p->str[fn->filename]);
         buf_put(o, "@", 1);
-        for (const char *c = file; *c; c++) {
-            char ch = *c == ';' || *c == ' ' ? '_' : *c;
-            buf_put(o, &ch, 1);
-        }
+        folded_put(o, base_name(p->str[fn->filename]));
         snprintf(tmp, sizeof(tmp), ":%lld", (long long)ln->line);
         buf_put(o, tmp, strlen(tmp));
     }
