@@ -49,15 +49,16 @@ $(eval $(call msamp_hosted_variant,hosted-aarch64,aarch64-linux-gnu-gcc,,aarch64
 $(eval $(call msamp_hosted_variant,hosted-mips64el,mips64el-linux-gnuabi64-gcc,,mips64el-linux-gnuabi64-ar,mips64el-linux-gnuabi64-nm,,mips64))
 $(eval $(call msamp_hosted_variant,hosted-riscv64,riscv64-linux-gnu-gcc,,riscv64-linux-gnu-ar,riscv64-linux-gnu-nm,))
 
-# The interposer (port/hosted/hosted_interpose.c): the C wrappers under the allocator's own names,
-# so that every shared library's calls reach them, the real allocator found by dlsym(RTLD_NEXT).
+# The interposer (port/hosted/hosted_interpose.c): the allocator's own names, so that every shared
+# library's calls reach them, passed to the C wrappers (built as msamp_ip_malloc and so on) while
+# profiling runs; the real allocator found by dlsym(RTLD_NEXT).
 # Two builds of it: build/hosted/libmsamp_preload.so (LD_PRELOAD, -fPIC, the context's TLS
 # initial-exec: MSAMP_HOSTED_SHARED) exporting only the allocator's names (hosted_preload.map);
 # build/hosted/libmsamp_interpose.a and msamp-interpose.pc, the same objects -fPIE for a link into
 # the executable, whose malloc then takes every library's calls (docs/HOSTED.md).
 INTERPOSE_WRAPS := malloc free calloc realloc posix_memalign aligned_alloc memalign
 INTERPOSE_NAMES := $(INTERPOSE_WRAPS) valloc pvalloc malloc_usable_size
-INTERPOSE_CFLAGS := $(foreach f,$(INTERPOSE_WRAPS),-D__wrap_$(f)=$(f))
+INTERPOSE_CFLAGS := $(foreach f,$(INTERPOSE_WRAPS),-D__wrap_$(f)=msamp_ip_$(f))
 INTERPOSE_CORE_SRCS = $(MSAMP_CORE_SRCS) $(addprefix src/wrap/wrap_,$(addsuffix .c,$(INTERPOSE_WRAPS)))
 INTERPOSE_PORT_SRCS := $(addprefix port/,$(msamp_port_hosted)) port/hosted/hosted_interpose.c
 # $(call msamp_hosted_interposer,NAME,PIC_FLAGS): the objects of build/NAME/ (core/ and port/).

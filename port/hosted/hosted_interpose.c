@@ -1,14 +1,18 @@
 /* The interposer: the allocator's entry points under their own names (malloc, free, calloc,
  * realloc, posix_memalign, aligned_alloc, memalign, valloc, pvalloc, malloc_usable_size), for
  * the preload library (build/hosted/libmsamp_preload.so, LD_PRELOAD) and the interposing link
- * (build/hosted/libmsamp_interpose.a, msamp-interpose.pc). hosted.mk builds src/wrap/'s C
- * wrappers with -D__wrap_malloc=malloc and so on: the same wrappers as the linked library's, under
- * the names every shared library's calls reach (glibc's own strdup, fopen and getline, and
- * libstdc++'s operator new, which calls malloc). Their __real_ functions are here: the next
- * definition in the loader's search order (glibc's, or another interposer's), found by
- * dlsym(RTLD_NEXT). dlsym itself allocates (its error buffer, calloc); so does anything the
- * loader does before the first lookup returns: those requests are served from a static bootstrap
- * buffer, whose blocks free ignores and realloc copies out of. */
+ * (build/hosted/libmsamp_interpose.a, msamp-interpose.pc): the names every shared library's calls
+ * reach (glibc's own strdup, fopen and getline, libstdc++'s operator new, which calls malloc).
+ * While profiling runs (msamp_hosted_running) each passes the call to src/wrap/'s wrapper of it,
+ * built by hosted.mk as msamp_ip_malloc and so on (-D__wrap_malloc=msamp_ip_malloc): a tail call,
+ * so the wrapper's caller is still the program's call site. Before msamp_init (the loader's and
+ * libc's start-up, the port's own constructor), after the exit flush and in a fork child, the
+ * call goes straight to the real allocator: the core never sees a thread before it has a seed.
+ * The wrappers' __real_ functions are here: the next definition in the loader's search order
+ * (glibc's, or another interposer's), found by dlsym(RTLD_NEXT). dlsym itself allocates (its
+ * error buffer, calloc); so does anything the loader does before the first lookup returns: those
+ * requests are served from a static bootstrap buffer, whose blocks free ignores and realloc copies
+ * out of. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <stdatomic.h>
@@ -26,7 +30,21 @@ void *__real_realloc(void *p, size_t size);
 int __real_posix_memalign(void **out, size_t align, size_t size);
 void *__real_aligned_alloc(size_t align, size_t size);
 void *__real_memalign(size_t align, size_t size);
-/* The wrappers, under their exported names. */
+/* The wrappers (src/wrap/), under the names hosted.mk gives them. */
+void *msamp_ip_malloc(size_t size);
+void msamp_ip_free(void *p);
+void *msamp_ip_calloc(size_t n, size_t size);
+void *msamp_ip_realloc(void *p, size_t size);
+int msamp_ip_posix_memalign(void **out, size_t align, size_t size);
+void *msamp_ip_aligned_alloc(size_t align, size_t size);
+void *msamp_ip_memalign(size_t align, size_t size);
+/* The exported names. */
+void *malloc(size_t size);
+void free(void *p);
+void *calloc(size_t n, size_t size);
+void *realloc(void *p, size_t size);
+int posix_memalign(void **out, size_t align, size_t size);
+void *aligned_alloc(size_t align, size_t size);
 void *memalign(size_t align, size_t size);
 void *valloc(size_t size);
 void *pvalloc(size_t size);
@@ -189,6 +207,59 @@ void *__real_memalign(size_t align, size_t size)
     if (READY())
         return real.memalign(align, size);
     return boot_alloc(size, align);
+}
+
+/* Profiling runs: msamp_init() succeeded, the exit flush has not started, not a fork child. */
+#define ON() __builtin_expect(atomic_load_explicit(&msamp_hosted_running, memory_order_relaxed), 1)
+
+void *malloc(size_t size)
+{
+    if (ON())
+        return msamp_ip_malloc(size);
+    return __real_malloc(size);
+}
+
+void free(void *p)
+{
+    if (ON())
+        msamp_ip_free(p);
+    else
+        __real_free(p);
+}
+
+void *calloc(size_t n, size_t size)
+{
+    if (ON())
+        return msamp_ip_calloc(n, size);
+    return __real_calloc(n, size);
+}
+
+void *realloc(void *p, size_t size)
+{
+    if (ON())
+        return msamp_ip_realloc(p, size);
+    return __real_realloc(p, size);
+}
+
+int posix_memalign(void **out, size_t align, size_t size)
+{
+    if (ON())
+        return msamp_ip_posix_memalign(out, align, size);
+    return __real_posix_memalign(out, align, size);
+}
+
+void *aligned_alloc(size_t align, size_t size)
+{
+    if (ON())
+        return msamp_ip_aligned_alloc(align, size);
+    return __real_aligned_alloc(align, size);
+}
+
+void *memalign(size_t align, size_t size)
+{
+    if (ON())
+        return msamp_ip_memalign(align, size);
+    return __real_memalign(align, size);
 }
 
 /* valloc and pvalloc are memalign at the page size (pvalloc rounds the size up to whole pages,
