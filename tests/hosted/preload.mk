@@ -27,3 +27,14 @@ test-hosted-preload-sites: $(HT)/preload_strings $(HT)/preload_strdup $(HT_PRELO
 
 test-hosted-interpose-sites: $(HT)/preload_strings_ip $(HT)/preload_strdup_ip host_tools/drain ## The interposing link (msamp-interpose.pc): the same library sites, the same checks
 	tests/hosted/preload_sites.sh interpose host_tools/drain $(HT)/interpose-sites $(HT)/preload_strings_ip $(HT)/preload_strdup_ip
+
+$(HT)/preload_app: tests/hosted/preload_app.c
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) $< -pthread -ldl -o $@
+$(HT)/libpreload_dl.so: tests/hosted/preload_dl.c
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) -shared -fPIC $< -o $@
+
+TESTS += hosted-preload-safety
+test-hosted-preload-safety: $(HT)/preload_app $(HT)/libpreload_dl.so $(HT_PRELOAD) $(HT)/msamp_check host_tools/msamp-dump ## LD_PRELOAD safety: allocations from constructors, threads before/after start-up, a signal handler, dlopen; fork and exec with and without LD_PRELOAD; sites within 4.5 sd
+	tests/hosted/preload_safety.sh $(HT_PRELOAD) $(HT)/preload_app $(HT)/libpreload_dl.so $(HT)/msamp_check host_tools/msamp-dump $(HT)/preload-safety
