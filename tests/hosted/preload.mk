@@ -38,3 +38,8 @@ $(HT)/libpreload_dl.so: tests/hosted/preload_dl.c
 TESTS += hosted-preload-safety
 test-hosted-preload-safety: $(HT)/preload_app $(HT)/libpreload_dl.so $(HT_PRELOAD) $(HT)/msamp_check host_tools/msamp-dump ## LD_PRELOAD safety: allocations from constructors, threads before/after start-up, a signal handler, dlopen; fork and exec with and without LD_PRELOAD; sites within 4.5 sd
 	tests/hosted/preload_safety.sh $(HT_PRELOAD) $(HT)/preload_app $(HT)/libpreload_dl.so $(HT)/msamp_check host_tools/msamp-dump $(HT)/preload-safety
+
+TESTS += hosted-preload-heaptrack
+test-hosted-preload-heaptrack: $(HT)/preload_strings $(HT_PRELOAD) host_tools/drain host_tools/msamp-dump ## LD_PRELOAD on Debian's python3, sqlite3 and git and a C++ program against heaptrack: allocated, in-use and top sites within msamp's 95 % intervals; CPU ratios printed
+	@tests/need.sh heaptrack heaptrack_print sqlite3 git python3 readelf nm
+	python3 tests/hosted/preload_heaptrack.py $(HT_PRELOAD) host_tools/drain host_tools/msamp-dump $(HT)/preload-heaptrack $(HT)/preload_strings
