@@ -43,3 +43,11 @@ TESTS += hosted-preload-heaptrack
 test-hosted-preload-heaptrack: $(HT)/preload_strings $(HT_PRELOAD) host_tools/drain host_tools/msamp-dump ## LD_PRELOAD on Debian's python3, sqlite3 and git and a C++ program against heaptrack: allocated, in-use and top sites within msamp's 95 % intervals; CPU ratios printed
 	@tests/need.sh heaptrack heaptrack_print sqlite3 git python3 readelf nm
 	python3 tests/hosted/preload_heaptrack.py $(HT_PRELOAD) host_tools/drain host_tools/msamp-dump $(HT)/preload-heaptrack $(HT)/preload_strings
+
+$(HT)/preload_app_ip: tests/hosted/preload_app.c $(HT_IP_DEPS)
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) $< $$($(HT_IP_PC)) -o $@
+
+TESTS += hosted-interpose-safety
+test-hosted-interpose-safety: $(HT)/preload_app_ip $(HT)/libpreload_dl.so $(HT)/msamp_check host_tools/msamp-dump ## The same program linked with msamp-interpose.pc: the same checks (both exec'ed children profiled)
+	tests/hosted/preload_safety.sh - $(HT)/preload_app_ip $(HT)/libpreload_dl.so $(HT)/msamp_check host_tools/msamp-dump $(HT)/interpose-safety
