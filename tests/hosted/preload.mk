@@ -23,9 +23,11 @@ $(HT)/preload_strdup_ip: tests/hosted/preload_strdup.c $(HT_IP_DEPS)
 TESTS += hosted-preload-sites hosted-interpose-sites
 
 test-hosted-preload-sites: $(HT)/preload_strings $(HT)/preload_strdup $(HT_PRELOAD) host_tools/drain ## LD_PRELOAD on unmodified programs: std::string in dynamic libstdc++ and glibc's strdup sampled, within drain's 95 % intervals of the truth over 10 seeds
+	@tests/need.sh python3
 	PRELOAD=$(HT_PRELOAD) tests/hosted/preload_sites.sh preload host_tools/drain $(HT)/preload-sites $(HT)/preload_strings $(HT)/preload_strdup
 
 test-hosted-interpose-sites: $(HT)/preload_strings_ip $(HT)/preload_strdup_ip host_tools/drain ## The interposing link (msamp-interpose.pc): the same library sites, the same checks
+	@tests/need.sh python3
 	tests/hosted/preload_sites.sh interpose host_tools/drain $(HT)/interpose-sites $(HT)/preload_strings_ip $(HT)/preload_strdup_ip
 
 $(HT)/preload_app: tests/hosted/preload_app.c
