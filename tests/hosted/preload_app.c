@@ -9,9 +9,10 @@
  * Prints the truth of its own sites for msamp_check sites ("site NAME SIZE ALLOCATED LIVE"), but
  * for the signal handler's: its allocations are sampled about 5 times as often as their bytes
  * say, with the linked library as well (18, 17, 21 samples of 96 bytes where 3.7 are expected, at
- * MSAMP_INTERVAL=4096), most of them taken while the interrupted thread was inside msamp's
- * slow path: a bias of the core's with signal handlers, not of the preload library's; the count
- * goes to stderr.
+ * MSAMP_INTERVAL=4096): the handler interrupts msamp_decide after it found a sample due and
+ * before it armed the next gap (in fresh_gap), finds the spent countdown and samples the same
+ * crossing again. A bias of the core's with signal handlers, not of the preload library's; the
+ * count goes to stderr.
  * Usage: preload_app DLOPEN_LIB   |   preload_app --child
  */
 #include <dlfcn.h>
