@@ -45,7 +45,7 @@ MK_FRAGMENTS := src/sources.mk \
 	tests/docs/docs.mk \
 	tests/drain/drain_tests.mk tests/drain/drain_fail.mk tests/drain/drain_io.mk tests/drain/drain_model.mk \
 	tests/fastpath/fastpath.mk tests/firstcontact/firstcontact.mk tests/fuzz/fuzz.mk \
-	tests/hosted/hosted.mk tests/hosted/hosted_robust.mk \
+	tests/hosted/hosted.mk tests/hosted/hosted_robust.mk tests/hosted/preload.mk \
 	tests/knobs/knobs.mk \
 	tests/newlib/newlib.mk tests/ports/ports.mk tests/postmortem/postmortem.mk \
 	tests/robust/noise.mk tests/robust/robust.mk tests/rtos/rtos.mk tests/rtt/rtt.mk tests/unit/unit.mk \

@@ -17,10 +17,12 @@ pkgs_host="gcc make libc6-dev pkg-config zlib1g-dev libdw-dev libelf-dev libstdc
 # chromium, fonts-dejavu-core: tests/views loads drain's HTML and SVG views in headless Chromium
 # (as root: --no-sandbox); with --no-install-recommends no font comes with it.
 # libxml2-utils: xmllint reads drain check's JUnit XML (drain-verdict-check).
+# heaptrack, sqlite3, git: test-hosted-preload-heaptrack runs Debian's sqlite3 shell and git (and
+# python3) under the preload library and under heaptrack, whose exact figures it compares.
 # postgresql: tests/fleet starts a scratch server (initdb, postgres in /usr/lib/postgresql/*/bin).
 # graphviz: the graph view of go tool pprof's web UI (docs-readme-intro asks for it; make demo
 # prints the command that opens it).
-pkgs_test="postgresql libxml2-utils libsqlite3-dev clang libclang-rt-14-dev valgrind gdb golang-go socat cmake lld iproute2 python3 curl g++ strace chromium fonts-dejavu-core graphviz"
+pkgs_test="heaptrack sqlite3 git postgresql libxml2-utils libsqlite3-dev clang libclang-rt-14-dev valgrind gdb golang-go socat cmake lld iproute2 python3 curl g++ strace chromium fonts-dejavu-core graphviz"
 # Newlib for the Cortex-M3 (tests/newlib) and its libstdc++ (tests/cxx): only Recommends of
 # gcc-arm-none-eabi and of libnewlib-arm-none-eabi.
 # gcc-riscv64-unknown-elf: the bare-metal RISC-V gcc whose rv32imac/ilp32 multilib (libgcc) builds

@@ -10,7 +10,8 @@
 #include "msamp.h"
 
 _Thread_local struct msamp_hosted_thread msamp_hosted_self __attribute__((tls_model("initial-exec")));
-_Thread_local struct msamp_context msamp_hosted_ctx __attribute__((tls_model("local-exec")));
+_Thread_local struct msamp_context msamp_hosted_ctx
+    __attribute__((tls_model(MSAMP_HOSTED_TLS_MODEL)));
 
 static pthread_key_t exit_key;
 static int exit_key_ok;

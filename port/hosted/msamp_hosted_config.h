@@ -72,11 +72,19 @@
 #endif
 
 /* Each thread's sampler context is a thread-local variable the wrappers read inline, in the
- * local-exec model (one %fs-relative load on x86-64): the library is linked into the executable
- * (its objects are -fPIE, never part of a shared object). */
+ * local-exec model (one %fs-relative load on x86-64) where the library is linked into the
+ * executable (its objects are -fPIE). The preload library (MSAMP_HOSTED_SHARED, hosted.mk) is a
+ * shared object: initial-exec there (one more load, of the variable's offset from the GOT), which
+ * a library the loader maps at start-up (LD_PRELOAD) may use. */
+#if defined(MSAMP_HOSTED_SHARED)
+#define MSAMP_HOSTED_TLS_MODEL "initial-exec"
+#else
+#define MSAMP_HOSTED_TLS_MODEL "local-exec"
+#endif
 #if !defined(__cplusplus) && !defined(__ASSEMBLER__)
 struct msamp_context;
-extern _Thread_local struct msamp_context msamp_hosted_ctx __attribute__((tls_model("local-exec")));
+extern _Thread_local struct msamp_context msamp_hosted_ctx
+    __attribute__((tls_model(MSAMP_HOSTED_TLS_MODEL)));
 #define MSAMP_PORT_CONTEXT() (&msamp_hosted_ctx)
 #endif
 
