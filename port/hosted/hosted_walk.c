@@ -7,6 +7,7 @@
  * unwinder, and why it takes no lock and calls no malloc on this path. */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,6 +43,30 @@ void msamp_hosted_stack_bounds(struct msamp_hosted_thread *t)
 }
 
 #if MSAMP_HOSTED_DWARF
+/* libgcc's own lookup (unwind-dw2-fde.h, exported by libgcc_s.so.1 and libgcc_eh.a). */
+struct msamp_eh_bases {
+    void *tbase, *dbase, *func;
+};
+const void *_Unwind_Find_FDE(void *pc, struct msamp_eh_bases *bases);
+
+/* 1 once libgcc has found the unwind table of _Unwind_Backtrace itself: it aborts the process
+ * when it cannot (uw_init_context's assertion), as in a -static program's constructors before
+ * crtbeginT.o's frame_dummy has registered the program's .eh_frame. Until then the walk follows
+ * frame chains. */
+static _Atomic int dwarf_ready;
+
+static int dwarf_usable(void)
+{
+    struct msamp_eh_bases bases;
+
+    if (atomic_load_explicit(&dwarf_ready, memory_order_relaxed))
+        return 1;
+    if (_Unwind_Find_FDE((char *)(uintptr_t)&_Unwind_Backtrace + 1, &bases) == NULL)
+        return 0;
+    atomic_store_explicit(&dwarf_ready, 1, memory_order_relaxed);
+    return 1;
+}
+
 struct dwarf_walk {
     msamp_frame_fn fn;
     void *arg;
@@ -86,7 +111,8 @@ void msamp_hosted_walk_warm(void)
 {
     struct dwarf_walk w = {NULL, NULL, UINTPTR_MAX, 0, 0, 0};
 
-    _Unwind_Backtrace(dwarf_frame, &w);
+    if (dwarf_usable())
+        _Unwind_Backtrace(dwarf_frame, &w);
 }
 #else
 void msamp_hosted_walk_warm(void)
@@ -109,7 +135,7 @@ void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
     if (lo < t->stack_lo)
         lo = t->stack_lo;
 #if MSAMP_HOSTED_DWARF
-    if (msamp_hosted_unwind == MSAMP_HOSTED_UNWIND_DWARF) {
+    if (msamp_hosted_unwind == MSAMP_HOSTED_UNWIND_DWARF && dwarf_usable()) {
         if ((uintptr_t)frame < lo || (uintptr_t)frame >= t->stack_hi) {
             fn(arg, MSAMP_WALK_OUT_OF_BOUNDS);
             return;
