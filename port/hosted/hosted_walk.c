@@ -3,8 +3,8 @@
  * pointers (Debian's libc, libstdc++, liblua...), unless MSAMP_UNWIND=fp or a build with
  * MSAMP_HOSTED_DWARF=0 asks for frame chains with port/common/msamp_frame_walk.c (records in
  * msamp_frame_layout.h); MIPS64 code with port/mips64's prologue scanner over the executable's
- * code. docs/HOSTED.md ("Stacks through code without frame pointers") says why libgcc's
- * unwinder, and why it takes no lock and calls no malloc on this path. */
+ * code. docs/HOSTED.md ("Stack walk") says why libgcc's unwinder, and why it takes no lock and
+ * calls no malloc on this path. */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdatomic.h>
@@ -13,6 +13,7 @@
 
 #include "hosted.h"
 #include "msamp_frame_walk.h"
+#include "msamp_internal.h"
 #if defined(__mips64)
 #include "msamp_mips64.h"
 #endif
@@ -58,10 +59,20 @@ static _Atomic int dwarf_ready;
 static int dwarf_usable(void)
 {
     struct msamp_eh_bases bases;
+    struct msamp_context *c = MSAMP_PORT_CONTEXT();
 
     if (atomic_load_explicit(&dwarf_ready, memory_order_relaxed))
         return 1;
-    if (_Unwind_Find_FDE((char *)(uintptr_t)&_Unwind_Backtrace + 1, &bases) == NULL)
+    /* The first search of a -static program's registered table sorts it, with malloc: the
+     * unwinder's own allocations, made inside the sampled path's guard, are passed through as an
+     * allocator's inner calls are (MSAMP_BUSY_NESTED), not counted as the program's reentrant
+     * ones. */
+    uint8_t was = c->busy;
+    if (was == MSAMP_BUSY_CORE)
+        c->busy = MSAMP_BUSY_NESTED;
+    const void *fde = _Unwind_Find_FDE((char *)(uintptr_t)&_Unwind_Backtrace + 1, &bases);
+    c->busy = was;
+    if (fde == NULL)
         return 0;
     atomic_store_explicit(&dwarf_ready, 1, memory_order_relaxed);
     return 1;
