@@ -35,14 +35,15 @@ extern _Thread_local struct msamp_hosted_thread msamp_hosted_self
  * allocation is harmless, i.e. inside the core's reentrancy guard or before msamp_init). */
 void msamp_hosted_stack_bounds(struct msamp_hosted_thread *t);
 
-/* 1 (default but on MIPS64): the walk can follow the code's DWARF call frame information
- * (libgcc's _Unwind_Backtrace); 0 (-DMSAMP_HOSTED_DWARF=0, make MSAMP_HOSTED_UNWIND=fp): frame
- * chains only, and no reference to libgcc's unwinder. */
+/* 1 (default on x86-64 and AArch64): the walk can follow the code's DWARF call frame information
+ * (libgcc's _Unwind_Backtrace); 0 (-DMSAMP_HOSTED_DWARF=0, make MSAMP_HOSTED_UNWIND=fp; the
+ * default elsewhere: Debian's gcc 12 gives riscv64 C code no .eh_frame unless asked, mips64
+ * walks with its prologue scanner): frame chains only, and no reference to libgcc's unwinder. */
 #ifndef MSAMP_HOSTED_DWARF
-#if defined(__mips64)
-#define MSAMP_HOSTED_DWARF 0
-#else
+#if defined(__x86_64__) || defined(__aarch64__)
 #define MSAMP_HOSTED_DWARF 1
+#else
+#define MSAMP_HOSTED_DWARF 0
 #endif
 #endif
 /* MSAMP_UNWIND: how the walk finds callers. */
