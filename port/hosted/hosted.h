@@ -8,7 +8,7 @@
  *   hosted_context.c    each thread's sampler context, detached at thread exit
  *   hosted_lock.c       the core's lock
  *   hosted_clock.c      the clock and the seed's entropy
- *   hosted_walk.c       the stack walk, within the thread's stack
+ *   hosted_walk.c       the stack walk, within the thread's stack (DWARF CFI or frame chains)
  *   hosted_maps.c       the loaded images and their build-ids */
 #ifndef MSAMP_HOSTED_H
 #define MSAMP_HOSTED_H
@@ -34,6 +34,23 @@ extern _Thread_local struct msamp_hosted_thread msamp_hosted_self
 /* Finds the calling thread's stack (pthread_getattr_np, which allocates: call it where a nested
  * allocation is harmless, i.e. inside the core's reentrancy guard or before msamp_init). */
 void msamp_hosted_stack_bounds(struct msamp_hosted_thread *t);
+
+/* 1 (default on x86-64 and AArch64): the walk can follow the code's DWARF call frame information
+ * (libgcc's _Unwind_Backtrace); 0 (-DMSAMP_HOSTED_DWARF=0, make MSAMP_HOSTED_UNWIND=fp; the
+ * default elsewhere: Debian's gcc 12 gives riscv64 C code no .eh_frame unless asked, mips64
+ * walks with its prologue scanner): frame chains only, and no reference to libgcc's unwinder. */
+#ifndef MSAMP_HOSTED_DWARF
+#if defined(__x86_64__) || defined(__aarch64__)
+#define MSAMP_HOSTED_DWARF 1
+#else
+#define MSAMP_HOSTED_DWARF 0
+#endif
+#endif
+/* MSAMP_UNWIND: how the walk finds callers. */
+enum msamp_hosted_unwind { MSAMP_HOSTED_UNWIND_DWARF, MSAMP_HOSTED_UNWIND_FP };
+extern int msamp_hosted_unwind; /* set by msamp_hosted_settings(), before msamp_init() */
+/* A first DWARF walk where nothing is locked, before msamp_init() (hosted_walk.c says why). */
+void msamp_hosted_walk_warm(void);
 
 /* The executable's code, [lo, hi): set by the first msamp_hosted_maps_refresh() and never moved
  * (0 when unknown). The MIPS64 prologue scanner reads instructions only there. */

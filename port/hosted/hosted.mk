@@ -14,8 +14,10 @@ HOSTED_CORE_CFLAGS = $(MSAMP_CORE_CFLAGS) -O2 -g -fPIE $(HOSTED_CONFIG)
 # The C++ wrappers (src/wrap/wrap_cxx_*.c): std::bad_alloc unwinds through the throwing forms.
 HOSTED_CXX_WRAP_CFLAGS := -fexceptions
 hosted_obj_cflags = $(if $(filter wrap_cxx_%,$(notdir $@)),$(HOSTED_CXX_WRAP_CFLAGS))
+# MSAMP_HOSTED_UNWIND=fp: a library whose walk follows frame chains only (hosted_walk.c, docs/HOSTED.md).
+MSAMP_HOSTED_UNWIND ?= dwarf
 HOSTED_PORT_CFLAGS = $(TARGET_WARN) -O2 -g -fno-omit-frame-pointer -fPIE -pthread $(HOSTED_CONFIG) \
-	$(MSAMP_CORE_INC) -Iport/common
+	$(MSAMP_CORE_INC) -Iport/common $(if $(filter fp,$(MSAMP_HOSTED_UNWIND)),-DMSAMP_HOSTED_DWARF=0)
 
 # $(call msamp_hosted_variant,NAME,CC,EXTRA_CFLAGS,AR,NM,EXTRA_LIBS[,ARCH_PORT]): build/NAME/libmsamp.a
 # and build/NAME/msamp.pc. ARCH_PORT names a port/ folder whose walker the hosted port reuses

@@ -17,6 +17,8 @@
  *                   milliseconds, 0..600000 (default 1000)
  *   MSAMP_DEVICE_ID the device id sent in the SESSION record (its first MSAMP_WIRE_MAX_DEVICE_ID
  *                   bytes; default none): drain's `device` label
+ *   MSAMP_UNWIND    dwarf (default where built in): the sampled stacks by the code's DWARF call
+ *                   frame information, through code without frame pointers; fp: frame chains only
  * and the port's word to the user about them, on stderr. The table capacities are read by
  * msamp_port_table_caps, below; their memory comes from mmap, never from the wrapped malloc. */
 #define _GNU_SOURCE
@@ -102,6 +104,16 @@ int msamp_hosted_settings(struct msamp_hosted_settings *s)
     if (seed != NULL && seed[0] != '\0')
         s->cfg.seed = strtoull(seed, NULL, 0);
     s->exit_timeout_ms = env_exit_ms();
+    const char *unwind = getenv("MSAMP_UNWIND");
+    if (unwind != NULL && strcmp(unwind, "fp") == 0)
+        msamp_hosted_unwind = MSAMP_HOSTED_UNWIND_FP;
+    else if (unwind != NULL && strcmp(unwind, "dwarf") == 0 && MSAMP_HOSTED_DWARF)
+        msamp_hosted_unwind = MSAMP_HOSTED_UNWIND_DWARF;
+    else if (unwind != NULL && unwind[0] != '\0')
+        msamp_hosted_say("msamp: ignoring MSAMP_UNWIND=%s (expected %s)\n", unwind,
+                         MSAMP_HOSTED_DWARF ? "dwarf or fp" : "fp: built without the DWARF walk");
+    if (msamp_hosted_unwind == MSAMP_HOSTED_UNWIND_DWARF)
+        msamp_hosted_walk_warm();
     /* Copied: the program may change its environment later. */
     static char device_id[MSAMP_WIRE_MAX_DEVICE_ID + 1];
     const char *id = getenv("MSAMP_DEVICE_ID");

@@ -29,6 +29,9 @@ done
 MSAMP_OUTPUT="$dir/fl.bin" MSAMP_FLUSH=sometimes "$app" "$dir/t" > /dev/null 2> "$dir/err"
 grep -q "ignoring MSAMP_FLUSH=sometimes" "$dir/err" || fail "no message for MSAMP_FLUSH=sometimes"
 "$check" decode "$dir/fl.bin" > /dev/null || fail "MSAMP_FLUSH=sometimes: stream damaged"
+MSAMP_OUTPUT="$dir/uw.bin" MSAMP_UNWIND=frames "$app" "$dir/t" > /dev/null 2> "$dir/err"
+grep -q "ignoring MSAMP_UNWIND=frames (expected dwarf or fp)" "$dir/err" || fail "no message for MSAMP_UNWIND=frames"
+"$check" decode "$dir/uw.bin" > /dev/null || fail "MSAMP_UNWIND=frames: stream damaged"
 
 # MSAMP_DISABLE=1: no output at all, same program output
 MSAMP_DISABLE=1 MSAMP_OUTPUT="$dir/d.bin" "$app" "$dir/t" > "$dir/d.out"

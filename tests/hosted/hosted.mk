@@ -106,6 +106,31 @@ TESTS += hosted-signal
 test-hosted-signal: $(HT)/signal_app $(HT)/msamp_check ## Allocations from a signal handler while its thread is inside msamp: no deadlock
 	tests/hosted/signal.sh $(HT)/signal_app $(HT)/msamp_check $(HT)/signal
 
+# Stacks through code without frame pointers (the DWARF walk, docs/HOSTED.md): a shared library
+# and a dlopen()ed one built as Debian builds its own (-O2 -fomit-frame-pointer), a C++20 program
+# (std::string's allocation instantiated in it), the signal test's pool for a handler's allocations.
+$(HT)/libdwarf_lib.so: tests/hosted/dwarf_lib.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -fomit-frame-pointer -fPIC -shared -Wall -Wextra -Werror $< -o $@
+$(HT)/dwarf_ctor.so: tests/hosted/dwarf_ctor.c
+	@mkdir -p $(@D)
+	$(CC) -std=c11 -O2 -fomit-frame-pointer -fPIC -shared -Wall -Wextra -Werror $< -o $@
+$(HT)/dwarf_sig.o: tests/hosted/dwarf_sig.c
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) -Iinclude -c $< -o $@
+$(HT)/signal_pool.o: tests/hosted/signal_pool.c
+	@mkdir -p $(@D)
+	$(CC) $(HT_CFLAGS) -c $< -o $@
+$(HT)/dwarf_app: tests/hosted/dwarf_app.cpp $(HT)/dwarf_sig.o $(HT)/signal_pool.o $(HT)/libdwarf_lib.so \
+		$(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc
+	g++ -std=c++20 $(filter-out -std=c11 -D_GNU_SOURCE,$(HT_CFLAGS)) $< $(HT)/dwarf_sig.o $(HT)/signal_pool.o \
+		-L$(HT) -ldwarf_lib -Wl,-rpath,'$$ORIGIN' -Wl,--export-dynamic-symbol=dwarf_ctor_alloc \
+		-Wl,--wrap=pool_alloc,--wrap=pool_free $$($(call HT_PC,hosted)) -ldl -o $@
+
+TESTS += hosted-dwarf-stacks
+test-hosted-dwarf-stacks: $(HT)/dwarf_app $(HT)/dwarf_ctor.so host_tools/drain ## Stacks through -fomit-frame-pointer libraries, qsort, libstdc++, dlopen, a signal handler: every sample reaches main (DWARF walk)
+	tests/hosted/dwarf.sh $(HT)/dwarf_app $(HT)/dwarf_ctor.so host_tools/drain $(HT)/dwarf
+
 # The adaptive interval at scale: about 10^6 live blocks, more than 10 times the live table's
 # expected samples at the start interval; estimates within 2 % (totals) and 10 % (sites).
 $(HT)/scale_app: tests/hosted/scale_app.c $(BUILD)/hosted/libmsamp.a $(BUILD)/hosted/msamp.pc

@@ -9,8 +9,15 @@ app=$1 check=$2 dir=$3
 shift 3
 mkdir -p "$dir"
 rm -f "$dir"/*
-MSAMP_OUTPUT="$dir/stream.bin" MSAMP_INTERVAL=1 "$@" "$app" "$dir/truth.txt"
-"$check" sites --elf "$app" --truth "$dir/truth.txt" "$dir/stream.bin"
-"$check" stacks --elf "$app" "$dir/stream.bin" > "$dir/stacks.txt"
-grep -qE ' (__)?strdup( |$)' "$dir/stacks.txt" || { echo "no sample from inside glibc (strdup)"; exit 1; }
-echo "unwind: $(wc -l < "$dir/stacks.txt") distinct stacks, no fault"
+# Frame chains (MSAMP_UNWIND=fp) with the hostile calls; the default walk (by the code's call
+# frame information where built: docs/HOSTED.md) without them, which make the CFI lie.
+for mode in fp default; do
+  extra=
+  [ "$mode" = fp ] || extra=no-hostile
+  env MSAMP_UNWIND=${mode#default} MSAMP_OUTPUT="$dir/$mode.bin" MSAMP_INTERVAL=1 \
+    "$@" "$app" "$dir/$mode.truth" $extra
+  "$check" sites --elf "$app" --truth "$dir/$mode.truth" "$dir/$mode.bin"
+  "$check" stacks --elf "$app" "$dir/$mode.bin" > "$dir/$mode.stacks"
+  grep -qE ' (__)?strdup( |$)' "$dir/$mode.stacks" || { echo "$mode: no sample from inside glibc (strdup)"; exit 1; }
+  echo "unwind ($mode): $(wc -l < "$dir/$mode.stacks") distinct stacks, no fault"
+done
