@@ -23,7 +23,8 @@ atomic_int msamp_hosted_running;
  * mallinfo2 walks every free chunk of every arena holding that arena's lock: every thread's malloc
  * waits for it (133 ms at 10^6 free chunks). The hook walks only when the walk's worst case fits
  * the budget: at most msamp_hosted_walk_ns a call (MSAMP_HEAP_WALK_US, default 1000 us) and at
- * most 0.1 % of the wall time (after a walk of d ns, none for 999 d). The worst case is the most
+ * most 0.1 % of the wall time (a credit that grows by 1 us a ms up to one call's budget, which
+ * each walk spends). The worst case is the most
  * free chunks the heap can hold (its private resident bytes over glibc's smallest chunk, 32 B on
  * 64-bit: free chunks are disjoint and each one's header is written) times the most nanoseconds a
  * walked chunk has cost (MSAMP_HOSTED_WALK_CHUNK_NS at least). Otherwise the figures come from
@@ -33,7 +34,8 @@ atomic_int msamp_hosted_running;
 
 uint64_t msamp_hosted_walk_ns = (uint64_t)MSAMP_HOSTED_HEAP_WALK_US * 1000u;
 static atomic_flag heap_busy = ATOMIC_FLAG_INIT; /* one caller walks at a time */
-static uint64_t walk_after;                      /* ns: no walk before (the 0.1 % rule) */
+static int64_t walk_credit = -1; /* ns the walks may take now: 0.1 % of the time, at most one budget */
+static uint64_t credit_at;        /* when walk_credit was last topped up */
 static uint64_t chunk_ns = MSAMP_HOSTED_WALK_CHUNK_NS; /* the most a walked chunk has cost */
 static _Atomic uint64_t cost_calls, cost_walks, cost_total_ns, cost_longest_ns, cost_walk_ns;
 
@@ -84,7 +86,12 @@ void msamp_port_heap_stats(struct msamp_heap_stats *out)
     int walk = 0;
     if (!atomic_flag_test_and_set(&heap_busy)) {
         uint64_t worst = (uint64_t)(resident / CHUNK_MIN) * chunk_ns;
-        walk = resident != 0 && t0 >= walk_after && worst <= msamp_hosted_walk_ns;
+        int64_t cap = (int64_t)msamp_hosted_walk_ns;
+        walk_credit = walk_credit < 0 && credit_at == 0 ? cap : walk_credit + (int64_t)((t0 - credit_at) / 1000u);
+        if (walk_credit > cap)
+            walk_credit = cap;
+        credit_at = t0;
+        walk = resident != 0 && walk_credit >= 0 && worst <= (uint64_t)walk_credit;
         if (!walk)
             atomic_flag_clear(&heap_busy);
     }
@@ -92,7 +99,7 @@ void msamp_port_heap_stats(struct msamp_heap_stats *out)
         uint64_t w0 = now_ns();
         struct mallinfo2 m = mallinfo2();
         uint64_t d = now_ns() - w0, n = m.ordblks + m.smblks;
-        walk_after = w0 + d * 1000u;
+        walk_credit -= (int64_t)d;
         if (n >= 1024 && d / n > chunk_ns)
             chunk_ns = d / n; /* a slower machine than the floor: later bounds use it */
         atomic_fetch_add(&cost_walks, 1);
