@@ -37,13 +37,22 @@ static atomic_flag heap_busy = ATOMIC_FLAG_INIT; /* one caller walks at a time *
 static int64_t walk_credit = -1; /* ns the walks may take now: 0.1 % of the time, at most one budget */
 static uint64_t credit_at;        /* when walk_credit was last topped up */
 static uint64_t chunk_ns = MSAMP_HOSTED_WALK_CHUNK_NS; /* the most a walked chunk has cost */
-static _Atomic uint64_t cost_calls, cost_walks, cost_total_ns, cost_longest_ns, cost_walk_ns;
+static _Atomic uint64_t cost_calls, cost_walks, cost_total_ns, cost_longest_ns, cost_walk_ns,
+    cost_cpu_ns;
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t id)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    clock_gettime(id, &t);
     return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}
+#define now_ns() clock_ns(CLOCK_MONOTONIC)
+
+static void raise_to(_Atomic uint64_t *max, uint64_t v)
+{
+    uint64_t was = atomic_load(max);
+    while (v > was && !atomic_compare_exchange_weak(max, &was, v))
+        ;
 }
 
 /* The process's private resident bytes: /proc/self/statm's resident less shared pages. 0: unknown. */
@@ -70,18 +79,10 @@ static uintptr_t private_resident(void)
     return f[1] > f[2] ? (f[1] - f[2]) * (uintptr_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
-static void cost_note(uint64_t ns)
-{
-    atomic_fetch_add(&cost_calls, 1);
-    atomic_fetch_add(&cost_total_ns, ns);
-    uint64_t was = atomic_load(&cost_longest_ns);
-    while (ns > was && !atomic_compare_exchange_weak(&cost_longest_ns, &was, ns))
-        ;
-}
 
 void msamp_port_heap_stats(struct msamp_heap_stats *out)
 {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = now_ns(), cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     uintptr_t resident = private_resident();
     int walk = 0;
     if (!atomic_flag_test_and_set(&heap_busy)) {
@@ -103,9 +104,7 @@ void msamp_port_heap_stats(struct msamp_heap_stats *out)
         if (n >= 1024 && d / n > chunk_ns)
             chunk_ns = d / n; /* a slower machine than the floor: later bounds use it */
         atomic_fetch_add(&cost_walks, 1);
-        uint64_t was = atomic_load(&cost_walk_ns);
-        while (d > was && !atomic_compare_exchange_weak(&cost_walk_ns, &was, d))
-            ;
+        raise_to(&cost_walk_ns, d);
         atomic_flag_clear(&heap_busy);
         out->total = m.arena + m.hblkhd;
         out->free = m.fordblks;
@@ -115,7 +114,11 @@ void msamp_port_heap_stats(struct msamp_heap_stats *out)
         out->total = resident;
         out->valid = MSAMP_HEAP_TOTAL;
     }
-    cost_note(now_ns() - t0);
+    uint64_t d = now_ns() - t0;
+    atomic_fetch_add(&cost_calls, 1);
+    atomic_fetch_add(&cost_total_ns, d);
+    raise_to(&cost_longest_ns, d);
+    raise_to(&cost_cpu_ns, clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0);
 }
 
 void msamp_hosted_heap_cost(struct msamp_hosted_heap_cost *c)
@@ -125,6 +128,7 @@ void msamp_hosted_heap_cost(struct msamp_hosted_heap_cost *c)
     c->total_ns = atomic_load(&cost_total_ns);
     c->longest_ns = atomic_load(&cost_longest_ns);
     c->longest_walk_ns = atomic_load(&cost_walk_ns);
+    c->longest_cpu_ns = atomic_load(&cost_cpu_ns);
 }
 #endif
 

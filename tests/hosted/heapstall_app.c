@@ -1,11 +1,12 @@
 /* The heap hook's stall (tests/hosted/heapstall.sh, docs/HEALTH.md): CHUNKS free chunks of
  * 64-160 B (every other block freed) spread over ARENAS arenas (the main thread's and ARENAS-1
  * threads', which stay alive so each keeps its own arena), then the main thread times each
- * malloc+free pair for SECONDS while msamp's writer polls. One line on stdout:
+ * malloc+free pair for SECONDS while msamp's writer polls: pairs of 1100-2636 B, past glibc's
+ * per-thread cache (at most 1032 B), so each takes the main arena's lock as a walk does. One line on stdout:
  *   chunks= arenas= pairs= max_us= (the longest pair) mallinfo2_us= (one call of glibc's walk,
  *   after the run: the hook's cost before it was bounded) hook_us= (one direct call of the hook)
- *   calls= walks= longest_us= longest_walk_us= total_us= seconds= (the hook's own accounting over
- *   the run, msamp_hosted_heap_cost; -1 when the library has none).
+ *   calls= walks= longest_us= longest_cpu_us= longest_walk_us= total_us= seconds= (the hook's own
+ *   accounting over the run, msamp_hosted_heap_cost; -1 when the library has none).
  * Usage: heapstall_app CHUNKS ARENAS SECONDS */
 #include <malloc.h>
 #include <pthread.h>
@@ -73,7 +74,7 @@ int main(int argc, char **argv)
     double start = now_us(), end = start + seconds * 1e6, max = 0;
     long pairs = 0;
     for (double t0 = start; t0 < end; pairs++) {
-        void *q = malloc(64 + (size_t)(pairs * 37 % 97));
+        void *q = malloc(1100 + (size_t)(pairs * 37 % 97) * 16); /* past the tcache: locked */
         if (q == NULL)
             return 1;
         ((volatile char *)q)[0] = 1;
@@ -85,7 +86,7 @@ int main(int argc, char **argv)
     }
     double run = now_us() - start;
 
-    struct msamp_hosted_heap_cost c = {0, 0, 0, 0, 0};
+    struct msamp_hosted_heap_cost c = {0, 0, 0, 0, 0, 0};
     int have = msamp_hosted_heap_cost != NULL;
     if (have)
         msamp_hosted_heap_cost(&c);
@@ -96,10 +97,12 @@ int main(int argc, char **argv)
     msamp_port_heap_stats(&h);
     double m2 = now_us();
     printf("chunks=%ld arenas=%ld pairs=%ld max_us=%.0f mallinfo2_us=%.0f free_blocks=%zu hook_us=%.0f "
-           "calls=%lld walks=%lld longest_us=%.0f longest_walk_us=%.0f total_us=%.0f seconds=%.2f\n",
+           "calls=%lld walks=%lld longest_us=%.0f longest_cpu_us=%.0f longest_walk_us=%.0f total_us=%.0f "
+           "seconds=%.2f\n",
            chunks, arenas, pairs, max, m1 - m0, m.ordblks + m.smblks, m2 - m1,
            have ? (long long)c.calls : -1, have ? (long long)c.walks : -1,
-           have ? (double)c.longest_ns / 1e3 : -1.0, have ? (double)c.longest_walk_ns / 1e3 : -1.0,
+           have ? (double)c.longest_ns / 1e3 : -1.0, have ? (double)c.longest_cpu_ns / 1e3 : -1.0,
+           have ? (double)c.longest_walk_ns / 1e3 : -1.0,
            have ? (double)c.total_ns / 1e3 : -1.0, run / 1e6);
     pthread_barrier_wait(&done);
     for (long i = 1; i < arenas; i++)
