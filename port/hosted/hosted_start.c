@@ -15,27 +15,24 @@
 
 atomic_int msamp_hosted_running;
 
-/* fork: the lock is taken around fork() so the child never inherits it held; the child keeps
- * running with profiling off and writes nothing (the ring's bytes belong to the parent's stream).
- * A program the child exec()s starts its own profile. */
 #if MSAMP_CFG_HEAP_STATS
 /* The heap's figures at a bounded cost (docs/HEALTH.md, "glibc: the walk's budget"). glibc's
  * mallinfo2 walks every free chunk of every arena holding that arena's lock: every thread's malloc
  * waits for it (133 ms at 10^6 free chunks). The hook walks only when the walk's worst case fits
  * the budget: at most msamp_hosted_walk_ns a call (MSAMP_HEAP_WALK_US, default 1000 us) and at
  * most 0.1 % of the wall time (a credit that grows by 1 us a ms up to one call's budget, which
- * each walk spends). The worst case is the most
- * free chunks the heap can hold (its private resident bytes over glibc's smallest chunk, 32 B on
- * 64-bit: free chunks are disjoint and each one's header is written) times the most nanoseconds a
- * walked chunk has cost (MSAMP_HOSTED_WALK_CHUNK_NS at least). Otherwise the figures come from
- * /proc/self/statm (no allocator lock): the total is the process's private resident bytes, free
- * and the free blocks unknown. */
+ * each walk spends). The worst case is the most free chunks the heap can hold (its private
+ * resident bytes over glibc's smallest chunk, 32 B on 64-bit: free chunks are disjoint and each
+ * one's header is written) times the most nanoseconds a walked chunk has cost
+ * (MSAMP_HOSTED_WALK_CHUNK_NS at least). Otherwise the figures come from /proc/self/statm (no
+ * allocator lock): the total is the process's private resident bytes, free and the free blocks
+ * unknown. */
 #define CHUNK_MIN (4u * sizeof(size_t)) /* glibc's MINSIZE */
 
 uint64_t msamp_hosted_walk_ns = (uint64_t)MSAMP_HOSTED_HEAP_WALK_US * 1000u;
 static atomic_flag heap_busy = ATOMIC_FLAG_INIT; /* one caller walks at a time */
-static int64_t walk_credit = -1; /* ns the walks may take now: 0.1 % of the time, at most one budget */
-static uint64_t credit_at;        /* when walk_credit was last topped up */
+static int64_t walk_credit; /* ns the walks may take now: 0.1 % of the time, at most one budget */
+static uint64_t credit_at;  /* when walk_credit was last topped up (0: never, the credit full) */
 static uint64_t chunk_ns = MSAMP_HOSTED_WALK_CHUNK_NS; /* the most a walked chunk has cost */
 static _Atomic uint64_t cost_calls, cost_walks, cost_total_ns, cost_longest_ns, cost_walk_ns,
     cost_cpu_ns;
@@ -79,7 +76,6 @@ static uintptr_t private_resident(void)
     return f[1] > f[2] ? (f[1] - f[2]) * (uintptr_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
-
 void msamp_port_heap_stats(struct msamp_heap_stats *out)
 {
     uint64_t t0 = now_ns(), cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
@@ -88,7 +84,7 @@ void msamp_port_heap_stats(struct msamp_heap_stats *out)
     if (!atomic_flag_test_and_set(&heap_busy)) {
         uint64_t worst = (uint64_t)(resident / CHUNK_MIN) * chunk_ns;
         int64_t cap = (int64_t)msamp_hosted_walk_ns;
-        walk_credit = walk_credit < 0 && credit_at == 0 ? cap : walk_credit + (int64_t)((t0 - credit_at) / 1000u);
+        walk_credit = credit_at == 0 ? cap : walk_credit + (int64_t)((t0 - credit_at) / 1000u);
         if (walk_credit > cap)
             walk_credit = cap;
         credit_at = t0;
@@ -132,6 +128,9 @@ void msamp_hosted_heap_cost(struct msamp_hosted_heap_cost *c)
 }
 #endif
 
+/* fork: the lock is taken around fork() so the child never inherits it held; the child keeps
+ * running with profiling off and writes nothing (the ring's bytes belong to the parent's stream).
+ * A program the child exec()s starts its own profile. */
 static void fork_prepare(void)
 {
     msamp_port_lock();
