@@ -318,7 +318,8 @@
 /* msamp_poll() asks the port for the heap's state at most once per this many milliseconds (0: at
  * every poll, the firmware default: heap_4's and the demo heap's walks are short). Init, failures
  * and msamp_end() always ask. Hosted: 1000 (glibc's mallinfo2 walks every free chunk: 28000
- * instructions with 4000 of them). */
+ * instructions with 4000 of them; the hook walks only within its budget, MSAMP_HOSTED_HEAP_WALK_US
+ * in port/hosted/msamp_hosted_config.h, docs/HEALTH.md). */
 #ifndef MSAMP_CFG_HEAP_POLL_MS
 #define MSAMP_CFG_HEAP_POLL_MS 0
 #endif

@@ -116,4 +116,15 @@ void msamp_hosted_output_forked(void);
  * exit_ms milliseconds (a consumer that does not read is not waited for longer). */
 void msamp_hosted_output_stop(void);
 
+/* The heap hook's own cost since start-up (hosted_start.c, docs/HEALTH.md): its calls, the walks
+ * among them (glibc's mallinfo2), the time in it (ns: all calls, the longest, the longest walk,
+ * which is the longest an arena's lock was held for it, and the longest call in the calling
+ * thread's CPU time, which a preemption inside the call does not lengthen). msamp_hosted_walk_ns: the walk's budget
+ * a call (MSAMP_HEAP_WALK_US; MSAMP_HOSTED_HEAP_WALK_US by default). */
+struct msamp_hosted_heap_cost {
+    uint64_t calls, walks, total_ns, longest_ns, longest_walk_ns, longest_cpu_ns;
+};
+void msamp_hosted_heap_cost(struct msamp_hosted_heap_cost *c);
+extern uint64_t msamp_hosted_walk_ns;
+
 #endif

@@ -56,9 +56,22 @@
 #ifndef MSAMP_CFG_MAPPINGS
 #define MSAMP_CFG_MAPPINGS 1
 #endif
-/* glibc's mallinfo2 walks every free chunk of every arena: the heap's figures once a second. */
+/* glibc's mallinfo2 walks every free chunk of every arena: the heap's figures once a second, the
+ * walk only when its worst case fits MSAMP_HOSTED_HEAP_WALK_US (docs/HEALTH.md). */
 #ifndef MSAMP_CFG_HEAP_POLL_MS
 #define MSAMP_CFG_HEAP_POLL_MS 1000
+#endif
+/* The walk's budget a call, in microseconds (the environment's MSAMP_HEAP_WALK_US overrides it; 0:
+ * never walk): the hook walks only when the most free chunks the heap can hold (its private
+ * resident bytes / 32) times MSAMP_HOSTED_WALK_CHUNK_NS fits it, and at most 0.1 % of the time. */
+#ifndef MSAMP_HOSTED_HEAP_WALK_US
+#define MSAMP_HOSTED_HEAP_WALK_US 1000
+#endif
+/* The floor of a walked free chunk's cost in nanoseconds (raised by any walk measured slower):
+ * mallinfo2 on this project's loaded 2-core machine took 146-247 ns a chunk from 10^4 to 10^6 free
+ * chunks in 4 arenas (cache-cold, tests/hosted/heapstall_app.c). */
+#ifndef MSAMP_HOSTED_WALK_CHUNK_NS
+#define MSAMP_HOSTED_WALK_CHUNK_NS 250
 #endif
 /* glibc has no newlib _malloc_r entry points. */
 

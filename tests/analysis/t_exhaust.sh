@@ -12,6 +12,7 @@
 #   a heap that grows (growth_app: glibc's arena takes from sbrk as it leaks): "unknown", with the
 #     reason, and drain check's budget not judged (WARN).
 set -u
+export MSAMP_HEAP_WALK_US=1000000000 # every walk: glibc's exact heap figures (docs/HEALTH.md)
 D=${DRAIN:-host_tools/drain} A=${APP:?APP} G=${GROWTH:?GROWTH} W=${W:?W}
 SEEDS=${SEEDS:-5}
 rm -rf "$W" && mkdir -p "$W"

@@ -9,6 +9,7 @@
 # "leak", its sites the leaks'; docs/HEALTH.md) and --json's leaks, steps and heap. drain merge
 # keeps the verdicts (docs/VERDICTS.md).
 set -u
+export MSAMP_HEAP_WALK_US=1000000000 # every walk: glibc's exact heap figures (docs/HEALTH.md)
 D=${DRAIN:?} app=${APP:?} W=${W:?}
 SEEDS=${SEEDS:-5}
 here=$(dirname "$0")

@@ -50,6 +50,7 @@
 # WORKLOAD... runs only those. CALIB_RUNS=N overrides the run count of every workload.
 # Runs go two at a time (nproc); the short form takes 80-90 s here, the full form about 20 minutes.
 set -u
+export MSAMP_HEAP_WALK_US=1000000000 # every walk: glibc's exact heap figures (docs/HEALTH.md)
 app=$1 drain=$2 dump=$3 out=$4 mode=$5
 shift 5
 for f in "$app" "$drain" "$dump"; do

@@ -20,6 +20,7 @@
 # files unchanged), --json to a full disk, libpq missing (MSAMP_DRAIN_LIBPQ); drain without a
 # store loads no libpq.
 set -u
+export MSAMP_HEAP_WALK_US=1000000000 # every walk: glibc's exact heap figures (docs/HEALTH.md)
 D=${DRAIN:?} W=${W:?} ENOSPC_SHIM=${ENOSPC_SHIM:?} GROWTH=${GROWTH_APP:?} PEAK=${PEAK_APP:?} BOARD_PROF=${BOARD_PROF:?}
 BOARD2_ELF=${BOARD2_ELF:?} BOARD2_QEMU=${BOARD2_QEMU:?}
 T=$(dirname "$0")

@@ -12,6 +12,7 @@
 # and a site's colours drawn; the search's magenta). Screenshots are kept in $ART.
 # Env: DRAIN (sanitized drain), T (build dir with views_app), ART (artifact dir).
 set -u
+export MSAMP_HEAP_WALK_US=1000000000 # every walk: glibc's exact heap figures (docs/HEALTH.md)
 here=$(cd "$(dirname "$0")" && pwd)
 T=$(cd "$T" && pwd)
 DRAIN=$(cd "$(dirname "$DRAIN")" && pwd)/$(basename "$DRAIN")
