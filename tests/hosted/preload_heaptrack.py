@@ -175,6 +175,19 @@ class Symbols:
                 break
         return "?+0x%03x" % (addr & 0xfff)
 
+    def frame(self, text):
+        """A frame of drain's --json: a raw address, a module and its file offset ("[python3.11]+
+        0x1107e6": drain without the module's symbols) or a name (drain read them)."""
+        if text.startswith("0x"):
+            return self.name(int(text, 16))
+        m = re.fullmatch(r"\[(.+)\]\+0x([0-9a-f]+)", text)
+        if not m:
+            return text
+        for start, limit, offset, path in self.maps:
+            if os.path.basename(path) == m.group(1) and offset <= int(m.group(2), 16) < offset + limit - start:
+                return self.name(start + int(m.group(2), 16) - offset)
+        return "?+0x%03x" % (int(m.group(2), 16) & 0xfff)
+
 
 def combine(parts):
     """The sum of drain's estimates, its interval by their sds (interval width / 3.92) combined."""
@@ -210,7 +223,7 @@ def msamp_runs(name, cmd, env):
         by_leaf = {}
         for s in sess[0]["sites"]:
             top = s["stack"][0] if s["stack"] else "?"
-            leaf = sym.name(int(top, 16)) if top.startswith("0x") else top
+            leaf = sym.frame(top)
             by_leaf.setdefault(leaf, []).append(s)
         runs.append({"cpu": cpu, "totals": sess[0]["totals"], "peak": sess[0]["peak"],
                      "by_leaf": by_leaf})
