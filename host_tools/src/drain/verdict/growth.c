@@ -174,7 +174,8 @@ static void gr_change(void *ctx, const struct session *s, const struct slot *sl,
         g->width = 1;
         g->edge = g->t0 + GR_BINS;
     }
-    gr_reach(g, ts);
+    if (ts >= g->edge) /* the common case, a change within the bins, stays a compare */
+        gr_reach(g, ts);
     uint32_t si = sl->site;
     if (si >= g->capsite) {
         size_t old = g->capsite;
