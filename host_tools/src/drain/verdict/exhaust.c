@@ -60,20 +60,26 @@ int exhaust_running_out(const struct exhaustion *e)
 #define KNOWS(p, bit) (((p)->valid & (bit)) != 0)
 
 /* The live entries' sampled bytes and blocks (of site sample `of`'s sites, or all with
- * UINT32_MAX), and their variance at overhead c (sum of (s + c)^2 (w^2 - w)). */
-static void live_sum(const struct session *s, const uint32_t *site_sample, uint32_t of, double c,
-                     double *bytes, double *blocks, double *var)
+ * UINT32_MAX), and the sums q0, q1, q2 of (w^2 - w), s (w^2 - w) and s^2 (w^2 - w): the variance at
+ * any overhead c, sum of (s + c)^2 (w^2 - w), is q2 + 2 c q1 + c^2 q0. */
+struct live_sums {
+    double bytes, blocks, q0, q1, q2;
+};
+
+static void live_sum(const struct session *s, const uint32_t *site_sample, uint32_t of,
+                     struct live_sums *out)
 {
-    *bytes = *blocks = *var = 0;
+    memset(out, 0, sizeof(*out));
     for (size_t i = 0; i < s->nlive; i++) {
         const struct slot *sl = &s->slots[s->live[i]];
         if (of != UINT32_MAX && (sl->site >= s->nsites || site_sample[sl->site] != of))
             continue;
-        double sz = (double)sl->size;
-        *bytes += sz * sl->w;
-        *blocks += sl->w;
-        if (sl->w > 1)
-            *var += (sz + c) * (sz + c) * (sl->w * sl->w - sl->w);
+        double sz = (double)sl->size, q = sl->w > 1 ? sl->w * sl->w - sl->w : 0;
+        out->bytes += sz * sl->w;
+        out->blocks += sl->w;
+        out->q0 += q;
+        out->q1 += sz * q;
+        out->q2 += sz * sz * q;
     }
 }
 
@@ -82,17 +88,16 @@ static void live_sum(const struct session *s, const uint32_t *site_sample, uint3
 static int overhead_of(const struct session *s, const struct heap_model *h, struct est *c,
                        double *mean)
 {
-    double bytes, blocks, var;
+    struct live_sums l;
     if (!KNOWS(&h->last, MSAMP_WIRE_HEAP_TOTAL) || h->last.total < h->last.free)
         return 0;
-    live_sum(s, NULL, UINT32_MAX, 0, &bytes, &blocks, &var);
-    if (!(blocks > 0) || !(bytes > 0))
+    live_sum(s, NULL, UINT32_MAX, &l);
+    if (!(l.blocks > 0) || !(l.bytes > 0))
         return 0;
-    double used = (double)(h->last.total - h->last.free), x = (used - bytes) / blocks;
+    double used = (double)(h->last.total - h->last.free), x = (used - l.bytes) / l.blocks;
     c->est = x > 0 ? x : 0;
-    live_sum(s, NULL, UINT32_MAX, c->est, &bytes, &blocks, &var);
-    c->var = var / (blocks * blocks);
-    *mean = bytes / blocks;
+    c->var = (l.q2 + 2 * c->est * l.q1 + c->est * c->est * l.q0) / (l.blocks * l.blocks);
+    *mean = l.bytes / l.blocks;
     return 1;
 }
 
@@ -143,11 +148,12 @@ void exhaust_of(const struct session *s, const struct prof *p, const struct grow
         double most = -INFINITY;
         for (size_t i = 0; i < n; i++) {
             struct est r = lk[i].slope_bytes_per_s;
-            double m = mean, bytes, blocks, var;
+            double m = mean;
             if (ovh && site_sample) {
-                live_sum(s, site_sample, lk[i].sample, 0, &bytes, &blocks, &var);
-                if (blocks > 0 && bytes > 0)
-                    m = bytes / blocks;
+                struct live_sums l;
+                live_sum(s, site_sample, lk[i].sample, &l);
+                if (l.blocks > 0 && l.bytes > 0)
+                    m = l.bytes / l.blocks;
             }
             double k = ovh ? 1 + c.est / m : 1;
             out->rate.est += r.est * k;

@@ -92,6 +92,13 @@ static void gr_merge(struct growth *g)
                                                                    : g->width * GR_BINS);
 }
 
+/* Widens the bins (gr_merge) until time ts falls in them, or their width is at its cap. */
+static void gr_reach(struct growth *g, uint64_t ts)
+{
+    while (ts >= g->edge && ((ts - g->t0) >> g->shift) >= GR_BINS && g->shift < 62)
+        gr_merge(g);
+}
+
 /* A site's bins at the tracker's width: bin j takes bins [j << k, (j + 1) << k), in place (bin j
  * has moved down before anything is added to it). */
 static void gr_sync(const struct growth *g, struct gr_site *t)
@@ -167,8 +174,8 @@ static void gr_change(void *ctx, const struct session *s, const struct slot *sl,
         g->width = 1;
         g->edge = g->t0 + GR_BINS;
     }
-    while (ts >= g->edge && ((ts - g->t0) >> g->shift) >= GR_BINS && g->shift < 62)
-        gr_merge(g);
+    if (ts >= g->edge) /* the common case, a change within the bins, stays a compare */
+        gr_reach(g, ts);
     uint32_t si = sl->site;
     if (si >= g->capsite) {
         size_t old = g->capsite;
@@ -216,7 +223,7 @@ void growth_attach(struct session *s)
     s->hook.ctx = g;
 }
 
-static const struct growth *growth_of(const struct session *s)
+static struct growth *growth_of(const struct session *s)
 {
     return s->hook.change == gr_change ? s->hook.ctx : NULL;
 }
@@ -353,15 +360,13 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
     *nsteps = 0;
     if (win)
         memset(win, 0, sizeof(*win));
-    struct growth *gm = s->hook.change == gr_change ? s->hook.ctx : NULL;
+    struct growth *gm = growth_of(s);
     if (!gm || !gm->have_t0 || !s->ts_known || !s->tick_hz || s->last_ts <= gm->t0)
         return 0;
     /* The bins as they stand at the session's last record: a record that changes no entry (TIME,
      * END, a late DROPS) may lie past the last change's bins; they widen to hold it (the sites
      * follow in gr_sync), or the window's last bin would not be the end's. */
-    while (s->last_ts >= gm->edge && ((s->last_ts - gm->t0) >> gm->shift) >= GR_BINS &&
-           gm->shift < 62)
-        gr_merge(gm);
+    gr_reach(gm, s->last_ts);
     const struct growth *g = gm;
     uint64_t end = s->last_ts, span = end - g->t0;
     size_t last = gr_bin(g, end);
