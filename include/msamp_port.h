@@ -37,7 +37,7 @@ extern "C" {
 struct msamp_context {
     _Atomic uintptr_t countdown; /* bytes until the next sample (or until the next check while
                                     disabled); other contexts may store 0 to force a re-check */
-    uint32_t interval;           /* the interval the countdown's gap was drawn at */
+    uint32_t interval;           /* the interval both gaps (countdown's, next) were drawn at */
     uint64_t rng;                /* random state */
     uint32_t index;              /* 1 + position in the core's context registry, 0 if none */
     uint32_t gen;                /* the core's configuration generation this context follows */
@@ -50,6 +50,8 @@ struct msamp_context {
 #if MSAMP_FAST_CLAMPED
     uintptr_t reserve; /* the gap's bytes beyond countdown, which stays at most MSAMP_FAST_MAX */
 #endif
+    uintptr_t next; /* the gap after the countdown's, drawn ahead (msamp_decide); last, so that
+                       the wrappers' offsets of the fields above stay small */
 };
 
 /* The context of the caller. Must be cheap: it runs on every allocation. Never NULL. A port
