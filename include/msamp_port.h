@@ -69,7 +69,9 @@ typedef int (*msamp_frame_fn)(void *arg, uintptr_t pc);
  * the first pc reported is the return address into the wrapper's caller, then its caller's, and so
  * on. Every load is checked before it is made (aligned, inside the current stack, strictly
  * increasing towards the stack base, depth capped by the caller's fn); the walk stops quietly at
- * anything it cannot prove, and never faults. */
+ * anything it cannot prove, and never faults. One exception, chosen for complete stacks: the
+ * hosted port's default DWARF walk (docs/HOSTED.md, "What it trusts: the CFI") trusts the unwind
+ * tables as C++ exceptions do, before any check; MSAMP_UNWIND=fp keeps the checked walk. */
 void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg);
 /* What a walk reports to fn, as its only pc, when `frame` itself lies outside the stack bounds it
  * may read (bare metal: __msamp_stack_lo/hi): the allocation was made on a stack the bounds leave
