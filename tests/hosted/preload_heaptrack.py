@@ -13,7 +13,10 @@ MAPPING records and the module's symbols (nm), as heaptrack names it (a raw addr
 module has no symbol there). A sum of several of drain's sites gets the normal approximation
 of their intervals combined.
 
-Judged (exit 1 when one fails): pooled over every workload and seed, the allocated bytes, the
+Judged (exit 1 when one fails): per workload, at least 95 % of the samples (pooled over the
+seeds) have stacks that reach main: their outermost frame is the executable's _start (named from
+its entry point where the executable is stripped) or a thread's start; pooled over every workload
+and seed, the allocated bytes, the
 bytes in use at the end and each top site's calls and bytes held at the end (heaptrack's 5
 innermost functions with the most calls, each with at least 1 % of them) hold heaptrack's figure inside msamp's 95 % interval
 in at least 80 % of the comparisons (each does with probability about 0.95); per workload, the
@@ -64,12 +67,14 @@ WORKLOADS = [
              "--no-ext-diff", "--no-textconv"], {}),
     ("cxx-strings", [os.path.abspath(CXX), "100000"], {}),
 ]
-# heaptrack hides operator new's frame (it names the function that called it); msamp's stack of
-# a string stops at libstdc++'s operator new until its walker unwinds frames without a frame
-# pointer: this program's site is judged against its own exact truth by hosted-preload-sites.
+# heaptrack hides operator new's frame (it names the function that called it) where msamp's
+# innermost frame is operator new itself: this program's site is judged against its own exact
+# truth, caller included, by hosted-preload-sites.
 NO_SITES = {"cxx-strings"}
 SEEDS = [1, 2, 3]
 TOP = 5
+ROOTS = {"_start", "clone3", "__clone3", "clone", "__clone"}
+ROOTED_MIN = 0.95  # of a workload's samples, pooled over its seeds, whose stack reaches its root
 
 
 def run(cmd, env_extra, stdout=subprocess.DEVNULL):
@@ -160,6 +165,12 @@ class Symbols:
                     w = line.split()
                     if len(w) == 4 and w[2] in "TtWi":
                         rows.append((int(w[0], 16), int(w[1], 16), w[3].split("@")[0]))
+            # The entry point as _start, which a stripped executable's symbols lack (the return
+            # address of its call to __libc_start_main lies a few bytes past it).
+            hdr = subprocess.run(["readelf", "-hW", path], capture_output=True, text=True).stdout
+            m = re.search(r"Entry point address:\s+0x([0-9a-f]+)", hdr)
+            if m and not any(lo <= int(m.group(1), 16) < lo + max(size, 1) for lo, size, _ in rows):
+                rows.append((int(m.group(1), 16), 64, "_start"))
             rows.sort()
             self.syms[path] = (rows, vaddr_of)
         return self.syms[path]
@@ -221,12 +232,18 @@ def msamp_runs(name, cmd, env):
             sys.exit("%s: %d sessions in the stream" % (name, len(sess)))
         sym = Symbols(streams[0])
         by_leaf = {}
+        samples, rooted = 0, 0
         for s in sess[0]["sites"]:
             top = s["stack"][0] if s["stack"] else "?"
             leaf = sym.frame(top)
             by_leaf.setdefault(leaf, []).append(s)
+            # Reaches main: the outermost frame is the executable's _start (through main and
+            # libc's start-up), or a thread's start (clone3) for a thread's allocation.
+            samples += s["samples"]
+            if s["stack"] and sym.frame(s["stack"][-1]) in ROOTS:
+                rooted += s["samples"]
         runs.append({"cpu": cpu, "totals": sess[0]["totals"], "peak": sess[0]["peak"],
-                     "by_leaf": by_leaf})
+                     "by_leaf": by_leaf, "samples": samples, "rooted": rooted})
     return runs
 
 
@@ -285,6 +302,11 @@ def main():
                     "calls" if tkey == "calls" else "held", t[tkey], first["est"], first["lo"],
                     first["hi"], hits, len(runs)))
             print("     %-28s %s;  %s" % (leaf[:28], cells[0], cells[1]))
+        n, rooted = sum(r["samples"] for r in runs), sum(r["rooted"] for r in runs)
+        note = "" if n and rooted >= ROOTED_MIN * n else "  FAIL (need %.0f %%)" % (100 * ROOTED_MIN)
+        fails += bool(note)
+        print("   stacks reaching main (_start or a thread's start): %d of %d samples (%.1f %%)%s"
+              % (rooted, n, 100.0 * rooted / n if n else 0, note))
         msamp_cpu = min(r["cpu"] for r in runs)
         line = "   CPU: plain %.3f s, msamp %.3f s (x%.2f), heaptrack %.3f s (x%.2f); msamp / heaptrack %.3f" % (
             plain, msamp_cpu, msamp_cpu / plain, truth["cpu"], truth["cpu"] / plain, msamp_cpu / truth["cpu"])

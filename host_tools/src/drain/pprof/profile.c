@@ -421,19 +421,14 @@ static struct mapinfo *session_maps(const struct session *s, size_t *nmaps)
     return maps;
 }
 
-/* The shared libraries of a hosted session: every mapping no --elf took but the main executable's
- * (the session's build-id, or the first MAPPING when it has none: the port sends it first) is
- * symbolized from the library's own file on this machine when its build-id matches (docs/DRAIN.md
- * "Shared libraries"); the others stay module + offset. */
-static void assign_libraries(const struct session *s, struct mapinfo *maps, size_t nmaps)
+/* The images of a hosted session that no --elf took, the executable's among them, are symbolized from their own files on this
+ * machine when the build-id matches (docs/DRAIN.md "Shared libraries"); the others stay module +
+ * offset. */
+static void assign_libraries(struct mapinfo *maps, size_t nmaps)
 {
-    for (size_t i = 0; i < nmaps; i++) {
-        int main_exe = s->build_id_len ? bid_equal(maps[i].build_id, maps[i].build_id_len,
-                                                   s->build_id, s->build_id_len)
-                                       : i == 0;
-        if (!maps[i].elf && !main_exe && maps[i].path)
+    for (size_t i = 0; i < nmaps; i++)
+        if (!maps[i].elf && maps[i].path)
             maps[i].elf = sym_library(maps[i].path, maps[i].build_id, maps[i].build_id_len);
-    }
 }
 
 int check_elves(const struct session *s, const struct elf_set *elves, char *err, size_t errlen)
@@ -1070,7 +1065,7 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
     if (rc != 0)
         goto out;
     if (!bare)
-        assign_libraries(s, maps, nmaps);
+        assign_libraries(maps, nmaps);
     for (size_t i = 0; i < nmaps; i++) {
         char bid[BID_HEX_SIZE];
         hex(bid, maps[i].build_id, maps[i].build_id_len);
