@@ -12,7 +12,7 @@
 # figure there within 1 % (the differences printed), else at an earlier level (the hosted device
 # reads the heap at its polls, which an idle program does not drive: counted). Judged: the intervals
 # cover the truth at >= 85 % of the points (95 % expected), and the pooled bias, the seeds' mean
-# standardized errors summed over sqrt(seeds) (each seed's points share their samples: a mean of
+# standardized errors summed over sqrt(the seeds judged) (each seed's points share their samples: a mean of
 # variance at most 1), within +-4. Not judged: a truth at or below 0 (a total read before the heap
 # grew, at start-up), where drain's interval is [0, 0] (counted).
 set -u
@@ -42,7 +42,7 @@ python3 - "$dir" "$seeds" <<'EOF'
 import json, math, re, sys
 d, seeds = sys.argv[1], int(sys.argv[2])
 judged = covered = stale = clamped = 0
-zsum = 0.0
+zsum, zseeds = 0.0, 0
 gaps = []
 for s in range(1, seeds + 1):
     truth = {}
@@ -76,7 +76,8 @@ for s in range(1, seeds + 1):
         if want <= 0:  # a total read before the heap grew: drain's [0, 0] is right, and tells nothing
             clamped += 1
             continue
-        sd = (u["hi"] - u["lo"]) / (2 * 1.959964)
+        # The sd from the interval's width, from its upper half where 0 cut its lower end.
+        sd = (u["hi"] - u["lo"]) / (2 * 1.959964) if u["lo"] > 0 else (u["hi"] - u["est"]) / 1.959964
         judged += 1
         covered += u["lo"] <= want <= u["hi"]
         zs.append((u["est"] - want) / sd if sd > 0 else 0.0)
@@ -84,12 +85,13 @@ for s in range(1, seeds + 1):
               f" (total {total}, live {live}){'' if u['lo'] <= want <= u['hi'] else '  MISSED'}")
     if zs:
         zsum += sum(zs) / len(zs)
+        zseeds += 1
 gaps.sort()
 print(f"the record's total read at its level (the program's statm within 1 %): {len(gaps)}, its total less the"
       f" program's: median {gaps[len(gaps) // 2] if gaps else 0} B, range [{gaps[0] if gaps else 0},"
       f" {gaps[-1] if gaps else 0}] B; read at an earlier level (the device's last read): {stale};"
       f" not judged, the total below the live bytes: {clamped}")
-z = zsum / math.sqrt(seeds)
+z = zsum / math.sqrt(zseeds) if zseeds else 0.0
 rate = covered / judged if judged else 0
 print(f"coverage {covered}/{judged} = {100 * rate:.1f} % (95 % expected, >= 85 % wanted); pooled bias z = {z:+.2f} (within +-4 wanted)")
 ok = judged >= seeds and rate >= 0.85 and abs(z) <= 4
