@@ -395,7 +395,9 @@ int heap_unheld_at(const struct heap_point *p, struct heap_unheld *u)
 
 /* The true lowest, m, is at most the unheld bytes at any moment, so at most half B's upper end at
  * the moment half A chose (independent of half B's draws: 97.5 %); and it is one record's, at
- * least that record's lower end, so at least the least lower end of all (97.5 %). */
+ * least that record's lower end, so at least the least lower end of all (97.5 %). A record whose
+ * total lies below the sampled in-use's whole interval (upper end 0: a total the device read
+ * before the heap grew, or blocks never written, so never resident) says nothing of it: left out. */
 int heap_unheld_low(const struct session *s, struct heap_unheld *u)
 {
     const struct heap_model *h = s->heap;
@@ -405,7 +407,7 @@ int heap_unheld_low(const struct session *s, struct heap_unheld *u)
     for (size_t i = 0; h && i < h->n; i++) {
         const struct heap_point *p = &h->pts[i];
         struct heap_unheld one;
-        if (!heap_unheld_at(p, &one))
+        if (!heap_unheld_at(p, &one) || !(one.hi > 0))
             continue;
         if (!k++ || one.lo < least)
             least = one.lo;
