@@ -10,7 +10,6 @@
  * allocation outside the phases' own: the file through open/write, the text on the stack.
  * Usage: unheld_app SEED FILE (SEED varies the levels and the sizes). */
 #include <fcntl.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,38 +24,25 @@
 static void *blk[MAXB];
 static size_t sz[MAXB];
 static size_t nb;
-static uint64_t rng;
-
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
-
-/* Mostly small blocks (64-4159 B), one in 64 a large one (64-256 KiB, mmap'd by glibc). */
+/* Mostly small blocks (64-4159 B), one in 64 a large one (64-256 KiB; glibc mmaps those over its
+ * threshold). lrand48: no allocation. */
 static size_t draw_size(void)
 {
-    uint64_t x = next();
-    return x % 64 == 0 ? 65536 + (size_t)(x >> 8) % 196608 : 64 + (size_t)(x >> 8) % 4096;
+    long x = lrand48();
+    return x % 64 == 0 ? 65536 + (size_t)(x >> 6) % 196608 : 64 + (size_t)(x >> 6) % 4096;
 }
 
+/* The private resident bytes, read here on their own (the truth is not the port's code). */
 static size_t private_resident(void)
 {
-    char b[160];
-    int fd = open("/proc/self/statm", O_RDONLY);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, b, sizeof(b) - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    b[n] = 0;
+    char b[160] = "";
     unsigned long size, res, shared;
-    if (sscanf(b, "%lu %lu %lu", &size, &res, &shared) != 3 || res < shared)
-        return 0;
-    return (size_t)(res - shared) * (size_t)sysconf(_SC_PAGESIZE);
+    int fd = open("/proc/self/statm", O_RDONLY);
+    ssize_t n = fd < 0 ? -1 : read(fd, b, sizeof(b) - 1);
+    if (fd >= 0)
+        close(fd);
+    int ok = n > 0 && sscanf(b, "%lu %lu %lu", &size, &res, &shared) == 3 && res >= shared;
+    return ok ? (size_t)(res - shared) * (size_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
 static void mark(const char *what, int k)
@@ -70,16 +56,16 @@ int main(int argc, char **argv)
 {
     if (argc != 3)
         return 2;
-    rng = 0x9e3779b97f4a7c15u ^ (uint64_t)strtoull(argv[1], NULL, 10) * 0x2545f4914f6cdd1du;
+    srand48(strtol(argv[1], NULL, 10));
     int fd = open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644);
     if (fd < 0)
         return 1;
     size_t live = 0;
     for (int k = 0; k < PHASES; k++) {
-        size_t target = ((size_t)12 << 20) + (size_t)(next() % ((size_t)36 << 20));
+        size_t target = ((size_t)12 << 20) + (size_t)lrand48() % ((size_t)36 << 20);
         /* Down: free blocks at random; up: new blocks, every byte written. */
         while (live > target && nb > 0) {
-            size_t i = (size_t)(next() % nb);
+            size_t i = (size_t)lrand48() % nb;
             live -= sz[i];
             free(blk[i]);
             blk[i] = blk[--nb];
