@@ -49,7 +49,8 @@ struct msamp_config {
     /* Period of the identity and live-stack re-send in ms (MSAMP_CFG_RESEND_MS). */
     uint32_t resend_ms;
     /* Seed of the sampling random number generator; 0 derives one from the port's clock. A fixed
-     * seed makes a run's sampling decisions repeatable. */
+     * seed makes a run's sampling decisions repeatable, also in a context that allocated before
+     * msamp_init (its generator is reseeded from this one there). */
     uint64_t seed;
     /* Start disabled: no sampling until msamp_enable(). */
     uint8_t start_disabled;

@@ -37,7 +37,7 @@ extern "C" {
 struct msamp_context {
     _Atomic uintptr_t countdown; /* bytes until the next sample (or until the next check while
                                     disabled); other contexts may store 0 to force a re-check */
-    uint32_t interval;           /* the interval the countdown's gap was drawn at */
+    uint32_t interval;           /* the interval both gaps (countdown's, next) were drawn at */
     uint64_t rng;                /* random state */
     uint32_t index;              /* 1 + position in the core's context registry, 0 if none */
     uint32_t gen;                /* the core's configuration generation this context follows */
@@ -50,6 +50,8 @@ struct msamp_context {
 #if MSAMP_FAST_CLAMPED
     uintptr_t reserve; /* the gap's bytes beyond countdown, which stays at most MSAMP_FAST_MAX */
 #endif
+    uintptr_t next; /* the gap after the countdown's, drawn ahead (msamp_decide); last, so that
+                       the wrappers' offsets of the fields above stay small */
 };
 
 /* The context of the caller. Must be cheap: it runs on every allocation. Never NULL. A port
@@ -67,7 +69,9 @@ typedef int (*msamp_frame_fn)(void *arg, uintptr_t pc);
  * the first pc reported is the return address into the wrapper's caller, then its caller's, and so
  * on. Every load is checked before it is made (aligned, inside the current stack, strictly
  * increasing towards the stack base, depth capped by the caller's fn); the walk stops quietly at
- * anything it cannot prove, and never faults. */
+ * anything it cannot prove, and never faults. One exception, chosen for complete stacks: the
+ * hosted port's default DWARF walk (docs/HOSTED.md, "What it trusts: the CFI") trusts the unwind
+ * tables as C++ exceptions do, before any check; MSAMP_UNWIND=fp keeps the checked walk. */
 void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg);
 /* What a walk reports to fn, as its only pc, when `frame` itself lies outside the stack bounds it
  * may read (bare metal: __msamp_stack_lo/hi): the allocation was made on a stack the bounds leave

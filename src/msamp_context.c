@@ -60,14 +60,13 @@ static void register_context(struct msamp_context *c)
     msamp_port_context_registered(c);
 }
 
-/* The bytes until the next sample: a gap drawn at the interval in force (the allocation that
- * takes the countdown below zero is sampled, hence the gap less one), or DISABLED_COUNTDOWN. Two
- * callers: out of line where code size comes first. */
+/* A gap at the context's interval (the allocation that takes the countdown below zero is
+ * sampled, hence the gap less one), or DISABLED_COUNTDOWN. Out of line where code size comes
+ * first. */
 MSAMP_SMALL_NOINLINE static uintptr_t fresh_gap(struct msamp_context *c)
 {
     if (!atomic_load_explicit(&G.enabled, memory_order_relaxed))
         return DISABLED_COUNTDOWN;
-    c->interval = atomic_load_explicit(&G.interval, memory_order_relaxed);
     return msamp_draw_gap(&c->rng, c->interval) - 1u;
 }
 
@@ -83,6 +82,9 @@ static void arm(struct msamp_context *c, uintptr_t left)
     atomic_store_explicit(&c->countdown, left, memory_order_relaxed);
 }
 
+/* The gap after the armed one is drawn ahead (c->next): a sample arms it with one store before
+ * drawing its successor, so that a signal handler interrupting the draw on this thread finds a
+ * real gap armed, not the spent countdown that would sample the same crossing twice. */
 uint32_t msamp_decide(struct msamp_context *c, size_t size)
 {
     uint32_t gen = atomic_load_explicit(&G.gen, memory_order_relaxed);
@@ -90,9 +92,12 @@ uint32_t msamp_decide(struct msamp_context *c, size_t size)
         register_context(c);
     uintptr_t cd = atomic_load_explicit(&c->countdown, memory_order_relaxed);
     if (c->gen != gen) {
-        /* The configuration changed (or this context is new): forget the old gap. */
+        /* The configuration changed (or this context is new): forget the old gaps; both new ones
+         * are drawn at the interval now in force (the next change comes with a new gen). */
         c->gen = gen;
+        c->interval = atomic_load_explicit(&G.interval, memory_order_relaxed);
         cd = fresh_gap(c);
+        c->next = fresh_gap(c);
     } else {
 #if MSAMP_FAST_CLAMPED
         cd += c->reserve; /* at most MSAMP_FAST_MAX + UINTPTR_MAX / 2 */
@@ -102,9 +107,21 @@ uint32_t msamp_decide(struct msamp_context *c, size_t size)
         arm(c, cd - size);
         return 0;
     }
-    uint32_t drawn = c->interval;
-    arm(c, fresh_gap(c));
+    arm(c, c->next);
+    c->next = fresh_gap(c);
     /* Only an initialised core is enabled (msamp_init enables it under the lock it holds until
      * it is initialised, and a sample takes that lock; msamp_enable needs it initialised). */
-    return atomic_load_explicit(&G.enabled, memory_order_relaxed) ? drawn : 0u;
+    return atomic_load_explicit(&G.enabled, memory_order_relaxed) ? c->interval : 0u;
+}
+
+/* msamp_init, under the lock: contexts that registered before it (a thread that allocated in a
+ * constructor) were seeded from no seed; each is reseeded from the session's, so that a fixed
+ * seed gives the same decisions however early a thread first allocated. A context drawing at
+ * this moment (its thread outside the lock) may keep its old state: the draw is random either
+ * way. */
+void msamp_reseed(void)
+{
+    for (uint32_t i = 0; i < CTX_END; i++)
+        if (G.ctx[i] != NULL)
+            G.ctx[i]->rng = msamp_rng_seed(G.seed ^ G.ctx[i]->rng);
 }

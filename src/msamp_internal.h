@@ -396,6 +396,8 @@ static inline uint64_t msamp_now(void)
 /* When an allocation of size bytes is sampled, the interval its gap was drawn at (nonzero); else
  * 0. Updates the context's countdown either way. */
 uint32_t msamp_decide(struct msamp_context *c, size_t size);
+/* Reseeds the contexts registered before msamp_init from the session's seed (under the lock). */
+void msamp_reseed(void);
 /* Makes every registered context re-read the configuration at its next allocation. */
 void msamp_broadcast(void);
 /* The reentrant-call counters of the registered contexts, summed. */

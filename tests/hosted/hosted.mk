@@ -123,6 +123,10 @@ TESTS += hosted-signal
 test-hosted-signal: $(HT)/signal_app $(HT)/msamp_check ## Allocations from a signal handler while its thread is inside msamp: no deadlock
 	tests/hosted/signal.sh $(HT)/signal_app $(HT)/msamp_check $(HT)/signal
 
+TESTS += hosted-signal-rate
+test-hosted-signal-rate: $(HT)/signal_app $(HT)/msamp_check ## A signal handler's allocations at their own rate (sampled + turned away by the guard, 30 seeds): none re-samples its thread's spent countdown
+	tests/hosted/signal_rate.sh $(HT)/signal_app $(HT)/msamp_check $(HT)/signal-rate
+
 # Stacks through code without frame pointers (the DWARF walk, docs/HOSTED.md): a shared library
 # and a dlopen()ed one built as Debian builds its own (-O2 -fomit-frame-pointer), a C++20 program
 # (std::string's allocation instantiated in it), the signal test's pool for a handler's allocations.

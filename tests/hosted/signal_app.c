@@ -6,7 +6,9 @@
  * MSAMP_WRAP_ALLOCATOR. A handler that lands while its thread holds the lock must be turned away
  * by the reentrancy guard (counted as reentrant), not spin on the lock: the test's timeout
  * catches a deadlock. Exit 0 when done, printing the counts.
- * Usage: signal_app SECONDS
+ * With SIZE, each handler run allocates one block of SIZE bytes instead (the rate test: a handler
+ * that lands while its thread decides must not sample the thread's spent countdown again).
+ * Usage: signal_app SECONDS [SIZE]
  */
 #include <signal.h>
 #include <stdint.h>
@@ -24,15 +26,17 @@ void pool_free(void *p);
 void pool_init(void);
 
 static volatile sig_atomic_t handled;
+static size_t one_size; /* 0: a 32- and a 16-byte block a run */
 
 MSAMP_WRAP_ALLOCATOR(pool_alloc, pool_free)
 
 static void on_prof(int sig)
 {
     (void)sig;
-    void *a = pool_alloc(32), *b = pool_alloc(16);
+    void *a = pool_alloc(one_size ? one_size : 32), *b = one_size ? NULL : pool_alloc(16);
     pool_free(a);
-    pool_free(b);
+    if (b != NULL)
+        pool_free(b);
     handled++;
 }
 
@@ -41,6 +45,7 @@ static volatile uintptr_t sink;
 int main(int argc, char **argv)
 {
     double seconds = argc > 1 ? atof(argv[1]) : 1.0;
+    one_size = argc > 2 ? (size_t)atol(argv[2]) : 0;
     struct sigaction sa = {0};
     struct itimerval it = {{0, 100}, {0, 100}};
     struct timespec t0, t;
@@ -69,7 +74,7 @@ int main(int argc, char **argv)
     if (msamp_get_stats(&s) != 0)
         return 2;
     printf("signal_app: %lu000 malloc+free pairs, %d handler runs, %u samples, %u reentrant "
-           "(turned away by the guard)\n",
-           loops, (int)handled, s.samples, s.reentrant);
+           "(turned away by the guard), %u ring drops, %u raises\n",
+           loops, (int)handled, s.samples, s.reentrant, s.ring_records, s.raises);
     return handled > 0 ? 0 : 1;
 }

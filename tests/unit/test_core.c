@@ -470,6 +470,44 @@ static void test_session_entropy(void)
     CHECK(warm1 != cold && warm2 != cold && warm2 != warm1); /* the previous id tells them apart */
 }
 
+/* The sampling decisions of 2000 allocations after msamp_init at the seed, as a hash; with early,
+ * the thread context allocates before msamp_init (a constructor, the C library's start-up) and so
+ * joins the registry with no seed yet. Starts the core afresh. */
+static uint64_t decisions(uint64_t seed, int early)
+{
+    memset(&msamp_core, 0, sizeof msamp_core);
+    memset(fake_contexts, 0, sizeof fake_contexts);
+    fake_ctx = 0;
+    fake_out_len = 0;
+    if (early)
+        __wrap_free(__wrap_malloc(100));
+    struct msamp_config cfg = {.interval = 256, .seed = seed, .pin_interval = 1};
+    CHECK_EQ(msamp_init(&cfg), 0);
+    uint64_t h = 14695981039346656037u;
+    uint32_t before = msamp_core.samples;
+    for (int i = 0; i < 2000; i++) {
+        __wrap_free(__wrap_malloc(64));
+        h = (h ^ (msamp_core.samples != before)) * 1099511628211u;
+        before = msamp_core.samples;
+        if ((i & 63) == 0)
+            CHECK(msamp_flush() >= 0);
+    }
+    CHECK(msamp_core.samples > 300 && msamp_core.samples < 700); /* 2000 x (1 - e^-1/4) = 442 */
+    return h;
+}
+
+/* A fixed seed gives the same decisions, and another seed others, also for a context that first
+ * allocated before msamp_init (it was seeded from no seed and kept that generator: the seed was
+ * ignored for it). Last: it starts the core afresh each time. */
+static void test_seed_before_init(void)
+{
+    for (int early = 0; early <= 1; early++) {
+        uint64_t a = decisions(7, early);
+        CHECK_EQ(decisions(7, early), a);
+        CHECK(decisions(8, early) != a);
+    }
+}
+
 int main(void)
 {
     test_basic_events();
@@ -482,5 +520,6 @@ int main(void)
     test_resend_by_volume();
     test_controls();
     test_session_entropy();
+    test_seed_before_init();
     return check_report("unit-core");
 }
