@@ -7,6 +7,8 @@
 
 #include "session.h"
 #include "util.h"
+#include "verdict/est.h"
+#include "verdict/growth_track.h"
 
 void heap_model_free(struct heap_model *h)
 {
@@ -55,9 +57,23 @@ static void add_point(struct heap_model *h, const struct heap_point *p)
 void heap_on_record(struct session *s, const struct msamp_record *r)
 {
     struct heap_model *h = model_of(s);
-    struct heap_point p = {r->ts, r->ts_valid, (unsigned)r->u.heap.reason, r->u.heap.valid,
-                           r->u.heap.free_bytes, r->u.heap.min_free, r->u.heap.largest_free,
-                           r->u.heap.free_blocks, r->u.heap.total, s->inuse_b};
+    struct heap_point p = {.ts = r->ts,
+                           .ts_known = r->ts_valid,
+                           .reason = (unsigned)r->u.heap.reason,
+                           .valid = r->u.heap.valid,
+                           .free = r->u.heap.free_bytes,
+                           .min_free = r->u.heap.min_free,
+                           .largest = r->u.heap.largest_free,
+                           .blocks = r->u.heap.free_blocks,
+                           .total = r->u.heap.total,
+                           .inuse_b = s->inuse_b};
+    /* The free bytes unknown, the total known: the unheld bytes' estimate (heap_unheld_at). */
+    if ((p.valid & (MSAMP_WIRE_HEAP_FREE | MSAMP_WIRE_HEAP_TOTAL)) == MSAMP_WIRE_HEAP_TOTAL &&
+        growth_inuse_var(s, &p.inuse_v, &p.half_v)) {
+        p.has_var = 1;
+        p.half_a = s->half_a_b;
+        p.half_b = s->half_b;
+    }
     if (h->records && (p.valid & MSAMP_WIRE_HEAP_TOTAL) && p.total != h->last.total)
         h->total_varies = 1; /* a heap that grows (glibc's arenas): its low is not its worst */
     h->records++;
@@ -356,4 +372,105 @@ void heap_low_text(const struct session *s, char *out, size_t n)
     else
         snprintf(out, n, "%s%llu B free then (the lowest, %llu B, came later without a snapshot)",
                  at, (unsigned long long)h->low.min_free, (unsigned long long)h->last.min_free);
+}
+
+/* total - e's 95 % interval, clamped at 0: lo from e's upper end, hi from its lower. */
+static void unheld_of(uint64_t total, struct est e, struct heap_unheld *u)
+{
+    double t = (double)total, lo = t - est_hi(e), hi = t - est_lo(e), x = t - e.est;
+    u->lo = lo > 0 ? lo : 0;
+    u->hi = hi > 0 ? hi : 0;
+    u->est = x < u->lo ? u->lo : x > u->hi ? u->hi : x;
+    u->t_s = -1;
+    u->points = 0;
+}
+
+int heap_unheld_at(const struct heap_point *p, struct heap_unheld *u)
+{
+    if (!p->has_var)
+        return 0;
+    unheld_of(p->total, (struct est){p->inuse_b, p->inuse_v}, u);
+    return 1;
+}
+
+/* The true lowest, m, is at most the unheld bytes at any moment, so at most half B's upper end at
+ * the moment half A chose (independent of half B's draws: 97.5 %); and it is one record's, at
+ * least that record's lower end, so at least the least lower end of all (97.5 %). A record whose
+ * total lies below the sampled in-use's whole interval (upper end 0: a total the device read
+ * before the heap grew, or blocks never written, so never resident) says nothing of it: left out. */
+int heap_unheld_low(const struct session *s, struct heap_unheld *u)
+{
+    const struct heap_model *h = s->heap;
+    const struct heap_point *at = NULL;
+    double least = 0;
+    size_t k = 0;
+    for (size_t i = 0; h && i < h->n; i++) {
+        const struct heap_point *p = &h->pts[i];
+        struct heap_unheld one;
+        if (!heap_unheld_at(p, &one) || !(one.hi > 0))
+            continue;
+        if (!k++ || one.lo < least)
+            least = one.lo;
+        if (!at || (double)p->total - p->half_a < (double)at->total - at->half_a)
+            at = p;
+    }
+    if (!at)
+        return 0;
+    unheld_of(at->total, (struct est){at->half_b, at->half_v}, u);
+    if (least < u->lo)
+        u->lo = least;
+    u->t_s = session_time_s(s, at->ts, at->ts_known);
+    u->points = k;
+    return 1;
+}
+
+/* u (NULL: none) as 'NAME~X [LO, HI]', a low watermark's with ' at T s (the lowest of N
+ * records' (json 0), or as ',"NAME":{"est":X,"lo":LO,"hi":HI}', a low watermark's with
+ * ',"t":T,"records":N' (json 1; null for none). */
+static void put_unheld(FILE *f, const char *name, const struct heap_unheld *u, int json)
+{
+    if (!u) {
+        fprintf(f, ",\"%s\":null", name);
+        return;
+    }
+    fprintf(f, json ? ",\"%s\":{\"est\":%.0f,\"lo\":%.0f,\"hi\":%.0f" : "%s~%.0f [%.0f, %.0f]",
+            name, u->est, u->lo, u->hi);
+    if (u->points && json && u->t_s < 0)
+        fputs(",\"t\":null", f);
+    else if (u->points && json)
+        fprintf(f, ",\"t\":%.6f", u->t_s);
+    else if (u->points && u->t_s >= 0)
+        fprintf(f, " at %.3f s", u->t_s);
+    if (u->points)
+        fprintf(f, json ? ",\"records\":%zu" : " (the lowest of %zu records", u->points);
+    if (json)
+        fputc('}', f);
+}
+
+void heap_put_point_unheld(FILE *f, const struct heap_point *p)
+{
+    struct heap_unheld u;
+    put_unheld(f, "unheld", heap_unheld_at(p, &u) ? &u : NULL, 1);
+}
+
+int heap_put_unheld(FILE *f, const struct session *s, int json, const char *lead,
+                    const char *between)
+{
+    const struct heap_model *h = s->heap;
+    struct heap_unheld u, low;
+    int now = h && heap_unheld_at(&h->last, &u), lowest = now && heap_unheld_low(s, &low);
+    if (!now && !json)
+        return 0;
+    if (!json)
+        fputs(lead, f);
+    put_unheld(f, "unheld", now ? &u : NULL, json);
+    if (!json)
+        fprintf(f, " (95 %%; %s)%s", HEAP_UNHELD_MEANS, between);
+    if (json || lowest)
+        put_unheld(f, "unheld_low", lowest ? &low : NULL, json);
+    if (!json && lowest)
+        fprintf(f, "; %s)", HEAP_UNHELD_LOW_MEANS);
+    if (json)
+        fprintf(f, ",\"unheld_means\":%s", now ? "\"" HEAP_UNHELD_MEANS "\"" : "null");
+    return 1;
 }

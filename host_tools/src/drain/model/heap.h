@@ -16,14 +16,37 @@ struct session;
 #define HEAP_MAX_FAILS 64u    /* failures explained (the first ones) */
 #define HEAP_MAX_NAMED 3u     /* sites named for fragmentation */
 
-/* One HEAP record, with the session's sampled in-use estimate then. */
+/* One HEAP record, with the session's sampled in-use estimate then. A record with the total but
+ * not the free bytes (glibc's past start-up: the private resident bytes, docs/HEALTH.md) keeps
+ * also that estimate's variance, half A's and half B's estimates and half B's variance
+ * (session_half_weights: the unheld low watermark's split halves); has_var 0: none (no growth
+ * tracker, or the free bytes known). */
 struct heap_point {
     uint64_t ts;
-    int ts_known;
+    int ts_known, has_var;
     unsigned reason;
     uint64_t valid, free, min_free, largest, blocks, total;
-    double inuse_b;
+    double inuse_b, inuse_v, half_a, half_b, half_v;
 };
+
+/* The unheld bytes (docs/HEALTH.md "glibc: the walk's budget"): a total-only record's total less
+ * the sampled in-use then, its 95 % interval [total - in-use's upper end, total - its lower end]
+ * clamped at 0: the private resident bytes no live allocation holds, an upper bound of the heap's
+ * free bytes. The low watermark's: its moment (t_s, -1 unknown) and the points it is the lowest
+ * of (points 0: one record's). */
+struct heap_unheld {
+    double est, lo, hi, t_s;
+    size_t points;
+};
+/* Their meaning in words, printed beside them. */
+#define HEAP_UNHELD_MEANS                                                                          \
+    "estimated: private resident less sampled in use; heap free unknown. The private resident "   \
+    "bytes no live allocation holds: the allocator's free chunks and overhead plus thread stacks " \
+    "and writable data, an upper bound of the heap's free bytes"
+#define HEAP_UNHELD_LOW_MEANS                                                                      \
+    "the lowest over the HEAP series: its moment from half A of the samples, its bytes from "     \
+    "half B, its lower end the least of every record's"
+
 
 /* A failure and the heap as it left it (the HEAP record of its event). */
 struct heap_fail {
@@ -94,6 +117,20 @@ const char *heap_verdict_word(const struct heap_verdict *v);
 /* p's free, min_free, largest_free, free_blocks and total: ' name=V' each (json 0; '?' when
  * unknown) or ',"name":V' (json 1; null). */
 void heap_put_figures(FILE *f, const struct heap_point *p, int json);
+/* p's unheld bytes (1), or 0 where it has none (the free bytes known, the total unknown, or no
+ * variance). */
+int heap_unheld_at(const struct heap_point *p, struct heap_unheld *u);
+/* The lowest unheld bytes over the series' points (1), 0 where no point has them. */
+int heap_unheld_low(const struct session *s, struct heap_unheld *u);
+/* The last record's unheld bytes and their low watermark (heap_unheld_low) with their meaning:
+ * lead, 'unheld~X [LO, HI] (95 %; MEANING)', between, 'unheld_low~X [LO, HI] at T s (the lowest
+ * of N records; MEANING)' (json 0: 0 and nothing where the last record has none), or
+ * ',"unheld":{"est":X,"lo":LO,"hi":HI},"unheld_low":{...,"t":T,"records":N},"unheld_means":M'
+ * (json 1; null for none). */
+int heap_put_unheld(FILE *f, const struct session *s, int json, const char *lead,
+                    const char *between);
+/* ',"unheld":{"est":X,"lo":LO,"hi":HI}' for p (null where it has none). */
+void heap_put_point_unheld(FILE *f, const struct heap_point *p);
 /* What the allocator's own figures (the last HEAP record) say of the heap's high-water mark, in
  * one phrase: none without HEAP records; the allocator's low watermark of free bytes (an exact
  * high-water mark of its use while its total held still), the fewest free the device saw at its

@@ -289,6 +289,16 @@ static void add_comments(struct prof *p, const struct session *s, const char *ki
             if (fclose(m) == 0)
                 prof_comment(p, line);
         }
+        /* The unheld bytes where the free bytes are unknown (docs/HEALTH.md). */
+        char *text = NULL;
+        size_t len = 0;
+        m = open_memstream(&text, &len);
+        if (m) {
+            int any = heap_put_unheld(m, s, 0, "msamp-heap-unheld ", "; ");
+            if (fclose(m) == 0 && any)
+                prof_comment(p, text);
+            free(text);
+        }
     }
     if (d) {
         struct msamp_dec_stats l = session_stream_losses(s, d);

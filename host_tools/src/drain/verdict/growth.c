@@ -228,6 +228,16 @@ static struct growth *growth_of(const struct session *s)
     return s->hook.change == gr_change ? s->hook.ctx : NULL;
 }
 
+int growth_inuse_var(const struct session *s, double *v, double *half_b_v)
+{
+    const struct growth *g = growth_of(s);
+    if (!g)
+        return 0;
+    *v = g->v > 0 ? g->v : 0;
+    *half_b_v = g->hv[1] > 0 ? g->hv[1] : 0;
+    return 1;
+}
+
 /* The variance v >= v0 for which est_hi({est, v}) reaches hi (est_hi grows with v). */
 static double var_for_hi(double est, double v0, double hi)
 {

@@ -39,6 +39,9 @@ struct growth_window {
 size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
                        struct growth_leak **out, struct growth_step **steps, size_t *nsteps,
                        struct growth_window *win);
+/* The variances of the session's running in-use estimate of bytes (session.inuse_b) and of half
+ * B's (session.half_b): 0 without a tracker (a dump). */
+int growth_inuse_var(const struct session *s, double *v, double *half_b_v);
 /* Sites beyond GR_MAX_SITES, not followed for growth. */
 uint64_t growth_unfollowed(const struct session *s);
 /* Appends the verdicts to p's comments (pk NULL: no peak). */

@@ -31,6 +31,8 @@ void health_top(FILE *f, const struct session *s, const struct built *b)
     fputc('\n', f);
     if (e->valid & MSAMP_WIRE_HEAP_MIN_SEEN)
         fprintf(f, "  (min_free: the fewest the device saw at its polls; the allocator keeps none)\n");
+    if (heap_put_unheld(f, s, 0, "  ", "\n  "))
+        fputc('\n', f);
     struct growth_leak *lk;
     size_t nlk = stored_leaks(&b->prof, &lk);
     struct heap_verdict v;
@@ -46,9 +48,10 @@ void health_top(FILE *f, const struct session *s, const struct built *b)
                    "grows, up to a limit its figures do not tell)\n");
     fprintf(f, "  verdict: %s", heap_verdict_word(&v));
     if (!v.known && !v.leak)
-        fprintf(f, " (%s)", s->ts_known && s->tick_hz
-                                ? "fewer than two HEAP records with the free bytes"
-                                : "no device time: leaks by growth not judged");
+        fprintf(f, " (%s%s)",
+                s->ts_known && s->tick_hz ? "fewer than two HEAP records with the free bytes"
+                                          : "no device time: leaks by growth not judged",
+                e->has_var ? "; the unheld bytes over time: --json's heap series" : "");
     fputc('\n', f);
     if (v.window_s > 0)
         fprintf(f, "    trend over the later half (%.3g s): allocator's use (%s) %+.0f B, sampled "
@@ -111,6 +114,7 @@ void heap_json_write(FILE *f, const struct session *s, const uint32_t *site_prof
     const struct heap_point *e = &h->last;
     fprintf(f, "\"heap\":{\"records\":%llu", (unsigned long long)h->records);
     heap_put_figures(f, e, 1);
+    heap_put_unheld(f, s, 1, "", "");
     fprintf(f, ",\"min_free_seen_by_device\":%s",
             e->valid & MSAMP_WIRE_HEAP_MIN_SEEN ? "true" : "false");
     struct growth_leak *lk;
@@ -158,10 +162,16 @@ void heap_json_write(FILE *f, const struct session *s, const uint32_t *site_prof
         const struct heap_point *p = &h->pts[i];
         double t = session_time_s(s, p->ts, p->ts_known);
         fprintf(f, "%s{\"t\":%.6f,\"reason\":%u,\"free\":%llu,\"min_free\":%llu,"
-                   "\"largest_free\":%llu,\"free_blocks\":%llu,\"inuse_sampled\":%.0f}",
+                   "\"largest_free\":%llu,\"free_blocks\":%llu,\"inuse_sampled\":%.0f",
                 i ? "," : "", t, p->reason, (unsigned long long)p->free,
                 (unsigned long long)p->min_free, (unsigned long long)p->largest,
                 (unsigned long long)p->blocks, p->inuse_b);
+        if (p->valid & MSAMP_WIRE_HEAP_TOTAL)
+            fprintf(f, ",\"total\":%llu", (unsigned long long)p->total);
+        else
+            fputs(",\"total\":null", f);
+        heap_put_point_unheld(f, p);
+        fputc('}', f);
     }
     fputs("]}", f);
 }
