@@ -10,6 +10,9 @@ HT_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Werror -fno-optimize-sibling-cal
 $(HT)/preload_strings: tests/hosted/preload_strings.cpp
 	@mkdir -p $(@D)
 	g++ $(HT_CXXFLAGS) $< -o $@
+$(HT)/preload_map: tests/hosted/preload_map.cpp
+	@mkdir -p $(@D)
+	g++ $(HT_CXXFLAGS) $< -o $@
 $(HT)/preload_strings_ip: tests/hosted/preload_strings.cpp $(HT_IP_DEPS)
 	@mkdir -p $(@D)
 	g++ $(HT_CXXFLAGS) $< $$($(HT_IP_PC)) -o $@
@@ -42,9 +45,10 @@ test-hosted-preload-safety: $(HT)/preload_app $(HT)/libpreload_dl.so $(HT_PRELOA
 	tests/hosted/preload_safety.sh $(HT_PRELOAD) $(HT)/preload_app $(HT)/libpreload_dl.so $(HT)/msamp_check host_tools/msamp-dump $(HT)/preload-safety
 
 TESTS += hosted-preload-heaptrack
-test-hosted-preload-heaptrack: $(HT)/preload_strings $(HT_PRELOAD) host_tools/drain host_tools/msamp-dump ## LD_PRELOAD on Debian's python3, sqlite3 and git and a C++ program against heaptrack: allocated, in-use and top sites within msamp's 95 % intervals; CPU ratios printed
+test-hosted-preload-heaptrack: $(HT)/preload_strings $(HT)/preload_map $(HT_PRELOAD) host_tools/drain host_tools/msamp-dump ## LD_PRELOAD on Debian's python3, sqlite3 and git and two C++ programs (std::string, std::map) against heaptrack: allocated, in-use and top sites within msamp's 95 % intervals, stacks reaching main; CPU ratios printed
 	@tests/need.sh heaptrack heaptrack_print sqlite3 git python3 readelf nm
-	python3 tests/hosted/preload_heaptrack.py $(HT_PRELOAD) host_tools/drain host_tools/msamp-dump $(HT)/preload-heaptrack $(HT)/preload_strings
+	python3 tests/hosted/preload_heaptrack.py $(HT_PRELOAD) host_tools/drain host_tools/msamp-dump $(HT)/preload-heaptrack $(HT)/preload_strings \
+	  $(HT)/preload_map
 
 $(HT)/preload_app_ip: tests/hosted/preload_app.c $(HT_IP_DEPS)
 	@mkdir -p $(@D)

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
-"""Usage: preload_heaptrack.py PRELOAD DRAIN MSAMP_DUMP OUTDIR CXX_PROGRAM
+"""Usage: preload_heaptrack.py PRELOAD DRAIN MSAMP_DUMP OUTDIR CXX_PROGRAM CXX_MAP_PROGRAM
 
 Real Debian binaries (python3 running a script, the sqlite3 shell on a scripted workload, git log
--p on this checkout) and a C++ program built the default way (dynamic libstdc++: tests/hosted/
-preload_strings.cpp), each run three ways: plainly, under LD_PRELOAD=PRELOAD (msamp at its
+-p on this checkout) and two C++ programs built the default way (dynamic libstdc++: tests/hosted/
+preload_strings.cpp, std::string; preload_map.cpp, std::map of strings to vectors), each run three
+ways: plainly, under LD_PRELOAD=PRELOAD (msamp at its
 default interval, 3 seeds) and under Debian's heaptrack (exact: every call). heaptrack_print
 gives the truth: the allocated bytes (its size histogram, -H), the calls, the peak, the bytes
 still held at the end (leaked) and, per innermost function (its folded stacks, -F, leaf frame),
 the calls and the bytes held at the end. msamp's estimates and 95 % intervals come from drain
---json; a site's innermost frame (a raw address in a library) is named through the stream's
-MAPPING records and the module's symbols (nm), as heaptrack names it (a raw address where the
-module has no symbol there). A sum of several of drain's sites gets the normal approximation
+--json; a site is named by its innermost frame outside the C++ runtime's (operator new, std::
+templates: the two tools show those their own ways) in both tools, and a frame drain left as a
+module and offset is named through the stream's MAPPING records and the module's
+symbols (nm), as heaptrack names it (a raw address where the module has no symbol there). A sum of several of drain's sites gets the normal approximation
 of their intervals combined.
 
 Judged (exit 1 when one fails): per workload, at least 95 % of the samples (pooled over the
@@ -35,7 +37,7 @@ import resource
 import subprocess
 import sys
 
-PRELOAD, DRAIN, DUMP, OUT, CXX = sys.argv[1:6]
+PRELOAD, DRAIN, DUMP, OUT, CXX, CXX_MAP = sys.argv[1:7]
 os.makedirs(OUT, exist_ok=True)
 REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
@@ -66,11 +68,9 @@ WORKLOADS = [
     ("git", ["/usr/bin/git", "--no-pager", "-C", REPO, "log", "-p", "-n", "150", "--no-color",
              "--no-ext-diff", "--no-textconv"], {}),
     ("cxx-strings", [os.path.abspath(CXX), "100000"], {}),
+    ("cxx-map", [os.path.abspath(CXX_MAP), "100000"], {}),
 ]
-# heaptrack hides operator new's frame (it names the function that called it) where msamp's
-# innermost frame is operator new itself: this program's site is judged against its own exact
-# truth, caller included, by hosted-preload-sites.
-NO_SITES = {"cxx-strings"}
+NO_SITES = set()
 SEEDS = [1, 2, 3]
 TOP = 5
 ROOTS = {"_start", "clone3", "__clone3", "clone", "__clone"}
@@ -129,8 +129,9 @@ def heaptrack_truth(name, cmd, env):
         with open(path) as f:
             for line in f:
                 stack, _, count = line.rstrip("\n").rpartition(" ")
-                frames = [x for x in stack.split(";") if x.strip()]
-                leaf = leaf_name(frames[-1]) if frames else "?"
+                frames = [leaf_name(x) for x in stack.split(";") if x.strip()]
+                own = [x for x in frames if not x.startswith(RUNTIME)]
+                leaf = own[-1] if own else frames[-1] if frames else "?"
                 sites.setdefault(leaf, {"calls": 0, "leaked": 0})[key] += int(count)
     t["sites"] = sites
     return t
@@ -200,6 +201,22 @@ class Symbols:
         return "?+0x%03x" % (int(m.group(2), 16) & 0xfff)
 
 
+# The C++ runtime's frames, which each tool shows its own way (msamp: operator new and the inlined
+# allocator templates in full; heaptrack: no operator new, templates abbreviated as "<>"): a site
+# of either is named by its innermost frame outside them, the program's own function.
+RUNTIME = ("operator new", "std::", "void std::", "__gnu_cxx::")
+
+
+def leaf_of(sym, stack):
+    """A site's name from msamp's stack (innermost first): its innermost frame outside the C++
+    runtime's."""
+    for text in stack:
+        name = sym.frame(text)
+        if not name.startswith(RUNTIME):
+            return name
+    return sym.frame(stack[0]) if stack else "?"
+
+
 def combine(parts):
     """The sum of drain's estimates, its interval by their sds (interval width / 3.92) combined."""
     est = sum(p["est"] for p in parts)
@@ -234,8 +251,7 @@ def msamp_runs(name, cmd, env):
         by_leaf = {}
         samples, rooted = 0, 0
         for s in sess[0]["sites"]:
-            top = s["stack"][0] if s["stack"] else "?"
-            leaf = sym.frame(top)
+            leaf = leaf_of(sym, s["stack"])
             by_leaf.setdefault(leaf, []).append(s)
             # Reaches main: the outermost frame is the executable's _start (through main and
             # libc's start-up), or a thread's start (clone3) for a thread's allocation.
