@@ -50,8 +50,11 @@ struct msamp_context {
 #if MSAMP_FAST_CLAMPED
     uintptr_t reserve; /* the gap's bytes beyond countdown, which stays at most MSAMP_FAST_MAX */
 #endif
+#if !MSAMP_CFG_TINY
     uintptr_t next; /* the gap after the countdown's, drawn ahead (msamp_decide); last, so that
-                       the wrappers' offsets of the fields above stay small */
+                       the wrappers' offsets of the fields above stay small. Not in the tiny
+                       profile (its 1 KiB of RAM): there the gap is drawn at the sample */
+#endif
 };
 
 /* The context of the caller. Must be cheap: it runs on every allocation. Never NULL. A port

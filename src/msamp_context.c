@@ -84,7 +84,10 @@ static void arm(struct msamp_context *c, uintptr_t left)
 
 /* The gap after the armed one is drawn ahead (c->next): a sample arms it with one store before
  * drawing its successor, so that a signal handler interrupting the draw on this thread finds a
- * real gap armed, not the spent countdown that would sample the same crossing twice. */
+ * real gap armed, not the spent countdown that would sample the same crossing twice. The tiny
+ * profile keeps no gap ahead (4 bytes a context of its 1 KiB): there an interrupt nested on the
+ * context of one that is drawing (on Cortex-M, all of handler mode shares one) may sample that
+ * crossing again. */
 uint32_t msamp_decide(struct msamp_context *c, size_t size)
 {
     uint32_t gen = atomic_load_explicit(&G.gen, memory_order_relaxed);
@@ -97,7 +100,9 @@ uint32_t msamp_decide(struct msamp_context *c, size_t size)
         c->gen = gen;
         c->interval = atomic_load_explicit(&G.interval, memory_order_relaxed);
         cd = fresh_gap(c);
+#if !MSAMP_CFG_TINY
         c->next = fresh_gap(c);
+#endif
     } else {
 #if MSAMP_FAST_CLAMPED
         cd += c->reserve; /* at most MSAMP_FAST_MAX + UINTPTR_MAX / 2 */
@@ -107,8 +112,12 @@ uint32_t msamp_decide(struct msamp_context *c, size_t size)
         arm(c, cd - size);
         return 0;
     }
+#if !MSAMP_CFG_TINY
     arm(c, c->next);
     c->next = fresh_gap(c);
+#else
+    arm(c, fresh_gap(c));
+#endif
     /* Only an initialised core is enabled (msamp_init enables it under the lock it holds until
      * it is initialised, and a sample takes that lock; msamp_enable needs it initialised). */
     return atomic_load_explicit(&G.enabled, memory_order_relaxed) ? c->interval : 0u;
