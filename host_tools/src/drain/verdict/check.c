@@ -550,11 +550,12 @@ static void line_of(const struct budget *b, char *out, size_t n)
 }
 
 static int write_junit(const char *path, const struct budget *b, size_t nb, const char *input,
-                       const struct family *fam)
+                       const struct family *fam, char *why, size_t whylen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
+    struct out_file o;
+    if (out_open(&o, path, why, whylen) != 0)
         return -1;
+    FILE *f = o.f;
     size_t fails = 0;
     for (size_t i = 0; i < nb; i++)
         fails += b[i].st == S_FAIL;
@@ -584,15 +585,17 @@ static int write_junit(const char *path, const struct budget *b, size_t nb, cons
         fputs("]</system-out>\n  </testcase>\n", f);
     }
     fputs("</testsuite>\n</testsuites>\n", f);
-    return fclose(f);
+    return out_close(&o, 0, why, whylen);
 }
 
 static int write_check_json(const char *path, const struct budget *b, size_t nb,
-                            const struct family *fam, const struct prof *p)
+                            const struct family *fam, const struct prof *p, char *why,
+                            size_t whylen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
+    struct out_file o;
+    if (out_open(&o, path, why, whylen) != 0)
         return -1;
+    FILE *f = o.f;
     fputs("{\"family\": {\"method\": ", f);
     json_str(f, fam->per_budget ? "none" : "holm");
     fputs(", \"alpha\": ", f);
@@ -640,7 +643,7 @@ static int write_check_json(const char *path, const struct budget *b, size_t nb,
         fputc('}', f);
     }
     fputs("]}\n", f);
-    return fclose(f);
+    return out_close(&o, 0, why, whylen);
 }
 
 static const char check_usage[] =
@@ -742,12 +745,12 @@ int drain_check(int argc, char **argv)
     }
     family_line(&fam, l, sizeof(l));
     printf("%s\n", l);
-    if (junit && write_junit(junit, b, nb, input, &fam) != 0) {
-        fprintf(stderr, "drain check: --junit %s: %s\n", junit, strerror(errno));
+    if (junit && write_junit(junit, b, nb, input, &fam, why, sizeof(why)) != 0) {
+        fprintf(stderr, "drain check: --junit %s\n", why);
         rc = 1;
     }
-    if (va.json && write_check_json(va.json, b, nb, &fam, &p) != 0) {
-        fprintf(stderr, "drain check: --json %s: %s\n", va.json, strerror(errno));
+    if (va.json && write_check_json(va.json, b, nb, &fam, &p, why, sizeof(why)) != 0) {
+        fprintf(stderr, "drain check: --json %s\n", why);
         rc = 1;
     }
     vprof_free(&v);
