@@ -16,7 +16,7 @@ test-drain-signal: $(DRAIN_IO_TOOLS) ## drain: SIGINT/SIGTERM while decoding a l
 	$(DRAIN_T_ENV) tests/drain/t_signal.sh
 
 test-drain-partial: $(DRAIN_IO_TOOLS) ## drain: --every partial profiles that cannot be written (directory, ENOSPC)
-	@tests/need.sh go
+	@tests/need.sh go prlimit pgrep
 	$(DRAIN_T_ENV) tests/drain/t_partial.sh
 
 test-drain-follow: $(DRAIN_IO_TOOLS) ## drain: --follow across truncation, rotation and replacement
