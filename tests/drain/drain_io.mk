@@ -20,7 +20,7 @@ test-drain-signal: $(DRAIN_IO_TOOLS) ## drain: SIGINT/SIGTERM while decoding a l
 	$(DRAIN_T_ENV) tests/drain/t_signal.sh
 
 test-drain-partial: $(DRAIN_IO_TOOLS) ## drain: --every partial profiles that cannot be written (directory, ENOSPC)
-	@tests/need.sh go prlimit pgrep
+	@tests/need.sh go prlimit
 	$(DRAIN_T_ENV) tests/drain/t_partial.sh
 
 test-drain-fulldisk: $(DRAIN_IO_TOOLS) ## drain: every output kind (profile, --peak, --folded, timeline HTML/CSV, flame SVG, JSON, check's JUnit/JSON, diff, merge, fleet's JSON and merge) on a full disk: exit 1 naming the file, nothing written or the old file unchanged, no temporary left; whole with room; --budgets with a NUL, /dev/zero, an endless pipe: exit 2 at once

@@ -16,14 +16,16 @@ want=$(counter samples "$W/ref.pb.gz")
 # $W/NAME.err.
 run() {
   local name=$1 full=${2:-} pid
+  rm -f "$W/$name.pid"
   if [ -n "$full" ]; then
-    full_disk $D --follow --every 0.2 -q -o "$W/$name.pb.gz" "$W/s.bin" 2>"$W/$name.err" &
+    FULL_DISK_PID=$W/$name.pid full_disk $D --follow --every 0.2 -q -o "$W/$name.pb.gz" "$W/s.bin" 2>"$W/$name.err" &
   else
     $D --follow --every 0.2 -q -o "$W/$name.pb.gz" "$W/s.bin" 2>"$W/$name.err" &
+    echo $! >"$W/$name.pid"
   fi
   local job=$!
   sleep 0.3
-  pid=$(pgrep -n -f -- "-o $W/$name.pb.gz")
+  pid=$(cat "$W/$name.pid")
   if [ -n "$full" ] && [ "$full" != all ]; then
     sleep "$full"
     prlimit --pid "$pid" --fsize=unlimited: || fail "$name: prlimit"
