@@ -6,8 +6,12 @@ ROBUST_TESTS += drain-signal drain-partial drain-follow
 # tcp-listen (docs/DRAIN.md "Inputs"): a hosted program, and QEMU's UART as a TCP client, connect
 # to drain.
 TESTS += drain-listen drain-listen-qemu
+# Every output file on a full disk, whole or not at all (tests/drain/t_fulldisk.sh), and drain
+# check --budgets on text that is no budgets file.
+TESTS += drain-fulldisk
 
-.PHONY: test-drain-signal test-drain-partial test-drain-follow test-drain-listen test-drain-listen-qemu
+.PHONY: test-drain-signal test-drain-partial test-drain-follow test-drain-listen test-drain-listen-qemu \
+	test-drain-fulldisk
 
 DRAIN_IO_TOOLS := $(DRAIN_T_TOOLS)
 
@@ -16,8 +20,12 @@ test-drain-signal: $(DRAIN_IO_TOOLS) ## drain: SIGINT/SIGTERM while decoding a l
 	$(DRAIN_T_ENV) tests/drain/t_signal.sh
 
 test-drain-partial: $(DRAIN_IO_TOOLS) ## drain: --every partial profiles that cannot be written (directory, ENOSPC)
-	@tests/need.sh go
+	@tests/need.sh go prlimit
 	$(DRAIN_T_ENV) tests/drain/t_partial.sh
+
+test-drain-fulldisk: $(DRAIN_IO_TOOLS) ## drain: every output kind (profile, --peak, --folded, timeline HTML/CSV, flame SVG, JSON, check's JUnit/JSON, diff, merge, fleet's JSON and merge) on a full disk: exit 1 naming the file, nothing written or the old file unchanged, no temporary left; whole with room; --budgets with a NUL, /dev/zero, an endless pipe: exit 2 at once
+	@tests/need.sh python3 timeout
+	$(DRAIN_T_ENV) tests/drain/t_fulldisk.sh
 
 test-drain-follow: $(DRAIN_IO_TOOLS) ## drain: --follow across truncation, rotation and replacement
 	@tests/need.sh go

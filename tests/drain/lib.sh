@@ -33,6 +33,31 @@ expect_fail() {
   fi
 }
 
+# full_disk CMD...: CMD as on a full disk, root or not: RLIMIT_FSIZE 0 (its soft limit; the hard
+# one unchanged, so prlimit may lift it) and SIGXFSZ ignored, so a write to a regular file fails
+# (EFBIG, "File too large") as on a full disk (ENOSPC). Its stdout and stderr go through FIFOs
+# (they may be regular files, which it could not write); its exit status is returned. With
+# FULL_DISK_PID=FILE, CMD's pid is written to FILE (for prlimit).
+full_disk() {
+  rm -f "$W/.full_disk.o" "$W/.full_disk.e"
+  mkfifo "$W/.full_disk.o" "$W/.full_disk.e"
+  cat "$W/.full_disk.o" &
+  local o=$!
+  cat "$W/.full_disk.e" >&2 &
+  local e=$!
+  bash -c '[ -z "${FULL_DISK_PID:-}" ] || echo $$ >"$FULL_DISK_PID"
+    trap "" XFSZ; ulimit -S -f 0; exec "$@"' full_disk "$@" >"$W/.full_disk.o" 2>"$W/.full_disk.e"
+  local rc=$?
+  wait $o $e
+  rm -f "$W/.full_disk.o" "$W/.full_disk.e"
+  return $rc
+}
+
+# temporaries PATH: the temporaries drain may leave beside PATH (.NAME.XXXXXX), one a line.
+temporaries() {
+  find "$(dirname "$1")" -maxdepth 1 -name ".$(basename "$1").??????"
+}
+
 # comment VALUE-NAME FILE: a reader counter from the profile's comments.
 counter() {
   pp -comments "$2" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$1=//p" | head -n1

@@ -35,7 +35,7 @@ none() {
   local what=$1 p
   shift
   for p in "$@"; do
-    if [ -e "$p" ] || ls "$p".tmp* >/dev/null 2>&1; then fail "$what: $p written"; return; fi
+    if [ -e "$p" ] || [ -n "$(temporaries "$p")" ]; then fail "$what: $p written"; return; fi
   done
   ok "$what: no profile written"
 }
@@ -77,10 +77,10 @@ expect_rc "not an ELF" 1 "not an ELF" $D --elf "$W/text.elf" "$W/s.bin"
 expect_rc "ELF of another build" 1 "build-id" $D -q -o "$W/bid.pb.gz" --elf "$T/gen" "$W/s.bin"
 none "build-id mismatch" "$W/bid.pb.gz"
 expect_rc "output in a missing directory" 1 "$W/nodir/x.pb.gz" $D -q -o "$W/nodir/x.pb.gz" "$W/s.bin"
-# A full disk: the profile's temporary file (PATH.tmpPID) is a link to /dev/full.
-expect_rc "final profile on a full disk" 1 "No space left on device" \
-  env D="$D" W="$W" bash -c 'ln -s /dev/full "$W/full.pb.gz.tmp$$"; exec $D -q -o "$W/full.pb.gz" "$W/s.bin"'
-rm -f "$W"/full.pb.gz.tmp*
+# A full disk (lib.sh's full_disk; every output kind: t_fulldisk.sh).
+expect_rc "final profile on a full disk" 1 "$W/full.pb.gz: File too large" \
+  full_disk $D -q -o "$W/full.pb.gz" "$W/s.bin"
+none "final profile on a full disk" "$W/full.pb.gz"
 # An output that exists and is no regular file is written in place, never renamed over: /dev/full
 # stays the device (drain may run as root), a FIFO's reader gets the profile.
 expect_rc "-o /dev/full" 1 "No space left on device" $D -q -o /dev/full "$W/s.bin"
@@ -100,9 +100,9 @@ expect_rc "--top to a full stdout" 1 "standard output" \
   bash -c "exec $D -q -o '$W/top.pb.gz' --top 5 '$W/s.bin' >/dev/full"
 expect_rc "--help to a full stdout" 1 "standard output" bash -c "exec $DRAIN_REL --help >/dev/full"
 expect_rc "merge of a missing file" 1 "No such file" $D merge "$W/m.pb.gz" "$W/none.pb.gz"
-expect_rc "merge into a full disk" 1 "No space left on device" \
-  env D="$D" W="$W" bash -c 'ln -s /dev/full "$W/mfull.pb.gz.tmp$$"; exec $D merge "$W/mfull.pb.gz" "$W/ok.pb.gz"'
-rm -f "$W"/mfull.pb.gz.tmp*
+expect_rc "merge into a full disk" 1 "$W/mfull.pb.gz: File too large" \
+  full_disk $D merge "$W/mfull.pb.gz" "$W/ok.pb.gz"
+none "merge into a full disk" "$W/mfull.pb.gz"
 # An error outranks "no frame": garbage with a missing ELF is the ELF's error.
 head -c 5000 /dev/urandom >"$W/random.bin"
 expect_rc "missing ELF and no frame: the ELF error" 1 "No such file" $D --elf "$W/none.elf" "$W/random.bin"

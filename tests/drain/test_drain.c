@@ -880,7 +880,7 @@ static void test_stack_full(void)
     CHECK(fd >= 0);
     if (fd >= 0) {
         close(fd);
-        CHECK(report_folded(&bt, path) == 0);
+        CHECK(report_folded(&bt, path, (char[256]){0}, 256) == 0);
         FILE *ff = fopen(path, "r");
         char line[256];
         int got = 0;

@@ -65,7 +65,7 @@ static void check_profile(struct run *r, const char *kind)
     int final = strcmp(kind, "final") == 0;
     report_top(devnull, r->cur, &b, 5, final);
     report_summary(devnull, r->cur, &b, msamp_dec_stats(r->dec), "fuzz.pb.gz");
-    if (final && report_folded(&b, "/dev/null") != 0)
+    if (final && report_folded(&b, "/dev/null", err, sizeof(err)) != 0)
         die("report_folded", "cannot write /dev/null");
     if (final) {
         report_lifetimes(devnull, r->cur, &b, 5);

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 void drain_oom(void)
 {
@@ -299,4 +301,68 @@ void fmt_bytes(char *out, size_t n, double b)
         snprintf(out, n, "%.0f B", b);
     else
         snprintf(out, n, "%.*f %s", a < 0.9995 ? 3 : a < 9.995 ? 2 : a < 99.95 ? 1 : 0, b, unit[u]);
+}
+
+int out_open(struct out_file *o, const char *path, char *err, size_t errlen)
+{
+    o->path = path;
+    o->tmp = NULL;
+    o->f = NULL;
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        o->f = fopen(path, "w");
+        if (o->f)
+            return 0;
+    } else {
+        const char *name = base_name(path);
+        size_t dl = (size_t)(name - path);
+        o->tmp = xmalloc(strlen(path) + 9);
+        snprintf(o->tmp, strlen(path) + 9, "%.*s.%s.XXXXXX", (int)dl, path, name);
+        int fd = mkstemp(o->tmp);
+        if (fd >= 0) {
+            /* mkstemp's 0600 to what a plain create would give (0666 less the umask) */
+            mode_t um = umask(0);
+            umask(um);
+            o->f = fchmod(fd, 0666 & ~um) == 0 ? fdopen(fd, "w") : NULL;
+            if (o->f)
+                return 0;
+            int e = errno;
+            close(fd);
+            unlink(o->tmp);
+            errno = e;
+        }
+        free(o->tmp);
+        o->tmp = NULL;
+    }
+    int e = errno;
+    snprintf(err, errlen, "%s: %s", path, strerror(e));
+    errno = e;
+    return -1;
+}
+
+int out_close(struct out_file *o, int failed, char *err, size_t errlen)
+{
+    int e = 0;
+    errno = 0;
+    if (!failed && (fflush(o->f) != 0 || ferror(o->f)))
+        e = errno ? errno : EIO;
+    if (o->tmp && !failed && !e && fsync(fileno(o->f)) != 0)
+        e = errno;
+    if (o->f != stdout && fclose(o->f) != 0 && !e)
+        e = errno;
+    if (o->tmp && !failed && !e && rename(o->tmp, o->path) != 0)
+        e = errno;
+    if (o->tmp && (failed || e))
+        unlink(o->tmp);
+    free(o->tmp);
+    o->tmp = NULL;
+    o->f = NULL;
+    if (failed)
+        return -1;
+    if (e) {
+        snprintf(err, errlen, "%s: %s", o->path, strerror(e));
+        errno = e;
+        return -1;
+    }
+    return 0;
 }

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit status when out of memory (docs/DRAIN.md "Exit status"). */
 #define DRAIN_EXIT_OOM 3
@@ -114,6 +115,25 @@ int parse_num(const char *s, double lo, double hi, double *out);
 
 /* The file name part of a path: what follows its last '/'. */
 const char *base_name(const char *path);
+
+/* An output file written whole or not at all (docs/DRAIN.md "Output files"): out_open writes to a
+ * temporary DIR/.NAME.XXXXXX beside PATH, out_close renames it over PATH once every byte is out
+ * (flushed, synced, closed without error) and removes it otherwise. A PATH that exists and is no
+ * regular file (/dev/stdout, a FIFO, /dev/full) is written in place: a rename would replace the
+ * device node or the FIFO with a file. Every file drain writes goes through it; a writer whose
+ * "-" means stdout sets {stdout, "-", NULL} itself (out_close flushes stdout, never closes it). */
+struct out_file {
+    FILE *f;          /* where to write */
+    const char *path; /* the target */
+    char *tmp;        /* the temporary, or NULL when written in place */
+};
+/* 0 and o->f open, or -1 with "PATH: reason" in err (errno set). */
+int out_open(struct out_file *o, const char *path, char *err, size_t errlen);
+/* Completes the file: 0, or -1 with "PATH: reason" in err (errno set) when a write, the flush,
+ * the sync, the close or the rename failed; then nothing is left at PATH but what was there
+ * before. failed set (the writer's own failure, whose message it gives): the temporary is removed
+ * and -1 returned, err untouched. */
+int out_close(struct out_file *o, int failed, char *err, size_t errlen);
 
 /* Bytes in binary units to 3 significant digits, as every text and view of drain writes them:
  * "512 B", "1.09 KiB", "26.0 MiB", "471 KiB", "-3.00 KiB" (bytes below 1 KiB whole). */

@@ -903,30 +903,39 @@ static const char rank_sql[] =
     "(SELECT coalesce((SELECT t FROM unnest(p.sample_types) t WHERE t = 'inuse_space'),"
     " p.sample_types[array_length(p.sample_types, 1)]))";
 
-/* --json FILE of a query: *jf the open file (NULL without --json); -1 with why when it cannot be
- * opened. */
-static int json_open(FILE **jf, const char *path, char *err, size_t errlen)
+/* err ("PATH: reason") as "--json PATH: reason": -1. */
+static int json_failed(char *err, size_t errlen)
 {
-    *jf = path ? fopen(path, "w") : NULL;
-    if (path && !*jf) {
-        snprintf(err, errlen, "--json %s: %s", path, strerror(errno));
-        return -1;
+    size_t n = strnlen(err, errlen - 1);
+    if (errlen > 8) {
+        n = n + 7 < errlen ? n : errlen - 8;
+        memmove(err + 7, err, n);
+        memcpy(err, "--json ", 7);
+        err[n + 7] = 0;
     }
+    return -1;
+}
+
+/* --json FILE of a query, written whole or not at all (util.h's out_file): *jf the open file
+ * (NULL without --json); -1 with why when it cannot be opened. */
+static int json_open(struct out_file *o, FILE **jf, const char *path, char *err, size_t errlen)
+{
+    *jf = NULL;
+    if (!path)
+        return 0;
+    if (out_open(o, path, err, errlen) != 0)
+        return json_failed(err, errlen);
+    *jf = o->f;
     return 0;
 }
 
-/* Ends the document with tail and closes it: -1 with why when the writes failed (a full disk). */
-static int json_close(FILE *jf, const char *path, const char *tail, char *err, size_t errlen)
+/* Ends the document with tail and completes it: -1 with why when the writes failed (a full disk). */
+static int json_close(struct out_file *o, FILE *jf, const char *tail, char *err, size_t errlen)
 {
     if (!jf)
         return 0;
     fputs(tail, jf);
-    int bad = ferror(jf);
-    if (fclose(jf) != 0 || bad) {
-        snprintf(err, errlen, "--json %s: %s", path, bad ? "write error" : strerror(errno));
-        return -1;
-    }
-    return 0;
+    return out_close(o, 0, err, errlen) == 0 ? 0 : json_failed(err, errlen);
 }
 
 /* top: the selection's sample types (in the profiles' order), then one row per site (stack, task)
@@ -964,8 +973,9 @@ static int fleet_top(PGconn *c, struct sel *s, long ntop, char *err, size_t errl
     sb_printf(&q, " LIMIT %ld", ntop);
     PGresult *r = sel_query(c, s, q.s, err, errlen);
     free(q.s);
+    struct out_file jo;
     FILE *jf = NULL;
-    if (!r || json_open(&jf, s->json, err, errlen) < 0) {
+    if (!r || json_open(&jo, &jf, s->json, err, errlen) < 0) {
         PQclear(r);
         PQclear(ty);
         return -1;
@@ -1011,7 +1021,7 @@ static int fleet_top(PGconn *c, struct sel *s, long ntop, char *err, size_t errl
         if (jf)
             fputs("}}", jf);
     }
-    int rc = json_close(jf, s->json, "]}\n", err, errlen);
+    int rc = json_close(&jo, jf, "]}\n", err, errlen);
     PQclear(r);
     PQclear(ty);
     return rc;
@@ -1103,8 +1113,9 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
               rank_sql, rank_sql, s->where.s);
     PGresult *r = sel_query(c, s, q.s, err, errlen);
     free(q.s);
+    struct out_file jo;
     FILE *jf = NULL;
-    if (!r || json_open(&jf, s->json, err, errlen) < 0) {
+    if (!r || json_open(&jo, &jf, s->json, err, errlen) < 0) {
         PQclear(r);
         return -1;
     }
@@ -1141,7 +1152,7 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
             free(b.s);
         }
     }
-    int rc = json_close(jf, s->json, "]}\n", err, errlen);
+    int rc = json_close(&jo, jf, "]}\n", err, errlen);
     PQclear(r);
     return rc;
 }
@@ -1268,8 +1279,9 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
     PGresult *r = sel_query(c, s, q.s, err, errlen);
     free(q.s);
     PGresult *rv = r ? verdict_leaks(c, s, err, errlen) : NULL;
+    struct out_file jo;
     FILE *jf = NULL;
-    if (!r || !rv || json_open(&jf, s->json, err, errlen) < 0) {
+    if (!r || !rv || json_open(&jo, &jf, s->json, err, errlen) < 0) {
         PQclear(r);
         PQclear(rv);
         return -1;
@@ -1392,7 +1404,7 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
     }
     free(site_of);
     free(x);
-    int rc = json_close(jf, s->json, "]}\n", err, errlen);
+    int rc = json_close(&jo, jf, "]}\n", err, errlen);
     PQclear(r);
     PQclear(rv);
     return rc;

@@ -1,12 +1,10 @@
 #include "prof_file.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -44,35 +42,17 @@ int prof_write_file(const struct prof *p, const char *path, char *err, size_t er
         errno = EINVAL;
         return -1;
     }
+    struct out_file o;
+    if (out_open(&o, path, err, errlen) != 0)
+        return -1;
+    /* Level 1 like Go's runtime/pprof: profiles are written often, read rarely. */
+    int fd = dup(fileno(o.f));
+    gzFile gz = fd < 0 ? NULL : gzdopen(fd, "wb1");
+    int e = fd < 0 ? errno : ENOMEM, rc = -1;
+    if (fd >= 0 && !gz)
+        close(fd);
     struct buf b = {0};
-    size_t n = strlen(path);
-    char *tmp = xmalloc(n + 32);
-    /* A regular file (or a new one) is written beside and renamed into place, so a reader never
-     * sees half a profile; anything else that exists (/dev/stdout, a FIFO, /dev/full) is written
-     * directly: a rename would replace the device node or the FIFO with a file. */
-    struct stat st;
-    int direct = stat(path, &st) == 0 && !S_ISREG(st.st_mode);
-    if (direct)
-        snprintf(tmp, n + 32, "%s", path);
-    else
-        snprintf(tmp, n + 32, "%s.tmp%ld", path, (long)getpid());
-    const char *step = "create";
-    int e = 0, rc = -1;
-    int fd = direct ? open(tmp, O_WRONLY | O_TRUNC | O_CLOEXEC)
-                    : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    gzFile gz = NULL;
-    if (fd < 0) {
-        e = errno;
-    } else {
-        /* Level 1 like Go's runtime/pprof: profiles are written often, read rarely. */
-        gz = gzdopen(fd, "wb1");
-        if (!gz) {
-            e = ENOMEM;
-            close(fd);
-        }
-    }
     if (gz) {
-        step = "write";
         /* Encoded and compressed a chunk at a time: the whole encoding is never in memory. */
         struct gz_sink sink = {gz, 0};
         rc = prof_encode_to(p, &b, gz_sink, &sink);
@@ -83,24 +63,15 @@ int prof_write_file(const struct prof *p, const char *path, char *err, size_t er
             e = errno ? errno : EIO;
             rc = -1;
         }
-        if (rc == 0 && !direct && rename(tmp, path) != 0) {
-            e = errno;
-            step = "rename into place";
-            rc = -1;
-        }
-        if (rc != 0 && !direct)
-            unlink(tmp);
     }
-    if (rc != 0) {
-        if (strcmp(step, "rename into place") == 0 || direct)
-            snprintf(err, errlen, "%s: %s", path, strerror(e));
-        else
-            snprintf(err, errlen, "%s: cannot %s %s: %s", path, step, tmp, strerror(e));
-        errno = e;
-    }
-    free(tmp);
     buf_free(&b);
-    return rc;
+    if (rc != 0) {
+        snprintf(err, errlen, "%s: %s", path, strerror(e));
+        out_close(&o, 1, err, errlen);
+        errno = e;
+        return -1;
+    }
+    return out_close(&o, 0, err, errlen);
 }
 
 /* Inflates gzip data, every member of a multi-member file, to at most PROF_MAX_FILE bytes. 0, or

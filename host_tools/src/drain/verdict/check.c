@@ -30,6 +30,7 @@
 
 #define CHECK_MAX_BUDGETS 1024
 #define CHECK_MAX_SPEC 512
+#define CHECK_MAX_BUDGETS_FILE (1 << 20) /* bytes of a --budgets file at most */
 #define CHECK_MAX_LEAKS 4096
 
 enum kind { K_INUSE, K_ALLOC, K_PEAK, K_GROWTH, K_EXHAUST };
@@ -209,7 +210,37 @@ static int parse_spec(const char *spec, struct budget *b, char *why, size_t whyl
     return 0;
 }
 
-/* --budgets FILE: one SPEC a line; '#' starts a comment, blank lines are skipped. */
+/* Line no of a budgets file (its newline gone, NUL-terminated): its SPEC into b[*nb], if any. */
+static int budget_line(char *line, const char *path, int no, struct budget *b, size_t *nb,
+                       char *why, size_t whylen)
+{
+    char *h = strchr(line, '#');
+    if (h)
+        *h = 0;
+    char *s = line;
+    while (isspace((unsigned char)*s))
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && isspace((unsigned char)e[-1]))
+        *--e = 0;
+    if (!*s)
+        return 0;
+    if (*nb >= CHECK_MAX_BUDGETS) {
+        snprintf(why, whylen, "%s:%d: more than %d budgets", path, no, CHECK_MAX_BUDGETS);
+        return -1;
+    }
+    char w[600];
+    if (parse_spec(s, &b[*nb], w, sizeof(w)) != 0) {
+        snprintf(why, whylen, "%s:%d: %s", path, no, w);
+        return -1;
+    }
+    (*nb)++;
+    return 0;
+}
+
+/* --budgets FILE: one SPEC a line; '#' starts a comment, blank lines are skipped. Text only: a
+ * NUL byte, a line longer than CHECK_MAX_SPEC + 2 bytes or a file longer than
+ * CHECK_MAX_BUDGETS_FILE bytes (/dev/zero, a pipe that never ends) is refused, read no further. */
 static int read_budgets(const char *path, struct budget *b, size_t *nb, char *why, size_t whylen)
 {
     FILE *f = fopen(path, "r");
@@ -217,48 +248,35 @@ static int read_budgets(const char *path, struct budget *b, size_t *nb, char *wh
         snprintf(why, whylen, "--budgets %s: %s", path, strerror(errno));
         return -1;
     }
-    char line[CHECK_MAX_SPEC + 4];
-    int no = 0, rc = 0;
-    while (rc == 0 && fgets(line, sizeof(line), f)) {
-        no++;
-        size_t l = strlen(line);
-        if (l == sizeof(line) - 1 && line[l - 1] != '\n') {
-            snprintf(why, whylen, "%s:%d: line too long", path, no);
+    char line[CHECK_MAX_SPEC + 3];
+    size_t l = 0, total = 0;
+    int no = 1, rc = 0, c;
+    while (rc == 0 && (c = getc(f)) != EOF) {
+        if (++total > CHECK_MAX_BUDGETS_FILE) {
+            snprintf(why, whylen, "%s: larger than %d bytes: not a budgets file", path,
+                     CHECK_MAX_BUDGETS_FILE);
             rc = -1;
-            break;
-        }
-        if (memchr(line, 0, l) != NULL || l != strlen(line)) {
-            snprintf(why, whylen, "%s:%d: a NUL byte", path, no);
+        } else if (c == 0) {
+            snprintf(why, whylen, "%s:%d: a NUL byte (a budgets file is text)", path, no);
             rc = -1;
-            break;
-        }
-        char *h = strchr(line, '#');
-        if (h)
-            *h = 0;
-        char *s = line;
-        while (isspace((unsigned char)*s))
-            s++;
-        char *e = s + strlen(s);
-        while (e > s && isspace((unsigned char)e[-1]))
-            *--e = 0;
-        if (!*s)
-            continue;
-        if (*nb >= CHECK_MAX_BUDGETS) {
-            snprintf(why, whylen, "%s:%d: more than %d budgets", path, no, CHECK_MAX_BUDGETS);
+        } else if (c != '\n' && l == sizeof(line) - 1) {
+            snprintf(why, whylen, "%s:%d: line too long (over %zu bytes)", path, no, l);
             rc = -1;
-            break;
+        } else if (c != '\n') {
+            line[l++] = (char)c;
+        } else {
+            line[l] = 0;
+            rc = budget_line(line, path, no++, b, nb, why, whylen);
+            l = 0;
         }
-        char w[600];
-        if (parse_spec(s, &b[*nb], w, sizeof(w)) != 0) {
-            snprintf(why, whylen, "%s:%d: %s", path, no, w);
-            rc = -1;
-            break;
-        }
-        (*nb)++;
     }
     if (rc == 0 && ferror(f)) {
-        snprintf(why, whylen, "%s: read error", path);
+        snprintf(why, whylen, "%s: read error: %s", path, strerror(errno));
         rc = -1;
+    }
+    if (rc == 0 && l > 0) { /* the last line without its newline */
+        line[l] = 0;
+        rc = budget_line(line, path, no, b, nb, why, whylen);
     }
     fclose(f);
     return rc;
@@ -550,11 +568,12 @@ static void line_of(const struct budget *b, char *out, size_t n)
 }
 
 static int write_junit(const char *path, const struct budget *b, size_t nb, const char *input,
-                       const struct family *fam)
+                       const struct family *fam, char *why, size_t whylen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
+    struct out_file o;
+    if (out_open(&o, path, why, whylen) != 0)
         return -1;
+    FILE *f = o.f;
     size_t fails = 0;
     for (size_t i = 0; i < nb; i++)
         fails += b[i].st == S_FAIL;
@@ -584,15 +603,17 @@ static int write_junit(const char *path, const struct budget *b, size_t nb, cons
         fputs("]</system-out>\n  </testcase>\n", f);
     }
     fputs("</testsuite>\n</testsuites>\n", f);
-    return fclose(f);
+    return out_close(&o, 0, why, whylen);
 }
 
 static int write_check_json(const char *path, const struct budget *b, size_t nb,
-                            const struct family *fam, const struct prof *p)
+                            const struct family *fam, const struct prof *p, char *why,
+                            size_t whylen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
+    struct out_file o;
+    if (out_open(&o, path, why, whylen) != 0)
         return -1;
+    FILE *f = o.f;
     fputs("{\"family\": {\"method\": ", f);
     json_str(f, fam->per_budget ? "none" : "holm");
     fputs(", \"alpha\": ", f);
@@ -640,7 +661,7 @@ static int write_check_json(const char *path, const struct budget *b, size_t nb,
         fputc('}', f);
     }
     fputs("]}\n", f);
-    return fclose(f);
+    return out_close(&o, 0, why, whylen);
 }
 
 static const char check_usage[] =
@@ -742,12 +763,12 @@ int drain_check(int argc, char **argv)
     }
     family_line(&fam, l, sizeof(l));
     printf("%s\n", l);
-    if (junit && write_junit(junit, b, nb, input, &fam) != 0) {
-        fprintf(stderr, "drain check: --junit %s: %s\n", junit, strerror(errno));
+    if (junit && write_junit(junit, b, nb, input, &fam, why, sizeof(why)) != 0) {
+        fprintf(stderr, "drain check: --junit %s\n", why);
         rc = 1;
     }
-    if (va.json && write_check_json(va.json, b, nb, &fam, &p) != 0) {
-        fprintf(stderr, "drain check: --json %s: %s\n", va.json, strerror(errno));
+    if (va.json && write_check_json(va.json, b, nb, &fam, &p, why, sizeof(why)) != 0) {
+        fprintf(stderr, "drain check: --json %s\n", why);
         rc = 1;
     }
     vprof_free(&v);

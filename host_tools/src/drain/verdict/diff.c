@@ -260,16 +260,16 @@ int drain_diff(int argc, char **argv)
     }
     const char *json = va.json;
     if (json) {
-        FILE *f = fopen(json, "w");
-        if (!f) {
-            fprintf(stderr, "drain diff: --json %s: %s\n", json, strerror(errno));
+        struct out_file o;
+        char why[1100];
+        int bad = out_open(&o, json, why, sizeof(why)) != 0;
+        if (!bad) {
+            write_diff_json(o.f, d, m, v, p, in);
+            bad = out_close(&o, 0, why, sizeof(why)) != 0;
+        }
+        if (bad) {
+            fprintf(stderr, "drain diff: --json %s\n", why);
             rc = 1;
-        } else {
-            write_diff_json(f, d, m, v, p, in);
-            if (fclose(f) != 0) {
-                fprintf(stderr, "drain diff: --json %s: %s\n", json, strerror(errno));
-                rc = 1;
-            }
         }
     }
     for (size_t i = 0; i < m; i++)

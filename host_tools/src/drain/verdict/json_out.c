@@ -246,11 +246,10 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
 int json_write(const char *path, const struct json_session *s, size_t n, char *why,
                size_t whylen)
 {
-    FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "w");
-    if (!f) {
-        snprintf(why, whylen, "%s: %s", path, strerror(errno));
+    struct out_file o = {stdout, path, NULL};
+    if (strcmp(path, "-") != 0 && out_open(&o, path, why, whylen) != 0)
         return -1;
-    }
+    FILE *f = o.f;
     int rc = 0;
     fputs("{\"sessions\": [", f);
     for (size_t i = 0; i < n && rc == 0; i++) {
@@ -264,10 +263,5 @@ int json_write(const char *path, const struct json_session *s, size_t n, char *w
         vprof_free(&v);
     }
     fputs("]}\n", f);
-    if (f != stdout ? fclose(f) != 0 : fflush(f) != 0) {
-        if (rc == 0)
-            snprintf(why, whylen, "%s: %s", path, strerror(errno));
-        rc = -1;
-    }
-    return rc;
+    return out_close(&o, rc != 0, why, whylen);
 }

@@ -1,4 +1,5 @@
 #include "flame.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -17,20 +18,6 @@ void views_xml_text(FILE *f, const char *s, size_t n)
         default: fputc(c >= 0x20 && c < 0x7f ? c : '?', f);
         }
     }
-}
-
-int views_close(FILE *f, const char *path, char *err, size_t errlen)
-{
-    errno = 0;
-    int bad = fflush(f) != 0 || ferror(f);
-    int e = errno;
-    if (fclose(f) != 0 && !bad) {
-        bad = 1;
-        e = errno;
-    }
-    if (bad)
-        snprintf(err, errlen, "%s: %s", path, e ? strerror(e) : "write error");
-    return bad ? -1 : 0;
 }
 
 /* One frame of the merged call tree: a function (or an unsymbolized address) under its parent,
@@ -317,13 +304,11 @@ int flame_write(const struct built *b, const struct session *s, int alloc, const
     const double fh = 16, top = 60, bottom = 40;
     double height = top + (maxd + 1) * fh + bottom;
     const char *what = alloc ? "allocated bytes" : "in-use bytes";
-    FILE *f = fopen(path, "w");
-    int rc = 0;
-    if (!f) {
-        snprintf(err, errlen, "%s: %s", path, strerror(errno));
-        rc = -1;
+    struct out_file o;
+    int rc = out_open(&o, path, err, errlen);
+    if (rc != 0)
         goto out;
-    }
+    FILE *f = o.f;
     fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
                "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
                "height=\"%.0f\" viewBox=\"0 0 %d %.0f\" data-total=\"%.0f\">\n"
@@ -389,7 +374,7 @@ int flame_write(const struct built *b, const struct session *s, int alloc, const
                 y + fh - 5);
     }
     fprintf(f, "</svg>\n");
-    rc = views_close(f, path, err, errlen);
+    rc = out_close(&o, 0, err, errlen);
 out:
     free(order);
     free(draw);

@@ -27,7 +27,5 @@ int flame_write(const struct built *b, const struct session *s, int alloc, const
 /* Writes the n bytes of s as XML/HTML text: & < > " ' escaped, bytes outside printable ASCII as
  * '?'. For names and MARK texts (a device's bytes, not trusted). */
 void views_xml_text(FILE *f, const char *s, size_t n);
-/* Closes f (written to path): 0, or -1 with "PATH: reason" in err (a write error, a full disk). */
-int views_close(FILE *f, const char *path, char *err, size_t errlen);
 
 #endif

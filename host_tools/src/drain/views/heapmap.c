@@ -155,11 +155,10 @@ static void neighbour(FILE *f, const struct hw_heap *h, const struct session *s,
 int heapmap_write(const struct hw_heap *h, const struct session *s, const struct built *b,
                   const char *path, char *why, size_t whylen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        snprintf(why, whylen, "%s: cannot create it", path);
+    struct out_file o;
+    if (out_open(&o, path, why, whylen) != 0)
         return -1;
-    }
+    FILE *f = o.f;
     size_t *order, m;
     struct agg *a = aggregate(h, s, &order, &m);
     size_t *rank = xmalloc((s->nsites + 1) * sizeof(*rank));
@@ -288,5 +287,5 @@ int heapmap_write(const struct hw_heap *h, const struct session *s, const struct
     free(rank);
     free(order);
     free(a);
-    return views_close(f, path, why, whylen);
+    return out_close(&o, 0, why, whylen);
 }

@@ -11,6 +11,7 @@
 #include "verdict/marks.h"
 #include "verdict/unseen.h"
 #include "task_use.h"
+#include "util.h"
 
 /* Appends a location's frames to out: "func file:line" for the first frame of the site, then
  * "func:line" for the inlined callers and outer frames, or the address when unsymbolized. */
@@ -409,11 +410,12 @@ static int by_text(const void *a, const void *b)
     return c ? c : x->len < y->len ? -1 : x->len > y->len ? 1 : 0;
 }
 
-int report_folded(const struct built *b, const char *path)
+int report_folded(const struct built *b, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
+    struct out_file o;
+    if (out_open(&o, path, err, errlen) != 0)
         return -1;
+    FILE *f = o.f;
     const struct prof *p = &b->prof, *a = &b->agg;
     struct buf text = {0};
     struct folded_line *lines = xmalloc((a->nsample + 1) * sizeof(*lines));
@@ -453,10 +455,7 @@ int report_folded(const struct built *b, const char *path)
     }
     free(lines);
     buf_free(&text);
-    int rc = ferror(f) ? -1 : 0;
-    if (fclose(f) != 0)
-        rc = -1;
-    return rc;
+    return out_close(&o, 0, err, errlen);
 }
 
 /* A row of --lifetimes: the session sites of one symbolized stack (one row of --top, built.agg). */

@@ -46,8 +46,9 @@ void growth_print_leaks(FILE *f, const struct prof *p);
 struct growth_leak;
 void leaks_line(FILE *f, const struct prof *p, const struct growth_leak *lk, const char *lead);
 /* Folded stacks (root first, ';'-separated frames "func@file.c:LINE", then in-use bytes) for
- * flame-graph tools: one line per distinct symbolized stack. */
-int report_folded(const struct built *b, const char *path);
+ * flame-graph tools: one line per distinct symbolized stack, written to path whole or not at all
+ * (util.h's out_file). 0, or -1 with "PATH: reason" in err. */
+int report_folded(const struct built *b, const char *path, char *err, size_t errlen);
 /* Lifetimes of the top n sites by allocated bytes: sampled allocations freed, by lifetime bucket,
  * and live, by age (--lifetimes). */
 void report_lifetimes(FILE *f, const struct session *s, const struct built *b, size_t n);

@@ -10,6 +10,7 @@
 #include "report.h"
 #include "verdict/exhaust.h"
 #include "verdict/growth.h"
+#include "util.h"
 
 /* One time bin: the estimate after the last record that fell in it (its time in ts), and the
  * largest total seen in it (peaks survive the merging of bins). */
@@ -651,13 +652,15 @@ int timeline_write(const struct timeline *tl, const struct session *s, const str
     for (int w = 0; w < 2; w++) {
         if (!paths[w])
             continue;
-        FILE *f = fopen(paths[w], "w");
-        if (!f) {
+        struct out_file o;
+        char e2[1100];
+        if (out_open(&o, paths[w], e2, sizeof(e2)) != 0) {
             if (rc == 0)
-                snprintf(err, errlen, "%s: %s", paths[w], strerror(errno));
+                snprintf(err, errlen, "%s", e2);
             rc = -1;
             continue;
         }
+        FILE *f = o.f;
         if (w == 0) {
             write_html(f, tl, s, top, ntop, names, leak);
             /* The forecast the profile holds, as --top says it (verdict/exhaust.h). */
@@ -671,8 +674,7 @@ int timeline_write(const struct timeline *tl, const struct session *s, const str
         } else {
             write_csv(f, tl, s, &c, top, ntop, names);
         }
-        char e2[1100];
-        if (views_close(f, paths[w], e2, sizeof(e2)) != 0) {
+        if (out_close(&o, 0, e2, sizeof(e2)) != 0) {
             if (rc == 0)
                 snprintf(err, errlen, "%s", e2);
             rc = -1;

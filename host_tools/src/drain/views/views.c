@@ -68,10 +68,7 @@ static int write_lifetimes(const struct view_run *r, char *why, size_t whylen)
 
 static int write_folded(const struct view_run *r, char *why, size_t whylen)
 {
-    if (report_folded(r->b, r->path[0]) == 0)
-        return 0;
-    snprintf(why, whylen, "%s: %s", r->path[0], strerror(errno));
-    return -1;
+    return report_folded(r->b, r->path[0], why, whylen);
 }
 
 /* --peak: the session's in-use profile at its peak (named as -o names sessions). */
