@@ -156,8 +156,9 @@ struct sym_elf *sym_library(const char *path, const uint8_t *build_id, size_t bu
                             : NULL;
     size_t blen = 0;
     const uint8_t *bid = e ? sym_build_id(e, &blen) : NULL;
-    /* Another build at that path now (an upgraded library): its symbols would be wrong. */
-    if (e && (blen != build_id_len || memcmp(bid, build_id, blen) != 0)) {
+    /* Another build at that path now (an upgraded library): its symbols would be wrong. A mapping
+     * that names no build-id (a core dump's file note: drain --core) is taken by its path. */
+    if (e && build_id_len != 0 && (blen != build_id_len || memcmp(bid, build_id, blen) != 0)) {
         sym_close(e);
         e = NULL;
     }
