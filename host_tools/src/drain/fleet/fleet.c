@@ -754,40 +754,55 @@ static const char push_usage[] =
     "Stores pprof profiles (drain's) in PostgreSQL: CONNINFO is a libpq connection string or URI.\n"
     "A profile already stored (the same bytes) is stored once. See docs/FLEET.md.\n";
 
+/* push's connection, its schema made or migrated; NULL with err. */
+static PGconn *push_open(const char *conninfo, char *err, size_t errlen)
+{
+    PGconn *c = db_open(conninfo, err, errlen);
+    if (c && db_schema(c, 1, err, errlen) != 0) {
+        PQfinish(c);
+        return NULL;
+    }
+    const char *upto = getenv("MSAMP_DRAIN_FLEET_SCHEMA");
+    if (c && upto && atoi(upto) > 0 && atoi(upto) < FLEET_SCHEMA_VERSION) {
+        snprintf(err, errlen, "the schema is at version %d at most (MSAMP_DRAIN_FLEET_SCHEMA)",
+                 atoi(upto));
+        PQfinish(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* Every file is pushed or named with why not. A connection lost on a file (the server went down,
+ * its backend ended) is opened again for the next one; when that fails, each file left is named
+ * with the reason (not tried again: a server that is down would make each wait). */
 int drain_push(int argc, char **argv)
 {
     int head = db_head(argc, argv, push_usage);
     if (head >= 0)
         return head;
     char err[1024];
-    PGconn *c = db_open(argv[2], err, sizeof(err));
-    if (!c || db_schema(c, 1, err, sizeof(err)) != 0) {
-        fprintf(stderr, "drain push: %s\n", err);
-        PQfinish(c);
-        return 1;
-    }
-    const char *upto = getenv("MSAMP_DRAIN_FLEET_SCHEMA");
-    if (upto && atoi(upto) > 0 && atoi(upto) < FLEET_SCHEMA_VERSION) {
-        fprintf(stderr, "drain push: the schema is at version %d at most "
-                "(MSAMP_DRAIN_FLEET_SCHEMA): nothing stored\n", atoi(upto));
-        PQfinish(c);
-        return 1;
-    }
-    int rc = 0, nnew = 0, nold = 0;
+    PGconn *c = push_open(argv[2], err, sizeof(err));
+    int nnew = 0, nold = 0, nfail = 0;
     for (int i = 3; i < argc; i++) {
         int stored = 0;
-        if (push_one(c, argv[i], &stored, err, sizeof(err)) != 0) {
-            fprintf(stderr, "drain push: %s\n", err);
-            rc = 1;
-            if (PQstatus(c) != CONNECTION_OK)
-                break;
-            continue;
+        if (c && PQstatus(c) != CONNECTION_OK) {
+            PQfinish(c);
+            c = push_open(argv[2], err, sizeof(err));
         }
-        stored ? nnew++ : nold++;
+        if (!c) {
+            fprintf(stderr, "drain push: %s: not pushed: %s\n", argv[i], err);
+            nfail++;
+        } else if (push_one(c, argv[i], &stored, err, sizeof(err)) != 0) {
+            fprintf(stderr, "drain push: %s\n", err);
+            nfail++;
+        } else {
+            stored ? nnew++ : nold++;
+        }
     }
-    fprintf(stderr, "drain push: %d profiles stored, %d already there\n", nnew, nold);
+    fprintf(stderr, "drain push: %d profiles stored, %d already there, %d not pushed\n", nnew, nold,
+            nfail);
     PQfinish(c);
-    return rc;
+    return nfail ? 1 : 0;
 }
 
 /* ---- drain fleet ---- */
