@@ -3,7 +3,9 @@
 # (tests/fleet/pg.sh) and profiles of a generated stream (tests/drain/gen.c: no board). Every file
 # is pushed or named: the connection lost on one (a trigger ends its backend): the next still
 # pushed, exit 1; the server stopped on one (a trigger asks the postmaster for a fast shutdown):
-# each file left named with the reason, exit 1, and pushed once the server is back.
+# each file left named with the reason, exit 1, and pushed once the server is back. A label
+# holding a NUL byte (the device's name cut there would be another device's): refused, named,
+# nothing of it stored, the other file stored.
 set -u
 D=${DRAIN:?} W=${W:?} GEN=${GEN:?}
 T=$(dirname "$0")
@@ -56,6 +58,17 @@ push again "$W/p4.pb.gz" "$W/p2.pb.gz"
 [ $rc = 0 ] && [ "$(stored "$W/p4.pb.gz")$(stored "$W/p2.pb.gz")" = 11 ] && ok "the server back: both pushed" ||
   { fail "server back: exit $rc"; cat "$W/again.err"; }
 
+# A NUL byte in a label: p1 with its session label made a device label (device=SID), and a copy
+# whose device is SID, a NUL byte and more: refused, named, nothing stored; the other stored.
+sid=$(pg_sql "select session from msamp_profile where sha256 = decode('$(sha "$W/p1.pb.gz")', 'hex')")
+python3 "$T/strtab.py" "$W/p1.pb.gz" "$W/dev.pb.gz" session device || fail "strtab.py"
+python3 "$T/strtab.py" "$W/dev.pb.gz" "$W/nul.pb.gz" "$sid" "$sid\\0evil" || fail "strtab.py NUL"
+push nul "$W/nul.pb.gz" "$W/dev.pb.gz"
+n=$(pg_sql "select count(*) from msamp_profile where device like '$sid%'")
+[ $rc = 1 ] && grep -q "nul.pb.gz: a label device holds a NUL byte (\"$sid\\\\0...\"): refused" "$W/nul.err" &&
+  [ "$(stored "$W/dev.pb.gz")" = 1 ] && [ "$(stored "$W/nul.pb.gz")" = 0 ] && [ "$n" = 1 ] &&
+  ok "a NUL in a label: refused, exit 1: $(head -1 "$W/nul.err" | cut -c1-160)" ||
+  { fail "a NUL in a label: exit $rc, $n rows of device $sid"; cat "$W/nul.err"; }
 
 [ $nfail = 0 ] || { echo "FAIL: $nfail"; exit 1; }
 echo "all ok"

@@ -535,6 +535,42 @@ static void sb_array(struct sbuf *b, const char *const *v, size_t n)
     sb_cstr(b, "}");
 }
 
+/* Whether string i holds a NUL byte (its text cut there). */
+static int has_nul(const struct prof *p, int64_t i)
+{
+    return i > 0 && (size_t)i < p->nstr && memchr(p->str[i], 0, p->strlen[i]) != NULL;
+}
+
+/* A string the store keeps as text (a label's key or value, a sample type, a comment, a mapping's
+ * build id) that holds a NUL byte: PostgreSQL's text cannot hold one, and cut there a device's name
+ * would be another's. 0 when there is none, else -1 with what it is in why. */
+static int nul_check(const struct prof *p, char *why, size_t whylen)
+{
+    const char *what = NULL;
+    int64_t at = 0, key = 0;
+    for (size_t s = 0; s < p->nsample && !what; s++)
+        for (uint32_t l = 0; l < p->sample[s].nlabel && !what; l++) {
+            const struct prof_label *lb = &p->labelpool[p->sample[s].label_off + l];
+            if (has_nul(p, lb->key) || has_nul(p, lb->str))
+                what = "a label", key = lb->key, at = has_nul(p, lb->key) ? lb->key : lb->str;
+        }
+    for (size_t v = 0; v < p->nvt && !what; v++)
+        if (has_nul(p, p->vt[v].type))
+            what = "a sample type", at = p->vt[v].type;
+    for (size_t i = 0; i < p->ncomment && !what; i++)
+        if (has_nul(p, p->comment[i]))
+            what = "a comment", at = p->comment[i];
+    for (size_t m = 0; m < p->nmapping && !what; m++)
+        if (has_nul(p, p->mapping[m].build_id))
+            what = "a mapping's build id", at = p->mapping[m].build_id;
+    if (!what)
+        return 0;
+    snprintf(why, whylen, "%s%s%s holds a NUL byte (\"%s\\0...\"): refused, nothing stored (the "
+             "store's text cannot hold one; cut there, it would be another's)", what,
+             key ? " " : "", key ? pstr(p, key) : "", pstr(p, at));
+    return -1;
+}
+
 static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
@@ -556,7 +592,12 @@ static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t 
     }
     struct prof p;
     char why[512];
-    if (prof_read_mem(&p, raw.p, raw.len, why, sizeof(why)) != 0) {
+    int bad = prof_read_mem(&p, raw.p, raw.len, why, sizeof(why));
+    if (bad == 0 && nul_check(&p, why, sizeof(why)) != 0) {
+        prof_free(&p);
+        bad = -1;
+    }
+    if (bad != 0) {
         snprintf(err, errlen, "%s: %s", path, why);
         buf_free(&raw);
         return -1;
