@@ -5,7 +5,8 @@
 # pushed, exit 1; the server stopped on one (a trigger asks the postmaster for a fast shutdown):
 # each file left named with the reason, exit 1, and pushed once the server is back. A label
 # holding a NUL byte (the device's name cut there would be another device's): refused, named,
-# nothing of it stored, the other file stored.
+# nothing of it stored, the other file stored. Times the server does not read (--since, --until,
+# prune --before): bad input, exit 2, named; a time it reads: exit 0.
 set -u
 D=${DRAIN:?} W=${W:?} GEN=${GEN:?}
 T=$(dirname "$0")
@@ -70,5 +71,18 @@ n=$(pg_sql "select count(*) from msamp_profile where device like '$sid%'")
   ok "a NUL in a label: refused, exit 1: $(head -1 "$W/nul.err" | cut -c1-160)" ||
   { fail "a NUL in a label: exit $rc, $n rows of device $sid"; cat "$W/nul.err"; }
 
+# Times: one the server does not read is bad input (exit 2) named; one it reads runs (exit 0).
+for c in "top --since yesterday-ish" "merge $W/m.pb.gz --until 2026-13-45" "devices --since 1e999" \
+  "leaks --until 99999999999999999999" "prune --before not-a-time"; do
+  set -- $c
+  "$D" fleet --db "$PG_CONN" $c >/dev/null 2>"$W/t.err"; rc=$?
+  v=${c##* }
+  [ $rc = 2 ] && grep -q -- "--[a-z]* $v: not a time (seconds since the epoch or a timestamp): " "$W/t.err" &&
+    ok "fleet $1, bad time: exit 2, $(head -1 "$W/t.err" | cut -c1-160)" || { fail "fleet $c: exit $rc"; cat "$W/t.err"; }
+done
+"$D" fleet --db "$PG_CONN" top --since 0 --until '2100-01-01 00:00:00+00' >/dev/null 2>"$W/t.err" &&
+  ok "fleet top, times it reads: exit 0" || { fail "fleet top --since 0: exit $?"; cat "$W/t.err"; }
+[ "$(pg_sql 'select count(*) from msamp_profile')" = 5 ] && ok "the store: 5 profiles (none pruned)" ||
+  fail "the store: $(pg_sql 'select count(*) from msamp_profile') profiles, want 5"
 [ $nfail = 0 ] || { echo "FAIL: $nfail"; exit 1; }
 echo "all ok"

@@ -874,6 +874,28 @@ static void time_sql(struct sbuf *b, const char *pn)
     sb_printf(b, "(CASE WHEN %s ~ '^[0-9]+(\\.[0-9]*)?$' THEN to_timestamp(%s::float8)"
               " ELSE %s::timestamptz END)", pn, pn, pn);
 }
+/* Whether the server reads t as a time (time_sql): 0; 2 with why when it does not (a data
+ * exception, SQLSTATE class 22: bad input, the command line's); -1 with why on another error. */
+static int time_check(PGconn *c, const char *opt, const char *t, char *why, size_t whylen)
+{
+    struct sbuf q = {0};
+    sb_cstr(&q, "SELECT ");
+    time_sql(&q, "$1::text");
+    PGresult *r = PQexecParams(c, q.s, 1, NULL, &t, NULL, NULL, 0);
+    free(q.s);
+    if (PQresultStatus(r) == PGRES_TUPLES_OK) {
+        PQclear(r);
+        return 0;
+    }
+    const char *st = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    int bad = st && strncmp(st, "22", 2) == 0;
+    char what[128];
+    snprintf(what, sizeof(what), "%s %s%s", opt, t,
+             bad ? ": not a time (seconds since the epoch or a timestamp)" : "");
+    db_err(c, r, what, why, whylen);
+    return bad ? 2 : -1;
+}
+
 static void time_cond(struct sel *s, const char *col, const char *op, const char *t)
 {
     const char *pn = add_param(s, t);
@@ -1584,8 +1606,13 @@ int drain_fleet(int argc, char **argv)
     sel_build(&s);
     char err[1024];
     PGconn *c = db_open(conninfo, err, sizeof(err));
-    int rc = -1;
-    if (c && db_schema(c, 0, err, sizeof(err)) == 0) {
+    int rc = c && db_schema(c, 0, err, sizeof(err)) == 0 ? 0 : -1;
+    /* The times first: one the server does not read is bad input (exit 2), named. */
+    const char *topt[3] = {"--since", "--until", "--before"};
+    const char *tval[3] = {s.since, s.until, strcmp(cmd, "prune") == 0 ? argv[5] : NULL};
+    for (int t = 0; t < 3 && rc == 0; t++)
+        rc = tval[t] ? time_check(c, topt[t], tval[t], err, sizeof(err)) : 0;
+    if (rc == 0) {
         if (out)
             rc = fleet_merge(c, &s, out, err, sizeof(err));
         else if (strcmp(cmd, "prune") == 0)
@@ -1602,5 +1629,5 @@ int drain_fleet(int argc, char **argv)
     PQfinish(c);
     free(s.where.s);
     free(s.where_st.s);
-    return rc == 0 ? 0 : 1;
+    return rc == 0 ? 0 : rc == 2 ? 2 : 1;
 }
