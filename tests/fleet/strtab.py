@@ -1,18 +1,8 @@
 # strtab.py IN OUT OLD NEW [OLD NEW]...: a copy of a pprof profile (gzip or plain; written gzip)
 # whose string table entries equal to OLD read NEW instead ("\0" in NEW a NUL byte). t_push.sh
-# makes a device label of it, and one holding a NUL byte (what drain itself never writes).
+# makes a device label of it, and one holding a NUL byte.
 import gzip, sys
-def varint(b, i):
-    v = s = 0
-    while True:
-        c = b[i]; i += 1; v |= (c & 0x7f) << s; s += 7
-        if c < 0x80: return v, i
-def enc(v):
-    out = bytearray()
-    while True:
-        c = v & 0x7f; v >>= 7
-        if v: out.append(c | 0x80)
-        else: out.append(c); return bytes(out)
+from pbwire import varint, enc
 raw = open(sys.argv[1], "rb").read()
 b = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
 subst = {sys.argv[i].encode(): sys.argv[i + 1].replace("\\0", "\0").encode() for i in range(3, len(sys.argv), 2)}
