@@ -28,7 +28,7 @@ extern "C" {
 enum msamp_error {
     MSAMP_OK = 0,
     MSAMP_ERR_INVAL = -1,  /* bad argument */
-    MSAMP_ERR_STATE = -2,  /* not initialised, or initialised twice */
+    MSAMP_ERR_STATE = -2,  /* not initialised, initialised twice, or ended (msamp_end) */
     MSAMP_ERR_BUSY = -3,   /* no room in the ring right now: call msamp_poll() and retry */
     MSAMP_ERR_IO = -4,     /* the transport failed */
     MSAMP_ERR_UNSUPPORTED = -5, /* not in this build (snapshots without MSAMP_CFG_SNAPSHOTS) */
@@ -175,9 +175,14 @@ int msamp_flush(void);
  * (the hosted port calls it at exit); a stream without END is one that was cut short. Returns as
  * msamp_flush(); MSAMP_ERR_BUSY when the ring had no room for END even after the flush (the
  * transport refuses bytes): call it again once it takes them. MSAMP_ERR_STATE before msamp_init.
- * Once END is written, msamp_poll(), msamp_flush() and msamp_end() only hand the ring's bytes to
- * the transport: on a link that takes them slowly (MSAMP_UART_BAUD, MSAMP_CFG_LINK_BYTES_PER_S)
- * call msamp_flush() until msamp_stats.ring_used is 0. */
+ * END is written once and is the session's last record. Once it is written, msamp_poll(),
+ * msamp_flush() and msamp_end() only hand the ring's bytes to the transport (a second or third
+ * msamp_end() writes no END: it returns as msamp_flush()): on a link that takes them slowly
+ * (MSAMP_UART_BAUD, MSAMP_CFG_LINK_BYTES_PER_S) call msamp_flush() until msamp_stats.ring_used
+ * is 0. After END nothing is recorded: frees and reallocs of sampled blocks pass through
+ * unrecorded (not counted as lost either), and msamp_enable(), msamp_disable(),
+ * msamp_set_interval(), msamp_set_interval_bounds(), msamp_snapshot() and msamp_mark() return
+ * MSAMP_ERR_STATE. */
 int msamp_end(void);
 
 #if MSAMP_CFG_TASK_BUDGETS

@@ -107,15 +107,11 @@ int msamp_init(const struct msamp_config *cfg)
     return MSAMP_OK;
 }
 
-/* G.initialised after END: msamp_poll() and msamp_flush() only move the ring's bytes out (a link
- * that takes them slowly gets them over several calls), and no duty follows END. */
-#define ENDED 2u
-
 int msamp_poll(void)
 {
     if (!G.initialised)
         return MSAMP_ERR_STATE;
-    if (G.initialised == ENDED)
+    if (G.initialised == MSAMP_ENDED)
         return msamp_ring_drain();
 #if MSAMP_CFG_CONTROL
     msamp_command_poll(); /* outside the lock: a command takes it as the API call does */
@@ -170,7 +166,7 @@ int msamp_flush(void)
 
 int msamp_end(void)
 {
-    if (G.initialised == ENDED)
+    if (G.initialised == MSAMP_ENDED)
         return msamp_flush_(0); /* END is written: the rest of the ring */
     int rc = msamp_flush(); /* room for END, and the records before it out first */
     if (rc < 0)
@@ -194,7 +190,7 @@ int msamp_end(void)
     rc = msamp_event_end(&ev, 0);
     msamp_writer_close();
     if (rc == 0)
-        G.initialised = ENDED;
+        G.initialised = MSAMP_ENDED;
     msamp_port_unlock(key);
     return rc != 0 ? MSAMP_ERR_BUSY : msamp_flush_(0);
 }

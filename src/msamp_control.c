@@ -16,7 +16,7 @@ void msamp_context_detach(struct msamp_context *c)
 
 static int set_enabled(uint8_t on)
 {
-    if (!G.initialised)
+    if (G.initialised != 1) /* before msamp_init, or after END */
         return MSAMP_ERR_STATE;
     msamp_port_lock_t key = msamp_port_lock();
     atomic_store_explicit(&G.enabled, on, memory_order_relaxed);
@@ -48,7 +48,7 @@ int msamp_set_interval(uint32_t interval)
 {
     if (interval == 0)
         return MSAMP_ERR_INVAL;
-    if (!G.initialised)
+    if (G.initialised != 1) /* before msamp_init, or after END */
         return MSAMP_ERR_STATE;
     msamp_port_lock_t key = msamp_port_lock();
     int rc = set_locked(interval);
@@ -64,7 +64,7 @@ int msamp_set_interval_bounds(uint32_t min, uint32_t max)
         return MSAMP_ERR_INVAL;
     if (!MSAMP_CFG_ADAPTIVE && min != max)
         return MSAMP_ERR_UNSUPPORTED; /* the interval stays pinned */
-    if (!G.initialised)
+    if (G.initialised != 1) /* before msamp_init, or after END */
         return MSAMP_ERR_STATE;
     msamp_port_lock_t key = msamp_port_lock();
     G.interval_min = min;
@@ -78,7 +78,7 @@ int msamp_set_interval_bounds(uint32_t min, uint32_t max)
 
 int msamp_snapshot(void)
 {
-    if (!G.initialised)
+    if (G.initialised != 1) /* before msamp_init, or after END */
         return MSAMP_ERR_STATE;
 #if MSAMP_CFG_SNAPSHOTS
     msamp_port_lock_t key = msamp_port_lock();
@@ -94,7 +94,7 @@ int msamp_mark(const char *text, size_t len)
 {
     if (text == NULL || len > MSAMP_WIRE_MAX_MARK)
         return MSAMP_ERR_INVAL;
-    if (!G.initialised)
+    if (G.initialised != 1) /* before msamp_init, or after END */
         return MSAMP_ERR_STATE;
     struct msamp_bytes f = {text, (uint32_t)len};
     struct msamp_writer ev;

@@ -298,11 +298,16 @@ void msamp_command_counts(uint32_t *done, uint32_t *repeated, uint32_t *bad, uin
 #define MSAMP_CORE_DROPS MSAMP_DROP_COUNT
 #endif
 
+/* msamp_core.initialised once END is written (msamp_end): msamp_poll() and msamp_flush() only move
+ * the ring's bytes out, the control calls are refused, and the writer takes no event (END is the
+ * session's last record). */
+#define MSAMP_ENDED 2u
+
 /* The core's state, under the port lock but where noted. */
 struct msamp_core {
     struct msamp_writer w; /* first: small offsets keep Thumb loads and stores 16-bit */
     _Atomic uint32_t head, tail; /* free-running ring indexes: producers (locked), the consumer */
-    uint8_t seq, shift, initialised;
+    uint8_t seq, shift, initialised; /* 0, 1, or MSAMP_ENDED */
     _Atomic uint8_t enabled;
     _Atomic uint32_t gen;      /* bumped by every configuration change */
     _Atomic uint32_t interval; /* bytes */

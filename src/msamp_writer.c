@@ -317,9 +317,12 @@ uintptr_t msamp_event_stamp(void)
 
 int msamp_event_end(const struct msamp_writer *mark, int lossy)
 {
-    if (W.wh - W.wt + CLOSE_RESERVE <= MSAMP_CFG_RING_SIZE)
+    /* After END nothing is recorded (a sampled block freed then passes through): taken back, not
+     * counted as lost. */
+    int ended = msamp_core.initialised == MSAMP_ENDED;
+    if (!ended && W.wh - W.wt + CLOSE_RESERVE <= MSAMP_CFG_RING_SIZE)
         return 0;
-    if (lossy) {
+    if (lossy && !ended) {
         /* The event's records and bytes (not the seq of a frame it opened). */
         msamp_core.count[MSAMP_DROP_RING_RECORDS] += W.records - (mark->open ? mark->records : 0u);
         msamp_core.count[MSAMP_DROP_RING_BYTES] += W.n - (mark->open ? mark->n : 1u);

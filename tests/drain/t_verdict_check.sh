@@ -4,9 +4,9 @@
 # lines say PASS/WARN/FAIL; JUnit XML is well formed and counts the failures; the budgets of a
 # run are one family (a FAIL alone held to WARN beside a second budget, FAIL again with
 # --per-budget; exact budgets outside it); peak and growth budgets without growth data warn;
-# hostile SPECs and budget files exit 2 with a clear error. Then no false certainty: a site with
-# no live sample (20 seeds) and a peak too small to place (10 seeds) at the default hosted
-# interval, their bounds against the programs' truth.
+# hostile SPECs, budget files and an option last without its value exit 2 with a clear error.
+# Then no false certainty: a site with no live sample (20 seeds) and a peak too small to place (10
+# seeds) at the default hosted interval, their bounds against the programs' truth.
 . "$(dirname "$0")/lib.sh"
 D=$DRAIN
 app=$T/verdict_app
@@ -122,6 +122,14 @@ done
 $D check "$W/none.pb.gz" --budget 'inuse<=1K' >/dev/null 2>"$W/err"; rc=$?
 [ $rc = 1 ] && ok "missing INPUT: exit 1" || fail "missing input: exit $rc"
 $D check "$W/v.pb.gz" >/dev/null 2>&1; [ $? = 2 ] && ok "no budget: exit 2" || fail "no budget"
+# An option that takes a value, last and without it: said so, exit 2 (not "unexpected argument").
+for opt in --budget --budgets --junit --json --elf -e; do
+  for before in "" "--budget inuse<=1G"; do
+    $D check "$W/v.pb.gz" $before $opt >/dev/null 2>"$W/err"; rc=$?
+    [ $rc = 2 ] && head -1 "$W/err" | grep -qx -- "drain check: $opt needs a value" &&
+      ok "$before $opt last: exit 2, $(head -1 "$W/err")" || fail "$before $opt last: exit $rc, $(head -1 "$W/err")"
+  done
+done
 
 # No false certainty (docs/VERDICTS.md "No live sample", "The peak"), at the default hosted
 # interval (512 KiB), over 20 seeds: hold_site (VERDICT_HOLD=1) keeps 400 000 B in 4 blocks to the

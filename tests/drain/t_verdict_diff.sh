@@ -3,7 +3,7 @@
 # pooled over 6 pairs, at most 5 % of the (site, estimate) comparisons are flagged significant.
 # A build keeping 25 % more at site_07 (VERDICT_MORE=1) against a base run, over 4 pairs: flagged
 # at site_07 and at no other site, and the delta's interval of in-use bytes contains the true
-# change (from the truths).
+# change (from the truths). An option that takes a value, last without it: exit 2, said so.
 . "$(dirname "$0")/lib.sh"
 D=$DRAIN
 app=$T/verdict_app
@@ -50,4 +50,10 @@ for i in range(1, 5):
             print(f"pair {i}: {fn} flagged on {sig}: a false positive"); bad += 1
 sys.exit(1 if bad else 0)
 PY
+# An option that takes a value, last and without it: said so, exit 2.
+for opt in --top -t --json --elf -e; do
+  $D diff "$W/a1.pb.gz" "$W/b1.pb.gz" $opt >/dev/null 2>"$W/err"; rc=$?
+  [ $rc = 2 ] && head -1 "$W/err" | grep -qx -- "drain diff: $opt needs a value" &&
+    ok "$opt last: exit 2, $(head -1 "$W/err")" || fail "$opt last: exit $rc, $(head -1 "$W/err")"
+done
 finish

@@ -33,6 +33,13 @@ test-fleet-reset: $(BUILD)/drain/drain-asan ## PostgreSQL fleet store: a session
 	@tests/need.sh python3
 	DRAIN=$(BUILD)/drain/drain-asan W=$(FLEET_T)/reset ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/fleet/t_reset.sh
 
+# drain push's and fleet's bad cases (tests/fleet/t_push.sh on a generated stream: no board).
+TESTS += fleet-push
+test-fleet-push: $(BUILD)/drain/drain-asan $(DRAIN_T)/gen ## PostgreSQL fleet store: push names every file it could not store and goes on (the connection lost on one: the next pushed; the server stopped: each left named), a label holding a NUL byte refused, fleet times the server does not read exit 2
+	@tests/need.sh python3
+	DRAIN=$(BUILD)/drain/drain-asan W=$(FLEET_T)/push GEN=$(DRAIN_T)/gen \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/fleet/t_push.sh
+
 .PHONY: bench-fleet
 bench-fleet: host_tools/drain ## Push and query times, database bytes per profile and per site row (PROFILES profiles of 1000 sites, default 10000)
 	DRAIN=host_tools/drain W=$(FLEET_T)/bench tests/fleet/bench_fleet.sh

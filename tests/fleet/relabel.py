@@ -2,17 +2,7 @@
 # seconds (the fleet test puts profiles in other months: drain stamps a profile with the host's
 # clock at the stream's start, docs/FLEET.md "Partitioning")
 import gzip, sys
-def varint(b, i):
-    v = s = 0
-    while True:
-        c = b[i]; i += 1; v |= (c & 0x7f) << s; s += 7
-        if c < 0x80: return v, i
-def enc(v):
-    out = bytearray()
-    while True:
-        c = v & 0x7f; v >>= 7
-        if v: out.append(c | 0x80)
-        else: out.append(c); return bytes(out)
+from pbwire import varint, enc
 b = gzip.open(sys.argv[1]).read()
 out, i, done = bytearray(), 0, False
 while i < len(b):

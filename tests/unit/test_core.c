@@ -434,6 +434,56 @@ static void test_realloc_race(void)
     CHECK_EQ(fake_lock_errors, 0);
 }
 
+/* END is the session's last record (msamp.h, msamp_end): written once whatever the number of
+ * msamp_end() calls (the later ones only move the ring's bytes out, returning as msamp_flush()),
+ * and nothing follows it: a sampled block freed or reallocated after END passes through
+ * unrecorded, as does an allocation after msamp_enable(), and a mark is refused. Starts the core
+ * afresh. */
+static void test_end_once(void)
+{
+    memset(&msamp_core, 0, sizeof msamp_core);
+    memset(fake_contexts, 0, sizeof fake_contexts);
+    fake_ctx = 0;
+    fake_out_len = 0;
+    struct msamp_config cfg = {.interval = 1, .seed = 3, .pin_interval = 1};
+    CHECK_EQ(msamp_init(&cfg), 0);
+    /* Enough blocks that their FREE records would fill frames (a frame is sent once closed). */
+    enum { N = 200 };
+    static void *a[N];
+    int sampled = 0;
+    for (int i = 0; i < N; i++)
+        sampled += msamp_is_sampled(a[i] = __wrap_malloc(40));
+    /* Tracked (interval 1) but for a full table's refusals. */
+    CHECK(sampled >= (N < MSAMP_CFG_LIVE_CAPACITY ? N : MSAMP_CFG_LIVE_CAPACITY) / 2);
+    void *b = __wrap_malloc(50), *c = __wrap_malloc(60);
+    for (int i = 0; i < 3; i++)
+        CHECK(msamp_end() >= 0);
+    struct msamp_stats st0, st1;
+    CHECK_EQ(msamp_get_stats(&st0), 0);
+    for (int i = 0; i < N; i++)
+        __wrap_free(a[i]);         /* sampled blocks: no FREE after END */
+    b = __wrap_realloc(b, 500);    /* nor a REALLOC */
+    CHECK_EQ(msamp_mark("late", 4), MSAMP_ERR_STATE);
+    CHECK_EQ(msamp_enable(), MSAMP_ERR_STATE);
+    void *d = __wrap_malloc(70);   /* sampling stays off */
+    CHECK(msamp_end() >= 0);
+    CHECK(msamp_flush() >= 0);
+    CHECK_EQ(msamp_get_stats(&st1), 0);
+    CHECK_EQ(st1.ring_records, st0.ring_records); /* passed through, not lost */
+    CHECK_EQ(st1.samples, st0.samples);
+    CHECK_EQ(st1.ring_used, 0);
+    decode_from(0);
+    CHECK_EQ(dstats.frames_bad, 0);
+    CHECK_EQ(count(MSAMP_REC_END), 1);
+    CHECK(nrec > 0 && recs[nrec - 1].type == MSAMP_REC_END);
+    CHECK_EQ(count(MSAMP_REC_FREE), 0);
+    CHECK_EQ(count(MSAMP_REC_REALLOC), 0);
+    CHECK_EQ(count(MSAMP_REC_MARK), 0);
+    __wrap_free(b);
+    __wrap_free(c);
+    __wrap_free(d);
+}
+
 /* The session id of a boot at time t (the fake port's entropy: its clock) of a device with that id
  * (NULL: none), from a fresh core; cold: the RAM-dump block (.noinit.msamp) without its magic, as
  * after power-on (else a warm boot: the previous boot's id is mixed in). */
@@ -519,6 +569,7 @@ int main(void)
     test_late_join();
     test_resend_by_volume();
     test_controls();
+    test_end_once();
     test_session_entropy();
     test_seed_before_init();
     return check_report("unit-core");

@@ -535,6 +535,42 @@ static void sb_array(struct sbuf *b, const char *const *v, size_t n)
     sb_cstr(b, "}");
 }
 
+/* Whether string i holds a NUL byte (its text cut there). */
+static int has_nul(const struct prof *p, int64_t i)
+{
+    return i > 0 && (size_t)i < p->nstr && memchr(p->str[i], 0, p->strlen[i]) != NULL;
+}
+
+/* A string the store keeps as text (a label's key or value, a sample type, a comment, a mapping's
+ * build id) that holds a NUL byte: PostgreSQL's text cannot hold one, and cut there a device's name
+ * would be another's. 0 when there is none, else -1 with what it is in why. */
+static int nul_check(const struct prof *p, char *why, size_t whylen)
+{
+    const char *what = NULL;
+    int64_t at = 0, key = 0;
+    for (size_t s = 0; s < p->nsample && !what; s++)
+        for (uint32_t l = 0; l < p->sample[s].nlabel && !what; l++) {
+            const struct prof_label *lb = &p->labelpool[p->sample[s].label_off + l];
+            if (has_nul(p, lb->key) || has_nul(p, lb->str))
+                what = "a label", key = lb->key, at = has_nul(p, lb->key) ? lb->key : lb->str;
+        }
+    for (size_t v = 0; v < p->nvt && !what; v++)
+        if (has_nul(p, p->vt[v].type))
+            what = "a sample type", at = p->vt[v].type;
+    for (size_t i = 0; i < p->ncomment && !what; i++)
+        if (has_nul(p, p->comment[i]))
+            what = "a comment", at = p->comment[i];
+    for (size_t m = 0; m < p->nmapping && !what; m++)
+        if (has_nul(p, p->mapping[m].build_id))
+            what = "a mapping's build id", at = p->mapping[m].build_id;
+    if (!what)
+        return 0;
+    snprintf(why, whylen, "%s%s%s holds a NUL byte (\"%s\\0...\"): refused, nothing stored (the "
+             "store's text cannot hold one; cut there, it would be another's)", what,
+             key ? " " : "", key ? pstr(p, key) : "", pstr(p, at));
+    return -1;
+}
+
 static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t errlen)
 {
     FILE *f = fopen(path, "rb");
@@ -556,7 +592,12 @@ static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t 
     }
     struct prof p;
     char why[512];
-    if (prof_read_mem(&p, raw.p, raw.len, why, sizeof(why)) != 0) {
+    int bad = prof_read_mem(&p, raw.p, raw.len, why, sizeof(why));
+    if (bad == 0 && nul_check(&p, why, sizeof(why)) != 0) {
+        prof_free(&p);
+        bad = -1;
+    }
+    if (bad != 0) {
         snprintf(err, errlen, "%s: %s", path, why);
         buf_free(&raw);
         return -1;
@@ -754,40 +795,55 @@ static const char push_usage[] =
     "Stores pprof profiles (drain's) in PostgreSQL: CONNINFO is a libpq connection string or URI.\n"
     "A profile already stored (the same bytes) is stored once. See docs/FLEET.md.\n";
 
+/* push's connection, its schema made or migrated; NULL with err. */
+static PGconn *push_open(const char *conninfo, char *err, size_t errlen)
+{
+    PGconn *c = db_open(conninfo, err, errlen);
+    if (c && db_schema(c, 1, err, errlen) != 0) {
+        PQfinish(c);
+        return NULL;
+    }
+    const char *upto = getenv("MSAMP_DRAIN_FLEET_SCHEMA");
+    if (c && upto && atoi(upto) > 0 && atoi(upto) < FLEET_SCHEMA_VERSION) {
+        snprintf(err, errlen, "the schema is at version %d at most (MSAMP_DRAIN_FLEET_SCHEMA)",
+                 atoi(upto));
+        PQfinish(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* Every file is pushed or named with why not. A connection lost on a file (the server went down,
+ * its backend ended) is opened again for the next one; when that fails, each file left is named
+ * with the reason (not tried again: a server that is down would make each wait). */
 int drain_push(int argc, char **argv)
 {
     int head = db_head(argc, argv, push_usage);
     if (head >= 0)
         return head;
     char err[1024];
-    PGconn *c = db_open(argv[2], err, sizeof(err));
-    if (!c || db_schema(c, 1, err, sizeof(err)) != 0) {
-        fprintf(stderr, "drain push: %s\n", err);
-        PQfinish(c);
-        return 1;
-    }
-    const char *upto = getenv("MSAMP_DRAIN_FLEET_SCHEMA");
-    if (upto && atoi(upto) > 0 && atoi(upto) < FLEET_SCHEMA_VERSION) {
-        fprintf(stderr, "drain push: the schema is at version %d at most "
-                "(MSAMP_DRAIN_FLEET_SCHEMA): nothing stored\n", atoi(upto));
-        PQfinish(c);
-        return 1;
-    }
-    int rc = 0, nnew = 0, nold = 0;
+    PGconn *c = push_open(argv[2], err, sizeof(err));
+    int nnew = 0, nold = 0, nfail = 0;
     for (int i = 3; i < argc; i++) {
         int stored = 0;
-        if (push_one(c, argv[i], &stored, err, sizeof(err)) != 0) {
-            fprintf(stderr, "drain push: %s\n", err);
-            rc = 1;
-            if (PQstatus(c) != CONNECTION_OK)
-                break;
-            continue;
+        if (c && PQstatus(c) != CONNECTION_OK) {
+            PQfinish(c);
+            c = push_open(argv[2], err, sizeof(err));
         }
-        stored ? nnew++ : nold++;
+        if (!c) {
+            fprintf(stderr, "drain push: %s: not pushed: %s\n", argv[i], err);
+            nfail++;
+        } else if (push_one(c, argv[i], &stored, err, sizeof(err)) != 0) {
+            fprintf(stderr, "drain push: %s\n", err);
+            nfail++;
+        } else {
+            stored ? nnew++ : nold++;
+        }
     }
-    fprintf(stderr, "drain push: %d profiles stored, %d already there\n", nnew, nold);
+    fprintf(stderr, "drain push: %d profiles stored, %d already there, %d not pushed\n", nnew, nold,
+            nfail);
     PQfinish(c);
-    return rc;
+    return nfail ? 1 : 0;
 }
 
 /* ---- drain fleet ---- */
@@ -818,6 +874,28 @@ static void time_sql(struct sbuf *b, const char *pn)
     sb_printf(b, "(CASE WHEN %s ~ '^[0-9]+(\\.[0-9]*)?$' THEN to_timestamp(%s::float8)"
               " ELSE %s::timestamptz END)", pn, pn, pn);
 }
+/* Whether the server reads t as a time (time_sql): 0; 2 with why when it does not (a data
+ * exception, SQLSTATE class 22: bad input, the command line's); -1 with why on another error. */
+static int time_check(PGconn *c, const char *opt, const char *t, char *why, size_t whylen)
+{
+    struct sbuf q = {0};
+    sb_cstr(&q, "SELECT ");
+    time_sql(&q, "$1::text");
+    PGresult *r = PQexecParams(c, q.s, 1, NULL, &t, NULL, NULL, 0);
+    free(q.s);
+    if (PQresultStatus(r) == PGRES_TUPLES_OK) {
+        PQclear(r);
+        return 0;
+    }
+    const char *st = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+    int bad = st && strncmp(st, "22", 2) == 0;
+    char what[128];
+    snprintf(what, sizeof(what), "%s %s%s", opt, t,
+             bad ? ": not a time (seconds since the epoch or a timestamp)" : "");
+    db_err(c, r, what, why, whylen);
+    return bad ? 2 : -1;
+}
+
 static void time_cond(struct sel *s, const char *col, const char *op, const char *t)
 {
     const char *pn = add_param(s, t);
@@ -1540,8 +1618,13 @@ int drain_fleet(int argc, char **argv)
     sel_build(&s);
     char err[1024];
     PGconn *c = db_open(conninfo, err, sizeof(err));
-    int rc = -1;
-    if (c && db_schema(c, 0, err, sizeof(err)) == 0) {
+    int rc = c && db_schema(c, 0, err, sizeof(err)) == 0 ? 0 : -1;
+    /* The times first: one the server does not read is bad input (exit 2), named. */
+    const char *topt[3] = {"--since", "--until", "--before"};
+    const char *tval[3] = {s.since, s.until, strcmp(cmd, "prune") == 0 ? argv[5] : NULL};
+    for (int t = 0; t < 3 && rc == 0; t++)
+        rc = tval[t] ? time_check(c, topt[t], tval[t], err, sizeof(err)) : 0;
+    if (rc == 0) {
         if (out)
             rc = fleet_merge(c, &s, out, err, sizeof(err));
         else if (strcmp(cmd, "prune") == 0)
@@ -1558,5 +1641,5 @@ int drain_fleet(int argc, char **argv)
     PQfinish(c);
     free(s.where.s);
     free(s.where_st.s);
-    return rc == 0 ? 0 : 1;
+    return rc == 0 ? 0 : rc == 2 ? 2 : 1;
 }

@@ -683,6 +683,7 @@ static const char check_usage[] =
 
 int drain_check(int argc, char **argv)
 {
+    static const char *const valued[] = {"--budget", "--budgets", "--junit", NULL};
     const char *input = NULL, *junit = NULL;
     int per_budget = 0;
     struct verdict_args va = {{0}, 0, NULL};
@@ -692,7 +693,8 @@ int drain_check(int argc, char **argv)
     int rc = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *a = argv[i];
-        int more = i + 1 < argc, common = verdict_arg(&va, argc, argv, &i, why, sizeof(why));
+        int more = i + 1 < argc, common = verdict_arg(&va, argc, argv, &i, valued, why,
+                                                        sizeof(why));
         if (common) {
             rc = common < 0 ? 2 : 0;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {

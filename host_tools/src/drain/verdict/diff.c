@@ -110,6 +110,7 @@ static void write_diff_json(FILE *f, const struct dsite *d, size_t n, const stru
 
 int drain_diff(int argc, char **argv)
 {
+    static const char *const valued[] = {"--top", "-t", NULL};
     const char *in[2] = {NULL, NULL};
     struct verdict_args va = {{0}, 0, NULL};
     size_t nin = 0;
@@ -118,7 +119,8 @@ int drain_diff(int argc, char **argv)
     int rc = 0;
     for (int i = 1; i < argc && rc == 0; i++) {
         const char *a = argv[i];
-        int more = i + 1 < argc, common = verdict_arg(&va, argc, argv, &i, why, sizeof(why));
+        int more = i + 1 < argc, common = verdict_arg(&va, argc, argv, &i, valued, why,
+                                                        sizeof(why));
         if (common) {
             rc = common < 0 ? 2 : 0;
         } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {

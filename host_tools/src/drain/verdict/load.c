@@ -77,11 +77,25 @@ int verdict_load(struct prof *p, const char *path, char *const *elves, size_t ne
     return rc;
 }
 
-int verdict_arg(struct verdict_args *va, int argc, char **argv, int *i, char *why, size_t whylen)
+/* Whether a is one of the NULL-ended list's. */
+static int listed(const char *a, const char *const *list)
 {
+    while (*list && strcmp(a, *list) != 0)
+        list++;
+    return *list != NULL;
+}
+
+int verdict_arg(struct verdict_args *va, int argc, char **argv, int *i, const char *const *own,
+                char *why, size_t whylen)
+{
+    static const char *const common[] = {"--json", "--elf", "-e", NULL};
     const char *a = argv[*i];
-    if (*i + 1 >= argc)
-        return 0;
+    if (*i + 1 >= argc) {
+        if (!listed(a, common) && !listed(a, own))
+            return 0;
+        snprintf(why, whylen, "%s needs a value", a);
+        return -1;
+    }
     if (strcmp(a, "--json") == 0) {
         va->json = argv[++*i];
         return 1;

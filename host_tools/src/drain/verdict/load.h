@@ -19,7 +19,9 @@ struct verdict_args {
     const char *json;
 };
 /* 1 when argv[*i] is one of them (its argument consumed: *i advanced), 0 when it is not, -1 with
- * why when it is wrong. */
-int verdict_arg(struct verdict_args *va, int argc, char **argv, int *i, char *why, size_t whylen);
+ * why when it is wrong (one of them last, without its value: "--json needs a value"). own: the
+ * command's own options that take a value (NULL-ended): one of them last is wrong too. */
+int verdict_arg(struct verdict_args *va, int argc, char **argv, int *i, const char *const *own,
+                char *why, size_t whylen);
 
 #endif

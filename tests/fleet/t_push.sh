@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# drain push's and drain fleet's bad cases (docs/FLEET.md) on a scratch PostgreSQL server
+# (tests/fleet/pg.sh) and profiles of a generated stream (tests/drain/gen.c: no board). Every file
+# is pushed or named: the connection lost on one (a trigger ends its backend): the next still
+# pushed, exit 1; the server stopped on one (a trigger asks the postmaster for a fast shutdown):
+# each file left named with the reason, exit 1, and pushed once the server is back. A label
+# holding a NUL byte (the device's name cut there would be another device's): refused, named,
+# nothing of it stored, the other file stored. Times the server does not read (--since, --until,
+# prune --before): bad input, exit 2, named; a time it reads: exit 0.
+set -u
+D=${DRAIN:?} W=${W:?} GEN=${GEN:?}
+T=$(dirname "$0")
+. "$T/pg.sh"
+pg_test
+
+"$GEN" --sessions 4 --allocs 300 "$W/s.bin" "$W/s.truth" || fail "gen: exit $?"
+"$D" -q -o "$W/p1.pb.gz" "$W/s.bin" || fail "drain: exit $?"
+for k in 2 3 4; do mv "$W/p1.s$k.pb.gz" "$W/p$k.pb.gz"; done
+sha() { sha256sum "$1" | cut -c1-64; }
+stored() { pg_sql "select count(*) from msamp_profile where sha256 = decode('$(sha "$1")', 'hex')"; }
+# push CASE FILE...: drain push into $W/CASE.err, its exit status into rc
+push() { local c=$1; shift; "$D" push --db "$PG_CONN" "$@" 2>"$W/$c.err"; rc=$?; }
+
+push first "$W/p1.pb.gz"
+[ $rc = 0 ] && [ "$(stored "$W/p1.pb.gz")" = 1 ] && ok "push: the store made, p1 stored" || fail "first push: exit $rc, $(cat "$W/first.err")"
+# The trigger: a row whose bytes' SHA-256 is in t_kill ends its backend ('backend') or asks the
+# postmaster for a fast shutdown ('server': its backends end, no new connection is taken).
+pm=$(head -1 "$PG_DIR/data/postmaster.pid")
+pg_sql "create table t_kill (sha bytea, how text);
+create function t_kill() returns trigger language plpgsql as \$\$
+declare h text;
+begin
+  select how into h from t_kill where sha = new.sha256;
+  if h = 'backend' then perform pg_terminate_backend(pg_backend_pid()); perform pg_sleep(5); end if;
+  if h = 'server' then execute format('copy (select 1) to program %L', 'kill -INT $pm'); perform pg_sleep(5); end if;
+  return new;
+end \$\$;
+create trigger t_kill before insert on msamp_profile for each row execute function t_kill();"
+
+# The connection lost on p2: p2 named, p3 pushed on a new connection, exit 1.
+pg_sql "insert into t_kill values (decode('$(sha "$W/p2.pb.gz")', 'hex'), 'backend')"
+push lost "$W/p2.pb.gz" "$W/p3.pb.gz"
+[ $rc = 1 ] && grep -q "p2.pb.gz: storing it: .*terminat" "$W/lost.err" && [ "$(stored "$W/p3.pb.gz")" = 1 ] &&
+  grep -q "1 profiles stored, 0 already there, 1 not pushed" "$W/lost.err" &&
+  ok "connection lost on a file: the next still pushed, exit 1: $(head -1 "$W/lost.err" | cut -c1-160)" ||
+  { fail "connection lost on a file: exit $rc, p3 stored $(stored "$W/p3.pb.gz") times"; cat "$W/lost.err"; }
+
+# The server stopped on p4: p4 named, then p2 named with the reason (cannot connect), exit 1.
+pg_sql "update t_kill set how = 'server' where true; insert into t_kill values (decode('$(sha "$W/p4.pb.gz")', 'hex'), 'server')"
+push down "$W/p4.pb.gz" "$W/p2.pb.gz"
+[ $rc = 1 ] && grep -q "p4.pb.gz: storing it: " "$W/down.err" &&
+  grep -q "p2.pb.gz: not pushed: cannot connect to the database" "$W/down.err" &&
+  grep -q "0 profiles stored, 0 already there, 2 not pushed" "$W/down.err" &&
+  ok "server stopped on a file: each file left named, exit 1: $(grep p2.pb.gz "$W/down.err" | cut -c1-160)" ||
+  { fail "server stopped on a file: exit $rc"; cat "$W/down.err"; }
+pg_restart
+pg_sql "drop trigger t_kill on msamp_profile"
+push again "$W/p4.pb.gz" "$W/p2.pb.gz"
+[ $rc = 0 ] && [ "$(stored "$W/p4.pb.gz")$(stored "$W/p2.pb.gz")" = 11 ] && ok "the server back: both pushed" ||
+  { fail "server back: exit $rc"; cat "$W/again.err"; }
+
+# A NUL byte in a label: p1 with its session label made a device label (device=SID), and a copy
+# whose device is SID, a NUL byte and more: refused, named, nothing stored; the other stored.
+sid=$(pg_sql "select session from msamp_profile where sha256 = decode('$(sha "$W/p1.pb.gz")', 'hex')")
+python3 "$T/strtab.py" "$W/p1.pb.gz" "$W/dev.pb.gz" session device || fail "strtab.py"
+python3 "$T/strtab.py" "$W/dev.pb.gz" "$W/nul.pb.gz" "$sid" "$sid\\0evil" || fail "strtab.py NUL"
+push nul "$W/nul.pb.gz" "$W/dev.pb.gz"
+n=$(pg_sql "select count(*) from msamp_profile where device like '$sid%'")
+[ $rc = 1 ] && grep -q "nul.pb.gz: a label device holds a NUL byte (\"$sid\\\\0...\"): refused" "$W/nul.err" &&
+  [ "$(stored "$W/dev.pb.gz")" = 1 ] && [ "$(stored "$W/nul.pb.gz")" = 0 ] && [ "$n" = 1 ] &&
+  ok "a NUL in a label: refused, exit 1: $(head -1 "$W/nul.err" | cut -c1-160)" ||
+  { fail "a NUL in a label: exit $rc, $n rows of device $sid"; cat "$W/nul.err"; }
+
+# Times: one the server does not read is bad input (exit 2) named; one it reads runs (exit 0).
+for c in "top --since yesterday-ish" "merge $W/m.pb.gz --until 2026-13-45" "devices --since 1e999" \
+  "leaks --until 99999999999999999999" "prune --before not-a-time"; do
+  set -- $c
+  "$D" fleet --db "$PG_CONN" $c >/dev/null 2>"$W/t.err"; rc=$?
+  v=${c##* }
+  [ $rc = 2 ] && grep -q -- "--[a-z]* $v: not a time (seconds since the epoch or a timestamp): " "$W/t.err" &&
+    ok "fleet $1, bad time: exit 2, $(head -1 "$W/t.err" | cut -c1-160)" || { fail "fleet $c: exit $rc"; cat "$W/t.err"; }
+done
+"$D" fleet --db "$PG_CONN" top --since 0 --until '2100-01-01 00:00:00+00' >/dev/null 2>"$W/t.err" &&
+  ok "fleet top, times it reads: exit 0" || { fail "fleet top --since 0: exit $?"; cat "$W/t.err"; }
+[ "$(pg_sql 'select count(*) from msamp_profile')" = 5 ] && ok "the store: 5 profiles (none pruned)" ||
+  fail "the store: $(pg_sql 'select count(*) from msamp_profile') profiles, want 5"
+[ $nfail = 0 ] || { echo "FAIL: $nfail"; exit 1; }
+echo "all ok"
