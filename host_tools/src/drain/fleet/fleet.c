@@ -981,28 +981,18 @@ static const char rank_sql[] =
     "(SELECT coalesce((SELECT t FROM unnest(p.sample_types) t WHERE t = 'inuse_space'),"
     " p.sample_types[array_length(p.sample_types, 1)]))";
 
-/* err ("PATH: reason") as "--json PATH: reason": -1. */
-static int json_failed(char *err, size_t errlen)
-{
-    size_t n = strnlen(err, errlen - 1);
-    if (errlen > 8) {
-        n = n + 7 < errlen ? n : errlen - 8;
-        memmove(err + 7, err, n);
-        memcpy(err, "--json ", 7);
-        err[n + 7] = 0;
-    }
-    return -1;
-}
-
 /* --json FILE of a query, written whole or not at all (util.h's out_file): *jf the open file
- * (NULL without --json); -1 with why when it cannot be opened. */
+ * (NULL without --json); -1 with why ("--json PATH: reason") when it cannot be opened. */
 static int json_open(struct out_file *o, FILE **jf, const char *path, char *err, size_t errlen)
 {
     *jf = NULL;
     if (!path)
         return 0;
-    if (out_open(o, path, err, errlen) != 0)
-        return json_failed(err, errlen);
+    char why[512]; /* a path and a reason, within err's 1024 with the prefix */
+    if (out_open(o, path, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "--json %s", why);
+        return -1;
+    }
     *jf = o->f;
     return 0;
 }
@@ -1013,7 +1003,12 @@ static int json_close(struct out_file *o, FILE *jf, const char *tail, char *err,
     if (!jf)
         return 0;
     fputs(tail, jf);
-    return out_close(o, 0, err, errlen) == 0 ? 0 : json_failed(err, errlen);
+    char why[512]; /* a path and a reason, within err's 1024 with the prefix */
+    if (out_close(o, 0, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "--json %s", why);
+        return -1;
+    }
+    return 0;
 }
 
 /* top: the selection's sample types (in the profiles' order), then one row per site (stack, task)
