@@ -114,6 +114,11 @@ int msamp_hosted_settings(struct msamp_hosted_settings *s)
                          MSAMP_HOSTED_DWARF ? "dwarf or fp" : "fp: built without the DWARF walk");
     if (msamp_hosted_unwind == MSAMP_HOSTED_UNWIND_DWARF)
         msamp_hosted_walk_warm();
+#if MSAMP_CFG_HEAP_STATS
+    /* The heap walk's budget a call (docs/HEALTH.md), in ns as an int64_t at most. */
+    msamp_hosted_walk_ns = env_number("MSAMP_HEAP_WALK_US", 0, INT64_MAX / 1000, 1,
+                                      MSAMP_HOSTED_HEAP_WALK_US, "microseconds, 0..") * 1000u;
+#endif
     /* Copied: the program may change its environment later. */
     static char device_id[MSAMP_WIRE_MAX_DEVICE_ID + 1];
     const char *id = getenv("MSAMP_DEVICE_ID");

@@ -157,11 +157,6 @@ static __attribute__((constructor(101))) void msamp_hosted_start(void)
     if (!msamp_hosted_settings(&s))
         return;
     msamp_hosted_contexts_start();
-#if MSAMP_CFG_HEAP_STATS
-    const char *walk_us = getenv("MSAMP_HEAP_WALK_US"); /* the walk's budget a call (docs/HOSTED.md) */
-    if (walk_us != NULL && *walk_us != 0)
-        msamp_hosted_walk_ns = (uint64_t)strtoull(walk_us, NULL, 10) * 1000u;
-#endif
     msamp_hosted_stack_bounds(&msamp_hosted_self);
     msamp_hosted_maps_refresh();
     if (msamp_hosted_output_open(s.output) != 0)
