@@ -1,5 +1,5 @@
 # qemu-mps2-an385-freertos: QEMU's Arm MPS2 with a Cortex-M3 (AN385) running FreeRTOS V11.2.0 (the
-# kernel vendored in kernel/ (kernel/VENDORED.md), its GCC/ARM_CM3 port and heap_4), with msamp's
+# kernel vendored in third_party/FreeRTOS-Kernel/ (its VENDORED.md), its GCC/ARM_CM3 port and heap_4), with msamp's
 # FreeRTOS layer (port/rtos/freertos/, docs/FREERTOS.md): a sampler context per task, samples
 # labelled by task. The demo is this board's own (freertos_demo.c): tasks of three priorities
 # allocating and freeing through queues, a leaking task, a task that passes its budget
@@ -13,7 +13,7 @@ BOARD_VARIANT := $(if $(filter clang,$(BOARD_COMPILER)),-clang)
 BOARD_PROFILE := full
 MSAMP_RTOS := freertos
 MSAMP_RTOS_TASKS := 12
-FREERTOS_DIR := boards/qemu-mps2-an385-freertos/kernel
+FREERTOS_DIR := boards/qemu-mps2-an385-freertos/third_party/FreeRTOS-Kernel
 FREERTOS_SRCS := $(addprefix $(FREERTOS_DIR)/,tasks.c list.c queue.c timers.c \
 	portable/GCC/ARM_CM3/port.c portable/MemMang/heap_4.c)
 BOARD_CFLAGS := -mthumb -mcpu=cortex-m3 -mfloat-abi=soft -Os \
