@@ -438,7 +438,8 @@ static size_t rollup_json(const struct prof *p, struct buf **batch, uint32_t **s
             j = nsites;
         if (j == nsites) {
             grow((void **)&sites, &cap, nsites + 1, sizeof(*sites));
-            sites[nsites] = (struct site){(char *)k.p, k.len, stack_len, task, xcalloc(p->nvt ? p->nvt : 1, 8)};
+            sites[nsites] = (struct site){(char *)k.p, k.len, stack_len, task,
+                                          xcalloc(p->nvt ? p->nvt : 1, 8)};
             umap_put(&idx, h, (uint32_t)nsites);
             nsites++;
         } else {
@@ -641,9 +642,9 @@ static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t 
     snprintf(t0, sizeof(t0), "%lld", (long long)p.time_nanos);
     snprintf(t1, sizeof(t1), "%lld", (long long)(p.time_nanos + p.duration_nanos));
     snprintf(fl, sizeof(fl), "%lld", failures);
-    const char *vals[16] = {device, build,   session, kind,    t0,      t1,
-                            buf_cstr(&lab),  buf_cstr(&vts),   buf_cstr(&cms),   fl,      (const char *)raw.p,
-                            buf_cstr(&tot),  heap[0], heap[1], heap[2], heap[3]};
+    const char *vals[16] = {device, build, session, kind, t0, t1, buf_cstr(&lab),
+                            buf_cstr(&vts), buf_cstr(&cms), fl, (const char *)raw.p,
+                            buf_cstr(&tot), heap[0], heap[1], heap[2], heap[3]};
     int lens[16] = {0};
     int fmts[16] = {0};
     lens[10] = (int)raw.len;
@@ -687,7 +688,8 @@ static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t 
         snprintf(te, sizeof(te), "%s", *stored ? PQgetvalue(r, 0, 1) : "");
         PQclear(r);
         for (size_t i = 0; *stored && rc == 0 && i <= nbatch; i++) {
-            const char *v[4] = {device, id, i < nbatch ? buf_cstr(&sites[i]) : buf_cstr(&leaks), te};
+            const char *rows = buf_cstr(i < nbatch ? &sites[i] : &leaks);
+            const char *v[4] = {device, id, rows, te};
             r = PQexecParams(c, i < nbatch ? sql_sites : sql_leaks, 4, NULL, v, NULL, NULL, 0);
             if (PQresultStatus(r) != PGRES_COMMAND_OK)
                 rc = db_err(c, r, what, err, errlen);
@@ -1307,7 +1309,8 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
               " WHERE st.d > 0.5 AND (st.v <= 0 OR st.d >= %.17g * sqrt(st.v))"
               " AND grp.d > 0.5 AND (grp.v <= 0 OR grp.d >= %.17g * sqrt(grp.v))"
               " ORDER BY st.d / dev.dt DESC, st.device, 2, st.task",
-              buf_cstr(&s->where), buf_cstr(&s->where_st), buf_cstr(&s->where_st), GR_Z_LEAK, GR_Z_LEAK);
+              buf_cstr(&s->where), buf_cstr(&s->where_st), buf_cstr(&s->where_st), GR_Z_LEAK,
+              GR_Z_LEAK);
     PGresult *r = sel_query(c, s, buf_cstr(&q), err, errlen);
     buf_free(&q);
     PGresult *rv = r ? verdict_leaks(c, s, err, errlen) : NULL;
@@ -1369,7 +1372,8 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
             json_put_str(&t, x[i].task, strlen(x[i].task), 0);
             fprintf(jf, "%s{\"device\":%s,\"stack\":%s,\"task\":%s,\"evidence\":[%s%s%s],"
                     "\"slope\":%.17g,\"lo\":%.17g,\"hi\":%.17g,\"verdict\":",
-                    i ? "," : "", buf_cstr(&b), x[i].stack, buf_cstr(&t), x[i].has_v ? "\"verdict\"" : "",
+                    i ? "," : "", buf_cstr(&b), x[i].stack, buf_cstr(&t),
+                    x[i].has_v ? "\"verdict\"" : "",
                     x[i].has_v && x[i].has_c ? "," : "", x[i].has_c ? "\"growth\"" : "",
                     sl.est, est_sym_lo(sl), est_sym_hi(sl));
             if (x[i].has_v)
