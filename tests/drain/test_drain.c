@@ -4,14 +4,17 @@
  * join, unknown stacks, caps against hostile input), profile building and return-address
  * adjustment; the adaptive interval: thinning replayed exactly (against a reference computed here
  * with include/msamp_thin.h), coded sizes, LIVE's interval, stack redefinition, the "stack table
- * full" id, and the comments, --top and summary text that tell of it.
+ * full" id, and the comments, --top and summary text that tell of it; drain's one JSON string
+ * escaper (util.h).
  */
 #include <elf.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "msamp_arch.h"
 #include "prof_codec.h"
@@ -2048,6 +2051,167 @@ static void test_task_peaks(void)
 }
 
 /* Bytes as every text and view writes them (util.c fmt_bytes): 3 significant digits. */
+/* Whether json_put_str writes the n bytes of in as want (and json_fput_str the same bytes). */
+static int json_is(const char *in, size_t n, unsigned flags, const char *want)
+{
+    struct buf b = {0};
+    json_put_str(&b, in, n, flags);
+    int ok = strcmp(buf_cstr(&b), want) == 0;
+    if (!ok)
+        fprintf(stderr, "json of %zu bytes: %s, want %s\n", n, (const char *)b.p, want);
+    FILE *f = tmpfile();
+    char got[256] = {0};
+    json_fput_str(f, in, n, flags);
+    rewind(f);
+    size_t r = fread(got, 1, sizeof(got) - 1, f);
+    fclose(f);
+    ok = ok && r == b.len && memcmp(got, b.p, r) == 0;
+    buf_free(&b);
+    return ok;
+}
+
+/* A JSON string's text decoded (a small parser of RFC 8259's string grammar, apart from the
+ * escaper): its bytes (\u escapes as UTF-8) in out, their count, or -1 when it is no JSON string
+ * or holds a raw control byte. */
+static long json_decode(const uint8_t *s, size_t n, uint8_t *out)
+{
+    size_t o = 0;
+    if (n < 2 || s[0] != '"' || s[n - 1] != '"')
+        return -1;
+    for (size_t i = 1; i < n - 1; i++) {
+        if (s[i] < 0x20 || s[i] == '"')
+            return -1;
+        if (s[i] != '\\') {
+            out[o++] = s[i];
+            continue;
+        }
+        if (++i >= n - 1)
+            return -1;
+        const char *sh = strchr("\"\"\\\\//b\bf\fn\nr\rt\t", s[i]);
+        if (s[i] != 'u') {
+            if (!sh || (sh - "\"\"\\\\//b\bf\fn\nr\rt\t") % 2)
+                return -1;
+            out[o++] = (uint8_t)sh[1];
+            continue;
+        }
+        unsigned cp = 0;
+        for (int k = 0; k < 4; k++) {
+            if (++i >= n - 1 || !strchr("0123456789abcdefABCDEF", s[i]) || !s[i])
+                return -1;
+            cp = cp * 16 + (unsigned)(s[i] <= '9' ? s[i] - '0' : (s[i] | 0x20) - 'a' + 10);
+        }
+        if (cp >= 0xd800 && cp < 0xe000)
+            return -1; /* the escaper never writes a surrogate */
+        if (cp < 0x80) {
+            out[o++] = (uint8_t)cp;
+        } else if (cp < 0x800) {
+            out[o++] = (uint8_t)(0xc0 | cp >> 6);
+            out[o++] = (uint8_t)(0x80 | (cp & 0x3f));
+        } else {
+            out[o++] = (uint8_t)(0xe0 | cp >> 12);
+            out[o++] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+            out[o++] = (uint8_t)(0x80 | (cp & 0x3f));
+        }
+    }
+    return (long)o;
+}
+
+/* Whether the n bytes of s are valid UTF-8 (RFC 3629), by the C library's decoder (C.UTF-8). */
+static int utf8_valid(const uint8_t *s, size_t n)
+{
+    mbstate_t st;
+    memset(&st, 0, sizeof(st));
+    for (size_t i = 0; i < n;) {
+        wchar_t w;
+        size_t r = mbrtowc(&w, (const char *)s + i, n - i, &st);
+        if (r == (size_t)-1 || r == (size_t)-2 || (unsigned long)w > 0x10ffff)
+            return 0; /* glibc decodes the old 5- and 6-byte forms and up to 0x7fffffff */
+        i += r ? r : 1;
+    }
+    return 1;
+}
+
+/* drain's one JSON string escaper (util.h json_put_str, json_fput_str): every control byte,
+ * quotes and backslash, a NUL inside a counted string, valid UTF-8 kept, ill-formed UTF-8 as
+ * U+FFFD per maximal subpart (the outputs below are Python's bytes.decode(errors="replace")),
+ * '<' in a <script>; then random byte strings over many seeds: every output is valid UTF-8 and a
+ * JSON string, and decodes back to the input wherever the input was valid UTF-8. */
+static void test_json_escape(void)
+{
+    static const char *const ctl[32] = {
+        "\"\\u0000\"", "\"\\u0001\"", "\"\\u0002\"", "\"\\u0003\"", "\"\\u0004\"", "\"\\u0005\"",
+        "\"\\u0006\"", "\"\\u0007\"", "\"\\b\"",     "\"\\t\"",     "\"\\n\"",     "\"\\u000b\"",
+        "\"\\f\"",     "\"\\r\"",     "\"\\u000e\"", "\"\\u000f\"", "\"\\u0010\"", "\"\\u0011\"",
+        "\"\\u0012\"", "\"\\u0013\"", "\"\\u0014\"", "\"\\u0015\"", "\"\\u0016\"", "\"\\u0017\"",
+        "\"\\u0018\"", "\"\\u0019\"", "\"\\u001a\"", "\"\\u001b\"", "\"\\u001c\"", "\"\\u001d\"",
+        "\"\\u001e\"", "\"\\u001f\""};
+    for (int c = 0; c < 32; c++) {
+        char in = (char)c;
+        CHECK(json_is(&in, 1, 0, ctl[c]));
+    }
+    static const struct {
+        const char *in, *want;
+    } cases[] = {
+        {"", "\"\""},
+        {"plain ASCII 0-9 ~", "\"plain ASCII 0-9 ~\""},
+        {"a\"b\\c/d", "\"a\\\"b\\\\c/d\""},
+        {"\x7f", "\"\x7f\""},
+        {"</script>", "\"</script>\""},
+        {"\xc2\x80 \xc3\xa9 \xe2\x82\xac \xef\xbf\xbf \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf",
+         "\"\xc2\x80 \xc3\xa9 \xe2\x82\xac \xef\xbf\xbf \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\""},
+        {"\x80", "\"\\ufffd\""},
+        {"\xff", "\"\\ufffd\""},
+        {"\xf5", "\"\\ufffd\""},
+        {"\xc0\xaf", "\"\\ufffd\\ufffd\""},                             /* overlong '/' */
+        {"\xe0\x80\x80", "\"\\ufffd\\ufffd\\ufffd\""},                  /* overlong NUL */
+        {"\xed\xa0\x80", "\"\\ufffd\\ufffd\\ufffd\""},                  /* a surrogate */
+        {"\xf4\x90\x80\x80", "\"\\ufffd\\ufffd\\ufffd\\ufffd\""},       /* above U+10FFFF */
+        {"\xe2\x82", "\"\\ufffd\""},                                    /* cut at the end */
+        {"\xe2\x82" "A\xf0\x9f\x98", "\"\\ufffdA\\ufffd\""},            /* cut before a byte */
+        {"\xc3\xa9\xe9t\xc3\xa9", "\"\xc3\xa9\\ufffdt\xc3\xa9\""},      /* Latin-1 among UTF-8 */
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        CHECK(json_is(cases[i].in, strlen(cases[i].in), 0, cases[i].want));
+    CHECK(json_is("a\0b\"\0", 5, 0, "\"a\\u0000b\\\"\\u0000\""));
+    CHECK(json_is("</script><!--", 13, JSON_IN_SCRIPT, "\"\\u003c/script>\\u003c!--\""));
+    CHECK(json_is("\xe9<", 2, JSON_IN_SCRIPT, "\"\\ufffd\\u003c\""));
+
+    CHECK(setlocale(LC_CTYPE, "C.UTF-8") != NULL);
+    const int seeds = 20000;
+    int bad = 0, valid_in = 0, back = 0;
+    uint64_t x = 0x9e3779b97f4a7c15ull;
+    for (int seed = 0; seed < seeds; seed++) {
+        uint8_t in[48], dec[48 * 3];
+        /* odd seeds: any bytes; even seeds: ASCII, controls, a NUL and whole UTF-8 sequences */
+        static const char *const tok[] = {"a", "\"", "\\", "\n", "\x01", "<", "",
+                                          "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"};
+        size_t n = 0, len = (size_t)(seed % 12);
+        for (size_t i = 0; i < len; i++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            const char *t = tok[x % (sizeof(tok) / sizeof(tok[0]))];
+            size_t tl = *t ? strlen(t) : 1; /* "" stands for a NUL byte */
+            if (seed & 1)
+                in[n++] = (uint8_t)(x >> 24);
+            else
+                memcpy(in + n, t, tl), n += tl;
+        }
+        struct buf b = {0};
+        json_put_str(&b, (const char *)in, n, 0);
+        long d = json_decode(b.p, b.len, dec);
+        if (d < 0 || !utf8_valid(b.p, b.len) || !utf8_valid(dec, (size_t)d))
+            bad++;
+        if (utf8_valid(in, n)) {
+            valid_in++;
+            back += d == (long)n && memcmp(dec, in, n) == 0;
+        }
+        buf_free(&b);
+    }
+    setlocale(LC_CTYPE, "C");
+    printf("json escape: %d random strings: %d not valid UTF-8 JSON; %d valid UTF-8 in, %d decoded "
+           "back\n", seeds, bad, valid_in, back);
+    CHECK(bad == 0 && valid_in > seeds / 4 && back == valid_in);
+}
+
 static void test_fmt_bytes(void)
 {
     static const struct {
@@ -2292,6 +2456,7 @@ int main(void)
     test_est_intervals();
     test_est_levels();
     test_fmt_bytes();
+    test_json_escape();
     test_est_strata();
     test_loc_canon();
     test_module_frames();

@@ -35,7 +35,7 @@ test-fleet-reset: $(BUILD)/drain/drain-asan ## PostgreSQL fleet store: a session
 
 # drain push's and fleet's bad cases (tests/fleet/t_push.sh on a generated stream: no board).
 TESTS += fleet-push
-test-fleet-push: $(BUILD)/drain/drain-asan $(DRAIN_T)/gen ## PostgreSQL fleet store: push names every file it could not store and goes on (the connection lost on one: the next pushed; the server stopped: each left named), a label holding a NUL byte refused, fleet times the server does not read exit 2
+test-fleet-push: $(BUILD)/drain/drain-asan $(DRAIN_T)/gen ## PostgreSQL fleet store: push names every file it could not store and goes on (the connection lost on one: the next pushed; the server stopped: each left named), a label holding a NUL byte refused, a sample type named in UTF-8 kept in the jsonb, fleet times the server does not read exit 2
 	@tests/need.sh python3
 	DRAIN=$(BUILD)/drain/drain-asan W=$(FLEET_T)/push GEN=$(DRAIN_T)/gen \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/fleet/t_push.sh

@@ -1,11 +1,13 @@
 # strtab.py IN OUT OLD NEW [OLD NEW]...: a copy of a pprof profile (gzip or plain; written gzip)
-# whose string table entries equal to OLD read NEW instead ("\0" in NEW a NUL byte). t_push.sh
-# makes a device label of it, and one holding a NUL byte.
-import gzip, sys
+# whose string table entries equal to OLD read NEW instead ("\0" in NEW a NUL byte; any bytes, as
+# the command line gives them). t_push.sh makes a device label of it, one holding a NUL byte, and a
+# sample type named in UTF-8.
+import gzip, os, sys
 from pbwire import varint, enc
 raw = open(sys.argv[1], "rb").read()
 b = gzip.decompress(raw) if raw[:2] == b"\x1f\x8b" else raw
-subst = {sys.argv[i].encode(): sys.argv[i + 1].replace("\\0", "\0").encode() for i in range(3, len(sys.argv), 2)}
+subst = {os.fsencode(sys.argv[i]): os.fsencode(sys.argv[i + 1].replace("\\0", "\0"))
+         for i in range(3, len(sys.argv), 2)}
 out, i, done = bytearray(), 0, set()
 while i < len(b):
     st = i; key, i = varint(b, i); wt = key & 7

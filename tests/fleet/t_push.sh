@@ -6,7 +6,8 @@
 # each file left named with the reason, exit 1, and pushed once the server is back. A label
 # holding a NUL byte (the device's name cut there would be another device's): refused, named,
 # nothing of it stored, the other file stored. Times the server does not read (--since, --until,
-# prune --before): bad input, exit 2, named; a time it reads: exit 0.
+# prune --before): bad input, exit 2, named; a time it reads: exit 0. A sample type named in UTF-8:
+# its jsonb keys keep it.
 set -u
 D=${DRAIN:?} W=${W:?} GEN=${GEN:?}
 T=$(dirname "$0")
@@ -71,6 +72,21 @@ n=$(pg_sql "select count(*) from msamp_profile where device like '$sid%'")
   ok "a NUL in a label: refused, exit 1: $(head -1 "$W/nul.err" | cut -c1-160)" ||
   { fail "a NUL in a label: exit $rc, $n rows of device $sid"; cat "$W/nul.err"; }
 
+# JSON strings into the store (util.h's one escaper): p3 with its sample type freed_space named in
+# UTF-8: its jsonb keys (totals, each site's vals) keep it (an escaper that took each byte for a
+# code point stored "fr\u00c3\u00a9ed_space").
+want=$'fr\xc3\xa9ed_space'
+python3 "$T/strtab.py" "$W/p3.pb.gz" "$W/utf.pb.gz" freed_space "$want" || fail "strtab.py UTF-8"
+push utf "$W/utf.pb.gz"
+utf="sha256 = decode('$(sha "$W/utf.pb.gz")', 'hex')"
+k=$(pg_sql "select string_agg(k, ',') from msamp_profile, jsonb_object_keys(totals) k
+  where $utf and k like 'fr%space'")
+ns=$(pg_sql "select count(*), count(*) filter (where vals ? '$want') from msamp_site
+  where (device, profile_id) in (select device, id from msamp_profile where $utf)")
+[ $rc = 0 ] && [ "$k" = "$want" ] && [ "${ns%|*}" -gt 0 ] && [ "${ns%|*}" = "${ns#*|}" ] &&
+  ok "JSON strings stored: UTF-8 kept: $k in totals and ${ns#*|} sites' vals" ||
+  { fail "JSON strings stored: exit $rc, totals key '$k', sites (all|with it) $ns"; cat "$W/utf.err"; }
+
 # Times: one the server does not read is bad input (exit 2) named; one it reads runs (exit 0).
 for c in "top --since yesterday-ish" "merge $W/m.pb.gz --until 2026-13-45" "devices --since 1e999" \
   "leaks --until 99999999999999999999" "prune --before not-a-time"; do
@@ -82,7 +98,7 @@ for c in "top --since yesterday-ish" "merge $W/m.pb.gz --until 2026-13-45" "devi
 done
 "$D" fleet --db "$PG_CONN" top --since 0 --until '2100-01-01 00:00:00+00' >/dev/null 2>"$W/t.err" &&
   ok "fleet top, times it reads: exit 0" || { fail "fleet top --since 0: exit $?"; cat "$W/t.err"; }
-[ "$(pg_sql 'select count(*) from msamp_profile')" = 5 ] && ok "the store: 5 profiles (none pruned)" ||
-  fail "the store: $(pg_sql 'select count(*) from msamp_profile') profiles, want 5"
+[ "$(pg_sql 'select count(*) from msamp_profile')" = 6 ] && ok "the store: 6 profiles (none pruned)" ||
+  fail "the store: $(pg_sql 'select count(*) from msamp_profile') profiles, want 6"
 [ $nfail = 0 ] || { echo "FAIL: $nfail"; exit 1; }
 echo "all ok"

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,115 @@ void buf_free(struct buf *b)
     free(b->p);
     b->p = NULL;
     b->len = b->cap = 0;
+}
+
+void buf_str(struct buf *b, const char *s) { buf_put(b, s, strlen(s)); }
+
+void buf_printf(struct buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n <= 0)
+        return;
+    GROW(b->p, b->cap, b->len + (size_t)n + 1);
+    va_start(ap, fmt);
+    vsnprintf((char *)b->p + b->len, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)n;
+}
+
+const char *buf_cstr(struct buf *b)
+{
+    GROW(b->p, b->cap, b->len + 1);
+    b->p[b->len] = 0;
+    return (const char *)b->p;
+}
+
+/* The length of the valid UTF-8 sequence at s (of n bytes), or 0 and *bad the bytes of its
+ * maximal ill-formed subpart (at least 1). */
+static size_t utf8_len(const unsigned char *s, size_t n, size_t *bad)
+{
+    unsigned char c = s[0];
+    size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+    unsigned char lo = 0x80, hi = 0xbf; /* the second byte's range (Unicode table 3-7) */
+    if (c < 0xc2 || c > 0xf4) {
+        *bad = 1;
+        return 0;
+    }
+    if (c == 0xe0)
+        lo = 0xa0;
+    else if (c == 0xed)
+        hi = 0x9f;
+    else if (c == 0xf0)
+        lo = 0x90;
+    else if (c == 0xf4)
+        hi = 0x8f;
+    for (size_t i = 1; i < len; i++) {
+        if (i >= n || s[i] < (i == 1 ? lo : 0x80) || s[i] > (i == 1 ? hi : 0xbf)) {
+            *bad = i;
+            return 0;
+        }
+    }
+    return len;
+}
+
+/* The escaper behind json_put_str and json_fput_str: put(ctx, bytes, n) receives the output. */
+static void json_escape(void (*put)(void *, const void *, size_t), void *ctx, const char *s,
+                        size_t n, unsigned flags)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t run = 0; /* bytes before i that go out as they are */
+    put(ctx, "\"", 1);
+    for (size_t i = 0; i < n;) {
+        unsigned char c = u[i];
+        char e[8];
+        size_t elen = 0, take = 1;
+        if (c == '"' || c == '\\') {
+            e[0] = '\\', e[1] = (char)c, elen = 2;
+        } else if (c < 0x20) {
+            static const char shortf[] = "\bb\ff\nn\rr\tt";
+            const char *sf = memchr(shortf, c, sizeof(shortf) - 1);
+            if (sf && (sf - shortf) % 2 == 0)
+                e[0] = '\\', e[1] = sf[1], elen = 2;
+            else
+                elen = (size_t)snprintf(e, sizeof(e), "\\u%04x", c);
+        } else if (c == '<' && (flags & JSON_IN_SCRIPT)) {
+            memcpy(e, "\\u003c", 6), elen = 6;
+        } else if (c >= 0x80) {
+            size_t bad = 0, len = utf8_len(u + i, n - i, &bad);
+            if (len) {
+                run += len, i += len;
+                continue;
+            }
+            memcpy(e, "\\ufffd", 6), elen = 6, take = bad;
+        } else {
+            run++, i++;
+            continue;
+        }
+        if (run)
+            put(ctx, u + i - run, run);
+        put(ctx, e, elen);
+        run = 0;
+        i += take;
+    }
+    if (run)
+        put(ctx, u + n - run, run);
+    put(ctx, "\"", 1);
+}
+
+static void put_buf(void *b, const void *s, size_t n) { buf_put(b, s, n); }
+static void put_file(void *f, const void *s, size_t n) { fwrite(s, 1, n, f); }
+
+void json_put_str(struct buf *b, const char *s, size_t n, unsigned flags)
+{
+    json_escape(put_buf, b, s, n, flags);
+}
+
+void json_fput_str(FILE *f, const char *s, size_t n, unsigned flags)
+{
+    json_escape(put_file, f, s, n, flags);
 }
 
 uint64_t hash_u64(uint64_t x)

@@ -48,6 +48,23 @@ static inline void buf_varint(struct buf *b, uint64_t v)
     b->p[b->len++] = (uint8_t)v;
 }
 void buf_free(struct buf *b);
+/* The string builder of drain is struct buf: buf_str appends a C string, buf_printf formatted
+ * text; buf_cstr ends the bytes with a 0 (not counted in len) and returns them as a C string. */
+void buf_str(struct buf *b, const char *s);
+void buf_printf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *buf_cstr(struct buf *b);
+
+/* drain's one JSON string escaper (RFC 8259), for every JSON drain writes. The n bytes of s
+ * become a quoted JSON string: '"' and '\\' backslash-escaped; the control bytes 0x00-0x1f
+ * (a NUL inside the n bytes too) as \b \f \n \r \t or else \u00XX; valid UTF-8 (shortest
+ * forms, no surrogates, at most U+10FFFF) kept as it is; every ill-formed sequence replaced by
+ * \ufffd, one per maximal subpart (the Unicode practice, as Python's decode(errors="replace")):
+ * the output is always valid UTF-8 and valid JSON. 0x7f is kept (JSON allows it). With
+ * JSON_IN_SCRIPT, '<' is written \u003c too, so that the text is safe inside an HTML <script>
+ * element ("</script>" cannot end it). json_put_str appends to b; json_fput_str writes to f. */
+#define JSON_IN_SCRIPT 1u
+void json_put_str(struct buf *b, const char *s, size_t n, unsigned flags);
+void json_fput_str(FILE *f, const char *s, size_t n, unsigned flags);
 
 uint64_t hash_bytes(const void *data, size_t n, uint64_t seed);
 uint64_t hash_u64(uint64_t x);

@@ -231,52 +231,6 @@ static const char schema_v3[] =
     "DROP TABLE msamp_leak_v2, msamp_site_v2, msamp_profile_v2;"
     "INSERT INTO msamp_schema VALUES (3);";
 
-struct sbuf {
-    char *s;
-    size_t n, cap;
-};
-static void sb_put(struct sbuf *b, const char *s, size_t n)
-{
-    grow((void **)&b->s, &b->cap, b->n + n + 1, 1);
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
-    b->s[b->n] = 0;
-}
-static void sb_cstr(struct sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
-#include <stdarg.h>
-static void sb_printf(struct sbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void sb_printf(struct sbuf *b, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n <= 0)
-        return;
-    grow((void **)&b->s, &b->cap, b->n + (size_t)n + 1, 1);
-    va_start(ap, fmt);
-    vsnprintf(b->s + b->n, (size_t)n + 1, fmt, ap);
-    va_end(ap);
-    b->n += (size_t)n;
-}
-/* A JSON string (quoted); bytes that are no valid text become \u00XX escapes of themselves. */
-static void sb_json(struct sbuf *b, const char *s, size_t n)
-{
-    sb_cstr(b, "\"");
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            char e[2] = {'\\', (char)c};
-            sb_put(b, e, 2);
-        } else if (c < 0x20 || c >= 0x7f) {
-            sb_printf(b, "\\u%04x", c);
-        } else {
-            sb_put(b, (const char *)&c, 1);
-        }
-    }
-    sb_cstr(b, "\"");
-}
-
 static PGconn *db_open(const char *conninfo, char *err, size_t errlen)
 {
     fleet_load_libpq();
@@ -427,28 +381,28 @@ struct site {
     int64_t *val;
 };
 
-static void frame_text(const struct prof *p, uint64_t locid, struct sbuf *b)
+static void frame_text(const struct prof *p, uint64_t locid, struct buf *b)
 {
     const struct prof_location *l = &p->location[locid - 1];
     if (l->nline == 0) {
         char t[PROF_ADDR_TEXT];
         prof_addr_text(p, l, t, NULL);
-        sb_json(b, t, strlen(t));
+        json_put_str(b, t, strlen(t), 0);
         return;
     }
     for (uint32_t i = 0; i < l->nline; i++) {
         const struct prof_line *ln = &p->linepool[l->line_off + i];
         const char *fn = ln->function_id ? pstr(p, p->function[ln->function_id - 1].name) : "?";
         if (i)
-            sb_cstr(b, ",");
-        sb_json(b, fn, strlen(fn));
+            buf_str(b, ",");
+        json_put_str(b, fn, strlen(fn), 0);
     }
 }
 
 /* The profile's rollup by site, as JSON arrays msamp_site's rows are inserted from, of at most
  * SITE_BATCH sites each (a JSON value of PostgreSQL is at most 256 MiB). */
 #define SITE_BATCH 4096
-static size_t rollup_json(const struct prof *p, struct sbuf **batch, uint32_t **site_of_sample)
+static size_t rollup_json(const struct prof *p, struct buf **batch, uint32_t **site_of_sample)
 {
     struct site *sites = NULL;
     size_t nsites = 0, cap = 0;
@@ -457,38 +411,39 @@ static size_t rollup_json(const struct prof *p, struct sbuf **batch, uint32_t **
     *site_of_sample = xcalloc(p->nsample ? p->nsample : 1, sizeof(uint32_t));
     for (size_t s = 0; s < p->nsample; s++) {
         const struct prof_sample *sm = &p->sample[s];
-        struct sbuf k = {0};
-        sb_cstr(&k, "[");
+        struct buf k = {0};
+        buf_str(&k, "[");
         for (uint32_t i = 0; i < sm->nloc; i++) {
             if (i)
-                sb_cstr(&k, ",");
+                buf_str(&k, ",");
             frame_text(p, p->locpool[sm->loc_off + i], &k);
         }
-        sb_cstr(&k, "]");
-        size_t stack_len = k.n;
+        buf_str(&k, "]");
+        size_t stack_len = k.len;
         const char *task = "";
         for (uint32_t l = 0; l < sm->nlabel; l++) {
             const struct prof_label *lb = &p->labelpool[sm->label_off + l];
             if (lb->str && strcmp(pstr(p, lb->key), "task") == 0)
                 task = pstr(p, lb->str);
         }
-        sb_put(&k, "", 1); /* a 0 between stack and task in the key */
-        sb_cstr(&k, task);
-        uint64_t h = hash_bytes(k.s, k.n, 1);
+        buf_put(&k, "", 1); /* a 0 between stack and task in the key */
+        buf_str(&k, task);
+        uint64_t h = hash_bytes(k.p, k.len, 1);
         size_t j = umap_get(&idx, h);
-        if (j < nsites && (sites[j].key_len != k.n || memcmp(sites[j].key, k.s, k.n) != 0))
+        if (j < nsites && (sites[j].key_len != k.len || memcmp(sites[j].key, k.p, k.len) != 0))
             for (j = 0; j < nsites; j++) /* a hash collision: look through all (rare) */
-                if (sites[j].key_len == k.n && memcmp(sites[j].key, k.s, k.n) == 0)
+                if (sites[j].key_len == k.len && memcmp(sites[j].key, k.p, k.len) == 0)
                     break;
         if (j > nsites)
             j = nsites;
         if (j == nsites) {
             grow((void **)&sites, &cap, nsites + 1, sizeof(*sites));
-            sites[nsites] = (struct site){k.s, k.n, stack_len, task, xcalloc(p->nvt ? p->nvt : 1, 8)};
+            sites[nsites] = (struct site){(char *)k.p, k.len, stack_len, task,
+                                          xcalloc(p->nvt ? p->nvt : 1, 8)};
             umap_put(&idx, h, (uint32_t)nsites);
             nsites++;
         } else {
-            free(k.s);
+            buf_free(&k);
         }
         for (size_t v = 0; v < p->nvt; v++)
             sites[j].val[v] += p->valpool[sm->val_off + v];
@@ -497,20 +452,20 @@ static size_t rollup_json(const struct prof *p, struct sbuf **batch, uint32_t **
     size_t nb = (nsites + SITE_BATCH - 1) / SITE_BATCH;
     *batch = xcalloc(nb ? nb : 1, sizeof(**batch));
     for (size_t j = 0; j < nsites; j++) {
-        struct sbuf *out = &(*batch)[j / SITE_BATCH];
-        sb_printf(out, "%s{\"i\":%zu,\"stack\":", j % SITE_BATCH ? "," : "[", j);
-        sb_put(out, sites[j].key, sites[j].stack_len);
-        sb_cstr(out, ",\"task\":");
-        sb_json(out, sites[j].task, strlen(sites[j].task));
-        sb_cstr(out, ",\"vals\":{");
+        struct buf *out = &(*batch)[j / SITE_BATCH];
+        buf_printf(out, "%s{\"i\":%zu,\"stack\":", j % SITE_BATCH ? "," : "[", j);
+        buf_put(out, sites[j].key, sites[j].stack_len);
+        buf_str(out, ",\"task\":");
+        json_put_str(out, sites[j].task, strlen(sites[j].task), 0);
+        buf_str(out, ",\"vals\":{");
         for (size_t v = 0; v < p->nvt; v++) {
             const char *name = pstr(p, p->vt[v].type);
             if (v)
-                sb_cstr(out, ",");
-            sb_json(out, name, strlen(name));
-            sb_printf(out, ":%lld", (long long)sites[j].val[v]);
+                buf_str(out, ",");
+            json_put_str(out, name, strlen(name), 0);
+            buf_printf(out, ":%lld", (long long)sites[j].val[v]);
         }
-        sb_cstr(out, j % SITE_BATCH == SITE_BATCH - 1 || j == nsites - 1 ? "}}]" : "}}");
+        buf_str(out, j % SITE_BATCH == SITE_BATCH - 1 || j == nsites - 1 ? "}}]" : "}}");
         free(sites[j].key);
         free(sites[j].val);
     }
@@ -520,19 +475,19 @@ static size_t rollup_json(const struct prof *p, struct sbuf **batch, uint32_t **
 }
 
 /* "{a,b}" text array literal of strings. */
-static void sb_array(struct sbuf *b, const char *const *v, size_t n)
+static void pg_array(struct buf *b, const char *const *v, size_t n)
 {
-    sb_cstr(b, "{");
+    buf_str(b, "{");
     for (size_t i = 0; i < n; i++) {
-        sb_cstr(b, i ? ",\"" : "\"");
+        buf_str(b, i ? ",\"" : "\"");
         for (const char *s = v[i]; *s; s++) {
             if (*s == '"' || *s == '\\')
-                sb_put(b, "\\", 1);
-            sb_put(b, s, 1);
+                buf_put(b, "\\", 1);
+            buf_put(b, s, 1);
         }
-        sb_cstr(b, "\"");
+        buf_str(b, "\"");
     }
-    sb_cstr(b, "}");
+    buf_str(b, "}");
 }
 
 /* Whether string i holds a NUL byte (its text cut there). */
@@ -634,7 +589,7 @@ static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t 
         }
     }
     /* The labels: every distinct string label K=V but the per-site ones. */
-    struct sbuf lab = {0};
+    struct buf lab = {0};
     char **lv = NULL;
     size_t nlv = 0, caplv = 0;
     for (size_t s = 0; s < p.nsample; s++)
@@ -653,43 +608,43 @@ static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t 
                 lv[nlv++] = xstrndup(kv, strlen(kv));
             }
         }
-    sb_array(&lab, (const char *const *)lv, nlv);
+    pg_array(&lab, (const char *const *)lv, nlv);
     const char **vtn = xcalloc(p.nvt + 1, sizeof(char *));
     for (size_t v = 0; v < p.nvt; v++)
         vtn[v] = pstr(&p, p.vt[v].type);
-    struct sbuf vts = {0}, cms = {0}, leaks = {0}, *sites;
-    sb_array(&vts, vtn, p.nvt);
+    struct buf vts = {0}, cms = {0}, leaks = {0}, *sites;
+    pg_array(&vts, vtn, p.nvt);
     /* The totals: each type summed over the samples, as a JSON object. */
-    struct sbuf tot = {0};
+    struct buf tot = {0};
     int64_t *sum = xcalloc(p.nvt + 1, sizeof(int64_t));
     for (size_t i = 0; i < p.nsample; i++)
         for (size_t v = 0; v < p.nvt; v++)
             sum[v] += p.valpool[p.sample[i].val_off + v];
-    sb_cstr(&tot, "{");
+    buf_str(&tot, "{");
     for (size_t v = 0; v < p.nvt; v++) {
-        sb_json(&tot, vtn[v], strlen(vtn[v]));
-        sb_printf(&tot, ":%lld%s", (long long)sum[v], v + 1 < p.nvt ? "," : "");
+        json_put_str(&tot, vtn[v], strlen(vtn[v]), 0);
+        buf_printf(&tot, ":%lld%s", (long long)sum[v], v + 1 < p.nvt ? "," : "");
     }
-    sb_cstr(&tot, "}");
+    buf_str(&tot, "}");
     free(sum);
-    sb_array(&cms, cm, p.ncomment);
+    pg_array(&cms, cm, p.ncomment);
     uint32_t *site_of;
     size_t nbatch = rollup_json(&p, &sites, &site_of);
     struct growth_leak gl[256];
     size_t ngl = growth_leaks_from_prof(&p, gl, 256);
-    sb_cstr(&leaks, "[");
+    buf_str(&leaks, "[");
     for (size_t i = 0; i < ngl; i++)
-        sb_printf(&leaks, "%s{\"i\":%u,\"slope\":%.17g,\"var\":%.17g,\"since\":%.17g}",
+        buf_printf(&leaks, "%s{\"i\":%u,\"slope\":%.17g,\"var\":%.17g,\"since\":%.17g}",
                   i ? "," : "", gl[i].sample < p.nsample ? site_of[gl[i].sample] : 0,
                   gl[i].slope_bytes_per_s.est, gl[i].slope_bytes_per_s.var, gl[i].since_s);
-    sb_cstr(&leaks, "]");
+    buf_str(&leaks, "]");
     char t0[32], t1[32], fl[32];
     snprintf(t0, sizeof(t0), "%lld", (long long)p.time_nanos);
     snprintf(t1, sizeof(t1), "%lld", (long long)(p.time_nanos + p.duration_nanos));
     snprintf(fl, sizeof(fl), "%lld", failures);
-    const char *vals[16] = {device, build,   session, kind,    t0,      t1,
-                            lab.s,  vts.s,   cms.s,   fl,      (const char *)raw.p,
-                            tot.s,  heap[0], heap[1], heap[2], heap[3]};
+    const char *vals[16] = {device, build, session, kind, t0, t1, buf_cstr(&lab),
+                            buf_cstr(&vts), buf_cstr(&cms), fl, (const char *)raw.p,
+                            buf_cstr(&tot), heap[0], heap[1], heap[2], heap[3]};
     int lens[16] = {0};
     int fmts[16] = {0};
     lens[10] = (int)raw.len;
@@ -733,7 +688,8 @@ static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t 
         snprintf(te, sizeof(te), "%s", *stored ? PQgetvalue(r, 0, 1) : "");
         PQclear(r);
         for (size_t i = 0; *stored && rc == 0 && i <= nbatch; i++) {
-            const char *v[4] = {device, id, i < nbatch ? sites[i].s : leaks.s, te};
+            const char *rows = buf_cstr(i < nbatch ? &sites[i] : &leaks);
+            const char *v[4] = {device, id, rows, te};
             r = PQexecParams(c, i < nbatch ? sql_sites : sql_leaks, 4, NULL, v, NULL, NULL, 0);
             if (PQresultStatus(r) != PGRES_COMMAND_OK)
                 rc = db_err(c, r, what, err, errlen);
@@ -746,7 +702,7 @@ static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t 
     else
         PQclear(PQexec(c, "ROLLBACK"));
     for (size_t i = 0; i < nbatch; i++)
-        free(sites[i].s);
+        buf_free(&sites[i]);
     free(sites);
     for (size_t i = 0; i < nlv; i++)
         free(lv[i]);
@@ -754,11 +710,11 @@ static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t 
     free(vtn);
     free(cm);
     free(site_of);
-    free(lab.s);
-    free(vts.s);
-    free(tot.s);
-    free(cms.s);
-    free(leaks.s);
+    buf_free(&lab);
+    buf_free(&vts);
+    buf_free(&tot);
+    buf_free(&cms);
+    buf_free(&leaks);
     prof_free(&p);
     buf_free(&raw);
     return rc;
@@ -856,8 +812,8 @@ struct sel {
     int nlabel;
     const char *params[2 * MAX_FILTERS + 4 + MAX_TYPES];
     int nparams;
-    struct sbuf where;    /* over msamp_profile p */
-    struct sbuf where_st; /* over msamp_site st: --since on its t_end too (partition pruning) */
+    struct buf where;    /* over msamp_profile p */
+    struct buf where_st; /* over msamp_site st: --since on its t_end too (partition pruning) */
 };
 
 static const char *add_param(struct sel *s, const char *v)
@@ -869,20 +825,20 @@ static const char *add_param(struct sel *s, const char *v)
 }
 
 /* A time: seconds since the epoch, or anything PostgreSQL's timestamptz reads (parameter pn). */
-static void time_sql(struct sbuf *b, const char *pn)
+static void time_sql(struct buf *b, const char *pn)
 {
-    sb_printf(b, "(CASE WHEN %s ~ '^[0-9]+(\\.[0-9]*)?$' THEN to_timestamp(%s::float8)"
+    buf_printf(b, "(CASE WHEN %s ~ '^[0-9]+(\\.[0-9]*)?$' THEN to_timestamp(%s::float8)"
               " ELSE %s::timestamptz END)", pn, pn, pn);
 }
 /* Whether the server reads t as a time (time_sql): 0; 2 with why when it does not (a data
  * exception, SQLSTATE class 22: bad input, the command line's); -1 with why on another error. */
 static int time_check(PGconn *c, const char *opt, const char *t, char *why, size_t whylen)
 {
-    struct sbuf q = {0};
-    sb_cstr(&q, "SELECT ");
+    struct buf q = {0};
+    buf_str(&q, "SELECT ");
     time_sql(&q, "$1::text");
-    PGresult *r = PQexecParams(c, q.s, 1, NULL, &t, NULL, NULL, 0);
-    free(q.s);
+    PGresult *r = PQexecParams(c, buf_cstr(&q), 1, NULL, &t, NULL, NULL, 0);
+    buf_free(&q);
     if (PQresultStatus(r) == PGRES_TUPLES_OK) {
         PQclear(r);
         return 0;
@@ -899,32 +855,32 @@ static int time_check(PGconn *c, const char *opt, const char *t, char *why, size
 static void time_cond(struct sel *s, const char *col, const char *op, const char *t)
 {
     const char *pn = add_param(s, t);
-    sb_printf(&s->where, " AND p.%s %s ", col, op);
+    buf_printf(&s->where, " AND p.%s %s ", col, op);
     time_sql(&s->where, pn);
     if (strcmp(col, "t_end") == 0) { /* the site rows carry t_end: their partitions pruned too */
-        sb_printf(&s->where_st, " AND st.%s %s ", col, op);
+        buf_printf(&s->where_st, " AND st.%s %s ", col, op);
         time_sql(&s->where_st, pn);
     }
 }
 
 static void sel_build(struct sel *s)
 {
-    sb_cstr(&s->where, "TRUE");
-    sb_cstr(&s->where_st, "");
+    buf_str(&s->where, "TRUE");
+    buf_str(&s->where_st, "");
     if (s->ndevice) {
-        sb_cstr(&s->where, " AND p.device IN (");
+        buf_str(&s->where, " AND p.device IN (");
         for (int i = 0; i < s->ndevice; i++)
-            sb_printf(&s->where, "%s%s", i ? ", " : "", add_param(s, s->device[i]));
-        sb_cstr(&s->where, ")");
+            buf_printf(&s->where, "%s%s", i ? ", " : "", add_param(s, s->device[i]));
+        buf_str(&s->where, ")");
     }
     if (s->build)
-        sb_printf(&s->where, " AND p.build_id = %s", add_param(s, s->build));
+        buf_printf(&s->where, " AND p.build_id = %s", add_param(s, s->build));
     if (s->since)
         time_cond(s, "t_end", ">=", s->since);
     if (s->until)
         time_cond(s, "t_start", "<=", s->until);
     for (int i = 0; i < s->nlabel; i++)
-        sb_printf(&s->where, " AND %s = ANY (p.labels)", add_param(s, s->label[i]));
+        buf_printf(&s->where, " AND %s = ANY (p.labels)", add_param(s, s->label[i]));
 }
 
 static PGresult *sel_query(PGconn *c, struct sel *s, const char *sql, char *err, size_t errlen)
@@ -939,11 +895,11 @@ static PGresult *sel_query(PGconn *c, struct sel *s, const char *sql, char *err,
 
 static int fleet_merge(PGconn *c, struct sel *s, const char *out, char *err, size_t errlen)
 {
-    struct sbuf q = {0};
-    sb_printf(&q, "SELECT p.bytes FROM msamp_profile p WHERE %s ORDER BY p.t_start, p.device, p.id",
-              s->where.s);
-    PGresult *r = PQexecParams(c, q.s, s->nparams, NULL, s->params, NULL, NULL, 1);
-    free(q.s);
+    struct buf q = {0};
+    buf_printf(&q, "SELECT p.bytes FROM msamp_profile p WHERE %s ORDER BY p.t_start, p.device, p.id",
+              buf_cstr(&s->where));
+    PGresult *r = PQexecParams(c, buf_cstr(&q), s->nparams, NULL, s->params, NULL, NULL, 1);
+    buf_free(&q);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return db_err(c, r, "query", err, errlen);
     int n = PQntuples(r);
@@ -1016,12 +972,12 @@ static int json_close(struct out_file *o, FILE *jf, const char *tail, char *err,
  * type); the first --top N by the ranking type. */
 static int fleet_top(PGconn *c, struct sel *s, long ntop, char *err, size_t errlen)
 {
-    struct sbuf q = {0};
-    sb_printf(&q,
+    struct buf q = {0};
+    buf_printf(&q,
               "SELECT t FROM msamp_profile p, unnest(p.sample_types) WITH ORDINALITY u(t, o)"
-              " WHERE %s GROUP BY t ORDER BY min(o), t", s->where.s);
-    PGresult *ty = sel_query(c, s, q.s, err, errlen);
-    free(q.s);
+              " WHERE %s GROUP BY t ORDER BY min(o), t", buf_cstr(&s->where));
+    PGresult *ty = sel_query(c, s, buf_cstr(&q), err, errlen);
+    buf_free(&q);
     if (!ty)
         return -1;
     int nt = PQntuples(ty), rank = nt - 1;
@@ -1031,21 +987,21 @@ static int fleet_top(PGconn *c, struct sel *s, long ntop, char *err, size_t errl
     if (nt > MAX_TYPES)
         nt = MAX_TYPES;
     int base = s->nparams;
-    q = (struct sbuf){0};
-    sb_cstr(&q, "SELECT array_to_json(st.stack)::text, st.task, count(*) OVER ()");
+    q = (struct buf){0};
+    buf_str(&q, "SELECT array_to_json(st.stack)::text, st.task, count(*) OVER ()");
     for (int k = 0; k < nt; k++) {
         add_param(s, PQgetvalue(ty, k, 0));
-        sb_printf(&q, ", sum((st.vals->>$%d)::numeric)::text", base + k + 1);
+        buf_printf(&q, ", sum((st.vals->>$%d)::numeric)::text", base + k + 1);
     }
-    sb_printf(&q, " FROM msamp_profile p JOIN msamp_site st ON st.device = p.device AND"
+    buf_printf(&q, " FROM msamp_profile p JOIN msamp_site st ON st.device = p.device AND"
               " st.profile_id = p.id AND st.t_end = p.t_end WHERE %s%s GROUP BY st.stack, st.task",
-              s->where.s, s->where_st.s);
+              buf_cstr(&s->where), buf_cstr(&s->where_st));
     if (nt > 0)
-        sb_printf(&q, " ORDER BY sum((st.vals->>$%d)::numeric) DESC NULLS LAST, 1, 2",
+        buf_printf(&q, " ORDER BY sum((st.vals->>$%d)::numeric) DESC NULLS LAST, 1, 2",
                   base + (rank < nt ? rank : 0) + 1);
-    sb_printf(&q, " LIMIT %ld", ntop);
-    PGresult *r = sel_query(c, s, q.s, err, errlen);
-    free(q.s);
+    buf_printf(&q, " LIMIT %ld", ntop);
+    PGresult *r = sel_query(c, s, buf_cstr(&q), err, errlen);
+    buf_free(&q);
     struct out_file jo;
     FILE *jf = NULL;
     if (!r || json_open(&jo, &jf, s->json, err, errlen) < 0) {
@@ -1061,11 +1017,11 @@ static int fleet_top(PGconn *c, struct sel *s, long ntop, char *err, size_t errl
         printf("%d. %s%s%s\n", i + 1, PQgetvalue(r, i, 0), PQgetvalue(r, i, 1)[0] ? " task=" : "",
                PQgetvalue(r, i, 1));
         if (jf) {
-            struct sbuf b = {0};
-            sb_json(&b, PQgetvalue(r, i, 1), strlen(PQgetvalue(r, i, 1)));
+            struct buf b = {0};
+            json_put_str(&b, PQgetvalue(r, i, 1), strlen(PQgetvalue(r, i, 1)), 0);
             fprintf(jf, "%s{\"stack\":%s,\"task\":%s,\"values\":{", i ? "," : "",
-                    PQgetvalue(r, i, 0), b.s);
-            free(b.s);
+                    PQgetvalue(r, i, 0), buf_cstr(&b));
+            buf_free(&b);
         }
         int first = 1;
         for (int k = 0; k < nt; k++) {
@@ -1147,7 +1103,7 @@ static void device_exhaustion(FILE *txt, FILE *js, const char *c, const char *dr
 
 static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
 {
-    struct sbuf q = {0};
+    struct buf q = {0};
     /* Per device: the smallest free heap its allocator reported (min_free of its profiles'
      * last HEAP records), its failures (per session the most its profiles count, summed over
      * sessions), its latest profile's in-use, free, largest free block and heap size (a final
@@ -1157,7 +1113,7 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
      * (its msamp-verdict exhaustion comment, as drain stored it) and its fastest leak's innermost
      * frame (the forecast's driver); its sessions a reset ended (their profiles' msamp-verdict
      * ended comments: verdict/ended.h). */
-    sb_printf(&q,
+    buf_printf(&q,
               "WITH sel AS (SELECT p.device, p.id, p.session, p.t_end, p.kind, p.failures,"
               " p.heap_free, p.heap_min_free, p.heap_largest_free, p.heap_total,"
               " (p.totals->>%s)::numeric AS inuse, %s AS rank_type,"
@@ -1183,9 +1139,9 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
               " agg.resets FROM agg JOIN fl USING (device) JOIN lat USING (device)"
               " ORDER BY agg.min_free ASC NULLS LAST, fl.f DESC, lat.inuse DESC NULLS LAST,"
               " agg.device",
-              rank_sql, rank_sql, s->where.s);
-    PGresult *r = sel_query(c, s, q.s, err, errlen);
-    free(q.s);
+              rank_sql, rank_sql, buf_cstr(&s->where));
+    PGresult *r = sel_query(c, s, buf_cstr(&q), err, errlen);
+    buf_free(&q);
     struct out_file jo;
     FILE *jf = NULL;
     if (!r || json_open(&jo, &jf, s->json, err, errlen) < 0) {
@@ -1214,15 +1170,15 @@ static int fleet_devices(PGconn *c, struct sel *s, char *err, size_t errlen)
         device_exhaustion(stdout, NULL, PQgetvalue(r, i, 11), PQgetvalue(r, i, 12));
         printf("\n");
         if (jf) {
-            struct sbuf b = {0};
-            sb_json(&b, PQgetvalue(r, i, 0), strlen(PQgetvalue(r, i, 0)));
-            fprintf(jf, "%s{\"device\":%s", i ? "," : "", b.s);
+            struct buf b = {0};
+            json_put_str(&b, PQgetvalue(r, i, 0), strlen(PQgetvalue(r, i, 0)), 0);
+            fprintf(jf, "%s{\"device\":%s", i ? "," : "", buf_cstr(&b));
             for (int k = 1; k < 10; k++)
                 fprintf(jf, ",\"%s\":%s", key[k], jv(r, i, k));
             fprintf(jf, ",\"resets\":%s", jv(r, i, 13));
             device_exhaustion(NULL, jf, PQgetvalue(r, i, 11), PQgetvalue(r, i, 12));
             fputs("}", jf);
-            free(b.s);
+            buf_free(&b);
         }
     }
     int rc = json_close(&jo, jf, "]}\n", err, errlen);
@@ -1286,8 +1242,8 @@ static int by_suspect_slope(const void *a, const void *b)
  * device's latest profile (the latest end; a final before a partial), with their sites' stacks. */
 static PGresult *verdict_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
 {
-    struct sbuf q = {0};
-    sb_printf(&q,
+    struct buf q = {0};
+    buf_printf(&q,
               "WITH sel AS (SELECT p.device, p.id, p.t_end, p.kind FROM msamp_profile p WHERE %s),"
               " lat AS (SELECT DISTINCT ON (device) device, id, t_end FROM sel"
               " ORDER BY device, t_end DESC, kind = 'final' DESC, id DESC)"
@@ -1296,16 +1252,16 @@ static PGresult *verdict_leaks(PGconn *c, struct sel *s, char *err, size_t errle
               " AND lk.profile_id = lat.id AND lk.t_end = lat.t_end JOIN msamp_site st"
               " ON st.device = lk.device AND st.profile_id = lk.profile_id AND st.t_end = lk.t_end"
               " AND st.site = lk.site WHERE TRUE%s",
-              s->where.s, s->where_st.s);
-    PGresult *r = sel_query(c, s, q.s, err, errlen);
-    free(q.s);
+              buf_cstr(&s->where), buf_cstr(&s->where_st));
+    PGresult *r = sel_query(c, s, buf_cstr(&q), err, errlen);
+    buf_free(&q);
     return r;
 }
 
 static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
 {
-    struct sbuf q = {0};
-    sb_printf(&q,
+    struct buf q = {0};
+    buf_printf(&q,
               "WITH sel AS (SELECT p.device, p.id, p.t_end AS te, p.session, p.kind,"
               " extract(epoch FROM p.t_end - p.t_start)::float8 AS up FROM msamp_profile p WHERE %s),"
               " ses AS (SELECT device, session, max(up) / 2 AS half, max(up) AS u1, count(*) AS n"
@@ -1348,9 +1304,10 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
               " WHERE st.d > 0.5 AND (st.v <= 0 OR st.d >= %.17g * sqrt(st.v))"
               " AND grp.d > 0.5 AND (grp.v <= 0 OR grp.d >= %.17g * sqrt(grp.v))"
               " ORDER BY st.d / dev.dt DESC, st.device, 2, st.task",
-              s->where.s, s->where_st.s, s->where_st.s, GR_Z_LEAK, GR_Z_LEAK);
-    PGresult *r = sel_query(c, s, q.s, err, errlen);
-    free(q.s);
+              buf_cstr(&s->where), buf_cstr(&s->where_st), buf_cstr(&s->where_st), GR_Z_LEAK,
+              GR_Z_LEAK);
+    PGresult *r = sel_query(c, s, buf_cstr(&q), err, errlen);
+    buf_free(&q);
     PGresult *rv = r ? verdict_leaks(c, s, err, errlen) : NULL;
     struct out_file jo;
     FILE *jf = NULL;
@@ -1405,12 +1362,13 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
                    est_sym_lo(g), est_sym_hi(g), x[i].nses, x[i].nprof);
         printf("  %s%s%s\n", x[i].stack, x[i].task[0] ? " task=" : "", x[i].task);
         if (jf) {
-            struct sbuf b = {0}, t = {0};
-            sb_json(&b, x[i].device, strlen(x[i].device));
-            sb_json(&t, x[i].task, strlen(x[i].task));
+            struct buf b = {0}, t = {0};
+            json_put_str(&b, x[i].device, strlen(x[i].device), 0);
+            json_put_str(&t, x[i].task, strlen(x[i].task), 0);
             fprintf(jf, "%s{\"device\":%s,\"stack\":%s,\"task\":%s,\"evidence\":[%s%s%s],"
                     "\"slope\":%.17g,\"lo\":%.17g,\"hi\":%.17g,\"verdict\":",
-                    i ? "," : "", b.s, x[i].stack, t.s, x[i].has_v ? "\"verdict\"" : "",
+                    i ? "," : "", buf_cstr(&b), x[i].stack, buf_cstr(&t),
+                    x[i].has_v ? "\"verdict\"" : "",
                     x[i].has_v && x[i].has_c ? "," : "", x[i].has_c ? "\"growth\"" : "",
                     sl.est, est_sym_lo(sl), est_sym_hi(sl));
             if (x[i].has_v)
@@ -1428,8 +1386,8 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
                       "\"growth_slope\":null,\"growth_lo\":null,\"growth_hi\":null", jf);
             /* sessions and profiles: those the growth compared (0 without it) */
             fprintf(jf, ",\"sessions\":%s,\"profiles\":%s}", x[i].nses, x[i].nprof);
-            free(b.s);
-            free(t.s);
+            buf_free(&b);
+            buf_free(&t);
         }
         site_of[i] = i;
         for (int j = 0; j < i; j++)
@@ -1446,7 +1404,7 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
         if (site_of[i] != i)
             continue;
         struct est sum = {0, 0};
-        struct sbuf devs = {0}, jdevs = {0};
+        struct buf devs = {0}, jdevs = {0};
         int nd = 0;
         for (int j = i; j < n; j++) {
             if (site_of[j] != i)
@@ -1454,26 +1412,26 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
             struct est sl = suspect_slope(&x[j]);
             sum.est += sl.est;
             sum.var += sl.var;
-            sb_printf(&devs, "%s%s", nd ? "," : "", x[j].device);
+            buf_printf(&devs, "%s%s", nd ? "," : "", x[j].device);
             if (nd)
-                sb_cstr(&jdevs, ",");
-            sb_json(&jdevs, x[j].device, strlen(x[j].device));
+                buf_str(&jdevs, ",");
+            json_put_str(&jdevs, x[j].device, strlen(x[j].device), 0);
             nd++;
         }
         printf("  %d device%s (%s) +%.0f/s [%.0f/s, %.0f/s]  %s%s%s\n", nd, nd > 1 ? "s" : "",
-               devs.s, sum.est, est_sym_lo(sum), est_sym_hi(sum), x[i].stack,
+               buf_cstr(&devs), sum.est, est_sym_lo(sum), est_sym_hi(sum), x[i].stack,
                x[i].task[0] ? " task=" : "", x[i].task);
         if (jf) {
-            struct sbuf t = {0};
-            sb_json(&t, x[i].task, strlen(x[i].task));
+            struct buf t = {0};
+            json_put_str(&t, x[i].task, strlen(x[i].task), 0);
             fprintf(jf, "%s{\"stack\":%s,\"task\":%s,\"devices\":[%s],\"slope\":%.17g,"
-                    "\"lo\":%.17g,\"hi\":%.17g}", nsite ? "," : "", x[i].stack, t.s,
-                    jdevs.s, sum.est, est_sym_lo(sum), est_sym_hi(sum));
-            free(t.s);
+                    "\"lo\":%.17g,\"hi\":%.17g}", nsite ? "," : "", x[i].stack, buf_cstr(&t),
+                    buf_cstr(&jdevs), sum.est, est_sym_lo(sum), est_sym_hi(sum));
+            buf_free(&t);
         }
         nsite++;
-        free(devs.s);
-        free(jdevs.s);
+        buf_free(&devs);
+        buf_free(&jdevs);
     }
     free(site_of);
     free(x);
@@ -1490,20 +1448,20 @@ static int fleet_leaks(PGconn *c, struct sel *s, char *err, size_t errlen)
  * meanwhile). */
 static int fleet_prune(PGconn *c, struct sel *s, const char *before, char *err, size_t errlen)
 {
-    struct sbuf q = {0}, t = {0};
+    struct buf q = {0}, t = {0};
     PGresult *parts = NULL;
     time_sql(&t, add_param(s, before));
     if (db_cmd(c, "BEGIN", "begin", err, errlen) != 0 ||
         db_cmd(c, "SELECT pg_advisory_xact_lock(7235871)", "lock", err, errlen) != 0)
         goto fail;
-    sb_printf(&q, "SELECT substr(c.relname, 16) FROM pg_inherits i JOIN pg_class c"
+    buf_printf(&q, "SELECT substr(c.relname, 16) FROM pg_inherits i JOIN pg_class c"
               " ON c.oid = i.inhrelid WHERE i.inhparent = 'msamp_profile'::regclass"
               " AND CASE WHEN c.relname ~ '^msamp_profile_p[0-9]{6}$' THEN ((to_date("
               "substr(c.relname, 16), 'YYYYMM') + interval '1 month')::timestamp AT TIME ZONE"
               " 'UTC') <= %s END ORDER BY 1",
-              t.s);
-    parts = sel_query(c, s, q.s, err, errlen);
-    free(q.s);
+              buf_cstr(&t));
+    parts = sel_query(c, s, buf_cstr(&q), err, errlen);
+    buf_free(&q);
     long long dropped = 0, deleted = 0;
     int np = parts ? PQntuples(parts) : 0;
     for (int i = 0; parts && i < np; i++) {
@@ -1522,13 +1480,13 @@ static int fleet_prune(PGconn *c, struct sel *s, const char *before, char *err, 
         if (db_cmd(c, sql, "dropping a partition", err, errlen) != 0)
             goto fail;
     }
-    q = (struct sbuf){0};
-    sb_printf(&q, "WITH l AS (DELETE FROM msamp_leak WHERE t_end < %s),"
+    q = (struct buf){0};
+    buf_printf(&q, "WITH l AS (DELETE FROM msamp_leak WHERE t_end < %s),"
               " s AS (DELETE FROM msamp_site WHERE t_end < %s),"
               " d AS (DELETE FROM msamp_profile WHERE t_end < %s RETURNING 1)"
-              " SELECT count(*) FROM d", t.s, t.s, t.s);
-    PGresult *r = parts ? sel_query(c, s, q.s, err, errlen) : NULL;
-    free(q.s);
+              " SELECT count(*) FROM d", buf_cstr(&t), buf_cstr(&t), buf_cstr(&t));
+    PGresult *r = parts ? sel_query(c, s, buf_cstr(&q), err, errlen) : NULL;
+    buf_free(&q);
     if (!r)
         goto fail;
     deleted = atoll(PQgetvalue(r, 0, 0));
@@ -1539,11 +1497,11 @@ static int fleet_prune(PGconn *c, struct sel *s, const char *before, char *err, 
            " from the others; the profiles ending at or after %s kept\n", np, dropped, deleted,
            before);
     PQclear(parts);
-    free(t.s);
+    buf_free(&t);
     return 0;
 fail:
     PQclear(parts);
-    free(t.s);
+    buf_free(&t);
     PQclear(PQexec(c, "ROLLBACK"));
     return -1;
 }
@@ -1634,7 +1592,7 @@ int drain_fleet(int argc, char **argv)
     if (rc != 0)
         fprintf(stderr, "drain fleet %s: %s\n", cmd, err);
     PQfinish(c);
-    free(s.where.s);
-    free(s.where_st.s);
+    buf_free(&s.where);
+    buf_free(&s.where_st);
     return rc == 0 ? 0 : rc == 2 ? 2 : 1;
 }

@@ -252,22 +252,10 @@ char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address)
 
 void json_str(FILE *f, const char *s)
 {
-    if (!s) {
+    if (s)
+        json_fput_str(f, s, strlen(s), 0);
+    else
         fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (*c == '"' || *c == '\\')
-            fprintf(f, "\\%c", *c);
-        else if (*c == '\n')
-            fputs("\\n", f);
-        else if (*c < 0x20 || *c == 0x7f)
-            fprintf(f, "\\u%04x", *c);
-        else
-            fputc(*c, f);
-    }
-    fputc('"', f);
 }
 
 void json_num(FILE *f, double x)

@@ -87,7 +87,7 @@ int vprof_interval(const struct vprof *v, int e, struct est x, double add, doubl
 /* The site's stack and task as one key (frames joined by '\n', then "task=" and its task; with
  * any_address, raw addresses, which move between runs, as "?"). The caller frees it. */
 char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address);
-/* JSON output: a string (quoted, escaped; NULL: null), a number (null when not finite), an
+/* JSON output: a string (quoted, escaped by json_fput_str, util.h; NULL: null), a number (null when not finite), an
  * estimate {"est","lo","hi"[,"lower_bound": true]} (null where not finite), and a site's stack
  * as an array of names. */
 void json_str(FILE *f, const char *s);

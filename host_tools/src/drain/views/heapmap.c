@@ -97,20 +97,6 @@ void heapmap_sites(FILE *f, const struct hw_heap *h, const struct session *s,
     free(a);
 }
 
-/* A JSON string's text, safe inside a <script> element. */
-static void json_text(FILE *f, const char *s)
-{
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
-        if (c == '"' || c == '\\')
-            fprintf(f, "\\%c", c);
-        else if (c == '<')
-            fputs("\\u003c", f);
-        else
-            fputc(c >= 0x20 && c < 0x7f ? c : '?', f);
-    }
-}
-
 /* A span [a, a + n) of the heap as rects over the rows it crosses. */
 static void rects(FILE *f, const struct hw_heap *h, uint64_t row_bytes, uint64_t a, uint64_t n,
                   const char *fill, const char *extra)
@@ -267,10 +253,11 @@ int heapmap_write(const struct hw_heap *h, const struct session *s, const struct
     for (size_t i = 0; i < h->nfl; i++)
         fprintf(f, "<tr><td>0x%" PRIx64 "</td><td class=\"n\">%" PRIu64 "</td></tr>\n",
                 h->fl[i].addr, h->fl[i].size);
-    fprintf(f, "</table>\n<script type=\"application/json\" id=\"heap-data\">{\"allocator\": \"%s\""
-               ", \"lo\": %" PRIu64 ", \"hi\": %" PRIu64 ", \"free_bytes\": %" PRIu64
+    fputs("</table>\n<script type=\"application/json\" id=\"heap-data\">{\"allocator\": ", f);
+    json_fput_str(f, h->allocator, strlen(h->allocator), JSON_IN_SCRIPT);
+    fprintf(f, ", \"lo\": %" PRIu64 ", \"hi\": %" PRIu64 ", \"free_bytes\": %" PRIu64
                ", \"largest_free\": %" PRIu64 ", \"free_blocks\": %zu, \"free\": [",
-            h->allocator, h->lo, h->hi, h->free_bytes, h->largest, h->nfl);
+            h->lo, h->hi, h->free_bytes, h->largest, h->nfl);
     for (size_t i = 0; i < h->nfl; i++)
         fprintf(f, "%s[%" PRIu64 ", %" PRIu64 "]", i ? ", " : "", h->fl[i].addr, h->fl[i].size);
     fprintf(f, "], \"live\": [");
@@ -279,9 +266,9 @@ int heapmap_write(const struct hw_heap *h, const struct session *s, const struct
         char site[1024];
         site_name(s, b, site_of(s, l), site, sizeof(site));
         fprintf(f, "%s{\"addr\": %" PRIu64 ", \"size\": %" PRIu64 ", \"state\": \"%s\", "
-                   "\"site\": \"", i ? ", " : "", l->addr, l->size, hw_state_name(l->state));
-        json_text(f, site);
-        fprintf(f, "\"}");
+                   "\"site\": ", i ? ", " : "", l->addr, l->size, hw_state_name(l->state));
+        json_fput_str(f, site, strlen(site), JSON_IN_SCRIPT);
+        fputc('}', f);
     }
     fprintf(f, "]}</script>\n</body></html>\n");
     free(rank);
