@@ -1,5 +1,5 @@
 /*
- * drain's side of the down-channel (host_tools/src/drain/in/control.c) against the device's parser
+ * drain's side of the down-channel (host_tools/src/drain/input/control.c) against the device's parser
  * (src/msamp_command.c on the fake port), over a simulated link in simulated time: drain's frames
  * go down through input_write() (defined here: the link), the device's stream comes back up after
  * a latency (a queue ahead of the acks, as on a slow UART), and its records reach
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "control.h"
+#include "input/control.h"
 #include "fake_port.h"
 #include "msamp.h"
 #include "msamp_command.h"

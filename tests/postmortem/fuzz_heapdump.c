@@ -1,5 +1,5 @@
 /*
- * libFuzzer target of drain's post-mortem reader (host_tools/src/drain/in/postmortem.c): a memory
+ * libFuzzer target of drain's post-mortem reader (host_tools/src/drain/input/postmortem.c): a memory
  * image, read as `drain --ram` would, then the block's records through the session model, the
  * profile built, prof_validate'd and reported (--top and the summary line, to /dev/null).
  * Input: a 16-byte header, then the image.
@@ -31,8 +31,8 @@
 #include <string.h>
 
 #include "heapmap.h"
-#include "heapwalk.h"
-#include "postmortem.h"
+#include "input/heapwalk.h"
+#include "input/postmortem.h"
 #include "prof_codec.h"
 #include "profile.h"
 #include "report.h"
