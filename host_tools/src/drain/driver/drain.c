@@ -98,28 +98,6 @@ static void on_signal(int sig)
     errno = e;
 }
 
-/* OUT with ".sN" and/or ".partK" inserted before its extension (".pb.gz", ".gz" or the last). */
-static char *derived_name(const char *base, int session, int part)
-{
-    size_t n = strlen(base), stem = n;
-    const char *exts[] = {".pb.gz", ".gz", ".txt", ".folded", ".html", ".csv", ".svg"};
-    for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
-        size_t el = strlen(exts[i]);
-        if (n > el && strcmp(base + n - el, exts[i]) == 0) {
-            stem = n - el;
-            break;
-        }
-    }
-    char *out = xmalloc(n + 48);
-    int len = snprintf(out, n + 48, "%.*s", (int)stem, base);
-    if (session > 1)
-        len += snprintf(out + len, n + 48 - (size_t)len, ".s%d", session);
-    if (part > 0)
-        len += snprintf(out + len, n + 48 - (size_t)len, ".part%d", part);
-    snprintf(out + len, n + 48 - (size_t)len, "%s", base + stem);
-    return out;
-}
-
 static double now_s(void)
 {
     struct timespec ts;

@@ -70,6 +70,28 @@ void print_usage(FILE *f)
     fputs(usage_tail, f);
 }
 
+/* options.h */
+char *derived_name(const char *base, int session, int part)
+{
+    size_t n = strlen(base), stem = n;
+    const char *exts[] = {".pb.gz", ".gz", ".txt", ".folded", ".html", ".csv", ".svg"};
+    for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
+        size_t el = strlen(exts[i]);
+        if (n > el && strcmp(base + n - el, exts[i]) == 0) {
+            stem = n - el;
+            break;
+        }
+    }
+    char *out = xmalloc(n + 48);
+    int len = snprintf(out, n + 48, "%.*s", (int)stem, base);
+    if (session > 1)
+        len += snprintf(out + len, n + 48 - (size_t)len, ".s%d", session);
+    if (part > 0)
+        len += snprintf(out + len, n + 48 - (size_t)len, ".part%d", part);
+    snprintf(out + len, n + 48 - (size_t)len, "%s", base + stem);
+    return out;
+}
+
 /* A time with a unit (ns, us, ms, s, m, h, d) in seconds, > 0 and at most a year. */
 static int parse_duration(const char *s, double *out)
 {

@@ -53,4 +53,10 @@ void print_usage(FILE *f);
  * command line, said on stderr. */
 int parse_args(struct opts *o, int argc, char **argv);
 
+/* The file a session's output goes to: base (--output, or a view's FILE) for session 1's final
+ * one, else with ".sN" (session N > 1) and/or ".partK" (partial profile K > 0) inserted before its
+ * extension (.pb.gz, .gz, .txt, .folded, .html, .csv, .svg; at the end of another name), as
+ * --help says. Allocated: the caller frees it. */
+char *derived_name(const char *base, int session, int part);
+
 #endif
