@@ -19,6 +19,8 @@
 #include "pprof/prof_file.h"
 #include "util.h"
 
+/* merge: the selection's stored profiles, by start time, merged as drain merge does (merge.c) into
+ * out, written whole or not at all. */
 static int fleet_merge(PGconn *c, struct sel *s, const char *out, char *err, size_t errlen)
 {
     struct buf q = {0};
