@@ -76,56 +76,35 @@ static void frame_text(const struct prof *p, uint64_t locid, struct buf *b)
     }
 }
 
-/* The profile's rollup by site, as JSON arrays msamp_site's rows are inserted from, of at most
- * SITE_BATCH sites each (a JSON value of PostgreSQL is at most 256 MiB). */
-#define SITE_BATCH 4096
-static size_t rollup_json(const struct prof *p, struct buf **batch, uint32_t **site_of_sample)
+/* Sample sm's site as a key: its stack as a JSON array (innermost frame first), a 0, its task;
+ * *stack_len the array's length, *task the task ("" none). */
+static void site_key(const struct prof *p, const struct prof_sample *sm, struct buf *k,
+                     size_t *stack_len, const char **task)
 {
-    struct site *sites = NULL;
-    size_t nsites = 0, cap = 0;
-    struct umap idx;
-    memset(&idx, 0, sizeof(idx));
-    *site_of_sample = xcalloc(p->nsample ? p->nsample : 1, sizeof(uint32_t));
-    for (size_t s = 0; s < p->nsample; s++) {
-        const struct prof_sample *sm = &p->sample[s];
-        struct buf k = {0};
-        buf_str(&k, "[");
-        for (uint32_t i = 0; i < sm->nloc; i++) {
-            if (i)
-                buf_str(&k, ",");
-            frame_text(p, p->locpool[sm->loc_off + i], &k);
-        }
-        buf_str(&k, "]");
-        size_t stack_len = k.len;
-        const char *task = "";
-        for (uint32_t l = 0; l < sm->nlabel; l++) {
-            const struct prof_label *lb = &p->labelpool[sm->label_off + l];
-            if (lb->str && strcmp(pstr(p, lb->key), "task") == 0)
-                task = pstr(p, lb->str);
-        }
-        buf_put(&k, "", 1); /* a 0 between stack and task in the key */
-        buf_str(&k, task);
-        uint64_t h = hash_bytes(k.p, k.len, 1);
-        size_t j = umap_get(&idx, h);
-        if (j < nsites && (sites[j].key_len != k.len || memcmp(sites[j].key, k.p, k.len) != 0))
-            for (j = 0; j < nsites; j++) /* a hash collision: look through all (rare) */
-                if (sites[j].key_len == k.len && memcmp(sites[j].key, k.p, k.len) == 0)
-                    break;
-        if (j > nsites)
-            j = nsites;
-        if (j == nsites) {
-            grow((void **)&sites, &cap, nsites + 1, sizeof(*sites));
-            sites[nsites] = (struct site){(char *)k.p, k.len, stack_len, task,
-                                          xcalloc(p->nvt ? p->nvt : 1, 8)};
-            umap_put(&idx, h, (uint32_t)nsites);
-            nsites++;
-        } else {
-            buf_free(&k);
-        }
-        for (size_t v = 0; v < p->nvt; v++)
-            sites[j].val[v] += p->valpool[sm->val_off + v];
-        (*site_of_sample)[s] = (uint32_t)j;
+    buf_str(k, "[");
+    for (uint32_t i = 0; i < sm->nloc; i++) {
+        if (i)
+            buf_str(k, ",");
+        frame_text(p, p->locpool[sm->loc_off + i], k);
     }
+    buf_str(k, "]");
+    *stack_len = k->len;
+    *task = "";
+    for (uint32_t l = 0; l < sm->nlabel; l++) {
+        const struct prof_label *lb = &p->labelpool[sm->label_off + l];
+        if (lb->str && strcmp(pstr(p, lb->key), "task") == 0)
+            *task = pstr(p, lb->str);
+    }
+    buf_put(k, "", 1); /* a 0 between stack and task in the key */
+    buf_str(k, *task);
+}
+
+/* The sites' rows as JSON arrays msamp_site's rows are inserted from, of at most SITE_BATCH sites
+ * each (a JSON value of PostgreSQL is at most 256 MiB): their number; the sites freed. */
+#define SITE_BATCH 4096
+static size_t site_batches(const struct prof *p, struct site *sites, size_t nsites,
+                           struct buf **batch)
+{
     size_t nb = (nsites + SITE_BATCH - 1) / SITE_BATCH;
     *batch = xcalloc(nb ? nb : 1, sizeof(**batch));
     for (size_t j = 0; j < nsites; j++) {
@@ -147,8 +126,47 @@ static size_t rollup_json(const struct prof *p, struct buf **batch, uint32_t **s
         free(sites[j].val);
     }
     free(sites);
-    umap_free(&idx);
     return nb;
+}
+
+/* The profile's rollup by site (site_key: its samples' values summed), as site_batches' JSON
+ * batches (their number); each sample's site into *site_of_sample. */
+static size_t rollup_json(const struct prof *p, struct buf **batch, uint32_t **site_of_sample)
+{
+    struct site *sites = NULL;
+    size_t nsites = 0, cap = 0;
+    struct umap idx;
+    memset(&idx, 0, sizeof(idx));
+    *site_of_sample = xcalloc(p->nsample ? p->nsample : 1, sizeof(uint32_t));
+    for (size_t s = 0; s < p->nsample; s++) {
+        const struct prof_sample *sm = &p->sample[s];
+        struct buf k = {0};
+        size_t stack_len;
+        const char *task;
+        site_key(p, sm, &k, &stack_len, &task);
+        uint64_t h = hash_bytes(k.p, k.len, 1);
+        size_t j = umap_get(&idx, h);
+        if (j < nsites && (sites[j].key_len != k.len || memcmp(sites[j].key, k.p, k.len) != 0))
+            for (j = 0; j < nsites; j++) /* a hash collision: look through all (rare) */
+                if (sites[j].key_len == k.len && memcmp(sites[j].key, k.p, k.len) == 0)
+                    break;
+        if (j > nsites)
+            j = nsites;
+        if (j == nsites) {
+            grow((void **)&sites, &cap, nsites + 1, sizeof(*sites));
+            sites[nsites] = (struct site){(char *)k.p, k.len, stack_len, task,
+                                          xcalloc(p->nvt ? p->nvt : 1, 8)};
+            umap_put(&idx, h, (uint32_t)nsites);
+            nsites++;
+        } else {
+            buf_free(&k);
+        }
+        for (size_t v = 0; v < p->nvt; v++)
+            sites[j].val[v] += p->valpool[sm->val_off + v];
+        (*site_of_sample)[s] = (uint32_t)j;
+    }
+    umap_free(&idx);
+    return site_batches(p, sites, nsites, batch);
 }
 
 /* "{a,b}" text array literal of strings. */
