@@ -84,6 +84,7 @@ static PGresult *verdict_leaks(PGconn *c, struct sel *s, char *err, size_t errle
     buf_free(&q);
     return r;
 }
+
 /* The growth rows: device, stack (JSON), task, the change d and its variance v, the seconds dt its
  * sessions cover, its sessions and profiles compared. */
 static void leaks_sql(struct buf *b, struct sel *s, const struct fleet_rows *q)

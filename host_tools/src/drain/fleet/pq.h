@@ -57,7 +57,8 @@ PQ_FNS(PQ_CHECK)
  * old ones pruned. */
 #define FLEET_LOCK_SQL "SELECT pg_advisory_xact_lock(7235871)"
 
-/* A connection (libpq loaded first): NULL with why in err ("cannot connect to the database: ..."). */
+/* A connection (libpq loaded first): NULL with why in err ("cannot connect to the database:
+ * ..."). */
 PGconn *db_open(const char *conninfo, char *err, size_t errlen);
 /* The server's error on r (its message, then its SQLSTATE; class 53, insufficient resources,
  * named: 53100 a full disk, docs/FLEET.md) or the connection's, after "what: " in err, on one
