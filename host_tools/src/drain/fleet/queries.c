@@ -108,8 +108,9 @@ static void top_json(FILE *js, const struct fleet_rows *q, int i)
     for (int k = 0; k < top_ntypes(q); k++) {
         if (!top_value(q, i, k, &e))
             continue;
-        fprintf(js, "%s\"%s\":{\"value\":%s", first ? "" : ",", PQgetvalue(q->aux, k, 0),
-                PQgetvalue(r, i, 3 + k));
+        fputs(first ? "" : ",", js);
+        json_str(js, PQgetvalue(q->aux, k, 0)); /* a sample type's name, escaped like any string */
+        fprintf(js, ":{\"value\":%s", PQgetvalue(r, i, 3 + k));
         if (e.var >= 0)
             fprintf(js, ",\"lo\":%.17g,\"hi\":%.17g", est_lo(e), est_hi(e));
         fputs("}", js);
