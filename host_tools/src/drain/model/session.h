@@ -7,6 +7,15 @@
  * stack definition: a stack id the device redefines names a new site from then on. Fed one decoded
  * record at a time. Memory is bounded by the caps below whatever the stream declares; records
  * beyond a cap are counted, not stored.
+ *
+ * Its files in model/, by what they model: session.c a session's identity and ends; record.c a
+ * record's way in (those before the first header kept and replayed); live.c the record dispatch
+ * and the live table it feeds (the per-record path, one translation unit); sites.c stacks and
+ * sites (sites.h); interval.c the interval's record (interval.h); losses.c what was lost and how
+ * complete the stream is. Beside the session, on top of it: heap.c (HEAP records) and task_use.c
+ * (per-task in-use). Calls go one way: record.c into live.c; live.c (and sites.c, a FAIL's heap)
+ * into heap.c and task_use.c; those into this header's session.c, sites.c and losses.c, never
+ * back: session_free frees their state by the free they attached (session_attach).
  */
 #ifndef DRAIN_SESSION_H
 #define DRAIN_SESSION_H

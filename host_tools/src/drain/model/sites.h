@@ -18,8 +18,8 @@ void sites_on_task(struct session *s, const struct msamp_record *r);
 void sites_on_fail(struct session *s, const struct msamp_record *r);
 /* A site's rare totals, made (zeroed) at the first use. */
 struct site_rare *sites_rare(struct session *s, uint32_t site);
-/* The site of a stack id not in the cache (a new or redefined id), and a task's own site of a
- * stack's task-less site base (the first of the pair). */
+/* The site of a stack id the cache does not hold (a new or a redefined id), and a task's own site
+ * of the stack of site base (made at its first sample). */
 uint32_t sites_stack_new(struct session *s, uint64_t stack_id);
 uint32_t sites_task_site(struct session *s, uint32_t base, uint32_t task);
 
