@@ -676,18 +676,12 @@ static void on_header(struct session *s, const struct msamp_record *r)
 /* The records whose handler takes the record as it is, by type; live_apply() does the others and
  * the frequent ones (STACK, ALLOC, FREE, LIVE, SNAP_BEGIN: in its switch, before this table). */
 static void (*const on_type[])(struct session *s, const struct msamp_record *r) = {
-    [MSAMP_REC_SESSION] = on_header,
-    [MSAMP_REC_SNAP_END] = on_snap_end,
-    [MSAMP_REC_FAIL] = sites_on_fail,
-    [MSAMP_REC_INTERVAL] = on_interval,
-    [MSAMP_REC_MARK] = session_on_mark,
-    [MSAMP_REC_MAPPING] = session_on_mapping,
-    [MSAMP_REC_TASK] = sites_on_task,
-    [MSAMP_REC_END] = session_on_end,
-    [MSAMP_REC_HEAP] = heap_on_record,
-    [MSAMP_REC_TASK_BUDGET] = task_use_on_record,
-    [MSAMP_REC_CMD_ACK] = interval_on_cmd_ack,
-    [MSAMP_REC_RESET] = session_on_reset,
+    [MSAMP_REC_SESSION] = on_header,           [MSAMP_REC_SNAP_END] = on_snap_end,
+    [MSAMP_REC_FAIL] = sites_on_fail,          [MSAMP_REC_INTERVAL] = on_interval,
+    [MSAMP_REC_MARK] = session_on_mark,        [MSAMP_REC_MAPPING] = session_on_mapping,
+    [MSAMP_REC_TASK] = sites_on_task,          [MSAMP_REC_END] = session_on_end,
+    [MSAMP_REC_HEAP] = heap_on_record,         [MSAMP_REC_TASK_BUDGET] = task_use_on_record,
+    [MSAMP_REC_CMD_ACK] = interval_on_cmd_ack, [MSAMP_REC_RESET] = session_on_reset,
 };
 
 void live_apply(struct session *s, const struct msamp_record *r)
