@@ -210,14 +210,14 @@ void task_use_json(FILE *f, const struct session *s, const char *name)
         json_bytes(f, p.est);
     else
         fputs("null", f); /* not placed: its bounds only */
-    fputs(", \"lo\": ", f);
-    json_bytes(f, p.lo);
-    fputs(", \"hi\": ", f);
-    json_bytes(f, p.hi);
-    fputs(", \"lo_4se\": ", f);
-    json_bytes(f, p.lo4);
-    fputs(", \"hi_4se\": ", f);
-    json_bytes(f, p.hi4);
+    const struct {
+        const char *name;
+        double bytes;
+    } bound[4] = {{"lo", p.lo}, {"hi", p.hi}, {"lo_4se", p.lo4}, {"hi_4se", p.hi4}};
+    for (int i = 0; i < 4; i++) {
+        fprintf(f, ", \"%s\": ", bound[i].name);
+        json_bytes(f, bound[i].bytes);
+    }
     fprintf(f, "}, \"placed\": %s, \"blocks\": %llu, \"max_estimate\": ",
             p.placed ? "true" : "false", (unsigned long long)p.blocks);
     json_bytes(f, t->max_est);
