@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "control.h"
+#include "in/control.h"
 #include "fake_port.h"
 #include "msamp.h"
 #include "msamp_command.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "input.h"
+#include "in/input.h"
 
 int main(int argc, char **argv)
 {

@@ -5,7 +5,7 @@
  * well), and the leak verdicts drain stored in it. A profile is stored once (its SHA-256).
  * fleet: merge (merge.c on the stored bytes), top, devices, leaks over a selection.
  */
-#include "fleet.h"
+#include "fleet/fleet.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,13 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
-#include "prof_file.h"
+#include "verdict/merge.h"
+#include "pprof/prof_file.h"
 #include "util.h"
-#include "verdict/est.h"
+#include "model/est.h"
 #include "verdict/exhaust.h"
 #include "verdict/growth.h"
-#include "verdict/growth_track.h"
 #include "verdict/vprof.h"
 
 /* libpq is loaded when a store is used (the first push, fleet or --push), not linked: linked, its

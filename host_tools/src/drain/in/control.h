@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "input.h"
+#include "in/input.h"
 #include "msamp_decode.h"
 
 struct control;

@@ -1,4 +1,4 @@
-#include "gdbrsp.h"
+#include "in/gdbrsp.h"
 
 #include <errno.h>
 #include <netdb.h>

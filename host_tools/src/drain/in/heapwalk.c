@@ -1,5 +1,5 @@
 /* drain's heap walk of a post-mortem dump (heapwalk.h, docs/POSTMORTEM.md "The heap map"). */
-#include "heapwalk.h"
+#include "in/heapwalk.h"
 
 #include <fcntl.h>
 #include <gelf.h>

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "postmortem.h"
+#include "in/postmortem.h"
 
 enum hw_state {
     HW_REACHABLE,   /* a chain of pointers from a root reaches it */

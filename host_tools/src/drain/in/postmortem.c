@@ -1,7 +1,7 @@
 /* drain's post-mortem reader (postmortem.h): the msamp_heapdump block from a RAM dump or an ELF
  * core, checked field by field, replayed into the session model as SESSION, STACK and LIVE
  * records. Layout and reading rules: include/msamp_heapdump.h. */
-#include "postmortem.h"
+#include "in/postmortem.h"
 
 #include <errno.h>
 #include <fcntl.h>

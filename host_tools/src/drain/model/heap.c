@@ -1,14 +1,14 @@
 /* Heap health (heap.h, docs/HEALTH.md): HEAP records into a bounded series beside the sampled
  * in-use, failures with the heap they left, the device's low-watermark moment, the verdict. */
-#include "heap.h"
+#include "model/heap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "model/session.h"
 #include "util.h"
-#include "verdict/est.h"
-#include "verdict/growth_track.h"
+#include "model/est.h"
+#include "model/growth_track.h"
 
 void heap_model_free(struct heap_model *h)
 {

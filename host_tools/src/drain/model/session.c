@@ -1,12 +1,12 @@
-#include "session.h"
+#include "model/session.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap.h"
-#include "task_use.h"
+#include "model/heap.h"
+#include "model/task_use.h"
 
 /* The device's thinning rule, at the host's width (the same numbers as the device's). */
 #define MSAMP_THIN_WORD uint64_t

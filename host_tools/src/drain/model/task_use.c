@@ -1,5 +1,5 @@
 /* Per-task in-use over time and budget events (task_use.h). */
-#include "task_use.h"
+#include "model/task_use.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "util.h"
-#include "verdict/growth_track.h"
+#include "model/growth_track.h"
 
 static void json_bytes(FILE *f, double x)
 {

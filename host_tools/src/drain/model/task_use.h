@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "session.h"
+#include "model/session.h"
 
 /* One task's figures. The peak is estimated as the session's is (docs/VERDICTS.md "The peak"):
  * half A of the samples picks the moment (its maximum), half B's estimate then is unbiased for the

@@ -1,11 +1,7 @@
-#include "profile.h"
-#include "verdict/clock.h"
-#include "verdict/ended.h"
-#include "verdict/growth_track.h"
-#include "verdict/marks.h"
-#include "verdict/unseen.h"
+#include "pprof/profile.h"
 #include "model/heap.h"
-#include "task_use.h"
+#include "model/task_use.h"
+#include "pprof/prof_codec.h"
 
 #include "msamp_arch.h"
 
@@ -1006,14 +1002,43 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
                       const struct msamp_dec_stats *dec_now, struct built *out, char *err,
                       size_t errlen, enum build_what what);
 
+/* The six standard sample types first, in drain's order. */
+int prof_std_types(const struct prof *p)
+{
+    static const char *const names[V_COUNT] = {"inuse_objects", "inuse_space", "alloc_objects",
+                                               "alloc_space",   "freed_objects", "freed_space"};
+    if (p->nvt < V_COUNT)
+        return 0;
+    for (int i = 0; i < V_COUNT; i++)
+        if (prof_vt_index(p, names[i]) != i)
+            return 0;
+    return 1;
+}
+
+int prof_has_variances(const struct prof *p)
+{
+    return prof_std_types(p) && prof_vt_index(p, "inuse_objects_var") == V_INUSE_NV &&
+           prof_vt_index(p, "inuse_space_var") == V_INUSE_BV &&
+           prof_vt_index(p, "alloc_objects_var") == V_ALLOC_NV &&
+           prof_vt_index(p, "alloc_space_var") == V_ALLOC_BV &&
+           prof_vt_index(p, "alloc_samples") == V_SAMPLES;
+}
+
+int prof_has_refused(const struct prof *p)
+{
+    return prof_has_variances(p) && prof_vt_index(p, "inuse_refused_objects") == V_REF_N &&
+           prof_vt_index(p, "inuse_refused_space") == V_REF_B &&
+           prof_vt_index(p, "refused_samples") == V_REF_SAMPLES;
+}
+
 const struct session *built_session(const struct built *b, const struct session *s)
 {
     return b->replayed ? b->replayed : s;
 }
 
-int build_profile(const struct session *s, const struct elf_set *elves, const char *kind,
-                  const struct msamp_dec_stats *dec_now, int agg, struct built *out, char *err,
-                  size_t errlen)
+int pprof_build(const struct session *s, const struct elf_set *elves, const char *kind,
+                const struct msamp_dec_stats *dec_now, int agg, struct built *out, char *err,
+                size_t errlen)
 {
     /* A session whose header never came holds its records unapplied: build from them replayed
      * with defaults (the session itself keeps them, for a header that may still come). */
@@ -1050,6 +1075,7 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
     prof_init(p);
     /* Without the reports nothing but the file's writer reads the samples: encoded at once. */
     p->encode_samples = what != BUILD_WITH_AGG;
+    p->encode_sample = prof_encode_sample;
     for (int i = 0; i < (peak ? V_ALLOC_N : V_ALL); i++)
         prof_add_type(p, sample_type_names[i][0], sample_type_names[i][1]);
     p->default_sample_type = prof_cstr(p, "inuse_space");
@@ -1097,17 +1123,6 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
         agg_by_symbols(out, s->nsites);
     free(cache.id);
     add_comments(p, s, kind, dec_now, out);
-    if (!peak) {
-        growth_store(s, p, out->site_prof);
-        if (s->interval_max)
-            unseen_write(p, (double)s->interval_max);
-        char text[512];
-        int complete = session_completeness(s, strncmp(kind, "partial", 7) != 0, text,
-                                            sizeof(text));
-        marks_store(s, dec_now, complete, p);
-        clock_store(s, p);
-        ended_store(s, kind, p);
-    }
 out:
     free(maps);
     if (rc != 0)

@@ -10,9 +10,9 @@
 #include <stdint.h>
 
 #include "msamp_decode.h"
-#include "prof_model.h"
-#include "session.h"
-#include "symbolize.h"
+#include "pprof/prof_model.h"
+#include "model/session.h"
+#include "pprof/symbolize.h"
 
 #define DRAIN_VERSION "0.1"
 
@@ -60,15 +60,23 @@ struct built {
     size_t nfails, cap_fails;
 };
 
+/* 1 when p's first sample types are drain's six standard ones, in their order; 1 when they are
+ * followed by the variances and sample count (V_VARS): a profile with variances; 1 when
+ * these are followed by the refused samples' types (V_ALL). */
+int prof_std_types(const struct prof *p);
+int prof_has_variances(const struct prof *p);
+int prof_has_refused(const struct prof *p);
+
 /* The model a profile was built from: b->replayed, or s. */
 const struct session *built_session(const struct built *b, const struct session *s);
 
-/* Builds the profile of s. kind is "final" or "partial N"; agg: the per-site totals too (built.agg,
- * which the reports and views read). Returns 0, or -1 with a message in err (an ELF whose
- * build-id matches no mapping of the stream, unless elves->force). */
-int build_profile(const struct session *s, const struct elf_set *elves, const char *kind,
-                  const struct msamp_dec_stats *dec_now, int agg, struct built *out, char *err,
-                  size_t errlen);
+/* Builds the profile of s, without the verdicts (verdict/stamp.h's build_profile adds them). kind
+ * is "final" or "partial N"; agg: the per-site totals too (built.agg, which the reports and views
+ * read). Returns 0, or -1 with a message in err (an ELF whose build-id matches no mapping of the
+ * stream, unless elves->force). */
+int pprof_build(const struct session *s, const struct elf_set *elves, const char *kind,
+                const struct msamp_dec_stats *dec_now, int agg, struct built *out, char *err,
+                size_t errlen);
 void built_free(struct built *b);
 /* The in-use profile at the peak of the session's in-use estimate (docs/DRAIN.md "Peak"): sample
  * types inuse_objects and inuse_space, the comments tell the peak's time and size. */

@@ -1,36 +1,8 @@
 /*
- * The growth verdicts (docs/VERDICTS.md "Leaks by growth", "The peak"): fed at every change of a
- * live entry's weight (the session's hook), kept in bounded memory, stored in the profile drain
- * writes as comments (growth_store; their codec is vcomment.c, their text views/leaks.c), read back
- * by growth.h's seam.
- *
- * Leaks. Per site, GR_BINS time bins (their width doubles, merging pairs, as the session outgrows
- * them, as the timeline does) hold the changes of the site's in-use estimate (sum of s * dw), and
- * the variances of the entries that left it (s^2 (w^2 - w)), by the bin they left in and by the bin
- * they were born in. The change of the estimate from a bin boundary b to the end is then
- *   D(b) = sum of the changes after b,
- * an unbiased Horvitz-Thompson estimate of the site's true change I(end) - I(b), and its variance
- * is that of the entries whose state differs between b and the end: those live at b and gone at
- * the end (left after b, born before b: left after b minus born after b, which left after b too)
- * and those born after b and live at the end (from the live set). Entries live at both, or born
- * and gone between, cancel and add nothing: a running estimate's points are correlated, this is
- * what the difference of two of them really varies by. The verdict tests D over the session's
- * recent half (from the first boundary at or after its middle): a working set that levelled off
- * before it (a cache, a pool, a start-up set) has D near 0; growth has D > 0. A leak is sustained
- * growth: outside every run of adjacent bins that holds a third of that window the change still
- * grows (at a lower level), where a step (one batch, then flat: shorter than a third of the
- * window) leaves nothing outside the run it lies in; such growth is reported as a step. Of the
- * two sides of a run, the later reaches the end (its variance as D's); the earlier does not:
- * entries born and freed inside it add nothing, and only those born and freed in one bin are kept
- * apart (xs), so its variance is an upper bound (the test can only be harder to pass).
- *
- * The peak. Each sampled entry is in half A, half B or both (session_half_weights: a hash
- * independent of its sampling, chosen so that the halves are independent samples, each an
- * unbiased estimate on its own; entries of weight 1 are in both). The moment half A's estimate was highest is chosen looking at A only; B's
- * estimate then is unbiased for the heap's in-use at that moment, which is at most the peak: not
- * biased upward by the maximum. Both ways, averaged. The upper end accounts for the maximum: the
- * heap's in-use at its true peak is below the estimate then plus 1.96 sd with 97.5 %, so below the
- * maximum over time of (estimate + 1.96 sd).
+ * The growth verdicts (docs/VERDICTS.md "Leaks by growth", "The peak"), made from the session's
+ * growth tracker (model/growth_track.c, whose comment tells the method) and stored in the profile
+ * drain writes as comments (growth_store; their codec is pprof/vcomment.c, their text
+ * views/leaks.c), read back by growth.h's seam.
  */
 #include "verdict/growth.h"
 
@@ -39,204 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile.h"
-#include "prof_model.h"
-#include "session.h"
+#include "model/growth_track.h"
+#include "pprof/profile.h"
 #include "verdict/exhaust.h"
-#include "verdict/growth_track.h"
 #include "verdict/marks.h"
 #include "verdict/unseen.h"
-
-#define Z95 1.959963984540054
-
-struct gr_site {
-    unsigned shift;     /* the width its bins are at (merged up to the tracker's when touched) */
-    double d[GR_BINS];  /* changes of the in-use estimate (bytes) in the bin */
-    double dv[GR_BINS]; /* variances of the entries that left in the bin */
-    double bv[GR_BINS]; /* the same entries' variances by the bin they were born in */
-    double xs[GR_BINS]; /* of those, the ones born in the bin they left in */
-};
-
-struct growth {
-    int have_t0;
-    unsigned shift;     /* bin i covers [t0 + i * 2^shift, t0 + (i + 1) * 2^shift) */
-    uint64_t t0, width; /* width = 2^shift */
-    uint64_t edge;      /* t0 + GR_BINS * width: a time at or past it merges bins */
-    struct gr_site **site;
-    size_t capsite;
-    uint64_t followed, unfollowed;
-    /* The peak: the full estimate's variance, each half's bytes, variance and sampled entries,
-     * and per half h its maximum, the other half's bytes, variance and entries then, and when. */
-    double v;
-    double hs[2], hv[2];
-    int64_t hk[2];
-    double max[2], other[2], other_v[2];
-    int64_t other_k[2];
-    uint64_t at[2];
-    int have[2], at_valid[2];
-    double upper; /* max over time of the estimate + 1.96 sd */
-};
-
-static double var_of(double sz, double w)
-{
-    return w > 1 ? sz * sz * (w * w - w) : 0;
-}
-
-/* Doubles the bins' width: the sites' bins follow when next touched (gr_sync), so a doubling
- * costs O(1), not O(sites). */
-static void gr_merge(struct growth *g)
-{
-    g->shift++;
-    g->width <<= 1;
-    g->edge = g->t0 + (g->width > (UINT64_MAX - g->t0) / GR_BINS ? UINT64_MAX - g->t0
-                                                                   : g->width * GR_BINS);
-}
-
-/* Widens the bins (gr_merge) until time ts falls in them, or their width is at its cap. */
-static void gr_reach(struct growth *g, uint64_t ts)
-{
-    while (ts >= g->edge && ((ts - g->t0) >> g->shift) >= GR_BINS && g->shift < 62)
-        gr_merge(g);
-}
-
-/* A site's bins at the tracker's width: bin j takes bins [j << k, (j + 1) << k), in place (bin j
- * has moved down before anything is added to it). */
-static void gr_sync(const struct growth *g, struct gr_site *t)
-{
-    unsigned k = g->shift - t->shift;
-    if (k == 0)
-        return;
-    for (size_t i = 1; i < GR_BINS; i++) {
-        size_t j = k >= 8 ? 0 : i >> k;
-        t->d[j] += t->d[i];
-        t->dv[j] += t->dv[i];
-        t->bv[j] += t->bv[i];
-        t->xs[j] += t->xs[i];
-        t->d[i] = t->dv[i] = t->bv[i] = t->xs[i] = 0;
-    }
-    t->shift = g->shift;
-}
-
-static size_t gr_bin(const struct growth *g, uint64_t ts)
-{
-    if (ts <= g->t0)
-        return 0;
-    uint64_t b = (ts - g->t0) >> g->shift;
-    return b < GR_BINS ? (size_t)b : GR_BINS - 1;
-}
-
-static void gr_change(void *ctx, const struct session *s, const struct slot *sl, double w_old,
-                      double w_new, const double *c_old, const double *c_new)
-{
-    struct growth *g = ctx;
-    /* What is read, in locals: the stores below (doubles all) cannot change them. */
-    const double sz = (double)sl->size, inuse_b = s->inuse_b;
-    const double co[2] = {c_old[0], c_old[1]}, cn[2] = {c_new[0], c_new[1]};
-    const uint64_t last_ts = s->last_ts;
-    const int ts_known = s->ts_known;
-    g->v += var_of(sz, w_new) - var_of(sz, w_old);
-    for (int h = 0; h < 2; h++) {
-        if (cn[h] == co[h])
-            continue;
-        g->hs[h] += sz * (cn[h] - co[h]);
-        g->hv[h] += var_of(sz, cn[h]) - var_of(sz, co[h]);
-        g->hk[h] += (int64_t)(cn[h] > 0) - (int64_t)(co[h] > 0);
-    }
-    if (s->nlive == 0)
-        g->v = g->hs[0] = g->hs[1] = g->hv[0] = g->hv[1] = g->hk[0] = g->hk[1] = 0;
-    for (int h = 0; h < 2; h++) {
-        if (cn[h] > co[h] && (!g->have[h] || g->hs[h] > g->max[h])) {
-            g->have[h] = 1;
-            g->max[h] = g->hs[h];
-            g->other[h] = g->hs[!h];
-            g->other_v[h] = g->hv[!h];
-            g->other_k[h] = g->hk[!h];
-            g->at[h] = last_ts;
-            g->at_valid[h] = ts_known;
-        }
-    }
-    /* The upper end: a new maximum of the estimate + 1.96 sd (a square root only when one may
-     * be: below the maximum by more than 1.96 sd is none). */
-    double gap = g->upper - inuse_b, v = g->v > 0 ? g->v : 0;
-    if (w_new > w_old && (gap <= 0 || gap * gap < Z95 * Z95 * v)) {
-        double up = inuse_b + Z95 * sqrt(v);
-        if (up > g->upper)
-            g->upper = up;
-    }
-
-    /* Growth: the site's bins. */
-    if (!ts_known)
-        return;
-    uint64_t ts = last_ts;
-    if (!g->have_t0) {
-        g->have_t0 = 1;
-        g->t0 = s->first_ts < ts ? s->first_ts : ts;
-        g->width = 1;
-        g->edge = g->t0 + GR_BINS;
-    }
-    if (ts >= g->edge) /* the common case, a change within the bins, stays a compare */
-        gr_reach(g, ts);
-    uint32_t si = sl->site;
-    if (si >= g->capsite) {
-        size_t old = g->capsite;
-        GROW(g->site, g->capsite, (size_t)si + 1);
-        memset(g->site + old, 0, (g->capsite - old) * sizeof(*g->site));
-    }
-    struct gr_site *t = g->site[si];
-    if (!t) {
-        if (g->followed >= GR_MAX_SITES) {
-            g->unfollowed++;
-            return;
-        }
-        t = g->site[si] = xcalloc(1, sizeof(*t));
-        t->shift = g->shift;
-        g->followed++;
-    }
-    if (t->shift != g->shift)
-        gr_sync(g, t);
-    size_t b = gr_bin(g, ts);
-    t->d[b] += sz * (w_new - w_old);
-    if (w_new == 0 && w_old > 0) {
-        double v = var_of(sz, w_old);
-        t->dv[b] += v;
-        size_t bb = sl->born ? gr_bin(g, sl->birth < ts ? sl->birth : ts) : 0;
-        t->bv[bb] += v;
-        if (bb == b)
-            t->xs[b] += v;
-    }
-}
-
-static void gr_free(void *ctx)
-{
-    struct growth *g = ctx;
-    for (size_t i = 0; i < g->capsite; i++)
-        free(g->site[i]);
-    free(g->site);
-    free(g);
-}
-
-void growth_attach(struct session *s)
-{
-    struct growth *g = xcalloc(1, sizeof(*g));
-    s->hook.change = gr_change;
-    s->hook.free = gr_free;
-    s->hook.ctx = g;
-}
-
-static struct growth *growth_of(const struct session *s)
-{
-    return s->hook.change == gr_change ? s->hook.ctx : NULL;
-}
-
-int growth_inuse_var(const struct session *s, double *v, double *half_b_v)
-{
-    const struct growth *g = growth_of(s);
-    if (!g)
-        return 0;
-    *v = g->v > 0 ? g->v : 0;
-    *half_b_v = g->hv[1] > 0 ? g->hv[1] : 0;
-    return 1;
-}
+#include "util.h"
 
 /* The variance v >= v0 for which est_hi({est, v}) reaches hi (est_hi grows with v). */
 static double var_for_hi(double est, double v0, double hi)
@@ -401,7 +181,7 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
         const struct slot *sl = &s->slots[s->live[i]];
         if (sl->site < g->capsite && g->site[sl->site] && sl->born &&
             gr_bin(g, sl->birth < end ? sl->birth : end) >= k)
-            alive[sl->site] += var_of((double)sl->size, sl->w);
+            alive[sl->site] += gr_var((double)sl->size, sl->w);
     }
     /* Per site its change over the window and the change's variance; per group (the sites whose
      * innermost frame is the same: one allocating call, reached by several stacks) their sums. */
@@ -445,7 +225,7 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
         const struct slot *sl = &s->slots[s->live[i]];
         if (sl->site < ns && cand[sl->site] != UINT32_MAX && sl->born)
             ab[cand[sl->site] * GR_BINS + gr_bin(g, sl->birth < end ? sl->birth : end)] +=
-                var_of((double)sl->size, sl->w);
+                gr_var((double)sl->size, sl->w);
     }
     size_t n = 0, cap = 0, capst = 0;
     for (size_t i = 0; i < ns; i++) {
@@ -513,12 +293,6 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
     return n;
 }
 
-uint64_t growth_unfollowed(const struct session *s)
-{
-    const struct growth *g = growth_of(s);
-    return g ? g->unfollowed : 0;
-}
-
 /* Verdicts of sites that are one symbolized stack (prof_loc_canon: one call line reached through
  * two return addresses) merged into the first, as --top and --json list that stack once: their
  * changes and variances summed, the earliest since and the widest bins. Returns how many remain.
@@ -574,4 +348,21 @@ void growth_store(const struct session *s, struct prof *p, const uint32_t *site_
     exhaust_write(p, &ex);
     free(lk);
     free(st);
+}
+
+int growth_peak_interval(const struct prof *p, struct growth_peak *pk, double *lo, double *hi,
+                         int *marked)
+{
+    if (!growth_peak_from_prof(p, pk))
+        return 0;
+    /* Marked (docs/VERDICTS.md "Marks"): a lower bound, its upper end widened by every refused
+     * block (at no time more in use than the tracked estimate and all of them). */
+    struct prof_marks m;
+    marks_from_prof(p, &m);
+    *marked = marks_peak(&m);
+    *lo = est_lo(pk->inuse_bytes);
+    *hi = est_hi(pk->inuse_bytes) + marks_refused_bytes(p, NULL);
+    pk->method[sizeof(pk->method) - 1] = 0;
+    pk->note[sizeof(pk->note) - 1] = 0;
+    return 1;
 }

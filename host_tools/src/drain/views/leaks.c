@@ -6,13 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "report.h"
-#include "util.h"
-#include "verdict/est.h"
 #include "verdict/exhaust.h"
 #include "verdict/growth.h"
-#include "verdict/growth_track.h"
 #include "verdict/marks.h"
+#include "views/leaks.h"
+#include "views/site_name.h"
+#include "model/est.h"
+#include "util.h"
 
 /* Sample si of p's frames, as --top names a site. */
 static void sample_text(const struct prof *p, uint32_t si, char *out, size_t n)
