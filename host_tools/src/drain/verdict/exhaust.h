@@ -4,7 +4,7 @@
  * use grows at (the leaks by growth's slopes summed, with their variance; the session's sampled
  * in-use trend over the same window when there is no leak). T = free / rate, its 95 % interval the
  * rate's inverted: [free / hi, free / lo], unbounded above when the rate's low end is not above 0
- * ("not running out within free / hi"). Made once where the profile is built (growth_store),
+ * ("not running out within free / hi"). Made once where the profile is built (verdict/stamp.c),
  * stored as the comment "msamp-verdict exhaustion|..." and read back by every view, `drain check`
  * and the fleet.
  */

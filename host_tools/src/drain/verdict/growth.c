@@ -1,7 +1,7 @@
 /*
  * The growth verdicts (docs/VERDICTS.md "Leaks by growth", "The peak"), made from the session's
  * growth tracker (model/growth_track.c, whose comment tells the method) and stored in the profile
- * drain writes as comments (growth_store; their codec is pprof/vcomment.c, their text
+ * drain writes as comments (verdict/stamp.c; their codec is pprof/vcomment.c, their text
  * views/leaks.c), read back by growth.h's seam.
  */
 #include "verdict/growth.h"
@@ -13,7 +13,6 @@
 
 #include "model/growth_track.h"
 #include "pprof/profile.h"
-#include "verdict/exhaust.h"
 #include "verdict/marks.h"
 #include "verdict/unseen.h"
 #include "util.h"
@@ -298,7 +297,7 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
  * changes and variances summed, the earliest since and the widest bins. Returns how many remain.
  * A profile built only to be written (its samples encoded) keeps them apart: readers of the file
  * (check, merge) sum them by site. */
-static size_t one_per_stack(const struct prof *p, struct growth_leak *lk, size_t n,
+size_t growth_one_per_stack(const struct prof *p, struct growth_leak *lk, size_t n,
                             struct growth_step *st, size_t nst, size_t *nst_out)
 {
     *nst_out = nst;
@@ -330,24 +329,6 @@ static size_t one_per_stack(const struct prof *p, struct growth_leak *lk, size_t
     free(canon);
     *nst_out = ms;
     return m;
-}
-
-void growth_store(const struct session *s, struct prof *p, const uint32_t *site_sample)
-{
-    struct growth_peak pk;
-    int have = growth_peak_of(s, &pk);
-    struct growth_leak *lk;
-    struct growth_step *st;
-    struct growth_window win;
-    size_t nst, n = growth_leaks_of(s, site_sample, &lk, &st, &nst, &win);
-    n = one_per_stack(p, lk, n, st, nst, &nst);
-    growth_write(p, have ? &pk : NULL, lk, n);
-    growth_write_steps(p, st, nst);
-    struct exhaustion ex;
-    exhaust_of(s, p, lk, n, &win, site_sample, &ex);
-    exhaust_write(p, &ex);
-    free(lk);
-    free(st);
 }
 
 int growth_peak_interval(const struct prof *p, struct growth_peak *pk, double *lo, double *hi,

@@ -40,7 +40,11 @@ struct growth_window {
 size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
                        struct growth_leak **out, struct growth_step **steps, size_t *nsteps,
                        struct growth_window *win);
-/* growth_peak_of and growth_leaks_of of s, written into p. */
-void growth_store(const struct session *s, struct prof *p, const uint32_t *site_sample);
+/* Verdicts of sites that are one symbolized stack (prof_loc_canon: one call line reached through
+ * two return addresses) merged into the first, as --top and --json list that stack once; returns
+ * how many leaks remain (*nst_out: steps). A profile built only to be written (its samples
+ * encoded) keeps them apart: readers of the file (check, merge) sum them by site. */
+size_t growth_one_per_stack(const struct prof *p, struct growth_leak *lk, size_t n,
+                            struct growth_step *st, size_t nst, size_t *nst_out);
 
 #endif

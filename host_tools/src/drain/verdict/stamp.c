@@ -4,13 +4,34 @@
  */
 #include "verdict/stamp.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "verdict/clock.h"
 #include "verdict/ended.h"
+#include "verdict/exhaust.h"
 #include "verdict/growth.h"
 #include "verdict/marks.h"
 #include "verdict/unseen.h"
+
+/* The growth verdicts of s and its time to exhaustion (driven by the leaks), written into p. */
+static void growth_store(const struct session *s, struct prof *p, const uint32_t *site_sample)
+{
+    struct growth_peak pk;
+    int have = growth_peak_of(s, &pk);
+    struct growth_leak *lk;
+    struct growth_step *st;
+    struct growth_window win;
+    size_t nst, n = growth_leaks_of(s, site_sample, &lk, &st, &nst, &win);
+    n = growth_one_per_stack(p, lk, n, st, nst, &nst);
+    growth_write(p, have ? &pk : NULL, lk, n);
+    growth_write_steps(p, st, nst);
+    struct exhaustion ex;
+    exhaust_of(s, p, lk, n, &win, site_sample, &ex);
+    exhaust_write(p, &ex);
+    free(lk);
+    free(st);
+}
 
 void verdicts_store(const struct session *s, const char *kind,
                     const struct msamp_dec_stats *dec_now, struct built *b)
