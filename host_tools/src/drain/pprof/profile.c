@@ -1,89 +1,24 @@
+/*
+ * The pprof builder (pprof/profile.h): a session's profile, its sample types, mappings and
+ * locations (pprof/prof_locs.c), samples by site, lifetime and age (their values the session's
+ * estimates, rounded so that each site's sum is exact), the per-site totals the reports read, the
+ * peak profile, and the comments on the session (pprof/prof_notes.c). The verdicts are added by
+ * verdict/stamp.c.
+ */
 #include "pprof/profile.h"
-#include "model/heap.h"
-#include "model/task_use.h"
-#include "pprof/prof_codec.h"
-
-#include "msamp_arch.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A build-id as hex text: the stream's and an ELF's are at most MSAMP_WIRE_MAX_BUILD_ID bytes. */
-#define BID_HEX_SIZE (2 * MSAMP_WIRE_MAX_BUILD_ID + 1)
-
-static void hex(char *out, const uint8_t *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        sprintf(out + 2 * i, "%02x", b[i]);
-    out[2 * n] = 0;
-}
-
-/* One pprof mapping per MAPPING record, or one absolute mapping for bare metal. */
-struct mapinfo {
-    uint64_t start, limit, offset;
-    const uint8_t *build_id;
-    size_t build_id_len;
-    const char *path;
-    struct sym_elf *elf;
-};
-
-static int bid_equal(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
-{
-    return an > 0 && an == bn && memcmp(a, b, an) == 0;
-}
-
-static int assign_elves(struct mapinfo *m, size_t nm, int bare, const struct elf_set *es,
-                        char *err, size_t errlen)
-{
-    for (size_t e = 0; e < es->n; e++) {
-        size_t blen;
-        const uint8_t *bid = sym_build_id(es->elf[e], &blen);
-        int used = 0;
-        for (size_t i = 0; i < nm; i++) {
-            if (m[i].elf)
-                continue;
-            int match = bid_equal(bid, blen, m[i].build_id, m[i].build_id_len);
-            /* A stream without build-ids can only be matched by name (hosted) or trusted (bare). */
-            if (!match && m[i].build_id_len == 0)
-                match = bare || strcmp(base_name(m[i].path), base_name(sym_path(es->elf[e]))) == 0;
-            if (match) {
-                m[i].elf = es->elf[e];
-                used = 1;
-            }
-        }
-        if (used)
-            continue;
-        char want[BID_HEX_SIZE] = "", have[BID_HEX_SIZE];
-        hex(have, bid, blen);
-        size_t pick = 0;
-        for (size_t i = 0; i < nm; i++) {
-            if (!bare && strcmp(base_name(m[i].path), base_name(sym_path(es->elf[e]))) == 0) {
-                pick = i;
-                break;
-            }
-        }
-        if (nm)
-            hex(want, m[pick].build_id, m[pick].build_id_len);
-        if (!es->force || nm == 0 || m[pick].elf) {
-            snprintf(err, errlen,
-                     "%s: build-id %s does not match the stream's %s%s (use --force to symbolize "
-                     "anyway)",
-                     sym_path(es->elf[e]), blen ? have : "(none)", nm ? want : "(no mappings)",
-                     bare ? "" : " or any other mapping");
-            if (es->force)
-                continue;
-            return -1;
-        }
-        fprintf(stderr, "drain: warning: %s: build-id %s differs from the stream's %s; --force: "
-                        "symbolizing anyway\n",
-                sym_path(es->elf[e]), blen ? have : "(none)", want);
-        m[pick].elf = es->elf[e];
-    }
-    return 0;
-}
+#include "model/heap.h"
+#include "model/task_use.h"
+#include "msamp_arch.h"
+#include "pprof/prof_codec.h"
+#include "pprof/prof_locs.h"
+#include "pprof/prof_notes.h"
+#include "util.h"
 
 static const char *sample_type_names[V_ALL][2] = {
     {"inuse_objects", "count"},        {"inuse_space", "bytes"},
@@ -96,307 +31,6 @@ static const char *sample_type_names[V_ALL][2] = {
     {"refused_samples", "count"},
 };
 
-/* A location of one frame that is only a name: "[unknown stack]", "[stack table full]". */
-static uint64_t named_location(struct prof *p, const char *name)
-{
-    struct prof_function f = {prof_cstr(p, name), prof_cstr(p, name), 0, 0};
-    struct prof_line ln = {prof_add_function(p, &f), 0, 0};
-    return prof_add_location(p, 0, 0, &ln, 1, 1);
-}
-
-/* One cache of locations by address for all mappings (an address's mapping is a function of the
- * address): memory O(distinct addresses), the mappings searched once per distinct address. An
- * open-addressing table of location ids (0: empty), the address read back from the location:
- * 4 bytes a slot (10^6 distinct addresses: 8 MiB, not a u64 -> u32 map's 32). */
-struct loc_cache {
-    uint32_t *id;
-    size_t cap, count;
-};
-
-static void loc_cache_grow(struct loc_cache *c, const struct prof *p)
-{
-    size_t ncap = c->cap ? c->cap * 2 : 1024;
-    uint32_t *ne = xcalloc(ncap, sizeof(*ne));
-    for (size_t i = 0; i < c->cap; i++) {
-        if (c->id[i] == 0)
-            continue;
-        size_t j = hash_u64(p->location[c->id[i] - 1].address) & (ncap - 1);
-        while (ne[j] != 0)
-            j = (j + 1) & (ncap - 1);
-        ne[j] = c->id[i];
-    }
-    free(c->id);
-    c->id = ne;
-    c->cap = ncap;
-}
-
-static uint64_t frame_location(struct prof *p, struct mapinfo *maps, size_t nmaps, int bare,
-                               struct loc_cache *cache, uint64_t addr)
-{
-    if ((cache->count + 1) * 2 > cache->cap)
-        loc_cache_grow(cache, p);
-    size_t slot = hash_u64(addr) & (cache->cap - 1);
-    for (uint32_t li; (li = cache->id[slot]) != 0; slot = (slot + 1) & (cache->cap - 1))
-        if (p->location[li - 1].address == addr)
-            return li;
-    size_t mi = SIZE_MAX;
-    if (bare) {
-        mi = 0;
-    } else {
-        for (size_t i = 0; i < nmaps; i++) {
-            if (addr >= maps[i].start && addr < maps[i].limit) {
-                mi = i;
-                break;
-            }
-        }
-    }
-    struct prof_line lines[SYM_MAX_INLINE];
-    int nl = 0;
-    if (mi != SIZE_MAX && maps[mi].elf) {
-        struct sym_frame fr[SYM_MAX_INLINE];
-        uint64_t vaddr = bare ? addr
-                              : sym_runtime_to_vaddr(maps[mi].elf, addr, maps[mi].start,
-                                                     maps[mi].offset);
-        nl = sym_lookup(maps[mi].elf, vaddr, fr, SYM_MAX_INLINE);
-        for (int i = 0; i < nl; i++) {
-            struct prof_function f = {prof_cstr(p, fr[i].name), prof_cstr(p, fr[i].system_name),
-                                      fr[i].file ? prof_cstr(p, fr[i].file) : 0,
-                                      fr[i].start_line};
-            lines[i] = (struct prof_line){prof_add_function(p, &f), fr[i].line, 0};
-        }
-    }
-    uint64_t id = prof_add_location(p, mi == SIZE_MAX ? 0 : mi + 1, addr, lines, (uint32_t)nl, 0);
-    cache->id[slot] = (uint32_t)id;
-    cache->count++;
-    return id;
-}
-
-static const char *const drop_names[MSAMP_DROP_COUNT] = {
-    [MSAMP_DROP_RING_RECORDS] = "ring_records", [MSAMP_DROP_RING_BYTES] = "ring_bytes",
-    [MSAMP_DROP_LIVE_FULL] = "live_full",       [MSAMP_DROP_STACK_FULL] = "stack_full",
-    [MSAMP_DROP_REENTRANT] = "reentrant",       [MSAMP_DROP_TRUNCATED] = "truncated",
-    [MSAMP_DROP_NO_FRAME] = "no_frame",         [MSAMP_DROP_OUT_OF_BOUNDS] = "out_of_bounds",
-};
-
-/* A comment of the profile, formatted (at most 511 bytes, as the others). */
-static void commentf(struct prof *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void commentf(struct prof *p, const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
-    va_end(ap);
-    prof_comment(p, line);
-}
-
-/* A comment "WHAT: name=count name=count ...": names is "WHAT: name name ...", v the counts. */
-static void comment_counts(struct prof *p, const char *names, const uint64_t *v)
-{
-    char line[512];
-    const char *at = strchr(names, ':') + 1;
-    size_t len = (size_t)snprintf(line, sizeof(line), "%.*s", (int)(at - names), names);
-    for (size_t i = 0; *at && len < sizeof(line); i++) {
-        size_t w = strcspn(++at, " ");
-        len += (size_t)snprintf(line + len, sizeof(line) - len, " %.*s=%llu", (int)w, at,
-                                (unsigned long long)v[i]);
-        at += w;
-    }
-    prof_comment(p, line);
-}
-
-static void comment_line(void *ctx, const char *line)
-{
-    prof_comment(ctx, line);
-}
-
-static void add_comments(struct prof *p, const struct session *s, const char *kind,
-                         const struct msamp_dec_stats *d, const struct built *b)
-{
-    uint64_t unknown_stack = b->unknown_stack, alloc_raised = b->alloc_raised;
-    char line[512], bid[BID_HEX_SIZE];
-    const struct session_counts *n = &s->n;
-    commentf(p, "msamp drain %s, wire format v%u, %s profile of session %d",
-             DRAIN_VERSION, s->version ? s->version : MSAMP_WIRE_VERSION, kind, s->index);
-    if (s->have_header) {
-        hex(bid, s->build_id, s->build_id_len);
-        snprintf(line, sizeof(line),
-                 "device: arch=%s ptr_size=%u session_id=0x%08x tick_hz=%llu build_id=%s "
-                 "live_capacity=%llu stack_capacity=%llu max_depth=%llu",
-                 msamp_arch_get(s->arch)->name, s->ptr_size, s->session_id,
-                 (unsigned long long)s->tick_hz, s->build_id_len ? bid : "(none)",
-                 (unsigned long long)s->live_capacity, (unsigned long long)s->stack_capacity,
-                 (unsigned long long)s->max_depth);
-    } else if (n->pre_defaults) {
-        snprintf(line, sizeof(line),
-                 "device: no session header received (joined mid-stream): %llu records replayed "
-                 "with defaults (interval %s, thinning not replayed, stacks as sent)",
-                 (unsigned long long)n->pre_defaults,
-                 s->first_interval ? "from the INTERVAL records" : "unknown: samples unweighted");
-    } else {
-        snprintf(line, sizeof(line), "device: no session header received (joined mid-stream)");
-    }
-    prof_comment(p, line);
-    commentf(p, "sampling interval: %llu bytes (first %llu, %llu changes)",
-             (unsigned long long)s->interval, (unsigned long long)s->first_interval,
-             (unsigned long long)n->interval_changes);
-    if (n->interval_changes) {
-        session_interval_summary(s, line, sizeof(line));
-        prof_comment(p, line);
-    }
-    for (size_t i = 0; i < s->ninterval_log; i++) {
-        session_interval_change_text(s, &s->interval_log[i], i ? &s->interval_log[i - 1] : NULL,
-                                     line, sizeof(line));
-        prof_comment(p, line);
-    }
-    if (n->interval_changes > s->ninterval_log) {
-        commentf(p, "... and %llu more interval changes (not listed)",
-                 (unsigned long long)(n->interval_changes - s->ninterval_log));
-    }
-    if (s->have_drops) {
-        size_t len = (size_t)snprintf(line, sizeof(line), "device drops:");
-        for (int i = 0; i < MSAMP_DROP_COUNT; i++)
-            if ((i != MSAMP_DROP_NO_FRAME || s->have_no_frame) &&
-                (i != MSAMP_DROP_OUT_OF_BOUNDS || s->have_out_of_bounds))
-                len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%llu",
-                                        drop_names[i], (unsigned long long)s->drops[i]);
-    } else {
-        snprintf(line, sizeof(line), "device drops: not reported");
-    }
-    prof_comment(p, line);
-    session_completeness(s, strncmp(kind, "partial", 7) != 0, line, sizeof(line));
-    prof_comment(p, line);
-    if (n->fails[MSAMP_FAIL_NULL] || n->fails[MSAMP_FAIL_GIANT] || n->fails_other ||
-        session_failures(s, MSAMP_FAIL_NULL) || session_failures(s, MSAMP_FAIL_GIANT)) {
-        commentf(p,
-                 "allocation failures: null=%llu giant_refused=%llu (device counts; records "
-                 "received: %llu and %llu, %llu of unknown kinds)",
-                 (unsigned long long)session_failures(s, MSAMP_FAIL_NULL),
-                 (unsigned long long)session_failures(s, MSAMP_FAIL_GIANT),
-                 (unsigned long long)n->fails[MSAMP_FAIL_NULL],
-                 (unsigned long long)n->fails[MSAMP_FAIL_GIANT],
-                 (unsigned long long)n->fails_other);
-    }
-    if (s->heap && s->heap->records) { /* the last HEAP record's figures (drain fleet reads them) */
-        FILE *m = fmemopen(line, sizeof(line), "w");
-        if (m) {
-            fputs("msamp-heap", m);
-            heap_put_figures(m, &s->heap->last, 0);
-            if (fclose(m) == 0)
-                prof_comment(p, line);
-        }
-        /* The unheld bytes where the free bytes are unknown (docs/HEALTH.md). */
-        char *text = NULL;
-        size_t len = 0;
-        m = open_memstream(&text, &len);
-        if (m) {
-            int any = heap_put_unheld(m, s, 0, "msamp-heap-unheld ", "; ");
-            if (fclose(m) == 0 && any)
-                prof_comment(p, text);
-            free(text);
-        }
-    }
-    if (d) {
-        struct msamp_dec_stats l = session_stream_losses(s, d);
-        comment_counts(p,
-                       "stream losses: frames_bad frames_lost bytes_discarded records_malformed "
-                       "records_unknown frames_repeated",
-                       (const uint64_t[]){l.frames_bad, l.frames_lost, l.bytes_discarded,
-                                          l.records_malformed, l.records_unknown,
-                                          l.frames_repeated});
-    }
-    if (s->line_frames_lost) {
-        double q = session_line_loss(s);
-        commentf(p,
-                 "lossy line: %llu frames received, %llu missed (seq gaps): allocated and freed "
-                 "of blocks no longer live scaled by 1/(1 - %.4f) = %.4f for the records lost "
-                 "with them (the live blocks' own, by LIVE records, are not)",
-                 (unsigned long long)s->line_frames, (unsigned long long)s->line_frames_lost, q,
-                 1.0 / (1.0 - q));
-    }
-    comment_counts(p,
-                   "reader: samples frees reallocs lost_frees unknown_frees late_live bad_slots "
-                   "unknown_stack stack_full stack_overflow stack_redefined unweighted thinned "
-                   "snapshots_ok snapshots_skipped",
-                   (const uint64_t[]){n->samples, n->frees, n->reallocs, n->lost_frees,
-                                      n->unknown_frees, n->late_live, n->bad_slots, unknown_stack,
-                                      n->stack_full, n->stack_overflow, n->stack_redefined,
-                                      n->unweighted, n->thinned, n->snapshots_ok,
-                                      n->snapshots_skipped});
-    comment_counts(p,
-                   "reader repairs: pre_header_replayed pre_header_defaults "
-                   "pre_header_interval_guessed pending_stack_resolved alloc_reweighted "
-                   "alloc_raised thin_over_budget samples_unweighted samples_unknown_stack "
-                   "frees_settled",
-                   (const uint64_t[]){n->pre_replayed, n->pre_defaults, n->pre_guessed,
-                                      n->pending_resolved, n->reweighted_up, alloc_raised,
-                                      n->thin_over_budget, n->samples_unweighted,
-                                      b->unknown_events, n->settled_frees});
-    comment_counts(p, "reader bounds: frees_after_drops site_limit_samples site_limit_pending",
-                   (const uint64_t[]){n->drop_frees, n->site_limit, n->sites_folded});
-    if (n->site_limit || n->sites_folded) {
-        commentf(p,
-                 "site limit reached: %llu samples of new sites beyond drain's caps (%u sites, "
-                 "%u frames referenced by sites) counted under " DRAIN_SITE_LIMIT_NAME
-                 " (and %llu sites defined past the cap shown with that frame); the sites "
-                 "before the cap are kept whole",
-                 (unsigned long long)n->site_limit, DRAIN_MAX_STACKS, DRAIN_MAX_SITE_FRAMES,
-                 (unsigned long long)n->sites_folded);
-    }
-    if (n->drop_frees) {
-        commentf(p,
-                 "frees after device drops: %llu FREEs of slots not known live, their ALLOC "
-                 "among the %llu records the device dropped (not stream damage)",
-                 (unsigned long long)n->drop_frees,
-                 (unsigned long long)s->drops[MSAMP_DROP_RING_RECORDS]);
-    }
-    task_use_comments(s, comment_line, p); /* model/task_use.c: peaks and budget events */
-    if (s->device_id_len) {
-        char id[MSAMP_WIRE_MAX_DEVICE_ID + 1];
-        for (size_t i = 0; i < s->device_id_len; i++)
-            id[i] = s->device_id[i] >= 0x20 && s->device_id[i] < 0x7f ? (char)s->device_id[i] : '?';
-        id[s->device_id_len] = 0;
-        commentf(p, "device id: %s (label device)", id);
-    }
-    if (n->chain_links) {
-        commentf(p,
-                 "realloc chains: %llu reallocs continued a live sampled allocation (in use a chain "
-                 "is one allocation: its first site and birth, its latest size; allocated counts "
-                 "each block at the call that returned it, a realloc's at its stack and new size, "
-                 "so a chain's first site may show more in use than allocated)",
-                 (unsigned long long)n->chain_links);
-    }
-    if (n->chains_moved) {
-        commentf(p,
-                 "realloc chains: %llu moved to a block that was not sampled (no longer in use "
-                 "nor freed; their sampled blocks stay allocated where they were asked for)",
-                 (unsigned long long)n->chains_moved);
-    }
-    if (s->peak_gen && !s->dump) {
-        char when[64], hwm[192];
-        double t = session_time_s(s, s->peak_ts, s->peak_ts_valid);
-        if (t >= 0)
-            snprintf(when, sizeof(when), "%.6f s after the session's first record", t);
-        else
-            snprintf(when, sizeof(when), "at an unknown time");
-        heap_hwm_text(s, hwm, sizeof(hwm));
-        commentf(p,
-                 "--peak's moment: half A of the samples peaked %s; half B's in-use estimate "
-                 "then: %.0f bytes, %.0f objects (the --peak profile's; the peak verdict, "
-                 "msamp-verdict peak, is the mean of both ways round: docs/VERDICTS.md); %s",
-                 when, s->peak_b, s->peak_n, hwm);
-    }
-    if (s->min_life_s > 0) {
-        commentf(p,
-                 "min lifetime %g s: left out %llu sampled allocations freed younger (estimated "
-                 "%.0f objects, %.0f bytes) from the allocated and freed values",
-                 s->min_life_s, (unsigned long long)n->culled, s->cull_n, s->cull_b);
-    }
-    for (size_t i = 0; i < s->nmarks; i++) {
-        commentf(p, "mark: %s", s->marks[i]);
-    }
-}
-
 /* v rounded half away from 0 (llround's), 0 for what is not above 0, INT64_MAX beyond 9e18. Its
  * whole part and fraction are exact (v - t is exact below 2^53, 0 above): no call to llround. */
 static int64_t round_val(double v)
@@ -407,60 +41,6 @@ static int64_t round_val(double v)
         return INT64_MAX;
     int64_t t = (int64_t)v;
     return t + (v - (double)t >= 0.5);
-}
-
-/* The pprof mappings of a session (one absolute mapping for bare metal), ELFs not yet assigned. */
-static struct mapinfo *session_maps(const struct session *s, size_t *nmaps)
-{
-    int bare = s->nmaps == 0;
-    *nmaps = bare ? 1 : s->nmaps;
-    struct mapinfo *maps = xcalloc(*nmaps, sizeof(*maps));
-    if (bare) {
-        maps[0] = (struct mapinfo){0, UINT64_MAX, 0, s->build_id, s->build_id_len, "firmware",
-                                   NULL};
-    } else {
-        for (size_t i = 0; i < *nmaps; i++)
-            maps[i] = (struct mapinfo){s->maps[i].start, s->maps[i].limit, s->maps[i].offset,
-                                       s->maps[i].build_id, s->maps[i].build_id_len,
-                                       s->maps[i].path, NULL};
-    }
-    return maps;
-}
-
-/* The images of a hosted session that no --elf took, the executable's among them, are symbolized from their own files on this
- * machine when the build-id matches (docs/DRAIN.md "Shared libraries"); the others stay module +
- * offset. */
-static void assign_libraries(struct mapinfo *maps, size_t nmaps)
-{
-    for (size_t i = 0; i < nmaps; i++)
-        if (!maps[i].elf && maps[i].path)
-            maps[i].elf = sym_library(maps[i].path, maps[i].build_id, maps[i].build_id_len);
-}
-
-int check_elves(const struct session *s, const struct elf_set *elves, char *err, size_t errlen)
-{
-    size_t nmaps;
-    struct mapinfo *maps = session_maps(s, &nmaps);
-    int rc = assign_elves(maps, nmaps, s->nmaps == 0, elves, err, errlen);
-    free(maps);
-    return rc;
-}
-
-/* The locations of site st, innermost first (a named one for the frameless kinds): *nloc. */
-static void site_locs(struct prof *p, const struct session *s, const struct site *st,
-                      struct mapinfo *maps, size_t nmaps, int bare, struct loc_cache *cache,
-                      uint64_t *locs, uint32_t *nloc)
-{
-    const struct msamp_arch *arch = msamp_arch_get(s->arch);
-    uint32_t depth = 0, n = 0;
-    const uint64_t *fr = session_site_stack(s, st, &depth);
-    for (uint32_t k = 0; fr && k < depth; k++) {
-        uint64_t a = msamp_arch_call_site(arch, s->ptr_size, fr[k]);
-        locs[n++] = frame_location(p, maps, nmaps, bare, cache, a);
-    }
-    if (n == 0)
-        locs[n++] = named_location(p, session_site_kind(st));
-    *nloc = n;
 }
 
 /* Whether a site's samples may share their stack with another site's and must be merged into
@@ -507,7 +87,7 @@ static uint32_t origin_labels(struct prof *p, const struct session *s, struct pr
     if (s->device_id_len)
         out[n++] = str_label(p, "device", s->device_id, s->device_id_len);
     if (s->build_id_len) {
-        hex(text, s->build_id, s->build_id_len);
+        bid_hex(text, s->build_id, s->build_id_len);
         out[n++] = (struct prof_label){prof_cstr(p, "build_id"), prof_cstr(p, text), 0, 0};
     }
     if (s->have_header) {
@@ -1104,7 +684,7 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
         assign_libraries(maps, nmaps);
     for (size_t i = 0; i < nmaps; i++) {
         char bid[BID_HEX_SIZE];
-        hex(bid, maps[i].build_id, maps[i].build_id_len);
+        bid_hex(bid, maps[i].build_id, maps[i].build_id_len);
         const char *file = bare && maps[i].elf ? sym_path(maps[i].elf) : maps[i].path;
         int sym = maps[i].elf != NULL;
         struct prof_mapping m = {maps[i].start, maps[i].limit, maps[i].offset,
