@@ -55,12 +55,12 @@ static void comment_line(void *ctx, const char *line)
     prof_comment(ctx, line);
 }
 
-void add_comments(struct prof *p, const struct session *s, const char *kind,
-                         const struct msamp_dec_stats *d, const struct built *b)
+/* The first comments: drain's version, the profile's kind and session, the device (its header, or
+ * why there is none). */
+static void comments_device(struct prof *p, const struct session *s, const char *kind)
 {
-    uint64_t unknown_stack = b->unknown_stack, alloc_raised = b->alloc_raised;
-    char line[512], bid[BID_HEX_SIZE];
     const struct session_counts *n = &s->n;
+    char line[512], bid[BID_HEX_SIZE];
     commentf(p, "msamp drain %s, wire format v%u, %s profile of session %d",
              DRAIN_VERSION, s->version ? s->version : MSAMP_WIRE_VERSION, kind, s->index);
     if (s->have_header) {
@@ -82,6 +82,13 @@ void add_comments(struct prof *p, const struct session *s, const char *kind,
         snprintf(line, sizeof(line), "device: no session header received (joined mid-stream)");
     }
     prof_comment(p, line);
+}
+
+/* The sampling interval, its changes (summed, then the latest listed). */
+static void comments_interval(struct prof *p, const struct session *s)
+{
+    const struct session_counts *n = &s->n;
+    char line[512];
     commentf(p, "sampling interval: %llu bytes (first %llu, %llu changes)",
              (unsigned long long)s->interval, (unsigned long long)s->first_interval,
              (unsigned long long)n->interval_changes);
@@ -98,6 +105,13 @@ void add_comments(struct prof *p, const struct session *s, const char *kind,
         commentf(p, "... and %llu more interval changes (not listed)",
                  (unsigned long long)(n->interval_changes - s->ninterval_log));
     }
+}
+
+/* The device's drops, the session's completeness and its allocation failures. */
+static void comments_drops(struct prof *p, const struct session *s, const char *kind)
+{
+    const struct session_counts *n = &s->n;
+    char line[512];
     if (s->have_drops) {
         size_t len = (size_t)snprintf(line, sizeof(line), "device drops:");
         for (int i = 0; i < MSAMP_DROP_COUNT; i++)
@@ -122,6 +136,12 @@ void add_comments(struct prof *p, const struct session *s, const char *kind,
                  (unsigned long long)n->fails[MSAMP_FAIL_GIANT],
                  (unsigned long long)n->fails_other);
     }
+}
+
+/* The last HEAP record's figures (drain fleet reads them) and the unheld bytes. */
+static void comments_heap(struct prof *p, const struct session *s)
+{
+    char line[512];
     if (s->heap && s->heap->records) { /* the last HEAP record's figures (drain fleet reads them) */
         FILE *m = fmemopen(line, sizeof(line), "w");
         if (m) {
@@ -141,6 +161,15 @@ void add_comments(struct prof *p, const struct session *s, const char *kind,
             free(text);
         }
     }
+}
+
+/* What the reader counted and repaired: stream losses, a lossy line, its counts, repairs and
+ * bounds, the site limit, frees after drops. */
+static void comments_reader(struct prof *p, const struct session *s, const struct msamp_dec_stats *d,
+                            const struct built *b)
+{
+    uint64_t unknown_stack = b->unknown_stack, alloc_raised = b->alloc_raised;
+    const struct session_counts *n = &s->n;
     if (d) {
         struct msamp_dec_stats l = session_stream_losses(s, d);
         comment_counts(p,
@@ -195,6 +224,13 @@ void add_comments(struct prof *p, const struct session *s, const char *kind,
                  (unsigned long long)n->drop_frees,
                  (unsigned long long)s->drops[MSAMP_DROP_RING_RECORDS]);
     }
+}
+
+/* The session's own notes: tasks' peaks and budget events, the device id, realloc chains, the
+ * --peak moment, --min-lifetime, marks. */
+static void comments_session(struct prof *p, const struct session *s)
+{
+    const struct session_counts *n = &s->n;
     task_use_comments(s, comment_line, p); /* model/task_use.c: peaks and budget events */
     if (s->device_id_len) {
         char id[MSAMP_WIRE_MAX_DEVICE_ID + 1];
@@ -240,4 +276,15 @@ void add_comments(struct prof *p, const struct session *s, const char *kind,
     for (size_t i = 0; i < s->nmarks; i++) {
         commentf(p, "mark: %s", s->marks[i]);
     }
+}
+
+void add_comments(struct prof *p, const struct session *s, const char *kind,
+                  const struct msamp_dec_stats *d, const struct built *b)
+{
+    comments_device(p, s, kind);
+    comments_interval(p, s);
+    comments_drops(p, s, kind);
+    comments_heap(p, s);
+    comments_reader(p, s, d, b);
+    comments_session(p, s);
 }
