@@ -295,17 +295,24 @@ static int round_rest(const double *x, int64_t *v, int *any)
  * totals (allocations without a slot, entries whose free was inferred or had no time), without a
  * time label. With agg, the per-site totals go to out->agg, one sample per distinct stack, for
  * reports (a profile written alone does without: 10^6 sites' totals are 100+ MB). */
-static void site_samples(struct prof *p, const struct session *s, struct mapinfo *maps,
-                         size_t nmaps, int bare, struct loc_cache *cache, struct built *out, int agg)
+/* The live entries' age bins of a session, and per site the lists of them and of its lifetime
+ * bins (session.life). */
+struct site_bins {
+    struct agebin *ages;
+    size_t nages, capages;
+    uint32_t *age_head, *life_head, *life_next;
+};
+
+static void site_bins_of(const struct session *s, struct site_bins *sb)
 {
-    /* Age bins of the live entries, and per-site lists of them and of the lifetime bins. */
     struct umap idx = {0};
-    struct agebin *ages = NULL;
-    size_t nages = 0, capages = 0;
+    memset(sb, 0, sizeof(*sb));
     /* The lists' heads only when there are entries (10^6 sites: 4 MiB each). */
     uint32_t *age_head = s->nlive ? xmalloc((s->nsites + 1) * sizeof(uint32_t)) : NULL;
     uint32_t *life_head = s->nlife ? xmalloc((s->nsites + 1) * sizeof(uint32_t)) : NULL;
     uint32_t *life_next = xmalloc((s->nlife + 1) * sizeof(uint32_t));
+    struct agebin *ages = NULL;
+    size_t nages = 0, capages = 0;
     for (size_t i = 0; age_head && i < s->nsites; i++)
         age_head[i] = UINT32_MAX;
     for (size_t i = 0; life_head && i < s->nsites; i++)
@@ -345,7 +352,162 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         life_head[s->life[l].site] = (uint32_t)l;
     }
     umap_free(&idx);
+    *sb = (struct site_bins){ages, nages, capages, age_head, life_head, life_next};
+}
 
+static void site_bins_free(struct site_bins *sb)
+{
+    free(sb->ages);
+    free(sb->age_head);
+    free(sb->life_head);
+    free(sb->life_next);
+}
+
+/* One site's samples being added: where, with which locations and labels. */
+struct site_out {
+    struct prof *p;
+    const struct session *s;
+    struct built *out;
+    int agg, merge;
+    uint32_t site, nloc, nl;
+    const uint64_t *locs;
+    struct prof_label *labels; /* nl of them, room for a time label after */
+    double up;                 /* the lossy line's scale (1: none) */
+};
+
+/* A site with neither live entries nor lifetime bins: one sample without a time label (what
+ * site_parts_add makes of it, in fewer steps; 10^6 distinct stacks of untracked allocations are
+ * all such). */
+static void site_rest_add(const struct site_out *o, const struct site *st,
+                          const struct site_refused *rf, double rv_n, double rv_b)
+{
+    struct prof *p = o->p;
+    const struct session *s = o->s;
+    struct built *out = o->out;
+    uint32_t i = o->site;
+    double up = o->up;
+    double x[V_ALL] = {0, 0, st->alloc_n, st->alloc_b, st->free_n, st->free_b, 0, 0,
+                       rv_n > 0 ? rv_n : 0, rv_b > 0 ? rv_b : 0,
+                       (double)st->alloc_samples, rf->n, rf->b,
+                       (double)rf->samples};
+    if (up > 1.0)
+        lossy_scale(x, up);
+    int64_t v[V_ALL];
+    int any;
+    out->alloc_raised += (uint64_t)round_rest(x, v, &any);
+    if (any)
+        out->site_prof[i] = prof_add_sample(p, o->locs, o->nloc, v, o->labels, o->nl, o->merge);
+    if (o->agg)
+        site_total(p, s, i, o->locs, o->nloc, o->merge, v, 0, out);
+}
+
+/* The site's parts (age bins, lifetime bins, the rest) into parts: how many; *inuse_cnt the
+ * sampled entries of its age bins. */
+static size_t site_parts(const struct site_bins *sb, const struct session *s, const struct site *st,
+                         const struct site_refused *rf, uint32_t age0, uint32_t life0,
+                         double rv_n, double rv_b, struct part *parts, uint64_t *inuse_cnt_out)
+{
+    const struct agebin *ages = sb->ages;
+    const uint32_t *life_next = sb->life_next;
+    size_t np = 0;
+    double ra_n = st->alloc_n, ra_b = st->alloc_b, rf_n = st->free_n, rf_b = st->free_b;
+    uint64_t inuse_cnt = 0;
+    for (uint32_t a = age0; a != UINT32_MAX && np < MAX_PARTS - 1; a = ages[a].next) {
+        const struct agebin *g = &ages[a];
+        parts[np++] = (struct part){{g->n, g->b, g->an, g->ab, 0, 0, g->v[0], g->v[1], g->v[2],
+                                     g->v[3], 0, 0, 0, 0},
+                                    {0},
+                                    "age",
+                                    g->bucket,
+                                    {g->cn, g->cb}};
+        ra_n -= g->an;
+        ra_b -= g->ab;
+        rv_n -= g->v[2];
+        rv_b -= g->v[3];
+        inuse_cnt += g->samples;
+    }
+    for (uint32_t l = life0; l != UINT32_MAX && np < MAX_PARTS - 1; l = life_next[l]) {
+        const struct lifebin *lb = &s->life[l];
+        parts[np++] = (struct part){
+            {0, 0, lb->an, lb->ab, lb->fn, lb->fb, 0, 0, 0, 0, 0, 0, 0, 0}, {0}, "lifetime",
+            lb->bucket,
+            {0, 0}};
+        ra_n -= lb->an;
+        ra_b -= lb->ab;
+        rf_n -= lb->fn;
+        rf_b -= lb->fb;
+    }
+    /* The rest holds the allocated variance the age bins do not (the lifetime bins' too),
+     * the site's sampled allocations and its refused samples. */
+    parts[np++] = (struct part){{0, 0, ra_n, ra_b, rf_n, rf_b, 0, 0, rv_n > 0 ? rv_n : 0,
+                                 rv_b > 0 ? rv_b : 0, (double)st->alloc_samples,
+                                 rf->n, rf->b, (double)rf->samples},
+                                {0},
+                                NULL,
+                                AGE_UNKNOWN,
+                                {0, 0}};
+    *inuse_cnt_out = inuse_cnt;
+    return np;
+}
+
+/* The site's parts, rounded so that they add up to the site's rounded totals (largest
+ * remainders: the per-site totals of a split profile are those of an unsplit one), as samples:
+ * one per timed part, the untimed ones summed into one after them. */
+static void site_parts_add(const struct site_out *o, struct part *parts, size_t np,
+                           uint64_t inuse_cnt)
+{
+    struct prof *p = o->p;
+    struct built *out = o->out;
+    uint32_t i = o->site;
+    double up = o->up;
+    for (size_t k = 0; k < np && up > 1.0; k++)
+        if (parts[k].key == NULL || strcmp(parts[k].key, "age") != 0)
+            lossy_scale(parts[k].x, up);
+    int raised = cover_inuse(parts, np);
+    round_parts(parts, np);
+    int64_t tot[V_ALL] = {0}, untimed[V_ALL] = {0};
+    int any_untimed = 0;
+    for (size_t k = 0; k <= np; k++) {
+        /* Parts without a time label share their labels: one sample, after the others. */
+        int64_t *v = k < np ? parts[k].v : untimed;
+        int timed = k < np && parts[k].key && parts[k].bucket != AGE_UNKNOWN;
+        if (k < np && !(parts[k].chain[0] > 0)) {
+            if (v[V_ALLOC_N] < v[V_INUSE_N]) /* rounding beyond 2^53 alone */
+                v[V_ALLOC_N] = v[V_INUSE_N];
+            if (v[V_ALLOC_B] < v[V_INUSE_B])
+                v[V_ALLOC_B] = v[V_INUSE_B];
+        }
+        int64_t bits = 0;
+        for (int c = 0; c < V_ALL; c++)
+            bits |= v[c];
+        int any = bits != 0;
+        if (!any || (k == np && !any_untimed))
+            continue;
+        if (k < np && !timed) {
+            if (any_untimed) /* the first (mostly the only one: the rest) is copied */
+                add_values(untimed, v);
+            else
+                memcpy(untimed, v, sizeof(untimed));
+            any_untimed = 1;
+            continue;
+        }
+        uint32_t n = o->nl;
+        if (timed)
+            o->labels[n++] = time_label(p, parts[k].key, parts[k].bucket);
+        uint32_t ps = prof_add_sample(p, o->locs, o->nloc, v, o->labels, n, o->merge);
+        if (out->site_prof[i] == UINT32_MAX)
+            out->site_prof[i] = ps;
+        if (o->agg)
+            add_values(tot, v);
+    }
+    out->alloc_raised += (uint64_t)raised;
+    if (o->agg)
+        site_total(p, o->s, i, o->locs, o->nloc, o->merge, tot, inuse_cnt, out);
+}
+
+/* The built profile's per-site maps (site_prof; with agg, site_agg and the agg profile's types). */
+static void site_maps_init(struct built *out, const struct session *s, int agg)
+{
     out->site_prof = xmalloc((s->nsites + 1) * sizeof(uint32_t));
     for (size_t i = 0; i < s->nsites; i++)
         out->site_prof[i] = UINT32_MAX;
@@ -357,6 +519,14 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         for (int i = 0; i < V_ALL; i++)
             prof_add_type(&out->agg, sample_type_names[i][0], sample_type_names[i][1]);
     }
+}
+
+static void site_samples(struct prof *p, const struct session *s, struct mapinfo *maps,
+                         size_t nmaps, int bare, struct loc_cache *cache, struct built *out, int agg)
+{
+    struct site_bins sb;
+    site_bins_of(s, &sb);
+    site_maps_init(out, s, agg);
     uint64_t locs[MSAMP_DEC_MAX_DEPTH];
     struct prof_label labels[DRAIN_SITE_LABELS + 1], origin[3];
     uint32_t norigin = origin_labels(p, s, origin);
@@ -368,8 +538,8 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         const struct site_refused *rf = session_site_refused(s, (uint32_t)i);
         for (int k = 0; k < MSAMP_FAIL_KINDS; k++)
             failed |= rr->fail_n[k] != 0;
-        uint32_t age0 = age_head ? age_head[i] : UINT32_MAX;
-        uint32_t life0 = life_head ? life_head[i] : UINT32_MAX;
+        uint32_t age0 = sb.age_head ? sb.age_head[i] : UINT32_MAX;
+        uint32_t life0 = sb.life_head ? sb.life_head[i] : UINT32_MAX;
         /* A site whose every sample --min-lifetime left out (culled) keeps its locations and,
          * with agg, a sample of zeros: the views that saw it live name it (the timeline). */
         int sampled = age0 != UINT32_MAX || st->alloc_samples || st->free_samples ||
@@ -396,113 +566,17 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
             continue;
         uint32_t nl = sample_labels(p, s, (uint32_t)i, origin, norigin, labels);
         double rv_n = s->site_var[i].n, rv_b = s->site_var[i].b;
+        struct site_out o = {p, s, out, agg, merge, (uint32_t)i, nloc, nl, locs, labels, up};
         if (age0 == UINT32_MAX && life0 == UINT32_MAX) {
-            /* The rest alone: one sample without a time label (what the parts below make of it,
-             * in fewer steps; 10^6 distinct stacks of untracked allocations are all such). */
-            double x[V_ALL] = {0, 0, st->alloc_n, st->alloc_b, st->free_n, st->free_b, 0, 0,
-                               rv_n > 0 ? rv_n : 0, rv_b > 0 ? rv_b : 0,
-                               (double)st->alloc_samples, rf->n, rf->b,
-                               (double)rf->samples};
-            if (up > 1.0)
-                lossy_scale(x, up);
-            int64_t v[V_ALL];
-            int any;
-            out->alloc_raised += (uint64_t)round_rest(x, v, &any);
-            if (any)
-                out->site_prof[i] = prof_add_sample(p, locs, nloc, v, labels, nl, merge);
-            if (agg)
-                site_total(p, s, (uint32_t)i, locs, nloc, merge, v, 0, out);
+            site_rest_add(&o, st, rf, rv_n, rv_b);
             continue;
         }
-        /* The site's parts (age bins, lifetime bins, the rest), rounded so that they add up to
-         * the site's rounded totals (largest remainders): the per-site totals of a split profile
-         * are those of an unsplit one. */
         struct part parts[MAX_PARTS];
-        size_t np = 0;
-        double ra_n = st->alloc_n, ra_b = st->alloc_b, rf_n = st->free_n, rf_b = st->free_b;
-        uint64_t inuse_cnt = 0;
-        for (uint32_t a = age0; a != UINT32_MAX && np < MAX_PARTS - 1; a = ages[a].next) {
-            const struct agebin *g = &ages[a];
-            parts[np++] = (struct part){{g->n, g->b, g->an, g->ab, 0, 0, g->v[0], g->v[1], g->v[2],
-                                         g->v[3], 0, 0, 0, 0},
-                                        {0},
-                                        "age",
-                                        g->bucket,
-                                        {g->cn, g->cb}};
-            ra_n -= g->an;
-            ra_b -= g->ab;
-            rv_n -= g->v[2];
-            rv_b -= g->v[3];
-            inuse_cnt += g->samples;
-        }
-        for (uint32_t l = life0; l != UINT32_MAX && np < MAX_PARTS - 1; l = life_next[l]) {
-            const struct lifebin *lb = &s->life[l];
-            parts[np++] = (struct part){
-                {0, 0, lb->an, lb->ab, lb->fn, lb->fb, 0, 0, 0, 0, 0, 0, 0, 0}, {0}, "lifetime",
-                lb->bucket,
-                {0, 0}};
-            ra_n -= lb->an;
-            ra_b -= lb->ab;
-            rf_n -= lb->fn;
-            rf_b -= lb->fb;
-        }
-        /* The rest holds the allocated variance the age bins do not (the lifetime bins' too),
-         * the site's sampled allocations and its refused samples. */
-        parts[np++] = (struct part){{0, 0, ra_n, ra_b, rf_n, rf_b, 0, 0, rv_n > 0 ? rv_n : 0,
-                                     rv_b > 0 ? rv_b : 0, (double)st->alloc_samples,
-                                     rf->n, rf->b, (double)rf->samples},
-                                    {0},
-                                    NULL,
-                                    AGE_UNKNOWN,
-                                    {0, 0}};
-        for (size_t k = 0; k < np && up > 1.0; k++)
-            if (parts[k].key == NULL || strcmp(parts[k].key, "age") != 0)
-                lossy_scale(parts[k].x, up);
-        int raised = cover_inuse(parts, np);
-        round_parts(parts, np);
-        int64_t tot[V_ALL] = {0}, untimed[V_ALL] = {0};
-        int any_untimed = 0;
-        for (size_t k = 0; k <= np; k++) {
-            /* Parts without a time label share their labels: one sample, after the others. */
-            int64_t *v = k < np ? parts[k].v : untimed;
-            int timed = k < np && parts[k].key && parts[k].bucket != AGE_UNKNOWN;
-            if (k < np && !(parts[k].chain[0] > 0)) {
-                if (v[V_ALLOC_N] < v[V_INUSE_N]) /* rounding beyond 2^53 alone */
-                    v[V_ALLOC_N] = v[V_INUSE_N];
-                if (v[V_ALLOC_B] < v[V_INUSE_B])
-                    v[V_ALLOC_B] = v[V_INUSE_B];
-            }
-            int64_t bits = 0;
-            for (int c = 0; c < V_ALL; c++)
-                bits |= v[c];
-            int any = bits != 0;
-            if (!any || (k == np && !any_untimed))
-                continue;
-            if (k < np && !timed) {
-                if (any_untimed) /* the first (mostly the only one: the rest) is copied */
-                    add_values(untimed, v);
-                else
-                    memcpy(untimed, v, sizeof(untimed));
-                any_untimed = 1;
-                continue;
-            }
-            uint32_t n = nl;
-            if (timed)
-                labels[n++] = time_label(p, parts[k].key, parts[k].bucket);
-            uint32_t ps = prof_add_sample(p, locs, nloc, v, labels, n, merge);
-            if (out->site_prof[i] == UINT32_MAX)
-                out->site_prof[i] = ps;
-            if (agg)
-                add_values(tot, v);
-        }
-        out->alloc_raised += (uint64_t)raised;
-        if (agg)
-            site_total(p, s, (uint32_t)i, locs, nloc, merge, tot, inuse_cnt, out);
+        uint64_t inuse_cnt;
+        size_t np = site_parts(&sb, s, st, rf, age0, life0, rv_n, rv_b, parts, &inuse_cnt);
+        site_parts_add(&o, parts, np, inuse_cnt);
     }
-    free(ages);
-    free(age_head);
-    free(life_head);
-    free(life_next);
+    site_bins_free(&sb);
 }
 
 /* The peak profile's samples: each site's in-use at the peak of the estimate (docs/DRAIN.md
