@@ -140,6 +140,112 @@ static double gr_secs(const struct session *s, uint64_t ts)
     return ts > s->first_ts ? (double)(ts - s->first_ts) / (double)s->tick_hz : 0;
 }
 
+/* The window the leaks are judged over (the session's recent half, bins k to last, ending at
+ * end, secs long) and the verdicts found in it so far. */
+struct leak_scan {
+    const struct session *s;
+    const struct growth *g;
+    size_t k, last, nb, run; /* a batch shorter than a third of the nb bins lies in run bins */
+    uint64_t end;
+    double secs;
+    struct growth_leak *leaks;
+    size_t n, cap;
+    struct growth_step *steps;
+    size_t nsteps, capst;
+};
+
+/* Per site its change over the window and the change's variance (se); per group (the sites whose
+ * innermost frame is the same: one allocating call, reached by several stacks) their sums (ge,
+ * grp: a site's group); into win, the window's total change. alive: the variances of each site's
+ * live entries born in the window. */
+static void site_changes(const struct leak_scan *w, size_t ns, const double *alive,
+                         struct est *se, struct est *ge, uint32_t *grp, struct growth_window *win)
+{
+    const struct session *s = w->s;
+    const struct growth *g = w->g;
+    size_t k = w->k, last = w->last;
+    struct umap gidx = {0};
+    uint32_t ngrp = 0;
+    for (size_t i = 0; i < ns; i++) {
+        struct gr_site *t = g->site[i];
+        if (!t)
+            continue;
+        gr_sync(g, t);
+        se[i] = gr_range(t, k, last + 1, last, alive[i]);
+        uint32_t depth = 0;
+        const uint64_t *fr = session_site_stack(s, &s->sites[i], &depth);
+        uint64_t key = fr && depth ? fr[0] : UINT64_MAX - i;
+        uint32_t gi = umap_get(&gidx, key);
+        if (gi >= ngrp) {
+            gi = ngrp++;
+            umap_put(&gidx, key, gi);
+        }
+        grp[i] = gi;
+        ge[gi].est += se[i].est;
+        ge[gi].var += se[i].var;
+        if (win) { /* the sites' entries are independent samples: their variances add */
+            win->total.est += se[i].est;
+            win->total.var += se[i].var;
+        }
+    }
+    umap_free(&gidx);
+}
+
+/* Site t (its sample: sample), whose change d over the window grew, judged: a leak when it is
+ * sustained (outside every run of w->run bins, where one batch would lie, it still grows), else a
+ * step in the run it grew most in. ab: the variances of its live entries by birth bin. */
+static void leak_or_step(struct leak_scan *w, const struct gr_site *t, struct est d,
+                         uint32_t sample, const double *ab)
+{
+    const struct session *s = w->s;
+    const struct growth *g = w->g;
+    size_t k = w->k, last = w->last, nb = w->nb, run = w->run;
+    uint64_t end = w->end;
+    int sustained = nb > run;
+    size_t at = (size_t)k;
+    double most = -INFINITY;
+    for (size_t b = (size_t)k; b + run <= last + 1; b++) {
+        double in = 0;
+        for (size_t j = b; j < b + run; j++)
+            in += t->d[j];
+        if (in > most) {
+            most = in;
+            at = b;
+        }
+        sustained &= grows(gr_outside(t, k, b, b + run, last, ab), GR_Z_PART);
+    }
+    if (!sustained) { /* the run's bins that grew, from the first to the last */
+        size_t lo = at, hi = at + run - 1 < last ? at + run - 1 : last;
+        while (lo < hi && t->d[lo] <= 0)
+            lo++;
+        while (hi > lo && t->d[hi] <= 0)
+            hi--;
+        uint64_t from = g->t0 + lo * g->width, to = g->t0 + (hi + 1) * g->width;
+        GROW(w->steps, w->capst, w->nsteps + 1);
+        w->steps[w->nsteps++] = (struct growth_step){sample, d, gr_secs(s, from),
+                                                     gr_secs(s, to < end ? to : end)};
+        return;
+    }
+    /* Since: the earliest boundary (at most the window's) from which the estimate never
+     * fell below its value there: suf[j] = I(end) - I(b_j), suf[last + 1] = 0. */
+    double suf[GR_BINS + 1];
+    suf[last + 1] = 0;
+    for (size_t j = last + 1; j-- > 0;)
+        suf[j] = suf[j + 1] + t->d[j];
+    size_t since = (size_t)k;
+    double later_max = 0;
+    for (size_t j = last + 1; j-- > 0;) {
+        if (j <= k && suf[j] >= later_max)
+            since = j;
+        if (suf[j] > later_max)
+            later_max = suf[j];
+    }
+    GROW(w->leaks, w->cap, w->n + 1);
+    w->leaks[w->n++] = (struct growth_leak){sample,
+                                            {d.est / w->secs, d.var / (w->secs * w->secs)},
+                                            gr_secs(s, g->t0 + since * g->width)};
+}
+
 size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
                        struct growth_leak **out, struct growth_step **steps, size_t *nsteps,
                        struct growth_window *win)
@@ -173,7 +279,9 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
     }
     /* A batch shorter than a third of the window (nb bins, the last one partly) lies in `run`
      * adjacent bins. */
-    size_t nb = last + 1 - (size_t)k, run = (nb + 2) / 3 + 1;
+    size_t nb = last + 1 - (size_t)k;
+    struct leak_scan w = {s, g, (size_t)k, last, nb, (nb + 2) / 3 + 1, end, secs,
+                          NULL, 0, 0, NULL, 0, 0};
     /* The variances of the live entries born in the window, per site. */
     double *alive = xcalloc(g->capsite + 1, sizeof(double));
     for (size_t i = 0; i < s->nlive; i++) {
@@ -182,36 +290,10 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
             gr_bin(g, sl->birth < end ? sl->birth : end) >= k)
             alive[sl->site] += gr_var((double)sl->size, sl->w);
     }
-    /* Per site its change over the window and the change's variance; per group (the sites whose
-     * innermost frame is the same: one allocating call, reached by several stacks) their sums. */
     size_t ns = g->capsite < s->nsites ? g->capsite : s->nsites;
     struct est *se = xcalloc(ns + 1, sizeof(*se)), *ge = xcalloc(ns + 1, sizeof(*ge));
     uint32_t *grp = xcalloc(ns + 1, sizeof(uint32_t));
-    struct umap gidx = {0};
-    uint32_t ngrp = 0;
-    for (size_t i = 0; i < ns; i++) {
-        struct gr_site *t = g->site[i];
-        if (!t)
-            continue;
-        gr_sync(g, t);
-        se[i] = gr_range(t, k, last + 1, last, alive[i]);
-        uint32_t depth = 0;
-        const uint64_t *fr = session_site_stack(s, &s->sites[i], &depth);
-        uint64_t key = fr && depth ? fr[0] : UINT64_MAX - i;
-        uint32_t gi = umap_get(&gidx, key);
-        if (gi >= ngrp) {
-            gi = ngrp++;
-            umap_put(&gidx, key, gi);
-        }
-        grp[i] = gi;
-        ge[gi].est += se[i].est;
-        ge[gi].var += se[i].var;
-        if (win) { /* the sites' entries are independent samples: their variances add */
-            win->total.est += se[i].est;
-            win->total.var += se[i].var;
-        }
-    }
-    umap_free(&gidx);
+    site_changes(&w, ns, alive, se, ge, grp, win);
     /* The sites that grew (site and group) and their live entries' variances by birth bin. */
     uint32_t *cand = xmalloc((ns + 1) * sizeof(uint32_t)), ncand = 0;
     for (size_t i = 0; i < ns; i++)
@@ -226,65 +308,19 @@ size_t growth_leaks_of(const struct session *s, const uint32_t *site_sample,
             ab[cand[sl->site] * GR_BINS + gr_bin(g, sl->birth < end ? sl->birth : end)] +=
                 gr_var((double)sl->size, sl->w);
     }
-    size_t n = 0, cap = 0, capst = 0;
-    for (size_t i = 0; i < ns; i++) {
-        if (cand[i] == UINT32_MAX)
-            continue;
-        const struct gr_site *t = g->site[i];
-        struct est d = se[i];
-        /* Sustained: outside every run of `run` bins of the window, where one batch would lie,
-         * it still grows; else a step, in the run it grew most in. */
-        int sustained = nb > run;
-        size_t at = (size_t)k;
-        double most = -INFINITY;
-        for (size_t b = (size_t)k; b + run <= last + 1; b++) {
-            double in = 0;
-            for (size_t j = b; j < b + run; j++)
-                in += t->d[j];
-            if (in > most) {
-                most = in;
-                at = b;
-            }
-            sustained &= grows(gr_outside(t, k, b, b + run, last, ab + cand[i] * GR_BINS),
-                               GR_Z_PART);
-        }
-        if (!sustained) { /* the run's bins that grew, from the first to the last */
-            size_t lo = at, hi = at + run - 1 < last ? at + run - 1 : last;
-            while (lo < hi && t->d[lo] <= 0)
-                lo++;
-            while (hi > lo && t->d[hi] <= 0)
-                hi--;
-            uint64_t from = g->t0 + lo * g->width, to = g->t0 + (hi + 1) * g->width;
-            GROW(*steps, capst, *nsteps + 1);
-            (*steps)[(*nsteps)++] = (struct growth_step){site_sample[i], d, gr_secs(s, from),
-                                                         gr_secs(s, to < end ? to : end)};
-            continue;
-        }
-    /* Since: the earliest boundary (at most the window's) from which the estimate never
-         * fell below its value there: suf[j] = I(end) - I(b_j), suf[last + 1] = 0. */
-        double suf[GR_BINS + 1];
-        suf[last + 1] = 0;
-        for (size_t j = last + 1; j-- > 0;)
-            suf[j] = suf[j + 1] + t->d[j];
-        size_t since = (size_t)k;
-        double later_max = 0;
-        for (size_t j = last + 1; j-- > 0;) {
-            if (j <= k && suf[j] >= later_max)
-                since = j;
-            if (suf[j] > later_max)
-                later_max = suf[j];
-        }
-        GROW(*out, cap, n + 1);
-        (*out)[n++] = (struct growth_leak){site_sample[i],
-                                           {d.est / secs, d.var / (secs * secs)},
-                                           gr_secs(s, g->t0 + since * g->width)};
-    }
+    for (size_t i = 0; i < ns; i++)
+        if (cand[i] != UINT32_MAX)
+            leak_or_step(&w, g->site[i], se[i], site_sample[i], ab + cand[i] * GR_BINS);
     free(alive);
     free(se);
     free(grp);
     free(ge);
     free(cand);
     free(ab);
+    *out = w.leaks;
+    *steps = w.steps;
+    *nsteps = w.nsteps;
+    size_t n = w.n;
     if (n > 1)
         qsort(*out, n, sizeof(**out), by_slope);
     if (*nsteps > 1)
