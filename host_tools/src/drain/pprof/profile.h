@@ -1,7 +1,9 @@
 /*
- * The pprof builder: turns a session (session.h) into a pprof profile (prof_model.h) with six
- * sample types (and the extra ones of the verdicts), symbolized locations, mappings with build-ids and comments. The text reports made
- * from a built profile are report.h's.
+ * The pprof builder (pprof/profile.c, prof_locs.c, prof_notes.c): turns a session
+ * (model/session.h) into a pprof profile (pprof/prof_model.h) with six sample types (and the
+ * extra ones of the verdicts), symbolized locations, mappings with build-ids and comments. The
+ * verdicts are added by verdict/stamp.h; the text reports made from a built profile are
+ * views/report.h's.
  */
 #ifndef DRAIN_PROFILE_H
 #define DRAIN_PROFILE_H

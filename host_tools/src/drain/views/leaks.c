@@ -1,7 +1,7 @@
 /* --leaks (docs/DRAIN.md "Reports", docs/VERDICTS.md "Leaks by growth"): the leaks by growth and
  * the steps a profile stores, in text; the heap's verdict (views/health.c) names its leaks with the
  * same line; the peak's one line (--top and stderr). The verdicts are verdict/growth.c's, read
- * from the profile's comments (verdict/vcomment.c). */
+ * from the profile's comments (pprof/vcomment.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
