@@ -1,7 +1,7 @@
 /*
  * The pprof builder (pprof/profile.h): a session's profile, its sample types, mappings and
  * locations (pprof/prof_locs.c), samples by site, lifetime and age (their values the session's
- * estimates, rounded so that each site's sum is exact), the per-site totals the reports read, the
+ * estimates, rounded by pprof/prof_round.c so that each site's sum is exact), the per-site totals the reports read, the
  * peak profile, and the comments on the session (pprof/prof_notes.c). The verdicts are added by
  * verdict/stamp.c.
  */
@@ -18,6 +18,7 @@
 #include "pprof/prof_codec.h"
 #include "pprof/prof_locs.h"
 #include "pprof/prof_notes.h"
+#include "pprof/prof_round.h"
 #include "util.h"
 
 static const char *sample_type_names[V_ALL][2] = {
@@ -30,18 +31,6 @@ static const char *sample_type_names[V_ALL][2] = {
     {"inuse_refused_objects", "count"}, {"inuse_refused_space", "bytes"},
     {"refused_samples", "count"},
 };
-
-/* v rounded half away from 0 (llround's), 0 for what is not above 0, INT64_MAX beyond 9e18. Its
- * whole part and fraction are exact (v - t is exact below 2^53, 0 above): no call to llround. */
-static int64_t round_val(double v)
-{
-    if (!(v > 0))
-        return 0;
-    if (v > 9.0e18)
-        return INT64_MAX;
-    int64_t t = (int64_t)v;
-    return t + (v - (double)t >= 0.5);
-}
 
 /* Whether a site's samples may share their stack with another site's and must be merged into
  * one pprof sample (interned): only the frameless kinds and a definition two stack ids reached (a
@@ -137,121 +126,6 @@ struct agebin {
     uint64_t samples;
 };
 
-/* One sample of a site: its values (estimates), rounded; key "age", "lifetime" or NULL (the rest,
- * no time label). */
-#define MAX_PARTS (2 * 16 + 2)
-struct part {
-    double x[V_ALL];
-    int64_t v[V_ALL];
-    const char *key;
-    unsigned bucket;
-    /* Of its in-use objects and bytes, realloc chains' (allocated at their reallocs' sites): in
-     * use above allocated by that much is not repaired (docs/DRAIN.md "Realloc chains"). */
-    double chain[2];
-};
-
-/* Rounds each value column of the parts so that the rounded parts add up to the rounded sum of the
- * column: each part gets its value's floor (an allocated value at least its part's rounded in-use
- * one, unless it is below it unrounded), and the units left go to the largest remainders.
- * Negative values count as 0; values beyond 2^53 are rounded one by one. */
-static void round_parts(struct part *parts, size_t np)
-{
-    for (size_t k = 0; k < np; k++) /* variances and counts: each alone */
-        for (int c = V_COUNT; c < V_ALL; c++)
-            parts[k].v[c] = round_val(parts[k].x[c]);
-    for (int c = 0; c < V_COUNT; c++) {
-        double sum = 0;
-        int big = 0;
-        for (size_t k = 0; k < np; k++) {
-            double x = parts[k].x[c] > 0 ? parts[k].x[c] : 0;
-            sum += x;
-            big |= x > 9.0e15;
-        }
-        if (big || sum > 9.0e15) {
-            for (size_t k = 0; k < np; k++)
-                parts[k].v[c] = round_val(parts[k].x[c]);
-            continue;
-        }
-        int64_t left = round_val(sum);
-        for (size_t k = 0; k < np; k++) {
-            double x = parts[k].x[c] > 0 ? parts[k].x[c] : 0;
-            parts[k].v[c] = (int64_t)floor(x);
-            /* A part's allocated values are not rounded below its in-use ones (the in-use
-             * columns come first) when they are not below them unrounded. */
-            if ((c == V_ALLOC_N || c == V_ALLOC_B) && x >= parts[k].x[c - 2] * (1 - 1e-12) &&
-                parts[k].v[c] < parts[k].v[c - 2])
-                parts[k].v[c] = parts[k].v[c - 2];
-            left -= parts[k].v[c];
-        }
-        while (left > 0) { /* at most np units */
-            size_t best = np;
-            double frac = -1;
-            for (size_t k = 0; k < np; k++) {
-                double x = parts[k].x[c] > 0 ? parts[k].x[c] : 0;
-                double f = x - (double)parts[k].v[c];
-                if (f > frac && f > 0) {
-                    frac = f;
-                    best = k;
-                }
-            }
-            if (best == np)
-                break;
-            parts[best].v[c]++;
-            left--;
-        }
-    }
-}
-
-/* In use never above allocated (docs/DRAIN.md), in every sample, but for realloc chains: a live
- * part whose in-use is above its allocated share (its entries' weights raised since they were
- * counted as allocated: a replayed thinning's survivors, an interval corrected by a LIVE record)
- * takes the difference from the site's other parts' allocated values (what they hold beyond their
- * own in-use); only what the whole site lacks is added (the site's allocated values raised to its
- * in-use: returns 1, counted as alloc_raised). A realloc chain's in-use is at its first site and
- * the allocation of its latest block at the realloc's site (allocated counts every block the
- * allocator returned, where it was asked for): that part of the in-use (part.chain) is not
- * covered, so a first site may show more in use than it allocated. */
-static int cover_inuse(struct part *parts, size_t np)
-{
-    int raised = 0;
-    for (int c = V_ALLOC_N; c <= V_ALLOC_B; c++) {
-        int u = c - 2; /* the in-use column of the same unit */
-        for (size_t k = 0; k < np; k++) {
-            double backed = parts[k].x[u] - parts[k].chain[c - V_ALLOC_N];
-            double need = backed - parts[k].x[c];
-            for (size_t j = 0; j < np && need > 0; j++) {
-                double bj = parts[j].x[u] - parts[j].chain[c - V_ALLOC_N];
-                double spare = parts[j].x[c] - (bj > 0 ? bj : 0);
-                if (j == k || !(spare > 0))
-                    continue;
-                double take = spare < need ? spare : need;
-                parts[j].x[c] -= take;
-                parts[k].x[c] += take;
-                need -= take;
-            }
-            if (need > 1e-9 * (1 + parts[k].x[u])) {
-                parts[k].x[c] += need;
-                raised = 1;
-            } else if (need > 0) {
-                parts[k].x[c] = backed;
-            }
-        }
-    }
-    return raised;
-}
-
-/* A lossy line: the allocations counted of blocks no longer live (and their frees) are those
- * whose records arrived, a share 1 - q of them (up = 1 / (1 - q)); the live blocks' are whole (a
- * LIVE record counts one whose ALLOC was lost): the values x of a part that is no age bin scaled.
- * Said in the comments (add_comments). */
-static void lossy_scale(double *x, double up)
-{
-    for (int c = V_ALLOC_N; c <= V_FREE_B; c++)
-        x[c] *= up;
-    x[V_ALLOC_NV] *= up * up;
-    x[V_ALLOC_BV] *= up * up;
-}
-
 /* Site i's totals tot (the sum of its samples' values) as its sample of out->agg, with the
  * sampled allocations behind them (inuse_cnt, and the site's alloc_samples). */
 static void site_total(struct prof *p, const struct session *s, uint32_t i, const uint64_t *locs,
@@ -271,22 +145,6 @@ static void site_total(struct prof *p, const struct session *s, uint32_t i, cons
     }
     out->inuse_samples[si] += inuse_cnt;
     out->alloc_samples[si] += s->sites[i].alloc_samples;
-}
-
-/* cover_inuse and round_parts of a site whose only part is the rest x (no live entry, no lifetime
- * bin: every site of untracked allocations), in fewer steps: the rest's in-use values are 0, so
- * cover_inuse only raises an allocated value below 0 to 0, and each column of one part rounds to
- * round_val of its value. The values go to v (*any: one is not 0); returns cover_inuse's value. */
-static int round_rest(const double *x, int64_t *v, int *any)
-{
-    int raised = x[V_ALLOC_N] < -1e-9 || x[V_ALLOC_B] < -1e-9;
-    int64_t bits = 0;
-    for (int c = 0; c < V_ALL; c++) {
-        v[c] = round_val(x[c]);
-        bits |= v[c];
-    }
-    *any = bits != 0;
-    return raised;
 }
 
 /* The samples of every site (docs/DRAIN.md "Lifetimes"): one per age bucket of its live entries
