@@ -168,15 +168,6 @@ void assign_libraries(struct mapinfo *maps, size_t nmaps)
             maps[i].elf = sym_library(maps[i].path, maps[i].build_id, maps[i].build_id_len);
 }
 
-int check_elves(const struct session *s, const struct elf_set *elves, char *err, size_t errlen)
-{
-    size_t nmaps;
-    struct mapinfo *maps = session_maps(s, &nmaps);
-    int rc = assign_elves(maps, nmaps, s->nmaps == 0, elves, err, errlen);
-    free(maps);
-    return rc;
-}
-
 /* The locations of site st, innermost first (a named one for the frameless kinds): *nloc. */
 void site_locs(struct prof *p, const struct session *s, const struct site *st,
                       struct mapinfo *maps, size_t nmaps, int bare, struct loc_cache *cache,

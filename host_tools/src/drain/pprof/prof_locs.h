@@ -11,7 +11,7 @@
 #include <stdint.h>
 
 #include "model/session.h"
-#include "pprof/profile.h"
+#include "pprof/built.h"
 
 /* A build-id as hex text: the stream's and an ELF's are at most MSAMP_WIRE_MAX_BUILD_ID bytes. */
 #define BID_HEX_SIZE (2 * MSAMP_WIRE_MAX_BUILD_ID + 1)

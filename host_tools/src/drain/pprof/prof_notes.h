@@ -6,7 +6,7 @@
 
 #include "model/session.h"
 #include "msamp_decode.h"
-#include "pprof/profile.h"
+#include "pprof/built.h"
 
 /* Appends the comments on session s to p (kind: "final", "partial N" or "peak"; d: the decoder's
  * counters now, NULL: none; b: the profile being built, its reader counts). */

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pprof/profile.h"
+#include "pprof/built.h"
 
 /* One sample of a site: its values (estimates), rounded; key "age", "lifetime" or NULL (the rest,
  * no time label). */

@@ -543,6 +543,15 @@ int prof_has_refused(const struct prof *p)
            prof_vt_index(p, "refused_samples") == V_REF_SAMPLES;
 }
 
+int check_elves(const struct session *s, const struct elf_set *elves, char *err, size_t errlen)
+{
+    size_t nmaps;
+    struct mapinfo *maps = session_maps(s, &nmaps);
+    int rc = assign_elves(maps, nmaps, s->nmaps == 0, elves, err, errlen);
+    free(maps);
+    return rc;
+}
+
 const struct session *built_session(const struct built *b, const struct session *s)
 {
     return b->replayed ? b->replayed : s;
