@@ -1,7 +1,8 @@
 /*
- * The pprof builder (pprof/profile.c, prof_locs.c, prof_round.c, prof_notes.c; its types pprof/built.h): turns a session
- * (model/session.h) into a pprof profile (pprof/prof_model.h) with six sample types (and the
- * extra ones of the verdicts), symbolized locations, mappings with build-ids and comments. The
+ * The pprof builder (pprof/profile.c, prof_locs.c, prof_round.c, prof_notes.c; its types
+ * pprof/built.h): turns a session (model/session.h) into a pprof profile (pprof/prof_model.h)
+ * with six sample types (and the extra ones of the verdicts), symbolized locations, mappings
+ * with build-ids and comments. The
  * verdicts are added by verdict/stamp.h; the text reports made from a built profile are
  * views/report.h's.
  */
