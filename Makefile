@@ -82,7 +82,7 @@ test: ## Run every test (installs missing packages when root); ends with "N pass
 # The fast tier: the core's unit tests, the decoder's and drain's unit tests (a minute at most from
 # a clean build folder on two cores, seconds once built). Their programs are built first, in
 # parallel (a program that does not build fails its test in the runner, with its log).
-CHECK_TESTS := $(filter unit-% decoder-unit vectors-decode msamp-dump-cli decoder-robust drain-unit,$(TESTS))
+CHECK_TESTS := $(filter unit-% decoder-unit vectors-decode msamp-dump-cli decoder-robust drain-unit drain-stages,$(TESTS))
 CHECK_BUILD = $(addprefix $(UNIT_OUT)/test_,$(UNIT_TESTS)) $(UNIT_OUT)/test_vectors_addr \
 	$(DEC_TEST_DIR)/test_decoder $(DEC_TEST_DIR)/test_robust $(DEC_TEST_DIR)/msamp-dump \
 	host_tools/msamp-dump $(DRAIN_T)/test_drain

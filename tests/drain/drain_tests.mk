@@ -176,3 +176,10 @@ $(DRAIN_T)/libframes/libframes_app: tests/drain/libframes_app.c $(DRAIN_T)/libfr
 
 test-drain-libframes: $(DRAIN_T)/drain-asan host_tools/msamp-dump $(DRAIN_T)/libframes/libframes_app ## drain: a shared library's frames as symbols (its own ELF, its split debug file) or [lib]+0xOFF, never a raw address: three processes (ASLR) give the same --top, --json and diff sites, merge sums them, pprof shows them
 	$(DRAIN_T_ENV) LF_APP=$(DRAIN_T)/libframes/libframes_app tests/drain/t_libframes.sh
+
+# drain's stage rule and house measures (tests/drain/stages.py, docs/ARCHITECTURE.md "drain"):
+# includes by path, none upward across DRAIN_STAGES, no circle between files, no per-stage -I.
+TESTS += drain-stages
+test-drain-stages: ## drain: its sources obey the stage rule (by-path includes, none upward, no circle, no per-stage -I); prints lines per folder, largest files and long functions
+	@tests/need.sh python3
+	python3 tests/drain/stages.py

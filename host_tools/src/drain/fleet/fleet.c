@@ -15,7 +15,7 @@
 #include "fleet/queries.h"
 #include "fleet/query.h"
 #include "fleet/schema.h"
-#include "pprof/merge.h"
+#include "verdict/merge.h"
 #include "pprof/prof_file.h"
 #include "util.h"
 

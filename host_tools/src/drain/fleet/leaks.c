@@ -9,8 +9,8 @@
 #include <string.h>
 
 #include "fleet/queries.h"
-#include "verdict/est.h"
-#include "verdict/growth_track.h"
+#include "model/est.h"
+#include "verdict/growth.h"
 #include "verdict/vprof.h"
 
 /* leaks: two kinds of evidence (docs/FLEET.md). The leak verdicts of each device's latest profile,

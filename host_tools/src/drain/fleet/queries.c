@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "verdict/est.h"
+#include "model/est.h"
 #include "verdict/exhaust.h"
 #include "verdict/vprof.h"
 

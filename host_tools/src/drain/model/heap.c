@@ -7,8 +7,8 @@
 
 #include "model/session.h"
 #include "util.h"
-#include "verdict/est.h"
-#include "verdict/growth_track.h"
+#include "model/est.h"
+#include "model/growth_track.h"
 
 void heap_model_free(struct heap_model *h)
 {

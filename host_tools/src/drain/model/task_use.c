@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "util.h"
-#include "verdict/growth_track.h"
+#include "model/growth_track.h"
 
 static void json_bytes(FILE *f, double x)
 {

@@ -11,8 +11,8 @@
 #include <stdio.h>
 
 #include "input/heapwalk.h"
-#include "profile.h"
-#include "session.h"
+#include "pprof/profile.h"
+#include "model/session.h"
 
 int heapmap_write(const struct hw_heap *h, const struct session *s, const struct built *b,
                   const char *path, char *why, size_t whylen);
