@@ -86,8 +86,8 @@ test: ## Run every test (installs missing packages when root); ends with "N pass
 # are built first, in parallel (a program that does not build fails its test in the runner, with
 # its log); then two workers share the tests, the longest first (TEST_JOBS), in their quick mode
 # (TEST_QUICK=1: unit-spread on fewer strides), each `make test-NAME` without make's built-in rules
-# (-r: 0.45 s of CPU each to parse the Makefile with them, 0.03 s without). About 30 s on two idle
-# cores from a clean build folder, under 10 s once built (docs/TESTS.md: how it was measured).
+# (-r: 0.45 s of CPU each to parse the Makefile with them, 0.03 s without). About 45 s on two idle
+# cores from a clean build folder, 10 s once built (tests/check_time.sh measures it; docs/TESTS.md).
 CHECK_TESTS := $(foreach t,unit-spread drain-unit unit-fill unit-adapt decoder-robust unit-writer_bitwise \
 	unit-fail msamp-dump-cli vectors-decode unit-writer_nibble unit-writer unit-sampler unit-sampler32 \
 	unit-command unit-core unit-tiny unit-vectors unit-tables unit-tables_compact unit-budget \
@@ -97,7 +97,7 @@ CHECK_BUILD = $(addprefix $(UNIT_OUT)/test_,$(filter-out spread,$(CHECK_UNIT)) v
 	spread_256 spread_1024 spread_65536) \
 	$(DEC_TEST_DIR)/test_decoder $(DEC_TEST_DIR)/test_robust $(DEC_TEST_DIR)/msamp-dump \
 	host_tools/msamp-dump $(DRAIN_T)/test_drain
-check: ## Quick tier, about 30 s on two cores: the core's unit tests, the decoder's and drain's unit tests; ends with "N passed, N failed"
+check: ## Quick tier, about 45 s on two cores: the core's unit tests, the decoder's and drain's unit tests; ends with "N passed, N failed"
 	@ci/deps.sh host
 	@-$(MAKE) --no-print-directory -r -s -k -j$(shell nproc 2>/dev/null || echo 2) $(CHECK_BUILD) >/dev/null 2>&1
 	@MAKE="$(MAKE)" BUILD="$(BUILD)" TEST_JOBS=$(shell nproc 2>/dev/null || echo 2) TEST_MAKEFLAGS=-r TEST_QUICK=1 \
@@ -151,7 +151,7 @@ help: ## List every target: the documented ones, the benchmarks, the tests by gr
 	  d=$$(grep -hE "^bench-$$b:.*## " $(MAKEFILE_LIST) | sed 's/.*## //' | head -n1); \
 	  [ -n "$$d" ] || d="(no ## description; defined in $$(grep -lE "^bench-$$b:" $(MAKEFILE_LIST) | head -n1))"; \
 	  printf '  %-22s %s\n' "bench-$$b" "$$d"; done
-	@echo "Tests (make test runs all $(words $(TESTS)); make check the fast tier; make test-list names them all):"
+	@echo "Tests (make test runs all $(words $(TESTS)); make check the quick tier; make test-list names them all):"
 	@printf '  %-22s %s\n' test-NAME "One test; its output in $(BUILD)/test-logs/NAME.log when run by make test/check"
 	@printf '%s\n' "$$HELP_TEST_GROUPS" | while IFS='|' read -r p d; do \
 	  n=0; for t in $(TESTS); do [[ "test-$$t" == $$p ]] && n=$$((n + 1)); done; \

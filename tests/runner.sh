@@ -32,7 +32,9 @@ run_lane() {
   local TIMEFORMAT='%R %U %S'
   for t in "$@"; do
     if [ "$shared" = 1 ]; then mkdir "$res/taken.$t" 2>/dev/null || continue; fi
-    { time ${MAKE:-make} ${TEST_MAKEFLAGS:-} -s --no-print-directory "test-$t" >"$logs/$t.log" 2>&1; } 2>"$times"
+    # in a subshell of its own: time counts the CPU of the children reaped while it runs, and this
+    # shell may reap another worker then
+    (time ${MAKE:-make} ${TEST_MAKEFLAGS:-} -s --no-print-directory "test-$t" >"$logs/$t.log" 2>&1) 2>"$times"
     rc=$?
     read -r secs cpu <<<"$(awk '{ printf "%.1f %.2f", $1, $2 + $3 }' "$times")"
     if [ $rc -eq 0 ]; then
