@@ -1,14 +1,15 @@
 # drain (host_tools/drain): msamp stream -> symbolized pprof profiles, reports, merge.
-# Sources in host_tools/src/drain/ by stage: in/ (inputs), model/ (session model), pprof/ (profile
-# builder, codec, file, merge, symbols), views/ (reports, timeline, flame), verdict/ (estimates
-# with intervals, check, diff) and, at the top, the driver drain.c and util; tests in
+# Sources in host_tools/src/drain/ by stage: input/ (inputs, post-mortem reader), model/ (session
+# model), pprof/ (profile builder, codec, file, merge, symbols), views/ (reports, timeline, flame),
+# verdict/ (estimates with intervals, check, diff), fleet/ and, at the top, driver/ (drain.c: the
+# capture; options.c: the command line); util.c/util.h at the root, the base; tests in
 # tests/drain/drain_tests.mk. Needs zlib, libdw and libstdc++ (its __cxa_demangle turns C++
 # symbol names into source names: symbolize.c). libpq (fleet/: drain push and drain fleet
 # store and query profiles in PostgreSQL, docs/FLEET.md) is not linked but loaded (dlopen) when a
 # store is used: its header at build time, DRAIN_DLOPEN at run time (firstcontact-deps checks both).
 
 DRAIN_DIR := host_tools/src/drain
-DRAIN_STAGES := in model pprof views verdict fleet
+DRAIN_STAGES := input model pprof views verdict fleet driver
 DRAIN_SRCS := $(wildcard $(DRAIN_DIR)/*.c $(DRAIN_STAGES:%=$(DRAIN_DIR)/%/*.c))
 DRAIN_HDRS := $(wildcard $(DRAIN_DIR)/*.h $(DRAIN_STAGES:%=$(DRAIN_DIR)/%/*.h) host_tools/lib/*.h) \
 	include/msamp_wire.h

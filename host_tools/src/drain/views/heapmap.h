@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "heapwalk.h"
+#include "input/heapwalk.h"
 #include "profile.h"
 #include "session.h"
 

@@ -8,7 +8,7 @@
 #include "flame.h"
 #include "heap.h"
 #include "heapmap.h"
-#include "heapwalk.h"
+#include "input/heapwalk.h"
 #include "prof_file.h"
 #include "report.h"
 #include "timeline.h"
@@ -192,7 +192,7 @@ const struct view views[] = {
      "  -s, --folded FILE    write folded stacks (in-use bytes) for flame-graph tools, frames\n"
      "                       as func@file.c:LINE, one line per distinct stack\n",
      0, "folded stacks not written", NULL, NULL, NULL, write_folded},
-    /* --min-lifetime is the session model's (drain.c's parse_args), said here beside --lifetimes */
+    /* --min-lifetime is the session model's (driver/options.c), said here beside --lifetimes */
     {{{"lifetimes", 0, VIEW_FLAG, 1, NULL}},
      "      --lifetimes      print, per top site (--top N, default 10), how long its sampled\n"
      "                       allocations lived (freed) and how old the live ones are\n"

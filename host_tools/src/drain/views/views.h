@@ -1,4 +1,4 @@
-/* drain's views (docs/VIEWS.md) as a table (views.c), which the driver (drain.c) reads to parse
+/* drain's views (docs/VIEWS.md) as a table (views.c), which the driver (driver/) reads to parse
  * their options, print their help, feed and write them. */
 #ifndef DRAIN_VIEWS_H
 #define DRAIN_VIEWS_H
