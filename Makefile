@@ -88,6 +88,8 @@ test: ## Run every test (installs missing packages when root); ends with "N pass
 # (TEST_QUICK=1: unit-spread on fewer strides), each `make test-NAME` without make's built-in rules
 # (-r: 0.45 s of CPU each to parse the Makefile with them, 0.03 s without). About 45 s on two idle
 # cores from a clean build folder, 10 s once built (tests/check_time.sh measures it; docs/TESTS.md).
+# A name below that make test lacks is left out; the list is longest first (the runner's times);
+# docs/TESTS.md's make check section names every test of it.
 CHECK_TESTS := $(foreach t,unit-spread drain-unit unit-fill unit-adapt decoder-robust unit-writer_bitwise \
 	unit-fail msamp-dump-cli vectors-decode unit-writer_nibble unit-writer unit-sampler unit-sampler32 \
 	unit-command unit-core unit-tiny unit-vectors unit-tables unit-tables_compact unit-budget \
