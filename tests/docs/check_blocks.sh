@@ -11,7 +11,8 @@
 # test of `make test`, a NAME whose test definition never names FILE (its recipe in a *.mk fragment and the
 # scripts that recipe names: a block nobody reads), "none" on a block with a line that reads as
 # a command (make, host_tools/..., go tool, cc, cmake, socat, ./prog, VAR=... prog), and a block
-# never closed. It also fails on a table row of docs/TESTS.md longer than 300 characters.
+# never closed. It also fails on a table row of docs/TESTS.md longer than 300 characters, and when
+# docs/TESTS.md's make check section does not name a test of make check (CHECK_TESTS).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 here=tests/docs
@@ -89,6 +90,15 @@ for file in docs/TESTS.md; do
     bad "$file:$line" "table row of $len characters, more than $ROW_MAX: shorten it (details go below the table)"
   done < <(LC_ALL=C awk -v max=$ROW_MAX '/^\|/ { s = $0; gsub(/[\200-\277]/, "", s); if (length(s) > max) print FNR, length(s) }' "$file")
 done
+
+# docs/TESTS.md's make check section names each test make check runs (CHECK_TESTS, from the
+# environment: docs.mk passes the Makefile's list).
+check_section=$(awk '/^## `make check`/ { on = 1; next } /^## / { on = 0 } on' docs/TESTS.md)
+for t in ${CHECK_TESTS:-}; do
+  grep -qF -- "\`$t\`" <<<"$check_section" ||
+    bad docs/TESTS.md "make check runs $t, which its section (## \`make check\`) does not name"
+done
+[ -n "${CHECK_TESTS:-}" ] || bad docs/TESTS.md "no CHECK_TESTS in the environment: run it as make test-docs-blocks"
 
 if [ $nbad -gt 0 ]; then
   echo "docs-blocks: $nbad failures ($nblocks fenced blocks in ${#files[@]} markdown files, docs/TESTS.md's table rows)" >&2
