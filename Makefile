@@ -86,8 +86,8 @@ test: ## Run every test (installs missing packages when root); ends with "N pass
 # are built first, in parallel (a program that does not build fails its test in the runner, with
 # its log); then two workers share the tests, the longest first (TEST_JOBS), in their quick mode
 # (TEST_QUICK=1: unit-spread on fewer strides), each `make test-NAME` without make's built-in rules
-# (-r: 0.45 s of CPU each to parse the Makefile with them, 0.03 s without). About 45 s on two idle
-# cores from a clean build folder, 10 s once built (tests/check_time.sh measures it; docs/TESTS.md).
+# (-r: 0.45 s of CPU each to parse the Makefile with them, 0.03 s without). About 40 s on two idle
+# cores from a clean build folder, 8 s once built (tests/check_time.sh measures it; docs/TESTS.md).
 # A name below that make test lacks is left out; the list is longest first (the runner's times);
 # docs/TESTS.md's make check section names every test of it.
 CHECK_TESTS := $(foreach t,unit-spread drain-unit unit-fill unit-adapt decoder-robust unit-writer_bitwise \
@@ -99,7 +99,7 @@ CHECK_BUILD = $(addprefix $(UNIT_OUT)/test_,$(filter-out spread,$(CHECK_UNIT)) v
 	spread_256 spread_1024 spread_65536) \
 	$(DEC_TEST_DIR)/test_decoder $(DEC_TEST_DIR)/test_robust $(DEC_TEST_DIR)/msamp-dump \
 	host_tools/msamp-dump $(DRAIN_T)/test_drain
-check: ## Quick tier, about 45 s on two cores: the core's unit tests, the decoder's and drain's unit tests; ends with "N passed, N failed"
+check: ## Quick tier, about 40 s on two cores: the core's unit tests, the decoder's and drain's unit tests; ends with "N passed, N failed"
 	@ci/deps.sh host
 	@-$(MAKE) --no-print-directory -r -s -k -j$(shell nproc 2>/dev/null || echo 2) $(CHECK_BUILD) >/dev/null 2>&1
 	@MAKE="$(MAKE)" BUILD="$(BUILD)" TEST_JOBS=$(shell nproc 2>/dev/null || echo 2) TEST_MAKEFLAGS=-r TEST_QUICK=1 \
