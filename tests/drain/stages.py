@@ -8,10 +8,11 @@ Reads every .c and .h under host_tools/src/drain and fails, naming file and line
     DRAIN_STAGES in host_tools/drain.mk, the one place it is written; docs/ARCHITECTURE.md states
     it too and this checks they agree);
   - a file outside every stage folder (the root holds util.c and util.h alone: the base);
-  - a circle between files: file units (a path without .c/.h) that depend on each other through
-    their includes, however long the ring. A unit depends on every unit whose .c defines a function
-    that a header it includes declares: a header declaring another file's functions cannot hide a
-    circle (or an upward tie);
+  - a circle between modules, however long the ring. A module is a header with the .c files that
+    define what it declares and include it (one interface split over files: session.h and the
+    model's files behind it), or a file alone. A module depends on every module whose .c defines a
+    function that a header it includes declares: a header declaring another file's functions
+    cannot hide a circle (or an upward tie);
   - a per-stage -I in drain.mk's DRAIN_INC (includes are by path).
 Then prints the house measures: lines per folder, the largest files, files over 800 lines and
 functions over 100 lines.
@@ -231,13 +232,32 @@ def check(repo):
                     fn = sorted(x for x in declared(lines) if p in defined.get(x, ()))
                     problems.append(f'{ROOT}/{rel}: declares {", ".join(fn)} of {p}.c, a later '
                                     f'stage: every file that includes it depends upward')
+    # Modules: a header and the .c files that define what it declares and include it.
+    parent = {}
+
+    def find(u):
+        while parent.get(u, u) != u:
+            u = parent[u]
+        return u
+
+    for h, prov in providers.items():
+        for p in prov:
+            if p != unit(h) and h in {name for _, name in includes.get(p + '.c', [])}:
+                a, b = find(unit(h)), find(p)
+                if a != b:
+                    parent[max(a, b)] = min(a, b)
+    members = {}
+    for rel in files:
+        members.setdefault(find(unit(rel)), set()).add(unit(rel))
+    name = {m: '+'.join(sorted(us)) if len(us) > 1 else m for m, us in members.items()}
     graph = {}
     for rel, inc in includes.items():
-        u = unit(rel)
+        u = name[find(unit(rel))]
         for n, h in inc:
             for p in providers.get(h, {unit(h)}):
-                if p != u:
-                    graph.setdefault(u, {}).setdefault(p, (rel, n, h))
+                v = name[find(p)] if find(p) in name else p
+                if v != u:
+                    graph.setdefault(u, {}).setdefault(v, (rel, n, h))
     problems += circles(graph)
     return order, files, problems
 
@@ -289,9 +309,9 @@ def circles(graph):
         for u in comp:
             for v, (rel, n, h) in sorted(graph.get(u, {}).items()):
                 if v in comp:
-                    via = '' if unit(h) == v else f' (it declares {v}.c\'s functions)'
+                    via = '' if unit(h) in v.split('+') else f' (it declares functions of {v})'
                     ties.append(f'{rel}:{n} includes "{h}"{via}')
-        msgs.append(f'{ROOT}: circle between {", ".join(c for c in comp)}: ' + '; '.join(ties))
+        msgs.append(f'{ROOT}: circle between modules {", ".join(c for c in comp)}: ' + '; '.join(ties))
     return msgs
 
 

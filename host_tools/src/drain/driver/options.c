@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "fleet/fleet.h"
+#include "fleet/pq.h"
 #include "input/control.h"
 #include "input/input.h"
 #include "msamp_wire.h"

@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fleet/fleet.h"
 
 struct fleet_pq pq;
 

@@ -70,4 +70,8 @@ int db_cmd(PGconn *c, const char *sql, const char *what, char *err, size_t errle
  * Returns -1 to go on, else the exit status (0 after --help; 2 after a usage error). */
 int db_head(int argc, char **argv, const char *usage);
 
+/* Loads libpq (libpq.so.5, or MSAMP_DRAIN_LIBPQ) once, when a store is first used; without it,
+ * a clear error and exit 1. drain --push calls it before draining, push and fleet on connecting. */
+void fleet_load_libpq(void);
+
 #endif

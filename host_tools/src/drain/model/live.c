@@ -15,11 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/heap.h"
 #include "model/interval.h"
 #include "model/session.h"
 #include "model/sites.h"
-#include "model/task_use.h"
 #include "util.h"
 
 /* The per-record path (ALLOC, FREE, LIVE; docs/PERFORMANCE.md "drain's cost after the verdicts"):
@@ -42,7 +40,7 @@ double session_age_ns(const struct session *s, uint64_t birth, uint64_t now)
 void session_site_peak(const struct session *s, const struct site *st, double *n, double *b)
 {
     /* The device's own low-watermark moment first (model/heap.c, docs/HEALTH.md). */
-    if (heap_site_low(s, (uint32_t)(st - s->sites), n, b))
+    if (session_observers.site_low(s, (uint32_t)(st - s->sites), n, b))
         return;
     if (!s->site_peak) {
         *n = *b = 0;
@@ -178,7 +176,7 @@ HOT_INLINE void inuse_add(struct session *s, const struct slot *sl, double w_old
         s->peak_gen++;
     }
     if (st->task != 0)
-        task_use_change(s, sl, w_old, w_new, c_old, c_new);
+        session_observers.weight(s, sl, w_old, w_new, c_old, c_new);
     if (s->hook.change)
         s->hook.change(s->hook.ctx, s, sl, w_old, w_new, c_old, c_new);
 }
@@ -547,7 +545,7 @@ static void on_live(struct session *s, const struct msamp_record *r)
 
 static void on_snap_end(struct session *s, const struct msamp_record *r)
 {
-    heap_on_snap_end(s); /* a pass a low watermark started: the device's live set */
+    session_observers.snap_end(s); /* a pass a low watermark started: the device's live set */
     /* The slots after the pass's last LIVE are not settled: SNAP_END's count may say LIVE
      * records were lost that no gap showed (below), and those slots are few. */
     s->settle_on = 0;
@@ -673,6 +671,17 @@ static void on_header(struct session *s, const struct msamp_record *r)
     session_on_header(s, r);
 }
 
+/* HEAP and TASK_BUDGET: the models beside the session take them (session_observers). */
+static void on_heap(struct session *s, const struct msamp_record *r)
+{
+    session_observers.heap_record(s, r);
+}
+
+static void on_budget(struct session *s, const struct msamp_record *r)
+{
+    session_observers.budget_record(s, r);
+}
+
 /* The records whose handler takes the record as it is, by type; live_apply() does the others and
  * the frequent ones (STACK, ALLOC, FREE, LIVE, SNAP_BEGIN: in its switch, before this table). */
 static void (*const on_type[])(struct session *s, const struct msamp_record *r) = {
@@ -680,7 +689,7 @@ static void (*const on_type[])(struct session *s, const struct msamp_record *r) 
     [MSAMP_REC_FAIL] = sites_on_fail,          [MSAMP_REC_INTERVAL] = on_interval,
     [MSAMP_REC_MARK] = session_on_mark,        [MSAMP_REC_MAPPING] = session_on_mapping,
     [MSAMP_REC_TASK] = sites_on_task,          [MSAMP_REC_END] = session_on_end,
-    [MSAMP_REC_HEAP] = heap_on_record,         [MSAMP_REC_TASK_BUDGET] = task_use_on_record,
+    [MSAMP_REC_HEAP] = on_heap,                [MSAMP_REC_TASK_BUDGET] = on_budget,
     [MSAMP_REC_CMD_ACK] = interval_on_cmd_ack, [MSAMP_REC_RESET] = session_on_reset,
 };
 

@@ -470,6 +470,21 @@ void session_site_peak(const struct session *s, const struct site *st, double *n
 /* A model beside the session (heap.c, task_use.c) made its state p: free_part(p) frees it with
  * the session (at most DRAIN_SESSION_PARTS). */
 void session_attach(struct session *s, void (*free_part)(void *p), void *p);
+/* What the session's record dispatch tells the models beside it (heap.c, task_use.c): their
+ * functions, wired in model/observers.c, above both, so the session's files include none of their
+ * headers (no circle: docs/ARCHITECTURE.md "drain's stages"). */
+struct session_observers {
+    void (*heap_record)(struct session *s, const struct msamp_record *r);     /* HEAP */
+    void (*budget_record)(struct session *s, const struct msamp_record *r);   /* TASK_BUDGET */
+    void (*fail)(struct session *s, const struct msamp_record *r, uint32_t site); /* FAIL */
+    void (*snap_end)(struct session *s); /* a snapshot pass ended */
+    /* A site's in-use at the device's low watermark: 1 and (*n, *b), or 0 (none known). */
+    int (*site_low)(const struct session *s, uint32_t site, double *n, double *b);
+    /* A live slot's weight changed (w_old -> w_new; c_*: its halves' weights). */
+    void (*weight)(struct session *s, const struct slot *sl, double w_old, double w_new,
+                   const double *c_old, const double *c_new);
+};
+extern const struct session_observers session_observers;
 void session_free(struct session *s);
 
 /* 1 when rec (a SESSION record) starts a new session rather than repeating this one's header. */

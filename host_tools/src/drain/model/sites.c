@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "model/heap.h"
 #include "model/session.h"
 #include "util.h"
 
@@ -339,7 +338,7 @@ void sites_on_fail(struct session *s, const struct msamp_record *r)
     s->n.fails[k]++;
     if (r->u.fail.count > s->fail_device[k])
         s->fail_device[k] = r->u.fail.count;
-    heap_on_fail(s, r, si); /* the HEAP record of its event says the heap then */
+    session_observers.fail(s, r, si); /* the HEAP record of its event says the heap then */
 }
 
 uint64_t session_failures(const struct session *s, unsigned kind)
