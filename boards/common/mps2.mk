@@ -6,13 +6,12 @@
 # MPS2_WALKER_CFLAGS) and whatever else it does its own way.
 BOARD_ARCH := arm
 BOARD_CROSS := arm-none-eabi-
+BOARD_LDFLAGS :=
 BOARD_VARIANT := $(if $(filter clang,$(BOARD_COMPILER)),-clang)
 MPS2_WALKER_CFLAGS := $(if $(filter clang,$(BOARD_COMPILER)),-fshort-enums -gdwarf-4 -gdwarf-aranges,-funwind-tables)
-BOARD_LDFLAGS :=
 BOARD_LDSCRIPT := boards/qemu-mps2-an385/link.ld
 BOARD_SRCS := boards/qemu-mps2-an385/start.S boards/qemu-mps2-an385/board.c boards/common/board_port.c \
 	boards/qemu-mps2-an385/aeabi_mem.c
-BOARD_TRANSPORTS := uart semihosting
 BOARD_TRANSPORT_SRCS_uart := port/transport/cmsdk_uart.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_CMSDK_UART_BASE=$(MPS2_UART_BASE)
 QEMU_MACHINE := qemu-system-arm -M $(MPS2_MACHINE)

@@ -6,7 +6,6 @@ BOARD_LDFLAGS := -Wl,--no-relax
 BOARD_LDSCRIPT := boards/qemu-virt-riscv$(RISCV_XLEN)/link.ld
 BOARD_SRCS := boards/qemu-virt-riscv$(RISCV_XLEN)/start.S boards/qemu-virt-riscv$(RISCV_XLEN)/board.c \
 	boards/common/board_port.c
-BOARD_TRANSPORTS := uart semihosting
 BOARD_TRANSPORT_SRCS_uart := port/transport/uart16550.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_16550_BASE=0x10000000
 QEMU_MACHINE := qemu-system-riscv$(RISCV_XLEN) -M virt -bios none -m 128M

@@ -37,6 +37,16 @@ _start:
 	.size _start, . - _start
 
 	.text
+/* OP (REG_S or REG_L) on the registers C code may clobber beyond ra and s0 (t0-t6, a0-a7), at
+ * sp + 4 * SZREG upwards. */
+	.macro caller_saved op
+	.set slot, 4
+	.irp r, t0, t1, t2, t3, t4, t5, t6, a0, a1, a2, a3, a4, a5, a6, a7
+	\op \r, slot * SZREG(sp)
+	.set slot, slot + 1
+	.endr
+	.endm
+
 /* Saves what C code may clobber, builds an empty frame record (walks of the handler's stacks stop
  * here, wherever the trap struck), and calls board_irq_handler(mcause, mepc). The record
  * {previous fp 0, ra 0} is at s0 - 2 * SZREG. */
@@ -49,42 +59,14 @@ irq_entry:
 	REG_S zero, 1 * SZREG(sp)
 	REG_S ra, 2 * SZREG(sp)
 	REG_S s0, 3 * SZREG(sp)
-	REG_S t0, 4 * SZREG(sp)
-	REG_S t1, 5 * SZREG(sp)
-	REG_S t2, 6 * SZREG(sp)
-	REG_S t3, 7 * SZREG(sp)
-	REG_S t4, 8 * SZREG(sp)
-	REG_S t5, 9 * SZREG(sp)
-	REG_S t6, 10 * SZREG(sp)
-	REG_S a0, 11 * SZREG(sp)
-	REG_S a1, 12 * SZREG(sp)
-	REG_S a2, 13 * SZREG(sp)
-	REG_S a3, 14 * SZREG(sp)
-	REG_S a4, 15 * SZREG(sp)
-	REG_S a5, 16 * SZREG(sp)
-	REG_S a6, 17 * SZREG(sp)
-	REG_S a7, 18 * SZREG(sp)
+	caller_saved REG_S
 	addi s0, sp, 2 * SZREG
 	csrr a0, mcause
 	csrr a1, mepc
 	call board_irq_handler
 	REG_L ra, 2 * SZREG(sp)
 	REG_L s0, 3 * SZREG(sp)
-	REG_L t0, 4 * SZREG(sp)
-	REG_L t1, 5 * SZREG(sp)
-	REG_L t2, 6 * SZREG(sp)
-	REG_L t3, 7 * SZREG(sp)
-	REG_L t4, 8 * SZREG(sp)
-	REG_L t5, 9 * SZREG(sp)
-	REG_L t6, 10 * SZREG(sp)
-	REG_L a0, 11 * SZREG(sp)
-	REG_L a1, 12 * SZREG(sp)
-	REG_L a2, 13 * SZREG(sp)
-	REG_L a3, 14 * SZREG(sp)
-	REG_L a4, 15 * SZREG(sp)
-	REG_L a5, 16 * SZREG(sp)
-	REG_L a6, 17 * SZREG(sp)
-	REG_L a7, 18 * SZREG(sp)
+	caller_saved REG_L
 	addi sp, sp, 20 * SZREG
 	mret
 	.size irq_entry, . - irq_entry

@@ -12,7 +12,6 @@ BOARD_LDFLAGS :=
 BOARD_LDSCRIPT := boards/qemu-virt-arm/link.ld
 BOARD_SRCS := boards/qemu-virt-arm/start.S boards/qemu-virt-arm/board.c boards/common/board_port.c \
 	boards/qemu-mps2-an385/aeabi_mem.c
-BOARD_TRANSPORTS := uart semihosting
 BOARD_TRANSPORT_SRCS_uart := port/transport/pl011.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_PL011_BASE=0x09000000
 QEMU_MACHINE := qemu-system-arm -M virt -cpu cortex-a15 -m 128M
