@@ -212,8 +212,9 @@ if [ "${BUDGETS_SELFTEST:-}" = 1 ]; then
     sst=$?
     echo "self-test, the README with $what: exit $sst"
     grep -m1 -v 'problem(s)' <<<"$sel" | sed 's/^/  /'
-    [ "$sst" = 1 ] && [ "$(grep -c '^README Numbers: .* shows ' <<<"$sel")" = 1 ] ||
-      { echo "FAIL: the edited README should fail on that figure alone"; st=1; }
+    if [ "$sst" != 1 ] || [ "$(grep -c '^README Numbers: .* shows ' <<<"$sel")" != 1 ]; then
+      echo "FAIL: the edited README should fail on that figure alone"; st=1
+    fi
   fi
 fi
 exit $st
