@@ -13,6 +13,9 @@ measured.tsv, "measure<TAB>value" lines) between braces:
   {M:FMT}         the value by Python's format FMT (.1f, .0f, +.2f...), judged to one unit of its
                   last digit: a figure of 6.5 stands for 6.4 to 6.6
   {M/D:FMT}       the value divided by D (1e6, 1e9...) first
+  {M:FMT~P%}      judged to P % of the measure where that is more than one unit of its last digit:
+                  for a measure that moves a little from run to run (how records pack into frames
+                  follows the flush times; peak memory)
   {met M<=X,...}  "met" when every listed measure is at most X, "**not met**" otherwise
 The table sits in README between the lines "<!-- numbers: begin ... -->" and "<!-- numbers: end -->",
 one row per line of numbers.tsv, with a last column naming the `make budgets` part that measures it.
@@ -23,7 +26,7 @@ check: judges README's table against MEASURED, only the measures whose name star
   is missing, or a row is not numbers.tsv's.
 write: rewrites README's table from MEASURED (a figure whose measure MEASURED lacks keeps README's).
 edit: writes OUT, a copy of README with its first judged figure moved by ten units of its rounding
-  (the hand edit make test-budgets shows check failing on).
+  (or of its tolerance) (the hand edit make test-budgets shows check failing on).
 """
 import os
 import re
@@ -86,6 +89,10 @@ class Field:
         self.kind = "figure"
         name, _, fmt = text.partition(":")
         name, _, div = name.partition("/")
+        fmt, _, pct = fmt.partition("~")
+        if pct and not re.fullmatch(r"[0-9]+(\.[0-9]+)?%", pct):
+            die("bad tolerance {%s}: want ~P%%" % text)
+        self.pct = float(pct[:-1]) if pct else 0.0
         self.measure, self.div, self.fmt = name.strip(), float(div) if div else 1.0, fmt
         self.measures = [self.measure]
         if fmt:
@@ -113,11 +120,12 @@ class Field:
             return None if shown == want else "says '%s', the measures make it '%s' (%s)" % (
                 shown, want, ", ".join("%s = %s" % (m, values[m]) for m in self.measures))
         v = float(values[self.measure]) / self.div
-        if abs(float(shown) - v) <= self.step * (1 + 1e-9) + 1e-12:
+        tol = max(self.step, abs(v) * self.pct / 100)
+        if abs(float(shown) - v) <= tol * (1 + 1e-9) + 1e-12:
             return None
         return "shows %s, measured %s (%s = %s; rounding %s)" % (
             shown, self.render(values), self.measure, values[self.measure],
-            "exact" if not self.step else "%g" % self.step)
+            "exact" if not tol else "%g" % self.step + (" or %g %%" % self.pct if self.pct else ""))
 
 
 class Template:
@@ -287,7 +295,7 @@ def edit(readme, measured, out, prefixes):
             if f.kind == "figure" and f.measure in values and wanted(f.measure, prefixes):
                 texts = list(got[0])
                 old = texts[k]
-                step = f.step or 1.0
+                step = max(f.step or 1.0, float(old) * f.pct / 100)
                 texts[k] = format(float(old) + 10 * step, f.fmt) if f.fmt else str(int(float(old) + 10))
                 row = next(j for j in range(b + 1, e) if (split_row(lines[j]) or [None])[0] == figure)
                 c = split_row(lines[row])
