@@ -5,35 +5,27 @@
 # allocating and freeing through queues, a leaking task, a task that passes its budget
 # (msamp_task_budget; MSAMP_CFG_TASK_BUDGETS 4 here), a software timer and an interrupt that
 # allocate. Start-up, linker script and board API are qemu-mps2-an385's (BOARD_FREERTOS: the
-# kernel's vectors; BOARD_STACKS_IN_RAM: walks may read the task stacks in the kernel's heap).
-BOARD_ARCH := arm
-BOARD_CROSS := arm-none-eabi-
+# kernel's vectors; BOARD_STACKS_IN_RAM: walks may read the task stacks in the kernel's heap), through
+# boards/common/mps2.mk.
+MPS2_MACHINE := mps2-an385
+MPS2_UART_BASE := 0x40004000
+include boards/common/mps2.mk
 BOARD_CLANG_TARGET := thumbv7m-none-eabi
-BOARD_VARIANT := $(if $(filter clang,$(BOARD_COMPILER)),-clang)
 BOARD_PROFILE := full
 MSAMP_RTOS := freertos
 MSAMP_RTOS_TASKS := 12
 FREERTOS_DIR := boards/qemu-mps2-an385-freertos/third_party/FreeRTOS-Kernel
 FREERTOS_SRCS := $(addprefix $(FREERTOS_DIR)/,tasks.c list.c queue.c timers.c \
 	portable/GCC/ARM_CM3/port.c portable/MemMang/heap_4.c)
-BOARD_CFLAGS := -mthumb -mcpu=cortex-m3 -mfloat-abi=soft -Os \
-	$(if $(filter clang,$(BOARD_COMPILER)),-fshort-enums -gdwarf-4 -gdwarf-aranges,-funwind-tables) \
+BOARD_CFLAGS := -mthumb -mcpu=cortex-m3 -mfloat-abi=soft -Os $(MPS2_WALKER_CFLAGS) \
 	-DBOARD_FREERTOS=1 -DMSAMP_CFG_TASK_BUDGETS=4 -Iboards/qemu-mps2-an385-freertos -I$(FREERTOS_DIR)/include \
 	-I$(FREERTOS_DIR)/portable/GCC/ARM_CM3
 # The UART transport's archive comes before the core's in the demo's link: name its writer.
 BOARD_LDFLAGS := -Wl,--defsym=BOARD_STACKS_IN_RAM=1 -Wl,-u,msamp_transport_write
-BOARD_LDSCRIPT := boards/qemu-mps2-an385/link.ld
-BOARD_SRCS := boards/qemu-mps2-an385/start.S boards/qemu-mps2-an385/board.c boards/common/board_port.c \
-	boards/qemu-mps2-an385/aeabi_mem.c $(FREERTOS_SRCS)
+BOARD_SRCS += $(FREERTOS_SRCS)
 BOARD_DEMO_SRC := boards/qemu-mps2-an385-freertos/freertos_demo.c
 BOARD_DEMO_SRCS := boards/examples/demo/mini_libc.c
 BOARD_TRANSPORTS := uart
-BOARD_TRANSPORT_SRCS_uart := port/transport/cmsdk_uart.c
-BOARD_TRANSPORT_DEFS_uart := -DMSAMP_CMSDK_UART_BASE=0x40004000
-BOARD_QEMU := qemu-system-arm -M mps2-an385 -display none -monitor none -nic none \
-	-semihosting-config enable=on,target=native
-BOARD_QEMU_TIMEOUT := 60
-BOARD_PACKAGES := gcc-arm-none-eabi qemu-system-arm
 # The vendored kernel is built as it comes, with the board's flags and every warning as an error
 # (it trips none, gcc or clang). With clang, freestanding, it alone takes newlib's headers from the
 # cross gcc for its <stdlib.h> and <string.h> (declarations only: memset and memcpy come from the

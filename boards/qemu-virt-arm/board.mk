@@ -12,10 +12,8 @@ BOARD_LDFLAGS :=
 BOARD_LDSCRIPT := boards/qemu-virt-arm/link.ld
 BOARD_SRCS := boards/qemu-virt-arm/start.S boards/qemu-virt-arm/board.c boards/common/board_port.c \
 	boards/qemu-mps2-an385/aeabi_mem.c
-BOARD_TRANSPORTS := uart semihosting
 BOARD_TRANSPORT_SRCS_uart := port/transport/pl011.c
 BOARD_TRANSPORT_DEFS_uart := -DMSAMP_PL011_BASE=0x09000000
-BOARD_QEMU := qemu-system-arm -M virt -cpu cortex-a15 -m 128M -display none -monitor none -nic none \
-	-semihosting-config enable=on,target=native
-BOARD_QEMU_TIMEOUT := 60
+QEMU_MACHINE := qemu-system-arm -M virt -cpu cortex-a15 -m 128M
+include boards/common/qemu.mk
 BOARD_PACKAGES := gcc-arm-none-eabi qemu-system-arm

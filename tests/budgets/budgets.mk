@@ -1,7 +1,9 @@
 # Budgets that CI enforces (issue 26; docs/PERFORMANCE.md#budgets-make-budgets): deterministic measures of
 # msamp (code and RAM of every `make size` row, wire bytes per event, instructions per wrapper call
 # and per sampled allocation on each board, drain's instructions per MB and peak memory) judged
-# against tests/budgets/budgets.tsv by tests/budgets/budgets.sh. No wall-clock time is gated.
+# against tests/budgets/budgets.tsv by tests/budgets/budgets.sh. No wall-clock time is gated. The
+# README's Numbers table is judged against the same measures (tests/budgets/numbers.py), and
+# `make readme-numbers` writes it from them.
 BUDGETS_OUT := $(BUILD)/budgets
 
 $(BUDGETS_OUT)/maxrss: tests/budgets/maxrss.c
@@ -24,7 +26,7 @@ BUDGETS_PREREQS := host_tools/drain host_tools/msamp-dump $(HT)/msamp_check \
 	$(addprefix $(BENCH_OUT)/,alloc_msamp wrappers_none wrappers_bare wrappers_msamp) \
 	$(addprefix $(BUDGETS_OUT)/,maxrss streams/sites.bin streams/unique.bin)
 # The size table's compilers, the boards' QEMUs, callgrind.
-BUDGETS_NEEDS := valgrind flock pkg-config arm-none-eabi-gcc clang ld.lld aarch64-linux-gnu-gcc \
+BUDGETS_NEEDS := python3 valgrind flock pkg-config arm-none-eabi-gcc clang ld.lld aarch64-linux-gnu-gcc \
 	mips64el-linux-gnuabi64-gcc riscv64-linux-gnu-gcc riscv64-unknown-elf-gcc qemu-system-aarch64 qemu-system-arm \
 	qemu-system-mips64el qemu-system-riscv64 qemu-system-riscv32 qemu-system-x86_64
 budgets_run = @tests/need.sh $(BUDGETS_NEEDS) && \
@@ -39,3 +41,10 @@ budgets: ## Check the budgets (tests/budgets/budgets.tsv): code, RAM, wire bytes
 TESTS += budgets
 test-budgets: ## Budgets: every measure of tests/budgets/budgets.tsv within its budget; a lowered table fails
 	$(call budgets_run,BUDGETS_SELFTEST=1)
+
+# The README's Numbers table written from the last run's measures (tests/budgets/numbers.tsv names
+# the measure of each figure; a figure the last run did not measure keeps its text).
+.PHONY: readme-numbers
+readme-numbers: ## Write the README's Numbers table from build/budgets/measured.tsv (run make budgets first)
+	@[ -s $(BUDGETS_OUT)/measured.tsv ] || { echo "no $(BUDGETS_OUT)/measured.tsv: run make budgets first" >&2; exit 2; }
+	tests/budgets/numbers.py write README.md $(BUDGETS_OUT)/measured.tsv

@@ -15,15 +15,19 @@
 #             record (framing included); QEMU -icount
 #   wrappers  unsampled instructions per call of each wrapper beyond a bare --wrap (callgrind,
 #             tests/bench/wrappers.sh, BENCH_WRAPPERS_TSV)
-#   ports     instructions per sampled malloc+free and per call of the heap-stats hook (the demo
-#             heap's) on each board of bench-ports (QEMU -icount, tests/ports/bench.sh)
+#   ports     instructions per sampled and per unsampled malloc+free and per call of the heap-stats
+#             hook (the demo heap's) on each board of bench-ports (QEMU -icount, tests/ports/bench.sh)
 #   drain     drain's instructions per MB of stream and for the profile of 10^6 distinct stacks
 #             (callgrind), and its peak RSS on generated streams (1000 stacks; 10^6 distinct stacks)
 # Environment: MAKE, BUILD; SIZE_SMALL (the small configuration's definitions, as make size);
 # BUDGETS_TABLE (another table: default tests/budgets/budgets.tsv); BUDGETS_PARTS (a subset of the
 # parts above, judged alone); BUDGETS_SELFTEST=1 (then: the judge run again on a copy of the table
-# with every budget lowered below its measure must fail, with a "budget exceeded" line for each);
-# BUDGETS_DRAIN (another drain binary measured by the drain part: an older tree's, to compare).
+# with every budget lowered below its measure must fail, with a "budget exceeded" line for each,
+# and the README's check on a copy with one figure edited by hand must fail on that figure);
+# BUDGETS_DRAIN (another drain binary measured by the drain part: an older tree's, to compare; the
+# README is then not judged); BUDGETS_README (another README: default README.md).
+# After the budgets, the README's Numbers table is judged against the measures taken
+# (tests/budgets/numbers.py check): a figure off by more than its rounding fails the run.
 # shellcheck disable=SC2317 # the parts are called by name (part_$p)
 set -u
 out=${1:?output folder}
@@ -114,6 +118,7 @@ part_ports() {
       echo "bench-ports on $label failed:"; tail -5 "$out/ports-$label.err"; st=1; continue
     fi
     echo "$row" | awk -v l="$label" '$1 == l && $4 ~ /^[0-9]+$/ { print "ports." l ".sampled-malloc-free\t" $4 }
+      $1 == l && $7 ~ /^[0-9]+$/ { print "ports." l ".unsampled-malloc-free\t" $7 }
       $1 == l && $8 ~ /^[0-9]+$/ { print "ports." l ".heap-stats-call\t" $8 }' >>"$1"
   done < <($make -s --no-print-directory budgets-ports-list)
   return "$st"
@@ -169,6 +174,17 @@ tests/budgets/compare.sh "$table" "$measured" $prefixes
 st=$?
 [ -z "$failed" ] || { echo "budgets: could not measure:$failed"; st=1; }
 
+# The README's Numbers table: each figure as this run measured it, to its rounding
+# (tests/budgets/numbers.py; `make readme-numbers` rewrites it). Not with another tree's drain.
+readme=${BUDGETS_README:-README.md}
+if [ -n "${BUDGETS_DRAIN:-}" ]; then
+  echo "README Numbers: not judged (BUDGETS_DRAIN measures another drain)"
+else
+  # shellcheck disable=SC2086 # one argument per prefix
+  readme_said=$(tests/budgets/numbers.py check "$readme" "$measured" $prefixes) || st=1
+  echo "$readme_said"
+fi
+
 if [ "${BUDGETS_SELFTEST:-}" = 1 ]; then
   # The judge on a table whose every budget is just below its measure (a tenth of a unit, or 1 for
   # whole numbers; 0 stays 0 and passes): it must fail, with a "budget exceeded" line for each.
@@ -186,6 +202,22 @@ if [ "${BUDGETS_SELFTEST:-}" = 1 ]; then
   grep -m2 '^budget exceeded: ' <<<"$sel" | sed 's/^/  /'
   if [ "$sst" = 0 ] || [ "$got" != "$want" ]; then
     echo "FAIL: the lowered table should fail every measure over 0"; st=1
+  fi
+  # The README's check on a copy with one figure edited by hand (ten units of its rounding off).
+  if [ -z "${BUDGETS_DRAIN:-}" ]; then
+    # shellcheck disable=SC2086 # one argument per prefix
+    what=$(tests/budgets/numbers.py edit "$readme" "$measured" "$out/README-edited.md" $prefixes) ||
+      { echo "FAIL: no README figure to edit"; st=1; }
+    # shellcheck disable=SC2086 # one argument per prefix
+    sel=$(tests/budgets/numbers.py check "$out/README-edited.md" "$measured" $prefixes)
+    sst=$?
+    # What the check says of the edited copy beyond what it says of the README itself.
+    more=$(grep ' shows ' <<<"$sel" | grep -vxF -f <(grep ' shows ' <<<"$readme_said") )
+    echo "self-test, the README with $what: exit $sst"
+    printf '  %s\n' "$more"
+    if [ "$sst" != 1 ] || [ "$(grep -c . <<<"$more")" != 1 ]; then
+      echo "FAIL: the edited README should fail on that figure, one line more than the README"; st=1
+    fi
   fi
 fi
 exit $st

@@ -43,6 +43,9 @@ awk -F'\t' -v OFS='\t' '
     } else if (m ~ /^ports\..*heap-stats-call$/) {
       h = 2; unit = "instructions/call"
       how = "bench-ports (QEMU, one instruction per TB, -icount shift=4): a call of msamp_port_heap_stats (the demo heap hook)"
+    } else if (m ~ /^ports\..*unsampled-malloc-free$/) {
+      h = 2; unit = "instructions"
+      how = "bench-ports (QEMU, one instruction per TB, -icount shift=4): an unsampled malloc+free, 6-deep chain"
     } else if (m ~ /^ports\./) {
       h = 2; unit = "instructions"
       how = "bench-ports (QEMU, one instruction per TB, -icount shift=4): a sampled malloc+free, 6-deep chain"
