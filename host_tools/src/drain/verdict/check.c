@@ -313,9 +313,8 @@ static void judge_exhaustion(struct budget *b, const struct vprof *v)
                                   : "the sampled in-use trend (no leak): not running out");
 }
 
-/* inuse or alloc (b->kind) of the sites of task, or with fn on their stack (neither: the total):
- * their sum's interval. Returns whether it is a lower bound (docs/VERDICTS.md "Marks"), mark then
- * saying why when samples were refused. */
+/* inuse or alloc of the sites of task, or with fn on their stack (neither: the total): whether it
+ * is a lower bound (docs/VERDICTS.md "Marks"; mark says why when samples were refused). */
 static int judge_sum(struct budget *b, const struct vprof *v, const char *task, const char *fn,
                      char *mark, size_t marklen)
 {
@@ -342,22 +341,20 @@ static int judge_sum(struct budget *b, const struct vprof *v, const char *task, 
         return marked;
     }
     b->lo_at = est_lo_at;
-    if (vprof_interval(v, e, b->e, add, &b->lo, &b->hi)) {
-        /* no sample in the set: its upper end what the sampling may have missed */
-        char up[32];
-        size_t l = strlen(b->note);
-        fmt_bytes(up, sizeof(up), b->hi - add);
-        b->known = !isnan(b->hi);
-        if (b->known)
-            snprintf(b->note + l, sizeof(b->note) - l, "%sno %ssample: up to %s may be "
-                     "%s unseen (docs/VERDICTS.md \"No live sample\")", l ? "; " : "",
-                     e == E_INUSE_B ? "live " : "", up,
-                     e == E_INUSE_B ? "in use" : "allocated");
-        else
-            snprintf(b->note + l, sizeof(b->note) - l, "%sno sample, and no bound of "
-                     "what the sampling missed in this profile (an older drain's): not "
-                     "judged", l ? "; " : "");
-    }
+    if (!vprof_interval(v, e, b->e, add, &b->lo, &b->hi))
+        return marked;
+    /* no sample in the set: its upper end what the sampling may have missed */
+    char up[32];
+    size_t l = strlen(b->note);
+    fmt_bytes(up, sizeof(up), b->hi - add);
+    b->known = !isnan(b->hi);
+    if (b->known)
+        snprintf(b->note + l, sizeof(b->note) - l, "%sno %ssample: up to %s may be %s unseen "
+                 "(docs/VERDICTS.md \"No live sample\")", l ? "; " : "",
+                 e == E_INUSE_B ? "live " : "", up, e == E_INUSE_B ? "in use" : "allocated");
+    else
+        snprintf(b->note + l, sizeof(b->note) - l, "%sno sample, and no bound of what the "
+                 "sampling missed in this profile (an older drain's): not judged", l ? "; " : "");
     return marked;
 }
 
@@ -387,22 +384,22 @@ static void judge_growth(struct budget *b, const struct vprof *v, const char *ta
     int any = growth_peak_from_prof(v->p, &(struct growth_peak){0}) || nl;
     if (!any) {
         snprintf(b->note, sizeof(b->note), "no growth data in this profile: not judged");
-        free(lk);
-        return;
+    } else {
+        b->known = 1;
+        for (size_t i = 0; i < nl && i < CHECK_MAX_LEAKS; i++) {
+            if (lk[i].sample >= v->p->nsample)
+                continue;
+            const struct vsite *s = &v->site[v->site_of[lk[i].sample]];
+            if ((task && (!s->task || strcmp(s->task, task))) ||
+                (fn && !vsite_has_frame(v, s, fn)))
+                continue;
+            b->e.est += lk[i].slope_bytes_per_s.est;
+            b->e.var += lk[i].slope_bytes_per_s.var;
+        }
+        b->lo = est_sym_lo(b->e);
+        b->hi = est_sym_hi(b->e);
+        b->lo_at = est_sym_lo_at;
     }
-    b->known = 1;
-    for (size_t i = 0; i < nl && i < CHECK_MAX_LEAKS; i++) {
-        if (lk[i].sample >= v->p->nsample)
-            continue;
-        const struct vsite *s = &v->site[v->site_of[lk[i].sample]];
-        if ((task && (!s->task || strcmp(s->task, task))) || (fn && !vsite_has_frame(v, s, fn)))
-            continue;
-        b->e.est += lk[i].slope_bytes_per_s.est;
-        b->e.var += lk[i].slope_bytes_per_s.var;
-    }
-    b->lo = est_sym_lo(b->e);
-    b->hi = est_sym_hi(b->e);
-    b->lo_at = est_sym_lo_at;
     free(lk);
 }
 
