@@ -79,17 +79,31 @@ test: ## Run every test (installs missing packages when root); ends with "N pass
 	@$(MAKE) --no-print-directory $(TEST_PREREQS) $(HT)/msamp_check
 	@MAKE="$(MAKE)" BUILD="$(BUILD)" TEST_LANE="$(TEST_LANE)" tests/runner.sh $(filter-out $(TEST_LANE),$(TESTS))
 
-# The fast tier: the core's unit tests, the decoder's and drain's unit tests (a minute at most from
-# a clean build folder on two cores, seconds once built). Their programs are built first, in
-# parallel (a program that does not build fails its test in the runner, with its log).
-CHECK_TESTS := $(filter unit-% decoder-unit vectors-decode msamp-dump-cli decoder-robust drain-unit,$(TESTS))
-CHECK_BUILD = $(addprefix $(UNIT_OUT)/test_,$(UNIT_TESTS)) $(UNIT_OUT)/test_vectors_addr \
+# The quick tier, run before a commit: the core's unit tests (each test program in one build, the
+# tiny profile's included; unit-core_small, -tiny_minimal, -adapt_compact, -fill_tiny, -fail_tiny and
+# -command_tiny, other configurations of the same programs, run in make test only), the decoder's
+# tests, drain's unit tests and its stage rule (drain-stages), all built with -Werror under ASan+UBSan. Their programs
+# are built first, in parallel (a program that does not build fails its test in the runner, with
+# its log); then two workers share the tests, the longest first (TEST_JOBS), in their quick mode
+# (TEST_QUICK=1: unit-spread on fewer strides), each `make test-NAME` without make's built-in rules
+# (-r: 0.45 s of CPU each to parse the Makefile with them, 0.03 s without). About 40 s on two idle
+# cores from a clean build folder, 8 s once built (tests/check_time.sh measures it; docs/TESTS.md).
+# A name below that make test lacks is left out; the list is longest first (the runner's times);
+# docs/TESTS.md's make check section names every test of it.
+CHECK_TESTS := $(foreach t,unit-spread drain-unit unit-fill unit-adapt decoder-robust unit-writer_bitwise \
+	unit-fail msamp-dump-cli vectors-decode unit-writer_nibble unit-writer unit-sampler unit-sampler32 \
+	unit-command unit-core unit-tiny unit-vectors unit-tables unit-tables_compact unit-budget \
+	decoder-unit drain-stages,$(filter $(t),$(TESTS)))
+CHECK_UNIT := $(patsubst unit-%,%,$(filter unit-%,$(CHECK_TESTS)))
+CHECK_BUILD = $(addprefix $(UNIT_OUT)/test_,$(filter-out spread,$(CHECK_UNIT)) vectors_addr \
+	spread_256 spread_1024 spread_65536) \
 	$(DEC_TEST_DIR)/test_decoder $(DEC_TEST_DIR)/test_robust $(DEC_TEST_DIR)/msamp-dump \
 	host_tools/msamp-dump $(DRAIN_T)/test_drain
-check: ## Fast tier, under a minute: unit, decoder and drain unit tests; ends with "N passed, N failed"
+check: ## Quick tier, about 40 s on two cores: the core's unit tests, the decoder's and drain's unit tests; ends with "N passed, N failed"
 	@ci/deps.sh host
-	@-$(MAKE) --no-print-directory -s -k -j$(shell nproc 2>/dev/null || echo 2) $(CHECK_BUILD) >/dev/null 2>&1
-	@MAKE="$(MAKE)" BUILD="$(BUILD)" tests/runner.sh $(CHECK_TESTS)
+	@-$(MAKE) --no-print-directory -r -s -k -j$(shell nproc 2>/dev/null || echo 2) $(CHECK_BUILD) >/dev/null 2>&1
+	@MAKE="$(MAKE)" BUILD="$(BUILD)" TEST_JOBS=$(shell nproc 2>/dev/null || echo 2) TEST_MAKEFLAGS=-r TEST_QUICK=1 \
+	  tests/runner.sh $(CHECK_TESTS)
 
 test-list: ## Print the name of every test `make test` runs, one a line (run one: make test-NAME)
 	@printf '%s\n' $(TESTS)
@@ -139,7 +153,7 @@ help: ## List every target: the documented ones, the benchmarks, the tests by gr
 	  d=$$(grep -hE "^bench-$$b:.*## " $(MAKEFILE_LIST) | sed 's/.*## //' | head -n1); \
 	  [ -n "$$d" ] || d="(no ## description; defined in $$(grep -lE "^bench-$$b:" $(MAKEFILE_LIST) | head -n1))"; \
 	  printf '  %-22s %s\n' "bench-$$b" "$$d"; done
-	@echo "Tests (make test runs all $(words $(TESTS)); make check the fast tier; make test-list names them all):"
+	@echo "Tests (make test runs all $(words $(TESTS)); make check the quick tier; make test-list names them all):"
 	@printf '  %-22s %s\n' test-NAME "One test; its output in $(BUILD)/test-logs/NAME.log when run by make test/check"
 	@printf '%s\n' "$$HELP_TEST_GROUPS" | while IFS='|' read -r p d; do \
 	  n=0; for t in $(TESTS); do [[ "test-$$t" == $$p ]] && n=$$((n + 1)); done; \

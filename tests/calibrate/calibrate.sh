@@ -44,6 +44,9 @@
 #               free bytes over the leak's rate in the allocator's bytes                10 /  40
 #   board-aarch64  the demo firmware under QEMU, its seed patched per run
 #               (tests/calibrate/board.sh)                                             10 / 100
+#   unheld      the unheld bytes (docs/HEALTH.md): tests/hosted/unheld_app.c (CALIB_UNHELD_APP)
+#               holds a glibc heap still at 8 levels; tests/hosted/unheld.sh's runs, one row a
+#               seed (its last judged point: total - sampled in-use against total - live)  10 / 60
 # Marked rows (a lower bound) are judged on coverage only, and a marked row whose interval was
 # not widened by what was lost covers the truth when its low end is at most the truth: that is
 # all a lower bound claims (calib_table.py).
@@ -151,7 +154,8 @@ board_runs=10
 [ "$mode" = full ] && board_runs=100
 [ -n "${CALIB_RUNS:-}" ] && board_runs=$CALIB_RUNS
 selected board-aarch64 || board_runs=0
-[ ${#jobs[@]} -gt 0 ] || [ $board_runs -gt 0 ] || { echo "FAIL: no run selected" >&2; exit 2; }
+selected unheld && unheld_sel=1 || unheld_sel=0
+[ ${#jobs[@]} -gt 0 ] || [ $board_runs -gt 0 ] || [ $unheld_sel = 1 ] || { echo "FAIL: no run selected" >&2; exit 2; }
 
 start=$(date +%s)
 echo "calibrate ($mode): ${#jobs[@]} hosted runs, $(nproc) at a time; $board_runs board runs"
@@ -173,6 +177,19 @@ if [ $board_runs -gt 0 ]; then
     echo "FAIL: the board workload (exit $brc): $(tail -n 5 "$out/board.log")" >&2; exit 1
   fi
 fi
-echo "calibrate: $(wc -l <"$out/rows.tsv") rows from $((${#jobs[@]} + board_runs)) runs in $(($(date +%s) - start)) s"
+unheld_runs=10
+[ "$mode" = full ] && unheld_runs=60
+[ -n "${CALIB_RUNS:-}" ] && unheld_runs=$CALIB_RUNS
+selected unheld || unheld_runs=0
+if [ $unheld_runs -gt 0 ]; then
+  if [ ! -x "${CALIB_UNHELD_APP:-}" ]; then
+    echo "FAIL: the unheld workload needs CALIB_UNHELD_APP (tests/hosted/unheld_app), got '${CALIB_UNHELD_APP:-}'" >&2; exit 1
+  fi
+  UNHELD_SEEDS=$unheld_runs UNHELD_ROWS="$out/rows.tsv" env -u MSAMP_HEAP_WALK_US \
+    "$here/../hosted/unheld.sh" "$CALIB_UNHELD_APP" "$drain" "$dump" "$out/unheld" >"$out/unheld.log" 2>&1 ||
+    { echo "FAIL: the unheld workload: $(tail -n 5 "$out/unheld.log")" >&2; exit 1; }
+  tail -n 2 "$out/unheld.log"
+fi
+echo "calibrate: $(wc -l <"$out/rows.tsv") rows from $((${#jobs[@]} + board_runs + unheld_runs)) runs in $(($(date +%s) - start)) s"
 [ $rc = 0 ] || { echo "FAIL: some runs failed (above)" >&2; exit 1; }
 python3 "$here/calib_table.py" "$out/rows.tsv" "$out/runs"

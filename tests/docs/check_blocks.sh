@@ -11,7 +11,8 @@
 # test of `make test`, a NAME whose test definition never names FILE (its recipe in a *.mk fragment and the
 # scripts that recipe names: a block nobody reads), "none" on a block with a line that reads as
 # a command (make, host_tools/..., go tool, cc, cmake, socat, ./prog, VAR=... prog), and a block
-# never closed.
+# never closed. It also fails on a table row of docs/TESTS.md longer than 300 characters, and when
+# docs/TESTS.md's make check section does not name a test of make check (CHECK_TESTS).
 set -u
 cd "$(dirname "$0")/../.." || exit 2
 here=tests/docs
@@ -80,8 +81,27 @@ while IFS=$'\t' read -r file line ann; do
   fi
 done < <("$here/extract.sh" -l "${files[@]}")
 
+# docs/TESTS.md's tables stay readable: no row longer than ROW_MAX characters (a row says what a
+# group is for in a line; what each test checks goes in the sections below the table). Characters,
+# not bytes: UTF-8's continuation bytes are not counted.
+ROW_MAX=300
+for file in docs/TESTS.md; do
+  while IFS=' ' read -r line len; do
+    bad "$file:$line" "table row of $len characters, more than $ROW_MAX: shorten it (details go below the table)"
+  done < <(LC_ALL=C awk -v max=$ROW_MAX '/^\|/ { s = $0; gsub(/[\200-\277]/, "", s); if (length(s) > max) print FNR, length(s) }' "$file")
+done
+
+# docs/TESTS.md's make check section names each test make check runs (CHECK_TESTS, from the
+# environment: docs.mk passes the Makefile's list).
+check_section=$(awk '/^## `make check`/ { on = 1; next } /^## / { on = 0 } on' docs/TESTS.md)
+for t in ${CHECK_TESTS:-}; do
+  grep -qF -- "\`$t\`" <<<"$check_section" ||
+    bad docs/TESTS.md "make check runs $t, which its section (## \`make check\`) does not name"
+done
+[ -n "${CHECK_TESTS:-}" ] || bad docs/TESTS.md "no CHECK_TESTS in the environment: run it as make test-docs-blocks"
+
 if [ $nbad -gt 0 ]; then
-  echo "docs-blocks: $nbad of $nblocks fenced blocks in ${#files[@]} markdown files fail the check" >&2
+  echo "docs-blocks: $nbad failures ($nblocks fenced blocks in ${#files[@]} markdown files, docs/TESTS.md's table rows)" >&2
   exit 1
 fi
-echo "docs-blocks: $nblocks fenced blocks in ${#files[@]} markdown files, each annotated ($nnone not runnable, with a reason)"
+echo "docs-blocks: $nblocks fenced blocks in ${#files[@]} markdown files, each annotated ($nnone not runnable, with a reason); docs/TESTS.md's table rows at most $ROW_MAX characters"

@@ -10,7 +10,7 @@ DOCS_ENV = BUILD=$(BUILD) DOCS_T=$(DOCS_T)
 
 TESTS += docs-blocks
 test-docs-blocks: ## Every fenced block of every markdown file is annotated with the test that runs it (or none, with a reason)
-	@tests/docs/check_blocks.sh $(TESTS)
+	@CHECK_TESTS="$(CHECK_TESTS)" tests/docs/check_blocks.sh $(TESTS)
 
 # The README's firmware snippet (docs-firmware-snippet) built as written for qemu-virt-aarch64:
 # main.c is the block, extracted from README.md at build time; tests/docs/do_work.c the

@@ -5,7 +5,7 @@
 
 DRAIN_T := $(BUILD)/drain
 DRAIN_T_DEC := $(wildcard host_tools/lib/*.c)
-DRAIN_T_SRCS = $(filter-out host_tools/src/drain/drain.c,$(DRAIN_SRCS))
+DRAIN_T_SRCS = $(filter-out $(DRAIN_DIR)/driver/%,$(DRAIN_SRCS))
 DRAIN_T_CFLAGS := -std=c11 -D_GNU_SOURCE -O1 -g -Wall -Wextra -Werror -Wcast-qual $(SAN_FLAGS)
 DRAIN_T_GEN_DEPS := tests/drain/streamgen.h tests/drain/simdev.h include/msamp_wire.h \
 	include/msamp_thin.h
@@ -27,12 +27,12 @@ $(DRAIN_T)/test_drain: tests/drain/test_drain.c $(DRAIN_SRCS) $(DRAIN_HDRS) $(DR
 	@mkdir -p $(@D)
 	$(CC) $(DRAIN_T_CFLAGS) $(DRAIN_INC) $< $(DRAIN_T_SRCS) $(DRAIN_T_DEC) $(DRAIN_LIBS) -o $@
 
-# drain's down-channel (in/control.c) against the device's parser on the fake port, over a
+# drain's down-channel (input/control.c) against the device's parser on the fake port, over a
 # simulated slow and lossy link (tests/drain/test_control.c defines the link's input_write).
-$(DRAIN_T)/test_control: tests/drain/test_control.c host_tools/src/drain/in/control.c \
+$(DRAIN_T)/test_control: tests/drain/test_control.c host_tools/src/drain/input/control.c \
 		host_tools/src/drain/util.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) src/wrap/wrap_malloc.c src/wrap/wrap_free.c \
 		src/wrap/wrap_calloc.c src/wrap/wrap_realloc.c \
-		$(HOSTDEC_SRCS) $(HOSTDEC_HDRS) host_tools/src/drain/in/control.h tests/unit/check.h \
+		$(HOSTDEC_SRCS) $(HOSTDEC_HDRS) host_tools/src/drain/input/control.h tests/unit/check.h \
 		tests/unit/fake_port.h tests/unit/mark_list.h
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) $(DRAIN_INC) $(filter %.c,$^) -lz -o $@
@@ -176,3 +176,10 @@ $(DRAIN_T)/libframes/libframes_app: tests/drain/libframes_app.c $(DRAIN_T)/libfr
 
 test-drain-libframes: $(DRAIN_T)/drain-asan host_tools/msamp-dump $(DRAIN_T)/libframes/libframes_app ## drain: a shared library's frames as symbols (its own ELF, its split debug file) or [lib]+0xOFF, never a raw address: three processes (ASLR) give the same --top, --json and diff sites, merge sums them, pprof shows them
 	$(DRAIN_T_ENV) LF_APP=$(DRAIN_T)/libframes/libframes_app tests/drain/t_libframes.sh
+
+# drain's stage rule and house measures (tests/drain/stages.py, docs/ARCHITECTURE.md "drain"):
+# includes by path, none upward across DRAIN_STAGES, no circle between files, no per-stage -I.
+TESTS += drain-stages
+test-drain-stages: ## drain: its sources obey the stage rule (by-path includes, none upward, no circle, no per-stage -I); prints lines per folder, largest files and long functions
+	@tests/need.sh python3
+	python3 tests/drain/stages.py

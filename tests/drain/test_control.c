@@ -1,8 +1,8 @@
 /*
- * drain's side of the down-channel (host_tools/src/drain/in/control.c) against the device's parser
- * (src/msamp_command.c on the fake port), over a simulated link in simulated time: drain's frames
- * go down through input_write() (defined here: the link), the device's stream comes back up after
- * a latency (a queue ahead of the acks, as on a slow UART), and its records reach
+ * drain's side of the down-channel (host_tools/src/drain/input/control.c) against the device's
+ * parser (src/msamp_command.c on the fake port), over a simulated link in simulated time: drain's
+ * frames go down through input_write() (defined here: the link), the device's stream comes back up
+ * after a latency (a queue ahead of the acks, as on a slow UART), and its records reach
  * control_on_record(). Checks: every command carried out once and in order (the device's MARKs),
  * drain's resends pace themselves on the acks' round trip (no resend once it knows the link),
  * resends in order after a frame is lost (ORDER), a new series when another host took the device,
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "control.h"
+#include "input/control.h"
 #include "fake_port.h"
 #include "msamp.h"
 #include "msamp_command.h"

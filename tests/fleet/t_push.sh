@@ -87,6 +87,19 @@ ns=$(pg_sql "select count(*), count(*) filter (where vals ? '$want') from msamp_
   ok "JSON strings stored: UTF-8 kept: $k in totals and ${ns#*|} sites' vals" ||
   { fail "JSON strings stored: exit $rc, totals key '$k', sites (all|with it) $ns"; cat "$W/utf.err"; }
 
+# A sample type named with a quote and a backslash: stored, and `fleet top --json` writes it as a
+# JSON key escaped like any other string (it was written raw: invalid JSON).
+q='fr"ee\\d_space'
+python3 "$T/strtab.py" "$W/p3.pb.gz" "$W/quote.pb.gz" freed_space "$q" || fail "strtab.py quote"
+push quote "$W/quote.pb.gz"
+"$D" fleet --db "$PG_CONN" top --json "$W/top.json" >/dev/null 2>"$W/top.err"; rc2=$?
+[ $rc = 0 ] && [ $rc2 = 0 ] && python3 - "$W/top.json" "$q" <<'PY' && ok "fleet top --json: a sample type with a quote and a backslash, escaped: valid JSON" ||
+import json, sys
+sites = json.load(open(sys.argv[1]))["sites"]
+sys.exit(0 if any(sys.argv[2] in s["values"] for s in sites) else f"{sys.argv[2]!r} in no site's values")
+PY
+  { fail "fleet top --json with a quoted sample type: push exit $rc, top exit $rc2"; cat "$W/quote.err" "$W/top.err"; head -c 600 "$W/top.json"; }
+
 # Times: one the server does not read is bad input (exit 2) named; one it reads runs (exit 0).
 for c in "top --since yesterday-ish" "merge $W/m.pb.gz --until 2026-13-45" "devices --since 1e999" \
   "leaks --until 99999999999999999999" "prune --before not-a-time"; do
@@ -98,7 +111,7 @@ for c in "top --since yesterday-ish" "merge $W/m.pb.gz --until 2026-13-45" "devi
 done
 "$D" fleet --db "$PG_CONN" top --since 0 --until '2100-01-01 00:00:00+00' >/dev/null 2>"$W/t.err" &&
   ok "fleet top, times it reads: exit 0" || { fail "fleet top --since 0: exit $?"; cat "$W/t.err"; }
-[ "$(pg_sql 'select count(*) from msamp_profile')" = 6 ] && ok "the store: 6 profiles (none pruned)" ||
-  fail "the store: $(pg_sql 'select count(*) from msamp_profile') profiles, want 6"
+[ "$(pg_sql 'select count(*) from msamp_profile')" = 7 ] && ok "the store: 7 profiles (none pruned)" ||
+  fail "the store: $(pg_sql 'select count(*) from msamp_profile') profiles, want 7"
 [ $nfail = 0 ] || { echo "FAIL: $nfail"; exit 1; }
 echo "all ok"

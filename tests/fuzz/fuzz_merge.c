@@ -15,9 +15,9 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "merge.h"
-#include "prof_codec.h"
-#include "prof_file.h"
+#include "verdict/merge.h"
+#include "pprof/prof_codec.h"
+#include "pprof/prof_file.h"
 
 static void die(const char *what, const char *detail)
 {

@@ -18,11 +18,12 @@
 
 #include "msamp_decode.h"
 #include "msamp_wire.h"
-#include "prof_codec.h"
-#include "prof_file.h"
-#include "profile.h"
-#include "report.h"
-#include "session.h"
+#include "pprof/prof_codec.h"
+#include "pprof/prof_file.h"
+#include "pprof/profile.h"
+#include "views/report.h"
+#include "model/session.h"
+#include "verdict/stamp.h"
 
 struct run {
     struct msamp_dec *dec;

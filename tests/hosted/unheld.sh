@@ -15,6 +15,10 @@
 # standardized errors summed over sqrt(the seeds judged) (each seed's points share their samples: a mean of
 # variance at most 1), within +-4. Not judged: a truth at or below 0 (a total read before the heap
 # grew, at start-up), where drain's interval is [0, 0] (counted).
+# UNHELD_ROWS=FILE: also append each seed's judged point of the largest truth (one a seed, since a
+# seed's points share their samples; the largest, since a relative error over a truth near 0 says
+# nothing) to FILE as a row of the calibration suite
+# (tests/calibrate/calibrate.sh: workload "unheld", measure "unheld"), judged by calib_table.py.
 set -u
 app=$1 drain=$2 dump=$3 dir=$4
 mkdir -p "$dir"
@@ -38,9 +42,10 @@ for ((s = 1; s <= seeds; s += 10)); do
 done
 if compgen -G "$dir/*.fail" >/dev/null; then cat "$dir"/*.fail; exit 1; fi
 grep -h '^  unheld' "$dir/s1.top" | cut -c1-160
-python3 - "$dir" "$seeds" <<'EOF'
+python3 - "$dir" "$seeds" "${UNHELD_ROWS:-}" <<'EOF'
 import json, math, re, sys
-d, seeds = sys.argv[1], int(sys.argv[2])
+d, seeds, rows_f = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+rows = []
 judged = covered = stale = clamped = 0
 zsum, zseeds = 0.0, 0
 gaps = []
@@ -60,7 +65,7 @@ for s in range(1, seeds + 1):
     series = sess["heap"]["series"]
     if len(series) != len(heaps):
         sys.exit(f"FAIL: seed {s}: drain's series has {len(series)} points, the stream {len(heaps)} HEAP records")
-    zs = []
+    zs, best = [], None
     for (total, k), p in zip(heaps, series):
         if k is None:
             continue
@@ -81,9 +86,13 @@ for s in range(1, seeds + 1):
         judged += 1
         covered += u["lo"] <= want <= u["hi"]
         zs.append((u["est"] - want) / sd if sd > 0 else 0.0)
+        # workload run kind where truth est lo hi raises lowers marked (calib_table.py)
+        if best is None or want > best[0]:
+            best = (want, f"unheld\t{s}\tunheld\t-\t{want}\t{u['est']}\t{u['lo']}\t{u['hi']}\t0\t0\t0\n")
         print(f"seed {s} level {k}: unheld {u['est']:.0f} [{u['lo']:.0f}, {u['hi']:.0f}], truth {want:.0f}"
               f" (total {total}, live {live}){'' if u['lo'] <= want <= u['hi'] else '  MISSED'}")
     if zs:
+        rows.append(best[1])
         zsum += sum(zs) / len(zs)
         zseeds += 1
 gaps.sort()
@@ -97,6 +106,8 @@ print(f"coverage {covered}/{judged} = {100 * rate:.1f} % (95 % expected, >= 85 %
 bad = [w for w, f in ((f"{judged} points judged, {seeds} wanted", judged < seeds),
                       ("coverage below 85 %", rate < 0.85), ("|z| over 4", abs(z) > 4)) if f]
 print("ok: drain's unheld intervals cover the truth" if not bad else "FAIL: " + "; ".join(bad))
-ok = not bad
-sys.exit(0 if ok else 1)
+if rows_f:
+    with open(rows_f, "a") as f:
+        f.writelines(rows)
+sys.exit(0 if not bad else 1)
 EOF

@@ -1,7 +1,7 @@
 /*
- * libFuzzer target of drain's post-mortem reader (host_tools/src/drain/in/postmortem.c): a memory
- * image, read as `drain --ram` would, then the block's records through the session model, the
- * profile built, prof_validate'd and reported (--top and the summary line, to /dev/null).
+ * libFuzzer target of drain's post-mortem reader (host_tools/src/drain/input/postmortem.h): a
+ * memory image, read as `drain --ram` would, then the block's records through the session model,
+ * the profile built, prof_validate'd and reported (--top and the summary line, to /dev/null).
  * Input: a 16-byte header, then the image.
  *   byte 0     flags: bit 0 the block's address is given (base + offset, as --elf's symbol), else
  *              the reader scans for it; bit 1 the image is two regions, cut at the offset rounded
@@ -31,8 +31,8 @@
 #include <string.h>
 
 #include "heapmap.h"
-#include "heapwalk.h"
-#include "postmortem.h"
+#include "input/heapwalk.h"
+#include "input/postmortem.h"
 #include "prof_codec.h"
 #include "profile.h"
 #include "report.h"

@@ -18,7 +18,7 @@ TESTS += rtt-unit rtt-gdb rtt-qemu-aarch64 rtt-qemu-an385
 test-rtt-unit: $(RTT_T)/test_rtt $(RTT_T)/test_rtt_block $(RTT_T)/test_rtt_ch0 ## RTT transport on the host, the probe simulated: layout, wrap-around, full buffer, scribbled offsets, down-channel, blocking mode (ASan+UBSan)
 	$(RTT_T)/test_rtt && $(RTT_T)/test_rtt_ch0 && $(RTT_T)/test_rtt_block
 
-RTT_DOWN_SRCS := $(addprefix host_tools/src/drain/,in/input.c in/rttprobe.c in/gdbrsp.c util.c)
+RTT_DOWN_SRCS := $(addprefix host_tools/src/drain/,input/input.c input/rttprobe.c input/gdbrsp.c util.c)
 $(RTT_T)/t_down: tests/rtt/t_down.c $(RTT_DOWN_SRCS) $(DRAIN_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(DRAIN_T_CFLAGS) $(DRAIN_INC) $< $(RTT_DOWN_SRCS) -lelf -o $@

@@ -1,5 +1,5 @@
 /*
- * input_write on a gdb: input (host_tools/src/drain/in/input.c): usage: t_down PORT DOWNFILE.
+ * input_write on a gdb: input (host_tools/src/drain/input/input.c): usage: t_down PORT DOWNFILE.
  * Against fake_gdb.py's "down" mode (a target whose firmware never reads its 16-byte down-buffer):
  * 10 bytes go into the down-buffer and its WrOff (checked in the memory the fake server dumps to
  * DOWNFILE when the connection ends); 10 more do not fit: after 1 s a clear error, -2.
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "input.h"
+#include "input/input.h"
 
 int main(int argc, char **argv)
 {

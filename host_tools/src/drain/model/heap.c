@@ -1,14 +1,14 @@
 /* Heap health (heap.h, docs/HEALTH.md): HEAP records into a bounded series beside the sampled
  * in-use, failures with the heap they left, the device's low-watermark moment, the verdict. */
-#include "heap.h"
+#include "model/heap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "session.h"
+#include "model/session.h"
 #include "util.h"
-#include "verdict/est.h"
-#include "verdict/growth_track.h"
+#include "model/est.h"
+#include "model/growth_track.h"
 
 void heap_model_free(struct heap_model *h)
 {
@@ -20,10 +20,17 @@ void heap_model_free(struct heap_model *h)
     free(h);
 }
 
+static void free_part(void *p)
+{
+    heap_model_free(p);
+}
+
 static struct heap_model *model_of(struct session *s)
 {
-    if (!s->heap)
+    if (!s->heap) {
         s->heap = xcalloc(1, sizeof(*s->heap));
+        session_attach(s, free_part, s->heap);
+    }
     return s->heap;
 }
 

@@ -91,7 +91,8 @@ struct heap_verdict {
 };
 
 void heap_model_free(struct heap_model *h);
-/* From the session model (session.c): a HEAP record, a FAIL record at site. */
+/* From the session model (the dispatch, model/live.c, and model/sites.c): a HEAP record, a FAIL
+ * record at site, the end of a snapshot pass. */
 void heap_on_record(struct session *s, const struct msamp_record *r);
 void heap_on_fail(struct session *s, const struct msamp_record *r, uint32_t site);
 void heap_on_snap_end(struct session *s);

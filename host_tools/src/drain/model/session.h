@@ -7,6 +7,15 @@
  * stack definition: a stack id the device redefines names a new site from then on. Fed one decoded
  * record at a time. Memory is bounded by the caps below whatever the stream declares; records
  * beyond a cap are counted, not stored.
+ *
+ * Its files in model/, by what they model: session.c a session's identity and ends; record.c a
+ * record's way in (those before the first header kept and replayed); live.c the record dispatch
+ * and the live table it feeds (the per-record path, one translation unit); sites.c stacks and
+ * sites (sites.h); interval.c the interval's record (interval.h); losses.c what was lost and how
+ * complete the stream is. Beside the session, on top of it: heap.c (HEAP records) and task_use.c
+ * (per-task in-use). Calls go one way: record.c into live.c; live.c (and sites.c, a FAIL's heap)
+ * into heap.c and task_use.c; those into this header's session.c, sites.c and losses.c, never
+ * back: session_free frees their state by the free they attached (session_attach).
  */
 #ifndef DRAIN_SESSION_H
 #define DRAIN_SESSION_H
@@ -163,6 +172,7 @@ struct task_name {
     char name[MSAMP_WIRE_MAX_TASK_NAME + 1];
 };
 #define DRAIN_MAX_TASKS 4096u /* task names kept per session (ids are 1..65535) */
+#define DRAIN_SESSION_PARTS 4 /* models beside a session that attach their state to it */
 
 /* A stack definition: distinct frames (an id redefined back to earlier frames finds them again). */
 struct stackdef {
@@ -390,6 +400,13 @@ struct session {
     struct heap_model *heap; /* HEAP records (model/heap.c), NULL until one came */
     struct task_use_model *task_use; /* per-task in-use and budgets (model/task_use.c), NULL
                                       * until a task's entry or TASK_BUDGET came */
+    /* What the models beside the session (heap, task_use) made, freed with it by the free they
+     * attached (session_attach): the session calls none of them to end. */
+    struct session_part {
+        void (*free)(void *p);
+        void *p;
+    } parts[DRAIN_SESSION_PARTS];
+    size_t nparts;
     /* Called at every change of a live entry's weight (w_old -> w_new; 0 when it is not live),
      * with its half weights before and after (session_half_weights), s->last_ts the time: the
      * growth verdicts' (verdict/growth.h) feed; freed with s. */
@@ -400,6 +417,22 @@ struct session {
         void *ctx;
     } hook;
 };
+
+/* For the files of the session's model only (model/): the records of identity and ends that
+ * the dispatch (model/live.c) hands to session.c (SESSION: the header's identity, after live.c
+ * replayed an interval change it shows), the free of the records kept before the first header,
+ * and an interval some entry was (or may have been) sampled at: the session's largest so far. */
+void session_on_header(struct session *s, const struct msamp_record *r);
+void session_on_end(struct session *s, const struct msamp_record *r);
+void session_on_reset(struct session *s, const struct msamp_record *r);
+void session_on_mapping(struct session *s, const struct msamp_record *r);
+void session_on_mark(struct session *s, const struct msamp_record *r);
+void session_pre_free(struct pre_buf *p);
+static inline void session_note_interval(struct session *s, uint64_t interval)
+{
+    if (interval > s->interval_max)
+        s->interval_max = interval;
+}
 
 /* The session's timed records so far: its samples, frees, reallocs and snapshot entries (each
  * carries the device's time), from the counts the model keeps anyway. */
@@ -434,6 +467,24 @@ void session_half_weights(const struct session *s, const struct slot *sl, double
 /* A site's in-use estimate at the session's peak (objects, bytes): half B's, at the moment half
  * A's total was highest (0 unless session_keep_site_peaks, or the device's low watermark). */
 void session_site_peak(const struct session *s, const struct site *st, double *n, double *b);
+/* A model beside the session (heap.c, task_use.c) made its state p: free_part(p) frees it with
+ * the session (at most DRAIN_SESSION_PARTS). */
+void session_attach(struct session *s, void (*free_part)(void *p), void *p);
+/* What the session's record dispatch tells the models beside it (heap.c, task_use.c): their
+ * functions, wired in model/observers.c, above both, so the session's files include none of their
+ * headers (no circle: docs/ARCHITECTURE.md "drain's stages"). */
+struct session_observers {
+    void (*heap_record)(struct session *s, const struct msamp_record *r);     /* HEAP */
+    void (*budget_record)(struct session *s, const struct msamp_record *r);   /* TASK_BUDGET */
+    void (*fail)(struct session *s, const struct msamp_record *r, uint32_t site); /* FAIL */
+    void (*snap_end)(struct session *s); /* a snapshot pass ended */
+    /* A site's in-use at the device's low watermark: 1 and (*n, *b), or 0 (none known). */
+    int (*site_low)(const struct session *s, uint32_t site, double *n, double *b);
+    /* A live slot's weight changed (w_old -> w_new; c_*: its halves' weights). */
+    void (*weight)(struct session *s, const struct slot *sl, double w_old, double w_new,
+                   const double *c_old, const double *c_new);
+};
+extern const struct session_observers session_observers;
 void session_free(struct session *s);
 
 /* 1 when rec (a SESSION record) starts a new session rather than repeating this one's header. */

@@ -1,5 +1,5 @@
 /* Per-task in-use over time and budget events (task_use.h). */
-#include "task_use.h"
+#include "model/task_use.h"
 
 #include <math.h>
 #include <stddef.h>
@@ -7,18 +7,25 @@
 #include <string.h>
 
 #include "util.h"
-#include "verdict/growth_track.h"
+#include "model/growth_track.h"
 
 static void json_bytes(FILE *f, double x)
 {
     fprintf(f, "%.0f", x);
 }
 
+static void free_part(void *p)
+{
+    task_use_free(p);
+}
+
 _Static_assert(offsetof(struct task_use, id) == 0, "id_pos: the id leads");
 static struct task_use *get(struct session *s, uint32_t id)
 {
-    if (!s->task_use)
+    if (!s->task_use) {
         s->task_use = xcalloc(1, sizeof(*s->task_use));
+        session_attach(s, free_part, s->task_use);
+    }
     struct task_use_model *m = s->task_use;
     size_t lo = id_pos(m->t, m->n, sizeof(m->t[0]), id);
     if (lo < m->n && m->t[lo].id == id)
@@ -50,29 +57,25 @@ void task_use_change(struct session *s, const struct slot *sl, double w_old, dou
         return;
     double size = (double)sl->size;
     t->nlive += (w_new > 0) - (w_old > 0);
-    t->na += (c_new[0] > 0) - (c_old[0] > 0);
-    t->nb += (c_new[1] > 0) - (c_old[1] > 0);
     t->est += (w_new - w_old) * size;
     t->var += var_of(w_new, size) - var_of(w_old, size);
-    t->a += (c_new[0] - c_old[0]) * size;
-    t->b += (c_new[1] - c_old[1]) * size;
-    t->avar += var_of(c_new[0], size) - var_of(c_old[0], size);
-    t->bvar += var_of(c_new[1], size) - var_of(c_old[1], size);
-    if (t->nlive == 0) /* no drift left over once nothing is live */
-        t->est = t->var = t->a = t->b = t->avar = t->bvar = 0;
-    if (c_new[0] > c_old[0] && t->a > t->peak_a) {
-        t->peak_a = t->a;
-        t->peak_b = t->b;
-        t->peak_bvar = t->bvar;
-        t->peak_nb = t->nb;
-        t->peak_ts = s->last_ts;
-        t->peak_ts_valid = s->ts_known;
+    for (int h = 0; h < 2; h++) {
+        struct task_half *x = &t->half[h];
+        x->n += (c_new[h] > 0) - (c_old[h] > 0);
+        x->est += (c_new[h] - c_old[h]) * size;
+        x->var += var_of(c_new[h], size) - var_of(c_old[h], size);
     }
-    if (c_new[1] > c_old[1] && t->b > t->peak_b1) {
-        t->peak_b1 = t->b;
-        t->peak_a2 = t->a;
-        t->peak_avar = t->avar;
-        t->peak_na = t->na;
+    if (t->nlive == 0) /* no drift left over once nothing is live */
+        t->est = t->var = t->half[0].est = t->half[1].est = t->half[0].var = t->half[1].var = 0;
+    for (int h = 0; h < 2; h++) {
+        if (!(c_new[h] > c_old[h] && t->half[h].est > t->max[h]))
+            continue;
+        t->max[h] = t->half[h].est;
+        t->at[h] = t->half[1 - h];
+        if (h == 0) { /* half A picks the moment */
+            t->peak_ts = s->last_ts;
+            t->peak_ts_valid = s->ts_known;
+        }
     }
     double sd = sqrt(t->var > 0 ? t->var : 0);
     if (t->est > t->max_est)
@@ -125,10 +128,10 @@ const struct task_use *task_use_find(const struct session *s, const char *name)
 
 void task_use_peak(const struct session *s, const struct task_use *t, struct task_peak *out)
 {
-    double est = (t->peak_b + t->peak_a2) / 2, var = (t->peak_bvar + t->peak_avar) / 4;
+    double est = (t->at[0].est + t->at[1].est) / 2, var = (t->at[0].var + t->at[1].var) / 4;
     out->est = est > 0 ? est : 0;
     out->var = var > 0 ? var : 0;
-    out->blocks = t->peak_nb + t->peak_na;
+    out->blocks = t->at[0].n + t->at[1].n;
     /* The session's rule (growth_peak_of): enough blocks, or every one sampled surely (no
      * variance, and no moment's bound above the estimate). */
     out->placed = out->blocks >= GR_PEAK_SAMPLES || (out->var == 0 && t->hi[0] <= out->est + 0.5);
@@ -207,14 +210,14 @@ void task_use_json(FILE *f, const struct session *s, const char *name)
         json_bytes(f, p.est);
     else
         fputs("null", f); /* not placed: its bounds only */
-    fputs(", \"lo\": ", f);
-    json_bytes(f, p.lo);
-    fputs(", \"hi\": ", f);
-    json_bytes(f, p.hi);
-    fputs(", \"lo_4se\": ", f);
-    json_bytes(f, p.lo4);
-    fputs(", \"hi_4se\": ", f);
-    json_bytes(f, p.hi4);
+    const struct {
+        const char *name;
+        double bytes;
+    } bound[4] = {{"lo", p.lo}, {"hi", p.hi}, {"lo_4se", p.lo4}, {"hi_4se", p.hi4}};
+    for (int i = 0; i < 4; i++) {
+        fprintf(f, ", \"%s\": ", bound[i].name);
+        json_bytes(f, bound[i].bytes);
+    }
     fprintf(f, "}, \"placed\": %s, \"blocks\": %llu, \"max_estimate\": ",
             p.placed ? "true" : "false", (unsigned long long)p.blocks);
     json_bytes(f, t->max_est);

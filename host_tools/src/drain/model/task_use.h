@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "session.h"
+#include "model/session.h"
 
 /* One task's figures. The peak is estimated as the session's is (docs/VERDICTS.md "The peak"):
  * half A of the samples picks the moment (its maximum), half B's estimate then is unbiased for the
@@ -19,14 +19,16 @@
 struct task_use {
     uint32_t id;
     uint64_t nlive;
-    double est, var;          /* in-use bytes now (all samples) and its variance */
-    double a, b, avar, bvar;  /* each half's in-use bytes now and its variance */
-    uint64_t na, nb;          /* the live entries in half A, in half B */
-    /* At half A's maximum: half B's estimate, variance and entries (peak_b, peak_bvar, peak_nb)
-     * and the time; at half B's maximum: half A's (peak_a2, peak_avar, peak_na). */
-    double peak_a, peak_b, peak_bvar, peak_b1, peak_a2, peak_avar, max_est, hi[2];
-    uint64_t peak_nb, peak_na;
-    uint64_t peak_ts;
+    double est, var; /* in-use bytes now (all samples) and its variance */
+    /* Each half's (h: 0 for A, 1 for B) in-use bytes now, its variance and its live entries; its
+     * maximum so far, and the other half's figures at that maximum (at[h]). */
+    struct task_half {
+        double est, var;
+        uint64_t n;
+    } half[2], at[2];
+    double max[2];
+    double max_est, hi[2];
+    uint64_t peak_ts; /* the time of half A's maximum */
     int peak_ts_valid;
     /* TASK_BUDGET records: how many came, the latest one's budget and the device's count of
      * crossings (more than came: some were lost), the first's time, its estimate and peak then. */

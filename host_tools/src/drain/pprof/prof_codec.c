@@ -1,4 +1,4 @@
-#include "prof_codec.h"
+#include "pprof/prof_codec.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prof_model.h"
+#include "pprof/prof_model.h"
 #include "util.h"
 
 /* Bounds of a profile read (and of one written, which must be readable again): memory stays

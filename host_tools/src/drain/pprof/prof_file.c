@@ -1,4 +1,4 @@
-#include "prof_file.h"
+#include "pprof/prof_file.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "prof_codec.h"
+#include "pprof/prof_codec.h"
 
 /* prof_encode_to's sink: the encoding so far, compressed into the file (errno kept in *e). */
 struct gz_sink {

@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "prof_model.h"
+#include "pprof/prof_model.h"
 
 /* Writes gzip-compressed to path (through a temporary file PATH.tmpPID renamed into place), after
  * prof_validate: an invalid profile is never written. 0, or -1 with errno set and a message

@@ -1,5 +1,4 @@
-#include "prof_model.h"
-#include "prof_codec.h"
+#include "pprof/prof_model.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -312,7 +311,7 @@ uint32_t prof_add_sample(struct prof *p, const uint64_t *locs, uint32_t nloc, co
     GROW(p->sample, p->capsample, p->nsample + 1);
     if (p->encode_samples && !intern && p->enc.len <= UINT32_MAX / 2) {
         size_t at = p->enc.len;
-        prof_encode_sample(p, &p->enc, locs, nloc, vals, labels, nlabel);
+        p->encode_sample(p, &p->enc, locs, nloc, vals, labels, nlabel);
         p->sample[p->nsample] = (struct prof_sample){(uint32_t)at, PROF_SAMPLE_ENCODED,
                                                      (uint32_t)(p->enc.len - at), 0, 0};
         p->enc_locs += nloc;

@@ -66,8 +66,13 @@ struct prof {
     /* A profile built only to be written out (drain's without reports) sets encode_samples:
      * the samples then added with intern 0 are encoded at once into enc (PROF_SAMPLE_ENCODED),
      * not kept as pool entries (10^6 distinct stacks: 35 MB, not 140). Only the encoder reads
-     * them. enc_locs, enc_vals: their location ids and values (the pools' bounds count them). */
+     * them. enc_locs, enc_vals: their location ids and values (the pools' bounds count them).
+     * encode_sample: the encoder that does it, set with encode_samples (prof_codec.h's
+     * prof_encode_sample: the model does not include its codec, which includes the model). */
     int encode_samples;
+    void (*encode_sample)(const struct prof *p, struct buf *out, const uint64_t *locs,
+                          uint32_t nloc, const int64_t *vals, const struct prof_label *labels,
+                          uint32_t nlabel);
     struct buf enc;
     size_t enc_locs, enc_vals;
 

@@ -1,93 +1,25 @@
-#include "profile.h"
-#include "verdict/clock.h"
-#include "verdict/ended.h"
-#include "verdict/growth_track.h"
-#include "verdict/marks.h"
-#include "verdict/unseen.h"
-#include "model/heap.h"
-#include "task_use.h"
-
-#include "msamp_arch.h"
+/*
+ * The pprof builder (pprof/profile.h): a session's profile, its sample types, mappings and
+ * locations (pprof/prof_locs.c), samples by site, lifetime and age (their values the session's
+ * estimates, rounded by pprof/prof_round.c so that each site's sum is exact), the per-site totals the reports read, the
+ * peak profile, and the comments on the session (pprof/prof_notes.c). The verdicts are added by
+ * verdict/stamp.c.
+ */
+#include "pprof/profile.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* A build-id as hex text: the stream's and an ELF's are at most MSAMP_WIRE_MAX_BUILD_ID bytes. */
-#define BID_HEX_SIZE (2 * MSAMP_WIRE_MAX_BUILD_ID + 1)
-
-static void hex(char *out, const uint8_t *b, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        sprintf(out + 2 * i, "%02x", b[i]);
-    out[2 * n] = 0;
-}
-
-/* One pprof mapping per MAPPING record, or one absolute mapping for bare metal. */
-struct mapinfo {
-    uint64_t start, limit, offset;
-    const uint8_t *build_id;
-    size_t build_id_len;
-    const char *path;
-    struct sym_elf *elf;
-};
-
-static int bid_equal(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
-{
-    return an > 0 && an == bn && memcmp(a, b, an) == 0;
-}
-
-static int assign_elves(struct mapinfo *m, size_t nm, int bare, const struct elf_set *es,
-                        char *err, size_t errlen)
-{
-    for (size_t e = 0; e < es->n; e++) {
-        size_t blen;
-        const uint8_t *bid = sym_build_id(es->elf[e], &blen);
-        int used = 0;
-        for (size_t i = 0; i < nm; i++) {
-            if (m[i].elf)
-                continue;
-            int match = bid_equal(bid, blen, m[i].build_id, m[i].build_id_len);
-            /* A stream without build-ids can only be matched by name (hosted) or trusted (bare). */
-            if (!match && m[i].build_id_len == 0)
-                match = bare || strcmp(base_name(m[i].path), base_name(sym_path(es->elf[e]))) == 0;
-            if (match) {
-                m[i].elf = es->elf[e];
-                used = 1;
-            }
-        }
-        if (used)
-            continue;
-        char want[BID_HEX_SIZE] = "", have[BID_HEX_SIZE];
-        hex(have, bid, blen);
-        size_t pick = 0;
-        for (size_t i = 0; i < nm; i++) {
-            if (!bare && strcmp(base_name(m[i].path), base_name(sym_path(es->elf[e]))) == 0) {
-                pick = i;
-                break;
-            }
-        }
-        if (nm)
-            hex(want, m[pick].build_id, m[pick].build_id_len);
-        if (!es->force || nm == 0 || m[pick].elf) {
-            snprintf(err, errlen,
-                     "%s: build-id %s does not match the stream's %s%s (use --force to symbolize "
-                     "anyway)",
-                     sym_path(es->elf[e]), blen ? have : "(none)", nm ? want : "(no mappings)",
-                     bare ? "" : " or any other mapping");
-            if (es->force)
-                continue;
-            return -1;
-        }
-        fprintf(stderr, "drain: warning: %s: build-id %s differs from the stream's %s; --force: "
-                        "symbolizing anyway\n",
-                sym_path(es->elf[e]), blen ? have : "(none)", want);
-        m[pick].elf = es->elf[e];
-    }
-    return 0;
-}
+#include "model/heap.h"
+#include "model/task_use.h"
+#include "msamp_arch.h"
+#include "pprof/prof_codec.h"
+#include "pprof/prof_locs.h"
+#include "pprof/prof_notes.h"
+#include "pprof/prof_round.h"
+#include "util.h"
 
 static const char *sample_type_names[V_ALL][2] = {
     {"inuse_objects", "count"},        {"inuse_space", "bytes"},
@@ -99,373 +31,6 @@ static const char *sample_type_names[V_ALL][2] = {
     {"inuse_refused_objects", "count"}, {"inuse_refused_space", "bytes"},
     {"refused_samples", "count"},
 };
-
-/* A location of one frame that is only a name: "[unknown stack]", "[stack table full]". */
-static uint64_t named_location(struct prof *p, const char *name)
-{
-    struct prof_function f = {prof_cstr(p, name), prof_cstr(p, name), 0, 0};
-    struct prof_line ln = {prof_add_function(p, &f), 0, 0};
-    return prof_add_location(p, 0, 0, &ln, 1, 1);
-}
-
-/* One cache of locations by address for all mappings (an address's mapping is a function of the
- * address): memory O(distinct addresses), the mappings searched once per distinct address. An
- * open-addressing table of location ids (0: empty), the address read back from the location:
- * 4 bytes a slot (10^6 distinct addresses: 8 MiB, not a u64 -> u32 map's 32). */
-struct loc_cache {
-    uint32_t *id;
-    size_t cap, count;
-};
-
-static void loc_cache_grow(struct loc_cache *c, const struct prof *p)
-{
-    size_t ncap = c->cap ? c->cap * 2 : 1024;
-    uint32_t *ne = xcalloc(ncap, sizeof(*ne));
-    for (size_t i = 0; i < c->cap; i++) {
-        if (c->id[i] == 0)
-            continue;
-        size_t j = hash_u64(p->location[c->id[i] - 1].address) & (ncap - 1);
-        while (ne[j] != 0)
-            j = (j + 1) & (ncap - 1);
-        ne[j] = c->id[i];
-    }
-    free(c->id);
-    c->id = ne;
-    c->cap = ncap;
-}
-
-static uint64_t frame_location(struct prof *p, struct mapinfo *maps, size_t nmaps, int bare,
-                               struct loc_cache *cache, uint64_t addr)
-{
-    if ((cache->count + 1) * 2 > cache->cap)
-        loc_cache_grow(cache, p);
-    size_t slot = hash_u64(addr) & (cache->cap - 1);
-    for (uint32_t li; (li = cache->id[slot]) != 0; slot = (slot + 1) & (cache->cap - 1))
-        if (p->location[li - 1].address == addr)
-            return li;
-    size_t mi = SIZE_MAX;
-    if (bare) {
-        mi = 0;
-    } else {
-        for (size_t i = 0; i < nmaps; i++) {
-            if (addr >= maps[i].start && addr < maps[i].limit) {
-                mi = i;
-                break;
-            }
-        }
-    }
-    struct prof_line lines[SYM_MAX_INLINE];
-    int nl = 0;
-    if (mi != SIZE_MAX && maps[mi].elf) {
-        struct sym_frame fr[SYM_MAX_INLINE];
-        uint64_t vaddr = bare ? addr
-                              : sym_runtime_to_vaddr(maps[mi].elf, addr, maps[mi].start,
-                                                     maps[mi].offset);
-        nl = sym_lookup(maps[mi].elf, vaddr, fr, SYM_MAX_INLINE);
-        for (int i = 0; i < nl; i++) {
-            struct prof_function f = {prof_cstr(p, fr[i].name), prof_cstr(p, fr[i].system_name),
-                                      fr[i].file ? prof_cstr(p, fr[i].file) : 0,
-                                      fr[i].start_line};
-            lines[i] = (struct prof_line){prof_add_function(p, &f), fr[i].line, 0};
-        }
-    }
-    uint64_t id = prof_add_location(p, mi == SIZE_MAX ? 0 : mi + 1, addr, lines, (uint32_t)nl, 0);
-    cache->id[slot] = (uint32_t)id;
-    cache->count++;
-    return id;
-}
-
-static const char *const drop_names[MSAMP_DROP_COUNT] = {
-    [MSAMP_DROP_RING_RECORDS] = "ring_records", [MSAMP_DROP_RING_BYTES] = "ring_bytes",
-    [MSAMP_DROP_LIVE_FULL] = "live_full",       [MSAMP_DROP_STACK_FULL] = "stack_full",
-    [MSAMP_DROP_REENTRANT] = "reentrant",       [MSAMP_DROP_TRUNCATED] = "truncated",
-    [MSAMP_DROP_NO_FRAME] = "no_frame",         [MSAMP_DROP_OUT_OF_BOUNDS] = "out_of_bounds",
-};
-
-/* A comment of the profile, formatted (at most 511 bytes, as the others). */
-static void commentf(struct prof *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void commentf(struct prof *p, const char *fmt, ...)
-{
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof(line), fmt, ap);
-    va_end(ap);
-    prof_comment(p, line);
-}
-
-/* A comment "WHAT: name=count name=count ...": names is "WHAT: name name ...", v the counts. */
-static void comment_counts(struct prof *p, const char *names, const uint64_t *v)
-{
-    char line[512];
-    const char *at = strchr(names, ':') + 1;
-    size_t len = (size_t)snprintf(line, sizeof(line), "%.*s", (int)(at - names), names);
-    for (size_t i = 0; *at && len < sizeof(line); i++) {
-        size_t w = strcspn(++at, " ");
-        len += (size_t)snprintf(line + len, sizeof(line) - len, " %.*s=%llu", (int)w, at,
-                                (unsigned long long)v[i]);
-        at += w;
-    }
-    prof_comment(p, line);
-}
-
-static void comment_line(void *ctx, const char *line)
-{
-    prof_comment(ctx, line);
-}
-
-static void add_comments(struct prof *p, const struct session *s, const char *kind,
-                         const struct msamp_dec_stats *d, const struct built *b)
-{
-    uint64_t unknown_stack = b->unknown_stack, alloc_raised = b->alloc_raised;
-    char line[512], bid[BID_HEX_SIZE];
-    const struct session_counts *n = &s->n;
-    commentf(p, "msamp drain %s, wire format v%u, %s profile of session %d",
-             DRAIN_VERSION, s->version ? s->version : MSAMP_WIRE_VERSION, kind, s->index);
-    if (s->have_header) {
-        hex(bid, s->build_id, s->build_id_len);
-        snprintf(line, sizeof(line),
-                 "device: arch=%s ptr_size=%u session_id=0x%08x tick_hz=%llu build_id=%s "
-                 "live_capacity=%llu stack_capacity=%llu max_depth=%llu",
-                 msamp_arch_get(s->arch)->name, s->ptr_size, s->session_id,
-                 (unsigned long long)s->tick_hz, s->build_id_len ? bid : "(none)",
-                 (unsigned long long)s->live_capacity, (unsigned long long)s->stack_capacity,
-                 (unsigned long long)s->max_depth);
-    } else if (n->pre_defaults) {
-        snprintf(line, sizeof(line),
-                 "device: no session header received (joined mid-stream): %llu records replayed "
-                 "with defaults (interval %s, thinning not replayed, stacks as sent)",
-                 (unsigned long long)n->pre_defaults,
-                 s->first_interval ? "from the INTERVAL records" : "unknown: samples unweighted");
-    } else {
-        snprintf(line, sizeof(line), "device: no session header received (joined mid-stream)");
-    }
-    prof_comment(p, line);
-    commentf(p, "sampling interval: %llu bytes (first %llu, %llu changes)",
-             (unsigned long long)s->interval, (unsigned long long)s->first_interval,
-             (unsigned long long)n->interval_changes);
-    if (n->interval_changes) {
-        session_interval_summary(s, line, sizeof(line));
-        prof_comment(p, line);
-    }
-    for (size_t i = 0; i < s->ninterval_log; i++) {
-        session_interval_change_text(s, &s->interval_log[i], i ? &s->interval_log[i - 1] : NULL,
-                                     line, sizeof(line));
-        prof_comment(p, line);
-    }
-    if (n->interval_changes > s->ninterval_log) {
-        commentf(p, "... and %llu more interval changes (not listed)",
-                 (unsigned long long)(n->interval_changes - s->ninterval_log));
-    }
-    if (s->have_drops) {
-        size_t len = (size_t)snprintf(line, sizeof(line), "device drops:");
-        for (int i = 0; i < MSAMP_DROP_COUNT; i++)
-            if ((i != MSAMP_DROP_NO_FRAME || s->have_no_frame) &&
-                (i != MSAMP_DROP_OUT_OF_BOUNDS || s->have_out_of_bounds))
-                len += (size_t)snprintf(line + len, sizeof(line) - len, " %s=%llu",
-                                        drop_names[i], (unsigned long long)s->drops[i]);
-    } else {
-        snprintf(line, sizeof(line), "device drops: not reported");
-    }
-    prof_comment(p, line);
-    session_completeness(s, strncmp(kind, "partial", 7) != 0, line, sizeof(line));
-    prof_comment(p, line);
-    if (n->fails[MSAMP_FAIL_NULL] || n->fails[MSAMP_FAIL_GIANT] || n->fails_other ||
-        session_failures(s, MSAMP_FAIL_NULL) || session_failures(s, MSAMP_FAIL_GIANT)) {
-        commentf(p,
-                 "allocation failures: null=%llu giant_refused=%llu (device counts; records "
-                 "received: %llu and %llu, %llu of unknown kinds)",
-                 (unsigned long long)session_failures(s, MSAMP_FAIL_NULL),
-                 (unsigned long long)session_failures(s, MSAMP_FAIL_GIANT),
-                 (unsigned long long)n->fails[MSAMP_FAIL_NULL],
-                 (unsigned long long)n->fails[MSAMP_FAIL_GIANT],
-                 (unsigned long long)n->fails_other);
-    }
-    if (s->heap && s->heap->records) { /* the last HEAP record's figures (drain fleet reads them) */
-        FILE *m = fmemopen(line, sizeof(line), "w");
-        if (m) {
-            fputs("msamp-heap", m);
-            heap_put_figures(m, &s->heap->last, 0);
-            if (fclose(m) == 0)
-                prof_comment(p, line);
-        }
-        /* The unheld bytes where the free bytes are unknown (docs/HEALTH.md). */
-        char *text = NULL;
-        size_t len = 0;
-        m = open_memstream(&text, &len);
-        if (m) {
-            int any = heap_put_unheld(m, s, 0, "msamp-heap-unheld ", "; ");
-            if (fclose(m) == 0 && any)
-                prof_comment(p, text);
-            free(text);
-        }
-    }
-    if (d) {
-        struct msamp_dec_stats l = session_stream_losses(s, d);
-        comment_counts(p,
-                       "stream losses: frames_bad frames_lost bytes_discarded records_malformed "
-                       "records_unknown frames_repeated",
-                       (const uint64_t[]){l.frames_bad, l.frames_lost, l.bytes_discarded,
-                                          l.records_malformed, l.records_unknown,
-                                          l.frames_repeated});
-    }
-    if (s->line_frames_lost) {
-        double q = session_line_loss(s);
-        commentf(p,
-                 "lossy line: %llu frames received, %llu missed (seq gaps): allocated and freed "
-                 "of blocks no longer live scaled by 1/(1 - %.4f) = %.4f for the records lost "
-                 "with them (the live blocks' own, by LIVE records, are not)",
-                 (unsigned long long)s->line_frames, (unsigned long long)s->line_frames_lost, q,
-                 1.0 / (1.0 - q));
-    }
-    comment_counts(p,
-                   "reader: samples frees reallocs lost_frees unknown_frees late_live bad_slots "
-                   "unknown_stack stack_full stack_overflow stack_redefined unweighted thinned "
-                   "snapshots_ok snapshots_skipped",
-                   (const uint64_t[]){n->samples, n->frees, n->reallocs, n->lost_frees,
-                                      n->unknown_frees, n->late_live, n->bad_slots, unknown_stack,
-                                      n->stack_full, n->stack_overflow, n->stack_redefined,
-                                      n->unweighted, n->thinned, n->snapshots_ok,
-                                      n->snapshots_skipped});
-    comment_counts(p,
-                   "reader repairs: pre_header_replayed pre_header_defaults "
-                   "pre_header_interval_guessed pending_stack_resolved alloc_reweighted "
-                   "alloc_raised thin_over_budget samples_unweighted samples_unknown_stack "
-                   "frees_settled",
-                   (const uint64_t[]){n->pre_replayed, n->pre_defaults, n->pre_guessed,
-                                      n->pending_resolved, n->reweighted_up, alloc_raised,
-                                      n->thin_over_budget, n->samples_unweighted,
-                                      b->unknown_events, n->settled_frees});
-    comment_counts(p, "reader bounds: frees_after_drops site_limit_samples site_limit_pending",
-                   (const uint64_t[]){n->drop_frees, n->site_limit, n->sites_folded});
-    if (n->site_limit || n->sites_folded) {
-        commentf(p,
-                 "site limit reached: %llu samples of new sites beyond drain's caps (%u sites, "
-                 "%u frames referenced by sites) counted under " DRAIN_SITE_LIMIT_NAME
-                 " (and %llu sites defined past the cap shown with that frame); the sites "
-                 "before the cap are kept whole",
-                 (unsigned long long)n->site_limit, DRAIN_MAX_STACKS, DRAIN_MAX_SITE_FRAMES,
-                 (unsigned long long)n->sites_folded);
-    }
-    if (n->drop_frees) {
-        commentf(p,
-                 "frees after device drops: %llu FREEs of slots not known live, their ALLOC "
-                 "among the %llu records the device dropped (not stream damage)",
-                 (unsigned long long)n->drop_frees,
-                 (unsigned long long)s->drops[MSAMP_DROP_RING_RECORDS]);
-    }
-    task_use_comments(s, comment_line, p); /* model/task_use.c: peaks and budget events */
-    if (s->device_id_len) {
-        char id[MSAMP_WIRE_MAX_DEVICE_ID + 1];
-        for (size_t i = 0; i < s->device_id_len; i++)
-            id[i] = s->device_id[i] >= 0x20 && s->device_id[i] < 0x7f ? (char)s->device_id[i] : '?';
-        id[s->device_id_len] = 0;
-        commentf(p, "device id: %s (label device)", id);
-    }
-    if (n->chain_links) {
-        commentf(p,
-                 "realloc chains: %llu reallocs continued a live sampled allocation (in use a chain "
-                 "is one allocation: its first site and birth, its latest size; allocated counts "
-                 "each block at the call that returned it, a realloc's at its stack and new size, "
-                 "so a chain's first site may show more in use than allocated)",
-                 (unsigned long long)n->chain_links);
-    }
-    if (n->chains_moved) {
-        commentf(p,
-                 "realloc chains: %llu moved to a block that was not sampled (no longer in use "
-                 "nor freed; their sampled blocks stay allocated where they were asked for)",
-                 (unsigned long long)n->chains_moved);
-    }
-    if (s->peak_gen && !s->dump) {
-        char when[64], hwm[192];
-        double t = session_time_s(s, s->peak_ts, s->peak_ts_valid);
-        if (t >= 0)
-            snprintf(when, sizeof(when), "%.6f s after the session's first record", t);
-        else
-            snprintf(when, sizeof(when), "at an unknown time");
-        heap_hwm_text(s, hwm, sizeof(hwm));
-        commentf(p,
-                 "--peak's moment: half A of the samples peaked %s; half B's in-use estimate "
-                 "then: %.0f bytes, %.0f objects (the --peak profile's; the peak verdict, "
-                 "msamp-verdict peak, is the mean of both ways round: docs/VERDICTS.md); %s",
-                 when, s->peak_b, s->peak_n, hwm);
-    }
-    if (s->min_life_s > 0) {
-        commentf(p,
-                 "min lifetime %g s: left out %llu sampled allocations freed younger (estimated "
-                 "%.0f objects, %.0f bytes) from the allocated and freed values",
-                 s->min_life_s, (unsigned long long)n->culled, s->cull_n, s->cull_b);
-    }
-    for (size_t i = 0; i < s->nmarks; i++) {
-        commentf(p, "mark: %s", s->marks[i]);
-    }
-}
-
-/* v rounded half away from 0 (llround's), 0 for what is not above 0, INT64_MAX beyond 9e18. Its
- * whole part and fraction are exact (v - t is exact below 2^53, 0 above): no call to llround. */
-static int64_t round_val(double v)
-{
-    if (!(v > 0))
-        return 0;
-    if (v > 9.0e18)
-        return INT64_MAX;
-    int64_t t = (int64_t)v;
-    return t + (v - (double)t >= 0.5);
-}
-
-/* The pprof mappings of a session (one absolute mapping for bare metal), ELFs not yet assigned. */
-static struct mapinfo *session_maps(const struct session *s, size_t *nmaps)
-{
-    int bare = s->nmaps == 0;
-    *nmaps = bare ? 1 : s->nmaps;
-    struct mapinfo *maps = xcalloc(*nmaps, sizeof(*maps));
-    if (bare) {
-        maps[0] = (struct mapinfo){0, UINT64_MAX, 0, s->build_id, s->build_id_len, "firmware",
-                                   NULL};
-    } else {
-        for (size_t i = 0; i < *nmaps; i++)
-            maps[i] = (struct mapinfo){s->maps[i].start, s->maps[i].limit, s->maps[i].offset,
-                                       s->maps[i].build_id, s->maps[i].build_id_len,
-                                       s->maps[i].path, NULL};
-    }
-    return maps;
-}
-
-/* The images of a hosted session that no --elf took, the executable's among them, are symbolized from their own files on this
- * machine when the build-id matches (docs/DRAIN.md "Shared libraries"); the others stay module +
- * offset. */
-static void assign_libraries(struct mapinfo *maps, size_t nmaps)
-{
-    for (size_t i = 0; i < nmaps; i++)
-        if (!maps[i].elf && maps[i].path)
-            maps[i].elf = sym_library(maps[i].path, maps[i].build_id, maps[i].build_id_len);
-}
-
-int check_elves(const struct session *s, const struct elf_set *elves, char *err, size_t errlen)
-{
-    size_t nmaps;
-    struct mapinfo *maps = session_maps(s, &nmaps);
-    int rc = assign_elves(maps, nmaps, s->nmaps == 0, elves, err, errlen);
-    free(maps);
-    return rc;
-}
-
-/* The locations of site st, innermost first (a named one for the frameless kinds): *nloc. */
-static void site_locs(struct prof *p, const struct session *s, const struct site *st,
-                      struct mapinfo *maps, size_t nmaps, int bare, struct loc_cache *cache,
-                      uint64_t *locs, uint32_t *nloc)
-{
-    const struct msamp_arch *arch = msamp_arch_get(s->arch);
-    uint32_t depth = 0, n = 0;
-    const uint64_t *fr = session_site_stack(s, st, &depth);
-    for (uint32_t k = 0; fr && k < depth; k++) {
-        uint64_t a = msamp_arch_call_site(arch, s->ptr_size, fr[k]);
-        locs[n++] = frame_location(p, maps, nmaps, bare, cache, a);
-    }
-    if (n == 0)
-        locs[n++] = named_location(p, session_site_kind(st));
-    *nloc = n;
-}
 
 /* Whether a site's samples may share their stack with another site's and must be merged into
  * one pprof sample (interned): only the frameless kinds and a definition two stack ids reached (a
@@ -511,7 +76,7 @@ static uint32_t origin_labels(struct prof *p, const struct session *s, struct pr
     if (s->device_id_len)
         out[n++] = str_label(p, "device", s->device_id, s->device_id_len);
     if (s->build_id_len) {
-        hex(text, s->build_id, s->build_id_len);
+        bid_hex(text, s->build_id, s->build_id_len);
         out[n++] = (struct prof_label){prof_cstr(p, "build_id"), prof_cstr(p, text), 0, 0};
     }
     if (s->have_header) {
@@ -561,121 +126,6 @@ struct agebin {
     uint64_t samples;
 };
 
-/* One sample of a site: its values (estimates), rounded; key "age", "lifetime" or NULL (the rest,
- * no time label). */
-#define MAX_PARTS (2 * 16 + 2)
-struct part {
-    double x[V_ALL];
-    int64_t v[V_ALL];
-    const char *key;
-    unsigned bucket;
-    /* Of its in-use objects and bytes, realloc chains' (allocated at their reallocs' sites): in
-     * use above allocated by that much is not repaired (docs/DRAIN.md "Realloc chains"). */
-    double chain[2];
-};
-
-/* Rounds each value column of the parts so that the rounded parts add up to the rounded sum of the
- * column: each part gets its value's floor (an allocated value at least its part's rounded in-use
- * one, unless it is below it unrounded), and the units left go to the largest remainders.
- * Negative values count as 0; values beyond 2^53 are rounded one by one. */
-static void round_parts(struct part *parts, size_t np)
-{
-    for (size_t k = 0; k < np; k++) /* variances and counts: each alone */
-        for (int c = V_COUNT; c < V_ALL; c++)
-            parts[k].v[c] = round_val(parts[k].x[c]);
-    for (int c = 0; c < V_COUNT; c++) {
-        double sum = 0;
-        int big = 0;
-        for (size_t k = 0; k < np; k++) {
-            double x = parts[k].x[c] > 0 ? parts[k].x[c] : 0;
-            sum += x;
-            big |= x > 9.0e15;
-        }
-        if (big || sum > 9.0e15) {
-            for (size_t k = 0; k < np; k++)
-                parts[k].v[c] = round_val(parts[k].x[c]);
-            continue;
-        }
-        int64_t left = round_val(sum);
-        for (size_t k = 0; k < np; k++) {
-            double x = parts[k].x[c] > 0 ? parts[k].x[c] : 0;
-            parts[k].v[c] = (int64_t)floor(x);
-            /* A part's allocated values are not rounded below its in-use ones (the in-use
-             * columns come first) when they are not below them unrounded. */
-            if ((c == V_ALLOC_N || c == V_ALLOC_B) && x >= parts[k].x[c - 2] * (1 - 1e-12) &&
-                parts[k].v[c] < parts[k].v[c - 2])
-                parts[k].v[c] = parts[k].v[c - 2];
-            left -= parts[k].v[c];
-        }
-        while (left > 0) { /* at most np units */
-            size_t best = np;
-            double frac = -1;
-            for (size_t k = 0; k < np; k++) {
-                double x = parts[k].x[c] > 0 ? parts[k].x[c] : 0;
-                double f = x - (double)parts[k].v[c];
-                if (f > frac && f > 0) {
-                    frac = f;
-                    best = k;
-                }
-            }
-            if (best == np)
-                break;
-            parts[best].v[c]++;
-            left--;
-        }
-    }
-}
-
-/* In use never above allocated (docs/DRAIN.md), in every sample, but for realloc chains: a live
- * part whose in-use is above its allocated share (its entries' weights raised since they were
- * counted as allocated: a replayed thinning's survivors, an interval corrected by a LIVE record)
- * takes the difference from the site's other parts' allocated values (what they hold beyond their
- * own in-use); only what the whole site lacks is added (the site's allocated values raised to its
- * in-use: returns 1, counted as alloc_raised). A realloc chain's in-use is at its first site and
- * the allocation of its latest block at the realloc's site (allocated counts every block the
- * allocator returned, where it was asked for): that part of the in-use (part.chain) is not
- * covered, so a first site may show more in use than it allocated. */
-static int cover_inuse(struct part *parts, size_t np)
-{
-    int raised = 0;
-    for (int c = V_ALLOC_N; c <= V_ALLOC_B; c++) {
-        int u = c - 2; /* the in-use column of the same unit */
-        for (size_t k = 0; k < np; k++) {
-            double backed = parts[k].x[u] - parts[k].chain[c - V_ALLOC_N];
-            double need = backed - parts[k].x[c];
-            for (size_t j = 0; j < np && need > 0; j++) {
-                double bj = parts[j].x[u] - parts[j].chain[c - V_ALLOC_N];
-                double spare = parts[j].x[c] - (bj > 0 ? bj : 0);
-                if (j == k || !(spare > 0))
-                    continue;
-                double take = spare < need ? spare : need;
-                parts[j].x[c] -= take;
-                parts[k].x[c] += take;
-                need -= take;
-            }
-            if (need > 1e-9 * (1 + parts[k].x[u])) {
-                parts[k].x[c] += need;
-                raised = 1;
-            } else if (need > 0) {
-                parts[k].x[c] = backed;
-            }
-        }
-    }
-    return raised;
-}
-
-/* A lossy line: the allocations counted of blocks no longer live (and their frees) are those
- * whose records arrived, a share 1 - q of them (up = 1 / (1 - q)); the live blocks' are whole (a
- * LIVE record counts one whose ALLOC was lost): the values x of a part that is no age bin scaled.
- * Said in the comments (add_comments). */
-static void lossy_scale(double *x, double up)
-{
-    for (int c = V_ALLOC_N; c <= V_FREE_B; c++)
-        x[c] *= up;
-    x[V_ALLOC_NV] *= up * up;
-    x[V_ALLOC_BV] *= up * up;
-}
-
 /* Site i's totals tot (the sum of its samples' values) as its sample of out->agg, with the
  * sampled allocations behind them (inuse_cnt, and the site's alloc_samples). */
 static void site_total(struct prof *p, const struct session *s, uint32_t i, const uint64_t *locs,
@@ -697,39 +147,30 @@ static void site_total(struct prof *p, const struct session *s, uint32_t i, cons
     out->alloc_samples[si] += s->sites[i].alloc_samples;
 }
 
-/* cover_inuse and round_parts of a site whose only part is the rest x (no live entry, no lifetime
- * bin: every site of untracked allocations), in fewer steps: the rest's in-use values are 0, so
- * cover_inuse only raises an allocated value below 0 to 0, and each column of one part rounds to
- * round_val of its value. The values go to v (*any: one is not 0); returns cover_inuse's value. */
-static int round_rest(const double *x, int64_t *v, int *any)
-{
-    int raised = x[V_ALLOC_N] < -1e-9 || x[V_ALLOC_B] < -1e-9;
-    int64_t bits = 0;
-    for (int c = 0; c < V_ALL; c++) {
-        v[c] = round_val(x[c]);
-        bits |= v[c];
-    }
-    *any = bits != 0;
-    return raised;
-}
-
 /* The samples of every site (docs/DRAIN.md "Lifetimes"): one per age bucket of its live entries
  * (in use and their allocated share, label `age`), one per lifetime bucket of its freed entries
  * (allocated and freed, label `lifetime`), and one with the rest of its allocated and freed
  * totals (allocations without a slot, entries whose free was inferred or had no time), without a
  * time label. With agg, the per-site totals go to out->agg, one sample per distinct stack, for
  * reports (a profile written alone does without: 10^6 sites' totals are 100+ MB). */
-static void site_samples(struct prof *p, const struct session *s, struct mapinfo *maps,
-                         size_t nmaps, int bare, struct loc_cache *cache, struct built *out, int agg)
+/* The live entries' age bins of a session, and per site the lists of them and of its lifetime
+ * bins (session.life). */
+struct site_bins {
+    struct agebin *ages;
+    size_t nages, capages;
+    uint32_t *age_head, *life_head, *life_next;
+};
+
+static void site_bins_of(const struct session *s, struct site_bins *sb)
 {
-    /* Age bins of the live entries, and per-site lists of them and of the lifetime bins. */
     struct umap idx = {0};
-    struct agebin *ages = NULL;
-    size_t nages = 0, capages = 0;
+    memset(sb, 0, sizeof(*sb));
     /* The lists' heads only when there are entries (10^6 sites: 4 MiB each). */
     uint32_t *age_head = s->nlive ? xmalloc((s->nsites + 1) * sizeof(uint32_t)) : NULL;
     uint32_t *life_head = s->nlife ? xmalloc((s->nsites + 1) * sizeof(uint32_t)) : NULL;
     uint32_t *life_next = xmalloc((s->nlife + 1) * sizeof(uint32_t));
+    struct agebin *ages = NULL;
+    size_t nages = 0, capages = 0;
     for (size_t i = 0; age_head && i < s->nsites; i++)
         age_head[i] = UINT32_MAX;
     for (size_t i = 0; life_head && i < s->nsites; i++)
@@ -769,7 +210,162 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         life_head[s->life[l].site] = (uint32_t)l;
     }
     umap_free(&idx);
+    *sb = (struct site_bins){ages, nages, capages, age_head, life_head, life_next};
+}
 
+static void site_bins_free(struct site_bins *sb)
+{
+    free(sb->ages);
+    free(sb->age_head);
+    free(sb->life_head);
+    free(sb->life_next);
+}
+
+/* One site's samples being added: where, with which locations and labels. */
+struct site_out {
+    struct prof *p;
+    const struct session *s;
+    struct built *out;
+    int agg, merge;
+    uint32_t site, nloc, nl;
+    const uint64_t *locs;
+    struct prof_label *labels; /* nl of them, room for a time label after */
+    double up;                 /* the lossy line's scale (1: none) */
+};
+
+/* A site with neither live entries nor lifetime bins: one sample without a time label (what
+ * site_parts_add makes of it, in fewer steps; 10^6 distinct stacks of untracked allocations are
+ * all such). */
+static void site_rest_add(const struct site_out *o, const struct site *st,
+                          const struct site_refused *rf, double rv_n, double rv_b)
+{
+    struct prof *p = o->p;
+    const struct session *s = o->s;
+    struct built *out = o->out;
+    uint32_t i = o->site;
+    double up = o->up;
+    double x[V_ALL] = {0, 0, st->alloc_n, st->alloc_b, st->free_n, st->free_b, 0, 0,
+                       rv_n > 0 ? rv_n : 0, rv_b > 0 ? rv_b : 0,
+                       (double)st->alloc_samples, rf->n, rf->b,
+                       (double)rf->samples};
+    if (up > 1.0)
+        lossy_scale(x, up);
+    int64_t v[V_ALL];
+    int any;
+    out->alloc_raised += (uint64_t)round_rest(x, v, &any);
+    if (any)
+        out->site_prof[i] = prof_add_sample(p, o->locs, o->nloc, v, o->labels, o->nl, o->merge);
+    if (o->agg)
+        site_total(p, s, i, o->locs, o->nloc, o->merge, v, 0, out);
+}
+
+/* The site's parts (age bins, lifetime bins, the rest) into parts: how many; *inuse_cnt the
+ * sampled entries of its age bins. */
+static size_t site_parts(const struct site_bins *sb, const struct session *s, const struct site *st,
+                         const struct site_refused *rf, uint32_t age0, uint32_t life0,
+                         double rv_n, double rv_b, struct part *parts, uint64_t *inuse_cnt_out)
+{
+    const struct agebin *ages = sb->ages;
+    const uint32_t *life_next = sb->life_next;
+    size_t np = 0;
+    double ra_n = st->alloc_n, ra_b = st->alloc_b, rf_n = st->free_n, rf_b = st->free_b;
+    uint64_t inuse_cnt = 0;
+    for (uint32_t a = age0; a != UINT32_MAX && np < MAX_PARTS - 1; a = ages[a].next) {
+        const struct agebin *g = &ages[a];
+        parts[np++] = (struct part){{g->n, g->b, g->an, g->ab, 0, 0, g->v[0], g->v[1], g->v[2],
+                                     g->v[3], 0, 0, 0, 0},
+                                    {0},
+                                    "age",
+                                    g->bucket,
+                                    {g->cn, g->cb}};
+        ra_n -= g->an;
+        ra_b -= g->ab;
+        rv_n -= g->v[2];
+        rv_b -= g->v[3];
+        inuse_cnt += g->samples;
+    }
+    for (uint32_t l = life0; l != UINT32_MAX && np < MAX_PARTS - 1; l = life_next[l]) {
+        const struct lifebin *lb = &s->life[l];
+        parts[np++] = (struct part){
+            {0, 0, lb->an, lb->ab, lb->fn, lb->fb, 0, 0, 0, 0, 0, 0, 0, 0}, {0}, "lifetime",
+            lb->bucket,
+            {0, 0}};
+        ra_n -= lb->an;
+        ra_b -= lb->ab;
+        rf_n -= lb->fn;
+        rf_b -= lb->fb;
+    }
+    /* The rest holds the allocated variance the age bins do not (the lifetime bins' too),
+     * the site's sampled allocations and its refused samples. */
+    parts[np++] = (struct part){{0, 0, ra_n, ra_b, rf_n, rf_b, 0, 0, rv_n > 0 ? rv_n : 0,
+                                 rv_b > 0 ? rv_b : 0, (double)st->alloc_samples,
+                                 rf->n, rf->b, (double)rf->samples},
+                                {0},
+                                NULL,
+                                AGE_UNKNOWN,
+                                {0, 0}};
+    *inuse_cnt_out = inuse_cnt;
+    return np;
+}
+
+/* The site's parts, rounded so that they add up to the site's rounded totals (largest
+ * remainders: the per-site totals of a split profile are those of an unsplit one), as samples:
+ * one per timed part, the untimed ones summed into one after them. */
+static void site_parts_add(const struct site_out *o, struct part *parts, size_t np,
+                           uint64_t inuse_cnt)
+{
+    struct prof *p = o->p;
+    struct built *out = o->out;
+    uint32_t i = o->site;
+    double up = o->up;
+    for (size_t k = 0; k < np && up > 1.0; k++)
+        if (parts[k].key == NULL || strcmp(parts[k].key, "age") != 0)
+            lossy_scale(parts[k].x, up);
+    int raised = cover_inuse(parts, np);
+    round_parts(parts, np);
+    int64_t tot[V_ALL] = {0}, untimed[V_ALL] = {0};
+    int any_untimed = 0;
+    for (size_t k = 0; k <= np; k++) {
+        /* Parts without a time label share their labels: one sample, after the others. */
+        int64_t *v = k < np ? parts[k].v : untimed;
+        int timed = k < np && parts[k].key && parts[k].bucket != AGE_UNKNOWN;
+        if (k < np && !(parts[k].chain[0] > 0)) {
+            if (v[V_ALLOC_N] < v[V_INUSE_N]) /* rounding beyond 2^53 alone */
+                v[V_ALLOC_N] = v[V_INUSE_N];
+            if (v[V_ALLOC_B] < v[V_INUSE_B])
+                v[V_ALLOC_B] = v[V_INUSE_B];
+        }
+        int64_t bits = 0;
+        for (int c = 0; c < V_ALL; c++)
+            bits |= v[c];
+        int any = bits != 0;
+        if (!any || (k == np && !any_untimed))
+            continue;
+        if (k < np && !timed) {
+            if (any_untimed) /* the first (mostly the only one: the rest) is copied */
+                add_values(untimed, v);
+            else
+                memcpy(untimed, v, sizeof(untimed));
+            any_untimed = 1;
+            continue;
+        }
+        uint32_t n = o->nl;
+        if (timed)
+            o->labels[n++] = time_label(p, parts[k].key, parts[k].bucket);
+        uint32_t ps = prof_add_sample(p, o->locs, o->nloc, v, o->labels, n, o->merge);
+        if (out->site_prof[i] == UINT32_MAX)
+            out->site_prof[i] = ps;
+        if (o->agg)
+            add_values(tot, v);
+    }
+    out->alloc_raised += (uint64_t)raised;
+    if (o->agg)
+        site_total(p, o->s, i, o->locs, o->nloc, o->merge, tot, inuse_cnt, out);
+}
+
+/* The built profile's per-site maps (site_prof; with agg, site_agg and the agg profile's types). */
+static void site_maps_init(struct built *out, const struct session *s, int agg)
+{
     out->site_prof = xmalloc((s->nsites + 1) * sizeof(uint32_t));
     for (size_t i = 0; i < s->nsites; i++)
         out->site_prof[i] = UINT32_MAX;
@@ -781,6 +377,14 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         for (int i = 0; i < V_ALL; i++)
             prof_add_type(&out->agg, sample_type_names[i][0], sample_type_names[i][1]);
     }
+}
+
+static void site_samples(struct prof *p, const struct session *s, struct mapinfo *maps,
+                         size_t nmaps, int bare, struct loc_cache *cache, struct built *out, int agg)
+{
+    struct site_bins sb;
+    site_bins_of(s, &sb);
+    site_maps_init(out, s, agg);
     uint64_t locs[MSAMP_DEC_MAX_DEPTH];
     struct prof_label labels[DRAIN_SITE_LABELS + 1], origin[3];
     uint32_t norigin = origin_labels(p, s, origin);
@@ -792,8 +396,8 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         const struct site_refused *rf = session_site_refused(s, (uint32_t)i);
         for (int k = 0; k < MSAMP_FAIL_KINDS; k++)
             failed |= rr->fail_n[k] != 0;
-        uint32_t age0 = age_head ? age_head[i] : UINT32_MAX;
-        uint32_t life0 = life_head ? life_head[i] : UINT32_MAX;
+        uint32_t age0 = sb.age_head ? sb.age_head[i] : UINT32_MAX;
+        uint32_t life0 = sb.life_head ? sb.life_head[i] : UINT32_MAX;
         /* A site whose every sample --min-lifetime left out (culled) keeps its locations and,
          * with agg, a sample of zeros: the views that saw it live name it (the timeline). */
         int sampled = age0 != UINT32_MAX || st->alloc_samples || st->free_samples ||
@@ -820,113 +424,17 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
             continue;
         uint32_t nl = sample_labels(p, s, (uint32_t)i, origin, norigin, labels);
         double rv_n = s->site_var[i].n, rv_b = s->site_var[i].b;
+        struct site_out o = {p, s, out, agg, merge, (uint32_t)i, nloc, nl, locs, labels, up};
         if (age0 == UINT32_MAX && life0 == UINT32_MAX) {
-            /* The rest alone: one sample without a time label (what the parts below make of it,
-             * in fewer steps; 10^6 distinct stacks of untracked allocations are all such). */
-            double x[V_ALL] = {0, 0, st->alloc_n, st->alloc_b, st->free_n, st->free_b, 0, 0,
-                               rv_n > 0 ? rv_n : 0, rv_b > 0 ? rv_b : 0,
-                               (double)st->alloc_samples, rf->n, rf->b,
-                               (double)rf->samples};
-            if (up > 1.0)
-                lossy_scale(x, up);
-            int64_t v[V_ALL];
-            int any;
-            out->alloc_raised += (uint64_t)round_rest(x, v, &any);
-            if (any)
-                out->site_prof[i] = prof_add_sample(p, locs, nloc, v, labels, nl, merge);
-            if (agg)
-                site_total(p, s, (uint32_t)i, locs, nloc, merge, v, 0, out);
+            site_rest_add(&o, st, rf, rv_n, rv_b);
             continue;
         }
-        /* The site's parts (age bins, lifetime bins, the rest), rounded so that they add up to
-         * the site's rounded totals (largest remainders): the per-site totals of a split profile
-         * are those of an unsplit one. */
         struct part parts[MAX_PARTS];
-        size_t np = 0;
-        double ra_n = st->alloc_n, ra_b = st->alloc_b, rf_n = st->free_n, rf_b = st->free_b;
-        uint64_t inuse_cnt = 0;
-        for (uint32_t a = age0; a != UINT32_MAX && np < MAX_PARTS - 1; a = ages[a].next) {
-            const struct agebin *g = &ages[a];
-            parts[np++] = (struct part){{g->n, g->b, g->an, g->ab, 0, 0, g->v[0], g->v[1], g->v[2],
-                                         g->v[3], 0, 0, 0, 0},
-                                        {0},
-                                        "age",
-                                        g->bucket,
-                                        {g->cn, g->cb}};
-            ra_n -= g->an;
-            ra_b -= g->ab;
-            rv_n -= g->v[2];
-            rv_b -= g->v[3];
-            inuse_cnt += g->samples;
-        }
-        for (uint32_t l = life0; l != UINT32_MAX && np < MAX_PARTS - 1; l = life_next[l]) {
-            const struct lifebin *lb = &s->life[l];
-            parts[np++] = (struct part){
-                {0, 0, lb->an, lb->ab, lb->fn, lb->fb, 0, 0, 0, 0, 0, 0, 0, 0}, {0}, "lifetime",
-                lb->bucket,
-                {0, 0}};
-            ra_n -= lb->an;
-            ra_b -= lb->ab;
-            rf_n -= lb->fn;
-            rf_b -= lb->fb;
-        }
-        /* The rest holds the allocated variance the age bins do not (the lifetime bins' too),
-         * the site's sampled allocations and its refused samples. */
-        parts[np++] = (struct part){{0, 0, ra_n, ra_b, rf_n, rf_b, 0, 0, rv_n > 0 ? rv_n : 0,
-                                     rv_b > 0 ? rv_b : 0, (double)st->alloc_samples,
-                                     rf->n, rf->b, (double)rf->samples},
-                                    {0},
-                                    NULL,
-                                    AGE_UNKNOWN,
-                                    {0, 0}};
-        for (size_t k = 0; k < np && up > 1.0; k++)
-            if (parts[k].key == NULL || strcmp(parts[k].key, "age") != 0)
-                lossy_scale(parts[k].x, up);
-        int raised = cover_inuse(parts, np);
-        round_parts(parts, np);
-        int64_t tot[V_ALL] = {0}, untimed[V_ALL] = {0};
-        int any_untimed = 0;
-        for (size_t k = 0; k <= np; k++) {
-            /* Parts without a time label share their labels: one sample, after the others. */
-            int64_t *v = k < np ? parts[k].v : untimed;
-            int timed = k < np && parts[k].key && parts[k].bucket != AGE_UNKNOWN;
-            if (k < np && !(parts[k].chain[0] > 0)) {
-                if (v[V_ALLOC_N] < v[V_INUSE_N]) /* rounding beyond 2^53 alone */
-                    v[V_ALLOC_N] = v[V_INUSE_N];
-                if (v[V_ALLOC_B] < v[V_INUSE_B])
-                    v[V_ALLOC_B] = v[V_INUSE_B];
-            }
-            int64_t bits = 0;
-            for (int c = 0; c < V_ALL; c++)
-                bits |= v[c];
-            int any = bits != 0;
-            if (!any || (k == np && !any_untimed))
-                continue;
-            if (k < np && !timed) {
-                if (any_untimed) /* the first (mostly the only one: the rest) is copied */
-                    add_values(untimed, v);
-                else
-                    memcpy(untimed, v, sizeof(untimed));
-                any_untimed = 1;
-                continue;
-            }
-            uint32_t n = nl;
-            if (timed)
-                labels[n++] = time_label(p, parts[k].key, parts[k].bucket);
-            uint32_t ps = prof_add_sample(p, locs, nloc, v, labels, n, merge);
-            if (out->site_prof[i] == UINT32_MAX)
-                out->site_prof[i] = ps;
-            if (agg)
-                add_values(tot, v);
-        }
-        out->alloc_raised += (uint64_t)raised;
-        if (agg)
-            site_total(p, s, (uint32_t)i, locs, nloc, merge, tot, inuse_cnt, out);
+        uint64_t inuse_cnt;
+        size_t np = site_parts(&sb, s, st, rf, age0, life0, rv_n, rv_b, parts, &inuse_cnt);
+        site_parts_add(&o, parts, np, inuse_cnt);
     }
-    free(ages);
-    free(age_head);
-    free(life_head);
-    free(life_next);
+    site_bins_free(&sb);
 }
 
 /* The peak profile's samples: each site's in-use at the peak of the estimate (docs/DRAIN.md
@@ -1006,14 +514,52 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
                       const struct msamp_dec_stats *dec_now, struct built *out, char *err,
                       size_t errlen, enum build_what what);
 
+/* The six standard sample types first, in drain's order. */
+int prof_std_types(const struct prof *p)
+{
+    static const char *const names[V_COUNT] = {"inuse_objects", "inuse_space", "alloc_objects",
+                                               "alloc_space",   "freed_objects", "freed_space"};
+    if (p->nvt < V_COUNT)
+        return 0;
+    for (int i = 0; i < V_COUNT; i++)
+        if (prof_vt_index(p, names[i]) != i)
+            return 0;
+    return 1;
+}
+
+int prof_has_variances(const struct prof *p)
+{
+    return prof_std_types(p) && prof_vt_index(p, "inuse_objects_var") == V_INUSE_NV &&
+           prof_vt_index(p, "inuse_space_var") == V_INUSE_BV &&
+           prof_vt_index(p, "alloc_objects_var") == V_ALLOC_NV &&
+           prof_vt_index(p, "alloc_space_var") == V_ALLOC_BV &&
+           prof_vt_index(p, "alloc_samples") == V_SAMPLES;
+}
+
+int prof_has_refused(const struct prof *p)
+{
+    return prof_has_variances(p) && prof_vt_index(p, "inuse_refused_objects") == V_REF_N &&
+           prof_vt_index(p, "inuse_refused_space") == V_REF_B &&
+           prof_vt_index(p, "refused_samples") == V_REF_SAMPLES;
+}
+
+int check_elves(const struct session *s, const struct elf_set *elves, char *err, size_t errlen)
+{
+    size_t nmaps;
+    struct mapinfo *maps = session_maps(s, &nmaps);
+    int rc = assign_elves(maps, nmaps, s->nmaps == 0, elves, err, errlen);
+    free(maps);
+    return rc;
+}
+
 const struct session *built_session(const struct built *b, const struct session *s)
 {
     return b->replayed ? b->replayed : s;
 }
 
-int build_profile(const struct session *s, const struct elf_set *elves, const char *kind,
-                  const struct msamp_dec_stats *dec_now, int agg, struct built *out, char *err,
-                  size_t errlen)
+int pprof_build(const struct session *s, const struct elf_set *elves, const char *kind,
+                const struct msamp_dec_stats *dec_now, int agg, struct built *out, char *err,
+                size_t errlen)
 {
     /* A session whose header never came holds its records unapplied: build from them replayed
      * with defaults (the session itself keeps them, for a header that may still come). */
@@ -1050,6 +596,7 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
     prof_init(p);
     /* Without the reports nothing but the file's writer reads the samples: encoded at once. */
     p->encode_samples = what != BUILD_WITH_AGG;
+    p->encode_sample = prof_encode_sample;
     for (int i = 0; i < (peak ? V_ALLOC_N : V_ALL); i++)
         prof_add_type(p, sample_type_names[i][0], sample_type_names[i][1]);
     p->default_sample_type = prof_cstr(p, "inuse_space");
@@ -1078,7 +625,7 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
         assign_libraries(maps, nmaps);
     for (size_t i = 0; i < nmaps; i++) {
         char bid[BID_HEX_SIZE];
-        hex(bid, maps[i].build_id, maps[i].build_id_len);
+        bid_hex(bid, maps[i].build_id, maps[i].build_id_len);
         const char *file = bare && maps[i].elf ? sym_path(maps[i].elf) : maps[i].path;
         int sym = maps[i].elf != NULL;
         struct prof_mapping m = {maps[i].start, maps[i].limit, maps[i].offset,
@@ -1097,17 +644,6 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
         agg_by_symbols(out, s->nsites);
     free(cache.id);
     add_comments(p, s, kind, dec_now, out);
-    if (!peak) {
-        growth_store(s, p, out->site_prof);
-        if (s->interval_max)
-            unseen_write(p, (double)s->interval_max);
-        char text[512];
-        int complete = session_completeness(s, strncmp(kind, "partial", 7) != 0, text,
-                                            sizeof(text));
-        marks_store(s, dec_now, complete, p);
-        clock_store(s, p);
-        ended_store(s, kind, p);
-    }
 out:
     free(maps);
     if (rc != 0)

@@ -1,4 +1,4 @@
-#include "symbolize.h"
+#include "pprof/symbolize.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>

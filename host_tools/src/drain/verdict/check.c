@@ -20,13 +20,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
 #include "verdict/ended.h"
 #include "verdict/exhaust.h"
 #include "verdict/growth.h"
 #include "verdict/load.h"
-#include "verdict/marks.h"
 #include "verdict/vprof.h"
+#include "util.h"
 
 #define CHECK_MAX_BUDGETS 1024
 #define CHECK_MAX_SPEC 512

@@ -1,8 +1,7 @@
-/* `drain check` and `drain diff` (docs/VERDICTS.md). */
+/* `drain check` (verdict/check.c, docs/VERDICTS.md). */
 #ifndef DRAIN_CHECK_H
 #define DRAIN_CHECK_H
 
 int drain_check(int argc, char **argv);
-int drain_diff(int argc, char **argv);
 
 #endif

@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "prof_model.h"
-#include "session.h"
-#include "verdict/growth_track.h"
+#include "pprof/prof_model.h"
+#include "model/session.h"
+#include "pprof/vcomment.h"
 
 #define CLOCK_HINT                                                                                 \
     "every time, rate and lifetime of the session is off by as much (a firmware that misreads "  \

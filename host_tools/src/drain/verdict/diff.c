@@ -11,12 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
-#include "verdict/check.h"
 #include "verdict/ended.h"
 #include "verdict/load.h"
 #include "verdict/json_out.h"
 #include "verdict/vprof.h"
+#include "verdict/diff.h"
+#include "util.h"
 
 #define DIFF_FDR 0.05
 

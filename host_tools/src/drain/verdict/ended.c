@@ -4,10 +4,10 @@
 #include <math.h>
 #include <string.h>
 
-#include "prof_model.h"
-#include "session.h"
-#include "verdict/growth_track.h"
-#include "verdict/vprof.h"
+#include "model/session.h"
+#include "pprof/prof_model.h"
+#include "pprof/vcomment.h"
+#include "verdict/vjson.h"
 
 static const char *const kinds[ENDED_KINDS] = {"end", "reset", "cut", "unknown"};
 

@@ -34,12 +34,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heap.h"
-#include "prof_model.h"
-#include "session.h"
+#include "model/heap.h"
+#include "model/session.h"
+#include "pprof/prof_model.h"
+#include "pprof/vcomment.h"
 #include "verdict/growth.h"
-#include "verdict/growth_track.h"
-#include "verdict/vprof.h"
+#include "verdict/vjson.h"
 
 #define Z95 1.959963984540054
 

@@ -4,7 +4,7 @@
  * use grows at (the leaks by growth's slopes summed, with their variance; the session's sampled
  * in-use trend over the same window when there is no leak). T = free / rate, its 95 % interval the
  * rate's inverted: [free / hi, free / lo], unbounded above when the rate's low end is not above 0
- * ("not running out within free / hi"). Made once where the profile is built (growth_store),
+ * ("not running out within free / hi"). Made once where the profile is built (verdict/stamp.c),
  * stored as the comment "msamp-verdict exhaustion|..." and read back by every view, `drain check`
  * and the fleet.
  */
@@ -15,7 +15,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "verdict/est.h"
+#include "model/est.h"
 
 struct prof;
 struct session;
@@ -59,12 +59,4 @@ int exhaust_json(FILE *f, const struct exhaustion *e);
 int exhaust_running_out(const struct exhaustion *e);
 /* Seconds in one unit as the texts write them: "3.70 h", "12.0 min", "45.0 s", "2.50 d". */
 void fmt_secs(char *out, size_t n, double s);
-/* The verdict in one phrase, the driver named by site (its frames, as --top names a site):
- * "heap runs out in 3.70 h [3.20 h, 4.38 h] (95 %) at the present growth, driven by SITE",
- * "heap not running out within 41.0 d (95 %) at the present growth (its growth's interval
- * includes 0)", "time to exhaustion unknown: WHY". 0 when p holds no forecast. */
-int exhaust_text(const struct prof *p, char *out, size_t n);
-/* Its line (--top), when p holds a forecast. */
-void exhaust_print(FILE *f, const struct prof *p);
-
 #endif

@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
 #include "verdict/clock.h"
 #include "verdict/ended.h"
 #include "verdict/exhaust.h"
 #include "verdict/growth.h"
 #include "verdict/vprof.h"
+#include "util.h"
 
 #define JSON_MAX_LEAKS 4096
 

@@ -4,8 +4,8 @@
 
 #include <stdio.h>
 
-#include "prof_model.h"
-#include "verdict/est.h"
+#include "pprof/prof_model.h"
+#include "model/est.h"
 
 struct vprof;
 

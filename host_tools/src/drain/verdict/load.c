@@ -9,7 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "prof_file.h"
+#include "pprof/prof_file.h"
 #include "util.h"
 
 int verdict_load(struct prof *p, const char *path, char *const *elves, size_t nelf, char *why,

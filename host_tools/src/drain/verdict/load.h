@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "prof_model.h"
+#include "pprof/prof_model.h"
 
 /* Reads path as a pprof profile; when it is none, runs drain on it as a stream (with these
  * --elf files) and reads the profile of its first session. 0, or -1 with why. */

@@ -6,11 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
-#include "prof_model.h"
-#include "profile.h"
-#include "session.h"
-#include "verdict/growth_track.h"
+#include "pprof/profile.h"
+#include "pprof/prof_model.h"
+#include "pprof/vcomment.h"
 
 void marks_write(struct prof *p, const struct prof_marks *m)
 {

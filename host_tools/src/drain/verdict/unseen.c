@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "prof_model.h"
-#include "verdict/growth_track.h"
+#include "pprof/prof_model.h"
+#include "pprof/vcomment.h"
 
 /* P(no sample in L bytes) = exp(-L/R) <= 1/40 once L >= R ln 40: the one-sided 97.5 % bound, the
  * upper end of a 95 % interval whose lower end is 0. */

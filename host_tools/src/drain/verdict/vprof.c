@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "merge.h"
-#include "profile.h"
-#include "util.h"
+#include "verdict/merge.h"
+#include "pprof/profile.h"
 #include "verdict/unseen.h"
+#include "util.h"
 
 const char *const vprof_est_name[E_COUNT] = {"inuse_bytes", "alloc_bytes", "inuse_objects",
                                              "alloc_objects"};
@@ -248,37 +248,6 @@ char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address)
         buf_put(&b, s->task, strlen(s->task));
     buf_put(&b, "", 1);
     return (char *)b.p;
-}
-
-void json_str(FILE *f, const char *s)
-{
-    if (s)
-        json_fput_str(f, s, strlen(s), 0);
-    else
-        fputs("null", f);
-}
-
-void json_num(FILE *f, double x)
-{
-    if (!isfinite(x))
-        fputs("null", f);
-    else if (x == floor(x) && fabs(x) < 9e15)
-        fprintf(f, "%.0f", x);
-    else
-        fprintf(f, "%.10g", x);
-}
-
-void json_interval(FILE *f, double est, double lo, double hi, int marked)
-{
-    fputs("{\"est\": ", f);
-    json_num(f, est);
-    fputs(", \"lo\": ", f);
-    json_num(f, lo);
-    fputs(", \"hi\": ", f);
-    json_num(f, hi);
-    if (marked)
-        fputs(", \"lower_bound\": true", f);
-    fputc('}', f);
 }
 
 void json_est(FILE *f, const struct vprof *v, int e, struct est x, int marked, double add)

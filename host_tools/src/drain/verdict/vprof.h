@@ -12,9 +12,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "prof_model.h"
-#include "verdict/est.h"
+#include "pprof/prof_model.h"
+#include "model/est.h"
 #include "verdict/marks.h"
+#include "verdict/vjson.h"
 
 /* The four estimates of a site (or a total), in this order. */
 enum { E_INUSE_B, E_ALLOC_B, E_INUSE_N, E_ALLOC_N, E_COUNT };
@@ -87,12 +88,7 @@ int vprof_interval(const struct vprof *v, int e, struct est x, double add, doubl
 /* The site's stack and task as one key (frames joined by '\n', then "task=" and its task; with
  * any_address, raw addresses, which move between runs, as "?"). The caller frees it. */
 char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address);
-/* JSON output: a string (quoted, escaped by json_fput_str, util.h; NULL: null), a number (null when not finite), an
- * estimate {"est","lo","hi"[,"lower_bound": true]} (null where not finite), and a site's stack
- * as an array of names. */
-void json_str(FILE *f, const char *s);
-void json_num(FILE *f, double x);
-void json_interval(FILE *f, double est, double lo, double hi, int marked);
+/* JSON output (the values: verdict/vjson.h): a site's stack as an array of names, and: */
 /* Estimate x of kind e of v's sites with its vprof_interval (hi raised by add) and, marked
  * (vprof_marked), "lower_bound": true. */
 void json_est(FILE *f, const struct vprof *v, int e, struct est x, int marked, double add);

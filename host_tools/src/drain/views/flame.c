@@ -1,4 +1,4 @@
-#include "flame.h"
+#include "views/flame.h"
 #include "util.h"
 
 #include <errno.h>

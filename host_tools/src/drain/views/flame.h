@@ -12,8 +12,8 @@
 
 #include <stdio.h>
 
-#include "profile.h"
-#include "session.h"
+#include "pprof/profile.h"
+#include "model/session.h"
 
 #define FLAME_MAX_DRAWN 8192  /* frames drawn at most */
 #define FLAME_WIDTH 1200      /* SVG width (px) */

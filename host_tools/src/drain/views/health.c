@@ -4,12 +4,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "heap.h"
-#include "report.h"
-#include "util.h"
-#include "verdict/growth.h"
+#include "model/heap.h"
 #include "verdict/json_out.h"
 #include "verdict/vprof.h"
+#include "views/health.h"
+#include "views/leaks.h"
+#include "views/site_name.h"
+#include "util.h"
 
 /* The leaks by growth the profile p stores (*lk: malloc'd, the caller frees), as --leaks and
  * --json read them: the heap's leaks are theirs (docs/HEALTH.md). */

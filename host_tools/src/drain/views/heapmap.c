@@ -1,12 +1,12 @@
 /* drain's heap map of a post-mortem dump (heapmap.h, docs/POSTMORTEM.md "The heap map"). */
-#include "heapmap.h"
+#include "views/heapmap.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "flame.h"
-#include "report.h"
+#include "views/flame.h"
+#include "views/site_name.h"
 #include "util.h"
 
 #define W 1000       /* the map's width in pixels */

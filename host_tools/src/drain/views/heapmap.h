@@ -10,9 +10,9 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "heapwalk.h"
-#include "profile.h"
-#include "session.h"
+#include "input/heapwalk.h"
+#include "pprof/profile.h"
+#include "model/session.h"
 
 int heapmap_write(const struct hw_heap *h, const struct session *s, const struct built *b,
                   const char *path, char *why, size_t whylen);

@@ -1,18 +1,18 @@
 /* --leaks (docs/DRAIN.md "Reports", docs/VERDICTS.md "Leaks by growth"): the leaks by growth and
  * the steps a profile stores, in text; the heap's verdict (views/health.c) names its leaks with the
  * same line; the peak's one line (--top and stderr). The verdicts are verdict/growth.c's, read
- * from the profile's comments (verdict/vcomment.c). */
+ * from the profile's comments (pprof/vcomment.c). */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "report.h"
-#include "util.h"
-#include "verdict/est.h"
 #include "verdict/exhaust.h"
 #include "verdict/growth.h"
-#include "verdict/growth_track.h"
 #include "verdict/marks.h"
+#include "views/leaks.h"
+#include "views/site_name.h"
+#include "model/est.h"
+#include "util.h"
 
 /* Sample si of p's frames, as --top names a site. */
 static void sample_text(const struct prof *p, uint32_t si, char *out, size_t n)

@@ -1,58 +1,18 @@
-#include "report.h"
+#include "views/report.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "msamp_arch.h"
-#include "verdict/est.h"
-#include "verdict/exhaust.h"
-#include "verdict/growth_track.h"
 #include "verdict/marks.h"
 #include "verdict/unseen.h"
-#include "task_use.h"
+#include "model/task_use.h"
+#include "views/health.h"
+#include "views/leaks.h"
+#include "views/site_name.h"
+#include "model/est.h"
 #include "util.h"
-
-/* Appends a location's frames to out: "func file:line" for the first frame of the site, then
- * "func:line" for the inlined callers and outer frames, or the address when unsymbolized. */
-static size_t site_frames(const struct prof *p, uint64_t loc_id, int first, char *out, size_t n,
-                          size_t len, int *frames)
-{
-    const struct prof_location *l = &p->location[loc_id - 1];
-    if (l->nline == 0 && len < n) {
-        char a[PROF_ADDR_TEXT];
-        len += (size_t)snprintf(out + len, n - len, "%s%s", first ? "" : " < ",
-                                prof_addr_text(p, l, a, NULL));
-        (*frames)++;
-    }
-    for (uint32_t j = 0; j < l->nline && len < n; j++) {
-        const struct prof_line *ln = &p->linepool[l->line_off + j];
-        const struct prof_function *f = &p->function[ln->function_id - 1];
-        const char *sep = first && j == 0 ? "" : " < ";
-        if (first && j == 0 && f->filename)
-            len += (size_t)snprintf(out + len, n - len, "%s%s %s:%lld", sep, p->str[f->name],
-                                    base_name(p->str[f->filename]), (long long)ln->line);
-        else if (ln->line > 0) /* the call's line tells two call sites in one caller apart */
-            len += (size_t)snprintf(out + len, n - len, "%s%s:%lld%s", sep, p->str[f->name],
-                                    (long long)ln->line, j + 1 < l->nline ? " (inline)" : "");
-        else
-            len += (size_t)snprintf(out + len, n - len, "%s%s%s", sep, p->str[f->name],
-                                    j + 1 < l->nline ? " (inline)" : "");
-        (*frames)++;
-    }
-    return len;
-}
-
-static void site_text(const struct built *b, const struct prof_sample *s, char *site, size_t n);
-
-void report_frames(const struct prof *p, const uint64_t *locs, uint32_t nloc, char *out, size_t n)
-{
-    size_t len = 0;
-    int frames = 0;
-    out[0] = 0;
-    for (uint32_t k = 0; k < nloc && frames < 5 && len < n - 1; k++)
-        len = site_frames(p, locs[k], k == 0, out, n, len, &frames);
-}
 
 static const struct built *sort_b;
 static int sort_v;
@@ -76,12 +36,6 @@ static const char *sample_task(const struct prof *strs, const struct prof *p,
             return strs->str[l->str];
     }
     return "";
-}
-
-/* A site's frames as one line (at most 5 frames), from its agg sample. */
-static void site_text(const struct built *b, const struct prof_sample *s, char *site, size_t n)
-{
-    report_frames(&b->prof, b->agg.locpool + s->loc_off, s->nloc, site, n);
 }
 
 /* tasks: the session has tasks (an RTOS device): a task column after the samples. marked: every
@@ -316,20 +270,6 @@ void report_top(FILE *f, const struct session *s, const struct built *b, size_t 
     }
     fail_table(f, s, b, n);
     health_top(f, s, b); /* views/health.c */
-}
-
-void report_site_name(const struct built *b, uint32_t site, char *out, size_t n)
-{
-    if (b->site_agg && b->site_agg[site] < b->agg.nsample) {
-        site_text(b, &b->agg.sample[b->site_agg[site]], out, n);
-        return;
-    }
-    snprintf(out, n, "(site %u)", site);
-    for (size_t i = 0; i < b->nfails; i++) /* a site of failures alone */
-        if (b->fails[i].site == site) {
-            report_frames(&b->prof, b->fails[i].locs, b->fails[i].nloc, out, n);
-            return;
-        }
 }
 
 /* Said once per run: most samples came without a single frame. */

@@ -1,15 +1,15 @@
-#include "timeline.h"
+#include "views/timeline.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "flame.h"
+#include "views/flame.h"
 #include "msamp_arch.h"
-#include "report.h"
-#include "verdict/exhaust.h"
-#include "verdict/growth.h"
+#include "views/health.h"
+#include "views/leaks.h"
+#include "views/site_name.h"
 #include "util.h"
 
 /* One time bin: the estimate after the last record that fell in it (its time in ts), and the

@@ -10,8 +10,8 @@
 #define DRAIN_TIMELINE_H
 
 #include "msamp_decode.h"
-#include "profile.h"
-#include "session.h"
+#include "pprof/profile.h"
+#include "model/session.h"
 
 #define TL_MAX_POINTS 1024 /* time bins of one session */
 #define TL_CANDIDATES 32   /* sites followed (largest peaks so far) */

@@ -1,21 +1,23 @@
 /* The table of drain's views (views.h): one entry a view. */
-#include "views.h"
+#include "views/views.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "flame.h"
-#include "heap.h"
-#include "heapmap.h"
-#include "heapwalk.h"
-#include "prof_file.h"
-#include "report.h"
-#include "timeline.h"
+#include "views/flame.h"
+#include "model/heap.h"
+#include "views/health.h"
+#include "views/heapmap.h"
+#include "views/leaks.h"
+#include "input/heapwalk.h"
+#include "pprof/prof_file.h"
+#include "views/report.h"
+#include "views/timeline.h"
 #include "util.h"
 #include "verdict/json_out.h"
-#include "verdict/growth_track.h"
-#include "task_use.h"
+#include "model/growth_track.h"
+#include "model/task_use.h"
 
 /* The views' options (views[]). */
 static int check_top(const char *arg, long *val, char *msg, size_t msglen)
@@ -184,7 +186,7 @@ static int write_heap_map(const struct view_run *r, char *why, size_t whylen)
 }
 
 /* The views' lines in drain --help (views[].help), in its order. --min-lifetime is the session
- * model's (drain.c's parse_args), said beside --lifetimes. */
+ * model's (driver/options.c), said beside --lifetimes. */
 static const char help_top[] =
     "  -t, --top N          print the top N sites by in-use and by allocated bytes\n";
 static const char help_folded[] =

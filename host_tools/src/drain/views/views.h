@@ -1,4 +1,4 @@
-/* drain's views (docs/VIEWS.md) as a table (views.c), which the driver (drain.c) reads to parse
+/* drain's views (docs/VIEWS.md) as a table (views.c), which the driver (driver/) reads to parse
  * their options, print their help, feed and write them. */
 #ifndef DRAIN_VIEWS_H
 #define DRAIN_VIEWS_H
@@ -6,8 +6,8 @@
 #include <stddef.h>
 
 #include "msamp_decode.h"
-#include "profile.h"
-#include "session.h"
+#include "pprof/profile.h"
+#include "model/session.h"
 
 /* The views (docs/VIEWS.md): what is written from a session's final profile besides the profile.
  * A view is one entry of views[]: its options, its lines in --help, what it needs and its writer.

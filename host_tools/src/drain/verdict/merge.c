@@ -1,4 +1,4 @@
-#include "merge.h"
+#include "verdict/merge.h"
 
 #include <errno.h>
 #include <math.h>
@@ -6,11 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "prof_codec.h"
-#include "prof_file.h"
-#include "prof_model.h"
-#include "profile.h"
-#include "verdict/growth_track.h"
+#include "pprof/prof_codec.h"
+#include "pprof/prof_file.h"
+#include "pprof/profile.h"
 #include "verdict/unseen.h"
 
 static int64_t tr_str(struct prof *dst, const struct prof *src, int64_t i)
@@ -21,35 +19,6 @@ static int64_t tr_str(struct prof *dst, const struct prof *src, int64_t i)
 static int same_str(const struct prof *a, int64_t i, const struct prof *b, int64_t j)
 {
     return a->strlen[i] == b->strlen[j] && memcmp(a->str[i], b->str[j], a->strlen[i]) == 0;
-}
-
-/* The six standard sample types first, in drain's order. */
-int prof_std_types(const struct prof *p)
-{
-    static const char *const names[V_COUNT] = {"inuse_objects", "inuse_space", "alloc_objects",
-                                               "alloc_space",   "freed_objects", "freed_space"};
-    if (p->nvt < V_COUNT)
-        return 0;
-    for (int i = 0; i < V_COUNT; i++)
-        if (prof_vt_index(p, names[i]) != i)
-            return 0;
-    return 1;
-}
-
-int prof_has_variances(const struct prof *p)
-{
-    return prof_std_types(p) && prof_vt_index(p, "inuse_objects_var") == V_INUSE_NV &&
-           prof_vt_index(p, "inuse_space_var") == V_INUSE_BV &&
-           prof_vt_index(p, "alloc_objects_var") == V_ALLOC_NV &&
-           prof_vt_index(p, "alloc_space_var") == V_ALLOC_BV &&
-           prof_vt_index(p, "alloc_samples") == V_SAMPLES;
-}
-
-int prof_has_refused(const struct prof *p)
-{
-    return prof_has_variances(p) && prof_vt_index(p, "inuse_refused_objects") == V_REF_N &&
-           prof_vt_index(p, "inuse_refused_space") == V_REF_B &&
-           prof_vt_index(p, "refused_samples") == V_REF_SAMPLES;
 }
 
 static int same_types(const struct prof *a, const struct prof *b)

@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 
-#include "prof_model.h"
+#include "pprof/prof_model.h"
 #include "util.h"
 #include "verdict/growth.h"
 #include "verdict/ended.h"
@@ -46,13 +46,6 @@ int merge_add(struct merger *mg, const struct prof *in, char *err, size_t errlen
 /* Sets time and duration and adds the "merged N profiles" comment. */
 void merge_finish(struct merger *mg);
 void merge_free(struct merger *mg);
-
-/* 1 when p's first sample types are drain's six standard ones, in their order; 1 when they are
- * followed by the variances and sample count (profile.h V_VARS): a profile with variances; 1 when
- * these are followed by the refused samples' types (profile.h V_ALL). */
-int prof_std_types(const struct prof *p);
-int prof_has_variances(const struct prof *p);
-int prof_has_refused(const struct prof *p);
 
 int drain_merge(int argc, char **argv);
 

@@ -1,4 +1,4 @@
-#include "input.h"
+#include "input/input.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rttprobe.h"
+#include "input/rttprobe.h"
 #include "util.h"
 
 static const char *gdb_elf, *gdb_scan;

@@ -6,7 +6,7 @@
  * this is the exact interval; it is skewed upward for few samples, where the symmetric normal
  * interval undercovers, and it becomes the normal interval as n grows. docs/VERDICTS.md.
  */
-#include "verdict/est.h"
+#include "model/est.h"
 
 #include <math.h>
 

@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "postmortem.h"
+#include "input/postmortem.h"
 
 enum hw_state {
     HW_REACHABLE,   /* a chain of pointers from a root reaches it */
@@ -96,7 +96,7 @@ void hw_describe(const struct hw_heap *h, char *out, size_t n);
 void hw_holder(const struct hw_heap *h, uint64_t a, char *out, size_t n);
 const char *hw_state_name(enum hw_state s);
 
-/* The heap of the dump being read (set by drain.c's run_dump for the views), or NULL. */
+/* The heap of the dump being read (set by driver/drain.c's run_dump for the views), or NULL. */
 extern struct hw_heap *hw_current;
 extern char hw_current_why[512]; /* why there is none */
 

@@ -1,12 +1,12 @@
 /*
- * drain: reads an msamp byte stream (tty, file, stdin, TCP as client or server), rebuilds each
- * device session and writes gzip-compressed pprof profiles, symbolized with --elf; prints top
- * sites and folded stacks.
- * `drain merge` merges profiles; `drain check` and `drain diff` judge them (verdict/). See docs/DRAIN.md.
+ * drain's driver: reads an msamp byte stream (tty, file, stdin, TCP as client or server), rebuilds
+ * each device session and writes gzip-compressed pprof profiles, symbolized with --elf; prints top
+ * sites and folded stacks; or reads a dump (--ram, --core) the same way. Its command line is
+ * options.c's. `drain merge` merges profiles; `drain check` and `drain diff` judge them
+ * (verdict/); `drain push` and `drain fleet` store and query them (fleet/). See docs/DRAIN.md.
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <stdio.h>
@@ -15,111 +15,27 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "control.h"
-#include "input.h"
-#include "fleet.h"
-#include "merge.h"
-#include "verdict/check.h"
-#include "verdict/clock.h"
+#include "driver/options.h"
+#include "fleet/fleet.h"
+#include "input/control.h"
+#include "input/heapwalk.h"
+#include "input/input.h"
+#include "input/postmortem.h"
+#include "input/rttprobe.h"
+#include "model/session.h"
 #include "msamp_decode.h"
-#include "heapwalk.h"
-#include "postmortem.h"
-#include "prof_file.h"
-#include "profile.h"
-#include "report.h"
-#include "rttprobe.h"
-#include "session.h"
-#include "symbolize.h"
+#include "verdict/merge.h"
+#include "pprof/prof_file.h"
+#include "pprof/profile.h"
+#include "pprof/symbolize.h"
 #include "util.h"
-#include "views.h"
-#include "verdict/growth_track.h"
-
-#define MAX_ELVES 16
-
-static const char usage_head[] =
-    "usage: drain [options] INPUT\n"
-    "       drain [options] --ram FILE@ADDR... | --core FILE\n"
-    "       drain merge OUT.pb.gz IN.pb.gz...\n"
-    "       drain check INPUT --budget SPEC... [--budgets FILE] [--junit FILE] [--json FILE]\n"
-    "                   [--elf FILE] [--per-budget]\n"
-    "       drain diff BASE NEW [--json FILE] [--top N]\n"
-    "       drain push --db CONNINFO PROFILE...\n"
-    "       drain fleet --db CONNINFO merge OUT.pb.gz|top|devices|leaks [FILTER]...\n"
-    "Reads an msamp stream and writes a gzip-compressed pprof heap profile per device session.\n"
-    "INPUT: a tty (/dev/ttyUSB0), a file, - for stdin, tcp:HOST:PORT (connect: QEMU -serial\n"
-    "  tcp:HOST:PORT,server), or tcp-listen:[HOST:]PORT (listen on HOST, default 127.0.0.1, and\n"
-    "  read the connection accepted: MSAMP_OUTPUT=tcp:..., QEMU -serial tcp:HOST:PORT), or\n"
-    "  gdb:HOST:PORT (the firmware's SEGGER RTT channel through a GDB server: QEMU -gdb,\n"
-    "  OpenOCD, JLinkGDBServer, pyocd gdbserver; the block found by --elf or --rtt-scan)\n"
-    "  -o, --output FILE    profile of the first session (default heap.pb.gz); later sessions\n"
-    "                       go to STEM.sN.pb.gz, partial profiles to STEM[.sN].partK.pb.gz\n"
-    "  -e, --elf FILE       symbolize with this ELF's DWARF (repeat for more images)\n"
-    "  -f, --force          symbolize even when the ELF's build-id differs from the stream's\n"
-    "  -b, --baud N         tty speed (default 115200)\n"
-    "      --rtt-scan ADDR:SIZE  gdb: scan this RAM for the RTT control block (default: the\n"
-    "                       symbol _SEGGER_RTT of the first --elf, else its writable sections)\n"
-    "  -F, --follow         keep reading a regular file as it grows (stop with Ctrl-C); a\n"
-    "                       truncated, rotated or replaced file is read again from its start;\n"
-    "                       tcp-listen: accept the next connection after each disconnect\n"
-    "  -E, --every SECONDS  also write a numbered partial profile every SECONDS\n";
-/* ... then each view's lines (views[], views/views.c), then: */
-static const char usage_tail[] =
-    "  -q, --quiet          no status line and no summary on stderr\n"
-    "      --send CMD       send a command to the device at start (repeatable): enable, disable,\n"
-    "                       snapshot, identity, interval=N, bounds=MIN:MAX, mark=TEXT; acks are\n"
-    "                       reported on stderr. Following a tty, tcp: or gdb: input, commands\n"
-    "                       typed on the terminal (one a line) are sent too. See docs/CONTROL.md\n"
-    "      --send-file PATH send commands by appending them to PATH (semihosting: msamp.cmd)\n"
-    "                       or writing them to the FIFO PATH (hosted: MSAMP_CONTROL)\n"
-    "      --send-stdin     read commands from stdin (one a line) even when it is no terminal\n"
-    "      --push CONNINFO  store each profile written (partial and final) in PostgreSQL too, as\n"
-    "                       drain push does (docs/FLEET.md)\n"
-    "      --stats          print decode and profile-writing times and peak memory at the end\n"
-    "      --ram FILE@ADDR  read the in-use profile from a raw RAM image starting at ADDR (gdb\n"
-    "                       dump binary memory, OpenOCD dump_image, QEMU pmemsave); repeat for\n"
-    "                       more regions. --elf gives symbols and the block's address\n"
-    "      --core FILE      ... from an ELF core (gdb gcore, QEMU dump-guest-memory)\n"
-    "  -h, --help           this text;  -V, --version: the version\n"
-    "A dump (--ram, --core: docs/POSTMORTEM.md) takes the place of INPUT.\n"
-    "Exit status: 0 profile written; 1 input, output, ELF or build-id error; 2 bad command\n"
-    "line; 3 out of memory; 4 no msamp frame in the input (nothing written). See docs/DRAIN.md.\n";
-
-/* Exit statuses (docs/DRAIN.md "Exit status"). DRAIN_EXIT_OOM (3) is in util.h. */
-#define EXIT_FAIL 1   /* input, output, ELF or build-id error */
-#define EXIT_USAGE 2  /* the command line is wrong */
-#define EXIT_NODATA 4 /* the input held no valid msamp frame: no profile written */
-
-/* A view as the command line set it. */
-struct view_conf {
-    const char *arg[VIEW_OPTS]; /* the arguments of its options given ("" for a flag) */
-    long val;                   /* its VIEW_VALUE option's value */
-    int on;
-    void *state; /* VIEW_RECORDS */
-};
-
-static void print_usage(FILE *f)
-{
-    fputs(usage_head, f);
-    for (size_t v = 0; v < nviews; v++)
-        fputs(views[v].help, f);
-    fputs(usage_tail, f);
-}
-
-struct opts {
-    const char *input, *output;
-    struct view_conf view[VIEW_MAX];
-    double min_life; /* seconds */
-    const char *rtt_scan; /* --rtt-scan ADDR:SIZE (gdb: inputs) */
-    const char *push;     /* --push CONNINFO: each profile written is stored (fleet/fleet.h) */
-    const char *elf_paths[MAX_ELVES];
-    size_t nelf;
-    int force, follow, quiet, stats;
-    const char *ram[PM_MAX_REGIONS], *core; /* a post-mortem dump (postmortem.c) */
-    size_t nram;
-    long baud;
-    double every;
-    struct control *ctl; /* --send, --send-file (control.h) */
-};
+#include "verdict/check.h"
+#include "verdict/diff.h"
+#include "verdict/stamp.h"
+#include "verdict/clock.h"
+#include "model/growth_track.h"
+#include "views/report.h"
+#include "views/views.h"
 
 /* Input is read in chunks of READ_CHUNK bytes and fed to the decoder FEED_PIECE bytes at a time,
  * with the clock (partial profiles, status line) checked between pieces. After SIGINT/SIGTERM the
@@ -182,28 +98,6 @@ static void on_signal(int sig)
         (void)r;
     }
     errno = e;
-}
-
-/* OUT with ".sN" and/or ".partK" inserted before its extension (".pb.gz", ".gz" or the last). */
-static char *derived_name(const char *base, int session, int part)
-{
-    size_t n = strlen(base), stem = n;
-    const char *exts[] = {".pb.gz", ".gz", ".txt", ".folded", ".html", ".csv", ".svg"};
-    for (size_t i = 0; i < sizeof(exts) / sizeof(exts[0]); i++) {
-        size_t el = strlen(exts[i]);
-        if (n > el && strcmp(base + n - el, exts[i]) == 0) {
-            stem = n - el;
-            break;
-        }
-    }
-    char *out = xmalloc(n + 48);
-    int len = snprintf(out, n + 48, "%.*s", (int)stem, base);
-    if (session > 1)
-        len += snprintf(out + len, n + 48 - (size_t)len, ".s%d", session);
-    if (part > 0)
-        len += snprintf(out + len, n + 48 - (size_t)len, ".part%d", part);
-    snprintf(out + len, n + 48 - (size_t)len, "%s", base + stem);
-    return out;
 }
 
 static double now_s(void)
@@ -540,200 +434,8 @@ static void no_frame_message(const struct drain *d, const struct input *in)
             causes);
 }
 
-/* A time with a unit (ns, us, ms, s, m, h, d) in seconds, > 0 and at most a year. */
-static int parse_duration(const char *s, double *out)
-{
-    static const struct {
-        const char *unit;
-        double s;
-    } units[] = {{"ns", 1e-9}, {"us", 1e-6}, {"ms", 1e-3}, {"s", 1},
-                 {"m", 60},    {"h", 3600}, {"d", 86400}};
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (errno || end == s || !(v > 0))
-        return -1;
-    for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-        if (strcmp(end, units[i].unit) == 0) {
-            v *= units[i].s;
-            if (!(v <= 366.0 * 86400))
-                return -1;
-            *out = v;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* Option c (getopt's answer) when it is a view's (views[]): 0 taken, 2 (EXIT_USAGE) wrong, said on
- * stderr; -1 when it is none of theirs. */
-#define VIEW_OPT 0x200
-static int view_option(struct opts *o, int c, const char *arg)
-{
-    for (size_t v = 0; v < nviews; v++) {
-        for (size_t i = 0; i < VIEW_OPTS && views[v].opt[i].name; i++) {
-            const struct view_opt *vo = &views[v].opt[i];
-            if (c != (vo->letter ? vo->letter : VIEW_OPT + (int)(VIEW_OPTS * v + i)))
-                continue;
-            struct view_conf *vc = &o->view[v];
-            char msg[600];
-            if (vo->check && vo->check(arg, &vc->val, msg, sizeof(msg)) != 0) {
-                fprintf(stderr, "drain: %s\n", msg);
-                return EXIT_USAGE;
-            }
-            vc->arg[i] = vo->arg == VIEW_FLAG ? "" : arg;
-            vc->on |= vo->on;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-static int parse_args(struct opts *o, int argc, char **argv)
-{
-    static const struct option base[] = {
-        {"output", required_argument, 0, 'o'}, {"elf", required_argument, 0, 'e'},
-        {"force", no_argument, 0, 'f'},        {"baud", required_argument, 0, 'b'},
-        {"follow", no_argument, 0, 'F'},       {"every", required_argument, 0, 'E'},
-        {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
-        {"version", no_argument, 0, 'V'},      {"stats", no_argument, 0, 'S'},
-        {"ram", required_argument, 0, 0x100},  {"core", required_argument, 0, 0x101},
-        {"send", required_argument, 0, 'C'},   {"send-file", required_argument, 0, 'P'},
-        {"rtt-scan", required_argument, 0, 'R'}, {"send-stdin", no_argument, 0, 'I'},
-        {"min-lifetime", required_argument, 0, 0x107}, {"push", required_argument, 0, 0x108}};
-    /* ... and the views' options (views[]): getopt returns VIEW_OPT + VIEW_OPTS * view + option
-     * for those without a letter. */
-    enum { NBASE = sizeof(base) / sizeof(base[0]) };
-    struct option longopts[NBASE + VIEW_MAX * VIEW_OPTS + 1];
-    char shortopts[64] = ":o:e:fb:FE:qhV";
-    size_t nlong = NBASE, nshort = strlen(shortopts);
-    memcpy(longopts, base, sizeof(base));
-    for (size_t v = 0; v < nviews; v++) {
-        for (size_t i = 0; i < VIEW_OPTS && views[v].opt[i].name; i++) {
-            const struct view_opt *vo = &views[v].opt[i];
-            int has = vo->arg == VIEW_FLAG ? no_argument : required_argument;
-            int val = vo->letter ? vo->letter : VIEW_OPT + (int)(VIEW_OPTS * v + i);
-            longopts[nlong++] = (struct option){vo->name, has, 0, val};
-            if (vo->letter) {
-                shortopts[nshort++] = (char)vo->letter;
-                if (has == required_argument)
-                    shortopts[nshort++] = ':';
-            }
-        }
-    }
-    longopts[nlong] = (struct option){0, 0, 0, 0};
-    shortopts[nshort] = 0;
-    char cerr[512];
-    struct control *ctl = o->ctl;
-    memset(o, 0, sizeof(*o));
-    o->ctl = ctl;
-    o->output = "heap.pb.gz";
-    o->baud = 115200;
-    int c;
-    double v;
-    opterr = 0;
-    while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {
-        int vr = view_option(o, c, optarg);
-        if (vr > 0)
-            return EXIT_USAGE;
-        if (vr == 0)
-            continue;
-        switch (c) {
-        case 'o': o->output = optarg; break;
-        case 'e':
-            if (o->nelf == MAX_ELVES) {
-                fprintf(stderr, "drain: at most %d --elf files\n", MAX_ELVES);
-                return EXIT_USAGE;
-            }
-            o->elf_paths[o->nelf++] = optarg;
-            break;
-        case 'f': o->force = 1; break;
-        case 'b':
-            if (parse_num(optarg, 1, 1e8, &v) || !input_baud_ok((long)v) || v != (long)v) {
-                fprintf(stderr, "drain: --baud %s: not a supported baud rate\n", optarg);
-                return EXIT_USAGE;
-            }
-            o->baud = (long)v;
-            break;
-        case 'F': o->follow = 1; break;
-        case 'E':
-            if (parse_num(optarg, 0.01, 1e7, &v)) {
-                fprintf(stderr, "drain: --every %s: expected seconds > 0\n", optarg);
-                return EXIT_USAGE;
-            }
-            o->every = v;
-            break;
-        case 'q': o->quiet = 1; break;
-        case 'S': o->stats = 1; break;
-        case 0x108: /* libpq loaded now (a missing one: exit 1), not after the stream is drained */
-            o->push = optarg;
-            fleet_load_libpq();
-            break;
-        case 0x100: {
-            const char *at = strrchr(optarg, '@');
-            char *end;
-            errno = 0;
-            if (!at || at == optarg || !at[1] || at[1] == '-' || (strtoull(at + 1, &end, 0), errno) ||
-                *end) {
-                fprintf(stderr, "drain: --ram %s: expected FILE@ADDR (ram.bin@0x40000000)\n",
-                        optarg);
-                return EXIT_USAGE;
-            }
-            if (o->nram == PM_MAX_REGIONS) {
-                fprintf(stderr, "drain: at most %d --ram images\n", PM_MAX_REGIONS);
-                return EXIT_USAGE;
-            }
-            o->ram[o->nram++] = optarg;
-            break;
-        }
-        case 0x101: o->core = optarg; break;
-        case 0x107:
-            if (parse_duration(optarg, &o->min_life) != 0) {
-                fprintf(stderr, "drain: --min-lifetime %s: expected a time > 0 with a unit (ns, us, "
-                                "ms, s, m, h, d), as 10us or 5ms\n", optarg);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'C':
-            if (control_add(o->ctl, optarg, cerr, sizeof(cerr)) != 0) {
-                fprintf(stderr, "drain: --send %s\n", cerr);
-                return EXIT_USAGE;
-            }
-            break;
-        case 'P': control_set_file(o->ctl, optarg); break;
-        case 'R': o->rtt_scan = optarg; break;
-        case 'I': control_set_stdin(o->ctl); break;
-        case 'h': print_usage(stdout); return -1;
-        case 'V': printf("drain (msamp) %s, wire format v%u\n", DRAIN_VERSION, MSAMP_WIRE_VERSION); return -1;
-        case ':':
-            fprintf(stderr, "drain: option %s needs an argument\n", argv[optind - 1]);
-            return EXIT_USAGE;
-        default:
-            fprintf(stderr, "drain: unknown option %s (see drain --help)\n", argv[optind - 1]);
-            return EXIT_USAGE;
-        }
-    }
-    if ((o->nram || o->core) && optind != argc) {
-        fprintf(stderr, "drain: an INPUT and a dump (--ram, --core): give one or the other\n");
-        return EXIT_USAGE;
-    }
-    if (o->nram || o->core)
-        return 0;
-    if (optind != argc - 1) {
-        fprintf(stderr, "drain: %s\n", optind >= argc ? "no input given" : "more than one input");
-        print_usage(stderr);
-        return EXIT_USAGE;
-    }
-    o->input = argv[optind];
-    if (!*o->output) {
-        fprintf(stderr, "drain: empty --output\n");
-        return EXIT_USAGE;
-    }
-    return 0;
-}
-
-/* The dump's heap walked (heapwalk.c) for --heap-map and --top: said on stderr when the ELF names
- * an allocator drain knows, a warning when its walk fails. */
+/* The dump's heap walked (input/heapwalk.c) for --heap-map and --top: said on stderr when the ELF
+ * names an allocator drain knows, a warning when its walk fails. */
 static void heap_walk(struct drain *d, const struct pm_dump *pm)
 {
     hw_current_why[0] = 0;
@@ -749,7 +451,7 @@ static void heap_walk(struct drain *d, const struct pm_dump *pm)
 }
 
 /* --ram, --core: the in-use profile from the dump's msamp_heapdump block, through the session
- * model and the outputs a stream goes through (postmortem.c, docs/POSTMORTEM.md). */
+ * model and the outputs a stream goes through (input/postmortem.h, docs/POSTMORTEM.md). */
 static int run_dump(struct drain *d)
 {
     char err[1024];
@@ -794,12 +496,10 @@ static int run_dump(struct drain *d)
     return d->failed || d->final_failed || !out_ok ? EXIT_FAIL : 0;
 }
 
-/* A stream: read from in until its end, an error or a stop signal, decoded, the sessions' profiles
- * and views written; the exit status. */
-static int capture(struct drain *d, struct input *in)
+/* The stop signals (SIGINT, SIGTERM) handled, waking in's poll through a self-pipe (wake[]: its
+ * ends, -1 when it could not be made); SIGPIPE ignored. */
+static void capture_signals(struct input *in, int wake[2])
 {
-    char err[1024];
-    int wake[2];
     if (pipe2(wake, O_NONBLOCK | O_CLOEXEC) == 0) {
         wake_wr = wake[1];
         in->wake_fd = wake[0];
@@ -814,60 +514,69 @@ static int capture(struct drain *d, struct input *in)
      * before it starts the program that connects (and reads the port chosen for port 0). */
     if (in->listen_fd >= 0)
         fprintf(stderr, "drain: listening on %s\n", in->where);
+}
 
-    d->dec = msamp_dec_new(on_record, d);
-    if (!d->dec)
-        drain_oom();
-    d->live = !in->is_file;
-    d->cur = new_session(d);
-    d->status = isatty(2) && !d->o.quiet;
-    double t0 = now_s();
-    d->next_part = t0 + d->o.every;
-    d->next_status = t0 + 0.5;
-    d->last_t = t0;
+/* What the input says happened before its latest read: a followed file that started over, a
+ * connection accepted or closed. */
+static void input_notices(struct drain *d, struct input *in)
+{
+    if (in->restarted) {
+        /* A followed file started over: its bytes are a new stream. The frame cut short is
+         * dropped (counted as discarded); the new stream's SESSION decides whether a new
+         * session begins (a restarted program's does). */
+        in->restarted = 0;
+        d->restarts++;
+        msamp_dec_finish(d->dec);
+        if (!d->o.quiet)
+            fprintf(stderr, "%sdrain: %s\n", d->status ? "\n" : "", in->notice);
+    }
+    if (in->announce) {
+        in->announce = 0;
+        if (!d->o.quiet)
+            fprintf(stderr, "%sdrain: %s\n", d->status ? "\n" : "", in->notice);
+    }
+}
+
+/* n bytes read: kept at the head (for the no-frame message), watched for a dump's block, decoded
+ * FEED_PIECE bytes at a time with the timers run between pieces. */
+static void feed_chunk(struct drain *d, const uint8_t *buf, size_t n)
+{
+    if (d->head_len < sizeof(d->head)) {
+        size_t k = sizeof(d->head) - d->head_len < n ? sizeof(d->head) - d->head_len : n;
+        memcpy(d->head + d->head_len, buf, k);
+        d->head_len += k;
+    }
+    d->bytes += (uint64_t)n;
+    if (msamp_dec_stats(d->dec)->frames_ok <= msamp_dec_stats(d->dec)->frames_bad)
+        pm_magic_feed(&d->magic, buf, n); /* a RAM dump given as INPUT? */
+    for (size_t off = 0; off < n && !d->failed; off += FEED_PIECE) {
+        size_t k = n - off < FEED_PIECE ? n - off : FEED_PIECE;
+        double tf = now_s();
+        d->feed_t = tf;
+        uint64_t events = session_events(d->cur);
+        msamp_dec_feed(d->dec, buf + off, k);
+        if (session_events(d->cur) != events)
+            session_arrived(d->cur, tf);
+        double t = now_s();
+        d->decode_s += t - tf;
+        if (!stop_signal)
+            timers(d, t);
+    }
+}
+
+/* Reads in until its end, an error or a stop signal (or a session fails): 0, or 1 after a read
+ * error (said). */
+static int read_loop(struct drain *d, struct input *in)
+{
+    char err[1024];
     uint8_t *buf = xmalloc(READ_CHUNK);
     int io_error = 0;
     while (!stop_signal && !d->failed) {
         control_tick(d->o.ctl, in, now_s());
         ssize_t n = input_read(in, buf, READ_CHUNK, 200, err, sizeof(err));
-        if (in->restarted) {
-            /* A followed file started over: its bytes are a new stream. The frame cut short is
-             * dropped (counted as discarded); the new stream's SESSION decides whether a new
-             * session begins (a restarted program's does). */
-            in->restarted = 0;
-            d->restarts++;
-            msamp_dec_finish(d->dec);
-            if (!d->o.quiet)
-                fprintf(stderr, "%sdrain: %s\n", d->status ? "\n" : "", in->notice);
-        }
-        if (in->announce) {
-            in->announce = 0;
-            if (!d->o.quiet)
-                fprintf(stderr, "%sdrain: %s\n", d->status ? "\n" : "", in->notice);
-        }
+        input_notices(d, in);
         if (n > 0) {
-            if (d->head_len < sizeof(d->head)) {
-                size_t k = sizeof(d->head) - d->head_len < (size_t)n ? sizeof(d->head) - d->head_len
-                                                                   : (size_t)n;
-                memcpy(d->head + d->head_len, buf, k);
-                d->head_len += k;
-            }
-            d->bytes += (uint64_t)n;
-            if (msamp_dec_stats(d->dec)->frames_ok <= msamp_dec_stats(d->dec)->frames_bad)
-                pm_magic_feed(&d->magic, buf, (size_t)n); /* a RAM dump given as INPUT? */
-            for (size_t off = 0; off < (size_t)n && !d->failed; off += FEED_PIECE) {
-                size_t k = (size_t)n - off < FEED_PIECE ? (size_t)n - off : FEED_PIECE;
-                double tf = now_s();
-                d->feed_t = tf;
-                uint64_t events = session_events(d->cur);
-                msamp_dec_feed(d->dec, buf + off, k);
-                if (session_events(d->cur) != events)
-                    session_arrived(d->cur, tf);
-                double t = now_s();
-                d->decode_s += t - tf;
-                if (!stop_signal)
-                    timers(d, t);
-            }
+            feed_chunk(d, buf, (size_t)n);
         } else if (n == -1) {
             break;
         } else if (n == -2) {
@@ -878,7 +587,42 @@ static int capture(struct drain *d, struct input *in)
             timers(d, now_s());
         }
     }
-    d->loop_end = now_s();
+    free(buf);
+    return io_error;
+}
+
+/* --stats: the decode and write times, peak memory, the gdb: input's rate and the stop's timing. */
+static void print_stats(const struct drain *d, const struct input *in)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    const struct msamp_dec_stats *st = msamp_dec_stats(d->dec);
+    fprintf(stderr,
+            "drain stats: %llu bytes, %llu records, decode+model %.3f s (%.1f MB/s), "
+            "profiles %.3f s, peak RSS %ld KiB\n",
+            (unsigned long long)d->bytes, (unsigned long long)st->records, d->decode_s,
+            d->decode_s > 0 ? (double)d->bytes / d->decode_s / 1e6 : 0.0, d->write_s,
+            ru.ru_maxrss);
+    if (in->rtt) {
+        unsigned long long rb, polls;
+        double secs;
+        rtt_stats(in->rtt, &rb, &secs, &polls);
+        fprintf(stderr, "drain stats: gdb RTT: %llu bytes in %.2f s (%.0f B/s), %llu polls\n",
+                rb, secs, secs > 0 ? (double)rb / secs : 0.0, polls);
+    }
+    if (stop_signal) {
+        double sig_t = (double)stop_ts.tv_sec + (double)stop_ts.tv_nsec / 1e9;
+        fprintf(stderr,
+                "drain stats: %s handled: decoding stopped %.1f ms after it, profiles "
+                "written %.1f ms after it\n",
+                strsignal(stop_signal), (d->loop_end - sig_t) * 1e3, (now_s() - sig_t) * 1e3);
+    }
+}
+
+/* The end of the reading: the stop said, the decoder and the down-channel finished, the last
+ * session's profile written (not for a RAM dump given as INPUT: 1 returned then). */
+static int end_capture(struct drain *d)
+{
     if (d->status)
         fputc('\n', stderr);
     if (stop_signal && !d->o.quiet)
@@ -904,40 +648,14 @@ static int capture(struct drain *d, struct input *in)
     if (d->part_failed)
         fprintf(stderr, "drain: %d of %d partial profiles were not written\n", d->part_failed,
                 d->partials);
-    if (d->o.stats) {
-        struct rusage ru;
-        getrusage(RUSAGE_SELF, &ru);
-        const struct msamp_dec_stats *st = msamp_dec_stats(d->dec);
-        fprintf(stderr,
-                "drain stats: %llu bytes, %llu records, decode+model %.3f s (%.1f MB/s), "
-                "profiles %.3f s, peak RSS %ld KiB\n",
-                (unsigned long long)d->bytes, (unsigned long long)st->records, d->decode_s,
-                d->decode_s > 0 ? (double)d->bytes / d->decode_s / 1e6 : 0.0, d->write_s,
-                ru.ru_maxrss);
-        if (in->rtt) {
-            unsigned long long rb, polls;
-            double secs;
-            rtt_stats(in->rtt, &rb, &secs, &polls);
-            fprintf(stderr, "drain stats: gdb RTT: %llu bytes in %.2f s (%.0f B/s), %llu polls\n",
-                    rb, secs, secs > 0 ? (double)rb / secs : 0.0, polls);
-        }
-        if (stop_signal) {
-            double sig_t = (double)stop_ts.tv_sec + (double)stop_ts.tv_nsec / 1e9;
-            fprintf(stderr,
-                    "drain stats: %s handled: decoding stopped %.1f ms after it, profiles "
-                    "written %.1f ms after it\n",
-                    strsignal(stop_signal), (d->loop_end - sig_t) * 1e3, (now_s() - sig_t) * 1e3);
-        }
-    }
-    uint64_t frames_ok = msamp_dec_stats(d->dec)->frames_ok;
-    msamp_dec_free(d->dec);
-    free(buf);
-    if (wake_wr >= 0) {
-        wake_wr = -1;
-        in->wake_fd = -1;
-        close(wake[0]);
-        close(wake[1]);
-    }
+    return ram_dump;
+}
+
+/* The exit status of a capture that read `frames_ok` valid frames (said on stderr when no profile
+ * came of them). */
+static int capture_status(const struct drain *d, const struct input *in, int io_error,
+                          int ram_dump, uint64_t frames_ok)
+{
     int out_ok = stdout_ok();
     if (d->failed || d->final_failed || io_error || !out_ok)
         return EXIT_FAIL;
@@ -961,6 +679,38 @@ static int capture(struct drain *d, struct input *in)
                 "record gave the interval; see \"Records before the header\" in docs/DRAIN.md)\n",
                 (unsigned long long)frames_ok);
     return 0;
+}
+
+/* A stream: read from in until its end, an error or a stop signal, decoded, the sessions' profiles
+ * and views written; the exit status. */
+static int capture(struct drain *d, struct input *in)
+{
+    int wake[2] = {-1, -1};
+    capture_signals(in, wake);
+    d->dec = msamp_dec_new(on_record, d);
+    if (!d->dec)
+        drain_oom();
+    d->live = !in->is_file;
+    d->cur = new_session(d);
+    d->status = isatty(2) && !d->o.quiet;
+    double t0 = now_s();
+    d->next_part = t0 + d->o.every;
+    d->next_status = t0 + 0.5;
+    d->last_t = t0;
+    int io_error = read_loop(d, in);
+    d->loop_end = now_s();
+    int ram_dump = end_capture(d);
+    if (d->o.stats)
+        print_stats(d, in);
+    uint64_t frames_ok = msamp_dec_stats(d->dec)->frames_ok;
+    msamp_dec_free(d->dec);
+    if (wake_wr >= 0) {
+        wake_wr = -1;
+        in->wake_fd = -1;
+        close(wake[0]);
+        close(wake[1]);
+    }
+    return capture_status(d, in, io_error, ram_dump, frames_ok);
 }
 
 int main(int argc, char **argv)

@@ -2,16 +2,18 @@
  * The verdicts' comments in a profile (docs/VERDICTS.md "In the profile", "One verdict model"):
  * "msamp-verdict KIND|key=value|..." written where a profile is built (growth_store, marks_store,
  * unseen) and read back by every view, check, diff, merge and the fleet store: the one place the
- * verdicts of a session live once it is a profile. The tracker that makes them is growth.c.
+ * verdicts of a session live once it is a profile. They are made by verdict/ (growth.c, marks.c,
+ * ...) from the session's model; this codec sits with the pprof model it writes into.
  */
+#include "pprof/vcomment.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "prof_model.h"
-#include "verdict/growth_track.h"
-#include "verdict/marks.h"
+#include "pprof/prof_model.h"
+#include "util.h"
 
 /* The comments: "msamp-verdict peak|est=E|var=V|at_s=T|known=K|method=M|note=N" and
  * "msamp-verdict leak|sample=I|slope=E|var=V|since_s=T" (docs/VERDICTS.md). */
@@ -144,23 +146,6 @@ size_t growth_steps_from_prof(const struct prof *p, struct growth_step *out, siz
         out[n++] = (struct growth_step){(uint32_t)idx, {e, v}, from, to};
     }
     return n;
-}
-
-int growth_peak_interval(const struct prof *p, struct growth_peak *pk, double *lo, double *hi,
-                         int *marked)
-{
-    if (!growth_peak_from_prof(p, pk))
-        return 0;
-    /* Marked (docs/VERDICTS.md "Marks"): a lower bound, its upper end widened by every refused
-     * block (at no time more in use than the tracked estimate and all of them). */
-    struct prof_marks m;
-    marks_from_prof(p, &m);
-    *marked = marks_peak(&m);
-    *lo = est_lo(pk->inuse_bytes);
-    *hi = est_hi(pk->inuse_bytes) + marks_refused_bytes(p, NULL);
-    pk->method[sizeof(pk->method) - 1] = 0;
-    pk->note[sizeof(pk->note) - 1] = 0;
-    return 1;
 }
 
 void growth_leak_fold(struct growth_leak *a, const struct growth_leak *b)

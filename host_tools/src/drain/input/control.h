@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 
-#include "input.h"
+#include "input/input.h"
 #include "msamp_decode.h"
 
 struct control;

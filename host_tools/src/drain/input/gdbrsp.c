@@ -1,4 +1,4 @@
-#include "gdbrsp.h"
+#include "input/gdbrsp.h"
 
 #include <errno.h>
 #include <netdb.h>

@@ -1,4 +1,4 @@
-#include "rttprobe.h"
+#include "input/rttprobe.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "gdbrsp.h"
+#include "input/gdbrsp.h"
 #include "util.h"
 
 #define MAX_RANGES 16

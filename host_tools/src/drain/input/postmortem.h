@@ -5,7 +5,9 @@
  * every field of it against what the dump holds (the block is untrusted), and hands drain's session
  * model the records a stream would have given for the same live table: a SESSION, the STACK
  * definitions and one LIVE per in-use slot, so the outputs (-o, --top, --folded) and symbolization
- * are the stream's. See docs/POSTMORTEM.md.
+ * are the stream's. See docs/POSTMORTEM.md. Its code by stage: postmortem_read.c (the dump's
+ * memory and the ELF), postmortem_find.c (the block found and checked), postmortem_emit.c (the
+ * block told as records, in a line, to the heap walk); their shared state: postmortem_dump.h.
  */
 #ifndef DRAIN_POSTMORTEM_H
 #define DRAIN_POSTMORTEM_H

@@ -8,7 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "control.h"
+#include "input/control.h"
 #include "msamp_command.h"
 #include "util.h"
 

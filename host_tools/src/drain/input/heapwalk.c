@@ -1,5 +1,5 @@
 /* drain's heap walk of a post-mortem dump (heapwalk.h, docs/POSTMORTEM.md "The heap map"). */
-#include "heapwalk.h"
+#include "input/heapwalk.h"
 
 #include <fcntl.h>
 #include <gelf.h>
@@ -471,17 +471,18 @@ static int walk_nano(const struct pm_dump *d, struct hw_heap *h, const struct el
  * next one's PREV_INUSE is clear; the top chunk is free. Free chunks but top sit in the bins:
  * __malloc_av_[2i + 2] and [2i + 3] are bin i's first and last (the bin's header is a chunk
  * 2 size_t's before them, its fd and bk), bin 1 the last remainder, bins 1-127 walked by fd: each
- * entry must be a free chunk of the walk, each free chunk on one bin. 0, or -1 with a message. */
+ * entry must be a free chunk of the walk, each free chunk on one bin. */
 #define NL_NAV 128 /* mallocr.c's NAV: bins */
-static int walk_newlib(const struct pm_dump *d, struct hw_heap *h, const struct elfinfo *e,
-                       char *err, size_t errlen)
+
+/* newlib's heap extent: its start (h->lo) from __malloc_sbrk_base, the top chunk (*top, of
+ * *topsize bytes) ending it (h->end). 0, or -1 with a message. */
+static int nl_extent(const struct pm_dump *d, struct hw_heap *h, const struct elfinfo *e,
+                     uint64_t *top, uint64_t *topsize, char *err, size_t errlen)
 {
-    h->allocator = "newlib malloc";
-    const uint64_t sz = h->ptr, align = 2u * sz, minsize = 4u * sz; /* SIZE_SZ, MINSIZE */
+    const uint64_t sz = h->ptr, align = 2u * sz; /* SIZE_SZ */
     const uint64_t ones = sz == 8 ? UINT64_MAX : UINT32_MAX;
-    h->hdr = (unsigned)(2u * sz); /* chunk2mem */
-    uint64_t base, top, topsize;
-    if (word(d, h, e->nl_base, &base) || word(d, h, e->nl_av + 2u * sz, &top)) {
+    uint64_t base;
+    if (word(d, h, e->nl_base, &base) || word(d, h, e->nl_av + 2u * sz, top)) {
         snprintf(err, errlen, "%s: __malloc_sbrk_base or __malloc_av_ (0x%" PRIx64 ", 0x%" PRIx64
                  ") not in the dump", h->allocator, e->nl_base, e->nl_av);
         return -1;
@@ -492,22 +493,23 @@ static int walk_newlib(const struct pm_dump *d, struct hw_heap *h, const struct 
         return -1;
     }
     h->lo = (base + align - 1u) & ~(align - 1u);
-    if (h->lo < base || top < h->lo || (top & (align - 1u)) || word(d, h, top + sz, &topsize)) {
+    if (h->lo < base || *top < h->lo || (*top & (align - 1u)) || word(d, h, *top + sz, topsize)) {
         snprintf(err, errlen, "%s: the top chunk (__malloc_av_[2]) 0x%" PRIx64 " is %s "
-                 "(__malloc_sbrk_base 0x%" PRIx64 ")", h->allocator, top,
-                 h->lo < base || top < h->lo ? "not after the heap's start"
-                 : top & (align - 1u)        ? "not aligned"
-                                             : "not in the dump", base);
+                 "(__malloc_sbrk_base 0x%" PRIx64 ")", h->allocator, *top,
+                 h->lo < base || *top < h->lo ? "not after the heap's start"
+                 : *top & (align - 1u)        ? "not aligned"
+                                              : "not in the dump", base);
         return -1;
     }
-    topsize &= ~(uint64_t)3u;
-    if ((topsize & (align - 1u)) || topsize > ones - top || (topsize && !pm_mem(d, top, topsize))) {
+    *topsize &= ~(uint64_t)3u;
+    if ((*topsize & (align - 1u)) || *topsize > ones - *top ||
+        (*topsize && !pm_mem(d, *top, *topsize))) {
         snprintf(err, errlen, "%s: the top chunk 0x%" PRIx64 "'s size %" PRIu64 " is %s",
-                 h->allocator, top, topsize, topsize & (align - 1u) ? "not aligned"
-                                                                    : "past the dump's memory");
+                 h->allocator, *top, *topsize, *topsize & (align - 1u) ? "not aligned"
+                                                                      : "past the dump's memory");
         return -1;
     }
-    h->end = h->hi = top + topsize;
+    h->end = h->hi = *top + *topsize;
     /* The bytes taken from _sbrk (sbrked_mem, mallinfo's arena: its first size_t) span the heap
      * but when another _sbrk caller took some between newlib's (the chunks then stop at a
      * fencepost, below) or malloc_trim gave back a misaligned part. */
@@ -516,8 +518,15 @@ static int walk_newlib(const struct pm_dump *d, struct hw_heap *h, const struct 
         snprintf(h->note, sizeof(h->note), "__malloc_current_mallinfo.arena says %" PRIu64 " B "
                  "taken from _sbrk, the heap from __malloc_sbrk_base to the top chunk's end spans %"
                  PRIu64 " B", arena, h->end - base);
-    /* The chunks by their sizes, from the heap's start to the top chunk. */
-    size_t cap = 0;
+    return 0;
+}
+
+/* newlib's chunks by their sizes, from the heap's start to the top chunk. 0, or -1 with a
+ * message. */
+static int nl_chunks(const struct pm_dump *d, struct hw_heap *h, size_t *cap, uint64_t top,
+                     char *err, size_t errlen)
+{
+    const uint64_t sz = h->ptr, align = 2u * sz, minsize = 4u * sz; /* SIZE_SZ, MINSIZE */
     for (uint64_t a = h->lo, size; a < top; a += size) {
         if (h->nb >= MAX_BLOCKS || word(d, h, a + sz, &size)) {
             snprintf(err, errlen, "%s: the chunk at 0x%" PRIx64 " is %s", h->allocator, a,
@@ -533,16 +542,24 @@ static int walk_newlib(const struct pm_dump *d, struct hw_heap *h, const struct 
                      top);
             return -1;
         }
-        add_block(h, &cap, a, size, 0);
+        add_block(h, cap, a, size, 0);
     }
-    /* Free: the next chunk's PREV_INUSE clear (its size word was read above). */
+    return 0;
+}
+
+/* newlib's free chunks: those whose next chunk's PREV_INUSE is clear (its size word was read by
+ * nl_chunks), and the top chunk, added to the blocks; all listed in h->fl, in address order. */
+static void nl_free(const struct pm_dump *d, struct hw_heap *h, size_t *cap, uint64_t top,
+                    uint64_t topsize)
+{
+    const uint64_t sz = h->ptr;
     size_t cap_fl = 0, nchunks = h->nb;
     for (size_t i = 0; i <= nchunks; i++) {
         uint64_t next = i + 1 < nchunks ? h->b[i + 1].addr : top, nsize = 1;
         if (i == nchunks) { /* the top chunk */
             if (topsize == 0)
                 break;
-            add_block(h, &cap, top, topsize, 1);
+            add_block(h, cap, top, topsize, 1);
         } else if (word(d, h, next + sz, &nsize) == 0 && (nsize & 1u) == 0) {
             h->b[i].free = 1;
         }
@@ -558,7 +575,13 @@ static int walk_newlib(const struct pm_dump *d, struct hw_heap *h, const struct 
         if (h->b[i].size > h->largest)
             h->largest = h->b[i].size, h->largest_at = h->b[i].addr;
     }
-    /* The bins: every free chunk but top on one, nothing else on any. */
+}
+
+/* newlib's bins: every free chunk but top on one, nothing else on any. 0, or -1 with a message. */
+static int nl_bins(const struct pm_dump *d, struct hw_heap *h, const struct elfinfo *e,
+                   uint64_t topsize, char *err, size_t errlen)
+{
+    const uint64_t sz = h->ptr;
     size_t nfree = h->nfl - (topsize != 0), seen = 0;
     uint8_t *on = xcalloc(h->nfl + 1u, 1);
     int rc = 0;
@@ -598,6 +621,22 @@ static int walk_newlib(const struct pm_dump *d, struct hw_heap *h, const struct 
         rc = -1;
     }
     free(on);
+    return rc;
+}
+
+/* The walk of full newlib's heap (above). 0, or -1 with a message. */
+static int walk_newlib(const struct pm_dump *d, struct hw_heap *h, const struct elfinfo *e,
+                       char *err, size_t errlen)
+{
+    h->allocator = "newlib malloc";
+    h->hdr = 2u * h->ptr; /* chunk2mem */
+    uint64_t top, topsize;
+    size_t cap = 0;
+    if (nl_extent(d, h, e, &top, &topsize, err, errlen) != 0 ||
+        nl_chunks(d, h, &cap, top, err, errlen) != 0)
+        return -1;
+    nl_free(d, h, &cap, top, topsize);
+    int rc = nl_bins(d, h, e, topsize, err, errlen);
     h->walked_all = rc == 0;
     return rc;
 }

@@ -1,0 +1,209 @@
+/*
+ * The fleet store's schema (docs/FLEET.md "Schema"): its three versions as SQL, each migrating the
+ * one before (version 3: the tables partitioned by month, msamp_partition making a month's), and
+ * db_schema, which creates the schema or migrates it to this drain's version under the advisory
+ * lock, in one transaction.
+ */
+#include "fleet/schema.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "fleet/pq.h"
+
+/* The schema, version 1 (docs/FLEET.md "Schema"). Every table carries device and has it in its
+ * keys, so it can be distributed by device (Citus: create_distributed_table(..., 'device')). */
+static const char schema_v1[] =
+    "CREATE TABLE msamp_profile ("
+    " device text NOT NULL, id bigserial NOT NULL, sha256 bytea NOT NULL,"
+    " build_id text NOT NULL, session text NOT NULL,"
+    " kind text NOT NULL CHECK (kind IN ('partial', 'final')),"
+    " t_start timestamptz NOT NULL, t_end timestamptz NOT NULL,"
+    " labels text[] NOT NULL, sample_types text[] NOT NULL, comments text[] NOT NULL,"
+    " failures bigint NOT NULL, bytes bytea NOT NULL, pushed timestamptz NOT NULL DEFAULT now(),"
+    " PRIMARY KEY (device, id), UNIQUE (device, sha256));"
+    "CREATE INDEX msamp_profile_time ON msamp_profile (t_end, t_start);"
+    "CREATE INDEX msamp_profile_build ON msamp_profile (build_id);"
+    "CREATE INDEX msamp_profile_labels ON msamp_profile USING gin (labels);"
+    "CREATE TABLE msamp_site ("
+    " device text NOT NULL, profile_id bigint NOT NULL, site int NOT NULL,"
+    " stack text[] NOT NULL, task text NOT NULL, vals jsonb NOT NULL,"
+    " PRIMARY KEY (device, profile_id, site),"
+    " FOREIGN KEY (device, profile_id) REFERENCES msamp_profile ON DELETE CASCADE);"
+    "CREATE TABLE msamp_leak ("
+    " device text NOT NULL, profile_id bigint NOT NULL, site int NOT NULL,"
+    " slope double precision NOT NULL, slope_var double precision NOT NULL,"
+    " since_s double precision NOT NULL,"
+    " PRIMARY KEY (device, profile_id, site),"
+    " FOREIGN KEY (device, profile_id, site) REFERENCES msamp_site ON DELETE CASCADE);"
+    "INSERT INTO msamp_schema VALUES (1);";
+
+/* Version 2: per profile its totals (each sample type summed over its sites: devices reads one
+ * row a profile, not its sites) and the heap's figures (the profile's msamp-heap comment: the
+ * last HEAP record; NULL unknown); an index for a device's sessions (leaks). Older profiles get
+ * both from what they stored: totals from their sites, the heap from their comments. */
+#define HEAP_FIG(name) \
+    "(SELECT substring(c from ' " name "=([0-9]+)')::bigint FROM unnest(p.comments) c" \
+    " WHERE c LIKE 'msamp-heap %' LIMIT 1)"
+static const char schema_v2[] =
+    "ALTER TABLE msamp_profile ADD COLUMN totals jsonb, ADD COLUMN heap_free bigint,"
+    " ADD COLUMN heap_min_free bigint, ADD COLUMN heap_largest_free bigint,"
+    " ADD COLUMN heap_total bigint;"
+    "UPDATE msamp_profile p SET totals = coalesce((SELECT jsonb_object_agg(k, t) FROM"
+    " (SELECT v.key AS k, sum(v.value::numeric) AS t FROM msamp_site st, jsonb_each_text(st.vals) v"
+    " WHERE st.device = p.device AND st.profile_id = p.id GROUP BY v.key) x), '{}'),"
+    " heap_free = " HEAP_FIG("free") ", heap_min_free = " HEAP_FIG("min_free") ","
+    " heap_largest_free = " HEAP_FIG("largest_free") ", heap_total = " HEAP_FIG("total") ";"
+    "ALTER TABLE msamp_profile ALTER COLUMN totals SET NOT NULL;"
+    "CREATE INDEX msamp_profile_session ON msamp_profile (device, session);"
+    "INSERT INTO msamp_schema VALUES (2);";
+
+/* Version 3: the three tables partitioned by RANGE (t_end), a partition a month (UTC) made when
+ * a profile needs it (msamp_partition: push calls it; rows of its month waiting in the DEFAULT
+ * partition move into it) and a DEFAULT partition for times outside 2000 .. a year from now (a
+ * wrong clock must not create a table a month). PostgreSQL requires the partition key in every
+ * unique key: t_end joins the keys, and the site and leak rows carry it, so a month's rows of all three tables lie in that month's partitions and a time
+ * selection prunes the others. "Stored once" is unique (device, sha256, t_end): t_end follows
+ * from the file's bytes, so the same rule. device stays first in every key (distribution by
+ * device, docs/FLEET.md). No foreign keys: PostgreSQL 15 checks one to a partitioned table row by
+ * row through the parent (a 1000-site push 245 ms with them, 53 ms without); push writes a
+ * profile's three kinds of rows in one transaction, and deletes go by t_end on all three. The v2 tables are renamed, their rows copied into the new ones, then
+ * dropped; the id sequence is kept. */
+#define V3_MONTH_SQL(t) "(date_trunc('month', (" t ") AT TIME ZONE 'UTC') AT TIME ZONE 'UTC')"
+static const char schema_v3[] =
+    "ALTER TABLE msamp_leak RENAME TO msamp_leak_v2;"
+    "ALTER TABLE msamp_site RENAME TO msamp_site_v2;"
+    "ALTER TABLE msamp_profile RENAME TO msamp_profile_v2;"
+    "ALTER INDEX msamp_profile_pkey RENAME TO msamp_profile_v2_pkey;"
+    "ALTER INDEX msamp_profile_device_sha256_key RENAME TO msamp_profile_v2_sha256;"
+    "ALTER INDEX msamp_profile_time RENAME TO msamp_profile_v2_time;"
+    "ALTER INDEX msamp_profile_build RENAME TO msamp_profile_v2_build;"
+    "ALTER INDEX msamp_profile_labels RENAME TO msamp_profile_v2_labels;"
+    "ALTER INDEX msamp_profile_session RENAME TO msamp_profile_v2_session;"
+    "ALTER INDEX msamp_site_pkey RENAME TO msamp_site_v2_pkey;"
+    "ALTER INDEX msamp_leak_pkey RENAME TO msamp_leak_v2_pkey;"
+    "CREATE TABLE msamp_profile ("
+    " device text NOT NULL, id bigint NOT NULL DEFAULT nextval('msamp_profile_id_seq'),"
+    " sha256 bytea NOT NULL, build_id text NOT NULL, session text NOT NULL,"
+    " kind text NOT NULL CHECK (kind IN ('partial', 'final')),"
+    " t_start timestamptz NOT NULL, t_end timestamptz NOT NULL,"
+    " labels text[] NOT NULL, sample_types text[] NOT NULL, comments text[] NOT NULL,"
+    " failures bigint NOT NULL, bytes bytea NOT NULL, pushed timestamptz NOT NULL DEFAULT now(),"
+    " totals jsonb NOT NULL, heap_free bigint, heap_min_free bigint, heap_largest_free bigint,"
+    " heap_total bigint,"
+    " PRIMARY KEY (device, id, t_end), UNIQUE (device, sha256, t_end)) PARTITION BY RANGE (t_end);"
+    "ALTER SEQUENCE msamp_profile_id_seq OWNED BY msamp_profile.id;"
+    "CREATE INDEX msamp_profile_time ON msamp_profile (t_end, t_start);"
+    "CREATE INDEX msamp_profile_build ON msamp_profile (build_id);"
+    "CREATE INDEX msamp_profile_labels ON msamp_profile USING gin (labels);"
+    "CREATE INDEX msamp_profile_session ON msamp_profile (device, session);"
+    "CREATE TABLE msamp_site ("
+    " device text NOT NULL, profile_id bigint NOT NULL, t_end timestamptz NOT NULL,"
+    " site int NOT NULL, stack text[] NOT NULL, task text NOT NULL, vals jsonb NOT NULL,"
+    " PRIMARY KEY (device, profile_id, t_end, site)) PARTITION BY RANGE (t_end);"
+    "CREATE TABLE msamp_leak ("
+    " device text NOT NULL, profile_id bigint NOT NULL, t_end timestamptz NOT NULL,"
+    " site int NOT NULL, slope double precision NOT NULL, slope_var double precision NOT NULL,"
+    " since_s double precision NOT NULL,"
+    " PRIMARY KEY (device, profile_id, t_end, site)) PARTITION BY RANGE (t_end);"
+    "CREATE TABLE msamp_profile_default PARTITION OF msamp_profile DEFAULT;"
+    "CREATE TABLE msamp_site_default PARTITION OF msamp_site DEFAULT;"
+    "CREATE TABLE msamp_leak_default PARTITION OF msamp_leak DEFAULT;"
+    /* The month of t's partitions (msamp_T_pYYYYMM, UTC), unless there or t out of range. */
+    "CREATE FUNCTION msamp_partition(t timestamptz) RETURNS text LANGUAGE plpgsql AS $f$"
+    " DECLARE lo timestamptz := " V3_MONTH_SQL("t") ";"
+    " hi timestamptz := ((lo AT TIME ZONE 'UTC') + interval '1 month') AT TIME ZONE 'UTC';"
+    " sfx text := to_char(lo AT TIME ZONE 'UTC', 'YYYYMM'); tb text;"
+    " BEGIN"
+    " IF t < '2000-01-01 00:00+00' OR t >= now() + interval '1 year' THEN RETURN NULL; END IF;"
+    " IF to_regclass('msamp_profile_p' || sfx) IS NOT NULL THEN RETURN sfx; END IF;"
+    " PERFORM pg_advisory_xact_lock(7235871);"
+    " IF to_regclass('msamp_profile_p' || sfx) IS NOT NULL THEN RETURN sfx; END IF;"
+    " CREATE TEMP TABLE msamp_mv_p AS SELECT * FROM msamp_profile_default"
+    "  WHERE t_end >= lo AND t_end < hi;"
+    " CREATE TEMP TABLE msamp_mv_s AS SELECT * FROM msamp_site_default"
+    "  WHERE t_end >= lo AND t_end < hi;"
+    " CREATE TEMP TABLE msamp_mv_l AS SELECT * FROM msamp_leak_default"
+    "  WHERE t_end >= lo AND t_end < hi;"
+    " DELETE FROM msamp_leak_default WHERE t_end >= lo AND t_end < hi;"
+    " DELETE FROM msamp_site_default WHERE t_end >= lo AND t_end < hi;"
+    " DELETE FROM msamp_profile_default WHERE t_end >= lo AND t_end < hi;"
+    " FOREACH tb IN ARRAY ARRAY['msamp_profile', 'msamp_site', 'msamp_leak'] LOOP"
+    "  EXECUTE format('CREATE TABLE %I PARTITION OF %I FOR VALUES FROM (%L) TO (%L)',"
+    "   tb || '_p' || sfx, tb, lo, hi);"
+    " END LOOP;"
+    " INSERT INTO msamp_profile SELECT * FROM msamp_mv_p;"
+    " INSERT INTO msamp_site SELECT * FROM msamp_mv_s;"
+    " INSERT INTO msamp_leak SELECT * FROM msamp_mv_l;"
+    " DROP TABLE msamp_mv_p, msamp_mv_s, msamp_mv_l;"
+    " RETURN sfx; END $f$;"
+    "SELECT msamp_partition(m) FROM (SELECT DISTINCT " V3_MONTH_SQL("t_end")
+    " AS m FROM msamp_profile_v2) x;"
+    "INSERT INTO msamp_profile SELECT * FROM msamp_profile_v2;"
+    "INSERT INTO msamp_site SELECT s.device, s.profile_id, p.t_end, s.site, s.stack, s.task,"
+    " s.vals FROM msamp_site_v2 s JOIN msamp_profile_v2 p ON p.device = s.device"
+    " AND p.id = s.profile_id;"
+    "INSERT INTO msamp_leak SELECT l.device, l.profile_id, p.t_end, l.site, l.slope,"
+    " l.slope_var, l.since_s FROM msamp_leak_v2 l JOIN msamp_profile_v2 p"
+    " ON p.device = l.device AND p.id = l.profile_id;"
+    "DROP TABLE msamp_leak_v2, msamp_site_v2, msamp_profile_v2;"
+    "INSERT INTO msamp_schema VALUES (3);";
+
+int schema_target(void)
+{
+    const char *upto = getenv("MSAMP_DRAIN_FLEET_SCHEMA");
+    return upto && atoi(upto) > 0 && atoi(upto) < FLEET_SCHEMA_VERSION ? atoi(upto)
+                                                                         : FLEET_SCHEMA_VERSION;
+}
+
+/* The store's version into *v (0: no schema yet): 0, or -1 with what and the server's error. */
+static int schema_version(PGconn *c, int *v, const char *what, char *err, size_t errlen)
+{
+    PGresult *r = PQexec(c, "SELECT coalesce(max(version), 0) FROM msamp_schema");
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return db_err(c, r, what, err, errlen);
+    *v = atoi(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    return 0;
+}
+
+/* Under an advisory lock, so that concurrent pushes create it once. */
+int db_schema(PGconn *c, int create, char *err, size_t errlen)
+{
+    if (db_cmd(c, "BEGIN", "begin", err, errlen) != 0)
+        return -1;
+    if (create && (db_cmd(c, FLEET_LOCK_SQL, "lock", err, errlen) != 0 ||
+                   db_cmd(c, "CREATE TABLE IF NOT EXISTS msamp_schema (version int NOT NULL)",
+                          "creating msamp_schema", err, errlen) != 0))
+        goto fail;
+    int v;
+    if (schema_version(c, &v, "reading the schema version (no fleet store here? drain push "
+                       "creates it)", err, errlen) != 0)
+        goto fail;
+    if (v > FLEET_SCHEMA_VERSION) {
+        snprintf(err, errlen,
+                 "the database's msamp schema is version %d, newer than this drain's (%d): use "
+                 "a newer drain (nothing changed)", v, FLEET_SCHEMA_VERSION);
+        goto fail;
+    }
+    if (v == 0 && !create) {
+        snprintf(err, errlen, "the database holds no msamp profiles yet (drain push creates them)");
+        goto fail;
+    }
+    /* Older versions are migrated (under the lock, in this transaction); fleet as well as push. */
+    int target = schema_target();
+    if (v < target && db_cmd(c, FLEET_LOCK_SQL, "lock", err, errlen) != 0)
+        goto fail;
+    /* another drain may have migrated it meanwhile */
+    if (v < target && v > 0 && schema_version(c, &v, "reading the schema version", err, errlen))
+        goto fail;
+    static const char *const steps[FLEET_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3};
+    for (; v < target; v++)
+        if (db_cmd(c, steps[v], v ? "migrating the schema" : "creating the schema", err, errlen) !=
+            0)
+            goto fail;
+    return db_cmd(c, "COMMIT", "commit", err, errlen);
+fail:
+    PQclear(PQexec(c, "ROLLBACK"));
+    return -1;
+}
