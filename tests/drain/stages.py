@@ -13,7 +13,8 @@ Reads every .c and .h under host_tools/src/drain and fails, naming file and line
     model's files behind it), or a file alone. A module depends on every module whose .c defines a
     function that a header it includes declares: a header declaring another file's functions
     cannot hide a circle (or an upward tie);
-  - a per-stage -I in drain.mk's DRAIN_INC (includes are by path).
+  - a per-stage -I in drain.mk's DRAIN_INC (includes are by path);
+  - a .c file that docs/ARCHITECTURE.md's stage table does not name in its stage's row.
 Then prints the house measures: lines per folder, the largest files, files over 800 lines and
 functions over 100 lines.
 
@@ -71,6 +72,26 @@ def doc_order(repo, order):
         return []
     return [f'docs/ARCHITECTURE.md: does not state the stage order `{want}` of drain.mk\'s '
             f'DRAIN_STAGES (it states: {", ".join(found) or "none"})']
+
+
+def doc_files(repo, files):
+    """docs/ARCHITECTURE.md's stage table names every .c file in its stage's row (the doc matches
+    the tree)."""
+    try:
+        text = open(os.path.join(repo, 'docs/ARCHITECTURE.md'), encoding='utf-8').read()
+    except OSError:
+        return []  # said by doc_order
+    rows = {}
+    for m in re.finditer(r'^\| `([a-z]+)/` \| (.*)$', text, re.M):
+        rows[m.group(1)] = m.group(2)
+    out = []
+    for rel in sorted(files):
+        if rel.endswith('.c') and '/' in rel:
+            folder, base = rel.split('/', 1)
+            if f'`{base}`' not in rows.get(folder, ''):
+                out.append(f'docs/ARCHITECTURE.md: the row of `{folder}/` in "drain\'s stages" does '
+                           f'not name `{base}` ({ROOT}/{rel})')
+    return out
 
 
 def read_files(repo):
@@ -161,6 +182,7 @@ def check(repo):
     problems += doc_order(repo, order)
     level = {s: n for n, s in enumerate(order)}
     files = read_files(repo)
+    problems += doc_files(repo, files)
     others = {}
     for d in OTHER_INC:
         full = os.path.join(repo, d)

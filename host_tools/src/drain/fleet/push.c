@@ -34,7 +34,7 @@ static const char *first_label(const struct prof *p, const char *key)
     return "";
 }
 
-/* The figure NAME of an msamp-heap comment (pprof/profile.c: " name=V", V '?' when unknown) into
+/* The figure NAME of an msamp-heap comment (pprof/prof_notes.c: " name=V", V '?' when unknown) into
  * out as digits; NULL when unknown or absent (the column's NULL). */
 static const char *heap_fig(const char *comment, const char *name, char out[24])
 {
