@@ -659,6 +659,46 @@ static int dec_sample(struct dec *d, struct rd r, struct sample_scratch *s)
     return 0;
 }
 
+/* Pass 1: the string table, which every other message refers to. */
+static int dec_strings(struct dec *d, const uint8_t *data, size_t len)
+{
+    struct field f;
+    size_t capstrmap = 0;
+    for (struct rd r = {data, data + len}; r.p < r.end;) {
+        if (rd_field(&r, &f))
+            return fail(d, "not a profile (malformed protobuf)");
+        if (f.num != 6)
+            continue;
+        if (f.wt != 2)
+            return fail(d, "malformed string_table");
+        if (d->nstrmap >= PROF_MAX_STRINGS)
+            return fail(d, "more than %u strings", PROF_MAX_STRINGS);
+        GROW(d->strmap, capstrmap, d->nstrmap + 1);
+        d->strmap[d->nstrmap++] =
+            prof_str(d->p, (const char *)f.sub.p, (size_t)(f.sub.end - f.sub.p));
+    }
+    if (d->nstrmap == 0 || d->p->strlen[d->strmap[0]] != 0)
+        return fail(d, "not a profile (string_table[0] must be empty)");
+    return 0;
+}
+
+/* The profile's scalar fields 7 to 14 (but 11, 13): drop_frames, keep_frames, time_nanos,
+ * duration_nanos, period, default_sample_type. */
+static int dec_scalar(struct dec *d, const struct field *f)
+{
+    struct prof *p = d->p;
+    if (f->wt != 0)
+        return fail(d, "malformed field %u", f->num);
+    if (f->num == 14)
+        return map_str(d, f->v, &p->default_sample_type);
+    int64_t *dst[] = {&p->drop_frames, &p->keep_frames, &p->time_nanos, &p->duration_nanos, NULL,
+                      &p->period};
+    if (f->num == 7 || f->num == 8)
+        return map_str(d, f->v, dst[f->num - 7]);
+    *dst[f->num - 7] = (int64_t)f->v;
+    return 0;
+}
+
 int prof_decode(struct prof *p, const uint8_t *data, size_t len, char *err, size_t errlen)
 {
     struct dec d = {.p = p, .err = err, .errlen = errlen};
@@ -666,34 +706,13 @@ int prof_decode(struct prof *p, const uint8_t *data, size_t len, char *err, size
     struct rd r;
     int rc = -1;
     struct prof_line *lines = NULL;
-    size_t caplines = 0, capstrmap = 0;
+    size_t caplines = 0;
     struct sample_scratch s = {0};
     uint64_t *comments = NULL;
     size_t ncomments = 0, capcomments = 0;
 
-    /* Pass 1: the string table, which every other message refers to. */
-    for (r = (struct rd){data, data + len}; r.p < r.end;) {
-        if (rd_field(&r, &f)) {
-            fail(&d, "not a profile (malformed protobuf)");
-            goto out;
-        }
-        if (f.num == 6) {
-            if (f.wt != 2) {
-                fail(&d, "malformed string_table");
-                goto out;
-            }
-            if (d.nstrmap >= PROF_MAX_STRINGS) {
-                fail(&d, "more than %u strings", PROF_MAX_STRINGS);
-                goto out;
-            }
-            GROW(d.strmap, capstrmap, d.nstrmap + 1);
-            d.strmap[d.nstrmap++] = prof_str(p, (const char *)f.sub.p, (size_t)(f.sub.end - f.sub.p));
-        }
-    }
-    if (d.nstrmap == 0 || p->strlen[d.strmap[0]] != 0) {
-        fail(&d, "not a profile (string_table[0] must be empty)");
+    if (dec_strings(&d, data, len))
         goto out;
-    }
     /* Pass 2, in dependency order: types, functions, mappings, locations, samples, scalars. */
     for (int pass = 0; pass < 5; pass++) {
         if (pass == 1 && p->nvt == 0) {
@@ -717,19 +736,7 @@ int prof_decode(struct prof *p, const uint8_t *data, size_t len, char *err, size
                         ? fail(&d, "malformed comment")
                         : 0;
             } else if (pass == 0 && f.num >= 7 && f.num <= 14 && f.num != 11 && f.num != 13) {
-                if (f.wt != 0) {
-                    e = fail(&d, "malformed field %u", f.num);
-                } else if (f.num == 14) {
-                    e = map_str(&d, f.v, &p->default_sample_type);
-                } else {
-                    int64_t *dst[] = {&p->drop_frames, &p->keep_frames, &p->time_nanos,
-                                      &p->duration_nanos, NULL, &p->period};
-                    if (f.num == 7 || f.num == 8) {
-                        e = map_str(&d, f.v, dst[f.num - 7]);
-                    } else {
-                        *dst[f.num - 7] = (int64_t)f.v;
-                    }
-                }
+                e = dec_scalar(&d, &f);
             } else if (pass == 1 && f.num == 5 && f.wt == 2) {
                 e = dec_function(&d, f.sub);
             } else if (pass == 2 && f.num == 3 && f.wt == 2) {

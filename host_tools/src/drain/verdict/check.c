@@ -312,6 +312,96 @@ static void judge_exhaustion(struct budget *b, const struct vprof *v)
                                   : "the sampled in-use trend (no leak): not running out");
 }
 
+/* inuse or alloc of the sites of task, or with fn on their stack (neither: the total): whether it
+ * is a lower bound (docs/VERDICTS.md "Marks"; mark says why when samples were refused). */
+static int judge_sum(struct budget *b, const struct vprof *v, const char *task, const char *fn,
+                     char *mark, size_t marklen)
+{
+    struct est sum[E_COUNT];
+    struct vrefused ref;
+    double add = 0;
+    size_t n = vprof_sum(v, task, fn, sum, &ref);
+    int e = b->kind == K_INUSE ? E_INUSE_B : E_ALLOC_B;
+    b->e = sum[e];
+    b->known = 1;
+    int marked = vprof_marked(v, &ref, !b->where[0], e, &add);
+    if (marked && ref.samples && e == E_INUSE_B)
+        snprintf(mark, marklen, "a lower bound: %llu samples refused by the live table "
+                                "(in use: up to %.0f bytes more)",
+                 (unsigned long long)ref.samples, ref.b);
+    if (n == 0 && b->where[0])
+        snprintf(b->note, sizeof(b->note), "no site %s", task ? "of this task" :
+                                                         "has this function on its stack");
+    if (!v->has_var) {
+        b->lo = b->e.est;
+        b->hi = b->e.est + add;
+        snprintf(b->note, sizeof(b->note), "variance unknown (an older profile): judged on "
+                                           "the estimate");
+        return marked;
+    }
+    b->lo_at = est_lo_at;
+    if (!vprof_interval(v, e, b->e, add, &b->lo, &b->hi))
+        return marked;
+    /* no sample in the set: its upper end what the sampling may have missed */
+    char up[32];
+    size_t l = strlen(b->note);
+    fmt_bytes(up, sizeof(up), b->hi - add);
+    b->known = !isnan(b->hi);
+    if (b->known)
+        snprintf(b->note + l, sizeof(b->note) - l, "%sno %ssample: up to %s may be %s unseen "
+                 "(docs/VERDICTS.md \"No live sample\")", l ? "; " : "",
+                 e == E_INUSE_B ? "live " : "", up, e == E_INUSE_B ? "in use" : "allocated");
+    else
+        snprintf(b->note + l, sizeof(b->note) - l, "%sno sample, and no bound of what the "
+                 "sampling missed in this profile (an older drain's): not judged", l ? "; " : "");
+    return marked;
+}
+
+/* peak<=SIZE on the profile's peak interval; *marked set when it is a lower bound. */
+static void judge_peak(struct budget *b, const struct vprof *v, int *marked)
+{
+    struct growth_peak pk;
+    if (!growth_peak_interval(v->p, &pk, &b->lo, &b->hi, marked)) {
+        snprintf(b->note, sizeof(b->note), "no peak in this profile: not judged");
+        return;
+    }
+    /* not placed: judged on its interval alone (no estimate shown) */
+    b->known = 1;
+    b->e = pk.inuse_bytes;
+    b->lo_at = est_lo_at;
+    b->unplaced = !pk.known;
+    snprintf(b->note, sizeof(b->note), "%s", pk.known ? pk.method : "too few sampled "
+             "blocks to place it: judged on its interval");
+}
+
+/* growth<=SIZE: the leaks' slopes summed over the sites of task, or with fn on their stack. */
+static void judge_growth(struct budget *b, const struct vprof *v, const char *task,
+                         const char *fn)
+{
+    struct growth_leak *lk = xmalloc(CHECK_MAX_LEAKS * sizeof(*lk));
+    size_t nl = growth_leaks_from_prof(v->p, lk, CHECK_MAX_LEAKS);
+    int any = growth_peak_from_prof(v->p, &(struct growth_peak){0}) || nl;
+    if (!any) {
+        snprintf(b->note, sizeof(b->note), "no growth data in this profile: not judged");
+    } else {
+        b->known = 1;
+        for (size_t i = 0; i < nl && i < CHECK_MAX_LEAKS; i++) {
+            if (lk[i].sample >= v->p->nsample)
+                continue;
+            const struct vsite *s = &v->site[v->site_of[lk[i].sample]];
+            if ((task && (!s->task || strcmp(s->task, task))) ||
+                (fn && !vsite_has_frame(v, s, fn)))
+                continue;
+            b->e.est += lk[i].slope_bytes_per_s.est;
+            b->e.var += lk[i].slope_bytes_per_s.var;
+        }
+        b->lo = est_sym_lo(b->e);
+        b->hi = est_sym_hi(b->e);
+        b->lo_at = est_sym_lo_at;
+    }
+    free(lk);
+}
+
 static void judge(struct budget *b, const struct vprof *v)
 {
     const char *task = strncmp(b->where, "task=", 5) == 0 ? b->where + 5 : NULL;
@@ -319,86 +409,15 @@ static void judge(struct budget *b, const struct vprof *v)
     /* A lower bound (docs/VERDICTS.md "Marks"): never a clean PASS. Growth sums sites' slopes:
      * any mark; the peak and in-use and allocated estimates: below. */
     int marked = marks_any(&v->marks);
-    double add = 0;
     char mark[448] = "";
-    if (b->kind == K_INUSE || b->kind == K_ALLOC) {
-        struct est sum[E_COUNT];
-        struct vrefused ref;
-        size_t n = vprof_sum(v, task, fn, sum, &ref);
-        int e = b->kind == K_INUSE ? E_INUSE_B : E_ALLOC_B;
-        b->e = sum[e];
-        b->known = 1;
-        marked = vprof_marked(v, &ref, !b->where[0], e, &add);
-        if (marked && ref.samples && e == E_INUSE_B)
-            snprintf(mark, sizeof(mark), "a lower bound: %llu samples refused by the live table "
-                                         "(in use: up to %.0f bytes more)",
-                     (unsigned long long)ref.samples, ref.b);
-        if (n == 0 && b->where[0])
-            snprintf(b->note, sizeof(b->note), "no site %s", task ? "of this task" :
-                                                             "has this function on its stack");
-        if (!v->has_var) {
-            b->lo = b->e.est;
-            b->hi = b->e.est + add;
-            snprintf(b->note, sizeof(b->note), "variance unknown (an older profile): judged on "
-                                               "the estimate");
-        } else {
-            b->lo_at = est_lo_at;
-            if (vprof_interval(v, e, b->e, add, &b->lo, &b->hi)) {
-                /* no sample in the set: its upper end what the sampling may have missed */
-                char up[32];
-                size_t l = strlen(b->note);
-                fmt_bytes(up, sizeof(up), b->hi - add);
-                b->known = !isnan(b->hi);
-                if (b->known)
-                    snprintf(b->note + l, sizeof(b->note) - l, "%sno %ssample: up to %s may be "
-                             "%s unseen (docs/VERDICTS.md \"No live sample\")", l ? "; " : "",
-                             e == E_INUSE_B ? "live " : "", up,
-                             e == E_INUSE_B ? "in use" : "allocated");
-                else
-                    snprintf(b->note + l, sizeof(b->note) - l, "%sno sample, and no bound of "
-                             "what the sampling missed in this profile (an older drain's): not "
-                             "judged", l ? "; " : "");
-            }
-        }
-    } else if (b->kind == K_PEAK) {
-        struct growth_peak pk;
-        if (growth_peak_interval(v->p, &pk, &b->lo, &b->hi, &marked)) {
-            /* not placed: judged on its interval alone (no estimate shown) */
-            b->known = 1;
-            b->e = pk.inuse_bytes;
-            b->lo_at = est_lo_at;
-            b->unplaced = !pk.known;
-            snprintf(b->note, sizeof(b->note), "%s", pk.known ? pk.method : "too few sampled "
-                     "blocks to place it: judged on its interval");
-        } else {
-            snprintf(b->note, sizeof(b->note), "no peak in this profile: not judged");
-        }
-    } else if (b->kind == K_EXHAUST) {
+    if (b->kind == K_INUSE || b->kind == K_ALLOC)
+        marked = judge_sum(b, v, task, fn, mark, sizeof(mark));
+    else if (b->kind == K_PEAK)
+        judge_peak(b, v, &marked);
+    else if (b->kind == K_EXHAUST)
         judge_exhaustion(b, v);
-    } else {
-        struct growth_leak *lk = xmalloc(CHECK_MAX_LEAKS * sizeof(*lk));
-        size_t nl = growth_leaks_from_prof(v->p, lk, CHECK_MAX_LEAKS);
-        int any = growth_peak_from_prof(v->p, &(struct growth_peak){0}) || nl;
-        if (!any) {
-            snprintf(b->note, sizeof(b->note), "no growth data in this profile: not judged");
-        } else {
-            b->known = 1;
-            for (size_t i = 0; i < nl && i < CHECK_MAX_LEAKS; i++) {
-                if (lk[i].sample >= v->p->nsample)
-                    continue;
-                const struct vsite *s = &v->site[v->site_of[lk[i].sample]];
-                if ((task && (!s->task || strcmp(s->task, task))) ||
-                    (fn && !vsite_has_frame(v, s, fn)))
-                    continue;
-                b->e.est += lk[i].slope_bytes_per_s.est;
-                b->e.var += lk[i].slope_bytes_per_s.var;
-            }
-            b->lo = est_sym_lo(b->e);
-            b->hi = est_sym_hi(b->e);
-            b->lo_at = est_sym_lo_at;
-        }
-        free(lk);
-    }
+    else
+        judge_growth(b, v, task, fn);
     if (!b->known)
         b->st = S_WARN;
     else if (b->kind == K_EXHAUST) /* at least TIME: FAIL when the high end is below it */

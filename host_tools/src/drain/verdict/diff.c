@@ -108,68 +108,54 @@ static void write_diff_json(FILE *f, const struct dsite *d, size_t n, const stru
     fputs("]}\n", f);
 }
 
-int drain_diff(int argc, char **argv)
+struct diff_opts {
+    const char *in[2]; /* BASE, NEW */
+    struct verdict_args va;
+    long top;
+};
+
+/* drain diff's command line into o: 0, 1 when --help is asked for, or 2 (bad: why says why). */
+static int diff_args(int argc, char **argv, struct diff_opts *o, char *why, size_t whylen)
 {
     static const char *const valued[] = {"--top", "-t", NULL};
-    const char *in[2] = {NULL, NULL};
-    struct verdict_args va = {{0}, 0, NULL};
     size_t nin = 0;
-    long top = 20;
-    char why[1024] = "";
-    int rc = 0;
-    for (int i = 1; i < argc && rc == 0; i++) {
+    for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
-        int more = i + 1 < argc, common = verdict_arg(&va, argc, argv, &i, valued, why,
-                                                        sizeof(why));
-        if (common) {
-            rc = common < 0 ? 2 : 0;
-        } else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            fputs(diff_usage, stdout);
-            return 0;
-        } else if ((strcmp(a, "--top") == 0 || strcmp(a, "-t") == 0) && more) {
+        int more = i + 1 < argc;
+        int common = verdict_arg(&o->va, argc, argv, &i, valued, why, whylen);
+        if (common < 0)
+            return 2;
+        if (common)
+            continue;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0)
+            return 1;
+        if ((strcmp(a, "--top") == 0 || strcmp(a, "-t") == 0) && more) {
             double v;
             if (parse_num(argv[++i], 1, 1e6, &v) || v != (long)v) {
-                snprintf(why, sizeof(why), "--top %s: expected a count >= 1", argv[i]);
-                rc = 2;
+                snprintf(why, whylen, "--top %s: expected a count >= 1", argv[i]);
+                return 2;
             }
-            top = (long)v;
+            o->top = (long)v;
         } else if (a[0] == '-' && a[1]) {
-            snprintf(why, sizeof(why), "unknown option or missing argument: %s", a);
-            rc = 2;
+            snprintf(why, whylen, "unknown option or missing argument: %s", a);
+            return 2;
         } else if (nin < 2) {
-            in[nin++] = a;
+            o->in[nin++] = a;
         } else {
-            snprintf(why, sizeof(why), "unexpected argument: %s", a);
-            rc = 2;
+            snprintf(why, whylen, "unexpected argument: %s", a);
+            return 2;
         }
     }
-    if (rc == 0 && nin != 2) {
-        snprintf(why, sizeof(why), "expected BASE and NEW");
-        rc = 2;
+    if (nin != 2) {
+        snprintf(why, whylen, "expected BASE and NEW");
+        return 2;
     }
-    if (rc != 0) {
-        fprintf(stderr, "drain diff: %s\n%s", why, diff_usage);
-        return rc;
-    }
-    struct prof p[2];
-    struct vprof v[2];
-    int loaded = 0, built = 0;
-    for (; loaded < 2; loaded++)
-        if (verdict_load(&p[loaded], in[loaded], va.elf, va.nelf, why, sizeof(why)) != 0)
-            break;
-    for (; loaded == 2 && built < 2; built++)
-        if (vprof_build(&p[built], &v[built], why, sizeof(why)) != 0)
-            break;
-    if (loaded < 2 || built < 2) {
-        fprintf(stderr, "drain diff: %s\n", why);
-        rc = 1;
-        goto out;
-    }
-    for (int k = 0; k < 2; k++)
-        if (!v[k].has_var)
-            fprintf(stderr, "drain diff: %s carries no variances (an older drain wrote it): its "
-                            "estimates count as exact\n", in[k]);
-    /* All sites of both, by key; equal keys are one site. */
+    return 0;
+}
+
+/* All sites of both profiles, by key; equal keys are one site: *m of them. */
+static struct dsite *diff_sites(const struct vprof *v, size_t *m)
+{
     size_t n = v[0].nsite + v[1].nsite, nd = 0;
     struct dsite *d = xcalloc(n + 1, sizeof(*d));
     for (int k = 0; k < 2; k++) {
@@ -191,25 +177,32 @@ int drain_diff(int argc, char **argv)
         }
     }
     qsort(d, nd, sizeof(*d), by_key);
-    size_t m = 0;
+    *m = 0;
     for (size_t i = 0; i < nd; i++) {
-        if (m && strcmp(d[m - 1].key, d[i].key) == 0) {
+        struct dsite *last = *m ? &d[*m - 1] : NULL;
+        if (last && strcmp(last->key, d[i].key) == 0) {
             for (int e = 0; e < E_COUNT; e++) {
-                d[m - 1].base[e].est += d[i].base[e].est;
-                d[m - 1].base[e].var += d[i].base[e].var;
-                d[m - 1].now[e].est += d[i].now[e].est;
-                d[m - 1].now[e].var += d[i].now[e].var;
+                last->base[e].est += d[i].base[e].est;
+                last->base[e].var += d[i].base[e].var;
+                last->now[e].est += d[i].now[e].est;
+                last->now[e].var += d[i].now[e].var;
             }
             if (d[i].v == &v[1]) { /* show the new profile's stack */
-                d[m - 1].v = d[i].v;
-                d[m - 1].s = d[i].s;
+                last->v = d[i].v;
+                last->s = d[i].s;
             }
             free(d[i].key);
         } else {
-            d[m++] = d[i];
+            d[(*m)++] = d[i];
         }
     }
-    /* Benjamini-Hochberg over all m * E_COUNT comparisons. */
+    return d;
+}
+
+/* Each change's p-value, and which are significant: Benjamini-Hochberg over all m * E_COUNT
+ * comparisons. Returns how many are. */
+static size_t diff_test(struct dsite *d, size_t m)
+{
     size_t nc = m * E_COUNT;
     double *pv = xmalloc((nc + 1) * sizeof(double));
     size_t *ord = xmalloc((nc + 1) * sizeof(size_t));
@@ -236,10 +229,15 @@ int drain_diff(int argc, char **argv)
     }
     free(pv);
     free(ord);
-    qsort(d, m, sizeof(*d), by_change);
+    return flagged;
+}
+
+/* The table on stdout: the first top sites of d (significant changes first). */
+static void diff_print(const struct dsite *d, size_t m, size_t flagged, long top)
+{
     printf("drain diff: %zu sites, %zu comparisons, %zu significant (Benjamini-Hochberg, false "
            "discovery rate 5 %%)\n",
-           m, nc, flagged);
+           m, m * E_COUNT, flagged);
     printf("  %-3s %14s %-27s %14s %-27s  %s\n", "sig", "in-use change", "(95 % interval)",
            "alloc change", "(95 % interval)", "site (innermost first)");
     for (size_t i = 0; i < m && (long)i < top; i++) {
@@ -260,20 +258,62 @@ int drain_diff(int argc, char **argv)
             printf(" [task %s]", d[i].s->task);
         printf("\n");
     }
-    const char *json = va.json;
-    if (json) {
-        struct out_file o;
-        char why[1100];
-        int bad = out_open(&o, json, why, sizeof(why)) != 0;
-        if (!bad) {
-            write_diff_json(o.f, d, m, v, p, in);
-            bad = out_close(&o, 0, why, sizeof(why)) != 0;
-        }
-        if (bad) {
-            fprintf(stderr, "drain diff: --json %s\n", why);
-            rc = 1;
-        }
+}
+
+/* --json FILE: 0, or 1 when it could not be written (said on stderr). */
+static int diff_json(const char *json, const struct dsite *d, size_t m, const struct vprof *v,
+                     const struct prof *p, const char *const *in)
+{
+    struct out_file o;
+    char why[1100];
+    int bad = out_open(&o, json, why, sizeof(why)) != 0;
+    if (!bad) {
+        write_diff_json(o.f, d, m, v, p, in);
+        bad = out_close(&o, 0, why, sizeof(why)) != 0;
     }
+    if (bad)
+        fprintf(stderr, "drain diff: --json %s\n", why);
+    return bad;
+}
+
+int drain_diff(int argc, char **argv)
+{
+    struct diff_opts o = {{NULL, NULL}, {{0}, 0, NULL}, 20};
+    char why[1024] = "";
+    int rc = diff_args(argc, argv, &o, why, sizeof(why));
+    if (rc == 1) {
+        fputs(diff_usage, stdout);
+        return 0;
+    }
+    if (rc != 0) {
+        fprintf(stderr, "drain diff: %s\n%s", why, diff_usage);
+        return rc;
+    }
+    struct prof p[2];
+    struct vprof v[2];
+    int loaded = 0, built = 0;
+    for (; loaded < 2; loaded++)
+        if (verdict_load(&p[loaded], o.in[loaded], o.va.elf, o.va.nelf, why, sizeof(why)) != 0)
+            break;
+    for (; loaded == 2 && built < 2; built++)
+        if (vprof_build(&p[built], &v[built], why, sizeof(why)) != 0)
+            break;
+    if (loaded < 2 || built < 2) {
+        fprintf(stderr, "drain diff: %s\n", why);
+        rc = 1;
+        goto out;
+    }
+    for (int k = 0; k < 2; k++)
+        if (!v[k].has_var)
+            fprintf(stderr, "drain diff: %s carries no variances (an older drain wrote it): its "
+                            "estimates count as exact\n", o.in[k]);
+    size_t m;
+    struct dsite *d = diff_sites(v, &m);
+    size_t flagged = diff_test(d, m);
+    qsort(d, m, sizeof(*d), by_change);
+    diff_print(d, m, flagged, o.top);
+    if (o.va.json && diff_json(o.va.json, d, m, v, p, o.in) != 0)
+        rc = 1;
     for (size_t i = 0; i < m; i++)
         free(d[i].key);
     free(d);

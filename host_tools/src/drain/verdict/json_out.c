@@ -15,6 +15,26 @@
 
 #define JSON_MAX_LEAKS 4096
 
+/* A member after the first: ", "key": " and its value (a number, a string or NULL, an estimate
+ * with its symmetric interval). */
+static void key_num(FILE *f, const char *key, double x)
+{
+    fprintf(f, ", \"%s\": ", key);
+    json_num(f, x);
+}
+
+static void key_str(FILE *f, const char *key, const char *x)
+{
+    fprintf(f, ", \"%s\": ", key);
+    json_str(f, x);
+}
+
+static void key_est(FILE *f, const char *key, struct est e)
+{
+    fprintf(f, ", \"%s\": ", key);
+    json_est_sym(f, e);
+}
+
 /* The four estimates of a site, task or the totals (all), marked where they are lower bounds
  * (docs/VERDICTS.md "Marks"), with the refused samples behind the mark when there are any. */
 static void write_ests(FILE *f, const struct vprof *v, const struct est *e,
@@ -32,8 +52,7 @@ static void write_ests(FILE *f, const struct vprof *v, const struct est *e,
         fprintf(f, ", \"refused\": {\"samples\": %llu, \"inuse_objects\": ",
                 (unsigned long long)r->samples);
         json_num(f, r->n);
-        fputs(", \"inuse_bytes\": ", f);
-        json_num(f, r->b);
+        key_num(f, "inuse_bytes", r->b);
         fputc('}', f);
     }
 }
@@ -47,10 +66,8 @@ void json_est_sym(FILE *f, struct est e)
 {
     fputs("{\"est\": ", f);
     json_num(f, e.est);
-    fputs(", \"lo\": ", f);
-    json_num(f, est_sym_lo(e));
-    fputs(", \"hi\": ", f);
-    json_num(f, est_sym_hi(e));
+    key_num(f, "lo", est_sym_lo(e));
+    key_num(f, "hi", est_sym_hi(e));
     fputc('}', f);
 }
 
@@ -63,16 +80,11 @@ static void write_grown(FILE *f, const struct vprof *v, uint32_t sample, size_t 
     const struct vsite *s = &v->site[v->site_of[sample]];
     fputs(i ? ",\n    {\"stack\": " : "\n    {\"stack\": ", f);
     json_stack(f, v, s);
-    fputs(", \"task\": ", f);
-    json_str(f, s->task);
-    if (name) {
-        fprintf(f, ", \"%s\": ", name);
-        json_est_sym(f, e);
-    }
-    for (int k = 0; k < nt; k++) {
-        fprintf(f, ", \"%s\": ", tname[k]);
-        json_num(f, t[k]);
-    }
+    key_str(f, "task", s->task);
+    if (name)
+        key_est(f, name, e);
+    for (int k = 0; k < nt; k++)
+        key_num(f, tname[k], t[k]);
     fputc('}', f);
 }
 
@@ -99,12 +111,9 @@ static void write_exhaustion(FILE *f, const struct vprof *v)
     }
     if (!exhaust_json(f, &e))
         return;
-    fputs(", \"at_s\": ", f);
-    json_num(f, e.at_s);
-    fputs(", \"growth_bytes_per_s\": ", f);
-    json_est_sym(f, e.rate);
-    fputs(", \"overhead_bytes_per_block\": ", f);
-    json_est_sym(f, e.overhead);
+    key_num(f, "at_s", e.at_s);
+    key_est(f, "growth_bytes_per_s", e.rate);
+    key_est(f, "overhead_bytes_per_block", e.overhead);
     fprintf(f, ", \"basis\": \"%s\", \"driver\": ", e.basis == EX_LEAKS ? "leaks" : "total");
     if (e.driver == UINT32_MAX) {
         fputs("null}", f);
@@ -113,54 +122,52 @@ static void write_exhaustion(FILE *f, const struct vprof *v)
     const struct vsite *s = &v->site[v->site_of[e.driver]];
     fputs("{\"stack\": ", f);
     json_stack(f, v, s);
-    fputs(", \"task\": ", f);
-    json_str(f, s->task);
+    key_str(f, "task", s->task);
     fputs("}}", f);
 }
 
-static void write_session(FILE *f, const struct json_session *js, const struct vprof *v)
+/* The session's header: its names and interval, whether variances are known, its marks
+ * (docs/VERDICTS.md "Marks") and the clock's warning. */
+static void write_about(FILE *f, const struct json_session *js, const struct vprof *v)
 {
     fputs("{\"session\": ", f);
     json_str(f, js->session);
-    fputs(", \"device\": ", f);
-    json_str(f, js->device);
-    fputs(", \"interval\": ", f);
-    json_num(f, js->interval);
+    key_str(f, "device", js->device);
+    key_num(f, "interval", js->interval);
     fprintf(f, ", \"variance\": %s", v->has_var ? "\"known\"" : "\"unknown\"");
     fprintf(f, ", \"complete\": %s",
             !v->marks.known ? "null" : v->marks.complete ? "true" : "false");
     fputs(", \"marks\": ", f);
     if (v->marks.known) {
-        fprintf(f, "{\"refused\": %llu, \"unattributed\": %llu, \"lost\": %llu, \"note\": ",
+        fprintf(f, "{\"refused\": %llu, \"unattributed\": %llu, \"lost\": %llu",
                 (unsigned long long)v->marks.refused, (unsigned long long)v->marks.unattributed,
                 (unsigned long long)v->marks.lost);
-        json_str(f, v->marks.note[0] ? v->marks.note : NULL);
+        key_str(f, "note", v->marks.note[0] ? v->marks.note : NULL);
         fputc('}', f);
     } else {
         fputs("null", f);
     }
     struct clock_verdict cv;
     fputs(", \"clock_warning\": ", f);
-    if (clock_from_prof(js->p, &cv)) {
-        fputs("{\"device_s\": ", f);
-        json_num(f, cv.device_s);
-        fputs(", \"arrival_s\": ", f);
-        json_num(f, cv.arrival_s >= 0 ? cv.arrival_s : NAN);
-        fputs(", \"note\": ", f);
-        json_str(f, cv.note);
-        fputc('}', f);
-    } else {
+    if (!clock_from_prof(js->p, &cv)) {
         fputs("null", f);
+        return;
     }
-    fputs(",\n  \"totals\": {", f);
-    write_ests(f, v, v->total, &v->total_refused, 1);
-    fputs("},\n  \"sites\": [", f);
+    fputs("{\"device_s\": ", f);
+    json_num(f, cv.device_s);
+    key_num(f, "arrival_s", cv.arrival_s >= 0 ? cv.arrival_s : NAN);
+    key_str(f, "note", cv.note);
+    fputc('}', f);
+}
+
+/* The "sites" array's members. */
+static void write_sites(FILE *f, const struct vprof *v)
+{
     for (size_t i = 0; i < v->nsite; i++) {
         const struct vsite *s = &v->site[i];
         fputs(i ? ",\n    {\"stack\": " : "\n    {\"stack\": ", f);
         json_stack(f, v, s);
-        fputs(", \"task\": ", f);
-        json_str(f, s->task);
+        key_str(f, "task", s->task);
         fputs(", \"samples\": ", f);
         if (v->has_var)
             fprintf(f, "%llu", (unsigned long long)s->samples);
@@ -170,8 +177,11 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
         write_ests(f, v, s->e, &s->refused, 0);
         fputc('}', f);
     }
-    fputs("],\n  \"tasks\": [", f);
-    /* per task (an RTOS device's): the sums of its sites, by task name */
+}
+
+/* The "tasks" array's members (an RTOS device's): the sums of each task's sites, by task name. */
+static void write_tasks(FILE *f, const struct json_session *js, const struct vprof *v)
+{
     size_t nt = 0, groups = 0;
     const struct vsite **ts = xmalloc((v->nsite + 1) * sizeof(*ts));
     for (size_t i = 0; i < v->nsite; i++)
@@ -200,24 +210,31 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
         fputc('}', f);
     }
     free(ts);
-    fputs("],\n  \"peak\": ", f);
+}
+
+/* "peak": its interval, and its estimate and time when placed (docs/VERDICTS.md "The peak");
+ * null when the profile holds none. */
+static void write_peak(FILE *f, const struct json_session *js)
+{
     struct growth_peak pk;
     double lo, hi;
     int marked;
-    if (growth_peak_interval(js->p, &pk, &lo, &hi, &marked)) {
-        /* not placed: no estimate, its interval only (docs/VERDICTS.md "The peak") */
-        fputs("{\"inuse_bytes\": ", f);
-        json_interval(f, pk.known ? pk.inuse_bytes.est : NAN, lo, hi, marked);
-        fprintf(f, ", \"placed\": %s, \"at_s\": ", pk.known ? "true" : "false");
-        json_num(f, pk.known ? pk.at_s : NAN);
-        fputs(", \"method\": ", f);
-        json_str(f, pk.method);
-        fputs(", \"note\": ", f);
-        json_str(f, pk.note);
-        fputc('}', f);
-    } else {
+    if (!growth_peak_interval(js->p, &pk, &lo, &hi, &marked)) {
         fputs("null", f);
+        return;
     }
+    fputs("{\"inuse_bytes\": ", f);
+    json_interval(f, pk.known ? pk.inuse_bytes.est : NAN, lo, hi, marked);
+    fprintf(f, ", \"placed\": %s", pk.known ? "true" : "false");
+    key_num(f, "at_s", pk.known ? pk.at_s : NAN);
+    key_str(f, "method", pk.method);
+    key_str(f, "note", pk.note);
+    fputc('}', f);
+}
+
+/* "leaks" and "steps": the growth verdicts the profile holds. */
+static void write_growth(FILE *f, const struct json_session *js, const struct vprof *v)
+{
     fputs(",\n  \"leaks\": [", f);
     struct growth_leak *lk = xmalloc(JSON_MAX_LEAKS * sizeof(*lk));
     size_t nl = growth_leaks_from_prof(js->p, lk, JSON_MAX_LEAKS);
@@ -234,6 +251,20 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
                     (const double[]){st[i].from_s, st[i].to_s}, 2);
     free(st);
     fputc(']', f);
+}
+
+static void write_session(FILE *f, const struct json_session *js, const struct vprof *v)
+{
+    write_about(f, js, v);
+    fputs(",\n  \"totals\": {", f);
+    write_ests(f, v, v->total, &v->total_refused, 1);
+    fputs("},\n  \"sites\": [", f);
+    write_sites(f, v);
+    fputs("],\n  \"tasks\": [", f);
+    write_tasks(f, js, v);
+    fputs("],\n  \"peak\": ", f);
+    write_peak(f, js);
+    write_growth(f, js, v);
     write_exhaustion(f, v);
     struct ended en;
     ended_from_prof(js->p, &en);

@@ -249,66 +249,78 @@ static const char flame_script[] =
     "window.addEventListener('load', init);\n"
     "]]></script>\n";
 
-int flame_write(const struct built *b, const struct session *s, int alloc, const char *path,
-                char *err, size_t errlen)
-{
-    const struct prof *p = &b->prof;
-    struct ftree t;
-    build_tree(&t, p, alloc ? V_ALLOC_B : V_INUSE_B);
-    double total = t.n[0].value;
-    /* Frames drawn: those at least FLAME_MIN_PX wide; beyond FLAME_MAX_DRAWN of them, the widest
-     * (ties: the earliest made). A parent is as wide as its children and made before them, so
-     * the frames drawn are a tree. */
-    const double plot_w = FLAME_WIDTH - 20;
-    double thr = total * FLAME_MIN_PX / plot_w;
-    uint8_t *draw = xcalloc(t.len, 1);
-    uint32_t *order = xmalloc(t.len * sizeof(*order));
-    size_t drawn = 0;
-    for (size_t i = 0; i < t.len; i++)
-        if (t.n[i].value >= thr && t.n[i].value > 0)
-            order[drawn++] = (uint32_t)i;
-    if (drawn > FLAME_MAX_DRAWN) {
-        sort_t = &t;
-        qsort(order, drawn, sizeof(*order), by_width);
-        drawn = FLAME_MAX_DRAWN;
-    }
-    for (size_t i = 0; i < drawn; i++)
-        draw[order[i]] = 1;
-    uint32_t maxd = 0;
-    double hidden_b = 0;
-    size_t hidden_n = 0;
-    for (size_t i = 1; i < t.len; i++) {
-        const struct fnode *n = &t.n[i];
-        if (draw[i] && n->depth > maxd)
-            maxd = n->depth;
-        if (!draw[i]) {
-            hidden_n++;
-            if (draw[n->parent])
-                hidden_b += n->value;
-        }
-    }
-    /* x of each node: its parent's, plus its earlier siblings' values (name order). */
-    for (size_t i = 1; i < t.len; i++)
-        order[i - 1] = (uint32_t)i;
-    sort_t = &t;
-    qsort(order, t.len - 1, sizeof(*order), by_parent_name);
-    for (size_t i = 0; i + 1 < t.len;) {
-        uint32_t parent = t.n[order[i]].parent;
-        double x = t.n[parent].x;
-        for (; i + 1 < t.len && t.n[order[i]].parent == parent; i++) {
-            t.n[order[i]].x = x;
-            x += t.n[order[i]].value;
-        }
-    }
+/* Geometry (px): a frame's height, the room above the frames (title) and below them (details). */
+#define FLAME_FH 16.0
+#define FLAME_TOP 60.0
+#define FLAME_BOTTOM 40.0
+#define FLAME_PLOT_W (FLAME_WIDTH - 20.0)
 
-    const double fh = 16, top = 60, bottom = 40;
-    double height = top + (maxd + 1) * fh + bottom;
-    const char *what = alloc ? "allocated bytes" : "in-use bytes";
-    struct out_file o;
-    int rc = out_open(&o, path, err, errlen);
-    if (rc != 0)
-        goto out;
-    FILE *f = o.f;
+/* What is drawn of a tree: draw[i] for node i (drawn of them), the frames not drawn (hidden_n,
+ * hidden_b bytes in their drawn callers' width), the deepest drawn, the graph's height. */
+struct flame_layout {
+    uint8_t *draw;
+    size_t drawn, hidden_n;
+    double total, hidden_b, height;
+    uint32_t maxd;
+};
+
+/* Frames drawn: those at least FLAME_MIN_PX wide; beyond FLAME_MAX_DRAWN of them, the widest
+ * (ties: the earliest made). A parent is as wide as its children and made before them, so the
+ * frames drawn are a tree. order: room for t->len nodes. */
+static void choose_frames(const struct ftree *t, struct flame_layout *lay, uint32_t *order)
+{
+    double thr = lay->total * FLAME_MIN_PX / FLAME_PLOT_W;
+    lay->draw = xcalloc(t->len, 1);
+    lay->drawn = 0;
+    for (size_t i = 0; i < t->len; i++)
+        if (t->n[i].value >= thr && t->n[i].value > 0)
+            order[lay->drawn++] = (uint32_t)i;
+    if (lay->drawn > FLAME_MAX_DRAWN) {
+        sort_t = t;
+        qsort(order, lay->drawn, sizeof(*order), by_width);
+        lay->drawn = FLAME_MAX_DRAWN;
+    }
+    for (size_t i = 0; i < lay->drawn; i++)
+        lay->draw[order[i]] = 1;
+    lay->maxd = 0;
+    lay->hidden_b = 0;
+    lay->hidden_n = 0;
+    for (size_t i = 1; i < t->len; i++) {
+        const struct fnode *n = &t->n[i];
+        if (lay->draw[i] && n->depth > lay->maxd)
+            lay->maxd = n->depth;
+        if (!lay->draw[i]) {
+            lay->hidden_n++;
+            if (lay->draw[n->parent])
+                lay->hidden_b += n->value;
+        }
+    }
+    lay->height = FLAME_TOP + (lay->maxd + 1) * FLAME_FH + FLAME_BOTTOM;
+}
+
+/* x of each node: its parent's, plus its earlier siblings' values (name order). order: room for
+ * t->len nodes. */
+static void place_frames(struct ftree *t, uint32_t *order)
+{
+    for (size_t i = 1; i < t->len; i++)
+        order[i - 1] = (uint32_t)i;
+    sort_t = t;
+    qsort(order, t->len - 1, sizeof(*order), by_parent_name);
+    for (size_t i = 0; i + 1 < t->len;) {
+        uint32_t parent = t->n[order[i]].parent;
+        double x = t->n[parent].x;
+        for (; i + 1 < t->len && t->n[order[i]].parent == parent; i++) {
+            t->n[order[i]].x = x;
+            x += t->n[order[i]].value;
+        }
+    }
+}
+
+/* The SVG's start: its style and script, the title, subtitle, buttons and the details line. */
+static void flame_head(FILE *f, const struct session *s, const struct flame_layout *lay,
+                       const char *what)
+{
+    double height = lay->height, total = lay->total;
     fprintf(f, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
                "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
                "height=\"%.0f\" viewBox=\"0 0 %d %.0f\" data-total=\"%.0f\">\n"
@@ -332,11 +344,11 @@ int flame_write(const struct built *b, const struct session *s, int alloc, const
                "session %d (%.0f bytes)</text>\n",
             FLAME_WIDTH / 2, what, s->index, total);
     fprintf(f, "<text id=\"subtitle\" x=\"%d\" y=\"42\" text-anchor=\"middle\">%zu frames drawn",
-            FLAME_WIDTH / 2, drawn ? drawn - 1 : 0);
-    if (hidden_n)
+            FLAME_WIDTH / 2, lay->drawn ? lay->drawn - 1 : 0);
+    if (lay->hidden_n)
         fprintf(f, "; %zu not drawn, narrower than %.2g px or beyond the %d widest (%.0f bytes, "
                    "in their callers' width)",
-                hidden_n, FLAME_MIN_PX, FLAME_MAX_DRAWN, hidden_b);
+                lay->hidden_n, FLAME_MIN_PX, FLAME_MAX_DRAWN, lay->hidden_b);
     fprintf(f, "</text>\n<text id=\"unzoom\" class=\"button hide\" x=\"10\" y=\"24\">Reset Zoom"
                "</text>\n<text id=\"search\" class=\"button\" x=\"%d\" y=\"24\" "
                "text-anchor=\"end\">Search</text>\n<text id=\"reset-search\" class=\"button "
@@ -347,37 +359,59 @@ int flame_write(const struct built *b, const struct session *s, int alloc, const
     if (total <= 0)
         fprintf(f, "<text id=\"empty\" x=\"%d\" y=\"%.0f\" text-anchor=\"middle\">no %s in "
                    "this profile</text>\n",
-                FLAME_WIDTH / 2, top + fh, what);
-    for (size_t i = 0; total > 0 && i < t.len; i++) {
-        const struct fnode *n = &t.n[i];
-        if (!draw[i])
-            continue;
-        char name[512], fill[32];
-        label(&t, n, name, sizeof(name));
-        colour(name, fill, sizeof(fill));
-        double x = n->x / total * plot_w, w = n->value / total * plot_w;
-        double y = height - bottom - (n->depth + 1) * fh;
-        fprintf(f, "<g class=\"f\" data-n=\"");
-        views_xml_text(f, name, strlen(name));
-        fprintf(f, "\" data-x=\"%.4f\" data-w=\"%.4f\" data-d=\"%u\" data-v=\"%.0f\" "
-                   "data-fill=\"%s\"><title>",
-                x, w, n->depth, n->value, fill);
-        views_xml_text(f, name, strlen(name));
-        if (n->name >= 0 && n->file && n->line >= 0)
-            fprintf(f, " (%s:%lld)", base_name(p->str[n->file]), (long long)n->line);
-        else if (n->name >= 0 && n->file)
-            fprintf(f, " (%s, several lines)", base_name(p->str[n->file]));
-        fprintf(f, ": %.0f bytes, %.2f%%</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
-                   "height=\"%.1f\" fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">"
-                   "</text></g>\n",
-                n->value, 100 * n->value / total, 10 + x, y, w, fh - 1, fill, 13 + x,
-                y + fh - 5);
-    }
-    fprintf(f, "</svg>\n");
-    rc = out_close(&o, 0, err, errlen);
-out:
+                FLAME_WIDTH / 2, FLAME_TOP + FLAME_FH, what);
+}
+
+/* One frame: its group (name, place and value for the script), title, rectangle and label. */
+static void flame_frame(FILE *f, const struct ftree *t, const struct fnode *n,
+                        const struct flame_layout *lay)
+{
+    const struct prof *p = t->p;
+    double total = lay->total;
+    char name[512], fill[32];
+    label(t, n, name, sizeof(name));
+    colour(name, fill, sizeof(fill));
+    double x = n->x / total * FLAME_PLOT_W, w = n->value / total * FLAME_PLOT_W;
+    double y = lay->height - FLAME_BOTTOM - (n->depth + 1) * FLAME_FH;
+    fprintf(f, "<g class=\"f\" data-n=\"");
+    views_xml_text(f, name, strlen(name));
+    fprintf(f, "\" data-x=\"%.4f\" data-w=\"%.4f\" data-d=\"%u\" data-v=\"%.0f\" "
+               "data-fill=\"%s\"><title>",
+            x, w, n->depth, n->value, fill);
+    views_xml_text(f, name, strlen(name));
+    if (n->name >= 0 && n->file && n->line >= 0)
+        fprintf(f, " (%s:%lld)", base_name(p->str[n->file]), (long long)n->line);
+    else if (n->name >= 0 && n->file)
+        fprintf(f, " (%s, several lines)", base_name(p->str[n->file]));
+    fprintf(f, ": %.0f bytes, %.2f%%</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" "
+               "height=\"%.1f\" fill=\"%s\" rx=\"2\" ry=\"2\"/><text x=\"%.2f\" y=\"%.1f\">"
+               "</text></g>\n",
+            n->value, 100 * n->value / total, 10 + x, y, w, FLAME_FH - 1, fill, 13 + x,
+            y + FLAME_FH - 5);
+}
+
+int flame_write(const struct built *b, const struct session *s, int alloc, const char *path,
+                char *err, size_t errlen)
+{
+    struct ftree t;
+    build_tree(&t, &b->prof, alloc ? V_ALLOC_B : V_INUSE_B);
+    struct flame_layout lay = {.total = t.n[0].value};
+    uint32_t *order = xmalloc(t.len * sizeof(*order));
+    choose_frames(&t, &lay, order);
+    place_frames(&t, order);
     free(order);
-    free(draw);
+    const char *what = alloc ? "allocated bytes" : "in-use bytes";
+    struct out_file o;
+    int rc = out_open(&o, path, err, errlen);
+    if (rc == 0) {
+        flame_head(o.f, s, &lay, what);
+        for (size_t i = 0; lay.total > 0 && i < t.len; i++)
+            if (lay.draw[i])
+                flame_frame(o.f, &t, &t.n[i], &lay);
+        fprintf(o.f, "</svg>\n");
+        rc = out_close(&o, 0, err, errlen);
+    }
+    free(lay.draw);
     free(t.n);
     iset_free(&t.index);
     return rc;

@@ -138,27 +138,26 @@ static void neighbour(FILE *f, const struct hw_heap *h, const struct session *s,
     fprintf(f, ")");
 }
 
-int heapmap_write(const struct hw_heap *h, const struct session *s, const struct built *b,
-                  const char *path, char *why, size_t whylen)
+/* The bytes the map spans. */
+static uint64_t map_span(const struct hw_heap *h)
 {
-    struct out_file o;
-    if (out_open(&o, path, why, whylen) != 0)
-        return -1;
-    FILE *f = o.f;
-    size_t *order, m;
-    struct agg *a = aggregate(h, s, &order, &m);
-    size_t *rank = xmalloc((s->nsites + 1) * sizeof(*rank));
-    for (size_t i = 0; i <= s->nsites; i++)
-        rank[i] = COLOURS - 1;
-    for (size_t r = 0; r < m && r < COLOURS - 1; r++)
-        rank[order[r]] = r;
-    uint64_t span = h->hi > h->lo ? h->hi - h->lo : 1;
-    uint64_t rows = span / (64u * 1024u) + 1u;
-    rows = rows < 16 ? 16 : rows > ROWS_MAX ? ROWS_MAX : rows;
-    uint64_t row_bytes = (span + rows - 1) / rows;
+    return h->hi > h->lo ? h->hi - h->lo : 1;
+}
+
+/* Rows of the map: 16 to ROWS_MAX, about 64 KiB each; a row's bytes. */
+static uint64_t map_row_bytes(const struct hw_heap *h, uint64_t *rows)
+{
+    uint64_t span = map_span(h);
+    *rows = span / (64u * 1024u) + 1u;
+    *rows = *rows < 16 ? 16 : *rows > ROWS_MAX ? ROWS_MAX : *rows;
+    return (span + *rows - 1) / *rows;
+}
+
+/* The page's head, the heap's health and numbers, and the colours' key. */
+static void map_head(FILE *f, const struct hw_heap *h, uint64_t row_bytes)
+{
     char line[512];
     hw_describe(h, line, sizeof(line));
-
     fprintf(f, "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>heap map</title>\n"
                "<style>body{font:13px sans-serif;margin:12px}table{border-collapse:collapse}"
                "td,th{padding:1px 8px;text-align:left}td.n{text-align:right}"
@@ -175,9 +174,16 @@ int heapmap_write(const struct hw_heap *h, const struct session *s, const struct
                "<span class=\"k\" style=\"background:none;border:2px solid %s\"></span>the largest "
                "hole; sampled reachable blocks in their site's colour (table below)</p>\n",
             C_FREE, C_USED, C_LOST, C_BIG);
+}
+
+/* The map: the heap allocated, its free holes, the sampled blocks (reachable ones in their site's
+ * colour, rank[site]), the largest hole outlined; then the largest hole's neighbours. */
+static void map_svg(FILE *f, const struct hw_heap *h, const struct session *s,
+                    const struct built *b, const size_t *rank, uint64_t rows, uint64_t row_bytes)
+{
     fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" id=\"map\" width=\"%d\" height=\"%"
                PRIu64 "\">\n", W, rows * (ROW_H + 2));
-    rects(f, h, row_bytes, h->lo, span, C_USED, "");
+    rects(f, h, row_bytes, h->lo, map_span(h), C_USED, "");
     for (size_t i = 0; i < h->nfl; i++) {
         char extra[96];
         snprintf(extra, sizeof(extra), " class=\"hole\" data-addr=\"%" PRIu64 "\" data-size=\"%"
@@ -213,6 +219,14 @@ int heapmap_write(const struct hw_heap *h, const struct session *s, const struct
         neighbour(f, h, s, b, 1);
         fprintf(f, ".</p>\n");
     }
+}
+
+/* The tables: sampled live blocks by site (the m sites of order[], agg a), each sampled live
+ * block, the free holes. */
+static void map_tables(FILE *f, const struct hw_heap *h, const struct session *s,
+                       const struct built *b, const struct agg *a, const size_t *order, size_t m,
+                       const size_t *rank)
+{
     fprintf(f, "<h2>Sampled live blocks by site</h2>\n<p>Reachable: a chain of aligned pointers "
                "from .data, .bss or another section the firmware writes (the main stack too) "
                "through the heap blocks reached (task stacks among them) ends inside it "
@@ -253,7 +267,14 @@ int heapmap_write(const struct hw_heap *h, const struct session *s, const struct
     for (size_t i = 0; i < h->nfl; i++)
         fprintf(f, "<tr><td>0x%" PRIx64 "</td><td class=\"n\">%" PRIu64 "</td></tr>\n",
                 h->fl[i].addr, h->fl[i].size);
-    fputs("</table>\n<script type=\"application/json\" id=\"heap-data\">{\"allocator\": ", f);
+    fputs("</table>\n", f);
+}
+
+/* The heap's data for scripts and tests: the free holes and the sampled live blocks. */
+static void map_json(FILE *f, const struct hw_heap *h, const struct session *s,
+                     const struct built *b)
+{
+    fputs("<script type=\"application/json\" id=\"heap-data\">{\"allocator\": ", f);
     json_fput_str(f, h->allocator, strlen(h->allocator), JSON_IN_SCRIPT);
     fprintf(f, ", \"lo\": %" PRIu64 ", \"hi\": %" PRIu64 ", \"free_bytes\": %" PRIu64
                ", \"largest_free\": %" PRIu64 ", \"free_blocks\": %zu, \"free\": [",
@@ -270,7 +291,29 @@ int heapmap_write(const struct hw_heap *h, const struct session *s, const struct
         json_fput_str(f, site, strlen(site), JSON_IN_SCRIPT);
         fputc('}', f);
     }
-    fprintf(f, "]}</script>\n</body></html>\n");
+    fprintf(f, "]}</script>\n");
+}
+
+int heapmap_write(const struct hw_heap *h, const struct session *s, const struct built *b,
+                  const char *path, char *why, size_t whylen)
+{
+    struct out_file o;
+    if (out_open(&o, path, why, whylen) != 0)
+        return -1;
+    FILE *f = o.f;
+    size_t *order, m;
+    struct agg *a = aggregate(h, s, &order, &m);
+    size_t *rank = xmalloc((s->nsites + 1) * sizeof(*rank));
+    for (size_t i = 0; i <= s->nsites; i++)
+        rank[i] = COLOURS - 1;
+    for (size_t r = 0; r < m && r < COLOURS - 1; r++)
+        rank[order[r]] = r;
+    uint64_t rows, row_bytes = map_row_bytes(h, &rows);
+    map_head(f, h, row_bytes);
+    map_svg(f, h, s, b, rank, rows, row_bytes);
+    map_tables(f, h, s, b, a, order, m, rank);
+    map_json(f, h, s, b);
+    fprintf(f, "</body></html>\n");
     free(rank);
     free(order);
     free(a);

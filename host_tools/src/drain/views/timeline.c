@@ -363,41 +363,51 @@ static void series_path(FILE *f, const struct timeline *tl, const struct chart *
     }
 }
 
-/* leak[k]: the leak verdict of top site k (docs/VERDICTS.md), NULL when it is not one. */
-static void write_html(FILE *f, const struct timeline *tl, const struct session *s,
-                       const size_t *top, size_t ntop, char names[][256],
-                       const struct growth_leak *const *leak)
+/* The chart's scales: in use on the left (c, from the sampled series alone), the allocator's
+ * bytes on the right (hc, views/health.c: often many times the in-use, so an axis of their own,
+ * drawn when heap_axis), one time axis; tpeak the total's peak. */
+struct axes {
+    struct chart c, hc;
+    double tpeak, unit, ystep, hunit, hstep, xstep;
+    const char *uname, *hname, *xunit;
+    int heap_axis;
+};
+
+static void chart_axes(struct axes *a, const struct timeline *tl, const struct session *s,
+                       const size_t *top, size_t ntop)
 {
-    struct chart c = {(double)s->tick_hz, 0, 0, tl_org(tl, s)};
-    double tpeak = 0; /* the total's */
+    a->c = (struct chart){(double)s->tick_hz, 0, 0, tl_org(tl, s)};
+    a->tpeak = 0;
     for (size_t u = 0; u < tl->nused; u++) { /* the bins used, in order */
         size_t i = tl->used[u];
         const struct tl_point *p = &tl->pt[i];
         if (!p->used)
             continue;
-        if (tl_x(&c, p->ts) > c.xmax)
-            c.xmax = tl_x(&c, p->ts);
-        if (p->total_max > tpeak)
-            tpeak = p->total_max;
+        if (tl_x(&a->c, p->ts) > a->c.xmax)
+            a->c.xmax = tl_x(&a->c, p->ts);
+        if (p->total_max > a->tpeak)
+            a->tpeak = p->total_max;
     }
-    /* The in-use axis holds the sampled series alone; the allocator's figures (views/health.c),
-     * often many times the in-use, have an axis of their own on the right. */
-    double ymax = tpeak;
+    double ymax = a->tpeak;
     for (size_t k = 0; k < ntop; k++)
         if (tl->peak[top[k]] > ymax)
             ymax = tl->peak[top[k]];
-    const char *uname, *hname;
-    double unit, ystep, hunit, hstep, xstep = nice_step(c.xmax);
-    byte_axis(&c, ymax, &ystep, &unit, &uname);
-    struct chart hc = c; /* the allocator's */
-    byte_axis(&hc, health_timeline_ymax(s), &hstep, &hunit, &hname);
-    int heap_axis = health_timeline_ymax(s) > 0;
-    if (c.xmax <= 0)
-        c.xmax = 1;
-    c.xmax = ceil(c.xmax / xstep) * xstep;
-    hc.xmax = c.xmax;
-    const char *xunit = s->tick_hz ? "s" : "device ticks";
+    a->xstep = nice_step(a->c.xmax);
+    byte_axis(&a->c, ymax, &a->ystep, &a->unit, &a->uname);
+    a->hc = a->c;
+    byte_axis(&a->hc, health_timeline_ymax(s), &a->hstep, &a->hunit, &a->hname);
+    a->heap_axis = health_timeline_ymax(s) > 0;
+    if (a->c.xmax <= 0)
+        a->c.xmax = 1;
+    a->c.xmax = ceil(a->c.xmax / a->xstep) * a->xstep;
+    a->hc.xmax = a->c.xmax;
+    a->xunit = s->tick_hz ? "s" : "device ticks";
+}
 
+/* The page's head, title and the paragraph saying what the chart shows. */
+static void html_head(FILE *f, const struct timeline *tl, const struct session *s,
+                      const char *xunit)
+{
     fprintf(f, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
                "<title>msamp heap over time: session %d</title>\n<style>\n"
                "body{font-family:'DejaVu Sans',sans-serif;margin:16px;color:#222}\n"
@@ -416,38 +426,40 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
             TL_MAX_POINTS, (double)tl->width / (s->tick_hz ? (double)s->tick_hz : 1), xunit);
     views_xml_text(f, story, strlen(story));
     fprintf(f, ". %llu records sampled.</p>\n", (unsigned long long)tl->records);
-    double legend_h = 22.0 * (double)(ntop + 2);
-    fprintf(f, "<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
-               "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-size=\"12\">\n",
-            CW, CH + legend_h, CW, CH + legend_h);
-    fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", CW,
-            CH + legend_h);
-    /* Grid and axes: in use on the left, the allocator's bytes on the right. */
-    y_axis(f, "yaxis", &c, ystep, unit, PL - 6, "end", "#333", 1);
-    if (heap_axis)
-        y_axis(f, "yaxis-heap", &hc, hstep, hunit, CW - PR + 6, "start", "#555555", 0);
+}
+
+/* Grid and axes: in use on the left, the allocator's bytes on the right, time below. */
+static void svg_axes(FILE *f, const struct axes *a)
+{
+    y_axis(f, "yaxis", &a->c, a->ystep, a->unit, PL - 6, "end", "#333", 1);
+    if (a->heap_axis)
+        y_axis(f, "yaxis-heap", &a->hc, a->hstep, a->hunit, CW - PR + 6, "start", "#555555", 0);
     fprintf(f, "<g id=\"xaxis\" stroke=\"#dddddd\">\n");
-    for (double t = 0; t <= c.xmax * 1.0000001; t += xstep)
+    for (double t = 0; t <= a->c.xmax * 1.0000001; t += a->xstep)
         fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\"/>"
                    "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" stroke=\"none\" "
                    "fill=\"#333\">%.6g</text>\n",
-                px(&c, t), px(&c, t), PT, CH - PB, px(&c, t), CH - PB + 16, t);
+                px(&a->c, t), px(&a->c, t), PT, CH - PB, px(&a->c, t), CH - PB + 16, t);
     fprintf(f, "</g>\n<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>"
                "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
             PL, CW - PR, CH - PB, CH - PB, PL, PL, PT, CH - PB);
     fprintf(f, "<text id=\"xlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\">time (%s) since "
                "the session's first record</text>\n",
-            (PL + CW - PR) / 2, CH - PB + 36, xunit);
+            (PL + CW - PR) / 2, CH - PB + 36, a->xunit);
     fprintf(f, "<text id=\"ylabel\" transform=\"translate(20 %.1f) rotate(-90)\" "
                "text-anchor=\"middle\">in use, sampled estimate (%s)</text>\n", (PT + CH - PB) / 2,
-            uname);
-    if (heap_axis)
+            a->uname);
+    if (a->heap_axis)
         fprintf(f, "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#555555\"/>"
                    "<text id=\"ylabel-heap\" transform=\"translate(%.1f %.1f) rotate(90)\" "
                    "text-anchor=\"middle\" fill=\"#555555\">allocator's free bytes (%s), black "
                    "and grey lines</text>\n",
-                CW - PR, CW - PR, PT, CH - PB, CW - 14, (PT + CH - PB) / 2, hname);
-    /* Interval changes, then marks: vertical lines with their labels. */
+                CW - PR, CW - PR, PT, CH - PB, CW - 14, (PT + CH - PB) / 2, a->hname);
+}
+
+/* Interval changes, then marks: vertical lines with their labels. */
+static void svg_events(FILE *f, const struct timeline *tl, const struct chart *c)
+{
     for (int mark = 0; mark < 2; mark++) {
         const struct tl_event *v = mark ? tl->marks : tl->ivals;
         size_t n = mark ? tl->nmarks : tl->nivals;
@@ -455,7 +467,7 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
             const struct tl_event *e = &v[i];
             if (!e->ts_valid)
                 continue;
-            double x = px(&c, tl_x(&c, e->ts));
+            double x = px(c, tl_x(c, e->ts));
             if (!mark) {
                 fprintf(f, "<g class=\"interval\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" "
                            "y2=\"%.1f\" stroke=\"#e08000\" stroke-dasharray=\"2 3\"/><text "
@@ -475,36 +487,48 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
             fprintf(f, "</text></g>\n");
         }
     }
-    /* Series: the total's maximum per bin, the sites, the total. */
+}
+
+/* Series: the total's maximum per bin, the sites, the total; the allocator's lines; leaks, a
+ * dotted line in the site's colour where its growth began. */
+static void svg_series(FILE *f, const struct timeline *tl, const struct session *s,
+                       const struct axes *a, const size_t *top, size_t ntop, char names[][256],
+                       const struct growth_leak *const *leak)
+{
+    const struct chart *c = &a->c;
     fprintf(f, "<path id=\"total-max\" fill=\"none\" stroke=\"#9db4e0\" stroke-width=\"1\" d=\"");
-    series_path(f, tl, &c, -2);
+    series_path(f, tl, c, -2);
     fprintf(f, "\"/>\n");
     for (size_t k = ntop; k-- > 0;) {
         fprintf(f, "<path class=\"site\" id=\"site%zu\" fill=\"none\" stroke=\"%s\" "
                    "stroke-width=\"2\" d=\"", k + 1, palette[k]);
-        series_path(f, tl, &c, (int)top[k]);
+        series_path(f, tl, c, (int)top[k]);
         fprintf(f, "\"><title>");
         views_xml_text(f, names[k], strlen(names[k]));
         fprintf(f, "</title></path>\n");
     }
     fprintf(f, "<path id=\"total\" fill=\"none\" stroke=\"%s\" stroke-width=\"3\" d=\"",
             TL_TOTAL_COLOUR);
-    series_path(f, tl, &c, -1);
+    series_path(f, tl, c, -1);
     fprintf(f, "\"><title>total in use</title></path>\n");
-    health_timeline_svg(f, s, &(struct health_map){c.org, c.tick_hz, c.xmax, hc.ymax, PL,
+    health_timeline_svg(f, s, &(struct health_map){c->org, c->tick_hz, c->xmax, a->hc.ymax, PL,
                                                    CW - PL - PR, CH - PB, CH - PT - PB});
-    /* Leaks: a dotted line in the site's colour where its growth began. */
     for (size_t k = 0; k < ntop; k++) {
         if (!leak[k] || !s->tick_hz)
             continue;
-        double x = px(&c, leak[k]->since_s > 0 ? leak[k]->since_s : 0); /* the one clock */
+        double x = px(c, leak[k]->since_s > 0 ? leak[k]->since_s : 0); /* the one clock */
         fprintf(f, "<g class=\"leak\"><line x1=\"%.1f\" x2=\"%.1f\" y1=\"%.1f\" y2=\"%.1f\" "
                    "stroke=\"%s\" stroke-width=\"2\" stroke-dasharray=\"1 3\"/><text x=\"%.1f\" "
                    "y=\"%.1f\" fill=\"%s\" font-size=\"11\">leak %zu</text></g>\n",
                 x, x, PT, CH - PB, palette[k], x + 3, CH - PB - 4 - 12.0 * (double)k, palette[k],
                 k + 1);
     }
-    /* Legend. */
+}
+
+/* The legend below the chart: the total and each top site with its peak (and its leak). */
+static void svg_legend(FILE *f, const struct timeline *tl, double tpeak, const size_t *top,
+                       size_t ntop, char names[][256], const struct growth_leak *const *leak)
+{
     fprintf(f, "<g id=\"legend\" font-size=\"12\">\n");
     double ly = CH + 6;
     char b0[32], b1[32], b2[32];
@@ -530,7 +554,29 @@ static void write_html(FILE *f, const struct timeline *tl, const struct session 
         }
         fprintf(f, "</text>\n");
     }
-    fprintf(f, "</g>\n</svg>\n");
+    fprintf(f, "</g>\n");
+}
+
+/* The page up to the chart's end. leak[k]: the leak verdict of top site k (docs/VERDICTS.md),
+ * NULL when it is not one. */
+static void write_html(FILE *f, const struct timeline *tl, const struct session *s,
+                       const size_t *top, size_t ntop, char names[][256],
+                       const struct growth_leak *const *leak)
+{
+    struct axes a;
+    chart_axes(&a, tl, s, top, ntop);
+    html_head(f, tl, s, a.xunit);
+    double legend_h = 22.0 * (double)(ntop + 2);
+    fprintf(f, "<svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" "
+               "height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-size=\"12\">\n",
+            CW, CH + legend_h, CW, CH + legend_h);
+    fprintf(f, "<rect x=\"0\" y=\"0\" width=\"%.0f\" height=\"%.0f\" fill=\"#ffffff\"/>\n", CW,
+            CH + legend_h);
+    svg_axes(f, &a);
+    svg_events(f, tl, &a.c);
+    svg_series(f, tl, s, &a, top, ntop, names, leak);
+    svg_legend(f, tl, a.tpeak, top, ntop, names, leak);
+    fprintf(f, "</svg>\n");
 }
 
 static void write_tables(FILE *f, const struct timeline *tl, const struct session *s,

@@ -185,50 +185,60 @@ static int write_heap_map(const struct view_run *r, char *why, size_t whylen)
     return heapmap_write(hw_current, r->s, r->b, r->path[0], why, whylen);
 }
 
+/* The views' lines in drain --help (views[].help), in its order. --min-lifetime is the session
+ * model's (driver/options.c), said beside --lifetimes. */
+static const char help_top[] =
+    "  -t, --top N          print the top N sites by in-use and by allocated bytes\n";
+static const char help_folded[] =
+    "  -s, --folded FILE    write folded stacks (in-use bytes) for flame-graph tools, frames\n"
+    "                       as func@file.c:LINE, one line per distinct stack\n";
+static const char help_lifetimes[] =
+    "      --lifetimes      print, per top site (--top N, default 10), how long its sampled\n"
+    "                       allocations lived (freed) and how old the live ones are\n"
+    "      --min-lifetime T leave allocations freed younger than T (10us, 5ms, 2s, 1m, 1h, 1d)\n"
+    "                       out of the allocated and freed values (said in the comments)\n";
+static const char help_leaks[] =
+    "      --leaks          print the sites whose in-use still grows over the session's\n"
+    "                       recent half (leak suspects): slope with its 95 % interval, since\n";
+static const char help_peak[] =
+    "      --peak FILE      also write the in-use profile at the peak: the moment half of the\n"
+    "                       samples peaked, estimated on the other half (not biased upward)\n";
+static const char help_timeline[] =
+    "      --timeline FILE  write in-use bytes over device time (total, top sites, marks) as\n"
+    "                       an HTML page with an SVG chart; --timeline-csv FILE: as CSV\n";
+static const char help_flame[] =
+    "      --flame FILE     write an interactive flame graph (SVG); --flame-type inuse|alloc\n"
+    "                       (default inuse: in-use bytes; alloc: allocated bytes)\n";
+static const char help_json[] =
+    "      --json FILE      write the estimates with their 95 % intervals (totals, sites,\n"
+    "                       peak, leaks) as JSON (docs/VERDICTS.md)\n";
+static const char help_heap_map[] =
+    "      --heap-map FILE  of a dump (--ram, --core) with --elf: write the heap walked from\n"
+    "                       the allocator's free list (FreeRTOS heap_4/heap_5, newlib-nano,\n"
+    "                       newlib) as an HTML page: free holes, sampled live blocks reachable or\n"
+    "                       unreachable by site\n";
+
 /* The table: one entry a view, in the order of --help and of writing. */
 const struct view views[] = {
-    {{{"top", 't', VIEW_VALUE, 1, check_top}}, /* VIEW_TOP */
-     "  -t, --top N          print the top N sites by in-use and by allocated bytes\n",
-     0, "top sites not printed", NULL, NULL, NULL, write_top},
-    {{{"folded", 's', VIEW_FILE, 1, NULL}},
-     "  -s, --folded FILE    write folded stacks (in-use bytes) for flame-graph tools, frames\n"
-     "                       as func@file.c:LINE, one line per distinct stack\n",
-     0, "folded stacks not written", NULL, NULL, NULL, write_folded},
-    /* --min-lifetime is the session model's (driver/options.c), said here beside --lifetimes */
-    {{{"lifetimes", 0, VIEW_FLAG, 1, NULL}},
-     "      --lifetimes      print, per top site (--top N, default 10), how long its sampled\n"
-     "                       allocations lived (freed) and how old the live ones are\n"
-     "      --min-lifetime T leave allocations freed younger than T (10us, 5ms, 2s, 1m, 1h, 1d)\n"
-     "                       out of the allocated and freed values (said in the comments)\n",
-     0, "lifetimes not printed", NULL, NULL, NULL, write_lifetimes},
-    {{{"leaks", 0, VIEW_FLAG, 1, NULL}},
-     "      --leaks          print the sites whose in-use still grows over the session's\n"
-     "                       recent half (leak suspects): slope with its 95 % interval, since\n",
-     0, "leaks not printed", NULL, NULL, NULL, write_leaks},
-    {{{"peak", 0, VIEW_FILE, 1, check_peak}},
-     "      --peak FILE      also write the in-use profile at the peak: the moment half of the\n"
-     "                       samples peaked, estimated on the other half (not biased upward)\n",
-     VIEW_SITE_PEAKS, "peak profile not written", NULL, NULL, NULL, write_peak},
-    {{{"timeline", 0, VIEW_FILE, 1, NULL}, {"timeline-csv", 0, VIEW_FILE, 1, NULL}},
-     "      --timeline FILE  write in-use bytes over device time (total, top sites, marks) as\n"
-     "                       an HTML page with an SVG chart; --timeline-csv FILE: as CSV\n",
+    {{{"top", 't', VIEW_VALUE, 1, check_top}}, help_top, 0, "top sites not printed", NULL, NULL,
+     NULL, write_top}, /* VIEW_TOP */
+    {{{"folded", 's', VIEW_FILE, 1, NULL}}, help_folded, 0, "folded stacks not written", NULL,
+     NULL, NULL, write_folded},
+    {{{"lifetimes", 0, VIEW_FLAG, 1, NULL}}, help_lifetimes, 0, "lifetimes not printed", NULL,
+     NULL, NULL, write_lifetimes},
+    {{{"leaks", 0, VIEW_FLAG, 1, NULL}}, help_leaks, 0, "leaks not printed", NULL, NULL, NULL,
+     write_leaks},
+    {{{"peak", 0, VIEW_FILE, 1, check_peak}}, help_peak, VIEW_SITE_PEAKS,
+     "peak profile not written", NULL, NULL, NULL, write_peak},
+    {{{"timeline", 0, VIEW_FILE, 1, NULL}, {"timeline-csv", 0, VIEW_FILE, 1, NULL}}, help_timeline,
      VIEW_RECORDS, "timeline not written", new_timeline, free_timeline, record_timeline,
      write_timeline},
     {{{"flame", 0, VIEW_FILE, 1, NULL}, {"flame-type", 0, VIEW_VALUE, 0, check_flame_type}},
-     "      --flame FILE     write an interactive flame graph (SVG); --flame-type inuse|alloc\n"
-     "                       (default inuse: in-use bytes; alloc: allocated bytes)\n",
-     0, "flame graph not written", NULL, NULL, NULL, write_flame},
-    {{{"json", 0, VIEW_FILE, 1, NULL}},
-     "      --json FILE      write the estimates with their 95 % intervals (totals, sites,\n"
-     "                       peak, leaks) as JSON (docs/VERDICTS.md)\n",
-     0, "JSON not written", NULL, NULL, NULL, write_json},
-    {{{"heap-map", 0, VIEW_FILE, 1, NULL}},
-     "      --heap-map FILE  of a dump (--ram, --core) with --elf: write the heap walked from\n"
-     "                       the allocator's free list (FreeRTOS heap_4/heap_5, newlib-nano,\n"
-     "                       newlib) as an HTML page:"
- " free holes, sampled live blocks reachable or\n"
-     "                       unreachable by site\n",
-     0, "heap map not written", NULL, NULL, NULL, write_heap_map},
+     help_flame, 0, "flame graph not written", NULL, NULL, NULL, write_flame},
+    {{{"json", 0, VIEW_FILE, 1, NULL}}, help_json, 0, "JSON not written", NULL, NULL, NULL,
+     write_json},
+    {{{"heap-map", 0, VIEW_FILE, 1, NULL}}, help_heap_map, 0, "heap map not written", NULL, NULL,
+     NULL, write_heap_map},
 };
 const size_t nviews = sizeof(views) / sizeof(views[0]);
 _Static_assert(sizeof(views) / sizeof(views[0]) <= VIEW_MAX, "VIEW_MAX: too small");
