@@ -30,13 +30,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "heapmap.h"
+#include "views/heapmap.h"
 #include "input/heapwalk.h"
 #include "input/postmortem.h"
-#include "prof_codec.h"
-#include "profile.h"
-#include "report.h"
-#include "session.h"
+#include "pprof/prof_codec.h"
+#include "pprof/profile.h"
+#include "views/report.h"
+#include "model/session.h"
+#include "verdict/stamp.h"
 
 static FILE *devnull;
 
