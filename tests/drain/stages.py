@@ -14,7 +14,8 @@ Reads every .c and .h under host_tools/src/drain and fails, naming file and line
     function that a header it includes declares: a header declaring another file's functions
     cannot hide a circle (or an upward tie);
   - a per-stage -I in drain.mk's DRAIN_INC (includes are by path);
-  - a .c file that docs/ARCHITECTURE.md's stage table does not name in its stage's row.
+  - a .c file that docs/ARCHITECTURE.md's stage table does not name in its stage's row;
+  - a test source (tests/) that includes a drain header by its bare name.
 Then prints the house measures: lines per folder, the largest files, files over 800 lines and
 functions over 100 lines.
 
@@ -91,6 +92,29 @@ def doc_files(repo, files):
             if f'`{base}`' not in rows.get(folder, ''):
                 out.append(f'docs/ARCHITECTURE.md: the row of `{folder}/` in "drain\'s stages" does '
                            f'not name `{base}` ({ROOT}/{rel})')
+    return out
+
+
+def test_includes(repo, files):
+    """Test sources (tests/) that build with drain's sources include its headers by path too: a
+    bare "heapmap.h" built only while drain.mk had per-stage -I flags."""
+    bases = {}
+    for rel in files:
+        if rel.endswith('.h') and '/' in rel:
+            bases.setdefault(os.path.basename(rel), []).append(rel)
+    out, own = [], set()  # own: the tests' own headers (tests/unit/check.h), not drain's
+    for d, _, fs in os.walk(os.path.join(repo, 'tests')):
+        own.update(f for f in fs if f.endswith('.h'))
+    for d, _, fs in os.walk(os.path.join(repo, 'tests')):
+        for f in sorted(fs):
+            if not f.endswith(('.c', '.h', '.cc', '.cpp')):
+                continue
+            p = os.path.join(d, f)
+            for n, ln in enumerate(open(p, encoding='utf-8', errors='replace'), 1):
+                m = re.match(r'\s*#\s*include\s*"([^"/]+)"', ln)
+                if m and m.group(1) in bases and m.group(1) not in own:
+                    out.append(f'{os.path.relpath(p, repo)}:{n}: #include "{m.group(1)}" is not by path '
+                               f'from {ROOT} (write {", ".join(bases[m.group(1)])})')
     return out
 
 
@@ -183,6 +207,7 @@ def check(repo):
     level = {s: n for n, s in enumerate(order)}
     files = read_files(repo)
     problems += doc_files(repo, files)
+    problems += test_includes(repo, files)
     others = {}
     for d in OTHER_INC:
         full = os.path.join(repo, d)
