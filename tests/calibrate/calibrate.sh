@@ -46,7 +46,7 @@
 #               (tests/calibrate/board.sh)                                             10 / 100
 #   unheld      the unheld bytes (docs/HEALTH.md): tests/hosted/unheld_app.c (CALIB_UNHELD_APP)
 #               holds a glibc heap still at 8 levels; tests/hosted/unheld.sh's runs, one row a
-#               seed (its last judged point: total - sampled in-use against total - live)  10 / 60
+#               seed (its point of the largest truth: total - sampled in-use against total - live)  10 / 60
 # Marked rows (a lower bound) are judged on coverage only, and a marked row whose interval was
 # not widened by what was lost covers the truth when its low end is at most the truth: that is
 # all a lower bound claims (calib_table.py).
@@ -154,8 +154,11 @@ board_runs=10
 [ "$mode" = full ] && board_runs=100
 [ -n "${CALIB_RUNS:-}" ] && board_runs=$CALIB_RUNS
 selected board-aarch64 || board_runs=0
-selected unheld && unheld_sel=1 || unheld_sel=0
-[ ${#jobs[@]} -gt 0 ] || [ $board_runs -gt 0 ] || [ $unheld_sel = 1 ] || { echo "FAIL: no run selected" >&2; exit 2; }
+unheld_runs=10
+[ "$mode" = full ] && unheld_runs=60
+[ -n "${CALIB_RUNS:-}" ] && unheld_runs=$CALIB_RUNS
+selected unheld || unheld_runs=0
+[ ${#jobs[@]} -gt 0 ] || [ $board_runs -gt 0 ] || [ $unheld_runs -gt 0 ] || { echo "FAIL: no run selected" >&2; exit 2; }
 
 start=$(date +%s)
 echo "calibrate ($mode): ${#jobs[@]} hosted runs, $(nproc) at a time; $board_runs board runs"
@@ -177,10 +180,6 @@ if [ $board_runs -gt 0 ]; then
     echo "FAIL: the board workload (exit $brc): $(tail -n 5 "$out/board.log")" >&2; exit 1
   fi
 fi
-unheld_runs=10
-[ "$mode" = full ] && unheld_runs=60
-[ -n "${CALIB_RUNS:-}" ] && unheld_runs=$CALIB_RUNS
-selected unheld || unheld_runs=0
 if [ $unheld_runs -gt 0 ]; then
   if [ ! -x "${CALIB_UNHELD_APP:-}" ]; then
     echo "FAIL: the unheld workload needs CALIB_UNHELD_APP (tests/hosted/unheld_app), got '${CALIB_UNHELD_APP:-}'" >&2; exit 1
