@@ -14,8 +14,9 @@
  * sites (sites.h); interval.c the interval's record (interval.h); losses.c what was lost and how
  * complete the stream is. Beside the session, on top of it: heap.c (HEAP records) and task_use.c
  * (per-task in-use). Calls go one way: record.c into live.c; live.c (and sites.c, a FAIL's heap)
- * into heap.c and task_use.c; those into this header's session.c, sites.c and losses.c, never
- * back: session_free frees their state by the free they attached (session_attach).
+ * into heap.c and task_use.c through session_observers (filled in observers.c: no session file
+ * includes their headers); those into this header's session.c, sites.c and losses.c, never back:
+ * session_free frees their state by the free they attached (session_attach).
  */
 #ifndef DRAIN_SESSION_H
 #define DRAIN_SESSION_H
