@@ -9,16 +9,17 @@
 #include "model/est.h"
 
 #include <math.h>
+#include <stdint.h>
+#include <string.h>
 
 #define Z95 1.959963984540054
 
-/* The regularized lower incomplete gamma function P(a, x), a > 0, x >= 0: its series below
- * a + 1, its continued fraction (modified Lentz) above. */
-static double gamma_p(double a, double x)
+/* The regularized lower incomplete gamma function P(a, x), a > 0, x >= 0, lg = lgamma(a): its
+ * series below a + 1, its continued fraction (modified Lentz) above. */
+static double gamma_p(double a, double lg, double x)
 {
     if (x <= 0)
         return 0;
-    double lg = lgamma(a);
     if (x < a + 1) {
         double term = 1 / a, sum = term;
         for (int i = 1; i < 100000; i++) {
@@ -48,6 +49,23 @@ static double gamma_p(double a, double x)
     return 1 - exp(-x + a * log(x) - lg) * h;
 }
 
+/* The bisections gamma_q did, by (a, q): a profile's sites repeat their effective sample counts
+ * (one sample of a given size and interval has n = w / (w - 1) whatever its site), and each
+ * bisection costs some 40 incomplete gammas. The same inputs give the same bits, cached or not. */
+#define GQ_CACHE 4096
+static struct gq_memo {
+    double a, q, x;
+} gq_cache[GQ_CACHE];
+
+static struct gq_memo *gq_slot(double a, double q)
+{
+    uint64_t ka, kq;
+    memcpy(&ka, &a, sizeof(ka));
+    memcpy(&kq, &q, sizeof(kq));
+    uint64_t h = (ka ^ (kq * 0x9e3779b97f4a7c15ull)) * 0xff51afd7ed558ccdull;
+    return &gq_cache[(h >> 52) & (GQ_CACHE - 1)];
+}
+
 /* The q quantile of Gamma(a, 1), z the normal quantile of q: bisection on P for a below 100,
  * Wilson-Hilferty above (its relative error there is below 1e-4, far below the interval's own
  * width). */
@@ -57,15 +75,19 @@ static double gamma_q(double a, double q, double z)
         double t = 1 - 1 / (9 * a) + z / (3 * sqrt(a));
         return a * t * t * t;
     }
-    double lo = 0, hi = a + 12 * sqrt(a) + 40;
+    struct gq_memo *m = gq_slot(a, q);
+    if (m->a == a && m->q == q && a > 0) /* an empty slot holds a = 0 */
+        return m->x;
+    double lo = 0, hi = a + 12 * sqrt(a) + 40, lg = lgamma(a);
     for (int i = 0; i < 200 && hi - lo > 1e-10 * hi; i++) {
         double mid = 0.5 * (lo + hi);
-        if (gamma_p(a, mid) < q)
+        if (gamma_p(a, lg, mid) < q)
             lo = mid;
         else
             hi = mid;
     }
-    return 0.5 * (lo + hi);
+    *m = (struct gq_memo){a, q, 0.5 * (lo + hi)};
+    return m->x;
 }
 
 /* The normal interval's end est + z sqrt(var) (z < 0: the lower end). */
