@@ -37,6 +37,7 @@
 #include "verdict/vprof.h"
 #include "verdict/json_out.h"
 #include "verdict/unseen.h"
+#include "verdict/vjson.h"
 
 #define MSAMP_THIN_WORD uint64_t
 #include "msamp_thin.h"
@@ -2217,6 +2218,49 @@ static void test_json_escape(void)
     CHECK(bad == 0 && valid_in > seeds / 4 && back == valid_in);
 }
 
+/* json_num's text is printf's ("%.0f" for integers below 9e15, "%.10g" else, null when not
+ * finite) byte for byte: edges (ties of the 10th digit, powers of 10, the ends of the fixed
+ * notation, -0) and 10^6 random doubles of every decade from 1e-9 to 1e17, both signs. */
+static int json_num_is_printf(double x)
+{
+    char want[64], got[JSON_NUM_TEXT + 1];
+    if (!isfinite(x))
+        strcpy(want, "null");
+    else
+        snprintf(want, sizeof(want), x == floor(x) && fabs(x) < 9e15 ? "%.0f" : "%.10g", x);
+    size_t n = json_num_text(got, x);
+    got[n] = 0;
+    if (strcmp(got, want) == 0)
+        return 1;
+    fprintf(stderr, "json_num(%.17g): %s, printf %s\n", x, got, want);
+    return 0;
+}
+
+static void test_json_num(void)
+{
+    static const double edge[] = {0, -0.0, 1, -1, 0.5, 1.5, 2.5, 1e-4, 9.99999999949e-5,
+                                  9.9999999995e-5, 0.000123456789012, 1234567890.5, 9999999999.4,
+                                  9999999999.5, 9999999999.6, 1e10 + 0.5, 1.00000000005,
+                                  1.00000000015, 2.00000000025, 0.30000000000000004, 8.99e15 + 0.5,
+                                  9e15, 9e15 + 2, 1e17, 1e300, 5e-324, 31.43667734, 0.5167145924,
+                                  INFINITY, -INFINITY, NAN};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof(edge) / sizeof(edge[0]); i++)
+        bad += !json_num_is_printf(edge[i]) + !json_num_is_printf(-edge[i]);
+    uint64_t r = 0x2545f4914f6cdd1dull;
+    const int n = 1000000;
+    for (int i = 0; i < n; i++) {
+        r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+        double m = (double)(r >> 11) / 9007199254740992.0, x = m * pow(10, (int)(r % 27) - 9);
+        if (r & (1ull << 10)) /* ties of the 10th digit and short decimals, as printed numbers */
+            x = floor(x * 1e3) / 1e3 + (r & (1ull << 9) ? 5e-11 * pow(10, (int)(r % 11)) : 0);
+        bad += !json_num_is_printf(r & 1 ? -x : x);
+    }
+    printf("json numbers: %zu edges and %d random doubles, %d unlike printf\n",
+           2 * sizeof(edge) / sizeof(edge[0]), n, bad);
+    CHECK(bad == 0);
+}
+
 static void test_fmt_bytes(void)
 {
     static const struct {
@@ -2462,6 +2506,7 @@ int main(void)
     test_est_levels();
     test_fmt_bytes();
     test_json_escape();
+    test_json_num();
     test_est_strata();
     test_loc_canon();
     test_module_frames();

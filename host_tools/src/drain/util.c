@@ -173,7 +173,7 @@ static void json_escape(void (*put)(void *, const void *, size_t), void *ctx, co
 }
 
 static void put_buf(void *b, const void *s, size_t n) { buf_put(b, s, n); }
-static void put_file(void *f, const void *s, size_t n) { fwrite(s, 1, n, f); }
+static void put_file(void *f, const void *s, size_t n) { jwrite(s, n, f); }
 
 void json_put_str(struct buf *b, const char *s, size_t n, unsigned flags)
 {

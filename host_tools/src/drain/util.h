@@ -66,6 +66,24 @@ const char *buf_cstr(struct buf *b);
 void json_put_str(struct buf *b, const char *s, size_t n, unsigned flags);
 void json_fput_str(FILE *f, const char *s, size_t n, unsigned flags);
 
+/* fwrite and fputs for the many short pieces of drain's JSON: through the stream's buffer byte by
+ * byte (putc_unlocked), without stdio's cost per call, which dominated a --json of 10^5 sites. */
+static inline void jwrite(const void *s, size_t n, FILE *f)
+{
+    const char *c = s;
+    if (n > 64) {
+        fwrite(s, 1, n, f);
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        putc_unlocked(c[i], f);
+}
+static inline void jputs(const char *s, FILE *f)
+{
+    while (*s)
+        putc_unlocked(*s++, f);
+}
+
 uint64_t hash_bytes(const void *data, size_t n, uint64_t seed);
 uint64_t hash_u64(uint64_t x);
 

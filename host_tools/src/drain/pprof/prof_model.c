@@ -229,21 +229,37 @@ const struct prof_mapping *prof_loc_module(const struct prof *p, const struct pr
     return m;
 }
 
+/* "[%.*s]+0x%llx" (the module cut at PROF_ADDR_TEXT - 24 bytes) or "0x%llx", without printf:
+ * every JSON, diff and view of a profile of 10^5 raw stacks writes some 4 * 10^5 of them. */
 const char *prof_module_text(char buf[PROF_ADDR_TEXT], const char *module, uint64_t off)
 {
-    if (module)
-        snprintf(buf, PROF_ADDR_TEXT, "[%.*s]+0x%llx", PROF_ADDR_TEXT - 24, module,
-                 (unsigned long long)off);
-    else
-        snprintf(buf, PROF_ADDR_TEXT, "0x%llx", (unsigned long long)off);
+    char *o = buf, hex[16], *h = hex + sizeof(hex);
+    if (module) {
+        size_t n = strnlen(module, PROF_ADDR_TEXT - 24);
+        *o++ = '[';
+        memcpy(o, module, n), o += n;
+        *o++ = ']', *o++ = '+';
+    }
+    do
+        *--h = "0123456789abcdef"[off & 15];
+    while (off >>= 4);
+    *o++ = '0', *o++ = 'x';
+    memcpy(o, h, (size_t)(hex + sizeof(hex) - h)), o += hex + sizeof(hex) - h;
+    *o = 0;
     return buf;
+}
+
+uint64_t prof_addr_off(const struct prof *p, const struct prof_location *l)
+{
+    const struct prof_mapping *m = prof_loc_module(p, l);
+    return m ? l->address - m->start + m->offset : l->address;
 }
 
 const char *prof_addr_text(const struct prof *p, const struct prof_location *l,
                            char buf[PROF_ADDR_TEXT], uint64_t *module_off)
 {
     const struct prof_mapping *m = prof_loc_module(p, l);
-    uint64_t off = m ? l->address - m->start + m->offset : l->address;
+    uint64_t off = prof_addr_off(p, l);
     if (module_off)
         *module_off = off;
     return prof_module_text(buf, m ? base_name(p->str[m->filename]) : NULL, off);

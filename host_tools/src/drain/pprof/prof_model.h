@@ -125,6 +125,8 @@ uint32_t prof_add_sample(struct prof *p, const uint64_t *locs, uint32_t nloc, co
 #define PROF_ADDR_TEXT 96
 const char *prof_addr_text(const struct prof *p, const struct prof_location *l,
                            char buf[PROF_ADDR_TEXT], uint64_t *module_off);
+/* The offset prof_addr_text writes after "0x": in the module's file, or the address itself. */
+uint64_t prof_addr_off(const struct prof *p, const struct prof_location *l);
 /* "[module]+0xOFF", or "0xOFF" when module is NULL (prof_addr_text's forms). */
 const char *prof_module_text(char buf[PROF_ADDR_TEXT], const char *module, uint64_t off);
 /* The mapping of location l when it is an image's (prof_addr_text's "[NAME]" form), else NULL. */

@@ -17,21 +17,28 @@
 
 /* A member after the first: ", "key": " and its value (a number, a string or NULL, an estimate
  * with its symmetric interval). */
+static void key_open(FILE *f, const char *key)
+{
+    jputs(", \"", f);
+    jputs(key, f);
+    jputs("\": ", f);
+}
+
 static void key_num(FILE *f, const char *key, double x)
 {
-    fprintf(f, ", \"%s\": ", key);
+    key_open(f, key);
     json_num(f, x);
 }
 
 static void key_str(FILE *f, const char *key, const char *x)
 {
-    fprintf(f, ", \"%s\": ", key);
+    key_open(f, key);
     json_str(f, x);
 }
 
 static void key_est(FILE *f, const char *key, struct est e)
 {
-    fprintf(f, ", \"%s\": ", key);
+    key_open(f, key);
     json_est_sym(f, e);
 }
 
@@ -41,19 +48,20 @@ static void write_ests(FILE *f, const struct vprof *v, const struct est *e,
                        const struct vrefused *r, int all)
 {
     for (int k = 0; k < E_COUNT; k++) {
-        fprintf(f, "%s", k ? ", " : "");
+        jputs(k ? ", " : "", f);
         json_str(f, vprof_est_name[k]);
-        fputs(": ", f);
+        jputs(": ", f);
         double add;
         int marked = vprof_marked(v, r, all, k, &add);
         json_est(f, v, k, e[k], marked, add);
     }
     if (r->samples) {
-        fprintf(f, ", \"refused\": {\"samples\": %llu, \"inuse_objects\": ",
-                (unsigned long long)r->samples);
+        jputs(", \"refused\": {\"samples\": ", f);
+        json_u64(f, r->samples);
+        jputs(", \"inuse_objects\": ", f);
         json_num(f, r->n);
         key_num(f, "inuse_bytes", r->b);
-        fputc('}', f);
+        putc_unlocked('}', f);
     }
 }
 
@@ -64,11 +72,11 @@ static int by_task(const void *a, const void *b)
 
 void json_est_sym(FILE *f, struct est e)
 {
-    fputs("{\"est\": ", f);
+    jputs("{\"est\": ", f);
     json_num(f, e.est);
     key_num(f, "lo", est_sym_lo(e));
     key_num(f, "hi", est_sym_hi(e));
-    fputc('}', f);
+    putc_unlocked('}', f);
 }
 
 /* The i-th entry of a list of growth verdicts: {"stack": [...], "task": ...} of the site of
@@ -78,24 +86,24 @@ static void write_grown(FILE *f, const struct vprof *v, uint32_t sample, size_t 
                         int nt)
 {
     const struct vsite *s = &v->site[v->site_of[sample]];
-    fputs(i ? ",\n    {\"stack\": " : "\n    {\"stack\": ", f);
+    jputs(i ? ",\n    {\"stack\": " : "\n    {\"stack\": ", f);
     json_stack(f, v, s);
     key_str(f, "task", s->task);
     if (name)
         key_est(f, name, e);
     for (int k = 0; k < nt; k++)
         key_num(f, tname[k], t[k]);
-    fputc('}', f);
+    putc_unlocked('}', f);
 }
 
 void json_leak_sites(FILE *f, const struct vprof *v)
 {
     struct growth_leak *lk = xmalloc(JSON_MAX_LEAKS * sizeof(*lk));
     size_t nl = growth_leaks_from_prof(v->p, lk, JSON_MAX_LEAKS);
-    fputc('[', f);
+    putc_unlocked('[', f);
     for (size_t i = 0; i < nl; i++)
         write_grown(f, v, lk[i].sample, i, NULL, lk[i].slope_bytes_per_s, NULL, NULL, 0);
-    fputc(']', f);
+    putc_unlocked(']', f);
     free(lk);
 }
 
@@ -104,9 +112,9 @@ void json_leak_sites(FILE *f, const struct vprof *v)
 static void write_exhaustion(FILE *f, const struct vprof *v)
 {
     struct exhaustion e;
-    fputs(",\n  \"exhaustion\": ", f);
+    jputs(",\n  \"exhaustion\": ", f);
     if (!exhaust_from_prof(v->p, &e)) {
-        fputs("null", f);
+        jputs("null", f);
         return;
     }
     if (!exhaust_json(f, &e))
@@ -116,48 +124,48 @@ static void write_exhaustion(FILE *f, const struct vprof *v)
     key_est(f, "overhead_bytes_per_block", e.overhead);
     fprintf(f, ", \"basis\": \"%s\", \"driver\": ", e.basis == EX_LEAKS ? "leaks" : "total");
     if (e.driver == UINT32_MAX) {
-        fputs("null}", f);
+        jputs("null}", f);
         return;
     }
     const struct vsite *s = &v->site[v->site_of[e.driver]];
-    fputs("{\"stack\": ", f);
+    jputs("{\"stack\": ", f);
     json_stack(f, v, s);
     key_str(f, "task", s->task);
-    fputs("}}", f);
+    jputs("}}", f);
 }
 
 /* The session's header: its names and interval, whether variances are known, its marks
  * (docs/VERDICTS.md "Marks") and the clock's warning. */
 static void write_about(FILE *f, const struct json_session *js, const struct vprof *v)
 {
-    fputs("{\"session\": ", f);
+    jputs("{\"session\": ", f);
     json_str(f, js->session);
     key_str(f, "device", js->device);
     key_num(f, "interval", js->interval);
     fprintf(f, ", \"variance\": %s", v->has_var ? "\"known\"" : "\"unknown\"");
     fprintf(f, ", \"complete\": %s",
             !v->marks.known ? "null" : v->marks.complete ? "true" : "false");
-    fputs(", \"marks\": ", f);
+    jputs(", \"marks\": ", f);
     if (v->marks.known) {
         fprintf(f, "{\"refused\": %llu, \"unattributed\": %llu, \"lost\": %llu",
                 (unsigned long long)v->marks.refused, (unsigned long long)v->marks.unattributed,
                 (unsigned long long)v->marks.lost);
         key_str(f, "note", v->marks.note[0] ? v->marks.note : NULL);
-        fputc('}', f);
+        putc_unlocked('}', f);
     } else {
-        fputs("null", f);
+        jputs("null", f);
     }
     struct clock_verdict cv;
-    fputs(", \"clock_warning\": ", f);
+    jputs(", \"clock_warning\": ", f);
     if (!clock_from_prof(js->p, &cv)) {
-        fputs("null", f);
+        jputs("null", f);
         return;
     }
-    fputs("{\"device_s\": ", f);
+    jputs("{\"device_s\": ", f);
     json_num(f, cv.device_s);
     key_num(f, "arrival_s", cv.arrival_s >= 0 ? cv.arrival_s : NAN);
     key_str(f, "note", cv.note);
-    fputc('}', f);
+    putc_unlocked('}', f);
 }
 
 /* The "sites" array's members. */
@@ -165,17 +173,17 @@ static void write_sites(FILE *f, const struct vprof *v)
 {
     for (size_t i = 0; i < v->nsite; i++) {
         const struct vsite *s = &v->site[i];
-        fputs(i ? ",\n    {\"stack\": " : "\n    {\"stack\": ", f);
+        jputs(i ? ",\n    {\"stack\": " : "\n    {\"stack\": ", f);
         json_stack(f, v, s);
         key_str(f, "task", s->task);
-        fputs(", \"samples\": ", f);
+        jputs(", \"samples\": ", f);
         if (v->has_var)
-            fprintf(f, "%llu", (unsigned long long)s->samples);
+            json_u64(f, s->samples);
         else
-            fputs("null", f);
-        fputs(", ", f);
+            jputs("null", f);
+        jputs(", ", f);
         write_ests(f, v, s->e, &s->refused, 0);
-        fputc('}', f);
+        putc_unlocked('}', f);
     }
 }
 
@@ -201,13 +209,13 @@ static void write_tasks(FILE *f, const struct json_session *js, const struct vpr
             ref.n += ts[i]->refused.n;
             ref.b += ts[i]->refused.b;
         }
-        fputs(groups++ ? ",\n    {\"task\": " : "\n    {\"task\": ", f);
+        jputs(groups++ ? ",\n    {\"task\": " : "\n    {\"task\": ", f);
         json_str(f, t);
-        fputs(", ", f);
+        jputs(", ", f);
         write_ests(f, v, sum, &ref, 0);
         if (js->task_extra)
             js->task_extra(f, js->ctx, t);
-        fputc('}', f);
+        putc_unlocked('}', f);
     }
     free(ts);
 }
@@ -220,22 +228,22 @@ static void write_peak(FILE *f, const struct json_session *js)
     double lo, hi;
     int marked;
     if (!growth_peak_interval(js->p, &pk, &lo, &hi, &marked)) {
-        fputs("null", f);
+        jputs("null", f);
         return;
     }
-    fputs("{\"inuse_bytes\": ", f);
+    jputs("{\"inuse_bytes\": ", f);
     json_interval(f, pk.known ? pk.inuse_bytes.est : NAN, lo, hi, marked);
     fprintf(f, ", \"placed\": %s", pk.known ? "true" : "false");
     key_num(f, "at_s", pk.known ? pk.at_s : NAN);
     key_str(f, "method", pk.method);
     key_str(f, "note", pk.note);
-    fputc('}', f);
+    putc_unlocked('}', f);
 }
 
 /* "leaks" and "steps": the growth verdicts the profile holds. */
 static void write_growth(FILE *f, const struct json_session *js, const struct vprof *v)
 {
-    fputs(",\n  \"leaks\": [", f);
+    jputs(",\n  \"leaks\": [", f);
     struct growth_leak *lk = xmalloc(JSON_MAX_LEAKS * sizeof(*lk));
     size_t nl = growth_leaks_from_prof(js->p, lk, JSON_MAX_LEAKS);
     static const char *const since[] = {"since_s"}, *const from_to[] = {"from_s", "to_s"};
@@ -243,26 +251,26 @@ static void write_growth(FILE *f, const struct json_session *js, const struct vp
         write_grown(f, v, lk[i].sample, i, "growth_bytes_per_s", lk[i].slope_bytes_per_s, since,
                     &lk[i].since_s, 1);
     free(lk);
-    fputs("],\n  \"steps\": [", f);
+    jputs("],\n  \"steps\": [", f);
     struct growth_step *st = xmalloc(JSON_MAX_LEAKS * sizeof(*st));
     size_t ns = growth_steps_from_prof(js->p, st, JSON_MAX_LEAKS);
     for (size_t i = 0; i < ns; i++)
         write_grown(f, v, st[i].sample, i, "bytes", st[i].bytes, from_to,
                     (const double[]){st[i].from_s, st[i].to_s}, 2);
     free(st);
-    fputc(']', f);
+    putc_unlocked(']', f);
 }
 
 static void write_session(FILE *f, const struct json_session *js, const struct vprof *v)
 {
     write_about(f, js, v);
-    fputs(",\n  \"totals\": {", f);
+    jputs(",\n  \"totals\": {", f);
     write_ests(f, v, v->total, &v->total_refused, 1);
-    fputs("},\n  \"sites\": [", f);
+    jputs("},\n  \"sites\": [", f);
     write_sites(f, v);
-    fputs("],\n  \"tasks\": [", f);
+    jputs("],\n  \"tasks\": [", f);
     write_tasks(f, js, v);
-    fputs("],\n  \"peak\": ", f);
+    jputs("],\n  \"peak\": ", f);
     write_peak(f, js);
     write_growth(f, js, v);
     write_exhaustion(f, v);
@@ -271,7 +279,7 @@ static void write_session(FILE *f, const struct json_session *js, const struct v
     ended_json(f, &en);
     if (js->extra)
         js->extra(f, js->ctx, js->p, v);
-    fputc('}', f);
+    putc_unlocked('}', f);
 }
 
 int json_write(const char *path, const struct json_session *s, size_t n, char *why,
@@ -282,17 +290,17 @@ int json_write(const char *path, const struct json_session *s, size_t n, char *w
         return -1;
     FILE *f = o.f;
     int rc = 0;
-    fputs("{\"sessions\": [", f);
+    jputs("{\"sessions\": [", f);
     for (size_t i = 0; i < n && rc == 0; i++) {
         struct vprof v;
         if (vprof_build(s[i].p, &v, why, whylen) != 0) {
             rc = -1;
             break;
         }
-        fputs(i ? ",\n " : "\n ", f);
+        jputs(i ? ",\n " : "\n ", f);
         write_session(f, &s[i], &v);
         vprof_free(&v);
     }
-    fputs("]}\n", f);
+    jputs("]}\n", f);
     return out_close(&o, rc != 0, why, whylen);
 }

@@ -4,6 +4,7 @@
 #include "verdict/vjson.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "util.h"
@@ -13,28 +14,103 @@ void json_str(FILE *f, const char *s)
     if (s)
         json_fput_str(f, s, strlen(s), 0);
     else
-        fputs("null", f);
+        jputs("null", f);
+}
+
+/* The decimal digits of u (below 10^19) at the end of buf[20]: their start. */
+static char *digits_u64(char *end, uint64_t u)
+{
+    do
+        *--end = (char)('0' + u % 10);
+    while (u /= 10);
+    return end;
+}
+
+/* %.10g of x, finite, not 0, when its fixed notation is certain: 10 significant digits rounded
+ * from x * 10^(9 - X) (X the decimal exponent, -4 <= X < 10), whose one rounding error (below
+ * 1.2e-6 of a unit) cannot move a fraction 1e-5 away from a half; else 0 (snprintf decides). */
+static size_t g10_fixed(char *out, double x)
+{
+    static const double p10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13};
+    double ax = fabs(x);
+    if (!(ax >= 1e-4 && ax < 9.9999999995e9))
+        return 0;
+    int e = (int)floor(log10(ax));
+    for (int tries = 0; tries < 3; tries++) {
+        if (e < -4 || e > 9)
+            return 0;
+        double y = ax * p10[9 - e], r = floor(y), frac = y - r;
+        if (fabs(frac - 0.5) < 1e-5)
+            return 0;
+        uint64_t u = (uint64_t)r + (frac > 0.5);
+        if (u >= 10000000000ull) {
+            e++;
+            continue;
+        }
+        if (u < 1000000000ull) {
+            e--;
+            continue;
+        }
+        char dig[20], *d = digits_u64(dig + 20, u), *o = out; /* 10 digits at d */
+        int nd = 10;
+        while (nd > 1 && d[nd - 1] == '0' && nd > e + 1)
+            nd--;
+        if (x < 0)
+            *o++ = '-';
+        if (e >= 0) {
+            memcpy(o, d, (size_t)e + 1), o += e + 1;
+            if (nd > e + 1) {
+                *o++ = '.';
+                memcpy(o, d + e + 1, (size_t)(nd - e - 1)), o += nd - e - 1;
+            }
+        } else {
+            memcpy(o, "0.000", (size_t)(1 - e)), o += 1 - e;
+            memcpy(o, d, (size_t)nd), o += nd;
+        }
+        return (size_t)(o - out);
+    }
+    return 0;
+}
+
+size_t json_num_text(char out[JSON_NUM_TEXT], double x)
+{
+    if (!isfinite(x)) {
+        memcpy(out, "null", 4);
+        return 4;
+    }
+    if (x == floor(x) && fabs(x) < 9e15) { /* %.0f: the integer, "-0" for -0 */
+        char dig[20], *d = digits_u64(dig + 20, (uint64_t)fabs(x));
+        size_t n = (size_t)(dig + 20 - d), neg = signbit(x) ? 1 : 0;
+        out[0] = '-';
+        memcpy(out + neg, d, n);
+        return n + neg;
+    }
+    size_t n = g10_fixed(out, x);
+    return n ? n : (size_t)snprintf(out, JSON_NUM_TEXT, "%.10g", x);
 }
 
 void json_num(FILE *f, double x)
 {
-    if (!isfinite(x))
-        fputs("null", f);
-    else if (x == floor(x) && fabs(x) < 9e15)
-        fprintf(f, "%.0f", x);
-    else
-        fprintf(f, "%.10g", x);
+    char t[JSON_NUM_TEXT];
+    jwrite(t, json_num_text(t, x), f);
+}
+
+void json_u64(FILE *f, uint64_t u)
+{
+    char dig[20], *d = digits_u64(dig + 20, u);
+    jwrite(d, (size_t)(dig + 20 - d), f);
 }
 
 void json_interval(FILE *f, double est, double lo, double hi, int marked)
 {
-    fputs("{\"est\": ", f);
+    jputs("{\"est\": ", f);
     json_num(f, est);
-    fputs(", \"lo\": ", f);
+    jputs(", \"lo\": ", f);
     json_num(f, lo);
-    fputs(", \"hi\": ", f);
+    jputs(", \"hi\": ", f);
     json_num(f, hi);
     if (marked)
-        fputs(", \"lower_bound\": true", f);
-    fputc('}', f);
+        jputs(", \"lower_bound\": true", f);
+    putc_unlocked('}', f);
 }

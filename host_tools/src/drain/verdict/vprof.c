@@ -114,10 +114,8 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
             uint64_t id = p->locpool[s0->loc_off + k];
             const struct prof_location *l = &p->location[id - 1];
             if (l->nline == 0) {
-                uint64_t off;
                 const struct prof_mapping *m = prof_loc_module(p, l);
-                prof_addr_text(p, l, (char[PROF_ADDR_TEXT]){0}, &off);
-                add_frame(out, NULL, off, m ? base_name(p->str[m->filename]) : NULL);
+                add_frame(out, NULL, prof_addr_off(p, l), m ? base_name(p->str[m->filename]) : NULL);
             }
             for (uint32_t j = 0; j < l->nline; j++) {
                 const struct prof_line *ln = &p->linepool[l->line_off + j];
@@ -259,12 +257,12 @@ void json_est(FILE *f, const struct vprof *v, int e, struct est x, int marked, d
 
 void json_stack(FILE *f, const struct vprof *v, const struct vsite *s)
 {
-    fputc('[', f);
+    putc_unlocked('[', f);
     for (uint32_t k = 0; k < s->nframe; k++) {
         if (k)
-            fputs(", ", f);
+            jputs(", ", f);
         char buf[VFRAME_TEXT];
         json_str(f, vframe_text(&v->frames[s->frame_off + k], buf));
     }
-    fputc(']', f);
+    putc_unlocked(']', f);
 }
