@@ -34,6 +34,14 @@ void prof_free(struct prof *p)
     memset(p, 0, sizeof(*p));
 }
 
+void prof_drop_index(struct prof *p)
+{
+    iset_free(&p->strset);
+    iset_free(&p->sampleset);
+    iset_free(&p->locset);
+    iset_free(&p->funcset);
+}
+
 struct strkey {
     const struct prof *p;
     const char *s;

@@ -98,6 +98,10 @@ struct prof {
 
 void prof_init(struct prof *p); /* string 0 is "" */
 void prof_free(struct prof *p);
+/* For a profile that is only read from now on (drain diff holds two): frees the indexes that
+ * merge equal strings, functions, locations and samples as they are added. A later add still
+ * works, appended without merging. */
+void prof_drop_index(struct prof *p);
 
 int64_t prof_str(struct prof *p, const char *s, size_t len);
 int64_t prof_cstr(struct prof *p, const char *s);

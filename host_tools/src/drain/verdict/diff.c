@@ -29,11 +29,6 @@ struct dsite {
     int sig[E_COUNT], any;
 };
 
-static int by_key(const void *a, const void *b)
-{
-    return strcmp(((const struct dsite *)a)->key, ((const struct dsite *)b)->key);
-}
-
 static double *sort_p;
 static int by_p(const void *a, const void *b)
 {
@@ -153,49 +148,64 @@ static int diff_args(int argc, char **argv, struct diff_opts *o, char *why, size
     return 0;
 }
 
-/* All sites of both profiles, by key; equal keys are one site: *m of them. */
+/* A site of either profile, by its key (diff_sites sorts these, then merges equal keys). */
+struct dkey {
+    char *key;
+    int k;    /* which profile */
+    size_t i; /* its site there */
+};
+
+static int by_key(const void *a, const void *b)
+{
+    const struct dkey *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    if (c)
+        return c;
+    return x->k != y->k ? x->k - y->k : (x->i > y->i) - (x->i < y->i);
+}
+
+/* All sites of both profiles, by key; equal keys are one site: *m of them. The keys are sorted
+ * apart from the sites' estimates, so that a site in both profiles takes one entry, not two. */
 static struct dsite *diff_sites(const struct vprof *v, size_t *m)
 {
-    size_t n = v[0].nsite + v[1].nsite, nd = 0;
-    struct dsite *d = xcalloc(n + 1, sizeof(*d));
-    for (int k = 0; k < 2; k++) {
-        for (size_t i = 0; i < v[k].nsite; i++) {
-            struct dsite *x = &d[nd++];
-            x->key = vsite_key(&v[k], &v[k].site[i], 1);
-            x->v = &v[k];
-            x->s = &v[k].site[i];
-            /* One sample's worth of continuity: where blocks are sampled with P near 1, the
-             * variance estimated from the samples seen is near 0, yet a run that missed one
-             * block differs by about one sample's weight (docs/VERDICTS.md "Diff"). */
-            const struct vsite *vs = &v[k].site[i];
-            double ns = vs->samples ? (double)vs->samples : 1;
-            for (int e = 0; e < E_COUNT; e++) {
-                double u = vs->e[e == E_INUSE_B || e == E_ALLOC_B ? E_ALLOC_B : E_ALLOC_N].est / ns;
-                (k ? x->now : x->base)[e] = vs->e[e];
-                (k ? x->now : x->base)[e].var += u * u;
-            }
-        }
-    }
-    qsort(d, nd, sizeof(*d), by_key);
+    size_t n = v[0].nsite + v[1].nsite, nk = 0;
+    struct dkey *keys = xmalloc((n + 1) * sizeof(*keys));
+    for (int k = 0; k < 2; k++)
+        for (size_t i = 0; i < v[k].nsite; i++)
+            keys[nk++] = (struct dkey){vsite_key(&v[k], &v[k].site[i], 1), k, i};
+    qsort(keys, nk, sizeof(*keys), by_key);
+    size_t nd = 0;
+    for (size_t i = 0; i < nk; i++)
+        nd += i == 0 || strcmp(keys[i - 1].key, keys[i].key) != 0;
+    struct dsite *d = xcalloc(nd + 1, sizeof(*d));
     *m = 0;
-    for (size_t i = 0; i < nd; i++) {
-        struct dsite *last = *m ? &d[*m - 1] : NULL;
-        if (last && strcmp(last->key, d[i].key) == 0) {
-            for (int e = 0; e < E_COUNT; e++) {
-                last->base[e].est += d[i].base[e].est;
-                last->base[e].var += d[i].base[e].var;
-                last->now[e].est += d[i].now[e].est;
-                last->now[e].var += d[i].now[e].var;
-            }
-            if (d[i].v == &v[1]) { /* show the new profile's stack */
-                last->v = d[i].v;
-                last->s = d[i].s;
-            }
-            free(d[i].key);
+    for (size_t j = 0; j < nk; j++) {
+        int k = keys[j].k;
+        const struct vsite *vs = &v[k].site[keys[j].i];
+        struct dsite *x = &d[*m];
+        if (*m && strcmp(d[*m - 1].key, keys[j].key) == 0) {
+            x = &d[*m - 1];
+            free(keys[j].key);
         } else {
-            d[(*m)++] = d[i];
+            x->key = keys[j].key;
+            (*m)++;
+        }
+        if (!x->s || k == 1) { /* show the new profile's stack */
+            x->v = &v[k];
+            x->s = vs;
+        }
+        /* One sample's worth of continuity: where blocks are sampled with P near 1, the
+         * variance estimated from the samples seen is near 0, yet a run that missed one
+         * block differs by about one sample's weight (docs/VERDICTS.md "Diff"). */
+        double ns = vs->samples ? (double)vs->samples : 1;
+        for (int e = 0; e < E_COUNT; e++) {
+            double u = vs->e[e == E_INUSE_B || e == E_ALLOC_B ? E_ALLOC_B : E_ALLOC_N].est / ns;
+            struct est *t = &(k ? x->now : x->base)[e];
+            t->est += vs->e[e].est;
+            t->var += vs->e[e].var + u * u;
         }
     }
+    free(keys);
     return d;
 }
 
@@ -292,9 +302,11 @@ int drain_diff(int argc, char **argv)
     struct prof p[2];
     struct vprof v[2];
     int loaded = 0, built = 0;
-    for (; loaded < 2; loaded++)
+    for (; loaded < 2; loaded++) {
         if (verdict_load(&p[loaded], o.in[loaded], o.va.elf, o.va.nelf, why, sizeof(why)) != 0)
             break;
+        prof_drop_index(&p[loaded]);
+    }
     for (; loaded == 2 && built < 2; built++)
         if (vprof_build(&p[built], &v[built], why, sizeof(why)) != 0)
             break;

@@ -156,6 +156,10 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
     }
     free(order);
     free(canon);
+    /* The arrays grew by doubling: give back what is left over (a diff holds two of them). */
+    out->site = xrealloc(out->site, (out->nsite + 1) * sizeof(*out->site));
+    out->capframes = out->nframes + 1;
+    out->frames = xrealloc(out->frames, out->capframes * sizeof(*out->frames));
     marks_from_prof(p, &out->marks);
     out->unseen = unseen_from_prof(p, &out->interval);
     return 0;
