@@ -48,9 +48,10 @@ static void write_ests(FILE *f, const struct vprof *v, const struct est *e,
                        const struct vrefused *r, int all)
 {
     for (int k = 0; k < E_COUNT; k++) {
+        static const char *const quoted[E_COUNT] = {
+            "\"inuse_bytes\": ", "\"alloc_bytes\": ", "\"inuse_objects\": ", "\"alloc_objects\": "};
         jputs(k ? ", " : "", f);
-        json_str(f, vprof_est_name[k]);
-        jputs(": ", f);
+        jputs(quoted[k], f); /* vprof_est_name[k] as a JSON key */
         double add;
         int marked = vprof_marked(v, r, all, k, &add);
         json_est(f, v, k, e[k], marked, add);

@@ -36,7 +36,9 @@ static size_t g10_fixed(char *out, double x)
     double ax = fabs(x);
     if (!(ax >= 1e-4 && ax < 9.9999999995e9))
         return 0;
-    int e = (int)floor(log10(ax));
+    int e = 9;
+    while (e > -4 && ax < p10[e + 4] * 1e-4) /* 10^e <= ax, e from 9 down */
+        e--;
     for (int tries = 0; tries < 3; tries++) {
         if (e < -4 || e > 9)
             return 0;
