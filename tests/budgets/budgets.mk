@@ -13,6 +13,12 @@ $(BUDGETS_OUT)/maxrss: tests/budgets/maxrss.c
 $(BUDGETS_OUT)/streams/sites.bin: $(DRAIN_T)/gen
 	@mkdir -p $(@D)
 	$(DRAIN_T)/gen --interval 1 --allocs 400000 --sites 1000 --snap-every 100000 $@ /dev/null
+$(BUDGETS_OUT)/streams/sites5.bin: $(DRAIN_T)/gen
+	@mkdir -p $(@D)
+	$(DRAIN_T)/gen --interval 1 --allocs 100000 --unique-stacks --snap-every 0 $@ /dev/null
+$(BUDGETS_OUT)/streams/sites5b.bin: $(DRAIN_T)/gen
+	@mkdir -p $(@D)
+	$(DRAIN_T)/gen --interval 1 --allocs 100000 --unique-stacks --seed 2 --snap-every 0 $@ /dev/null
 $(BUDGETS_OUT)/streams/unique.bin: $(DRAIN_T)/gen
 	@mkdir -p $(@D)
 	$(DRAIN_T)/gen --interval 1 --allocs 1000000 --unique-stacks --snap-every 0 $@ /dev/null
@@ -24,7 +30,8 @@ budgets-ports-list:
 
 BUDGETS_PREREQS := host_tools/drain host_tools/msamp-dump $(HT)/msamp_check \
 	$(addprefix $(BENCH_OUT)/,alloc_msamp wrappers_none wrappers_bare wrappers_msamp) \
-	$(addprefix $(BUDGETS_OUT)/,maxrss streams/sites.bin streams/unique.bin)
+	$(addprefix $(BUDGETS_OUT)/,maxrss streams/sites.bin streams/unique.bin \
+	streams/sites5.bin streams/sites5b.bin)
 # The size table's compilers, the boards' QEMUs, callgrind.
 BUDGETS_NEEDS := python3 valgrind flock pkg-config arm-none-eabi-gcc clang ld.lld aarch64-linux-gnu-gcc \
 	mips64el-linux-gnuabi64-gcc riscv64-linux-gnu-gcc riscv64-unknown-elf-gcc qemu-system-aarch64 qemu-system-arm \

@@ -145,6 +145,35 @@ part_drain() {
       { echo "drain failed on $f.bin:"; tail -5 "$out/drain-$f.err"; return 1; }
     awk -v f="$f" '{ printf "drain.peak-rss-%s\t%.1f\n", f, $1 / 1024 }' "$out/rss-$f.txt" >>"$1"
   done
+  part_drain_reports "$1"
+}
+
+# Issue 41: drain's reports against the profile alone on 10^5 sites (sites5.bin, gen --allocs 100000
+# --unique-stacks; sites5b.bin, the same at seed 2, diff's NEW): instructions (callgrind) and peak
+# RSS of --json and of drain diff over those of writing the profile, as ratios (goal: at most 2).
+part_drain_reports() {
+  local s=$out/streams w=$out/reports k ir
+  mkdir -p "$w"
+  "$drain" -q -o "$w/new.pb.gz" "$s/sites5b.bin" 2>"$w/new.err" || { tail -5 "$w/new.err"; return 1; }
+  local -A run=([profile]="-q -o $w/base.pb.gz $s/sites5.bin"
+    [json]="-q -o $w/json.pb.gz --json $w/s5.json $s/sites5.bin"
+    [diff]="diff $w/base.pb.gz $w/new.pb.gz --json $w/diff.json")
+  for k in profile json diff; do # profile first: diff reads its base.pb.gz
+    # shellcheck disable=SC2086 # the run's words
+    valgrind --tool=callgrind --callgrind-out-file="$w/cg.$k" "$drain" ${run[$k]} >/dev/null 2>"$w/cg.$k.err" ||
+      { tail -5 "$w/cg.$k.err"; return 1; }
+    ir=$(ir_of "$w/cg.$k")
+    [ -n "$ir" ] || { echo "no instruction count in $w/cg.$k"; return 1; }
+    echo "$ir" >"$w/ir.$k"
+    # shellcheck disable=SC2086
+    "$out/maxrss" "$w/rss.$k" "$drain" ${run[$k]} >/dev/null 2>"$w/$k.err" || { tail -5 "$w/$k.err"; return 1; }
+  done
+  for k in json diff; do
+    awk -v k="$k" -v p="$(cat "$w/ir.profile")" '{ printf "drain.%s-instructions-ratio\t%.2f\n", k, $1 / p }' \
+      "$w/ir.$k" >>"$1"
+    awk -v k="$k" -v p="$(cat "$w/rss.profile")" '{ printf "drain.%s-peak-rss-ratio\t%.2f\n", k, $1 / p }' \
+      "$w/rss.$k" >>"$1"
+  done
 }
 
 prefix_of() {

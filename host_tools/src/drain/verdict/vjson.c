@@ -20,9 +20,21 @@ void json_str(FILE *f, const char *s)
 /* The decimal digits of u (below 10^19) at the end of buf[20]: their start. */
 static char *digits_u64(char *end, uint64_t u)
 {
-    do
-        *--end = (char)('0' + u % 10);
-    while (u /= 10);
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233"
+                                "34353637383940414243444546474849505152535455565758596061626364656667"
+                                "6869707172737475767778798081828384858687888990919293949596979899";
+    while (u >= 100) {
+        const char *p = pairs + 2 * (u % 100);
+        u /= 100;
+        *--end = p[1];
+        *--end = p[0];
+    }
+    if (u >= 10) {
+        *--end = pairs[2 * u + 1];
+        *--end = pairs[2 * u];
+    } else {
+        *--end = (char)('0' + u);
+    }
     return end;
 }
 
@@ -81,7 +93,7 @@ size_t json_num_text(char out[JSON_NUM_TEXT], double x)
         memcpy(out, "null", 4);
         return 4;
     }
-    if (x == floor(x) && fabs(x) < 9e15) { /* %.0f: the integer, "-0" for -0 */
+    if (fabs(x) < 9e15 && x == (double)(int64_t)x) { /* %.0f: the integer, "-0" for -0 */
         char dig[20], *d = digits_u64(dig + 20, (uint64_t)fabs(x));
         size_t n = (size_t)(dig + 20 - d), neg = signbit(x) ? 1 : 0;
         out[0] = '-';
