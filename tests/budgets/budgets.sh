@@ -18,7 +18,8 @@
 #   ports     instructions per sampled and per unsampled malloc+free and per call of the heap-stats
 #             hook (the demo heap's) on each board of bench-ports (QEMU -icount, tests/ports/bench.sh)
 #   drain     drain's instructions per MB of stream and for the profile of 10^6 distinct stacks
-#             (callgrind), and its peak RSS on generated streams (1000 stacks; 10^6 distinct stacks)
+#             (callgrind), and its peak RSS on generated streams (1000 stacks; 10^6 distinct stacks);
+#             --json and diff over the profile alone on 10^5 sites (instructions, peak RSS: ratios)
 # Environment: MAKE, BUILD; SIZE_SMALL (the small configuration's definitions, as make size);
 # BUDGETS_TABLE (another table: default tests/budgets/budgets.tsv); BUDGETS_PARTS (a subset of the
 # parts above, judged alone); BUDGETS_SELFTEST=1 (then: the judge run again on a copy of the table
