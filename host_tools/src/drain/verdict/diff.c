@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pprof/prof_model.h"
 #include "verdict/ended.h"
 #include "verdict/load.h"
 #include "verdict/json_out.h"
