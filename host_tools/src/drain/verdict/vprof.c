@@ -45,11 +45,15 @@ static int cmp_locs(const struct prof *p, const struct prof_sample *a, const str
     return 0;
 }
 
+/* Each sample's task, session and device labels (NULL: none), looked up once before the sort. */
+static const char **cmp_lab;
+
 static int cmp_labels(const struct prof *p, const struct prof_sample *x, const struct prof_sample *y)
 {
-    static const char *const keys[] = {"task", "session", "device"};
+    const char *const *lx = cmp_lab + 3 * (size_t)(x - p->sample);
+    const char *const *ly = cmp_lab + 3 * (size_t)(y - p->sample);
     for (int k = 0; k < 3; k++) {
-        const char *s = prof_label(p, x, keys[k]), *t = prof_label(p, y, keys[k]);
+        const char *s = lx[k], *t = ly[k];
         int c = strcmp(s ? s : "", t ? t : "");
         if (c)
             return c;
@@ -93,8 +97,15 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
     for (size_t i = 0; i < p->nsample; i++)
         order[i] = (uint32_t)i;
     uint64_t *canon = prof_loc_canon(p);
+    const char **lab = xmalloc((3 * p->nsample + 1) * sizeof(*lab));
+    for (size_t i = 0; i < p->nsample; i++) {
+        static const char *const keys[] = {"task", "session", "device"};
+        for (int k = 0; k < 3; k++)
+            lab[3 * i + (size_t)k] = prof_label(p, &p->sample[i], keys[k]);
+    }
     cmp_p = p;
     cmp_canon = canon;
+    cmp_lab = lab;
     qsort(order, p->nsample, sizeof(*order), by_site);
     out->site_of = xmalloc((p->nsample + 1) * sizeof(*out->site_of));
     static const int col[E_COUNT] = {V_INUSE_B, V_ALLOC_B, V_INUSE_N, V_ALLOC_N};
@@ -106,9 +117,9 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
         struct vsite *vs = &out->site[out->nsite++];
         memset(vs, 0, sizeof(*vs));
         vs->sample = order[i];
-        vs->task = prof_label(p, s0, "task");
-        vs->session = prof_label(p, s0, "session");
-        vs->device = prof_label(p, s0, "device");
+        vs->task = lab[3 * (size_t)order[i]];
+        vs->session = lab[3 * (size_t)order[i] + 1];
+        vs->device = lab[3 * (size_t)order[i] + 2];
         vs->frame_off = out->nframes;
         for (uint32_t k = 0; k < s0->nloc; k++) {
             uint64_t id = p->locpool[s0->loc_off + k];
@@ -156,6 +167,7 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
     }
     free(order);
     free(canon);
+    free(lab);
     /* The arrays grew by doubling: give back what is left over (a diff holds two of them). */
     out->site = xrealloc(out->site, (out->nsite + 1) * sizeof(*out->site));
     out->capframes = out->nframes + 1;
