@@ -156,6 +156,8 @@ static const char schema_v3[] =
  * (msamp_rollup_rebuild: from the site rows that are left). A query reads the rollups of the
  * buckets the selection holds whole, and the site rows of the other profiles it selects. */
 static const char schema_v4[] =
+    /* the file's bytes (gzip) stored as they are: no compression tried on them */
+    "ALTER TABLE msamp_profile ALTER COLUMN bytes SET STORAGE EXTERNAL;"
     "CREATE FUNCTION msamp_day(t timestamptz) RETURNS bigint LANGUAGE sql IMMUTABLE AS"
     " $f$ SELECT floor(extract(epoch FROM t) / 86400)::bigint $f$;"
     "CREATE TABLE msamp_bucket (device text NOT NULL, id bigserial NOT NULL,"
