@@ -116,26 +116,36 @@ static void copy_byte(struct buf *out, unsigned char c)
  * '"' and '\\' backslash-escaped first. *js moves past its closing quote. */
 static void copy_json_str(struct buf *out, const char **js, int arr)
 {
+    static const char unesc[][2] = {{'b', 8}, {'f', 12}, {'n', 10}, {'r', 13}, {'t', 9}};
     const char *s = *js + 1;
     if (arr)
         buf_put(out, "\"", 1);
     while (*s && *s != '"') {
         unsigned u = (unsigned char)*s++;
-        if (u == '\\') {
-            char e = *s++;
-            u = e == 'b' ? 8 : e == 'f' ? 12 : e == 'n' ? 10 : e == 'r' ? 13 : e == 't' ? 9 : (unsigned char)e;
-            if (e == 'u') {
+        int esc = u == '\\';
+        if (esc) {
+            u = (unsigned char)*s++; /* \" \\ as they are */
+            for (size_t i = 0; i < sizeof(unesc) / sizeof(unesc[0]); i++)
+                if (u == (unsigned char)unesc[i][0])
+                    u = (unsigned char)unesc[i][1];
+            if (u == 'u') {
                 u = (unsigned)strtoul((char[5]){s[0], s[1], s[2], s[3], 0}, NULL, 16);
                 s += 4;
             }
         }
+        /* a raw byte as it is; an escaped code point (below U+D800: the escaper's) as UTF-8 */
         unsigned char utf[3] = {(unsigned char)u, 0, 0};
         int n = 1;
-        if (u >= 0x800)
-            utf[0] = (unsigned char)(0xe0 | u >> 12), utf[1] = (unsigned char)(0x80 | (u >> 6 & 0x3f)),
-            utf[2] = (unsigned char)(0x80 | (u & 0x3f)), n = 3;
-        else if (u >= 0x80 && s[-1] != (char)u) /* an escaped code point: not a raw byte */
-            utf[0] = (unsigned char)(0xc0 | u >> 6), utf[1] = (unsigned char)(0x80 | (u & 0x3f)), n = 2;
+        if (esc && u >= 0x800) {
+            utf[0] = (unsigned char)(0xe0 | u >> 12);
+            utf[1] = (unsigned char)(0x80 | (u >> 6 & 0x3f));
+            utf[2] = (unsigned char)(0x80 | (u & 0x3f));
+            n = 3;
+        } else if (esc && u >= 0x80) {
+            utf[0] = (unsigned char)(0xc0 | u >> 6);
+            utf[1] = (unsigned char)(0x80 | (u & 0x3f));
+            n = 2;
+        }
         for (int i = 0; i < n; i++) {
             if (arr && (utf[i] == '"' || utf[i] == '\\'))
                 copy_byte(out, '\\');
@@ -863,16 +873,16 @@ struct push_count {
  * profile whose row fails is named with the error and the rest tried again in a new transaction;
  * a step of the whole batch failing makes each stored alone (its own transaction, as named as
  * its error). The connection is opened again when lost (*c); when that fails, each profile left
- * is named with the reason. Every profile is counted. */
+ * is named with the reason, which stays in err (the files after them are named with it). Every
+ * profile is counted. */
 static void push_batch(PGconn **c, const char *conninfo, struct push_row **w, size_t n,
-                       struct push_count *k)
+                       struct push_count *k, char *err, size_t errlen)
 {
-    char err[1024];
     size_t alone = 0; /* the batch failed as a whole: from here each alone */
     while (n > 0) {
         if (*c && PQstatus(*c) != CONNECTION_OK) {
             PQfinish(*c);
-            *c = push_open(conninfo, err, sizeof(err));
+            *c = push_open(conninfo, err, errlen);
             if (!*c)
                 for (size_t i = 0; i < n; i++) {
                     fprintf(stderr, "drain push: %s: not pushed: %s\n", w[i]->path, err);
@@ -883,7 +893,7 @@ static void push_batch(PGconn **c, const char *conninfo, struct push_row **w, si
             return;
         size_t m = alone ? 1 : n;
         int culprit;
-        if (store_batch(*c, w, m, &culprit, err, sizeof(err)) == 0) {
+        if (store_batch(*c, w, m, &culprit, err, errlen) == 0) {
             for (size_t i = 0; i < m; i++)
                 w[i]->stored ? k->nnew++ : k->nold++;
             w += m, n -= m;
@@ -891,7 +901,8 @@ static void push_batch(PGconn **c, const char *conninfo, struct push_row **w, si
             culprit = culprit < 0 ? 0 : culprit;
             fprintf(stderr, "drain push: %s\n", err);
             k->nfail++;
-            w[culprit] = w[0]; /* the culprit out, the others on */
+            for (int i = culprit; i > 0; i--) /* the culprit out, the others on in their order */
+                w[i] = w[i - 1];
             w++, n--;
         } else {
             alone = 1;
@@ -932,11 +943,9 @@ int drain_push(int argc, char **argv)
             }
         }
         if (n)
-            push_batch(&c, argv[2], w, n, &k);
+            push_batch(&c, argv[2], w, n, &k, err, sizeof(err));
         for (size_t j = 0; j < n; j++)
             row_free(&rows[j]);
-        if (!c && n)
-            snprintf(err, sizeof(err), "cannot connect to the database (lost before this file)");
     }
     free(rows);
     fprintf(stderr, "drain push: %d profiles stored, %d already there, %d not pushed\n", k.nnew,

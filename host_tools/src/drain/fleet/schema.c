@@ -1,6 +1,7 @@
 /*
  * The fleet store's schema (docs/FLEET.md "Schema"): its four versions as SQL, each migrating the
- * one before (version 3: the tables partitioned by month, msamp_partition making a month's; version 4: the rollups), and
+ * one before (version 3: the tables partitioned by month, msamp_partition making a month's;
+ * version 4: the rollups), and
  * db_schema, which creates the schema or migrates it to this drain's version under the advisory
  * lock, in one transaction.
  */
