@@ -413,38 +413,9 @@ MSAMP_DRAIN_LIBPQ=$nolib LD_DEBUG=files "$D" -q "$W/q2.s1.bin" --elf "$PEAK" -o 
 # a control byte, UTF-8, an ill-formed byte, braces, a comma and NULL, and run with a 3-byte UTF-8
 # character and a surrogate's bytes: each stored as Python's decode(errors="replace") of its bytes
 # (drain's JSON rule, DRAIN.md), in a database of its own.
-want=$(python3 - "$W/q1.s1.pb.gz" "$W/odd.pb.gz" <<'PY2'
-import gzip, sys
-b = gzip.open(sys.argv[1]).read()
-sub = {b"sqlite3_step": b'st"ep\\x\ty\nz\x01\xc3\xa9\xff{a,b}NULL', b"run": b"\xe2\x82\xac r\xed\xa0\x80"}
-def varint(b, i):
-    v = k = 0
-    while True:
-        v |= (b[i] & 0x7F) << k; k += 7; i += 1
-        if not b[i - 1] & 0x80: return v, i
-def enc(v):
-    out = bytearray()
-    while True:
-        c = v & 0x7F; v >>= 7
-        if v: out.append(c | 0x80)
-        else: out.append(c); return bytes(out)
-out, i, done = bytearray(), 0, 0
-while i < len(b):
-    st = i; key, i = varint(b, i); wt = key & 7
-    if wt == 0: _, i = varint(b, i)
-    elif wt == 2:
-        n, i = varint(b, i); i += n
-        if key >> 3 == 6 and b[i - n:i] in sub:
-            s = sub[b[i - n:i]]; out += enc(key) + enc(len(s)) + s; done += 1; continue
-    elif wt == 1: i += 8
-    elif wt == 5: i += 4
-    out += b[st:i]
-assert done == 2
-open(sys.argv[2], "wb").write(gzip.compress(bytes(out), mtime=0))
-for v in sub.values():
-    print(v.decode("utf-8", errors="replace").encode().hex())
-PY2
-) || fail "odd names: the profile not made"
+odd1=$'st"ep\\x\ty\nz\x01\xc3\xa9\xff{a,b}NULL' odd2=$'\xe2\x82\xac r\xed\xa0\x80'
+python3 "$T/strtab.py" "$W/q1.s1.pb.gz" "$W/odd.pb.gz" sqlite3_step "$odd1" run "$odd2" || fail "odd names: strtab.py"
+want=$(for n in "$odd1" "$odd2"; do printf '%s' "$n" | python3 -c 'import sys; print(sys.stdin.buffer.read().decode("utf-8", errors="replace").encode().hex())'; done)
 pg_sql "create database odd" || fail "create database odd"
 ODD="${PG_CONN/dbname=postgres/dbname=odd}"
 "$D" push --db "$ODD" "$W/odd.pb.gz" 2>"$W/odd.err" || fail "odd names: push: $(cat "$W/odd.err")"
