@@ -50,3 +50,10 @@ TESTS += fleet-libframes
 test-fleet-libframes: $(BUILD)/drain/drain-asan $(DRAIN_T)/libframes/libframes_app ## PostgreSQL fleet store: three processes of one hosted program (a shared library's frames, ASLR) pushed: fleet top lists each site once with the sum, the library symbolized or [lib]+0xOFF when deleted
 	DRAIN=$(BUILD)/drain/drain-asan W=$(FLEET_T)/libframes LF_APP=$(DRAIN_T)/libframes/libframes_app \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/fleet/t_fleet_libframes.sh
+
+# The rollups against the full scan (tests/fleet/t_rollup.sh on a generated stream: no board).
+TESTS += fleet-rollup
+test-fleet-rollup: $(BUILD)/drain/drain-asan $(DRAIN_T)/gen ## PostgreSQL fleet store: fleet top by the rollups equals the full scan over the site rows (4 devices, 2 build ids, 5 times each; no filter, each filter and several, times that cut a bucket), after prune cuts buckets, and on a version 3 store migrated to 4
+	@tests/need.sh python3
+	DRAIN=$(BUILD)/drain/drain-asan W=$(FLEET_T)/rollup GEN=$(DRAIN_T)/gen \
+	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/fleet/t_rollup.sh

@@ -323,8 +323,8 @@ pg_sql_db "$OLD" "insert into msamp_profile (device, sha256, build_id, session, 
   fail "version 1 rows"
 "$D" fleet --db "$OLD" devices --json "$W/old.json" >"$W/old.txt" 2>&1 || fail "devices on a version 1 store: $(cat "$W/old.txt")"
 got=$(python3 -c 'import json,sys; print(" ".join("%s:%s:%s:%s:%s:%s" % (d["device"], d["min_free"], d["free"], d["largest_free"], d["heap_total"], d["inuse"]) for d in json.load(open(sys.argv[1]))["devices"]))' "$W/old.json")
-[ "$got" = "old-heap:40:900:None:1000:12 old-none:None:None:None:None:5" ] && [ "$(pg_sql_db "$OLD" 'select max(version) from msamp_schema')" = 3 ] &&
-  ok "version 1 migrated to 3: $got" || fail "migration: [$got], version $(pg_sql_db "$OLD" 'select max(version) from msamp_schema')"
+[ "$got" = "old-heap:40:900:None:1000:12 old-none:None:None:None:None:5" ] && [ "$(pg_sql_db "$OLD" 'select max(version) from msamp_schema')" = 4 ] &&
+  ok "version 1 migrated to 4: $got" || fail "migration: [$got], version $(pg_sql_db "$OLD" 'select max(version) from msamp_schema')"
 "$D" push --db "$OLD" "$W/q1.s1.pb.gz" 2>"$W/old-push.err" && grep -q '1 profiles stored' "$W/old-push.err" &&
   ok "push to the migrated store" || fail "push to the migrated store: $(cat "$W/old-push.err")"
 # A version 2 store (MSAMP_DRAIN_FLEET_SCHEMA=2) holding this store's rows as version 2 kept
@@ -345,10 +345,10 @@ pg_sql_db "$V2" "select setval('msamp_profile_id_seq', (select max(id) from msam
 [ "$(pg_sql_db "$V2" 'select max(version) from msamp_schema')|$(pg_sql_db "$V2" "select count(*) from pg_inherits")" = "2|0" ] || fail "the version 2 store is not one"
 "$D" fleet --db "$PG_CONN" merge "$W/store.pb.gz" 2>/dev/null || fail "fleet merge of the store"
 "$D" fleet --db "$V2" merge "$W/v2.pb.gz" 2>"$W/v2.err" && cmp -s "$W/v2.pb.gz" "$W/store.pb.gz" &&
-  [ "$(pg_sql_db "$V2" 'select max(version) from msamp_schema')" = 3 ] &&
+  [ "$(pg_sql_db "$V2" 'select max(version) from msamp_schema')" = 4 ] &&
   [ "$(pg_sql_db "$V2" "select (select count(*) from msamp_site) || ' ' || (select count(*) from msamp_leak)")" = "$(pg_sql "select (select count(*) from msamp_site) || ' ' || (select count(*) from msamp_leak)")" ] &&
   [ "$(pg_sql_db "$V2" "select string_agg(relname, ' ' order by relname) from pg_class where relname like 'msamp%' and relkind in ('r', 'p')")" = "$(pg_sql "select string_agg(relname, ' ' order by relname) from pg_class where relname like 'msamp%' and relkind in ('r', 'p')")" ] &&
-  ok "version 2 migrated to 3: merge = the store's, the same partitions" ||
+  ok "version 2 migrated to 4: merge = the store's, the same partitions" ||
   fail "version 2 migration: $(cat "$W/v2.err"), version $(pg_sql_db "$V2" 'select max(version) from msamp_schema')"
 old_month=$(pg_sql_db "$V2" "select string_agg(distinct to_char(t_end at time zone 'UTC', '\"p\"YYYYMM'), ' ') from msamp_profile where t_end >= '2000-01-01 00:00+00' and t_end < to_timestamp($t0)")
 "$D" fleet --db "$V2" prune --before "$t0" >"$W/prune.out" 2>&1 || fail "prune: exit $? ($(cat "$W/prune.out"))"
@@ -408,6 +408,22 @@ nolib_check --push -q "$W/q2.s1.bin" --elf "$PEAK" -o "$W/q2c.pb.gz" --push "$PG
 MSAMP_DRAIN_LIBPQ=$nolib LD_DEBUG=files "$D" -q "$W/q2.s1.bin" --elf "$PEAK" -o "$W/q2d.pb.gz" 2>"$W/nostore.err" &&
   [ -s "$W/q2d.pb.gz" ] && grep -q 'file=libz' "$W/nostore.err" && ! grep -q 'libpq' "$W/nostore.err" && ok "no store: drain works without libpq, loads none" ||
   fail "no store: $(grep -m3 'libpq\|drain' "$W/nostore.err")"
+# Frames' text through push's COPY (its own escaping of a text[] literal and of COPY's text): a
+# hosted profile whose function sqlite3_step is named with a quote, a backslash, a tab, a newline,
+# a control byte, UTF-8, an ill-formed byte, braces, a comma and NULL, and run with a 3-byte UTF-8
+# character and a surrogate's bytes: each stored as Python's decode(errors="replace") of its bytes
+# (drain's JSON rule, DRAIN.md), in a database of its own.
+odd1=$'st"ep\\x\ty\nz\x01\xc3\xa9\xff{a,b}NULL' odd2=$'\xe2\x82\xac r\xed\xa0\x80'
+python3 "$T/strtab.py" "$W/q1.s1.pb.gz" "$W/odd.pb.gz" sqlite3_step "$odd1" run "$odd2" || fail "odd names: strtab.py"
+want=$(for n in "$odd1" "$odd2"; do printf '%s' "$n" | python3 -c 'import sys; print(sys.stdin.buffer.read().decode("utf-8", errors="replace").encode().hex())'; done)
+pg_sql "create database odd" || fail "create database odd"
+ODD="${PG_CONN/dbname=postgres/dbname=odd}"
+"$D" push --db "$ODD" "$W/odd.pb.gz" 2>"$W/odd.err" || fail "odd names: push: $(cat "$W/odd.err")"
+got=$(pg_sql_db "$ODD" "select encode(convert_to(f, 'UTF8'), 'hex') from (select distinct f from msamp_site, unnest(stack) f where f like 'st\"ep%' or f like '€ r%') x order by f like '€%'")
+[ -n "$want" ] && [ "$got" = "$want" ] &&
+  [ "$(pg_sql_db "$ODD" "select count(*) from msamp_rollup r where r.stack @> (select array_agg(distinct f) from msamp_site, unnest(stack) f where f like 'st\"ep%')")" -gt 0 ] &&
+  ok "odd names: each frame's text stored as drain's JSON rule gives it, in the site and rollup rows" ||
+  fail "odd names: stored [$got], want [$want]"
 sha256sum -c --quiet "$W/files.sha" && ok "profile files unchanged" || fail "profile files changed"
 
 [ $nfail = 0 ] && echo "fleet: all passed" || echo "fleet: $nfail failed"

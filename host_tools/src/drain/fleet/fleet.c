@@ -63,7 +63,8 @@ static int fleet_merge(PGconn *c, struct sel *s, const char *out, char *err, siz
 /* prune --before T: the profiles whose t_end is before T go, with their sites and leaks: each
  * month's partitions that end at or before T are dropped whole (DROP TABLE: no row by row
  * delete, no dead rows left), then the rest of them (the month T falls in, the DEFAULT
- * partition) deleted. One transaction, under the schema's advisory lock (no partition is made
+ * partition) deleted, and the rollups of the buckets that held any rebuilt from the rows left
+ * (msamp_rollup_rebuild). One transaction, under the schema's advisory lock (no partition is made
  * meanwhile). */
 static int fleet_prune(PGconn *c, struct sel *s, const char *before, char *err, size_t errlen)
 {
@@ -109,6 +110,15 @@ static int fleet_prune(PGconn *c, struct sel *s, const char *before, char *err, 
     if (!r)
         goto fail;
     deleted = atoll(PQgetvalue(r, 0, 0));
+    PQclear(r);
+    /* the rollups of the buckets that held pruned profiles: rebuilt from the rows left */
+    q = (struct buf){0};
+    buf_printf(&q, "SELECT msamp_rollup_rebuild(array_agg(id)) FROM msamp_bucket WHERE t_end_min < %s",
+               buf_cstr(&t));
+    r = sel_query(c, s, buf_cstr(&q), err, errlen);
+    buf_free(&q);
+    if (!r)
+        goto fail;
     PQclear(r);
     if (db_cmd(c, "COMMIT", "commit", err, errlen) != 0)
         goto fail;

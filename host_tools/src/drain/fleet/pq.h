@@ -27,7 +27,13 @@
     X(int, PQntuples, (const PGresult *))                                                        \
     X(char *, PQgetvalue, (const PGresult *, int, int))                                          \
     X(int, PQgetlength, (const PGresult *, int, int))                                            \
-    X(void, PQclear, (PGresult *))
+    X(void, PQclear, (PGresult *))                                                               \
+    X(PGresult *, PQprepare, (PGconn *, const char *, const char *, int, const Oid *))          \
+    X(PGresult *, PQexecPrepared,                                                                \
+      (PGconn *, const char *, int, const char *const *, const int *, const int *, int))         \
+    X(int, PQputCopyData, (PGconn *, const char *, int))                                         \
+    X(int, PQputCopyEnd, (PGconn *, const char *))                                               \
+    X(PGresult *, PQgetResult, (PGconn *))
 #define PQ_FIELD(ret, name, args) ret(*name##_) args;
 struct fleet_pq {
     PQ_FNS(PQ_FIELD)
@@ -50,6 +56,11 @@ PQ_FNS(PQ_CHECK)
 #define PQgetvalue pq.PQgetvalue_
 #define PQgetlength pq.PQgetlength_
 #define PQclear pq.PQclear_
+#define PQprepare pq.PQprepare_
+#define PQexecPrepared pq.PQexecPrepared_
+#define PQputCopyData pq.PQputCopyData_
+#define PQputCopyEnd pq.PQputCopyEnd_
+#define PQgetResult pq.PQgetResult_
 /* libpq's PQfinish(NULL) does nothing; the callers rely on it. */
 #define PQfinish(c) ((c) ? pq.PQfinish_(c) : (void)0)
 

@@ -99,39 +99,101 @@ static void site_key(const struct prof *p, const struct prof_sample *sm, struct 
     buf_str(k, *task);
 }
 
-/* The sites' rows as JSON arrays msamp_site's rows are inserted from, of at most SITE_BATCH sites
- * each (a JSON value of PostgreSQL is at most 256 MiB): their number; the sites freed. */
-#define SITE_BATCH 4096
-static size_t site_batches(const struct prof *p, struct site *sites, size_t nsites,
-                           struct buf **batch)
+/* COPY's text format (docs/FLEET.md "Push"): byte c of a column's text, escaped. */
+static void copy_byte(struct buf *out, unsigned char c)
 {
-    size_t nb = (nsites + SITE_BATCH - 1) / SITE_BATCH;
-    *batch = xcalloc(nb ? nb : 1, sizeof(**batch));
-    for (size_t j = 0; j < nsites; j++) {
-        struct buf *out = &(*batch)[j / SITE_BATCH];
-        buf_printf(out, "%s{\"i\":%zu,\"stack\":", j % SITE_BATCH ? "," : "[", j);
-        buf_put(out, sites[j].key, sites[j].stack_len);
-        buf_str(out, ",\"task\":");
-        json_put_str(out, sites[j].task, strlen(sites[j].task), 0);
-        buf_str(out, ",\"vals\":{");
-        for (size_t v = 0; v < p->nvt; v++) {
-            const char *name = pstr(p, p->vt[v].type);
-            if (v)
-                buf_str(out, ",");
-            json_put_str(out, name, strlen(name), 0);
-            buf_printf(out, ":%lld", (long long)sites[j].val[v]);
+    static const char esc[] = {['\\'] = '\\', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't', [0] = '0'};
+    if (c < sizeof(esc) && (esc[c] || c == 0)) {
+        char e[4] = {'\\', c ? esc[c] : '0', c ? 0 : '0', c ? 0 : '0'};
+        buf_put(out, e, c ? 2 : 4); /* a NUL as \000: the server refuses it, naming the file */
+    } else {
+        buf_put(out, &c, 1);
+    }
+}
+
+/* The JSON string at *js (drain's escaper's output, json_put_str: its escapes \" \\ \b \f \n \r
+ * \t \uXXXX, valid UTF-8 else) decoded into out as COPY text; in a text[] literal (arr) quoted,
+ * '"' and '\\' backslash-escaped first. *js moves past its closing quote. */
+static void copy_json_str(struct buf *out, const char **js, int arr)
+{
+    static const char unesc[][2] = {{'b', 8}, {'f', 12}, {'n', 10}, {'r', 13}, {'t', 9}};
+    const char *s = *js + 1;
+    if (arr)
+        buf_put(out, "\"", 1);
+    while (*s && *s != '"') {
+        unsigned u = (unsigned char)*s++;
+        int esc = u == '\\';
+        if (esc) {
+            u = (unsigned char)*s++; /* \" \\ as they are */
+            for (size_t i = 0; i < sizeof(unesc) / sizeof(unesc[0]); i++)
+                if (u == (unsigned char)unesc[i][0])
+                    u = (unsigned char)unesc[i][1];
+            if (u == 'u') {
+                u = (unsigned)strtoul((char[5]){s[0], s[1], s[2], s[3], 0}, NULL, 16);
+                s += 4;
+            }
         }
-        buf_str(out, j % SITE_BATCH == SITE_BATCH - 1 || j == nsites - 1 ? "}}]" : "}}");
+        /* a raw byte as it is; an escaped code point (below U+D800: the escaper's) as UTF-8 */
+        unsigned char utf[3] = {(unsigned char)u, 0, 0};
+        int n = 1;
+        if (esc && u >= 0x800) {
+            utf[0] = (unsigned char)(0xe0 | u >> 12);
+            utf[1] = (unsigned char)(0x80 | (u >> 6 & 0x3f));
+            utf[2] = (unsigned char)(0x80 | (u & 0x3f));
+            n = 3;
+        } else if (esc && u >= 0x80) {
+            utf[0] = (unsigned char)(0xc0 | u >> 6);
+            utf[1] = (unsigned char)(0x80 | (u & 0x3f));
+            n = 2;
+        }
+        for (int i = 0; i < n; i++) {
+            if (arr && (utf[i] == '"' || utf[i] == '\\'))
+                copy_byte(out, '\\');
+            copy_byte(out, utf[i]);
+        }
+    }
+    if (arr)
+        buf_put(out, "\"", 1);
+    *js = *s ? s + 1 : s;
+}
+
+/* The sites' columns as COPY text (docs/FLEET.md "Push"): each site's stack (a text[] literal)
+ * and task, a tab between, into keys (site j's at keys->p + koff[j]); its values into vals
+ * (nvt a site). The sites freed. */
+static void site_rows(const struct prof *p, struct site *sites, size_t nsites, struct buf *keys,
+                      size_t **koff, int64_t **vals)
+{
+    *koff = xcalloc(nsites + 1, sizeof(size_t));
+    *vals = xcalloc(nsites * p->nvt + 1, sizeof(int64_t));
+    struct buf t = {0};
+    for (size_t j = 0; j < nsites; j++) {
+        (*koff)[j] = keys->len;
+        const char *js = sites[j].key + 1; /* the JSON array's strings */
+        buf_str(keys, "{");
+        for (int first = 1; *js == '"'; first = 0) {
+            if (!first)
+                buf_str(keys, ",");
+            copy_json_str(keys, &js, 1);
+            js += *js == ',';
+        }
+        buf_str(keys, "}\t");
+        t.len = 0;
+        json_put_str(&t, sites[j].task, strlen(sites[j].task), 0);
+        const char *ts = buf_cstr(&t);
+        copy_json_str(keys, &ts, 0);
+        memcpy(*vals + j * p->nvt, sites[j].val, p->nvt * sizeof(int64_t));
         free(sites[j].key);
         free(sites[j].val);
     }
+    (*koff)[nsites] = keys->len;
+    buf_free(&t);
     free(sites);
-    return nb;
 }
 
-/* The profile's rollup by site (site_key: its samples' values summed), as site_batches' JSON
- * batches (their number); each sample's site into *site_of_sample. */
-static size_t rollup_json(const struct prof *p, struct buf **batch, uint32_t **site_of_sample)
+/* The profile's rollup by site (site_key: its samples' values summed), as site_rows' columns
+ * (the number of sites); each sample's site into *site_of_sample. */
+static size_t site_rollup(const struct prof *p, struct buf *keys, size_t **koff, int64_t **vals,
+                          uint32_t **site_of_sample)
 {
     struct site *sites = NULL;
     size_t nsites = 0, cap = 0;
@@ -166,7 +228,8 @@ static size_t rollup_json(const struct prof *p, struct buf **batch, uint32_t **s
         (*site_of_sample)[s] = (uint32_t)j;
     }
     umap_free(&idx);
-    return site_batches(p, sites, nsites, batch);
+    site_rows(p, sites, nsites, keys, koff, vals);
+    return nsites;
 }
 
 /* "{a,b}" text array literal of strings. */
@@ -268,9 +331,17 @@ struct push_row {
     char **lv;                    /* its labels K=V */
     size_t nlv;
     struct buf lab, vts, cms, tot, leaks; /* text arrays, the totals, the leaks */
-    struct buf *sites;            /* the sites' batches */
-    size_t nbatch;
+    struct buf keys;              /* the sites' stack and task as COPY text (site_rows) */
+    size_t *koff, nsites;
+    int64_t *vals;                /* nvt a site */
+    struct buf vtj;               /* the sample types as JSON strings, COPY text, 0 after each */
+    size_t *vtoff;
     uint32_t *site_of;            /* each sample's site */
+    struct buf raw;               /* the file */
+    struct prof p;
+    const char *path;
+    char id[32], te[64], bucket[32]; /* once stored: its id, t_end, rollup bucket */
+    int stored;                   /* 1 stored, 0 there already */
 };
 
 /* What selects it: device, build id, session. A device that sends no id (its configuration
@@ -358,10 +429,27 @@ static void row_totals(struct push_row *w, const struct prof *p)
     free(sum);
 }
 
-/* The sites (rollup_json) and the leak verdicts drain stored in the profile, by site. */
+static const char push_usage[] =
+    "usage: drain push --db CONNINFO PROFILE...\n"
+    "Stores pprof profiles (drain's) in PostgreSQL: CONNINFO is a libpq connection string or URI.\n"
+    "A profile already stored (the same bytes) is stored once. See docs/FLEET.md.\n";
+
+/* The sites (site_rollup) and the leak verdicts drain stored in the profile, by site. */
 static void row_sites(struct push_row *w, const struct prof *p)
 {
-    w->nbatch = rollup_json(p, &w->sites, &w->site_of);
+    w->nsites = site_rollup(p, &w->keys, &w->koff, &w->vals, &w->site_of);
+    w->vtoff = xcalloc(p->nvt + 1, sizeof(size_t));
+    struct buf t = {0};
+    for (size_t v = 0; v < p->nvt; v++) {
+        w->vtoff[v] = w->vtj.len;
+        t.len = 0;
+        json_put_str(&t, w->vtn[v], strlen(w->vtn[v]), 0);
+        for (size_t i = 0; i < t.len; i++)
+            copy_byte(&w->vtj, t.p[i]);
+        buf_put(&w->vtj, "", 1);
+    }
+    w->vtoff[p->nvt] = w->vtj.len;
+    buf_free(&t);
     struct growth_leak gl[256];
     size_t ngl = growth_leaks_from_prof(p, gl, 256);
     buf_str(&w->leaks, "[");
@@ -374,36 +462,61 @@ static void row_sites(struct push_row *w, const struct prof *p)
 
 static void row_free(struct push_row *w)
 {
-    for (size_t i = 0; i < w->nbatch; i++)
-        buf_free(&w->sites[i]);
-    free(w->sites);
     for (size_t i = 0; i < w->nlv; i++)
         free(w->lv[i]);
     free(w->lv);
     free(w->vtn);
     free(w->cm);
     free(w->site_of);
+    free(w->koff);
+    free(w->vals);
+    free(w->vtoff);
+    buf_free(&w->keys);
+    buf_free(&w->vtj);
     buf_free(&w->lab);
     buf_free(&w->vts);
     buf_free(&w->tot);
     buf_free(&w->cms);
     buf_free(&w->leaks);
+    prof_free(&w->p);
+    buf_free(&w->raw);
 }
 
-/* The profile's row, unless its hash is there (*stored 0), then its sites and leaks. */
+/* The file at path read and made ready to store into w: 0, or -1 with "PATH: reason" in err. */
+static int row_read(struct push_row *w, const char *path, char *err, size_t errlen)
+{
+    memset(w, 0, sizeof(*w));
+    w->path = path;
+    if (push_read(path, &w->raw, &w->p, err, errlen) != 0)
+        return -1;
+    row_names(w, &w->p);
+    row_comments(w, &w->p);
+    row_labels(w, &w->p);
+    row_totals(w, &w->p);
+    row_sites(w, &w->p);
+    return 0;
+}
+
+/* The statements push prepares on each connection (push_prepare). The profile's row, unless its
+ * hash is there (no row back), with its rollup bucket (docs/FLEET.md "Rollups": its device,
+ * build id, labels and UTC day) made or widened in the same statement: its id, t_end, bucket. */
 static const char sql_profile[] =
-    "INSERT INTO msamp_profile (device, build_id, session, kind, t_start, t_end,"
+    "WITH p AS (INSERT INTO msamp_profile (device, build_id, session, kind, t_start, t_end,"
     " labels, sample_types, comments, failures, bytes, sha256, totals, heap_free,"
     " heap_min_free, heap_largest_free, heap_total)"
     " VALUES ($1, $2, $3, $4, to_timestamp($5::numeric / 1e9), to_timestamp($6::numeric / 1e9),"
     " $7::text[], $8::text[], $9::text[], $10::bigint, $11::bytea, sha256($11::bytea),"
     " $12::jsonb, $13::bigint, $14::bigint, $15::bigint, $16::bigint)"
-    " ON CONFLICT (device, sha256, t_end) DO NOTHING RETURNING id, t_end";
-static const char sql_sites[] =
-    "INSERT INTO msamp_site (device, profile_id, t_end, site, stack, task, vals)"
-    " SELECT $1, $2::bigint, $4::timestamptz, (e->>'i')::int,"
-    " ARRAY(SELECT jsonb_array_elements_text(e->'stack')), e->>'task', e->'vals'"
-    " FROM jsonb_array_elements($3::jsonb) e";
+    " ON CONFLICT (device, sha256, t_end) DO NOTHING"
+    " RETURNING device, id, build_id, labels, t_start, t_end),"
+    " b AS (INSERT INTO msamp_bucket AS o (device, build_id, labels, day, profiles, t_start_min,"
+    " t_start_max, t_end_min, t_end_max) SELECT device, build_id, labels, msamp_day(t_end), 1,"
+    " t_start, t_start, t_end, t_end FROM p ON CONFLICT (device, build_id, labels, day) DO UPDATE"
+    " SET profiles = o.profiles + 1, t_start_min = least(o.t_start_min, EXCLUDED.t_start_min),"
+    " t_start_max = greatest(o.t_start_max, EXCLUDED.t_start_max),"
+    " t_end_min = least(o.t_end_min, EXCLUDED.t_end_min),"
+    " t_end_max = greatest(o.t_end_max, EXCLUDED.t_end_max) RETURNING id)"
+    " SELECT p.id, p.t_end, b.id FROM p, b";
 static const char sql_leaks[] =
     "INSERT INTO msamp_leak (device, profile_id, t_end, site, slope, slope_var, since_s)"
     " SELECT $1, $2::bigint, $4::timestamptz, (e->>'i')::int, (e->>'slope')::float8,"
@@ -411,99 +524,326 @@ static const char sql_leaks[] =
     " ON CONFLICT DO NOTHING";
 /* The month's partitions (made once, in their own transaction: msamp_partition). */
 static const char sql_part[] = "SELECT msamp_partition(to_timestamp($1::numeric / 1e9))";
+/* The batch's rollup rows (summed by push) added to the stored ones. */
+static const char sql_rollup[] =
+    "INSERT INTO msamp_rollup AS o SELECT * FROM msamp_rollup_in ON CONFLICT (device, bucket,"
+    " stack, task) DO UPDATE SET vals = msamp_vals_add(o.vals, EXCLUDED.vals)";
 
-/* The rows of a profile just stored (its id and t_end) in the open transaction: its sites' batches,
- * then its leaks. 0, or -1 with what and the server's error. */
-static int store_sites(PGconn *c, struct push_row *w, const char *id, const char *te,
-                       const char *what, char *err, size_t errlen)
+static int push_prepare(PGconn *c, char *err, size_t errlen)
 {
-    for (size_t i = 0; i <= w->nbatch; i++) {
-        const char *rows = buf_cstr(i < w->nbatch ? &w->sites[i] : &w->leaks);
-        const char *v[4] = {w->device, id, rows, te};
-        PGresult *r = PQexecParams(c, i < w->nbatch ? sql_sites : sql_leaks, 4, NULL, v, NULL,
-                                   NULL, 0);
+    static const char *const name[3] = {"msamp_profile", "msamp_leaks", "msamp_part"};
+    const char *const sql[3] = {sql_profile, sql_leaks, sql_part};
+    const int nparam[3] = {16, 4, 1};
+    for (int i = 0; i < 3; i++) {
+        PGresult *r = PQprepare(c, name[i], sql[i], nparam[i], NULL);
         if (PQresultStatus(r) != PGRES_COMMAND_OK)
-            return db_err(c, r, what, err, errlen);
+            return db_err(c, r, "preparing push's statements", err, errlen);
         PQclear(r);
+    }
+    return db_cmd(c, "CREATE TEMP TABLE msamp_rollup_in (LIKE msamp_rollup) ON COMMIT DELETE ROWS",
+                  "preparing push's statements", err, errlen);
+}
+
+/* A prepared statement's run: its result when it returned want, else NULL with db_err's why. */
+static PGresult *run_prepared(PGconn *c, const char *name, int n, const char *const *v,
+                              const int *lens, const int *fmts, ExecStatusType want,
+                              const char *what, char *err, size_t errlen)
+{
+    PGresult *r = PQexecPrepared(c, name, n, v, lens, fmts, 0);
+    if (PQresultStatus(r) == want)
+        return r;
+    db_err(c, r, what, err, errlen);
+    return NULL;
+}
+
+/* COPY table FROM STDIN of the text rows: 0, or -1 with what and the server's error. */
+static int copy_rows(PGconn *c, const char *table, const struct buf *rows, const char *what,
+                     char *err, size_t errlen)
+{
+    char sql[256];
+    snprintf(sql, sizeof(sql), "COPY %s FROM STDIN", table);
+    PGresult *r = PQexec(c, sql);
+    if (PQresultStatus(r) != PGRES_COPY_IN)
+        return db_err(c, r, what, err, errlen);
+    PQclear(r);
+    int ok = 1;
+    for (size_t at = 0; at < rows->len && ok; at += 1u << 20) {
+        size_t n = rows->len - at < (1u << 20) ? rows->len - at : 1u << 20;
+        ok = PQputCopyData(c, (const char *)rows->p + at, (int)n) == 1;
+    }
+    ok = PQputCopyEnd(c, ok ? NULL : "the data could not be sent") == 1 && ok;
+    r = PQgetResult(c);
+    int rc = PQresultStatus(r) == PGRES_COMMAND_OK && ok ? 0 : db_err(c, r, what, err, errlen);
+    if (rc == 0)
+        PQclear(r);
+    while ((r = PQgetResult(c)) != NULL)
+        PQclear(r);
+    return rc;
+}
+
+/* A batch's rollup rows, summed by push: each row's key (device, bucket, stack, task as COPY text,
+ * a 0 after each) and its sum of each of the batch's sample types (types: their JSON names as
+ * COPY text, a 0 after each; stride sums a row, has says which it holds). */
+struct roll {
+    struct buf keys, types;
+    size_t *off, n, cap, *toff, ntype, tcap, stride;
+    int64_t *sum;
+    uint8_t *has;
+    struct umap idx;
+};
+
+/* Sample type JSON name tj's index among the batch's (one made when new: the rows' sums moved
+ * to a wider stride when full). */
+static size_t roll_type(struct roll *r, const char *tj)
+{
+    size_t t = 0;
+    while (t < r->ntype && strcmp((const char *)r->types.p + r->toff[t], tj) != 0)
+        t++;
+    if (t < r->ntype)
+        return t;
+    grow((void **)&r->toff, &r->tcap, r->ntype + 1, sizeof(*r->toff));
+    r->toff[r->ntype] = r->types.len;
+    buf_put(&r->types, tj, strlen(tj) + 1);
+    if (r->ntype == r->stride) {
+        size_t ns = r->stride ? 2 * r->stride : 16;
+        int64_t *sum = xcalloc(r->cap * ns + 1, sizeof(int64_t));
+        uint8_t *has = xcalloc(r->cap * ns + 1, 1);
+        for (size_t j = 0; j < r->n; j++) {
+            memcpy(sum + j * ns, r->sum + j * r->stride, r->stride * sizeof(int64_t));
+            memcpy(has + j * ns, r->has + j * r->stride, r->stride);
+        }
+        free(r->sum);
+        free(r->has);
+        r->sum = sum, r->has = has, r->stride = ns;
+    }
+    return r->ntype++;
+}
+
+/* The row of key (len bytes): its index, made when new. */
+static size_t roll_row(struct roll *r, const char *key, size_t len)
+{
+    uint64_t h = hash_bytes(key, len, 7);
+    size_t j = umap_get(&r->idx, h);
+    if (j < r->n && strcmp((const char *)r->keys.p + r->off[j], key) != 0)
+        for (j = 0; j < r->n; j++) /* a hash collision: look through all (rare) */
+            if (strcmp((const char *)r->keys.p + r->off[j], key) == 0)
+                break;
+    if (j < r->n)
+        return j;
+    if (r->n == r->cap) {
+        size_t ncap = r->cap ? 2 * r->cap : 1024;
+        r->off = xrealloc(r->off, ncap * sizeof(*r->off));
+        r->sum = xrealloc(r->sum, (ncap * r->stride + 1) * sizeof(int64_t));
+        r->has = xrealloc(r->has, ncap * r->stride + 1);
+        r->cap = ncap;
+    }
+    memset(r->sum + r->n * r->stride, 0, r->stride * sizeof(int64_t));
+    memset(r->has + r->n * r->stride, 0, r->stride);
+    r->off[r->n] = r->keys.len;
+    buf_put(&r->keys, key, len + 1);
+    umap_put(&r->idx, h, (uint32_t)r->n);
+    return r->n++;
+}
+
+static void roll_free(struct roll *r)
+{
+    buf_free(&r->keys);
+    buf_free(&r->types);
+    free(r->off);
+    free(r->toff);
+    free(r->sum);
+    free(r->has);
+    umap_free(&r->idx);
+}
+
+/* x in decimal. */
+static void put_i64(struct buf *b, int64_t x)
+{
+    char t[24];
+    int n = 0;
+    uint64_t u = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
+    do
+        t[sizeof(t) - 1 - n++] = (char)('0' + u % 10);
+    while (u /= 10);
+    if (x < 0)
+        t[sizeof(t) - 1 - n++] = '-';
+    buf_put(b, t + sizeof(t) - n, (size_t)n);
+}
+
+/* A stored profile's site rows (COPY text of msamp_site) into out; its sites' values added to
+ * the batch's rollup rows (roll). */
+static void row_copy(const struct push_row *w, struct buf *out, struct roll *roll)
+{
+    const struct prof *p = &w->p;
+    struct buf head = {0}, k = {0};
+    for (const char *d = w->device; *d; d++)
+        copy_byte(&head, (unsigned char)*d);
+    buf_put(&k, head.p, head.len);
+    buf_printf(&k, "\t%s\t", w->bucket);
+    size_t klen = k.len;
+    buf_printf(&head, "\t%s\t%s\t", w->id, w->te);
+    size_t *tix = xcalloc(p->nvt + 1, sizeof(size_t));
+    for (size_t v = 0; v < p->nvt; v++)
+        tix[v] = roll_type(roll, (const char *)w->vtj.p + w->vtoff[v]);
+    for (size_t j = 0; j < w->nsites; j++) {
+        const char *sk = (const char *)w->keys.p + w->koff[j];
+        size_t sl = w->koff[j + 1] - w->koff[j];
+        buf_put(out, head.p, head.len);
+        put_i64(out, (int64_t)j);
+        buf_put(out, "\t", 1);
+        buf_put(out, sk, sl);
+        buf_put(out, "\t{", 2);
+        k.len = klen;
+        buf_put(&k, sk, sl);
+        size_t row = roll_row(roll, buf_cstr(&k), k.len);
+        for (size_t v = 0; v < p->nvt; v++) {
+            const char *tj = (const char *)w->vtj.p + w->vtoff[v];
+            int64_t x = w->vals[j * p->nvt + v];
+            if (v)
+                buf_put(out, ",", 1);
+            buf_put(out, tj, w->vtoff[v + 1] - w->vtoff[v] - 1);
+            buf_put(out, ":", 1);
+            put_i64(out, x);
+            roll->sum[row * roll->stride + tix[v]] += x;
+            roll->has[row * roll->stride + tix[v]] = 1;
+        }
+        buf_put(out, "}\n", 2);
+    }
+    free(tix);
+    buf_free(&head);
+    buf_free(&k);
+}
+
+/* The batch's rollup rows as COPY text of msamp_rollup_in, then added to msamp_rollup. */
+static int store_rollup(PGconn *c, struct roll *roll, const char *what, char *err, size_t errlen)
+{
+    struct buf rows = {0};
+    for (size_t j = 0; j < roll->n; j++) {
+        buf_str(&rows, (const char *)roll->keys.p + roll->off[j]);
+        buf_put(&rows, "\t{", 2);
+        for (size_t t = 0, first = 1; t < roll->ntype; t++) {
+            if (!roll->has[j * roll->stride + t])
+                continue;
+            buf_str(&rows, first ? "" : ",");
+            buf_str(&rows, (const char *)roll->types.p + roll->toff[t]);
+            buf_put(&rows, ":", 1);
+            put_i64(&rows, roll->sum[j * roll->stride + t]);
+            first = 0;
+        }
+        buf_put(&rows, "}\n", 2);
+    }
+    int rc = copy_rows(c, "msamp_rollup_in", &rows, what, err, errlen);
+    buf_free(&rows);
+    return rc ? rc : db_cmd(c, sql_rollup, what, err, errlen);
+}
+
+/* The profile's row (prepared msamp_profile): w->stored, and once stored its id, t_end, bucket. */
+static int store_profile(PGconn *c, struct push_row *w, const char *what, char *err,
+                         size_t errlen)
+{
+    const char *vals[16] = {w->device, w->build, w->session, w->kind, w->t0, w->t1,
+                            buf_cstr(&w->lab), buf_cstr(&w->vts), buf_cstr(&w->cms), w->fl,
+                            (const char *)w->raw.p, buf_cstr(&w->tot), w->heap[0], w->heap[1],
+                            w->heap[2], w->heap[3]};
+    int lens[16] = {0};
+    int fmts[16] = {0};
+    lens[10] = (int)w->raw.len;
+    fmts[10] = 1;
+    PGresult *r = run_prepared(c, "msamp_profile", 16, vals, lens, fmts, PGRES_TUPLES_OK, what,
+                               err, errlen);
+    if (!r)
+        return -1;
+    w->stored = PQntuples(r);
+    snprintf(w->id, sizeof(w->id), "%s", w->stored ? PQgetvalue(r, 0, 0) : "");
+    snprintf(w->te, sizeof(w->te), "%s", w->stored ? PQgetvalue(r, 0, 1) : "");
+    snprintf(w->bucket, sizeof(w->bucket), "%s", w->stored ? PQgetvalue(r, 0, 2) : "");
+    PQclear(r);
+    return 0;
+}
+
+/* The UTC days of the profiles whose months' partitions a batch has asked for (a day, finer than
+ * a month: one msamp_partition call a day of the batch, each cheap once the month is there). */
+#define BATCH_DAYS 64
+
+/* The months' partitions of the n profiles w[0..n), each made in its own transaction
+ * (msamp_partition): 0, or -1 with the profile whose month failed in *culprit. */
+static int store_months(PGconn *c, struct push_row **w, size_t n, int *culprit, char *err,
+                        size_t errlen)
+{
+    long long day[BATCH_DAYS];
+    size_t nday = 0;
+    for (size_t i = 0; i < n; i++) {
+        long long d = (long long)(w[i]->p.time_nanos + w[i]->p.duration_nanos) / 86400000000000LL;
+        size_t k = 0;
+        while (k < nday && day[k] != d)
+            k++;
+        if (k < nday)
+            continue;
+        char what[600];
+        snprintf(what, sizeof(what), "%s: storing it", w[i]->path);
+        const char *v = w[i]->t1;
+        PGresult *r = run_prepared(c, "msamp_part", 1, &v, NULL, NULL, PGRES_TUPLES_OK, what, err,
+                                   errlen);
+        if (!r) {
+            *culprit = (int)i;
+            return -1;
+        }
+        PQclear(r);
+        if (nday < BATCH_DAYS)
+            day[nday++] = d;
     }
     return 0;
 }
 
-/* The month's partitions, then one transaction: the profile (raw, its bytes) and its rows. */
-static int store_row(PGconn *c, struct push_row *w, const struct buf *raw, const char *what,
-                     int *stored, char *err, size_t errlen)
+/* One transaction storing the n profiles w[0..n) (their months' partitions made first): each
+ * profile's row, all their site rows in one COPY, their leak rows, the batch's rollup sums.
+ * 0 stored; else rolled back, nothing stored, the profile whose row failed in *culprit (-1: a
+ * step of the whole batch failed), the error in err. */
+static int store_batch(PGconn *c, struct push_row **w, size_t n, int *culprit, char *err,
+                       size_t errlen)
 {
-    const char *vals[16] = {w->device, w->build, w->session, w->kind, w->t0, w->t1,
-                            buf_cstr(&w->lab), buf_cstr(&w->vts), buf_cstr(&w->cms), w->fl,
-                            (const char *)raw->p, buf_cstr(&w->tot), w->heap[0], w->heap[1],
-                            w->heap[2], w->heap[3]};
-    int lens[16] = {0};
-    int fmts[16] = {0};
-    lens[10] = (int)raw->len;
-    fmts[10] = 1;
-    PGresult *r = PQexecParams(c, sql_part, 1, NULL, &vals[5], NULL, NULL, 0);
-    int rc = PQresultStatus(r) != PGRES_TUPLES_OK ? db_err(c, r, what, err, errlen) : 0;
+    *culprit = -1;
+    if (store_months(c, w, n, culprit, err, errlen) != 0 ||
+        db_cmd(c, "BEGIN", "begin", err, errlen) != 0)
+        return -1;
+    char what[600];
+    struct buf rows = {0};
+    struct roll roll;
+    memset(&roll, 0, sizeof(roll));
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        snprintf(what, sizeof(what), "%s: storing it", w[i]->path);
+        rc = store_profile(c, w[i], what, err, errlen);
+        if (rc != 0)
+            *culprit = (int)i;
+        else if (w[i]->stored)
+            row_copy(w[i], &rows, &roll);
+    }
+    if (n > 1)
+        snprintf(what, sizeof(what), "storing %zu profiles (%s ...)", n, w[0]->path);
     if (rc == 0)
+        rc = copy_rows(c, "msamp_site", &rows, what, err, errlen);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (!w[i]->stored || strcmp(buf_cstr(&w[i]->leaks), "[]") == 0)
+            continue;
+        const char *v[4] = {w[i]->device, w[i]->id, buf_cstr(&w[i]->leaks), w[i]->te};
+        PGresult *r = run_prepared(c, "msamp_leaks", 4, v, NULL, NULL, PGRES_COMMAND_OK, what, err,
+                                   errlen);
+        rc = r ? 0 : -1;
         PQclear(r);
-    rc = rc ? rc : db_cmd(c, "BEGIN", what, err, errlen);
-    r = rc ? NULL : PQexecParams(c, sql_profile, 16, NULL, vals, lens, fmts, 0);
-    *stored = 0;
-    if (r && PQresultStatus(r) != PGRES_TUPLES_OK) {
-        rc = db_err(c, r, what, err, errlen);
-    } else if (r) {
-        char id[32], te[64];
-        *stored = PQntuples(r);
-        snprintf(id, sizeof(id), "%s", *stored ? PQgetvalue(r, 0, 0) : "");
-        snprintf(te, sizeof(te), "%s", *stored ? PQgetvalue(r, 0, 1) : "");
-        PQclear(r);
-        rc = *stored ? store_sites(c, w, id, te, what, err, errlen) : 0;
     }
     if (rc == 0)
+        rc = store_rollup(c, &roll, what, err, errlen);
+    if (rc == 0)
         rc = db_cmd(c, "COMMIT", what, err, errlen);
-    else
+    else if (PQstatus(c) == CONNECTION_OK)
         PQclear(PQexec(c, "ROLLBACK"));
+    buf_free(&rows);
+    roll_free(&roll);
     return rc;
 }
 
-static int push_one(PGconn *c, const char *path, int *stored, char *err, size_t errlen)
-{
-    struct buf raw;
-    struct prof p;
-    if (push_read(path, &raw, &p, err, errlen) != 0)
-        return -1;
-    struct push_row w;
-    memset(&w, 0, sizeof(w));
-    row_names(&w, &p);
-    row_comments(&w, &p);
-    row_labels(&w, &p);
-    row_totals(&w, &p);
-    row_sites(&w, &p);
-    char what[600];
-    snprintf(what, sizeof(what), "%s: storing it", path);
-    int rc = store_row(c, &w, &raw, what, stored, err, errlen);
-    row_free(&w);
-    prof_free(&p);
-    buf_free(&raw);
-    return rc;
-}
-
-int fleet_push_file(const char *conninfo, const char *path, char *err, size_t errlen)
-{
-    PGconn *c = db_open(conninfo, err, errlen);
-    if (!c)
-        return -1;
-    int stored = 0;
-    int rc = db_schema(c, 1, err, errlen) == 0 ? push_one(c, path, &stored, err, errlen) : -1;
-    PQfinish(c);
-    return rc;
-}
-
-static const char push_usage[] =
-    "usage: drain push --db CONNINFO PROFILE...\n"
-    "Stores pprof profiles (drain's) in PostgreSQL: CONNINFO is a libpq connection string or URI.\n"
-    "A profile already stored (the same bytes) is stored once. See docs/FLEET.md.\n";
-
-/* push's connection, its schema made or migrated; NULL with err. */
+/* push's connection, its schema made or migrated, its statements prepared; NULL with err. */
 static PGconn *push_open(const char *conninfo, char *err, size_t errlen)
 {
     PGconn *c = db_open(conninfo, err, errlen);
@@ -517,12 +857,67 @@ static PGconn *push_open(const char *conninfo, char *err, size_t errlen)
         PQfinish(c);
         return NULL;
     }
+    if (c && push_prepare(c, err, errlen) != 0) {
+        PQfinish(c);
+        return NULL;
+    }
     return c;
 }
 
-/* Every file is pushed or named with why not. A connection lost on a file (the server went down,
- * its backend ended) is opened again for the next one; when that fails, each file left is named
- * with the reason (not tried again: a server that is down would make each wait). */
+/* What a push counts: profiles stored, there already, not pushed. */
+struct push_count {
+    int nnew, nold, nfail;
+};
+
+/* The n profiles w[0..n) stored, in as few transactions as the failures allow (store_batch): a
+ * profile whose row fails is named with the error and the rest tried again in a new transaction;
+ * a step of the whole batch failing makes each stored alone (its own transaction, as named as
+ * its error). The connection is opened again when lost (*c); when that fails, each profile left
+ * is named with the reason, which stays in err (the files after them are named with it). Every
+ * profile is counted. */
+static void push_batch(PGconn **c, const char *conninfo, struct push_row **w, size_t n,
+                       struct push_count *k, char *err, size_t errlen)
+{
+    size_t alone = 0; /* the batch failed as a whole: from here each alone */
+    while (n > 0) {
+        if (*c && PQstatus(*c) != CONNECTION_OK) {
+            PQfinish(*c);
+            *c = push_open(conninfo, err, errlen);
+            if (!*c)
+                for (size_t i = 0; i < n; i++) {
+                    fprintf(stderr, "drain push: %s: not pushed: %s\n", w[i]->path, err);
+                    k->nfail++;
+                }
+        }
+        if (!*c)
+            return;
+        size_t m = alone ? 1 : n;
+        int culprit;
+        if (store_batch(*c, w, m, &culprit, err, errlen) == 0) {
+            for (size_t i = 0; i < m; i++)
+                w[i]->stored ? k->nnew++ : k->nold++;
+            w += m, n -= m;
+        } else if (culprit >= 0 || m == 1) {
+            culprit = culprit < 0 ? 0 : culprit;
+            fprintf(stderr, "drain push: %s\n", err);
+            k->nfail++;
+            for (int i = culprit; i > 0; i--) /* the culprit out, the others on in their order */
+                w[i] = w[i - 1];
+            w++, n--;
+        } else {
+            alone = 1;
+        }
+    }
+}
+
+/* The profiles a transaction stores at most (the files read and held meanwhile). */
+#define PUSH_BATCH 64
+
+/* Every file is pushed or named with why not: read (a file that cannot be read or is refused is
+ * named), then stored PUSH_BATCH in a transaction (push_batch). A connection lost on a file (the
+ * server went down, its backend ended) is opened again for the next one; when that fails, each
+ * file left is named with the reason (not tried again: a server that is down would make each
+ * wait). */
 int drain_push(int argc, char **argv)
 {
     int head = db_head(argc, argv, push_usage);
@@ -530,25 +925,48 @@ int drain_push(int argc, char **argv)
         return head;
     char err[1024];
     PGconn *c = push_open(argv[2], err, sizeof(err));
-    int nnew = 0, nold = 0, nfail = 0;
-    for (int i = 3; i < argc; i++) {
-        int stored = 0;
-        if (c && PQstatus(c) != CONNECTION_OK) {
-            PQfinish(c);
-            c = push_open(argv[2], err, sizeof(err));
+    struct push_count k = {0, 0, 0};
+    struct push_row *rows = xcalloc(PUSH_BATCH, sizeof(*rows));
+    struct push_row *w[PUSH_BATCH];
+    for (int i = 3; i < argc;) {
+        size_t n = 0;
+        for (; i < argc && n < PUSH_BATCH; i++) {
+            if (!c) {
+                fprintf(stderr, "drain push: %s: not pushed: %s\n", argv[i], err);
+                k.nfail++;
+            } else if (row_read(&rows[n], argv[i], err, sizeof(err)) != 0) {
+                fprintf(stderr, "drain push: %s\n", err);
+                k.nfail++;
+            } else {
+                w[n] = &rows[n];
+                n++;
+            }
         }
-        if (!c) {
-            fprintf(stderr, "drain push: %s: not pushed: %s\n", argv[i], err);
-            nfail++;
-        } else if (push_one(c, argv[i], &stored, err, sizeof(err)) != 0) {
-            fprintf(stderr, "drain push: %s\n", err);
-            nfail++;
-        } else {
-            stored ? nnew++ : nold++;
-        }
+        if (n)
+            push_batch(&c, argv[2], w, n, &k, err, sizeof(err));
+        for (size_t j = 0; j < n; j++)
+            row_free(&rows[j]);
     }
-    fprintf(stderr, "drain push: %d profiles stored, %d already there, %d not pushed\n", nnew, nold,
-            nfail);
+    free(rows);
+    fprintf(stderr, "drain push: %d profiles stored, %d already there, %d not pushed\n", k.nnew,
+            k.nold, k.nfail);
     PQfinish(c);
-    return nfail ? 1 : 0;
+    return k.nfail ? 1 : 0;
+}
+
+/* drain --push: the one file, stored in its own transaction (push_batch of one). */
+int fleet_push_file(const char *conninfo, const char *path, char *err, size_t errlen)
+{
+    PGconn *c = push_open(conninfo, err, errlen);
+    if (!c)
+        return -1;
+    struct push_row w;
+    int rc = row_read(&w, path, err, errlen);
+    if (rc == 0) {
+        int culprit;
+        rc = store_batch(c, (struct push_row *[]){&w}, 1, &culprit, err, errlen);
+        row_free(&w);
+    }
+    PQfinish(c);
+    return rc;
 }

@@ -35,7 +35,10 @@ static int top_ntypes(const struct fleet_rows *q)
 }
 
 /* The sites' columns: stack (JSON), task, the sites in all, then each type's sum (a parameter
- * names the type); ranked by inuse_space when there, else the last type. */
+ * names the type); ranked by inuse_space when there, else the last type. The sums come from the
+ * rollups (docs/FLEET.md "Rollups") of the buckets the selection holds whole (fleet_sel_buckets:
+ * the filters true of the bucket's every profile) and from the site rows of the selected profiles
+ * of the other buckets, summed together per site. */
 static void top_sql(struct buf *b, struct sel *s, const struct fleet_rows *q)
 {
     int nt = PQntuples(q->aux), rank = nt - 1;
@@ -44,16 +47,20 @@ static void top_sql(struct buf *b, struct sel *s, const struct fleet_rows *q)
             rank = k;
     nt = top_ntypes(q);
     int base = s->nparams;
-    buf_str(b, "SELECT array_to_json(st.stack)::text, st.task, count(*) OVER ()");
-    for (int k = 0; k < nt; k++) {
+    for (int k = 0; k < nt; k++)
         add_param(s, PQgetvalue(q->aux, k, 0));
-        buf_printf(b, ", sum((st.vals->>$%d)::numeric)::text", base + k + 1);
-    }
-    buf_printf(b, " FROM msamp_profile p JOIN msamp_site st ON st.device = p.device AND"
-               " st.profile_id = p.id AND st.t_end = p.t_end WHERE %s%s GROUP BY st.stack, st.task",
-               buf_cstr(&s->where), buf_cstr(&s->where_st));
+    fleet_sel_buckets(b, s);
+    buf_printf(b, ", u AS (SELECT r.stack, r.task, r.vals FROM fb JOIN msamp_rollup r"
+               " ON r.device = fb.device AND r.bucket = fb.id UNION ALL SELECT st.stack, st.task,"
+               " st.vals FROM pp CROSS JOIN LATERAL (SELECT * FROM msamp_site st WHERE st.device ="
+               " pp.device AND st.profile_id = pp.id AND st.t_end = pp.t_end%s) st)"
+               " SELECT array_to_json(stack)::text, task, count(*) OVER ()",
+               buf_cstr(&s->where_st));
+    for (int k = 0; k < nt; k++)
+        buf_printf(b, ", sum((vals->>$%d)::numeric)::text", base + k + 1);
+    buf_str(b, " FROM u GROUP BY stack, task");
     if (nt > 0)
-        buf_printf(b, " ORDER BY sum((st.vals->>$%d)::numeric) DESC NULLS LAST, 1, 2",
+        buf_printf(b, " ORDER BY sum((vals->>$%d)::numeric) DESC NULLS LAST, 1, 2",
                    base + (rank < nt ? rank : 0) + 1);
     buf_printf(b, " LIMIT %ld", s->ntop);
 }

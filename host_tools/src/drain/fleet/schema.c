@@ -1,6 +1,7 @@
 /*
- * The fleet store's schema (docs/FLEET.md "Schema"): its three versions as SQL, each migrating the
- * one before (version 3: the tables partitioned by month, msamp_partition making a month's), and
+ * The fleet store's schema (docs/FLEET.md "Schema"): its four versions as SQL, each migrating the
+ * one before (version 3: the tables partitioned by month, msamp_partition making a month's;
+ * version 4: the rollups), and
  * db_schema, which creates the schema or migrates it to this drain's version under the advisory
  * lock, in one transaction.
  */
@@ -149,6 +150,55 @@ static const char schema_v3[] =
     "DROP TABLE msamp_leak_v2, msamp_site_v2, msamp_profile_v2;"
     "INSERT INTO msamp_schema VALUES (3);";
 
+/* Version 4: the rollups (docs/FLEET.md "Rollups"). A bucket is the profiles of one device, build
+ * id, labels and UTC day (msamp_day of t_end), with their count and time bounds; msamp_rollup
+ * holds, per bucket, each site's (stack, task) sum of each sample type over the bucket's
+ * profiles. push adds to both in the profile's transaction; prune rebuilds the buckets it cut
+ * (msamp_rollup_rebuild: from the site rows that are left). A query reads the rollups of the
+ * buckets the selection holds whole, and the site rows of the other profiles it selects. */
+static const char schema_v4[] =
+    /* the file's bytes (gzip) stored as they are: no compression tried on them */
+    "ALTER TABLE msamp_profile ALTER COLUMN bytes SET STORAGE EXTERNAL;"
+    "CREATE FUNCTION msamp_day(t timestamptz) RETURNS bigint LANGUAGE sql IMMUTABLE AS"
+    " $f$ SELECT floor(extract(epoch FROM t) / 86400)::bigint $f$;"
+    "CREATE TABLE msamp_bucket (device text NOT NULL, id bigserial NOT NULL,"
+    " build_id text NOT NULL, labels text[] NOT NULL, day bigint NOT NULL,"
+    " profiles bigint NOT NULL, t_start_min timestamptz, t_start_max timestamptz,"
+    " t_end_min timestamptz, t_end_max timestamptz,"
+    " PRIMARY KEY (device, id), UNIQUE (device, build_id, labels, day));"
+    "CREATE INDEX msamp_bucket_time ON msamp_bucket (t_end_min);"
+    "CREATE TABLE msamp_rollup (device text NOT NULL, bucket bigint NOT NULL,"
+    " stack text[] NOT NULL, task text NOT NULL, vals jsonb NOT NULL,"
+    " PRIMARY KEY (device, bucket, stack, task));"
+    /* Two sites' sums (jsonb: sample type to value) added: a type either has, summed. */
+    "CREATE FUNCTION msamp_vals_add(a jsonb, b jsonb) RETURNS jsonb LANGUAGE sql IMMUTABLE AS"
+    " $f$ SELECT jsonb_object_agg(k, coalesce((a->>k)::numeric, 0) + coalesce((b->>k)::numeric, 0))"
+    " FROM jsonb_object_keys(a || b) k $f$;"
+    /* The buckets ids from the profiles left: emptied ones go, the others' bounds and sums
+     * computed again from their site rows. */
+    "CREATE FUNCTION msamp_rollup_rebuild(ids bigint[]) RETURNS void LANGUAGE sql AS $f$"
+    " DELETE FROM msamp_rollup WHERE bucket = ANY (ids);"
+    " DELETE FROM msamp_bucket b WHERE b.id = ANY (ids) AND NOT EXISTS (SELECT 1"
+    "  FROM msamp_profile p WHERE p.device = b.device AND p.build_id = b.build_id"
+    "  AND p.labels = b.labels AND msamp_day(p.t_end) = b.day);"
+    " UPDATE msamp_bucket b SET (profiles, t_start_min, t_start_max, t_end_min, t_end_max) ="
+    "  (SELECT count(*), min(p.t_start), max(p.t_start), min(p.t_end), max(p.t_end)"
+    "  FROM msamp_profile p WHERE p.device = b.device AND p.build_id = b.build_id"
+    "  AND p.labels = b.labels AND msamp_day(p.t_end) = b.day) WHERE b.id = ANY (ids);"
+    " INSERT INTO msamp_rollup SELECT device, id, stack, task, jsonb_object_agg(k, s) FROM"
+    "  (SELECT b.device, b.id, st.stack, st.task, v.key AS k, sum(v.value::numeric) AS s"
+    "  FROM msamp_bucket b JOIN msamp_profile p ON p.device = b.device"
+    "  AND p.build_id = b.build_id AND p.labels = b.labels AND msamp_day(p.t_end) = b.day"
+    "  JOIN msamp_site st ON st.device = p.device AND st.profile_id = p.id"
+    "  AND st.t_end = p.t_end, jsonb_each_text(st.vals) v WHERE b.id = ANY (ids)"
+    "  GROUP BY b.device, b.id, st.stack, st.task, v.key) x GROUP BY device, id, stack, task;"
+    " $f$;"
+    "INSERT INTO msamp_bucket (device, build_id, labels, day, profiles, t_start_min, t_start_max,"
+    " t_end_min, t_end_max) SELECT device, build_id, labels, msamp_day(t_end), count(*),"
+    " min(t_start), max(t_start), min(t_end), max(t_end) FROM msamp_profile GROUP BY 1, 2, 3, 4;"
+    "SELECT msamp_rollup_rebuild(array_agg(id)) FROM msamp_bucket;"
+    "INSERT INTO msamp_schema VALUES (4);";
+
 int schema_target(void)
 {
     const char *upto = getenv("MSAMP_DRAIN_FLEET_SCHEMA");
@@ -197,7 +247,8 @@ int db_schema(PGconn *c, int create, char *err, size_t errlen)
     /* another drain may have migrated it meanwhile */
     if (v < target && v > 0 && schema_version(c, &v, "reading the schema version", err, errlen))
         goto fail;
-    static const char *const steps[FLEET_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3};
+    static const char *const steps[FLEET_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3,
+                                                                   schema_v4};
     for (; v < target; v++)
         if (db_cmd(c, steps[v], v ? "migrating the schema" : "creating the schema", err, errlen) !=
             0)

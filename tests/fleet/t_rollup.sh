@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The rollups (docs/FLEET.md "Rollups") against the full scan, on a scratch PostgreSQL server
+# (tests/fleet/pg.sh) and profiles of a generated stream (tests/drain/gen.c: no board): 4 devices
+# (sessions), 2 build ids, 5 times each (the same day, hours and a day apart, 40 days back: several
+# buckets, several profiles in one), pushed in three pushes (one file twice). fleet top --json
+# (rollups of the buckets the selection holds whole, site rows of the rest) must equal the same
+# query with no bucket (every selected profile's site rows: the full scan), for no filter, each
+# filter and several together, times that cut a bucket included; again after prune cuts a bucket
+# (it is rebuilt from the rows left); and on a store of schema version 3 migrated to 4 by fleet.
+set -u
+D=${DRAIN:?} W=${W:?} GEN=${GEN:?}
+T=$(dirname "$0")
+. "$T/pg.sh"
+pg_test
+
+B1=a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3 B2=c0c1c2c3c4c5c6c7c8c9cacbcccdcecfd0d1d2d3
+"$GEN" --sessions 4 --allocs 300 "$W/s.bin" "$W/s.truth" || fail "gen: exit $?"
+"$D" -q -o "$W/d1.pb.gz" "$W/s.bin" || fail "drain: exit $?"
+for k in 2 3 4; do mv "$W/d1.s$k.pb.gz" "$W/d$k.pb.gz"; done
+mkdir -p "$W/p"
+for k in 1 2 3 4; do
+  builds=$B1; [ $k -le 2 ] && builds="$B1 $B2"
+  for b in $builds; do
+    if [ $b = $B1 ]; then cp "$W/d$k.pb.gz" "$W/b.pb.gz"; else python3 "$T/strtab.py" "$W/d$k.pb.gz" "$W/b.pb.gz" $B1 $B2 || fail "strtab.py"; fi
+    for s in 0 -120 -18000 -86400 -3456000; do
+      python3 "$T/relabel.py" "$W/b.pb.gz" "$W/p/d$k.${b:0:2}.$((-s)).pb.gz" $s || fail "relabel.py"
+    done
+  done
+done
+files=("$W"/p/*.pb.gz)
+"$D" push --db "$PG_CONN" "${files[@]:0:7}" 2>"$W/push1.err" && "$D" push --db "$PG_CONN" "${files[@]:6:10}" 2>"$W/push2.err" &&
+  "$D" push --db "$PG_CONN" "${files[@]:16}" 2>"$W/push3.err" || fail "push: $(cat "$W"/push*.err)"
+n=$(pg_sql "select count(*) from msamp_profile") nb=$(pg_sql "select count(*) || ' ' || sum(profiles) from msamp_bucket")
+[ "$n" = ${#files[@]} ] && [ "${nb#* }" = "$n" ] && [ "${nb% *}" -lt "$n" ] && [ "${nb% *}" -gt 4 ] &&
+  ok "$n profiles stored in ${nb% *} buckets (several a device, several profiles in some)" ||
+  fail "stored: $n profiles, buckets and their profiles: $nb"
+
+# T1 cuts the day-0 buckets (t_end of a day-0 profile less 60 s: its bucket's profile 120 s older
+# falls before); T2 likewise by t_start.
+T1=$(pg_sql "select extract(epoch from max(t_end)) - 60 from msamp_profile")
+T2=$(pg_sql "select extract(epoch from min(t_start)) + 60 from msamp_profile where t_end > now() - interval '3 days' and t_end < now() - interval '12 hours'")
+cut=$(pg_sql "select count(*) from msamp_bucket where t_end_min < to_timestamp($T1) and t_end_max >= to_timestamp($T1)")
+[ "$cut" -gt 0 ] && ok "--since $T1 cuts $cut buckets" || fail "--since $T1 cuts no bucket"
+cases=("" "--device session-0x5eed0001" "--build-id $B2" "--since $T1" "--until $T2"
+  "--label session=0x5eed0002" "--device session-0x5eed0000 --device session-0x5eed0001 --since $((${T1%.*} - 172800)) --until $T2"
+  "--build-id $B1 --label session=0x5eed0000 --since $T1" "--since $T2 --until $T1")
+# same CONN WHAT [EMPTY]: each case's top --json by the rollups equals the full scan's (no bucket); each case selects
+# sites unless EMPTY (after prune) or it selects nothing by construction
+same() {
+  local conn=$1 what=$2 empty=${3:-} i=0 bad=0 c
+  for c in "${cases[@]}"; do
+    i=$((i + 1))
+    # shellcheck disable=SC2086 # the case's words
+    "$D" fleet --db "$conn" top --top 1000 --json "$W/r$i.json" $c >/dev/null 2>"$W/r$i.err" || { bad=1; echo "  top $c: $(cat "$W/r$i.err")"; }
+    pg_sql_db "$conn" "create table t_bk as select * from msamp_bucket; delete from msamp_bucket"
+    # shellcheck disable=SC2086
+    "$D" fleet --db "$conn" top --top 1000 --json "$W/f$i.json" $c >/dev/null 2>"$W/f$i.err" || { bad=1; echo "  top $c: $(cat "$W/f$i.err")"; }
+    pg_sql_db "$conn" "insert into msamp_bucket select * from t_bk; drop table t_bk"
+    if ! cmp -s "$W/r$i.json" "$W/f$i.json"; then bad=1; echo "  top $c: the rollups' differ from the full scan's"; diff "$W/r$i.json" "$W/f$i.json" | head -4; fi
+    [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["sites"]))' "$W/f$i.json")" -gt 0 ] || [ "$c" = "--since $T2 --until $T1" ] || [ -n "$empty" ] ||
+      { bad=1; echo "  top $c: no site"; }
+  done
+  [ $bad = 0 ] && ok "$what: top by the rollups = the full scan, ${#cases[@]} selections" || fail "$what: top by the rollups differs from the full scan"
+}
+same "$PG_CONN" "stored"
+
+# prune before T1 cuts the day-0 buckets (rebuilt from the rows left) and drops the older ones
+"$D" fleet --db "$PG_CONN" prune --before "$T1" >/dev/null 2>"$W/prune.err" || fail "prune: $(cat "$W/prune.err")"
+left=$(pg_sql "select count(*) || ' ' || (select coalesce(sum(profiles), 0) from msamp_bucket) from msamp_profile")
+[ "${left% *}" = "${left#* }" ] && [ "${left% *}" -gt 0 ] && ok "prune: the buckets count the ${left% *} profiles left" || fail "prune: profiles and buckets' count: $left"
+same "$PG_CONN" "after prune" "(some selections empty)"
+
+# A store of schema version 3 migrated by fleet top: the files pushed, then what version 4 added
+# dropped (version 4 changes no table of version 3: its rows are as version 3 stored them).
+pg_sql "create database v3"
+V3="${PG_CONN/dbname=postgres/dbname=v3}"
+"$D" push --db "$V3" "${files[@]}" 2>/dev/null || fail "push into v3"
+pg_sql_db "$V3" "drop table msamp_bucket, msamp_rollup; drop function msamp_day, msamp_vals_add, msamp_rollup_rebuild;
+  delete from msamp_schema where version = 4"
+v=$(pg_sql_db "$V3" "select max(version) from msamp_schema")
+"$D" fleet --db "$V3" top >/dev/null 2>"$W/mig.err"; rc=$?
+v4=$(pg_sql_db "$V3" "select max(version) || ' ' || (select count(*) from msamp_bucket) from msamp_schema")
+[ "$v" = 3 ] && [ $rc = 0 ] && [ "$v4" = "4 ${nb% *}" ] && ok "version 3 store migrated to 4 by fleet top: $v4" ||
+  fail "migration 3 -> 4: version $v, exit $rc, then $v4, $(cat "$W/mig.err")"
+same "$V3" "migrated from version 3"
+
+[ $nfail = 0 ] && echo "fleet rollups: all ok" || { echo "fleet rollups: $nfail failed"; exit 1; }
