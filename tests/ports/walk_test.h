@@ -42,6 +42,19 @@ static inline void walk_random(uintptr_t lo, uintptr_t hi, uintptr_t (*junk)(voi
     r.r[15] = (uint32_t)(text_pc() | 1u);
     msamp_arm_exidx_walk(&r, r.r[13], &b, fn, arg);
 }
+#if MSAMP_CFG_UNWIND_CACHE > 0 && defined(MSAMP_ARM_TEST_HOOKS)
+/* The exidx walker's unwind-entry cache (tests/ports/ports.mk builds the port with its test
+ * hooks): two ways, direct-mapped each. */
+#define TEST_ARM_CACHE 1
+static inline unsigned long cache_misses(void)
+{
+    return msamp_arm_exidx_decodes;
+}
+static inline unsigned cache_row(uintptr_t pc)
+{
+    return msamp_arm_exidx_cache_slot((uint32_t)pc, 0);
+}
+#endif
 #endif
 
 #elif defined(__mips__)
@@ -101,6 +114,9 @@ static inline unsigned cache_row(uintptr_t pc)
 
 #ifndef TEST_CACHE
 #define TEST_CACHE 0
+#endif
+#ifndef TEST_ARM_CACHE
+#define TEST_ARM_CACHE 0
 #endif
 
 #if TEST_FRAME_WALKER
