@@ -453,10 +453,15 @@ static int cache_for(const struct msamp_arm_bounds *b)
     return cache_hi == b->exidx_hi && cache_lo == b->exidx_lo && cache_text == b->mem.text_lo;
 }
 
-static int step_cached(struct msamp_arm_regs *regs, const struct msamp_arm_bounds *b)
+/* checked: r15 passed bad_pc() in the step before (finish()), so pc, r15 less the Thumb bit, can
+ * fail the check of msamp_arm_exidx_step() only by falling below 2 or below text_lo. */
+static inline __attribute__((always_inline)) int step_cached(struct msamp_arm_regs *regs,
+                                                             const struct msamp_arm_bounds *b,
+                                                             int checked)
 {
     uint32_t pc = regs->r[15] & ~1u;
-    if (bad_pc(pc, b) || pc < 2u)
+    if (checked ? pc < 2u || (b->mem.text_hi != 0 && pc < b->mem.text_lo)
+                : bad_pc(pc, b) || pc < 2u)
         return 0;
     uint32_t h = cache_hash(pc);
     unsigned i = cache_slot(h, 0), j = cache_slot(h, 1);
@@ -494,28 +499,22 @@ static int step_cached(struct msamp_arm_regs *regs, const struct msamp_arm_bound
 }
 #endif
 
-unsigned msamp_arm_exidx_walk(struct msamp_arm_regs *regs, uintptr_t frame,
-                              const struct msamp_arm_bounds *b, msamp_frame_fn fn, void *arg)
+/* The steps of a walk (cached: by the unwind cache), reporting from the wrapper on. */
+static inline __attribute__((always_inline)) unsigned walk_steps(struct msamp_arm_regs *regs,
+                                                                 uintptr_t frame,
+                                                                 const struct msamp_arm_bounds *b,
+                                                                 msamp_frame_fn fn, void *arg,
+                                                                 int cached)
 {
     unsigned n = 0;
     int reporting = 0;
 
-    /* The wrapper's frame lies in the stack, above the walker's own; outside the stack's bounds,
-     * the allocation ran on a stack they leave out. */
-    if (frame < b->mem.stack_lo || frame >= b->mem.stack_hi) {
-        fn(arg, MSAMP_WALK_OUT_OF_BOUNDS);
-        return 0;
-    }
-    if ((frame & 3u) != 0 || frame < regs->r[13])
-        return 0;
-#if MSAMP_CFG_UNWIND_CACHE > 0
-    const int cached = cache_for(b);
-#endif
     for (unsigned steps = 0; steps < MSAMP_ARM_WALK_MAX; steps++) {
 #if MSAMP_CFG_UNWIND_CACHE > 0
-        if (!(cached ? step_cached(regs, b) : msamp_arm_exidx_step(regs, b)))
+        if (!(cached ? step_cached(regs, b, steps != 0) : msamp_arm_exidx_step(regs, b)))
             break;
 #else
+        (void)cached;
         if (!msamp_arm_exidx_step(regs, b))
             break;
 #endif
@@ -530,4 +529,22 @@ unsigned msamp_arm_exidx_walk(struct msamp_arm_regs *regs, uintptr_t frame,
             break;
     }
     return n;
+}
+
+unsigned msamp_arm_exidx_walk(struct msamp_arm_regs *regs, uintptr_t frame,
+                              const struct msamp_arm_bounds *b, msamp_frame_fn fn, void *arg)
+{
+    /* The wrapper's frame lies in the stack, above the walker's own; outside the stack's bounds,
+     * the allocation ran on a stack they leave out. */
+    if (frame < b->mem.stack_lo || frame >= b->mem.stack_hi) {
+        fn(arg, MSAMP_WALK_OUT_OF_BOUNDS);
+        return 0;
+    }
+    if ((frame & 3u) != 0 || frame < regs->r[13])
+        return 0;
+#if MSAMP_CFG_UNWIND_CACHE > 0
+    if (cache_for(b))
+        return walk_steps(regs, frame, b, fn, arg, 1);
+#endif
+    return walk_steps(regs, frame, b, fn, arg, 0);
 }

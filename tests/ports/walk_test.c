@@ -374,6 +374,10 @@ static void corrupt_once(unsigned iter)
     total_pcs += ngot;
     if (ngot > CAP)
         fail("callback cap overrun", iter);
+#if TEST_ARM_CACHE
+    if (ref_diff != 0)
+        fail("cache: a forged walk differs from the interpreter's", iter);
+#endif
 }
 #endif
 
@@ -451,6 +455,22 @@ static unsigned chain_in_row(unsigned chain[HOP_CHAIN])
     return cache_row(hop_ra[best]);
 }
 
+/* A failed cache check: "FAIL name: cache WHEN: n", what n counts, then cache_fail_end(). */
+static void cache_fail(const char *when, unsigned long n)
+{
+    out("FAIL " TEST_NAME ": cache ");
+    out(when);
+    out_num(": ", n, 0);
+}
+
+static _Noreturn void cache_fail_end(void)
+{
+    out(")\n");
+    t_syscall(SYS_EXIT, 1, 0, 0, 0, 0, 0);
+    for (;;) {
+    }
+}
+
 /* Walks the chain: every walk must give its return addresses. */
 static void walk_chain(const unsigned chain[HOP_CHAIN], unsigned walk)
 {
@@ -478,14 +498,11 @@ static void check_cache(const char *when, unsigned warm)
     }
     misses = cache_misses() - misses;
     if (misses != 0) {
-        out("FAIL " TEST_NAME ": cache ");
-        out(when);
-        out_num(": ", misses, 0);
+        cache_fail(when, misses);
         out_num(" descriptions read from code in ", SETTLED, 0);
         out_num(" walks after ", warm, 0);
         out_num(" (row ", row, 0);
-        out(")\n");
-        t_syscall(SYS_EXIT, 1, 0, 0, 0, 0, 0);
+        cache_fail_end();
     }
 }
 #endif
@@ -538,8 +555,9 @@ static void mid_read(void)
 /* Hits, misses, collisions and evictions: HOP_CHAIN hops whose return addresses share one entry of
  * the first way, walked again and again, must give their addresses each time; each new return
  * address is decoded, and written under the lock; a cache too small to hold them all keeps
- * decoding (evictions), one that holds them decodes fewer after the first walk (hits); walks whose
- * entries an interrupt rewrites while they read them give the same addresses. */
+ * decoding (evictions), a larger one decodes fewer on some walk after the first (hits: hops that
+ * share a row of the second way too, or with the chain's other frames, still evict each other in
+ * turn); walks whose entries an interrupt rewrites while they read them give the same addresses. */
 static void check_arm_cache(const char *when)
 {
     unsigned chain[HOP_CHAIN];
@@ -561,15 +579,12 @@ static void check_arm_cache(const char *when)
         most = d > most ? d : most;
     }
     /* One entry of the first way and ROWS2 of the second for HOP_CHAIN addresses. */
-    if (1u + ROWS2 < HOP_CHAIN ? least < HOP_CHAIN - 1u - ROWS2 : most >= first) {
-        out("FAIL " TEST_NAME ": cache ");
-        out(when);
-        out_num(": ", first, 0);
+    if (1u + ROWS2 < HOP_CHAIN ? least < HOP_CHAIN - 1u - ROWS2 : least >= first) {
+        cache_fail(when, first);
         out_num(" decodes on the first walk, then from ", least, 0);
         out_num(" to ", most, 0);
         out_num(" a walk (entries ", MSAMP_CFG_UNWIND_CACHE, 0);
-        out(")\n");
-        t_syscall(SYS_EXIT, 1, 0, 0, 0, 0, 0);
+        cache_fail_end();
     }
     msamp_arm_exidx_mid_read = mid_read;
     unsigned long n0 = nested_frames;
