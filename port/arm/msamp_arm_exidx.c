@@ -7,6 +7,8 @@
 #include "msamp_arm.h"
 
 #define EXIDX_CANTUNWIND 1u
+/* The unwind-entry cache, where this walker is the port's (clang and ARM state walk frames). */
+#define UNWIND_CACHE (MSAMP_CFG_UNWIND_CACHE > 0 && MSAMP_ARM_UNWINDER == MSAMP_ARM_UNWIND_EXIDX)
 /* Opcode words after the first that personality routines 1 and 2 may have: 4 + 4 * 7 bytes is
  * more than any frame gcc describes. */
 #define EXTAB_MAX_MORE 7u
@@ -278,7 +280,7 @@ int msamp_arm_exidx_step(struct msamp_arm_regs *regs, const struct msamp_arm_bou
     return finish(regs, sp, vsp, pc_set, b);
 }
 
-#if MSAMP_CFG_UNWIND_CACHE > 0
+#if UNWIND_CACHE
 _Static_assert(MSAMP_CFG_UNWIND_CACHE >= 4 && MSAMP_CFG_UNWIND_CACHE <= 1024 &&
                    (MSAMP_CFG_UNWIND_CACHE & (MSAMP_CFG_UNWIND_CACHE - 1)) == 0,
                "MSAMP_CFG_UNWIND_CACHE: 0 (no cache), or a power of two from 4 to 1024");
@@ -510,7 +512,7 @@ static inline __attribute__((always_inline)) unsigned walk_steps(struct msamp_ar
     int reporting = 0;
 
     for (unsigned steps = 0; steps < MSAMP_ARM_WALK_MAX; steps++) {
-#if MSAMP_CFG_UNWIND_CACHE > 0
+#if UNWIND_CACHE
         if (!(cached ? step_cached(regs, b, steps != 0) : msamp_arm_exidx_step(regs, b)))
             break;
 #else
@@ -542,7 +544,7 @@ unsigned msamp_arm_exidx_walk(struct msamp_arm_regs *regs, uintptr_t frame,
     }
     if ((frame & 3u) != 0 || frame < regs->r[13])
         return 0;
-#if MSAMP_CFG_UNWIND_CACHE > 0
+#if UNWIND_CACHE
     if (cache_for(b))
         return walk_steps(regs, frame, b, fn, arg, 1);
 #endif
