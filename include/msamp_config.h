@@ -386,6 +386,18 @@
 #define MSAMP_CFG_WRAP_NESTED 1
 #endif
 
+/* ARM exidx walker (gcc, Thumb state: every Cortex-M gcc build; port/arm/README.md): return
+ * addresses whose decoded unwind rule is kept, in a direct-mapped table of this many entries (0: no
+ * cache; else a power of two, 4 to 1024). RAM: 8 bytes an entry and 16 bytes besides (32 entries:
+ * 272 bytes). A hit skips the index's binary search and the opcode interpreter: a walk of the bench
+ * chain costs 3x fewer instructions on a Cortex-M3 (docs/PERFORMANCE.md, issue 41). Entries are
+ * written under msamp_port_lock(); a walk reads one lock-free and checks a write counter around
+ * the read, so an interrupt that rewrites the entry meanwhile makes it a miss. Unused by the other
+ * walkers (frame chain, MIPS64). */
+#ifndef MSAMP_CFG_UNWIND_CACHE
+#define MSAMP_CFG_UNWIND_CACHE 32
+#endif
+
 /* Assertion hook for internal invariants; compiled out by default. */
 #ifndef MSAMP_CFG_ASSERT
 #define MSAMP_CFG_ASSERT(x) ((void)0)

@@ -31,3 +31,6 @@
 #ifndef MSAMP_CFG_DEVICE_ID
 #define MSAMP_CFG_DEVICE_ID 0
 #endif
+#ifndef MSAMP_CFG_UNWIND_CACHE
+#define MSAMP_CFG_UNWIND_CACHE 0
+#endif

@@ -30,3 +30,8 @@
 #ifndef MSAMP_CFG_LINK_ADAPT
 #define MSAMP_CFG_LINK_ADAPT 0
 #endif
+/* No unwind-entry cache for the exidx walker (gcc Thumb): its 272 bytes of RAM would take the tiny
+ * profile past 1 KiB; each walk decodes every entry again (include/msamp_config.h). */
+#ifndef MSAMP_CFG_UNWIND_CACHE
+#define MSAMP_CFG_UNWIND_CACHE 0
+#endif

@@ -117,6 +117,18 @@ int msamp_arm_exidx_step(struct msamp_arm_regs *regs, const struct msamp_arm_bou
 unsigned msamp_arm_exidx_walk(struct msamp_arm_regs *regs, uintptr_t frame,
                               const struct msamp_arm_bounds *b, msamp_frame_fn fn, void *arg);
 
+#ifdef MSAMP_ARM_TEST_HOOKS
+/* For tests/ports/walk_test.c (a Linux program under qemu-user, where the M-profile lock is no
+ * instruction): the lock that guards the unwind cache's writes (walk_test.c's), the entries decoded
+ * so far (the cache's misses), the slot a return address takes in each way (0, 1), and a function the cached step
+ * calls between reading an entry and checking it (an interrupt that walks meanwhile). */
+msamp_port_lock_t msamp_arm_test_lock(void);
+void msamp_arm_test_unlock(msamp_port_lock_t key);
+extern unsigned long msamp_arm_exidx_decodes;
+unsigned msamp_arm_exidx_cache_slot(uint32_t pc, unsigned way);
+extern void (*volatile msamp_arm_exidx_mid_read)(void);
+#endif
+
 /* Fills r4-r11, sp, lr and pc (= lr: the return address into the caller) of its caller. */
 void msamp_arm_capture(struct msamp_arm_regs *regs);
 

@@ -7,6 +7,8 @@
 #include "msamp_arm.h"
 
 #define EXIDX_CANTUNWIND 1u
+/* The unwind-entry cache, where this walker is the port's (clang and ARM state walk frames). */
+#define UNWIND_CACHE (MSAMP_CFG_UNWIND_CACHE > 0 && MSAMP_ARM_UNWINDER == MSAMP_ARM_UNWIND_EXIDX)
 /* Opcode words after the first that personality routines 1 and 2 may have: 4 + 4 * 7 bytes is
  * more than any frame gcc describes. */
 #define EXTAB_MAX_MORE 7u
@@ -25,7 +27,7 @@ static uint32_t prel31(uintptr_t where, uint32_t word)
     return (uint32_t)where + off;
 }
 
-static int bad_pc(uint32_t pc, const struct msamp_arm_bounds *b)
+static inline __attribute__((always_inline)) int bad_pc(uint32_t pc, const struct msamp_arm_bounds *b)
 {
     if (pc == 0 || pc >= 0xf0000000u)
         return 1;
@@ -243,6 +245,19 @@ static int run(struct ops *o, struct msamp_arm_regs *s, uint32_t *vsp, int *pc_s
     return 1;
 }
 
+/* The end of a step: pc from the popped lr unless pc itself was popped; the caller's sp (vsp)
+ * strictly above the callee's and inside the stack, its pc inside the code. */
+static int finish(struct msamp_arm_regs *regs, uint32_t sp, uint32_t vsp, int pc_set,
+                  const struct msamp_arm_bounds *b)
+{
+    if (!pc_set)
+        regs->r[15] = regs->r[14];
+    if (vsp <= sp || vsp > b->mem.stack_hi || bad_pc(regs->r[15], b))
+        return 0;
+    regs->r[13] = vsp;
+    return 1;
+}
+
 int msamp_arm_exidx_step(struct msamp_arm_regs *regs, const struct msamp_arm_bounds *b)
 {
     uint32_t pc = regs->r[15] & ~1u;
@@ -262,31 +277,249 @@ int msamp_arm_exidx_step(struct msamp_arm_regs *regs, const struct msamp_arm_bou
     int pc_set = 0;
     if (!run(&o, regs, &vsp, &pc_set, b))
         return 0;
-    if (!pc_set)
-        regs->r[15] = regs->r[14];
-    if (vsp <= sp || vsp > b->mem.stack_hi || bad_pc(regs->r[15], b))
-        return 0;
-    regs->r[13] = vsp;
-    return 1;
+    return finish(regs, sp, vsp, pc_set, b);
 }
 
-unsigned msamp_arm_exidx_walk(struct msamp_arm_regs *regs, uintptr_t frame,
-                              const struct msamp_arm_bounds *b, msamp_frame_fn fn, void *arg)
+#if UNWIND_CACHE
+_Static_assert(MSAMP_CFG_UNWIND_CACHE >= 4 && MSAMP_CFG_UNWIND_CACHE <= 1024 &&
+                   (MSAMP_CFG_UNWIND_CACHE & (MSAMP_CFG_UNWIND_CACHE - 1)) == 0,
+               "MSAMP_CFG_UNWIND_CACHE: 0 (no cache), or a power of two from 4 to 1024");
+/* The unwind-entry cache: a direct-mapped table of decoded rules by return address.
+ *
+ * A rule is what the opcodes of the entry do, when they do the common thing: vsp = sp, r7 or r11
+ * (an opcode 0x9n before any pop); vsp += 4 * L; pop the registers of a mask in one run of words
+ * (pops of several opcodes, each next one at the word after the last and of higher registers
+ * only); vsp += 4 * P. Word: bits 0-15 the mask (r13 never: bit 13 marks the special rules), 16-25
+ * L, 26-29 P, 30-31 the base (0 sp, 1 r7, 2 r11). Applying one makes the same loads, with the same
+ * checks, as the interpreter makes running the opcodes: every load 4-aligned in the stack
+ * (the run's first at or above stack_lo, each at or below its top word), then finish(). */
+#define RULE_NO_STEP 0x2000u  /* no step: no entry, EXIDX_CANTUNWIND, refuse, spare opcodes... */
+#define RULE_INTERPRET 0x3000u /* opcodes a rule cannot say (vsp from a popped register, pops out
+                                  of order, r13 popped, offsets out of range): run them each time */
+#define RULE_SPECIAL 0x2000u
+
+/* The rule of an entry's opcodes (RULE_NO_STEP where run() would fail whatever the stack holds). */
+static uint32_t decode(struct ops *o)
+{
+    unsigned op, op2, base = 13;
+    uint32_t off = 0, mask = 0, load = 0, end = 0;
+
+    while (next_op(o, &op)) {
+        uint32_t m = 0;
+        if ((op & 0xc0u) == 0x00u) {
+            off += ((op & 0x3fu) << 2) + 4u;
+        } else if ((op & 0xc0u) == 0x40u) {
+            off -= ((op & 0x3fu) << 2) + 4u;
+        } else if ((op & 0xf0u) == 0x80u) {
+            if (!next_op(o, &op2))
+                return RULE_NO_STEP;
+            m = ((op & 0x0fu) << 8 | op2) << 4;
+            if (m == 0)
+                return RULE_NO_STEP; /* 0x8000: refuse to unwind */
+        } else if ((op & 0xf0u) == 0x90u) {
+            if ((op & 0x0fu) == 13u || (op & 0x0fu) == 15u)
+                return RULE_NO_STEP;
+            if (mask != 0)
+                return RULE_INTERPRET; /* vsp from a register this step may have popped */
+            base = op & 0x0fu;
+            off = 0;
+        } else if ((op & 0xf0u) == 0xa0u) {
+            m = ((1u << ((op & 7u) + 1u)) - 1u) << 4;
+            if ((op & 8u) != 0)
+                m |= 1u << 14;
+        } else if (op == 0xb0u) {
+            break;
+        } else if (op == 0xb1u) {
+            if (!next_op(o, &op2) || op2 == 0 || (op2 & 0xf0u) != 0)
+                return RULE_NO_STEP;
+            m = op2;
+        } else if (op == 0xb2u) {
+            uint32_t v = 0;
+            unsigned shift = 0;
+            do {
+                if (shift > 21u || !next_op(o, &op2))
+                    return RULE_NO_STEP;
+                v |= (uint32_t)(op2 & 0x7fu) << shift;
+                shift += 7u;
+            } while ((op2 & 0x80u) != 0);
+            off += 0x204u + (v << 2);
+        } else if (op == 0xb3u || op == 0xc8u || op == 0xc9u) {
+            if (!next_op(o, &op2))
+                return RULE_NO_STEP;
+            off += ((op2 & 0x0fu) + 1u) * 8u + (op == 0xb3u ? 4u : 0u);
+        } else if ((op & 0xf8u) == 0xb8u || (op & 0xf8u) == 0xd0u) {
+            off += ((op & 7u) + 1u) * 8u + ((op & 0xf8u) == 0xb8u ? 4u : 0u);
+        } else {
+            return RULE_NO_STEP;
+        }
+        if (m != 0) {
+            if ((m & (1u << 13)) != 0)
+                return RULE_INTERPRET;
+            if (mask == 0)
+                load = off;
+            else if (off != end || (m & (0u - m)) <= mask)
+                return RULE_INTERPRET; /* not one run of ascending registers */
+            mask |= m;
+            for (; m != 0; m &= m - 1u)
+                off += 4u;
+            end = off;
+        }
+    }
+    if (mask == 0)
+        load = end = off;
+    uint32_t post = off - end, code = base == 13 ? 0u : base == 7 ? 1u : base == 11 ? 2u : 3u;
+    if (code == 3u || load > 4u * 1023u || post > 4u * 15u)
+        return RULE_INTERPRET; /* (offsets below the base read as large: interpreted too) */
+    return mask | load << 14 | post << 24 | code << 30;
+}
+
+/* One step by a rule (not a special one). */
+static int apply(uint32_t rule, struct msamp_arm_regs *regs, const struct msamp_arm_bounds *b)
+{
+    uint32_t sp = regs->r[13], mask = rule & 0xffffu;
+    uint32_t vsp = (rule >> 30) == 0u ? sp : regs->r[(rule >> 30) == 1u ? 7 : 11];
+    vsp += (rule >> 14) & 0xffcu;
+    if (mask != 0) {
+        if ((vsp & 3u) != 0 || vsp < b->mem.stack_lo || b->mem.stack_hi < 4u)
+            return 0;
+        const uintptr_t last = b->mem.stack_hi - 4u;
+        for (uint32_t m = mask; m != 0; m &= m - 1u) {
+            if (vsp > last)
+                return 0;
+            regs->r[__builtin_ctz(m)] = *(const uint32_t *)(uintptr_t)vsp;
+            vsp += 4u;
+        }
+    }
+    vsp += (rule >> 24) & 0x3cu;
+    return finish(regs, sp, vsp, (mask & 0x8000u) != 0, b);
+}
+
+#ifdef MSAMP_ARM_TEST_HOOKS
+#define CACHE_LOCK msamp_arm_test_lock
+#define CACHE_UNLOCK msamp_arm_test_unlock
+unsigned long msamp_arm_exidx_decodes;
+void (*volatile msamp_arm_exidx_mid_read)(void);
+#else
+#define CACHE_LOCK msamp_port_lock
+#define CACHE_UNLOCK msamp_port_unlock
+#endif
+
+/* Entry i: {key, rule}, key the return address (0: empty; pc 0 never gets here). The writer,
+ * under the lock (no context of this core runs meanwhile), counts the write in cache_writes, then
+ * empties the key, writes the rule and the key last. A reader takes no lock: it reads the count,
+ * the entry, and the count again. A rule read with its key went in with that key (the lock keeps
+ * any other context from the middle of a write, and an empty key matches nothing); a write that
+ * ran between the reader's loads (an interrupt, a preempting task) changed the count, and the
+ * entry is taken for a miss. The cache holds the rules of one index: the first walk's bounds. */
+static struct {
+    volatile uint32_t key, rule;
+} cache[MSAMP_CFG_UNWIND_CACHE];
+static volatile uint32_t cache_writes;
+static volatile uintptr_t cache_lo, cache_hi, cache_text;
+
+#define ROWS (MSAMP_CFG_UNWIND_CACHE / 2u)
+
+/* Two ways of ROWS entries; each takes its row from other bits of the return address's hash (a
+ * skewed cache: addresses that share a row in one way seldom share it in the other). */
+static unsigned cache_slot(uint32_t h, unsigned way)
+{
+    return way == 0 ? (unsigned)(h >> 22) & (ROWS - 1u) : ROWS + ((unsigned)(h >> 12) & (ROWS - 1u));
+}
+
+static inline __attribute__((always_inline)) uint32_t cache_hash(uint32_t pc)
+{
+    return (pc >> 1) * 0x9e3779b1u;
+}
+
+#ifdef MSAMP_ARM_TEST_HOOKS
+unsigned msamp_arm_exidx_cache_slot(uint32_t pc, unsigned way)
+{
+    return cache_slot(cache_hash(pc & ~1u), way);
+}
+#endif
+
+/* Whether the cache holds the rules of b's index (claimed by the first walk). Rules depend on the
+ * index, on where extab words may lie (text_lo) and on nothing else: stack bounds are applied
+ * at each step. */
+static int cache_for(const struct msamp_arm_bounds *b)
+{
+    if (cache_hi == 0) {
+        msamp_port_lock_t key = CACHE_LOCK();
+        if (cache_hi == 0) {
+            cache_lo = b->exidx_lo;
+            cache_text = b->mem.text_lo;
+            cache_hi = b->exidx_hi;
+        }
+        CACHE_UNLOCK(key);
+    }
+    return cache_hi == b->exidx_hi && cache_lo == b->exidx_lo && cache_text == b->mem.text_lo;
+}
+
+/* checked: r15 passed bad_pc() in the step before (finish()), so pc, r15 less the Thumb bit, can
+ * fail the check of msamp_arm_exidx_step() only by falling below 2 or below text_lo. */
+static inline __attribute__((always_inline)) int step_cached(struct msamp_arm_regs *regs,
+                                                             const struct msamp_arm_bounds *b,
+                                                             int checked)
+{
+    uint32_t pc = regs->r[15] & ~1u;
+    if (checked ? pc < 2u || (b->mem.text_hi != 0 && pc < b->mem.text_lo)
+                : bad_pc(pc, b) || pc < 2u)
+        return 0;
+    uint32_t h = cache_hash(pc);
+    unsigned i = cache_slot(h, 0), j = cache_slot(h, 1);
+    uint32_t writes = cache_writes;
+    if (cache[i].key != pc)
+        i = j;
+    uint32_t key = cache[i].key;
+#ifdef MSAMP_ARM_TEST_HOOKS
+    if (msamp_arm_exidx_mid_read != 0)
+        msamp_arm_exidx_mid_read();
+#endif
+    uint32_t rule = cache[i].rule;
+    if (key != pc || cache_writes != writes) {
+        struct ops o;
+        const uint32_t *e = find_entry(pc - 2u, b);
+        rule = e == 0 || !load_ops(e, b, &o) ? RULE_NO_STEP : decode(&o);
+#ifdef MSAMP_ARM_TEST_HOOKS
+        msamp_arm_exidx_decodes++;
+#endif
+        msamp_port_lock_t k = CACHE_LOCK();
+        uint32_t n = cache_writes;
+        /* The first way's entry if empty, else the second's if empty, else one in turn. */
+        i = cache_slot(h, 0);
+        if (cache[i].key != 0 && (cache[j].key == 0 || (n & 1u) != 0))
+            i = j;
+        cache_writes = n + 1u;
+        cache[i].key = 0;
+        cache[i].rule = rule;
+        cache[i].key = pc;
+        CACHE_UNLOCK(k);
+    }
+    if ((rule & RULE_SPECIAL) == 0)
+        return apply(rule, regs, b);
+    return rule == RULE_INTERPRET ? msamp_arm_exidx_step(regs, b) : 0;
+}
+#endif
+
+/* The steps of a walk (cached: by the unwind cache), reporting from the wrapper on. */
+static inline __attribute__((always_inline)) unsigned walk_steps(struct msamp_arm_regs *regs,
+                                                                 uintptr_t frame,
+                                                                 const struct msamp_arm_bounds *b,
+                                                                 msamp_frame_fn fn, void *arg,
+                                                                 int cached)
 {
     unsigned n = 0;
     int reporting = 0;
 
-    /* The wrapper's frame lies in the stack, above the walker's own; outside the stack's bounds,
-     * the allocation ran on a stack they leave out. */
-    if (frame < b->mem.stack_lo || frame >= b->mem.stack_hi) {
-        fn(arg, MSAMP_WALK_OUT_OF_BOUNDS);
-        return 0;
-    }
-    if ((frame & 3u) != 0 || frame < regs->r[13])
-        return 0;
     for (unsigned steps = 0; steps < MSAMP_ARM_WALK_MAX; steps++) {
+#if UNWIND_CACHE
+        if (!(cached ? step_cached(regs, b, steps != 0) : msamp_arm_exidx_step(regs, b)))
+            break;
+#else
+        (void)cached;
         if (!msamp_arm_exidx_step(regs, b))
             break;
+#endif
         /* Now in the caller, whose sp is the CFA of the function just left. Functions whose frame
          * lies wholly below `frame` (the walker's own, the core's) are not reported; the wrapper
          * is the first whose frame holds it. */
@@ -298,4 +531,22 @@ unsigned msamp_arm_exidx_walk(struct msamp_arm_regs *regs, uintptr_t frame,
             break;
     }
     return n;
+}
+
+unsigned msamp_arm_exidx_walk(struct msamp_arm_regs *regs, uintptr_t frame,
+                              const struct msamp_arm_bounds *b, msamp_frame_fn fn, void *arg)
+{
+    /* The wrapper's frame lies in the stack, above the walker's own; outside the stack's bounds,
+     * the allocation ran on a stack they leave out. */
+    if (frame < b->mem.stack_lo || frame >= b->mem.stack_hi) {
+        fn(arg, MSAMP_WALK_OUT_OF_BOUNDS);
+        return 0;
+    }
+    if ((frame & 3u) != 0 || frame < regs->r[13])
+        return 0;
+#if UNWIND_CACHE
+    if (cache_for(b))
+        return walk_steps(regs, frame, b, fn, arg, 1);
+#endif
+    return walk_steps(regs, frame, b, fn, arg, 0);
 }

@@ -119,6 +119,7 @@ part_ports() {
       echo "bench-ports on $label failed:"; tail -5 "$out/ports-$label.err"; st=1; continue
     fi
     echo "$row" | awk -v l="$label" '$1 == l && $4 ~ /^[0-9]+$/ { print "ports." l ".sampled-malloc-free\t" $4 }
+      $1 == l && l == "mps2-an385" && $2 ~ /^[0-9]+$/ { print "ports." l ".walk\t" $2 }
       $1 == l && $7 ~ /^[0-9]+$/ { print "ports." l ".unsampled-malloc-free\t" $7 }
       $1 == l && $8 ~ /^[0-9]+$/ { print "ports." l ".heap-stats-call\t" $8 }' >>"$1"
   done < <($make -s --no-print-directory budgets-ports-list)

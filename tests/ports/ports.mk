@@ -18,6 +18,11 @@ pt_port = $(addprefix port/,$(msamp_port_$(1))) tests/ports/start_$(1).S
 # return address (walk_test.c's cache check).
 PT_MIPS_FLAGS := -mno-abicalls -fno-pic -G0 -march=mips64r2 -DMSAMP_MIPS64_TEST_HOOKS
 
+# MSAMP_ARM_TEST_HOOKS: the exidx walker counts its decodes, says where its unwind cache puts a
+# return address, takes walk_test.c's lock and lets it interrupt a read (walk_test.c's cache
+# check): the default cache on thumb-gcc and m3-gcc, 4 entries on m0-gcc (evictions every walk),
+# none on m23-gcc (the interpreter alone, as the small configurations build it).
+PT_ARM_SMALL_CACHE := -DMSAMP_ARM_TEST_HOOKS -DMSAMP_CFG_UNWIND_CACHE=4
 # name | compiler | flags | port folder | sources | link driver | runner
 PT_CONFIGS := arm-gcc arm-gcc-apcs arm-clang thumb-gcc thumb-clang m3-gcc m3-clang mips64el mips64 \
 	riscv64-gcc riscv64-clang x86_64-gcc x86_64-clang
@@ -28,13 +33,13 @@ pt_cfg = $(eval PT_CC_$(1) := $(2))$(eval PT_FLAGS_$(1) := $(3))$(eval PT_ARCH_$
 $(call pt_cfg,arm-gcc,arm-none-eabi-gcc,-marm -mcpu=cortex-a15 -mfloat-abi=soft,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
 $(call pt_cfg,arm-gcc-apcs,arm-none-eabi-gcc,-marm -mcpu=cortex-a15 -mfloat-abi=soft -mapcs-frame -DMSAMP_ARM_FRAME_LAYOUT=MSAMP_ARM_FRAME_APCS,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
 $(call pt_cfg,arm-clang,clang --target=armv7a-none-eabi,-marm -mcpu=cortex-a15 -mfloat-abi=soft -fshort-enums,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
-$(call pt_cfg,thumb-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-a15 -mfloat-abi=soft -funwind-tables,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,thumb-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-a15 -mfloat-abi=soft -funwind-tables -DMSAMP_ARM_TEST_HOOKS,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
 $(call pt_cfg,thumb-clang,clang --target=armv7a-none-eabi,-mthumb -mcpu=cortex-a15 -mfloat-abi=soft -fshort-enums,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
-$(call pt_cfg,m3-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-m3 -funwind-tables,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,m3-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-m3 -funwind-tables -DMSAMP_ARM_TEST_HOOKS,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
 $(call pt_cfg,m3-clang,clang --target=thumbv7m-none-eabi,-mthumb -mcpu=cortex-m3 -mfloat-abi=soft -fshort-enums,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
-$(call pt_cfg,m0-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-m0 -funwind-tables,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,m0-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-m0 -funwind-tables $(PT_ARM_SMALL_CACHE),arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
 $(call pt_cfg,m0-clang,clang --target=thumbv6m-none-eabi,-mthumb -mcpu=cortex-m0 -mfloat-abi=soft -fshort-enums,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
-$(call pt_cfg,m23-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-m23 -funwind-tables,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
+$(call pt_cfg,m23-gcc,arm-none-eabi-gcc,-mthumb -mcpu=cortex-m23 -funwind-tables -DMSAMP_CFG_UNWIND_CACHE=0,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
 $(call pt_cfg,m23-clang,clang --target=thumbv8m.base-none-eabi,-mthumb -mcpu=cortex-m23 -mfloat-abi=soft -fshort-enums,arm,$(call pt_port,arm),arm-none-eabi-gcc,qemu-arm)
 $(call pt_cfg,mips64el,mips64el-linux-gnuabi64-gcc,$(PT_MIPS_FLAGS) -EL,mips64,$(call pt_port,mips64),mips64el-linux-gnuabi64-gcc -EL,qemu-mips64el)
 $(call pt_cfg,mips64,mips64el-linux-gnuabi64-gcc,$(PT_MIPS_FLAGS) -EB,mips64,$(call pt_port,mips64),mips64el-linux-gnuabi64-gcc -EB,qemu-mips64)

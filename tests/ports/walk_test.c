@@ -374,12 +374,16 @@ static void corrupt_once(unsigned iter)
     total_pcs += ngot;
     if (ngot > CAP)
         fail("callback cap overrun", iter);
+#if TEST_ARM_CACHE
+    if (ref_diff != 0)
+        fail("cache: a forged walk differs from the interpreter's", iter);
+#endif
 }
 #endif
 
-/* ---- 3. a scanner's cache ---- */
+/* ---- 3. a scanner's cache (MIPS64), the exidx walker's unwind-entry cache (ARM) ---- */
 
-#if TEST_CACHE
+#if TEST_CACHE || TEST_ARM_CACHE
 #define HOPS 256u   /* distinct call sites: more than enough to find HOP_CHAIN in one row */
 #define HOP_CHAIN 6 /* return addresses in one row: more than the cache's ways */
 #define SETTLED 64u /* walks that must read no code once the cache has settled */
@@ -419,10 +423,11 @@ TEST_NOINLINE static int hop_leaf(int d)
     return r + d;
 }
 
-/* warm: the walks the cache may take to settle (random evictions on a full cache). */
-static void check_cache(const char *when, unsigned warm)
+/* Finds every hop's return address, then HOP_CHAIN hops whose return addresses the cache puts in
+ * one row (of its first way) and chains them: hops[chain[0]] walks them. Returns that row. */
+static unsigned chain_in_row(unsigned chain[HOP_CHAIN])
 {
-    unsigned chain[HOP_CHAIN], best = 0, best_n = 0;
+    unsigned best = 0, best_n = 0;
 
     for (unsigned i = 0; i < HOPS; i++) {
         hop_next[0] = hop_probe;
@@ -447,30 +452,147 @@ static void check_cache(const char *when, unsigned warm)
     for (unsigned d = 0; d + 1 < HOP_CHAIN; d++)
         hop_next[d] = hops[chain[d + 1]];
     hop_next[HOP_CHAIN - 1] = hop_leaf;
+    return cache_row(hop_ra[best]);
+}
+
+/* A failed cache check: "FAIL name: cache WHEN: n", what n counts, then cache_fail_end(). */
+static void cache_fail(const char *when, unsigned long n)
+{
+    out("FAIL " TEST_NAME ": cache ");
+    out(when);
+    out_num(": ", n, 0);
+}
+
+static _Noreturn void cache_fail_end(void)
+{
+    out(")\n");
+    t_syscall(SYS_EXIT, 1, 0, 0, 0, 0, 0);
+    for (;;) {
+    }
+}
+
+/* Walks the chain: every walk must give its return addresses. */
+static void walk_chain(const unsigned chain[HOP_CHAIN], unsigned walk)
+{
+    hops[chain[0]](0);
+    if (ngot < HOP_CHAIN + 1u)
+        fail("cache: too few frames", walk);
+    for (unsigned d = 0; d < HOP_CHAIN; d++)
+        if (got[d] != (hop_ra[chain[HOP_CHAIN - 1 - d]] & ~(uintptr_t)TEST_PC_TAG))
+            fail("cache: wrong return address at depth", d);
+}
+#endif
+
+#if TEST_CACHE
+/* warm: the walks the cache may take to settle (random evictions on a full cache). */
+static void check_cache(const char *when, unsigned warm)
+{
+    unsigned chain[HOP_CHAIN];
+    unsigned row = chain_in_row(chain);
 
     unsigned long misses = 0;
     for (unsigned walk = 0; walk < warm + SETTLED; walk++) {
         if (walk == warm)
             misses = cache_misses();
-        hops[chain[0]](0);
-        if (ngot < HOP_CHAIN + 1u)
-            fail("cache: too few frames", walk);
-        for (unsigned d = 0; d < HOP_CHAIN; d++)
-            if (got[d] != hop_ra[chain[HOP_CHAIN - 1 - d]])
-                fail("cache: wrong return address at depth", d);
+        walk_chain(chain, walk);
     }
     misses = cache_misses() - misses;
     if (misses != 0) {
-        out("FAIL " TEST_NAME ": cache ");
-        out(when);
-        out_num(": ", misses, 0);
+        cache_fail(when, misses);
         out_num(" descriptions read from code in ", SETTLED, 0);
         out_num(" walks after ", warm, 0);
-        out_num(" (row ", cache_row(hop_ra[best]), 0);
-        out_num(", ", best_n, 0);
-        out(" return addresses in it)\n");
-        t_syscall(SYS_EXIT, 1, 0, 0, 0, 0, 0);
+        out_num(" (row ", row, 0);
+        cache_fail_end();
     }
+}
+#endif
+
+#if TEST_ARM_CACHE
+/* The lock that guards the cache's writes: counted, never taken inside itself. */
+static unsigned lock_depth;
+static unsigned long locks;
+
+msamp_port_lock_t msamp_arm_test_lock(void)
+{
+    if (lock_depth++ != 0)
+        fail("cache: its lock taken inside itself", lock_depth);
+    locks++;
+    return 0;
+}
+
+void msamp_arm_test_unlock(msamp_port_lock_t key)
+{
+    (void)key;
+    if (lock_depth-- != 1)
+        fail("cache: unlocked without its lock", lock_depth);
+}
+
+static unsigned long nested_frames;
+static int in_mid;
+
+static int count_nested(void *arg, uintptr_t pc)
+{
+    (void)arg;
+    (void)pc;
+    nested_frames++;
+    return 1;
+}
+
+/* As an interrupt that walks between the walker's read of an entry and its check of it: its own
+ * misses rewrite entries (on a 4-entry cache, every walk's), the read must then count as a miss. */
+static void mid_read(void)
+{
+    if (in_mid)
+        return;
+    in_mid = 1;
+    msamp_port_walk(__builtin_frame_address(0), count_nested, 0);
+    in_mid = 0;
+}
+
+#define ARM_WALKS 8u
+#define ROWS2 (MSAMP_CFG_UNWIND_CACHE / 2u) /* rows of the cache's second way */
+
+/* Hits, misses, collisions and evictions: HOP_CHAIN hops whose return addresses share one entry of
+ * the first way, walked again and again, must give their addresses each time; each new return
+ * address is decoded, and written under the lock; a cache too small to hold them all keeps
+ * decoding (evictions), a larger one decodes fewer on some walk after the first (hits: hops that
+ * share a row of the second way too, or with the chain's other frames, still evict each other in
+ * turn); walks whose entries an interrupt rewrites while they read them give the same addresses. */
+static void check_arm_cache(const char *when)
+{
+    unsigned chain[HOP_CHAIN];
+    chain_in_row(chain);
+    unsigned long d0 = cache_misses(), l0 = locks;
+    walk_chain(chain, 0);
+    unsigned long first = cache_misses() - d0;
+    if (first < HOP_CHAIN)
+        fail("cache: the hops' return addresses not decoded on their first walk", (unsigned)first);
+    /* One lock per write, and one for the very first walk's claim of the cache. */
+    if (locks - l0 != first && locks - l0 != first + 1u)
+        fail("cache: writes outside the lock", (unsigned)(locks - l0));
+    unsigned long least = ~0ul, most = 0;
+    for (unsigned walk = 1; walk <= ARM_WALKS; walk++) {
+        unsigned long d = cache_misses();
+        walk_chain(chain, walk);
+        d = cache_misses() - d;
+        least = d < least ? d : least;
+        most = d > most ? d : most;
+    }
+    /* One entry of the first way and ROWS2 of the second for HOP_CHAIN addresses. */
+    if (1u + ROWS2 < HOP_CHAIN ? least < HOP_CHAIN - 1u - ROWS2 : least >= first) {
+        cache_fail(when, first);
+        out_num(" decodes on the first walk, then from ", least, 0);
+        out_num(" to ", most, 0);
+        out_num(" a walk (entries ", MSAMP_CFG_UNWIND_CACHE, 0);
+        cache_fail_end();
+    }
+    msamp_arm_exidx_mid_read = mid_read;
+    unsigned long n0 = nested_frames;
+    for (unsigned walk = 0; walk < ARM_WALKS; walk++)
+        walk_chain(chain, walk);
+    msamp_arm_exidx_mid_read = 0;
+    if (nested_frames == n0)
+        fail("cache: the interrupting walks found no frame", 0);
 }
 #endif
 
@@ -478,6 +600,9 @@ int main(void)
 {
 #if TEST_CACHE
     check_cache("empty", 1);
+#endif
+#if TEST_ARM_CACHE
+    check_arm_cache("empty");
 #endif
     check_chain();
     unsigned chain = ngot;
@@ -491,6 +616,9 @@ int main(void)
 #if TEST_CACHE
     check_cache("filled by the corrupted walks", 32);
 #endif
+#if TEST_ARM_CACHE
+    check_arm_cache("filled by the corrupted walks");
+#endif
     out("ok " TEST_NAME ":");
     out_num(" real chain ", chain, 0);
     out_num(" frames; ", TEST_ITERS, 0);
@@ -501,6 +629,10 @@ int main(void)
 #if TEST_CACHE
     out_num(" a cache row of ", HOP_CHAIN, 0);
     out(" return addresses settled,");
+#endif
+#if TEST_ARM_CACHE
+    out_num(" unwind cache of ", MSAMP_CFG_UNWIND_CACHE, 0);
+    out(" entries: collisions, evictions, interrupted reads,");
 #endif
     out(" no fault\n");
     return 0;

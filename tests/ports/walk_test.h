@@ -28,6 +28,26 @@
 #define TEST_FRAME_WALKER 1
 #else
 #define TEST_FRAME_WALKER 0
+#if MSAMP_CFG_UNWIND_CACHE > 0 && defined(MSAMP_ARM_TEST_HOOKS)
+/* The exidx walker's unwind-entry cache (tests/ports/ports.mk builds the port with its test
+ * hooks): two ways, direct-mapped each. */
+#define TEST_ARM_CACHE 1
+static uint32_t ref_pc[64];
+static unsigned ref_n, ref_i;
+static int ref_stopped; /* the callback ended the cached walk */
+static unsigned long ref_diff; /* forged walks whose cached walk differed from the interpreter's */
+static msamp_frame_fn ref_fn;
+
+static int ref_compare(void *arg, uintptr_t pc)
+{
+    if (ref_i >= ref_n || ref_pc[ref_i] != pc)
+        ref_diff++;
+    ref_i++;
+    int more = ref_fn(arg, pc);
+    ref_stopped = !more;
+    return more;
+}
+#endif
 static inline void walk_random(uintptr_t lo, uintptr_t hi, uintptr_t (*junk)(void),
                                uintptr_t (*text_pc)(void), msamp_frame_fn fn, void *arg)
 {
@@ -40,8 +60,41 @@ static inline void walk_random(uintptr_t lo, uintptr_t hi, uintptr_t (*junk)(voi
         r.r[i] = (uint32_t)junk();
     r.r[13] = (uint32_t)((lo + (junk() % (hi - lo))) & ~(uintptr_t)3);
     r.r[15] = (uint32_t)(text_pc() | 1u);
+#if TEST_ARM_CACHE
+    /* The same walk by the interpreter alone (msamp_arm_exidx_step: no cache): the cached walk
+     * must report the very same pcs. */
+    struct msamp_arm_regs ref;
+    for (unsigned i = 0; i < 16; i++) /* (a struct copy would be a memcpy call on ARMv6-M) */
+        ref.r[i] = r.r[i];
+    ref_n = 0;
+    for (unsigned steps = 0, reporting = 0; steps < MSAMP_ARM_WALK_MAX && ref_n < 64u; steps++) {
+        if (!msamp_arm_exidx_step(&ref, &b))
+            break;
+        if (!reporting && ref.r[13] <= r.r[13])
+            continue;
+        reporting = 1;
+        ref_pc[ref_n++] = ref.r[15] & ~1u;
+    }
+    ref_i = 0;
+    ref_stopped = 0;
+    ref_fn = fn;
+    msamp_arm_exidx_walk(&r, r.r[13], &b, ref_compare, arg);
+    if (!ref_stopped && ref_i != ref_n)
+        ref_diff++;
+#else
     msamp_arm_exidx_walk(&r, r.r[13], &b, fn, arg);
+#endif
 }
+#if TEST_ARM_CACHE
+static inline unsigned long cache_misses(void)
+{
+    return msamp_arm_exidx_decodes;
+}
+static inline unsigned cache_row(uintptr_t pc)
+{
+    return msamp_arm_exidx_cache_slot((uint32_t)pc, 0);
+}
+#endif
 #endif
 
 #elif defined(__mips__)
@@ -101,6 +154,9 @@ static inline unsigned cache_row(uintptr_t pc)
 
 #ifndef TEST_CACHE
 #define TEST_CACHE 0
+#endif
+#ifndef TEST_ARM_CACHE
+#define TEST_ARM_CACHE 0
 #endif
 
 #if TEST_FRAME_WALKER
