@@ -32,10 +32,12 @@ extern uint32_t msamp_live_buckets;
  * table's, a byte per cell counting the live blocks whose cell it is (msamp_live_cell: a multiply
  * and a shift), so the probe every free makes is one byte's load and test, and a free of a sampled
  * block takes its count down instead of rebuilding anything (a count at 255 stays there: its cell
- * answers "maybe" for good). 2^16 cells: the same 64 KiB as the word-per-bucket masks it replaced,
- * whose probe (the table's mixed hash, a word and a bit) cost a free 13 instructions beyond a bare
- * --wrap against 5 (make bench-wrappers, issue 41). */
-#define MSAMP_PROBE_CELL_BITS 16u
+ * answers "maybe" for good). Its probe costs a free 5 instructions beyond a bare --wrap, where the
+ * word-per-bucket masks it replaced (the table's mixed hash, a word and a bit; 64 KiB) cost 13
+ * (make bench-wrappers, issue 41). 2^17 cells, 128 KiB: a probe that finds nothing (about 180
+ * instructions, the block's reach scanned) comes at 2,000 live samples about 1 free in 100 (the
+ * masks' 2^19 bits: 1 in 250), at 10,000 about 1 in 20 (docs/PERFORMANCE.md). */
+#define MSAMP_PROBE_CELL_BITS 17u
 #define MSAMP_PROBE_CELLS (1u << MSAMP_PROBE_CELL_BITS)
 #if MSAMP_CFG_FREE_FILTER
 extern _Atomic uint8_t msamp_live_count[MSAMP_PROBE_CELLS] MSAMP_TABLE_HIDDEN;
