@@ -35,8 +35,8 @@ extern uint32_t msamp_live_buckets;
  * answers "maybe" for good). Its probe costs a free 5 instructions beyond a bare --wrap, where the
  * word-per-bucket masks it replaced (the table's mixed hash, a word and a bit; 64 KiB) cost 13
  * (make bench-wrappers, issue 41). 2^17 cells, 128 KiB: a probe that finds nothing (about 180
- * instructions, the block's reach scanned) comes at 2,000 live samples about 1 free in 100 (the
- * masks' 2^19 bits: 1 in 250), at 10,000 about 1 in 20 (docs/PERFORMANCE.md). */
+ * instructions, the block's reach scanned) comes at 2,000 live samples on 0.7-1.7 % of frees (the
+ * masks' 2^19 bits: 0.4 %), at 10,000 on 3.4-8.5 % (1.9 %): make bench-free-filter. */
 #define MSAMP_PROBE_CELL_BITS 17u
 #define MSAMP_PROBE_CELLS (1u << MSAMP_PROBE_CELL_BITS)
 #if MSAMP_CFG_FREE_FILTER
