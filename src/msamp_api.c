@@ -101,8 +101,7 @@ int msamp_init(const struct msamp_config *cfg)
 
     atomic_store_explicit(&G.enabled, start_disabled ? 0 : 1, memory_order_relaxed);
     G.initialised = 1;
-    msamp_reseed();
-    msamp_broadcast();
+    msamp_broadcast_seeded(1u);
     msamp_port_unlock(key);
     return MSAMP_OK;
 }

@@ -401,10 +401,11 @@ static inline uint64_t msamp_now(void)
 /* When an allocation of size bytes is sampled, the interval its gap was drawn at (nonzero); else
  * 0. Updates the context's countdown either way. */
 uint32_t msamp_decide(struct msamp_context *c, size_t size);
-/* Reseeds the contexts registered before msamp_init from the session's seed (under the lock). */
-void msamp_reseed(void);
-/* Makes every registered context re-read the configuration at its next allocation. */
-void msamp_broadcast(void);
+/* Makes every registered context re-read the configuration at its next allocation (under the
+ * lock); reseed nonzero (msamp_init): reseeds each from the session's seed as well, since a context
+ * that registered before init (a thread that allocated in a constructor) was seeded from none. */
+void msamp_broadcast_seeded(uint32_t reseed);
+#define msamp_broadcast() msamp_broadcast_seeded(0u)
 /* The reentrant-call counters of the registered contexts, summed. */
 uint32_t msamp_reentrant(void);
 
