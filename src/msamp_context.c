@@ -20,13 +20,14 @@ static uint32_t ctx_end;
 #define CTX_END MSAMP_CFG_MAX_CONTEXTS
 #endif
 
-/* The reseed (msamp_init's) rides the broadcast's loop over the registry: one loop in the code,
- * 36 bytes less than a function of its own on a Cortex-M3 (clang, the minimal firmware). The
- * reseed makes a fixed seed give the same decisions however early a thread first allocated. A
- * context drawing at this moment (its thread outside the lock) may keep its old state: the draw
- * is random either way. */
-MSAMP_NOINLINE void msamp_broadcast_seeded(uint32_t reseed)
+/* msamp_init's reseed (its broadcast comes before the core is marked initialised) rides the
+ * broadcast's loop over the registry: one loop in the code, not a function of its own (36 bytes on
+ * a Cortex-M3, clang, the minimal firmware). It makes a fixed seed give the same decisions however
+ * early a thread first allocated. A context drawing at this moment (its thread outside the lock)
+ * may keep its old state: the draw is random either way. */
+MSAMP_NOINLINE void msamp_broadcast(void)
 {
+    uint32_t reseed = !G.initialised;
     /* Under the lock, the only writer: no read-modify-write needed. */
     atomic_store_explicit(&G.gen, atomic_load_explicit(&G.gen, memory_order_relaxed) + 1u,
                           memory_order_relaxed);

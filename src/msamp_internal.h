@@ -402,10 +402,10 @@ static inline uint64_t msamp_now(void)
  * 0. Updates the context's countdown either way. */
 uint32_t msamp_decide(struct msamp_context *c, size_t size);
 /* Makes every registered context re-read the configuration at its next allocation (under the
- * lock); reseed nonzero (msamp_init): reseeds each from the session's seed as well, since a context
- * that registered before init (a thread that allocated in a constructor) was seeded from none. */
-void msamp_broadcast_seeded(uint32_t reseed);
-#define msamp_broadcast() msamp_broadcast_seeded(0u)
+ * lock). msamp_init's, the one made before the core is marked initialised, reseeds each context
+ * from the session's seed as well: one that registered before init (a thread that allocated in a
+ * constructor) was seeded from none. */
+void msamp_broadcast(void);
 /* The reentrant-call counters of the registered contexts, summed. */
 uint32_t msamp_reentrant(void);
 
