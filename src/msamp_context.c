@@ -21,10 +21,10 @@ static uint32_t ctx_end;
 #endif
 
 /* msamp_init's reseed (its broadcast comes before the core is marked initialised) rides the
- * broadcast's loop over the registry: one loop in the code, not a function of its own (36 bytes on
- * a Cortex-M3, clang, the minimal firmware). It makes a fixed seed give the same decisions however
- * early a thread first allocated. A context drawing at this moment (its thread outside the lock)
- * may keep its old state: the draw is random either way. */
+ * broadcast's loop over the registry: one loop in the code, not a function of its own (32 bytes
+ * less on a Cortex-M3, clang, the minimal firmware). It makes a fixed seed give the same
+ * decisions however early a thread first allocated. A context drawing at this moment (its thread
+ * outside the lock) may keep its old state: the draw is random either way. */
 MSAMP_NOINLINE void msamp_broadcast(void)
 {
     uint32_t reseed = !G.initialised;
