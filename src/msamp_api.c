@@ -100,8 +100,9 @@ int msamp_init(const struct msamp_config *cfg)
     msamp_keep_start(session_id);
 
     atomic_store_explicit(&G.enabled, start_disabled ? 0 : 1, memory_order_relaxed);
-    msamp_broadcast(); /* before initialised: it reseeds the contexts too */
     G.initialised = 1;
+    msamp_reseed();
+    msamp_broadcast();
     msamp_port_unlock(key);
     return MSAMP_OK;
 }

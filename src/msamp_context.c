@@ -20,25 +20,14 @@ static uint32_t ctx_end;
 #define CTX_END MSAMP_CFG_MAX_CONTEXTS
 #endif
 
-/* msamp_init's reseed (its broadcast comes before the core is marked initialised) rides the
- * broadcast's loop over the registry: one loop in the code, not a function of its own (32 bytes
- * less on a Cortex-M3, clang, the minimal firmware). It makes a fixed seed give the same
- * decisions however early a thread first allocated. A context drawing at this moment (its thread
- * outside the lock) may keep its old state: the draw is random either way. */
 MSAMP_NOINLINE void msamp_broadcast(void)
 {
-    uint32_t reseed = !G.initialised;
     /* Under the lock, the only writer: no read-modify-write needed. */
     atomic_store_explicit(&G.gen, atomic_load_explicit(&G.gen, memory_order_relaxed) + 1u,
                           memory_order_relaxed);
-    for (uint32_t i = 0; i < CTX_END; i++) {
-        struct msamp_context *c = G.ctx[i];
-        if (c == NULL)
-            continue;
-        if (reseed)
-            c->rng = msamp_rng_seed(G.seed ^ c->rng);
-        atomic_store_explicit(&c->countdown, 0, memory_order_relaxed);
-    }
+    for (uint32_t i = 0; i < CTX_END; i++)
+        if (G.ctx[i] != NULL)
+            atomic_store_explicit(&G.ctx[i]->countdown, 0, memory_order_relaxed);
 }
 
 MSAMP_NOINLINE uint32_t msamp_reentrant(void)
@@ -132,4 +121,16 @@ uint32_t msamp_decide(struct msamp_context *c, size_t size)
     /* Only an initialised core is enabled (msamp_init enables it under the lock it holds until
      * it is initialised, and a sample takes that lock; msamp_enable needs it initialised). */
     return atomic_load_explicit(&G.enabled, memory_order_relaxed) ? c->interval : 0u;
+}
+
+/* msamp_init, under the lock: contexts that registered before it (a thread that allocated in a
+ * constructor) were seeded from no seed; each is reseeded from the session's, so that a fixed
+ * seed gives the same decisions however early a thread first allocated. A context drawing at
+ * this moment (its thread outside the lock) may keep its old state: the draw is random either
+ * way. */
+void msamp_reseed(void)
+{
+    for (uint32_t i = 0; i < CTX_END; i++)
+        if (G.ctx[i] != NULL)
+            G.ctx[i]->rng = msamp_rng_seed(G.seed ^ G.ctx[i]->rng);
 }

@@ -401,10 +401,9 @@ static inline uint64_t msamp_now(void)
 /* When an allocation of size bytes is sampled, the interval its gap was drawn at (nonzero); else
  * 0. Updates the context's countdown either way. */
 uint32_t msamp_decide(struct msamp_context *c, size_t size);
-/* Makes every registered context re-read the configuration at its next allocation (under the
- * lock). msamp_init's, the one made before the core is marked initialised, reseeds each context
- * from the session's seed as well: one that registered before init (a thread that allocated in a
- * constructor) was seeded from none. */
+/* Reseeds the contexts registered before msamp_init from the session's seed (under the lock). */
+void msamp_reseed(void);
+/* Makes every registered context re-read the configuration at its next allocation. */
 void msamp_broadcast(void);
 /* The reentrant-call counters of the registered contexts, summed. */
 uint32_t msamp_reentrant(void);
