@@ -5,7 +5,8 @@
  * neighbours instead of refusing a sample while the table is mostly empty, and the low ways, the
  * small slot numbers, fill first. The masks are by home:
  * a block's fingerprint bit is in its home's word wherever its slot is, so a free of an unsampled
- * block still reads one mask word, and the reach only when its bit is set. A new sample whose
+ * block still reads one mask word, and the reach only when its bit is set. (Tables sized at init:
+ * a count per filter cell instead, msamp_table.h.) A new sample whose
  * reach is full is not tracked (the caller counts it, or raises the interval). A slot is published
  * or emptied by a single store of its address, so a RAM dump and the lock-free probe never see a
  * half-written slot. */
@@ -18,7 +19,9 @@
 #define L msamp_live_slots
 #endif
 
-#if MSAMP_CFG_FREE_FILTER
+#if MSAMP_CFG_FREE_FILTER && MSAMP_CFG_RUNTIME_TABLES
+_Atomic uint8_t msamp_live_count[MSAMP_PROBE_CELLS];
+#elif MSAMP_CFG_FREE_FILTER
 _Atomic uint32_t msamp_live_mask[MSAMP_PROBE_WORDS];
 #endif
 /* One bit per mask word: set when a block of the word went to a slot outside its home bucket (it
@@ -26,7 +29,7 @@ _Atomic uint32_t msamp_live_mask[MSAMP_PROBE_WORDS];
  * read only the word's own buckets, as before the reach; a stale set bit costs only a longer
  * scan, so a reset leaves them. Not where code size and RAM come first: a rebuild there always
  * reads the reach. */
-#define SPILL (!MSAMP_CFG_SMALL_CODE && MSAMP_CFG_FREE_FILTER)
+#define SPILL (!MSAMP_CFG_SMALL_CODE && MSAMP_CFG_FREE_FILTER && !MSAMP_CFG_RUNTIME_TABLES)
 #if SPILL
 static uint32_t spill[(MSAMP_PROBE_WORDS + 31u) / 32u];
 #define SPILLED(word) (spill[(word) / 32u] & (1u << ((word) % 32u)))
@@ -47,7 +50,11 @@ void msamp_live_reset(void)
     for (uint32_t i = 0; i < MSAMP_LIVE_CAP; i++)
         atomic_store_explicit(&L[i], 0, memory_order_relaxed);
 #endif
-#if MSAMP_CFG_FREE_FILTER
+#if MSAMP_CFG_FREE_FILTER && MSAMP_CFG_RUNTIME_TABLES
+    for (uint32_t i = 0; i < MSAMP_PROBE_CELLS; i++)
+        if (atomic_load_explicit(&msamp_live_count[i], memory_order_relaxed) != 0)
+            atomic_store_explicit(&msamp_live_count[i], 0, memory_order_relaxed);
+#elif MSAMP_CFG_FREE_FILTER
     for (uint32_t b = 0; b < MSAMP_PROBE_WORDS; b++)
         if (atomic_load_explicit(&msamp_live_mask[b], memory_order_relaxed) != 0)
             atomic_store_explicit(&msamp_live_mask[b], 0, memory_order_relaxed);
@@ -78,18 +85,22 @@ int32_t msamp_live_free_slot(uintptr_t p)
     return slot_holding(p, 0);
 }
 
-#if MSAMP_CFG_FREE_FILTER
+#if MSAMP_CFG_FREE_FILTER && MSAMP_CFG_RUNTIME_TABLES
+/* Under the lock: p's filter count up (d 1) or down (d -1); a count at 255 stays there, since it
+ * may have counted more blocks than it holds. */
+static void count_cell(uintptr_t p, int d)
+{
+    _Atomic uint8_t *n = &msamp_live_count[msamp_live_cell(p)];
+    uint8_t was = atomic_load_explicit(n, memory_order_relaxed);
+    if (was != 255u)
+        atomic_store_explicit(n, (uint8_t)(was + d), memory_order_relaxed);
+}
+#elif MSAMP_CFG_FREE_FILTER
 /* Rebuilds mask word `word` from the blocks whose home its hash range covers: they are in its
  * buckets, and in the reach after them when some overflowed. */
 static void rebuild_word(uint32_t word)
 {
-#if MSAMP_CFG_RUNTIME_TABLES
-    uint32_t h_lo = word << (32u - MSAMP_PROBE_WORD_BITS);
-    uint32_t b = msamp_live_bucket(h_lo);
-    uint32_t own = msamp_live_bucket(h_lo | (0xFFFFFFFFu >> MSAMP_PROBE_WORD_BITS)) - b + 1u;
-#else
     uint32_t b = word, own = 1;
-#endif
     uint32_t mask = 0, outside = 0;
     /* The word's own buckets, and the 3 after them when a block overflowed: every way of each. */
     uint32_t n = SPILLED(word) ? own + MSAMP_LIVE_REACH_BUCKETS - 1u : own;
@@ -117,6 +128,16 @@ void msamp_live_publish(uint32_t slot, uintptr_t p)
 {
 #if !MSAMP_CFG_FREE_FILTER
     atomic_store_explicit(&L[slot], p, memory_order_release); /* no mask to keep */
+#elif MSAMP_CFG_RUNTIME_TABLES
+    /* The filter counts the slots that hold a block (a realloc's detached slot, p |
+     * MSAMP_LIVE_MOVING, holds none: no probe is to find it). The new block counts before its slot
+     * is published, the old one after it is gone, so a probe never misses a block in the table. */
+    uintptr_t was = atomic_load_explicit(&L[slot], memory_order_relaxed);
+    if (p != 0 && (p & MSAMP_LIVE_MOVING) == 0)
+        count_cell(p, 1);
+    atomic_store_explicit(&L[slot], p, memory_order_release);
+    if (was != 0 && (was & MSAMP_LIVE_MOVING) == 0)
+        count_cell(was, -1);
 #else
     uintptr_t was = atomic_load_explicit(&L[slot], memory_order_relaxed);
     atomic_store_explicit(&L[slot], p, memory_order_release);
@@ -134,16 +155,6 @@ void msamp_live_publish(uint32_t slot, uintptr_t p)
     }
     /* One block fewer (or a block detached): the bits of the
      * blocks whose home is the changed block's, since two may share one. */
-#if MSAMP_CFG_RUNTIME_TABLES
-    uint32_t b = msamp_live_bucket(h);
-    /* The words of bucket b's hash range: two at the default sizes, each rebuilt from the one or
-     * few buckets it covers and their reach. */
-    uint32_t first = msamp_live_word((uint32_t)(((uint64_t)b << 32) / MSAMP_LIVE_BUCKETS));
-    uint32_t last = msamp_live_word((uint32_t)((((uint64_t)b + 1u) << 32) / MSAMP_LIVE_BUCKETS - 1u));
-    for (uint32_t w = first; w <= last; w++)
-        rebuild_word(w);
-#else
     rebuild_word(word);
-#endif
 #endif
 }

@@ -28,15 +28,19 @@ _Static_assert(MSAMP_CFG_HEAPDUMP || MSAMP_CFG_COMPACT_TABLES,
 #define MSAMP_FRAME_CAP (msamp_heapdump.frame_capacity)
 #define MSAMP_LIVE_BUCKETS (msamp_live_buckets)
 extern uint32_t msamp_live_buckets;
-/* The fingerprint masks of a table sized at init: a static array of a build-time size whatever the
- * table's, so the probe every free makes finds its word with one load and no count (bits 31..18 of
- * the hash pick the word, bits 17..13 the bit: the block's bit in a filter of 2^19 bits). A word
- * covers the blocks of a run of neighbouring buckets (bucket and word are both the hash's top
- * bits), which msamp_live_publish scans to rebuild it. */
-#define MSAMP_PROBE_WORD_BITS 14u
-#define MSAMP_PROBE_WORDS (1u << MSAMP_PROBE_WORD_BITS)
+/* The free filter of a table sized at init: a static array of a build-time size whatever the
+ * table's, a byte per cell counting the live blocks whose cell it is (msamp_live_cell: a multiply
+ * and a shift), so the probe every free makes is one byte's load and test, and a free of a sampled
+ * block takes its count down instead of rebuilding anything (a count at 255 stays there: its cell
+ * answers "maybe" for good). Its probe costs a free 5 instructions beyond a bare --wrap, where the
+ * word-per-bucket masks it replaced (the table's mixed hash, a word and a bit; 64 KiB) cost 13
+ * (make bench-wrappers, issue 41). 2^17 cells, 128 KiB: a probe that finds nothing (about 180
+ * instructions, the block's reach scanned) comes at 2,000 live samples on 0.7-1.7 % of frees (the
+ * masks' 2^19 bits: 0.4 %), at 10,000 on 3.4-8.5 % (1.9 %): make bench-free-filter. */
+#define MSAMP_PROBE_CELL_BITS 17u
+#define MSAMP_PROBE_CELLS (1u << MSAMP_PROBE_CELL_BITS)
 #if MSAMP_CFG_FREE_FILTER
-extern _Atomic uint32_t msamp_live_mask[MSAMP_PROBE_WORDS] MSAMP_TABLE_HIDDEN;
+extern _Atomic uint8_t msamp_live_count[MSAMP_PROBE_CELLS] MSAMP_TABLE_HIDDEN;
 #endif
 #else
 #define MSAMP_LIVE_CAP ((uint32_t)MSAMP_CFG_LIVE_CAPACITY)
@@ -52,8 +56,8 @@ extern _Atomic uint32_t msamp_live_mask[MSAMP_LIVE_BUCKETS];
 #endif
 #endif
 
-/* The address's hash: its top bits pick the bucket (and, sized at init, the mask word), bits 16..20
- * the block's fingerprint bit in its bucket's mask. A multiply by the golden ratio, the high half
+/* The address's hash: its top bits pick the bucket, bits 16..20 the block's fingerprint bit in its
+ * bucket's mask (fixed tables; the tables sized at init filter frees with msamp_live_cell). A multiply by the golden ratio, the high half
  * folded onto the low with an xor, and the same multiply again (the shape of murmur3's finaliser):
  * the top bits depend on every address bit, and not linearly. A multiply alone (Fibonacci hashing)
  * maps blocks in arithmetic progression, as an allocator hands them out, to a rotation of the
@@ -88,40 +92,40 @@ static inline uint32_t msamp_live_bucket(uint32_t h)
     return (uint32_t)(((uint64_t)h * MSAMP_LIVE_BUCKETS) >> 32);
 }
 
+#if !MSAMP_CFG_RUNTIME_TABLES
 /* The mask word of hash h and its bit in that word. */
 static inline uint32_t msamp_live_word(uint32_t h)
 {
-#if MSAMP_CFG_RUNTIME_TABLES
-    return h >> (32u - MSAMP_PROBE_WORD_BITS);
-#else
     return msamp_live_bucket(h);
-#endif
 }
 
 static inline uint32_t msamp_live_bit(uint32_t h)
 {
-#if MSAMP_CFG_RUNTIME_TABLES
-    return 1u << ((h >> (27u - MSAMP_PROBE_WORD_BITS)) & 31u);
-#else
     return 1u << ((h >> 16) & 31u);
-#endif
 }
+#else
+/* p's cell of the free filter: the top bits of a multiply of its low 32 bits (Fibonacci hashing,
+ * without the table hash's second round: the probe of every free pays for each instruction; the
+ * clusters a multiply alone makes of some strides cost only more probes that find nothing). */
+static inline uint32_t msamp_live_cell(uintptr_t p)
+{
+    return ((uint32_t)p * 0x9E3779B9u) >> (32u - MSAMP_PROBE_CELL_BITS);
+}
+#endif
 
 /* Lock-free: 0 when p is certainly not in the table (the common case of every free); nonzero when
- * it may be (then msamp_live_find decides). Without the masks (MSAMP_CFG_FREE_FILTER 0) any block
+ * it may be (then msamp_live_find decides). Without the filter (MSAMP_CFG_FREE_FILTER 0) any block
  * but NULL may be. */
 static inline uint32_t msamp_live_maybe(uintptr_t p)
 {
 #if !MSAMP_CFG_FREE_FILTER
     return p != 0;
+#elif MSAMP_CFG_RUNTIME_TABLES
+    return atomic_load_explicit(&msamp_live_count[msamp_live_cell(p)], memory_order_relaxed);
 #else
     uint32_t h = msamp_live_hash(p);
-    uint32_t mask = atomic_load_explicit(&msamp_live_mask[msamp_live_word(h)], memory_order_relaxed);
-#if MSAMP_CFG_RUNTIME_TABLES
-    return (mask >> ((h >> (27u - MSAMP_PROBE_WORD_BITS)) & 31u)) & 1u; /* a shift and a bit test */
-#else
-    return mask & msamp_live_bit(h);
-#endif
+    return atomic_load_explicit(&msamp_live_mask[msamp_live_word(h)], memory_order_relaxed) &
+           msamp_live_bit(h);
 #endif
 }
 

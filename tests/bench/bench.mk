@@ -53,6 +53,10 @@ $(BENCH_OUT)/wrappers_msamp: tests/bench/bench_wrappers.c $(BUILD)/hosted/libmsa
 	$(CC) $(BENCH_W_CFLAGS) $< $(MSAMP_PC_LIBS) -o $@
 
 BENCHES += wrappers
+BENCHES += free-filter
+bench-free-filter: ## Hosted free filter: share of unsampled frees its probe sends to the slow path, at 200/2000/10000 live samples, against the masks before issue 41
+	@tests/need.sh python3
+	tests/bench/free_filter.py
 bench-wrappers: ## Per wrapper (malloc, free, calloc, realloc): unsampled instructions per call beyond a bare --wrap (callgrind)
 	@ci/deps.sh bench
 	@$(MAKE) --no-print-directory -s $(addprefix $(BENCH_OUT)/wrappers_,none bare msamp) host_tools/msamp-dump

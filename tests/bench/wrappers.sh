@@ -53,7 +53,7 @@ printf '%-8s %9s %10s | %-34s | %-30s | %s\n' wrapper none bare-none \
   "msamp-bare, interval 2^32-1" "msamp-bare, default interval" "target (unsampled)" | tee -a "$res"
 fails=0
 for w in malloc free calloc realloc; do
-  case $w in malloc) t=4 ;; free) t=13 ;; calloc) t=5 ;; realloc) t=17 ;; esac
+  case $w in malloc) t=4 ;; free) t=5 ;; calloc) t=5 ;; realloc) t=8 ;; esac
   r=$(per_call none "$w"); none=${r% *}
   r=$(per_call bare "$w"); bare=${r% *}
   r=$(per_call msamp "$w" "${huge_env[@]}"); huge=${r% *} huge_allocs=${r#* }
