@@ -1,4 +1,4 @@
-/* Host decoder of the msamp wire format v1. See msamp_decode.h and docs/WIRE_FORMAT.md. */
+/* Host decoder of the msamp wire format (v1 and v2). See msamp_decode.h and docs/WIRE_FORMAT.md. */
 #include "msamp_decode.h"
 
 #include <stdlib.h>
@@ -38,6 +38,7 @@ struct msamp_dec {
     uint32_t session_id;
     uint8_t ptr_size;
     uint8_t flags;
+    uint8_t version; /* the session's wire version (SESSION.version) */
 
     uint64_t now; /* the clock: absolute time of the last timed record */
     int now_valid;
@@ -252,6 +253,14 @@ static int want_addr(const struct msamp_dec *d, const struct rd *r)
     return !d->have_session || (d->flags & MSAMP_SESSION_FLAG_ADDRESSES);
 }
 
+/* From wire version 2 a dt of 0 that would end the payload is left out; before any SESSION the
+ * version is unknown and a payload that ends there is read so too. In a version 1 session it is
+ * a cut record (malformed). */
+static inline int dt_left_out(const struct msamp_dec *d, const struct rd *r)
+{
+    return rd_left(r) == 0 && !r->err && (!d->have_session || d->version >= 2u);
+}
+
 static uint64_t ptr_mask(const struct msamp_dec *d)
 {
     return d->ptr_size >= 8 ? UINT64_MAX : ((uint64_t)1 << (8u * d->ptr_size)) - 1u;
@@ -263,7 +272,7 @@ static uint64_t ptr_mask(const struct msamp_dec *d)
 #define RD_VERSION(m, field) rec->u.m.field = rd_u8(r);
 #define RD_U8(m, field) rec->u.m.field = rd_u8(r);
 #define RD_U32LE(m, field) rec->u.m.field = rd_u32le(r);
-#define RD_DT(m, field) rec->dt = rd_varint(r);
+#define RD_DT(m, field) rec->dt = dt_left_out(d, r) ? 0 : rd_varint(r);
 #define RD_TS(m, field)                                     \
     rec->u.m.field = rd_varint(r);                          \
     if (!r->err)                                            \
@@ -326,6 +335,7 @@ static int parse_session(struct msamp_dec *d, struct rd *r, struct msamp_record 
     d->session_id = rec->u.session.session_id;
     d->ptr_size = rec->u.session.ptr_size;
     d->flags = rec->u.session.flags;
+    d->version = rec->u.session.version;
     return 0;
 }
 
