@@ -155,6 +155,7 @@ void msamp_rec_alloc(int32_t old_slot, uint32_t slot1, uintptr_t size, uint32_t 
      * of the record before them: 1 byte of 7). */
     msamp_event_varints(first ? MSAMP_REC_ALLOC : MSAMP_REC_REALLOC, &v[first],
                         F_REALLOC__req - first + ADDRESS - (!ADDRESS && dt == 0u));
+    msamp_core.w.last_slot1 = slot1;
 }
 
 _Static_assert(F_ALLOC_dt + 1 == F_ALLOC__req && F_FREE_dt + 1 == F_FREE__req,
@@ -163,7 +164,14 @@ _Static_assert(F_ALLOC_dt + 1 == F_ALLOC__req && F_FREE_dt + 1 == F_FREE__req,
 void msamp_rec_free(uint32_t slot, uintptr_t dt, unsigned moved)
 {
     uintptr_t v[F_FREE__all] = {[F_FREE_slot] = slot, [F_FREE_dt] = dt, [F_FREE_moved] = 1};
-    SEND(FREE, v, moved != 0 ? F_FREE__all : F_FREE__req - (dt == 0u));
+    uint32_t n = moved != 0 ? F_FREE__all : F_FREE__req - (dt == 0u);
+    /* Wire v2: the free of the block the frame's latest sample record allocated, at dt 0, is an
+     * empty FREE (most short-lived sampled blocks die before the next sample: 1 byte, not 3). */
+    if (n == F_FREE_dt && msamp_core.w.last_slot1 == slot + 1u) {
+        n = 0;
+        msamp_core.w.last_slot1 = 0;
+    }
+    SEND(FREE, v, n);
 }
 
 void msamp_rec_live(uint32_t slot, uintptr_t size, uint32_t stack, uint32_t birth, uintptr_t addr,

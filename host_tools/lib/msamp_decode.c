@@ -408,12 +408,22 @@ static int parse_task(struct msamp_dec *d, struct rd *r, struct msamp_record *re
         rec->type = MSAMP_REC_##NAME;                       \
         return parse_##m(d, r, rec);
 
-/* Fills rec from one payload; returns -1 when a required field is missing or invalid. */
+/* Fills rec from one payload; returns -1 when a required field is missing or invalid. *last_slot1:
+ * the slot + 1 of the frame's latest ALLOC or REALLOC record (0: none, or an empty FREE freed
+ * it), which an empty FREE (wire v2) frees at dt 0. */
 static inline __attribute__((always_inline)) int parse_payload(struct msamp_dec *d, struct rd *r,
-                                                               struct msamp_record *rec)
+                                                               struct msamp_record *rec,
+                                                               uint64_t *last_slot1)
 {
     uint64_t type = (uint64_t)rec->type;
     int on = 0;
+    if (type == MSAMP_REC_FREE && rd_left(r) == 0) {
+        if (*last_slot1 == 0)
+            return -1;
+        rec->u.free.slot = *last_slot1 - 1u;
+        *last_slot1 = 0;
+        return 0;
+    }
     if (type == MSAMP_REC_EXTENDED) {
         type = rd_varint(r);
         if (r->err || type < 16)
@@ -433,6 +443,10 @@ static inline __attribute__((always_inline)) int parse_payload(struct msamp_dec 
         return -1;
     if (time_fields(rec->type) & TIME_DT)
         clock_add(d, rec->dt);
+    if (type == MSAMP_REC_ALLOC)
+        *last_slot1 = rec->u.alloc.slot1;
+    else if (type == MSAMP_REC_REALLOC)
+        *last_slot1 = rec->u.realloc.new_slot1;
     return 0;
 }
 
@@ -446,6 +460,7 @@ union varint_members {
 
 static void parse_records(struct msamp_dec *d, const uint8_t *p, const uint8_t *end)
 {
+    uint64_t last_slot1 = 0; /* a frame's own: frames are decoded alone */
     while (p < end) {
         struct rd r = { p, end, 0 };
         uint8_t hdr = rd_u8(&r);
@@ -472,7 +487,7 @@ static void parse_records(struct msamp_dec *d, const uint8_t *p, const uint8_t *
         rec.dt = 0;
         rec.ts = 0;
         rec.ts_valid = 0;
-        if (parse_payload(d, &payload, &rec) < 0) {
+        if (parse_payload(d, &payload, &rec, &last_slot1) < 0) {
             d->st.records_malformed++;
             if (time_fields(rec.type) != 0)
                 clock_lost(d);
