@@ -58,7 +58,7 @@
  * decoder-unit (test_record_list) decodes and lists each record from its list alone; nanopb's
  * message descriptors are the model. Types >= 16 are extended: sent as type 15, the payload's
  * first varint the real type. A field added to a record later goes at its end, optional (the
- * wire version stays 1). KIND is one of:
+ * wire version stays: docs/WIRE_FORMAT.md#versions). KIND is one of:
  *   REQ    a varint
  *   DT     a varint, the time since the previous timed record (docs/WIRE_FORMAT.md#time); from
  *          version 2 a dt of 0 that would end the payload may be left out (a reader reads a DT
