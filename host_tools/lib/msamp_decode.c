@@ -150,7 +150,7 @@ static uint64_t rd_varint_long(struct rd *r)
 /* Most fields are one to three bytes (sizes, slots, time steps, stack ids): those inline, the
  * rest out of line. The readers and the record's parser are inlined into parse_records (callgrind:
  * a parser out of line costs more than the calls saved). */
-static inline uint64_t rd_varint(struct rd *r)
+static inline __attribute__((always_inline)) uint64_t rd_varint(struct rd *r)
 {
     const uint8_t *p = r->p;
     if (p < r->end && !r->err) {
@@ -256,9 +256,9 @@ static int want_addr(const struct msamp_dec *d, const struct rd *r)
 /* From wire version 2 a dt of 0 that would end the payload is left out; before any SESSION the
  * version is unknown and a payload that ends there is read so too. In a version 1 session it is
  * a cut record (malformed). */
-static inline int dt_left_out(const struct msamp_dec *d, const struct rd *r)
+static inline int dt_may_be_left_out(const struct msamp_dec *d)
 {
-    return rd_left(r) == 0 && !r->err && (!d->have_session || d->version >= 2u);
+    return !d->have_session || d->version >= 2u;
 }
 
 static uint64_t ptr_mask(const struct msamp_dec *d)
@@ -272,7 +272,9 @@ static uint64_t ptr_mask(const struct msamp_dec *d)
 #define RD_VERSION(m, field) rec->u.m.field = rd_u8(r);
 #define RD_U8(m, field) rec->u.m.field = rd_u8(r);
 #define RD_U32LE(m, field) rec->u.m.field = rd_u32le(r);
-#define RD_DT(m, field) rec->dt = dt_left_out(d, r) ? 0 : rd_varint(r);
+#define RD_DT(m, field)                                     \
+    if (r->p != r->end || !dt_may_be_left_out(d))           \
+        rec->dt = rd_varint(r); /* else it stays 0 */
 #define RD_TS(m, field)                                     \
     rec->u.m.field = rd_varint(r);                          \
     if (!r->err)                                            \
@@ -296,11 +298,30 @@ static uint64_t ptr_mask(const struct msamp_dec *d)
     if (on)                                                 \
         rec->u.m.field = rd_varint(r);
 #define RD_FIELD(m, kind, field, label) RD_##kind(m, field)
+/* The frame's latest slot (*last_slot1, wire v2's empty FREE): the tests on the record's type are
+ * constants in each case, so only ALLOC, REALLOC and FREE pay for them. */
 #define RD_VARINT(NAME, number, m)                          \
     case MSAMP_REC_##NAME:                                  \
         rec->type = MSAMP_REC_##NAME;                       \
+        if (MSAMP_REC_##NAME == MSAMP_REC_FREE && r->p == r->end) \
+            return empty_free(rec, last_slot1);             \
         MSAMP_WIRE_FIELDS_##NAME(RD_FIELD, m)               \
+        if (MSAMP_REC_##NAME == MSAMP_REC_ALLOC)            \
+            *last_slot1 = rec->u.alloc.slot1;               \
+        if (MSAMP_REC_##NAME == MSAMP_REC_REALLOC)          \
+            *last_slot1 = rec->u.realloc.new_slot1;         \
         break;
+
+/* An empty FREE (wire v2): the slot the frame's latest ALLOC or REALLOC filled, at dt 0; none is
+ * latest after it. Malformed when there is none. */
+static int empty_free(struct msamp_record *rec, uint64_t *last_slot1)
+{
+    if (*last_slot1 == 0)
+        return -1;
+    rec->u.free.slot = *last_slot1 - 1u;
+    *last_slot1 = 0;
+    return 0;
+}
 
 static int parse_session(struct msamp_dec *d, struct rd *r, struct msamp_record *rec)
 {
@@ -417,13 +438,6 @@ static inline __attribute__((always_inline)) int parse_payload(struct msamp_dec 
 {
     uint64_t type = (uint64_t)rec->type;
     int on = 0;
-    if (type == MSAMP_REC_FREE && rd_left(r) == 0) {
-        if (*last_slot1 == 0)
-            return -1;
-        rec->u.free.slot = *last_slot1 - 1u;
-        *last_slot1 = 0;
-        return 0;
-    }
     if (type == MSAMP_REC_EXTENDED) {
         type = rd_varint(r);
         if (r->err || type < 16)
@@ -443,10 +457,6 @@ static inline __attribute__((always_inline)) int parse_payload(struct msamp_dec 
         return -1;
     if (time_fields(rec->type) & TIME_DT)
         clock_add(d, rec->dt);
-    if (type == MSAMP_REC_ALLOC)
-        *last_slot1 = rec->u.alloc.slot1;
-    else if (type == MSAMP_REC_REALLOC)
-        *last_slot1 = rec->u.realloc.new_slot1;
     return 0;
 }
 
@@ -458,7 +468,8 @@ union varint_members {
     MSAMP_WIRE_RECORDS(NO_MEMBER, VARINT_MEMBER)
 };
 
-static void parse_records(struct msamp_dec *d, const uint8_t *p, const uint8_t *end)
+__attribute__((noinline)) static void parse_records(struct msamp_dec *d, const uint8_t *p,
+                                                   const uint8_t *end)
 {
     uint64_t last_slot1 = 0; /* a frame's own: frames are decoded alone */
     while (p < end) {
