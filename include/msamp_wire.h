@@ -16,8 +16,9 @@
 #ifndef MSAMP_WIRE_H
 #define MSAMP_WIRE_H
 
-/* 2: a DT field of 0 that would end its record's payload may be left out (docs/WIRE_FORMAT.md#versions);
- * a reader reads version 1 streams as before. */
+/* 2: a DT field of 0 that would end its record's payload may be left out, and an empty FREE frees
+ * the slot of the frame's latest ALLOC or REALLOC (docs/WIRE_FORMAT.md#versions); a reader reads
+ * version 1 streams as before. */
 #define MSAMP_WIRE_VERSION 2u
 
 /* Largest frame body (seq + records + crc, before COBS) a decoder must accept. Devices send less. */

@@ -74,7 +74,8 @@ pair_64k() {
   shift 2
   rm -f "$s"
   MSAMP_SEED=1 MSAMP_FLUSH=inline MSAMP_INTERVAL=65536 MSAMP_OUTPUT="$s" "$@" >/dev/null || return 1
-  "$build/tests/hosted/msamp_check" wire "$s" >"$out/hosted-$name.txt" || { cat "$out/hosted-$name.txt"; return 1; }
+  "$build/tests/hosted/msamp_check" wire "$s" >"$out/hosted-$name.txt" ||
+    { cat "$out/hosted-$name.txt"; return 1; }
   awk -v n="$name" '/^wire_bytes_per_sampled_pair / { print "hosted.wire-per-sampled-pair-" n "\t" $2 }' \
     "$out/hosted-$name.txt" >>"$tsv"
 }
