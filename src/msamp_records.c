@@ -1,8 +1,8 @@
 /* The device's encoder of each record of wire format v2 (include/msamp_wire.h,
- * docs/WIRE_FORMAT.md), one for every build. A free-form record (SESSION, STACK, MARK, MAPPING, TASK) has a layout
- * function that writes its fields into a sink, which either counts them (to size the record's
- * header) or writes them into the open frame; a varint record is an array of varints filled by
- * the names its field list in msamp_wire.h gives. */
+ * docs/WIRE_FORMAT.md), one for every build. A free-form record (SESSION, STACK, MARK, MAPPING,
+ * TASK) has a layout function that writes its fields into a sink, which either counts them (to
+ * size the record's header) or writes them into the open frame; a varint record is an array of
+ * varints filled by the names its field list in msamp_wire.h gives. */
 #include "msamp_internal.h"
 
 /* SESSION's fixed part (MSAMP_WIRE_FIELDS_SESSION), table-driven: each field's kind and its
