@@ -1,5 +1,5 @@
 /*
- * msamp wire format, version 1: the constants shared by the device encoder and the host decoder.
+ * msamp wire format, version 2: the constants shared by the device encoder and the host decoder.
  * The normative description is docs/WIRE_FORMAT.md; this header is its machine-readable half.
  *
  * Layers, outermost first:
@@ -16,7 +16,10 @@
 #ifndef MSAMP_WIRE_H
 #define MSAMP_WIRE_H
 
-#define MSAMP_WIRE_VERSION 1u
+/* 2: a DT field of 0 that would end its record's payload may be left out, and an empty FREE frees
+ * the slot of the frame's latest ALLOC or REALLOC (docs/WIRE_FORMAT.md#versions); a reader reads
+ * version 1 streams as before. */
+#define MSAMP_WIRE_VERSION 2u
 
 /* Largest frame body (seq + records + crc, before COBS) a decoder must accept. Devices send less. */
 #define MSAMP_WIRE_MAX_BODY 4096u
@@ -56,9 +59,11 @@
  * decoder-unit (test_record_list) decodes and lists each record from its list alone; nanopb's
  * message descriptors are the model. Types >= 16 are extended: sent as type 15, the payload's
  * first varint the real type. A field added to a record later goes at its end, optional (the
- * wire version stays 1). KIND is one of:
+ * wire version stays: docs/WIRE_FORMAT.md#versions). KIND is one of:
  *   REQ    a varint
- *   DT     a varint, the time since the previous timed record (docs/WIRE_FORMAT.md#time)
+ *   DT     a varint, the time since the previous timed record (docs/WIRE_FORMAT.md#time); from
+ *          version 2 a dt of 0 that would end the payload may be left out (a reader reads a DT
+ *          with no bytes left as 0; the device leaves it out of ALLOC, REALLOC and FREE)
  *   TS     a varint, an absolute time: it sets the reader's clock
  *   ID16   a varint in 1..65535 (a task id), else the record is malformed
  * and, trailing only, optional fields: a reader that predates one sees the record as before it.

@@ -110,11 +110,14 @@ struct msamp_writer {
      * event began, the CRC so far, the time of the last timed record, the body's bytes (seq
      * included) and records, the open block's code, whether a frame is open; whether the
      * identity is due by stream volume, and (builds without snapshot passes) its re-sends so far.
-     * The last two fill what would be padding. */
+     * The last two fill what would be padding. last_slot1: the slot + 1 of the latest ALLOC or
+     * REALLOC record in the open frame (0: none, its sample had no slot, or an empty FREE freed
+     * it): a FREE of that slot at dt 0 is an empty FREE record (wire v2). */
     uint32_t wh, code_at, wt, crc;
     uint64_t ts;
     uint16_t n, records;
     uint8_t code, open, identity_due, resends;
+    uint32_t last_slot1;
 };
 
 /* A sink for a record's fields: sizing (counts bytes) or writing (into the open frame). Where code

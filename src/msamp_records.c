@@ -1,8 +1,8 @@
-/* The device's encoder of each record of wire format v1 (include/msamp_wire.h, docs/WIRE_FORMAT.md),
- * one for every build. A free-form record (SESSION, STACK, MARK, MAPPING, TASK) has a layout
- * function that writes its fields into a sink, which either counts them (to size the record's
- * header) or writes them into the open frame; a varint record is an array of varints filled by
- * the names its field list in msamp_wire.h gives. */
+/* The device's encoder of each record of wire format v2 (include/msamp_wire.h,
+ * docs/WIRE_FORMAT.md), one for every build. A free-form record (SESSION, STACK, MARK, MAPPING,
+ * TASK) has a layout function that writes its fields into a sink, which either counts them (to
+ * size the record's header) or writes them into the open frame; a varint record is an array of
+ * varints filled by the names its field list in msamp_wire.h gives. */
 #include "msamp_internal.h"
 
 /* SESSION's fixed part (MSAMP_WIRE_FIELDS_SESSION), table-driven: each field's kind and its
@@ -151,14 +151,27 @@ void msamp_rec_alloc(int32_t old_slot, uint32_t slot1, uintptr_t size, uint32_t 
         [F_REALLOC_size] = size,   [F_REALLOC_stack_id] = stack,
         [F_REALLOC_dt] = dt,       [F_REALLOC_addr] = addr};
     unsigned first = !MSAMP_CFG_REALLOC_CHAINS || old_slot < 0; /* no REALLOC without chains */
+    /* Wire v2: a dt of 0 that would end the payload is left out (most samples come within a tick
+     * of the record before them: 1 byte of 7). */
     msamp_event_varints(first ? MSAMP_REC_ALLOC : MSAMP_REC_REALLOC, &v[first],
-                        F_REALLOC__req - first + ADDRESS);
+                        F_REALLOC__req - first + ADDRESS - (!ADDRESS && dt == 0u));
+    msamp_core.w.last_slot1 = slot1;
 }
+
+_Static_assert(F_ALLOC_dt + 1 == F_ALLOC__req && F_FREE_dt + 1 == F_FREE__req,
+               "dt ends ALLOC's and FREE's required fields: a dt of 0 may be left out");
 
 void msamp_rec_free(uint32_t slot, uintptr_t dt, unsigned moved)
 {
     uintptr_t v[F_FREE__all] = {[F_FREE_slot] = slot, [F_FREE_dt] = dt, [F_FREE_moved] = 1};
-    SEND(FREE, v, F_FREE__req + (moved != 0));
+    uint32_t n = moved != 0 ? F_FREE__all : F_FREE__req - (dt == 0u);
+    /* Wire v2: the free of the block the frame's latest sample record allocated, at dt 0, is an
+     * empty FREE (most short-lived sampled blocks die before the next sample: 1 byte, not 3). */
+    if (n == F_FREE_dt && msamp_core.w.last_slot1 == slot + 1u) {
+        n = 0;
+        msamp_core.w.last_slot1 = 0;
+    }
+    SEND(FREE, v, n);
 }
 
 void msamp_rec_live(uint32_t slot, uintptr_t size, uint32_t stack, uint32_t birth, uintptr_t addr,

@@ -248,6 +248,7 @@ void msamp_event_begin(struct msamp_writer *mark)
         W.crc = 0xFFFFFFFFu;
         W.n = 0;
         W.records = 0;
+        W.last_slot1 = 0;
         emit(msamp_core.seq);
     }
 }

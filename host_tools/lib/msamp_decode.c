@@ -1,4 +1,4 @@
-/* Host decoder of the msamp wire format v1. See msamp_decode.h and docs/WIRE_FORMAT.md. */
+/* Host decoder of the msamp wire format (v1 and v2). See msamp_decode.h and docs/WIRE_FORMAT.md. */
 #include "msamp_decode.h"
 
 #include <stdlib.h>
@@ -38,6 +38,7 @@ struct msamp_dec {
     uint32_t session_id;
     uint8_t ptr_size;
     uint8_t flags;
+    uint8_t version; /* the session's wire version (SESSION.version) */
 
     uint64_t now; /* the clock: absolute time of the last timed record */
     int now_valid;
@@ -149,7 +150,7 @@ static uint64_t rd_varint_long(struct rd *r)
 /* Most fields are one to three bytes (sizes, slots, time steps, stack ids): those inline, the
  * rest out of line. The readers and the record's parser are inlined into parse_records (callgrind:
  * a parser out of line costs more than the calls saved). */
-static inline uint64_t rd_varint(struct rd *r)
+static inline __attribute__((always_inline)) uint64_t rd_varint(struct rd *r)
 {
     const uint8_t *p = r->p;
     if (p < r->end && !r->err) {
@@ -252,6 +253,14 @@ static int want_addr(const struct msamp_dec *d, const struct rd *r)
     return !d->have_session || (d->flags & MSAMP_SESSION_FLAG_ADDRESSES);
 }
 
+/* From wire version 2 a dt of 0 that would end the payload is left out; before any SESSION the
+ * version is unknown and a payload that ends there is read so too. In a version 1 session it is
+ * a cut record (malformed). */
+static inline int dt_may_be_left_out(const struct msamp_dec *d)
+{
+    return !d->have_session || d->version >= 2u;
+}
+
 static uint64_t ptr_mask(const struct msamp_dec *d)
 {
     return d->ptr_size >= 8 ? UINT64_MAX : ((uint64_t)1 << (8u * d->ptr_size)) - 1u;
@@ -263,7 +272,9 @@ static uint64_t ptr_mask(const struct msamp_dec *d)
 #define RD_VERSION(m, field) rec->u.m.field = rd_u8(r);
 #define RD_U8(m, field) rec->u.m.field = rd_u8(r);
 #define RD_U32LE(m, field) rec->u.m.field = rd_u32le(r);
-#define RD_DT(m, field) rec->dt = rd_varint(r);
+#define RD_DT(m, field)                                     \
+    if (r->p != r->end || !dt_may_be_left_out(d))           \
+        rec->dt = rd_varint(r); /* else it stays 0 */
 #define RD_TS(m, field)                                     \
     rec->u.m.field = rd_varint(r);                          \
     if (!r->err)                                            \
@@ -287,11 +298,30 @@ static uint64_t ptr_mask(const struct msamp_dec *d)
     if (on)                                                 \
         rec->u.m.field = rd_varint(r);
 #define RD_FIELD(m, kind, field, label) RD_##kind(m, field)
+/* The frame's latest slot (*last_slot1, wire v2's empty FREE): the tests on the record's type are
+ * constants in each case, so only ALLOC, REALLOC and FREE pay for them. */
 #define RD_VARINT(NAME, number, m)                          \
     case MSAMP_REC_##NAME:                                  \
         rec->type = MSAMP_REC_##NAME;                       \
+        if (MSAMP_REC_##NAME == MSAMP_REC_FREE && r->p == r->end) \
+            return empty_free(rec, last_slot1);             \
         MSAMP_WIRE_FIELDS_##NAME(RD_FIELD, m)               \
+        if (MSAMP_REC_##NAME == MSAMP_REC_ALLOC)            \
+            *last_slot1 = rec->u.alloc.slot1;               \
+        if (MSAMP_REC_##NAME == MSAMP_REC_REALLOC)          \
+            *last_slot1 = rec->u.realloc.new_slot1;         \
         break;
+
+/* An empty FREE (wire v2): the slot the frame's latest ALLOC or REALLOC filled, at dt 0; none is
+ * latest after it. Malformed when there is none. */
+static int empty_free(struct msamp_record *rec, uint64_t *last_slot1)
+{
+    if (*last_slot1 == 0)
+        return -1;
+    rec->u.free.slot = *last_slot1 - 1u;
+    *last_slot1 = 0;
+    return 0;
+}
 
 static int parse_session(struct msamp_dec *d, struct rd *r, struct msamp_record *rec)
 {
@@ -326,6 +356,7 @@ static int parse_session(struct msamp_dec *d, struct rd *r, struct msamp_record 
     d->session_id = rec->u.session.session_id;
     d->ptr_size = rec->u.session.ptr_size;
     d->flags = rec->u.session.flags;
+    d->version = rec->u.session.version;
     return 0;
 }
 
@@ -398,9 +429,12 @@ static int parse_task(struct msamp_dec *d, struct rd *r, struct msamp_record *re
         rec->type = MSAMP_REC_##NAME;                       \
         return parse_##m(d, r, rec);
 
-/* Fills rec from one payload; returns -1 when a required field is missing or invalid. */
+/* Fills rec from one payload; returns -1 when a required field is missing or invalid. *last_slot1:
+ * the slot + 1 of the frame's latest ALLOC or REALLOC record (0: none, or an empty FREE freed
+ * it), which an empty FREE (wire v2) frees at dt 0. */
 static inline __attribute__((always_inline)) int parse_payload(struct msamp_dec *d, struct rd *r,
-                                                               struct msamp_record *rec)
+                                                               struct msamp_record *rec,
+                                                               uint64_t *last_slot1)
 {
     uint64_t type = (uint64_t)rec->type;
     int on = 0;
@@ -434,8 +468,10 @@ union varint_members {
     MSAMP_WIRE_RECORDS(NO_MEMBER, VARINT_MEMBER)
 };
 
-static void parse_records(struct msamp_dec *d, const uint8_t *p, const uint8_t *end)
+__attribute__((noinline)) static void parse_records(struct msamp_dec *d, const uint8_t *p,
+                                                   const uint8_t *end)
 {
+    uint64_t last_slot1 = 0; /* a frame's own: frames are decoded alone */
     while (p < end) {
         struct rd r = { p, end, 0 };
         uint8_t hdr = rd_u8(&r);
@@ -462,7 +498,7 @@ static void parse_records(struct msamp_dec *d, const uint8_t *p, const uint8_t *
         rec.dt = 0;
         rec.ts = 0;
         rec.ts_valid = 0;
-        if (parse_payload(d, &payload, &rec) < 0) {
+        if (parse_payload(d, &payload, &rec, &last_slot1) < 0) {
             d->st.records_malformed++;
             if (time_fields(rec.type) != 0)
                 clock_lost(d);

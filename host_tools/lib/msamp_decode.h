@@ -1,6 +1,7 @@
 /*
- * Host-side decoder of the msamp wire format v1 (docs/WIRE_FORMAT.md): deframes a byte stream
- * (COBS, CRC-32, resync), parses records and hands each to a callback with its time resolved.
+ * Host-side decoder of the msamp wire format, versions 1 and 2 (docs/WIRE_FORMAT.md): deframes a
+ * byte stream (COBS, CRC-32, resync), parses records and hands each to a callback with its time
+ * resolved.
  * Never trusts the stream: memory is bounded whatever it declares, every length is checked, and
  * damage is counted in msamp_dec_stats, never fatal. Not thread-safe per decoder.
  *

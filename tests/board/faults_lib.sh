@@ -74,10 +74,10 @@ wait_pid() {
 # boot_offsets STREAM: byte offsets where a boot frame starts (seq 0, first record a SESSION with
 # resend_seq 0), checked by decoding the stream from there. The frame's COBS encoding starts with
 # 0x01 (the seq byte 0), a code byte (at least 4: header, length, version, then flags or more),
-# the SESSION header 0xf1, its length (19..127), the version 1.
+# the SESSION header 0xf1, its length (19..127), the version (1, or 2 since issue 41).
 boot_offsets() {
   local s=$1 o
-  LC_ALL=C grep -obUaP '\x01[\x04-\xff]\xf1[\x13-\x7f]\x01' "$s" | cut -d: -f1 | while read -r o; do
+  LC_ALL=C grep -obUaP '\x01[\x04-\xff]\xf1[\x13-\x7f][\x01\x02]' "$s" | cut -d: -f1 | while read -r o; do
     tail -c +$((o + 1)) "$s" | head -c 8192 | "$DUMP" 2>/dev/null | head -2 | tr '\n' ' ' |
       grep -q '^frame seq=0 SESSION .*resend_seq=0 ' && echo "$o"
   done
@@ -147,7 +147,7 @@ while True:
     f = cobs(b[start:end])
     if f and len(f) > 12 and f[1] & 0x0F == 1 and zlib.crc32(f[:-4]) == int.from_bytes(f[-4:], "little"):
         n = 2 if f[1] >> 4 != 15 else 3  # seq, header, [length]: version, flags, id, resend_seq
-        if f[n] == 1 and f[n + 6] == 0:
+        if f[n] in (1, 2) and f[n + 6] == 0:  # the wire version (2 since issue 41)
             print(start, "0x%08x" % int.from_bytes(f[n + 2:n + 6], "little"), 1 if f[n + 1] & 0x08 else 0)
     start = end + 1
 PY

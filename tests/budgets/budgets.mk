@@ -28,7 +28,7 @@ $(BUDGETS_OUT)/streams/unique.bin: $(DRAIN_T)/gen
 budgets-ports-list:
 	@$(foreach b,$(PT_BENCH_BOARDS),echo '$(b)|$(PTB_BOARD_$(b))|$(PTB_VARS_$(b))';)
 
-BUDGETS_PREREQS := host_tools/drain host_tools/msamp-dump $(HT)/msamp_check \
+BUDGETS_PREREQS := host_tools/drain host_tools/msamp-dump $(HT)/msamp_check $(HT)/e2e_app \
 	$(addprefix $(BENCH_OUT)/,alloc_msamp wrappers_none wrappers_bare wrappers_msamp) \
 	$(addprefix $(BUDGETS_OUT)/,maxrss streams/sites.bin streams/unique.bin \
 	streams/sites5.bin streams/sites5b.bin)

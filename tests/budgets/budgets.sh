@@ -9,7 +9,8 @@
 #   hosted    wire bytes per sampled allocation and free, a hosted program at a fixed seed
 #             (tests/bench/bench_alloc.c's app workload, msamp_check wire); and per sampled
 #             allocation with its free, every byte of the stream included, on its synthetic
-#             malloc/free workload at 64 KiB (issue 26: at most 12)
+#             malloc/free workload at 64 KiB (issue 26: at most 12) and on tests/hosted/e2e_app
+#             x13 (issue 41: at most 10)
 #   demo      the demo firmware on qemu-virt-aarch64 over the UART: stream bytes per event (ALLOC,
 #             FREE, REALLOC records), wire bytes per sampled allocation and free and per HEAP
 #             record (framing included); QEMU -icount
@@ -61,12 +62,23 @@ part_hosted() {
        /^wire_bytes_per_sampled_free / { print "hosted.wire-per-sampled-free\t" $2 }' "$out/hosted.txt" >"$1"
   # bench_alloc micro: 4*10^6 malloc+free pairs of 16..1040 bytes at 64 KiB, about 32000 sampled
   # pairs: the stream's bytes over them (identity re-sends, snapshot passes, END, framing).
-  s=$out/hosted-64k.bin
+  pair_64k "$1" 64k "$build/bench/alloc_msamp" micro 4000000 || return 1
+  # Issue 41's workload: e2e_app x13, 2.26*10^6 allocations at 9 sites (a held set growing to the
+  # exit's snapshot pass, realloc chains), about 70000 sampled allocations.
+  pair_64k "$1" e2e "$build/tests/hosted/e2e_app" "$out/e2e-truth.txt" 13
+}
+
+# pair_64k TSV NAME PROGRAM ARGS...: the program's stream at 64 KiB, seed 1, inline flush: its bytes
+# over its sampled allocations (msamp_check wire), as the row hosted.wire-per-sampled-pair-NAME.
+pair_64k() {
+  local tsv=$1 name=$2 s=$out/hosted-$2.bin
+  shift 2
   rm -f "$s"
-  MSAMP_SEED=1 MSAMP_FLUSH=inline MSAMP_INTERVAL=65536 MSAMP_OUTPUT="$s" "$build/bench/alloc_msamp" micro 4000000 \
-    >/dev/null || return 1
-  "$build/tests/hosted/msamp_check" wire "$s" >"$out/hosted-64k.txt" || { cat "$out/hosted-64k.txt"; return 1; }
-  awk '/^wire_bytes_per_sampled_pair / { print "hosted.wire-per-sampled-pair-64k\t" $2 }' "$out/hosted-64k.txt" >>"$1"
+  MSAMP_SEED=1 MSAMP_FLUSH=inline MSAMP_INTERVAL=65536 MSAMP_OUTPUT="$s" "$@" >/dev/null || return 1
+  "$build/tests/hosted/msamp_check" wire "$s" >"$out/hosted-$name.txt" ||
+    { cat "$out/hosted-$name.txt"; return 1; }
+  awk -v n="$name" '/^wire_bytes_per_sampled_pair / { print "hosted.wire-per-sampled-pair-" n "\t" $2 }' \
+    "$out/hosted-$name.txt" >>"$tsv"
 }
 
 # QEMU's clock from the instruction count (16 ns an instruction, no sleeping when idle): the timer

@@ -109,10 +109,13 @@ static void rec_v(struct buf *recs, unsigned type, int n, ...)
 
 #define U(x) ((uint64_t)(x))
 
+/* The wire version the SESSIONs these helpers build say (1 but in test_version2). */
+static uint8_t session_version = 1;
+
 static void session_payload(struct buf *b, uint8_t flags, uint32_t id, uint64_t resend,
                             uint8_t ptr_size, size_t bid_len)
 {
-    buf_u8(b, 1);
+    buf_u8(b, session_version);
     buf_u8(b, flags);
     buf_u32le(b, id);
     buf_varint(b, resend);
@@ -470,6 +473,74 @@ static void test_adaptive_fields(void)
     CHECK(strstr(text, "INTERVAL interval=4096") == NULL);
     CHECK(strstr(text, "LIVE") == NULL);
     CHECK(strstr(text, "INTERVAL interval=8192 dt=5 reason=1 epoch=2 @ts=?\n") != NULL);
+    free(text);
+    buf_free(&s);
+}
+
+/* Wire version 2's short forms: a dt of 0 left out at the end of a payload (a cut record in a
+ * version-1 session), and the empty FREE: the slot the frame's latest ALLOC or REALLOC filled, at
+ * dt 0, in a session of either version (version 1 never sends one) and before any SESSION; with no
+ * such slot in its frame (none yet, the frame's first record, or an empty FREE took it) it is
+ * malformed. */
+static void test_version2(void)
+{
+    struct buf s = { 0 }, r = { 0 };
+    session_version = 2;
+    rec_v(&r, MSAMP_REC_ALLOC, 3, U(5), U(64), U(1));      /* before any SESSION: dt 0 */
+    rec_put(&r, MSAMP_REC_FREE, &(struct buf){ 0 });       /* slot 4 */
+    put_frame(&s, 0, &r);
+    rec_session(&r, 0, 0x2, 0, 8);
+    rec_v(&r, MSAMP_REC_TIME, 1, U(100));
+    rec_v(&r, MSAMP_REC_ALLOC, 3, U(3), U(48), U(1));
+    rec_v(&r, MSAMP_REC_ALLOC, 4, U(9), U(48), U(1), U(2));
+    rec_v(&r, MSAMP_REC_FREE, 1, U(2));                    /* dt left out */
+    rec_put(&r, MSAMP_REC_FREE, &(struct buf){ 0 });       /* slot 8 */
+    rec_v(&r, MSAMP_REC_REALLOC, 4, U(0), U(7), U(900), U(1));
+    rec_put(&r, MSAMP_REC_FREE, &(struct buf){ 0 });       /* slot 6 */
+    put_frame(&s, 1, &r);
+    CHECK_DECODE(&s, MSAMP_PRINT_TIME,
+                 "frame seq=0\n"
+                 "ALLOC slot1=5 size=64 stack=1 dt=0 @ts=?\n"
+                 "FREE slot=4 dt=0 @ts=?\n"
+                 "frame seq=1\n"
+                 "SESSION version=2 flags=0x00 session_id=0x00000002 resend_seq=0 arch=aarch64 "
+                 "ptr_size=8 tick_hz=10000 interval=4096 live_capacity=256 stack_capacity=128 "
+                 "max_depth=32 build_id=0a1b2c @ts=?\n"
+                 "TIME ts=100 @ts=100\n"
+                 "ALLOC slot1=3 size=48 stack=1 dt=0 @ts=100\n"
+                 "ALLOC slot1=9 size=48 stack=1 dt=2 @ts=102\n"
+                 "FREE slot=2 dt=0 @ts=102\n"
+                 "FREE slot=8 dt=0 @ts=102\n"
+                 "REALLOC old_slot=0 new_slot1=7 size=900 stack=1 dt=0 @ts=102\n"
+                 "FREE slot=6 dt=0 @ts=102\n");
+    buf_free(&s);
+
+    /* Malformed: an empty FREE after the empty FREE that took the slot, after an ALLOC without a
+     * slot, first in a frame (the slot of the frame before is not its), and a dt left out in a
+     * version-1 session. */
+    rec_session(&r, 0, 0x2, 0, 8);
+    rec_v(&r, MSAMP_REC_ALLOC, 3, U(3), U(48), U(1));
+    rec_put(&r, MSAMP_REC_FREE, &(struct buf){ 0 });
+    rec_put(&r, MSAMP_REC_FREE, &(struct buf){ 0 });
+    rec_v(&r, MSAMP_REC_ALLOC, 3, U(0), U(48), U(1));
+    rec_put(&r, MSAMP_REC_FREE, &(struct buf){ 0 });
+    rec_v(&r, MSAMP_REC_ALLOC, 3, U(4), U(48), U(1));
+    put_frame(&s, 0, &r);
+    rec_put(&r, MSAMP_REC_FREE, &(struct buf){ 0 });
+    put_frame(&s, 1, &r);
+    session_version = 1;
+    rec_session(&r, 0, 0x2, 1, 8);
+    rec_v(&r, MSAMP_REC_ALLOC, 3, U(5), U(48), U(1));
+    rec_v(&r, MSAMP_REC_FREE, 1, U(4));
+    rec_v(&r, MSAMP_REC_FREE, 2, U(4), U(0));
+    put_frame(&s, 2, &r);
+    struct msamp_dec_stats st;
+    char *text = decode(s.p, s.len, 0, 0, &st);
+    CHECK_EQ_U(st.records_malformed, 5);
+    CHECK(strstr(text, "FREE slot=2 dt=0\nALLOC slot1=0") != NULL);
+    CHECK(strstr(text, "frame seq=1\nframe seq=2\n") != NULL);
+    CHECK(strstr(text, "ALLOC slot1=4 size=48 stack=1 dt=0\nframe seq=1") != NULL);
+    CHECK(strstr(text, "resend_seq=1") != NULL && strstr(text, "FREE slot=4 dt=0\n") != NULL);
     free(text);
     buf_free(&s);
 }
@@ -1143,6 +1214,7 @@ int main(void)
     test_all_records();
     test_addresses_and_long_records();
     test_adaptive_fields();
+    test_version2();
     test_forward_compat();
     test_device_id();
     test_stack_wrap();

@@ -1,5 +1,6 @@
-/* Test helpers: build wire-format v1 streams by hand (records, frames, COBS), independently of the
- * device encoder, so the decoder tests check the spec and not one implementation of it. */
+/* Test helpers: build wire-format streams (version 1 unless a test says) by hand (records,
+ * frames, COBS), independently of the device encoder, so the decoder tests check the spec and
+ * not one implementation of it. */
 #ifndef MSAMP_TEST_WIRE_BUILD_H
 #define MSAMP_TEST_WIRE_BUILD_H
 

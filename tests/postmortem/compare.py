@@ -67,8 +67,19 @@ def varint(b, i):
             return v, i
 
 
+def put_varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append(v & 0x7F | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
 def records(stream, stop):
-    """(records sent by `stop`, records after): each record's bytes and type."""
+    """(records sent by `stop`, records after): each record's bytes and type. An empty FREE (wire
+    version 2: the slot the frame's latest ALLOC or REALLOC filled) is written out with its slot,
+    as each record goes into a frame of its own."""
     sent, later, start = [], [], 0
     while True:
         end = stream.find(b"\0", start)
@@ -81,7 +92,7 @@ def records(stream, stop):
             continue
         if zlib.crc32(body[:-4]) != int.from_bytes(body[-4:], "little"):
             continue
-        i, recs = 1, body[:-4]
+        i, recs, last_slot1 = 1, body[:-4], 0
         while i < len(recs):
             h = recs[i]
             n, j = h >> 4, i + 1
@@ -89,7 +100,15 @@ def records(stream, stop):
                 n, j = varint(recs, j)
             if h & 15 == 0 or j + n > len(recs):
                 break
-            (sent if whole else later).append((recs[i:j + n], h & 15))
+            rec = recs[i:j + n]
+            if h & 15 == 3 and n:
+                last_slot1 = varint(recs, j)[0]
+            elif h & 15 == 11 and n:
+                last_slot1 = varint(recs, varint(recs, j)[1])[0]
+            elif h == 4 and last_slot1:
+                slot = put_varint(last_slot1 - 1)
+                rec, last_slot1 = bytes([4 | len(slot) << 4]) + slot, 0
+            (sent if whole else later).append((rec, h & 15))
             i = j + n
     return sent, later
 

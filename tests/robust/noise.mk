@@ -14,8 +14,9 @@ $(NOISE_TOOL): tests/robust/noise.c
 # The hosted stream: drain's hosted end-to-end program at a 1 KiB interval (about 350 KB, 25,000
 # samples), at a fixed seed, linked with a library of the firmware's 64-byte frames: the hosted
 # library's default 256 is for outputs that lose nothing (a file, a pipe, TCP); a hosted program
-# whose stream crosses a lossy link is built with -DMSAMP_CFG_FRAME_BYTES=64, as this one.
-$(eval $(call msamp_hosted_variant,hosted-frames64,$(CC),-DMSAMP_CFG_FRAME_BYTES=64,$(AR),nm,))
+# whose stream crosses a lossy link is built with -DMSAMP_CFG_FRAME_BYTES=64, as this one, and
+# the firmware's stack re-send with every 128th sample (the hosted default is every 1024th).
+$(eval $(call msamp_hosted_variant,hosted-frames64,$(CC),-DMSAMP_CFG_FRAME_BYTES=64 -DMSAMP_CFG_STACK_RESEND_SAMPLES=128,$(AR),nm,))
 $(ROBUST_T)/hosted_app: tests/drain/hosted_app.c $(BUILD)/hosted-frames64/libmsamp.a $(BUILD)/hosted-frames64/msamp.pc
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 -O2 -g -Wall -Wextra -Werror \

@@ -295,19 +295,25 @@ static int encode_listing(const char *path)
     return 0;
 }
 
+/* A field of the listing's first SESSION (0 when there is none). */
+static uint64_t session_field(const char *path, const char *key)
+{
+    FILE *f = fopen(path, "r");
+    char line[8192];
+    uint64_t v = 0;
+    while (f != NULL && fgets(line, sizeof line, f))
+        if (strncmp(line, "SESSION ", 8) == 0 && field(line, key, &v))
+            break;
+    if (f != NULL)
+        fclose(f);
+    return v;
+}
+
 /* Whether the listing's device sends addresses (its SESSION's flags): the device's record layouts
  * are built for one or the other (MSAMP_CFG_SEND_ADDRESSES), so each build encodes its own kind. */
 static int sends_addresses(const char *path)
 {
-    FILE *f = fopen(path, "r");
-    char line[8192];
-    uint64_t flags = 0;
-    while (f != NULL && fgets(line, sizeof line, f))
-        if (strncmp(line, "SESSION ", 8) == 0 && field(line, "flags", &flags))
-            break;
-    if (f != NULL)
-        fclose(f);
-    return (flags & MSAMP_SESSION_FLAG_ADDRESSES) != 0;
+    return (session_field(path, "flags") & MSAMP_SESSION_FLAG_ADDRESSES) != 0;
 }
 
 int main(int argc, char **argv)
@@ -315,6 +321,13 @@ int main(int argc, char **argv)
     int regen = argc > 1 && strcmp(argv[1], "--regen") == 0;
     int files = 0;
     for (int i = 1 + regen; i < argc; i++) {
+        /* A stream of an older wire version (NAME_v1): the decoder's, which reads it still
+         * (vectors-decode); this device writes the current version only. */
+        if (session_field(argv[i], "version") != MSAMP_WIRE_VERSION) {
+            printf("%s: wire version %u, not this device's\n", argv[i],
+                   (unsigned)session_field(argv[i], "version"));
+            continue;
+        }
         if (sends_addresses(argv[i]) != MSAMP_CFG_SEND_ADDRESSES) {
             printf("%s: addresses %s, not in this build\n", argv[i],
                    MSAMP_CFG_SEND_ADDRESSES ? "off" : "on");

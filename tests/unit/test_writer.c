@@ -156,7 +156,8 @@ static void test_ring(void)
         uint32_t round_kept = 0;
         for (uint32_t i = 0; i < MSAMP_CFG_RING_SIZE; i++) {
             msamp_event_begin(&ev);
-            msamp_rec_free(i & 0x7F, (uintptr_t)round, 0);
+            /* dt >= 1: 3 bytes each (a dt of 0 is left out) */
+            msamp_rec_free(i & 0x7F, (uintptr_t)round + 1u, 0);
             uint32_t before = msamp_core.count[MSAMP_DROP_RING_RECORDS];
             if (msamp_event_end(&ev, 1) == 0) {
                 round_kept++;
@@ -186,7 +187,7 @@ static void test_ring(void)
             for (size_t k = 1; k < lens[f]; k += 3, records++) {
                 CHECK_EQ(bodies[off + k], MSAMP_REC_FREE | 2u << 4);
                 CHECK_EQ(bodies[off + k + 1], records & 0x7F);
-                CHECK_EQ(bodies[off + k + 2], (unsigned)round);
+                CHECK_EQ(bodies[off + k + 2], (unsigned)round + 1u);
             }
             off += lens[f];
         }
