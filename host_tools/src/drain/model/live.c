@@ -8,7 +8,6 @@
  * makes (INTERVAL records). One translation unit: the per-record path inlines its small steps
  * (docs/PERFORMANCE.md "drain's cost after the verdicts").
  */
-#include "model/live.h"
 
 #include <math.h>
 #include <stdint.h>
