@@ -185,16 +185,6 @@ void json_fput_str(FILE *f, const char *s, size_t n, unsigned flags)
     json_escape(put_file, f, s, n, flags);
 }
 
-uint64_t hash_u64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    x ^= x >> 33;
-    return x;
-}
-
 uint64_t hash_bytes(const void *data, size_t n, uint64_t seed)
 {
     /* FNV-1a over 8-byte words, finished with a mixer: fast enough for drain's keys. */

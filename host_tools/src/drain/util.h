@@ -85,7 +85,17 @@ static inline void jputs(const char *s, FILE *f)
 }
 
 uint64_t hash_bytes(const void *data, size_t n, uint64_t seed);
-uint64_t hash_u64(uint64_t x);
+/* A 64-bit mixer (murmur3's finalizer), inline: the model hashes twice a weight change and once a
+ * table probe. */
+static inline uint64_t hash_u64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    x ^= x >> 33;
+    return x;
+}
 
 /* An index set: maps a hash to element indexes; eq(ctx, index) tells whether the element at index
  * is the one being looked up. Empty buckets hold UINT32_MAX. */

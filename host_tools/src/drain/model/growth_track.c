@@ -71,8 +71,11 @@ void gr_sync(const struct growth *g, struct gr_site *t)
     unsigned k = g->shift - t->shift;
     if (k == 0)
         return;
+    _Static_assert(GR_BINS <= 256, "i >> 8 is bin 0 for every bin i");
+    if (k > 8)
+        k = 8;
     for (size_t i = 1; i < GR_BINS; i++) {
-        size_t j = k >= 8 ? 0 : i >> k;
+        size_t j = i >> k;
         t->d[j] += t->d[i];
         t->dv[j] += t->dv[i];
         t->bv[j] += t->bv[i];

@@ -8,7 +8,6 @@
  * makes (INTERVAL records). One translation unit: the per-record path inlines its small steps
  * (docs/PERFORMANCE.md "drain's cost after the verdicts").
  */
-#include "model/live.h"
 
 #include <math.h>
 #include <stdint.h>
@@ -314,7 +313,7 @@ static void fill_slot(struct session *s, struct slot *sl, uint64_t size, uint64_
 
 /* A sample without a live slot (the device's live table was full, or an index beyond the cap):
  * in use at site for all the reader knows, but not counted there (docs/VERDICTS.md "Marks"). */
-static void count_refused(struct session *s, uint32_t site, uint64_t size, double w)
+HOT_INLINE void count_refused(struct session *s, uint32_t site, uint64_t size, double w)
 {
     if (!s->refused) /* from here on grown with the sites (new_site), as site_peak is */
         s->refused = xcalloc(s->capsites, sizeof(*s->refused));

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/live.h"
 #include "util.h"
 
 /* --- Records before the first header ---------------------------------------------------------
@@ -205,7 +204,7 @@ struct session *session_replayed_defaults(const struct session *s)
 
 /* A record before the session's first header: kept, or the header that replays what was kept;
  * 1 when it is done with, 0 when it is to be applied (the buffer is full). */
-static __attribute__((noinline)) int pre_record(struct session *s, const struct msamp_record *r)
+static int pre_record(struct session *s, const struct msamp_record *r)
 {
     if (r->type == MSAMP_REC_SESSION) {
         pre_replay(s, r);
@@ -230,14 +229,8 @@ static __attribute__((noinline)) int pre_record(struct session *s, const struct 
     return 0;
 }
 
-void session_record(struct session *s, const struct msamp_record *r)
+void session_record_pre(struct session *s, const struct msamp_record *r)
 {
-    if (r->type >= 0)
-        s->first_seen = 1;
-    else if (r->type == MSAMP_DEC_LOSS && !s->first_seen)
-        return; /* bytes lost before the session's first record: none of its own (a cut frame of
-                 * an earlier boot, a reader's first partial frame) */
-    if (!s->have_header && !s->pre_off && pre_record(s, r))
-        return;
-    live_apply(s, r);
+    if (!pre_record(s, r))
+        live_apply(s, r);
 }

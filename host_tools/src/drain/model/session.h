@@ -493,7 +493,26 @@ int session_is_new(const struct session *s, const struct msamp_record *rec);
 /* 1 when the session holds anything worth a profile. */
 int session_has_data(const struct session *s);
 
-void session_record(struct session *s, const struct msamp_record *rec);
+/* One record applied to the model, the session's header (or defaults) known (model/live.c). */
+void live_apply(struct session *s, const struct msamp_record *r);
+/* A record before the session's first header (model/record.c): kept, the header that replays what
+ * was kept, or applied (the buffer is full). */
+void session_record_pre(struct session *s, const struct msamp_record *r);
+
+/* One record of the session's stream. Inline: drain applies every record through it, and a call
+ * less a record is 1.5 % of the model's instructions (docs/PERFORMANCE.md, issue 41). */
+static inline void session_record(struct session *s, const struct msamp_record *r)
+{
+    if (r->type >= 0)
+        s->first_seen = 1;
+    else if (r->type == MSAMP_DEC_LOSS && !s->first_seen)
+        return; /* bytes lost before the session's first record: none of its own (a cut frame of
+                 * an earlier boot, a reader's first partial frame) */
+    if (!s->have_header && !s->pre_off)
+        session_record_pre(s, r);
+    else
+        live_apply(s, r);
+}
 
 /* The entry of the device's live-table slot index, or NULL when the stream never used it. */
 const struct slot *session_slot(const struct session *s, uint64_t index);
