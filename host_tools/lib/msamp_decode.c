@@ -473,6 +473,7 @@ __attribute__((noinline)) static void parse_records(struct msamp_dec *d, const u
 {
     uint64_t last_slot1 = 0; /* a frame's own: frames are decoded alone */
     while (p < end) {
+        const uint8_t *start = p;
         struct rd r = { p, end, 0 };
         uint8_t hdr = rd_u8(&r);
         int type = hdr & 0x0F;
@@ -498,6 +499,7 @@ __attribute__((noinline)) static void parse_records(struct msamp_dec *d, const u
         rec.dt = 0;
         rec.ts = 0;
         rec.ts_valid = 0;
+        rec.wire_len = (uint32_t)(p - start);
         if (parse_payload(d, &payload, &rec, &last_slot1) < 0) {
             d->st.records_malformed++;
             if (time_fields(rec.type) != 0)

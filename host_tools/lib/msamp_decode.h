@@ -55,6 +55,8 @@ struct msamp_record {
     int type;            /* enum msamp_wire_type or enum msamp_dec_event */
     uint64_t ts;         /* absolute device time of the record in ticks (0 until known) */
     int ts_valid;        /* 0 while the clock is unknown (after a loss, before a TIME/SNAP_BEGIN) */
+    uint32_t wire_len;   /* a wire record's encoded bytes in its frame (header, length, payload: a
+                          * short form's as sent); 0 for the decoder's own events */
     union {
         /* offset: stream position of the frame's first encoded byte (bytes fed before it);
          * enc_len: its encoded length without the 0x00 delimiter. */

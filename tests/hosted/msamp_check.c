@@ -101,7 +101,7 @@ struct untracked {
 };
 
 static struct state {
-    uint64_t interval, interval_max, ptr_mask;
+    uint64_t interval, interval_max;
     uint32_t session_id;
     uint8_t flags;
     struct stack *stacks; /* definitions, in order */
@@ -394,106 +394,15 @@ static void note_free(uint64_t slot)
     l->valid = 0;
 }
 
-/* Encoded size of a varint / svarint. */
-static uint64_t vlen(uint64_t v)
-{
-    uint64_t n = 1;
-    while (v >= 0x80) {
-        v >>= 7;
-        n++;
-    }
-    return n;
-}
-
-static uint64_t svlen(int64_t v)
-{
-    return vlen(((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
-}
-
-/* Bytes of the record as the device encoded it: header, length if extended, payload. */
-static uint64_t record_size(const struct msamp_record *r)
-{
-    uint64_t p = 0;
-    switch (r->type) {
-    case MSAMP_REC_SESSION:
-        p = 1 + 1 + 4 + vlen(r->u.session.resend_seq) + 1 + 1 + vlen(r->u.session.tick_hz) +
-            vlen(r->u.session.interval) + vlen(r->u.session.live_capacity) +
-            vlen(r->u.session.stack_capacity) + vlen(r->u.session.max_depth) + 1 +
-            r->u.session.build_id_len;
-        break;
-    case MSAMP_REC_STACK:
-        p = vlen(r->u.stack.id) + vlen(r->u.stack.depth);
-        for (uint32_t i = 0; i < r->u.stack.depth; i++) {
-            if (i == 0) {
-                p += vlen(r->u.stack.frames[0]);
-            } else {
-                uint64_t d = (r->u.stack.frames[i] - r->u.stack.frames[i - 1]) & st.ptr_mask;
-                int64_t sd = st.ptr_mask == UINT32_MAX ? (int64_t)(int32_t)(uint32_t)d : (int64_t)d;
-                p += svlen(sd);
-            }
-        }
-        break;
-    case MSAMP_REC_ALLOC:
-        p = vlen(r->u.alloc.slot1) + vlen(r->u.alloc.size) + vlen(r->u.alloc.stack_id) + vlen(r->dt) +
-            (r->u.alloc.has_addr ? vlen(r->u.alloc.addr) : 0);
-        break;
-    case MSAMP_REC_FREE:
-        p = vlen(r->u.free.slot) + vlen(r->dt);
-        break;
-    case MSAMP_REC_LIVE:
-        p = vlen(r->u.live.slot) + vlen(r->u.live.size) + vlen(r->u.live.stack_id) +
-            vlen(r->u.live.birth) + (r->u.live.has_addr ? vlen(r->u.live.addr) : 0) +
-            (r->u.live.has_interval ? vlen(r->u.live.interval) : 0);
-        break;
-    case MSAMP_REC_SNAP_BEGIN:
-        p = vlen(r->u.snap_begin.pass) + vlen(r->ts);
-        break;
-    case MSAMP_REC_SNAP_END:
-        p = vlen(r->u.snap_end.pass) + vlen(r->u.snap_end.count);
-        break;
-    case MSAMP_REC_DROPS:
-        p = vlen(r->u.drops.ring_records) + vlen(r->u.drops.ring_bytes) + vlen(r->u.drops.live_full) +
-            vlen(r->u.drops.stack_full) + vlen(r->u.drops.reentrant) + vlen(r->u.drops.truncated);
-        break;
-    case MSAMP_REC_INTERVAL:
-        p = vlen(r->u.interval.interval) + vlen(r->dt) +
-            (r->u.interval.has_reason ? vlen(r->u.interval.reason) + vlen(r->u.interval.epoch) : 0);
-        break;
-    case MSAMP_REC_TIME:
-        p = vlen(r->ts);
-        break;
-    case MSAMP_REC_REALLOC:
-        p = vlen(r->u.realloc.old_slot) + vlen(r->u.realloc.new_slot1) + vlen(r->u.realloc.size) +
-            vlen(r->u.realloc.stack_id) + vlen(r->dt) +
-            (r->u.realloc.has_addr ? vlen(r->u.realloc.addr) : 0);
-        break;
-    case MSAMP_REC_MARK:
-        p = r->u.mark.len;
-        break;
-    case MSAMP_REC_HEAP: /* extended: its type as the payload's first varint */
-        p = vlen(MSAMP_REC_HEAP) + vlen(r->u.heap.reason) + vlen(r->u.heap.valid) +
-            vlen(r->u.heap.free_bytes) + vlen(r->u.heap.min_free) + vlen(r->u.heap.largest_free) +
-            vlen(r->u.heap.free_blocks) + vlen(r->u.heap.total) + vlen(r->dt);
-        break;
-    case MSAMP_REC_MAPPING:
-        p = vlen(r->u.mapping.start) + vlen(r->u.mapping.limit) + vlen(r->u.mapping.offset) + 1 +
-            r->u.mapping.build_id_len + vlen(r->u.mapping.path_len) + r->u.mapping.path_len;
-        break;
-    default:
-        return 0;
-    }
-    return 1 + (p > MSAMP_WIRE_LEN_INLINE_MAX ? vlen(p) : 0) + p;
-}
-
 static void on_record(void *arg, const struct msamp_record *r)
 {
     (void)arg;
     if (r->type >= 0 && r->type < 16) {
         st.count_by_type[r->type]++;
-        st.bytes_by_type[r->type] += record_size(r);
+        st.bytes_by_type[r->type] += r->wire_len; /* as sent: wire v2's short forms too */
     } else if (r->type == MSAMP_REC_HEAP) {
         st.heap_count++;
-        st.heap_bytes += record_size(r);
+        st.heap_bytes += r->wire_len;
     }
     switch (r->type) {
     case MSAMP_REC_SESSION:
@@ -507,7 +416,6 @@ static void on_record(void *arg, const struct msamp_record *r)
             st.interval_max = st.interval;
         st.session_id = r->u.session.session_id;
         st.flags = r->u.session.flags;
-        st.ptr_mask = r->u.session.ptr_size == 4 ? UINT32_MAX : UINT64_MAX;
         break;
     case MSAMP_REC_INTERVAL:
         note_interval(r);
