@@ -398,6 +398,15 @@
 #define MSAMP_CFG_UNWIND_CACHE 32
 #endif
 
+/* 1: the free of the block the open frame's latest ALLOC or REALLOC record sampled, at dt 0, is an
+ * empty FREE record (wire v2: 1 byte, not 3; most short-lived sampled blocks die before the next
+ * sample, docs/WIRE_FORMAT.md). 0: such a free is a whole FREE, as any other; drain reads both.
+ * Costs 4 bytes of RAM (8 with the writer's padding on a Cortex-M) and about 30 bytes of code;
+ * off in msamp_config_small.h, whose tiny-profile RAM is held to 1 KiB. */
+#ifndef MSAMP_CFG_EMPTY_FREE
+#define MSAMP_CFG_EMPTY_FREE 1
+#endif
+
 /* Assertion hook for internal invariants; compiled out by default. */
 #ifndef MSAMP_CFG_ASSERT
 #define MSAMP_CFG_ASSERT(x) ((void)0)

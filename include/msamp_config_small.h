@@ -35,3 +35,8 @@
 #ifndef MSAMP_CFG_UNWIND_CACHE
 #define MSAMP_CFG_UNWIND_CACHE 0
 #endif
+/* No empty FREE records (wire v2): the writer's latest slot would take the tiny profile's RAM past
+ * 1 KiB; each such free is a whole 3-byte FREE (include/msamp_config.h). */
+#ifndef MSAMP_CFG_EMPTY_FREE
+#define MSAMP_CFG_EMPTY_FREE 0
+#endif

@@ -117,7 +117,9 @@ struct msamp_writer {
     uint64_t ts;
     uint16_t n, records;
     uint8_t code, open, identity_due, resends;
+#if MSAMP_CFG_EMPTY_FREE
     uint32_t last_slot1;
+#endif
 };
 
 /* A sink for a record's fields: sizing (counts bytes) or writing (into the open frame). Where code

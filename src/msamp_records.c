@@ -155,7 +155,9 @@ void msamp_rec_alloc(int32_t old_slot, uint32_t slot1, uintptr_t size, uint32_t 
      * of the record before them: 1 byte of 7). */
     msamp_event_varints(first ? MSAMP_REC_ALLOC : MSAMP_REC_REALLOC, &v[first],
                         F_REALLOC__req - first + ADDRESS - (!ADDRESS && dt == 0u));
+#if MSAMP_CFG_EMPTY_FREE
     msamp_core.w.last_slot1 = slot1;
+#endif
 }
 
 _Static_assert(F_ALLOC_dt + 1 == F_ALLOC__req && F_FREE_dt + 1 == F_FREE__req,
@@ -167,10 +169,12 @@ void msamp_rec_free(uint32_t slot, uintptr_t dt, unsigned moved)
     uint32_t n = moved != 0 ? F_FREE__all : F_FREE__req - (dt == 0u);
     /* Wire v2: the free of the block the frame's latest sample record allocated, at dt 0, is an
      * empty FREE (most short-lived sampled blocks die before the next sample: 1 byte, not 3). */
+#if MSAMP_CFG_EMPTY_FREE
     if (n == F_FREE_dt && msamp_core.w.last_slot1 == slot + 1u) {
         n = 0;
         msamp_core.w.last_slot1 = 0;
     }
+#endif
     SEND(FREE, v, n);
 }
 

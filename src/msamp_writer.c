@@ -248,7 +248,9 @@ void msamp_event_begin(struct msamp_writer *mark)
         W.crc = 0xFFFFFFFFu;
         W.n = 0;
         W.records = 0;
+#if MSAMP_CFG_EMPTY_FREE
         W.last_slot1 = 0;
+#endif
         emit(msamp_core.seq);
     }
 }
