@@ -503,6 +503,17 @@ static void damage_garbage(const struct ref *r, const char *name, int rounds)
             g[n - 1] = first;
             a++;
         }
+        /* And garbage that ends with the byte before it repeats that byte: the frame it starts
+         * is then decoded whole from the garbage's last byte on, the original's frame read at
+         * another place (a 9-byte frame of docs-firmware-snippet's stream, its first byte 0x09
+         * repeated by the garbage's last, was called 'not a frame of the original'). Its last
+         * byte is made another, nonzero, and not the byte after it when it is the first too. */
+        if (a > 0 && g[n - 1] == r->orig.p[a - 1]) {
+            do
+                g[n - 1]++;
+            while (g[n - 1] == 0 || g[n - 1] == r->orig.p[a - 1] ||
+                   (n == 1 && a < len && g[0] == r->orig.p[a]));
+        }
         struct damaged d = { 0 };
         dmg_copy(&d, r, 0, a);
         dmg_insert(&d, g, n);
