@@ -6,7 +6,9 @@
  * grow_buffers' 50000: docs/DRAIN.md "Realloc chains"), and writes
  * the truth per leaf function: "site NAME - alloc_objects alloc_bytes inuse_objects inuse_bytes"
  * (check_truth.sh's format keyed by function name). Held blocks stay live until exit.
- * usage: hosted_app TRUTH.txt   (run with MSAMP_OUTPUT=stream.bin MSAMP_INTERVAL=R)
+ * usage: hosted_app TRUTH.txt [CHURN]   (run with MSAMP_OUTPUT=stream.bin MSAMP_INTERVAL=R)
+ * CHURN: churn_buffers' allocations (default 20000; t_end.sh's stalled reader needs more events
+ * than its ring and pipe hold).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -97,12 +99,13 @@ NOINLINE static void grow_buffers(int count)
 
 int main(int argc, char **argv)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: hosted_app TRUTH.txt\n");
+    int churn = argc == 3 ? atoi(argv[2]) : 20000;
+    if ((argc != 2 && argc != 3) || churn <= 0) {
+        fprintf(stderr, "usage: hosted_app TRUTH.txt [CHURN]\n");
         return 2;
     }
     make_list(30000);
-    churn_buffers(20000);
+    churn_buffers(churn);
     load_table(300);
     grow_buffers(200);
     FILE *f = fopen(argv[1], "w");

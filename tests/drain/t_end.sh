@@ -5,7 +5,9 @@
 #              stderr, --top, the profile's comments).
 #   truncated  the same stream without its last 200 bytes (END's frame and a few before): "stream
 #              ended without END: incomplete".
-#   stalled    hosted_app at MSAMP_INTERVAL=1 writing into a FIFO whose reader opens it and reads
+#   stalled    hosted_app at MSAMP_INTERVAL=1 (churn 200000: wire v2's 1-byte empty FREEs put the
+#              default's events in about 300 KiB, under the ring and the pipe) writing into a FIFO
+#              whose reader opens it and reads
 #              nothing until the program has done its allocations (the truth file appears at the
 #              end of main): the ring (256 KiB) and the pipe fill, most events are dropped; the
 #              reader then reads during the exit's flush: END arrives and drain counts the events
@@ -63,7 +65,7 @@ stalled() {
   # The interval pinned: the ring is to overflow (the link-aware device would raise the interval
   # instead: docs/ADAPTIVE.md "The link"), and drain to count what it lost.
   MSAMP_OUTPUT=$fifo MSAMP_INTERVAL=1 MSAMP_INTERVAL_PIN=1 MSAMP_FLUSH=inline MSAMP_EXIT_TIMEOUT_MS=$ms MSAMP_SEED=9 \
-    "$app" "$W/$name.truth" 2>"$W/$name.app.err" &
+    "$app" "$W/$name.truth" 200000 2>"$W/$name.app.err" &
   local prog=$!
   if [ "$until" = truth ]; then
     while [ ! -s "$W/$name.truth" ] && kill -0 $prog 2>/dev/null; do sleep 0.01; done
