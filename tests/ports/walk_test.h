@@ -47,6 +47,8 @@ static int ref_compare(void *arg, uintptr_t pc)
     ref_stopped = !more;
     return more;
 }
+#else
+#define TEST_ARM_CACHE 0 /* no cache in this build (the m23-gcc walker test): -Wundef */
 #endif
 static inline void walk_random(uintptr_t lo, uintptr_t hi, uintptr_t (*junk)(void),
                                uintptr_t (*text_pc)(void), msamp_frame_fn fn, void *arg)
