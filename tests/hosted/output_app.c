@@ -11,21 +11,23 @@
  *       exactly those lines. Prints "msamp_fd N" and "own_fd N".
  *   output_app loop N KEEP [PAUSE]
  *       N malloc+free pairs of 16..1039 bytes, every KEEP-th block kept to the end (0: none); with
- *       PAUSE, a 1 ms sleep every PAUSE pairs (the writer thread gets the time to fill a consumer's
- *       buffers however busy the machine is).
+ *       PAUSE, a 1 ms sleep every PAUSE pairs.
  *       Prints "mallocs N", "frees N", "loop_ms T" (the loop alone) and "end_ns T" (CLOCK_REALTIME
  *       when main returns; the exit flush runs after it).
  *   output_app peer PORTFILE DELAY_MS OUT      (run with MSAMP_DISABLE=1)
  *       A TCP peer on 127.0.0.1: binds an ephemeral port (a 4 KiB receive buffer when it stalls), writes the
  *       port to PORTFILE, accepts one connection, does not read for DELAY_MS (-1: never; it then
- *       waits to be killed), then reads everything into OUT until the peer closes.
+ *       waits to be killed; @FILE: until FILE is not empty, at most 60 s), then reads everything
+ *       into OUT until the peer closes. @FILE gates the read on an event, not a time: the slow
+ *       consumer of output_faults.sh waits for the program's stdout (written only when its loop
+ *       has ended), so the stall spans the whole loop however busy the machine is.
  *   output_app fstat N FILE                    (run with MSAMP_DISABLE=1)
  *       The cost of msamp's descriptor check (one fstat per write): ns per fstat on FILE (created),
  *       a pipe and a TCP socket, per write(2) of 4 KiB to FILE and per getppid (a system call that
  *       does nothing) for comparison, best of 5 runs of N calls each.
  *   output_app fifo PATH DELAY_MS OUT          (run with MSAMP_DISABLE=1)
- *       The same for a FIFO: opens PATH for reading at once, reads nothing for DELAY_MS (-1: never),
- *       then copies it into OUT to end of file.
+ *       The same for a FIFO: opens PATH for reading at once, reads nothing for DELAY_MS (-1: never;
+ *       @FILE: until FILE is not empty), then copies it into OUT to end of file.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -58,6 +60,26 @@ static void sleep_ms(long ms)
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000};
     while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
         ;
+}
+
+/* The consumer's stall: DELAY_MS, or "-1" (forever: waits to be killed), or "@FILE" (until FILE
+ * holds something, polled every 5 ms, at most 60 s). */
+static void stall(const char *delay)
+{
+    if (delay[0] == '@') {
+        struct stat st;
+        for (int i = 0; i < 12000; i++) {
+            if (stat(delay + 1, &st) == 0 && st.st_size > 0)
+                return;
+            sleep_ms(5);
+        }
+        return;
+    }
+    long ms = atol(delay);
+    if (ms < 0)
+        for (;;)
+            pause();
+    sleep_ms(ms);
 }
 
 static void die(const char *what)
@@ -214,7 +236,7 @@ static void copy_to(int fd, const char *out)
     close(o);
 }
 
-static int peer_mode(const char *portfile, long delay, const char *out)
+static int peer_mode(const char *portfile, const char *delay, const char *out)
 {
     struct sockaddr_in sa = {0};
     socklen_t len = sizeof sa;
@@ -224,7 +246,7 @@ static int peer_mode(const char *portfile, long delay, const char *out)
     if (s < 0)
         die("socket");
     setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    if (delay != 0) /* a consumer that stalls: little room on its side */
+    if (strcmp(delay, "0") != 0) /* a consumer that stalls: little room on its side */
         setsockopt(s, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
     sa.sin_family = AF_INET;
     sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -239,24 +261,18 @@ static int peer_mode(const char *portfile, long delay, const char *out)
     int c = accept(s, NULL, NULL);
     if (c < 0)
         die("accept");
-    if (delay < 0)
-        for (;;)
-            pause();
-    sleep_ms(delay);
+    stall(delay);
     copy_to(c, out);
     return 0;
 }
 
-static int fifo_mode(const char *path, long delay, const char *out)
+static int fifo_mode(const char *path, const char *delay, const char *out)
 {
     int fd = open(path, O_RDONLY);
 
     if (fd < 0)
         die(path);
-    if (delay < 0)
-        for (;;)
-            pause();
-    sleep_ms(delay);
+    stall(delay);
     copy_to(fd, out);
     return 0;
 }
@@ -305,9 +321,9 @@ int main(int argc, char **argv)
     if ((argc == 4 || argc == 5) && strcmp(argv[1], "loop") == 0)
         return loop_mode(atol(argv[2]), atol(argv[3]), argc == 5 ? atol(argv[4]) : 0);
     if (argc == 5 && strcmp(argv[1], "peer") == 0)
-        return peer_mode(argv[2], atol(argv[3]), argv[4]);
+        return peer_mode(argv[2], argv[3], argv[4]);
     if (argc == 5 && strcmp(argv[1], "fifo") == 0)
-        return fifo_mode(argv[2], atol(argv[3]), argv[4]);
+        return fifo_mode(argv[2], argv[3], argv[4]);
     fprintf(stderr, "usage: output_app daemon close1023|closeall OWNFILE | loop N KEEP [PAUSE] |\n"
                     "       peer PORTFILE DELAY_MS OUT | fifo PATH DELAY_MS OUT | fstat N FILE\n");
     return 2;

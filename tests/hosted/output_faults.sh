@@ -174,23 +174,25 @@ for flush in thread inline; do
     [ $exit_ms -le 2000 ] || fail "tcp-stalled-$flush: exit took $exit_ms ms, bound 1000 ms (+1 s margin)"
   fi
 
-  # Slow consumers: nothing read for 1.5 s while the program runs, then everything. The stream is
-  # valid and its DROPS account for what the full ring refused: at interval 1 (pinned) every
-  # malloc is an ALLOC and every free a FREE, received or counted in ring_records.
+  # Slow consumers: nothing read while the program's loop runs (the consumer waits for the
+  # program's stdout, written when the loop has ended: an event, not a time, so a loaded machine
+  # cannot make the loop end before the stall does), then everything. The stream is valid and its
+  # DROPS account for what the full ring refused: at interval 1 (pinned) every malloc is an ALLOC
+  # and every free a FREE, received or counted in ring_records.
   kind=fifo
   [ "$what" = stall ] || kind=tcp
   t=slow-$kind-$flush
   if [ $kind = fifo ]; then
     fresh_fifo "$dir/slow"
-    helper fifo "$dir/slow" 1500 "$dir/$t.bin"
+    helper fifo "$dir/slow" "@$dir/$t.out" "$dir/$t.bin"
     out="$dir/slow"
   else
-    tcp_peer 1500 "$dir/$t.bin"
+    tcp_peer "@$dir/$t.out" "$dir/$t.bin"
     out="tcp:127.0.0.1:$port"
   fi
   hp=$!
   n=200000
-  [ $kind = fifo ] || n=700000:1400 # more than the socket buffers hold
+  [ $kind = fifo ] || n=700000 # more than the socket buffers hold
   run "$t" $n "${common[@]}" MSAMP_INTERVAL_PIN=1 MSAMP_EXIT_TIMEOUT_MS=20000 MSAMP_OUTPUT="$out"
   wait $hp || fail "$t: the consumer failed"
   "$check" decode "$dir/$t.bin" > "$dir/$t.decode" || { cat "$dir/$t.decode"; fail "$t: damaged stream"; }
