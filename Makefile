@@ -92,7 +92,7 @@ test: ## Run every test (installs missing packages when root); ends with "N pass
 # docs/TESTS.md's make check section names every test of it.
 CHECK_TESTS := $(foreach t,unit-spread drain-unit unit-fill unit-adapt decoder-robust unit-writer_bitwise \
 	unit-fail msamp-dump-cli vectors-decode unit-writer_nibble unit-writer unit-sampler unit-sampler32 \
-	unit-command unit-core unit-tiny unit-vectors unit-tables unit-tables_compact unit-budget \
+	unit-command unit-core unit-tiny unit-vectors unit-tables unit-tables_compact unit-tables_runtime unit-budget \
 	decoder-unit drain-stages,$(filter $(t),$(TESTS)))
 CHECK_UNIT := $(patsubst unit-%,%,$(filter unit-%,$(CHECK_TESTS)))
 CHECK_BUILD = $(addprefix $(UNIT_OUT)/test_,$(filter-out spread,$(CHECK_UNIT)) vectors_addr \

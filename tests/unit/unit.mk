@@ -71,6 +71,12 @@ $(UNIT_OUT)/test_tables_compact: tests/unit/test_tables.c src/msamp_live.c src/m
 	@mkdir -p $(@D)
 	$(UNIT_CC) $(UNIT_CFLAGS) $(UNIT_SMALL) -DMSAMP_CFG_HEAPDUMP=0 $(filter %.c %.o,$^) -o $@
 
+# The free filter of tables sized at init (the hosted build's): counts, a detached slot, a cell at 255.
+$(UNIT_OUT)/test_tables_runtime: tests/unit/test_tables_runtime.c src/msamp_live.c src/msamp_table_dump.c \
+		src/msamp_sampler.c $(UNIT_DEPS)
+	@mkdir -p $(@D)
+	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_RUNTIME_TABLES=1 $(filter %.c %.o,$^) -o $@
+
 $(UNIT_OUT)/test_core: tests/unit/test_core.c tests/unit/fake_port.c $(MSAMP_CORE_SRCS) \
 		$(UNIT_WRAPS) $(UNIT_HOSTDEC) $(UNIT_DEPS) $(HOSTDEC_HDRS)
 	@mkdir -p $(@D)
@@ -157,7 +163,7 @@ $(UNIT_OUT)/test_budget: tests/unit/test_budget.c tests/unit/fake_port.c $(MSAMP
 	$(UNIT_CC) $(UNIT_CFLAGS) -DMSAMP_CFG_TASK_BUDGETS=2 -DMSAMP_CFG_RING_SIZE=4096 \
 		$(filter %.c %.o,$^) -lz -lm -o $@
 
-UNIT_TESTS := sampler sampler32 writer writer_nibble writer_bitwise tables tables_compact core core_small tiny tiny_minimal vectors \
+UNIT_TESTS := sampler sampler32 writer writer_nibble writer_bitwise tables tables_compact tables_runtime core core_small tiny tiny_minimal vectors \
 	adapt adapt_compact fill fill_tiny fail fail_tiny command command_tiny budget
 TESTS += $(addprefix unit-,$(UNIT_TESTS))
 
