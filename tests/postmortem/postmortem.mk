@@ -76,15 +76,16 @@ test-postmortem-hosted-gcore: ## Post-mortem: a hosted program (PIE and -no-pie,
 # The dump reader's fuzzer. Its inputs are memory images (the seeds are 6-47 KB), so its own
 # length limit; FUZZ_HEAPDUMP_SECONDS (5) for `make test` (the other targets' FUZZ_SHORT_SECONDS is 20).
 FUZZ_HEAPDUMP_SECONDS ?= 5
-$(FUZZ_DIR)/heapdump_fuzz: tests/postmortem/fuzz_heapdump.c $(FUZZ_DRAIN_DEPS)
+$(FUZZ_DIR)/heapdump_fuzz: tests/postmortem/fuzz_heapdump.c $(FUZZ_DRAIN_LIB)
 	@mkdir -p $(@D)
-	clang $(FUZZ_CFLAGS) $(DRAIN_INC) $< $(FUZZ_DRAIN_SRCS) $(DRAIN_LIBS) -o $@
+	clang $(FUZZ_CFLAGS) $(DRAIN_INC) $< $(FUZZ_DRAIN_LIB) $(DRAIN_LIBS) -o $@
 $(FUZZ_DIR)/heapdump-seed/.made: $(wildcard tests/postmortem/seeds/*.gz)
 	@rm -rf $(@D) && mkdir -p $(@D)
 	@for f in $^; do gzip -dc $$f >$(@D)/$$(basename $$f .gz); done
 	@touch $@
 define fuzz_heapdump_run
 	@tests/need.sh clang
+	$(fuzz_lib)
 	@$(MAKE) --no-print-directory $(FUZZ_DIR)/heapdump_fuzz $(FUZZ_DIR)/heapdump-seed/.made
 	@mkdir -p $(FUZZ_DIR)/heapdump-corpus $(FUZZ_DIR)/heapdump-crashes
 	$(FUZZ_ENV) $(FUZZ_DIR)/heapdump_fuzz $(1) $(FUZZ_OPTS) -max_len=65536 \
