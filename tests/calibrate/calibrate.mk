@@ -18,6 +18,8 @@ $(CALIB_T)/calib_app $(CALIB_T)/exhaust_app: $(CALIB_T)/%: tests/calibrate/%.c $
 	  $$(PKG_CONFIG_PATH=$(BUILD)/hosted pkg-config --libs msamp) -o $@
 
 CALIB_UNHELD_APP := $(BUILD)/tests/hosted/unheld_app
+# drain-verdict-family (make test's second lane) runs it too: built before the lanes start.
+TEST_PREREQS += $(CALIB_T)/calib_app
 CALIB_DEPS := host_tools/drain host_tools/msamp-dump $(CALIB_T)/calib_app $(CALIB_T)/exhaust_app $(CALIB_UNHELD_APP)
 
 test-calibrate: $(CALIB_DEPS) ## Calibration, short form: coverage of the 95 % intervals in [90, 99] % and |t| of the bias <= 4 per (workload, measure), hosted workloads of every table event
