@@ -119,9 +119,11 @@ uint32_t msamp_crc32(uint32_t crc, const void *data, size_t len)
     return crc;
 }
 
-/* zero_free: the caller knows in holds no 0x00 (it cut the frame at its delimiters). */
+/* zero_free: the caller knows in holds no 0x00 (it cut the frame at its delimiters). padded: in
+ * and out have MSAMP_COBS_SLACK bytes past len and cap, so a short group is copied whole in one
+ * move of that size (most groups are a few bytes: a call of memcpy each cost more than the copy). */
 static inline long cobs_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap,
-                               int zero_free)
+                               int zero_free, int padded)
 {
     size_t i = 0, o = 0;
     while (i < len) {
@@ -131,7 +133,10 @@ static inline long cobs_decode(const uint8_t *in, size_t len, uint8_t *out, size
         size_t n = code - 1u;
         if (n > cap - o || (!zero_free && memchr(in + i, 0, n) != NULL))
             return -1;
-        memcpy(out + o, in + i, n);
+        if (padded && n <= MSAMP_COBS_SLACK)
+            memcpy(out + o, in + i, MSAMP_COBS_SLACK);
+        else
+            memcpy(out + o, in + i, n);
         o += n;
         i += n;
         if (code != 0xFF && i < len) {
@@ -145,10 +150,15 @@ static inline long cobs_decode(const uint8_t *in, size_t len, uint8_t *out, size
 
 long msamp_cobs_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
 {
-    return cobs_decode(in, len, out, cap, 0);
+    return cobs_decode(in, len, out, cap, 0, 0);
 }
 
 long msamp_cobs_decode_zero_free(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
 {
-    return cobs_decode(in, len, out, cap, 1);
+    return cobs_decode(in, len, out, cap, 1, 0);
+}
+
+long msamp_cobs_decode_padded(const uint8_t *in, size_t len, uint8_t *out, size_t cap)
+{
+    return cobs_decode(in, len, out, cap, 1, 1);
 }

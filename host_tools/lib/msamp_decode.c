@@ -5,6 +5,7 @@
 #include <string.h>
 
 #define BODY_MIN (1u + MSAMP_WIRE_CRC_SIZE) /* seq + crc */
+_Static_assert(MSAMP_COBS_SLACK >= MSAMP_WIRE_MAX_VARINT, "a varint is read whole past an end");
 /* Latest frames remembered to drop repeats. */
 #define MSAMP_DEC_RECENT 16u
 
@@ -14,9 +15,11 @@ struct msamp_dec {
     struct msamp_dec_stats st;
 
     /* The frame being received (encoded, up to its 0x00), and its decoded body. */
-    uint8_t enc[MSAMP_WIRE_MAX_ENCODED];
-    /* The slack past the body: a varint is decoded before its end is checked (rd_varint). */
-    uint8_t body[MSAMP_WIRE_MAX_BODY + MSAMP_WIRE_MAX_VARINT];
+    /* Each with slack past its end: COBS copies a short group in one move of MSAMP_COBS_SLACK
+     * bytes (msamp_cobs_decode_padded), a varint is decoded before its end is checked
+     * (rd_varint). */
+    uint8_t enc[MSAMP_WIRE_MAX_ENCODED + MSAMP_COBS_SLACK];
+    uint8_t body[MSAMP_WIRE_MAX_BODY + MSAMP_COBS_SLACK];
     size_t body_len;
     uint32_t body_crc; /* the CRC it carries (checked) */
     uint64_t chunk_bytes; /* encoded bytes of the frame so far; beyond enc[] it is too long */
@@ -615,11 +618,11 @@ static void discard(struct msamp_dec *d, uint64_t bytes)
 
 static int frame_valid(struct msamp_dec *d)
 {
-    if (d->chunk_bytes > sizeof(d->enc))
+    if (d->chunk_bytes > MSAMP_WIRE_MAX_ENCODED)
         return 0;
     /* chunk_bytes fit: d->enc holds the bytes between two 0x00, none. */
-    long n_body = msamp_cobs_decode_zero_free(d->enc, (size_t)d->chunk_bytes, d->body,
-                                              MSAMP_WIRE_MAX_BODY);
+    long n_body = msamp_cobs_decode_padded(d->enc, (size_t)d->chunk_bytes, d->body,
+                                           MSAMP_WIRE_MAX_BODY);
     if (n_body < (long)BODY_MIN)
         return 0;
     d->body_len = (size_t)n_body;
@@ -658,8 +661,8 @@ void msamp_dec_feed(struct msamp_dec *d, const uint8_t *data, size_t len)
         if (run != 0) {
             if (d->chunk_bytes == 0)
                 d->chunk_start = d->st.bytes_in;
-            if (d->chunk_bytes < sizeof(d->enc)) {
-                size_t room = sizeof(d->enc) - (size_t)d->chunk_bytes;
+            if (d->chunk_bytes < MSAMP_WIRE_MAX_ENCODED) {
+                size_t room = MSAMP_WIRE_MAX_ENCODED - (size_t)d->chunk_bytes;
                 memcpy(d->enc + d->chunk_bytes, p, run < room ? run : room);
             }
             d->chunk_bytes += run;
