@@ -188,12 +188,13 @@ static const uint8_t *rd_bytes(struct rd *r, uint64_t n)
     return p;
 }
 
+/* record: a record of the stream (counted), not one of the decoder's events. */
 static inline __attribute__((always_inline)) void emit(struct msamp_dec *d,
-                                                       struct msamp_record *rec)
+                                                       struct msamp_record *rec, int record)
 {
     rec->ts = d->now_valid ? d->now : 0;
     rec->ts_valid = d->now_valid;
-    if (rec->type >= 0 || rec->type == MSAMP_DEC_UNKNOWN)
+    if (record)
         d->st.records++;
     if (d->fn)
         d->fn(d->arg, rec);
@@ -309,7 +310,22 @@ static uint64_t ptr_mask(const struct msamp_dec *d)
             *last_slot1 = rec->u.alloc.slot1;               \
         if (MSAMP_REC_##NAME == MSAMP_REC_REALLOC)          \
             *last_slot1 = rec->u.realloc.new_slot1;         \
-        break;
+        return varint_end(d, r, rec, time_fields(MSAMP_REC_##NAME));
+
+/* A varint record's fields are read: -1 when one was missing or invalid, else its dt (when its
+ * fields have one: `time`, time_fields' of its type, a constant in each case) advances the
+ * clock. */
+static inline __attribute__((always_inline)) int varint_end(struct msamp_dec *d,
+                                                            const struct rd *r,
+                                                            const struct msamp_record *rec,
+                                                            int time)
+{
+    if (r->err)
+        return -1;
+    if (time & TIME_DT)
+        clock_add(d, rec->dt);
+    return 0;
+}
 
 /* An empty FREE (wire v2): the slot the frame's latest ALLOC or REALLOC filled, at dt 0; none is
  * latest after it. Malformed when there is none. */
@@ -448,18 +464,13 @@ static inline __attribute__((always_inline)) int parse_payload(struct msamp_dec 
     switch (type) {
         MSAMP_WIRE_RECORDS(RD_FREEFORM, RD_VARINT)
     default:
+        d->st.records_unknown++;
         rec->type = MSAMP_DEC_UNKNOWN;
         rec->u.unknown.type = type;
         rec->u.unknown.payload = r->p;
         rec->u.unknown.len = rd_left(r);
         return 0;
     }
-    (void)on;
-    if (r->err)
-        return -1;
-    if (time_fields(rec->type) & TIME_DT)
-        clock_add(d, rec->dt);
-    return 0;
 }
 
 /* The members of struct msamp_record's union that the varint records fill, side by side: their
@@ -498,9 +509,7 @@ __attribute__((noinline)) static void parse_records(struct msamp_dec *d, const u
         struct msamp_record rec;
         memset(&rec.u, 0, sizeof(union varint_members));
         rec.type = type;
-        rec.dt = 0;
-        rec.ts = 0;
-        rec.ts_valid = 0;
+        rec.dt = 0; /* ts and ts_valid: emit's */
         rec.wire_len = (uint32_t)(p - start);
         if (parse_payload(d, &payload, &rec, &last_slot1) < 0) {
             d->st.records_malformed++;
@@ -508,9 +517,7 @@ __attribute__((noinline)) static void parse_records(struct msamp_dec *d, const u
                 clock_lost(d);
             continue;
         }
-        if (rec.type == MSAMP_DEC_UNKNOWN)
-            d->st.records_unknown++;
-        emit(d, &rec);
+        emit(d, &rec, 1);
     }
 }
 
@@ -601,7 +608,7 @@ static void frame_good(struct msamp_dec *d)
     rec.u.frame.lost = lost;
     rec.u.frame.offset = d->chunk_start;
     rec.u.frame.enc_len = (uint32_t)d->chunk_bytes;
-    emit(d, &rec);
+    emit(d, &rec, 0);
     parse_records(d, rec_start, rec_end);
 }
 
@@ -613,7 +620,7 @@ static void discard(struct msamp_dec *d, uint64_t bytes)
     memset(&rec, 0, sizeof(rec));
     rec.type = MSAMP_DEC_LOSS;
     rec.u.loss.bytes = bytes;
-    emit(d, &rec);
+    emit(d, &rec, 0);
 }
 
 static int frame_valid(struct msamp_dec *d)
