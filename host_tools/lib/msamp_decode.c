@@ -158,16 +158,21 @@ static inline __attribute__((always_inline)) uint64_t rd_varint(struct rd *r)
                 n = 3;
             } else {
                 struct varint x = varint_long(p);
+                if (x.n == 0) {
+                    rd_fail(r);
+                    return 0;
+                }
                 v = x.v;
-                n = x.n != 0 ? x.n : SIZE_MAX;
+                n = x.n;
             }
         }
     }
-    if (n > (size_t)(r->end - p)) {
+    const uint8_t *q = p + n; /* inside the slack */
+    if (q > r->end) {
         rd_fail(r);
         return 0;
     }
-    r->p = p + n;
+    r->p = q;
     return v;
 }
 
