@@ -5,6 +5,7 @@
 #include <string.h>
 
 #define BODY_MIN (1u + MSAMP_WIRE_CRC_SIZE) /* seq + crc */
+_Static_assert(MSAMP_COBS_SLACK >= MSAMP_WIRE_MAX_VARINT, "a varint is read whole past an end");
 /* Latest frames remembered to drop repeats. */
 #define MSAMP_DEC_RECENT 16u
 
@@ -14,8 +15,11 @@ struct msamp_dec {
     struct msamp_dec_stats st;
 
     /* The frame being received (encoded, up to its 0x00), and its decoded body. */
-    uint8_t enc[MSAMP_WIRE_MAX_ENCODED];
-    uint8_t body[MSAMP_WIRE_MAX_BODY];
+    /* Each with slack past its end: COBS copies a short group in one move of MSAMP_COBS_SLACK
+     * bytes (msamp_cobs_decode_padded), a varint is decoded before its end is checked
+     * (rd_varint). */
+    uint8_t enc[MSAMP_WIRE_MAX_ENCODED + MSAMP_COBS_SLACK];
+    uint8_t body[MSAMP_WIRE_MAX_BODY + MSAMP_COBS_SLACK];
     size_t body_len;
     uint32_t body_crc; /* the CRC it carries (checked) */
     uint64_t chunk_bytes; /* encoded bytes of the frame so far; beyond enc[] it is too long */
@@ -73,7 +77,10 @@ int msamp_dec_stats_damaged(const struct msamp_dec_stats *st)
            st->records_malformed != 0;
 }
 
-/* Field readers: every read is checked, and an error sticks until the record is dropped. */
+/* Field readers: every read is checked, and an error sticks until the record is dropped: it sets
+ * err and moves p to end, so that every later read fails too. Every reader reads d->body, which
+ * has MSAMP_WIRE_MAX_VARINT bytes of slack past any record's end: a varint is decoded from the
+ * bytes there and then checked against the end, one test instead of one a byte. */
 
 struct rd {
     const uint8_t *p, *end;
@@ -85,10 +92,16 @@ static size_t rd_left(const struct rd *r)
     return (size_t)(r->end - r->p);
 }
 
+static inline void rd_fail(struct rd *r)
+{
+    r->err = 1;
+    r->p = r->end;
+}
+
 static uint8_t rd_u8(struct rd *r)
 {
-    if (r->err || r->p == r->end) {
-        r->err = 1;
+    if (r->p == r->end) {
+        rd_fail(r);
         return 0;
     }
     return *r->p++;
@@ -96,8 +109,8 @@ static uint8_t rd_u8(struct rd *r)
 
 static uint32_t rd_u32le(struct rd *r)
 {
-    if (r->err || rd_left(r) < 4) {
-        r->err = 1;
+    if (rd_left(r) < 4) {
+        rd_fail(r);
         return 0;
     }
     uint32_t v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 | (uint32_t)r->p[2] << 16 |
@@ -106,71 +119,61 @@ static uint32_t rd_u32le(struct rd *r)
     return v;
 }
 
-/* Unsigned LEB128: at most 10 bytes, and the 10th may only hold bit 63. */
-static uint64_t rd_varint_long(struct rd *r)
+/* A varint's value and length (0: not a varint, its 10th byte holds more than bit 63). */
+struct varint {
+    uint64_t v;
+    size_t n;
+};
+
+/* Unsigned LEB128 at p, whatever the end: at most 10 bytes, and the 10th may only hold bit 63. */
+static struct varint varint_long(const uint8_t *p)
 {
-    if (r->err)
-        return 0;
-    const uint8_t *p = r->p;
-    size_t left = (size_t)(r->end - p);
     uint64_t v = 0;
-    /* The inline path (rd_varint) comes here with a value of four bytes or more, or fewer than
-     * three bytes left. */
-    if (left >= MSAMP_WIRE_MAX_VARINT) {
-        /* Ten bytes are there: no bounds check per byte. */
-        for (unsigned i = 0; i < MSAMP_WIRE_MAX_VARINT - 1; i++) {
-            uint64_t b = p[i];
-            v |= (b & 0x7Fu) << (7 * i);
-            if (b < 0x80u) {
-                r->p = p + i + 1;
-                return v;
-            }
-        }
-        if (p[9] <= 1u) {
-            r->p = p + 10;
-            return v | (uint64_t)p[9] << 63;
-        }
-        r->err = 1;
-        return 0;
-    }
-    for (unsigned i = 0; i < left; i++) {
+    for (unsigned i = 0; i < MSAMP_WIRE_MAX_VARINT - 1; i++) {
         uint64_t b = p[i];
-        if (i == MSAMP_WIRE_MAX_VARINT - 1 && b > 1)
-            break;
         v |= (b & 0x7Fu) << (7 * i);
-        if (b < 0x80u) {
-            r->p = p + i + 1;
-            return v;
-        }
+        if (b < 0x80u)
+            return (struct varint){ v, i + 1u };
     }
-    r->err = 1;
-    return 0;
+    if (p[9] <= 1u)
+        return (struct varint){ v | (uint64_t)p[9] << 63, MSAMP_WIRE_MAX_VARINT };
+    return (struct varint){ 0, 0 };
 }
 
 /* Most fields are one to three bytes (sizes, slots, time steps, stack ids): those inline, the
  * rest out of line. The readers and the record's parser are inlined into parse_records (callgrind:
- * a parser out of line costs more than the calls saved). */
+ * a parser out of line costs more than the calls saved). A varint that runs past the end is an
+ * error, as one cut short. */
 static inline __attribute__((always_inline)) uint64_t rd_varint(struct rd *r)
 {
     const uint8_t *p = r->p;
-    if (p < r->end && !r->err) {
-        if (p[0] < 0x80u) {
-            r->p = p + 1;
-            return p[0];
-        }
-        if (r->end - p >= 3) { /* shorter ends go out of line */
-            uint64_t lo = (uint64_t)(p[0] & 0x7Fu) | (uint64_t)(p[1] & 0x7Fu) << 7;
-            if (p[1] < 0x80u) {
-                r->p = p + 2;
-                return lo;
-            }
+    uint64_t v = p[0];
+    size_t n = 1;
+    if (v >= 0x80u) {
+        v = (v & 0x7Fu) | (uint64_t)p[1] << 7;
+        n = 2;
+        if (p[1] >= 0x80u) {
             if (p[2] < 0x80u) {
-                r->p = p + 3;
-                return lo | (uint64_t)p[2] << 14;
+                v = (v & 0x3FFFu) | (uint64_t)p[2] << 14;
+                n = 3;
+            } else {
+                struct varint x = varint_long(p);
+                if (x.n == 0) {
+                    rd_fail(r);
+                    return 0;
+                }
+                v = x.v;
+                n = x.n;
             }
         }
     }
-    return rd_varint_long(r);
+    const uint8_t *q = p + n; /* inside the slack */
+    if (q > r->end) {
+        rd_fail(r);
+        return 0;
+    }
+    r->p = q;
+    return v;
 }
 
 static uint64_t rd_svarint(struct rd *r)
@@ -181,8 +184,8 @@ static uint64_t rd_svarint(struct rd *r)
 
 static const uint8_t *rd_bytes(struct rd *r, uint64_t n)
 {
-    if (r->err || n > rd_left(r)) {
-        r->err = 1;
+    if (n > rd_left(r)) {
+        rd_fail(r);
         return NULL;
     }
     const uint8_t *p = r->p;
@@ -190,12 +193,13 @@ static const uint8_t *rd_bytes(struct rd *r, uint64_t n)
     return p;
 }
 
+/* record: a record of the stream (counted), not one of the decoder's events. */
 static inline __attribute__((always_inline)) void emit(struct msamp_dec *d,
-                                                       struct msamp_record *rec)
+                                                       struct msamp_record *rec, int record)
 {
     rec->ts = d->now_valid ? d->now : 0;
     rec->ts_valid = d->now_valid;
-    if (rec->type >= 0 || rec->type == MSAMP_DEC_UNKNOWN)
+    if (record)
         d->st.records++;
     if (d->fn)
         d->fn(d->arg, rec);
@@ -285,14 +289,15 @@ static uint64_t ptr_mask(const struct msamp_dec *d)
         return -1;
 #define RD_ADDR(m, field) RD_OPTIONAL(m, field, want_addr(d, r))
 #define RD_OPT(m, field) RD_OPTIONAL(m, field, rd_left(r) != 0)
+/* After an error p is at the end: no optional field is present. */
 #define RD_OPTIONAL(m, field, present)                      \
-    on = !r->err && (present);                              \
+    on = (present);                                         \
     if (on) {                                               \
         rec->u.m.field = rd_varint(r);                      \
         rec->u.m.has_##field = 1;                           \
     }
 #define RD_FLAG(m, field)                                   \
-    if (!r->err && rd_left(r) != 0)                         \
+    if (rd_left(r) != 0)                                    \
         rec->u.m.field = rd_varint(r) != 0;
 #define RD_WITH(m, field)                                   \
     if (on)                                                 \
@@ -310,7 +315,22 @@ static uint64_t ptr_mask(const struct msamp_dec *d)
             *last_slot1 = rec->u.alloc.slot1;               \
         if (MSAMP_REC_##NAME == MSAMP_REC_REALLOC)          \
             *last_slot1 = rec->u.realloc.new_slot1;         \
-        break;
+        return varint_end(d, r, rec, time_fields(MSAMP_REC_##NAME));
+
+/* A varint record's fields are read: -1 when one was missing or invalid, else its dt (when its
+ * fields have one: `time`, time_fields' of its type, a constant in each case) advances the
+ * clock. */
+static inline __attribute__((always_inline)) int varint_end(struct msamp_dec *d,
+                                                            const struct rd *r,
+                                                            const struct msamp_record *rec,
+                                                            int time)
+{
+    if (r->err)
+        return -1;
+    if (time & TIME_DT)
+        clock_add(d, rec->dt);
+    return 0;
+}
 
 /* An empty FREE (wire v2): the slot the frame's latest ALLOC or REALLOC filled, at dt 0; none is
  * latest after it. Malformed when there is none. */
@@ -423,11 +443,14 @@ static int parse_task(struct msamp_dec *d, struct rd *r, struct msamp_record *re
     return 0;
 }
 
-/* A record of a free-form layout has its parser, parse_<member>. */
+/* A record of a free-form layout has its parser, parse_<member>, given a copy of the reader: the
+ * varint records' reader stays in registers. */
 #define RD_FREEFORM(NAME, number, m)                        \
-    case MSAMP_REC_##NAME:                                  \
+    case MSAMP_REC_##NAME: {                                \
+        struct rd copy = *r;                                \
         rec->type = MSAMP_REC_##NAME;                       \
-        return parse_##m(d, r, rec);
+        return parse_##m(d, &copy, rec);                    \
+    }
 
 /* Fills rec from one payload; returns -1 when a required field is missing or invalid. *last_slot1:
  * the slot + 1 of the frame's latest ALLOC or REALLOC record (0: none, or an empty FREE freed
@@ -446,18 +469,13 @@ static inline __attribute__((always_inline)) int parse_payload(struct msamp_dec 
     switch (type) {
         MSAMP_WIRE_RECORDS(RD_FREEFORM, RD_VARINT)
     default:
+        d->st.records_unknown++;
         rec->type = MSAMP_DEC_UNKNOWN;
         rec->u.unknown.type = type;
         rec->u.unknown.payload = r->p;
         rec->u.unknown.len = rd_left(r);
         return 0;
     }
-    (void)on;
-    if (r->err)
-        return -1;
-    if (time_fields(rec->type) & TIME_DT)
-        clock_add(d, rec->dt);
-    return 0;
 }
 
 /* The members of struct msamp_record's union that the varint records fill, side by side: their
@@ -496,9 +514,7 @@ __attribute__((noinline)) static void parse_records(struct msamp_dec *d, const u
         struct msamp_record rec;
         memset(&rec.u, 0, sizeof(union varint_members));
         rec.type = type;
-        rec.dt = 0;
-        rec.ts = 0;
-        rec.ts_valid = 0;
+        rec.dt = 0; /* ts and ts_valid: emit's */
         rec.wire_len = (uint32_t)(p - start);
         if (parse_payload(d, &payload, &rec, &last_slot1) < 0) {
             d->st.records_malformed++;
@@ -506,9 +522,7 @@ __attribute__((noinline)) static void parse_records(struct msamp_dec *d, const u
                 clock_lost(d);
             continue;
         }
-        if (rec.type == MSAMP_DEC_UNKNOWN)
-            d->st.records_unknown++;
-        emit(d, &rec);
+        emit(d, &rec, 1);
     }
 }
 
@@ -599,7 +613,7 @@ static void frame_good(struct msamp_dec *d)
     rec.u.frame.lost = lost;
     rec.u.frame.offset = d->chunk_start;
     rec.u.frame.enc_len = (uint32_t)d->chunk_bytes;
-    emit(d, &rec);
+    emit(d, &rec, 0);
     parse_records(d, rec_start, rec_end);
 }
 
@@ -611,16 +625,16 @@ static void discard(struct msamp_dec *d, uint64_t bytes)
     memset(&rec, 0, sizeof(rec));
     rec.type = MSAMP_DEC_LOSS;
     rec.u.loss.bytes = bytes;
-    emit(d, &rec);
+    emit(d, &rec, 0);
 }
 
 static int frame_valid(struct msamp_dec *d)
 {
-    if (d->chunk_bytes > sizeof(d->enc))
+    if (d->chunk_bytes > MSAMP_WIRE_MAX_ENCODED)
         return 0;
     /* chunk_bytes fit: d->enc holds the bytes between two 0x00, none. */
-    long n_body = msamp_cobs_decode_zero_free(d->enc, (size_t)d->chunk_bytes, d->body,
-                                              sizeof(d->body));
+    long n_body = msamp_cobs_decode_padded(d->enc, (size_t)d->chunk_bytes, d->body,
+                                           MSAMP_WIRE_MAX_BODY);
     if (n_body < (long)BODY_MIN)
         return 0;
     d->body_len = (size_t)n_body;
@@ -659,8 +673,8 @@ void msamp_dec_feed(struct msamp_dec *d, const uint8_t *data, size_t len)
         if (run != 0) {
             if (d->chunk_bytes == 0)
                 d->chunk_start = d->st.bytes_in;
-            if (d->chunk_bytes < sizeof(d->enc)) {
-                size_t room = sizeof(d->enc) - (size_t)d->chunk_bytes;
+            if (d->chunk_bytes < MSAMP_WIRE_MAX_ENCODED) {
+                size_t room = MSAMP_WIRE_MAX_ENCODED - (size_t)d->chunk_bytes;
                 memcpy(d->enc + d->chunk_bytes, p, run < room ? run : room);
             }
             d->chunk_bytes += run;

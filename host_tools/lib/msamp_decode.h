@@ -182,6 +182,10 @@ long msamp_cobs_decode(const uint8_t *in, size_t len, uint8_t *out, size_t cap);
 /* The same for bytes known to hold no 0x00 (the decoder's: it cuts frames at them), without
  * looking for one. */
 long msamp_cobs_decode_zero_free(const uint8_t *in, size_t len, uint8_t *out, size_t cap);
+/* The same again, for buffers with MSAMP_COBS_SLACK bytes past len (in) and cap (out) that it may
+ * read and write (what it writes there is not the decoded frame's). */
+#define MSAMP_COBS_SLACK 16u
+long msamp_cobs_decode_padded(const uint8_t *in, size_t len, uint8_t *out, size_t cap);
 
 /* Name of an architecture code ("aarch64", ...) or "unknown". */
 const char *msamp_arch_name(unsigned arch);
