@@ -21,6 +21,7 @@ struct sel {
     const char *label[MAX_FILTERS];
     int nlabel;
     long ntop; /* top's --top N */
+    int exact; /* merge's --exact */
     const char *params[2 * MAX_FILTERS + 4 + MAX_TYPES];
     int nparams;
     struct buf where;    /* over msamp_profile p */
