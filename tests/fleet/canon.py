@@ -4,7 +4,8 @@
 # sample as its stack (each frame its functions, or its mapping's file, build id and offset in the
 # file: not the address, which follows the first process merged) and its labels, with its values
 # (samples of one stack and labels summed), sorted; the comments, sorted, each verdict comment's
-# numbers rounded to 9 significant digits (sums of the same doubles grouped otherwise).
+# sample named by its stack (not its index) and its numbers rounded to 9 significant digits (sums
+# of the same doubles grouped otherwise).
 import gzip, re, sys
 from collections import defaultdict
 from pbwire import varint
@@ -63,7 +64,7 @@ def frame(lid):
     m = maps.get(l.get(2, 0), {})
     return f"{s(m.get(5, 0))}[{s(m.get(6, 0))}]+{l.get(3, 0) - m.get(2, 0) + m.get(4, 0):#x}"
 
-agg = defaultdict(lambda: None)
+agg, keys = defaultdict(lambda: None), []
 for sm in samples:
     lids, vals, labels = [], [], []
     for k, wt, x in sm:
@@ -73,11 +74,13 @@ for sm in samples:
             d = {kk: xx for kk, _, xx in fields(x)}
             labels.append((s(d.get(1, 0)), s(d.get(2, 0)), signed(d.get(3, 0)), s(d.get(4, 0))))
     key = (tuple(frame(l) for l in lids), tuple(sorted(labels)))
+    keys.append(key)
     agg[key] = vals if agg[key] is None else [a + c for a, c in zip(agg[key], vals)]
 
 def rounded(c):
     if not c.startswith("msamp-verdict "): return c
-    return re.sub(r"-?\d+\.\d+(?:e[-+]?\d+)?|-?\d+e[-+]?\d+", lambda m: f"{float(m.group()):.9g}", c)
+    c = re.sub(r"\|sample=(\d+)", lambda m: "|sample=" + repr(keys[int(m.group(1))][0]), c)
+    return re.sub(r"(?<![\w.])-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", lambda m: f"{float(m.group()):.9g}", c)
 
 print("types", vt, "period", head.get("period_type"), head.get(12), "time", head.get(9), "duration", head.get(10))
 for key in sorted(agg): print("sample", key, agg[key])

@@ -20,7 +20,7 @@
  * missing or stale) or a profile of the other buckets (its file). */
 struct item {
     int whole;
-    char device[256], id[32], gen[32];
+    char device[256], id[32], gen[32], day[32];
     long long profiles, peaks; /* a bucket's profiles, and those of them with a peak */
     const uint8_t *bytes;      /* in the query's result, or made (fresh) */
     size_t len;
@@ -93,14 +93,14 @@ static int merge_rows(struct merger *mg, const PGresult *r, int from, int n, cha
  * them) merged and finished, as prof_write_file's bytes into it->made (peaks: mg's count). */
 static int bucket_make(PGconn *c, struct item *it, char *err, size_t errlen)
 {
-    const char *v[2] = {it->device, it->id};
+    const char *v[3] = {it->device, it->id, it->day};
     PGresult *r = PQexecParams(
         c,
         "SELECT p.bytes FROM msamp_bucket b JOIN msamp_profile p ON p.device = b.device"
         " AND p.build_id = b.build_id AND p.labels = b.labels"
-        " AND p.t_end >= to_timestamp(b.day * 86400) AND p.t_end < to_timestamp((b.day + 1) * 86400)"
-        " WHERE b.device = $1 AND b.id = $2::bigint ORDER BY p.t_start, p.device, p.id",
-        2, NULL, v, NULL, NULL, 1);
+        " WHERE b.device = $1 AND b.id = $2::bigint AND p.t_end >= to_timestamp($3::bigint * 86400)"
+        " AND p.t_end < to_timestamp(($3::bigint + 1) * 86400) ORDER BY p.t_start, p.device, p.id",
+        3, NULL, v, NULL, NULL, 1);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return db_err(c, r, "reading a bucket's profiles", err, errlen);
     struct merger mg;
@@ -199,19 +199,19 @@ static int items_merge(struct item *it, int n, const char *out, long long *nprof
 static void items_sql(struct buf *q, struct sel *s, int exact)
 {
     if (exact) {
-        buf_printf(q, "SELECT '0', p.device, p.id::text, NULL, NULL, NULL, p.bytes FROM msamp_profile p"
-                   " WHERE %s ORDER BY p.t_start, p.device, p.id", buf_cstr(&s->where));
+        buf_printf(q, "SELECT '0', p.device, p.id::text, NULL, NULL, NULL, p.bytes, NULL"
+                   " FROM msamp_profile p WHERE %s ORDER BY p.t_start, p.device, p.id",
+                   buf_cstr(&s->where));
         return;
     }
     const char *ver = add_param(s, DRAIN_VERSION);
-    fleet_sel_buckets(q, s);
+    fleet_sel_buckets(q, s, ", p.t_start, p.bytes");
     buf_printf(q, " SELECT '1', b.device, b.id::text, b.gen::text, b.profiles::text, m.peaks::text,"
-               " m.bytes, b.t_start_min AS t, b.id AS k FROM fb JOIN msamp_bucket b"
+               " m.bytes, b.day::text, b.t_start_min AS t, b.id AS k FROM fb JOIN msamp_bucket b"
                " ON b.device = fb.device AND b.id = fb.id LEFT JOIN msamp_merged m"
                " ON m.device = b.device AND m.bucket = b.id AND m.gen = b.gen AND m.drain = %s"
-               " UNION ALL SELECT '0', p.device, p.id::text, NULL, NULL, NULL, p.bytes, p.t_start, p.id"
-               " FROM pp JOIN msamp_profile p ON p.device = pp.device AND p.id = pp.id"
-               " AND p.t_end = pp.t_end ORDER BY 8, 2, 1, 9", ver);
+               " UNION ALL SELECT '0', device, id::text, NULL, NULL, NULL, bytes, NULL, t_start, id"
+               " FROM pp ORDER BY 9, 2, 1, 10", ver);
 }
 
 int fleet_merge(PGconn *c, struct sel *s, const char *out, int exact, char *err, size_t errlen)
@@ -236,6 +236,7 @@ int fleet_merge(PGconn *c, struct sel *s, const char *out, int exact, char *err,
         snprintf(it[i].gen, sizeof(it[i].gen), "%s", PQgetvalue(r, i, 3));
         it[i].profiles = atoll(PQgetvalue(r, i, 4));
         it[i].peaks = atoll(PQgetvalue(r, i, 5));
+        snprintf(it[i].day, sizeof(it[i].day), "%s", PQgetvalue(r, i, 7));
         it[i].bytes = (const uint8_t *)PQgetvalue(r, i, 6);
         it[i].len = (size_t)PQgetlength(r, i, 6);
         if (it[i].whole && it[i].len == 0)
