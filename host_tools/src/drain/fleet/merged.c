@@ -89,18 +89,17 @@ static int merge_rows(struct merger *mg, const PGresult *r, int from, int n, cha
     return 0;
 }
 
-/* Bucket it's merged profile made: its files (by start time and id, drain merge's order for
+/* The bucket's (it) merged profile made: its files (by start time and id, drain merge's order for
  * them) merged and finished, as prof_write_file's bytes into it->made (peaks: mg's count). */
+static const char sql_bucket_files[] =
+    "SELECT p.bytes FROM msamp_bucket b JOIN msamp_profile p ON p.device = b.device"
+    " AND p.build_id = b.build_id AND p.labels = b.labels"
+    " WHERE b.device = $1 AND b.id = $2::bigint AND p.t_end >= to_timestamp($3::bigint * 86400)"
+    " AND p.t_end < to_timestamp(($3::bigint + 1) * 86400) ORDER BY p.t_start, p.device, p.id";
 static int bucket_make(PGconn *c, struct item *it, char *err, size_t errlen)
 {
     const char *v[3] = {it->device, it->id, it->day};
-    PGresult *r = PQexecParams(
-        c,
-        "SELECT p.bytes FROM msamp_bucket b JOIN msamp_profile p ON p.device = b.device"
-        " AND p.build_id = b.build_id AND p.labels = b.labels"
-        " WHERE b.device = $1 AND b.id = $2::bigint AND p.t_end >= to_timestamp($3::bigint * 86400)"
-        " AND p.t_end < to_timestamp(($3::bigint + 1) * 86400) ORDER BY p.t_start, p.device, p.id",
-        3, NULL, v, NULL, NULL, 1);
+    PGresult *r = PQexecParams(c, sql_bucket_files, 3, NULL, v, NULL, NULL, 1);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return db_err(c, r, "reading a bucket's profiles", err, errlen);
     struct merger mg;
@@ -124,6 +123,11 @@ static int bucket_make(PGconn *c, struct item *it, char *err, size_t errlen)
 
 /* The buckets' merged profiles made now kept (msamp_merged, at the gen they were read at: a
  * newer one there is not replaced). A failure (a read-only role) is a note: the merge goes on. */
+static const char sql_merged_put[] =
+    "INSERT INTO msamp_merged AS o VALUES ($1, $2::bigint, $3::bigint, $4, $5::bigint, $6::bigint,"
+    " $7::bytea) ON CONFLICT (device, bucket) DO UPDATE SET gen = EXCLUDED.gen, drain ="
+    " EXCLUDED.drain, profiles = EXCLUDED.profiles, peaks = EXCLUDED.peaks, bytes = EXCLUDED.bytes"
+    " WHERE o.gen <= EXCLUDED.gen";
 static void buckets_store(PGconn *c, struct item *it, int n)
 {
     for (int i = 0; i < n; i++) {
@@ -135,13 +139,7 @@ static void buckets_store(PGconn *c, struct item *it, int n)
         const char *v[7] = {it[i].device, it[i].id, it[i].gen, DRAIN_VERSION, prof, peaks,
                             (const char *)it[i].made.p};
         int lens[7] = {0, 0, 0, 0, 0, 0, (int)it[i].made.len}, fmts[7] = {0, 0, 0, 0, 0, 0, 1};
-        PGresult *r = PQexecParams(
-            c,
-            "INSERT INTO msamp_merged AS o VALUES ($1, $2::bigint, $3::bigint, $4, $5::bigint,"
-            " $6::bigint, $7::bytea) ON CONFLICT (device, bucket) DO UPDATE SET gen = EXCLUDED.gen,"
-            " drain = EXCLUDED.drain, profiles = EXCLUDED.profiles, peaks = EXCLUDED.peaks,"
-            " bytes = EXCLUDED.bytes WHERE o.gen <= EXCLUDED.gen",
-            7, NULL, v, lens, fmts, 0);
+        PGresult *r = PQexecParams(c, sql_merged_put, 7, NULL, v, lens, fmts, 0);
         if (PQresultStatus(r) != PGRES_COMMAND_OK) {
             char err[1024];
             db_err(c, r, "storing a bucket's merged profile", err, sizeof(err));
