@@ -27,7 +27,7 @@ T=$(dirname "$0")
 rm -rf "$W" && mkdir -p "$W/p"
 trap pg_stop EXIT
 pg_start
-[ "$FILL" = sql ] && np=1 || np=$PROFILES
+[ "$FILL" = sql ] && np=$((1 + ${PUSH_N:-200})) || np=$PROFILES
 python3 - "$SRC" "$W/p" "$np" <<'PY'
 import sys
 src, out, n = open(sys.argv[1], "rb").read(), sys.argv[2], int(sys.argv[3])
@@ -85,9 +85,17 @@ site_b=$(size msamp_site)
 roll_b=$(pg_sql "select pg_total_relation_size('msamp_rollup') + pg_total_relation_size('msamp_bucket')")
 roll_n=$(pg_sql "select count(*) from msamp_rollup")
 file_b=$(stat -c %s "$SRC")
+# FILL=sql: the push rate into the filled store, PUSH_N more files (the source's time: one bucket)
+if [ "$FILL" = sql ]; then
+  p0=$(date +%s.%N)
+  ls "$W/p"/*.pb.gz | tail -n +2 | xargs -n "$BATCH" "$D" push --db "$PG_CONN" 2>"$W/push.err" || { tail -3 "$W/push.err"; exit 1; }
+  p1=$(date +%s.%N)
+  pushed="  push into the filled store: $(awk -v a="$p0" -v b="$p1" -v n="${PUSH_N:-200}" 'BEGIN { printf "%.1f ms per profile, %.1f profiles a second", (b - a) * 1000 / n, n / (b - a) }') (${PUSH_N:-200} files, batches of $BATCH files per drain push)"
+fi
 echo "bench-fleet: $n profiles of $sites sites ($rows site rows, $nbk buckets), source $(basename "$SRC") ($file_b bytes gzip)"
 if [ "$FILL" = sql ]; then
   echo "  filled by SQL (tests/fleet/fill.sql: $DEVICES devices, $PER_DAY profiles a device-day, site rows $([ "$SITES" = 1 ] && echo made || echo left out)) in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
+  echo "$pushed"
 else
   echo "  push: $(awk -v a="$t0" -v b="$t1" -v n="$n" 'BEGIN { printf "%.1f", (b - a) * 1000 / (n - 1) }') ms per profile (batches of $BATCH files per drain push)"
 fi
