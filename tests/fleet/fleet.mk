@@ -15,7 +15,7 @@ $(FLEET_T)/enospc.so: tests/fleet/enospc_shim.c
 	@mkdir -p $(@D)
 	$(CC) -std=c11 -O2 -Wall -Wextra -Werror -shared -fPIC $< -o $@ -ldl
 
-test-fleet-store: $(BUILD)/drain/drain-asan $(ANALYSIS_T)/growth_app $(ANALYSIS_T)/peak_app $(FLEET_T)/enospc.so ## PostgreSQL fleet store: push once, fleet merge = drain merge (all, by device, build, time, label; two QEMU boards), top, devices by min free heap, leaks by the latest profile's verdict and across consecutive profiles (3 seeds; a device of one profile), partitions by month and their pruning, prune --before, migration from versions 1 and 2, server down, wrong password, newer schema, full disk
+test-fleet-store: $(BUILD)/drain/drain-asan $(ANALYSIS_T)/growth_app $(ANALYSIS_T)/peak_app $(FLEET_T)/enospc.so ## PostgreSQL fleet store: push once, fleet merge --exact = drain merge byte for byte and fleet merge = it as canon.py's text (all, by device, build, time, label; two QEMU boards), top, devices by min free heap, leaks by the latest profile's verdict and across consecutive profiles (3 seeds; a device of one profile), partitions by month and their pruning, prune --before, migration from versions 1 and 2, server down, wrong password, newer schema, full disk
 	@tests/need.sh arm-none-eabi-gcc qemu-system-arm
 	@[ -f $(ANALYSIS_T)/board/b.pb.gz ] || $(MAKE) --no-print-directory test-analysis-board
 	@$(MAKE) --no-print-directory -s BOARD=$(FLEET_BOARD2) $(BUILD)/$(FLEET_BOARD2)/analysis/analysis_fw.elf
@@ -53,7 +53,7 @@ test-fleet-libframes: $(BUILD)/drain/drain-asan $(DRAIN_T)/libframes/libframes_a
 
 # The rollups against the full scan (tests/fleet/t_rollup.sh on a generated stream: no board).
 TESTS += fleet-rollup
-test-fleet-rollup: $(BUILD)/drain/drain-asan $(DRAIN_T)/gen ## PostgreSQL fleet store: fleet top by the rollups equals the full scan over the site rows (4 devices, 2 build ids, 5 times each; no filter, each filter and several, times that cut a bucket), after prune cuts buckets, and on a version 3 store migrated to 4
+test-fleet-rollup: $(BUILD)/drain/drain-asan $(DRAIN_T)/gen ## PostgreSQL fleet store: fleet top by the rollups equals the full scan over the site rows, fleet merge by the buckets' merged profiles equals --exact (canon.py; one bucket byte for byte; made again after a push into it) (4 devices, 2 build ids, 5 times each; no filter, each filter and several, times that cut a bucket), after prune cuts buckets, and on a version 3 store migrated to 5
 	@tests/need.sh python3
 	DRAIN=$(BUILD)/drain/drain-asan W=$(FLEET_T)/rollup GEN=$(DRAIN_T)/gen \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/fleet/t_rollup.sh

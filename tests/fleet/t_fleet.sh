@@ -88,7 +88,9 @@ order() {
   pg_sql "select encode(sha256, 'hex') from msamp_profile p where $1 order by t_start, device, id" |
     while read -r h; do awk -v h="$h" '$1 == h { print $2 }' "$W/files.sha"; done
 }
-# check NAME SQL-WHERE FILTER...: fleet merge of the filter equals drain merge of the files SQL selects
+# check NAME SQL-WHERE FILTER...: fleet merge --exact of the filter equals drain merge of the files
+# SQL selects byte for byte; fleet merge (the buckets' merged profiles) equals it as canon.py's text
+# (docs/FLEET.md "Merged buckets": the same samples, values and comments, in another order)
 check() {
   local name=$1 where=$2
   shift 2
@@ -97,6 +99,8 @@ check() {
   [ -n "$sel" ] || { fail "$name: the selection is empty"; return; }
   "$D" fleet --db "$PG_CONN" merge "$W/f.$name.pb.gz" "$@" 2>"$W/f.$name.err" ||
     { fail "$name: fleet merge exit $? ($(cat "$W/f.$name.err"))"; return; }
+  "$D" fleet --db "$PG_CONN" merge "$W/x.$name.pb.gz" --exact "$@" 2>"$W/x.$name.err" ||
+    { fail "$name: fleet merge --exact exit $? ($(cat "$W/x.$name.err"))"; return; }
   # shellcheck disable=SC2086
   "$D" merge "$W/m.$name.pb.gz" $sel || { fail "$name: drain merge exit $?"; return; }
   # the six standard sample types (the variance types after them are compared with the bytes)
@@ -104,10 +108,13 @@ check() {
     grep -E '^TOTAL (inuse|alloc|freed)_(objects|space) ' >"$W/f.$name.tot"
   "$T/../analysis/pprof_sum.sh" "$W/m.$name.pb.gz" |
     grep -E '^TOTAL (inuse|alloc|freed)_(objects|space) ' >"$W/m.$name.tot"
-  if cmp -s "$W/f.$name.pb.gz" "$W/m.$name.pb.gz" && [ "$(wc -l <"$W/f.$name.tot")" = 6 ] &&
-     cmp -s "$W/f.$name.tot" "$W/m.$name.tot"; then
-    ok "$name: fleet merge = drain merge of $(echo "$sel" | wc -l) files (bytes and six totals)"
+  python3 "$T/canon.py" "$W/f.$name.pb.gz" >"$W/f.$name.txt" && python3 "$T/canon.py" "$W/m.$name.pb.gz" >"$W/m.$name.txt" ||
+    fail "$name: canon.py"
+  if cmp -s "$W/x.$name.pb.gz" "$W/m.$name.pb.gz" && [ "$(wc -l <"$W/f.$name.tot")" = 6 ] &&
+     cmp -s "$W/f.$name.tot" "$W/m.$name.tot" && cmp -s "$W/f.$name.txt" "$W/m.$name.txt"; then
+    ok "$name: fleet merge --exact = drain merge of $(echo "$sel" | wc -l) files (bytes); fleet merge = it as canon.py's text ($(sed 's/.*(//; s/)$//' "$W/f.$name.err"))"
   else
+    diff "$W/f.$name.txt" "$W/m.$name.txt" | head -6
     fail "$name: fleet merge differs from drain merge of $(echo $sel)"; diff "$W/f.$name.tot" "$W/m.$name.tot"
   fi
 }
@@ -323,8 +330,8 @@ pg_sql_db "$OLD" "insert into msamp_profile (device, sha256, build_id, session, 
   fail "version 1 rows"
 "$D" fleet --db "$OLD" devices --json "$W/old.json" >"$W/old.txt" 2>&1 || fail "devices on a version 1 store: $(cat "$W/old.txt")"
 got=$(python3 -c 'import json,sys; print(" ".join("%s:%s:%s:%s:%s:%s" % (d["device"], d["min_free"], d["free"], d["largest_free"], d["heap_total"], d["inuse"]) for d in json.load(open(sys.argv[1]))["devices"]))' "$W/old.json")
-[ "$got" = "old-heap:40:900:None:1000:12 old-none:None:None:None:None:5" ] && [ "$(pg_sql_db "$OLD" 'select max(version) from msamp_schema')" = 4 ] &&
-  ok "version 1 migrated to 4: $got" || fail "migration: [$got], version $(pg_sql_db "$OLD" 'select max(version) from msamp_schema')"
+[ "$got" = "old-heap:40:900:None:1000:12 old-none:None:None:None:None:5" ] && [ "$(pg_sql_db "$OLD" 'select max(version) from msamp_schema')" = 5 ] &&
+  ok "version 1 migrated to 5: $got" || fail "migration: [$got], version $(pg_sql_db "$OLD" 'select max(version) from msamp_schema')"
 "$D" push --db "$OLD" "$W/q1.s1.pb.gz" 2>"$W/old-push.err" && grep -q '1 profiles stored' "$W/old-push.err" &&
   ok "push to the migrated store" || fail "push to the migrated store: $(cat "$W/old-push.err")"
 # A version 2 store (MSAMP_DRAIN_FLEET_SCHEMA=2) holding this store's rows as version 2 kept
@@ -343,21 +350,22 @@ for tc in "msamp_profile|$cols" "msamp_site|device, profile_id, site, stack, tas
 done
 pg_sql_db "$V2" "select setval('msamp_profile_id_seq', (select max(id) from msamp_profile))" >/dev/null
 [ "$(pg_sql_db "$V2" 'select max(version) from msamp_schema')|$(pg_sql_db "$V2" "select count(*) from pg_inherits")" = "2|0" ] || fail "the version 2 store is not one"
-"$D" fleet --db "$PG_CONN" merge "$W/store.pb.gz" 2>/dev/null || fail "fleet merge of the store"
-"$D" fleet --db "$V2" merge "$W/v2.pb.gz" 2>"$W/v2.err" && cmp -s "$W/v2.pb.gz" "$W/store.pb.gz" &&
-  [ "$(pg_sql_db "$V2" 'select max(version) from msamp_schema')" = 4 ] &&
+"$D" fleet --db "$PG_CONN" merge "$W/store.pb.gz" --exact 2>/dev/null || fail "fleet merge of the store"
+"$D" fleet --db "$V2" merge "$W/v2.pb.gz" --exact 2>"$W/v2.err" && cmp -s "$W/v2.pb.gz" "$W/store.pb.gz" &&
+  [ "$(pg_sql_db "$V2" 'select max(version) from msamp_schema')" = 5 ] &&
   [ "$(pg_sql_db "$V2" "select (select count(*) from msamp_site) || ' ' || (select count(*) from msamp_leak)")" = "$(pg_sql "select (select count(*) from msamp_site) || ' ' || (select count(*) from msamp_leak)")" ] &&
   [ "$(pg_sql_db "$V2" "select string_agg(relname, ' ' order by relname) from pg_class where relname like 'msamp%' and relkind in ('r', 'p')")" = "$(pg_sql "select string_agg(relname, ' ' order by relname) from pg_class where relname like 'msamp%' and relkind in ('r', 'p')")" ] &&
-  ok "version 2 migrated to 4: merge = the store's, the same partitions" ||
+  ok "version 2 migrated to 5: merge = the store's, the same partitions" ||
   fail "version 2 migration: $(cat "$W/v2.err"), version $(pg_sql_db "$V2" 'select max(version) from msamp_schema')"
 old_month=$(pg_sql_db "$V2" "select string_agg(distinct to_char(t_end at time zone 'UTC', '\"p\"YYYYMM'), ' ') from msamp_profile where t_end >= '2000-01-01 00:00+00' and t_end < to_timestamp($t0)")
 "$D" fleet --db "$V2" prune --before "$t0" >"$W/prune.out" 2>&1 || fail "prune: exit $? ($(cat "$W/prune.out"))"
 sel=$(order "t_end >= to_timestamp($t0)")
-"$D" fleet --db "$V2" merge "$W/pruned.pb.gz" 2>"$W/pruned.err" && "$D" merge "$W/kept.pb.gz" $sel &&
-  cmp -s "$W/pruned.pb.gz" "$W/kept.pb.gz" && [ "$(pg_sql_db "$V2" "select count(*) from msamp_profile where t_end < to_timestamp($t0)")|$(pg_sql_db "$V2" "select count(*) from msamp_site where t_end < to_timestamp($t0)")" = "0|0" ] &&
+"$D" fleet --db "$V2" merge "$W/pruned.pb.gz" --exact 2>"$W/pruned.err" && "$D" merge "$W/kept.pb.gz" $sel &&
+  cmp -s "$W/pruned.pb.gz" "$W/kept.pb.gz" && "$D" fleet --db "$V2" merge "$W/pruned-b.pb.gz" 2>>"$W/pruned.err" &&
+  [ "$(python3 "$T/canon.py" "$W/pruned-b.pb.gz")" = "$(python3 "$T/canon.py" "$W/kept.pb.gz")" ] && [ "$(pg_sql_db "$V2" "select count(*) from msamp_profile where t_end < to_timestamp($t0)")|$(pg_sql_db "$V2" "select count(*) from msamp_site where t_end < to_timestamp($t0)")" = "0|0" ] &&
   [ -z "$(pg_sql_db "$V2" "select relname from pg_class where relname like '%_$old_month'")" ] && [ -n "$old_month" ] &&
   [ -n "$(pg_sql_db "$V2" "select relname from pg_class where relname = 'msamp_profile_default'")" ] &&
-  ok "prune --before the hosted start: $(cat "$W/prune.out" | cut -c20-); merge = drain merge of the $(echo "$sel" | wc -l) files kept" ||
+  ok "prune --before the hosted start: $(cat "$W/prune.out" | cut -c20-); merge --exact = drain merge of the $(echo "$sel" | wc -l) files kept, merge = it as canon.py's text" ||
   fail "prune: $(cat "$W/prune.out" "$W/pruned.err"), old month [$old_month]"
 # A month's partition made while its rows wait in the default partition (they got there before
 # it existed): they move into it, with their sites.

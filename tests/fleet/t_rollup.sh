@@ -6,7 +6,10 @@
 # (rollups of the buckets the selection holds whole, site rows of the rest) must equal the same
 # query with no bucket (every selected profile's site rows: the full scan), for no filter, each
 # filter and several together, times that cut a bucket included; again after prune cuts a bucket
-# (it is rebuilt from the rows left); and on a store of schema version 3 migrated to 4 by fleet.
+# (it is rebuilt from the rows left); and on a store of schema version 3 migrated to 5 by fleet.
+# fleet merge of each selection (the buckets' merged profiles: docs/FLEET.md "Merged buckets")
+# must equal --exact's as canon.py's text, one bucket's byte for byte, and a push into a bucket
+# makes its merged profile stale (made again).
 set -u
 D=${DRAIN:?} W=${W:?} GEN=${GEN:?}
 T=$(dirname "$0")
@@ -43,7 +46,34 @@ cut=$(pg_sql "select count(*) from msamp_bucket where t_end_min < to_timestamp($
 [ "$cut" -gt 0 ] && ok "--since $T1 cuts $cut buckets" || fail "--since $T1 cuts no bucket"
 cases=("" "--device session-0x5eed0001" "--build-id $B2" "--since $T1" "--until $T2"
   "--label session=0x5eed0002" "--device session-0x5eed0000 --device session-0x5eed0001 --since $((${T1%.*} - 172800)) --until $T2"
-  "--build-id $B1 --label session=0x5eed0000 --since $T1" "--since $T2 --until $T1")
+  "--build-id $B1 --label session=0x5eed0000 --since $T1" "--since $T2 --until $T1"
+  "$(pg_sql "select '--device ' || device || ' --build-id ' || build_id || ' --since ' || day * 86400 || ' --until ' || (day + 1) * 86400 - 1 from msamp_bucket order by profiles desc, id limit 1")")
+# merged CONN I CASE: the case's fleet merge (the merged profiles of the buckets it holds whole, made
+# or read) equals --exact's (drain merge's bytes: test-fleet-store) as canon.py's text (the same
+# samples, values, comments), twice (the second reads what the first kept: the same bytes); one
+# item (one bucket, or one profile) byte for byte. An empty selection fails alike.
+merged() {
+  local conn=$1 i=$2 c=$3 e1 e2 ex items
+  # shellcheck disable=SC2086 # the case's words
+  "$D" fleet --db "$conn" merge "$W/mg$i.pb.gz" $c 2>"$W/mg$i.err"; e1=$?
+  # shellcheck disable=SC2086
+  "$D" fleet --db "$conn" merge "$W/mh$i.pb.gz" $c 2>/dev/null; e2=$?
+  # shellcheck disable=SC2086
+  "$D" fleet --db "$conn" merge "$W/mx$i.pb.gz" --exact $c 2>"$W/mx$i.err"; ex=$?
+  if [ $e1 != 0 ] || [ $e2 != 0 ] || [ $ex != 0 ]; then
+    grep -q "no stored profile matches" "$W/mg$i.err" && grep -q "no stored profile matches" "$W/mx$i.err" && return 0
+    echo "  merge $c: exit $e1 $e2 --exact $ex: $(cat "$W/mg$i.err" "$W/mx$i.err")"; return 1
+  fi
+  python3 "$T/canon.py" "$W/mg$i.pb.gz" >"$W/mg$i.txt" && python3 "$T/canon.py" "$W/mx$i.pb.gz" >"$W/mx$i.txt" || return 1
+  cmp -s "$W/mg$i.txt" "$W/mx$i.txt" || { echo "  merge $c: differs from --exact"; diff "$W/mg$i.txt" "$W/mx$i.txt" | head -6; return 1; }
+  cmp -s "$W/mg$i.pb.gz" "$W/mh$i.pb.gz" || { echo "  merge $c: the second merge's bytes differ from the first's"; return 1; }
+  [ "$(grep -c '^sample' "$W/mg$i.txt")" -gt 0 ] || { echo "  merge $c: no sample"; return 1; }
+  items=$(sed -n 's/.* (\([0-9]*\) buckets. merged profiles, \([0-9]*\) files)$/\1 + \2/p' "$W/mg$i.err")
+  if [ -n "$items" ] && [ $((items)) = 1 ]; then
+    cmp -s "$W/mg$i.pb.gz" "$W/mx$i.pb.gz" || { echo "  merge $c: one item, not --exact's bytes"; return 1; }
+  fi
+  return 0
+}
 # same CONN WHAT [EMPTY]: each case's top --json by the rollups equals the full scan's (no bucket); each case selects
 # sites unless EMPTY (after prune) or it selects nothing by construction
 same() {
@@ -57,12 +87,27 @@ same() {
     "$D" fleet --db "$conn" top --top 1000 --json "$W/f$i.json" $c >/dev/null 2>"$W/f$i.err" || { bad=1; echo "  top $c: $(cat "$W/f$i.err")"; }
     pg_sql_db "$conn" "insert into msamp_bucket select * from t_bk; drop table t_bk"
     if ! cmp -s "$W/r$i.json" "$W/f$i.json"; then bad=1; echo "  top $c: the rollups' differ from the full scan's"; diff "$W/r$i.json" "$W/f$i.json" | head -4; fi
+    merged "$conn" "$i" "$c" || bad=1
     [ "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["sites"]))' "$W/f$i.json")" -gt 0 ] || [ "$c" = "--since $T2 --until $T1" ] || [ -n "$empty" ] ||
       { bad=1; echo "  top $c: no site"; }
   done
-  [ $bad = 0 ] && ok "$what: top by the rollups = the full scan, ${#cases[@]} selections" || fail "$what: top by the rollups differs from the full scan"
+  [ $bad = 0 ] && ok "$what: top by the rollups = the full scan, fleet merge by the buckets' merged profiles = --exact, ${#cases[@]} selections" || fail "$what: top by the rollups differs from the full scan, or merge from --exact"
 }
 same "$PG_CONN" "stored"
+grep -q "(1 buckets' merged profiles, 0 files)" "$W/mg${#cases[@]}.err" && cmp -s "$W/mg${#cases[@]}.pb.gz" "$W/mx${#cases[@]}.pb.gz" &&
+  ok "merge of one bucket whole ($(sed -n 's/.*: \([0-9]*\) profiles merged.*/\1/p' "$W/mg${#cases[@]}.err") profiles): its merged profile, byte for byte --exact's" ||
+  fail "merge of one bucket: $(cat "$W/mg${#cases[@]}.err")"
+kept=$(pg_sql "select count(*) from msamp_merged m join msamp_bucket b on b.device = m.device and b.id = m.bucket and b.gen = m.gen")
+[ "$kept" -gt 1 ] && ok "$kept buckets' merged profiles kept" || fail "buckets' merged profiles kept: $kept"
+# a profile pushed into a bucket whose merged profile is kept: its gen moves on, the next merge
+# makes it again (the merge still --exact's)
+bk=$(pg_sql "select b.id || ' ' || b.gen from msamp_bucket b join msamp_merged m on m.device = b.device and m.bucket = b.id where b.device = 'session-0x5eed0000' and b.build_id = '$B1' order by b.day desc limit 1")
+python3 "$T/relabel.py" "$W/d1.pb.gz" "$W/late.pb.gz" -60 && "$D" push --db "$PG_CONN" "$W/late.pb.gz" 2>/dev/null || fail "push late.pb.gz"
+g2=$(pg_sql "select gen from msamp_bucket where id = ${bk% *}")
+merged "$PG_CONN" late "--device session-0x5eed0000" && [ "$g2" = $((${bk#* } + 1)) ] &&
+  [ "$(pg_sql "select gen from msamp_merged where bucket = ${bk% *}")" = "$g2" ] &&
+  ok "a profile pushed into bucket ${bk% *}: gen ${bk#* } -> $g2, its merged profile made again, merge = --exact" ||
+  fail "a profile pushed into bucket ${bk% *} (gen ${bk#* } -> $g2): merge"
 
 # prune before T1 cuts the day-0 buckets (rebuilt from the rows left) and drops the older ones
 "$D" fleet --db "$PG_CONN" prune --before "$T1" >/dev/null 2>"$W/prune.err" || fail "prune: $(cat "$W/prune.err")"
@@ -70,18 +115,18 @@ left=$(pg_sql "select count(*) || ' ' || (select coalesce(sum(profiles), 0) from
 [ "${left% *}" = "${left#* }" ] && [ "${left% *}" -gt 0 ] && ok "prune: the buckets count the ${left% *} profiles left" || fail "prune: profiles and buckets' count: $left"
 same "$PG_CONN" "after prune" "(some selections empty)"
 
-# A store of schema version 3 migrated by fleet top: the files pushed, then what version 4 added
-# dropped (version 4 changes no table of version 3: its rows are as version 3 stored them).
+# A store of schema version 3 migrated by fleet top: the files pushed, then what versions 4 and 5
+# added dropped (they change no table of version 3: its rows are as version 3 stored them).
 pg_sql "create database v3"
 V3="${PG_CONN/dbname=postgres/dbname=v3}"
 "$D" push --db "$V3" "${files[@]}" 2>/dev/null || fail "push into v3"
-pg_sql_db "$V3" "drop table msamp_bucket, msamp_rollup; drop function msamp_day, msamp_vals_add, msamp_rollup_rebuild;
-  delete from msamp_schema where version = 4"
+pg_sql_db "$V3" "drop table msamp_bucket, msamp_rollup, msamp_merged; drop function msamp_day, msamp_vals_add, msamp_rollup_rebuild;
+  delete from msamp_schema where version >= 4"
 v=$(pg_sql_db "$V3" "select max(version) from msamp_schema")
 "$D" fleet --db "$V3" top >/dev/null 2>"$W/mig.err"; rc=$?
 v4=$(pg_sql_db "$V3" "select max(version) || ' ' || (select count(*) from msamp_bucket) from msamp_schema")
-[ "$v" = 3 ] && [ $rc = 0 ] && [ "$v4" = "4 ${nb% *}" ] && ok "version 3 store migrated to 4 by fleet top: $v4" ||
-  fail "migration 3 -> 4: version $v, exit $rc, then $v4, $(cat "$W/mig.err")"
+[ "$v" = 3 ] && [ $rc = 0 ] && [ "$v4" = "5 ${nb% *}" ] && ok "version 3 store migrated to 5 by fleet top: $v4" ||
+  fail "migration 3 -> 5: version $v, exit $rc, then $v4, $(cat "$W/mig.err")"
 same "$V3" "migrated from version 3"
 
 [ $nfail = 0 ] && echo "fleet rollups: all ok" || { echo "fleet rollups: $nfail failed"; exit 1; }

@@ -1,7 +1,8 @@
 /*
  * drain fleet (docs/FLEET.md): its command line (a query, the selection's filters), the store
- * opened and the times checked by the server, then the query: merge (merge.c on the stored bytes
- * of the selection), prune (old profiles removed, their month's partitions dropped whole), or a
+ * opened and the times checked by the server, then the query: merge (merged.c: merge.c on the
+ * buckets' merged profiles and the selection's other stored files), prune (old profiles removed,
+ * their month's partitions dropped whole), or a
  * query printing tables (top, devices, leaks: queries.h). The rest of the store: pq.c (libpq),
  * schema.c, push.c (drain push), query.c (the selection, the queries' loop).
  */
@@ -11,54 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fleet/merged.h"
 #include "fleet/pq.h"
 #include "fleet/queries.h"
 #include "fleet/query.h"
 #include "fleet/schema.h"
-#include "verdict/merge.h"
-#include "pprof/prof_file.h"
 #include "util.h"
-
-/* merge: the selection's stored profiles, by start time, merged as drain merge does (merge.c) into
- * out, written whole or not at all. */
-static int fleet_merge(PGconn *c, struct sel *s, const char *out, char *err, size_t errlen)
-{
-    struct buf q = {0};
-    buf_printf(&q, "SELECT p.bytes FROM msamp_profile p WHERE %s ORDER BY p.t_start, p.device, p.id",
-              buf_cstr(&s->where));
-    PGresult *r = PQexecParams(c, buf_cstr(&q), s->nparams, NULL, s->params, NULL, NULL, 1);
-    buf_free(&q);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK)
-        return db_err(c, r, "query", err, errlen);
-    int n = PQntuples(r);
-    if (n == 0) {
-        PQclear(r);
-        snprintf(err, errlen, "no stored profile matches the selection");
-        return -1;
-    }
-    struct merger mg;
-    merge_init(&mg);
-    int rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        struct prof in;
-        if (prof_read_mem(&in, (const uint8_t *)PQgetvalue(r, i, 0), (size_t)PQgetlength(r, i, 0),
-                          err, errlen) != 0) {
-            rc = -1;
-            break;
-        }
-        rc = merge_add(&mg, &in, err, errlen);
-        prof_free(&in);
-    }
-    PQclear(r);
-    if (rc == 0) {
-        merge_finish(&mg);
-        rc = prof_write_file(&mg.out, out, err, errlen);
-        if (rc == 0)
-            fprintf(stderr, "drain fleet merge: %d profiles merged into %s\n", n, out);
-    }
-    merge_free(&mg);
-    return rc;
-}
 
 /* prune --before T: the profiles whose t_end is before T go, with their sites and leaks: each
  * month's partitions that end at or before T are dropped whole (DROP TABLE: no row by row
@@ -111,7 +70,18 @@ static int fleet_prune(PGconn *c, struct sel *s, const char *before, char *err, 
         goto fail;
     deleted = atoll(PQgetvalue(r, 0, 0));
     PQclear(r);
-    /* the rollups of the buckets that held pruned profiles: rebuilt from the rows left */
+    /* the rollups of the buckets that held pruned profiles: rebuilt from the rows left; their
+     * merged profiles dropped, their gen moved on (one made meanwhile from the rows before is
+     * stale) */
+    q = (struct buf){0};
+    buf_printf(&q, "WITH g AS (UPDATE msamp_bucket SET gen = gen + 1 WHERE t_end_min < %s"
+               " RETURNING device, id) DELETE FROM msamp_merged m USING g WHERE m.device = g.device"
+               " AND m.bucket = g.id RETURNING 1", buf_cstr(&t));
+    r = sel_query(c, s, buf_cstr(&q), err, errlen);
+    buf_free(&q);
+    if (!r)
+        goto fail;
+    PQclear(r);
     q = (struct buf){0};
     buf_printf(&q, "SELECT msamp_rollup_rebuild(array_agg(id)) FROM msamp_bucket WHERE t_end_min < %s",
                buf_cstr(&t));
@@ -136,7 +106,7 @@ fail:
 }
 
 static const char fleet_usage[] =
-    "usage: drain fleet --db CONNINFO merge OUT.pb.gz [FILTER]...\n"
+    "usage: drain fleet --db CONNINFO merge OUT.pb.gz [--exact] [FILTER]...\n"
     "       drain fleet --db CONNINFO top|devices|leaks [--json FILE] [--top N] [FILTER]...\n"
     "       drain fleet --db CONNINFO prune --before T\n"
     "Queries the profiles drain push stored. FILTER: --device D (repeatable), --build-id B,\n"
@@ -165,6 +135,10 @@ static int sel_args(int argc, char **argv, int i, int merge, struct sel *s)
     double ntop = 20;
     for (; i < argc; i++) {
         const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(o, "--exact") == 0 && merge) { /* a flag: no value */
+            s->exact = 1;
+            continue;
+        }
         if (!v) {
             fprintf(stderr, "drain fleet: %s needs a value\n", o);
             return 2;
@@ -232,7 +206,7 @@ static int fleet_run(PGconn *c, char **argv, struct sel *s, char *err, size_t er
     if (rc != 0)
         return rc;
     if (strcmp(cmd, "merge") == 0)
-        return fleet_merge(c, s, argv[4], err, errlen);
+        return fleet_merge(c, s, argv[4], s->exact, err, errlen);
     if (before)
         return fleet_prune(c, s, before, err, errlen);
     return fleet_query_run(c, s, table_query(cmd), err, errlen);

@@ -499,7 +499,9 @@ static int row_read(struct push_row *w, const char *path, char *err, size_t errl
 
 /* The statements push prepares on each connection (push_prepare). The profile's row, unless its
  * hash is there (no row back), with its rollup bucket (docs/FLEET.md "Rollups": its device,
- * build id, labels and UTC day) made or widened in the same statement: its id, t_end, bucket. */
+ * build id, labels and UTC day) made or widened in the same statement, its gen moved on (the
+ * bucket's merged profile made before is stale: fleet merge makes it again): its id, t_end,
+ * bucket. */
 static const char sql_profile[] =
     "WITH p AS (INSERT INTO msamp_profile (device, build_id, session, kind, t_start, t_end,"
     " labels, sample_types, comments, failures, bytes, sha256, totals, heap_free,"
@@ -512,7 +514,7 @@ static const char sql_profile[] =
     " b AS (INSERT INTO msamp_bucket AS o (device, build_id, labels, day, profiles, t_start_min,"
     " t_start_max, t_end_min, t_end_max) SELECT device, build_id, labels, msamp_day(t_end), 1,"
     " t_start, t_start, t_end, t_end FROM p ON CONFLICT (device, build_id, labels, day) DO UPDATE"
-    " SET profiles = o.profiles + 1, t_start_min = least(o.t_start_min, EXCLUDED.t_start_min),"
+    " SET profiles = o.profiles + 1, gen = o.gen + 1, t_start_min = least(o.t_start_min, EXCLUDED.t_start_min),"
     " t_start_max = greatest(o.t_start_max, EXCLUDED.t_start_max),"
     " t_end_min = least(o.t_end_min, EXCLUDED.t_end_min),"
     " t_end_max = greatest(o.t_end_max, EXCLUDED.t_end_max) RETURNING id)"

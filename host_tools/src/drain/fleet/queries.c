@@ -49,7 +49,7 @@ static void top_sql(struct buf *b, struct sel *s, const struct fleet_rows *q)
     int base = s->nparams;
     for (int k = 0; k < nt; k++)
         add_param(s, PQgetvalue(q->aux, k, 0));
-    fleet_sel_buckets(b, s);
+    fleet_sel_buckets(b, s, NULL);
     buf_printf(b, ", u AS (SELECT r.stack, r.task, r.vals FROM fb JOIN msamp_rollup r"
                " ON r.device = fb.device AND r.bucket = fb.id UNION ALL SELECT st.stack, st.task,"
                " st.vals FROM pp CROSS JOIN LATERAL (SELECT * FROM msamp_site st WHERE st.device ="

@@ -159,13 +159,13 @@ int fleet_query_run(PGconn *c, struct sel *s, const struct fleet_query *d, char 
     return rc;
 }
 
-void fleet_sel_buckets(struct buf *b, struct sel *s)
+void fleet_sel_buckets(struct buf *b, struct sel *s, const char *pp_cols)
 {
     buf_printf(b, "WITH fb AS (SELECT b.device, b.id, b.build_id, b.labels, b.day"
                " FROM msamp_bucket b CROSS JOIN LATERAL (SELECT b.device, b.build_id, b.labels,"
                " b.t_end_min AS t_end, b.t_start_max AS t_start) p WHERE %s),"
-               " pp AS (SELECT p.device, p.id, p.t_end FROM msamp_profile p WHERE %s AND NOT EXISTS"
+               " pp AS (SELECT p.device, p.id, p.t_end%s FROM msamp_profile p WHERE %s AND NOT EXISTS"
                " (SELECT 1 FROM fb WHERE fb.device = p.device AND fb.build_id = p.build_id"
                " AND fb.labels = p.labels AND fb.day = msamp_day(p.t_end)))",
-               buf_cstr(&s->where), buf_cstr(&s->where));
+               buf_cstr(&s->where), pp_cols ? pp_cols : "", buf_cstr(&s->where));
 }

@@ -21,6 +21,7 @@ struct sel {
     const char *label[MAX_FILTERS];
     int nlabel;
     long ntop; /* top's --top N */
+    int exact; /* merge's --exact */
     const char *params[2 * MAX_FILTERS + 4 + MAX_TYPES];
     int nparams;
     struct buf where;    /* over msamp_profile p */
@@ -39,8 +40,9 @@ void sel_build(struct sel *s);
 /* The selection by rollup bucket (docs/FLEET.md "Rollups"), as two SQL CTEs into b: fb, the
  * buckets it holds whole (the filters true of each of their profiles: t_end at its least, t_start
  * at its most) with their device and id; pp, the profiles it selects of the other buckets, with
- * their device, id and t_end. A query reads fb's rollups and pp's site rows. */
-void fleet_sel_buckets(struct buf *b, struct sel *s);
+ * their device, id and t_end, then pp_cols (", p.COL..." of msamp_profile p; NULL none). A query
+ * reads fb's rollups and pp's site rows (merge: fb's merged profiles, pp's files). */
+void fleet_sel_buckets(struct buf *b, struct sel *s, const char *pp_cols);
 /* sql run with the selection's parameters: its rows, or NULL with "query: ..." in err. */
 PGresult *sel_query(PGconn *c, struct sel *s, const char *sql, char *err, size_t errlen);
 

@@ -1,7 +1,7 @@
 /*
- * The fleet store's schema (docs/FLEET.md "Schema"): its four versions as SQL, each migrating the
+ * The fleet store's schema (docs/FLEET.md "Schema"): its five versions as SQL, each migrating the
  * one before (version 3: the tables partitioned by month, msamp_partition making a month's;
- * version 4: the rollups), and
+ * version 4: the rollups; version 5: the buckets' merged profiles), and
  * db_schema, which creates the schema or migrates it to this drain's version under the advisory
  * lock, in one transaction.
  */
@@ -199,6 +199,19 @@ static const char schema_v4[] =
     "SELECT msamp_rollup_rebuild(array_agg(id)) FROM msamp_bucket;"
     "INSERT INTO msamp_schema VALUES (4);";
 
+/* Version 5: each bucket's merged profile (docs/FLEET.md "Merged buckets"): drain merge of the
+ * bucket's files (by start time and id), the bytes prof_write_file writes, made by the first
+ * fleet merge that reads the bucket whole. It holds while the bucket's gen is the one it was made
+ * at (push moves gen on, prune too) and drain's version the one that made it; peaks: how many of
+ * its profiles have a peak verdict (merge.c sums them). */
+static const char schema_v5[] =
+    "ALTER TABLE msamp_bucket ADD COLUMN gen bigint NOT NULL DEFAULT 0;"
+    "CREATE TABLE msamp_merged (device text NOT NULL, bucket bigint NOT NULL, gen bigint NOT NULL,"
+    " drain text NOT NULL, profiles bigint NOT NULL, peaks bigint NOT NULL, bytes bytea NOT NULL,"
+    " PRIMARY KEY (device, bucket));"
+    "ALTER TABLE msamp_merged ALTER COLUMN bytes SET STORAGE EXTERNAL;"
+    "INSERT INTO msamp_schema VALUES (5);";
+
 int schema_target(void)
 {
     const char *upto = getenv("MSAMP_DRAIN_FLEET_SCHEMA");
@@ -248,7 +261,7 @@ int db_schema(PGconn *c, int create, char *err, size_t errlen)
     if (v < target && v > 0 && schema_version(c, &v, "reading the schema version", err, errlen))
         goto fail;
     static const char *const steps[FLEET_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3,
-                                                                   schema_v4};
+                                                                   schema_v4, schema_v5};
     for (; v < target; v++)
         if (db_cmd(c, steps[v], v ? "migrating the schema" : "creating the schema", err, errlen) !=
             0)
