@@ -133,9 +133,12 @@ static void json_escape(void (*put)(void *, const void *, size_t), void *ctx, co
                         size_t n, unsigned flags)
 {
     const unsigned char *u = (const unsigned char *)s;
-    size_t run = 0; /* bytes before i that go out as they are */
+    size_t i = 0; /* most strings are printable ASCII without '"', '\\' or '<' to their end */
+    while (i < n && u[i] >= 0x20 && u[i] < 0x7f && u[i] != '"' && u[i] != '\\' && u[i] != '<')
+        i++;
+    size_t run = i; /* bytes before i that go out as they are */
     put(ctx, "\"", 1);
-    for (size_t i = 0; i < n;) {
+    while (i < n) {
         unsigned char c = u[i];
         char e[8];
         size_t elen = 0, take = 1;
