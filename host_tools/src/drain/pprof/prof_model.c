@@ -42,6 +42,21 @@ void prof_drop_index(struct prof *p)
     iset_free(&p->funcset);
 }
 
+void prof_drop_samples(struct prof *p)
+{
+    free(p->sample);
+    free(p->locpool);
+    free(p->valpool);
+    free(p->labelpool);
+    free(p->location);
+    free(p->linepool);
+    p->sample = NULL, p->locpool = NULL, p->location = NULL;
+    p->valpool = NULL, p->labelpool = NULL, p->linepool = NULL;
+    p->nsample = p->capsample = p->nlocpool = p->caplocpool = 0;
+    p->nvalpool = p->capvalpool = p->nlabelpool = p->caplabelpool = 0;
+    p->nlocation = p->caplocation = p->nlinepool = p->caplinepool = 0;
+}
+
 struct strkey {
     const struct prof *p;
     const char *s;

@@ -302,15 +302,26 @@ int drain_diff(int argc, char **argv)
     }
     struct prof p[2];
     struct vprof v[2];
-    int loaded = 0, built = 0;
+    /* Each profile's view is built as soon as it is read, and its samples freed then: the two
+     * profiles as read are never held at once. A failure to read either is said before one to
+     * build a view (as when both were read first). */
+    int loaded = 0, built = 0, bad_view = -1;
+    char vwhy[1024] = "";
     for (; loaded < 2; loaded++) {
         if (verdict_load(&p[loaded], o.in[loaded], o.va.elf, o.va.nelf, why, sizeof(why)) != 0)
             break;
         prof_drop_index(&p[loaded]);
+        if (bad_view >= 0)
+            continue;
+        if (vprof_build(&p[loaded], &v[loaded], vwhy, sizeof(vwhy)) != 0) {
+            bad_view = loaded;
+            continue;
+        }
+        built++;
+        prof_drop_samples(&p[loaded]);
     }
-    for (; loaded == 2 && built < 2; built++)
-        if (vprof_build(&p[built], &v[built], why, sizeof(why)) != 0)
-            break;
+    if (loaded == 2 && bad_view >= 0)
+        snprintf(why, sizeof(why), "%s", vwhy);
     if (loaded < 2 || built < 2) {
         fprintf(stderr, "drain diff: %s\n", why);
         rc = 1;

@@ -118,8 +118,6 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
         memset(vs, 0, sizeof(*vs));
         vs->sample = order[i];
         vs->task = lab[3 * (size_t)order[i]];
-        vs->session = lab[3 * (size_t)order[i] + 1];
-        vs->device = lab[3 * (size_t)order[i] + 2];
         vs->frame_off = out->nframes;
         for (uint32_t k = 0; k < s0->nloc; k++) {
             uint64_t id = p->locpool[s0->loc_off + k];
@@ -247,21 +245,37 @@ size_t vprof_sum(const struct vprof *v, const char *task, const char *fn, struct
     return n;
 }
 
+/* The text of frame k of s in vsite_key (tmp: its buffer), and its length in *n. */
+static const char *key_frame(const struct vprof *v, const struct vsite *s, uint32_t k,
+                             int any_address, char tmp[VFRAME_TEXT], size_t *n)
+{
+    const struct vframe *vf = &v->frames[s->frame_off + k];
+    const char *f = any_address && !vf->name && !vf->module ? "?" : vframe_text(vf, tmp);
+    *n = strlen(f);
+    return f;
+}
+
 char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address)
 {
-    struct buf b = {0};
+    /* Measured, then written into one allocation of its size (drain diff makes a key of every
+     * site of two profiles). */
+    char tmp[VFRAME_TEXT];
+    size_t n, tl = s->task ? strlen(s->task) : 0, len = 5 + tl + 1;
     for (uint32_t k = 0; k < s->nframe; k++) {
-        char tmp[VFRAME_TEXT];
-        const struct vframe *vf = &v->frames[s->frame_off + k];
-        const char *f = any_address && !vf->name && !vf->module ? "?" : vframe_text(vf, tmp);
-        buf_put(&b, f, strlen(f));
-        buf_put(&b, "\n", 1);
+        key_frame(v, s, k, any_address, tmp, &n);
+        len += n + 1;
     }
-    buf_put(&b, "task=", 5);
-    if (s->task)
-        buf_put(&b, s->task, strlen(s->task));
-    buf_put(&b, "", 1);
-    return (char *)b.p;
+    char *key = xmalloc(len), *o = key;
+    for (uint32_t k = 0; k < s->nframe; k++) {
+        const char *f = key_frame(v, s, k, any_address, tmp, &n);
+        memcpy(o, f, n), o += n;
+        *o++ = '\n';
+    }
+    memcpy(o, "task=", 5), o += 5;
+    if (tl)
+        memcpy(o, s->task, tl), o += tl;
+    *o = 0;
+    return key;
 }
 
 void json_est(FILE *f, const struct vprof *v, int e, struct est x, int marked, double add)

@@ -33,7 +33,6 @@ struct vsite {
     uint32_t nframe;  /* frames in vprof.frames from frame_off, innermost first */
     size_t frame_off;
     const char *task; /* its task label, NULL for none */
-    const char *session, *device; /* labels, NULL for none */
     uint64_t samples; /* sampled allocations behind its allocated estimate */
     struct est e[E_COUNT];
     struct vrefused refused;
