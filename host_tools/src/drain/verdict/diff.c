@@ -264,7 +264,7 @@ static void diff_print(const struct dsite *d, size_t m, size_t flagged, long top
         printf("  %-3s %-42s %-42s  ", d[i].any ? "*" : "", t[0], t[1]);
         for (uint32_t k = 0; k < d[i].s->nframe && k < 5; k++)
             printf("%s%s", k ? " < " : "",
-                   vframe_text(&d[i].v->frames[d[i].s->frame_off + k], (char[VFRAME_TEXT]){0}));
+                   vframe_text(d[i].v, d[i].s->frame_off + k, (char[VFRAME_TEXT]){0}));
         if (d[i].s->task)
             printf(" [task %s]", d[i].s->task);
         printf("\n");

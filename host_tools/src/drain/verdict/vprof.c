@@ -15,17 +15,19 @@ const char *const vprof_est_name[E_COUNT] = {"inuse_bytes", "alloc_bytes", "inus
                                              "alloc_objects"};
 
 
-static void add_frame(struct vprof *v, const char *name, uint64_t addr, const char *module)
+static void add_frame(struct vprof *v, int named, const char *text, uint64_t addr)
 {
     GROW(v->frames, v->capframes, v->nframes + 1);
-    v->frames[v->nframes++] = (struct vframe){name, addr, module};
+    GROW(v->named, v->capnamed, v->nframes + 1);
+    v->named[v->nframes] = (uint8_t)named;
+    v->frames[v->nframes++] = (struct vframe){text, addr};
 }
 
-const char *vframe_text(const struct vframe *f, char buf[VFRAME_TEXT])
+const char *vframe_text(const struct vprof *v, size_t i, char buf[VFRAME_TEXT])
 {
-    if (f->name)
-        return f->name;
-    return prof_module_text(buf, f->module, f->addr);
+    if (v->named[i])
+        return v->frames[i].text;
+    return prof_module_text(buf, v->frames[i].text, v->frames[i].addr);
 }
 
 /* Samples in site order: symbolized frames (prof_loc_canon: two return addresses of one call line
@@ -124,13 +126,13 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
             const struct prof_location *l = &p->location[id - 1];
             if (l->nline == 0) {
                 const struct prof_mapping *m = prof_loc_module(p, l);
-                add_frame(out, NULL, prof_addr_off(p, l), m ? base_name(p->str[m->filename]) : NULL);
+                add_frame(out, 0, m ? base_name(p->str[m->filename]) : NULL, prof_addr_off(p, l));
             }
             for (uint32_t j = 0; j < l->nline; j++) {
                 const struct prof_line *ln = &p->linepool[l->line_off + j];
                 const char *name =
                     ln->function_id ? p->str[p->function[ln->function_id - 1].name] : "";
-                add_frame(out, name[0] ? name : "??", l->address, NULL);
+                add_frame(out, 1, name[0] ? name : "??", l->address);
             }
         }
         vs->nframe = (uint32_t)(out->nframes - vs->frame_off);
@@ -168,8 +170,9 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
     free(lab);
     /* The arrays grew by doubling: give back what is left over (a diff holds two of them). */
     out->site = xrealloc(out->site, (out->nsite + 1) * sizeof(*out->site));
-    out->capframes = out->nframes + 1;
+    out->capframes = out->capnamed = out->nframes + 1;
     out->frames = xrealloc(out->frames, out->capframes * sizeof(*out->frames));
+    out->named = xrealloc(out->named, out->capnamed);
     marks_from_prof(p, &out->marks);
     out->unseen = unseen_from_prof(p, &out->interval);
     return 0;
@@ -203,6 +206,7 @@ int vprof_marked(const struct vprof *v, const struct vrefused *r, int all, int e
 void vprof_free(struct vprof *v)
 {
     free(v->frames);
+    free(v->named);
     free(v->site);
     free(v->site_of);
     memset(v, 0, sizeof(*v));
@@ -212,7 +216,7 @@ int vsite_has_frame(const struct vprof *v, const struct vsite *s, const char *fn
 {
     char buf[VFRAME_TEXT];
     for (uint32_t k = 0; k < s->nframe; k++)
-        if (strcmp(vframe_text(&v->frames[s->frame_off + k], buf), fn) == 0)
+        if (strcmp(vframe_text(v, s->frame_off + k, buf), fn) == 0)
             return 1;
     return 0;
 }
@@ -249,8 +253,9 @@ size_t vprof_sum(const struct vprof *v, const char *task, const char *fn, struct
 static const char *key_frame(const struct vprof *v, const struct vsite *s, uint32_t k,
                              int any_address, char tmp[VFRAME_TEXT], size_t *n)
 {
-    const struct vframe *vf = &v->frames[s->frame_off + k];
-    const char *f = any_address && !vf->name && !vf->module ? "?" : vframe_text(vf, tmp);
+    size_t i = s->frame_off + k;
+    int raw = !v->named[i] && !v->frames[i].text; /* an address outside any image */
+    const char *f = any_address && raw ? "?" : vframe_text(v, i, tmp);
     *n = strlen(f);
     return f;
 }
@@ -292,7 +297,7 @@ void json_stack(FILE *f, const struct vprof *v, const struct vsite *s)
         if (k)
             jputs(", ", f);
         char buf[VFRAME_TEXT];
-        json_str(f, vframe_text(&v->frames[s->frame_off + k], buf));
+        json_str(f, vframe_text(v, s->frame_off + k, buf));
     }
     putc_unlocked(']', f);
 }

@@ -44,11 +44,13 @@ struct vprof {
     struct vsite *site;
     size_t nsite;
     struct vframe {
-        const char *name; /* the function's (the profile's string), NULL: unsymbolized */
-        uint64_t addr;    /* the address, or with module its offset in the module's file */
-        const char *module; /* unsymbolized in an image: its file's base name, else NULL */
+        /* named: the function's name; else, unsymbolized in an image, its file's base name, or
+         * NULL (the profile's strings) */
+        const char *text;
+        uint64_t addr; /* unsymbolized: the address, or with a module its offset in its file */
     } *frames;
-    size_t nframes, capframes;
+    uint8_t *named; /* per frame: 1 when its text is its function's name (16-byte frames) */
+    size_t nframes, capframes, capnamed;
     struct est total[E_COUNT];
     struct vrefused total_refused;
     struct prof_marks marks; /* the session's (merged) marks; known 0 for an older profile */
@@ -64,9 +66,9 @@ struct vprof {
 /* 0, or -1 with why: a profile without drain's six sample types. */
 int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whylen);
 void vprof_free(struct vprof *v);
-/* A frame's text: its function's name, or its address as "0x..." (in buf). */
+/* The text of frame i of v->frames: its function's name, or its address as "0x..." (in buf). */
 #define VFRAME_TEXT PROF_ADDR_TEXT
-const char *vframe_text(const struct vframe *f, char buf[VFRAME_TEXT]);
+const char *vframe_text(const struct vprof *v, size_t i, char buf[VFRAME_TEXT]);
 /* 1 when the site's stack has a frame named fn. */
 int vsite_has_frame(const struct vprof *v, const struct vsite *s, const char *fn);
 /* Sums over the sites of task (NULL: all), and their refused samples (ref, when not NULL).
