@@ -65,6 +65,29 @@ static int cmp_labels(const struct prof *p, const struct prof_sample *x, const s
     return 0;
 }
 
+/* Which of task, session and device (0, 1, 2; -1: none) a label key (a string index) is: the
+ * last few keys' answers are kept, for a profile's samples share a few keys. */
+struct key_memo {
+    int64_t key[8];
+    int which[8];
+    unsigned n;
+};
+
+static int key_of(struct key_memo *m, const struct prof *p, int64_t key)
+{
+    static const char *const keys[] = {"task", "session", "device"};
+    for (unsigned i = 0; i < m->n && i < 8; i++)
+        if (m->key[i] == key)
+            return m->which[i];
+    int w = -1;
+    for (int k = 0; k < 3 && w < 0; k++)
+        if (strcmp(p->str[key], keys[k]) == 0)
+            w = k;
+    m->key[m->n % 8] = key;
+    m->which[m->n++ % 8] = w;
+    return w;
+}
+
 static int same_site(const struct prof *p, const struct prof_sample *a, const struct prof_sample *b)
 {
     return cmp_locs(p, a, b) == 0 && cmp_labels(p, a, b) == 0;
@@ -99,12 +122,15 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
     for (size_t i = 0; i < p->nsample; i++)
         order[i] = (uint32_t)i;
     uint64_t *canon = prof_loc_canon(p);
-    const char **lab = xmalloc((3 * p->nsample + 1) * sizeof(*lab));
-    for (size_t i = 0; i < p->nsample; i++) {
-        static const char *const keys[] = {"task", "session", "device"};
-        for (int k = 0; k < 3; k++)
-            lab[3 * i + (size_t)k] = prof_label(p, &p->sample[i], keys[k]);
-    }
+    const char **lab = xcalloc(3 * p->nsample + 1, sizeof(*lab));
+    struct key_memo km = {0};
+    for (size_t i = 0; i < p->nsample; i++) /* each one's first label of the key, as prof_label */
+        for (uint32_t k = 0; k < p->sample[i].nlabel; k++) {
+            const struct prof_label *l = &p->labelpool[p->sample[i].label_off + k];
+            int w = l->str > 0 ? key_of(&km, p, l->key) : -1;
+            if (w >= 0 && !lab[3 * i + (size_t)w])
+                lab[3 * i + (size_t)w] = p->str[l->str];
+        }
     cmp_p = p;
     cmp_canon = canon;
     cmp_lab = lab;
