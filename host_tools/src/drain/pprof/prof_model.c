@@ -44,17 +44,12 @@ void prof_drop_index(struct prof *p)
 
 void prof_drop_samples(struct prof *p)
 {
-    free(p->sample);
-    free(p->locpool);
-    free(p->valpool);
-    free(p->labelpool);
-    free(p->location);
-    free(p->linepool);
-    p->sample = NULL, p->locpool = NULL, p->location = NULL;
-    p->valpool = NULL, p->labelpool = NULL, p->linepool = NULL;
-    p->nsample = p->capsample = p->nlocpool = p->caplocpool = 0;
-    p->nvalpool = p->capvalpool = p->nlabelpool = p->caplabelpool = 0;
-    p->nlocation = p->caplocation = p->nlinepool = p->caplinepool = 0;
+    free(p->sample), p->sample = NULL, p->nsample = p->capsample = 0;
+    free(p->locpool), p->locpool = NULL, p->nlocpool = p->caplocpool = 0;
+    free(p->valpool), p->valpool = NULL, p->nvalpool = p->capvalpool = 0;
+    free(p->labelpool), p->labelpool = NULL, p->nlabelpool = p->caplabelpool = 0;
+    free(p->location), p->location = NULL, p->nlocation = p->caplocation = 0;
+    free(p->linepool), p->linepool = NULL, p->nlinepool = p->caplinepool = 0;
 }
 
 struct strkey {
