@@ -286,17 +286,19 @@ static const char *key_frame(const struct vprof *v, const struct vsite *s, uint3
     return f;
 }
 
-char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address)
+size_t vsite_key(const struct vprof *v, const struct vsite *s, int any_address, struct buf *out)
 {
-    /* Measured, then written into one allocation of its size (drain diff makes a key of every
-     * site of two profiles). */
+    /* Measured, then written in place (drain diff makes a key of every site of two profiles). */
     char tmp[VFRAME_TEXT];
     size_t n, tl = s->task ? strlen(s->task) : 0, len = 5 + tl + 1;
     for (uint32_t k = 0; k < s->nframe; k++) {
         key_frame(v, s, k, any_address, tmp, &n);
         len += n + 1;
     }
-    char *key = xmalloc(len), *o = key;
+    GROW(out->p, out->cap, out->len + len);
+    size_t at = out->len;
+    char *o = (char *)out->p + at;
+    out->len += len;
     for (uint32_t k = 0; k < s->nframe; k++) {
         const char *f = key_frame(v, s, k, any_address, tmp, &n);
         memcpy(o, f, n), o += n;
@@ -306,7 +308,7 @@ char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address)
     if (tl)
         memcpy(o, s->task, tl), o += tl;
     *o = 0;
-    return key;
+    return at;
 }
 
 void json_est(FILE *f, const struct vprof *v, int e, struct est x, int marked, double add)

@@ -86,9 +86,10 @@ int vprof_marked(const struct vprof *v, const struct vrefused *r, int all, int e
  * 0 objects an unknown one (NAN). Both NAN when the variance is unknown. Returns 1 when the upper
  * end is the bound of what no sample may hide. */
 int vprof_interval(const struct vprof *v, int e, struct est x, double add, double *lo, double *hi);
-/* The site's stack and task as one key (frames joined by '\n', then "task=" and its task; with
- * any_address, raw addresses, which move between runs, as "?"). The caller frees it. */
-char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address);
+/* Appends the site's stack and task as one key, 0-terminated, to out (frames joined by '\n', then
+ * "task=" and its task; with any_address, raw addresses, which move between runs, as "?"). Returns
+ * its offset in out. */
+size_t vsite_key(const struct vprof *v, const struct vsite *s, int any_address, struct buf *out);
 /* JSON output (the values: verdict/vjson.h): a site's stack as an array of names, and: */
 /* Estimate x of kind e of v's sites with its vprof_interval (hi raised by add) and, marked
  * (vprof_marked), "lower_bound": true. */
