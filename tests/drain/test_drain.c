@@ -511,7 +511,7 @@ static unsigned check_against_ref(const struct ref *f, const struct session *s)
     struct elf_set none = {NULL, 0, 0};
     struct built bt;
     char err[256];
-    CHECK(build_profile(s, &none, "final", NULL, 1, &bt, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, BUILT_AGG, &bt, err, sizeof(err)) == 0);
     double pn = 0, pb = 0;
     for (size_t i = 0; i < bt.prof.nsample; i++) {
         const int64_t *v = &bt.prof.valpool[bt.prof.sample[i].val_off];
@@ -619,7 +619,7 @@ static void adaptive_run(int coded)
     struct elf_set none = {NULL, 0, 0};
     struct built bt;
     char err[256], want[256];
-    CHECK(build_profile(s, &none, "final", NULL, 1, &bt, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, BUILT_AGG, &bt, err, sizeof(err)) == 0);
     int found = 0;
     snprintf(want, sizeof(want),
              "interval 4096 -> 16384 at 1.234 s: raised by the device: live table high water, %u "
@@ -800,7 +800,7 @@ static void test_stack_redefinition(void)
     struct elf_set none = {NULL, 0, 0};
     struct built bt;
     char err[256];
-    CHECK(build_profile(s, &none, "final", NULL, 1, &bt, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, BUILT_AGG, &bt, err, sizeof(err)) == 0);
     CHECK(bt.prof.nsample == 2);
     for (size_t i = 0; i < bt.prof.nsample; i++) {
         const struct prof_sample *ps = &bt.prof.sample[i];
@@ -831,7 +831,7 @@ static void test_stack_redefinition(void)
     feed_stack(s, 2, 0x3004);
     feed_alloc(s, 3, 40, 2);
     CHECK(s->nsites == 2 && s->nstacks == 2);
-    CHECK(build_profile(s, &none, "final", NULL, 1, &bt, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, BUILT_AGG, &bt, err, sizeof(err)) == 0);
     CHECK(bt.prof.nsample == 1 && bt.prof.valpool[bt.prof.sample[0].val_off + V_ALLOC_B] == 70);
     built_free(&bt);
     session_free(s);
@@ -852,7 +852,7 @@ static void test_stack_full(void)
     struct elf_set none = {NULL, 0, 0};
     struct built bt;
     char err[256];
-    CHECK(build_profile(s, &none, "final", NULL, 1, &bt, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, BUILT_AGG, &bt, err, sizeof(err)) == 0);
     CHECK(bt.prof.nsample == 3 && bt.unknown_stack == 1);
     int full = 0, unknown = 0;
     for (size_t i = 0; i < bt.prof.nsample; i++) {
@@ -918,7 +918,7 @@ static void test_interval_log(void)
         struct elf_set none = {NULL, 0, 0};
         struct built bt;
         char err[256];
-        CHECK(build_profile(t, &none, "final", NULL, 1, &bt, err, sizeof(err)) == 0);
+        CHECK(build_profile(t, &none, "final", NULL, BUILT_AGG, &bt, err, sizeof(err)) == 0);
         const struct session *u = built_session(&bt, t);
         /* The interval before the first raise to 1024 was 512. */
         CHECK(u != t && u->n.thin_unreplayed == 2 && live_count(u) == 1 && u->n.pre_defaults == 3 &&
@@ -956,7 +956,7 @@ static void test_interval_log(void)
     struct elf_set none = {NULL, 0, 0};
     struct built bt;
     char err[256];
-    CHECK(build_profile(s, &none, "final", NULL, 1, &bt, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, BUILT_AGG, &bt, err, sizeof(err)) == 0);
     int listed = 0, more = 0, unrep = 0;
     for (size_t i = 0; i < bt.prof.ncomment; i++) {
         const char *c = bt.prof.str[bt.prof.comment[i]];
@@ -1010,7 +1010,7 @@ static void test_interval_command(void)
         struct elf_set none = {NULL, 0, 0};
         struct built bt;
         char err[256];
-        CHECK(build_profile(s, &none, "final", NULL, 1, &bt, err, sizeof(err)) == 0);
+        CHECK(build_profile(s, &none, "final", NULL, BUILT_AGG, &bt, err, sizeof(err)) == 0);
         const char *want[] = {
             "interval 1024 -> 65536 at 0.500 s: set by a command from the host (acknowledged)",
             "interval 65536 -> 32768 at 1.500 s: lowered by the device: tables below low water "
@@ -1057,7 +1057,7 @@ static void test_profile_roundtrip(void)
     struct elf_set none = {NULL, 0, 0};
     struct built b;
     char err[256];
-    CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, BUILT_AGG, &b, err, sizeof(err)) == 0);
     struct prof *p = &b.prof;
     CHECK(p->nvt == V_ALL && p->nsample == 2); /* the six, the variances, the sample count */
     CHECK(strcmp(p->str[p->default_sample_type], "inuse_space") == 0);
@@ -1165,7 +1165,7 @@ static void test_random_records(void)
     struct elf_set none = {NULL, 0, 0};
     struct built b;
     char err[256];
-    CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, BUILT_AGG, &b, err, sizeof(err)) == 0);
     struct buf enc = {0};
     prof_encode(&b.prof, &enc);
     struct prof q;
@@ -1287,7 +1287,7 @@ static void test_inuse_le_alloc(void)
         struct elf_set none = {NULL, 0, 0};
         struct built b;
         char err[256];
-        CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
+        CHECK(build_profile(s, &none, "final", NULL, BUILT_AGG, &b, err, sizeof(err)) == 0);
         int over = 0;
         for (size_t i = 0; i < b.prof.nsample; i++) {
             const int64_t *v = &b.prof.valpool[b.prof.sample[i].val_off];
@@ -1503,7 +1503,7 @@ static void test_realloc_chain(void)
             struct elf_set none = {NULL, 0, 0};
             struct built b;
             char err[256];
-            CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
+            CHECK(build_profile(s, &none, "final", NULL, BUILT_AGG, &b, err, sizeof(err)) == 0);
             int64_t t[V_COUNT] = {0};
             for (size_t i = 0; i < b.prof.nsample; i++)
                 for (int c = 0; c < V_COUNT; c++)
@@ -1651,7 +1651,7 @@ static char *heap_json_of(struct session *s, char **leaks)
     struct vprof vp;
     char err[256], *json = NULL;
     size_t len = 0;
-    CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, BUILT_AGG, &b, err, sizeof(err)) == 0);
     CHECK(vprof_build(&b.prof, &vp, err, sizeof(err)) == 0);
     FILE *m = open_memstream(&json, &len);
     heap_json_write(m, s, NULL, &vp);
@@ -1773,7 +1773,7 @@ static void test_variance_files(void)
     struct elf_set none = {NULL, 0, 0};
     struct built b;
     char err[256], a[64], o[64], m[64];
-    CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, BUILT_AGG, &b, err, sizeof(err)) == 0);
     double w = session_weight(100, 4096);
     struct vprof v;
     CHECK(vprof_build(&b.prof, &v, err, sizeof(err)) == 0);
@@ -1843,7 +1843,7 @@ static void test_refused_files(void)
     struct elf_set none = {NULL, 0, 0};
     struct built b;
     char err[256], a[64], o[64], m[64];
-    CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, BUILT_AGG, &b, err, sizeof(err)) == 0);
     CHECK(b.prof.nvt == V_ALL && prof_has_refused(&b.prof));
     struct vprof v;
     CHECK(vprof_build(&b.prof, &v, err, sizeof(err)) == 0 && v.nsite == 1);
@@ -1934,7 +1934,7 @@ static void test_growth(void)
     struct elf_set none = {NULL, 0, 0};
     struct built b;
     char err[256];
-    CHECK(build_profile(s, &none, "final", NULL, 1, &b, err, sizeof(err)) == 0);
+    CHECK(build_profile(s, &none, "final", NULL, BUILT_AGG, &b, err, sizeof(err)) == 0);
     struct growth_leak lk[4];
     size_t n = growth_leaks_from_prof(&b.prof, lk, 4);
     CHECK(n == 1);

@@ -59,7 +59,8 @@ static void check_profile(struct run *r, const char *kind)
     struct elf_set none = {NULL, 0, 0};
     struct built b;
     char err[1024];
-    if (build_profile(r->cur, &none, kind, msamp_dec_stats(r->dec), 1, &b, err, sizeof(err)) != 0)
+    if (build_profile(r->cur, &none, kind, msamp_dec_stats(r->dec), BUILT_AGG, &b, err,
+                      sizeof(err)) != 0)
         die("build_profile without --elf failed", err);
     if (prof_validate(&b.prof, err, sizeof(err)) != 0)
         die("drain built an invalid profile", err);

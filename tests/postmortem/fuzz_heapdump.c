@@ -115,7 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     pm_emit(d, on_record, s);
     struct elf_set none = {NULL, 0, 0};
     struct built b;
-    if (build_profile(s, &none, "final", &zero, 1, &b, err, sizeof(err)) != 0)
+    if (build_profile(s, &none, "final", &zero, BUILT_AGG, &b, err, sizeof(err)) != 0)
         die("build_profile", err);
     if (prof_validate(&b.prof, err, sizeof(err)) != 0)
         die("prof_validate", err);

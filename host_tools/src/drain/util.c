@@ -128,14 +128,26 @@ static size_t utf8_len(const unsigned char *s, size_t n, size_t *bad)
     return len;
 }
 
+/* The bytes at the start of s that go out as they are in any JSON string: printable ASCII but
+ * '"', '\\' and '<' (most strings are plain to their end). */
+static size_t plain_len(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < n && u[i] >= 0x20 && u[i] < 0x7f && u[i] != '"' && u[i] != '\\' && u[i] != '<')
+        i++;
+    return i;
+}
+
 /* The escaper behind json_put_str and json_fput_str: put(ctx, bytes, n) receives the output. */
 static void json_escape(void (*put)(void *, const void *, size_t), void *ctx, const char *s,
                         size_t n, unsigned flags)
 {
     const unsigned char *u = (const unsigned char *)s;
-    size_t run = 0; /* bytes before i that go out as they are */
+    size_t i = plain_len(s, n);
+    size_t run = i; /* bytes before i that go out as they are */
     put(ctx, "\"", 1);
-    for (size_t i = 0; i < n;) {
+    while (i < n) {
         unsigned char c = u[i];
         char e[8];
         size_t elen = 0, take = 1;
@@ -182,6 +194,12 @@ void json_put_str(struct buf *b, const char *s, size_t n, unsigned flags)
 
 void json_fput_str(FILE *f, const char *s, size_t n, unsigned flags)
 {
+    if (plain_len(s, n) == n) { /* without the escaper's calls a piece */
+        putc_unlocked('"', f);
+        jwrite(s, n, f);
+        putc_unlocked('"', f);
+        return;
+    }
     json_escape(put_file, f, s, n, flags);
 }
 

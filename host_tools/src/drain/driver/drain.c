@@ -183,11 +183,13 @@ static int write_session(struct drain *d, int part, char *err, size_t errlen, in
     struct built b;
     double t0 = now_s();
     *kind = -1;
-    /* The per-site totals only for the views (a partial profile has none). */
-    int agg = 0;
+    /* The samples and per-site totals only for the views that read them (a partial profile has
+     * none). */
+    int keep = BUILT_ENCODED;
     for (size_t v = 0; v < nviews && !part; v++)
-        agg |= d->o.view[v].on != 0;
-    if (build_profile(s, &d->elves, what, msamp_dec_stats(d->dec), agg, &b, why, sizeof(why)) !=
+        if (d->o.view[v].on && keep != BUILT_AGG)
+            keep = views[v].needs & VIEW_NO_AGG ? BUILT_SAMPLES : BUILT_AGG;
+    if (build_profile(s, &d->elves, what, msamp_dec_stats(d->dec), keep, &b, why, sizeof(why)) !=
         0) {
         snprintf(err, errlen, "%s", why);
         return -1;

@@ -711,6 +711,14 @@ int prof_decode(struct prof *p, const uint8_t *data, size_t len, char *err, size
     uint64_t *comments = NULL;
     size_t ncomments = 0, capcomments = 0;
 
+    /* Where pass 0 found the functions, mappings, locations and samples (fields 5, 3, 4, 2), in
+     * the file's order, for passes 1 to 4 to read them without skipping every other field; a
+     * file of 4 GB or more is scanned whole at each pass. */
+    uint32_t *at[5] = {NULL};
+    size_t nat[5] = {0}, capat[5] = {0};
+    static const int pass_of[6] = {0, 0, 4, 2, 3, 1}; /* field 2..5: its pass */
+    int indexed = len <= UINT32_MAX;
+
     if (dec_strings(&d, data, len))
         goto out;
     /* Pass 2, in dependency order: types, functions, mappings, locations, samples, scalars. */
@@ -720,8 +728,18 @@ int prof_decode(struct prof *p, const uint8_t *data, size_t len, char *err, size
             fail(&d, "no sample types (a profile needs at least one)");
             goto out;
         }
-        for (r = (struct rd){data, data + len}; r.p < r.end;) {
+        int scan = pass == 0 || !indexed;
+        r = (struct rd){data, data + len};
+        for (size_t next = 0; scan ? r.p < r.end : next < nat[pass];) {
+            if (!scan)
+                r.p = data + at[pass][next++];
+            size_t off = (size_t)(r.p - data);
             rd_field(&r, &f);
+            if (pass == 0 && indexed && f.num >= 2 && f.num <= 5 && f.wt == 2) {
+                int k = pass_of[f.num];
+                GROW(at[k], capat[k], nat[k] + 1);
+                at[k][nat[k]++] = (uint32_t)off;
+            }
             int e = 0;
             if (pass == 0 && f.num == 1 && f.wt == 2) {
                 struct prof_vt vt;
@@ -769,5 +787,7 @@ out:
     free(s.vals);
     free(s.labels);
     free(comments);
+    for (int k = 0; k < 5; k++)
+        free(at[k]);
     return rc;
 }

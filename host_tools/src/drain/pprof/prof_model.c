@@ -42,6 +42,16 @@ void prof_drop_index(struct prof *p)
     iset_free(&p->funcset);
 }
 
+void prof_drop_samples(struct prof *p)
+{
+    free(p->sample), p->sample = NULL, p->nsample = p->capsample = 0;
+    free(p->locpool), p->locpool = NULL, p->nlocpool = p->caplocpool = 0;
+    free(p->valpool), p->valpool = NULL, p->nvalpool = p->capvalpool = 0;
+    free(p->labelpool), p->labelpool = NULL, p->nlabelpool = p->caplabelpool = 0;
+    free(p->location), p->location = NULL, p->nlocation = p->caplocation = 0;
+    free(p->linepool), p->linepool = NULL, p->nlinepool = p->caplinepool = 0;
+}
+
 struct strkey {
     const struct prof *p;
     const char *s;

@@ -102,6 +102,10 @@ void prof_free(struct prof *p);
  * merge equal strings, functions, locations and samples as they are added. A later add still
  * works, appended without merging. */
 void prof_drop_index(struct prof *p);
+/* For a profile whose samples a view has read (drain diff's vprofs, verdict/vprof.h, copy their
+ * frames): frees its samples, their pools, its locations and their lines (nsample 0). Its strings,
+ * which the view points to, mappings, functions and comments stay. */
+void prof_drop_samples(struct prof *p);
 
 int64_t prof_str(struct prof *p, const char *s, size_t len);
 int64_t prof_cstr(struct prof *p, const char *s);

@@ -507,9 +507,9 @@ static void agg_by_symbols(struct built *out, size_t nsites)
     free(canon);
 }
 
-/* What build_from builds: the profile, the profile and its per-site totals (built.agg, for
- * reports), or the peak profile. */
-enum build_what { BUILD_PROFILE, BUILD_WITH_AGG, BUILD_PEAK };
+/* What build_from builds: the profile, the profile with its samples kept, the profile and its
+ * per-site totals (built.agg, for reports), or the peak profile. */
+enum build_what { BUILD_PROFILE, BUILD_WITH_SAMPLES, BUILD_WITH_AGG, BUILD_PEAK };
 static int build_from(const struct session *s, const struct elf_set *elves, const char *kind,
                       const struct msamp_dec_stats *dec_now, struct built *out, char *err,
                       size_t errlen, enum build_what what);
@@ -558,14 +558,16 @@ const struct session *built_session(const struct built *b, const struct session 
 }
 
 int pprof_build(const struct session *s, const struct elf_set *elves, const char *kind,
-                const struct msamp_dec_stats *dec_now, int agg, struct built *out, char *err,
+                const struct msamp_dec_stats *dec_now, int keep, struct built *out, char *err,
                 size_t errlen)
 {
     /* A session whose header never came holds its records unapplied: build from them replayed
      * with defaults (the session itself keeps them, for a header that may still come). */
     struct session *t = session_replayed_defaults(s);
     int rc = build_from(t ? t : s, elves, kind, dec_now, out, err, errlen,
-                        agg ? BUILD_WITH_AGG : BUILD_PROFILE);
+                        keep == BUILT_AGG       ? BUILD_WITH_AGG
+                        : keep == BUILT_SAMPLES ? BUILD_WITH_SAMPLES
+                                                : BUILD_PROFILE);
     if (rc == 0)
         out->replayed = t;
     else
@@ -594,8 +596,8 @@ static int build_from(const struct session *s, const struct elf_set *elves, cons
     memset(out, 0, sizeof(*out));
     struct prof *p = &out->prof;
     prof_init(p);
-    /* Without the reports nothing but the file's writer reads the samples: encoded at once. */
-    p->encode_samples = what != BUILD_WITH_AGG;
+    /* Without the views nothing but the file's writer reads the samples: encoded at once. */
+    p->encode_samples = what != BUILD_WITH_AGG && what != BUILD_WITH_SAMPLES;
     p->encode_sample = prof_encode_sample;
     for (int i = 0; i < (peak ? V_ALLOC_N : V_ALL); i++)
         prof_add_type(p, sample_type_names[i][0], sample_type_names[i][1]);

@@ -26,12 +26,16 @@ int prof_has_refused(const struct prof *p);
 /* The model a profile was built from: b->replayed, or s. */
 const struct session *built_session(const struct built *b, const struct session *s);
 
+/* What pprof_build keeps of the profile beside its encoding (keep): nothing (the samples are
+ * encoded as they are added: the profile alone), its samples (for a view of its sites,
+ * verdict/vprof.h), or its samples and the per-site totals (built.agg, which the reports and
+ * other views read). */
+enum { BUILT_ENCODED, BUILT_SAMPLES, BUILT_AGG };
 /* Builds the profile of s, without the verdicts (verdict/stamp.h's build_profile adds them). kind
- * is "final" or "partial N"; agg: the per-site totals too (built.agg, which the reports and views
- * read). Returns 0, or -1 with a message in err (an ELF whose build-id matches no mapping of the
- * stream, unless elves->force). */
+ * is "final" or "partial N"; keep: BUILT_*. Returns 0, or -1 with a message in err (an ELF whose
+ * build-id matches no mapping of the stream, unless elves->force). */
 int pprof_build(const struct session *s, const struct elf_set *elves, const char *kind,
-                const struct msamp_dec_stats *dec_now, int agg, struct built *out, char *err,
+                const struct msamp_dec_stats *dec_now, int keep, struct built *out, char *err,
                 size_t errlen);
 void built_free(struct built *b);
 /* The in-use profile at the peak of the session's in-use estimate (docs/DRAIN.md "Peak"): sample

@@ -22,7 +22,6 @@
 #define DIFF_FDR 0.05
 
 struct dsite {
-    char *key;
     const struct vprof *v; /* the profile its stack is shown from */
     const struct vsite *s;
     struct est base[E_COUNT], now[E_COUNT];
@@ -151,15 +150,22 @@ static int diff_args(int argc, char **argv, struct diff_opts *o, char *why, size
 
 /* A site of either profile, by its key (diff_sites sorts these, then merges equal keys). */
 struct dkey {
-    char *key;
+    size_t key; /* its offset in key_text */
     int k;    /* which profile */
     size_t i; /* its site there */
 };
 
+static const char *key_text; /* the keys, while diff_sites sorts them */
+
+static int same_key(const struct dkey *x, const struct dkey *y)
+{
+    return strcmp(key_text + x->key, key_text + y->key) == 0;
+}
+
 static int by_key(const void *a, const void *b)
 {
     const struct dkey *x = a, *y = b;
-    int c = strcmp(x->key, y->key);
+    int c = strcmp(key_text + x->key, key_text + y->key);
     if (c)
         return c;
     return x->k != y->k ? x->k - y->k : (x->i > y->i) - (x->i < y->i);
@@ -171,26 +177,25 @@ static struct dsite *diff_sites(const struct vprof *v, size_t *m)
 {
     size_t n = v[0].nsite + v[1].nsite, nk = 0;
     struct dkey *keys = xmalloc((n + 1) * sizeof(*keys));
+    struct buf text = {0}; /* the keys one after the other */
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < v[k].nsite; i++)
-            keys[nk++] = (struct dkey){vsite_key(&v[k], &v[k].site[i], 1), k, i};
+            keys[nk++] = (struct dkey){vsite_key(&v[k], &v[k].site[i], 1, &text), k, i};
+    key_text = (const char *)text.p;
     qsort(keys, nk, sizeof(*keys), by_key);
     size_t nd = 0;
     for (size_t i = 0; i < nk; i++)
-        nd += i == 0 || strcmp(keys[i - 1].key, keys[i].key) != 0;
+        nd += i == 0 || !same_key(&keys[i - 1], &keys[i]);
     struct dsite *d = xcalloc(nd + 1, sizeof(*d));
     *m = 0;
     for (size_t j = 0; j < nk; j++) {
         int k = keys[j].k;
         const struct vsite *vs = &v[k].site[keys[j].i];
         struct dsite *x = &d[*m];
-        if (*m && strcmp(d[*m - 1].key, keys[j].key) == 0) {
+        if (j && same_key(&keys[j - 1], &keys[j])) /* sorted: its first is d's last */
             x = &d[*m - 1];
-            free(keys[j].key);
-        } else {
-            x->key = keys[j].key;
+        else
             (*m)++;
-        }
         if (!x->s || k == 1) { /* show the new profile's stack */
             x->v = &v[k];
             x->s = vs;
@@ -207,6 +212,7 @@ static struct dsite *diff_sites(const struct vprof *v, size_t *m)
         }
     }
     free(keys);
+    buf_free(&text);
     return d;
 }
 
@@ -264,7 +270,7 @@ static void diff_print(const struct dsite *d, size_t m, size_t flagged, long top
         printf("  %-3s %-42s %-42s  ", d[i].any ? "*" : "", t[0], t[1]);
         for (uint32_t k = 0; k < d[i].s->nframe && k < 5; k++)
             printf("%s%s", k ? " < " : "",
-                   vframe_text(&d[i].v->frames[d[i].s->frame_off + k], (char[VFRAME_TEXT]){0}));
+                   vframe_text(d[i].v, d[i].s->frame_off + k, (char[VFRAME_TEXT]){0}));
         if (d[i].s->task)
             printf(" [task %s]", d[i].s->task);
         printf("\n");
@@ -302,15 +308,26 @@ int drain_diff(int argc, char **argv)
     }
     struct prof p[2];
     struct vprof v[2];
-    int loaded = 0, built = 0;
+    /* Each profile's view is built as soon as it is read, and its samples freed then: the two
+     * profiles as read are never held at once. A failure to read either is said before one to
+     * build a view (as when both were read first). */
+    int loaded = 0, built = 0, bad_view = -1;
+    char vwhy[1024] = "";
     for (; loaded < 2; loaded++) {
         if (verdict_load(&p[loaded], o.in[loaded], o.va.elf, o.va.nelf, why, sizeof(why)) != 0)
             break;
         prof_drop_index(&p[loaded]);
+        if (bad_view >= 0)
+            continue;
+        if (vprof_build(&p[loaded], &v[loaded], vwhy, sizeof(vwhy)) != 0) {
+            bad_view = loaded;
+            continue;
+        }
+        built++;
+        prof_drop_samples(&p[loaded]);
     }
-    for (; loaded == 2 && built < 2; built++)
-        if (vprof_build(&p[built], &v[built], why, sizeof(why)) != 0)
-            break;
+    if (loaded == 2 && bad_view >= 0)
+        snprintf(why, sizeof(why), "%s", vwhy);
     if (loaded < 2 || built < 2) {
         fprintf(stderr, "drain diff: %s\n", why);
         rc = 1;
@@ -327,8 +344,6 @@ int drain_diff(int argc, char **argv)
     diff_print(d, m, flagged, o.top);
     if (o.va.json && diff_json(o.va.json, d, m, v, p, o.in) != 0)
         rc = 1;
-    for (size_t i = 0; i < m; i++)
-        free(d[i].key);
     free(d);
 out:
     for (int k = 0; k < built; k++)

@@ -48,10 +48,10 @@ void verdicts_store(const struct session *s, const char *kind,
 }
 
 int build_profile(const struct session *s, const struct elf_set *elves, const char *kind,
-                  const struct msamp_dec_stats *dec_now, int agg, struct built *out, char *err,
+                  const struct msamp_dec_stats *dec_now, int keep, struct built *out, char *err,
                   size_t errlen)
 {
-    int rc = pprof_build(s, elves, kind, dec_now, agg, out, err, errlen);
+    int rc = pprof_build(s, elves, kind, dec_now, keep, out, err, errlen);
     if (rc == 0)
         verdicts_store(built_session(out, s), kind, dec_now, out);
     return rc;

@@ -16,7 +16,7 @@
 /* pprof_build of s, then its verdicts (kind: "final" or "partial N", as pprof_build's). Returns
  * 0, or -1 with a message in err, as pprof_build. */
 int build_profile(const struct session *s, const struct elf_set *elves, const char *kind,
-                  const struct msamp_dec_stats *dec_now, int agg, struct built *out, char *err,
+                  const struct msamp_dec_stats *dec_now, int keep, struct built *out, char *err,
                   size_t errlen);
 /* Stores the verdicts of s (the model b was built from: built_session) in b's profile. */
 void verdicts_store(const struct session *s, const char *kind,

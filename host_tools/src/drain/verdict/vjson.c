@@ -48,9 +48,14 @@ static size_t g10_fixed(char *out, double x)
     double ax = fabs(x);
     if (!(ax >= 1e-4 && ax < 9.9999999995e9))
         return 0;
-    int e = 9;
-    while (e > -4 && ax < p10[e + 4] * 1e-4) /* 10^e <= ax, e from 9 down */
-        e--;
+    int e = -4, hi = 9; /* the largest e with 10^e <= ax (as p10[e + 4] * 1e-4), or -4 */
+    while (e < hi) {
+        int mid = (e + hi + 1) / 2;
+        if (ax < p10[mid + 4] * 1e-4)
+            hi = mid - 1;
+        else
+            e = mid;
+    }
     for (int tries = 0; tries < 3; tries++) {
         if (e < -4 || e > 9)
             return 0;
@@ -94,10 +99,12 @@ size_t json_num_text(char out[JSON_NUM_TEXT], double x)
         return 4;
     }
     if (fabs(x) < 9e15 && x == (double)(int64_t)x) { /* %.0f: the integer, "-0" for -0 */
-        char dig[20], *d = digits_u64(dig + 20, (uint64_t)fabs(x));
-        size_t n = (size_t)(dig + 20 - d), neg = signbit(x) ? 1 : 0;
+        uint64_t u = (uint64_t)fabs(x);
+        size_t neg = signbit(x) ? 1 : 0, n = 1;
+        for (uint64_t t = 10; n < 16 && u >= t; t *= 10) /* its digits: u < 9e15 */
+            n++;
         out[0] = '-';
-        memcpy(out + neg, d, n);
+        digits_u64(out + neg + n, u);
         return n + neg;
     }
     size_t n = g10_fixed(out, x);

@@ -15,17 +15,19 @@ const char *const vprof_est_name[E_COUNT] = {"inuse_bytes", "alloc_bytes", "inus
                                              "alloc_objects"};
 
 
-static void add_frame(struct vprof *v, const char *name, uint64_t addr, const char *module)
+static void add_frame(struct vprof *v, int named, const char *text, uint64_t addr)
 {
     GROW(v->frames, v->capframes, v->nframes + 1);
-    v->frames[v->nframes++] = (struct vframe){name, addr, module};
+    GROW(v->named, v->capnamed, v->nframes + 1);
+    v->named[v->nframes] = (uint8_t)named;
+    v->frames[v->nframes++] = (struct vframe){text, addr};
 }
 
-const char *vframe_text(const struct vframe *f, char buf[VFRAME_TEXT])
+const char *vframe_text(const struct vprof *v, size_t i, char buf[VFRAME_TEXT])
 {
-    if (f->name)
-        return f->name;
-    return prof_module_text(buf, f->module, f->addr);
+    if (v->named[i])
+        return v->frames[i].text;
+    return prof_module_text(buf, v->frames[i].text, v->frames[i].addr);
 }
 
 /* Samples in site order: symbolized frames (prof_loc_canon: two return addresses of one call line
@@ -63,6 +65,29 @@ static int cmp_labels(const struct prof *p, const struct prof_sample *x, const s
     return 0;
 }
 
+/* Which of task, session and device (0, 1, 2; -1: none) a label key (a string index) is: the
+ * last few keys' answers are kept, for a profile's samples share a few keys. */
+struct key_memo {
+    int64_t key[8];
+    int which[8];
+    unsigned n;
+};
+
+static int key_of(struct key_memo *m, const struct prof *p, int64_t key)
+{
+    static const char *const keys[] = {"task", "session", "device"};
+    for (unsigned i = 0; i < m->n && i < 8; i++)
+        if (m->key[i] == key)
+            return m->which[i];
+    int w = -1;
+    for (int k = 0; k < 3 && w < 0; k++)
+        if (strcmp(p->str[key], keys[k]) == 0)
+            w = k;
+    m->key[m->n % 8] = key;
+    m->which[m->n++ % 8] = w;
+    return w;
+}
+
 static int same_site(const struct prof *p, const struct prof_sample *a, const struct prof_sample *b)
 {
     return cmp_locs(p, a, b) == 0 && cmp_labels(p, a, b) == 0;
@@ -97,12 +122,15 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
     for (size_t i = 0; i < p->nsample; i++)
         order[i] = (uint32_t)i;
     uint64_t *canon = prof_loc_canon(p);
-    const char **lab = xmalloc((3 * p->nsample + 1) * sizeof(*lab));
-    for (size_t i = 0; i < p->nsample; i++) {
-        static const char *const keys[] = {"task", "session", "device"};
-        for (int k = 0; k < 3; k++)
-            lab[3 * i + (size_t)k] = prof_label(p, &p->sample[i], keys[k]);
-    }
+    const char **lab = xcalloc(3 * p->nsample + 1, sizeof(*lab));
+    struct key_memo km = {0};
+    for (size_t i = 0; i < p->nsample; i++) /* each one's first label of the key, as prof_label */
+        for (uint32_t k = 0; k < p->sample[i].nlabel; k++) {
+            const struct prof_label *l = &p->labelpool[p->sample[i].label_off + k];
+            int w = l->str > 0 ? key_of(&km, p, l->key) : -1;
+            if (w >= 0 && !lab[3 * i + (size_t)w])
+                lab[3 * i + (size_t)w] = p->str[l->str];
+        }
     cmp_p = p;
     cmp_canon = canon;
     cmp_lab = lab;
@@ -118,21 +146,19 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
         memset(vs, 0, sizeof(*vs));
         vs->sample = order[i];
         vs->task = lab[3 * (size_t)order[i]];
-        vs->session = lab[3 * (size_t)order[i] + 1];
-        vs->device = lab[3 * (size_t)order[i] + 2];
         vs->frame_off = out->nframes;
         for (uint32_t k = 0; k < s0->nloc; k++) {
             uint64_t id = p->locpool[s0->loc_off + k];
             const struct prof_location *l = &p->location[id - 1];
             if (l->nline == 0) {
                 const struct prof_mapping *m = prof_loc_module(p, l);
-                add_frame(out, NULL, prof_addr_off(p, l), m ? base_name(p->str[m->filename]) : NULL);
+                add_frame(out, 0, m ? base_name(p->str[m->filename]) : NULL, prof_addr_off(p, l));
             }
             for (uint32_t j = 0; j < l->nline; j++) {
                 const struct prof_line *ln = &p->linepool[l->line_off + j];
                 const char *name =
                     ln->function_id ? p->str[p->function[ln->function_id - 1].name] : "";
-                add_frame(out, name[0] ? name : "??", l->address, NULL);
+                add_frame(out, 1, name[0] ? name : "??", l->address);
             }
         }
         vs->nframe = (uint32_t)(out->nframes - vs->frame_off);
@@ -170,8 +196,9 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
     free(lab);
     /* The arrays grew by doubling: give back what is left over (a diff holds two of them). */
     out->site = xrealloc(out->site, (out->nsite + 1) * sizeof(*out->site));
-    out->capframes = out->nframes + 1;
+    out->capframes = out->capnamed = out->nframes + 1;
     out->frames = xrealloc(out->frames, out->capframes * sizeof(*out->frames));
+    out->named = xrealloc(out->named, out->capnamed);
     marks_from_prof(p, &out->marks);
     out->unseen = unseen_from_prof(p, &out->interval);
     return 0;
@@ -205,6 +232,7 @@ int vprof_marked(const struct vprof *v, const struct vrefused *r, int all, int e
 void vprof_free(struct vprof *v)
 {
     free(v->frames);
+    free(v->named);
     free(v->site);
     free(v->site_of);
     memset(v, 0, sizeof(*v));
@@ -214,7 +242,7 @@ int vsite_has_frame(const struct vprof *v, const struct vsite *s, const char *fn
 {
     char buf[VFRAME_TEXT];
     for (uint32_t k = 0; k < s->nframe; k++)
-        if (strcmp(vframe_text(&v->frames[s->frame_off + k], buf), fn) == 0)
+        if (strcmp(vframe_text(v, s->frame_off + k, buf), fn) == 0)
             return 1;
     return 0;
 }
@@ -247,21 +275,40 @@ size_t vprof_sum(const struct vprof *v, const char *task, const char *fn, struct
     return n;
 }
 
-char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address)
+/* The text of frame k of s in vsite_key (tmp: its buffer), and its length in *n. */
+static const char *key_frame(const struct vprof *v, const struct vsite *s, uint32_t k,
+                             int any_address, char tmp[VFRAME_TEXT], size_t *n)
 {
-    struct buf b = {0};
+    size_t i = s->frame_off + k;
+    int raw = !v->named[i] && !v->frames[i].text; /* an address outside any image */
+    const char *f = any_address && raw ? "?" : vframe_text(v, i, tmp);
+    *n = strlen(f);
+    return f;
+}
+
+size_t vsite_key(const struct vprof *v, const struct vsite *s, int any_address, struct buf *out)
+{
+    /* Measured, then written in place (drain diff makes a key of every site of two profiles). */
+    char tmp[VFRAME_TEXT];
+    size_t n, tl = s->task ? strlen(s->task) : 0, len = 5 + tl + 1;
     for (uint32_t k = 0; k < s->nframe; k++) {
-        char tmp[VFRAME_TEXT];
-        const struct vframe *vf = &v->frames[s->frame_off + k];
-        const char *f = any_address && !vf->name && !vf->module ? "?" : vframe_text(vf, tmp);
-        buf_put(&b, f, strlen(f));
-        buf_put(&b, "\n", 1);
+        key_frame(v, s, k, any_address, tmp, &n);
+        len += n + 1;
     }
-    buf_put(&b, "task=", 5);
-    if (s->task)
-        buf_put(&b, s->task, strlen(s->task));
-    buf_put(&b, "", 1);
-    return (char *)b.p;
+    GROW(out->p, out->cap, out->len + len);
+    size_t at = out->len;
+    char *o = (char *)out->p + at;
+    out->len += len;
+    for (uint32_t k = 0; k < s->nframe; k++) {
+        const char *f = key_frame(v, s, k, any_address, tmp, &n);
+        memcpy(o, f, n), o += n;
+        *o++ = '\n';
+    }
+    memcpy(o, "task=", 5), o += 5;
+    if (tl)
+        memcpy(o, s->task, tl), o += tl;
+    *o = 0;
+    return at;
 }
 
 void json_est(FILE *f, const struct vprof *v, int e, struct est x, int marked, double add)
@@ -278,7 +325,7 @@ void json_stack(FILE *f, const struct vprof *v, const struct vsite *s)
         if (k)
             jputs(", ", f);
         char buf[VFRAME_TEXT];
-        json_str(f, vframe_text(&v->frames[s->frame_off + k], buf));
+        json_str(f, vframe_text(v, s->frame_off + k, buf));
     }
     putc_unlocked(']', f);
 }

@@ -33,7 +33,6 @@ struct vsite {
     uint32_t nframe;  /* frames in vprof.frames from frame_off, innermost first */
     size_t frame_off;
     const char *task; /* its task label, NULL for none */
-    const char *session, *device; /* labels, NULL for none */
     uint64_t samples; /* sampled allocations behind its allocated estimate */
     struct est e[E_COUNT];
     struct vrefused refused;
@@ -45,11 +44,13 @@ struct vprof {
     struct vsite *site;
     size_t nsite;
     struct vframe {
-        const char *name; /* the function's (the profile's string), NULL: unsymbolized */
-        uint64_t addr;    /* the address, or with module its offset in the module's file */
-        const char *module; /* unsymbolized in an image: its file's base name, else NULL */
+        /* named: the function's name; else, unsymbolized in an image, its file's base name, or
+         * NULL (the profile's strings) */
+        const char *text;
+        uint64_t addr; /* unsymbolized: the address, or with a module its offset in its file */
     } *frames;
-    size_t nframes, capframes;
+    uint8_t *named; /* per frame: 1 when its text is its function's name (16-byte frames) */
+    size_t nframes, capframes, capnamed;
     struct est total[E_COUNT];
     struct vrefused total_refused;
     struct prof_marks marks; /* the session's (merged) marks; known 0 for an older profile */
@@ -65,9 +66,9 @@ struct vprof {
 /* 0, or -1 with why: a profile without drain's six sample types. */
 int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whylen);
 void vprof_free(struct vprof *v);
-/* A frame's text: its function's name, or its address as "0x..." (in buf). */
+/* The text of frame i of v->frames: its function's name, or its address as "0x..." (in buf). */
 #define VFRAME_TEXT PROF_ADDR_TEXT
-const char *vframe_text(const struct vframe *f, char buf[VFRAME_TEXT]);
+const char *vframe_text(const struct vprof *v, size_t i, char buf[VFRAME_TEXT]);
 /* 1 when the site's stack has a frame named fn. */
 int vsite_has_frame(const struct vprof *v, const struct vsite *s, const char *fn);
 /* Sums over the sites of task (NULL: all), and their refused samples (ref, when not NULL).
@@ -85,9 +86,10 @@ int vprof_marked(const struct vprof *v, const struct vrefused *r, int all, int e
  * 0 objects an unknown one (NAN). Both NAN when the variance is unknown. Returns 1 when the upper
  * end is the bound of what no sample may hide. */
 int vprof_interval(const struct vprof *v, int e, struct est x, double add, double *lo, double *hi);
-/* The site's stack and task as one key (frames joined by '\n', then "task=" and its task; with
- * any_address, raw addresses, which move between runs, as "?"). The caller frees it. */
-char *vsite_key(const struct vprof *v, const struct vsite *s, int any_address);
+/* Appends the site's stack and task as one key, 0-terminated, to out (frames joined by '\n', then
+ * "task=" and its task; with any_address, raw addresses, which move between runs, as "?"). Returns
+ * its offset in out. */
+size_t vsite_key(const struct vprof *v, const struct vsite *s, int any_address, struct buf *out);
 /* JSON output (the values: verdict/vjson.h): a site's stack as an array of names, and: */
 /* Estimate x of kind e of v's sites with its vprof_interval (hi raised by add) and, marked
  * (vprof_marked), "lower_bound": true. */

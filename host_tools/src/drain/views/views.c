@@ -235,7 +235,7 @@ const struct view views[] = {
      write_timeline},
     {{{"flame", 0, VIEW_FILE, 1, NULL}, {"flame-type", 0, VIEW_VALUE, 0, check_flame_type}},
      help_flame, 0, "flame graph not written", NULL, NULL, NULL, write_flame},
-    {{{"json", 0, VIEW_FILE, 1, NULL}}, help_json, 0, "JSON not written", NULL, NULL, NULL,
+    {{{"json", 0, VIEW_FILE, 1, NULL}}, help_json, VIEW_NO_AGG, "JSON not written", NULL, NULL, NULL,
      write_json},
     {{{"heap-map", 0, VIEW_FILE, 1, NULL}}, help_heap_map, 0, "heap map not written", NULL, NULL,
      NULL, write_heap_map},

@@ -32,6 +32,9 @@ struct view_opt {
 };
 #define VIEW_RECORDS 1u /* needs every record of the stream: new, record and free are called */
 #define VIEW_SITE_PEAKS 2u /* reads each site's in-use at the peak (session_keep_site_peaks) */
+/* reads the final profile's samples (verdict/vprof.h) but not the per-site totals (built.agg,
+ * which every view without this flag may read): pprof_build's BUILT_SAMPLES */
+#define VIEW_NO_AGG 4u
 /* What a view's writer is given: the session, its final profile, the paths of its FILE options
  * (NULL: not given), its value, its state, the --top count (0: not given), the ELFs and the
  * decoder's counters. */
@@ -48,7 +51,7 @@ struct view_run {
 struct view {
     struct view_opt opt[VIEW_OPTS];
     const char *help; /* its lines in drain --help */
-    unsigned needs;   /* VIEW_RECORDS, VIEW_SITE_PEAKS or 0 */
+    unsigned needs;   /* VIEW_RECORDS, VIEW_SITE_PEAKS, VIEW_NO_AGG or 0 */
     const char *fail; /* the message's start when it is not written */
     void *(*new)(void);
     void (*free)(void *state);
