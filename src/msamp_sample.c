@@ -60,6 +60,14 @@ static uint32_t stack_of(struct walk *w)
 /* The walk's buffer: two words before the frames (put_stack's). */
 #define WALK_WORDS (2u + MSAMP_CFG_MAX_DEPTH)
 
+/* Declares walk `w` over a buffer of its own and walks from `frame` into it: in the function that
+ * calls it, not in one of its own (a helper's frame would be one more step of every walk, walked
+ * and dropped: about 130 instructions of the exidx walker's on the Cortex-M3). */
+#define WALK(w, frame)                                                                             \
+    uintptr_t w##_pcs[WALK_WORDS];                                                                 \
+    struct walk w = {w##_pcs + 2, 0, 0};                                                           \
+    msamp_port_walk(frame, collect, &w)
+
 /* Writes the STACK record that defines id (the walk's frames) into the open event. Where code size
  * comes first, as varints of the walk's own buffer: id and depth in the two words before the
  * frames, each frame after the first made its zigzagged difference in place (the walk is not read
@@ -94,16 +102,14 @@ static int still(uint32_t slot, uintptr_t a)
     return msamp_live_addr(slot) == a && msamp_live_settled(slot);
 }
 
-/* Records a sampled allocation p of size bytes, decided at interval `drawn`; a REALLOC from
- * old_slot when it is realloc's detached slot of old (msamp_realloc_detach), else -1. 0 when the
- * adaptive interval thinned the sample out (nothing written). */
-static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const void *frame,
+/* Records a sampled allocation p of size bytes, decided at interval `drawn`, whose stack the
+ * caller walked into w; a REALLOC from old_slot when it is realloc's detached slot of old
+ * (msamp_realloc_detach), else -1. 0 when the adaptive interval thinned the sample out (nothing
+ * written). */
+static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, struct walk *w,
                   uintptr_t old, int32_t old_slot, uint32_t drawn)
 {
-    uintptr_t pcs[WALK_WORDS];
-    struct walk w = {pcs + 2, 0, 0};
     struct msamp_writer ev;
-    msamp_port_walk(frame, collect, &w);
     if (!MSAMP_CFG_REALLOC_CHAINS)
         old_slot = -1; /* never called with one: the code that follows it folds away */
 
@@ -128,7 +134,7 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
             stale = -1;
     }
     msamp_event_begin(&ev);
-    uint32_t id = stack_of(&w);
+    uint32_t id = stack_of(w);
     if (stale >= 0)
         put_free((uint32_t)stale, 0); /* its free was never seen: the address is reused */
     if (old_slot >= 0) {
@@ -150,7 +156,7 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
         send_stack = 1;
 #endif
     if (send_stack)
-        put_stack(id, &w);
+        put_stack(id, w);
     uintptr_t dt = msamp_event_stamp(); /* a TIME record, if any, before the task's */
     if (TASK_OF(c) != 0)
         msamp_rec_sample_task(TASK_OF(c));
@@ -292,7 +298,8 @@ void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void 
     if (drawn == 0 || c->busy) /* busy: counted as reentrant when it decided */
         return;
     c->busy = MSAMP_BUSY_CORE;
-    (void)sample(c, (uintptr_t)p, size, frame, 0, -1, drawn);
+    WALK(w, frame);
+    (void)sample(c, (uintptr_t)p, size, &w, 0, -1, drawn);
     leave(c);
 }
 
@@ -318,8 +325,12 @@ void msamp_slow_realloc(struct msamp_context *c, void *old, int32_t old_slot, vo
      * made in between has returned). The old block's allocation goes on in p unless
      * realloc(old, 0) freed it. */
     c->busy = MSAMP_BUSY_CORE;
-    if (drawn == 0 || p == NULL ||
-        !sample(c, (uintptr_t)p, size, frame, (uintptr_t)old, old_slot, drawn))
+    int kept = 0;
+    if (drawn != 0 && p != NULL) {
+        WALK(w, frame);
+        kept = sample(c, (uintptr_t)p, size, &w, (uintptr_t)old, old_slot, drawn);
+    }
+    if (!kept)
         (void)slot_do(mark, old_slot, p != NULL ? SLOT_MOVED : SLOT_FREE);
     leave(c);
 #endif
@@ -330,10 +341,8 @@ void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, un
     if (!G.initialised || !atomic_load_explicit(&G.enabled, memory_order_relaxed) || busy(c))
         return;
     c->busy = MSAMP_BUSY_CORE;
-    uintptr_t pcs[WALK_WORDS];
-    struct walk w = {pcs + 2, 0, 0};
     struct msamp_writer ev;
-    msamp_port_walk(frame, collect, &w);
+    WALK(w, frame);
 #if MSAMP_CFG_HEAP_STATS
     struct msamp_heap_stats heap;
     msamp_heap_read(&heap); /* the heap as the failure left it, outside the lock */
