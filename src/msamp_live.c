@@ -104,17 +104,19 @@ static void rebuild_word(uint32_t word)
     uint32_t mask = 0, outside = 0;
     /* The word's own buckets, and the 3 after them when a block overflowed: every way of each. */
     uint32_t n = SPILLED(word) ? own + MSAMP_LIVE_REACH_BUCKETS - 1u : own;
-    for (uint32_t k = 0; k < n * MSAMP_CFG_LIVE_WAYS; k++) {
-        uint32_t j = k / MSAMP_CFG_LIVE_WAYS;
-        uintptr_t a = atomic_load_explicit(
-            &L[msamp_live_slot_of((b + j) & (MSAMP_LIVE_BUCKETS - 1u), k % MSAMP_CFG_LIVE_WAYS)],
-            memory_order_relaxed);
-        if (MSAMP_LIKELY(a == 0))
-            continue; /* a free slot: a load and a branch, not the hash */
-        uint32_t h = msamp_live_hash(a);
-        if ((a & MSAMP_LIVE_MOVING) == 0 && msamp_live_word(h) == word) {
-            mask |= msamp_live_bit(h);
-            outside |= j >= own;
+    for (uint32_t j = 0; j < n; j++) {
+        /* A bucket's ways, MSAMP_LIVE_BUCKETS slots apart: a pointer stepped by that stride (an
+         * empty slot costs a load, a branch and the loop's step). */
+        const _Atomic uintptr_t *s = &L[msamp_live_slot_of((b + j) & (MSAMP_LIVE_BUCKETS - 1u), 0)];
+        for (uint32_t way = 0; way < MSAMP_CFG_LIVE_WAYS; way++, s += MSAMP_LIVE_BUCKETS) {
+            uintptr_t a = atomic_load_explicit(s, memory_order_relaxed);
+            if (MSAMP_LIKELY(a == 0))
+                continue; /* a free slot: a load and a branch, not the hash */
+            uint32_t h = msamp_live_hash(a);
+            if ((a & MSAMP_LIVE_MOVING) == 0 && msamp_live_word(h) == word) {
+                mask |= msamp_live_bit(h);
+                outside |= j >= own;
+            }
         }
     }
     if (SPILL && !outside)
