@@ -517,8 +517,46 @@ void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, un
 /* Whether the first half refused the call: never without the giant guard, and the test folds. */
 #define MSAMP_REFUSED(drawn) (MSAMP_CFG_GIANT_BYTES != 0 && (drawn) == MSAMP_SLOW_REFUSED)
 uint32_t msamp_slow_decide(struct msamp_context *c, size_t size, const void *frame);
-void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void *frame,
-                      uint32_t drawn);
+
+/* A walk's frames, from msamp_port_walk() through msamp_walk_collect(): n one past
+ * MSAMP_CFG_MAX_DEPTH means the stack was cut; oob: the walk began outside the stack bounds
+ * (MSAMP_WALK_OUT_OF_BOUNDS). */
+struct msamp_walk {
+    uintptr_t *pcs;
+    uint32_t n;
+    uint32_t oob;
+};
+int msamp_walk_collect(void *arg, uintptr_t pc);
+/* The walk's buffer: two words before the frames (the STACK record's id and depth, written there
+ * where code size comes first: msamp_sample.c's put_stack). */
+#define MSAMP_WALK_WORDS (2u + MSAMP_CFG_MAX_DEPTH)
+/* Declares walk `w` over a buffer of its own and walks from `frame` into it, in the function that
+ * uses it rather than in a helper of its own: each frame between the walk's start and `frame` is
+ * one more step of every walk, walked and dropped (about 130 instructions of the exidx walker's on
+ * the Cortex-M3). */
+#define MSAMP_WALK(w, frame)                                                                       \
+    uintptr_t w##_pcs[MSAMP_WALK_WORDS];                                                           \
+    struct msamp_walk w = {w##_pcs + 2, 0, 0};                                                     \
+    msamp_port_walk(frame, msamp_walk_collect, &w)
+
+/* The second half, in two parts around the walk: msamp_slow_wants reports a failure and says
+ * whether p is to be sampled (then the context is busy), msamp_slow_sample records it from the
+ * walk and leaves the slow path. */
+int msamp_slow_wants(struct msamp_context *c, void *p, size_t size, const void *frame,
+                     uint32_t drawn);
+void msamp_slow_sample(struct msamp_context *c, void *p, size_t size, struct msamp_walk *w,
+                       uint32_t drawn);
+/* Inline, so that a wrapper's slow function walks from its own frame: the walk's first step
+ * leaves it for the application's. */
+static inline __attribute__((always_inline)) void msamp_slow_alloc(struct msamp_context *c, void *p,
+                                                                   size_t size, const void *frame,
+                                                                   uint32_t drawn)
+{
+    if (msamp_slow_wants(c, p, size, frame, drawn)) {
+        MSAMP_WALK(w, frame);
+        msamp_slow_sample(c, p, size, &w, drawn);
+    }
+}
 /* realloc's, in two halves too. Before the real call, msamp_realloc_detach takes old's live slot
  * off its address (under the lock; -1 when old is not tracked, or the context is busy): the slot
  * keeps the allocation but holds old | MSAMP_LIVE_MOVING, which no probe matches. Once the real

@@ -12,17 +12,10 @@
 #define TASK_OF(c) 0u
 #endif
 
-/* The walk's frames; n one past MSAMP_CFG_MAX_DEPTH means the stack was cut; oob: the walk began
- * outside the stack bounds (MSAMP_WALK_OUT_OF_BOUNDS). */
-struct walk {
-    uintptr_t *pcs;
-    uint32_t n;
-    uint32_t oob;
-};
-
-static int collect(void *arg, uintptr_t pc)
+/* msamp_port_walk()'s callback for MSAMP_WALK: each frame into the walk's buffer, up to the depth. */
+int msamp_walk_collect(void *arg, uintptr_t pc)
 {
-    struct walk *w = arg;
+    struct msamp_walk *w = arg;
     if (pc == MSAMP_WALK_OUT_OF_BOUNDS) {
         w->oob = 1;
         return 0;
@@ -38,7 +31,7 @@ static int collect(void *arg, uintptr_t pc)
 /* Interns the walk's stack and returns its id, with the loss counters the walk moves: a stack cut
  * at the maximum depth (w->n becomes that depth), one with no frame at all (id 0), a full stack
  * table. Under the lock. */
-static uint32_t stack_of(struct walk *w)
+static uint32_t stack_of(struct msamp_walk *w)
 {
     if (w->n > MSAMP_CFG_MAX_DEPTH) {
         w->n = MSAMP_CFG_MAX_DEPTH;
@@ -57,22 +50,11 @@ static uint32_t stack_of(struct walk *w)
     return id;
 }
 
-/* The walk's buffer: two words before the frames (put_stack's). */
-#define WALK_WORDS (2u + MSAMP_CFG_MAX_DEPTH)
-
-/* Declares walk `w` over a buffer of its own and walks from `frame` into it: in the function that
- * calls it, not in one of its own (a helper's frame would be one more step of every walk, walked
- * and dropped: about 130 instructions of the exidx walker's on the Cortex-M3). */
-#define WALK(w, frame)                                                                             \
-    uintptr_t w##_pcs[WALK_WORDS];                                                                 \
-    struct walk w = {w##_pcs + 2, 0, 0};                                                           \
-    msamp_port_walk(frame, collect, &w)
-
 /* Writes the STACK record that defines id (the walk's frames) into the open event. Where code size
  * comes first, as varints of the walk's own buffer: id and depth in the two words before the
  * frames, each frame after the first made its zigzagged difference in place (the walk is not read
  * again), the same bytes as msamp_layout_stack's without a layout sized twice. */
-static void put_stack(uint32_t id, struct walk *w)
+static void put_stack(uint32_t id, struct msamp_walk *w)
 {
 #if MSAMP_CFG_SMALL_CODE
     uintptr_t *v = w->pcs - 2;
@@ -106,7 +88,7 @@ static int still(uint32_t slot, uintptr_t a)
  * caller walked into w; a REALLOC from old_slot when it is realloc's detached slot of old
  * (msamp_realloc_detach), else -1. 0 when the adaptive interval thinned the sample out (nothing
  * written). */
-static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, struct walk *w,
+static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, struct msamp_walk *w,
                   uintptr_t old, int32_t old_slot, uint32_t drawn)
 {
     struct msamp_writer ev;
@@ -285,21 +267,29 @@ uint32_t msamp_slow_decide(struct msamp_context *c, size_t size, const void *fra
     return msamp_decide(c, size);
 }
 
-void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void *frame,
-                      uint32_t drawn)
+int msamp_slow_wants(struct msamp_context *c, void *p, size_t size, const void *frame,
+                     uint32_t drawn)
 {
     if (p == NULL) {
 #if MSAMP_CFG_FAILURES
         if (size != 0)
             msamp_fail_slow(c, size, frame, MSAMP_FAIL_NULL);
+#else
+        (void)size;
+        (void)frame;
 #endif
-        return;
+        return 0;
     }
     if (drawn == 0 || c->busy) /* busy: counted as reentrant when it decided */
-        return;
+        return 0;
     c->busy = MSAMP_BUSY_CORE;
-    WALK(w, frame);
-    (void)sample(c, (uintptr_t)p, size, &w, 0, -1, drawn);
+    return 1;
+}
+
+void msamp_slow_sample(struct msamp_context *c, void *p, size_t size, struct msamp_walk *w,
+                       uint32_t drawn)
+{
+    (void)sample(c, (uintptr_t)p, size, w, 0, -1, drawn);
     leave(c);
 }
 
@@ -327,7 +317,7 @@ void msamp_slow_realloc(struct msamp_context *c, void *old, int32_t old_slot, vo
     c->busy = MSAMP_BUSY_CORE;
     int kept = 0;
     if (drawn != 0 && p != NULL) {
-        WALK(w, frame);
+        MSAMP_WALK(w, frame);
         kept = sample(c, (uintptr_t)p, size, &w, (uintptr_t)old, old_slot, drawn);
     }
     if (!kept)
@@ -342,7 +332,7 @@ void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, un
         return;
     c->busy = MSAMP_BUSY_CORE;
     struct msamp_writer ev;
-    WALK(w, frame);
+    MSAMP_WALK(w, frame);
 #if MSAMP_CFG_HEAP_STATS
     struct msamp_heap_stats heap;
     msamp_heap_read(&heap); /* the heap as the failure left it, outside the lock */
