@@ -27,9 +27,13 @@ _Atomic uint32_t msamp_live_mask[MSAMP_PROBE_WORDS];
 /* One bit per mask word: set when a block of the word went to a slot outside its home bucket (it
  * overflowed), cleared by a rebuild that finds none there any more. A clear bit lets the rebuild
  * read only the word's own buckets, as before the reach; a stale set bit costs only a longer
- * scan, so a reset leaves them. Not where code size and RAM come first: a rebuild there always
- * reads the reach. */
-#define SPILL (!MSAMP_CFG_SMALL_CODE && MSAMP_CFG_FREE_FILTER && !MSAMP_CFG_RUNTIME_TABLES)
+ * scan, so a reset leaves them. Where code size and RAM come first, only in a table of more than
+ * one reach (the tiny profile's 256 slots: a word of RAM and some 40 bytes of code for 24 slots
+ * fewer read at each sampled free, about 130 instructions on a Cortex-M3): a rebuild in the small
+ * configurations' table of one reach always reads the whole table. */
+#define SPILL                                                                                      \
+    (MSAMP_CFG_FREE_FILTER && !MSAMP_CFG_RUNTIME_TABLES &&                                         \
+     (!MSAMP_CFG_SMALL_CODE || MSAMP_CFG_LIVE_CAPACITY > MSAMP_LIVE_REACH))
 #if SPILL
 static uint32_t spill[(MSAMP_PROBE_WORDS + 31u) / 32u];
 #define SPILLED(word) (spill[(word) / 32u] & (1u << ((word) % 32u)))

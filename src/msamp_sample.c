@@ -16,16 +16,17 @@
 int msamp_walk_collect(void *arg, uintptr_t pc)
 {
     struct msamp_walk *w = arg;
-    if (pc == MSAMP_WALK_OUT_OF_BOUNDS) {
+    uint32_t n = w->n;
+    if (MSAMP_LIKELY(pc != MSAMP_WALK_OUT_OF_BOUNDS && n < MSAMP_CFG_MAX_DEPTH)) {
+        w->pcs[n] = pc;
+        w->n = n + 1u;
+        return 1;
+    }
+    if (pc == MSAMP_WALK_OUT_OF_BOUNDS)
         w->oob = 1;
-        return 0;
-    }
-    if (w->n == MSAMP_CFG_MAX_DEPTH) {
-        w->n++;
-        return 0;
-    }
-    w->pcs[w->n++] = pc;
-    return 1;
+    else
+        w->n = n + 1u; /* one past the depth: the stack was cut */
+    return 0;
 }
 
 /* Interns the walk's stack and returns its id, with the loss counters the walk moves: a stack cut
@@ -99,11 +100,16 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, struct m
     /* The detached slot matches no address: p (old itself, grown in place, or a block another
      * context freed meanwhile) finds only a stale entry of its own. */
     int32_t stale = msamp_live_find_settled(p);
+    /* p's first free slot, when found below with no stale entry and no detached slot, the slots
+     * that could free one before it meanwhile: not looked up twice. */
+    int32_t first_free = -1;
     /* A full reach makes room by itself when a slot of it is freed here (asked only where the
      * interval adapts: a pinned one admits every sample, and nothing can change meanwhile). */
     if (MSAMP_CFG_ADAPTIVE) {
-        int room = stale >= 0 || msamp_live_free_slot(p) >= 0 ||
+        int room = stale >= 0 || (first_free = msamp_live_free_slot(p)) >= 0 ||
                    (old_slot >= 0 && msamp_live_reaches(p, (uint32_t)old_slot));
+        if (old_slot >= 0)
+            first_free = -1;
         if (!msamp_adapt_admit(c, &drawn, size) ||
             (!room && !msamp_adapt_room(c, &drawn, p, size))) {
             msamp_port_unlock(key);
@@ -123,7 +129,7 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, struct m
         msamp_slot_empty((uint32_t)old_slot);
         G.frees++;
     }
-    int32_t slot = msamp_live_free_slot(p);
+    int32_t slot = first_free >= 0 ? first_free : msamp_live_free_slot(p);
     if (slot < 0)
         G.count[MSAMP_DROP_LIVE_FULL]++;
 
@@ -163,16 +169,16 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, struct m
 #define SLOT_DETACH 2u /* realloc's: the slot holds p | MSAMP_LIVE_MOVING until the move ends */
 #define SLOT_ATTACH 3u /* the move failed: the slot holds p again */
 
-/* Under the lock, finds p's slot (p a block's address), or checks that `slot` still holds realloc's
- * mark p (old | MSAMP_LIVE_MOVING: a raise's thinning may have taken it out meanwhile), and does
- * `what` with it. The slot, or -1 when there was none. */
+/* Under the lock, checks that `slot` still holds p (a raise's thinning may have taken it out
+ * meanwhile), or else finds p's slot when p is a block's address (realloc's mark, old |
+ * MSAMP_LIVE_MOVING, is only where `slot` says), and does `what` with it. `slot` may be -1, or a
+ * hint read without the lock (a block's is the one slot that holds it). The slot, or -1 when there
+ * was none. */
 static int32_t slot_do(uintptr_t p, int32_t slot, unsigned what)
 {
     msamp_port_lock_t key = msamp_port_lock();
-    if ((p & MSAMP_LIVE_MOVING) == 0)
-        slot = msamp_live_find_settled(p);
-    else if (slot >= 0 && !still((uint32_t)slot, p))
-        slot = -1;
+    if (slot < 0 || !still((uint32_t)slot, p))
+        slot = (p & MSAMP_LIVE_MOVING) == 0 ? msamp_live_find_settled(p) : -1;
     if (slot >= 0) {
         if (MSAMP_CFG_REALLOC_CHAINS && what >= SLOT_DETACH) {
             msamp_live_publish((uint32_t)slot, p ^ MSAMP_LIVE_MOVING);
@@ -219,12 +225,13 @@ void msamp_alloc_slow(struct msamp_context *c, void *p, size_t size, const void 
 
 void msamp_free_slow(struct msamp_context *c, void *p)
 {
-    if (msamp_live_find((uintptr_t)p) < 0)
+    int32_t slot = msamp_live_find((uintptr_t)p);
+    if (slot < 0)
         return; /* a fingerprint collision (or NULL): not a sampled block */
     if (busy(c))
         return;
     c->busy = MSAMP_BUSY_CORE;
-    (void)slot_do((uintptr_t)p, -1, SLOT_FREE);
+    (void)slot_do((uintptr_t)p, slot, SLOT_FREE); /* the slot found is checked under the lock */
     leave(c);
 }
 

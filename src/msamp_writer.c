@@ -300,8 +300,12 @@ void msamp_event_varints(unsigned type, const uintptr_t *v, uint32_t n)
     for (uint32_t i = 0; i < n; i++)
         len += word_size(v[i]);
     header(type, len);
-    for (uint32_t i = 0; i < n; i++)
-        put_varint(v[i]);
+    for (uint32_t i = 0; i < n; i++) {
+        uintptr_t x = v[i]; /* put_varint's loop in word arithmetic, without its call */
+        for (; x >= 0x80u; x >>= 7)
+            emit((uint32_t)x | 0x80u);
+        emit((uint32_t)x);
+    }
 }
 
 uintptr_t msamp_event_stamp(void)
