@@ -106,15 +106,17 @@ uintptr_t msamp_draw_gap(uint64_t *state, uint32_t interval);
  * out together or not at all. Frames batch events until msamp_poll() closes them, or until their
  * body reaches MSAMP_CFG_FRAME_BYTES. */
 struct msamp_writer {
-    /* Ring index of the next byte (wh) and of the open COBS block's code byte, the tail when the
-     * event began, the CRC so far, the time of the last timed record, the body's bytes (seq
-     * included) and records, the open block's code, whether a frame is open; whether the
-     * identity is due by stream volume, and (builds without snapshot passes) its re-sends so far.
-     * The last two fill what would be padding. last_slot1: the slot + 1 of the latest ALLOC or
-     * REALLOC record in the open frame (0: none, its sample had no slot, or an empty FREE freed
-     * it): a FREE of that slot at dt 0 is an empty FREE record (wire v2). */
-    uint32_t wh, code_at, wt, crc;
+    /* The time of the last timed record, the ring index of the next byte (wh) and of the open
+     * COBS block's code byte, the CRC so far, the body's bytes (seq included) and records, the open
+     * block's code, whether a frame is open; whether the identity is due by stream volume, and
+     * (builds without snapshot passes) its re-sends so far. The last two fill what would be
+     * padding. last_slot1: the slot + 1 of the latest ALLOC or REALLOC record in the open frame
+     * (0: none, its sample had no slot, or an empty FREE freed it): a FREE of that slot at dt 0 is
+     * an empty FREE record (wire v2). 32 bytes on 32-bit targets: each event copies it (its mark),
+     * and clang on riscv32 copies a larger struct by a call of memcpy (the tail an event began at,
+     * which a take-back need not restore, is msamp_core.wt). */
     uint64_t ts;
+    uint32_t wh, code_at, crc;
     uint16_t n, records;
     uint8_t code, open, identity_due, resends;
 #if MSAMP_CFG_EMPTY_FREE
@@ -311,6 +313,7 @@ void msamp_command_counts(uint32_t *done, uint32_t *repeated, uint32_t *bad, uin
 /* The core's state, under the port lock but where noted. */
 struct msamp_core {
     struct msamp_writer w; /* first: small offsets keep Thumb loads and stores 16-bit */
+    uint32_t wt;           /* the ring's tail when the event being written began */
     _Atomic uint32_t head, tail; /* free-running ring indexes: producers (locked), the consumer */
     uint8_t seq, shift, initialised; /* 0, 1, or MSAMP_ENDED */
     _Atomic uint8_t enabled;

@@ -40,12 +40,14 @@ _Static_assert(BODY_MAX + BODY_MAX / 254u + 2u <= MSAMP_CFG_RING_SIZE,
                "MSAMP_CFG_RING_SIZE below one frame: raise it or lower MSAMP_CFG_FRAME_BYTES");
 
 struct msamp_core msamp_core;
+_Static_assert(UINTPTR_MAX > 0xFFFFFFFFu || sizeof(struct msamp_writer) <= 32u,
+               "an event's mark above 32 bytes: a memcpy call per event on some 32-bit targets");
 
 /* Stores a byte at ring index i unless it would land on bytes not yet consumed: an event that
  * does not fit is written in part, never published, and taken back. */
 static void ring_at(uint32_t i, uint32_t b)
 {
-    if (i - W.wt < MSAMP_CFG_RING_SIZE)
+    if (i - msamp_core.wt < MSAMP_CFG_RING_SIZE)
         msamp_core.ring[i & RING_MASK] = (uint8_t)b;
 }
 
@@ -242,7 +244,7 @@ void msamp_writer_close(void)
 
 void msamp_event_begin(struct msamp_writer *mark)
 {
-    W.wt = atomic_load_explicit(&msamp_core.tail, memory_order_acquire);
+    msamp_core.wt = atomic_load_explicit(&msamp_core.tail, memory_order_acquire);
     if (W.n >= MSAMP_CFG_FRAME_BYTES)
         msamp_writer_close();
     /* Before a frame is opened: one whose opening event does not fit is taken back with it (its
@@ -334,7 +336,7 @@ int msamp_event_end(const struct msamp_writer *mark, int lossy)
     /* After END nothing is recorded (a sampled block freed then passes through): taken back, not
      * counted as lost. */
     int ended = msamp_core.initialised == MSAMP_ENDED;
-    if (!ended && W.wh - W.wt + CLOSE_RESERVE <= MSAMP_CFG_RING_SIZE)
+    if (!ended && W.wh - msamp_core.wt + CLOSE_RESERVE <= MSAMP_CFG_RING_SIZE)
         return 0;
     if (lossy && !ended) {
         /* The event's records and bytes (not the seq of a frame it opened). */
