@@ -550,16 +550,28 @@ int msamp_slow_wants(struct msamp_context *c, void *p, size_t size, const void *
 void msamp_slow_sample(struct msamp_context *c, void *p, size_t size, struct msamp_walk *w,
                        uint32_t drawn);
 /* Inline, so that a wrapper's slow function walks from its own frame: the walk's first step
- * leaves it for the application's. */
-static inline __attribute__((always_inline)) void msamp_slow_alloc(struct msamp_context *c, void *p,
-                                                                   size_t size, const void *frame,
-                                                                   uint32_t drawn)
+ * leaves it for the application's. Not on MIPS, whose walker proves a frame by scanning its
+ * function's code (port/mips64/README.md), and does not find the frame of a `slow` that walks
+ * (the malta boards' walks then found no frame): there msamp_slow_alloc is this, out of line
+ * (msamp_sample.c). */
+static inline __attribute__((always_inline)) void msamp_slow_alloc_here(struct msamp_context *c,
+                                                                        void *p, size_t size,
+                                                                        const void *frame,
+                                                                        uint32_t drawn)
 {
     if (msamp_slow_wants(c, p, size, frame, drawn)) {
         MSAMP_WALK(w, frame);
         msamp_slow_sample(c, p, size, &w, drawn);
     }
 }
+#if defined(__mips__)
+#define MSAMP_WALK_IN_SLOW 0
+void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void *frame,
+                      uint32_t drawn);
+#else
+#define MSAMP_WALK_IN_SLOW 1
+#define msamp_slow_alloc msamp_slow_alloc_here
+#endif
 /* realloc's, in two halves too. Before the real call, msamp_realloc_detach takes old's live slot
  * off its address (under the lock; -1 when old is not tracked, or the context is busy): the slot
  * keeps the allocation but holds old | MSAMP_LIVE_MOVING, which no probe matches. Once the real

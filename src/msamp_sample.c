@@ -300,6 +300,14 @@ void msamp_slow_sample(struct msamp_context *c, void *p, size_t size, struct msa
     leave(c);
 }
 
+#if !MSAMP_WALK_IN_SLOW
+void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void *frame,
+                      uint32_t drawn)
+{
+    msamp_slow_alloc_here(c, p, size, frame, drawn);
+}
+#endif
+
 void msamp_slow_realloc(struct msamp_context *c, void *old, int32_t old_slot, void *p, size_t size,
                         const void *frame, uint32_t drawn)
 {
