@@ -112,15 +112,18 @@ struct msamp_writer {
      * (builds without snapshot passes) its re-sends so far. The last two fill what would be
      * padding. last_slot1: the slot + 1 of the latest ALLOC or REALLOC record in the open frame
      * (0: none, its sample had no slot, or an empty FREE freed it): a FREE of that slot at dt 0 is
-     * an empty FREE record (wire v2). 32 bytes on 32-bit targets: each event copies it (its mark),
-     * and clang on riscv32 copies a larger struct by a call of memcpy (the tail an event began at,
-     * which a take-back need not restore, is msamp_core.wt). */
+     * an empty FREE record (wire v2). wt: the ring's tail when the event began, here where it
+     * fills what would be padding, else in msamp_core (a take-back need not restore it). 32 bytes
+     * on 32-bit targets: each event copies it (its mark), and clang on riscv32 copies a larger
+     * struct by a call of memcpy. */
     uint64_t ts;
     uint32_t wh, code_at, crc;
     uint16_t n, records;
     uint8_t code, open, identity_due, resends;
 #if MSAMP_CFG_EMPTY_FREE
     uint32_t last_slot1;
+#else
+    uint32_t wt;
 #endif
 };
 
@@ -313,7 +316,9 @@ void msamp_command_counts(uint32_t *done, uint32_t *repeated, uint32_t *bad, uin
 /* The core's state, under the port lock but where noted. */
 struct msamp_core {
     struct msamp_writer w; /* first: small offsets keep Thumb loads and stores 16-bit */
-    uint32_t wt;           /* the ring's tail when the event being written began */
+#if MSAMP_CFG_EMPTY_FREE
+    uint32_t wt; /* the ring's tail when the event being written began (struct msamp_writer) */
+#endif
     _Atomic uint32_t head, tail; /* free-running ring indexes: producers (locked), the consumer */
     uint8_t seq, shift, initialised; /* 0, 1, or MSAMP_ENDED */
     _Atomic uint8_t enabled;

@@ -8,6 +8,12 @@
 
 #define W msamp_core.w
 #define RING_MASK (MSAMP_CFG_RING_SIZE - 1u)
+/* The ring's tail when the event began: in the writer, or beside it (struct msamp_writer). */
+#if MSAMP_CFG_EMPTY_FREE
+#define WT msamp_core.wt
+#else
+#define WT W.wt
+#endif
 /* A dt that needs more than two varint bytes is preceded by an absolute TIME record. */
 #define DT_LIMIT (1u << 14)
 /* Ring bytes a close may write beyond an event: the CRC's four (each a byte or a block's code)
@@ -47,7 +53,7 @@ _Static_assert(UINTPTR_MAX > 0xFFFFFFFFu || sizeof(struct msamp_writer) <= 32u,
  * does not fit is written in part, never published, and taken back. */
 static void ring_at(uint32_t i, uint32_t b)
 {
-    if (i - msamp_core.wt < MSAMP_CFG_RING_SIZE)
+    if (i - WT < MSAMP_CFG_RING_SIZE)
         msamp_core.ring[i & RING_MASK] = (uint8_t)b;
 }
 
@@ -244,7 +250,7 @@ void msamp_writer_close(void)
 
 void msamp_event_begin(struct msamp_writer *mark)
 {
-    msamp_core.wt = atomic_load_explicit(&msamp_core.tail, memory_order_acquire);
+    WT = atomic_load_explicit(&msamp_core.tail, memory_order_acquire);
     if (W.n >= MSAMP_CFG_FRAME_BYTES)
         msamp_writer_close();
     /* Before a frame is opened: one whose opening event does not fit is taken back with it (its
@@ -336,7 +342,7 @@ int msamp_event_end(const struct msamp_writer *mark, int lossy)
     /* After END nothing is recorded (a sampled block freed then passes through): taken back, not
      * counted as lost. */
     int ended = msamp_core.initialised == MSAMP_ENDED;
-    if (!ended && W.wh - msamp_core.wt + CLOSE_RESERVE <= MSAMP_CFG_RING_SIZE)
+    if (!ended && W.wh - WT + CLOSE_RESERVE <= MSAMP_CFG_RING_SIZE)
         return 0;
     if (lossy && !ended) {
         /* The event's records and bytes (not the seq of a frame it opened). */
