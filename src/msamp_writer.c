@@ -144,13 +144,13 @@ MSAMP_HOT static void emit(uint32_t b)
 #else
     /* The eight steps of the bitwise CRC at once, without a table: the byte's share of the
      * polynomial (taps 0, 1, 2, 4, 5, 7, 8, 10, 11, 12, 16, 22, 23, 26 of the reflected 0xEDB88320)
-     * as shifts of t = s ^ (s << 6), three of them by multiplies (Stephan Brumme's
+     * as shifts of low = s ^ (s << 6), three of them by multiplies (Stephan Brumme's
      * crc32_1byte_tableless: the same CRC as the loop, about 15 instructions instead of 40;
      * test-unit-writer_bitwise checks its frames against the bitwise form on random bytes). */
-    uint32_t t = (c ^ c << 6) & 0xFFu;
-    uint32_t a = t * ((1u << 23) + (1u << 14) + (1u << 2));
-    c = (c >> 8) ^ t * ((1u << 24) + (1u << 16) + (1u << 8)) ^ a ^ a >> 1 ^
-        t * ((1u << 20) + (1u << 12)) ^ t << 19 ^ t << 17 ^ t >> 2;
+    uint32_t low = (c ^ c << 6) & 0xFFu;
+    uint32_t a = low * ((1u << 23) + (1u << 14) + (1u << 2));
+    c = (c >> 8) ^ low * ((1u << 24) + (1u << 16) + (1u << 8)) ^ a ^ a >> 1 ^
+        low * ((1u << 20) + (1u << 12)) ^ low << 19 ^ low << 17 ^ low >> 2;
 #endif
     W.crc = c;
     W.n++;
