@@ -70,13 +70,14 @@
 #endif
 
 /* 1: smaller code before speed where the core has the choice: the per-byte writer out of line,
- * the CRC bit by bit. */
+ * the CRC without a table. */
 #ifndef MSAMP_CFG_SMALL_CODE
 #define MSAMP_CFG_SMALL_CODE MSAMP_CFG_TINY
 #endif
 
 /* How the frame CRC-32 is computed, byte by byte as frames are written: 2 from a 1 KiB table (one
- * lookup per byte), 1 from a 64-byte table (two lookups), 0 bit by bit (8 steps, no table).
+ * lookup per byte), 1 from a 64-byte table (two lookups), 0 without a table (the 8 bit steps at
+ * once: shifts and three multiplies).
  * Default: bit by bit for small code, else the 1 KiB table on 64-bit targets (where a sampled
  * allocation's bytes cost most) and the 64-byte one on 32-bit ones. */
 #ifndef MSAMP_CFG_CRC_TABLE

@@ -106,19 +106,24 @@ uintptr_t msamp_draw_gap(uint64_t *state, uint32_t interval);
  * out together or not at all. Frames batch events until msamp_poll() closes them, or until their
  * body reaches MSAMP_CFG_FRAME_BYTES. */
 struct msamp_writer {
-    /* Ring index of the next byte (wh) and of the open COBS block's code byte, the tail when the
-     * event began, the CRC so far, the time of the last timed record, the body's bytes (seq
-     * included) and records, the open block's code, whether a frame is open; whether the
-     * identity is due by stream volume, and (builds without snapshot passes) its re-sends so far.
-     * The last two fill what would be padding. last_slot1: the slot + 1 of the latest ALLOC or
-     * REALLOC record in the open frame (0: none, its sample had no slot, or an empty FREE freed
-     * it): a FREE of that slot at dt 0 is an empty FREE record (wire v2). */
-    uint32_t wh, code_at, wt, crc;
+    /* The time of the last timed record, the ring index of the next byte (wh) and of the open
+     * COBS block's code byte, the CRC so far, the body's bytes (seq included) and records, the open
+     * block's code, whether a frame is open; whether the identity is due by stream volume, and
+     * (builds without snapshot passes) its re-sends so far. The last two fill what would be
+     * padding. last_slot1: the slot + 1 of the latest ALLOC or REALLOC record in the open frame
+     * (0: none, its sample had no slot, or an empty FREE freed it): a FREE of that slot at dt 0 is
+     * an empty FREE record (wire v2). wt: the ring's tail when the event began, here where it
+     * fills what would be padding, else in msamp_core (a take-back need not restore it). 32 bytes
+     * on 32-bit targets: each event copies it (its mark), and clang on riscv32 copies a larger
+     * struct by a call of memcpy. */
     uint64_t ts;
+    uint32_t wh, code_at, crc;
     uint16_t n, records;
     uint8_t code, open, identity_due, resends;
 #if MSAMP_CFG_EMPTY_FREE
     uint32_t last_slot1;
+#else
+    uint32_t wt;
 #endif
 };
 
@@ -311,6 +316,9 @@ void msamp_command_counts(uint32_t *done, uint32_t *repeated, uint32_t *bad, uin
 /* The core's state, under the port lock but where noted. */
 struct msamp_core {
     struct msamp_writer w; /* first: small offsets keep Thumb loads and stores 16-bit */
+#if MSAMP_CFG_EMPTY_FREE
+    uint32_t wt; /* the ring's tail when the event being written began (struct msamp_writer) */
+#endif
     _Atomic uint32_t head, tail; /* free-running ring indexes: producers (locked), the consumer */
     uint8_t seq, shift, initialised; /* 0, 1, or MSAMP_ENDED */
     _Atomic uint8_t enabled;
@@ -517,8 +525,58 @@ void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, un
 /* Whether the first half refused the call: never without the giant guard, and the test folds. */
 #define MSAMP_REFUSED(drawn) (MSAMP_CFG_GIANT_BYTES != 0 && (drawn) == MSAMP_SLOW_REFUSED)
 uint32_t msamp_slow_decide(struct msamp_context *c, size_t size, const void *frame);
+
+/* A walk's frames, from msamp_port_walk() through msamp_walk_collect(): n one past
+ * MSAMP_CFG_MAX_DEPTH means the stack was cut; oob: the walk began outside the stack bounds
+ * (MSAMP_WALK_OUT_OF_BOUNDS). */
+struct msamp_walk {
+    uintptr_t *pcs;
+    uint32_t n;
+    uint32_t oob;
+};
+int msamp_walk_collect(void *arg, uintptr_t pc);
+/* The walk's buffer: two words before the frames (the STACK record's id and depth, written there
+ * where code size comes first: msamp_sample.c's put_stack). */
+#define MSAMP_WALK_WORDS (2u + MSAMP_CFG_MAX_DEPTH)
+/* Declares walk `w` over a buffer of its own and walks from `frame` into it, in the function that
+ * uses it rather than in a helper of its own: each frame between the walk's start and `frame` is
+ * one more step of every walk, walked and dropped (about 130 instructions of the exidx walker's on
+ * the Cortex-M3). */
+#define MSAMP_WALK(w, frame)                                                                       \
+    uintptr_t w##_pcs[MSAMP_WALK_WORDS];                                                           \
+    struct msamp_walk w = {w##_pcs + 2, 0, 0};                                                     \
+    msamp_port_walk(frame, msamp_walk_collect, &w)
+
+/* The second half, in two parts around the walk: msamp_slow_wants reports a failure and says
+ * whether p is to be sampled (then the context is busy), msamp_slow_sample records it from the
+ * walk and leaves the slow path. */
+int msamp_slow_wants(struct msamp_context *c, void *p, size_t size, const void *frame,
+                     uint32_t drawn);
+void msamp_slow_sample(struct msamp_context *c, void *p, size_t size, struct msamp_walk *w,
+                       uint32_t drawn);
+/* Inline, so that a wrapper's slow function walks from its own frame: the walk's first step
+ * leaves it for the application's. Not on MIPS, whose walker proves a frame by scanning its
+ * function's code (port/mips64/README.md), and does not find the frame of a `slow` that walks
+ * (the malta boards' walks then found no frame): there msamp_slow_alloc is this, out of line
+ * (msamp_sample.c). */
+static inline __attribute__((always_inline)) void msamp_slow_alloc_here(struct msamp_context *c,
+                                                                        void *p, size_t size,
+                                                                        const void *frame,
+                                                                        uint32_t drawn)
+{
+    if (msamp_slow_wants(c, p, size, frame, drawn)) {
+        MSAMP_WALK(w, frame);
+        msamp_slow_sample(c, p, size, &w, drawn);
+    }
+}
+#if defined(__mips__)
+#define MSAMP_WALK_IN_SLOW 0
 void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void *frame,
                       uint32_t drawn);
+#else
+#define MSAMP_WALK_IN_SLOW 1
+#define msamp_slow_alloc msamp_slow_alloc_here
+#endif
 /* realloc's, in two halves too. Before the real call, msamp_realloc_detach takes old's live slot
  * off its address (under the lock; -1 when old is not tracked, or the context is busy): the slot
  * keeps the allocation but holds old | MSAMP_LIVE_MOVING, which no probe matches. Once the real

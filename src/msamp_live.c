@@ -27,9 +27,13 @@ _Atomic uint32_t msamp_live_mask[MSAMP_PROBE_WORDS];
 /* One bit per mask word: set when a block of the word went to a slot outside its home bucket (it
  * overflowed), cleared by a rebuild that finds none there any more. A clear bit lets the rebuild
  * read only the word's own buckets, as before the reach; a stale set bit costs only a longer
- * scan, so a reset leaves them. Not where code size and RAM come first: a rebuild there always
- * reads the reach. */
-#define SPILL (!MSAMP_CFG_SMALL_CODE && MSAMP_CFG_FREE_FILTER && !MSAMP_CFG_RUNTIME_TABLES)
+ * scan, so a reset leaves them. Where code size and RAM come first, only in a table of more than
+ * one reach (the tiny profile's 256 slots: a word of RAM and some 40 bytes of code for 24 slots
+ * fewer read at each sampled free, about 130 instructions on a Cortex-M3): a rebuild in the small
+ * configurations' table of one reach always reads the whole table. */
+#define SPILL                                                                                      \
+    (MSAMP_CFG_FREE_FILTER && !MSAMP_CFG_RUNTIME_TABLES &&                                         \
+     (!MSAMP_CFG_SMALL_CODE || MSAMP_CFG_LIVE_CAPACITY > MSAMP_LIVE_REACH))
 #if SPILL
 static uint32_t spill[(MSAMP_PROBE_WORDS + 31u) / 32u];
 #define SPILLED(word) (spill[(word) / 32u] & (1u << ((word) % 32u)))
@@ -104,17 +108,19 @@ static void rebuild_word(uint32_t word)
     uint32_t mask = 0, outside = 0;
     /* The word's own buckets, and the 3 after them when a block overflowed: every way of each. */
     uint32_t n = SPILLED(word) ? own + MSAMP_LIVE_REACH_BUCKETS - 1u : own;
-    for (uint32_t k = 0; k < n * MSAMP_CFG_LIVE_WAYS; k++) {
-        uint32_t j = k / MSAMP_CFG_LIVE_WAYS;
-        uintptr_t a = atomic_load_explicit(
-            &L[msamp_live_slot_of((b + j) & (MSAMP_LIVE_BUCKETS - 1u), k % MSAMP_CFG_LIVE_WAYS)],
-            memory_order_relaxed);
-        if (MSAMP_LIKELY(a == 0))
-            continue; /* a free slot: a load and a branch, not the hash */
-        uint32_t h = msamp_live_hash(a);
-        if ((a & MSAMP_LIVE_MOVING) == 0 && msamp_live_word(h) == word) {
-            mask |= msamp_live_bit(h);
-            outside |= j >= own;
+    for (uint32_t j = 0; j < n; j++) {
+        /* A bucket's ways, MSAMP_LIVE_BUCKETS slots apart: a pointer stepped by that stride (an
+         * empty slot costs a load, a branch and the loop's step). */
+        const _Atomic uintptr_t *s = &L[msamp_live_slot_of((b + j) & (MSAMP_LIVE_BUCKETS - 1u), 0)];
+        for (uint32_t way = 0; way < MSAMP_CFG_LIVE_WAYS; way++, s += MSAMP_LIVE_BUCKETS) {
+            uintptr_t a = atomic_load_explicit(s, memory_order_relaxed);
+            if (MSAMP_LIKELY(a == 0))
+                continue; /* a free slot: a load and a branch, not the hash */
+            uint32_t h = msamp_live_hash(a);
+            if ((a & MSAMP_LIVE_MOVING) == 0 && msamp_live_word(h) == word) {
+                mask |= msamp_live_bit(h);
+                outside |= j >= own;
+            }
         }
     }
     if (SPILL && !outside)

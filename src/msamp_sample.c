@@ -12,33 +12,27 @@
 #define TASK_OF(c) 0u
 #endif
 
-/* The walk's frames; n one past MSAMP_CFG_MAX_DEPTH means the stack was cut; oob: the walk began
- * outside the stack bounds (MSAMP_WALK_OUT_OF_BOUNDS). */
-struct walk {
-    uintptr_t *pcs;
-    uint32_t n;
-    uint32_t oob;
-};
-
-static int collect(void *arg, uintptr_t pc)
+/* msamp_port_walk()'s callback for MSAMP_WALK: each frame into the walk's buffer, up to the depth. */
+int msamp_walk_collect(void *arg, uintptr_t pc)
 {
-    struct walk *w = arg;
-    if (pc == MSAMP_WALK_OUT_OF_BOUNDS) {
+    struct msamp_walk *w = arg;
+    uint32_t n = w->n;
+    if (MSAMP_LIKELY(pc != MSAMP_WALK_OUT_OF_BOUNDS && n < MSAMP_CFG_MAX_DEPTH)) {
+        w->pcs[n] = pc;
+        w->n = n + 1u;
+        return 1;
+    }
+    if (pc == MSAMP_WALK_OUT_OF_BOUNDS)
         w->oob = 1;
-        return 0;
-    }
-    if (w->n == MSAMP_CFG_MAX_DEPTH) {
-        w->n++;
-        return 0;
-    }
-    w->pcs[w->n++] = pc;
-    return 1;
+    else
+        w->n = n + 1u; /* one past the depth: the stack was cut */
+    return 0;
 }
 
 /* Interns the walk's stack and returns its id, with the loss counters the walk moves: a stack cut
  * at the maximum depth (w->n becomes that depth), one with no frame at all (id 0), a full stack
  * table. Under the lock. */
-static uint32_t stack_of(struct walk *w)
+static uint32_t stack_of(struct msamp_walk *w)
 {
     if (w->n > MSAMP_CFG_MAX_DEPTH) {
         w->n = MSAMP_CFG_MAX_DEPTH;
@@ -57,14 +51,11 @@ static uint32_t stack_of(struct walk *w)
     return id;
 }
 
-/* The walk's buffer: two words before the frames (put_stack's). */
-#define WALK_WORDS (2u + MSAMP_CFG_MAX_DEPTH)
-
 /* Writes the STACK record that defines id (the walk's frames) into the open event. Where code size
  * comes first, as varints of the walk's own buffer: id and depth in the two words before the
  * frames, each frame after the first made its zigzagged difference in place (the walk is not read
  * again), the same bytes as msamp_layout_stack's without a layout sized twice. */
-static void put_stack(uint32_t id, struct walk *w)
+static void put_stack(uint32_t id, struct msamp_walk *w)
 {
 #if MSAMP_CFG_SMALL_CODE
     uintptr_t *v = w->pcs - 2;
@@ -94,16 +85,14 @@ static int still(uint32_t slot, uintptr_t a)
     return msamp_live_addr(slot) == a && msamp_live_settled(slot);
 }
 
-/* Records a sampled allocation p of size bytes, decided at interval `drawn`; a REALLOC from
- * old_slot when it is realloc's detached slot of old (msamp_realloc_detach), else -1. 0 when the
- * adaptive interval thinned the sample out (nothing written). */
-static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const void *frame,
+/* Records a sampled allocation p of size bytes, decided at interval `drawn`, whose stack the
+ * caller walked into w; a REALLOC from old_slot when it is realloc's detached slot of old
+ * (msamp_realloc_detach), else -1. 0 when the adaptive interval thinned the sample out (nothing
+ * written). */
+static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, struct msamp_walk *w,
                   uintptr_t old, int32_t old_slot, uint32_t drawn)
 {
-    uintptr_t pcs[WALK_WORDS];
-    struct walk w = {pcs + 2, 0, 0};
     struct msamp_writer ev;
-    msamp_port_walk(frame, collect, &w);
     if (!MSAMP_CFG_REALLOC_CHAINS)
         old_slot = -1; /* never called with one: the code that follows it folds away */
 
@@ -111,11 +100,16 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
     /* The detached slot matches no address: p (old itself, grown in place, or a block another
      * context freed meanwhile) finds only a stale entry of its own. */
     int32_t stale = msamp_live_find_settled(p);
+    /* p's first free slot, when found below with no stale entry and no detached slot, the slots
+     * that could free one before it meanwhile: not looked up twice. */
+    int32_t first_free = -1;
     /* A full reach makes room by itself when a slot of it is freed here (asked only where the
      * interval adapts: a pinned one admits every sample, and nothing can change meanwhile). */
     if (MSAMP_CFG_ADAPTIVE) {
-        int room = stale >= 0 || msamp_live_free_slot(p) >= 0 ||
+        int room = stale >= 0 || (first_free = msamp_live_free_slot(p)) >= 0 ||
                    (old_slot >= 0 && msamp_live_reaches(p, (uint32_t)old_slot));
+        if (old_slot >= 0)
+            first_free = -1;
         if (!msamp_adapt_admit(c, &drawn, size) ||
             (!room && !msamp_adapt_room(c, &drawn, p, size))) {
             msamp_port_unlock(key);
@@ -128,14 +122,14 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
             stale = -1;
     }
     msamp_event_begin(&ev);
-    uint32_t id = stack_of(&w);
+    uint32_t id = stack_of(w);
     if (stale >= 0)
         put_free((uint32_t)stale, 0); /* its free was never seen: the address is reused */
     if (old_slot >= 0) {
         msamp_slot_empty((uint32_t)old_slot);
         G.frees++;
     }
-    int32_t slot = msamp_live_free_slot(p);
+    int32_t slot = first_free >= 0 ? first_free : msamp_live_free_slot(p);
     if (slot < 0)
         G.count[MSAMP_DROP_LIVE_FULL]++;
 
@@ -150,7 +144,7 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
         send_stack = 1;
 #endif
     if (send_stack)
-        put_stack(id, &w);
+        put_stack(id, w);
     uintptr_t dt = msamp_event_stamp(); /* a TIME record, if any, before the task's */
     if (TASK_OF(c) != 0)
         msamp_rec_sample_task(TASK_OF(c));
@@ -175,16 +169,16 @@ static int sample(struct msamp_context *c, uintptr_t p, uintptr_t size, const vo
 #define SLOT_DETACH 2u /* realloc's: the slot holds p | MSAMP_LIVE_MOVING until the move ends */
 #define SLOT_ATTACH 3u /* the move failed: the slot holds p again */
 
-/* Under the lock, finds p's slot (p a block's address), or checks that `slot` still holds realloc's
- * mark p (old | MSAMP_LIVE_MOVING: a raise's thinning may have taken it out meanwhile), and does
- * `what` with it. The slot, or -1 when there was none. */
+/* Under the lock, checks that `slot` still holds p (a raise's thinning may have taken it out
+ * meanwhile), or else finds p's slot when p is a block's address (realloc's mark, old |
+ * MSAMP_LIVE_MOVING, is only where `slot` says), and does `what` with it. `slot` may be -1, or a
+ * hint read without the lock (a block's is the one slot that holds it). The slot, or -1 when there
+ * was none. */
 static int32_t slot_do(uintptr_t p, int32_t slot, unsigned what)
 {
     msamp_port_lock_t key = msamp_port_lock();
-    if ((p & MSAMP_LIVE_MOVING) == 0)
-        slot = msamp_live_find_settled(p);
-    else if (slot >= 0 && !still((uint32_t)slot, p))
-        slot = -1;
+    if (slot < 0 || !still((uint32_t)slot, p))
+        slot = (p & MSAMP_LIVE_MOVING) == 0 ? msamp_live_find_settled(p) : -1;
     if (slot >= 0) {
         if (MSAMP_CFG_REALLOC_CHAINS && what >= SLOT_DETACH) {
             msamp_live_publish((uint32_t)slot, p ^ MSAMP_LIVE_MOVING);
@@ -231,12 +225,13 @@ void msamp_alloc_slow(struct msamp_context *c, void *p, size_t size, const void 
 
 void msamp_free_slow(struct msamp_context *c, void *p)
 {
-    if (msamp_live_find((uintptr_t)p) < 0)
+    int32_t slot = msamp_live_find((uintptr_t)p);
+    if (slot < 0)
         return; /* a fingerprint collision (or NULL): not a sampled block */
     if (busy(c))
         return;
     c->busy = MSAMP_BUSY_CORE;
-    (void)slot_do((uintptr_t)p, -1, SLOT_FREE);
+    (void)slot_do((uintptr_t)p, slot, SLOT_FREE); /* the slot found is checked under the lock */
     leave(c);
 }
 
@@ -279,22 +274,39 @@ uint32_t msamp_slow_decide(struct msamp_context *c, size_t size, const void *fra
     return msamp_decide(c, size);
 }
 
-void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void *frame,
-                      uint32_t drawn)
+int msamp_slow_wants(struct msamp_context *c, void *p, size_t size, const void *frame,
+                     uint32_t drawn)
 {
     if (p == NULL) {
 #if MSAMP_CFG_FAILURES
         if (size != 0)
             msamp_fail_slow(c, size, frame, MSAMP_FAIL_NULL);
+#else
+        (void)size;
+        (void)frame;
 #endif
-        return;
+        return 0;
     }
     if (drawn == 0 || c->busy) /* busy: counted as reentrant when it decided */
-        return;
+        return 0;
     c->busy = MSAMP_BUSY_CORE;
-    (void)sample(c, (uintptr_t)p, size, frame, 0, -1, drawn);
+    return 1;
+}
+
+void msamp_slow_sample(struct msamp_context *c, void *p, size_t size, struct msamp_walk *w,
+                       uint32_t drawn)
+{
+    (void)sample(c, (uintptr_t)p, size, w, 0, -1, drawn);
     leave(c);
 }
+
+#if !MSAMP_WALK_IN_SLOW
+void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void *frame,
+                      uint32_t drawn)
+{
+    msamp_slow_alloc_here(c, p, size, frame, drawn);
+}
+#endif
 
 void msamp_slow_realloc(struct msamp_context *c, void *old, int32_t old_slot, void *p, size_t size,
                         const void *frame, uint32_t drawn)
@@ -318,8 +330,12 @@ void msamp_slow_realloc(struct msamp_context *c, void *old, int32_t old_slot, vo
      * made in between has returned). The old block's allocation goes on in p unless
      * realloc(old, 0) freed it. */
     c->busy = MSAMP_BUSY_CORE;
-    if (drawn == 0 || p == NULL ||
-        !sample(c, (uintptr_t)p, size, frame, (uintptr_t)old, old_slot, drawn))
+    int kept = 0;
+    if (drawn != 0 && p != NULL) {
+        MSAMP_WALK(w, frame);
+        kept = sample(c, (uintptr_t)p, size, &w, (uintptr_t)old, old_slot, drawn);
+    }
+    if (!kept)
         (void)slot_do(mark, old_slot, p != NULL ? SLOT_MOVED : SLOT_FREE);
     leave(c);
 #endif
@@ -330,10 +346,8 @@ void msamp_fail_slow(struct msamp_context *c, size_t size, const void *frame, un
     if (!G.initialised || !atomic_load_explicit(&G.enabled, memory_order_relaxed) || busy(c))
         return;
     c->busy = MSAMP_BUSY_CORE;
-    uintptr_t pcs[WALK_WORDS];
-    struct walk w = {pcs + 2, 0, 0};
     struct msamp_writer ev;
-    msamp_port_walk(frame, collect, &w);
+    MSAMP_WALK(w, frame);
 #if MSAMP_CFG_HEAP_STATS
     struct msamp_heap_stats heap;
     msamp_heap_read(&heap); /* the heap as the failure left it, outside the lock */

@@ -8,6 +8,12 @@
 
 #define W msamp_core.w
 #define RING_MASK (MSAMP_CFG_RING_SIZE - 1u)
+/* The ring's tail when the event began: in the writer, or beside it (struct msamp_writer). */
+#if MSAMP_CFG_EMPTY_FREE
+#define WT msamp_core.wt
+#else
+#define WT W.wt
+#endif
 /* A dt that needs more than two varint bytes is preceded by an absolute TIME record. */
 #define DT_LIMIT (1u << 14)
 /* Ring bytes a close may write beyond an event: the CRC's four (each a byte or a block's code)
@@ -40,12 +46,14 @@ _Static_assert(BODY_MAX + BODY_MAX / 254u + 2u <= MSAMP_CFG_RING_SIZE,
                "MSAMP_CFG_RING_SIZE below one frame: raise it or lower MSAMP_CFG_FRAME_BYTES");
 
 struct msamp_core msamp_core;
+_Static_assert(UINTPTR_MAX > 0xFFFFFFFFu || sizeof(struct msamp_writer) <= 32u,
+               "an event's mark above 32 bytes: a memcpy call per event on some 32-bit targets");
 
 /* Stores a byte at ring index i unless it would land on bytes not yet consumed: an event that
  * does not fit is written in part, never published, and taken back. */
 static void ring_at(uint32_t i, uint32_t b)
 {
-    if (i - W.wt < MSAMP_CFG_RING_SIZE)
+    if (i - WT < MSAMP_CFG_RING_SIZE)
         msamp_core.ring[i & RING_MASK] = (uint8_t)b;
 }
 
@@ -134,8 +142,15 @@ MSAMP_HOT static void emit(uint32_t b)
     c = (c >> 4) ^ crc_nibble[c & 0x0Fu];
     c = (c >> 4) ^ crc_nibble[c & 0x0Fu];
 #else
-    for (unsigned k = 0; k < 8u; k++)
-        c = (c >> 1) ^ (0xEDB88320u & (0u - (c & 1u)));
+    /* The eight steps of the bitwise CRC at once, without a table: the byte's share of the
+     * polynomial (taps 0, 1, 2, 4, 5, 7, 8, 10, 11, 12, 16, 22, 23, 26 of the reflected 0xEDB88320)
+     * as shifts of low = s ^ (s << 6), three of them by multiplies (Stephan Brumme's
+     * crc32_1byte_tableless: the same CRC as the loop, about 15 instructions instead of 40;
+     * test-unit-writer_bitwise checks its frames against the bitwise form on random bytes). */
+    uint32_t low = (c ^ c << 6) & 0xFFu;
+    uint32_t a = low * ((1u << 23) + (1u << 14) + (1u << 2));
+    c = (c >> 8) ^ low * ((1u << 24) + (1u << 16) + (1u << 8)) ^ a ^ a >> 1 ^
+        low * ((1u << 20) + (1u << 12)) ^ low << 19 ^ low << 17 ^ low >> 2;
 #endif
     W.crc = c;
     W.n++;
@@ -235,7 +250,7 @@ void msamp_writer_close(void)
 
 void msamp_event_begin(struct msamp_writer *mark)
 {
-    W.wt = atomic_load_explicit(&msamp_core.tail, memory_order_acquire);
+    WT = atomic_load_explicit(&msamp_core.tail, memory_order_acquire);
     if (W.n >= MSAMP_CFG_FRAME_BYTES)
         msamp_writer_close();
     /* Before a frame is opened: one whose opening event does not fit is taken back with it (its
@@ -293,8 +308,12 @@ void msamp_event_varints(unsigned type, const uintptr_t *v, uint32_t n)
     for (uint32_t i = 0; i < n; i++)
         len += word_size(v[i]);
     header(type, len);
-    for (uint32_t i = 0; i < n; i++)
-        put_varint(v[i]);
+    for (uint32_t i = 0; i < n; i++) {
+        uintptr_t x = v[i]; /* put_varint's loop in word arithmetic, without its call */
+        for (; x >= 0x80u; x >>= 7)
+            emit((uint32_t)x | 0x80u);
+        emit((uint32_t)x);
+    }
 }
 
 uintptr_t msamp_event_stamp(void)
@@ -323,7 +342,7 @@ int msamp_event_end(const struct msamp_writer *mark, int lossy)
     /* After END nothing is recorded (a sampled block freed then passes through): taken back, not
      * counted as lost. */
     int ended = msamp_core.initialised == MSAMP_ENDED;
-    if (!ended && W.wh - W.wt + CLOSE_RESERVE <= MSAMP_CFG_RING_SIZE)
+    if (!ended && W.wh - WT + CLOSE_RESERVE <= MSAMP_CFG_RING_SIZE)
         return 0;
     if (lossy && !ended) {
         /* The event's records and bytes (not the seq of a frame it opened). */

@@ -132,4 +132,9 @@ extern void (*volatile msamp_arm_exidx_mid_read)(void);
 /* Fills r4-r11, sp, lr and pc (= lr: the return address into the caller) of its caller. */
 void msamp_arm_capture(struct msamp_arm_regs *regs);
 
+/* The exidx walker's msamp_port_walk(): the walk over the link's bounds from regs, its caller's
+ * state on entry (msamp_arm_capture.c). */
+void msamp_arm_walk_regs(struct msamp_arm_regs *regs, const void *frame, msamp_frame_fn fn,
+                         void *arg);
+
 #endif

@@ -18,18 +18,15 @@
 #if MSAMP_ARM_UNWINDER == MSAMP_ARM_UNWIND_EXIDX
 extern const char __exidx_start[], __exidx_end[];
 
-/* Unwinds from this function's own state: the tables describe code positions, and the wrapper's
- * frame address alone does not say where in the wrapper the call was. */
-void msamp_port_walk(const void *frame, msamp_frame_fn fn, void *arg)
+/* msamp_port_walk() (msamp_arm_capture.c) captures its caller's registers and walks from them
+ * here: the tables describe code positions, and the wrapper's frame address alone does not say
+ * where in the wrapper the call was. */
+void msamp_arm_walk_regs(struct msamp_arm_regs *regs, const void *frame, msamp_frame_fn fn,
+                         void *arg)
 {
     static const struct msamp_arm_bounds link = {MSAMP_LINK_BOUNDS, (uintptr_t)__exidx_start,
                                                  (uintptr_t)__exidx_end};
-    struct msamp_arm_regs regs;
-
-    /* r0-r3 and r12 are not preserved across calls: unknown, and no opcode of ours needs them. */
-    regs.r[0] = regs.r[1] = regs.r[2] = regs.r[3] = regs.r[12] = 0;
-    msamp_arm_capture(&regs);
-    msamp_arm_exidx_walk(&regs, (uintptr_t)frame, &link, fn, arg);
+    msamp_arm_exidx_walk(regs, (uintptr_t)frame, &link, fn, arg);
 }
 #elif MSAMP_ARM_UNWINDER != MSAMP_ARM_UNWIND_FRAME
 #error "MSAMP_ARM_UNWINDER: MSAMP_ARM_UNWIND_FRAME or MSAMP_ARM_UNWIND_EXIDX"
