@@ -9,6 +9,8 @@ TESTS += drain-listen drain-listen-qemu
 # Every output file on a full disk, whole or not at all (tests/drain/t_fulldisk.sh), and drain
 # check --budgets on text that is no budgets file.
 TESTS += drain-fulldisk
+# JSON written to a terminal (line-buffered) and unbuffered: the same bytes as a pipe's.
+TESTS += drain-json-tty
 
 .PHONY: test-drain-signal test-drain-partial test-drain-follow test-drain-listen test-drain-listen-qemu \
 	test-drain-fulldisk
@@ -26,6 +28,10 @@ test-drain-partial: $(DRAIN_IO_TOOLS) ## drain: --every partial profiles that ca
 test-drain-fulldisk: $(DRAIN_IO_TOOLS) ## drain: every output kind (profile, --peak, --folded, timeline HTML/CSV, flame SVG, JSON, check's JUnit/JSON, diff, merge, fleet's JSON and merge) on a full disk: exit 1 naming the file, nothing written or the old file unchanged, no temporary left; whole with room; --budgets with a NUL, /dev/zero, an endless pipe: exit 2 at once
 	@tests/need.sh python3 timeout
 	$(DRAIN_T_ENV) tests/drain/t_fulldisk.sh
+
+test-drain-json-tty: $(DRAIN_IO_TOOLS) ## drain --json - (alone, and after --top) on a terminal (script's pty, line-buffered) and unbuffered (stdbuf -o0): the pipe's bytes, no memory error (ASan+UBSan)
+	@tests/need.sh python3 script stdbuf
+	$(DRAIN_T_ENV) tests/drain/t_json_tty.sh
 
 test-drain-follow: $(DRAIN_IO_TOOLS) ## drain: --follow across truncation, rotation and replacement
 	@tests/need.sh go

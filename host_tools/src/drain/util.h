@@ -74,7 +74,10 @@ void json_fput_str(FILE *f, const char *s, size_t n, unsigned flags);
 static inline void jwrite(const void *s, size_t n, FILE *f)
 {
 #ifdef __GLIBC__
-    if ((size_t)(f->_IO_write_end - f->_IO_write_ptr) >= n) {
+    /* A line-buffered or unbuffered stream keeps its write end at or before its write pointer (every
+     * putc goes through __overflow): the comparison is of pointers, not of their difference as a
+     * size, which would wrap there and copy past the buffer. */
+    if (f->_IO_write_ptr < f->_IO_write_end && (size_t)(f->_IO_write_end - f->_IO_write_ptr) >= n) {
         memcpy(f->_IO_write_ptr, s, n);
         f->_IO_write_ptr += n;
         return;
