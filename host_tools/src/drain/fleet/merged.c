@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "pprof/built.h"
 #include "pprof/prof_file.h"
@@ -43,33 +42,11 @@ static void drop_count_comment(struct prof *p, long long n)
     }
 }
 
-/* The finished merge mg as the bytes prof_write_file writes (a file in a scratch folder, read
- * back) into out: 0, or -1 with err. */
+/* The finished merge mg as the bytes prof_write_file writes, in memory (no scratch file: a full
+ * disk fails only the output) into out: 0, or -1 with err. */
 static int merged_bytes(const struct merger *mg, struct buf *out, char *err, size_t errlen)
 {
-    const char *tmp = getenv("TMPDIR");
-    char dir[512], path[600];
-    snprintf(dir, sizeof(dir), "%s/drain-fleet.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
-        snprintf(err, errlen, "a scratch folder in %s: cannot make it", tmp && *tmp ? tmp : "/tmp");
-        return -1;
-    }
-    snprintf(path, sizeof(path), "%s/bucket.pb.gz", dir);
-    int rc = prof_write_file(&mg->out, path, err, errlen);
-    FILE *f = rc == 0 ? fopen(path, "rb") : NULL;
-    if (rc == 0 && !f) {
-        snprintf(err, errlen, "%s: cannot read it back", path);
-        rc = -1;
-    }
-    char chunk[65536];
-    size_t n;
-    while (f && (n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-        buf_put(out, chunk, n);
-    if (f)
-        fclose(f);
-    unlink(path);
-    rmdir(dir);
-    return rc;
+    return prof_write_mem(&mg->out, out, err, errlen);
 }
 
 /* Adds the n profiles of r's column 0 (rows from..) to mg: 0, or -1 with err. */

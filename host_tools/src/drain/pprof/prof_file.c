@@ -74,6 +74,66 @@ int prof_write_file(const struct prof *p, const char *path, char *err, size_t er
     return out_close(&o, 0, err, errlen);
 }
 
+/* prof_encode_to's sink for prof_write_mem: the encoding so far, deflated onto out. */
+struct mem_sink {
+    z_stream z;
+    struct buf *out;
+};
+
+static int mem_deflate(struct mem_sink *m, const uint8_t *p, size_t n, int flush)
+{
+    size_t off = 0;
+    do {
+        unsigned chunk = n - off > (1u << 30) ? 1u << 30 : (unsigned)(n - off);
+        m->z.next_in = (Bytef *)(uintptr_t)(p + off);
+        m->z.avail_in = chunk;
+        off += chunk;
+        int f = off < n ? Z_NO_FLUSH : flush, rc;
+        do {
+            uint8_t o[65536];
+            m->z.next_out = o;
+            m->z.avail_out = sizeof(o);
+            rc = deflate(&m->z, f);
+            if (rc == Z_STREAM_ERROR)
+                return -1;
+            buf_put(m->out, o, sizeof(o) - m->z.avail_out);
+        } while (m->z.avail_out == 0 || (f == Z_FINISH && rc != Z_STREAM_END));
+    } while (off < n);
+    return 0;
+}
+
+static int mem_sink(void *ctx, struct buf *b)
+{
+    int rc = mem_deflate(ctx, (const uint8_t *)b->p, b->len, Z_NO_FLUSH);
+    b->len = 0;
+    return rc;
+}
+
+int prof_write_mem(const struct prof *p, struct buf *out, char *err, size_t errlen)
+{
+    char why[256];
+    if (prof_validate(p, why, sizeof(why)) != 0) {
+        snprintf(err, errlen, "not encoded: invalid profile: %s", why);
+        return -1;
+    }
+    /* As gzwrite does for prof_write_file: level 1, a gzip wrapper, memLevel 8, the default
+     * strategy; deflate's output does not depend on how its input is cut. */
+    struct mem_sink m = {.out = out};
+    if (deflateInit2(&m.z, 1, Z_DEFLATED, MAX_WBITS + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        snprintf(err, errlen, "zlib: cannot start a deflate stream");
+        return -1;
+    }
+    struct buf b = {0};
+    int rc = prof_encode_to(p, &b, mem_sink, &m);
+    if (rc == 0)
+        rc = mem_deflate(&m, (const uint8_t *)b.p, b.len, Z_FINISH);
+    deflateEnd(&m.z);
+    buf_free(&b);
+    if (rc != 0)
+        snprintf(err, errlen, "zlib: the profile's compression failed");
+    return rc;
+}
+
 /* Inflates gzip data, every member of a multi-member file, to at most PROF_MAX_FILE bytes. 0, or
  * -1 with a message. */
 static int inflate_all(const uint8_t *data, size_t len, struct buf *out, char *err, size_t errlen)

@@ -14,6 +14,9 @@
  * prof_validate: an invalid profile is never written. 0, or -1 with errno set and a message
  * naming the path and the failing step in err. */
 int prof_write_file(const struct prof *p, const char *path, char *err, size_t errlen);
+/* The same bytes appended to out instead (the same deflate parameters, so the same gzip file):
+ * 0, or -1 with a message in err (an invalid profile, or zlib's failure). */
+int prof_write_mem(const struct prof *p, struct buf *out, char *err, size_t errlen);
 /* Largest profile read (uncompressed, and compressed): bounds memory whatever a file claims. */
 #define PROF_MAX_FILE (1024u * 1024u * 1024u)
 
