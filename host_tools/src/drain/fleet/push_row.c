@@ -1,0 +1,597 @@
+/*
+ * drain push's rows (docs/FLEET.md): what push stores of a profile file, read from it before any
+ * statement runs: its msamp_profile row's columns as text (device, build id, session, kind, time
+ * range, labels, totals, heap figures, leak verdicts), its per-site rows (the symbolized stack,
+ * the task, every sample type's value by name) as COPY text, and their sums into a batch's rollup
+ * rows. push.c stores them.
+ */
+#include "fleet/push_row.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pprof/prof_file.h"
+#include "util.h"
+#include "verdict/growth.h"
+
+static const char *pstr(const struct prof *p, int64_t i)
+{
+    return i >= 0 && (size_t)i < p->nstr ? p->str[i] : "";
+}
+
+/* The first value of the string label key over the samples ("" if none). */
+static const char *first_label(const struct prof *p, const char *key)
+{
+    for (size_t s = 0; s < p->nsample; s++)
+        for (uint32_t l = 0; l < p->sample[s].nlabel; l++) {
+            const struct prof_label *lb = &p->labelpool[p->sample[s].label_off + l];
+            if (lb->str && strcmp(pstr(p, lb->key), key) == 0)
+                return pstr(p, lb->str);
+        }
+    return "";
+}
+
+/* The figure NAME of an msamp-heap comment (pprof/prof_notes.c: " name=V", V '?' when unknown) into
+ * out as digits; NULL when unknown or absent (the column's NULL). */
+static const char *heap_fig(const char *comment, const char *name, char out[24])
+{
+    char key[32];
+    snprintf(key, sizeof(key), " %s=", name);
+    const char *v = strstr(comment, key);
+    size_t n = v ? strspn(v += strlen(key), "0123456789") : 0;
+    if (n == 0 || n > 20)
+        return NULL;
+    memcpy(out, v, n);
+    out[n] = 0;
+    return out;
+}
+
+/* A site: a symbolized stack (innermost first) and a task; its samples' values summed. */
+struct site {
+    char *key;          /* the stack as JSON array text, a 0, the task */
+    size_t key_len;
+    size_t stack_len;   /* the JSON array's length in key */
+    const char *task;
+    int64_t *val;
+};
+
+static void frame_text(const struct prof *p, uint64_t locid, struct buf *b)
+{
+    const struct prof_location *l = &p->location[locid - 1];
+    if (l->nline == 0) {
+        char t[PROF_ADDR_TEXT];
+        prof_addr_text(p, l, t, NULL);
+        json_put_str(b, t, strlen(t), 0);
+        return;
+    }
+    for (uint32_t i = 0; i < l->nline; i++) {
+        const struct prof_line *ln = &p->linepool[l->line_off + i];
+        const char *fn = ln->function_id ? pstr(p, p->function[ln->function_id - 1].name) : "?";
+        if (i)
+            buf_str(b, ",");
+        json_put_str(b, fn, strlen(fn), 0);
+    }
+}
+
+/* Sample sm's site as a key: its stack as a JSON array (innermost frame first), a 0, its task;
+ * *stack_len the array's length, *task the task ("" none). */
+static void site_key(const struct prof *p, const struct prof_sample *sm, struct buf *k,
+                     size_t *stack_len, const char **task)
+{
+    buf_str(k, "[");
+    for (uint32_t i = 0; i < sm->nloc; i++) {
+        if (i)
+            buf_str(k, ",");
+        frame_text(p, p->locpool[sm->loc_off + i], k);
+    }
+    buf_str(k, "]");
+    *stack_len = k->len;
+    *task = "";
+    for (uint32_t l = 0; l < sm->nlabel; l++) {
+        const struct prof_label *lb = &p->labelpool[sm->label_off + l];
+        if (lb->str && strcmp(pstr(p, lb->key), "task") == 0)
+            *task = pstr(p, lb->str);
+    }
+    buf_put(k, "", 1); /* a 0 between stack and task in the key */
+    buf_str(k, *task);
+}
+
+/* COPY's text format (docs/FLEET.md "Push"): byte c of a column's text, escaped. */
+static void copy_byte(struct buf *out, unsigned char c)
+{
+    static const char esc[] = {['\\'] = '\\', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't', [0] = '0'};
+    if (c < sizeof(esc) && (esc[c] || c == 0)) {
+        char e[4] = {'\\', c ? esc[c] : '0', c ? 0 : '0', c ? 0 : '0'};
+        buf_put(out, e, c ? 2 : 4); /* a NUL as \000: the server refuses it, naming the file */
+    } else {
+        buf_put(out, &c, 1);
+    }
+}
+
+/* The JSON string at *js (drain's escaper's output, json_put_str: its escapes \" \\ \b \f \n \r
+ * \t \uXXXX, valid UTF-8 else) decoded into out as COPY text; in a text[] literal (arr) quoted,
+ * '"' and '\\' backslash-escaped first. *js moves past its closing quote. */
+static void copy_json_str(struct buf *out, const char **js, int arr)
+{
+    static const char unesc[][2] = {{'b', 8}, {'f', 12}, {'n', 10}, {'r', 13}, {'t', 9}};
+    const char *s = *js + 1;
+    if (arr)
+        buf_put(out, "\"", 1);
+    while (*s && *s != '"') {
+        unsigned u = (unsigned char)*s++;
+        int esc = u == '\\';
+        if (esc) {
+            u = (unsigned char)*s++; /* \" \\ as they are */
+            for (size_t i = 0; i < sizeof(unesc) / sizeof(unesc[0]); i++)
+                if (u == (unsigned char)unesc[i][0])
+                    u = (unsigned char)unesc[i][1];
+            if (u == 'u') {
+                u = (unsigned)strtoul((char[5]){s[0], s[1], s[2], s[3], 0}, NULL, 16);
+                s += 4;
+            }
+        }
+        /* a raw byte as it is; an escaped code point (below U+D800: the escaper's) as UTF-8 */
+        unsigned char utf[3] = {(unsigned char)u, 0, 0};
+        int n = 1;
+        if (esc && u >= 0x800) {
+            utf[0] = (unsigned char)(0xe0 | u >> 12);
+            utf[1] = (unsigned char)(0x80 | (u >> 6 & 0x3f));
+            utf[2] = (unsigned char)(0x80 | (u & 0x3f));
+            n = 3;
+        } else if (esc && u >= 0x80) {
+            utf[0] = (unsigned char)(0xc0 | u >> 6);
+            utf[1] = (unsigned char)(0x80 | (u & 0x3f));
+            n = 2;
+        }
+        for (int i = 0; i < n; i++) {
+            if (arr && (utf[i] == '"' || utf[i] == '\\'))
+                copy_byte(out, '\\');
+            copy_byte(out, utf[i]);
+        }
+    }
+    if (arr)
+        buf_put(out, "\"", 1);
+    *js = *s ? s + 1 : s;
+}
+
+/* The sites' columns as COPY text (docs/FLEET.md "Push"): each site's stack (a text[] literal)
+ * and task, a tab between, into keys (site j's at keys->p + koff[j]); its values into vals
+ * (nvt a site). The sites freed. */
+static void site_rows(const struct prof *p, struct site *sites, size_t nsites, struct buf *keys,
+                      size_t **koff, int64_t **vals)
+{
+    *koff = xcalloc(nsites + 1, sizeof(size_t));
+    *vals = xcalloc(nsites * p->nvt + 1, sizeof(int64_t));
+    struct buf t = {0};
+    for (size_t j = 0; j < nsites; j++) {
+        (*koff)[j] = keys->len;
+        const char *js = sites[j].key + 1; /* the JSON array's strings */
+        buf_str(keys, "{");
+        for (int first = 1; *js == '"'; first = 0) {
+            if (!first)
+                buf_str(keys, ",");
+            copy_json_str(keys, &js, 1);
+            js += *js == ',';
+        }
+        buf_str(keys, "}\t");
+        t.len = 0;
+        json_put_str(&t, sites[j].task, strlen(sites[j].task), 0);
+        const char *ts = buf_cstr(&t);
+        copy_json_str(keys, &ts, 0);
+        memcpy(*vals + j * p->nvt, sites[j].val, p->nvt * sizeof(int64_t));
+        free(sites[j].key);
+        free(sites[j].val);
+    }
+    (*koff)[nsites] = keys->len;
+    buf_free(&t);
+    free(sites);
+}
+
+/* The profile's rollup by site (site_key: its samples' values summed), as site_rows' columns
+ * (the number of sites); each sample's site into *site_of_sample. */
+static size_t site_rollup(const struct prof *p, struct buf *keys, size_t **koff, int64_t **vals,
+                          uint32_t **site_of_sample)
+{
+    struct site *sites = NULL;
+    size_t nsites = 0, cap = 0;
+    struct umap idx;
+    memset(&idx, 0, sizeof(idx));
+    *site_of_sample = xcalloc(p->nsample ? p->nsample : 1, sizeof(uint32_t));
+    for (size_t s = 0; s < p->nsample; s++) {
+        const struct prof_sample *sm = &p->sample[s];
+        struct buf k = {0};
+        size_t stack_len;
+        const char *task;
+        site_key(p, sm, &k, &stack_len, &task);
+        uint64_t h = hash_bytes(k.p, k.len, 1);
+        size_t j = umap_get(&idx, h);
+        if (j < nsites && (sites[j].key_len != k.len || memcmp(sites[j].key, k.p, k.len) != 0))
+            for (j = 0; j < nsites; j++) /* a hash collision: look through all (rare) */
+                if (sites[j].key_len == k.len && memcmp(sites[j].key, k.p, k.len) == 0)
+                    break;
+        if (j > nsites)
+            j = nsites;
+        if (j == nsites) {
+            grow((void **)&sites, &cap, nsites + 1, sizeof(*sites));
+            sites[nsites] = (struct site){(char *)k.p, k.len, stack_len, task,
+                                          xcalloc(p->nvt ? p->nvt : 1, 8)};
+            umap_put(&idx, h, (uint32_t)nsites);
+            nsites++;
+        } else {
+            buf_free(&k);
+        }
+        for (size_t v = 0; v < p->nvt; v++)
+            sites[j].val[v] += p->valpool[sm->val_off + v];
+        (*site_of_sample)[s] = (uint32_t)j;
+    }
+    umap_free(&idx);
+    site_rows(p, sites, nsites, keys, koff, vals);
+    return nsites;
+}
+
+/* "{a,b}" text array literal of strings. */
+static void pg_array(struct buf *b, const char *const *v, size_t n)
+{
+    buf_str(b, "{");
+    for (size_t i = 0; i < n; i++) {
+        buf_str(b, i ? ",\"" : "\"");
+        for (const char *s = v[i]; *s; s++) {
+            if (*s == '"' || *s == '\\')
+                buf_put(b, "\\", 1);
+            buf_put(b, s, 1);
+        }
+        buf_str(b, "\"");
+    }
+    buf_str(b, "}");
+}
+
+/* Whether string i holds a NUL byte (its text cut there). */
+static int has_nul(const struct prof *p, int64_t i)
+{
+    return i > 0 && (size_t)i < p->nstr && memchr(p->str[i], 0, p->strlen[i]) != NULL;
+}
+
+/* A string the store keeps as text (a label's key or value, a sample type, a comment, a mapping's
+ * build id) that holds a NUL byte: PostgreSQL's text cannot hold one, and cut there a device's name
+ * would be another's. 0 when there is none, else -1 with what it is in why. */
+static int nul_check(const struct prof *p, char *why, size_t whylen)
+{
+    const char *what = NULL;
+    int64_t at = 0, key = 0;
+    for (size_t s = 0; s < p->nsample && !what; s++)
+        for (uint32_t l = 0; l < p->sample[s].nlabel && !what; l++) {
+            const struct prof_label *lb = &p->labelpool[p->sample[s].label_off + l];
+            if (has_nul(p, lb->key) || has_nul(p, lb->str))
+                what = "a label", key = lb->key, at = has_nul(p, lb->key) ? lb->key : lb->str;
+        }
+    for (size_t v = 0; v < p->nvt && !what; v++)
+        if (has_nul(p, p->vt[v].type))
+            what = "a sample type", at = p->vt[v].type;
+    for (size_t i = 0; i < p->ncomment && !what; i++)
+        if (has_nul(p, p->comment[i]))
+            what = "a comment", at = p->comment[i];
+    for (size_t m = 0; m < p->nmapping && !what; m++)
+        if (has_nul(p, p->mapping[m].build_id))
+            what = "a mapping's build id", at = p->mapping[m].build_id;
+    if (!what)
+        return 0;
+    snprintf(why, whylen, "%s%s%s holds a NUL byte (\"%s\\0...\"): refused, nothing stored (the "
+             "store's text cannot hold one; cut there, it would be another's)", what,
+             key ? " " : "", key ? pstr(p, key) : "", pstr(p, at));
+    return -1;
+}
+
+/* The file at path read whole (at most PROF_MAX_FILE bytes) into raw and decoded into p, its
+ * strings checked (nul_check): 0, or -1 with "PATH: reason" in err and nothing kept. */
+static int push_read(const char *path, struct buf *raw, struct prof *p, char *err, size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: %s", path, strerror(errno));
+        return -1;
+    }
+    *raw = (struct buf){0};
+    char chunk[65536];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && raw->len <= PROF_MAX_FILE)
+        buf_put(raw, chunk, n);
+    int rerr = ferror(f);
+    fclose(f);
+    if (rerr || raw->len > PROF_MAX_FILE) {
+        snprintf(err, errlen, "%s: %s", path, rerr ? "read error" : "larger than the bound");
+        buf_free(raw);
+        return -1;
+    }
+    char why[512];
+    int bad = prof_read_mem(p, raw->p, raw->len, why, sizeof(why));
+    if (bad == 0 && nul_check(p, why, sizeof(why)) != 0) {
+        prof_free(p);
+        bad = -1;
+    }
+    if (bad != 0) {
+        snprintf(err, errlen, "%s: %s", path, why);
+        buf_free(raw);
+        return -1;
+    }
+    return 0;
+}
+
+
+/* What selects it: device, build id, session. A device that sends no id (its configuration
+ * leaves it out) is known by its session only. */
+static void row_names(struct push_row *w, const struct prof *p)
+{
+    w->device = first_label(p, "device");
+    w->build = first_label(p, "build_id");
+    if (!*w->build)
+        for (size_t m = 0; m < p->nmapping && !*w->build; m++)
+            w->build = pstr(p, p->mapping[m].build_id);
+    w->session = first_label(p, "session");
+    if (!*w->device) {
+        snprintf(w->anon, sizeof(w->anon), "session-%s", *w->session ? w->session : "unknown");
+        w->device = w->anon;
+    }
+    snprintf(w->t0, sizeof(w->t0), "%lld", (long long)p->time_nanos);
+    snprintf(w->t1, sizeof(w->t1), "%lld", (long long)(p->time_nanos + p->duration_nanos));
+}
+
+/* Its comments, and what they say: partial or final, the allocation failures, the heap's figures
+ * (the msamp-heap comment). */
+static void row_comments(struct push_row *w, const struct prof *p)
+{
+    w->kind = "final";
+    long long failures = 0;
+    w->cm = xcalloc(p->ncomment + 1, sizeof(char *));
+    for (size_t i = 0; i < p->ncomment; i++) {
+        const char *c = w->cm[i] = pstr(p, p->comment[i]);
+        if (strstr(c, "no END yet (the stream goes on)"))
+            w->kind = "partial";
+        unsigned long long a, g;
+        if (sscanf(c, "allocation failures: null=%llu giant_refused=%llu", &a, &g) == 2)
+            failures = (long long)(a + g);
+        if (strncmp(c, "msamp-heap ", 11) == 0) {
+            static const char *const fig[4] = {"free", "min_free", "largest_free", "total"};
+            for (int f = 0; f < 4; f++)
+                w->heap[f] = heap_fig(c, fig[f], w->heapv[f]);
+        }
+    }
+    pg_array(&w->cms, w->cm, p->ncomment);
+    snprintf(w->fl, sizeof(w->fl), "%lld", failures);
+}
+
+/* The labels: every distinct string label K=V but the per-site ones (task). */
+static void row_labels(struct push_row *w, const struct prof *p)
+{
+    size_t caplv = 0;
+    for (size_t s = 0; s < p->nsample; s++)
+        for (uint32_t l = 0; l < p->sample[s].nlabel; l++) {
+            const struct prof_label *lb = &p->labelpool[p->sample[s].label_off + l];
+            const char *k = pstr(p, lb->key);
+            if (!lb->str || strcmp(k, "task") == 0)
+                continue;
+            char kv[512];
+            snprintf(kv, sizeof(kv), "%s=%s", k, pstr(p, lb->str));
+            size_t i = 0;
+            while (i < w->nlv && strcmp(w->lv[i], kv) != 0)
+                i++;
+            if (i == w->nlv && w->nlv < 256) {
+                grow((void **)&w->lv, &caplv, w->nlv + 1, sizeof(*w->lv));
+                w->lv[w->nlv++] = xstrndup(kv, strlen(kv));
+            }
+        }
+    pg_array(&w->lab, (const char *const *)w->lv, w->nlv);
+}
+
+/* The sample types, and the totals: each type summed over the samples, as a JSON object. */
+static void row_totals(struct push_row *w, const struct prof *p)
+{
+    w->vtn = xcalloc(p->nvt + 1, sizeof(char *));
+    for (size_t v = 0; v < p->nvt; v++)
+        w->vtn[v] = pstr(p, p->vt[v].type);
+    pg_array(&w->vts, w->vtn, p->nvt);
+    int64_t *sum = xcalloc(p->nvt + 1, sizeof(int64_t));
+    for (size_t i = 0; i < p->nsample; i++)
+        for (size_t v = 0; v < p->nvt; v++)
+            sum[v] += p->valpool[p->sample[i].val_off + v];
+    buf_str(&w->tot, "{");
+    for (size_t v = 0; v < p->nvt; v++) {
+        json_put_str(&w->tot, w->vtn[v], strlen(w->vtn[v]), 0);
+        buf_printf(&w->tot, ":%lld%s", (long long)sum[v], v + 1 < p->nvt ? "," : "");
+    }
+    buf_str(&w->tot, "}");
+    free(sum);
+}
+
+
+/* The sites (site_rollup) and the leak verdicts drain stored in the profile, by site. */
+static void row_sites(struct push_row *w, const struct prof *p)
+{
+    w->nsites = site_rollup(p, &w->keys, &w->koff, &w->vals, &w->site_of);
+    w->vtoff = xcalloc(p->nvt + 1, sizeof(size_t));
+    struct buf t = {0};
+    for (size_t v = 0; v < p->nvt; v++) {
+        w->vtoff[v] = w->vtj.len;
+        t.len = 0;
+        json_put_str(&t, w->vtn[v], strlen(w->vtn[v]), 0);
+        for (size_t i = 0; i < t.len; i++)
+            copy_byte(&w->vtj, t.p[i]);
+        buf_put(&w->vtj, "", 1);
+    }
+    w->vtoff[p->nvt] = w->vtj.len;
+    buf_free(&t);
+    struct growth_leak gl[256];
+    size_t ngl = growth_leaks_from_prof(p, gl, 256);
+    buf_str(&w->leaks, "[");
+    for (size_t i = 0; i < ngl; i++)
+        buf_printf(&w->leaks, "%s{\"i\":%u,\"slope\":%.17g,\"var\":%.17g,\"since\":%.17g}",
+                   i ? "," : "", gl[i].sample < p->nsample ? w->site_of[gl[i].sample] : 0,
+                   gl[i].slope_bytes_per_s.est, gl[i].slope_bytes_per_s.var, gl[i].since_s);
+    buf_str(&w->leaks, "]");
+}
+
+void row_free(struct push_row *w)
+{
+    for (size_t i = 0; i < w->nlv; i++)
+        free(w->lv[i]);
+    free(w->lv);
+    free(w->vtn);
+    free(w->cm);
+    free(w->site_of);
+    free(w->koff);
+    free(w->vals);
+    free(w->vtoff);
+    buf_free(&w->keys);
+    buf_free(&w->vtj);
+    buf_free(&w->lab);
+    buf_free(&w->vts);
+    buf_free(&w->tot);
+    buf_free(&w->cms);
+    buf_free(&w->leaks);
+    prof_free(&w->p);
+    buf_free(&w->raw);
+}
+
+/* The file at path read and made ready to store into w: 0, or -1 with "PATH: reason" in err. */
+int row_read(struct push_row *w, const char *path, char *err, size_t errlen)
+{
+    memset(w, 0, sizeof(*w));
+    w->path = path;
+    if (push_read(path, &w->raw, &w->p, err, errlen) != 0)
+        return -1;
+    row_names(w, &w->p);
+    row_comments(w, &w->p);
+    row_labels(w, &w->p);
+    row_totals(w, &w->p);
+    row_sites(w, &w->p);
+    return 0;
+}
+
+/* The statements push prepares on each connection (push_prepare). The profile's row, unless its
+ * hash is there (no row back), with its rollup bucket (docs/FLEET.md "Rollups": its device,
+ * build id, labels and UTC day) made or widened in the same statement, its gen moved on (the
+ * bucket's merged profile made before is stale: fleet merge makes it again): its id, t_end,
+ * bucket. */
+
+/* Sample type JSON name tj's index among the batch's (one made when new: the rows' sums moved
+ * to a wider stride when full). */
+static size_t roll_type(struct roll *r, const char *tj)
+{
+    size_t t = 0;
+    while (t < r->ntype && strcmp((const char *)r->types.p + r->toff[t], tj) != 0)
+        t++;
+    if (t < r->ntype)
+        return t;
+    grow((void **)&r->toff, &r->tcap, r->ntype + 1, sizeof(*r->toff));
+    r->toff[r->ntype] = r->types.len;
+    buf_put(&r->types, tj, strlen(tj) + 1);
+    if (r->ntype == r->stride) {
+        size_t ns = r->stride ? 2 * r->stride : 16;
+        int64_t *sum = xcalloc(r->cap * ns + 1, sizeof(int64_t));
+        uint8_t *has = xcalloc(r->cap * ns + 1, 1);
+        for (size_t j = 0; j < r->n; j++) {
+            memcpy(sum + j * ns, r->sum + j * r->stride, r->stride * sizeof(int64_t));
+            memcpy(has + j * ns, r->has + j * r->stride, r->stride);
+        }
+        free(r->sum);
+        free(r->has);
+        r->sum = sum, r->has = has, r->stride = ns;
+    }
+    return r->ntype++;
+}
+
+/* The row of key (len bytes): its index, made when new. */
+static size_t roll_row(struct roll *r, const char *key, size_t len)
+{
+    uint64_t h = hash_bytes(key, len, 7);
+    size_t j = umap_get(&r->idx, h);
+    if (j < r->n && strcmp((const char *)r->keys.p + r->off[j], key) != 0)
+        for (j = 0; j < r->n; j++) /* a hash collision: look through all (rare) */
+            if (strcmp((const char *)r->keys.p + r->off[j], key) == 0)
+                break;
+    if (j < r->n)
+        return j;
+    if (r->n == r->cap) {
+        size_t ncap = r->cap ? 2 * r->cap : 1024;
+        r->off = xrealloc(r->off, ncap * sizeof(*r->off));
+        r->sum = xrealloc(r->sum, (ncap * r->stride + 1) * sizeof(int64_t));
+        r->has = xrealloc(r->has, ncap * r->stride + 1);
+        r->cap = ncap;
+    }
+    memset(r->sum + r->n * r->stride, 0, r->stride * sizeof(int64_t));
+    memset(r->has + r->n * r->stride, 0, r->stride);
+    r->off[r->n] = r->keys.len;
+    buf_put(&r->keys, key, len + 1);
+    umap_put(&r->idx, h, (uint32_t)r->n);
+    return r->n++;
+}
+
+void roll_free(struct roll *r)
+{
+    buf_free(&r->keys);
+    buf_free(&r->types);
+    free(r->off);
+    free(r->toff);
+    free(r->sum);
+    free(r->has);
+    umap_free(&r->idx);
+}
+
+/* x in decimal. */
+void push_put_i64(struct buf *b, int64_t x)
+{
+    char t[24];
+    int n = 0;
+    uint64_t u = x < 0 ? 0 - (uint64_t)x : (uint64_t)x;
+    do
+        t[sizeof(t) - 1 - n++] = (char)('0' + u % 10);
+    while (u /= 10);
+    if (x < 0)
+        t[sizeof(t) - 1 - n++] = '-';
+    buf_put(b, t + sizeof(t) - n, (size_t)n);
+}
+
+/* A stored profile's site rows (COPY text of msamp_site) into out; its sites' values added to
+ * the batch's rollup rows (roll). */
+void row_copy(const struct push_row *w, struct buf *out, struct roll *roll)
+{
+    const struct prof *p = &w->p;
+    struct buf head = {0}, k = {0};
+    for (const char *d = w->device; *d; d++)
+        copy_byte(&head, (unsigned char)*d);
+    buf_put(&k, head.p, head.len);
+    buf_printf(&k, "\t%s\t", w->bucket);
+    size_t klen = k.len;
+    buf_printf(&head, "\t%s\t%s\t", w->id, w->te);
+    size_t *tix = xcalloc(p->nvt + 1, sizeof(size_t));
+    for (size_t v = 0; v < p->nvt; v++)
+        tix[v] = roll_type(roll, (const char *)w->vtj.p + w->vtoff[v]);
+    for (size_t j = 0; j < w->nsites; j++) {
+        const char *sk = (const char *)w->keys.p + w->koff[j];
+        size_t sl = w->koff[j + 1] - w->koff[j];
+        buf_put(out, head.p, head.len);
+        push_put_i64(out, (int64_t)j);
+        buf_put(out, "\t", 1);
+        buf_put(out, sk, sl);
+        buf_put(out, "\t{", 2);
+        k.len = klen;
+        buf_put(&k, sk, sl);
+        size_t row = roll_row(roll, buf_cstr(&k), k.len);
+        for (size_t v = 0; v < p->nvt; v++) {
+            const char *tj = (const char *)w->vtj.p + w->vtoff[v];
+            int64_t x = w->vals[j * p->nvt + v];
+            if (v)
+                buf_put(out, ",", 1);
+            buf_put(out, tj, w->vtoff[v + 1] - w->vtoff[v] - 1);
+            buf_put(out, ":", 1);
+            push_put_i64(out, x);
+            roll->sum[row * roll->stride + tix[v]] += x;
+            roll->has[row * roll->stride + tix[v]] = 1;
+        }
+        buf_put(out, "}\n", 2);
+    }
+    free(tix);
+    buf_free(&head);
+    buf_free(&k);
+}

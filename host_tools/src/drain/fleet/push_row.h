@@ -1,0 +1,60 @@
+/*
+ * drain push's rows: a profile file read into what push stores of it (push_row.c), and a batch's
+ * rollup rows summed by push (struct roll). push.c runs the statements.
+ */
+#ifndef DRAIN_FLEET_PUSH_ROW_H
+#define DRAIN_FLEET_PUSH_ROW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "pprof/prof_model.h"
+#include "util.h"
+
+/* What push stores of a profile: its msamp_profile row's columns as text (the INSERT's
+ * parameters), its sites' rows as JSON batches (rollup_json) and its leaks' as a JSON array. */
+struct push_row {
+    const char *device, *build, *session, *kind;
+    char anon[96];                /* device when the profile names none */
+    char t0[32], t1[32], fl[32];  /* its time range (ns since the epoch), its failures */
+    const char *heap[4];          /* free, min_free, largest_free, total (NULL unknown) */
+    char heapv[4][24];
+    const char **cm, **vtn;       /* its comments, its sample types */
+    char **lv;                    /* its labels K=V */
+    size_t nlv;
+    struct buf lab, vts, cms, tot, leaks; /* text arrays, the totals, the leaks */
+    struct buf keys;              /* the sites' stack and task as COPY text (site_rows) */
+    size_t *koff, nsites;
+    int64_t *vals;                /* nvt a site */
+    struct buf vtj;               /* the sample types as JSON strings, COPY text, 0 after each */
+    size_t *vtoff;
+    uint32_t *site_of;            /* each sample's site */
+    struct buf raw;               /* the file */
+    struct prof p;
+    const char *path;
+    char id[32], te[64], bucket[32]; /* once stored: its id, t_end, rollup bucket */
+    int stored;                   /* 1 stored, 0 there already */
+};
+
+/* A batch's rollup rows, summed by push: each row's key (device, bucket, stack, task as COPY text,
+ * a 0 after each) and its sum of each of the batch's sample types (types: their JSON names as
+ * COPY text, a 0 after each; stride sums a row, has says which it holds). */
+struct roll {
+    struct buf keys, types;
+    size_t *off, n, cap, *toff, ntype, tcap, stride;
+    int64_t *sum;
+    uint8_t *has;
+    struct umap idx;
+};
+
+/* Reads path into w (its bytes, its profile, its row's columns, its sites): 0, or -1 with err. */
+int row_read(struct push_row *w, const char *path, char *err, size_t errlen);
+void row_free(struct push_row *w);
+/* A stored profile's site rows (COPY text of msamp_site) into out; its sites' values added to the
+ * batch's rollup rows (roll). */
+void row_copy(const struct push_row *w, struct buf *out, struct roll *roll);
+void roll_free(struct roll *r);
+/* x in decimal onto b. */
+void push_put_i64(struct buf *b, int64_t x);
+
+#endif
