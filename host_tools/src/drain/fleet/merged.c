@@ -42,13 +42,6 @@ static void drop_count_comment(struct prof *p, long long n)
     }
 }
 
-/* The finished merge mg as the bytes prof_write_file writes, in memory (no scratch file: a full
- * disk fails only the output) into out: 0, or -1 with err. */
-static int merged_bytes(const struct merger *mg, struct buf *out, char *err, size_t errlen)
-{
-    return prof_write_mem(&mg->out, out, err, errlen);
-}
-
 /* Adds the n profiles of r's column 0 (rows from..) to mg: 0, or -1 with err. */
 static int merge_rows(struct merger *mg, const PGresult *r, int from, int n, char *err,
                       size_t errlen)
@@ -91,7 +84,7 @@ static int bucket_make(PGconn *c, struct item *it, char *err, size_t errlen)
     if (rc == 0) {
         merge_finish(&mg);
         it->peaks = mg.npeak;
-        rc = merged_bytes(&mg, &it->made, err, errlen);
+        rc = prof_write_mem(&mg.out, &it->made, err, errlen); /* in memory: no scratch file */
         it->bytes = it->made.p, it->len = it->made.len;
     }
     merge_free(&mg);
