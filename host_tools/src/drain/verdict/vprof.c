@@ -107,6 +107,141 @@ static int by_site(const void *a, const void *b)
     return (i > j) - (i < j);
 }
 
+/* Each sample's sort key's first part: its location count, then its first location's canon
+ * (cmp_locs' first two comparisons), packed into 64 bits. */
+static uint64_t *prefix_keys(const struct prof *p, const uint64_t *canon)
+{
+    unsigned cb = 1;
+    while (cb < 63 && (p->nlocation >> cb) != 0)
+        cb++;
+    uint64_t *key = xmalloc((p->nsample + 1) * sizeof(*key));
+    for (size_t i = 0; i < p->nsample; i++) {
+        const struct prof_sample *s = &p->sample[i];
+        uint64_t c0 = s->nloc ? canon[p->locpool[s->loc_off]] : 0;
+        key[i] = ((uint64_t)s->nloc << cb) | c0;
+    }
+    return key;
+}
+
+/* order[] (the samples' indexes) by by_site: a stable radix sort by the prefix keys (11 bits a
+ * pass, the passes whose digit is the same for all skipped), then each run of one prefix by
+ * by_site, whose last resort is the index: the order qsort by by_site alone gives. *keyp: the
+ * keys in that order (freed by the caller). */
+static void sort_samples(const struct prof *p, const uint64_t *canon, uint32_t *order,
+                         uint64_t **keyp)
+{
+    size_t n = p->nsample;
+    uint64_t *key = prefix_keys(p, canon), *k2 = xmalloc((n + 1) * sizeof(*k2)), kmax = 0;
+    uint32_t *ord = order, *o2 = xmalloc((n + 1) * sizeof(*o2)), *spare = o2;
+    for (size_t i = 0; i < n; i++) {
+        ord[i] = (uint32_t)i;
+        kmax |= key[i];
+    }
+    for (unsigned shift = 0; shift < 64 && (kmax >> shift) != 0; shift += 11) {
+        size_t count[2048] = {0};
+        for (size_t i = 0; i < n; i++)
+            count[(key[i] >> shift) & 2047]++;
+        if (n == 0 || count[(key[0] >> shift) & 2047] == n)
+            continue;
+        for (size_t d = 0, at = 0; d < 2048; d++) {
+            size_t c = count[d];
+            count[d] = at;
+            at += c;
+        }
+        for (size_t i = 0; i < n; i++) {
+            size_t j = count[(key[i] >> shift) & 2047]++;
+            k2[j] = key[i];
+            o2[j] = ord[i];
+        }
+        uint64_t *tk = key;
+        key = k2, k2 = tk;
+        uint32_t *to = ord;
+        ord = o2, o2 = to;
+    }
+    if (ord != order)
+        memcpy(order, ord, n * sizeof(*order));
+    free(spare);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && key[j] == key[i])
+            j++;
+        if (j - i > 1)
+            qsort(order + i, j - i, sizeof(*order), by_site);
+        i = j;
+    }
+    free(k2);
+    *keyp = key;
+}
+
+/* The samples' labels (lab: 3 a sample, task, session and device) as cmp_labels reads them. */
+static const char **sample_labels(const struct prof *p)
+{
+    const char **lab = xcalloc(3 * p->nsample + 1, sizeof(*lab));
+    struct key_memo km = {0};
+    for (size_t i = 0; i < p->nsample; i++) /* each one's first label of the key, as prof_label */
+        for (uint32_t k = 0; k < p->sample[i].nlabel; k++) {
+            const struct prof_label *l = &p->labelpool[p->sample[i].label_off + k];
+            int w = l->str > 0 ? key_of(&km, p, l->key) : -1;
+            if (w >= 0 && !lab[3 * i + (size_t)w])
+                lab[3 * i + (size_t)w] = p->str[l->str];
+        }
+    return lab;
+}
+
+/* The frames of a location (prof_location: 1 without lines, else its lines). */
+static uint32_t loc_frames(const struct prof *p, uint64_t id)
+{
+    uint32_t n = p->location[id - 1].nline;
+    return n ? n : 1;
+}
+
+static void site_frames(const struct prof *p, struct vprof *out, const struct prof_sample *s0)
+{
+    for (uint32_t k = 0; k < s0->nloc; k++) {
+        uint64_t id = p->locpool[s0->loc_off + k];
+        const struct prof_location *l = &p->location[id - 1];
+        if (l->nline == 0) {
+            const struct prof_mapping *m = prof_loc_module(p, l);
+            add_frame(out, 0, m ? base_name(p->str[m->filename]) : NULL, prof_addr_off(p, l));
+        }
+        for (uint32_t j = 0; j < l->nline; j++) {
+            const struct prof_line *ln = &p->linepool[l->line_off + j];
+            const char *name = ln->function_id ? p->str[p->function[ln->function_id - 1].name] : "";
+            add_frame(out, 1, name[0] ? name : "??", l->address);
+        }
+    }
+}
+
+/* The sums of site vs over its samples order[i..j) (docs/VERDICTS.md "Marks" for the refused). */
+static void site_sums(const struct prof *p, struct vprof *out, struct vsite *vs,
+                      const uint32_t *order, size_t i, size_t j, int has_ref)
+{
+    static const int col[E_COUNT] = {V_INUSE_B, V_ALLOC_B, V_INUSE_N, V_ALLOC_N};
+    static const int vcol[E_COUNT] = {V_INUSE_BV, V_ALLOC_BV, V_INUSE_NV, V_ALLOC_NV};
+    for (; i < j; i++) {
+        const int64_t *val = &p->valpool[p->sample[order[i]].val_off];
+        if (out->site_of)
+            out->site_of[order[i]] = (uint32_t)(out->nsite - 1);
+        if (order[i] < vs->sample)
+            vs->sample = order[i];
+        for (int e = 0; e < E_COUNT; e++) {
+            vs->e[e].est += (double)val[col[e]];
+            /* The file holds integers: each value's rounding adds up to 1/12 (uniform on
+             * +-0.5), which matters where the sampling's variance is below it (blocks
+             * sampled with P near 1). */
+            if (out->has_var)
+                vs->e[e].var += (double)val[vcol[e]] + 1.0 / 12;
+        }
+        if (out->has_var)
+            vs->samples += (uint64_t)(val[V_SAMPLES] > 0 ? val[V_SAMPLES] : 0);
+        if (has_ref && val[V_REF_SAMPLES] > 0) {
+            vs->refused.samples += (uint64_t)val[V_REF_SAMPLES];
+            vs->refused.n += val[V_REF_N] > 0 ? (double)val[V_REF_N] : 0;
+            vs->refused.b += val[V_REF_B] > 0 ? (double)val[V_REF_B] : 0;
+        }
+    }
+}
+
 int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whylen)
 {
     memset(out, 0, sizeof(*out));
@@ -118,71 +253,47 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
     }
     out->has_var = prof_has_variances(p);
     int has_ref = prof_has_refused(p);
-    uint32_t *order = xmalloc((p->nsample + 1) * sizeof(*order));
-    for (size_t i = 0; i < p->nsample; i++)
-        order[i] = (uint32_t)i;
-    uint64_t *canon = prof_loc_canon(p);
-    const char **lab = xcalloc(3 * p->nsample + 1, sizeof(*lab));
-    struct key_memo km = {0};
-    for (size_t i = 0; i < p->nsample; i++) /* each one's first label of the key, as prof_label */
-        for (uint32_t k = 0; k < p->sample[i].nlabel; k++) {
-            const struct prof_label *l = &p->labelpool[p->sample[i].label_off + k];
-            int w = l->str > 0 ? key_of(&km, p, l->key) : -1;
-            if (w >= 0 && !lab[3 * i + (size_t)w])
-                lab[3 * i + (size_t)w] = p->str[l->str];
-        }
+    size_t n = p->nsample;
+    uint32_t *order = xmalloc((n + 1) * sizeof(*order));
+    uint64_t *canon = prof_loc_canon(p), *key;
+    const char **lab = sample_labels(p);
     cmp_p = p;
     cmp_canon = canon;
     cmp_lab = lab;
-    qsort(order, p->nsample, sizeof(*order), by_site);
-    out->site_of = xmalloc((p->nsample + 1) * sizeof(*out->site_of));
-    static const int col[E_COUNT] = {V_INUSE_B, V_ALLOC_B, V_INUSE_N, V_ALLOC_N};
-    static const int vcol[E_COUNT] = {V_INUSE_BV, V_ALLOC_BV, V_INUSE_NV, V_ALLOC_NV};
-    size_t cap = 0;
-    for (size_t i = 0; i < p->nsample;) {
+    sort_samples(p, canon, order, &key);
+    /* Where each site starts (first[i]: order[i] starts one), counted before the arrays are
+     * allocated at their size. */
+    uint8_t *first = xmalloc(n + 1);
+    size_t nframes = 0;
+    for (size_t i = 0; i < n; i++) {
+        first[i] = i == 0 || key[i] != key[i - 1] ||
+                   !same_site(p, &p->sample[order[i - 1]], &p->sample[order[i]]);
+        if (!first[i])
+            continue;
+        out->nsite++;
         const struct prof_sample *s0 = &p->sample[order[i]];
-        GROW(out->site, cap, out->nsite + 1);
+        for (uint32_t k = 0; k < s0->nloc; k++)
+            nframes += loc_frames(p, p->locpool[s0->loc_off + k]);
+    }
+    free(key);
+    out->site = xmalloc((out->nsite + 1) * sizeof(*out->site));
+    out->capframes = out->capnamed = nframes + 1;
+    out->frames = xmalloc(out->capframes * sizeof(*out->frames));
+    out->named = xmalloc(out->capnamed);
+    out->site_of = xmalloc((n + 1) * sizeof(*out->site_of));
+    out->nsite = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && !first[j])
+            j++;
         struct vsite *vs = &out->site[out->nsite++];
         memset(vs, 0, sizeof(*vs));
         vs->sample = order[i];
         vs->task = lab[3 * (size_t)order[i]];
         vs->frame_off = out->nframes;
-        for (uint32_t k = 0; k < s0->nloc; k++) {
-            uint64_t id = p->locpool[s0->loc_off + k];
-            const struct prof_location *l = &p->location[id - 1];
-            if (l->nline == 0) {
-                const struct prof_mapping *m = prof_loc_module(p, l);
-                add_frame(out, 0, m ? base_name(p->str[m->filename]) : NULL, prof_addr_off(p, l));
-            }
-            for (uint32_t j = 0; j < l->nline; j++) {
-                const struct prof_line *ln = &p->linepool[l->line_off + j];
-                const char *name =
-                    ln->function_id ? p->str[p->function[ln->function_id - 1].name] : "";
-                add_frame(out, 1, name[0] ? name : "??", l->address);
-            }
-        }
+        site_frames(p, out, &p->sample[order[i]]);
         vs->nframe = (uint32_t)(out->nframes - vs->frame_off);
-        for (; i < p->nsample && same_site(p, s0, &p->sample[order[i]]); i++) {
-            const int64_t *val = &p->valpool[p->sample[order[i]].val_off];
-            out->site_of[order[i]] = (uint32_t)(out->nsite - 1);
-            if (order[i] < vs->sample)
-                vs->sample = order[i];
-            for (int e = 0; e < E_COUNT; e++) {
-                vs->e[e].est += (double)val[col[e]];
-                /* The file holds integers: each value's rounding adds up to 1/12 (uniform on
-                 * +-0.5), which matters where the sampling's variance is below it (blocks
-                 * sampled with P near 1). */
-                if (out->has_var)
-                    vs->e[e].var += (double)val[vcol[e]] + 1.0 / 12;
-            }
-            if (out->has_var)
-                vs->samples += (uint64_t)(val[V_SAMPLES] > 0 ? val[V_SAMPLES] : 0);
-            if (has_ref && val[V_REF_SAMPLES] > 0) { /* docs/VERDICTS.md "Marks" */
-                vs->refused.samples += (uint64_t)val[V_REF_SAMPLES];
-                vs->refused.n += val[V_REF_N] > 0 ? (double)val[V_REF_N] : 0;
-                vs->refused.b += val[V_REF_B] > 0 ? (double)val[V_REF_B] : 0;
-            }
-        }
+        site_sums(p, out, vs, order, i, j, has_ref);
         for (int e = 0; e < E_COUNT; e++) {
             out->total[e].est += vs->e[e].est;
             out->total[e].var += vs->e[e].var;
@@ -190,15 +301,12 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
         out->total_refused.samples += vs->refused.samples;
         out->total_refused.n += vs->refused.n;
         out->total_refused.b += vs->refused.b;
+        i = j;
     }
+    free(first);
     free(order);
     free(canon);
     free(lab);
-    /* The arrays grew by doubling: give back what is left over (a diff holds two of them). */
-    out->site = xrealloc(out->site, (out->nsite + 1) * sizeof(*out->site));
-    out->capframes = out->capnamed = out->nframes + 1;
-    out->frames = xrealloc(out->frames, out->capframes * sizeof(*out->frames));
-    out->named = xrealloc(out->named, out->capnamed);
     marks_from_prof(p, &out->marks);
     out->unseen = unseen_from_prof(p, &out->interval);
     return 0;
