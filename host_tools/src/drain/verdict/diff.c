@@ -148,70 +148,113 @@ static int diff_args(int argc, char **argv, struct diff_opts *o, char *why, size
     return 0;
 }
 
-/* A site of either profile, by its key (diff_sites sorts these, then merges equal keys). */
-struct dkey {
-    size_t key; /* its offset in key_text */
-    int k;    /* which profile */
-    size_t i; /* its site there */
+/* The sites of both profiles are grouped by key (a hash set of the distinct keys: a site in both
+ * profiles is one group), the groups sorted by key, and each group's sites taken in the order
+ * BASE's then NEW's, each profile's in its order: what sorting every site by (key, profile,
+ * index) gave, without comparing every site's key with others. */
+struct keygroups {
+    const char *text;      /* the keys one after the other */
+    const size_t *key;     /* per site (BASE's, then NEW's): its key's offset in text */
+    const uint32_t *first; /* per group: its first site */
+    const char *find;      /* the key looked up */
 };
 
-static const char *key_text; /* the keys, while diff_sites sorts them */
-
-static int same_key(const struct dkey *x, const struct dkey *y)
+static int key_eq(const void *ctx, uint32_t g)
 {
-    return strcmp(key_text + x->key, key_text + y->key) == 0;
+    const struct keygroups *k = ctx;
+    return strcmp(k->text + k->key[k->first[g]], k->find) == 0;
 }
 
+static const struct keygroups *sort_kg;
 static int by_key(const void *a, const void *b)
 {
-    const struct dkey *x = a, *y = b;
-    int c = strcmp(key_text + x->key, key_text + y->key);
-    if (c)
-        return c;
-    return x->k != y->k ? x->k - y->k : (x->i > y->i) - (x->i < y->i);
+    const struct keygroups *k = sort_kg;
+    return strcmp(k->text + k->key[k->first[*(const uint32_t *)a]],
+                  k->text + k->key[k->first[*(const uint32_t *)b]]);
 }
 
-/* All sites of both profiles, by key; equal keys are one site: *m of them. The keys are sorted
- * apart from the sites' estimates, so that a site in both profiles takes one entry, not two. */
+/* Each site's group (grp: the groups numbered as they first appear) and each group's first site
+ * (first); returns the number of groups. */
+static uint32_t group_keys(struct keygroups *kg, size_t nk, uint32_t *grp, uint32_t *first)
+{
+    struct iset set = {0};
+    uint32_t ng = 0;
+    kg->first = first;
+    for (size_t i = 0; i < nk; i++) {
+        kg->find = kg->text + kg->key[i];
+        uint64_t h = hash_bytes(kg->find, strlen(kg->find), 7);
+        uint32_t g = iset_find(&set, h, key_eq, kg);
+        if (g == UINT32_MAX) {
+            g = ng++;
+            first[g] = (uint32_t)i;
+            iset_add(&set, h, g);
+        }
+        grp[i] = g;
+    }
+    iset_free(&set);
+    return ng;
+}
+
+/* Adds site vs of profile k to x (one sample's worth of continuity: where blocks are sampled with
+ * P near 1, the variance estimated from the samples seen is near 0, yet a run that missed one
+ * block differs by about one sample's weight: docs/VERDICTS.md "Diff"). */
+static void add_site(struct dsite *x, const struct vprof *v, int k, const struct vsite *vs)
+{
+    if (!x->s || k == 1) { /* show the new profile's stack */
+        x->v = v;
+        x->s = vs;
+    }
+    double ns = vs->samples ? (double)vs->samples : 1;
+    for (int e = 0; e < E_COUNT; e++) {
+        double u = vs->e[e == E_INUSE_B || e == E_ALLOC_B ? E_ALLOC_B : E_ALLOC_N].est / ns;
+        struct est *t = &(k ? x->now : x->base)[e];
+        t->est += vs->e[e].est;
+        t->var += vs->e[e].var + u * u;
+    }
+}
+
+/* All sites of both profiles, by key; equal keys are one site: *m of them. */
 static struct dsite *diff_sites(const struct vprof *v, size_t *m)
 {
     size_t n = v[0].nsite + v[1].nsite, nk = 0;
-    struct dkey *keys = xmalloc((n + 1) * sizeof(*keys));
-    struct buf text = {0}; /* the keys one after the other */
+    size_t *key = xmalloc((n + 1) * sizeof(*key));
+    struct buf text = {0};
     for (int k = 0; k < 2; k++)
         for (size_t i = 0; i < v[k].nsite; i++)
-            keys[nk++] = (struct dkey){vsite_key(&v[k], &v[k].site[i], 1, &text), k, i};
-    key_text = (const char *)text.p;
-    qsort(keys, nk, sizeof(*keys), by_key);
-    size_t nd = 0;
+            key[nk++] = vsite_key(&v[k], &v[k].site[i], 1, &text);
+    uint32_t *grp = xmalloc((n + 1) * sizeof(*grp)), *first = xmalloc((n + 1) * sizeof(*first));
+    struct keygroups kg = {(const char *)text.p, key, NULL, NULL};
+    uint32_t ng = group_keys(&kg, nk, grp, first);
+    /* The groups' sites, group by group in the order they appear (a counting sort: start[g]). */
+    uint32_t *start = xcalloc((size_t)ng + 1, sizeof(*start)), *site = xmalloc((n + 1) * sizeof(*site));
     for (size_t i = 0; i < nk; i++)
-        nd += i == 0 || !same_key(&keys[i - 1], &keys[i]);
-    struct dsite *d = xcalloc(nd + 1, sizeof(*d));
-    *m = 0;
-    for (size_t j = 0; j < nk; j++) {
-        int k = keys[j].k;
-        const struct vsite *vs = &v[k].site[keys[j].i];
-        struct dsite *x = &d[*m];
-        if (j && same_key(&keys[j - 1], &keys[j])) /* sorted: its first is d's last */
-            x = &d[*m - 1];
-        else
-            (*m)++;
-        if (!x->s || k == 1) { /* show the new profile's stack */
-            x->v = &v[k];
-            x->s = vs;
-        }
-        /* One sample's worth of continuity: where blocks are sampled with P near 1, the
-         * variance estimated from the samples seen is near 0, yet a run that missed one
-         * block differs by about one sample's weight (docs/VERDICTS.md "Diff"). */
-        double ns = vs->samples ? (double)vs->samples : 1;
-        for (int e = 0; e < E_COUNT; e++) {
-            double u = vs->e[e == E_INUSE_B || e == E_ALLOC_B ? E_ALLOC_B : E_ALLOC_N].est / ns;
-            struct est *t = &(k ? x->now : x->base)[e];
-            t->est += vs->e[e].est;
-            t->var += vs->e[e].var + u * u;
+        start[grp[i] + 1]++;
+    for (uint32_t g = 0; g < ng; g++)
+        start[g + 1] += start[g];
+    for (size_t i = 0; i < nk; i++)
+        site[start[grp[i]]++] = (uint32_t)i;
+    uint32_t *gorder = xmalloc(((size_t)ng + 1) * sizeof(*gorder));
+    for (uint32_t g = 0; g < ng; g++)
+        gorder[g] = g;
+    sort_kg = &kg;
+    qsort(gorder, ng, sizeof(*gorder), by_key);
+    struct dsite *d = xcalloc((size_t)ng + 1, sizeof(*d));
+    for (uint32_t r = 0; r < ng; r++) {
+        uint32_t g = gorder[r];
+        /* start[g] is now the end of group g's sites, start[g - 1] (0 for the first) its start */
+        for (uint32_t j = g ? start[g - 1] : 0; j < start[g]; j++) {
+            size_t i = site[j];
+            int k = i >= v[0].nsite;
+            add_site(&d[r], &v[k], k, &v[k].site[k ? i - v[0].nsite : i]);
         }
     }
-    free(keys);
+    *m = ng;
+    free(key);
+    free(grp);
+    free(first);
+    free(start);
+    free(site);
+    free(gorder);
     buf_free(&text);
     return d;
 }
