@@ -107,54 +107,45 @@ static int by_site(const void *a, const void *b)
     return (i > j) - (i < j);
 }
 
-/* Each sample's sort key's first part: its location count, then its first location's canon
- * (cmp_locs' first two comparisons), packed into 64 bits. */
-static uint64_t *prefix_keys(const struct prof *p, const uint64_t *canon)
+/* Sample i's sort key's first part: its location count, then its first location's canon
+ * (cmp_locs' first two comparisons), packed into 64 bits (cb: the canons' bits). Computed where
+ * needed rather than kept (8 bytes a sample, twice over in the sort). */
+static inline uint64_t prefix_key(const struct prof *p, const uint64_t *canon, unsigned cb,
+                                  uint32_t i)
 {
-    unsigned cb = 1;
-    while (cb < 63 && (p->nlocation >> cb) != 0)
-        cb++;
-    uint64_t *key = xmalloc((p->nsample + 1) * sizeof(*key));
-    for (size_t i = 0; i < p->nsample; i++) {
-        const struct prof_sample *s = &p->sample[i];
-        uint64_t c0 = s->nloc ? canon[p->locpool[s->loc_off]] : 0;
-        key[i] = ((uint64_t)s->nloc << cb) | c0;
-    }
-    return key;
+    const struct prof_sample *s = &p->sample[i];
+    return ((uint64_t)s->nloc << cb) | (s->nloc ? canon[p->locpool[s->loc_off]] : 0);
 }
 
 /* order[] (the samples' indexes) by by_site: a stable radix sort by the prefix keys (11 bits a
  * pass, the passes whose digit is the same for all skipped), then each run of one prefix by
- * by_site, whose last resort is the index: the order qsort by by_site alone gives. *keyp: the
- * keys in that order (freed by the caller). */
-static void sort_samples(const struct prof *p, const uint64_t *canon, uint32_t *order,
-                         uint64_t **keyp)
+ * by_site, whose last resort is the index: the order qsort by by_site alone gives. Returns the
+ * canons' bits (prefix_key's cb). */
+static unsigned sort_samples(const struct prof *p, const uint64_t *canon, uint32_t *order)
 {
     size_t n = p->nsample;
-    uint64_t *key = prefix_keys(p, canon), *k2 = xmalloc((n + 1) * sizeof(*k2)), kmax = 0;
+    unsigned cb = 1;
+    while (cb < 40 && (p->nlocation >> cb) != 0)
+        cb++;
+    uint64_t kmax = 0;
     uint32_t *ord = order, *o2 = xmalloc((n + 1) * sizeof(*o2)), *spare = o2;
     for (size_t i = 0; i < n; i++) {
         ord[i] = (uint32_t)i;
-        kmax |= key[i];
+        kmax |= prefix_key(p, canon, cb, (uint32_t)i);
     }
     for (unsigned shift = 0; shift < 64 && (kmax >> shift) != 0; shift += 11) {
         size_t count[2048] = {0};
         for (size_t i = 0; i < n; i++)
-            count[(key[i] >> shift) & 2047]++;
-        if (n == 0 || count[(key[0] >> shift) & 2047] == n)
+            count[(prefix_key(p, canon, cb, ord[i]) >> shift) & 2047]++;
+        if (n == 0 || count[(prefix_key(p, canon, cb, ord[0]) >> shift) & 2047] == n)
             continue;
         for (size_t d = 0, at = 0; d < 2048; d++) {
             size_t c = count[d];
             count[d] = at;
             at += c;
         }
-        for (size_t i = 0; i < n; i++) {
-            size_t j = count[(key[i] >> shift) & 2047]++;
-            k2[j] = key[i];
-            o2[j] = ord[i];
-        }
-        uint64_t *tk = key;
-        key = k2, k2 = tk;
+        for (size_t i = 0; i < n; i++)
+            o2[count[(prefix_key(p, canon, cb, ord[i]) >> shift) & 2047]++] = ord[i];
         uint32_t *to = ord;
         ord = o2, o2 = to;
     }
@@ -162,15 +153,15 @@ static void sort_samples(const struct prof *p, const uint64_t *canon, uint32_t *
         memcpy(order, ord, n * sizeof(*order));
     free(spare);
     for (size_t i = 0; i < n;) {
+        uint64_t k = prefix_key(p, canon, cb, order[i]);
         size_t j = i + 1;
-        while (j < n && key[j] == key[i])
+        while (j < n && prefix_key(p, canon, cb, order[j]) == k)
             j++;
         if (j - i > 1)
             qsort(order + i, j - i, sizeof(*order), by_site);
         i = j;
     }
-    free(k2);
-    *keyp = key;
+    return cb;
 }
 
 /* The samples' labels (lab: 3 a sample, task, session and device) as cmp_labels reads them. */
@@ -255,18 +246,19 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
     int has_ref = prof_has_refused(p);
     size_t n = p->nsample;
     uint32_t *order = xmalloc((n + 1) * sizeof(*order));
-    uint64_t *canon = prof_loc_canon(p), *key;
+    uint64_t *canon = prof_loc_canon(p);
     const char **lab = sample_labels(p);
     cmp_p = p;
     cmp_canon = canon;
     cmp_lab = lab;
-    sort_samples(p, canon, order, &key);
+    unsigned cb = sort_samples(p, canon, order);
     /* Where each site starts (first[i]: order[i] starts one), counted before the arrays are
      * allocated at their size. */
     uint8_t *first = xmalloc(n + 1);
     size_t nframes = 0;
     for (size_t i = 0; i < n; i++) {
-        first[i] = i == 0 || key[i] != key[i - 1] ||
+        first[i] = i == 0 ||
+                   prefix_key(p, canon, cb, order[i]) != prefix_key(p, canon, cb, order[i - 1]) ||
                    !same_site(p, &p->sample[order[i - 1]], &p->sample[order[i]]);
         if (!first[i])
             continue;
@@ -275,7 +267,6 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
         for (uint32_t k = 0; k < s0->nloc; k++)
             nframes += loc_frames(p, p->locpool[s0->loc_off + k]);
     }
-    free(key);
     out->site = xmalloc((out->nsite + 1) * sizeof(*out->site));
     out->capframes = out->capnamed = nframes + 1;
     out->frames = xmalloc(out->capframes * sizeof(*out->frames));
