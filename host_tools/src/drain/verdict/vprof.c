@@ -417,14 +417,43 @@ void json_est(FILE *f, const struct vprof *v, int e, struct est x, int marked, d
     json_interval(f, x.est, lo, hi, marked);
 }
 
+/* "0x" and the hex digits of a, quoted, at o: the end. */
+static char *quoted_hex(char *o, uint64_t a)
+{
+    int n = 1;
+    while (n < 16 && (a >> (4 * n)) != 0)
+        n++;
+    memcpy(o, "\"0x", 3), o += 3;
+    for (int k = n - 1; k >= 0; k--, a >>= 4)
+        o[k] = "0123456789abcdef"[a & 15];
+    o += n;
+    *o++ = '"';
+    return o;
+}
+
 void json_stack(FILE *f, const struct vprof *v, const struct vsite *s)
 {
-    putc_unlocked('[', f);
+    /* A raw address (no module, no name: its text needs no escaping) goes straight into t, the
+     * stack's text written at once; any other frame through json_str. */
+    char t[256], *o = t;
+    *o++ = '[';
     for (uint32_t k = 0; k < s->nframe; k++) {
+        size_t i = s->frame_off + k;
+        if (o - t > (ptrdiff_t)sizeof(t) - 32) {
+            jwrite(t, (size_t)(o - t), f);
+            o = t;
+        }
         if (k)
-            jputs(", ", f);
+            *o++ = ',', *o++ = ' ';
+        if (!v->named[i] && !v->frames[i].text) {
+            o = quoted_hex(o, v->frames[i].addr);
+            continue;
+        }
+        jwrite(t, (size_t)(o - t), f);
+        o = t;
         char buf[VFRAME_TEXT];
-        json_str(f, vframe_text(v, s->frame_off + k, buf));
+        json_str(f, vframe_text(v, i, buf));
     }
-    putc_unlocked(']', f);
+    *o++ = ']';
+    jwrite(t, (size_t)(o - t), f);
 }
