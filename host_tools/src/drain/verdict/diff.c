@@ -370,7 +370,7 @@ int drain_diff(int argc, char **argv)
         prof_drop_index(&p[loaded]);
         if (bad_view >= 0)
             continue;
-        if (vprof_build(&p[loaded], &v[loaded], vwhy, sizeof(vwhy)) != 0) {
+        if (vprof_build_opt(&p[loaded], &v[loaded], VPROF_NO_SITE_OF, vwhy, sizeof(vwhy)) != 0) {
             bad_view = loaded;
             continue;
         }

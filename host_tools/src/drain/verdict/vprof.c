@@ -233,7 +233,8 @@ static void site_sums(const struct prof *p, struct vprof *out, struct vsite *vs,
     }
 }
 
-int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whylen)
+int vprof_build_opt(const struct prof *p, struct vprof *out, unsigned flags, char *why,
+                    size_t whylen)
 {
     memset(out, 0, sizeof(*out));
     out->p = p;
@@ -267,20 +268,28 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
         for (uint32_t k = 0; k < s0->nloc; k++)
             nframes += loc_frames(p, p->locpool[s0->loc_off + k]);
     }
+    /* The sites' tasks taken before the labels and canons are freed, and the frames allocated
+     * after: the three are never held at once (a 10^5-site profile: 2.4, 0.8 and 6.8 MB). */
     out->site = xmalloc((out->nsite + 1) * sizeof(*out->site));
+    for (size_t i = 0, k = 0; i < n; i++)
+        if (first[i]) {
+            memset(&out->site[k], 0, sizeof(out->site[k]));
+            out->site[k++].task = lab[3 * (size_t)order[i]];
+        }
+    free(canon);
+    free(lab);
     out->capframes = out->capnamed = nframes + 1;
     out->frames = xmalloc(out->capframes * sizeof(*out->frames));
     out->named = xmalloc(out->capnamed);
-    out->site_of = xmalloc((n + 1) * sizeof(*out->site_of));
+    if (!(flags & VPROF_NO_SITE_OF))
+        out->site_of = xmalloc((n + 1) * sizeof(*out->site_of));
     out->nsite = 0;
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
         while (j < n && !first[j])
             j++;
         struct vsite *vs = &out->site[out->nsite++];
-        memset(vs, 0, sizeof(*vs));
         vs->sample = order[i];
-        vs->task = lab[3 * (size_t)order[i]];
         vs->frame_off = out->nframes;
         site_frames(p, out, &p->sample[order[i]]);
         vs->nframe = (uint32_t)(out->nframes - vs->frame_off);
@@ -296,11 +305,14 @@ int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whyle
     }
     free(first);
     free(order);
-    free(canon);
-    free(lab);
     marks_from_prof(p, &out->marks);
     out->unseen = unseen_from_prof(p, &out->interval);
     return 0;
+}
+
+int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whylen)
+{
+    return vprof_build_opt(p, out, 0, why, whylen);
 }
 
 int vprof_interval(const struct vprof *v, int e, struct est x, double add, double *lo, double *hi)

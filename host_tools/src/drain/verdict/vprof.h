@@ -60,11 +60,15 @@ struct vprof {
     /* The session's largest sampling interval (the same comment; the merged inputs' largest):
      * no sample weighs more bytes, the w of a byte estimate's upper end (est_hi_max); NAN: none. */
     double interval;
-    uint32_t *site_of; /* per profile sample: its site's index in site */
+    uint32_t *site_of; /* per profile sample: its site's index in site (VPROF_NO_SITE_OF: NULL) */
 };
 
 /* 0, or -1 with why: a profile without drain's six sample types. */
 int vprof_build(const struct prof *p, struct vprof *out, char *why, size_t whylen);
+/* The same with flags: VPROF_NO_SITE_OF, no site_of (NULL: drain diff reads no sample's site). */
+#define VPROF_NO_SITE_OF 1u
+int vprof_build_opt(const struct prof *p, struct vprof *out, unsigned flags, char *why,
+                    size_t whylen);
 void vprof_free(struct vprof *v);
 /* The text of frame i of v->frames: its function's name, or its address as "0x..." (in buf). */
 #define VFRAME_TEXT PROF_ADDR_TEXT
