@@ -17,12 +17,22 @@ void json_str(FILE *f, const char *s)
         jputs("null", f);
 }
 
+static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233"
+                           "34353637383940414243444546474849505152535455565758596061626364656667"
+                           "6869707172737475767778798081828384858687888990919293949596979899";
+
+/* The 5 decimal digits of x (below 10^5) at o, with leading zeros. */
+static void digits5(char *o, uint32_t x)
+{
+    uint32_t a = x / 1000, b = x % 1000;
+    memcpy(o, pairs + 2 * a, 2);
+    o[2] = (char)('0' + b / 100);
+    memcpy(o + 3, pairs + 2 * (b % 100), 2);
+}
+
 /* The decimal digits of u (below 10^19) at the end of buf[20]: their start. */
 static char *digits_u64(char *end, uint64_t u)
 {
-    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233"
-                                "34353637383940414243444546474849505152535455565758596061626364656667"
-                                "6869707172737475767778798081828384858687888990919293949596979899";
     while (u >= 100) {
         const char *p = pairs + 2 * (u % 100);
         u /= 100;
@@ -71,7 +81,9 @@ static size_t g10_fixed(char *out, double x)
             e--;
             continue;
         }
-        char dig[20], *d = digits_u64(dig + 20, u), *o = out; /* 10 digits at d */
+        char d[10], *o = out; /* the 10 digits, two halves of 5 in 32 bits */
+        digits5(d, (uint32_t)(u / 100000));
+        digits5(d + 5, (uint32_t)(u % 100000));
         int nd = 10;
         while (nd > 1 && d[nd - 1] == '0' && nd > e + 1)
             nd--;

@@ -432,9 +432,7 @@ void json_est(FILE *f, const struct vprof *v, int e, struct est x, int marked, d
 /* "0x" and the hex digits of a, quoted, at o: the end. */
 static char *quoted_hex(char *o, uint64_t a)
 {
-    int n = 1;
-    while (n < 16 && (a >> (4 * n)) != 0)
-        n++;
+    int n = (67 - __builtin_clzll(a | 1)) / 4; /* its hex digits, 1 for 0 */
     memcpy(o, "\"0x", 3), o += 3;
     for (int k = n - 1; k >= 0; k--, a >>= 4)
         o[k] = "0123456789abcdef"[a & 15];
