@@ -399,26 +399,24 @@ static const char *key_frame(const struct vprof *v, const struct vsite *s, uint3
 
 size_t vsite_key(const struct vprof *v, const struct vsite *s, int any_address, struct buf *out)
 {
-    /* Measured, then written in place (drain diff makes a key of every site of two profiles). */
+    /* Each frame's text made once and appended (drain diff makes a key of every site of two
+     * profiles); the buffer grows by doubling. */
     char tmp[VFRAME_TEXT];
-    size_t n, tl = s->task ? strlen(s->task) : 0, len = 5 + tl + 1;
-    for (uint32_t k = 0; k < s->nframe; k++) {
-        key_frame(v, s, k, any_address, tmp, &n);
-        len += n + 1;
-    }
-    GROW(out->p, out->cap, out->len + len);
-    size_t at = out->len;
-    char *o = (char *)out->p + at;
-    out->len += len;
+    size_t at = out->len, n, tl = s->task ? strlen(s->task) : 0;
     for (uint32_t k = 0; k < s->nframe; k++) {
         const char *f = key_frame(v, s, k, any_address, tmp, &n);
-        memcpy(o, f, n), o += n;
-        *o++ = '\n';
+        GROW(out->p, out->cap, out->len + n + 1);
+        memcpy(out->p + out->len, f, n);
+        out->p[out->len + n] = '\n';
+        out->len += n + 1;
     }
+    GROW(out->p, out->cap, out->len + 5 + tl + 1);
+    char *o = (char *)out->p + out->len;
     memcpy(o, "task=", 5), o += 5;
     if (tl)
         memcpy(o, s->task, tl), o += tl;
     *o = 0;
+    out->len += 5 + tl + 1;
     return at;
 }
 
