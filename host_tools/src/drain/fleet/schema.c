@@ -217,7 +217,8 @@ static const char schema_v5[] =
  * a bigint[] in the order of the profile's sample_types (jsonb before: its parsing was most of a
  * push's server time), sent by COPY's binary format; the site rows' primary key (device,
  * profile_id, t_end, site: a text key push paid for on every row, which no query needs unique)
- * an index on profile_id. msamp_vals gives a site row's vals as version 5's jsonb (NULL and
+ * an index on (profile_id, t_end): a profile's rows, as the queries join them (with profile_id
+ * alone the planner takes a profile's rows for 1000 and top's join for a scan of every row). msamp_vals gives a site row's vals as version 5's jsonb (NULL and
  * unnamed values left out); msamp_rollup_rebuild reads the arrays. */
 static const char schema_v6[] =
     "ALTER TABLE msamp_site ADD COLUMN vals6 bigint[] NOT NULL DEFAULT '{}';"
@@ -228,7 +229,7 @@ static const char schema_v6[] =
     "ALTER TABLE msamp_site RENAME COLUMN vals6 TO vals;"
     "ALTER TABLE msamp_site ALTER COLUMN vals DROP DEFAULT;"
     "ALTER TABLE msamp_site DROP CONSTRAINT msamp_site_pkey;"
-    "CREATE INDEX msamp_site_profile ON msamp_site (profile_id);"
+    "CREATE INDEX msamp_site_profile ON msamp_site (profile_id, t_end);"
     "CREATE FUNCTION msamp_vals(types text[], vals bigint[]) RETURNS jsonb LANGUAGE sql IMMUTABLE"
     " AS $f$ SELECT coalesce(jsonb_object_agg(k, v), '{}') FROM unnest(types, vals) x(k, v)"
     " WHERE k IS NOT NULL AND v IS NOT NULL $f$;"
