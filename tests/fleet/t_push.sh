@@ -73,7 +73,7 @@ n=$(pg_sql "select count(*) from msamp_profile where device like '$sid%'")
   { fail "a NUL in a label: exit $rc, $n rows of device $sid"; cat "$W/nul.err"; }
 
 # JSON strings into the store (util.h's one escaper): p3 with its sample type freed_space named in
-# UTF-8: its jsonb keys (totals, each site's vals) keep it (an escaper that took each byte for a
+# UTF-8: its jsonb keys (totals, each site's vals as jsonb: msamp_vals) keep it (an escaper that took each byte for a
 # code point stored "fr\u00c3\u00a9ed_space").
 want=$'fr\xc3\xa9ed_space'
 python3 "$T/strtab.py" "$W/p3.pb.gz" "$W/utf.pb.gz" freed_space "$want" || fail "strtab.py UTF-8"
@@ -81,8 +81,8 @@ push utf "$W/utf.pb.gz"
 utf="sha256 = decode('$(sha "$W/utf.pb.gz")', 'hex')"
 k=$(pg_sql "select string_agg(k, ',') from msamp_profile, jsonb_object_keys(totals) k
   where $utf and k like 'fr%space'")
-ns=$(pg_sql "select count(*), count(*) filter (where vals ? '$want') from msamp_site
-  where (device, profile_id) in (select device, id from msamp_profile where $utf)")
+ns=$(pg_sql "select count(*), count(*) filter (where msamp_vals(p.sample_types, s.vals) ? '$want')
+  from msamp_site s join msamp_profile p on p.device = s.device and p.id = s.profile_id where p.$utf")
 [ $rc = 0 ] && [ "$k" = "$want" ] && [ "${ns%|*}" -gt 0 ] && [ "${ns%|*}" = "${ns#*|}" ] &&
   ok "JSON strings stored: UTF-8 kept: $k in totals and ${ns#*|} sites' vals" ||
   { fail "JSON strings stored: exit $rc, totals key '$k', sites (all|with it) $ns"; cat "$W/utf.err"; }

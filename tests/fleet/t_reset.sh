@@ -39,7 +39,7 @@ read -r sid inuse sid2 inuse2 <"$W/want"
 grep -q "2 profiles stored, 0 already there" "$W/push.err" && ok "push: both sessions' profiles stored" || fail "push: $(cat "$W/push.err")"
 
 row=$(pg_sql "select kind, (totals->>'inuse_space')::bigint,
-  (select sum((s.vals->>'inuse_space')::bigint) from msamp_site s where s.device = p.device and s.profile_id = p.id and s.t_end = p.t_end),
+  (select sum(s.vals[array_position(p.sample_types, 'inuse_space')]) from msamp_site s where s.device = p.device and s.profile_id = p.id and s.t_end = p.t_end),
   (select c from unnest(p.comments) c where c like 'msamp-verdict ended|%')
   from msamp_profile p where session = '$sid'")
 [[ $row == "final|17760|17760|msamp-verdict ended|how=reset|at_s="*"|cause=software" ]] &&

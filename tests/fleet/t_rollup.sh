@@ -6,7 +6,7 @@
 # (rollups of the buckets the selection holds whole, site rows of the rest) must equal the same
 # query with no bucket (every selected profile's site rows: the full scan), for no filter, each
 # filter and several together, times that cut a bucket included; again after prune cuts a bucket
-# (it is rebuilt from the rows left); and on a store of schema version 3 migrated to 5 by fleet.
+# (it is rebuilt from the rows left); and on a store of schema version 3 migrated to 6 by fleet.
 # fleet merge of each selection (the buckets' merged profiles: docs/FLEET.md "Merged buckets")
 # must equal --exact's as canon.py's text, one bucket's byte for byte, and a push into a bucket
 # makes its merged profile stale (made again).
@@ -115,18 +115,29 @@ left=$(pg_sql "select count(*) || ' ' || (select coalesce(sum(profiles), 0) from
 [ "${left% *}" = "${left#* }" ] && [ "${left% *}" -gt 0 ] && ok "prune: the buckets count the ${left% *} profiles left" || fail "prune: profiles and buckets' count: $left"
 same "$PG_CONN" "after prune" "(some selections empty)"
 
-# A store of schema version 3 migrated by fleet top: the files pushed, then what versions 4 and 5
-# added dropped (they change no table of version 3: its rows are as version 3 stored them).
+# A store of schema version 3 migrated by fleet top: made at version 3 (MSAMP_DRAIN_FLEET_SCHEMA=3),
+# its months' partitions made, then the rows of the files pushed into another store (version 6)
+# copied into it as version 3 keeps them (the site rows' vals as jsonb: msamp_vals).
 pg_sql "create database v3"
+pg_sql "create database v6"
 V3="${PG_CONN/dbname=postgres/dbname=v3}"
-"$D" push --db "$V3" "${files[@]}" 2>/dev/null || fail "push into v3"
-pg_sql_db "$V3" "drop table msamp_bucket, msamp_rollup, msamp_merged; drop function msamp_day, msamp_vals_add, msamp_rollup_rebuild;
-  delete from msamp_schema where version >= 4"
+V6="${PG_CONN/dbname=postgres/dbname=v6}"
+"$D" push --db "$V6" "${files[@]}" 2>/dev/null || fail "push into v6"
+MSAMP_DRAIN_FLEET_SCHEMA=3 "$D" push --db "$V3" "${files[0]}" 2>/dev/null
+pg_sql_db "$V3" "select count(msamp_partition(t)) from unnest('$(pg_sql_db "$V6" "select array_agg(t_end) from msamp_profile")'::timestamptz[]) t" >/dev/null
+pcols="device, id, sha256, build_id, session, kind, t_start, t_end, labels, sample_types, comments, failures, bytes, pushed, totals, heap_free, heap_min_free, heap_largest_free, heap_total"
+for tc in "msamp_profile|$pcols|$pcols" "msamp_site|device, profile_id, t_end, site, stack, task, vals|s.device, s.profile_id, s.t_end, s.site, s.stack, s.task, msamp_vals(p.sample_types, s.vals) from msamp_site s join msamp_profile p on p.device = s.device and p.id = s.profile_id and p.t_end = s.t_end" "msamp_leak|device, profile_id, t_end, site, slope, slope_var, since_s|device, profile_id, t_end, site, slope, slope_var, since_s"; do
+  IFS='|' read -r tb to from <<<"$tc"
+  [ "$tb" = msamp_site ] || from="$from from $tb"
+  "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$V6" -c "\\copy (select $from) to stdout" |
+    "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$V3" -c "\\copy $tb ($to) from stdin" || fail "copy $tb into the version 3 store"
+done
+pg_sql_db "$V3" "select setval('msamp_profile_id_seq', (select max(id) from msamp_profile))" >/dev/null
 v=$(pg_sql_db "$V3" "select max(version) from msamp_schema")
 "$D" fleet --db "$V3" top >/dev/null 2>"$W/mig.err"; rc=$?
 v4=$(pg_sql_db "$V3" "select max(version) || ' ' || (select count(*) from msamp_bucket) from msamp_schema")
-[ "$v" = 3 ] && [ $rc = 0 ] && [ "$v4" = "5 ${nb% *}" ] && ok "version 3 store migrated to 5 by fleet top: $v4" ||
-  fail "migration 3 -> 5: version $v, exit $rc, then $v4, $(cat "$W/mig.err")"
+[ "$v" = 3 ] && [ $rc = 0 ] && [ "$v4" = "6 ${nb% *}" ] && ok "version 3 store migrated to 6 by fleet top: $v4" ||
+  fail "migration 3 -> 6: version $v, exit $rc, then $v4, $(cat "$W/mig.err")"
 same "$V3" "migrated from version 3"
 
 [ $nfail = 0 ] && echo "fleet rollups: all ok" || { echo "fleet rollups: $nfail failed"; exit 1; }

@@ -37,7 +37,8 @@ static const char sql_profile[] =
     " t_start_max = greatest(o.t_start_max, EXCLUDED.t_start_max),"
     " t_end_min = least(o.t_end_min, EXCLUDED.t_end_min),"
     " t_end_max = greatest(o.t_end_max, EXCLUDED.t_end_max) RETURNING id)"
-    " SELECT p.id, p.t_end, b.id FROM p, b";
+    " SELECT p.id, p.t_end, b.id, ((extract(epoch FROM p.t_end) - 946684800) * 1000000)::bigint"
+    " FROM p, b";
 static const char sql_leaks[] =
     "INSERT INTO msamp_leak (device, profile_id, t_end, site, slope, slope_var, since_s)"
     " SELECT $1, $2::bigint, $4::timestamptz, (e->>'i')::int, (e->>'slope')::float8,"
@@ -77,12 +78,15 @@ static PGresult *run_prepared(PGconn *c, const char *name, int n, const char *co
     return NULL;
 }
 
-/* COPY table FROM STDIN of the text rows: 0, or -1 with what and the server's error. */
+/* COPY table FROM STDIN of the rows (COPY's binary format when they start with its signature,
+ * else text): 0, or -1 with what and the server's error. */
 static int copy_rows(PGconn *c, const char *table, const struct buf *rows, const char *what,
                      char *err, size_t errlen)
 {
     char sql[256];
     snprintf(sql, sizeof(sql), "COPY %s FROM STDIN", table);
+    if (rows->len >= 11 && memcmp(rows->p, "PGCOPY\n\377\r\n", 11) == 0)
+        snprintf(sql, sizeof(sql), "COPY %s FROM STDIN (FORMAT binary)", table);
     PGresult *r = PQexec(c, sql);
     if (PQresultStatus(r) != PGRES_COPY_IN)
         return db_err(c, r, what, err, errlen);
@@ -146,6 +150,7 @@ static int store_profile(PGconn *c, struct push_row *w, const char *what, char *
     snprintf(w->id, sizeof(w->id), "%s", w->stored ? PQgetvalue(r, 0, 0) : "");
     snprintf(w->te, sizeof(w->te), "%s", w->stored ? PQgetvalue(r, 0, 1) : "");
     snprintf(w->bucket, sizeof(w->bucket), "%s", w->stored ? PQgetvalue(r, 0, 2) : "");
+    w->te_us = w->stored ? strtoll(PQgetvalue(r, 0, 3), NULL, 10) : 0;
     PQclear(r);
     return 0;
 }
@@ -197,6 +202,7 @@ static int store_batch(PGconn *c, struct push_row **w, size_t n, int *culprit, c
         return -1;
     char what[600];
     struct buf rows = {0};
+    buf_put(&rows, "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0", 19); /* signature, flags, extension */
     struct roll roll;
     memset(&roll, 0, sizeof(roll));
     int rc = 0;
@@ -210,6 +216,7 @@ static int store_batch(PGconn *c, struct push_row **w, size_t n, int *culprit, c
     }
     if (n > 1)
         snprintf(what, sizeof(what), "storing %zu profiles (%s ...)", n, w[0]->path);
+    push_put_be(&rows, 0xffff, 2); /* the trailer */
     if (rc == 0)
         rc = copy_rows(c, "msamp_site", &rows, what, err, errlen);
     for (size_t i = 0; i < n && rc == 0; i++) {

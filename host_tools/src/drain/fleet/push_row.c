@@ -111,13 +111,14 @@ static void copy_byte(struct buf *out, unsigned char c)
 }
 
 /* The JSON string at *js (drain's escaper's output, json_put_str: its escapes \" \\ \b \f \n \r
- * \t \uXXXX, valid UTF-8 else) decoded into out as COPY text; in a text[] literal (arr) quoted,
- * '"' and '\\' backslash-escaped first. *js moves past its closing quote. */
+ * \t \uXXXX, valid UTF-8 else) decoded into out as COPY text; in a text[] literal (arr 1) quoted,
+ * '"' and '\\' backslash-escaped first; arr 2: its bytes as they are (COPY's binary format).
+ * *js moves past its closing quote. */
 static void copy_json_str(struct buf *out, const char **js, int arr)
 {
     static const char unesc[][2] = {{'b', 8}, {'f', 12}, {'n', 10}, {'r', 13}, {'t', 9}};
     const char *s = *js + 1;
-    if (arr)
+    if (arr == 1)
         buf_put(out, "\"", 1);
     while (*s && *s != '"') {
         unsigned u = (unsigned char)*s++;
@@ -145,28 +146,87 @@ static void copy_json_str(struct buf *out, const char **js, int arr)
             utf[1] = (unsigned char)(0x80 | (u & 0x3f));
             n = 2;
         }
-        for (int i = 0; i < n; i++) {
+        for (int i = 0; i < n && arr == 2; i++)
+            buf_put(out, &utf[i], 1);
+        for (int i = 0; i < n && arr < 2; i++) {
             if (arr && (utf[i] == '"' || utf[i] == '\\'))
                 copy_byte(out, '\\');
             copy_byte(out, utf[i]);
         }
     }
-    if (arr)
+    if (arr == 1)
         buf_put(out, "\"", 1);
     *js = *s ? s + 1 : s;
 }
 
+/* x big-endian (COPY's binary format) onto b. */
+void push_put_be(struct buf *b, uint64_t x, int bytes)
+{
+    unsigned char t[8];
+    for (int i = 0; i < bytes; i++)
+        t[i] = (unsigned char)(x >> 8 * (bytes - 1 - i));
+    buf_put(b, t, (size_t)bytes);
+}
+
+/* COPY binary's field of n bytes from at on: its length (4 bytes) at at - 4. */
+static void be_len_at(struct buf *b, size_t at)
+{
+    uint32_t n = (uint32_t)(b->len - at);
+    unsigned char t[4] = {(unsigned char)(n >> 24), (unsigned char)(n >> 16),
+                          (unsigned char)(n >> 8), (unsigned char)n};
+    memcpy(b->p + at - 4, t, 4);
+}
+
+/* A site's stack (text[]) and task (text) as two fields of COPY's binary format onto out, from
+ * its key's JSON array (js: after the '[') and its task. */
+static void site_bin(struct buf *out, const char *js, const char *task, struct buf *t)
+{
+    size_t n = 0, arr, el;
+    for (const char *q = js; *q == '"'; n++) { /* the frames: their JSON strings counted */
+        copy_json_str(t, &q, 2);
+        q += *q == ',';
+    }
+    t->len = 0;
+    push_put_be(out, 0, 4);
+    arr = out->len;
+    push_put_be(out, n ? 1 : 0, 4); /* dimensions (an empty array has none) */
+    push_put_be(out, 0, 4);         /* no NULL */
+    push_put_be(out, 25, 4);        /* text's type oid */
+    if (n) {
+        push_put_be(out, n, 4);
+        push_put_be(out, 1, 4); /* lower bound */
+    }
+    while (*js == '"') {
+        push_put_be(out, 0, 4);
+        el = out->len;
+        copy_json_str(out, &js, 2);
+        be_len_at(out, el);
+        js += *js == ',';
+    }
+    be_len_at(out, arr);
+    push_put_be(out, 0, 4);
+    el = out->len;
+    json_put_str(t, task, strlen(task), 0);
+    const char *ts = buf_cstr(t);
+    copy_json_str(out, &ts, 2);
+    be_len_at(out, el);
+    t->len = 0;
+}
+
 /* The sites' columns as COPY text (docs/FLEET.md "Push"): each site's stack (a text[] literal)
- * and task, a tab between, into keys (site j's at keys->p + koff[j]); its values into vals
- * (nvt a site). The sites freed. */
+ * and task, a tab between, into keys (site j's at keys->p + koff[j]); the same in COPY's binary
+ * format into bkeys (at bkoff[j]); its values into vals (nvt a site). The sites freed. */
 static void site_rows(const struct prof *p, struct site *sites, size_t nsites, struct buf *keys,
-                      size_t **koff, int64_t **vals)
+                      size_t **koff, int64_t **vals, struct buf *bkeys, size_t **bkoff)
 {
     *koff = xcalloc(nsites + 1, sizeof(size_t));
+    *bkoff = xcalloc(nsites + 1, sizeof(size_t));
     *vals = xcalloc(nsites * p->nvt + 1, sizeof(int64_t));
     struct buf t = {0};
     for (size_t j = 0; j < nsites; j++) {
         (*koff)[j] = keys->len;
+        (*bkoff)[j] = bkeys->len;
+        site_bin(bkeys, sites[j].key + 1, sites[j].task, &t);
         const char *js = sites[j].key + 1; /* the JSON array's strings */
         buf_str(keys, "{");
         for (int first = 1; *js == '"'; first = 0) {
@@ -185,15 +245,16 @@ static void site_rows(const struct prof *p, struct site *sites, size_t nsites, s
         free(sites[j].val);
     }
     (*koff)[nsites] = keys->len;
+    (*bkoff)[nsites] = bkeys->len;
     buf_free(&t);
     free(sites);
 }
 
 /* The profile's rollup by site (site_key: its samples' values summed), as site_rows' columns
  * (the number of sites); each sample's site into *site_of_sample. */
-static size_t site_rollup(const struct prof *p, struct buf *keys, size_t **koff, int64_t **vals,
-                          uint32_t **site_of_sample)
+static size_t site_rollup(struct push_row *w, uint32_t **site_of_sample)
 {
+    const struct prof *p = &w->p;
     struct site *sites = NULL;
     size_t nsites = 0, cap = 0;
     struct umap idx;
@@ -227,7 +288,7 @@ static size_t site_rollup(const struct prof *p, struct buf *keys, size_t **koff,
         (*site_of_sample)[s] = (uint32_t)j;
     }
     umap_free(&idx);
-    site_rows(p, sites, nsites, keys, koff, vals);
+    site_rows(p, sites, nsites, &w->keys, &w->koff, &w->vals, &w->bkeys, &w->bkoff);
     return nsites;
 }
 
@@ -408,7 +469,7 @@ static void row_totals(struct push_row *w, const struct prof *p)
 /* The sites (site_rollup) and the leak verdicts drain stored in the profile, by site. */
 static void row_sites(struct push_row *w, const struct prof *p)
 {
-    w->nsites = site_rollup(p, &w->keys, &w->koff, &w->vals, &w->site_of);
+    w->nsites = site_rollup(w, &w->site_of);
     w->vtoff = xcalloc(p->nvt + 1, sizeof(size_t));
     struct buf t = {0};
     for (size_t v = 0; v < p->nvt; v++) {
@@ -440,9 +501,11 @@ void row_free(struct push_row *w)
     free(w->cm);
     free(w->site_of);
     free(w->koff);
+    free(w->bkoff);
     free(w->vals);
     free(w->vtoff);
     buf_free(&w->keys);
+    buf_free(&w->bkeys);
     buf_free(&w->vtj);
     buf_free(&w->lab);
     buf_free(&w->vts);
@@ -552,18 +615,23 @@ void push_put_i64(struct buf *b, int64_t x)
     buf_put(b, t + sizeof(t) - n, (size_t)n);
 }
 
-/* A stored profile's site rows (COPY text of msamp_site) into out; its sites' values added to
- * the batch's rollup rows (roll). */
+/* A stored profile's site rows (COPY binary of msamp_site: device, profile_id, t_end, site,
+ * stack, task, vals) into out; its sites' values added to the batch's rollup rows (roll). */
 void row_copy(const struct push_row *w, struct buf *out, struct roll *roll)
 {
     const struct prof *p = &w->p;
     struct buf head = {0}, k = {0};
     for (const char *d = w->device; *d; d++)
-        copy_byte(&head, (unsigned char)*d);
-    buf_put(&k, head.p, head.len);
+        copy_byte(&k, (unsigned char)*d);
     buf_printf(&k, "\t%s\t", w->bucket);
     size_t klen = k.len;
-    buf_printf(&head, "\t%s\t%s\t", w->id, w->te);
+    push_put_be(&head, 7, 2); /* the fields */
+    push_put_be(&head, strlen(w->device), 4);
+    buf_str(&head, w->device);
+    push_put_be(&head, 8, 4);
+    push_put_be(&head, (uint64_t)strtoll(w->id, NULL, 10), 8);
+    push_put_be(&head, 8, 4);
+    push_put_be(&head, (uint64_t)w->te_us, 8);
     size_t *tix = xcalloc(p->nvt + 1, sizeof(size_t));
     for (size_t v = 0; v < p->nvt; v++)
         tix[v] = roll_type(roll, (const char *)w->vtj.p + w->vtoff[v]);
@@ -571,25 +639,28 @@ void row_copy(const struct push_row *w, struct buf *out, struct roll *roll)
         const char *sk = (const char *)w->keys.p + w->koff[j];
         size_t sl = w->koff[j + 1] - w->koff[j];
         buf_put(out, head.p, head.len);
-        push_put_i64(out, (int64_t)j);
-        buf_put(out, "\t", 1);
-        buf_put(out, sk, sl);
-        buf_put(out, "\t{", 2);
+        push_put_be(out, 4, 4);
+        push_put_be(out, j, 4);
+        buf_put(out, w->bkeys.p + w->bkoff[j], w->bkoff[j + 1] - w->bkoff[j]);
+        /* vals: int8[] of the profile's sample types, in their order */
+        push_put_be(out, p->nvt ? 20 + 12 * p->nvt : 12, 4);
+        push_put_be(out, p->nvt ? 1 : 0, 4);
+        push_put_be(out, 0, 4);
+        push_put_be(out, 20, 4); /* int8's type oid */
+        if (p->nvt) {
+            push_put_be(out, p->nvt, 4);
+            push_put_be(out, 1, 4);
+        }
         k.len = klen;
         buf_put(&k, sk, sl);
         size_t row = roll_row(roll, buf_cstr(&k), k.len);
         for (size_t v = 0; v < p->nvt; v++) {
-            const char *tj = (const char *)w->vtj.p + w->vtoff[v];
             int64_t x = w->vals[j * p->nvt + v];
-            if (v)
-                buf_put(out, ",", 1);
-            buf_put(out, tj, w->vtoff[v + 1] - w->vtoff[v] - 1);
-            buf_put(out, ":", 1);
-            push_put_i64(out, x);
+            push_put_be(out, 8, 4);
+            push_put_be(out, (uint64_t)x, 8);
             roll->sum[row * roll->stride + tix[v]] += x;
             roll->has[row * roll->stride + tix[v]] = 1;
         }
-        buf_put(out, "}\n", 2);
     }
     free(tix);
     buf_free(&head);

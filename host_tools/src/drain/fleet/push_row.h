@@ -25,6 +25,8 @@ struct push_row {
     struct buf lab, vts, cms, tot, leaks; /* text arrays, the totals, the leaks */
     struct buf keys;              /* the sites' stack and task as COPY text (site_rows) */
     size_t *koff, nsites;
+    struct buf bkeys;             /* the same as COPY binary's two fields */
+    size_t *bkoff;
     int64_t *vals;                /* nvt a site */
     struct buf vtj;               /* the sample types as JSON strings, COPY text, 0 after each */
     size_t *vtoff;
@@ -33,6 +35,7 @@ struct push_row {
     struct prof p;
     const char *path;
     char id[32], te[64], bucket[32]; /* once stored: its id, t_end, rollup bucket */
+    int64_t te_us;                /* its t_end in COPY binary's timestamptz (us since 2000) */
     int stored;                   /* 1 stored, 0 there already */
 };
 
@@ -50,11 +53,13 @@ struct roll {
 /* Reads path into w (its bytes, its profile, its row's columns, its sites): 0, or -1 with err. */
 int row_read(struct push_row *w, const char *path, char *err, size_t errlen);
 void row_free(struct push_row *w);
-/* A stored profile's site rows (COPY text of msamp_site) into out; its sites' values added to the
- * batch's rollup rows (roll). */
+/* A stored profile's site rows (COPY binary of msamp_site, without the header) into out; its
+ * sites' values added to the batch's rollup rows (roll). */
 void row_copy(const struct push_row *w, struct buf *out, struct roll *roll);
 void roll_free(struct roll *r);
 /* x in decimal onto b. */
 void push_put_i64(struct buf *b, int64_t x);
+/* x's low bytes big-endian onto b (COPY's binary format). */
+void push_put_be(struct buf *b, uint64_t x, int bytes);
 
 #endif

@@ -49,19 +49,25 @@ static void top_sql(struct buf *b, struct sel *s, const struct fleet_rows *q)
     int base = s->nparams;
     for (int k = 0; k < nt; k++)
         add_param(s, PQgetvalue(q->aux, k, 0));
-    fleet_sel_buckets(b, s, NULL);
-    buf_printf(b, ", u AS (SELECT r.stack, r.task, r.vals FROM fb JOIN msamp_rollup r"
-               " ON r.device = fb.device AND r.bucket = fb.id UNION ALL SELECT st.stack, st.task,"
-               " st.vals FROM pp CROSS JOIN LATERAL (SELECT * FROM msamp_site st WHERE st.device ="
+    fleet_sel_buckets(b, s, ", p.sample_types");
+    /* u: each type's value (v1 ..) of each rollup row (jsonb) and site row (bigint[] in the order
+     * of its profile's sample_types, schema version 6) */
+    buf_str(b, ", u AS (SELECT r.stack, r.task");
+    for (int k = 0; k < nt; k++)
+        buf_printf(b, ", (r.vals->>$%d)::numeric AS v%d", base + k + 1, k);
+    buf_str(b, " FROM fb JOIN msamp_rollup r ON r.device = fb.device AND r.bucket = fb.id"
+               " UNION ALL SELECT st.stack, st.task");
+    for (int k = 0; k < nt; k++)
+        buf_printf(b, ", st.vals[array_position(pp.sample_types, $%d)]", base + k + 1);
+    buf_printf(b, " FROM pp CROSS JOIN LATERAL (SELECT * FROM msamp_site st WHERE st.device ="
                " pp.device AND st.profile_id = pp.id AND st.t_end = pp.t_end%s) st)"
                " SELECT array_to_json(stack)::text, task, count(*) OVER ()",
                buf_cstr(&s->where_st));
     for (int k = 0; k < nt; k++)
-        buf_printf(b, ", sum((vals->>$%d)::numeric)::text", base + k + 1);
+        buf_printf(b, ", sum(v%d)::text", k);
     buf_str(b, " FROM u GROUP BY stack, task");
     if (nt > 0)
-        buf_printf(b, " ORDER BY sum((vals->>$%d)::numeric) DESC NULLS LAST, 1, 2",
-                   base + (rank < nt ? rank : 0) + 1);
+        buf_printf(b, " ORDER BY sum(v%d) DESC NULLS LAST, 1, 2", rank < nt ? rank : 0);
     buf_printf(b, " LIMIT %ld", s->ntop);
 }
 

@@ -1,7 +1,8 @@
 /*
- * The fleet store's schema (docs/FLEET.md "Schema"): its five versions as SQL, each migrating the
+ * The fleet store's schema (docs/FLEET.md "Schema"): its six versions as SQL, each migrating the
  * one before (version 3: the tables partitioned by month, msamp_partition making a month's;
- * version 4: the rollups; version 5: the buckets' merged profiles), and
+ * version 4: the rollups; version 5: the buckets' merged profiles; version 6: site rows' values
+ * as bigint[], no primary key on them), and
  * db_schema, which creates the schema or migrates it to this drain's version under the advisory
  * lock, in one transaction.
  */
@@ -212,6 +213,46 @@ static const char schema_v5[] =
     "ALTER TABLE msamp_merged ALTER COLUMN bytes SET STORAGE EXTERNAL;"
     "INSERT INTO msamp_schema VALUES (5);";
 
+/* Version 6: site rows cheaper to store (docs/FLEET.md "Push"): vals, each sample type's value,
+ * a bigint[] in the order of the profile's sample_types (jsonb before: its parsing was most of a
+ * push's server time), sent by COPY's binary format; the site rows' primary key (device,
+ * profile_id, t_end, site: a text key push paid for on every row, which no query needs unique)
+ * an index on (profile_id, t_end): a profile's rows, as the queries join them (with profile_id
+ * alone the planner takes a profile's rows for 1000 and top's join for a scan of every row). msamp_vals gives a site row's vals as version 5's jsonb (NULL and
+ * unnamed values left out); msamp_rollup_rebuild reads the arrays. */
+static const char schema_v6[] =
+    "ALTER TABLE msamp_site ADD COLUMN vals6 bigint[] NOT NULL DEFAULT '{}';"
+    "UPDATE msamp_site st SET vals6 = ARRAY(SELECT (st.vals->>t)::numeric::bigint"
+    " FROM unnest(p.sample_types) WITH ORDINALITY u(t, o) ORDER BY o) FROM msamp_profile p"
+    " WHERE p.device = st.device AND p.id = st.profile_id AND p.t_end = st.t_end;"
+    "ALTER TABLE msamp_site DROP COLUMN vals;"
+    "ALTER TABLE msamp_site RENAME COLUMN vals6 TO vals;"
+    "ALTER TABLE msamp_site ALTER COLUMN vals DROP DEFAULT;"
+    "ALTER TABLE msamp_site DROP CONSTRAINT msamp_site_pkey;"
+    "CREATE INDEX msamp_site_profile ON msamp_site (profile_id, t_end);"
+    "CREATE FUNCTION msamp_vals(types text[], vals bigint[]) RETURNS jsonb LANGUAGE sql IMMUTABLE"
+    " AS $f$ SELECT coalesce(jsonb_object_agg(k, v), '{}') FROM unnest(types, vals) x(k, v)"
+    " WHERE k IS NOT NULL AND v IS NOT NULL $f$;"
+    "CREATE OR REPLACE FUNCTION msamp_rollup_rebuild(ids bigint[]) RETURNS void LANGUAGE sql AS $f$"
+    " DELETE FROM msamp_rollup WHERE bucket = ANY (ids);"
+    " DELETE FROM msamp_bucket b WHERE b.id = ANY (ids) AND NOT EXISTS (SELECT 1"
+    "  FROM msamp_profile p WHERE p.device = b.device AND p.build_id = b.build_id"
+    "  AND p.labels = b.labels AND msamp_day(p.t_end) = b.day);"
+    " UPDATE msamp_bucket b SET (profiles, t_start_min, t_start_max, t_end_min, t_end_max) ="
+    "  (SELECT count(*), min(p.t_start), max(p.t_start), min(p.t_end), max(p.t_end)"
+    "  FROM msamp_profile p WHERE p.device = b.device AND p.build_id = b.build_id"
+    "  AND p.labels = b.labels AND msamp_day(p.t_end) = b.day) WHERE b.id = ANY (ids);"
+    " INSERT INTO msamp_rollup SELECT device, id, stack, task, jsonb_object_agg(k, s) FROM"
+    "  (SELECT b.device, b.id, st.stack, st.task, v.k, sum(v.x) AS s"
+    "  FROM msamp_bucket b JOIN msamp_profile p ON p.device = b.device"
+    "  AND p.build_id = b.build_id AND p.labels = b.labels AND msamp_day(p.t_end) = b.day"
+    "  JOIN msamp_site st ON st.device = p.device AND st.profile_id = p.id"
+    "  AND st.t_end = p.t_end, unnest(p.sample_types, st.vals) v(k, x) WHERE b.id = ANY (ids)"
+    "  AND v.k IS NOT NULL AND v.x IS NOT NULL"
+    "  GROUP BY b.device, b.id, st.stack, st.task, v.k) x GROUP BY device, id, stack, task;"
+    " $f$;"
+    "INSERT INTO msamp_schema VALUES (6);";
+
 int schema_target(void)
 {
     const char *upto = getenv("MSAMP_DRAIN_FLEET_SCHEMA");
@@ -261,7 +302,7 @@ int db_schema(PGconn *c, int create, char *err, size_t errlen)
     if (v < target && v > 0 && schema_version(c, &v, "reading the schema version", err, errlen))
         goto fail;
     static const char *const steps[FLEET_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3,
-                                                                   schema_v4, schema_v5};
+                                                                   schema_v4, schema_v5, schema_v6};
     for (; v < target; v++)
         if (db_cmd(c, steps[v], v ? "migrating the schema" : "creating the schema", err, errlen) !=
             0)
