@@ -547,21 +547,25 @@ int msamp_walk_collect(void *arg, uintptr_t pc);
     struct msamp_walk w = {w##_pcs + 2, 0, 0};                                                     \
     msamp_port_walk(frame, msamp_walk_collect, &w)
 
-/* Where the walk is done. The walkers that unwind from their caller's registers (the ARM port's
- * exidx walker, gcc's default in Thumb state; hosted Linux's DWARF walk) step through every frame
- * between the walk's start and `frame`, about 130 instructions each with exidx: there
- * msamp_slow_alloc is inline, so that a wrapper's slow function walks from its own frame and the
- * walk's first step leaves it for the application's. A frame-chain walker (the ARM port's default
- * with clang and in ARM state) starts at `frame` itself, and a frame more below it costs nothing:
- * there msamp_slow_alloc is out of line, once (msamp_sample.c), rather than in each wrapper. Not
- * inline on MIPS either, whose walker proves a frame by scanning its function's code
+/* Where the walk is done. A walker that unwinds from its caller's registers (the ARM port's exidx
+ * walker, gcc's default in Thumb state; hosted Linux's DWARF walk, whose configuration sets this)
+ * steps through every frame between the walk's start and `frame`, about 130 instructions each with
+ * exidx: there msamp_slow_alloc is inline (MSAMP_WALK_IN_SLOW 1), so that a wrapper's slow
+ * function walks from its own frame and the walk's first step leaves it for the application's. A
+ * frame-chain walker (port/common/msamp_frame_walk.c: the ARM port's with clang and in ARM state,
+ * aarch64, RISC-V, x86-64 bare metal) starts at `frame` itself, and a frame more below it costs
+ * nothing: there msamp_slow_alloc is out of line, once (msamp_sample.c), rather than in each
+ * wrapper. Out of line on MIPS too, whose walker proves a frame by scanning its function's code
  * (port/mips64/README.md) and does not find the frame of a `slow` that walks (the malta boards'
  * walks then found no frame). */
-#ifndef MSAMP_WALK_IN_SLOW
-#if defined(__mips__) || (defined(__arm__) && (defined(__clang__) || !defined(__thumb__)))
+#if defined(__mips__)
+#undef MSAMP_WALK_IN_SLOW
 #define MSAMP_WALK_IN_SLOW 0
-#else
+#elif !defined(MSAMP_WALK_IN_SLOW)
+#if defined(__arm__) && defined(__thumb__) && !defined(__clang__)
 #define MSAMP_WALK_IN_SLOW 1
+#else
+#define MSAMP_WALK_IN_SLOW 0
 #endif
 #endif
 /* The second half, in two parts around the walk: msamp_slow_wants reports a failure and says
