@@ -547,35 +547,50 @@ int msamp_walk_collect(void *arg, uintptr_t pc);
     struct msamp_walk w = {w##_pcs + 2, 0, 0};                                                     \
     msamp_port_walk(frame, msamp_walk_collect, &w)
 
+/* Where the walk is done. A walker that unwinds from its caller's registers (the ARM port's exidx
+ * walker, gcc's default in Thumb state; hosted Linux's DWARF walk, whose configuration sets this)
+ * steps through every frame between the walk's start and `frame`, about 130 instructions each with
+ * exidx: there msamp_slow_alloc is inline (MSAMP_WALK_IN_SLOW 1), so that a wrapper's slow
+ * function walks from its own frame and the walk's first step leaves it for the application's. A
+ * frame-chain walker (port/common/msamp_frame_walk.c: the ARM port's with clang and in ARM state,
+ * aarch64, RISC-V, x86-64 bare metal) starts at `frame` itself, and a frame more below it costs
+ * nothing: there msamp_slow_alloc is out of line, once (msamp_sample.c), rather than in each
+ * wrapper. Out of line on MIPS too, whose walker proves a frame by scanning its function's code
+ * (port/mips64/README.md) and does not find the frame of a `slow` that walks (the malta boards'
+ * walks then found no frame). */
+#if defined(__mips__)
+#undef MSAMP_WALK_IN_SLOW
+#define MSAMP_WALK_IN_SLOW 0
+#elif !defined(MSAMP_WALK_IN_SLOW)
+#if defined(__arm__) && defined(__thumb__) && !defined(__clang__)
+#define MSAMP_WALK_IN_SLOW 1
+#else
+#define MSAMP_WALK_IN_SLOW 0
+#endif
+#endif
 /* The second half, in two parts around the walk: msamp_slow_wants reports a failure and says
  * whether p is to be sampled (then the context is busy), msamp_slow_sample records it from the
- * walk and leaves the slow path. */
+ * walk and leaves the slow path (functions of their own where the walk is inline, and on MIPS). */
+#if MSAMP_WALK_IN_SLOW || defined(__mips__)
 int msamp_slow_wants(struct msamp_context *c, void *p, size_t size, const void *frame,
                      uint32_t drawn);
 void msamp_slow_sample(struct msamp_context *c, void *p, size_t size, struct msamp_walk *w,
                        uint32_t drawn);
-/* Inline, so that a wrapper's slow function walks from its own frame: the walk's first step
- * leaves it for the application's. Not on MIPS, whose walker proves a frame by scanning its
- * function's code (port/mips64/README.md), and does not find the frame of a `slow` that walks
- * (the malta boards' walks then found no frame): there msamp_slow_alloc is this, out of line
- * (msamp_sample.c). */
-static inline __attribute__((always_inline)) void msamp_slow_alloc_here(struct msamp_context *c,
-                                                                        void *p, size_t size,
-                                                                        const void *frame,
-                                                                        uint32_t drawn)
+#endif
+#if MSAMP_WALK_IN_SLOW
+static inline __attribute__((always_inline)) void msamp_slow_alloc(struct msamp_context *c,
+                                                                   void *p, size_t size,
+                                                                   const void *frame,
+                                                                   uint32_t drawn)
 {
     if (msamp_slow_wants(c, p, size, frame, drawn)) {
         MSAMP_WALK(w, frame);
         msamp_slow_sample(c, p, size, &w, drawn);
     }
 }
-#if defined(__mips__)
-#define MSAMP_WALK_IN_SLOW 0
+#else
 void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void *frame,
                       uint32_t drawn);
-#else
-#define MSAMP_WALK_IN_SLOW 1
-#define msamp_slow_alloc msamp_slow_alloc_here
 #endif
 /* realloc's, in two halves too. Before the real call, msamp_realloc_detach takes old's live slot
  * off its address (under the lock; -1 when old is not tracked, or the context is busy): the slot

@@ -274,8 +274,16 @@ uint32_t msamp_slow_decide(struct msamp_context *c, size_t size, const void *fra
     return msamp_decide(c, size);
 }
 
-int msamp_slow_wants(struct msamp_context *c, void *p, size_t size, const void *frame,
-                     uint32_t drawn)
+/* Out of line where msamp_slow_alloc is (MSAMP_WALK_IN_SLOW 0): inside it, once. MIPS keeps the
+ * functions of its own (its walker's prologue scan, msamp_internal.h). */
+#if MSAMP_WALK_IN_SLOW || defined(__mips__)
+#define SLOW_HALF
+#else
+#define SLOW_HALF static inline __attribute__((always_inline))
+#endif
+
+SLOW_HALF int msamp_slow_wants(struct msamp_context *c, void *p, size_t size, const void *frame,
+                               uint32_t drawn)
 {
     if (p == NULL) {
 #if MSAMP_CFG_FAILURES
@@ -293,8 +301,8 @@ int msamp_slow_wants(struct msamp_context *c, void *p, size_t size, const void *
     return 1;
 }
 
-void msamp_slow_sample(struct msamp_context *c, void *p, size_t size, struct msamp_walk *w,
-                       uint32_t drawn)
+SLOW_HALF void msamp_slow_sample(struct msamp_context *c, void *p, size_t size,
+                                 struct msamp_walk *w, uint32_t drawn)
 {
     (void)sample(c, (uintptr_t)p, size, w, 0, -1, drawn);
     leave(c);
@@ -304,7 +312,10 @@ void msamp_slow_sample(struct msamp_context *c, void *p, size_t size, struct msa
 void msamp_slow_alloc(struct msamp_context *c, void *p, size_t size, const void *frame,
                       uint32_t drawn)
 {
-    msamp_slow_alloc_here(c, p, size, frame, drawn);
+    if (msamp_slow_wants(c, p, size, frame, drawn)) {
+        MSAMP_WALK(w, frame);
+        msamp_slow_sample(c, p, size, &w, drawn);
+    }
 }
 #endif
 

@@ -28,6 +28,11 @@
 #ifndef MSAMP_CFG_MAX_DEPTH
 #define MSAMP_CFG_MAX_DEPTH 64
 #endif
+/* The DWARF walk unwinds from its caller: each frame between it and the wrapper's slow function
+ * is one more step of every walk, so the slow path walks in the wrapper's own (msamp_internal.h). */
+#ifndef MSAMP_WALK_IN_SLOW
+#define MSAMP_WALK_IN_SLOW 1
+#endif
 /* glibc's allocator functions never call each other through wrapped symbols: no wrapper of a C
  * function guards its call (C++ operator new's wrappers still do: libstdc++'s calls malloc). */
 #ifndef MSAMP_CFG_WRAP_NESTED
