@@ -221,6 +221,8 @@ static struct lifebin *life_bin(struct session *s, uint32_t site, unsigned bucke
 HOT_INLINE void alloc_var(struct session *s, uint32_t site, uint64_t size, double w, double sign)
 {
     double v = sign * (w * w - w), sz = (double)size;
+    if (v == 0) /* weight 1 (interval 1) or 0: adds +-0, which leaves the sums (never -0) as they are */
+        return;
     s->site_var[site].n += v;
     s->site_var[site].b += v * sz * sz;
 }
