@@ -1542,6 +1542,14 @@ static void test_realloc_chain(void)
         CHECK(session_life_bucket(2e9) == 6 && session_life_edge_ns(6) == 1000000000u);
         CHECK(session_life_bucket(0) == 0 && session_life_bucket(9999) == 0 &&
               session_life_bucket(10000) == 1 && session_life_bucket(1e18) == 12);
+        /* Each bucket from its lower edge to just below the next (the inline count of edges
+         * at or below: issue 41 round 3), and what is no age at all. */
+        for (unsigned b = 1; b < DRAIN_LIFE_BUCKETS; b++) {
+            double e = (double)session_life_edge_ns(b);
+            CHECK(session_life_bucket(e) == b && session_life_bucket(nextafter(e, 0)) == b - 1);
+        }
+        CHECK(session_life_bucket(-1) == 0 && session_life_bucket(NAN) == 0 &&
+              session_life_bucket(INFINITY) == DRAIN_LIFE_BUCKETS - 1);
         CHECK(chain_bin == 1 && short_bin == (cull ? 0 : 1));
         /* The peak: 300 + 50 bytes at 1700 ms, the chain's at its first site. */
         CHECK(s->peak_b == 350 && s->peak_n == 2 && s->peak_ts == 1700);

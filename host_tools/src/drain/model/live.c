@@ -29,11 +29,16 @@
 #define MSAMP_THIN_WORD uint64_t
 #include "msamp_thin.h"
 
-double session_age_ns(const struct session *s, uint64_t birth, uint64_t now)
+HOT_INLINE double age_ns(const struct session *s, uint64_t birth, uint64_t now)
 {
     if (!s->tick_hz)
         return -1;
     return now > birth ? (double)(now - birth) * 1e9 / (double)s->tick_hz : 0.0;
+}
+
+double session_age_ns(const struct session *s, uint64_t birth, uint64_t now)
+{
+    return age_ns(s, birth, now);
 }
 
 void session_site_peak(const struct session *s, const struct site *st, double *n, double *b)
@@ -235,7 +240,7 @@ static void count_free(struct session *s, struct slot *sl, int timed)
 {
     struct site *st = &s->sites[sl->site];
     struct site *ast = &s->sites[sl->lsite]; /* where its block's allocation is counted */
-    double ns = timed && sl->born && s->ts_known ? session_age_ns(s, sl->birth, s->last_ts) : -1;
+    double ns = timed && sl->born && s->ts_known ? age_ns(s, sl->birth, s->last_ts) : -1;
     if (timed && ns < 0)
         s->n.untimed_frees++;
     if (ns >= 0 && s->min_life_s > 0 && ns < s->min_life_s * 1e9) {

@@ -21,6 +21,7 @@
 #ifndef DRAIN_SESSION_H
 #define DRAIN_SESSION_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -56,7 +57,21 @@ _Static_assert(DRAIN_MAX_MARK_LEN >= MSAMP_WIRE_MAX_MARK, "a device's MARK text 
 #define DRAIN_LIFE_BUCKETS 13
 /* The lower edge of bucket b in nanoseconds, and the bucket of an age in nanoseconds. */
 uint64_t session_life_edge_ns(unsigned b);
-unsigned session_life_bucket(double ns);
+/* Inline: every timed FREE takes it. The last bucket whose lower edge is at or below ns (0 for
+ * none, and for a NaN), by four halvings of the edges padded to 16 with NaNs (no compare with a
+ * NaN holds); the compares are exact: the edges are doubles exactly. */
+static inline unsigned session_life_bucket(double ns)
+{
+    static const double edge[16] = {0,    1e4,  1e5,  1e6,  1e7,  1e8,  1e9, 1e10,
+                                    1e11, 1e12, 1e13, 1e14, 1e15, NAN,  NAN, NAN};
+    _Static_assert(DRAIN_LIFE_BUCKETS == 13, "edge[] lists every bucket's lower edge");
+    unsigned b = 0;
+    b += ns >= edge[b + 8] ? 8 : 0;
+    b += ns >= edge[b + 4] ? 4 : 0;
+    b += ns >= edge[b + 2] ? 2 : 0;
+    b += ns >= edge[b + 1] ? 1 : 0;
+    return b;
+}
 /* "<10us", "10us", "100us", "1ms", ... "1e5s", ">=1e6s": a bucket's short name. */
 const char *session_life_name(unsigned b);
 
