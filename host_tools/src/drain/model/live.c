@@ -699,6 +699,8 @@ static void (*const on_type[])(struct session *s, const struct msamp_record *r) 
     [MSAMP_REC_CMD_ACK] = interval_on_cmd_ack, [MSAMP_REC_RESET] = session_on_reset,
 };
 
+static void live_apply_other(struct session *s, const struct msamp_record *r);
+
 void live_apply(struct session *s, const struct msamp_record *r)
 {
     s->applied++; /* the budgets' DRAIN_THIN_PER_RECORD each (budgets_now) */
@@ -709,13 +711,35 @@ void live_apply(struct session *s, const struct msamp_record *r)
         }
         s->last_ts = r->ts;
     }
-    /* A SAMPLE_TASK holds for the sample record right after it (docs/WIRE_FORMAT.md). */
-    if (r->type == MSAMP_REC_SAMPLE_TASK) {
-        s->sample_task = (uint32_t)r->u.task.task;
-        return;
-    }
-    if (r->type != MSAMP_REC_ALLOC && r->type != MSAMP_REC_REALLOC && r->type != MSAMP_REC_FAIL)
+    /* A SAMPLE_TASK holds for the sample record right after it (docs/WIRE_FORMAT.md): ALLOC,
+     * REALLOC and FAIL take it (site_of), every other record drops it (in its case: one switch a
+     * record). */
+    switch (r->type) {
+    case MSAMP_REC_ALLOC:
+        on_alloc(s, r->u.alloc.slot1, r->u.alloc.size, r->u.alloc.stack_id, r->ts, r->ts_valid);
+        break;
+    case MSAMP_REC_FREE:
         s->sample_task = 0;
+        on_free(s, r->u.free.slot, r->u.free.moved);
+        break;
+    case MSAMP_REC_LIVE:
+        s->sample_task = 0;
+        on_live(s, r);
+        break;
+    case MSAMP_REC_SAMPLE_TASK:
+        s->sample_task = (uint32_t)r->u.task.task;
+        break;
+    default:
+        if (r->type != MSAMP_REC_REALLOC && r->type != MSAMP_REC_FAIL)
+            s->sample_task = 0;
+        live_apply_other(s, r);
+        break;
+    }
+}
+
+/* live_apply's records but ALLOC, FREE, LIVE and SAMPLE_TASK. */
+static void live_apply_other(struct session *s, const struct msamp_record *r)
+{
     switch (r->type) {
     case MSAMP_DEC_FRAME:
         s->line_frames++;
@@ -730,17 +754,8 @@ void live_apply(struct session *s, const struct msamp_record *r)
         s->snap_dirty = 1;
         s->settle_on = 0;
         break;
-    case MSAMP_REC_ALLOC:
-        on_alloc(s, r->u.alloc.slot1, r->u.alloc.size, r->u.alloc.stack_id, r->ts, r->ts_valid);
-        break;
-    case MSAMP_REC_FREE:
-        on_free(s, r->u.free.slot, r->u.free.moved);
-        break;
     case MSAMP_REC_STACK:
         sites_on_stack(s, r);
-        break;
-    case MSAMP_REC_LIVE:
-        on_live(s, r);
         break;
     case MSAMP_REC_SNAP_BEGIN:
         settle_pass(s, 1, 0);
