@@ -699,44 +699,6 @@ static void (*const on_type[])(struct session *s, const struct msamp_record *r) 
     [MSAMP_REC_CMD_ACK] = interval_on_cmd_ack, [MSAMP_REC_RESET] = session_on_reset,
 };
 
-static void live_apply_other(struct session *s, const struct msamp_record *r);
-
-void live_apply(struct session *s, const struct msamp_record *r)
-{
-    s->applied++; /* the budgets' DRAIN_THIN_PER_RECORD each (budgets_now) */
-    if (r->ts_valid && r->type >= 0) {
-        if (!s->ts_known) {
-            s->ts_known = 1;
-            s->first_ts = r->ts;
-        }
-        s->last_ts = r->ts;
-    }
-    /* A SAMPLE_TASK holds for the sample record right after it (docs/WIRE_FORMAT.md): ALLOC,
-     * REALLOC and FAIL take it (site_of), every other record drops it (in its case: one switch a
-     * record). */
-    switch (r->type) {
-    case MSAMP_REC_ALLOC:
-        on_alloc(s, r->u.alloc.slot1, r->u.alloc.size, r->u.alloc.stack_id, r->ts, r->ts_valid);
-        break;
-    case MSAMP_REC_FREE:
-        s->sample_task = 0;
-        on_free(s, r->u.free.slot, r->u.free.moved);
-        break;
-    case MSAMP_REC_LIVE:
-        s->sample_task = 0;
-        on_live(s, r);
-        break;
-    case MSAMP_REC_SAMPLE_TASK:
-        s->sample_task = (uint32_t)r->u.task.task;
-        break;
-    default:
-        if (r->type != MSAMP_REC_REALLOC && r->type != MSAMP_REC_FAIL)
-            s->sample_task = 0;
-        live_apply_other(s, r);
-        break;
-    }
-}
-
 /* live_apply's records but ALLOC, FREE, LIVE and SAMPLE_TASK. */
 static void live_apply_other(struct session *s, const struct msamp_record *r)
 {
@@ -796,6 +758,42 @@ static void live_apply_other(struct session *s, const struct msamp_record *r)
         if (r->type >= 0 && (size_t)r->type < sizeof(on_type) / sizeof(on_type[0]) &&
             on_type[r->type])
             on_type[r->type](s, r);
+        break;
+    }
+}
+
+void live_apply(struct session *s, const struct msamp_record *r)
+{
+    s->applied++; /* the budgets' DRAIN_THIN_PER_RECORD each (budgets_now) */
+    if (r->ts_valid && r->type >= 0) {
+        if (!s->ts_known) {
+            s->ts_known = 1;
+            s->first_ts = r->ts;
+        }
+        s->last_ts = r->ts;
+    }
+    /* A SAMPLE_TASK holds for the sample record right after it (docs/WIRE_FORMAT.md): ALLOC,
+     * REALLOC and FAIL take it (site_of), every other record drops it (in its case: one switch a
+     * record). */
+    switch (r->type) {
+    case MSAMP_REC_ALLOC:
+        on_alloc(s, r->u.alloc.slot1, r->u.alloc.size, r->u.alloc.stack_id, r->ts, r->ts_valid);
+        break;
+    case MSAMP_REC_FREE:
+        s->sample_task = 0;
+        on_free(s, r->u.free.slot, r->u.free.moved);
+        break;
+    case MSAMP_REC_LIVE:
+        s->sample_task = 0;
+        on_live(s, r);
+        break;
+    case MSAMP_REC_SAMPLE_TASK:
+        s->sample_task = (uint32_t)r->u.task.task;
+        break;
+    default:
+        if (r->type != MSAMP_REC_REALLOC && r->type != MSAMP_REC_FAIL)
+            s->sample_task = 0;
+        live_apply_other(s, r);
         break;
     }
 }
