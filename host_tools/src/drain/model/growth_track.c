@@ -102,12 +102,17 @@ static void gr_change(void *ctx, const struct session *s, const struct slot *sl,
     const double co[2] = {c_old[0], c_old[1]}, cn[2] = {c_new[0], c_new[1]};
     const uint64_t last_ts = s->last_ts;
     const int ts_known = s->ts_known;
-    g->v += gr_var(sz, w_new) - gr_var(sz, w_old);
+    /* Weights at most 1 (halves at their weights) have no variance: their terms add +0, which
+     * leaves sums from +0 (never -0) as they are. */
+    const int var = w_old > 1 || w_new > 1;
+    if (var)
+        g->v += gr_var(sz, w_new) - gr_var(sz, w_old);
     for (int h = 0; h < 2; h++) {
         if (cn[h] == co[h])
             continue;
         g->hs[h] += sz * (cn[h] - co[h]);
-        g->hv[h] += gr_var(sz, cn[h]) - gr_var(sz, co[h]);
+        if (var)
+            g->hv[h] += gr_var(sz, cn[h]) - gr_var(sz, co[h]);
         g->hk[h] += (int64_t)(cn[h] > 0) - (int64_t)(co[h] > 0);
     }
     if (s->nlive == 0)
@@ -164,7 +169,7 @@ static void gr_change(void *ctx, const struct session *s, const struct slot *sl,
         gr_sync(g, t);
     size_t b = gr_bin(g, ts);
     t->d[b] += sz * (w_new - w_old);
-    if (w_new == 0 && w_old > 0) {
+    if (w_new == 0 && w_old > 1) { /* an entry of weight 1 leaves no variance (adds +0) */
         double v = gr_var(sz, w_old);
         t->dv[b] += v;
         size_t bb = sl->born ? gr_bin(g, sl->birth < ts ? sl->birth : ts) : 0;
