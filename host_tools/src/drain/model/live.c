@@ -186,7 +186,7 @@ HOT_INLINE void inuse_add(struct session *s, const struct slot *sl, double w_old
 }
 
 /* The entry becomes live (the caller fills it) or leaves the live set. */
-static void set_live(struct session *s, struct slot *sl)
+HOT_INLINE void set_live(struct session *s, struct slot *sl)
 {
     if (sl->live)
         return;
@@ -197,7 +197,7 @@ static void set_live(struct session *s, struct slot *sl)
     inuse_add(s, sl, 0, sl->w);
 }
 
-static void unset_live(struct session *s, struct slot *sl)
+HOT_INLINE void unset_live(struct session *s, struct slot *sl)
 {
     if (!sl->live)
         return;
