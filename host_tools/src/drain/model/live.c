@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/growth_track.h"
 #include "model/interval.h"
 #include "model/session.h"
 #include "model/sites.h"
@@ -181,8 +182,8 @@ HOT_INLINE void inuse_add(struct session *s, const struct slot *sl, double w_old
     }
     if (st->task != 0)
         session_observers.weight(s, sl, w_old, w_new, c_old, c_new);
-    if (s->hook.change)
-        s->hook.change(s->hook.ctx, s, sl, w_old, w_new, c_old, c_new);
+    if (s->hook.growth)
+        growth_change(s->hook.growth, s, sl, w_old, w_new, c_old, c_new);
 }
 
 /* The entry becomes live (the caller fills it) or leaves the live set. */

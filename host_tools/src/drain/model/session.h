@@ -259,6 +259,8 @@ struct session_counts {
     uint64_t sites_folded;        /* pending sites whose definition came beyond the cap */
 };
 
+struct growth; /* model/growth_track.h */
+
 struct session {
     int index; /* 1, 2, ... in this drain run */
     int have_header;
@@ -423,12 +425,10 @@ struct session {
         void *p;
     } parts[DRAIN_SESSION_PARTS];
     size_t nparts;
-    /* Called at every change of a live entry's weight (w_old -> w_new; 0 when it is not live),
-     * with its half weights before and after (session_half_weights), s->last_ts the time: the
-     * growth verdicts' (verdict/growth.h) feed; freed with s. */
+    /* The growth tracker (model/growth_track.h), fed at every change of a live entry's weight
+     * (model/growth_change.h): the growth verdicts' (verdict/growth.h); freed with s (free, ctx). */
     struct session_hook {
-        void (*change)(void *ctx, const struct session *s, const struct slot *sl, double w_old,
-                       double w_new, const double *c_old, const double *c_new);
+        struct growth *growth;
         void (*free)(void *ctx);
         void *ctx;
     } hook;
@@ -502,6 +502,8 @@ struct session_observers {
 };
 extern const struct session_observers session_observers;
 void session_free(struct session *s);
+/* Feeds the session's growth tracker (model/growth_track.h) from now on; freed with the session. */
+void growth_attach(struct session *s);
 
 /* 1 when rec (a SESSION record) starts a new session rather than repeating this one's header. */
 int session_is_new(const struct session *s, const struct msamp_record *rec);
