@@ -58,12 +58,26 @@ void gr_reach(struct growth *g, uint64_t ts)
 }
 
 /* A site's bins at the tracker's width: bin j takes bins [j << k, (j + 1) << k), in place (bin j
- * has moved down before anything is added to it). */
+ * has moved down before anything is added to it). One doubling (k = 1, the common case: a site
+ * touched at least once a doubling) adds each pair at once, in the same order: bin j's first term
+ * was added to its own +0 before, and x + 0 is x here (sums from +0 are never -0). */
 void gr_sync(const struct growth *g, struct gr_site *t)
 {
     unsigned k = g->shift - t->shift;
     if (k == 0)
         return;
+    if (k == 1) {
+        for (size_t j = 0; j < GR_BINS / 2; j++) {
+            t->d[j] = t->d[2 * j] + t->d[2 * j + 1];
+            t->dv[j] = t->dv[2 * j] + t->dv[2 * j + 1];
+            t->bv[j] = t->bv[2 * j] + t->bv[2 * j + 1];
+            t->xs[j] = t->xs[2 * j] + t->xs[2 * j + 1];
+        }
+        for (size_t j = GR_BINS / 2; j < GR_BINS; j++)
+            t->d[j] = t->dv[j] = t->bv[j] = t->xs[j] = 0;
+        t->shift = g->shift;
+        return;
+    }
     _Static_assert(GR_BINS <= 256, "i >> 8 is bin 0 for every bin i");
     if (k > 8)
         k = 8;
