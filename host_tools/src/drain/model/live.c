@@ -187,7 +187,7 @@ HOT_INLINE void inuse_add(struct session *s, const struct slot *sl, double w_old
 }
 
 /* The entry becomes live (the caller fills it) or leaves the live set. */
-HOT_INLINE void set_live(struct session *s, struct slot *sl)
+static void set_live(struct session *s, struct slot *sl)
 {
     if (sl->live)
         return;
@@ -198,7 +198,7 @@ HOT_INLINE void set_live(struct session *s, struct slot *sl)
     inuse_add(s, sl, 0, sl->w);
 }
 
-HOT_INLINE void unset_live(struct session *s, struct slot *sl)
+static void unset_live(struct session *s, struct slot *sl)
 {
     if (!sl->live)
         return;
@@ -227,7 +227,7 @@ static struct lifebin *life_bin(struct session *s, uint32_t site, unsigned bucke
 HOT_INLINE void alloc_var(struct session *s, uint32_t site, uint64_t size, double w, double sign)
 {
     double v = sign * (w * w - w), sz = (double)size;
-    if (v == 0) /* weight 1 (interval 1) or 0: adds +-0, which leaves the sums (never -0) as they are */
+    if (v == 0) /* weight 1 (interval 1) or 0: adds +-0, which leaves sums (never -0) as they are */
         return;
     s->site_var[site].n += v;
     s->site_var[site].b += v * sz * sz;
