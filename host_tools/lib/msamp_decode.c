@@ -308,6 +308,7 @@ static uint64_t ptr_mask(const struct msamp_dec *d)
 #define RD_VARINT(NAME, number, m)                          \
     case MSAMP_REC_##NAME:                                  \
         rec->type = MSAMP_REC_##NAME;                       \
+        memset(&rec->u.m, 0, sizeof(rec->u.m));             \
         if (MSAMP_REC_##NAME == MSAMP_REC_FREE && r->p == r->end) \
             return empty_free(rec, last_slot1);             \
         MSAMP_WIRE_FIELDS_##NAME(RD_FIELD, m)               \
@@ -478,14 +479,6 @@ static inline __attribute__((always_inline)) int parse_payload(struct msamp_dec 
     }
 }
 
-/* The members of struct msamp_record's union that the varint records fill, side by side: their
- * size is what parse_records zeroes. */
-#define VARINT_MEMBER(NAME, number, m) char m[sizeof(((struct msamp_record *)0)->u.m)];
-#define NO_MEMBER(NAME, number, m)
-union varint_members {
-    MSAMP_WIRE_RECORDS(NO_MEMBER, VARINT_MEMBER)
-};
-
 __attribute__((noinline)) static void parse_records(struct msamp_dec *d, const uint8_t *p,
                                                    const uint8_t *end)
 {
@@ -508,11 +501,10 @@ __attribute__((noinline)) static void parse_records(struct msamp_dec *d, const u
         struct rd payload = { r.p, r.p + len, 0 };
         p = r.p + len;
 
-        /* Zero only what the per-record parsers do not set: the members of the varint records
-         * (their optional fields' flags among them) and dt. The free-form records set all
-         * theirs. */
+        /* Zero only what the per-record parsers do not set: a varint record's own member (its
+         * optional fields' flags among them: in its case, RD_VARINT) and dt. The free-form
+         * records set all theirs. */
         struct msamp_record rec;
-        memset(&rec.u, 0, sizeof(union varint_members));
         rec.type = type;
         rec.dt = 0; /* ts and ts_valid: emit's */
         rec.wire_len = (uint32_t)(p - start);

@@ -1542,6 +1542,14 @@ static void test_realloc_chain(void)
         CHECK(session_life_bucket(2e9) == 6 && session_life_edge_ns(6) == 1000000000u);
         CHECK(session_life_bucket(0) == 0 && session_life_bucket(9999) == 0 &&
               session_life_bucket(10000) == 1 && session_life_bucket(1e18) == 12);
+        /* Each bucket from its lower edge to just below the next (the inline count of edges
+         * at or below: issue 41 round 3), and what is no age at all. */
+        for (unsigned b = 1; b < DRAIN_LIFE_BUCKETS; b++) {
+            double e = (double)session_life_edge_ns(b);
+            CHECK(session_life_bucket(e) == b && session_life_bucket(nextafter(e, 0)) == b - 1);
+        }
+        CHECK(session_life_bucket(-1) == 0 && session_life_bucket(NAN) == 0 &&
+              session_life_bucket(INFINITY) == DRAIN_LIFE_BUCKETS - 1);
         CHECK(chain_bin == 1 && short_bin == (cull ? 0 : 1));
         /* The peak: 300 + 50 bytes at 1700 ms, the chain's at its first site. */
         CHECK(s->peak_b == 350 && s->peak_n == 2 && s->peak_ts == 1700);
@@ -2500,6 +2508,41 @@ static void test_module_frames(void)
     prof_free(&b);
 }
 
+/* gr_sync's one-doubling path (pairs added at once) against the bin-by-bin fold it replaces,
+ * bit for bit, on bins of mixed signs and magnitudes, zeros among them, and k = 1 .. 9 through
+ * gr_sync as a whole (issue 41, round 3). */
+static void test_growth_sync(void)
+{
+    unsigned long long x = 0x9e3779b97f4a7c15ull;
+    for (unsigned k = 1; k <= 9; k++) {
+        for (int round = 0; round < 20; round++) {
+            struct growth g = {0};
+            struct gr_site t = {0}, ref;
+            double *arr[4] = {t.d, t.dv, t.bv, t.xs};
+            for (int a = 0; a < 4; a++)
+                for (size_t i = 0; i < GR_BINS; i++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    double v = (double)(x >> 11) * 0x1p-40 - (a == 0 ? 4096.0 : 0.0);
+                    arr[a][i] = x % 5 == 0 ? 0 : v * (double)(1u << (x % 20));
+                }
+            ref = t;
+            for (size_t i = 1; i < GR_BINS; i++) { /* the bin-by-bin fold */
+                size_t j = i >> (k > 8 ? 8 : k);
+                ref.d[j] += ref.d[i];
+                ref.dv[j] += ref.dv[i];
+                ref.bv[j] += ref.bv[i];
+                ref.xs[j] += ref.xs[i];
+                ref.d[i] = ref.dv[i] = ref.bv[i] = ref.xs[i] = 0;
+            }
+            g.shift = k;
+            gr_sync(&g, &t);
+            CHECK(t.shift == k && memcmp(t.d, ref.d, sizeof(t.d)) == 0 &&
+                  memcmp(t.dv, ref.dv, sizeof(t.dv)) == 0 && memcmp(t.bv, ref.bv, sizeof(t.bv)) == 0 &&
+                  memcmp(t.xs, ref.xs, sizeof(t.xs)) == 0);
+        }
+    }
+}
+
 int main(void)
 {
     test_est_intervals();
@@ -2533,6 +2576,7 @@ int main(void)
     test_pre_overflow();
     test_running_totals();
     test_growth();
+    test_growth_sync();
     test_realloc_chain();
     test_realloc_moved();
     test_views_table();

@@ -40,13 +40,6 @@
 #include "model/session.h"
 #include "util.h"
 
-#define Z95 1.959963984540054
-
-double gr_var(double sz, double w)
-{
-    return w > 1 ? sz * sz * (w * w - w) : 0;
-}
-
 /* Doubles the bins' width: the sites' bins follow when next touched (gr_sync), so a doubling
  * costs O(1), not O(sites). */
 static void gr_merge(struct growth *g)
@@ -65,12 +58,26 @@ void gr_reach(struct growth *g, uint64_t ts)
 }
 
 /* A site's bins at the tracker's width: bin j takes bins [j << k, (j + 1) << k), in place (bin j
- * has moved down before anything is added to it). */
+ * has moved down before anything is added to it). One doubling (k = 1, the common case: a site
+ * touched at least once a doubling) adds each pair at once, in the same order: bin j's first term
+ * was added to its own +0 before, and x + 0 is x here (sums from +0 are never -0). */
 void gr_sync(const struct growth *g, struct gr_site *t)
 {
     unsigned k = g->shift - t->shift;
     if (k == 0)
         return;
+    if (k == 1) {
+        for (size_t j = 0; j < GR_BINS / 2; j++) {
+            t->d[j] = t->d[2 * j] + t->d[2 * j + 1];
+            t->dv[j] = t->dv[2 * j] + t->dv[2 * j + 1];
+            t->bv[j] = t->bv[2 * j] + t->bv[2 * j + 1];
+            t->xs[j] = t->xs[2 * j] + t->xs[2 * j + 1];
+        }
+        for (size_t j = GR_BINS / 2; j < GR_BINS; j++)
+            t->d[j] = t->dv[j] = t->bv[j] = t->xs[j] = 0;
+        t->shift = g->shift;
+        return;
+    }
     _Static_assert(GR_BINS <= 256, "i >> 8 is bin 0 for every bin i");
     if (k > 8)
         k = 8;
@@ -85,95 +92,6 @@ void gr_sync(const struct growth *g, struct gr_site *t)
     t->shift = g->shift;
 }
 
-size_t gr_bin(const struct growth *g, uint64_t ts)
-{
-    if (ts <= g->t0)
-        return 0;
-    uint64_t b = (ts - g->t0) >> g->shift;
-    return b < GR_BINS ? (size_t)b : GR_BINS - 1;
-}
-
-static void gr_change(void *ctx, const struct session *s, const struct slot *sl, double w_old,
-                      double w_new, const double *c_old, const double *c_new)
-{
-    struct growth *g = ctx;
-    /* What is read, in locals: the stores below (doubles all) cannot change them. */
-    const double sz = (double)sl->size, inuse_b = s->inuse_b;
-    const double co[2] = {c_old[0], c_old[1]}, cn[2] = {c_new[0], c_new[1]};
-    const uint64_t last_ts = s->last_ts;
-    const int ts_known = s->ts_known;
-    g->v += gr_var(sz, w_new) - gr_var(sz, w_old);
-    for (int h = 0; h < 2; h++) {
-        if (cn[h] == co[h])
-            continue;
-        g->hs[h] += sz * (cn[h] - co[h]);
-        g->hv[h] += gr_var(sz, cn[h]) - gr_var(sz, co[h]);
-        g->hk[h] += (int64_t)(cn[h] > 0) - (int64_t)(co[h] > 0);
-    }
-    if (s->nlive == 0)
-        g->v = g->hs[0] = g->hs[1] = g->hv[0] = g->hv[1] = g->hk[0] = g->hk[1] = 0;
-    for (int h = 0; h < 2; h++) {
-        if (cn[h] > co[h] && (!g->have[h] || g->hs[h] > g->max[h])) {
-            g->have[h] = 1;
-            g->max[h] = g->hs[h];
-            g->other[h] = g->hs[!h];
-            g->other_v[h] = g->hv[!h];
-            g->other_k[h] = g->hk[!h];
-            g->at[h] = last_ts;
-            g->at_valid[h] = ts_known;
-        }
-    }
-    /* The upper end: a new maximum of the estimate + 1.96 sd (a square root only when one may
-     * be: below the maximum by more than 1.96 sd is none). */
-    double gap = g->upper - inuse_b, v = g->v > 0 ? g->v : 0;
-    if (w_new > w_old && (gap <= 0 || gap * gap < Z95 * Z95 * v)) {
-        double up = inuse_b + Z95 * sqrt(v);
-        if (up > g->upper)
-            g->upper = up;
-    }
-
-    /* Growth: the site's bins. */
-    if (!ts_known)
-        return;
-    uint64_t ts = last_ts;
-    if (!g->have_t0) {
-        g->have_t0 = 1;
-        g->t0 = s->first_ts < ts ? s->first_ts : ts;
-        g->width = 1;
-        g->edge = g->t0 + GR_BINS;
-    }
-    if (ts >= g->edge) /* the common case, a change within the bins, stays a compare */
-        gr_reach(g, ts);
-    uint32_t si = sl->site;
-    if (si >= g->capsite) {
-        size_t old = g->capsite;
-        GROW(g->site, g->capsite, (size_t)si + 1);
-        memset(g->site + old, 0, (g->capsite - old) * sizeof(*g->site));
-    }
-    struct gr_site *t = g->site[si];
-    if (!t) {
-        if (g->followed >= GR_MAX_SITES) {
-            g->unfollowed++;
-            return;
-        }
-        t = g->site[si] = xcalloc(1, sizeof(*t));
-        t->shift = g->shift;
-        g->followed++;
-    }
-    if (t->shift != g->shift)
-        gr_sync(g, t);
-    size_t b = gr_bin(g, ts);
-    t->d[b] += sz * (w_new - w_old);
-    if (w_new == 0 && w_old > 0) {
-        double v = gr_var(sz, w_old);
-        t->dv[b] += v;
-        size_t bb = sl->born ? gr_bin(g, sl->birth < ts ? sl->birth : ts) : 0;
-        t->bv[bb] += v;
-        if (bb == b)
-            t->xs[b] += v;
-    }
-}
-
 static void gr_free(void *ctx)
 {
     struct growth *g = ctx;
@@ -186,14 +104,14 @@ static void gr_free(void *ctx)
 void growth_attach(struct session *s)
 {
     struct growth *g = xcalloc(1, sizeof(*g));
-    s->hook.change = gr_change;
+    s->hook.growth = g;
     s->hook.free = gr_free;
     s->hook.ctx = g;
 }
 
 struct growth *growth_of(const struct session *s)
 {
-    return s->hook.change == gr_change ? s->hook.ctx : NULL;
+    return s->hook.growth;
 }
 
 int growth_inuse_var(const struct session *s, double *v, double *half_b_v)

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/growth_track.h"
 #include "model/interval.h"
 #include "model/session.h"
 #include "model/sites.h"
@@ -29,11 +30,16 @@
 #define MSAMP_THIN_WORD uint64_t
 #include "msamp_thin.h"
 
-double session_age_ns(const struct session *s, uint64_t birth, uint64_t now)
+HOT_INLINE double age_ns(const struct session *s, uint64_t birth, uint64_t now)
 {
     if (!s->tick_hz)
         return -1;
     return now > birth ? (double)(now - birth) * 1e9 / (double)s->tick_hz : 0.0;
+}
+
+double session_age_ns(const struct session *s, uint64_t birth, uint64_t now)
+{
+    return age_ns(s, birth, now);
 }
 
 void session_site_peak(const struct session *s, const struct site *st, double *n, double *b)
@@ -176,8 +182,8 @@ HOT_INLINE void inuse_add(struct session *s, const struct slot *sl, double w_old
     }
     if (st->task != 0)
         session_observers.weight(s, sl, w_old, w_new, c_old, c_new);
-    if (s->hook.change)
-        s->hook.change(s->hook.ctx, s, sl, w_old, w_new, c_old, c_new);
+    if (s->hook.growth)
+        growth_change(s->hook.growth, s, sl, w_old, w_new, c_old, c_new);
 }
 
 /* The entry becomes live (the caller fills it) or leaves the live set. */
@@ -221,6 +227,8 @@ static struct lifebin *life_bin(struct session *s, uint32_t site, unsigned bucke
 HOT_INLINE void alloc_var(struct session *s, uint32_t site, uint64_t size, double w, double sign)
 {
     double v = sign * (w * w - w), sz = (double)size;
+    if (v == 0) /* weight 1 (interval 1) or 0: adds +-0, which leaves sums (never -0) as they are */
+        return;
     s->site_var[site].n += v;
     s->site_var[site].b += v * sz * sz;
 }
@@ -233,7 +241,7 @@ static void count_free(struct session *s, struct slot *sl, int timed)
 {
     struct site *st = &s->sites[sl->site];
     struct site *ast = &s->sites[sl->lsite]; /* where its block's allocation is counted */
-    double ns = timed && sl->born && s->ts_known ? session_age_ns(s, sl->birth, s->last_ts) : -1;
+    double ns = timed && sl->born && s->ts_known ? age_ns(s, sl->birth, s->last_ts) : -1;
     if (timed && ns < 0)
         s->n.untimed_frees++;
     if (ns >= 0 && s->min_life_s > 0 && ns < s->min_life_s * 1e9) {
@@ -692,23 +700,9 @@ static void (*const on_type[])(struct session *s, const struct msamp_record *r) 
     [MSAMP_REC_CMD_ACK] = interval_on_cmd_ack, [MSAMP_REC_RESET] = session_on_reset,
 };
 
-void live_apply(struct session *s, const struct msamp_record *r)
+/* live_apply's records but ALLOC, FREE, LIVE and SAMPLE_TASK. */
+static void live_apply_other(struct session *s, const struct msamp_record *r)
 {
-    s->applied++; /* the budgets' DRAIN_THIN_PER_RECORD each (budgets_now) */
-    if (r->ts_valid && r->type >= 0) {
-        if (!s->ts_known) {
-            s->ts_known = 1;
-            s->first_ts = r->ts;
-        }
-        s->last_ts = r->ts;
-    }
-    /* A SAMPLE_TASK holds for the sample record right after it (docs/WIRE_FORMAT.md). */
-    if (r->type == MSAMP_REC_SAMPLE_TASK) {
-        s->sample_task = (uint32_t)r->u.task.task;
-        return;
-    }
-    if (r->type != MSAMP_REC_ALLOC && r->type != MSAMP_REC_REALLOC && r->type != MSAMP_REC_FAIL)
-        s->sample_task = 0;
     switch (r->type) {
     case MSAMP_DEC_FRAME:
         s->line_frames++;
@@ -723,17 +717,8 @@ void live_apply(struct session *s, const struct msamp_record *r)
         s->snap_dirty = 1;
         s->settle_on = 0;
         break;
-    case MSAMP_REC_ALLOC:
-        on_alloc(s, r->u.alloc.slot1, r->u.alloc.size, r->u.alloc.stack_id, r->ts, r->ts_valid);
-        break;
-    case MSAMP_REC_FREE:
-        on_free(s, r->u.free.slot, r->u.free.moved);
-        break;
     case MSAMP_REC_STACK:
         sites_on_stack(s, r);
-        break;
-    case MSAMP_REC_LIVE:
-        on_live(s, r);
         break;
     case MSAMP_REC_SNAP_BEGIN:
         settle_pass(s, 1, 0);
@@ -774,6 +759,42 @@ void live_apply(struct session *s, const struct msamp_record *r)
         if (r->type >= 0 && (size_t)r->type < sizeof(on_type) / sizeof(on_type[0]) &&
             on_type[r->type])
             on_type[r->type](s, r);
+        break;
+    }
+}
+
+void live_apply(struct session *s, const struct msamp_record *r)
+{
+    s->applied++; /* the budgets' DRAIN_THIN_PER_RECORD each (budgets_now) */
+    if (r->ts_valid && r->type >= 0) {
+        if (!s->ts_known) {
+            s->ts_known = 1;
+            s->first_ts = r->ts;
+        }
+        s->last_ts = r->ts;
+    }
+    /* A SAMPLE_TASK holds for the sample record right after it (docs/WIRE_FORMAT.md): ALLOC,
+     * REALLOC and FAIL take it (site_of), every other record drops it (in its case: one switch a
+     * record). */
+    switch (r->type) {
+    case MSAMP_REC_ALLOC:
+        on_alloc(s, r->u.alloc.slot1, r->u.alloc.size, r->u.alloc.stack_id, r->ts, r->ts_valid);
+        break;
+    case MSAMP_REC_FREE:
+        s->sample_task = 0;
+        on_free(s, r->u.free.slot, r->u.free.moved);
+        break;
+    case MSAMP_REC_LIVE:
+        s->sample_task = 0;
+        on_live(s, r);
+        break;
+    case MSAMP_REC_SAMPLE_TASK:
+        s->sample_task = (uint32_t)r->u.task.task;
+        break;
+    default:
+        if (r->type != MSAMP_REC_REALLOC && r->type != MSAMP_REC_FAIL)
+            s->sample_task = 0;
+        live_apply_other(s, r);
         break;
     }
 }

@@ -128,23 +128,6 @@ uint64_t session_life_edge_ns(unsigned b)
     return e;
 }
 
-unsigned session_life_bucket(double ns)
-{
-    /* session_life_edge_ns(1 .. 12) as doubles (exact): a FREE's bucket without recomputing them */
-    static const double edge[DRAIN_LIFE_BUCKETS] = {0,    1e4,  1e5,  1e6,  1e7,  1e8, 1e9,
-                                                     1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
-    _Static_assert(DRAIN_LIFE_BUCKETS == 13, "edge[] lists every bucket's lower edge");
-    unsigned lo = 0, hi = DRAIN_LIFE_BUCKETS - 1; /* the last edge at or below ns (0: none) */
-    while (lo < hi) {
-        unsigned mid = (lo + hi + 1) / 2;
-        if (ns >= edge[mid])
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
-    return lo;
-}
-
 const char *session_life_name(unsigned b)
 {
     static const char *const names[DRAIN_LIFE_BUCKETS] = {

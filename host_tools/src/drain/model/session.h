@@ -21,6 +21,7 @@
 #ifndef DRAIN_SESSION_H
 #define DRAIN_SESSION_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <time.h>
@@ -56,7 +57,21 @@ _Static_assert(DRAIN_MAX_MARK_LEN >= MSAMP_WIRE_MAX_MARK, "a device's MARK text 
 #define DRAIN_LIFE_BUCKETS 13
 /* The lower edge of bucket b in nanoseconds, and the bucket of an age in nanoseconds. */
 uint64_t session_life_edge_ns(unsigned b);
-unsigned session_life_bucket(double ns);
+/* Inline: every timed FREE takes it. The last bucket whose lower edge is at or below ns (0 for
+ * none, and for a NaN), by four halvings of the edges padded to 16 with NaNs (no compare with a
+ * NaN holds); the compares are exact: the edges are doubles exactly. */
+static inline unsigned session_life_bucket(double ns)
+{
+    static const double edge[16] = {0,    1e4,  1e5,  1e6,  1e7,  1e8,  1e9, 1e10,
+                                    1e11, 1e12, 1e13, 1e14, 1e15, NAN,  NAN, NAN};
+    _Static_assert(DRAIN_LIFE_BUCKETS == 13, "edge[] lists every bucket's lower edge");
+    unsigned b = 0;
+    b += ns >= edge[b + 8] ? 8 : 0;
+    b += ns >= edge[b + 4] ? 4 : 0;
+    b += ns >= edge[b + 2] ? 2 : 0;
+    b += ns >= edge[b + 1] ? 1 : 0;
+    return b;
+}
 /* "<10us", "10us", "100us", "1ms", ... "1e5s", ">=1e6s": a bucket's short name. */
 const char *session_life_name(unsigned b);
 
@@ -244,6 +259,8 @@ struct session_counts {
     uint64_t sites_folded;        /* pending sites whose definition came beyond the cap */
 };
 
+struct growth; /* model/growth_track.h */
+
 struct session {
     int index; /* 1, 2, ... in this drain run */
     int have_header;
@@ -408,12 +425,10 @@ struct session {
         void *p;
     } parts[DRAIN_SESSION_PARTS];
     size_t nparts;
-    /* Called at every change of a live entry's weight (w_old -> w_new; 0 when it is not live),
-     * with its half weights before and after (session_half_weights), s->last_ts the time: the
-     * growth verdicts' (verdict/growth.h) feed; freed with s. */
+    /* The growth tracker (model/growth_track.h), fed at every change of a live entry's weight
+     * (model/growth_change.h): the growth verdicts' (verdict/growth.h); freed with s (free, ctx). */
     struct session_hook {
-        void (*change)(void *ctx, const struct session *s, const struct slot *sl, double w_old,
-                       double w_new, const double *c_old, const double *c_new);
+        struct growth *growth;
         void (*free)(void *ctx);
         void *ctx;
     } hook;
@@ -487,6 +502,8 @@ struct session_observers {
 };
 extern const struct session_observers session_observers;
 void session_free(struct session *s);
+/* Feeds the session's growth tracker (model/growth_track.h) from now on; freed with the session. */
+void growth_attach(struct session *s);
 
 /* 1 when rec (a SESSION record) starts a new session rather than repeating this one's header. */
 int session_is_new(const struct session *s, const struct msamp_record *rec);
