@@ -55,8 +55,8 @@ static struct prof_label str_label(struct prof *p, const char *key, const uint8_
 
 /* A site's `task` label on an RTOS device (the task's name, or the interrupt context's, or
  * "task N" when no TASK record named it): how many it wrote, 0 or 1. */
-static uint32_t task_label(struct prof *p, const struct session *s, uint32_t site,
-                           struct prof_label *out)
+static __attribute__((noinline)) uint32_t task_label_of(struct prof *p, const struct session *s,
+                                                        uint32_t site, struct prof_label *out)
 {
     char buf[32];
     const char *task = session_site_task(s, &s->sites[site], buf, sizeof(buf));
@@ -64,6 +64,13 @@ static uint32_t task_label(struct prof *p, const struct session *s, uint32_t sit
         return 0;
     out[0] = (struct prof_label){prof_cstr(p, "task"), prof_cstr(p, task), 0, 0};
     return 1;
+}
+
+/* task_label_of, its test inline: a site of no task (every site off an RTOS) has no label. */
+static inline uint32_t task_label(struct prof *p, const struct session *s, uint32_t site,
+                                  struct prof_label *out)
+{
+    return s->sites[site].task ? task_label_of(p, s, site, out) : 0;
 }
 
 /* The labels of the session every sample carries (docs/DRAIN.md "Labels"): the device's id
@@ -405,9 +412,9 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         if (!sampled && !failed)
             continue;
         uint32_t nloc = 0;
-        site_locs(p, s, st, maps, nmaps, bare, cache, locs, &nloc);
+        const uint64_t *fr = site_locs(p, s, st, maps, nmaps, bare, cache, locs, &nloc);
         int merge = site_merges(s, st);
-        if (session_site_stack(s, st, &(uint32_t){0}) == NULL && st->def != SITE_DEF_FULL &&
+        if (fr == NULL && st->def != SITE_DEF_FULL &&
             st->def != SITE_DEF_OVER) {
             out->unknown_stack += st->alloc_samples;
             out->unknown_events += st->def == SITE_DEF_NONE ? rr->events : 0;
