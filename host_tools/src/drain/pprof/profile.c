@@ -394,7 +394,8 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
     site_maps_init(out, s, agg);
     uint64_t locs[MSAMP_DEC_MAX_DEPTH];
     struct prof_label labels[DRAIN_SITE_LABELS + 1], origin[3];
-    uint32_t norigin = origin_labels(p, s, origin);
+    uint32_t norigin = origin_labels(p, s, origin), nl = UINT32_MAX;
+    int task_before = 0;
     const double up = 1.0 / (1.0 - session_line_loss(s)); /* the lossy line's, below */
     for (size_t i = 0; i < s->nsites; i++) {
         const struct site *st = &s->sites[i];
@@ -429,7 +430,12 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         }
         if (!sampled)
             continue;
-        uint32_t nl = sample_labels(p, s, (uint32_t)i, origin, norigin, labels);
+        /* The labels of a site of no task are the session's, made again only after one of a
+         * task (a time label goes after them, not over them). */
+        if (st->task || nl == UINT32_MAX || task_before) {
+            nl = sample_labels(p, s, (uint32_t)i, origin, norigin, labels);
+            task_before = st->task != 0;
+        }
         double rv_n = s->site_var[i].n, rv_b = s->site_var[i].b;
         struct site_out o = {p, s, out, agg, merge, (uint32_t)i, nloc, nl, locs, labels, up};
         if (age0 == UINT32_MAX && life0 == UINT32_MAX) {
