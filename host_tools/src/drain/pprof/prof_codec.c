@@ -18,7 +18,7 @@ static int vfail(char *err, size_t errlen, const char *fmt, ...)
 
 static int str_ok(const struct prof *p, int64_t i)
 {
-    return i >= 0 && (uint64_t)i < p->nstr;
+    return (uint64_t)i < p->nstr; /* a negative index is above any count */
 }
 
 /* A string index field (named `what` in the message) must be in the string table. */
@@ -84,6 +84,8 @@ int prof_validate(const struct prof *p, char *err, size_t errlen)
                              (unsigned long long)f);
         }
     }
+    /* Samples share their labels' entries (prof_add_sample): a run of them is checked once. */
+    uint32_t checked_off = UINT32_MAX, checked_n = 0;
     for (size_t i = 0; i < p->nsample; i++) {
         const struct prof_sample *s = &p->sample[i];
         if (s->nloc == PROF_SAMPLE_ENCODED) { /* made by prof_add_sample from valid ids */
@@ -98,12 +100,14 @@ int prof_validate(const struct prof *p, char *err, size_t errlen)
                          i + 1, p->nvt);
         if (s->nlabel > PROF_MAX_DEPTH || (size_t)s->label_off + s->nlabel > p->nlabelpool)
             return vfail(err, errlen, "sample %zu: bad labels", i + 1);
-        for (uint32_t j = 0; j < s->nloc; j++) {
-            uint64_t l = p->locpool[s->loc_off + j];
-            if (l == 0 || l > p->nlocation)
+        const uint64_t *locs = &p->locpool[s->loc_off];
+        for (uint32_t j = 0; j < s->nloc; j++)
+            if (locs[j] - 1 >= p->nlocation) /* 0 wraps to the largest */
                 return vfail(err, errlen, "sample %zu refers to unknown location %llu", i + 1,
-                             (unsigned long long)l);
-        }
+                             (unsigned long long)locs[j]);
+        if (s->label_off == checked_off && s->nlabel <= checked_n)
+            continue;
+        checked_off = s->label_off, checked_n = s->nlabel;
         for (uint32_t j = 0; j < s->nlabel; j++) {
             const struct prof_label *lb = &p->labelpool[s->label_off + j];
             STR_CHECK(p, lb->key, "label key");
