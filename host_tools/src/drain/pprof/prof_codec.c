@@ -29,6 +29,44 @@ static int str_ok(const struct prof *p, int64_t i)
                          (long long)(idx), (p)->nstr);                                            \
     } while (0)
 
+/* prof_validate's samples: a run of encoded ones (made by prof_add_sample from valid ids) in a
+ * loop of its own, then a run of the others. Samples share their labels' entries
+ * (prof_add_sample): a run of samples with the same ones is checked once. */
+static int validate_samples(const struct prof *p, char *err, size_t errlen)
+{
+    uint32_t checked_off = UINT32_MAX, checked_n = 0;
+    for (size_t i = 0; i < p->nsample;) {
+        for (; i < p->nsample && p->sample[i].nloc == PROF_SAMPLE_ENCODED; i++)
+            if ((size_t)p->sample[i].loc_off + p->sample[i].val_off > p->enc.len)
+                return vfail(err, errlen, "sample %zu: bad encoding", i + 1);
+        for (; i < p->nsample && p->sample[i].nloc != PROF_SAMPLE_ENCODED; i++) {
+            const struct prof_sample *s = &p->sample[i];
+            if (s->nloc > PROF_MAX_DEPTH || (size_t)s->loc_off + s->nloc > p->nlocpool)
+                return vfail(err, errlen, "sample %zu: bad locations", i + 1);
+            if ((size_t)s->val_off + p->nvt > p->nvalpool)
+                return vfail(err, errlen, "sample %zu has fewer values than the %zu sample types",
+                             i + 1, p->nvt);
+            if (s->nlabel > PROF_MAX_DEPTH || (size_t)s->label_off + s->nlabel > p->nlabelpool)
+                return vfail(err, errlen, "sample %zu: bad labels", i + 1);
+            const uint64_t *locs = &p->locpool[s->loc_off];
+            for (uint32_t j = 0; j < s->nloc; j++)
+                if (locs[j] - 1 >= p->nlocation) /* 0 wraps to the largest */
+                    return vfail(err, errlen, "sample %zu refers to unknown location %llu", i + 1,
+                                 (unsigned long long)locs[j]);
+            if (s->label_off == checked_off && s->nlabel <= checked_n)
+                continue;
+            checked_off = s->label_off, checked_n = s->nlabel;
+            for (uint32_t j = 0; j < s->nlabel; j++) {
+                const struct prof_label *lb = &p->labelpool[s->label_off + j];
+                STR_CHECK(p, lb->key, "label key");
+                STR_CHECK(p, lb->str, "label value");
+                STR_CHECK(p, lb->num_unit, "label unit");
+            }
+        }
+    }
+    return 0;
+}
+
 int prof_validate(const struct prof *p, char *err, size_t errlen)
 {
     if (p->nstr == 0 || p->strlen[0] != 0)
@@ -84,38 +122,7 @@ int prof_validate(const struct prof *p, char *err, size_t errlen)
                              (unsigned long long)f);
         }
     }
-    /* Samples share their labels' entries (prof_add_sample): a run of them is checked once. */
-    uint32_t checked_off = UINT32_MAX, checked_n = 0;
-    for (size_t i = 0; i < p->nsample; i++) {
-        const struct prof_sample *s = &p->sample[i];
-        if (s->nloc == PROF_SAMPLE_ENCODED) { /* made by prof_add_sample from valid ids */
-            if ((size_t)s->loc_off + s->val_off > p->enc.len)
-                return vfail(err, errlen, "sample %zu: bad encoding", i + 1);
-            continue;
-        }
-        if (s->nloc > PROF_MAX_DEPTH || (size_t)s->loc_off + s->nloc > p->nlocpool)
-            return vfail(err, errlen, "sample %zu: bad locations", i + 1);
-        if ((size_t)s->val_off + p->nvt > p->nvalpool)
-            return vfail(err, errlen, "sample %zu has fewer values than the %zu sample types",
-                         i + 1, p->nvt);
-        if (s->nlabel > PROF_MAX_DEPTH || (size_t)s->label_off + s->nlabel > p->nlabelpool)
-            return vfail(err, errlen, "sample %zu: bad labels", i + 1);
-        const uint64_t *locs = &p->locpool[s->loc_off];
-        for (uint32_t j = 0; j < s->nloc; j++)
-            if (locs[j] - 1 >= p->nlocation) /* 0 wraps to the largest */
-                return vfail(err, errlen, "sample %zu refers to unknown location %llu", i + 1,
-                             (unsigned long long)locs[j]);
-        if (s->label_off == checked_off && s->nlabel <= checked_n)
-            continue;
-        checked_off = s->label_off, checked_n = s->nlabel;
-        for (uint32_t j = 0; j < s->nlabel; j++) {
-            const struct prof_label *lb = &p->labelpool[s->label_off + j];
-            STR_CHECK(p, lb->key, "label key");
-            STR_CHECK(p, lb->str, "label value");
-            STR_CHECK(p, lb->num_unit, "label unit");
-        }
-    }
-    return 0;
+    return validate_samples(p, err, errlen);
 }
 
 /* ---- protobuf encoding ---- */
