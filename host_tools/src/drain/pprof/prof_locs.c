@@ -99,15 +99,19 @@ static void loc_cache_grow(struct loc_cache *c, const struct prof *p)
     c->cap = ncap;
 }
 
-uint64_t frame_location(struct prof *p, struct mapinfo *maps, size_t nmaps, int bare,
-                               struct loc_cache *cache, uint64_t addr)
+/* The location of a new address addr, symbolized; slot: where a lookup of addr in cache ended
+ * (the table not grown since). Out of line: most frames are found in the cache. */
+static __attribute__((noinline)) uint64_t new_location(struct prof *p, struct mapinfo *maps,
+                                                       size_t nmaps, int bare,
+                                                       struct loc_cache *cache, uint64_t addr,
+                                                       size_t slot)
 {
-    if ((cache->count + 1) * 2 > cache->cap)
+    if ((cache->count + 1) * 2 > cache->cap) {
         loc_cache_grow(cache, p);
-    size_t slot = hash_u64(addr) & (cache->cap - 1);
-    for (uint32_t li; (li = cache->id[slot]) != 0; slot = (slot + 1) & (cache->cap - 1))
-        if (p->location[li - 1].address == addr)
-            return li;
+        slot = hash_u64(addr) & (cache->cap - 1);
+        while (cache->id[slot] != 0)
+            slot = (slot + 1) & (cache->cap - 1);
+    }
     size_t mi = SIZE_MAX;
     if (bare) {
         mi = 0;
@@ -140,6 +144,27 @@ uint64_t frame_location(struct prof *p, struct mapinfo *maps, size_t nmaps, int 
     return id;
 }
 
+/* The location of addr: found in the cache (inline, once per frame of every site), or new. */
+static inline uint64_t cached_location(struct prof *p, struct mapinfo *maps, size_t nmaps,
+                                       int bare, struct loc_cache *cache, uint64_t addr)
+{
+    const struct prof_location *loc = p->location;
+    const uint32_t *id = cache->id;
+    size_t mask = cache->cap - 1, slot = hash_u64(addr) & mask;
+    for (uint32_t li; (li = id[slot]) != 0; slot = (slot + 1) & mask)
+        if (loc[li - 1].address == addr)
+            return li;
+    return new_location(p, maps, nmaps, bare, cache, addr, slot);
+}
+
+uint64_t frame_location(struct prof *p, struct mapinfo *maps, size_t nmaps, int bare,
+                               struct loc_cache *cache, uint64_t addr)
+{
+    if (cache->cap == 0)
+        loc_cache_grow(cache, p);
+    return cached_location(p, maps, nmaps, bare, cache, addr);
+}
+
 /* The pprof mappings of a session (one absolute mapping for bare metal), ELFs not yet assigned. */
 struct mapinfo *session_maps(const struct session *s, size_t *nmaps)
 {
@@ -168,19 +193,27 @@ void assign_libraries(struct mapinfo *maps, size_t nmaps)
             maps[i].elf = sym_library(maps[i].path, maps[i].build_id, maps[i].build_id_len);
 }
 
-/* The locations of site st, innermost first (a named one for the frameless kinds): *nloc. */
-void site_locs(struct prof *p, const struct session *s, const struct site *st,
+/* The locations of site st, innermost first (a named one for the frameless kinds): *nloc; returns
+ * its stack's frames (NULL: it has none). */
+const uint64_t *site_locs(struct prof *p, const struct session *s, const struct site *st,
                       struct mapinfo *maps, size_t nmaps, int bare, struct loc_cache *cache,
                       uint64_t *locs, uint32_t *nloc)
 {
-    const struct msamp_arch *arch = msamp_arch_get(s->arch);
+    if (cache->arch == NULL || cache->arch_id != s->arch) { /* once per profile, not per site */
+        cache->arch = msamp_arch_get(s->arch);
+        cache->arch_id = s->arch;
+    }
+    if (cache->cap == 0)
+        loc_cache_grow(cache, p);
+    const struct msamp_arch *arch = cache->arch;
     uint32_t depth = 0, n = 0;
     const uint64_t *fr = session_site_stack(s, st, &depth);
     for (uint32_t k = 0; fr && k < depth; k++) {
         uint64_t a = msamp_arch_call_site(arch, s->ptr_size, fr[k]);
-        locs[n++] = frame_location(p, maps, nmaps, bare, cache, a);
+        locs[n++] = cached_location(p, maps, nmaps, bare, cache, a);
     }
     if (n == 0)
         locs[n++] = named_location(p, session_site_kind(st));
     *nloc = n;
+    return fr;
 }

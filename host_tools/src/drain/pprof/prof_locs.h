@@ -13,6 +13,8 @@
 #include "model/session.h"
 #include "pprof/built.h"
 
+struct msamp_arch;
+
 /* A build-id as hex text: the stream's and an ELF's are at most MSAMP_WIRE_MAX_BUILD_ID bytes. */
 #define BID_HEX_SIZE (2 * MSAMP_WIRE_MAX_BUILD_ID + 1)
 
@@ -35,6 +37,8 @@ struct mapinfo {
 struct loc_cache {
     uint32_t *id;
     size_t cap, count;
+    const struct msamp_arch *arch; /* site_locs': the session's, looked up once */
+    unsigned arch_id;
 };
 
 /* The ELFs of es given to the mappings m (bare: one absolute mapping) by build-id, or by name
@@ -53,8 +57,9 @@ uint64_t named_location(struct prof *p, const char *name);
  * address (cache). */
 uint64_t frame_location(struct prof *p, struct mapinfo *maps, size_t nmaps, int bare,
                         struct loc_cache *cache, uint64_t addr);
-/* The locations of site st, innermost first (a named one for the frameless kinds): *nloc. */
-void site_locs(struct prof *p, const struct session *s, const struct site *st,
+/* The locations of site st, innermost first (a named one for the frameless kinds): *nloc; returns
+ * its stack's frames (NULL: it has none, session_site_stack's). */
+const uint64_t *site_locs(struct prof *p, const struct session *s, const struct site *st,
                struct mapinfo *maps, size_t nmaps, int bare, struct loc_cache *cache,
                uint64_t *locs, uint32_t *nloc);
 

@@ -125,15 +125,18 @@ void lossy_scale(double *x, double up)
 /* cover_inuse and round_parts of a site whose only part is the rest x (no live entry, no lifetime
  * bin: every site of untracked allocations), in fewer steps: the rest's in-use values are 0, so
  * cover_inuse only raises an allocated value below 0 to 0, and each column of one part rounds to
- * round_val of its value. The values go to v (*any: one is not 0); returns cover_inuse's value. */
+ * round_val of its value. The values go to v (*any: one is not 0); returns cover_inuse's value.
+ * x's in-use columns must be 0 (V_INUSE_N, V_INUSE_B and their variances): they are not read. */
 int round_rest(const double *x, int64_t *v, int *any)
 {
     int raised = x[V_ALLOC_N] < -1e-9 || x[V_ALLOC_B] < -1e-9;
-    int64_t bits = 0;
-    for (int c = 0; c < V_ALL; c++) {
-        v[c] = round_val(x[c]);
-        bits |= v[c];
-    }
+    /* The in-use columns are 0 (round_val's 0); the others one by one, without a loop's steps
+     * (10^6 sites of untracked allocations: 14 * 10^6 values). */
+    v[V_INUSE_N] = v[V_INUSE_B] = v[V_INUSE_NV] = v[V_INUSE_BV] = 0;
+#define RR(c) (v[c] = round_val(x[c]))
+    int64_t bits = RR(V_ALLOC_N) | RR(V_ALLOC_B) | RR(V_FREE_N) | RR(V_FREE_B) | RR(V_ALLOC_NV) |
+                   RR(V_ALLOC_BV) | RR(V_SAMPLES) | RR(V_REF_N) | RR(V_REF_B) | RR(V_REF_SAMPLES);
+#undef RR
     *any = bits != 0;
     return raised;
 }

@@ -55,8 +55,8 @@ static struct prof_label str_label(struct prof *p, const char *key, const uint8_
 
 /* A site's `task` label on an RTOS device (the task's name, or the interrupt context's, or
  * "task N" when no TASK record named it): how many it wrote, 0 or 1. */
-static uint32_t task_label(struct prof *p, const struct session *s, uint32_t site,
-                           struct prof_label *out)
+static __attribute__((noinline)) uint32_t task_label_of(struct prof *p, const struct session *s,
+                                                        uint32_t site, struct prof_label *out)
 {
     char buf[32];
     const char *task = session_site_task(s, &s->sites[site], buf, sizeof(buf));
@@ -64,6 +64,13 @@ static uint32_t task_label(struct prof *p, const struct session *s, uint32_t sit
         return 0;
     out[0] = (struct prof_label){prof_cstr(p, "task"), prof_cstr(p, task), 0, 0};
     return 1;
+}
+
+/* task_label_of, its test inline: a site of no task (every site off an RTOS) has no label. */
+static inline uint32_t task_label(struct prof *p, const struct session *s, uint32_t site,
+                                  struct prof_label *out)
+{
+    return s->sites[site].task ? task_label_of(p, s, site, out) : 0;
 }
 
 /* The labels of the session every sample carries (docs/DRAIN.md "Labels"): the device's id
@@ -387,7 +394,8 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
     site_maps_init(out, s, agg);
     uint64_t locs[MSAMP_DEC_MAX_DEPTH];
     struct prof_label labels[DRAIN_SITE_LABELS + 1], origin[3];
-    uint32_t norigin = origin_labels(p, s, origin);
+    uint32_t norigin = origin_labels(p, s, origin), nl = UINT32_MAX;
+    int task_before = 0;
     const double up = 1.0 / (1.0 - session_line_loss(s)); /* the lossy line's, below */
     for (size_t i = 0; i < s->nsites; i++) {
         const struct site *st = &s->sites[i];
@@ -405,9 +413,9 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         if (!sampled && !failed)
             continue;
         uint32_t nloc = 0;
-        site_locs(p, s, st, maps, nmaps, bare, cache, locs, &nloc);
+        const uint64_t *fr = site_locs(p, s, st, maps, nmaps, bare, cache, locs, &nloc);
         int merge = site_merges(s, st);
-        if (session_site_stack(s, st, &(uint32_t){0}) == NULL && st->def != SITE_DEF_FULL &&
+        if (fr == NULL && st->def != SITE_DEF_FULL &&
             st->def != SITE_DEF_OVER) {
             out->unknown_stack += st->alloc_samples;
             out->unknown_events += st->def == SITE_DEF_NONE ? rr->events : 0;
@@ -422,7 +430,12 @@ static void site_samples(struct prof *p, const struct session *s, struct mapinfo
         }
         if (!sampled)
             continue;
-        uint32_t nl = sample_labels(p, s, (uint32_t)i, origin, norigin, labels);
+        /* The labels of a site of no task are the session's, made again only after one of a
+         * task (a time label goes after them, not over them). */
+        if (st->task || nl == UINT32_MAX || task_before) {
+            nl = sample_labels(p, s, (uint32_t)i, origin, norigin, labels);
+            task_before = st->task != 0;
+        }
         double rv_n = s->site_var[i].n, rv_b = s->site_var[i].b;
         struct site_out o = {p, s, out, agg, merge, (uint32_t)i, nloc, nl, locs, labels, up};
         if (age0 == UINT32_MAX && life0 == UINT32_MAX) {
