@@ -46,10 +46,15 @@ static const char sql_leaks[] =
     " ON CONFLICT DO NOTHING";
 /* The month's partitions (made once, in their own transaction: msamp_partition). */
 static const char sql_part[] = "SELECT msamp_partition(to_timestamp($1::numeric / 1e9))";
-/* The batch's rollup rows (summed by push) added to the stored ones. */
+/* The batch's rollup rows (summed by push) added to the stored ones of their key (device, bucket,
+ * h: the hash of stack and task) when those are of the same stack and task (schema version 7). */
 static const char sql_rollup[] =
-    "INSERT INTO msamp_rollup AS o SELECT * FROM msamp_rollup_in ON CONFLICT (device, bucket,"
-    " stack, task) DO UPDATE SET vals = msamp_vals_add(o.vals, EXCLUDED.vals)";
+    "WITH i AS (INSERT INTO msamp_rollup AS o (device, bucket, stack, task, types, vals)"
+    " SELECT * FROM msamp_rollup_in ON CONFLICT (device, bucket, h) DO UPDATE"
+    " SET types = msamp_types_add(o.types, EXCLUDED.types),"
+    " vals = msamp_rvals_add(o.types, o.vals, EXCLUDED.types, EXCLUDED.vals)"
+    " WHERE o.stack = EXCLUDED.stack AND o.task = EXCLUDED.task RETURNING 1)"
+    " SELECT count(*) FROM i";
 
 static int push_prepare(PGconn *c, char *err, size_t errlen)
 {
@@ -62,7 +67,8 @@ static int push_prepare(PGconn *c, char *err, size_t errlen)
             return db_err(c, r, "preparing push's statements", err, errlen);
         PQclear(r);
     }
-    return db_cmd(c, "CREATE TEMP TABLE msamp_rollup_in (LIKE msamp_rollup) ON COMMIT DELETE ROWS",
+    return db_cmd(c, "CREATE TEMP TABLE msamp_rollup_in (device text, bucket bigint, stack text[],"
+                  " task text, types text[], vals bigint[]) ON COMMIT DELETE ROWS",
                   "preparing push's statements", err, errlen);
 }
 
@@ -107,27 +113,27 @@ static int copy_rows(PGconn *c, const char *table, const struct buf *rows, const
 }
 
 
-/* The batch's rollup rows as COPY text of msamp_rollup_in, then added to msamp_rollup. */
+/* The batch's rollup rows by COPY (binary) into msamp_rollup_in, then added to msamp_rollup: each
+ * row inserted or added to, else (a stored row of its hash, another stack or task) an error. */
 static int store_rollup(PGconn *c, struct roll *roll, const char *what, char *err, size_t errlen)
 {
     struct buf rows = {0};
-    for (size_t j = 0; j < roll->n; j++) {
-        buf_str(&rows, (const char *)roll->keys.p + roll->off[j]);
-        buf_put(&rows, "\t{", 2);
-        for (size_t t = 0, first = 1; t < roll->ntype; t++) {
-            if (!roll->has[j * roll->stride + t])
-                continue;
-            buf_str(&rows, first ? "" : ",");
-            buf_str(&rows, (const char *)roll->types.p + roll->toff[t]);
-            buf_put(&rows, ":", 1);
-            push_put_i64(&rows, roll->sum[j * roll->stride + t]);
-            first = 0;
-        }
-        buf_put(&rows, "}\n", 2);
-    }
+    roll_copy(roll, &rows);
     int rc = copy_rows(c, "msamp_rollup_in", &rows, what, err, errlen);
     buf_free(&rows);
-    return rc ? rc : db_cmd(c, sql_rollup, what, err, errlen);
+    if (rc != 0)
+        return rc;
+    PGresult *r = PQexec(c, sql_rollup);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return db_err(c, r, what, err, errlen);
+    long long added = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    if (added == (long long)roll->n)
+        return 0;
+    snprintf(err, errlen, "%s: %lld of %zu rollup rows have the hash of another site's stored in "
+             "their bucket (msamp_rollup's key): not stored", what, (long long)roll->n - added,
+             roll->n);
+    return -1;
 }
 
 /* The profile's row (prepared msamp_profile): w->stored, and once stored its id, t_end, bucket. */

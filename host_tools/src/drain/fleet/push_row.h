@@ -23,13 +23,10 @@ struct push_row {
     char **lv;                    /* its labels K=V */
     size_t nlv;
     struct buf lab, vts, cms, tot, leaks; /* text arrays, the totals, the leaks */
-    struct buf keys;              /* the sites' stack and task as COPY text (site_rows) */
-    size_t *koff, nsites;
-    struct buf bkeys;             /* the same as COPY binary's two fields */
+    size_t nsites;
+    struct buf bkeys;             /* the sites' stack and task as COPY binary's two fields */
     size_t *bkoff;
     int64_t *vals;                /* nvt a site */
-    struct buf vtj;               /* the sample types as JSON strings, COPY text, 0 after each */
-    size_t *vtoff;
     uint32_t *site_of;            /* each sample's site */
     struct buf raw;               /* the file */
     struct prof p;
@@ -39,9 +36,9 @@ struct push_row {
     int stored;                   /* 1 stored, 0 there already */
 };
 
-/* A batch's rollup rows, summed by push: each row's key (device, bucket, stack, task as COPY text,
- * a 0 after each) and its sum of each of the batch's sample types (types: their JSON names as
- * COPY text, a 0 after each; stride sums a row, has says which it holds). */
+/* A batch's rollup rows, summed by push: each row's key (device, bucket, stack, task: COPY binary's
+ * fields, row j's at off[j]) and its sum of each of the batch's sample types (types: their names,
+ * a 0 after each; stride sums a row, has says which it holds). */
 struct roll {
     struct buf keys, types;
     size_t *off, n, cap, *toff, ntype, tcap, stride;
@@ -57,6 +54,9 @@ void row_free(struct push_row *w);
  * sites' values added to the batch's rollup rows (roll). */
 void row_copy(const struct push_row *w, struct buf *out, struct roll *roll);
 void roll_free(struct roll *r);
+/* The batch's rollup rows as COPY binary of msamp_rollup_in (device, bucket, stack, task, types,
+ * vals: the types each row has, their sums) into out, header and trailer included. */
+void roll_copy(const struct roll *r, struct buf *out);
 /* x in decimal onto b. */
 void push_put_i64(struct buf *b, int64_t x);
 /* x's low bytes big-endian onto b (COPY's binary format). */
