@@ -36,9 +36,9 @@ static const char sql_profile[] =
     " SET profiles = o.profiles + 1, gen = o.gen + 1, t_start_min = least(o.t_start_min, EXCLUDED.t_start_min),"
     " t_start_max = greatest(o.t_start_max, EXCLUDED.t_start_max),"
     " t_end_min = least(o.t_end_min, EXCLUDED.t_end_min),"
-    " t_end_max = greatest(o.t_end_max, EXCLUDED.t_end_max) RETURNING id)"
-    " SELECT p.id, p.t_end, b.id, ((extract(epoch FROM p.t_end) - 946684800) * 1000000)::bigint"
-    " FROM p, b";
+    " t_end_max = greatest(o.t_end_max, EXCLUDED.t_end_max) RETURNING id, profiles)"
+    " SELECT p.id, p.t_end, b.id, ((extract(epoch FROM p.t_end) - 946684800) * 1000000)::bigint,"
+    " b.profiles FROM p, b";
 static const char sql_leaks[] =
     "INSERT INTO msamp_leak (device, profile_id, t_end, site, slope, slope_var, since_s)"
     " SELECT $1, $2::bigint, $4::timestamptz, (e->>'i')::int, (e->>'slope')::float8,"
@@ -51,8 +51,10 @@ static const char sql_part[] = "SELECT msamp_partition(to_timestamp($1::numeric 
 static const char sql_rollup[] =
     "WITH i AS (INSERT INTO msamp_rollup AS o (device, bucket, stack, task, types, vals)"
     " SELECT * FROM msamp_rollup_in ON CONFLICT (device, bucket, h) DO UPDATE"
-    " SET types = msamp_types_add(o.types, EXCLUDED.types),"
-    " vals = msamp_rvals_add(o.types, o.vals, EXCLUDED.types, EXCLUDED.vals)"
+    " SET types = CASE WHEN o.types = EXCLUDED.types THEN o.types"
+    " ELSE msamp_types_add(o.types, EXCLUDED.types) END,"
+    " vals = CASE WHEN o.types = EXCLUDED.types THEN msamp_rvals_sum(o.vals, EXCLUDED.vals)"
+    " ELSE msamp_rvals_add(o.types, o.vals, EXCLUDED.types, EXCLUDED.vals) END"
     " WHERE o.stack = EXCLUDED.stack AND o.task = EXCLUDED.task RETURNING 1)"
     " SELECT count(*) FROM i";
 
@@ -113,26 +115,33 @@ static int copy_rows(PGconn *c, const char *table, const struct buf *rows, const
 }
 
 
-/* The batch's rollup rows by COPY (binary) into msamp_rollup_in, then added to msamp_rollup: each
- * row inserted or added to, else (a stored row of its hash, another stack or task) an error. */
+/* The batch's rollup rows by COPY (binary): those of buckets this batch made straight into
+ * msamp_rollup (no stored row of theirs to add to), the others into msamp_rollup_in, then added
+ * to msamp_rollup: each inserted or added to, else (a stored row of its hash, another stack or
+ * task) an error. */
 static int store_rollup(PGconn *c, struct roll *roll, const char *what, char *err, size_t errlen)
 {
     struct buf rows = {0};
-    roll_copy(roll, &rows);
-    int rc = copy_rows(c, "msamp_rollup_in", &rows, what, err, errlen);
+    size_t n = roll_copy(roll, 1, &rows);
+    int rc = n ? copy_rows(c, "msamp_rollup (device, bucket, stack, task, types, vals)", &rows,
+                           what, err, errlen)
+               : 0;
+    rows.len = 0;
+    n = roll_copy(roll, 0, &rows);
+    if (rc == 0 && n)
+        rc = copy_rows(c, "msamp_rollup_in", &rows, what, err, errlen);
     buf_free(&rows);
-    if (rc != 0)
+    if (rc != 0 || n == 0)
         return rc;
     PGresult *r = PQexec(c, sql_rollup);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
         return db_err(c, r, what, err, errlen);
     long long added = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
     PQclear(r);
-    if (added == (long long)roll->n)
+    if (added == (long long)n)
         return 0;
     snprintf(err, errlen, "%s: %lld of %zu rollup rows have the hash of another site's stored in "
-             "their bucket (msamp_rollup's key): not stored", what, (long long)roll->n - added,
-             roll->n);
+             "their bucket (msamp_rollup's key): not stored", what, (long long)n - added, n);
     return -1;
 }
 
@@ -157,6 +166,7 @@ static int store_profile(PGconn *c, struct push_row *w, const char *what, char *
     snprintf(w->te, sizeof(w->te), "%s", w->stored ? PQgetvalue(r, 0, 1) : "");
     snprintf(w->bucket, sizeof(w->bucket), "%s", w->stored ? PQgetvalue(r, 0, 2) : "");
     w->te_us = w->stored ? strtoll(PQgetvalue(r, 0, 3), NULL, 10) : 0;
+    w->bprofiles = w->stored ? strtoll(PQgetvalue(r, 0, 4), NULL, 10) : 0;
     PQclear(r);
     return 0;
 }
@@ -215,10 +225,16 @@ static int store_batch(PGconn *c, struct push_row **w, size_t n, int *culprit, c
     for (size_t i = 0; i < n && rc == 0; i++) {
         snprintf(what, sizeof(what), "%s: storing it", w[i]->path);
         rc = store_profile(c, w[i], what, err, errlen);
-        if (rc != 0)
+        if (rc != 0) {
             *culprit = (int)i;
-        else if (w[i]->stored)
+        } else if (w[i]->stored) {
+            /* its bucket made by this batch: as many of its profiles as this batch stored */
+            long long mine = 1;
+            for (size_t j = 0; j < i; j++)
+                mine += w[j]->stored && strcmp(w[j]->bucket, w[i]->bucket) == 0;
+            w[i]->bnew = w[i]->bprofiles == mine;
             row_copy(w[i], &rows, &roll);
+        }
     }
     if (n > 1)
         snprintf(what, sizeof(what), "storing %zu profiles (%s ...)", n, w[0]->path);

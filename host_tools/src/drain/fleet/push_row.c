@@ -556,6 +556,7 @@ static size_t roll_row(struct roll *r, const uint8_t *key, size_t len)
         r->off = xrealloc(r->off, ncap * sizeof(*r->off));
         r->sum = xrealloc(r->sum, (ncap * r->stride + 1) * sizeof(int64_t));
         r->has = xrealloc(r->has, ncap * r->stride + 1);
+        r->isnew = xrealloc(r->isnew, ncap);
         r->cap = ncap;
     }
     memset(r->sum + r->n * r->stride, 0, r->stride * sizeof(int64_t));
@@ -582,10 +583,14 @@ static size_t arr_head(struct buf *out, size_t n, unsigned oid)
     return at;
 }
 
-void roll_copy(const struct roll *r, struct buf *out)
+size_t roll_copy(const struct roll *r, int isnew, struct buf *out)
 {
+    size_t rows = 0;
     buf_put(out, "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0", 19); /* signature, flags, extension */
     for (size_t j = 0; j < r->n; j++) {
+        if (r->isnew[j] != isnew)
+            continue;
+        rows++;
         const uint8_t *has = r->has + j * r->stride;
         const int64_t *sum = r->sum + j * r->stride;
         size_t nt = 0;
@@ -612,6 +617,7 @@ void roll_copy(const struct roll *r, struct buf *out)
         be_len_at(out, at);
     }
     push_put_be(out, 0xffff, 2); /* the trailer */
+    return rows;
 }
 
 void roll_free(struct roll *r)
@@ -622,6 +628,7 @@ void roll_free(struct roll *r)
     free(r->toff);
     free(r->sum);
     free(r->has);
+    free(r->isnew);
     umap_free(&r->idx);
 }
 
@@ -676,7 +683,9 @@ void row_copy(const struct push_row *w, struct buf *out, struct roll *roll)
         }
         k.len = klen;
         buf_put(&k, w->bkeys.p + w->bkoff[j], w->bkoff[j + 1] - w->bkoff[j]);
-        size_t row = roll_row(roll, k.p, k.len);
+        size_t made = roll->n, row = roll_row(roll, k.p, k.len);
+        if (row == made)
+            roll->isnew[row] = (uint8_t)(w->bnew != 0);
         for (size_t v = 0; v < p->nvt; v++) {
             int64_t x = w->vals[j * p->nvt + v];
             push_put_be(out, 8, 4);

@@ -34,6 +34,8 @@ struct push_row {
     char id[32], te[64], bucket[32]; /* once stored: its id, t_end, rollup bucket */
     int64_t te_us;                /* its t_end in COPY binary's timestamptz (us since 2000) */
     int stored;                   /* 1 stored, 0 there already */
+    long long bprofiles;          /* its bucket's profiles once it is stored */
+    int bnew;                     /* its bucket made by this batch (no rollup row of it stored) */
 };
 
 /* A batch's rollup rows, summed by push: each row's key (device, bucket, stack, task: COPY binary's
@@ -44,6 +46,7 @@ struct roll {
     size_t *off, n, cap, *toff, ntype, tcap, stride;
     int64_t *sum;
     uint8_t *has;
+    uint8_t *isnew;               /* the row's bucket made by this batch (push_row's bnew) */
     struct umap idx;
 };
 
@@ -54,9 +57,10 @@ void row_free(struct push_row *w);
  * sites' values added to the batch's rollup rows (roll). */
 void row_copy(const struct push_row *w, struct buf *out, struct roll *roll);
 void roll_free(struct roll *r);
-/* The batch's rollup rows as COPY binary of msamp_rollup_in (device, bucket, stack, task, types,
- * vals: the types each row has, their sums) into out, header and trailer included. */
-void roll_copy(const struct roll *r, struct buf *out);
+/* The batch's rollup rows of new buckets (isnew set) or of the others as COPY binary of
+ * msamp_rollup's (device, bucket, stack, task, types, vals: the types each row has, their sums)
+ * into out, header and trailer included: how many. */
+size_t roll_copy(const struct roll *r, int isnew, struct buf *out);
 /* x in decimal onto b. */
 void push_put_i64(struct buf *b, int64_t x);
 /* x's low bytes big-endian onto b (COPY's binary format). */

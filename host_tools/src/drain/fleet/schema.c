@@ -261,8 +261,9 @@ static const char schema_v6[] =
  * text[] (comparing and storing it in the index was most of the upsert). A push adds a row to the
  * stored one of its key only when their stack and task are the same (the ON CONFLICT's WHERE):
  * a row that is not (two sites' hashes equal in a bucket) fails the push with an error, never
- * joins two sites. msamp_rvals_add adds two rows' sums by type name (elementwise when their
- * types are the same). Version 6's rows converted, their types by name. */
+ * joins two sites. msamp_rvals_sum adds two rows' sums of the same types (elementwise: plpgsql,
+ * cheaper than a SQL function's subquery), msamp_rvals_add by type name (their types differ).
+ * Version 6's rows converted, their types by name. */
 #define V7_ROLLUP_SUMS(k, s) \
     "array_agg(" k " ORDER BY " k "), array_agg(" s " ORDER BY " k ")"
 static const char schema_v7[] =
@@ -283,6 +284,10 @@ static const char schema_v7[] =
     "CREATE FUNCTION msamp_types_add(ta text[], tb text[]) RETURNS text[] LANGUAGE sql IMMUTABLE"
     " AS $f$ SELECT CASE WHEN ta = tb THEN ta ELSE ta || ARRAY(SELECT t FROM unnest(tb)"
     " WITH ORDINALITY u(t, o) WHERE t <> ALL (ta) ORDER BY o) END $f$;"
+    "CREATE FUNCTION msamp_rvals_sum(va bigint[], vb bigint[]) RETURNS bigint[] LANGUAGE plpgsql"
+    " IMMUTABLE AS $f$ DECLARE r bigint[] := va; BEGIN"
+    " FOR i IN 1 .. coalesce(array_length(va, 1), 0) LOOP r[i] := r[i] + vb[i]; END LOOP;"
+    " RETURN r; END $f$;"
     "CREATE FUNCTION msamp_rvals_add(ta text[], va bigint[], tb text[], vb bigint[])"
     " RETURNS bigint[] LANGUAGE sql IMMUTABLE AS $f$ SELECT CASE WHEN ta = tb THEN"
     " ARRAY(SELECT x + y FROM unnest(va, vb) WITH ORDINALITY u(x, y, o) ORDER BY o) ELSE"
