@@ -4,17 +4,18 @@
 # into its own database, so that a change is measured against the drain before it in the same run.
 # DRAINS="NAME=PATH ..." (e.g. "before=/tmp/old/drain after=host_tools/drain"); SRC a profile of
 # 1000 sites (build/budgets' sites.pb.gz); N files a push (PUSH_BATCH is 64: N=128 is two
-# transactions). The cases, each pushed twice by each drain (rounds 1 and 2, in the order of DRAINS
-# then reversed, each round's files its own bytes):
+# transactions). The cases, each pushed ROUNDS times (2) by each drain (in the order of DRAINS,
+# reversed in even rounds, each round's files its own bytes):
 #   one:  N profiles of one device and UTC day (one rollup bucket: the batch's rollup rows are one
 #         upsert of 1000 rows); round 1 makes the bucket, round 2 adds to it;
 #   many: N profiles of N devices (tests/fleet/strtab.py gives each its own session, hence device):
-#         a bucket each (a gateway pushing for many devices); round 1 makes the N buckets, round 2
-#         adds to them (their rollup rows updated).
+#         a bucket each (a gateway pushing for many devices); round 1 makes the N buckets, the
+#         next rounds add to them (their rollup rows updated).
 # Server CPU is the postmaster's reaped children's (/proc/PID/stat fields 16-17: each push's
 # backend ends with its connection), drain's from bash's times.
 set -u
 W=${W:?} DRAINS=${DRAINS:?} SRC=${SRC:-build/budgets/sites.pb.gz} N=${N:-128}
+# (the files' gzip MTIME is round * 100000 + i + 1: at most 9 rounds keep them apart)
 T=$(dirname "$0")
 . "$T/pg.sh"
 [ -f "$SRC" ] || { echo "bench-push: $SRC missing (make test-budgets makes it)"; exit 1; }
@@ -64,9 +65,9 @@ names=() paths=()
 for d in $DRAINS; do names+=("${d%%=*}"); paths+=("${d#*=}"); pg_sql "create database b_${d%%=*}"; done
 echo "bench-push: $N profiles of $(basename "$SRC") a push, drains: $DRAINS (load $(cut -d' ' -f1 /proc/loadavg))"
 for c in one many; do
-  for r in 1 2; do
+  for r in $(seq 1 "${ROUNDS:-2}"); do
     files "$c" "$r"
-    order=$(seq 0 $((${#names[@]} - 1))); [ "$r" = 2 ] && order=$(echo "$order" | tac)
+    order=$(seq 0 $((${#names[@]} - 1))); [ $((r % 2)) = 0 ] && order=$(echo "$order" | tac)
     for i in $order; do run "${names[$i]}" "${paths[$i]}" "$c" "$r" || exit 1; done
   done
 done

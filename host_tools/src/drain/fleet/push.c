@@ -115,22 +115,29 @@ static int copy_rows(PGconn *c, const char *table, const struct buf *rows, const
 }
 
 
+/* COPY binary's signature, flags and extension; its trailer. */
+#define COPY_HEAD "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0"
+#define COPY_TRAILER 0xffff
+
 /* The batch's rollup rows by COPY (binary): those of buckets this batch made straight into
  * msamp_rollup (no stored row of theirs to add to), the others into msamp_rollup_in, then added
  * to msamp_rollup: each inserted or added to, else (a stored row of its hash, another stack or
- * task) an error. */
-static int store_rollup(PGconn *c, struct roll *roll, const char *what, char *err, size_t errlen)
+ * task) an error. rows[1] and rows[0] hold those of new and of other buckets row_copy wrote
+ * (nrows[] of them, after COPY_HEAD); roll's are added to them. */
+static int store_rollup(PGconn *c, struct roll *roll, struct buf rows[2], size_t nrows[2],
+                        const char *what, char *err, size_t errlen)
 {
-    struct buf rows = {0};
-    size_t n = roll_copy(roll, 1, &rows);
-    int rc = n ? copy_rows(c, "msamp_rollup (device, bucket, stack, task, types, vals)", &rows,
-                           what, err, errlen)
-               : 0;
-    rows.len = 0;
-    n = roll_copy(roll, 0, &rows);
+    int rc = 0;
+    for (int isnew = 1; isnew >= 0; isnew--) {
+        nrows[isnew] += roll_copy(roll, isnew, &rows[isnew]);
+        push_put_be(&rows[isnew], COPY_TRAILER, 2);
+    }
+    if (nrows[1])
+        rc = copy_rows(c, "msamp_rollup (device, bucket, stack, task, types, vals)", &rows[1],
+                       what, err, errlen);
+    size_t n = nrows[0];
     if (rc == 0 && n)
-        rc = copy_rows(c, "msamp_rollup_in", &rows, what, err, errlen);
-    buf_free(&rows);
+        rc = copy_rows(c, "msamp_rollup_in", &rows[0], what, err, errlen);
     if (rc != 0 || n == 0)
         return rc;
     PGresult *r = PQexec(c, sql_rollup);
@@ -143,6 +150,33 @@ static int store_rollup(PGconn *c, struct roll *roll, const char *what, char *er
     snprintf(err, errlen, "%s: %lld of %zu rollup rows have the hash of another site's stored in "
              "their bucket (msamp_rollup's key): not stored", what, (long long)n - added, n);
     return -1;
+}
+
+/* 1 when the profile's sample types' names are distinct (drain writes no other). */
+static int types_distinct(const struct push_row *w)
+{
+    for (size_t a = 0; a < w->p.nvt; a++)
+        for (size_t b = a + 1; b < w->p.nvt; b++)
+            if (strcmp(w->vtn[a], w->vtn[b]) == 0)
+                return 0;
+    return 1;
+}
+
+/* The stored profiles' site rows onto rows; their rollup rows: a profile alone in its bucket in
+ * this batch straight onto direct[1] (its bucket made by this batch) or direct[0] (ndirect[]
+ * counting them), the others summed in roll. */
+static void batch_rows(struct push_row **w, size_t n, struct buf *rows, struct roll *roll,
+                       struct buf direct[2], size_t ndirect[2])
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!w[i]->stored)
+            continue;
+        int alone = types_distinct(w[i]);
+        for (size_t j = 0; j < n && alone; j++)
+            alone = j == i || !w[j]->stored || strcmp(w[j]->bucket, w[i]->bucket) != 0;
+        row_copy(w[i], rows, roll, alone ? &direct[w[i]->bnew] : NULL);
+        ndirect[w[i]->bnew] += alone ? w[i]->nsites : 0;
+    }
 }
 
 /* The profile's row (prepared msamp_profile): w->stored, and once stored its id, t_end, bucket. */
@@ -217,8 +251,11 @@ static int store_batch(PGconn *c, struct push_row **w, size_t n, int *culprit, c
         db_cmd(c, "BEGIN", "begin", err, errlen) != 0)
         return -1;
     char what[600];
-    struct buf rows = {0};
-    buf_put(&rows, "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0", 19); /* signature, flags, extension */
+    struct buf rows = {0}, rrows[2] = {{0}, {0}};
+    size_t nrrows[2] = {0, 0};
+    buf_put(&rows, COPY_HEAD, 19);
+    buf_put(&rrows[0], COPY_HEAD, 19);
+    buf_put(&rrows[1], COPY_HEAD, 19);
     struct roll roll;
     memset(&roll, 0, sizeof(roll));
     int rc = 0;
@@ -233,12 +270,13 @@ static int store_batch(PGconn *c, struct push_row **w, size_t n, int *culprit, c
             for (size_t j = 0; j < i; j++)
                 mine += w[j]->stored && strcmp(w[j]->bucket, w[i]->bucket) == 0;
             w[i]->bnew = w[i]->bprofiles == mine;
-            row_copy(w[i], &rows, &roll);
         }
     }
+    if (rc == 0)
+        batch_rows(w, n, &rows, &roll, rrows, nrrows);
     if (n > 1)
         snprintf(what, sizeof(what), "storing %zu profiles (%s ...)", n, w[0]->path);
-    push_put_be(&rows, 0xffff, 2); /* the trailer */
+    push_put_be(&rows, COPY_TRAILER, 2);
     if (rc == 0)
         rc = copy_rows(c, "msamp_site", &rows, what, err, errlen);
     for (size_t i = 0; i < n && rc == 0; i++) {
@@ -251,12 +289,14 @@ static int store_batch(PGconn *c, struct push_row **w, size_t n, int *culprit, c
         PQclear(r);
     }
     if (rc == 0)
-        rc = store_rollup(c, &roll, what, err, errlen);
+        rc = store_rollup(c, &roll, rrows, nrrows, what, err, errlen);
     if (rc == 0)
         rc = db_cmd(c, "COMMIT", what, err, errlen);
     else if (PQstatus(c) == CONNECTION_OK)
         PQclear(PQexec(c, "ROLLBACK"));
     buf_free(&rows);
+    buf_free(&rrows[0]);
+    buf_free(&rrows[1]);
     roll_free(&roll);
     return rc;
 }

@@ -586,7 +586,6 @@ static size_t arr_head(struct buf *out, size_t n, unsigned oid)
 size_t roll_copy(const struct roll *r, int isnew, struct buf *out)
 {
     size_t rows = 0;
-    buf_put(out, "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0", 19); /* signature, flags, extension */
     for (size_t j = 0; j < r->n; j++) {
         if (r->isnew[j] != isnew)
             continue;
@@ -616,7 +615,6 @@ size_t roll_copy(const struct roll *r, int isnew, struct buf *out)
         }
         be_len_at(out, at);
     }
-    push_put_be(out, 0xffff, 2); /* the trailer */
     return rows;
 }
 
@@ -646,12 +644,25 @@ void push_put_i64(struct buf *b, int64_t x)
     buf_put(b, t + sizeof(t) - n, (size_t)n);
 }
 
+/* The types' names as COPY binary's text[] field (its length first) onto out. */
+static void names_field(struct buf *out, const char *const *name, size_t n)
+{
+    size_t at = arr_head(out, n, 25); /* text */
+    for (size_t t = 0; t < n; t++) {
+        push_put_be(out, strlen(name[t]), 4);
+        buf_str(out, name[t]);
+    }
+    be_len_at(out, at);
+}
+
 /* A stored profile's site rows (COPY binary of msamp_site: device, profile_id, t_end, site,
- * stack, task, vals) into out; its sites' values added to the batch's rollup rows (roll). */
-void row_copy(const struct push_row *w, struct buf *out, struct roll *roll)
+ * stack, task, vals) into out; its sites' values added to the batch's rollup rows (roll), or,
+ * direct given, its sites as rollup rows onto direct (roll_copy's rows: the profile alone in its
+ * bucket in this batch, its sample types' names distinct). */
+void row_copy(const struct push_row *w, struct buf *out, struct roll *roll, struct buf *direct)
 {
     const struct prof *p = &w->p;
-    struct buf head = {0}, k = {0};
+    struct buf head = {0}, k = {0}, names = {0};
     push_put_be(&k, strlen(w->device), 4); /* the rollup row's key: device, bucket (binary) */
     buf_str(&k, w->device);
     push_put_be(&k, 8, 4);
@@ -665,14 +676,19 @@ void row_copy(const struct push_row *w, struct buf *out, struct roll *roll)
     push_put_be(&head, 8, 4);
     push_put_be(&head, (uint64_t)w->te_us, 8);
     size_t *tix = xcalloc(p->nvt + 1, sizeof(size_t));
-    for (size_t v = 0; v < p->nvt; v++)
+    for (size_t v = 0; v < p->nvt && !direct; v++)
         tix[v] = roll_type(roll, w->vtn[v]);
+    if (direct)
+        names_field(&names, w->vtn, p->nvt);
     for (size_t j = 0; j < w->nsites; j++) {
+        const uint8_t *bk = w->bkeys.p + w->bkoff[j];
+        size_t bl = w->bkoff[j + 1] - w->bkoff[j];
         buf_put(out, head.p, head.len);
         push_put_be(out, 4, 4);
         push_put_be(out, j, 4);
-        buf_put(out, w->bkeys.p + w->bkoff[j], w->bkoff[j + 1] - w->bkoff[j]);
+        buf_put(out, bk, bl);
         /* vals: int8[] of the profile's sample types, in their order */
+        size_t vat = out->len;
         push_put_be(out, p->nvt ? 20 + 12 * p->nvt : 12, 4);
         push_put_be(out, p->nvt ? 1 : 0, 4);
         push_put_be(out, 0, 4);
@@ -681,20 +697,30 @@ void row_copy(const struct push_row *w, struct buf *out, struct roll *roll)
             push_put_be(out, p->nvt, 4);
             push_put_be(out, 1, 4);
         }
+        for (size_t v = 0; v < p->nvt; v++) {
+            push_put_be(out, 8, 4);
+            push_put_be(out, (uint64_t)w->vals[j * p->nvt + v], 8);
+        }
+        if (direct) { /* device, bucket, stack, task, types, vals (the site row's) */
+            push_put_be(direct, 6, 2);
+            buf_put(direct, k.p, klen);
+            buf_put(direct, bk, bl);
+            buf_put(direct, names.p, names.len);
+            buf_put(direct, out->p + vat, out->len - vat);
+            continue;
+        }
         k.len = klen;
-        buf_put(&k, w->bkeys.p + w->bkoff[j], w->bkoff[j + 1] - w->bkoff[j]);
+        buf_put(&k, bk, bl);
         size_t made = roll->n, row = roll_row(roll, k.p, k.len);
         if (row == made)
             roll->isnew[row] = (uint8_t)(w->bnew != 0);
         for (size_t v = 0; v < p->nvt; v++) {
-            int64_t x = w->vals[j * p->nvt + v];
-            push_put_be(out, 8, 4);
-            push_put_be(out, (uint64_t)x, 8);
-            roll->sum[row * roll->stride + tix[v]] += x;
+            roll->sum[row * roll->stride + tix[v]] += w->vals[j * p->nvt + v];
             roll->has[row * roll->stride + tix[v]] = 1;
         }
     }
     free(tix);
     buf_free(&head);
     buf_free(&k);
+    buf_free(&names);
 }

@@ -54,12 +54,14 @@ struct roll {
 int row_read(struct push_row *w, const char *path, char *err, size_t errlen);
 void row_free(struct push_row *w);
 /* A stored profile's site rows (COPY binary of msamp_site, without the header) into out; its
- * sites' values added to the batch's rollup rows (roll). */
-void row_copy(const struct push_row *w, struct buf *out, struct roll *roll);
+ * sites' values added to the batch's rollup rows (roll), or (direct not NULL: the profile alone
+ * in its bucket in the batch, its types' names distinct) its sites' rollup rows onto direct as
+ * roll_copy writes them. */
+void row_copy(const struct push_row *w, struct buf *out, struct roll *roll, struct buf *direct);
 void roll_free(struct roll *r);
-/* The batch's rollup rows of new buckets (isnew set) or of the others as COPY binary of
+/* The batch's rollup rows of new buckets (isnew set) or of the others as COPY binary rows of
  * msamp_rollup's (device, bucket, stack, task, types, vals: the types each row has, their sums)
- * into out, header and trailer included: how many. */
+ * onto out (no header, no trailer): how many. */
 size_t roll_copy(const struct roll *r, int isnew, struct buf *out);
 /* x in decimal onto b. */
 void push_put_i64(struct buf *b, int64_t x);

@@ -273,7 +273,7 @@ static const char schema_v7[] =
     " stack text[] NOT NULL, task text NOT NULL, types text[] NOT NULL, vals bigint[] NOT NULL,"
     " h bigint NOT NULL GENERATED ALWAYS AS"
     " (hash_array_extended(stack, 0) # hashtextextended(task, 0)) STORED,"
-    " PRIMARY KEY (device, bucket, h));"
+    " PRIMARY KEY (device, bucket, h)) WITH (fillfactor = 50);"
     "INSERT INTO msamp_rollup (device, bucket, stack, task, types, vals) SELECT r.device,"
     " r.bucket, r.stack, r.task, coalesce(array_agg(k ORDER BY k) FILTER (WHERE k IS NOT NULL),"
     " '{}'), coalesce(array_agg(v::numeric::bigint ORDER BY k) FILTER (WHERE k IS NOT NULL), '{}')"
