@@ -53,7 +53,7 @@ test-fleet-libframes: $(BUILD)/drain/drain-asan $(DRAIN_T)/libframes/libframes_a
 
 # The rollups against the full scan (tests/fleet/t_rollup.sh on a generated stream: no board).
 TESTS += fleet-rollup
-test-fleet-rollup: $(BUILD)/drain/drain-asan $(DRAIN_T)/gen ## PostgreSQL fleet store: fleet top by the rollups equals the full scan over the site rows, fleet merge by the buckets' merged profiles equals --exact (canon.py; one bucket byte for byte; made again after a push into it) (4 devices, 2 build ids, 5 times each; no filter, each filter and several, times that cut a bucket), after prune cuts buckets, and on a version 3 store migrated to 6
+test-fleet-rollup: $(BUILD)/drain/drain-asan $(DRAIN_T)/gen ## PostgreSQL fleet store: fleet top by the rollups equals the full scan over the site rows, fleet merge by the buckets' merged profiles equals --exact (canon.py; one bucket byte for byte; made again after a push into it) (4 devices, 2 build ids, 5 times each; no filter, each filter and several, times that cut a bucket), after prune cuts buckets, and on a version 3 store migrated to 7; two sites' equal rollup hashes fail a push
 	@tests/need.sh python3
 	DRAIN=$(BUILD)/drain/drain-asan W=$(FLEET_T)/rollup GEN=$(DRAIN_T)/gen \
 	  ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 tests/fleet/t_rollup.sh

@@ -36,9 +36,9 @@ static const char sql_profile[] =
     " SET profiles = o.profiles + 1, gen = o.gen + 1, t_start_min = least(o.t_start_min, EXCLUDED.t_start_min),"
     " t_start_max = greatest(o.t_start_max, EXCLUDED.t_start_max),"
     " t_end_min = least(o.t_end_min, EXCLUDED.t_end_min),"
-    " t_end_max = greatest(o.t_end_max, EXCLUDED.t_end_max) RETURNING id)"
-    " SELECT p.id, p.t_end, b.id, ((extract(epoch FROM p.t_end) - 946684800) * 1000000)::bigint"
-    " FROM p, b";
+    " t_end_max = greatest(o.t_end_max, EXCLUDED.t_end_max) RETURNING id, profiles)"
+    " SELECT p.id, p.t_end, b.id, ((extract(epoch FROM p.t_end) - 946684800) * 1000000)::bigint,"
+    " b.profiles FROM p, b";
 static const char sql_leaks[] =
     "INSERT INTO msamp_leak (device, profile_id, t_end, site, slope, slope_var, since_s)"
     " SELECT $1, $2::bigint, $4::timestamptz, (e->>'i')::int, (e->>'slope')::float8,"
@@ -46,10 +46,17 @@ static const char sql_leaks[] =
     " ON CONFLICT DO NOTHING";
 /* The month's partitions (made once, in their own transaction: msamp_partition). */
 static const char sql_part[] = "SELECT msamp_partition(to_timestamp($1::numeric / 1e9))";
-/* The batch's rollup rows (summed by push) added to the stored ones. */
+/* The batch's rollup rows (summed by push) added to the stored ones of their key (device, bucket,
+ * h: the hash of stack and task) when those are of the same stack and task (schema version 7). */
 static const char sql_rollup[] =
-    "INSERT INTO msamp_rollup AS o SELECT * FROM msamp_rollup_in ON CONFLICT (device, bucket,"
-    " stack, task) DO UPDATE SET vals = msamp_vals_add(o.vals, EXCLUDED.vals)";
+    "WITH i AS (INSERT INTO msamp_rollup AS o (device, bucket, stack, task, types, vals)"
+    " SELECT * FROM msamp_rollup_in ON CONFLICT (device, bucket, h) DO UPDATE"
+    " SET types = CASE WHEN o.types = EXCLUDED.types THEN o.types"
+    " ELSE msamp_types_add(o.types, EXCLUDED.types) END,"
+    " vals = CASE WHEN o.types = EXCLUDED.types THEN msamp_rvals_sum(o.vals, EXCLUDED.vals)"
+    " ELSE msamp_rvals_add(o.types, o.vals, EXCLUDED.types, EXCLUDED.vals) END"
+    " WHERE o.stack = EXCLUDED.stack AND o.task = EXCLUDED.task RETURNING 1)"
+    " SELECT count(*) FROM i";
 
 static int push_prepare(PGconn *c, char *err, size_t errlen)
 {
@@ -62,7 +69,8 @@ static int push_prepare(PGconn *c, char *err, size_t errlen)
             return db_err(c, r, "preparing push's statements", err, errlen);
         PQclear(r);
     }
-    return db_cmd(c, "CREATE TEMP TABLE msamp_rollup_in (LIKE msamp_rollup) ON COMMIT DELETE ROWS",
+    return db_cmd(c, "CREATE TEMP TABLE msamp_rollup_in (device text, bucket bigint, stack text[],"
+                  " task text, types text[], vals bigint[]) ON COMMIT DELETE ROWS",
                   "preparing push's statements", err, errlen);
 }
 
@@ -107,27 +115,68 @@ static int copy_rows(PGconn *c, const char *table, const struct buf *rows, const
 }
 
 
-/* The batch's rollup rows as COPY text of msamp_rollup_in, then added to msamp_rollup. */
-static int store_rollup(PGconn *c, struct roll *roll, const char *what, char *err, size_t errlen)
+/* COPY binary's signature, flags and extension; its trailer. */
+#define COPY_HEAD "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0"
+#define COPY_TRAILER 0xffff
+
+/* The batch's rollup rows by COPY (binary): those of buckets this batch made straight into
+ * msamp_rollup (no stored row of theirs to add to), the others into msamp_rollup_in, then added
+ * to msamp_rollup: each inserted or added to, else (a stored row of its hash, another stack or
+ * task) an error. rows[1] and rows[0] hold those of new and of other buckets row_copy wrote
+ * (nrows[] of them, after COPY_HEAD); roll's are added to them. */
+static int store_rollup(PGconn *c, struct roll *roll, struct buf rows[2], size_t nrows[2],
+                        const char *what, char *err, size_t errlen)
 {
-    struct buf rows = {0};
-    for (size_t j = 0; j < roll->n; j++) {
-        buf_str(&rows, (const char *)roll->keys.p + roll->off[j]);
-        buf_put(&rows, "\t{", 2);
-        for (size_t t = 0, first = 1; t < roll->ntype; t++) {
-            if (!roll->has[j * roll->stride + t])
-                continue;
-            buf_str(&rows, first ? "" : ",");
-            buf_str(&rows, (const char *)roll->types.p + roll->toff[t]);
-            buf_put(&rows, ":", 1);
-            push_put_i64(&rows, roll->sum[j * roll->stride + t]);
-            first = 0;
-        }
-        buf_put(&rows, "}\n", 2);
+    int rc = 0;
+    for (int isnew = 1; isnew >= 0; isnew--) {
+        nrows[isnew] += roll_copy(roll, isnew, &rows[isnew]);
+        push_put_be(&rows[isnew], COPY_TRAILER, 2);
     }
-    int rc = copy_rows(c, "msamp_rollup_in", &rows, what, err, errlen);
-    buf_free(&rows);
-    return rc ? rc : db_cmd(c, sql_rollup, what, err, errlen);
+    if (nrows[1])
+        rc = copy_rows(c, "msamp_rollup (device, bucket, stack, task, types, vals)", &rows[1],
+                       what, err, errlen);
+    size_t n = nrows[0];
+    if (rc == 0 && n)
+        rc = copy_rows(c, "msamp_rollup_in", &rows[0], what, err, errlen);
+    if (rc != 0 || n == 0)
+        return rc;
+    PGresult *r = PQexec(c, sql_rollup);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return db_err(c, r, what, err, errlen);
+    long long added = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+    if (added == (long long)n)
+        return 0;
+    snprintf(err, errlen, "%s: %lld of %zu rollup rows have the hash of another site's stored in "
+             "their bucket (msamp_rollup's key): not stored", what, (long long)n - added, n);
+    return -1;
+}
+
+/* 1 when the profile's sample types' names are distinct (drain writes no other). */
+static int types_distinct(const struct push_row *w)
+{
+    for (size_t a = 0; a < w->p.nvt; a++)
+        for (size_t b = a + 1; b < w->p.nvt; b++)
+            if (strcmp(w->vtn[a], w->vtn[b]) == 0)
+                return 0;
+    return 1;
+}
+
+/* The stored profiles' site rows onto rows; their rollup rows: a profile alone in its bucket in
+ * this batch straight onto direct[1] (its bucket made by this batch) or direct[0] (ndirect[]
+ * counting them), the others summed in roll. */
+static void batch_rows(struct push_row **w, size_t n, struct buf *rows, struct roll *roll,
+                       struct buf direct[2], size_t ndirect[2])
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!w[i]->stored)
+            continue;
+        int alone = types_distinct(w[i]);
+        for (size_t j = 0; j < n && alone; j++)
+            alone = j == i || !w[j]->stored || strcmp(w[j]->bucket, w[i]->bucket) != 0;
+        row_copy(w[i], rows, roll, alone ? &direct[w[i]->bnew] : NULL);
+        ndirect[w[i]->bnew] += alone ? w[i]->nsites : 0;
+    }
 }
 
 /* The profile's row (prepared msamp_profile): w->stored, and once stored its id, t_end, bucket. */
@@ -151,6 +200,7 @@ static int store_profile(PGconn *c, struct push_row *w, const char *what, char *
     snprintf(w->te, sizeof(w->te), "%s", w->stored ? PQgetvalue(r, 0, 1) : "");
     snprintf(w->bucket, sizeof(w->bucket), "%s", w->stored ? PQgetvalue(r, 0, 2) : "");
     w->te_us = w->stored ? strtoll(PQgetvalue(r, 0, 3), NULL, 10) : 0;
+    w->bprofiles = w->stored ? strtoll(PQgetvalue(r, 0, 4), NULL, 10) : 0;
     PQclear(r);
     return 0;
 }
@@ -201,22 +251,32 @@ static int store_batch(PGconn *c, struct push_row **w, size_t n, int *culprit, c
         db_cmd(c, "BEGIN", "begin", err, errlen) != 0)
         return -1;
     char what[600];
-    struct buf rows = {0};
-    buf_put(&rows, "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0", 19); /* signature, flags, extension */
+    struct buf rows = {0}, rrows[2] = {{0}, {0}};
+    size_t nrrows[2] = {0, 0};
+    buf_put(&rows, COPY_HEAD, 19);
+    buf_put(&rrows[0], COPY_HEAD, 19);
+    buf_put(&rrows[1], COPY_HEAD, 19);
     struct roll roll;
     memset(&roll, 0, sizeof(roll));
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         snprintf(what, sizeof(what), "%s: storing it", w[i]->path);
         rc = store_profile(c, w[i], what, err, errlen);
-        if (rc != 0)
+        if (rc != 0) {
             *culprit = (int)i;
-        else if (w[i]->stored)
-            row_copy(w[i], &rows, &roll);
+        } else if (w[i]->stored) {
+            /* its bucket made by this batch: as many of its profiles as this batch stored */
+            long long mine = 1;
+            for (size_t j = 0; j < i; j++)
+                mine += w[j]->stored && strcmp(w[j]->bucket, w[i]->bucket) == 0;
+            w[i]->bnew = w[i]->bprofiles == mine;
+        }
     }
+    if (rc == 0)
+        batch_rows(w, n, &rows, &roll, rrows, nrrows);
     if (n > 1)
         snprintf(what, sizeof(what), "storing %zu profiles (%s ...)", n, w[0]->path);
-    push_put_be(&rows, 0xffff, 2); /* the trailer */
+    push_put_be(&rows, COPY_TRAILER, 2);
     if (rc == 0)
         rc = copy_rows(c, "msamp_site", &rows, what, err, errlen);
     for (size_t i = 0; i < n && rc == 0; i++) {
@@ -229,12 +289,14 @@ static int store_batch(PGconn *c, struct push_row **w, size_t n, int *culprit, c
         PQclear(r);
     }
     if (rc == 0)
-        rc = store_rollup(c, &roll, what, err, errlen);
+        rc = store_rollup(c, &roll, rrows, nrrows, what, err, errlen);
     if (rc == 0)
         rc = db_cmd(c, "COMMIT", what, err, errlen);
     else if (PQstatus(c) == CONNECTION_OK)
         PQclear(PQexec(c, "ROLLBACK"));
     buf_free(&rows);
+    buf_free(&rrows[0]);
+    buf_free(&rrows[1]);
     roll_free(&roll);
     return rc;
 }

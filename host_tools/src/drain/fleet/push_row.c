@@ -213,38 +213,22 @@ static void site_bin(struct buf *out, const char *js, const char *task, struct b
     t->len = 0;
 }
 
-/* The sites' columns as COPY text (docs/FLEET.md "Push"): each site's stack (a text[] literal)
- * and task, a tab between, into keys (site j's at keys->p + koff[j]); the same in COPY's binary
- * format into bkeys (at bkoff[j]); its values into vals (nvt a site). The sites freed. */
-static void site_rows(const struct prof *p, struct site *sites, size_t nsites, struct buf *keys,
-                      size_t **koff, int64_t **vals, struct buf *bkeys, size_t **bkoff)
+/* The sites' columns in COPY's binary format (docs/FLEET.md "Push"): each site's stack (text[])
+ * and task into bkeys (site j's at bkoff[j]); its values into vals (nvt a site). The sites
+ * freed. */
+static void site_rows(const struct prof *p, struct site *sites, size_t nsites, int64_t **vals,
+                      struct buf *bkeys, size_t **bkoff)
 {
-    *koff = xcalloc(nsites + 1, sizeof(size_t));
     *bkoff = xcalloc(nsites + 1, sizeof(size_t));
     *vals = xcalloc(nsites * p->nvt + 1, sizeof(int64_t));
     struct buf t = {0};
     for (size_t j = 0; j < nsites; j++) {
-        (*koff)[j] = keys->len;
         (*bkoff)[j] = bkeys->len;
         site_bin(bkeys, sites[j].key + 1, sites[j].task, &t);
-        const char *js = sites[j].key + 1; /* the JSON array's strings */
-        buf_str(keys, "{");
-        for (int first = 1; *js == '"'; first = 0) {
-            if (!first)
-                buf_str(keys, ",");
-            copy_json_str(keys, &js, 1);
-            js += *js == ',';
-        }
-        buf_str(keys, "}\t");
-        t.len = 0;
-        json_put_str(&t, sites[j].task, strlen(sites[j].task), 0);
-        const char *ts = buf_cstr(&t);
-        copy_json_str(keys, &ts, 0);
         memcpy(*vals + j * p->nvt, sites[j].val, p->nvt * sizeof(int64_t));
         free(sites[j].key);
         free(sites[j].val);
     }
-    (*koff)[nsites] = keys->len;
     (*bkoff)[nsites] = bkeys->len;
     buf_free(&t);
     free(sites);
@@ -288,7 +272,7 @@ static size_t site_rollup(struct push_row *w, uint32_t **site_of_sample)
         (*site_of_sample)[s] = (uint32_t)j;
     }
     umap_free(&idx);
-    site_rows(p, sites, nsites, &w->keys, &w->koff, &w->vals, &w->bkeys, &w->bkoff);
+    site_rows(p, sites, nsites, &w->vals, &w->bkeys, &w->bkoff);
     return nsites;
 }
 
@@ -470,18 +454,6 @@ static void row_totals(struct push_row *w, const struct prof *p)
 static void row_sites(struct push_row *w, const struct prof *p)
 {
     w->nsites = site_rollup(w, &w->site_of);
-    w->vtoff = xcalloc(p->nvt + 1, sizeof(size_t));
-    struct buf t = {0};
-    for (size_t v = 0; v < p->nvt; v++) {
-        w->vtoff[v] = w->vtj.len;
-        t.len = 0;
-        json_put_str(&t, w->vtn[v], strlen(w->vtn[v]), 0);
-        for (size_t i = 0; i < t.len; i++)
-            copy_byte(&w->vtj, t.p[i]);
-        buf_put(&w->vtj, "", 1);
-    }
-    w->vtoff[p->nvt] = w->vtj.len;
-    buf_free(&t);
     struct growth_leak gl[256];
     size_t ngl = growth_leaks_from_prof(p, gl, 256);
     buf_str(&w->leaks, "[");
@@ -500,13 +472,9 @@ void row_free(struct push_row *w)
     free(w->vtn);
     free(w->cm);
     free(w->site_of);
-    free(w->koff);
     free(w->bkoff);
     free(w->vals);
-    free(w->vtoff);
-    buf_free(&w->keys);
     buf_free(&w->bkeys);
-    buf_free(&w->vtj);
     buf_free(&w->lab);
     buf_free(&w->vts);
     buf_free(&w->tot);
@@ -537,8 +505,8 @@ int row_read(struct push_row *w, const char *path, char *err, size_t errlen)
  * bucket's merged profile made before is stale: fleet merge makes it again): its id, t_end,
  * bucket. */
 
-/* Sample type JSON name tj's index among the batch's (one made when new: the rows' sums moved
- * to a wider stride when full). */
+/* Sample type tj's index among the batch's (one made when new: the rows' sums moved to a wider
+ * stride when full). */
 static size_t roll_type(struct roll *r, const char *tj)
 {
     size_t t = 0;
@@ -564,15 +532,23 @@ static size_t roll_type(struct roll *r, const char *tj)
     return r->ntype++;
 }
 
+/* Row j's key's length. */
+static size_t roll_klen(const struct roll *r, size_t j)
+{
+    return (j + 1 < r->n ? r->off[j + 1] : r->keys.len) - r->off[j];
+}
+
 /* The row of key (len bytes): its index, made when new. */
-static size_t roll_row(struct roll *r, const char *key, size_t len)
+static size_t roll_row(struct roll *r, const uint8_t *key, size_t len)
 {
     uint64_t h = hash_bytes(key, len, 7);
     size_t j = umap_get(&r->idx, h);
-    if (j < r->n && strcmp((const char *)r->keys.p + r->off[j], key) != 0)
+#define ROLL_SAME(j) (roll_klen(r, j) == len && memcmp(r->keys.p + r->off[j], key, len) == 0)
+    if (j < r->n && !ROLL_SAME(j))
         for (j = 0; j < r->n; j++) /* a hash collision: look through all (rare) */
-            if (strcmp((const char *)r->keys.p + r->off[j], key) == 0)
+            if (ROLL_SAME(j))
                 break;
+#undef ROLL_SAME
     if (j < r->n)
         return j;
     if (r->n == r->cap) {
@@ -580,14 +556,66 @@ static size_t roll_row(struct roll *r, const char *key, size_t len)
         r->off = xrealloc(r->off, ncap * sizeof(*r->off));
         r->sum = xrealloc(r->sum, (ncap * r->stride + 1) * sizeof(int64_t));
         r->has = xrealloc(r->has, ncap * r->stride + 1);
+        r->isnew = xrealloc(r->isnew, ncap);
         r->cap = ncap;
     }
     memset(r->sum + r->n * r->stride, 0, r->stride * sizeof(int64_t));
     memset(r->has + r->n * r->stride, 0, r->stride);
     r->off[r->n] = r->keys.len;
-    buf_put(&r->keys, key, len + 1);
+    buf_put(&r->keys, key, len);
     umap_put(&r->idx, h, (uint32_t)r->n);
     return r->n++;
+}
+
+/* A one-dimensional array's header in COPY's binary format (n elements of type oid; none: no
+ * dimension), its length field first (0: be_len_at sets it, from at). */
+static size_t arr_head(struct buf *out, size_t n, unsigned oid)
+{
+    push_put_be(out, 0, 4);
+    size_t at = out->len;
+    push_put_be(out, n ? 1 : 0, 4);
+    push_put_be(out, 0, 4); /* no NULL */
+    push_put_be(out, oid, 4);
+    if (n) {
+        push_put_be(out, n, 4);
+        push_put_be(out, 1, 4); /* lower bound */
+    }
+    return at;
+}
+
+size_t roll_copy(const struct roll *r, int isnew, struct buf *out)
+{
+    size_t rows = 0;
+    for (size_t j = 0; j < r->n; j++) {
+        if (r->isnew[j] != isnew)
+            continue;
+        rows++;
+        const uint8_t *has = r->has + j * r->stride;
+        const int64_t *sum = r->sum + j * r->stride;
+        size_t nt = 0;
+        for (size_t t = 0; t < r->ntype; t++)
+            nt += has[t];
+        push_put_be(out, 6, 2); /* the fields: device, bucket, stack, task (the key), types, vals */
+        buf_put(out, r->keys.p + r->off[j], roll_klen(r, j));
+        size_t at = arr_head(out, nt, 25); /* text */
+        for (size_t t = 0; t < r->ntype; t++) {
+            const char *name = (const char *)r->types.p + r->toff[t];
+            if (!has[t])
+                continue;
+            push_put_be(out, strlen(name), 4);
+            buf_str(out, name);
+        }
+        be_len_at(out, at);
+        at = arr_head(out, nt, 20); /* int8 */
+        for (size_t t = 0; t < r->ntype; t++) {
+            if (!has[t])
+                continue;
+            push_put_be(out, 8, 4);
+            push_put_be(out, (uint64_t)sum[t], 8);
+        }
+        be_len_at(out, at);
+    }
+    return rows;
 }
 
 void roll_free(struct roll *r)
@@ -598,6 +626,7 @@ void roll_free(struct roll *r)
     free(r->toff);
     free(r->sum);
     free(r->has);
+    free(r->isnew);
     umap_free(&r->idx);
 }
 
@@ -615,15 +644,29 @@ void push_put_i64(struct buf *b, int64_t x)
     buf_put(b, t + sizeof(t) - n, (size_t)n);
 }
 
+/* The types' names as COPY binary's text[] field (its length first) onto out. */
+static void names_field(struct buf *out, const char *const *name, size_t n)
+{
+    size_t at = arr_head(out, n, 25); /* text */
+    for (size_t t = 0; t < n; t++) {
+        push_put_be(out, strlen(name[t]), 4);
+        buf_str(out, name[t]);
+    }
+    be_len_at(out, at);
+}
+
 /* A stored profile's site rows (COPY binary of msamp_site: device, profile_id, t_end, site,
- * stack, task, vals) into out; its sites' values added to the batch's rollup rows (roll). */
-void row_copy(const struct push_row *w, struct buf *out, struct roll *roll)
+ * stack, task, vals) into out; its sites' values added to the batch's rollup rows (roll), or,
+ * direct given, its sites as rollup rows onto direct (roll_copy's rows: the profile alone in its
+ * bucket in this batch, its sample types' names distinct). */
+void row_copy(const struct push_row *w, struct buf *out, struct roll *roll, struct buf *direct)
 {
     const struct prof *p = &w->p;
-    struct buf head = {0}, k = {0};
-    for (const char *d = w->device; *d; d++)
-        copy_byte(&k, (unsigned char)*d);
-    buf_printf(&k, "\t%s\t", w->bucket);
+    struct buf head = {0}, k = {0}, names = {0};
+    push_put_be(&k, strlen(w->device), 4); /* the rollup row's key: device, bucket (binary) */
+    buf_str(&k, w->device);
+    push_put_be(&k, 8, 4);
+    push_put_be(&k, (uint64_t)strtoll(w->bucket, NULL, 10), 8);
     size_t klen = k.len;
     push_put_be(&head, 7, 2); /* the fields */
     push_put_be(&head, strlen(w->device), 4);
@@ -633,16 +676,19 @@ void row_copy(const struct push_row *w, struct buf *out, struct roll *roll)
     push_put_be(&head, 8, 4);
     push_put_be(&head, (uint64_t)w->te_us, 8);
     size_t *tix = xcalloc(p->nvt + 1, sizeof(size_t));
-    for (size_t v = 0; v < p->nvt; v++)
-        tix[v] = roll_type(roll, (const char *)w->vtj.p + w->vtoff[v]);
+    for (size_t v = 0; v < p->nvt && !direct; v++)
+        tix[v] = roll_type(roll, w->vtn[v]);
+    if (direct)
+        names_field(&names, w->vtn, p->nvt);
     for (size_t j = 0; j < w->nsites; j++) {
-        const char *sk = (const char *)w->keys.p + w->koff[j];
-        size_t sl = w->koff[j + 1] - w->koff[j];
+        const uint8_t *bk = w->bkeys.p + w->bkoff[j];
+        size_t bl = w->bkoff[j + 1] - w->bkoff[j];
         buf_put(out, head.p, head.len);
         push_put_be(out, 4, 4);
         push_put_be(out, j, 4);
-        buf_put(out, w->bkeys.p + w->bkoff[j], w->bkoff[j + 1] - w->bkoff[j]);
+        buf_put(out, bk, bl);
         /* vals: int8[] of the profile's sample types, in their order */
+        size_t vat = out->len;
         push_put_be(out, p->nvt ? 20 + 12 * p->nvt : 12, 4);
         push_put_be(out, p->nvt ? 1 : 0, 4);
         push_put_be(out, 0, 4);
@@ -651,18 +697,30 @@ void row_copy(const struct push_row *w, struct buf *out, struct roll *roll)
             push_put_be(out, p->nvt, 4);
             push_put_be(out, 1, 4);
         }
-        k.len = klen;
-        buf_put(&k, sk, sl);
-        size_t row = roll_row(roll, buf_cstr(&k), k.len);
         for (size_t v = 0; v < p->nvt; v++) {
-            int64_t x = w->vals[j * p->nvt + v];
             push_put_be(out, 8, 4);
-            push_put_be(out, (uint64_t)x, 8);
-            roll->sum[row * roll->stride + tix[v]] += x;
+            push_put_be(out, (uint64_t)w->vals[j * p->nvt + v], 8);
+        }
+        if (direct) { /* device, bucket, stack, task, types, vals (the site row's) */
+            push_put_be(direct, 6, 2);
+            buf_put(direct, k.p, klen);
+            buf_put(direct, bk, bl);
+            buf_put(direct, names.p, names.len);
+            buf_put(direct, out->p + vat, out->len - vat);
+            continue;
+        }
+        k.len = klen;
+        buf_put(&k, bk, bl);
+        size_t made = roll->n, row = roll_row(roll, k.p, k.len);
+        if (row == made)
+            roll->isnew[row] = (uint8_t)(w->bnew != 0);
+        for (size_t v = 0; v < p->nvt; v++) {
+            roll->sum[row * roll->stride + tix[v]] += w->vals[j * p->nvt + v];
             roll->has[row * roll->stride + tix[v]] = 1;
         }
     }
     free(tix);
     buf_free(&head);
     buf_free(&k);
+    buf_free(&names);
 }

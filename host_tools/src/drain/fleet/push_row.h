@@ -23,13 +23,10 @@ struct push_row {
     char **lv;                    /* its labels K=V */
     size_t nlv;
     struct buf lab, vts, cms, tot, leaks; /* text arrays, the totals, the leaks */
-    struct buf keys;              /* the sites' stack and task as COPY text (site_rows) */
-    size_t *koff, nsites;
-    struct buf bkeys;             /* the same as COPY binary's two fields */
+    size_t nsites;
+    struct buf bkeys;             /* the sites' stack and task as COPY binary's two fields */
     size_t *bkoff;
     int64_t *vals;                /* nvt a site */
-    struct buf vtj;               /* the sample types as JSON strings, COPY text, 0 after each */
-    size_t *vtoff;
     uint32_t *site_of;            /* each sample's site */
     struct buf raw;               /* the file */
     struct prof p;
@@ -37,16 +34,19 @@ struct push_row {
     char id[32], te[64], bucket[32]; /* once stored: its id, t_end, rollup bucket */
     int64_t te_us;                /* its t_end in COPY binary's timestamptz (us since 2000) */
     int stored;                   /* 1 stored, 0 there already */
+    long long bprofiles;          /* its bucket's profiles once it is stored */
+    int bnew;                     /* its bucket made by this batch (no rollup row of it stored) */
 };
 
-/* A batch's rollup rows, summed by push: each row's key (device, bucket, stack, task as COPY text,
- * a 0 after each) and its sum of each of the batch's sample types (types: their JSON names as
- * COPY text, a 0 after each; stride sums a row, has says which it holds). */
+/* A batch's rollup rows, summed by push: each row's key (device, bucket, stack, task: COPY binary's
+ * fields, row j's at off[j]) and its sum of each of the batch's sample types (types: their names,
+ * a 0 after each; stride sums a row, has says which it holds). */
 struct roll {
     struct buf keys, types;
     size_t *off, n, cap, *toff, ntype, tcap, stride;
     int64_t *sum;
     uint8_t *has;
+    uint8_t *isnew;               /* the row's bucket made by this batch (push_row's bnew) */
     struct umap idx;
 };
 
@@ -54,9 +54,15 @@ struct roll {
 int row_read(struct push_row *w, const char *path, char *err, size_t errlen);
 void row_free(struct push_row *w);
 /* A stored profile's site rows (COPY binary of msamp_site, without the header) into out; its
- * sites' values added to the batch's rollup rows (roll). */
-void row_copy(const struct push_row *w, struct buf *out, struct roll *roll);
+ * sites' values added to the batch's rollup rows (roll), or (direct not NULL: the profile alone
+ * in its bucket in the batch, its types' names distinct) its sites' rollup rows onto direct as
+ * roll_copy writes them. */
+void row_copy(const struct push_row *w, struct buf *out, struct roll *roll, struct buf *direct);
 void roll_free(struct roll *r);
+/* The batch's rollup rows of new buckets (isnew set) or of the others as COPY binary rows of
+ * msamp_rollup's (device, bucket, stack, task, types, vals: the types each row has, their sums)
+ * onto out (no header, no trailer): how many. */
+size_t roll_copy(const struct roll *r, int isnew, struct buf *out);
 /* x in decimal onto b. */
 void push_put_i64(struct buf *b, int64_t x);
 /* x's low bytes big-endian onto b (COPY's binary format). */

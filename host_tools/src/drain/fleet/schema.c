@@ -2,7 +2,8 @@
  * The fleet store's schema (docs/FLEET.md "Schema"): its six versions as SQL, each migrating the
  * one before (version 3: the tables partitioned by month, msamp_partition making a month's;
  * version 4: the rollups; version 5: the buckets' merged profiles; version 6: site rows' values
- * as bigint[], no primary key on them), and
+ * as bigint[], no primary key on them; version 7: rollup rows' sums as bigint[], keyed by a
+ * hash of the stack), and
  * db_schema, which creates the schema or migrates it to this drain's version under the advisory
  * lock, in one transaction.
  */
@@ -253,6 +254,66 @@ static const char schema_v6[] =
     " $f$;"
     "INSERT INTO msamp_schema VALUES (6);";
 
+/* Version 7: rollup rows cheaper to add to (docs/FLEET.md "Push"): a row's sums as types text[]
+ * (the sample types it has) and vals bigint[] (their sums, in that order), sent by COPY's binary
+ * format (jsonb before: its parsing was half of their COPY); its key (device, bucket, h), h a
+ * 64-bit hash of the stack and task the server computes (a generated column), not the stack's
+ * text[] (comparing and storing it in the index was most of the upsert). A push adds a row to the
+ * stored one of its key only when their stack and task are the same (the ON CONFLICT's WHERE):
+ * a row that is not (two sites' hashes equal in a bucket) fails the push with an error, never
+ * joins two sites. msamp_rvals_sum adds two rows' sums of the same types (elementwise: plpgsql,
+ * cheaper than a SQL function's subquery), msamp_rvals_add by type name (their types differ).
+ * Version 6's rows converted, their types by name. */
+#define V7_ROLLUP_SUMS(k, s) \
+    "array_agg(" k " ORDER BY " k "), array_agg(" s " ORDER BY " k ")"
+static const char schema_v7[] =
+    "ALTER TABLE msamp_rollup RENAME TO msamp_rollup_v6;"
+    "ALTER INDEX msamp_rollup_pkey RENAME TO msamp_rollup_v6_pkey;"
+    "CREATE TABLE msamp_rollup (device text NOT NULL, bucket bigint NOT NULL,"
+    " stack text[] NOT NULL, task text NOT NULL, types text[] NOT NULL, vals bigint[] NOT NULL,"
+    " h bigint NOT NULL GENERATED ALWAYS AS"
+    " (hash_array_extended(stack, 0) # hashtextextended(task, 0)) STORED,"
+    " PRIMARY KEY (device, bucket, h)) WITH (fillfactor = 50);"
+    "INSERT INTO msamp_rollup (device, bucket, stack, task, types, vals) SELECT r.device,"
+    " r.bucket, r.stack, r.task, coalesce(array_agg(k ORDER BY k) FILTER (WHERE k IS NOT NULL),"
+    " '{}'), coalesce(array_agg(v::numeric::bigint ORDER BY k) FILTER (WHERE k IS NOT NULL), '{}')"
+    " FROM msamp_rollup_v6 r LEFT JOIN LATERAL jsonb_each_text(r.vals) x(k, v) ON true"
+    " GROUP BY r.device, r.bucket, r.stack, r.task;"
+    "DROP TABLE msamp_rollup_v6;"
+    "DROP FUNCTION msamp_vals_add(jsonb, jsonb);"
+    "CREATE FUNCTION msamp_types_add(ta text[], tb text[]) RETURNS text[] LANGUAGE sql IMMUTABLE"
+    " AS $f$ SELECT CASE WHEN ta = tb THEN ta ELSE ta || ARRAY(SELECT t FROM unnest(tb)"
+    " WITH ORDINALITY u(t, o) WHERE t <> ALL (ta) ORDER BY o) END $f$;"
+    "CREATE FUNCTION msamp_rvals_sum(va bigint[], vb bigint[]) RETURNS bigint[] LANGUAGE plpgsql"
+    " IMMUTABLE AS $f$ DECLARE r bigint[] := va; BEGIN"
+    " FOR i IN 1 .. coalesce(array_length(va, 1), 0) LOOP r[i] := r[i] + vb[i]; END LOOP;"
+    " RETURN r; END $f$;"
+    "CREATE FUNCTION msamp_rvals_add(ta text[], va bigint[], tb text[], vb bigint[])"
+    " RETURNS bigint[] LANGUAGE sql IMMUTABLE AS $f$ SELECT CASE WHEN ta = tb THEN"
+    " ARRAY(SELECT x + y FROM unnest(va, vb) WITH ORDINALITY u(x, y, o) ORDER BY o) ELSE"
+    " ARRAY(SELECT coalesce(va[array_position(ta, t)], 0) + coalesce(vb[array_position(tb, t)], 0)"
+    " FROM unnest(msamp_types_add(ta, tb)) WITH ORDINALITY u(t, o) ORDER BY o) END $f$;"
+    "CREATE OR REPLACE FUNCTION msamp_rollup_rebuild(ids bigint[]) RETURNS void LANGUAGE sql AS $f$"
+    " DELETE FROM msamp_rollup WHERE bucket = ANY (ids);"
+    " DELETE FROM msamp_bucket b WHERE b.id = ANY (ids) AND NOT EXISTS (SELECT 1"
+    "  FROM msamp_profile p WHERE p.device = b.device AND p.build_id = b.build_id"
+    "  AND p.labels = b.labels AND msamp_day(p.t_end) = b.day);"
+    " UPDATE msamp_bucket b SET (profiles, t_start_min, t_start_max, t_end_min, t_end_max) ="
+    "  (SELECT count(*), min(p.t_start), max(p.t_start), min(p.t_end), max(p.t_end)"
+    "  FROM msamp_profile p WHERE p.device = b.device AND p.build_id = b.build_id"
+    "  AND p.labels = b.labels AND msamp_day(p.t_end) = b.day) WHERE b.id = ANY (ids);"
+    " INSERT INTO msamp_rollup (device, bucket, stack, task, types, vals) SELECT device, id,"
+    "  stack, task, " V7_ROLLUP_SUMS("k", "s") " FROM"
+    "  (SELECT b.device, b.id, st.stack, st.task, v.k, sum(v.x)::bigint AS s"
+    "  FROM msamp_bucket b JOIN msamp_profile p ON p.device = b.device"
+    "  AND p.build_id = b.build_id AND p.labels = b.labels AND msamp_day(p.t_end) = b.day"
+    "  JOIN msamp_site st ON st.device = p.device AND st.profile_id = p.id"
+    "  AND st.t_end = p.t_end, unnest(p.sample_types, st.vals) v(k, x) WHERE b.id = ANY (ids)"
+    "  AND v.k IS NOT NULL AND v.x IS NOT NULL"
+    "  GROUP BY b.device, b.id, st.stack, st.task, v.k) x GROUP BY device, id, stack, task;"
+    " $f$;"
+    "INSERT INTO msamp_schema VALUES (7);";
+
 int schema_target(void)
 {
     const char *upto = getenv("MSAMP_DRAIN_FLEET_SCHEMA");
@@ -302,7 +363,8 @@ int db_schema(PGconn *c, int create, char *err, size_t errlen)
     if (v < target && v > 0 && schema_version(c, &v, "reading the schema version", err, errlen))
         goto fail;
     static const char *const steps[FLEET_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3,
-                                                                   schema_v4, schema_v5, schema_v6};
+                                                                   schema_v4, schema_v5, schema_v6,
+                                                                   schema_v7};
     for (; v < target; v++)
         if (db_cmd(c, steps[v], v ? "migrating the schema" : "creating the schema", err, errlen) !=
             0)

@@ -6,7 +6,7 @@
 #include <libpq-fe.h>
 #include <stddef.h>
 
-#define FLEET_SCHEMA_VERSION 6
+#define FLEET_SCHEMA_VERSION 7
 
 /* The version the schema is made or migrated to: this drain's, or MSAMP_DRAIN_FLEET_SCHEMA=N when
  * N is an older one (the test of a migration makes a version 1 store with it). */
