@@ -152,6 +152,19 @@ static const char schema_v3[] =
     "DROP TABLE msamp_leak_v2, msamp_site_v2, msamp_profile_v2;"
     "INSERT INTO msamp_schema VALUES (3);";
 
+/* msamp_rollup_rebuild's first statements, the same in every version that defines it (4, 6, 7):
+ * the buckets' rollup rows dropped, emptied buckets dropped, the others' counts and time bounds
+ * computed again from their profiles. */
+#define ROLLUP_REBUILD_BOUNDS \
+    " DELETE FROM msamp_rollup WHERE bucket = ANY (ids);" \
+    " DELETE FROM msamp_bucket b WHERE b.id = ANY (ids) AND NOT EXISTS (SELECT 1" \
+    "  FROM msamp_profile p WHERE p.device = b.device AND p.build_id = b.build_id" \
+    "  AND p.labels = b.labels AND msamp_day(p.t_end) = b.day);" \
+    " UPDATE msamp_bucket b SET (profiles, t_start_min, t_start_max, t_end_min, t_end_max) =" \
+    "  (SELECT count(*), min(p.t_start), max(p.t_start), min(p.t_end), max(p.t_end)" \
+    "  FROM msamp_profile p WHERE p.device = b.device AND p.build_id = b.build_id" \
+    "  AND p.labels = b.labels AND msamp_day(p.t_end) = b.day) WHERE b.id = ANY (ids);"
+
 /* Version 4: the rollups (docs/FLEET.md "Rollups"). A bucket is the profiles of one device, build
  * id, labels and UTC day (msamp_day of t_end), with their count and time bounds; msamp_rollup
  * holds, per bucket, each site's (stack, task) sum of each sample type over the bucket's
@@ -179,14 +192,7 @@ static const char schema_v4[] =
     /* The buckets ids from the profiles left: emptied ones go, the others' bounds and sums
      * computed again from their site rows. */
     "CREATE FUNCTION msamp_rollup_rebuild(ids bigint[]) RETURNS void LANGUAGE sql AS $f$"
-    " DELETE FROM msamp_rollup WHERE bucket = ANY (ids);"
-    " DELETE FROM msamp_bucket b WHERE b.id = ANY (ids) AND NOT EXISTS (SELECT 1"
-    "  FROM msamp_profile p WHERE p.device = b.device AND p.build_id = b.build_id"
-    "  AND p.labels = b.labels AND msamp_day(p.t_end) = b.day);"
-    " UPDATE msamp_bucket b SET (profiles, t_start_min, t_start_max, t_end_min, t_end_max) ="
-    "  (SELECT count(*), min(p.t_start), max(p.t_start), min(p.t_end), max(p.t_end)"
-    "  FROM msamp_profile p WHERE p.device = b.device AND p.build_id = b.build_id"
-    "  AND p.labels = b.labels AND msamp_day(p.t_end) = b.day) WHERE b.id = ANY (ids);"
+    ROLLUP_REBUILD_BOUNDS
     " INSERT INTO msamp_rollup SELECT device, id, stack, task, jsonb_object_agg(k, s) FROM"
     "  (SELECT b.device, b.id, st.stack, st.task, v.key AS k, sum(v.value::numeric) AS s"
     "  FROM msamp_bucket b JOIN msamp_profile p ON p.device = b.device"
@@ -214,6 +220,15 @@ static const char schema_v5[] =
     "ALTER TABLE msamp_merged ALTER COLUMN bytes SET STORAGE EXTERNAL;"
     "INSERT INTO msamp_schema VALUES (5);";
 
+/* The site rows' values (k: a sample type, x: its value) of the profiles of buckets ids, from
+ * version 6's site rows (vals: a bigint[] in the profile's sample_types order): what versions 6 and
+ * 7's msamp_rollup_rebuild sum. */
+#define ROLLUP_REBUILD_VALUES \
+    "  FROM msamp_bucket b JOIN msamp_profile p ON p.device = b.device" \
+    "  AND p.build_id = b.build_id AND p.labels = b.labels AND msamp_day(p.t_end) = b.day" \
+    "  JOIN msamp_site st ON st.device = p.device AND st.profile_id = p.id" \
+    "  AND st.t_end = p.t_end, unnest(p.sample_types, st.vals) v(k, x) WHERE b.id = ANY (ids)"
+
 /* Version 6: site rows cheaper to store (docs/FLEET.md "Push"): vals, each sample type's value,
  * a bigint[] in the order of the profile's sample_types (jsonb before: its parsing was most of a
  * push's server time), sent by COPY's binary format; the site rows' primary key (device,
@@ -235,20 +250,10 @@ static const char schema_v6[] =
     " AS $f$ SELECT coalesce(jsonb_object_agg(k, v), '{}') FROM unnest(types, vals) x(k, v)"
     " WHERE k IS NOT NULL AND v IS NOT NULL $f$;"
     "CREATE OR REPLACE FUNCTION msamp_rollup_rebuild(ids bigint[]) RETURNS void LANGUAGE sql AS $f$"
-    " DELETE FROM msamp_rollup WHERE bucket = ANY (ids);"
-    " DELETE FROM msamp_bucket b WHERE b.id = ANY (ids) AND NOT EXISTS (SELECT 1"
-    "  FROM msamp_profile p WHERE p.device = b.device AND p.build_id = b.build_id"
-    "  AND p.labels = b.labels AND msamp_day(p.t_end) = b.day);"
-    " UPDATE msamp_bucket b SET (profiles, t_start_min, t_start_max, t_end_min, t_end_max) ="
-    "  (SELECT count(*), min(p.t_start), max(p.t_start), min(p.t_end), max(p.t_end)"
-    "  FROM msamp_profile p WHERE p.device = b.device AND p.build_id = b.build_id"
-    "  AND p.labels = b.labels AND msamp_day(p.t_end) = b.day) WHERE b.id = ANY (ids);"
+    ROLLUP_REBUILD_BOUNDS
     " INSERT INTO msamp_rollup SELECT device, id, stack, task, jsonb_object_agg(k, s) FROM"
     "  (SELECT b.device, b.id, st.stack, st.task, v.k, sum(v.x) AS s"
-    "  FROM msamp_bucket b JOIN msamp_profile p ON p.device = b.device"
-    "  AND p.build_id = b.build_id AND p.labels = b.labels AND msamp_day(p.t_end) = b.day"
-    "  JOIN msamp_site st ON st.device = p.device AND st.profile_id = p.id"
-    "  AND st.t_end = p.t_end, unnest(p.sample_types, st.vals) v(k, x) WHERE b.id = ANY (ids)"
+    ROLLUP_REBUILD_VALUES
     "  AND v.k IS NOT NULL AND v.x IS NOT NULL"
     "  GROUP BY b.device, b.id, st.stack, st.task, v.k) x GROUP BY device, id, stack, task;"
     " $f$;"
@@ -294,21 +299,11 @@ static const char schema_v7[] =
     " ARRAY(SELECT coalesce(va[array_position(ta, t)], 0) + coalesce(vb[array_position(tb, t)], 0)"
     " FROM unnest(msamp_types_add(ta, tb)) WITH ORDINALITY u(t, o) ORDER BY o) END $f$;"
     "CREATE OR REPLACE FUNCTION msamp_rollup_rebuild(ids bigint[]) RETURNS void LANGUAGE sql AS $f$"
-    " DELETE FROM msamp_rollup WHERE bucket = ANY (ids);"
-    " DELETE FROM msamp_bucket b WHERE b.id = ANY (ids) AND NOT EXISTS (SELECT 1"
-    "  FROM msamp_profile p WHERE p.device = b.device AND p.build_id = b.build_id"
-    "  AND p.labels = b.labels AND msamp_day(p.t_end) = b.day);"
-    " UPDATE msamp_bucket b SET (profiles, t_start_min, t_start_max, t_end_min, t_end_max) ="
-    "  (SELECT count(*), min(p.t_start), max(p.t_start), min(p.t_end), max(p.t_end)"
-    "  FROM msamp_profile p WHERE p.device = b.device AND p.build_id = b.build_id"
-    "  AND p.labels = b.labels AND msamp_day(p.t_end) = b.day) WHERE b.id = ANY (ids);"
+    ROLLUP_REBUILD_BOUNDS
     " INSERT INTO msamp_rollup (device, bucket, stack, task, types, vals) SELECT device, id,"
     "  stack, task, " V7_ROLLUP_SUMS("k", "s") " FROM"
     "  (SELECT b.device, b.id, st.stack, st.task, v.k, sum(v.x)::bigint AS s"
-    "  FROM msamp_bucket b JOIN msamp_profile p ON p.device = b.device"
-    "  AND p.build_id = b.build_id AND p.labels = b.labels AND msamp_day(p.t_end) = b.day"
-    "  JOIN msamp_site st ON st.device = p.device AND st.profile_id = p.id"
-    "  AND st.t_end = p.t_end, unnest(p.sample_types, st.vals) v(k, x) WHERE b.id = ANY (ids)"
+    ROLLUP_REBUILD_VALUES
     "  AND v.k IS NOT NULL AND v.x IS NOT NULL"
     "  GROUP BY b.device, b.id, st.stack, st.task, v.k) x GROUP BY device, id, stack, task;"
     " $f$;"
