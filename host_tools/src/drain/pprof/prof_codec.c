@@ -48,11 +48,10 @@ static int validate_samples(const struct prof *p, char *err, size_t errlen)
                              i + 1, p->nvt);
             if (s->nlabel > PROF_MAX_DEPTH || (size_t)s->label_off + s->nlabel > p->nlabelpool)
                 return vfail(err, errlen, "sample %zu: bad labels", i + 1);
-            const uint64_t *locs = &p->locpool[s->loc_off];
-            for (uint32_t j = 0; j < s->nloc; j++)
-                if (locs[j] - 1 >= p->nlocation) /* 0 wraps to the largest */
+            for (uint32_t j = 0; j < s->nloc; j++) /* (no pointer into locpool: it may be NULL) */
+                if (p->locpool[s->loc_off + j] - 1 >= p->nlocation) /* 0 wraps to the largest */
                     return vfail(err, errlen, "sample %zu refers to unknown location %llu", i + 1,
-                                 (unsigned long long)locs[j]);
+                                 (unsigned long long)p->locpool[s->loc_off + j]);
             if (s->label_off == checked_off && s->nlabel <= checked_n)
                 continue;
             checked_off = s->label_off, checked_n = s->nlabel;
