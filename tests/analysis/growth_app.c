@@ -10,11 +10,18 @@
  *   pool_once (with GROWTH_POOL=1): POOL_N blocks of POOL_SIZE bytes allocated at once at 70 % of
  *     the rounds, kept: a step (one batch, then flat) of the same total as leak_record's leak.
  * Only leak_record is a leak; pool_once is a step.
+ * With GROWTH_POOL=1 it prints "pool_at F": where pool_once began in the run by the clock (0: the
+ * start of main, 1: the loop's end). drain looks for leaks and steps in the run's later half by
+ * time; a run descheduled long enough before the pool can put it in the first half, which the
+ * test then runs again (tests/analysis/t_growth.sh).
  * usage: growth_app (MSAMP_OUTPUT, MSAMP_INTERVAL, MSAMP_SEED, GROWTH_POOL).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #if defined(__clang__)
 #define NOINLINE __attribute__((noinline))
@@ -92,8 +99,16 @@ NOINLINE static void pool_once(void)
     }
 }
 
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
 int main(void)
 {
+    double t_start = now(), t_pool = 0;
     const char *seed = getenv("MSAMP_SEED"), *pool_on = getenv("GROWTH_POOL");
     int with_pool = pool_on && strcmp(pool_on, "1") == 0;
     if (seed)
@@ -110,8 +125,16 @@ int main(void)
             cache_insert(c++ % CACHE_N);
         }
         churn_buf();
-        if (with_pool && r == POOL_AT)
+        if (with_pool && r == POOL_AT) {
+            t_pool = now();
             pool_once();
+        }
+    }
+    if (with_pool) { /* snprintf and write: stdio's buffer would be an allocation of its own */
+        char line[32];
+        int n = snprintf(line, sizeof(line), "pool_at %.3f\n", (t_pool - t_start) / (now() - t_start));
+        if (n > 0 && write(1, line, (size_t)n) != n)
+            return 1;
     }
     sink ^= (uintptr_t)keep[0] ^ (uintptr_t)cache[0] ^ (uintptr_t)pool[0];
     return 0;
