@@ -1,6 +1,6 @@
 /*
  * The growth tracker (docs/VERDICTS.md "Leaks by growth", "The peak"): fed at every change of a
- * live entry's weight (the session's hook), kept in bounded memory. The verdicts made from it are
+ * live entry's weight (growth_change, growth_track.h), kept in bounded memory. The verdicts made from it are
  * verdict/growth.c's; their comments in the profile pprof/vcomment.c's; their text views/leaks.c's.
  *
  * Leaks. Per site, GR_BINS time bins (their width doubles, merging pairs, as the session outgrows
@@ -92,9 +92,10 @@ void gr_sync(const struct growth *g, struct gr_site *t)
     t->shift = g->shift;
 }
 
-static void gr_free(void *ctx)
+void growth_free(struct growth *g)
 {
-    struct growth *g = ctx;
+    if (!g)
+        return;
     for (size_t i = 0; i < g->capsite; i++)
         free(g->site[i]);
     free(g->site);
@@ -104,14 +105,12 @@ static void gr_free(void *ctx)
 void growth_attach(struct session *s)
 {
     struct growth *g = xcalloc(1, sizeof(*g));
-    s->hook.growth = g;
-    s->hook.free = gr_free;
-    s->hook.ctx = g;
+    s->growth = g;
 }
 
 struct growth *growth_of(const struct session *s)
 {
-    return s->hook.growth;
+    return s->growth;
 }
 
 int growth_inuse_var(const struct session *s, double *v, double *half_b_v)

@@ -76,7 +76,7 @@ static inline size_t gr_bin(const struct growth *g, uint64_t ts)
 /* The tracker's feed: a change of a live entry's weight, w_old -> w_new (0 when it is not live),
  * with its half weights before and after (session_half_weights), s->last_ts the time. Inline in
  * the in-use estimate's update (model/live.c), its one caller, which set_live and unset_live hold
- * (no call between, the halves' weights in registers: a call through the session's hook was some
+ * (no call between, the halves' weights in registers: a call through a hook in the session was some
  * 30 instructions a change, a direct call some 20; issue 41, round 3). The comment atop
  * growth_track.c has the method. */
 static inline __attribute__((always_inline)) void

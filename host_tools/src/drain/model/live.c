@@ -182,8 +182,8 @@ HOT_INLINE void inuse_add(struct session *s, const struct slot *sl, double w_old
     }
     if (st->task != 0)
         session_observers.weight(s, sl, w_old, w_new, c_old, c_new);
-    if (s->hook.growth)
-        growth_change(s->hook.growth, s, sl, w_old, w_new, c_old, c_new);
+    if (s->growth)
+        growth_change(s->growth, s, sl, w_old, w_new, c_old, c_new);
 }
 
 /* The entry becomes live (the caller fills it) or leaves the live set. */

@@ -49,8 +49,7 @@ void session_free(struct session *s)
 {
     if (!s)
         return;
-    if (s->hook.free)
-        s->hook.free(s->hook.ctx);
+    growth_free(s->growth);
     for (size_t i = 0; i < s->nmaps; i++)
         free(s->maps[i].path);
     free(s->maps);

@@ -425,13 +425,10 @@ struct session {
         void *p;
     } parts[DRAIN_SESSION_PARTS];
     size_t nparts;
-    /* The growth tracker (model/growth_track.h), fed at every change of a live entry's weight
-     * (model/growth_change.h): the growth verdicts' (verdict/growth.h); freed with s (free, ctx). */
-    struct session_hook {
-        struct growth *growth;
-        void (*free)(void *ctx);
-        void *ctx;
-    } hook;
+    /* The growth tracker (model/growth_track.h; NULL: none attached, a dump), fed at every
+     * change of a live entry's weight (growth_change, from the in-use update in model/live.c):
+     * the growth verdicts' (verdict/growth.h); freed with s. */
+    struct growth *growth;
 };
 
 /* For the files of the session's model only (model/): the records of identity and ends that
@@ -502,8 +499,10 @@ struct session_observers {
 };
 extern const struct session_observers session_observers;
 void session_free(struct session *s);
-/* Feeds the session's growth tracker (model/growth_track.h) from now on; freed with the session. */
+/* Feeds the session's growth tracker (model/growth_track.h) from now on; freed with the session
+ * (growth_free). */
 void growth_attach(struct session *s);
+void growth_free(struct growth *g);
 
 /* 1 when rec (a SESSION record) starts a new session rather than repeating this one's header. */
 int session_is_new(const struct session *s, const struct msamp_record *rec);
