@@ -86,15 +86,17 @@ static PGresult *run_prepared(PGconn *c, const char *name, int n, const char *co
     return NULL;
 }
 
-/* COPY table FROM STDIN of the rows (COPY's binary format when they start with its signature,
- * else text): 0, or -1 with what and the server's error. */
+/* COPY binary's signature, flags and extension; its trailer. */
+#define COPY_HEAD "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0"
+#define COPY_TRAILER 0xffff
+
+/* COPY table FROM STDIN of the rows, in COPY's binary format (from COPY_HEAD to COPY_TRAILER): 0,
+ * or -1 with what and the server's error. */
 static int copy_rows(PGconn *c, const char *table, const struct buf *rows, const char *what,
                      char *err, size_t errlen)
 {
     char sql[256];
-    snprintf(sql, sizeof(sql), "COPY %s FROM STDIN", table);
-    if (rows->len >= 11 && memcmp(rows->p, "PGCOPY\n\377\r\n", 11) == 0)
-        snprintf(sql, sizeof(sql), "COPY %s FROM STDIN (FORMAT binary)", table);
+    snprintf(sql, sizeof(sql), "COPY %s FROM STDIN (FORMAT binary)", table);
     PGresult *r = PQexec(c, sql);
     if (PQresultStatus(r) != PGRES_COPY_IN)
         return db_err(c, r, what, err, errlen);
@@ -113,11 +115,6 @@ static int copy_rows(PGconn *c, const char *table, const struct buf *rows, const
         PQclear(r);
     return rc;
 }
-
-
-/* COPY binary's signature, flags and extension; its trailer. */
-#define COPY_HEAD "PGCOPY\n\377\r\n\0\0\0\0\0\0\0\0\0"
-#define COPY_TRAILER 0xffff
 
 /* The batch's rollup rows by COPY (binary): those of buckets this batch made straight into
  * msamp_rollup (no stored row of theirs to add to), the others into msamp_rollup_in, then added

@@ -98,28 +98,14 @@ static void site_key(const struct prof *p, const struct prof_sample *sm, struct 
     buf_str(k, *task);
 }
 
-/* COPY's text format (docs/FLEET.md "Push"): byte c of a column's text, escaped. */
-static void copy_byte(struct buf *out, unsigned char c)
-{
-    static const char esc[] = {['\\'] = '\\', ['\n'] = 'n', ['\r'] = 'r', ['\t'] = 't', [0] = '0'};
-    if (c < sizeof(esc) && (esc[c] || c == 0)) {
-        char e[4] = {'\\', c ? esc[c] : '0', c ? 0 : '0', c ? 0 : '0'};
-        buf_put(out, e, c ? 2 : 4); /* a NUL as \000: the server refuses it, naming the file */
-    } else {
-        buf_put(out, &c, 1);
-    }
-}
-
 /* The JSON string at *js (drain's escaper's output, json_put_str: its escapes \" \\ \b \f \n \r
- * \t \uXXXX, valid UTF-8 else) decoded into out as COPY text; in a text[] literal (arr 1) quoted,
- * '"' and '\\' backslash-escaped first; arr 2: its bytes as they are (COPY's binary format).
- * *js moves past its closing quote. */
-static void copy_json_str(struct buf *out, const char **js, int arr)
+ * \t \uXXXX, valid UTF-8 else) decoded into out, its bytes as they are (a field of COPY's binary
+ * format; a NUL among them the server refuses, naming the file). *js moves past its closing
+ * quote. */
+static void copy_json_str(struct buf *out, const char **js)
 {
     static const char unesc[][2] = {{'b', 8}, {'f', 12}, {'n', 10}, {'r', 13}, {'t', 9}};
     const char *s = *js + 1;
-    if (arr == 1)
-        buf_put(out, "\"", 1);
     while (*s && *s != '"') {
         unsigned u = (unsigned char)*s++;
         int esc = u == '\\';
@@ -146,16 +132,8 @@ static void copy_json_str(struct buf *out, const char **js, int arr)
             utf[1] = (unsigned char)(0x80 | (u & 0x3f));
             n = 2;
         }
-        for (int i = 0; i < n && arr == 2; i++)
-            buf_put(out, &utf[i], 1);
-        for (int i = 0; i < n && arr < 2; i++) {
-            if (arr && (utf[i] == '"' || utf[i] == '\\'))
-                copy_byte(out, '\\');
-            copy_byte(out, utf[i]);
-        }
+        buf_put(out, utf, (size_t)n);
     }
-    if (arr == 1)
-        buf_put(out, "\"", 1);
     *js = *s ? s + 1 : s;
 }
 
@@ -182,33 +160,37 @@ static void be_len_at(struct buf *b, size_t at)
 static void site_bin(struct buf *out, const char *js, const char *task, struct buf *t)
 {
     size_t n = 0, arr, el;
-    for (const char *q = js; *q == '"'; n++) { /* the frames: their JSON strings counted */
-        copy_json_str(t, &q, 2);
-        q += *q == ',';
-    }
-    t->len = 0;
     push_put_be(out, 0, 4);
     arr = out->len;
-    push_put_be(out, n ? 1 : 0, 4); /* dimensions (an empty array has none) */
-    push_put_be(out, 0, 4);         /* no NULL */
-    push_put_be(out, 25, 4);        /* text's type oid */
-    if (n) {
-        push_put_be(out, n, 4);
-        push_put_be(out, 1, 4); /* lower bound */
-    }
-    while (*js == '"') {
+    push_put_be(out, 1, 4);  /* dimensions */
+    push_put_be(out, 0, 4);  /* no NULL */
+    push_put_be(out, 25, 4); /* text's type oid */
+    push_put_be(out, 0, 4);  /* the frames' count, set below */
+    push_put_be(out, 1, 4);  /* lower bound */
+    for (; *js == '"'; n++) {
         push_put_be(out, 0, 4);
         el = out->len;
-        copy_json_str(out, &js, 2);
+        copy_json_str(out, &js);
         be_len_at(out, el);
         js += *js == ',';
+    }
+    if (n == 0) { /* an empty array has no dimension: its header alone */
+        out->len = arr;
+        push_put_be(out, 0, 4);
+        push_put_be(out, 0, 4);
+        push_put_be(out, 25, 4);
+    } else { /* the count, in place */
+        size_t end = out->len;
+        out->len = arr + 12;
+        push_put_be(out, n, 4);
+        out->len = end;
     }
     be_len_at(out, arr);
     push_put_be(out, 0, 4);
     el = out->len;
     json_put_str(t, task, strlen(task), 0);
     const char *ts = buf_cstr(t);
-    copy_json_str(out, &ts, 2);
+    copy_json_str(out, &ts);
     be_len_at(out, el);
     t->len = 0;
 }
