@@ -6,7 +6,7 @@
 # (rollups of the buckets the selection holds whole, site rows of the rest) must equal the same
 # query with no bucket (every selected profile's site rows: the full scan), for no filter, each
 # filter and several together, times that cut a bucket included; again after prune cuts a bucket
-# (it is rebuilt from the rows left); and on a store of schema version 3 migrated to 7 by fleet.
+# (it is rebuilt from the rows left); and on a store of schema version 3 migrated to 8 by fleet.
 # Two sites' equal hashes in a bucket (made by hand) fail a push into it.
 # fleet merge of each selection (the buckets' merged profiles: docs/FLEET.md "Merged buckets")
 # must equal --exact's as canon.py's text, one bucket's byte for byte, and a push into a bucket
@@ -116,26 +116,30 @@ left=$(pg_sql "select count(*) || ' ' || (select coalesce(sum(profiles), 0) from
 [ "${left% *}" = "${left#* }" ] && [ "${left% *}" -gt 0 ] && ok "prune: the buckets count the ${left% *} profiles left" || fail "prune: profiles and buckets' count: $left"
 same "$PG_CONN" "after prune" "(some selections empty)"
 
-# Two sites of a bucket whose hashes (msamp_rollup's key h) are equal: made by hand (h no longer
-# generated but set by a trigger as it was, one stored row's stack then changed, its h kept), a
-# push into that bucket fails naming it (the rows never added together), nothing of it stored.
+# A stack whose hash (msamp_stack's key h) equals a stored stack's: made by hand (one stored
+# stack changed, its h kept), a push bringing the original stack fails naming it (the two sites'
+# rows never added together), nothing of it stored.
 pg_sql "create database coll"
 CO="${PG_CONN/dbname=postgres/dbname=coll}"
 "$D" push --db "$CO" "$W/p/d1.a0.0.pb.gz" 2>/dev/null || fail "push into coll"
-pg_sql_db "$CO" "alter table msamp_rollup alter column h drop expression;
-  create function coll_h() returns trigger language plpgsql as \$f\$ begin
-  new.h := hash_array_extended(new.stack, 0) # hashtextextended(new.task, 0); return new; end \$f\$;
-  create trigger coll_h before insert on msamp_rollup for each row execute function coll_h();
-  update msamp_rollup set stack = stack || '{collided}' where (bucket, h) in (select bucket, h from msamp_rollup order by h limit 1)" >/dev/null ||
+pg_sql_db "$CO" "update msamp_stack set stack = stack || '{collided}' where h = (select h from msamp_stack order by h limit 1)" >/dev/null ||
   fail "the collision made"
 "$D" push --db "$CO" "$W/p/d1.a0.120.pb.gz" 2>"$W/coll.err"; rc=$?
-[ $rc = 1 ] && grep -q "1 of [0-9]* rollup rows have the hash of another site's stored in their bucket" "$W/coll.err" &&
-  [ "$(pg_sql_db "$CO" "select count(*) || ' ' || (select profiles from msamp_bucket) || ' ' || (select count(*) from msamp_rollup where 'collided' = any (stack)) from msamp_profile")" = "1 1 1" ] &&
-  ok "two sites' equal hashes in a bucket: the push fails naming it, nothing stored" ||
+[ $rc = 1 ] && grep -q "1 of the batch's [0-9]* stacks have the hash of another stack stored (msamp_stack's key h): not stored" "$W/coll.err" &&
+  [ "$(pg_sql_db "$CO" "select count(*) || ' ' || (select profiles from msamp_bucket) || ' ' || (select count(*) from msamp_stack where 'collided' = any (stack)) from msamp_profile")" = "1 1 1" ] &&
+  ok "two stacks' equal hashes: the push fails naming it, nothing stored" ||
   fail "collision: exit $rc, $(cat "$W/coll.err")"
+# the same collision met by a rebuild (what prune runs on the buckets it cuts): it fails naming
+# it, the rollups as they were
+r0=$(pg_sql_db "$CO" "select count(*) || ' ' || sum(vals[1]) from msamp_rollup")
+out=$(pg_sql_db "$CO" "select msamp_rollup_rebuild(array_agg(id)) from msamp_bucket" 2>&1); rc=$?
+[ $rc != 0 ] && grep -q "two stacks of one hash (msamp_stack's key h): the rollups are not made" <<<"$out" &&
+  [ "$(pg_sql_db "$CO" "select count(*) || ' ' || sum(vals[1]) from msamp_rollup")" = "$r0" ] && [ "${r0% *}" -gt 0 ] &&
+  ok "two stacks' equal hashes in a rebuild: it fails naming it, the rollups kept" ||
+  fail "collision in a rebuild: exit $rc, $out"
 
 # A store of schema version 3 migrated by fleet top: made at version 3 (MSAMP_DRAIN_FLEET_SCHEMA=3),
-# its months' partitions made, then the rows of the files pushed into another store (version 7)
+# its months' partitions made, then the rows of the files pushed into another store (version 8)
 # copied into it as version 3 keeps them (the site rows' vals as jsonb: msamp_vals).
 pg_sql "create database v3"
 pg_sql "create database v6"
@@ -155,8 +159,8 @@ pg_sql_db "$V3" "select setval('msamp_profile_id_seq', (select max(id) from msam
 v=$(pg_sql_db "$V3" "select max(version) from msamp_schema")
 "$D" fleet --db "$V3" top >/dev/null 2>"$W/mig.err"; rc=$?
 v4=$(pg_sql_db "$V3" "select max(version) || ' ' || (select count(*) from msamp_bucket) from msamp_schema")
-[ "$v" = 3 ] && [ $rc = 0 ] && [ "$v4" = "7 ${nb% *}" ] && ok "version 3 store migrated to 7 by fleet top: $v4" ||
-  fail "migration 3 -> 7: version $v, exit $rc, then $v4, $(cat "$W/mig.err")"
+[ "$v" = 3 ] && [ $rc = 0 ] && [ "$v4" = "8 ${nb% *}" ] && ok "version 3 store migrated to 8 by fleet top: $v4" ||
+  fail "migration 3 -> 8: version $v, exit $rc, then $v4, $(cat "$W/mig.err")"
 same "$V3" "migrated from version 3"
 
 [ $nfail = 0 ] && echo "fleet rollups: all ok" || { echo "fleet rollups: $nfail failed"; exit 1; }

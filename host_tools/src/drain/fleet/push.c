@@ -36,9 +36,9 @@ static const char sql_profile[] =
     " SET profiles = o.profiles + 1, gen = o.gen + 1, t_start_min = least(o.t_start_min, EXCLUDED.t_start_min),"
     " t_start_max = greatest(o.t_start_max, EXCLUDED.t_start_max),"
     " t_end_min = least(o.t_end_min, EXCLUDED.t_end_min),"
-    " t_end_max = greatest(o.t_end_max, EXCLUDED.t_end_max) RETURNING id, profiles)"
-    " SELECT p.id, p.t_end, b.id, ((extract(epoch FROM p.t_end) - 946684800) * 1000000)::bigint,"
-    " b.profiles FROM p, b";
+    " t_end_max = greatest(o.t_end_max, EXCLUDED.t_end_max) RETURNING id)"
+    " SELECT p.id, p.t_end, b.id, ((extract(epoch FROM p.t_end) - 946684800) * 1000000)::bigint"
+    " FROM p, b";
 static const char sql_leaks[] =
     "INSERT INTO msamp_leak (device, profile_id, t_end, site, slope, slope_var, since_s)"
     " SELECT $1, $2::bigint, $4::timestamptz, (e->>'i')::int, (e->>'slope')::float8,"
@@ -46,17 +46,28 @@ static const char sql_leaks[] =
     " ON CONFLICT DO NOTHING";
 /* The month's partitions (made once, in their own transaction: msamp_partition). */
 static const char sql_part[] = "SELECT msamp_partition(to_timestamp($1::numeric / 1e9))";
+/* The batch's stacks (msamp_stack_in: h computed by the server, as it was in schema version 7)
+ * added to msamp_stack (schema version 8: one row a stack and task, by h), in the order of h (two
+ * pushes bringing the same new stacks wait for each other, never deadlock); then how many of them
+ * have the h of another stack stored (a 64-bit hash's collision: the push fails, never joins two
+ * sites). */
+static const char sql_stacks[] =
+    "INSERT INTO msamp_stack (h, stack, task) SELECT h, stack, task FROM msamp_stack_in"
+    " ORDER BY h ON CONFLICT (h) DO NOTHING;"
+    "SELECT count(*) FROM msamp_stack_in i JOIN msamp_stack s ON s.h = i.h"
+    " WHERE s.stack <> i.stack OR s.task <> i.task";
 /* The batch's rollup rows (summed by push) added to the stored ones of their key (device, bucket,
- * h: the hash of stack and task) when those are of the same stack and task (schema version 7). */
-static const char sql_rollup[] =
-    "WITH i AS (INSERT INTO msamp_rollup AS o (device, bucket, stack, task, types, vals)"
-    " SELECT * FROM msamp_rollup_in ON CONFLICT (device, bucket, h) DO UPDATE"
+ * h); store_rollup writes the sum of rows of equal types (the usual case) inline for each count
+ * of types the batch has (rollup_sql), msamp_rvals_add adds by type name. */
+static const char sql_rollup_head[] =
+    "INSERT INTO msamp_rollup AS o (device, bucket, h, types, vals)"
+    " SELECT r.device, r.bucket, s.h, t.types, r.vals FROM msamp_rollup_in r"
+    " JOIN msamp_stack_in s ON s.sid = r.sid JOIN msamp_types_in t ON t.tid = r.tid"
+    " ON CONFLICT (device, bucket, h) DO UPDATE"
     " SET types = CASE WHEN o.types = EXCLUDED.types THEN o.types"
     " ELSE msamp_types_add(o.types, EXCLUDED.types) END,"
-    " vals = CASE WHEN o.types = EXCLUDED.types THEN msamp_rvals_sum(o.vals, EXCLUDED.vals)"
-    " ELSE msamp_rvals_add(o.types, o.vals, EXCLUDED.types, EXCLUDED.vals) END"
-    " WHERE o.stack = EXCLUDED.stack AND o.task = EXCLUDED.task RETURNING 1)"
-    " SELECT count(*) FROM i";
+    " vals = CASE WHEN o.types <> EXCLUDED.types"
+    " THEN msamp_rvals_add(o.types, o.vals, EXCLUDED.types, EXCLUDED.vals)";
 
 static int push_prepare(PGconn *c, char *err, size_t errlen)
 {
@@ -69,8 +80,16 @@ static int push_prepare(PGconn *c, char *err, size_t errlen)
             return db_err(c, r, "preparing push's statements", err, errlen);
         PQclear(r);
     }
-    return db_cmd(c, "CREATE TEMP TABLE msamp_rollup_in (device text, bucket bigint, stack text[],"
-                  " task text, types text[], vals bigint[]) ON COMMIT DELETE ROWS",
+    /* temp_buffers before the first temporary table (a batch's rows, 64 000 of them, in memory,
+     * not written out and read back); no JIT (7-8 ms of compiling a batch's upsert, which runs
+     * for about as long again) */
+    return db_cmd(c, "SET temp_buffers = '64MB'; SET jit = off;"
+                  "CREATE TEMP TABLE msamp_rollup_in (device text, bucket bigint, sid int,"
+                  " tid int, vals bigint[]) ON COMMIT DELETE ROWS;"
+                  "CREATE TEMP TABLE msamp_stack_in (sid int, stack text[], task text, h bigint"
+                  " GENERATED ALWAYS AS " MSAMP_STACK_H("stack", "task") " STORED)"
+                  " ON COMMIT DELETE ROWS;"
+                  "CREATE TEMP TABLE msamp_types_in (tid int, types text[]) ON COMMIT DELETE ROWS",
                   "preparing push's statements", err, errlen);
 }
 
@@ -116,37 +135,69 @@ static int copy_rows(PGconn *c, const char *table, const struct buf *rows, const
     return rc;
 }
 
-/* The batch's rollup rows by COPY (binary): those of buckets this batch made straight into
- * msamp_rollup (no stored row of theirs to add to), the others into msamp_rollup_in, then added
- * to msamp_rollup: each inserted or added to, else (a stored row of its hash, another stack or
- * task) an error. rows[1] and rows[0] hold those of new and of other buckets row_copy wrote
- * (nrows[] of them, after COPY_HEAD); roll's are added to them. */
-static int store_rollup(PGconn *c, struct roll *roll, struct buf rows[2], size_t nrows[2],
+/* The sums of the types, the same in a stored row and the batch's (o.vals, EXCLUDED.vals), for
+ * each count of types the batch's rows have (at most 8 counts, of at most 64 types: others by
+ * msamp_rvals_sum), as the rest of the upsert's CASE onto q. */
+static void rollup_sql(struct buf *q, const struct roll *roll)
+{
+    size_t seen[8], nseen = 0;
+    buf_str(q, sql_rollup_head);
+    for (size_t t = 0; t < roll->tsets.n; t++) {
+        size_t n = roll_tset_n(roll, t), k = 0;
+        while (k < nseen && seen[k] != n)
+            k++;
+        if (k < nseen || nseen == 8 || n == 0 || n > 64)
+            continue;
+        seen[nseen++] = n;
+        buf_printf(q, " WHEN cardinality(o.vals) = %zu THEN ARRAY[", n);
+        for (size_t i = 1; i <= n; i++)
+            buf_printf(q, "%so.vals[%zu] + EXCLUDED.vals[%zu]", i > 1 ? ", " : "", i, i);
+        buf_str(q, "]");
+    }
+    buf_str(q, " ELSE msamp_rvals_sum(o.vals, EXCLUDED.vals) END");
+}
+
+/* The batch's rollup rows (rows: those of profiles alone in their bucket in the batch, nrows of
+ * them, after COPY_HEAD; roll's summed rows added) by COPY (binary) into msamp_rollup_in, its
+ * stacks and sets of types into msamp_stack_in and msamp_types_in; the stacks added to
+ * msamp_stack (a stored one of the same hash and another stack: an error), the rows to
+ * msamp_rollup (each inserted or added to). */
+static int store_rollup(PGconn *c, struct roll *roll, struct buf *rows, size_t nrows,
                         const char *what, char *err, size_t errlen)
 {
-    int rc = 0;
-    for (int isnew = 1; isnew >= 0; isnew--) {
-        nrows[isnew] += roll_copy(roll, isnew, &rows[isnew]);
-        push_put_be(&rows[isnew], COPY_TRAILER, 2);
-    }
-    if (nrows[1])
-        rc = copy_rows(c, "msamp_rollup (device, bucket, stack, task, types, vals)", &rows[1],
-                       what, err, errlen);
-    size_t n = nrows[0];
-    if (rc == 0 && n)
-        rc = copy_rows(c, "msamp_rollup_in", &rows[0], what, err, errlen);
-    if (rc != 0 || n == 0)
-        return rc;
-    PGresult *r = PQexec(c, sql_rollup);
-    if (PQresultStatus(r) != PGRES_TUPLES_OK)
-        return db_err(c, r, what, err, errlen);
-    long long added = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-    PQclear(r);
-    if (added == (long long)n)
+    nrows += roll_copy(roll, rows);
+    push_put_be(rows, COPY_TRAILER, 2);
+    if (nrows == 0)
         return 0;
-    snprintf(err, errlen, "%s: %lld of %zu rollup rows have the hash of another site's stored in "
-             "their bucket (msamp_rollup's key): not stored", what, (long long)n - added, n);
-    return -1;
+    struct buf st = {0}, ty = {0}, q = {0};
+    buf_put(&st, COPY_HEAD, 19);
+    buf_put(&ty, COPY_HEAD, 19);
+    roll_dicts(roll, &st, &ty);
+    push_put_be(&st, COPY_TRAILER, 2);
+    push_put_be(&ty, COPY_TRAILER, 2);
+    int rc = copy_rows(c, "msamp_stack_in (sid, stack, task)", &st, what, err, errlen);
+    if (rc == 0)
+        rc = copy_rows(c, "msamp_types_in", &ty, what, err, errlen);
+    if (rc == 0)
+        rc = copy_rows(c, "msamp_rollup_in", rows, what, err, errlen);
+    buf_free(&st);
+    buf_free(&ty);
+    PGresult *r = rc == 0 ? PQexec(c, sql_stacks) : NULL;
+    if (rc == 0 && PQresultStatus(r) != PGRES_TUPLES_OK)
+        return db_err(c, r, what, err, errlen);
+    long long bad = rc == 0 ? strtoll(PQgetvalue(r, 0, 0), NULL, 10) : 0;
+    PQclear(r);
+    if (rc == 0 && bad) {
+        snprintf(err, errlen, "%s: %lld of the batch's %zu stacks have the hash of another stack "
+                 "stored (msamp_stack's key h): not stored", what, bad, roll->stacks.n);
+        return -1;
+    }
+    if (rc == 0) {
+        rollup_sql(&q, roll);
+        rc = db_cmd(c, buf_cstr(&q), what, err, errlen);
+    }
+    buf_free(&q);
+    return rc;
 }
 
 /* 1 when the profile's sample types' names are distinct (drain writes no other). */
@@ -160,10 +211,9 @@ static int types_distinct(const struct push_row *w)
 }
 
 /* The stored profiles' site rows onto rows; their rollup rows: a profile alone in its bucket in
- * this batch straight onto direct[1] (its bucket made by this batch) or direct[0] (ndirect[]
- * counting them), the others summed in roll. */
+ * this batch straight onto direct (*ndirect counting them), the others summed in roll. */
 static void batch_rows(struct push_row **w, size_t n, struct buf *rows, struct roll *roll,
-                       struct buf direct[2], size_t ndirect[2])
+                       struct buf *direct, size_t *ndirect)
 {
     for (size_t i = 0; i < n; i++) {
         if (!w[i]->stored)
@@ -171,8 +221,8 @@ static void batch_rows(struct push_row **w, size_t n, struct buf *rows, struct r
         int alone = types_distinct(w[i]);
         for (size_t j = 0; j < n && alone; j++)
             alone = j == i || !w[j]->stored || strcmp(w[j]->bucket, w[i]->bucket) != 0;
-        row_copy(w[i], rows, roll, alone ? &direct[w[i]->bnew] : NULL);
-        ndirect[w[i]->bnew] += alone ? w[i]->nsites : 0;
+        row_copy(w[i], rows, roll, alone ? direct : NULL);
+        *ndirect += alone ? w[i]->nsites : 0;
     }
 }
 
@@ -197,7 +247,6 @@ static int store_profile(PGconn *c, struct push_row *w, const char *what, char *
     snprintf(w->te, sizeof(w->te), "%s", w->stored ? PQgetvalue(r, 0, 1) : "");
     snprintf(w->bucket, sizeof(w->bucket), "%s", w->stored ? PQgetvalue(r, 0, 2) : "");
     w->te_us = w->stored ? strtoll(PQgetvalue(r, 0, 3), NULL, 10) : 0;
-    w->bprofiles = w->stored ? strtoll(PQgetvalue(r, 0, 4), NULL, 10) : 0;
     PQclear(r);
     return 0;
 }
@@ -248,29 +297,21 @@ static int store_batch(PGconn *c, struct push_row **w, size_t n, int *culprit, c
         db_cmd(c, "BEGIN", "begin", err, errlen) != 0)
         return -1;
     char what[600];
-    struct buf rows = {0}, rrows[2] = {{0}, {0}};
-    size_t nrrows[2] = {0, 0};
+    struct buf rows = {0}, rrows = {0};
+    size_t nrrows = 0;
     buf_put(&rows, COPY_HEAD, 19);
-    buf_put(&rrows[0], COPY_HEAD, 19);
-    buf_put(&rrows[1], COPY_HEAD, 19);
+    buf_put(&rrows, COPY_HEAD, 19);
     struct roll roll;
     memset(&roll, 0, sizeof(roll));
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
         snprintf(what, sizeof(what), "%s: storing it", w[i]->path);
         rc = store_profile(c, w[i], what, err, errlen);
-        if (rc != 0) {
+        if (rc != 0)
             *culprit = (int)i;
-        } else if (w[i]->stored) {
-            /* its bucket made by this batch: as many of its profiles as this batch stored */
-            long long mine = 1;
-            for (size_t j = 0; j < i; j++)
-                mine += w[j]->stored && strcmp(w[j]->bucket, w[i]->bucket) == 0;
-            w[i]->bnew = w[i]->bprofiles == mine;
-        }
     }
     if (rc == 0)
-        batch_rows(w, n, &rows, &roll, rrows, nrrows);
+        batch_rows(w, n, &rows, &roll, &rrows, &nrrows);
     if (n > 1)
         snprintf(what, sizeof(what), "storing %zu profiles (%s ...)", n, w[0]->path);
     push_put_be(&rows, COPY_TRAILER, 2);
@@ -286,14 +327,13 @@ static int store_batch(PGconn *c, struct push_row **w, size_t n, int *culprit, c
         PQclear(r);
     }
     if (rc == 0)
-        rc = store_rollup(c, &roll, rrows, nrrows, what, err, errlen);
+        rc = store_rollup(c, &roll, &rrows, nrrows, what, err, errlen);
     if (rc == 0)
         rc = db_cmd(c, "COMMIT", what, err, errlen);
     else if (PQstatus(c) == CONNECTION_OK)
         PQclear(PQexec(c, "ROLLBACK"));
     buf_free(&rows);
-    buf_free(&rrows[0]);
-    buf_free(&rrows[1]);
+    buf_free(&rrows);
     roll_free(&roll);
     return rc;
 }

@@ -503,7 +503,7 @@ static size_t roll_type(struct roll *r, const char *tj)
         size_t ns = r->stride ? 2 * r->stride : 16;
         int64_t *sum = xcalloc(r->cap * ns + 1, sizeof(int64_t));
         uint8_t *has = xcalloc(r->cap * ns + 1, 1);
-        for (size_t j = 0; j < r->n; j++) {
+        for (size_t j = 0; j < r->rows.n; j++) {
             memcpy(sum + j * ns, r->sum + j * r->stride, r->stride * sizeof(int64_t));
             memcpy(has + j * ns, r->has + j * r->stride, r->stride);
         }
@@ -514,39 +514,53 @@ static size_t roll_type(struct roll *r, const char *tj)
     return r->ntype++;
 }
 
-/* Row j's key's length. */
-static size_t roll_klen(const struct roll *r, size_t j)
+/* Key j's length. */
+static size_t keys_len(const struct keys *k, size_t j)
 {
-    return (j + 1 < r->n ? r->off[j + 1] : r->keys.len) - r->off[j];
+    return (j + 1 < k->n ? k->off[j + 1] : k->b.len) - k->off[j];
 }
 
-/* The row of key (len bytes): its index, made when new. */
-static size_t roll_row(struct roll *r, const uint8_t *key, size_t len)
+size_t keys_add(struct keys *k, const uint8_t *key, size_t len)
 {
     uint64_t h = hash_bytes(key, len, 7);
-    size_t j = umap_get(&r->idx, h);
-#define ROLL_SAME(j) (roll_klen(r, j) == len && memcmp(r->keys.p + r->off[j], key, len) == 0)
-    if (j < r->n && !ROLL_SAME(j))
-        for (j = 0; j < r->n; j++) /* a hash collision: look through all (rare) */
-            if (ROLL_SAME(j))
+    size_t j = umap_get(&k->idx, h);
+#define KEYS_SAME(j) (keys_len(k, j) == len && memcmp(k->b.p + k->off[j], key, len) == 0)
+    if (j < k->n && !KEYS_SAME(j))
+        for (j = 0; j < k->n; j++) /* a hash collision: look through all (rare) */
+            if (KEYS_SAME(j))
                 break;
-#undef ROLL_SAME
-    if (j < r->n)
+#undef KEYS_SAME
+    if (j < k->n)
         return j;
-    if (r->n == r->cap) {
+    GROW(k->off, k->cap, k->n + 1);
+    k->off[k->n] = k->b.len;
+    buf_put(&k->b, key, len);
+    umap_put(&k->idx, h, (uint32_t)k->n);
+    return k->n++;
+}
+
+void keys_free(struct keys *k)
+{
+    buf_free(&k->b);
+    free(k->off);
+    umap_free(&k->idx);
+}
+
+/* The row of key (len bytes): its index, made (its sums 0) when new. */
+static size_t roll_row(struct roll *r, const uint8_t *key, size_t len)
+{
+    size_t made = r->rows.n, j = keys_add(&r->rows, key, len);
+    if (j < made)
+        return j;
+    if (j == r->cap) {
         size_t ncap = r->cap ? 2 * r->cap : 1024;
-        r->off = xrealloc(r->off, ncap * sizeof(*r->off));
         r->sum = xrealloc(r->sum, (ncap * r->stride + 1) * sizeof(int64_t));
         r->has = xrealloc(r->has, ncap * r->stride + 1);
-        r->isnew = xrealloc(r->isnew, ncap);
         r->cap = ncap;
     }
-    memset(r->sum + r->n * r->stride, 0, r->stride * sizeof(int64_t));
-    memset(r->has + r->n * r->stride, 0, r->stride);
-    r->off[r->n] = r->keys.len;
-    buf_put(&r->keys, key, len);
-    umap_put(&r->idx, h, (uint32_t)r->n);
-    return r->n++;
+    memset(r->sum + j * r->stride, 0, r->stride * sizeof(int64_t));
+    memset(r->has + j * r->stride, 0, r->stride);
+    return j;
 }
 
 /* A one-dimensional array's header in COPY's binary format (n elements of type oid; none: no
@@ -565,30 +579,41 @@ static size_t arr_head(struct buf *out, size_t n, unsigned oid)
     return at;
 }
 
-size_t roll_copy(const struct roll *r, int isnew, struct buf *out)
+/* The types' names as COPY binary's text[] field (its length first) onto out. */
+static void names_field(struct buf *out, const char *const *name, size_t n)
 {
-    size_t rows = 0;
-    for (size_t j = 0; j < r->n; j++) {
-        if (r->isnew[j] != isnew)
-            continue;
-        rows++;
+    size_t at = arr_head(out, n, 25); /* text */
+    for (size_t t = 0; t < n; t++) {
+        push_put_be(out, strlen(name[t]), 4);
+        buf_str(out, name[t]);
+    }
+    be_len_at(out, at);
+}
+
+/* An int4 field of COPY's binary format (its length, then x) onto out. */
+static void int4_field(struct buf *out, size_t x)
+{
+    push_put_be(out, 4, 4);
+    push_put_be(out, x, 4);
+}
+
+size_t roll_copy(struct roll *r, struct buf *out)
+{
+    const char **name = xcalloc(r->ntype + 1, sizeof(*name));
+    struct buf tf = {0};
+    for (size_t j = 0; j < r->rows.n; j++) {
         const uint8_t *has = r->has + j * r->stride;
         const int64_t *sum = r->sum + j * r->stride;
         size_t nt = 0;
         for (size_t t = 0; t < r->ntype; t++)
-            nt += has[t];
-        push_put_be(out, 6, 2); /* the fields: device, bucket, stack, task (the key), types, vals */
-        buf_put(out, r->keys.p + r->off[j], roll_klen(r, j));
-        size_t at = arr_head(out, nt, 25); /* text */
-        for (size_t t = 0; t < r->ntype; t++) {
-            const char *name = (const char *)r->types.p + r->toff[t];
-            if (!has[t])
-                continue;
-            push_put_be(out, strlen(name), 4);
-            buf_str(out, name);
-        }
-        be_len_at(out, at);
-        at = arr_head(out, nt, 20); /* int8 */
+            if (has[t])
+                name[nt++] = (const char *)r->types.p + r->toff[t];
+        tf.len = 0;
+        names_field(&tf, name, nt);
+        push_put_be(out, 5, 2); /* the fields: device, bucket, sid (the key), tid, vals */
+        buf_put(out, r->rows.b.p + r->rows.off[j], keys_len(&r->rows, j));
+        int4_field(out, keys_add(&r->tsets, tf.p, tf.len));
+        size_t at = arr_head(out, nt, 20); /* int8 */
         for (size_t t = 0; t < r->ntype; t++) {
             if (!has[t])
                 continue;
@@ -597,19 +622,42 @@ size_t roll_copy(const struct roll *r, int isnew, struct buf *out)
         }
         be_len_at(out, at);
     }
-    return rows;
+    buf_free(&tf);
+    free(name);
+    return r->rows.n;
+}
+
+void roll_dicts(const struct roll *r, struct buf *stacks, struct buf *tsets)
+{
+    for (size_t j = 0; j < r->stacks.n; j++) {
+        push_put_be(stacks, 3, 2); /* sid, stack, task */
+        int4_field(stacks, j);
+        buf_put(stacks, r->stacks.b.p + r->stacks.off[j], keys_len(&r->stacks, j));
+    }
+    for (size_t j = 0; j < r->tsets.n; j++) {
+        push_put_be(tsets, 2, 2); /* tid, types */
+        int4_field(tsets, j);
+        buf_put(tsets, r->tsets.b.p + r->tsets.off[j], keys_len(&r->tsets, j));
+    }
+}
+
+size_t roll_tset_n(const struct roll *r, size_t tid)
+{
+    const uint8_t *f = r->tsets.b.p + r->tsets.off[tid]; /* length, ndim, flags, oid, n */
+    if (f[7] == 0)
+        return 0;
+    return (size_t)f[16] << 24 | (size_t)f[17] << 16 | (size_t)f[18] << 8 | f[19];
 }
 
 void roll_free(struct roll *r)
 {
-    buf_free(&r->keys);
+    keys_free(&r->rows);
+    keys_free(&r->stacks);
+    keys_free(&r->tsets);
     buf_free(&r->types);
-    free(r->off);
     free(r->toff);
     free(r->sum);
     free(r->has);
-    free(r->isnew);
-    umap_free(&r->idx);
 }
 
 /* x in decimal. */
@@ -626,21 +674,11 @@ void push_put_i64(struct buf *b, int64_t x)
     buf_put(b, t + sizeof(t) - n, (size_t)n);
 }
 
-/* The types' names as COPY binary's text[] field (its length first) onto out. */
-static void names_field(struct buf *out, const char *const *name, size_t n)
-{
-    size_t at = arr_head(out, n, 25); /* text */
-    for (size_t t = 0; t < n; t++) {
-        push_put_be(out, strlen(name[t]), 4);
-        buf_str(out, name[t]);
-    }
-    be_len_at(out, at);
-}
-
 /* A stored profile's site rows (COPY binary of msamp_site: device, profile_id, t_end, site,
- * stack, task, vals) into out; its sites' values added to the batch's rollup rows (roll), or,
- * direct given, its sites as rollup rows onto direct (roll_copy's rows: the profile alone in its
- * bucket in this batch, its sample types' names distinct). */
+ * stack, task, vals) into out; its sites' stacks into the batch's (roll->stacks); their values
+ * added to the batch's rollup rows (roll), or, direct given, its sites as rollup rows onto direct
+ * (roll_copy's rows: the profile alone in its bucket in this batch, its sample types' names
+ * distinct). */
 void row_copy(const struct push_row *w, struct buf *out, struct roll *roll, struct buf *direct)
 {
     const struct prof *p = &w->p;
@@ -649,7 +687,7 @@ void row_copy(const struct push_row *w, struct buf *out, struct roll *roll, stru
     buf_str(&k, w->device);
     push_put_be(&k, 8, 4);
     push_put_be(&k, (uint64_t)strtoll(w->bucket, NULL, 10), 8);
-    size_t klen = k.len;
+    size_t klen = k.len, tid = 0;
     push_put_be(&head, 7, 2); /* the fields */
     push_put_be(&head, strlen(w->device), 4);
     buf_str(&head, w->device);
@@ -660,14 +698,16 @@ void row_copy(const struct push_row *w, struct buf *out, struct roll *roll, stru
     size_t *tix = xcalloc(p->nvt + 1, sizeof(size_t));
     for (size_t v = 0; v < p->nvt && !direct; v++)
         tix[v] = roll_type(roll, w->vtn[v]);
-    if (direct)
+    if (direct) {
         names_field(&names, w->vtn, p->nvt);
+        tid = keys_add(&roll->tsets, names.p, names.len);
+    }
     for (size_t j = 0; j < w->nsites; j++) {
         const uint8_t *bk = w->bkeys.p + w->bkoff[j];
         size_t bl = w->bkoff[j + 1] - w->bkoff[j];
+        size_t sid = keys_add(&roll->stacks, bk, bl);
         buf_put(out, head.p, head.len);
-        push_put_be(out, 4, 4);
-        push_put_be(out, j, 4);
+        int4_field(out, j);
         buf_put(out, bk, bl);
         /* vals: int8[] of the profile's sample types, in their order */
         size_t vat = out->len;
@@ -683,19 +723,17 @@ void row_copy(const struct push_row *w, struct buf *out, struct roll *roll, stru
             push_put_be(out, 8, 4);
             push_put_be(out, (uint64_t)w->vals[j * p->nvt + v], 8);
         }
-        if (direct) { /* device, bucket, stack, task, types, vals (the site row's) */
-            push_put_be(direct, 6, 2);
+        if (direct) { /* device, bucket, sid, tid, vals (the site row's) */
+            push_put_be(direct, 5, 2);
             buf_put(direct, k.p, klen);
-            buf_put(direct, bk, bl);
-            buf_put(direct, names.p, names.len);
+            int4_field(direct, sid);
+            int4_field(direct, tid);
             buf_put(direct, out->p + vat, out->len - vat);
             continue;
         }
         k.len = klen;
-        buf_put(&k, bk, bl);
-        size_t made = roll->n, row = roll_row(roll, k.p, k.len);
-        if (row == made)
-            roll->isnew[row] = (uint8_t)(w->bnew != 0);
+        int4_field(&k, sid);
+        size_t row = roll_row(roll, k.p, k.len);
         for (size_t v = 0; v < p->nvt; v++) {
             roll->sum[row * roll->stride + tix[v]] += w->vals[j * p->nvt + v];
             roll->has[row * roll->stride + tix[v]] = 1;

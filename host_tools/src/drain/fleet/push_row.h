@@ -34,35 +34,49 @@ struct push_row {
     char id[32], te[64], bucket[32]; /* once stored: its id, t_end, rollup bucket */
     int64_t te_us;                /* its t_end in COPY binary's timestamptz (us since 2000) */
     int stored;                   /* 1 stored, 0 there already */
-    long long bprofiles;          /* its bucket's profiles once it is stored */
-    int bnew;                     /* its bucket made by this batch (no rollup row of it stored) */
 };
 
-/* A batch's rollup rows, summed by push: each row's key (device, bucket, stack, task: COPY binary's
- * fields, row j's at off[j]) and its sum of each of the batch's sample types (types: their names,
- * a 0 after each; stride sums a row, has says which it holds). */
-struct roll {
-    struct buf keys, types;
-    size_t *off, n, cap, *toff, ntype, tcap, stride;
-    int64_t *sum;
-    uint8_t *has;
-    uint8_t *isnew;               /* the row's bucket made by this batch (push_row's bnew) */
+/* Byte strings, each numbered in the order first added (keys_add). */
+struct keys {
+    struct buf b;
+    size_t *off, n, cap;          /* key j at b.p + off[j] */
     struct umap idx;
 };
 
+/* A batch's rollup rows, summed by push (schema version 8): each row's key (rows: device, bucket
+ * and its stack's number sid, as COPY binary's fields) and its sum of each of the batch's sample
+ * types (types: their names, a 0 after each; stride sums a row, has says which it holds); the
+ * batch's stacks (stacks: stack and task as COPY binary's fields, sid their number) and sets of
+ * sample types (tsets: a text[] field, tid its number), sent once a batch, not once a row. */
+struct roll {
+    struct keys rows, stacks, tsets;
+    struct buf types;
+    size_t *toff, ntype, tcap, stride, cap;
+    int64_t *sum;
+    uint8_t *has;
+};
+
+/* Key (len bytes)'s number in k, added when new. */
+size_t keys_add(struct keys *k, const uint8_t *key, size_t len);
+void keys_free(struct keys *k);
 /* Reads path into w (its bytes, its profile, its row's columns, its sites): 0, or -1 with err. */
 int row_read(struct push_row *w, const char *path, char *err, size_t errlen);
 void row_free(struct push_row *w);
 /* A stored profile's site rows (COPY binary of msamp_site, without the header) into out; its
- * sites' values added to the batch's rollup rows (roll), or (direct not NULL: the profile alone
- * in its bucket in the batch, its types' names distinct) its sites' rollup rows onto direct as
- * roll_copy writes them. */
+ * sites' stacks into roll->stacks; their values added to the batch's rollup rows (roll), or
+ * (direct not NULL: the profile alone in its bucket in the batch, its types' names distinct) its
+ * sites' rollup rows onto direct as roll_copy writes them. */
 void row_copy(const struct push_row *w, struct buf *out, struct roll *roll, struct buf *direct);
 void roll_free(struct roll *r);
-/* The batch's rollup rows of new buckets (isnew set) or of the others as COPY binary rows of
- * msamp_rollup's (device, bucket, stack, task, types, vals: the types each row has, their sums)
- * onto out (no header, no trailer): how many. */
-size_t roll_copy(const struct roll *r, int isnew, struct buf *out);
+/* The batch's summed rollup rows as COPY binary rows of msamp_rollup_in (device, bucket, sid,
+ * tid, vals: the sums of the types tid names, in its order; their sets into roll->tsets) onto
+ * out (no header, no trailer): how many. */
+size_t roll_copy(struct roll *r, struct buf *out);
+/* The batch's stacks (msamp_stack_in: sid, stack, task) and sets of types (msamp_types_in: tid,
+ * types) as COPY binary rows onto stacks and tsets. */
+void roll_dicts(const struct roll *r, struct buf *stacks, struct buf *tsets);
+/* How many types set tid names. */
+size_t roll_tset_n(const struct roll *r, size_t tid);
 /* x in decimal onto b. */
 void push_put_i64(struct buf *b, int64_t x);
 /* x's low bytes big-endian onto b (COPY's binary format). */

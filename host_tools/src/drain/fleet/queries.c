@@ -51,13 +51,14 @@ static void top_sql(struct buf *b, struct sel *s, const struct fleet_rows *q)
         add_param(s, PQgetvalue(q->aux, k, 0));
     fleet_sel_buckets(b, s, ", p.sample_types");
     /* u: each type's value (v1 ..) of each rollup row (bigint[] in the order of its types, schema
-     * version 7) and site row (bigint[] in the order of its profile's sample_types, version 6) */
-    buf_str(b, ", u AS (SELECT r.stack, r.task");
+     * version 7; its stack and task in msamp_stack, version 8) and site row (bigint[] in the order
+     * of its profile's sample_types, version 6) */
+    buf_str(b, ", u AS (SELECT s.stack, s.task");
     for (int k = 0; k < nt; k++)
         buf_printf(b, ", r.vals[array_position(r.types, $%d)]::numeric AS v%d", base + k + 1,
                    k);
     buf_str(b, " FROM fb JOIN msamp_rollup r ON r.device = fb.device AND r.bucket = fb.id"
-               " UNION ALL SELECT st.stack, st.task");
+               " JOIN msamp_stack s ON s.h = r.h UNION ALL SELECT st.stack, st.task");
     for (int k = 0; k < nt; k++)
         buf_printf(b, ", st.vals[array_position(pp.sample_types, $%d)]", base + k + 1);
     buf_printf(b, " FROM pp CROSS JOIN LATERAL (SELECT * FROM msamp_site st WHERE st.device ="

@@ -276,8 +276,7 @@ static const char schema_v7[] =
     "ALTER INDEX msamp_rollup_pkey RENAME TO msamp_rollup_v6_pkey;"
     "CREATE TABLE msamp_rollup (device text NOT NULL, bucket bigint NOT NULL,"
     " stack text[] NOT NULL, task text NOT NULL, types text[] NOT NULL, vals bigint[] NOT NULL,"
-    " h bigint NOT NULL GENERATED ALWAYS AS"
-    " (hash_array_extended(stack, 0) # hashtextextended(task, 0)) STORED,"
+    " h bigint NOT NULL GENERATED ALWAYS AS " MSAMP_STACK_H("stack", "task") " STORED,"
     " PRIMARY KEY (device, bucket, h)) WITH (fillfactor = 50);"
     "INSERT INTO msamp_rollup (device, bucket, stack, task, types, vals) SELECT r.device,"
     " r.bucket, r.stack, r.task, coalesce(array_agg(k ORDER BY k) FILTER (WHERE k IS NOT NULL),"
@@ -308,6 +307,46 @@ static const char schema_v7[] =
     "  GROUP BY b.device, b.id, st.stack, st.task, v.k) x GROUP BY device, id, stack, task;"
     " $f$;"
     "INSERT INTO msamp_schema VALUES (7);";
+
+/* Version 8: rollup rows cheaper to add to (docs/FLEET.md "Push"): a row is (device, bucket, h,
+ * types, vals), its stack and task kept once in msamp_stack (by h, for every bucket and device),
+ * not in each bucket's row: an update writes a row of about 300 bytes, not 900, and a push sends
+ * a batch's stacks once (msamp_stack_in) rather than once a row. A stack stored under h and
+ * another of the same h (a 64-bit hash's collision) fail the push or the rebuild with an error,
+ * never join two sites. The rebuild sums into a temporary table, adds its stacks, then its
+ * rows. Version 7's rows moved, their stacks checked alike. */
+#define V8_STACK_CHECK(from) \
+    " IF EXISTS (SELECT 1 FROM " from " x JOIN msamp_stack s ON s.h = x.h" \
+    "  WHERE s.stack <> x.stack OR s.task <> x.task) THEN RAISE EXCEPTION" \
+    "  'two stacks of one hash (msamp_stack''s key h): the rollups are not made'; END IF;"
+static const char schema_v8[] =
+    "CREATE TABLE msamp_stack (h bigint PRIMARY KEY, stack text[] NOT NULL, task text NOT NULL);"
+    "ALTER TABLE msamp_rollup RENAME TO msamp_rollup_v7;"
+    "ALTER INDEX msamp_rollup_pkey RENAME TO msamp_rollup_v7_pkey;"
+    "CREATE TABLE msamp_rollup (device text NOT NULL, bucket bigint NOT NULL, h bigint NOT NULL,"
+    " types text[] NOT NULL, vals bigint[] NOT NULL, PRIMARY KEY (device, bucket, h))"
+    " WITH (fillfactor = 50);"
+    "INSERT INTO msamp_stack SELECT DISTINCT ON (h) h, stack, task FROM msamp_rollup_v7 ORDER BY h;"
+    "DO $d$ BEGIN" V8_STACK_CHECK("msamp_rollup_v7") " END $d$;"
+    "INSERT INTO msamp_rollup SELECT device, bucket, h, types, vals FROM msamp_rollup_v7;"
+    "DROP TABLE msamp_rollup_v7;"
+    "CREATE OR REPLACE FUNCTION msamp_rollup_rebuild(ids bigint[]) RETURNS void LANGUAGE plpgsql"
+    " AS $f$ BEGIN"
+    ROLLUP_REBUILD_BOUNDS
+    " CREATE TEMP TABLE msamp_rebuild ON COMMIT DROP AS SELECT device, id, stack, task,"
+    "  " MSAMP_STACK_H("stack", "task") " AS h, array_agg(k ORDER BY k) AS types,"
+    "  array_agg(s ORDER BY k) AS vals FROM"
+    "  (SELECT b.device, b.id, st.stack, st.task, v.k, sum(v.x)::bigint AS s"
+    ROLLUP_REBUILD_VALUES
+    "  AND v.k IS NOT NULL AND v.x IS NOT NULL"
+    "  GROUP BY b.device, b.id, st.stack, st.task, v.k) x GROUP BY device, id, stack, task;"
+    " INSERT INTO msamp_stack SELECT DISTINCT ON (h) h, stack, task FROM msamp_rebuild ORDER BY h"
+    "  ON CONFLICT (h) DO NOTHING;"
+    V8_STACK_CHECK("msamp_rebuild")
+    " INSERT INTO msamp_rollup SELECT device, id, h, types, vals FROM msamp_rebuild;"
+    " DROP TABLE msamp_rebuild;"
+    " END $f$;"
+    "INSERT INTO msamp_schema VALUES (8);";
 
 int schema_target(void)
 {
@@ -359,7 +398,7 @@ int db_schema(PGconn *c, int create, char *err, size_t errlen)
         goto fail;
     static const char *const steps[FLEET_SCHEMA_VERSION] = {schema_v1, schema_v2, schema_v3,
                                                                    schema_v4, schema_v5, schema_v6,
-                                                                   schema_v7};
+                                                                   schema_v7, schema_v8};
     for (; v < target; v++)
         if (db_cmd(c, steps[v], v ? "migrating the schema" : "creating the schema", err, errlen) !=
             0)

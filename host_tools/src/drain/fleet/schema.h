@@ -6,7 +6,11 @@
 #include <libpq-fe.h>
 #include <stddef.h>
 
-#define FLEET_SCHEMA_VERSION 7
+#define FLEET_SCHEMA_VERSION 8
+
+/* A stack's key h in msamp_stack and msamp_rollup (schema versions 7 and 8): a 64-bit hash of the
+ * stack (text[], column or expression s) and task (t), computed by the server. */
+#define MSAMP_STACK_H(s, t) "(hash_array_extended(" s ", 0) # hashtextextended(" t ", 0))"
 
 /* The version the schema is made or migrated to: this drain's, or MSAMP_DRAIN_FLEET_SCHEMA=N when
  * N is an older one (the test of a migration makes a version 1 store with it). */
