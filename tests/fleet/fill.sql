@@ -37,7 +37,8 @@ DELETE FROM msamp_bucket;
 INSERT INTO msamp_bucket (device, build_id, labels, day, profiles, t_start_min, t_start_max,
   t_end_min, t_end_max) SELECT device, build_id, labels, msamp_day(t_end), count(*), min(t_start),
   max(t_start), min(t_end), max(t_end) FROM msamp_profile GROUP BY 1, 2, 3, 4;
--- (schema version 8: the source's stacks are in msamp_stack already, by h)
-INSERT INTO msamp_rollup (device, bucket, h, types, vals) SELECT b.device, b.id,
-  hash_array_extended(st.stack, 0) # hashtextextended(st.task, 0), s.sample_types, ARRAY(SELECT v * b.profiles FROM unnest(st.vals) WITH ORDINALITY x(v, o) ORDER BY o)
+-- (schema version 8: the source's stacks are in msamp_stack already, by h; its sample types a set
+-- of msamp_tset)
+INSERT INTO msamp_rollup (device, bucket, h, tid, vals) SELECT b.device, b.id,
+  hash_array_extended(st.stack, 0) # hashtextextended(st.task, 0), msamp_tset_id(s.sample_types), ARRAY(SELECT v * b.profiles FROM unnest(st.vals) WITH ORDINALITY x(v, o) ORDER BY o)
   FROM msamp_bucket b, src_site st, src s;

@@ -47,27 +47,30 @@ static const char sql_leaks[] =
 /* The month's partitions (made once, in their own transaction: msamp_partition). */
 static const char sql_part[] = "SELECT msamp_partition(to_timestamp($1::numeric / 1e9))";
 /* The batch's stacks (msamp_stack_in: h computed by the server, as it was in schema version 7)
- * added to msamp_stack (schema version 8: one row a stack and task, by h), in the order of h (two
- * pushes bringing the same new stacks wait for each other, never deadlock); then how many of them
- * have the h of another stack stored (a 64-bit hash's collision: the push fails, never joins two
- * sites). */
+ * added to msamp_stack (schema version 8: one row a stack and task, by h) and its sets of types
+ * to msamp_tset, each in order (two pushes bringing the same new ones wait for each other, never
+ * deadlock); then how many of the stacks have the h of another stack stored (a 64-bit hash's
+ * collision: the push fails, never joins two sites). */
 static const char sql_stacks[] =
     "INSERT INTO msamp_stack (h, stack, task) SELECT h, stack, task FROM msamp_stack_in"
     " ORDER BY h ON CONFLICT (h) DO NOTHING;"
+    "INSERT INTO msamp_tset (types) SELECT types FROM msamp_types_in ORDER BY types"
+    " ON CONFLICT (types) DO NOTHING;"
     "SELECT count(*) FROM msamp_stack_in i JOIN msamp_stack s ON s.h = i.h"
     " WHERE s.stack <> i.stack OR s.task <> i.task";
 /* The batch's rollup rows (summed by push) added to the stored ones of their key (device, bucket,
- * h); store_rollup writes the sum of rows of equal types (the usual case) inline for each count
- * of types the batch has (rollup_sql), msamp_rvals_add adds by type name. */
+ * h); store_rollup writes the sum of rows of the same types (the usual case) inline for each
+ * count of types the batch has (rollup_sql); rows of other types are added by type name. */
 static const char sql_rollup_head[] =
-    "INSERT INTO msamp_rollup AS o (device, bucket, h, types, vals)"
-    " SELECT r.device, r.bucket, s.h, t.types, r.vals FROM msamp_rollup_in r"
+    "INSERT INTO msamp_rollup AS o (device, bucket, h, tid, vals)"
+    " SELECT r.device, r.bucket, s.h, g.tid, r.vals FROM msamp_rollup_in r"
     " JOIN msamp_stack_in s ON s.sid = r.sid JOIN msamp_types_in t ON t.tid = r.tid"
+    " JOIN msamp_tset g ON g.types = t.types"
     " ON CONFLICT (device, bucket, h) DO UPDATE"
-    " SET types = CASE WHEN o.types = EXCLUDED.types THEN o.types"
-    " ELSE msamp_types_add(o.types, EXCLUDED.types) END,"
-    " vals = CASE WHEN o.types <> EXCLUDED.types"
-    " THEN msamp_rvals_add(o.types, o.vals, EXCLUDED.types, EXCLUDED.vals)";
+    " SET tid = CASE WHEN o.tid = EXCLUDED.tid THEN o.tid ELSE msamp_tset_id(msamp_types_add("
+    "msamp_tset_types(o.tid), msamp_tset_types(EXCLUDED.tid))) END,"
+    " vals = CASE WHEN o.tid <> EXCLUDED.tid THEN msamp_rvals_add(msamp_tset_types(o.tid), o.vals,"
+    " msamp_tset_types(EXCLUDED.tid), EXCLUDED.vals)";
 
 static int push_prepare(PGconn *c, char *err, size_t errlen)
 {

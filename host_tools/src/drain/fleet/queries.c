@@ -50,15 +50,19 @@ static void top_sql(struct buf *b, struct sel *s, const struct fleet_rows *q)
     for (int k = 0; k < nt; k++)
         add_param(s, PQgetvalue(q->aux, k, 0));
     fleet_sel_buckets(b, s, ", p.sample_types");
-    /* u: each type's value (v1 ..) of each rollup row (bigint[] in the order of its types, schema
-     * version 7; its stack and task in msamp_stack, version 8) and site row (bigint[] in the order
-     * of its profile's sample_types, version 6) */
-    buf_str(b, ", u AS (SELECT s.stack, s.task");
+    /* tp: each set of types' place of each type (p1 ..); u: each type's value (v1 ..) of each
+     * rollup row (bigint[] in the order of its set of types, its stack and task in msamp_stack:
+     * schema version 8) and site row (bigint[] in the order of its profile's sample_types,
+     * version 6) */
+    buf_str(b, ", tp AS (SELECT tid");
     for (int k = 0; k < nt; k++)
-        buf_printf(b, ", r.vals[array_position(r.types, $%d)]::numeric AS v%d", base + k + 1,
-                   k);
+        buf_printf(b, ", array_position(types, $%d) AS p%d", base + k + 1, k);
+    buf_str(b, " FROM msamp_tset), u AS (SELECT s.stack, s.task");
+    for (int k = 0; k < nt; k++)
+        buf_printf(b, ", r.vals[tp.p%d]::numeric AS v%d", k, k);
     buf_str(b, " FROM fb JOIN msamp_rollup r ON r.device = fb.device AND r.bucket = fb.id"
-               " JOIN msamp_stack s ON s.h = r.h UNION ALL SELECT st.stack, st.task");
+               " JOIN msamp_stack s ON s.h = r.h JOIN tp ON tp.tid = r.tid"
+               " UNION ALL SELECT st.stack, st.task");
     for (int k = 0; k < nt; k++)
         buf_printf(b, ", st.vals[array_position(pp.sample_types, $%d)]", base + k + 1);
     buf_printf(b, " FROM pp CROSS JOIN LATERAL (SELECT * FROM msamp_site st WHERE st.device ="

@@ -309,26 +309,39 @@ static const char schema_v7[] =
     "INSERT INTO msamp_schema VALUES (7);";
 
 /* Version 8: rollup rows cheaper to add to (docs/FLEET.md "Push"): a row is (device, bucket, h,
- * types, vals), its stack and task kept once in msamp_stack (by h, for every bucket and device),
- * not in each bucket's row: an update writes a row of about 300 bytes, not 900, and a push sends
- * a batch's stacks once (msamp_stack_in) rather than once a row. A stack stored under h and
- * another of the same h (a 64-bit hash's collision) fail the push or the rebuild with an error,
- * never join two sites. The rebuild sums into a temporary table, adds its stacks, then its
- * rows. Version 7's rows moved, their stacks checked alike. */
+ * tid, vals), its stack and task kept once in msamp_stack (by h, for every bucket and device) and
+ * its sample types' names once in msamp_tset (by tid), not in each bucket's row: an update writes
+ * a row of about 250 bytes, not 900, and a push sends a batch's stacks and sets of types once
+ * (msamp_stack_in, msamp_types_in) rather than once a row. A stack stored under h and another of
+ * the same h (a 64-bit hash's collision) fail the push or the rebuild with an error, never join
+ * two sites. msamp_tset_id: a set's tid, made when new; msamp_tset_types: a tid's names. The
+ * rebuild sums into a temporary table, adds its stacks and sets, then its rows. Version 7's rows
+ * moved, their stacks checked alike. */
 #define V8_STACK_CHECK(from) \
     " IF EXISTS (SELECT 1 FROM " from " x JOIN msamp_stack s ON s.h = x.h" \
     "  WHERE s.stack <> x.stack OR s.task <> x.task) THEN RAISE EXCEPTION" \
     "  'two stacks of one hash (msamp_stack''s key h): the rollups are not made'; END IF;"
 static const char schema_v8[] =
     "CREATE TABLE msamp_stack (h bigint PRIMARY KEY, stack text[] NOT NULL, task text NOT NULL);"
+    "CREATE TABLE msamp_tset (tid serial PRIMARY KEY, types text[] NOT NULL UNIQUE);"
+    "CREATE FUNCTION msamp_tset_id(t text[]) RETURNS int LANGUAGE plpgsql AS $f$"
+    " DECLARE i int; BEGIN SELECT tid INTO i FROM msamp_tset WHERE types = t;"
+    " IF i IS NULL THEN INSERT INTO msamp_tset (types) VALUES (t) ON CONFLICT (types) DO NOTHING"
+    " RETURNING tid INTO i; END IF;"
+    " IF i IS NULL THEN SELECT tid INTO i FROM msamp_tset WHERE types = t; END IF;"
+    " RETURN i; END $f$;"
+    "CREATE FUNCTION msamp_tset_types(i int) RETURNS text[] LANGUAGE sql STABLE AS"
+    " $f$ SELECT types FROM msamp_tset WHERE tid = i $f$;"
     "ALTER TABLE msamp_rollup RENAME TO msamp_rollup_v7;"
     "ALTER INDEX msamp_rollup_pkey RENAME TO msamp_rollup_v7_pkey;"
     "CREATE TABLE msamp_rollup (device text NOT NULL, bucket bigint NOT NULL, h bigint NOT NULL,"
-    " types text[] NOT NULL, vals bigint[] NOT NULL, PRIMARY KEY (device, bucket, h))"
+    " tid int NOT NULL, vals bigint[] NOT NULL, PRIMARY KEY (device, bucket, h))"
     " WITH (fillfactor = 50);"
     "INSERT INTO msamp_stack SELECT DISTINCT ON (h) h, stack, task FROM msamp_rollup_v7 ORDER BY h;"
     "DO $d$ BEGIN" V8_STACK_CHECK("msamp_rollup_v7") " END $d$;"
-    "INSERT INTO msamp_rollup SELECT device, bucket, h, types, vals FROM msamp_rollup_v7;"
+    "INSERT INTO msamp_tset (types) SELECT DISTINCT types FROM msamp_rollup_v7 ORDER BY 1;"
+    "INSERT INTO msamp_rollup SELECT r.device, r.bucket, r.h, t.tid, r.vals FROM msamp_rollup_v7 r"
+    " JOIN msamp_tset t ON t.types = r.types;"
     "DROP TABLE msamp_rollup_v7;"
     "CREATE OR REPLACE FUNCTION msamp_rollup_rebuild(ids bigint[]) RETURNS void LANGUAGE plpgsql"
     " AS $f$ BEGIN"
@@ -343,7 +356,10 @@ static const char schema_v8[] =
     " INSERT INTO msamp_stack SELECT DISTINCT ON (h) h, stack, task FROM msamp_rebuild ORDER BY h"
     "  ON CONFLICT (h) DO NOTHING;"
     V8_STACK_CHECK("msamp_rebuild")
-    " INSERT INTO msamp_rollup SELECT device, id, h, types, vals FROM msamp_rebuild;"
+    " INSERT INTO msamp_tset (types) SELECT DISTINCT types FROM msamp_rebuild ORDER BY 1"
+    "  ON CONFLICT (types) DO NOTHING;"
+    " INSERT INTO msamp_rollup SELECT x.device, x.id, x.h, t.tid, x.vals FROM msamp_rebuild x"
+    "  JOIN msamp_tset t ON t.types = x.types;"
     " DROP TABLE msamp_rebuild;"
     " END $f$;"
     "INSERT INTO msamp_schema VALUES (8);";
