@@ -90,7 +90,7 @@ tm1=$(q merge "$W/last.pb.gz" --since "$(pg_sql "select extract(epoch from max(t
 size() { pg_sql "select coalesce(sum(pg_total_relation_size(relid)), 0) from pg_partition_tree('$1')"; }
 prof_b=$(size msamp_profile)
 site_b=$(size msamp_site)
-roll_b=$(pg_sql "select pg_total_relation_size('msamp_rollup') + pg_total_relation_size('msamp_bucket')")
+roll_b=$(pg_sql "select pg_total_relation_size('msamp_rollup') + pg_total_relation_size('msamp_bucket') + pg_total_relation_size('msamp_stack') + pg_total_relation_size('msamp_tset')")
 roll_n=$(pg_sql "select count(*) from msamp_rollup")
 file_b=$(stat -c %s "$SRC")
 # FILL=sql: the push rate into the filled store, PUSH_N more files (the source's time: one bucket)
@@ -112,4 +112,4 @@ echo "  top: $tt s; devices: $td s; leaks: $tl s; merge --since (one time): $tm1
 echo "  top by the full scan of the site rows: $tf s ($(awk -v a="$tf" -v b="$tt" 'BEGIN { printf "%.1f", a / (b > 0 ? b : 0.01) }')x the rollups' time; $same)"
 echo "  msamp_profile: $prof_b bytes ($((prof_b / n)) per profile, the file's bytes included)"
 echo "  msamp_site: $site_b bytes ($((site_b / (rows > 0 ? rows : 1))) per site row, indexes included)"
-echo "  rollups: $roll_b bytes ($roll_n rollup rows, msamp_bucket and msamp_rollup, indexes included)"
+echo "  rollups: $roll_b bytes ($roll_n rollup rows: msamp_bucket, msamp_rollup, msamp_stack and msamp_tset, indexes included)"
