@@ -23,7 +23,8 @@ INSERT INTO msamp_profile (device, id, sha256, build_id, session, kind, t_start,
   g.t_end - (s.t_end - s.t_start), g.t_end, s.labels, s.sample_types, s.comments, s.failures,
   s.bytes, s.totals, s.heap_free, s.heap_min_free, s.heap_largest_free, s.heap_total FROM g, src s;
 \if :sites
-INSERT INTO msamp_site SELECT g.device, g.id, g.t_end, st.site, st.stack, st.task, st.vals
+INSERT INTO msamp_site (device, profile_id, t_end, site, h, vals)
+  SELECT g.device, g.id, g.t_end, st.site, st.h, st.vals
   FROM g, src_site st;
 INSERT INTO msamp_leak SELECT g.device, g.id, g.t_end, l.site, l.slope, l.slope_var, l.since_s
   FROM g, src_leak l;
@@ -37,8 +38,8 @@ DELETE FROM msamp_bucket;
 INSERT INTO msamp_bucket (device, build_id, labels, day, profiles, t_start_min, t_start_max,
   t_end_min, t_end_max) SELECT device, build_id, labels, msamp_day(t_end), count(*), min(t_start),
   max(t_start), min(t_end), max(t_end) FROM msamp_profile GROUP BY 1, 2, 3, 4;
--- (schema version 8: the source's stacks are in msamp_stack already, by h; its sample types a set
--- of msamp_tset)
+-- (schema version 8: the source's stacks are in msamp_stack already, its site rows name them by
+-- h; its sample types a set of msamp_tset)
 INSERT INTO msamp_rollup (device, bucket, h, tid, vals) SELECT b.device, b.id,
-  hash_array_extended(st.stack, 0) # hashtextextended(st.task, 0), msamp_tset_id(s.sample_types), ARRAY(SELECT v * b.profiles FROM unnest(st.vals) WITH ORDINALITY x(v, o) ORDER BY o)
+  st.h, msamp_tset_id(s.sample_types), ARRAY(SELECT v * b.profiles FROM unnest(st.vals) WITH ORDINALITY x(v, o) ORDER BY o)
   FROM msamp_bucket b, src_site st, src s;

@@ -349,9 +349,9 @@ V2="${PG_CONN/dbname=postgres/dbname=v2}"
 MSAMP_DRAIN_FLEET_SCHEMA=2 "$D" push --db "$V2" "$W/q1.s1.pb.gz" 2>/dev/null
 cols="device, id, sha256, build_id, session, kind, t_start, t_end, labels, sample_types, comments, failures, bytes, pushed, totals, heap_free, heap_min_free, heap_largest_free, heap_total"
 # (the site rows' vals as version 2's jsonb: msamp_vals of schema version 6)
-for tc in "msamp_profile|$cols" "msamp_site s join msamp_profile p on p.device = s.device and p.id = s.profile_id and p.t_end = s.t_end|s.device, s.profile_id, s.site, s.stack, s.task, msamp_vals(p.sample_types, s.vals)" "msamp_leak|device, profile_id, site, slope, slope_var, since_s"; do
+for tc in "msamp_profile|$cols" "msamp_site s join msamp_profile p on p.device = s.device and p.id = s.profile_id and p.t_end = s.t_end join msamp_stack k on k.h = s.h|s.device, s.profile_id, s.site, k.stack, k.task, msamp_vals(p.sample_types, s.vals)" "msamp_leak|device, profile_id, site, slope, slope_var, since_s"; do
   "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$PG_CONN" -c "\\copy (select ${tc#*|} from ${tc%%|*}) to stdout" |
-    "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$V2" -c "\\copy ${tc%%[ |]*} ($(echo "${tc#*|}" | sed 's/s\.//g; s/msamp_vals(.*)/vals/')) from stdin" || fail "copy ${tc%%[ |]*} into the version 2 store"
+    "$PG_BIN/psql" -X -q -v ON_ERROR_STOP=1 "$V2" -c "\\copy ${tc%%[ |]*} ($(echo "${tc#*|}" | sed 's/[sk]\.//g; s/msamp_vals(.*)/vals/')) from stdin" || fail "copy ${tc%%[ |]*} into the version 2 store"
 done
 pg_sql_db "$V2" "select setval('msamp_profile_id_seq', (select max(id) from msamp_profile))" >/dev/null
 [ "$(pg_sql_db "$V2" 'select max(version) from msamp_schema')|$(pg_sql_db "$V2" "select count(*) from pg_inherits")" = "2|0" ] || fail "the version 2 store is not one"
@@ -375,7 +375,7 @@ sel=$(order "t_end >= to_timestamp($t0)")
 # A month's partition made while its rows wait in the default partition (they got there before
 # it existed): they move into it, with their sites.
 pg_sql_db "$V2" "insert into msamp_profile_default (device, sha256, build_id, session, kind, t_start, t_end, labels, sample_types, comments, failures, bytes, totals) values ('waiting', '\x01', 'b', 's', 'final', '2025-01-15 00:00+00', '2025-01-15 00:00+00', '{}', '{}', '{}', 0, '\x00', '{}');
-  insert into msamp_site select device, id, t_end, 0, '{f}', '', '{}' from msamp_profile where device = 'waiting'" >/dev/null || fail "rows in the default partition"
+  insert into msamp_site (device, profile_id, t_end, site, h, vals) select device, id, t_end, 0, 0, '{}' from msamp_profile where device = 'waiting'" >/dev/null || fail "rows in the default partition"
 [ "$(pg_sql_db "$V2" "select msamp_partition('2025-01-20 00:00+00')")|$(pg_sql_db "$V2" "select p.tableoid::regclass::text || ' ' || s.tableoid::regclass::text from msamp_profile p join msamp_site s on s.device = p.device and s.profile_id = p.id where p.device = 'waiting'")" = "202501|msamp_profile_p202501 msamp_site_p202501" ] &&
   ok "a new month's partition takes its rows from the default one" || fail "default rows moved: $(pg_sql_db "$V2" "select tableoid::regclass from msamp_profile where device = 'waiting'")"
 # --json to a full disk: said, exit 1
@@ -432,9 +432,9 @@ want=$(for n in "$odd1" "$odd2"; do printf '%s' "$n" | python3 -c 'import sys; p
 pg_sql "create database odd" || fail "create database odd"
 ODD="${PG_CONN/dbname=postgres/dbname=odd}"
 "$D" push --db "$ODD" "$W/odd.pb.gz" 2>"$W/odd.err" || fail "odd names: push: $(cat "$W/odd.err")"
-got=$(pg_sql_db "$ODD" "select encode(convert_to(f, 'UTF8'), 'hex') from (select distinct f from msamp_site, unnest(stack) f where f like 'st\"ep%' or f like '€ r%') x order by f like '€%'")
+got=$(pg_sql_db "$ODD" "select encode(convert_to(f, 'UTF8'), 'hex') from (select distinct f from msamp_site s join msamp_stack k on k.h = s.h, unnest(k.stack) f where f like 'st\"ep%' or f like '€ r%') x order by f like '€%'")
 [ -n "$want" ] && [ "$got" = "$want" ] &&
-  [ "$(pg_sql_db "$ODD" "select count(*) from msamp_rollup r join msamp_stack s on s.h = r.h where s.stack @> (select array_agg(distinct f) from msamp_site, unnest(stack) f where f like 'st\"ep%')")" -gt 0 ] &&
+  [ "$(pg_sql_db "$ODD" "select count(*) from msamp_rollup r join msamp_stack s on s.h = r.h where s.stack @> (select array_agg(distinct f) from msamp_stack, unnest(stack) f where f like 'st\"ep%')")" -gt 0 ] &&
   ok "odd names: each frame's text stored as drain's JSON rule gives it, in the site and rollup rows" ||
   fail "odd names: stored [$got], want [$want]"
 sha256sum -c --quiet "$W/files.sha" && ok "profile files unchanged" || fail "profile files changed"

@@ -28,12 +28,13 @@
  * a byte or more) and so is its group's: the sites of the same innermost frame together. Sites are
  * matched by stack (unsymbolized frames as "?") and task. */
 #define F(row, key) "coalesce((" row "->>'" key "')::float8, 0)"
-/* A site's stack with its raw addresses ("0x...") as "?": across sessions a raw address names
- * no place (profiles of drains before hosted images' frames became "[lib.so]+0xOFF", which ASLR
- * does not move and which are kept), so the same call path of two sessions is one site. */
+/* A site's stack (sk: msamp_stack, schema version 8) with its raw addresses ("0x...") as "?":
+ * across sessions a raw address names no place (profiles of drains before hosted images' frames
+ * became "[lib.so]+0xOFF", which ASLR does not move and which are kept), so the same call path of
+ * two sessions is one site. */
 #define STACK_SQL                                                                                \
     "ARRAY(SELECT CASE WHEN f ~ '^0x[0-9a-f]+$' THEN '?' ELSE f END FROM"                        \
-    " unnest(st.stack) WITH ORDINALITY u(f, o) ORDER BY o)"
+    " unnest(sk.stack) WITH ORDINALITY u(f, o) ORDER BY o)"
 
 /* A leak suspect of fleet leaks: a device's site with the evidence it has, the leak verdict of
  * the device's latest profile (v: its slope, since) and the growth across consecutive profiles
@@ -74,11 +75,11 @@ static PGresult *verdict_leaks(PGconn *c, struct sel *s, char *err, size_t errle
               "WITH sel AS (SELECT p.device, p.id, p.t_end, p.kind FROM msamp_profile p WHERE %s),"
               " lat AS (SELECT DISTINCT ON (device) device, id, t_end FROM sel"
               " ORDER BY device, t_end DESC, kind = 'final' DESC, id DESC)"
-              " SELECT lat.device, array_to_json(" STACK_SQL ")::text, st.task, lk.slope,"
+              " SELECT lat.device, array_to_json(" STACK_SQL ")::text, sk.task, lk.slope,"
               " lk.slope_var, lk.since_s FROM lat JOIN msamp_leak lk ON lk.device = lat.device"
               " AND lk.profile_id = lat.id AND lk.t_end = lat.t_end JOIN msamp_site st"
               " ON st.device = lk.device AND st.profile_id = lk.profile_id AND st.t_end = lk.t_end"
-              " AND st.site = lk.site WHERE TRUE%s",
+              " AND st.site = lk.site JOIN msamp_stack sk ON sk.h = st.h WHERE TRUE%s",
               buf_cstr(&s->where), buf_cstr(&s->where_st));
     PGresult *r = sel_query(c, s, buf_cstr(&q), err, errlen);
     buf_free(&q);
@@ -108,14 +109,14 @@ static void leaks_sql(struct buf *b, struct sel *s, const struct fleet_rows *q)
                " FROM lst l JOIN mid m USING (device, session)),"
                " dev AS (SELECT device, sum(dt) AS dt, count(*) AS nses, sum(n) AS nprof FROM pr"
                " GROUP BY device),"
-               " m AS (SELECT pr.device, pr.mid_id AS pair, " STACK_SQL " AS stack, st.task,"
+               " m AS (SELECT pr.device, pr.mid_id AS pair, " STACK_SQL " AS stack, sk.task,"
                " msamp_vals(pr.mid_ty, st.vals) AS vals"
                " FROM pr JOIN msamp_site st ON st.device = pr.device AND st.profile_id = pr.mid_id"
-               " AND st.t_end = pr.mid_te WHERE TRUE%s),"
-               " l AS (SELECT pr.device, pr.mid_id AS pair, " STACK_SQL " AS stack, st.task,"
+               " AND st.t_end = pr.mid_te JOIN msamp_stack sk ON sk.h = st.h WHERE TRUE%s),"
+               " l AS (SELECT pr.device, pr.mid_id AS pair, " STACK_SQL " AS stack, sk.task,"
                " msamp_vals(pr.last_ty, st.vals) AS vals"
                " FROM pr JOIN msamp_site st ON st.device = pr.device AND st.profile_id = pr.last_id"
-               " AND st.t_end = pr.last_te WHERE TRUE%s),"
+               " AND st.t_end = pr.last_te JOIN msamp_stack sk ON sk.h = st.h WHERE TRUE%s),"
                " ml AS (SELECT coalesce(l.device, m.device) AS device, coalesce(l.stack, m.stack)"
                " AS stack, coalesce(l.task, m.task) AS task, coalesce(m.vals, '{}') AS a,"
                " coalesce(l.vals, '{}') AS b FROM m FULL JOIN l ON l.device = m.device AND"

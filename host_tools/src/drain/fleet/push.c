@@ -46,26 +46,26 @@ static const char sql_leaks[] =
     " ON CONFLICT DO NOTHING";
 /* The month's partitions (made once, in their own transaction: msamp_partition). */
 static const char sql_part[] = "SELECT msamp_partition(to_timestamp($1::numeric / 1e9))";
-/* The batch's stacks (msamp_stack_in: h computed by the server, as it was in schema version 7)
- * added to msamp_stack (schema version 8: one row a stack and task, by h) and its sets of types
- * to msamp_tset, each in order (two pushes bringing the same new ones wait for each other, never
- * deadlock); then how many of the stacks have the h of another stack stored (a 64-bit hash's
- * collision: the push fails, never joins two sites). */
+/* The batch's stacks (msamp_stack_in: h computed by the server, as schema version 7 computed it)
+ * added to msamp_stack (schema version 8: one row a stack and task, by h), in the order of h (two
+ * pushes bringing the same new stacks wait for each other, never deadlock); then each one's h, by
+ * its number, and whether the stack stored under its h is another (a 64-bit hash's collision:
+ * the push fails, never joins two sites). */
 static const char sql_stacks[] =
     "INSERT INTO msamp_stack (h, stack, task) SELECT h, stack, task FROM msamp_stack_in"
     " ORDER BY h ON CONFLICT (h) DO NOTHING;"
+    "SELECT i.h, s.stack <> i.stack OR s.task <> i.task FROM msamp_stack_in i"
+    " JOIN msamp_stack s ON s.h = i.h ORDER BY i.sid";
+/* The batch's sets of types added to msamp_tset (in order, as the stacks), then its rollup rows
+ * (summed by push) added to the stored ones of their key (device, bucket, h); store_rollup writes
+ * the sum of rows of the same types (the usual case) inline for each count of types the batch
+ * has (rollup_sql); rows of other types are added by type name. */
+static const char sql_rollup_head[] =
     "INSERT INTO msamp_tset (types) SELECT types FROM msamp_types_in ORDER BY types"
     " ON CONFLICT (types) DO NOTHING;"
-    "SELECT count(*) FROM msamp_stack_in i JOIN msamp_stack s ON s.h = i.h"
-    " WHERE s.stack <> i.stack OR s.task <> i.task";
-/* The batch's rollup rows (summed by push) added to the stored ones of their key (device, bucket,
- * h); store_rollup writes the sum of rows of the same types (the usual case) inline for each
- * count of types the batch has (rollup_sql); rows of other types are added by type name. */
-static const char sql_rollup_head[] =
     "INSERT INTO msamp_rollup AS o (device, bucket, h, tid, vals)"
-    " SELECT r.device, r.bucket, s.h, g.tid, r.vals FROM msamp_rollup_in r"
-    " JOIN msamp_stack_in s ON s.sid = r.sid JOIN msamp_types_in t ON t.tid = r.tid"
-    " JOIN msamp_tset g ON g.types = t.types"
+    " SELECT r.device, r.bucket, r.h, g.tid, r.vals FROM msamp_rollup_in r"
+    " JOIN msamp_types_in t ON t.tid = r.tid JOIN msamp_tset g ON g.types = t.types"
     " ON CONFLICT (device, bucket, h) DO UPDATE"
     " SET tid = CASE WHEN o.tid = EXCLUDED.tid THEN o.tid ELSE msamp_tset_id(msamp_types_add("
     "msamp_tset_types(o.tid), msamp_tset_types(EXCLUDED.tid))) END,"
@@ -87,7 +87,7 @@ static int push_prepare(PGconn *c, char *err, size_t errlen)
      * not written out and read back); no JIT (7-8 ms of compiling a batch's upsert, which runs
      * for about as long again) */
     return db_cmd(c, "SET temp_buffers = '64MB'; SET jit = off;"
-                  "CREATE TEMP TABLE msamp_rollup_in (device text, bucket bigint, sid int,"
+                  "CREATE TEMP TABLE msamp_rollup_in (device text, bucket bigint, h bigint,"
                   " tid int, vals bigint[]) ON COMMIT DELETE ROWS;"
                   "CREATE TEMP TABLE msamp_stack_in (sid int, stack text[], task text, h bigint"
                   " GENERATED ALWAYS AS " MSAMP_STACK_H("stack", "task") " STORED)"
@@ -138,6 +138,39 @@ static int copy_rows(PGconn *c, const char *table, const struct buf *rows, const
     return rc;
 }
 
+/* The batch's stacks (roll->stacks, row_stacks') by COPY (binary) into msamp_stack_in, added to
+ * msamp_stack; each one's h as the server computed it into roll->h: 0, or -1 with err (a stored
+ * stack of the same h and another stack: an error). */
+static int store_stacks(PGconn *c, struct roll *roll, const char *what, char *err, size_t errlen)
+{
+    size_t n = roll->stacks.n;
+    roll->h = xcalloc(n + 1, sizeof(*roll->h));
+    if (n == 0)
+        return 0;
+    struct buf st = {0};
+    buf_put(&st, COPY_HEAD, 19);
+    roll_stacks_copy(roll, &st);
+    push_put_be(&st, COPY_TRAILER, 2);
+    int rc = copy_rows(c, "msamp_stack_in (sid, stack, task)", &st, what, err, errlen);
+    buf_free(&st);
+    if (rc != 0)
+        return rc;
+    PGresult *r = PQexec(c, sql_stacks);
+    if (PQresultStatus(r) != PGRES_TUPLES_OK)
+        return db_err(c, r, what, err, errlen);
+    size_t bad = 0, got = (size_t)PQntuples(r);
+    for (size_t i = 0; i < got && i < n; i++) {
+        roll->h[i] = strtoll(PQgetvalue(r, (int)i, 0), NULL, 10);
+        bad += PQgetvalue(r, (int)i, 1)[0] == 't';
+    }
+    PQclear(r);
+    if (bad == 0 && got == n)
+        return 0;
+    snprintf(err, errlen, "%s: %zu of the batch's %zu stacks have the hash of another stack "
+             "stored (msamp_stack's key h): not stored", what, bad ? bad : n - got, n);
+    return -1;
+}
+
 /* The sums of the types, the same in a stored row and the batch's (o.vals, EXCLUDED.vals), for
  * each count of types the batch's rows have (at most 8 counts, of at most 64 types: others by
  * msamp_rvals_sum), as the rest of the upsert's CASE onto q. */
@@ -162,9 +195,8 @@ static void rollup_sql(struct buf *q, const struct roll *roll)
 
 /* The batch's rollup rows (rows: those of profiles alone in their bucket in the batch, nrows of
  * them, after COPY_HEAD; roll's summed rows added) by COPY (binary) into msamp_rollup_in, its
- * stacks and sets of types into msamp_stack_in and msamp_types_in; the stacks added to
- * msamp_stack (a stored one of the same hash and another stack: an error), the rows to
- * msamp_rollup (each inserted or added to). */
+ * sets of types into msamp_types_in; the sets added to msamp_tset, the rows to msamp_rollup (each
+ * inserted or added to). */
 static int store_rollup(PGconn *c, struct roll *roll, struct buf *rows, size_t nrows,
                         const char *what, char *err, size_t errlen)
 {
@@ -172,29 +204,14 @@ static int store_rollup(PGconn *c, struct roll *roll, struct buf *rows, size_t n
     push_put_be(rows, COPY_TRAILER, 2);
     if (nrows == 0)
         return 0;
-    struct buf st = {0}, ty = {0}, q = {0};
-    buf_put(&st, COPY_HEAD, 19);
+    struct buf ty = {0}, q = {0};
     buf_put(&ty, COPY_HEAD, 19);
-    roll_dicts(roll, &st, &ty);
-    push_put_be(&st, COPY_TRAILER, 2);
+    roll_tsets_copy(roll, &ty);
     push_put_be(&ty, COPY_TRAILER, 2);
-    int rc = copy_rows(c, "msamp_stack_in (sid, stack, task)", &st, what, err, errlen);
-    if (rc == 0)
-        rc = copy_rows(c, "msamp_types_in", &ty, what, err, errlen);
+    int rc = copy_rows(c, "msamp_types_in", &ty, what, err, errlen);
+    buf_free(&ty);
     if (rc == 0)
         rc = copy_rows(c, "msamp_rollup_in", rows, what, err, errlen);
-    buf_free(&st);
-    buf_free(&ty);
-    PGresult *r = rc == 0 ? PQexec(c, sql_stacks) : NULL;
-    if (rc == 0 && PQresultStatus(r) != PGRES_TUPLES_OK)
-        return db_err(c, r, what, err, errlen);
-    long long bad = rc == 0 ? strtoll(PQgetvalue(r, 0, 0), NULL, 10) : 0;
-    PQclear(r);
-    if (rc == 0 && bad) {
-        snprintf(err, errlen, "%s: %lld of the batch's %zu stacks have the hash of another stack "
-                 "stored (msamp_stack's key h): not stored", what, bad, roll->stacks.n);
-        return -1;
-    }
     if (rc == 0) {
         rollup_sql(&q, roll);
         rc = db_cmd(c, buf_cstr(&q), what, err, errlen);
@@ -313,13 +330,19 @@ static int store_batch(PGconn *c, struct push_row **w, size_t n, int *culprit, c
         if (rc != 0)
             *culprit = (int)i;
     }
-    if (rc == 0)
-        batch_rows(w, n, &rows, &roll, &rrows, &nrrows);
+    for (size_t i = 0; i < n && rc == 0; i++)
+        if (w[i]->stored)
+            row_stacks(w[i], &roll);
     if (n > 1)
         snprintf(what, sizeof(what), "storing %zu profiles (%s ...)", n, w[0]->path);
+    if (rc == 0)
+        rc = store_stacks(c, &roll, what, err, errlen);
+    if (rc == 0)
+        batch_rows(w, n, &rows, &roll, &rrows, &nrrows);
     push_put_be(&rows, COPY_TRAILER, 2);
     if (rc == 0)
-        rc = copy_rows(c, "msamp_site", &rows, what, err, errlen);
+        rc = copy_rows(c, "msamp_site (device, profile_id, t_end, site, h, vals)", &rows, what, err,
+                       errlen);
     for (size_t i = 0; i < n && rc == 0; i++) {
         if (!w[i]->stored || strcmp(buf_cstr(&w[i]->leaks), "[]") == 0)
             continue;

@@ -610,7 +610,7 @@ size_t roll_copy(struct roll *r, struct buf *out)
                 name[nt++] = (const char *)r->types.p + r->toff[t];
         tf.len = 0;
         names_field(&tf, name, nt);
-        push_put_be(out, 5, 2); /* the fields: device, bucket, sid (the key), tid, vals */
+        push_put_be(out, 5, 2); /* the fields: device, bucket, h (the key), tid, vals */
         buf_put(out, r->rows.b.p + r->rows.off[j], keys_len(&r->rows, j));
         int4_field(out, keys_add(&r->tsets, tf.p, tf.len));
         size_t at = arr_head(out, nt, 20); /* int8 */
@@ -627,17 +627,27 @@ size_t roll_copy(struct roll *r, struct buf *out)
     return r->rows.n;
 }
 
-void roll_dicts(const struct roll *r, struct buf *stacks, struct buf *tsets)
+void row_stacks(const struct push_row *w, struct roll *roll)
+{
+    for (size_t j = 0; j < w->nsites; j++)
+        keys_add(&roll->stacks, w->bkeys.p + w->bkoff[j], w->bkoff[j + 1] - w->bkoff[j]);
+}
+
+void roll_stacks_copy(const struct roll *r, struct buf *out)
 {
     for (size_t j = 0; j < r->stacks.n; j++) {
-        push_put_be(stacks, 3, 2); /* sid, stack, task */
-        int4_field(stacks, j);
-        buf_put(stacks, r->stacks.b.p + r->stacks.off[j], keys_len(&r->stacks, j));
+        push_put_be(out, 3, 2); /* sid, stack, task */
+        int4_field(out, j);
+        buf_put(out, r->stacks.b.p + r->stacks.off[j], keys_len(&r->stacks, j));
     }
+}
+
+void roll_tsets_copy(const struct roll *r, struct buf *out)
+{
     for (size_t j = 0; j < r->tsets.n; j++) {
-        push_put_be(tsets, 2, 2); /* tid, types */
-        int4_field(tsets, j);
-        buf_put(tsets, r->tsets.b.p + r->tsets.off[j], keys_len(&r->tsets, j));
+        push_put_be(out, 2, 2); /* tid, types */
+        int4_field(out, j);
+        buf_put(out, r->tsets.b.p + r->tsets.off[j], keys_len(&r->tsets, j));
     }
 }
 
@@ -651,6 +661,7 @@ size_t roll_tset_n(const struct roll *r, size_t tid)
 
 void roll_free(struct roll *r)
 {
+    free(r->h);
     keys_free(&r->rows);
     keys_free(&r->stacks);
     keys_free(&r->tsets);
@@ -674,9 +685,16 @@ void push_put_i64(struct buf *b, int64_t x)
     buf_put(b, t + sizeof(t) - n, (size_t)n);
 }
 
-/* A stored profile's site rows (COPY binary of msamp_site: device, profile_id, t_end, site,
- * stack, task, vals) into out; its sites' stacks into the batch's (roll->stacks); their values
- * added to the batch's rollup rows (roll), or, direct given, its sites as rollup rows onto direct
+/* An int8 field of COPY's binary format onto out. */
+static void int8_field(struct buf *out, int64_t x)
+{
+    push_put_be(out, 8, 4);
+    push_put_be(out, (uint64_t)x, 8);
+}
+
+/* A stored profile's site rows (COPY binary of msamp_site: device, profile_id, t_end, site, h,
+ * vals: its stack's h, roll->h by its number in roll->stacks) into out; its sites' values added
+ * to the batch's rollup rows (roll), or, direct given, its sites as rollup rows onto direct
  * (roll_copy's rows: the profile alone in its bucket in this batch, its sample types' names
  * distinct). */
 void row_copy(const struct push_row *w, struct buf *out, struct roll *roll, struct buf *direct)
@@ -685,16 +703,13 @@ void row_copy(const struct push_row *w, struct buf *out, struct roll *roll, stru
     struct buf head = {0}, k = {0}, names = {0};
     push_put_be(&k, strlen(w->device), 4); /* the rollup row's key: device, bucket (binary) */
     buf_str(&k, w->device);
-    push_put_be(&k, 8, 4);
-    push_put_be(&k, (uint64_t)strtoll(w->bucket, NULL, 10), 8);
+    int8_field(&k, strtoll(w->bucket, NULL, 10));
     size_t klen = k.len, tid = 0;
-    push_put_be(&head, 7, 2); /* the fields */
+    push_put_be(&head, 6, 2); /* the fields */
     push_put_be(&head, strlen(w->device), 4);
     buf_str(&head, w->device);
-    push_put_be(&head, 8, 4);
-    push_put_be(&head, (uint64_t)strtoll(w->id, NULL, 10), 8);
-    push_put_be(&head, 8, 4);
-    push_put_be(&head, (uint64_t)w->te_us, 8);
+    int8_field(&head, strtoll(w->id, NULL, 10));
+    int8_field(&head, w->te_us);
     size_t *tix = xcalloc(p->nvt + 1, sizeof(size_t));
     for (size_t v = 0; v < p->nvt && !direct; v++)
         tix[v] = roll_type(roll, w->vtn[v]);
@@ -704,11 +719,10 @@ void row_copy(const struct push_row *w, struct buf *out, struct roll *roll, stru
     }
     for (size_t j = 0; j < w->nsites; j++) {
         const uint8_t *bk = w->bkeys.p + w->bkoff[j];
-        size_t bl = w->bkoff[j + 1] - w->bkoff[j];
-        size_t sid = keys_add(&roll->stacks, bk, bl);
+        int64_t h = roll->h[keys_add(&roll->stacks, bk, w->bkoff[j + 1] - w->bkoff[j])];
         buf_put(out, head.p, head.len);
         int4_field(out, j);
-        buf_put(out, bk, bl);
+        int8_field(out, h);
         /* vals: int8[] of the profile's sample types, in their order */
         size_t vat = out->len;
         push_put_be(out, p->nvt ? 20 + 12 * p->nvt : 12, 4);
@@ -719,20 +733,18 @@ void row_copy(const struct push_row *w, struct buf *out, struct roll *roll, stru
             push_put_be(out, p->nvt, 4);
             push_put_be(out, 1, 4);
         }
-        for (size_t v = 0; v < p->nvt; v++) {
-            push_put_be(out, 8, 4);
-            push_put_be(out, (uint64_t)w->vals[j * p->nvt + v], 8);
-        }
-        if (direct) { /* device, bucket, sid, tid, vals (the site row's) */
+        for (size_t v = 0; v < p->nvt; v++)
+            int8_field(out, w->vals[j * p->nvt + v]);
+        if (direct) { /* device, bucket, h, tid, vals (the site row's) */
             push_put_be(direct, 5, 2);
             buf_put(direct, k.p, klen);
-            int4_field(direct, sid);
+            int8_field(direct, h);
             int4_field(direct, tid);
             buf_put(direct, out->p + vat, out->len - vat);
             continue;
         }
         k.len = klen;
-        int4_field(&k, sid);
+        int8_field(&k, h);
         size_t row = roll_row(roll, k.p, k.len);
         for (size_t v = 0; v < p->nvt; v++) {
             roll->sum[row * roll->stride + tix[v]] += w->vals[j * p->nvt + v];

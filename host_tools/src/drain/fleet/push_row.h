@@ -44,12 +44,14 @@ struct keys {
 };
 
 /* A batch's rollup rows, summed by push (schema version 8): each row's key (rows: device, bucket
- * and its stack's number sid, as COPY binary's fields) and its sum of each of the batch's sample
- * types (types: their names, a 0 after each; stride sums a row, has says which it holds); the
- * batch's stacks (stacks: stack and task as COPY binary's fields, sid their number) and sets of
- * sample types (tsets: a text[] field, tid its number), sent once a batch, not once a row. */
+ * and its stack's h, as COPY binary's fields) and its sum of each of the batch's sample types
+ * (types: their names, a 0 after each; stride sums a row, has says which it holds); the batch's
+ * stacks (stacks: stack and task as COPY binary's fields, sid their number; h: each one's h, as
+ * the server computed it) and sets of sample types (tsets: a text[] field, tid its number), sent
+ * once a batch, not once a row. */
 struct roll {
     struct keys rows, stacks, tsets;
+    int64_t *h;
     struct buf types;
     size_t *toff, ntype, tcap, stride, cap;
     int64_t *sum;
@@ -62,19 +64,22 @@ void keys_free(struct keys *k);
 /* Reads path into w (its bytes, its profile, its row's columns, its sites): 0, or -1 with err. */
 int row_read(struct push_row *w, const char *path, char *err, size_t errlen);
 void row_free(struct push_row *w);
-/* A stored profile's site rows (COPY binary of msamp_site, without the header) into out; its
- * sites' stacks into roll->stacks; their values added to the batch's rollup rows (roll), or
- * (direct not NULL: the profile alone in its bucket in the batch, its types' names distinct) its
- * sites' rollup rows onto direct as roll_copy writes them. */
+/* A stored profile's sites' stacks into roll->stacks. */
+void row_stacks(const struct push_row *w, struct roll *roll);
+/* A stored profile's site rows (COPY binary of msamp_site, without the header: each site's stack
+ * by its h, roll->h) into out; their values added to the batch's rollup rows (roll), or (direct
+ * not NULL: the profile alone in its bucket in the batch, its types' names distinct) its sites'
+ * rollup rows onto direct as roll_copy writes them. */
 void row_copy(const struct push_row *w, struct buf *out, struct roll *roll, struct buf *direct);
 void roll_free(struct roll *r);
-/* The batch's summed rollup rows as COPY binary rows of msamp_rollup_in (device, bucket, sid,
+/* The batch's summed rollup rows as COPY binary rows of msamp_rollup_in (device, bucket, h,
  * tid, vals: the sums of the types tid names, in its order; their sets into roll->tsets) onto
  * out (no header, no trailer): how many. */
 size_t roll_copy(struct roll *r, struct buf *out);
-/* The batch's stacks (msamp_stack_in: sid, stack, task) and sets of types (msamp_types_in: tid,
- * types) as COPY binary rows onto stacks and tsets. */
-void roll_dicts(const struct roll *r, struct buf *stacks, struct buf *tsets);
+/* The batch's stacks (msamp_stack_in: sid, stack, task), its sets of types (msamp_types_in: tid,
+ * types) as COPY binary rows onto out. */
+void roll_stacks_copy(const struct roll *r, struct buf *out);
+void roll_tsets_copy(const struct roll *r, struct buf *out);
 /* How many types set tid names. */
 size_t roll_tset_n(const struct roll *r, size_t tid);
 /* x in decimal onto b. */

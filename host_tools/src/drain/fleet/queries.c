@@ -51,9 +51,8 @@ static void top_sql(struct buf *b, struct sel *s, const struct fleet_rows *q)
         add_param(s, PQgetvalue(q->aux, k, 0));
     fleet_sel_buckets(b, s, ", p.sample_types");
     /* tp: each set of types' place of each type (p1 ..); u: each type's value (v1 ..) of each
-     * rollup row (bigint[] in the order of its set of types, its stack and task in msamp_stack:
-     * schema version 8) and site row (bigint[] in the order of its profile's sample_types,
-     * version 6) */
+     * rollup row (bigint[] in the order of its set of types) and site row (bigint[] in the order
+     * of its profile's sample_types, version 6), their stack and task in msamp_stack (version 8) */
     buf_str(b, ", tp AS (SELECT tid");
     for (int k = 0; k < nt; k++)
         buf_printf(b, ", array_position(types, $%d) AS p%d", base + k + 1, k);
@@ -62,11 +61,12 @@ static void top_sql(struct buf *b, struct sel *s, const struct fleet_rows *q)
         buf_printf(b, ", r.vals[tp.p%d]::numeric AS v%d", k, k);
     buf_str(b, " FROM fb JOIN msamp_rollup r ON r.device = fb.device AND r.bucket = fb.id"
                " JOIN msamp_stack s ON s.h = r.h JOIN tp ON tp.tid = r.tid"
-               " UNION ALL SELECT st.stack, st.task");
+               " UNION ALL SELECT sk.stack, sk.task");
     for (int k = 0; k < nt; k++)
         buf_printf(b, ", st.vals[array_position(pp.sample_types, $%d)]", base + k + 1);
     buf_printf(b, " FROM pp CROSS JOIN LATERAL (SELECT * FROM msamp_site st WHERE st.device ="
-               " pp.device AND st.profile_id = pp.id AND st.t_end = pp.t_end%s) st)"
+               " pp.device AND st.profile_id = pp.id AND st.t_end = pp.t_end%s) st"
+               " JOIN msamp_stack sk ON sk.h = st.h)"
                " SELECT array_to_json(stack)::text, task, count(*) OVER ()",
                buf_cstr(&s->where_st));
     for (int k = 0; k < nt; k++)
@@ -228,8 +228,9 @@ static void devices_sql(struct buf *b, struct sel *s, const struct fleet_rows *q
                " (SELECT c FROM msamp_profile pp, unnest(pp.comments) c WHERE pp.device ="
                " lat.device AND pp.id = lat.id AND pp.t_end = lat.t_end"
                " AND c LIKE 'msamp-verdict exhaustion|%%' LIMIT 1),"
-               " (SELECT st.stack[1] FROM msamp_leak l JOIN msamp_site st"
-               " USING (device, profile_id, t_end, site) WHERE l.device = lat.device"
+               " (SELECT sk.stack[1] FROM msamp_leak l JOIN msamp_site st"
+               " USING (device, profile_id, t_end, site) JOIN msamp_stack sk ON sk.h = st.h"
+               " WHERE l.device = lat.device"
                " AND l.profile_id = lat.id AND l.t_end = lat.t_end ORDER BY l.slope DESC LIMIT 1),"
                " agg.resets FROM agg JOIN fl USING (device) JOIN lat USING (device)"
                " ORDER BY agg.min_free ASC NULLS LAST, fl.f DESC, lat.inuse DESC NULLS LAST,"

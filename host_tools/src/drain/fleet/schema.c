@@ -308,19 +308,15 @@ static const char schema_v7[] =
     " $f$;"
     "INSERT INTO msamp_schema VALUES (7);";
 
-/* Version 8: rollup rows cheaper to add to (docs/FLEET.md "Push"): a row is (device, bucket, h,
- * tid, vals), its stack and task kept once in msamp_stack (by h, for every bucket and device) and
- * its sample types' names once in msamp_tset (by tid), not in each bucket's row: an update writes
- * a row of about 250 bytes, not 900, and a push sends a batch's stacks and sets of types once
- * (msamp_stack_in, msamp_types_in) rather than once a row. A stack stored under h and another of
- * the same h (a 64-bit hash's collision) fail the push or the rebuild with an error, never join
- * two sites. msamp_tset_id: a set's tid, made when new; msamp_tset_types: a tid's names. The
- * rebuild sums into a temporary table, adds its stacks and sets, then its rows. Version 7's rows
- * moved, their stacks checked alike. */
-#define V8_STACK_CHECK(from) \
-    " IF EXISTS (SELECT 1 FROM " from " x JOIN msamp_stack s ON s.h = x.h" \
-    "  WHERE s.stack <> x.stack OR s.task <> x.task) THEN RAISE EXCEPTION" \
-    "  'two stacks of one hash (msamp_stack''s key h): the rollups are not made'; END IF;"
+/* Version 8: rows cheaper to write and to add to (docs/FLEET.md "Push"): a stack and task are
+ * kept once in msamp_stack (by h, for every profile, bucket and device) and a set of sample
+ * types' names once in msamp_tset (by tid); a site row is (device, profile_id, t_end, site, h,
+ * vals), a rollup row (device, bucket, h, tid, vals): about 250 bytes, not 900-1200, and a push
+ * sends a batch's stacks and sets once rather than once a row. A stack whose h is another stored
+ * stack's (a 64-bit hash's collision) fails the push with an error, never joins two sites.
+ * msamp_tset_id: a set's tid, made when new; msamp_tset_types: a tid's names. Version 7's site
+ * rows take their h (every row rewritten twice: h set, then the stack's bytes dropped), their
+ * stacks are checked alike (an error: nothing migrated), its rollup rows are moved. */
 static const char schema_v8[] =
     "CREATE TABLE msamp_stack (h bigint PRIMARY KEY, stack text[] NOT NULL, task text NOT NULL);"
     "CREATE TABLE msamp_tset (tid serial PRIMARY KEY, types text[] NOT NULL UNIQUE);"
@@ -332,36 +328,36 @@ static const char schema_v8[] =
     " RETURN i; END $f$;"
     "CREATE FUNCTION msamp_tset_types(i int) RETURNS text[] LANGUAGE sql STABLE AS"
     " $f$ SELECT types FROM msamp_tset WHERE tid = i $f$;"
+    "ALTER TABLE msamp_site ADD COLUMN h bigint;"
+    "UPDATE msamp_site SET h = " MSAMP_STACK_H("stack", "task") ";"
+    "INSERT INTO msamp_stack SELECT DISTINCT ON (h) h, stack, task FROM msamp_site ORDER BY h;"
+    "INSERT INTO msamp_stack SELECT DISTINCT ON (h) h, stack, task FROM msamp_rollup ORDER BY h"
+    " ON CONFLICT (h) DO NOTHING;"
+    "DO $d$ BEGIN IF EXISTS (SELECT 1 FROM msamp_site x JOIN msamp_stack s ON s.h = x.h"
+    " WHERE s.stack <> x.stack OR s.task <> x.task) OR EXISTS (SELECT 1 FROM msamp_rollup x"
+    " JOIN msamp_stack s ON s.h = x.h WHERE s.stack <> x.stack OR s.task <> x.task)"
+    " THEN RAISE EXCEPTION 'two stacks of one hash (msamp_stack''s key h): not migrated';"
+    " END IF; END $d$;"
+    "ALTER TABLE msamp_site DROP COLUMN stack, DROP COLUMN task, ALTER COLUMN h SET NOT NULL,"
+    " ALTER COLUMN vals TYPE bigint[] USING vals;"
     "ALTER TABLE msamp_rollup RENAME TO msamp_rollup_v7;"
     "ALTER INDEX msamp_rollup_pkey RENAME TO msamp_rollup_v7_pkey;"
     "CREATE TABLE msamp_rollup (device text NOT NULL, bucket bigint NOT NULL, h bigint NOT NULL,"
     " tid int NOT NULL, vals bigint[] NOT NULL, PRIMARY KEY (device, bucket, h))"
     " WITH (fillfactor = 50);"
-    "INSERT INTO msamp_stack SELECT DISTINCT ON (h) h, stack, task FROM msamp_rollup_v7 ORDER BY h;"
-    "DO $d$ BEGIN" V8_STACK_CHECK("msamp_rollup_v7") " END $d$;"
     "INSERT INTO msamp_tset (types) SELECT DISTINCT types FROM msamp_rollup_v7 ORDER BY 1;"
     "INSERT INTO msamp_rollup SELECT r.device, r.bucket, r.h, t.tid, r.vals FROM msamp_rollup_v7 r"
     " JOIN msamp_tset t ON t.types = r.types;"
     "DROP TABLE msamp_rollup_v7;"
-    "CREATE OR REPLACE FUNCTION msamp_rollup_rebuild(ids bigint[]) RETURNS void LANGUAGE plpgsql"
-    " AS $f$ BEGIN"
+    "CREATE OR REPLACE FUNCTION msamp_rollup_rebuild(ids bigint[]) RETURNS void LANGUAGE sql AS $f$"
     ROLLUP_REBUILD_BOUNDS
-    " CREATE TEMP TABLE msamp_rebuild ON COMMIT DROP AS SELECT device, id, stack, task,"
-    "  " MSAMP_STACK_H("stack", "task") " AS h, array_agg(k ORDER BY k) AS types,"
-    "  array_agg(s ORDER BY k) AS vals FROM"
-    "  (SELECT b.device, b.id, st.stack, st.task, v.k, sum(v.x)::bigint AS s"
+    " INSERT INTO msamp_rollup (device, bucket, h, tid, vals) SELECT device, id, h,"
+    "  msamp_tset_id(array_agg(k ORDER BY k)), array_agg(s ORDER BY k) FROM"
+    "  (SELECT b.device, b.id, st.h, v.k, sum(v.x)::bigint AS s"
     ROLLUP_REBUILD_VALUES
     "  AND v.k IS NOT NULL AND v.x IS NOT NULL"
-    "  GROUP BY b.device, b.id, st.stack, st.task, v.k) x GROUP BY device, id, stack, task;"
-    " INSERT INTO msamp_stack SELECT DISTINCT ON (h) h, stack, task FROM msamp_rebuild ORDER BY h"
-    "  ON CONFLICT (h) DO NOTHING;"
-    V8_STACK_CHECK("msamp_rebuild")
-    " INSERT INTO msamp_tset (types) SELECT DISTINCT types FROM msamp_rebuild ORDER BY 1"
-    "  ON CONFLICT (types) DO NOTHING;"
-    " INSERT INTO msamp_rollup SELECT x.device, x.id, x.h, t.tid, x.vals FROM msamp_rebuild x"
-    "  JOIN msamp_tset t ON t.types = x.types;"
-    " DROP TABLE msamp_rebuild;"
-    " END $f$;"
+    "  GROUP BY b.device, b.id, st.h, v.k) y GROUP BY device, id, h;"
+    " $f$;"
     "INSERT INTO msamp_schema VALUES (8);";
 
 int schema_target(void)
