@@ -6,6 +6,7 @@
  * transaction; the month's partitions are made first (msamp_partition, schema.c).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -410,42 +411,157 @@ static void push_batch(PGconn **c, const char *conninfo, struct push_row **w, si
 
 /* The profiles a transaction stores at most (the files read and held meanwhile). */
 #define PUSH_BATCH 64
+/* The rows read and held at most: the batch being stored and the next one read beside it. */
+#define PUSH_AHEAD (2 * PUSH_BATCH)
+
+/* The files read ahead by a thread of their own (push_reader), in their order, while the main
+ * thread stores the batch before (the server's backend busy on one core, the reading on the
+ * other): file i's row in slot[j % PUSH_AHEAD] when it is the j-th file read whole, else its
+ * error in err[i] (named by the main thread when it comes to file i, in the files' order). The
+ * mutex guards nread, nok, given and stop; a slot or err[i] is the reader's until nread passes
+ * i, then the main thread's until it gives the slot back (given). */
+struct push_ahead {
+    pthread_mutex_t mu;
+    pthread_cond_t more, room;
+    char **file;
+    int nfile, nread, nok, given, stop, threaded;
+    struct push_row *slot;
+    char **err;
+};
+
+/* File i read into its slot, or its error kept (a read's error text is the reader's own). */
+static void ahead_read(struct push_ahead *a, int i)
+{
+    char err[1024];
+    if (row_read(&a->slot[a->nok % PUSH_AHEAD], a->file[i], err, sizeof(err)) != 0)
+        a->err[i] = xstrndup(err, strlen(err));
+}
+
+/* The reader thread: every file, waiting for a slot when PUSH_AHEAD rows are held; stops when
+ * the main thread has no more use for them (stop: its connection is gone). */
+static void *ahead_thread(void *arg)
+{
+    struct push_ahead *a = arg;
+    pthread_mutex_lock(&a->mu);
+    for (int i = 0; i < a->nfile; i++) {
+        while (!a->stop && a->nok >= a->given + PUSH_AHEAD)
+            pthread_cond_wait(&a->room, &a->mu);
+        if (a->stop)
+            break;
+        pthread_mutex_unlock(&a->mu);
+        ahead_read(a, i); /* its slot (nok % PUSH_AHEAD) and err[i]: the main thread's later */
+        pthread_mutex_lock(&a->mu);
+        a->nok += a->err[i] ? 0 : 1;
+        a->nread = i + 1;
+        pthread_cond_signal(&a->more);
+    }
+    pthread_mutex_unlock(&a->mu);
+    return NULL;
+}
+
+/* The reader started on the n files (read by the main thread, ahead_next, when no thread can be
+ * made). */
+static void ahead_start(struct push_ahead *a, char **file, int n, pthread_t *t)
+{
+    memset(a, 0, sizeof(*a));
+    a->file = file;
+    a->nfile = n;
+    a->slot = xcalloc(PUSH_AHEAD, sizeof(*a->slot));
+    a->err = xcalloc((size_t)n + 1, sizeof(*a->err));
+    pthread_mutex_init(&a->mu, NULL);
+    pthread_cond_init(&a->more, NULL);
+    pthread_cond_init(&a->room, NULL);
+    a->threaded = n > 0 && pthread_create(t, NULL, ahead_thread, a) == 0;
+}
+
+/* File i (the next one, the *nok-th read whole before it) once read: its row, or NULL with its
+ * error in err. */
+static struct push_row *ahead_next(struct push_ahead *a, int i, int *nok, char *err,
+                                   size_t errlen)
+{
+    if (!a->threaded) {
+        ahead_read(a, i);
+        a->nok += a->err[i] ? 0 : 1;
+    } else {
+        pthread_mutex_lock(&a->mu);
+        while (a->nread <= i)
+            pthread_cond_wait(&a->more, &a->mu);
+        pthread_mutex_unlock(&a->mu);
+    }
+    if (a->err[i]) {
+        snprintf(err, errlen, "%s", a->err[i]);
+        return NULL;
+    }
+    return &a->slot[(*nok)++ % PUSH_AHEAD];
+}
+
+/* The rows before the nok-th freed and their slots given back to the reader (stop: it reads no
+ * more). */
+static void ahead_give(struct push_ahead *a, int nok, int stop)
+{
+    for (int j = a->given; j < nok; j++)
+        row_free(&a->slot[j % PUSH_AHEAD]);
+    pthread_mutex_lock(&a->mu);
+    a->given = nok;
+    a->stop |= stop;
+    pthread_cond_signal(&a->room);
+    pthread_mutex_unlock(&a->mu);
+}
+
+/* The reader stopped and waited for, the rows it read that were not given back freed. */
+static void ahead_end(struct push_ahead *a, pthread_t t)
+{
+    ahead_give(a, a->given, 1);
+    if (a->threaded)
+        pthread_join(t, NULL);
+    for (int j = a->given; j < a->nok; j++)
+        row_free(&a->slot[j % PUSH_AHEAD]);
+    for (int i = 0; i < a->nfile; i++)
+        free(a->err[i]);
+    free(a->err);
+    free(a->slot);
+    pthread_cond_destroy(&a->more);
+    pthread_cond_destroy(&a->room);
+    pthread_mutex_destroy(&a->mu);
+}
 
 /* Every file is pushed or named with why not: read (a file that cannot be read or is refused is
- * named), then stored PUSH_BATCH in a transaction (push_batch). A connection lost on a file (the
- * server went down, its backend ended) is opened again for the next one; when that fails, each
- * file left is named with the reason (not tried again: a server that is down would make each
- * wait). */
+ * named), then stored PUSH_BATCH in a transaction (push_batch), the next batch read meanwhile
+ * (push_ahead; the first while the connection is made). A connection lost on a file (the server
+ * went down, its backend ended) is opened again for the next one; when that fails, each file
+ * left is named with the reason (not tried again: a server that is down would make each wait). */
 int drain_push(int argc, char **argv)
 {
     int head = db_head(argc, argv, push_usage);
     if (head >= 0)
         return head;
-    char err[1024];
+    char err[1024], rerr[1024];
+    struct push_ahead a;
+    pthread_t t;
+    ahead_start(&a, argv + 3, argc - 3, &t);
     PGconn *c = push_open(argv[2], err, sizeof(err));
     struct push_count k = {0, 0, 0};
-    struct push_row *rows = xcalloc(PUSH_BATCH, sizeof(*rows));
     struct push_row *w[PUSH_BATCH];
+    int nok = 0;
+    ahead_give(&a, 0, !c); /* no connection: nothing more read */
     for (int i = 3; i < argc;) {
         size_t n = 0;
         for (; i < argc && n < PUSH_BATCH; i++) {
             if (!c) {
                 fprintf(stderr, "drain push: %s: not pushed: %s\n", argv[i], err);
                 k.nfail++;
-            } else if (row_read(&rows[n], argv[i], err, sizeof(err)) != 0) {
-                fprintf(stderr, "drain push: %s\n", err);
+            } else if ((w[n] = ahead_next(&a, i - 3, &nok, rerr, sizeof(rerr))) == NULL) {
+                fprintf(stderr, "drain push: %s\n", rerr);
                 k.nfail++;
             } else {
-                w[n] = &rows[n];
                 n++;
             }
         }
         if (n)
             push_batch(&c, argv[2], w, n, &k, err, sizeof(err));
-        for (size_t j = 0; j < n; j++)
-            row_free(&rows[j]);
+        ahead_give(&a, nok, !c);
     }
-    free(rows);
+    ahead_end(&a, t);
     fprintf(stderr, "drain push: %d profiles stored, %d already there, %d not pushed\n", k.nnew,
             k.nold, k.nfail);
     PQfinish(c);
