@@ -116,5 +116,55 @@ done
   ok "fleet top, times it reads: exit 0" || { fail "fleet top --since 0: exit $?"; cat "$W/t.err"; }
 [ "$(pg_sql 'select count(*) from msamp_profile')" = 7 ] && ok "the store: 7 profiles (none pruned)" ||
   fail "the store: $(pg_sql 'select count(*) from msamp_profile') profiles, want 7"
+
+# Many files, read ahead by push's reader thread while a batch is stored: 80 copies of p1 (their
+# own bytes: gzip MTIME), the 10th ending its backend (t_kill), and among them files that cannot
+# be read or decoded, 130 in a row (more than two batches' rows) in the second batch. Each is
+# named when push comes to it, in the files' order (the reading thread's errors after the first
+# batch's store error), the others stored; with no server, every file is named "not pushed".
+mkdir -p "$W/many"
+python3 - "$W/p1.pb.gz" "$W/many" <<'PY'
+import sys
+raw = open(sys.argv[1], "rb").read()
+for i in range(1, 81):
+    b = bytearray(raw)
+    b[4:8] = (700000 + i).to_bytes(4, "little")
+    open(f"{sys.argv[2]}/c{i:03d}.pb.gz", "wb").write(b)
+open(f"{sys.argv[2]}/junk1.pb.gz", "wb").write(b"not a profile")
+open(f"{sys.argv[2]}/junk2.pb.gz", "wb").write(raw[:40])
+PY
+m=$W/many
+files=("$m/none0.pb.gz")
+for i in $(seq 1 40); do files+=("$m/c$(printf %03d "$i").pb.gz"); done
+files+=("$m/junk1.pb.gz")
+for i in $(seq 41 64); do files+=("$m/c$(printf %03d "$i").pb.gz"); done
+for i in $(seq 1 130); do files+=("$m/none$i.pb.gz"); done
+for i in $(seq 65 80); do files+=("$m/c$(printf %03d "$i").pb.gz"); done
+files+=("$m/junk2.pb.gz")
+pg_sql "delete from t_kill; insert into t_kill values (decode('$(sha "$m/c010.pb.gz")', 'hex'), 'backend');
+create trigger t_kill before insert on msamp_profile for each row execute function t_kill();"
+push many "${files[@]}"
+{
+  echo "drain push: $m/none0.pb.gz: No such file or directory"
+  echo "drain push: $m/junk1.pb.gz: BAD"
+  echo "drain push: $m/c010.pb.gz: storing it: BAD"
+  for i in $(seq 1 130); do echo "drain push: $m/none$i.pb.gz: No such file or directory"; done
+  echo "drain push: $m/junk2.pb.gz: BAD"
+  echo "drain push: 79 profiles stored, 0 already there, 134 not pushed"
+} >"$W/many.want"
+sed -E 's/(junk[12].pb.gz: |storing it: ).*/\1BAD/' "$W/many.err" >"$W/many.got"
+n=$(pg_sql "select count(*) from msamp_profile")
+[ $rc = 1 ] && cmp -s "$W/many.want" "$W/many.got" && [ "$n" = 86 ] &&
+  ok "213 files over 2 batches read ahead: each named in order, 79 stored: $(sed -n 3p "$W/many.err" | cut -c1-120)" ||
+  { fail "many files read ahead: exit $rc, $n profiles stored (want 86)"; diff "$W/many.want" "$W/many.got" | head; }
+pg_sql "drop trigger t_kill on msamp_profile"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$D" push --db "host=127.0.0.1 port=$port user=postgres dbname=postgres connect_timeout=5" "${files[@]}" 2>"$W/nodb.err"; rc=$?
+{ for f in "${files[@]}"; do echo "drain push: $f: not pushed: CONN"; done # (the reason's 2nd line out)
+  echo "drain push: 0 profiles stored, 0 already there, 213 not pushed"; } >"$W/nodb.want"
+[ $rc = 1 ] && grep -q "not pushed: cannot connect" "$W/nodb.err" &&
+  grep -v $'^\t' "$W/nodb.err" | sed -E 's/(not pushed: ).*/\1CONN/' | cmp -s - "$W/nodb.want" &&
+  ok "no server: each of 213 files named \"not pushed\" in order, none read" ||
+  { fail "no server: exit $rc"; grep -v $'^\t' "$W/nodb.err" | sed -E 's/(not pushed: ).*/\1CONN/' | diff "$W/nodb.want" - | head; }
 [ $nfail = 0 ] || { echo "FAIL: $nfail"; exit 1; }
 echo "all ok"
