@@ -414,114 +414,137 @@ static void push_batch(PGconn **c, const char *conninfo, struct push_row **w, si
 /* The rows read and held at most: the batch being stored and the next one read beside it. */
 #define PUSH_AHEAD (2 * PUSH_BATCH)
 
-/* The files read ahead by a thread of their own (push_reader), in their order, while the main
+/* The files read ahead, in their order, by a thread of their own (push_reader) while the main
  * thread stores the batch before (the server's backend busy on one core, the reading on the
- * other): file i's row in slot[j % PUSH_AHEAD] when it is the j-th file read whole, else its
- * error in err[i] (named by the main thread when it comes to file i, in the files' order). The
- * mutex guards nread, nok, given and stop; a slot or err[i] is the reader's until nread passes
- * i, then the main thread's until it gives the slot back (given). */
+ * other), and by the main thread too while it waits for its batch's files (the first batch):
+ * file i's row in row[i] once done[i], or its error in err[i] (named by the main thread when it
+ * comes to file i, in the files' order). The mutex guards nclaim, nheld, stop and done; row[i]
+ * and err[i] are their reader's until done[i], then the main thread's. */
 struct push_ahead {
     pthread_mutex_t mu;
-    pthread_cond_t more, room;
+    pthread_cond_t cv; /* a file done, a row given back, stop */
     char **file;
-    int nfile, nread, nok, given, stop, threaded;
-    struct push_row *slot;
+    int nfile, nclaim, nheld, used, given, stop, threaded;
+    unsigned char *done;
+    struct push_row **row;
     char **err;
 };
 
-/* File i read into its slot, or its error kept (a read's error text is the reader's own). */
-static void ahead_read(struct push_ahead *a, int i)
+/* The next file to read (claimed), or -1: none before limit, PUSH_AHEAD rows held (being read,
+ * or read and not given back), or stop. Under mu. */
+static int ahead_claim(struct push_ahead *a, int limit)
 {
-    char err[1024];
-    if (row_read(&a->slot[a->nok % PUSH_AHEAD], a->file[i], err, sizeof(err)) != 0)
-        a->err[i] = xstrndup(err, strlen(err));
+    if (a->stop || a->nclaim >= limit || a->nclaim >= a->nfile || a->nheld >= PUSH_AHEAD)
+        return -1;
+    a->nheld++;
+    return a->nclaim++;
 }
 
-/* The reader thread: every file, waiting for a slot when PUSH_AHEAD rows are held; stops when
- * the main thread has no more use for them (stop: its connection is gone). */
+/* Claimed file i read into its row, or its error kept; done. Called and returns under mu. */
+static void ahead_read(struct push_ahead *a, int i)
+{
+    pthread_mutex_unlock(&a->mu);
+    char err[1024];
+    struct push_row *w = xcalloc(1, sizeof(*w));
+    if (row_read(w, a->file[i], err, sizeof(err)) != 0) {
+        a->err[i] = xstrndup(err, strlen(err));
+        free(w);
+        w = NULL;
+    }
+    a->row[i] = w;
+    pthread_mutex_lock(&a->mu);
+    a->nheld -= w ? 0 : 1;
+    a->done[i] = 1;
+    pthread_cond_broadcast(&a->cv);
+}
+
+/* The reader thread: every file in order, waiting while PUSH_AHEAD rows are held; stops when the
+ * main thread has no more use for them (stop: its connection is gone). */
 static void *ahead_thread(void *arg)
 {
     struct push_ahead *a = arg;
     pthread_mutex_lock(&a->mu);
-    for (int i = 0; i < a->nfile; i++) {
-        while (!a->stop && a->nok >= a->given + PUSH_AHEAD)
-            pthread_cond_wait(&a->room, &a->mu);
-        if (a->stop)
-            break;
-        pthread_mutex_unlock(&a->mu);
-        ahead_read(a, i); /* its slot (nok % PUSH_AHEAD) and err[i]: the main thread's later */
-        pthread_mutex_lock(&a->mu);
-        a->nok += a->err[i] ? 0 : 1;
-        a->nread = i + 1;
-        pthread_cond_signal(&a->more);
+    while (!a->stop && a->nclaim < a->nfile) {
+        int i = ahead_claim(a, a->nfile);
+        if (i < 0)
+            pthread_cond_wait(&a->cv, &a->mu);
+        else
+            ahead_read(a, i);
     }
     pthread_mutex_unlock(&a->mu);
     return NULL;
 }
 
-/* The reader started on the n files (read by the main thread, ahead_next, when no thread can be
- * made). */
+/* The reader started on the n files (all read by the main thread, ahead_next, when no thread
+ * can be made). */
 static void ahead_start(struct push_ahead *a, char **file, int n, pthread_t *t)
 {
     memset(a, 0, sizeof(*a));
     a->file = file;
     a->nfile = n;
-    a->slot = xcalloc(PUSH_AHEAD, sizeof(*a->slot));
+    a->done = xcalloc((size_t)n + 1, 1);
+    a->row = xcalloc((size_t)n + 1, sizeof(*a->row));
     a->err = xcalloc((size_t)n + 1, sizeof(*a->err));
     pthread_mutex_init(&a->mu, NULL);
-    pthread_cond_init(&a->more, NULL);
-    pthread_cond_init(&a->room, NULL);
+    pthread_cond_init(&a->cv, NULL);
     a->threaded = n > 0 && pthread_create(t, NULL, ahead_thread, a) == 0;
 }
 
-/* File i (the next one, the *nok-th read whole before it) once read: its row, or NULL with its
- * error in err. */
-static struct push_row *ahead_next(struct push_ahead *a, int i, int *nok, char *err,
+/* File i (the next one) once read: its row, or NULL with its error in err. Meanwhile the main
+ * thread reads files of its batch no reader has taken yet (those before limit). */
+static struct push_row *ahead_next(struct push_ahead *a, int i, int limit, char *err,
                                    size_t errlen)
 {
-    if (!a->threaded) {
-        ahead_read(a, i);
-        a->nok += a->err[i] ? 0 : 1;
-    } else {
-        pthread_mutex_lock(&a->mu);
-        while (a->nread <= i)
-            pthread_cond_wait(&a->more, &a->mu);
-        pthread_mutex_unlock(&a->mu);
+    pthread_mutex_lock(&a->mu);
+    while (!a->done[i]) {
+        int j = ahead_claim(a, limit);
+        if (j >= 0)
+            ahead_read(a, j);
+        else
+            pthread_cond_wait(&a->cv, &a->mu);
     }
-    if (a->err[i]) {
+    pthread_mutex_unlock(&a->mu);
+    a->used = i + 1;
+    if (a->err[i])
         snprintf(err, errlen, "%s", a->err[i]);
-        return NULL;
-    }
-    return &a->slot[(*nok)++ % PUSH_AHEAD];
+    return a->row[i];
 }
 
-/* The rows before the nok-th freed and their slots given back to the reader (stop: it reads no
- * more). */
-static void ahead_give(struct push_ahead *a, int nok, int stop)
+/* The rows of the files the main thread has had freed and given back to the reader (stop: it
+ * reads no more). */
+static void ahead_give(struct push_ahead *a, int stop)
 {
-    for (int j = a->given; j < nok; j++)
-        row_free(&a->slot[j % PUSH_AHEAD]);
+    int n = 0;
+    for (; a->given < a->used; a->given++) {
+        n += a->row[a->given] ? 1 : 0;
+        if (a->row[a->given])
+            row_free(a->row[a->given]);
+        free(a->row[a->given]);
+        a->row[a->given] = NULL;
+    }
     pthread_mutex_lock(&a->mu);
-    a->given = nok;
+    a->nheld -= n;
     a->stop |= stop;
-    pthread_cond_signal(&a->room);
+    pthread_cond_broadcast(&a->cv);
     pthread_mutex_unlock(&a->mu);
 }
 
 /* The reader stopped and waited for, the rows it read that were not given back freed. */
 static void ahead_end(struct push_ahead *a, pthread_t t)
 {
-    ahead_give(a, a->given, 1);
+    ahead_give(a, 1);
     if (a->threaded)
         pthread_join(t, NULL);
-    for (int j = a->given; j < a->nok; j++)
-        row_free(&a->slot[j % PUSH_AHEAD]);
-    for (int i = 0; i < a->nfile; i++)
+    for (int i = 0; i < a->nfile; i++) {
+        if (a->row[i])
+            row_free(a->row[i]);
+        free(a->row[i]);
         free(a->err[i]);
+    }
+    free(a->row);
     free(a->err);
-    free(a->slot);
-    pthread_cond_destroy(&a->more);
-    pthread_cond_destroy(&a->room);
+    free(a->done);
+    pthread_cond_destroy(&a->cv);
     pthread_mutex_destroy(&a->mu);
 }
 
@@ -542,15 +565,15 @@ int drain_push(int argc, char **argv)
     PGconn *c = push_open(argv[2], err, sizeof(err));
     struct push_count k = {0, 0, 0};
     struct push_row *w[PUSH_BATCH];
-    int nok = 0;
-    ahead_give(&a, 0, !c); /* no connection: nothing more read */
+    ahead_give(&a, !c); /* no connection: nothing more read */
     for (int i = 3; i < argc;) {
         size_t n = 0;
         for (; i < argc && n < PUSH_BATCH; i++) {
             if (!c) {
                 fprintf(stderr, "drain push: %s: not pushed: %s\n", argv[i], err);
                 k.nfail++;
-            } else if ((w[n] = ahead_next(&a, i - 3, &nok, rerr, sizeof(rerr))) == NULL) {
+            } else if ((w[n] = ahead_next(&a, i - 3, i - 3 + (int)(PUSH_BATCH - n), rerr,
+                                          sizeof(rerr))) == NULL) {
                 fprintf(stderr, "drain push: %s\n", rerr);
                 k.nfail++;
             } else {
@@ -559,7 +582,7 @@ int drain_push(int argc, char **argv)
         }
         if (n)
             push_batch(&c, argv[2], w, n, &k, err, sizeof(err));
-        ahead_give(&a, nok, !c);
+        ahead_give(&a, !c);
     }
     ahead_end(&a, t);
     fprintf(stderr, "drain push: %d profiles stored, %d already there, %d not pushed\n", k.nnew,
