@@ -414,12 +414,12 @@ static void push_batch(PGconn **c, const char *conninfo, struct push_row **w, si
 /* The rows read and held at most: the batch being stored and the next one read beside it. */
 #define PUSH_AHEAD (2 * PUSH_BATCH)
 
-/* The files read ahead, in their order, by a thread of their own (push_reader) while the main
+/* The files read ahead, in their order, by a thread of their own (ahead_thread) while the main
  * thread stores the batch before (the server's backend busy on one core, the reading on the
  * other), and by the main thread too while it waits for its batch's files (the first batch):
  * file i's row in row[i] once done[i], or its error in err[i] (named by the main thread when it
  * comes to file i, in the files' order). The mutex guards nclaim, nheld, stop and done; row[i]
- * and err[i] are their reader's until done[i], then the main thread's. */
+ * and err[i] are their reader's until done[i], then the main thread's (used, given: its own). */
 struct push_ahead {
     pthread_mutex_t mu;
     pthread_cond_t cv; /* a file done, a row given back, stop */
