@@ -18,7 +18,7 @@ DRAIN_HDRS := $(wildcard $(DRAIN_DIR)/*.h $(DRAIN_DIR)/*/*.h host_tools/lib/*.h)
 	include/msamp_wire.h
 DRAIN_INC := -I$(DRAIN_DIR) -Ihost_tools/lib -Iinclude \
 	-I/usr/include/postgresql
-DRAIN_LIBS := -ldw -lelf -lz -lm -lstdc++
+DRAIN_LIBS := -ldw -lelf -lz -lm -lstdc++ -pthread
 DRAIN_DLOPEN := libpq.so.5
 DRAIN_DECLIB := $(HOSTDEC_LIB)
 

@@ -25,15 +25,15 @@ push() { local c=$1; shift; "$D" push --db "$PG_CONN" "$@" 2>"$W/$c.err"; rc=$?;
 push first "$W/p1.pb.gz"
 [ $rc = 0 ] && [ "$(stored "$W/p1.pb.gz")" = 1 ] && ok "push: the store made, p1 stored" || fail "first push: exit $rc, $(cat "$W/first.err")"
 # The trigger: a row whose bytes' SHA-256 is in t_kill ends its backend ('backend') or asks the
-# postmaster for a fast shutdown ('server': its backends end, no new connection is taken).
-pm=$(head -1 "$PG_DIR/data/postmaster.pid")
+# postmaster (the one running then) for a fast shutdown ('server': its backends end, no new
+# connection is taken).
 pg_sql "create table t_kill (sha bytea, how text);
 create function t_kill() returns trigger language plpgsql as \$\$
 declare h text;
 begin
   select how into h from t_kill where sha = new.sha256;
   if h = 'backend' then perform pg_terminate_backend(pg_backend_pid()); perform pg_sleep(5); end if;
-  if h = 'server' then execute format('copy (select 1) to program %L', 'kill -INT $pm'); perform pg_sleep(5); end if;
+  if h = 'server' then execute format('copy (select 1) to program %L', 'kill -INT \$(head -1 $PG_DIR/data/postmaster.pid)'); perform pg_sleep(5); end if;
   return new;
 end \$\$;
 create trigger t_kill before insert on msamp_profile for each row execute function t_kill();"
@@ -116,5 +116,74 @@ done
   ok "fleet top, times it reads: exit 0" || { fail "fleet top --since 0: exit $?"; cat "$W/t.err"; }
 [ "$(pg_sql 'select count(*) from msamp_profile')" = 7 ] && ok "the store: 7 profiles (none pruned)" ||
   fail "the store: $(pg_sql 'select count(*) from msamp_profile') profiles, want 7"
+
+# Many files, read ahead by push's reader thread while a batch is stored: 80 copies of p1 (their
+# own bytes: gzip MTIME), the 10th ending its backend (t_kill), and among them files that cannot
+# be read or decoded, 130 in a row (more than two batches' rows) in the second batch. Each is
+# named when push comes to it, in the files' order (the reading thread's errors after the first
+# batch's store error), the others stored; with no server, every file is named "not pushed".
+mkdir -p "$W/many"
+python3 - "$W/p1.pb.gz" "$W/many" <<'PY'
+import sys
+raw = open(sys.argv[1], "rb").read()
+for i in range(1, 81):
+    b = bytearray(raw)
+    b[4:8] = (700000 + i).to_bytes(4, "little")
+    open(f"{sys.argv[2]}/c{i:03d}.pb.gz", "wb").write(b)
+open(f"{sys.argv[2]}/junk1.pb.gz", "wb").write(b"not a profile")
+open(f"{sys.argv[2]}/junk2.pb.gz", "wb").write(raw[:40])
+PY
+m=$W/many
+files=("$m/none0.pb.gz")
+for i in $(seq 1 40); do files+=("$m/c$(printf %03d "$i").pb.gz"); done
+files+=("$m/junk1.pb.gz")
+for i in $(seq 41 64); do files+=("$m/c$(printf %03d "$i").pb.gz"); done
+for i in $(seq 1 130); do files+=("$m/none$i.pb.gz"); done
+for i in $(seq 65 80); do files+=("$m/c$(printf %03d "$i").pb.gz"); done
+files+=("$m/junk2.pb.gz")
+pg_sql "delete from t_kill; insert into t_kill values (decode('$(sha "$m/c010.pb.gz")', 'hex'), 'backend');
+create trigger t_kill before insert on msamp_profile for each row execute function t_kill();"
+push many "${files[@]}"
+{
+  echo "drain push: $m/none0.pb.gz: No such file or directory"
+  echo "drain push: $m/junk1.pb.gz: BAD"
+  echo "drain push: $m/c010.pb.gz: storing it: BAD"
+  for i in $(seq 1 130); do echo "drain push: $m/none$i.pb.gz: No such file or directory"; done
+  echo "drain push: $m/junk2.pb.gz: BAD"
+  echo "drain push: 79 profiles stored, 0 already there, 134 not pushed"
+} >"$W/many.want"
+sed -E 's/(junk[12].pb.gz: |storing it: ).*/\1BAD/' "$W/many.err" >"$W/many.got"
+n=$(pg_sql "select count(*) from msamp_profile")
+[ $rc = 1 ] && cmp -s "$W/many.want" "$W/many.got" && [ "$n" = 86 ] &&
+  ok "213 files over 2 batches read ahead: each named in order, 79 stored: $(sed -n 3p "$W/many.err" | cut -c1-120)" ||
+  { fail "many files read ahead: exit $rc, $n profiles stored (want 86)"; diff "$W/many.want" "$W/many.got" | head; }
+# The server stopped on c010 (the second batch read ahead meanwhile): the first batch's files
+# left and every file after named "not pushed", in order; the rows read ahead freed (ASan).
+pg_sql "update t_kill set how = 'server'"
+push manydown "${files[@]}"
+{
+  echo "drain push: $m/none0.pb.gz: No such file or directory"
+  echo "drain push: $m/junk1.pb.gz: BAD"
+  echo "drain push: $m/c010.pb.gz: storing it: BAD"
+  for f in "${files[@]:1:9}" "${files[@]:11}"; do [ "${f##*/}" = junk1.pb.gz ] || echo "drain push: $f: not pushed: CONN"; done
+  echo "drain push: 0 profiles stored, 0 already there, 213 not pushed"
+} >"$W/manydown.want"
+# (the file after c010 may be named with the connection closed on it, as p2 above: taken as "not
+# pushed")
+grep -v $'^\t' "$W/manydown.err" | sed -E 's/(c010.pb.gz: storing it: ).*/\1BAD/; t
+  s/(not pushed|storing it): .*/not pushed: CONN/; t; s/(junk[12].pb.gz: ).*/\1BAD/' >"$W/manydown.got"
+[ $rc = 1 ] && cmp -s "$W/manydown.want" "$W/manydown.got" &&
+  ok "the server stopped in the first of 2 batches: each file left named in order" ||
+  { fail "the server stopped in the first batch: exit $rc"; diff "$W/manydown.want" "$W/manydown.got" | head; }
+pg_restart
+pg_sql "drop trigger t_kill on msamp_profile"
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+"$D" push --db "host=127.0.0.1 port=$port user=postgres dbname=postgres connect_timeout=5" "${files[@]}" 2>"$W/nodb.err"; rc=$?
+{ for f in "${files[@]}"; do echo "drain push: $f: not pushed: CONN"; done # (the reason's 2nd line out)
+  echo "drain push: 0 profiles stored, 0 already there, 213 not pushed"; } >"$W/nodb.want"
+[ $rc = 1 ] && grep -q "not pushed: cannot connect" "$W/nodb.err" &&
+  grep -v $'^\t' "$W/nodb.err" | sed -E 's/(not pushed: ).*/\1CONN/' | cmp -s - "$W/nodb.want" &&
+  ok "no server: each of 213 files named \"not pushed\" in order, none read" ||
+  { fail "no server: exit $rc"; grep -v $'^\t' "$W/nodb.err" | sed -E 's/(not pushed: ).*/\1CONN/' | diff "$W/nodb.want" - | head; }
 [ $nfail = 0 ] || { echo "FAIL: $nfail"; exit 1; }
 echo "all ok"

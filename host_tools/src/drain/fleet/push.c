@@ -6,6 +6,7 @@
  * transaction; the month's partitions are made first (msamp_partition, schema.c).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -433,42 +434,180 @@ static void push_batch(PGconn **c, const char *conninfo, struct push_row **w, si
 
 /* The profiles a transaction stores at most (the files read and held meanwhile). */
 #define PUSH_BATCH 64
+/* The rows read and held at most: the batch being stored and the next one read beside it. */
+#define PUSH_AHEAD (2 * PUSH_BATCH)
+
+/* The files read ahead, in their order, by a thread of their own (ahead_thread) while the main
+ * thread stores the batch before (the server's backend busy on one core, the reading on the
+ * other), and by the main thread too while it waits for its batch's files (the first batch):
+ * file i's row in row[i] once done[i], or its error in err[i] (named by the main thread when it
+ * comes to file i, in the files' order). The mutex guards nclaim, nheld, stop and done; row[i]
+ * and err[i] are their reader's until done[i], then the main thread's (used, given: its own). */
+struct push_ahead {
+    pthread_mutex_t mu;
+    pthread_cond_t cv; /* a file done, a row given back, stop */
+    char **file;
+    int nfile, nclaim, nheld, used, given, stop, threaded;
+    unsigned char *done;
+    struct push_row **row;
+    char **err;
+};
+
+/* The next file to read (claimed), or -1: none before limit, PUSH_AHEAD rows held (being read,
+ * or read and not given back), or stop. Under mu. */
+static int ahead_claim(struct push_ahead *a, int limit)
+{
+    if (a->stop || a->nclaim >= limit || a->nclaim >= a->nfile || a->nheld >= PUSH_AHEAD)
+        return -1;
+    a->nheld++;
+    return a->nclaim++;
+}
+
+/* Claimed file i read into its row, or its error kept; done. Called and returns under mu. */
+static void ahead_read(struct push_ahead *a, int i)
+{
+    pthread_mutex_unlock(&a->mu);
+    char err[1024];
+    struct push_row *w = xcalloc(1, sizeof(*w));
+    if (row_read(w, a->file[i], err, sizeof(err)) != 0) {
+        a->err[i] = xstrndup(err, strlen(err));
+        free(w);
+        w = NULL;
+    }
+    a->row[i] = w;
+    pthread_mutex_lock(&a->mu);
+    a->nheld -= w ? 0 : 1;
+    a->done[i] = 1;
+    pthread_cond_broadcast(&a->cv);
+}
+
+/* The reader thread: every file in order, waiting while PUSH_AHEAD rows are held; stops when the
+ * main thread has no more use for them (stop: its connection is gone). */
+static void *ahead_thread(void *arg)
+{
+    struct push_ahead *a = arg;
+    pthread_mutex_lock(&a->mu);
+    while (!a->stop && a->nclaim < a->nfile) {
+        int i = ahead_claim(a, a->nfile);
+        if (i < 0)
+            pthread_cond_wait(&a->cv, &a->mu);
+        else
+            ahead_read(a, i);
+    }
+    pthread_mutex_unlock(&a->mu);
+    return NULL;
+}
+
+/* The reader started on the n files (all read by the main thread, ahead_next, when no thread
+ * can be made). */
+static void ahead_start(struct push_ahead *a, char **file, int n, pthread_t *t)
+{
+    memset(a, 0, sizeof(*a));
+    a->file = file;
+    a->nfile = n;
+    a->done = xcalloc((size_t)n + 1, 1);
+    a->row = xcalloc((size_t)n + 1, sizeof(*a->row));
+    a->err = xcalloc((size_t)n + 1, sizeof(*a->err));
+    pthread_mutex_init(&a->mu, NULL);
+    pthread_cond_init(&a->cv, NULL);
+    a->threaded = n > 0 && pthread_create(t, NULL, ahead_thread, a) == 0;
+}
+
+/* File i (the next one) once read: its row, or NULL with its error in err. Meanwhile the main
+ * thread reads files of its batch no reader has taken yet (those before limit). */
+static struct push_row *ahead_next(struct push_ahead *a, int i, int limit, char *err,
+                                   size_t errlen)
+{
+    pthread_mutex_lock(&a->mu);
+    while (!a->done[i]) {
+        int j = ahead_claim(a, limit);
+        if (j >= 0)
+            ahead_read(a, j);
+        else
+            pthread_cond_wait(&a->cv, &a->mu);
+    }
+    pthread_mutex_unlock(&a->mu);
+    a->used = i + 1;
+    if (a->err[i])
+        snprintf(err, errlen, "%s", a->err[i]);
+    return a->row[i];
+}
+
+/* The rows of the files the main thread has had freed and given back to the reader (stop: it
+ * reads no more). */
+static void ahead_give(struct push_ahead *a, int stop)
+{
+    int n = 0;
+    for (; a->given < a->used; a->given++) {
+        n += a->row[a->given] ? 1 : 0;
+        if (a->row[a->given])
+            row_free(a->row[a->given]);
+        free(a->row[a->given]);
+        a->row[a->given] = NULL;
+    }
+    pthread_mutex_lock(&a->mu);
+    a->nheld -= n;
+    a->stop |= stop;
+    pthread_cond_broadcast(&a->cv);
+    pthread_mutex_unlock(&a->mu);
+}
+
+/* The reader stopped and waited for, the rows it read that were not given back freed. */
+static void ahead_end(struct push_ahead *a, pthread_t t)
+{
+    ahead_give(a, 1);
+    if (a->threaded)
+        pthread_join(t, NULL);
+    for (int i = 0; i < a->nfile; i++) {
+        if (a->row[i])
+            row_free(a->row[i]);
+        free(a->row[i]);
+        free(a->err[i]);
+    }
+    free(a->row);
+    free(a->err);
+    free(a->done);
+    pthread_cond_destroy(&a->cv);
+    pthread_mutex_destroy(&a->mu);
+}
 
 /* Every file is pushed or named with why not: read (a file that cannot be read or is refused is
- * named), then stored PUSH_BATCH in a transaction (push_batch). A connection lost on a file (the
- * server went down, its backend ended) is opened again for the next one; when that fails, each
- * file left is named with the reason (not tried again: a server that is down would make each
- * wait). */
+ * named), then stored PUSH_BATCH in a transaction (push_batch), the next batch read meanwhile
+ * (push_ahead; the first while the connection is made). A connection lost on a file (the server
+ * went down, its backend ended) is opened again for the next one; when that fails, each file
+ * left is named with the reason (not tried again: a server that is down would make each wait). */
 int drain_push(int argc, char **argv)
 {
     int head = db_head(argc, argv, push_usage);
     if (head >= 0)
         return head;
-    char err[1024];
+    char err[1024], rerr[1024];
+    struct push_ahead a;
+    pthread_t t;
+    ahead_start(&a, argv + 3, argc - 3, &t);
     PGconn *c = push_open(argv[2], err, sizeof(err));
     struct push_count k = {0, 0, 0};
-    struct push_row *rows = xcalloc(PUSH_BATCH, sizeof(*rows));
     struct push_row *w[PUSH_BATCH];
+    ahead_give(&a, !c); /* no connection: nothing more read */
     for (int i = 3; i < argc;) {
         size_t n = 0;
         for (; i < argc && n < PUSH_BATCH; i++) {
             if (!c) {
                 fprintf(stderr, "drain push: %s: not pushed: %s\n", argv[i], err);
                 k.nfail++;
-            } else if (row_read(&rows[n], argv[i], err, sizeof(err)) != 0) {
-                fprintf(stderr, "drain push: %s\n", err);
+            } else if ((w[n] = ahead_next(&a, i - 3, i - 3 + (int)(PUSH_BATCH - n), rerr,
+                                          sizeof(rerr))) == NULL) {
+                fprintf(stderr, "drain push: %s\n", rerr);
                 k.nfail++;
             } else {
-                w[n] = &rows[n];
                 n++;
             }
         }
         if (n)
             push_batch(&c, argv[2], w, n, &k, err, sizeof(err));
-        for (size_t j = 0; j < n; j++)
-            row_free(&rows[j]);
+        ahead_give(&a, !c);
     }
-    free(rows);
+    ahead_end(&a, t);
     fprintf(stderr, "drain push: %d profiles stored, %d already there, %d not pushed\n", k.nnew,
             k.nold, k.nfail);
     PQfinish(c);
