@@ -23,6 +23,10 @@ answers only an interrupt (0x03) while running. MODE:
   hugepkt   answers a memory read with a packet that never ends (over 64 KiB)
   down      at the end of the connection writes the down-buffer's WrOff and bytes to
             PORTFILE.down ("wroff=N data=...")
+  block     a firmware whose up-writes block (MSAMP_RTT_BLOCK): each run makes 64 more bytes of
+            STREAM, writes what the up-buffer takes, and reads its down-buffer only when all it
+            made went out (a blocked write never returns to its command poll); at the end of the
+            connection the bytes it read from the down-buffer go to PORTFILE.block in hex
 """
 import socket
 import sys
@@ -89,11 +93,16 @@ def serve(mode, srv):
         w32(desc(3) + 8, DOWNSIZE)
 
     def firmware_runs():
-        """The firmware appends what fits."""
+        """The firmware appends what fits (block: what it made; then its commands, if not
+        blocked)."""
         wr, rd = r32(UP_WR), r32(UP_RD)
         if wr >= UPSIZE or rd >= UPSIZE:
             return
-        while st["sent"] < len(stream):
+        made = len(stream)
+        if mode == "block":
+            st["made"] = min(st.get("made", 0) + 64, len(stream))
+            made = st["made"]
+        while st["sent"] < made:
             nxt = (wr + 1) % UPSIZE
             if nxt == rd:
                 break
@@ -101,6 +110,12 @@ def serve(mode, srv):
             st["sent"] += 1
             wr = nxt
         w32(UP_WR, wr)
+        if mode == "block" and st["sent"] == made:  # not blocked: its command poll
+            dwr, drd = r32(desc(3) + 12), r32(desc(3) + 16)
+            while drd != dwr and dwr < DOWNSIZE:
+                st.setdefault("cmd", bytearray()).append(mem[DOWNBUF - BASE + drd])
+                drd = (drd + 1) % DOWNSIZE
+            w32(desc(3) + 16, drd)
 
     srv.settimeout(60)
     try:
@@ -114,6 +129,10 @@ def serve(mode, srv):
     except Exception:
         pass
     conn.close()
+    if mode == "block":
+        with open(portfile + ".block.tmp", "w") as f:
+            f.write(bytes(st.get("cmd", b"")).hex() + "\n")
+        os.rename(portfile + ".block.tmp", portfile + ".block")
     if mode == "down":
         wr = r32(desc(3) + 12)
         data = bytes(mem[DOWNBUF - BASE:DOWNBUF - BASE + min(wr, DOWNSIZE)])

@@ -8,6 +8,9 @@
 #                exit status 1, no sanitizer report
 #   down         input_write (drain's commands): the bytes land in the down-buffer with its WrOff;
 #                a full down-buffer is an error after 1 s (tests/rtt/t_down.c)
+#   block        input_write to a firmware whose up-writes block (it reads its commands only once
+#                what it made went out): the write reads the up-channel as it waits, all 200 bytes
+#                are taken and the stream read after is whole (t_down.c)
 #   bad command lines: gdb: without a port, without --elf or --rtt-scan, a bad --rtt-scan (exit 2)
 set -u
 : "${DRAIN:?}" "${T:?}" "${GEN:?}" "${DOWN:?}"
@@ -18,7 +21,7 @@ rm -rf "$dir" && mkdir -p "$dir"
 "$DRAIN" -q -o "$dir/file.pb.gz" -s "$dir/file.folded" "$dir/s.bin" || { echo "FAIL: drain on the file"; exit 1; }
 fail=0
 # One fake server process, a port per mode (python starts slowly).
-modes="down good noack close badsum absurd changed wroff nonhex silent nostop hugepkt noblock"
+modes="down block good noack close badsum absurd changed wroff nonhex silent nostop hugepkt noblock"
 # shellcheck disable=SC2086
 python3 "$here/fake_gdb.py" "$dir/s.bin" "$dir/ports" $modes &
 srv=$!
@@ -35,6 +38,7 @@ run() {
   if grep -q 'Sanitizer' "$dir/$m.err"; then echo "FAIL: $m: sanitizer report:"; cat "$dir/$m.err"; fail=1; fi
 }
 "$DOWN" "$(sed -n 's/^down //p' "$dir/ports")" "$dir/ports.down" || fail=1
+"$DOWN" "$(sed -n 's/^block //p' "$dir/ports")" "$dir/ports.block" "$dir/s.bin" || fail=1
 for m in good noack; do
   run $m --stats
   if [ $rc != 0 ] || ! cmp -s "$dir/file.folded" "$dir/$m.folded"; then

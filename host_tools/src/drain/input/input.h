@@ -68,7 +68,9 @@ ssize_t input_read(struct input *in, void *buf, size_t len, int timeout_ms, char
 /* Sends len bytes to the device (commands on the down-channel): a tty, a TCP connection, or the
  * RTT down-buffer of a gdb: input (written while the target is stopped, then its WrOff).
  * Returns len; 0 when the input has no connection yet (tcp-listen waiting); -2 with a message in
- * err when the input cannot send (a file, stdin, a FIFO) or the write fails. Waits at most 1 s. */
+ * err when the input cannot send (a file, stdin, a FIFO) or the write fails. Waits at most 1 s
+ * without the device making room (a gdb: input reads the up-channel meanwhile, for the reads after:
+ * a firmware whose up-writes block takes its commands only once its bytes went out). */
 ssize_t input_write(struct input *in, const void *buf, size_t len, char *err, size_t errlen);
 void input_close(struct input *in);
 

@@ -50,6 +50,11 @@ struct rtt_probe {
     double t_open, next_poll, give_up;
     unsigned long long bytes, polls;
     uint8_t *scratch;
+    /* Up-channel bytes read while a write waited for room in the down-buffer (a firmware whose
+     * up-writes block, MSAMP_RTT_BLOCK, reads its commands only once they go out): held[held_at,
+     * nheld), given to rtt_read first. */
+    uint8_t *held;
+    size_t nheld, held_at, held_cap;
 };
 
 static double now_s(void)
@@ -445,6 +450,14 @@ static ssize_t ending(struct rtt_probe *p, int r, char *notice, size_t noticelen
 ssize_t rtt_read(struct rtt_probe *p, void *buf, size_t len, int timeout_ms, int wake_fd,
                  char *notice, size_t noticelen, char *err, size_t errlen)
 {
+    if (p->held_at < p->nheld && len > 0) { /* what a write read while it waited, first */
+        size_t n = p->nheld - p->held_at < len ? p->nheld - p->held_at : len;
+        memcpy(buf, p->held + p->held_at, n);
+        p->held_at += n;
+        if (p->held_at == p->nheld)
+            p->held_at = p->nheld = 0;
+        return (ssize_t)n;
+    }
     double deadline = now_s() + timeout_ms / 1e3;
     for (;;) {
         double t = now_s();
@@ -563,6 +576,19 @@ ssize_t rtt_write(struct rtt_probe *p, const void *buf, size_t len, char *err, s
             if (r)
                 return write_failed(p, r, err, errlen);
             done += n;
+            t0 = now_s(); /* the 1 s below: since the firmware last made room */
+        }
+        if (done < len) { /* the up-channel read meanwhile, so a blocked firmware goes on */
+            GROW(p->held, p->held_cap, p->nheld + READ_MAX);
+            int fill = 0;
+            ssize_t got = poll_up(p, p->held + p->nheld, READ_MAX, &fill, err, errlen);
+            if (got < 0)
+                return write_failed(p, (int)got, err, errlen);
+            p->nheld += (size_t)got;
+            if (!p->found) { /* the firmware restarted: the frame is sent again later */
+                r = gdb_resume(&p->g, err, errlen);
+                return r ? write_failed(p, r, err, errlen) : (ssize_t)done;
+            }
         }
         r = gdb_resume(&p->g, err, errlen);
         if (r)
@@ -597,5 +623,6 @@ void rtt_close(struct rtt_probe *p)
     if (p->g.fd > 0)
         gdb_close(&p->g);
     free(p->scratch);
+    free(p->held);
     free(p);
 }
