@@ -150,7 +150,7 @@ static int store_stacks(PGconn *c, struct roll *roll, const char *what, char *er
         return 0;
     struct buf st = {0};
     buf_put(&st, COPY_HEAD, 19);
-    roll_stacks_copy(roll, &st);
+    keys_copy(&roll->stacks, 2, &st); /* sid, stack, task */
     push_put_be(&st, COPY_TRAILER, 2);
     int rc = copy_rows(c, "msamp_stack_in (sid, stack, task)", &st, what, err, errlen);
     buf_free(&st);
@@ -207,7 +207,7 @@ static int store_rollup(PGconn *c, struct roll *roll, struct buf *rows, size_t n
         return 0;
     struct buf ty = {0}, q = {0};
     buf_put(&ty, COPY_HEAD, 19);
-    roll_tsets_copy(roll, &ty);
+    keys_copy(&roll->tsets, 1, &ty); /* tid, types */
     push_put_be(&ty, COPY_TRAILER, 2);
     int rc = copy_rows(c, "msamp_types_in", &ty, what, err, errlen);
     buf_free(&ty);

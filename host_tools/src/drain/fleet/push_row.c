@@ -597,6 +597,13 @@ static void int4_field(struct buf *out, size_t x)
     push_put_be(out, x, 4);
 }
 
+/* An int8 field of COPY's binary format onto out. */
+static void int8_field(struct buf *out, int64_t x)
+{
+    push_put_be(out, 8, 4);
+    push_put_be(out, (uint64_t)x, 8);
+}
+
 size_t roll_copy(struct roll *r, struct buf *out)
 {
     const char **name = xcalloc(r->ntype + 1, sizeof(*name));
@@ -614,12 +621,9 @@ size_t roll_copy(struct roll *r, struct buf *out)
         buf_put(out, r->rows.b.p + r->rows.off[j], keys_len(&r->rows, j));
         int4_field(out, keys_add(&r->tsets, tf.p, tf.len));
         size_t at = arr_head(out, nt, 20); /* int8 */
-        for (size_t t = 0; t < r->ntype; t++) {
-            if (!has[t])
-                continue;
-            push_put_be(out, 8, 4);
-            push_put_be(out, (uint64_t)sum[t], 8);
-        }
+        for (size_t t = 0; t < r->ntype; t++)
+            if (has[t])
+                int8_field(out, sum[t]);
         be_len_at(out, at);
     }
     buf_free(&tf);
@@ -633,21 +637,12 @@ void row_stacks(const struct push_row *w, struct roll *roll)
         keys_add(&roll->stacks, w->bkeys.p + w->bkoff[j], w->bkoff[j + 1] - w->bkoff[j]);
 }
 
-void roll_stacks_copy(const struct roll *r, struct buf *out)
+void keys_copy(const struct keys *k, int fields, struct buf *out)
 {
-    for (size_t j = 0; j < r->stacks.n; j++) {
-        push_put_be(out, 3, 2); /* sid, stack, task */
+    for (size_t j = 0; j < k->n; j++) {
+        push_put_be(out, 1 + (uint64_t)fields, 2); /* its number, then the key's fields */
         int4_field(out, j);
-        buf_put(out, r->stacks.b.p + r->stacks.off[j], keys_len(&r->stacks, j));
-    }
-}
-
-void roll_tsets_copy(const struct roll *r, struct buf *out)
-{
-    for (size_t j = 0; j < r->tsets.n; j++) {
-        push_put_be(out, 2, 2); /* tid, types */
-        int4_field(out, j);
-        buf_put(out, r->tsets.b.p + r->tsets.off[j], keys_len(&r->tsets, j));
+        buf_put(out, k->b.p + k->off[j], keys_len(k, j));
     }
 }
 
@@ -683,13 +678,6 @@ void push_put_i64(struct buf *b, int64_t x)
     if (x < 0)
         t[sizeof(t) - 1 - n++] = '-';
     buf_put(b, t + sizeof(t) - n, (size_t)n);
-}
-
-/* An int8 field of COPY's binary format onto out. */
-static void int8_field(struct buf *out, int64_t x)
-{
-    push_put_be(out, 8, 4);
-    push_put_be(out, (uint64_t)x, 8);
 }
 
 /* A stored profile's site rows (COPY binary of msamp_site: device, profile_id, t_end, site, h,

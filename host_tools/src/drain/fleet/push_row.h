@@ -76,10 +76,10 @@ void roll_free(struct roll *r);
  * tid, vals: the sums of the types tid names, in its order; their sets into roll->tsets) onto
  * out (no header, no trailer): how many. */
 size_t roll_copy(struct roll *r, struct buf *out);
-/* The batch's stacks (msamp_stack_in: sid, stack, task), its sets of types (msamp_types_in: tid,
- * types) as COPY binary rows onto out. */
-void roll_stacks_copy(const struct roll *r, struct buf *out);
-void roll_tsets_copy(const struct roll *r, struct buf *out);
+/* Each key of k as a COPY binary row onto out: its number (int4), then the key (fields COPY
+ * fields): the batch's stacks (msamp_stack_in: sid, stack, task), its sets of types
+ * (msamp_types_in: tid, types). */
+void keys_copy(const struct keys *k, int fields, struct buf *out);
 /* How many types set tid names. */
 size_t roll_tset_n(const struct roll *r, size_t tid);
 /* x in decimal onto b. */
