@@ -24,10 +24,8 @@ DEVICES=${DEVICES:-10} PER_DAY=${PER_DAY:-100} SITES=${SITES:-1}
 SRC=${SRC:-build/budgets/sites.pb.gz}
 T=$(dirname "$0")
 . "$T/pg.sh"
-[ -f "$SRC" ] || { echo "bench-fleet: $SRC missing (make test-budgets makes it)"; exit 1; }
-rm -rf "$W" && mkdir -p "$W/p"
-trap pg_stop EXIT
-pg_start
+pg_bench bench-fleet
+mkdir -p "$W/p"
 [ "$FILL" = sql ] && np=$((1 + ${PUSH_N:-200})) || np=$PROFILES
 python3 - "$SRC" "$W/p" "$np" <<'PY'
 import sys

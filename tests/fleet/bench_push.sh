@@ -18,10 +18,7 @@ W=${W:?} DRAINS=${DRAINS:?} SRC=${SRC:-build/budgets/sites.pb.gz} N=${N:-128}
 # (the files' gzip MTIME is round * 100000 + i + 1: at most 9 rounds keep them apart)
 T=$(dirname "$0")
 . "$T/pg.sh"
-[ -f "$SRC" ] || { echo "bench-push: $SRC missing (make test-budgets makes it)"; exit 1; }
-rm -rf "$W" && mkdir -p "$W"
-trap pg_stop EXIT
-pg_start
+pg_bench bench-push
 pg_sql "create database probe"
 first=${DRAINS%% *}
 "${first#*=}" push --db "${PG_CONN/dbname=postgres/dbname=probe}" "$SRC" 2>/dev/null || { echo "bench-push: push of $SRC failed"; exit 1; }

@@ -57,3 +57,11 @@ pg_test() {
   trap pg_stop EXIT
   pg_start
 }
+# pg_bench NAME: a fleet bench's start (bench_push.sh, bench_fleet.sh): $SRC there (else NAME says
+# so, exit 1), $W made afresh, the server started (and stopped at exit)
+pg_bench() {
+  [ -f "$SRC" ] || { echo "$1: $SRC missing (make test-budgets makes it)"; exit 1; }
+  rm -rf "$W" && mkdir -p "$W"
+  trap pg_stop EXIT
+  pg_start
+}
